@@ -1,0 +1,143 @@
+//! The build and run interface the tuner sees (the Builder/Runner split of TVM MetaSchedule). A backend
+//! turns sources into an artifact and an artifact plus inputs into a measurement. Every way a candidate can
+//! go wrong comes back as a `TrialFailure` (data, not a crash), so the tuner can count it and go on.
+//! Backends know nothing of searching, journals or lockfiles.
+
+pub mod twin;
+
+use crate::errors::{Error, Result};
+use crate::manifest::{BackendKind, Manifest, OpSpec};
+use crate::model::Timing;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The sources of one candidate: the project's files, with some replaced by patched contents.
+#[derive(Debug, Clone, Default)]
+pub struct SourceSet {
+    /// Patched contents by path relative to the project root; files not here are read from the project.
+    pub overrides: BTreeMap<String, String>,
+}
+
+/// What a build produced; opaque to the tuner apart from its key.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    /// Content hash of everything the build read.
+    pub key: String,
+    pub host: PathBuf,
+    pub kernel: PathBuf,
+    /// Served from the build cache.
+    pub cached: bool,
+}
+
+/// The result of running a candidate once.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    pub latency_us: f64,
+    pub timing: Timing,
+    pub block_dim: u32,
+    /// Output tensors in manifest order, little-endian.
+    pub outputs: Vec<Vec<u8>>,
+    /// True when the latency comes from the performance model rather than hardware.
+    pub modelled: bool,
+    /// The raw trace, kept only when asked for (for `run --trace`).
+    pub trace: Option<crate::model::trace::Trace>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// Excluded by a constraint before building.
+    Invalid,
+    Build,
+    /// The host tiling function failed.
+    Tiling,
+    /// The kernel faulted (out of bounds, UB overflow, queue misuse, ...).
+    Fault,
+    Timeout,
+    Crash,
+    /// Ran, but the outputs differ from the reference.
+    Wrong,
+}
+
+impl FailureKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Invalid => "invalid",
+            Self::Build => "build",
+            Self::Tiling => "tiling",
+            Self::Fault => "fault",
+            Self::Timeout => "timeout",
+            Self::Crash => "crash",
+            Self::Wrong => "wrong",
+        }
+    }
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{kind:?}: {message}", kind = kind.as_str())]
+pub struct TrialFailure {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+impl TrialFailure {
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
+        TrialFailure {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// Input data of one run.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    pub tensors: Vec<Vec<u8>>,
+    /// Content hash of the tensors, for cache keys.
+    pub key: String,
+}
+
+pub trait Backend: Send + Sync {
+    fn kind(&self) -> BackendKind;
+    /// The SoC measured on, as its name appears in lockfiles.
+    fn soc(&self) -> &'static crate::model::soc::Soc;
+    /// A fingerprint of the toolchain (twin version, compiler), part of every cache key.
+    fn fingerprint(&self) -> String;
+    fn build(
+        &self,
+        op: &OpSpec,
+        sources: &SourceSet,
+    ) -> std::result::Result<Artifact, TrialFailure>;
+    fn run(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+        keep_trace: bool,
+    ) -> std::result::Result<Measurement, TrialFailure>;
+}
+
+/// Opens the backend the manifest and flags ask for.
+pub fn open(
+    manifest: &Manifest,
+    kind: BackendKind,
+    soc: &str,
+    work_dir: PathBuf,
+) -> Result<Box<dyn Backend>> {
+    let soc = crate::model::soc::lookup(soc).ok_or_else(|| {
+        let known: Vec<&str> = crate::model::soc::all().iter().map(|s| s.name).collect();
+        Error::bad_input(
+            format!("unknown SoC `{soc}`"),
+            format!("use one of: {}", known.join(", ")),
+        )
+    })?;
+    match kind {
+        BackendKind::Twin => Ok(Box::new(twin::TwinBackend::open(manifest, soc, work_dir)?)),
+        BackendKind::Cann => Err(Error::not_built(
+            "the `cann` backend",
+            "it drives the real CANN CMake flow and msprof on Ascend hardware and arrives with the CANN-flow work; use `--backend twin` until then",
+        )),
+    }
+}

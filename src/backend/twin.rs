@@ -1,0 +1,118 @@
+//! The twin backend: builds and runs candidates with the CPU twin (`crate::twin`) and times them with the
+//! performance model (`crate::model`). Its latencies are modelled, and say so.
+
+use super::{Artifact, Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
+use crate::errors::Result;
+use crate::manifest::{BackendKind, Manifest, OpSpec};
+use crate::model::{self, soc::Soc};
+use crate::twin::{Programs, Twin};
+use std::path::PathBuf;
+
+pub struct TwinBackend {
+    twin: Twin,
+    root: PathBuf,
+    include: Vec<PathBuf>,
+    soc: &'static Soc,
+    data_dir: PathBuf,
+}
+
+impl TwinBackend {
+    pub fn open(manifest: &Manifest, soc: &'static Soc, work_dir: PathBuf) -> Result<Self> {
+        let twin = Twin::prepare(&work_dir)?;
+        Ok(TwinBackend {
+            twin,
+            root: manifest.root.clone(),
+            include: manifest.include.clone(),
+            soc,
+            data_dir: work_dir.join("data"),
+        })
+    }
+
+    /// Input tensors as files, written once per content.
+    fn input_files(&self, op: &OpSpec, inputs: &Inputs) -> std::io::Result<Vec<PathBuf>> {
+        let dir = self.data_dir.join(&inputs.key);
+        std::fs::create_dir_all(&dir)?;
+        let mut paths = vec![];
+        for (t, bytes) in op.inputs.iter().zip(&inputs.tensors) {
+            let p = dir.join(format!("{}.bin", t.name));
+            if std::fs::metadata(&p)
+                .map(|m| m.len() != bytes.len() as u64)
+                .unwrap_or(true)
+            {
+                let tmp = dir.join(format!(".{}.{}", t.name, std::process::id()));
+                std::fs::write(&tmp, bytes)?;
+                std::fs::rename(&tmp, &p)?;
+            }
+            paths.push(p);
+        }
+        Ok(paths)
+    }
+}
+
+impl Backend for TwinBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Twin
+    }
+
+    fn soc(&self) -> &'static Soc {
+        self.soc
+    }
+
+    fn fingerprint(&self) -> String {
+        format!("twin-{}", self.twin.version())
+    }
+
+    fn build(
+        &self,
+        op: &OpSpec,
+        sources: &SourceSet,
+    ) -> std::result::Result<Artifact, TrialFailure> {
+        let p = self.twin.build(&self.root, &self.include, op, sources)?;
+        Ok(Artifact {
+            key: p.key,
+            host: p.host,
+            kernel: p.kernel,
+            cached: p.cached,
+        })
+    }
+
+    fn run(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+        keep_trace: bool,
+    ) -> std::result::Result<Measurement, TrialFailure> {
+        let files = self
+            .input_files(op, inputs)
+            .map_err(|e| TrialFailure::new(FailureKind::Crash, format!("writing inputs: {e}")))?;
+        let programs = Programs {
+            key: artifact.key.clone(),
+            host: artifact.host.clone(),
+            kernel: artifact.kernel.clone(),
+            cached: artifact.cached,
+        };
+        let out = self.twin.run(op, &programs, self.soc, &files)?;
+        let trace = model::trace::parse(&out.trace).map_err(|e| {
+            TrialFailure::new(
+                FailureKind::Crash,
+                format!("the twin wrote a trace the model cannot read: {e}"),
+            )
+        })?;
+        let timing = model::pipeline::simulate(
+            &trace,
+            self.soc,
+            &model::pipeline::SimOptions {
+                record_spans: keep_trace,
+            },
+        );
+        Ok(Measurement {
+            latency_us: timing.latency_us,
+            timing,
+            block_dim: out.tiling.block_dim,
+            outputs: out.outputs,
+            modelled: true,
+            trace: keep_trace.then_some(trace),
+        })
+    }
+}

@@ -1,0 +1,140 @@
+//! The command line as clap types. The top-level parser is `cargo` with one subcommand, `ascend-tune`, so
+//! `cargo ascend-tune ...` and `cargo-ascend-tune ascend-tune ...` parse the same (and `cli::main` adds the
+//! word when the binary is run directly). Names and flags here are a contract (DESIGN.md): add, never rename.
+
+use crate::report::MessageFormat;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "cargo", bin_name = "cargo")]
+pub enum Cargo {
+    #[command(name = "ascend-tune", version, about = "Tune AscendC operators: host tiling search and kernel rewrites, on the CPU twin or real CANN", long_about = None)]
+    AscendTune(TopArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TopArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct Common {
+    /// Path to ascend.toml (default: found upward from the current directory)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Backend that builds and measures: the CPU twin (modelled) or real CANN (measured)
+    #[arg(long, global = true, value_enum)]
+    pub backend: Option<BackendArg>,
+    /// SoC to tune for, e.g. Ascend910B1 (default: the manifest's)
+    #[arg(long, global = true, value_name = "SOC")]
+    pub soc: Option<String>,
+    /// Output format of results
+    #[arg(long, global = true, value_enum, default_value = "human")]
+    pub message_format: MessageFormat,
+    /// No status lines or progress
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// More detail (each trial as it finishes)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// When to use colours
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Twin,
+    Cann,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write an ascend.toml for the project in the current directory, with discovered ops and tunables
+    Init,
+    /// Build and run the current sources once; print latency, per-pipe utilisation and the bound
+    Run(RunArgs),
+    /// Tune, then write back the sources and ascend-tune.lock
+    Tune(TuneArgs),
+    /// Rebuild the current sources and compare their latency with ascend-tune.lock
+    Check(CheckArgs),
+    /// The experience bank: mine lessons by rewinding optimised kernels; list and show them
+    Bank {
+        #[arg(value_parser = ["mine", "list", "show"])]
+        action: String,
+        rest: Vec<String>,
+    },
+    /// Benchmark the tuner over a suite of operator projects
+    Bench {
+        #[arg(long)]
+        budget: Option<String>,
+        #[arg(long)]
+        strategies: Option<String>,
+        #[arg(long)]
+        out: Option<PathBuf>,
+        suite: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Only this op (default: every op in the manifest)
+    #[arg(long, value_name = "NAME")]
+    pub op: Option<String>,
+    /// Write a Chrome/Perfetto trace of the modelled pipelines to FILE
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    #[arg(long, value_name = "NAME")]
+    pub op: Option<String>,
+    /// Trials to run per op (default: the manifest's, else 32)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub budget: Option<u32>,
+    /// Search strategy
+    #[arg(long, value_parser = crate::search::STRATEGY_NAMES.to_vec())]
+    pub strategy: Option<String>,
+    /// Seed of the search: the same seed gives the same trials on the twin
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Candidates built and run at once (default: the number of CPUs)
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
+    /// Write nothing; print the diff the tuning would apply
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Overwrite sources even when they have uncommitted changes
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Write sources even when the project is not under version control
+    #[arg(long)]
+    pub allow_no_vcs: bool,
+    /// Host search only: no kernel rewrites
+    #[arg(long)]
+    pub no_rewrite: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[arg(long, value_name = "NAME")]
+    pub op: Option<String>,
+    /// Allowed slowdown over the locked latency, in percent
+    #[arg(long, value_name = "PCT", default_value_t = 2.0)]
+    pub tolerance: f64,
+    /// Fail when the lockfile is stale (sources changed since it was written) or has no entry for an op
+    #[arg(long)]
+    pub locked: bool,
+}

@@ -1,0 +1,117 @@
+//! The command-line layer: parses arguments, sets up printing, dispatches to a command, and maps the
+//! outcome to an exit code. It owns no tuning logic (see `commands`).
+
+pub mod args;
+
+use crate::errors::Error;
+use crate::exit_codes;
+use crate::report::Printer;
+use args::{Cargo, ColorArg, Command};
+use clap::Parser;
+use std::ffi::OsString;
+use std::io::IsTerminal;
+
+/// Runs the tool on `argv` (as the OS gave it) and returns the exit code.
+pub fn main(mut argv: Vec<OsString>) -> i32 {
+    // `cargo ascend-tune x` runs us as `cargo-ascend-tune ascend-tune x`; run directly, we add the word.
+    if argv.get(1).is_none_or(|a| a != "ascend-tune") {
+        argv.insert(1.min(argv.len()), "ascend-tune".into());
+    }
+    let Cargo::AscendTune(args) = match Cargo::try_parse_from(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                exit_codes::BAD_INPUT
+            } else {
+                exit_codes::OK
+            };
+        }
+    };
+    let color = match args.common.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let printer = Printer {
+        format: args.common.message_format,
+        quiet: args.common.quiet,
+        verbose: args.common.verbose,
+        color,
+    };
+    let result = match args.command {
+        Command::Run(a) => crate::commands::run::run(&args.common, &a, &printer),
+        Command::Tune(a) => crate::commands::tune::tune(&args.common, &a, &printer),
+        Command::Check(a) => crate::commands::check::check(&args.common, &a, &printer),
+        Command::Init => Err(Error::not_built(
+            "`init`",
+            "write ascend.toml by hand for now: fixtures/add_custom/ascend.toml is a complete example",
+        )),
+        Command::Bank { .. } => Err(Error::not_built(
+            "`bank`",
+            "the experience bank arrives with the kernel-rewriting work; `tune --strategy host` works today",
+        )),
+        Command::Bench { .. } => Err(Error::not_built(
+            "`bench`",
+            "the benchmark arrives with the reports work; `tune` prints speedups per op today",
+        )),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            printer.error(&e);
+            e.exit_code()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::args::*;
+    use clap::Parser;
+
+    fn parse(line: &str) -> Result<Cargo, clap::Error> {
+        Cargo::try_parse_from(line.split_whitespace())
+    }
+
+    #[test]
+    fn valid_command_lines() {
+        for line in [
+            "cargo ascend-tune run",
+            "cargo ascend-tune run --op add_custom --trace t.json",
+            "cargo ascend-tune tune --budget 32 --seed 1 --strategy host --jobs 2 --dry-run --allow-dirty --no-rewrite",
+            "cargo ascend-tune check --tolerance 5 --locked --op x",
+            "cargo ascend-tune --manifest-path a/ascend.toml --backend twin --soc Ascend910B3 --message-format json -q tune",
+            "cargo ascend-tune tune -v --color never",
+            "cargo ascend-tune bank list",
+            "cargo ascend-tune init",
+        ] {
+            assert!(parse(line).is_ok(), "{line}: {:?}", parse(line).err());
+        }
+    }
+
+    #[test]
+    fn invalid_command_lines() {
+        for line in [
+            "cargo ascend-tune",
+            "cargo ascend-tune tune --budget 0",
+            "cargo ascend-tune tune --strategy annealing",
+            "cargo ascend-tune --backend gpu run",
+            "cargo ascend-tune check --tolerance lots",
+            "cargo ascend-tune frobnicate",
+        ] {
+            assert!(parse(line).is_err(), "{line} should not parse");
+        }
+    }
+
+    #[test]
+    fn direct_and_cargo_invocations_agree() {
+        let direct = super::main(vec!["cargo-ascend-tune".into(), "--version".into()]);
+        let via_cargo = super::main(vec![
+            "cargo-ascend-tune".into(),
+            "ascend-tune".into(),
+            "--version".into(),
+        ]);
+        assert_eq!((direct, via_cargo), (0, 0));
+    }
+}

@@ -1,0 +1,89 @@
+//! The flows behind each command: they put the library's parts together in the order a command needs
+//! and print through `report`. Shared here: finding the manifest, choosing ops, opening the backend.
+
+pub mod check;
+pub mod run;
+pub mod tune;
+
+use crate::backend::{self, Backend};
+use crate::cli::args::{BackendArg, Common};
+use crate::errors::{Error, Result};
+use crate::manifest::{BackendKind, Manifest, OpSpec};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What every command starts from.
+pub struct Session {
+    pub manifest: Manifest,
+    pub backend: Arc<dyn Backend>,
+    /// `target/ascend-tune/` of the project: every working file lives here.
+    pub work: PathBuf,
+}
+
+impl Session {
+    pub fn open(common: &Common) -> Result<Session> {
+        let path = match &common.manifest_path {
+            Some(p) if p.is_dir() => p.join(crate::manifest::FILE_NAME),
+            Some(p) => p.clone(),
+            None => {
+                let cwd =
+                    std::env::current_dir().map_err(|e| Error::io("could not read", ".", e))?;
+                Manifest::find(&cwd).ok_or_else(|| {
+                    Error::bad_input(
+                        format!(
+                            "could not find `{}` in {} or any folder above it",
+                            crate::manifest::FILE_NAME,
+                            cwd.display()
+                        ),
+                        Some("run inside an operator project, or pass --manifest-path".into()),
+                    )
+                })?
+            }
+        };
+        if !path.is_file() {
+            return Err(Error::bad_input(
+                format!("manifest {} does not exist", path.display()),
+                Some("pass the path of an ascend.toml".into()),
+            ));
+        }
+        let manifest = Manifest::load(&path)?;
+        let kind = match common.backend {
+            Some(BackendArg::Twin) => BackendKind::Twin,
+            Some(BackendArg::Cann) => BackendKind::Cann,
+            None => manifest.backend,
+        };
+        let soc = common.soc.clone().unwrap_or_else(|| manifest.soc.clone());
+        let work = manifest.root.join("target").join("ascend-tune");
+        crate::fsx::create_dir_all(&work)?;
+        let backend: Arc<dyn Backend> =
+            Arc::from(backend::open(&manifest, kind, &soc, work.clone())?);
+        Ok(Session {
+            manifest,
+            backend,
+            work,
+        })
+    }
+
+    /// The ops a command works on: the one named by `--op`, or all.
+    pub fn ops(&self, only: Option<&str>) -> Result<Vec<OpSpec>> {
+        match only {
+            None => Ok(self.manifest.ops.clone()),
+            Some(name) => self
+                .manifest
+                .op(name)
+                .cloned()
+                .map(|o| vec![o])
+                .ok_or_else(|| {
+                    let names: Vec<&str> =
+                        self.manifest.ops.iter().map(|o| o.name.as_str()).collect();
+                    Error::bad_input(
+                        format!(
+                            "no op named `{name}` in {}",
+                            self.manifest.source.display_name
+                        ),
+                        Some(format!("ops in this manifest: {}", names.join(", "))),
+                    )
+                }),
+        }
+    }
+}

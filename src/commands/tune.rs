@@ -1,0 +1,171 @@
+//! `tune`: for each op, search, then write the best verified candidate back into the sources and record
+//! it in `ascend-tune.lock`. With `--dry-run` nothing is written and the diff is printed instead.
+
+use super::Session;
+use crate::cli::args::{Common, TuneArgs};
+use crate::errors::{Error, Result};
+use crate::exit_codes;
+use crate::fsx;
+use crate::lockfile::{Entry, Lockfile};
+use crate::report::{Printer, Progress};
+use crate::tune::{TuneOptions, tune_op};
+use std::collections::BTreeMap;
+
+pub const DEFAULT_BUDGET: u32 = 32;
+
+pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> {
+    let session = Session::open(common)?;
+    let ops = session.ops(args.op.as_deref())?;
+    let root = session.manifest.root.clone();
+    let lock_path = Lockfile::path(&root);
+    let mut lock = Lockfile::load(&lock_path)?;
+    let soc = session.backend.soc();
+    let backend_name = session.backend.kind().as_str();
+    let entry_of = |lock: &Lockfile, op: &crate::manifest::OpSpec| {
+        lock.find(&op.name, &op.shape_key(), soc.name, backend_name)
+            .cloned()
+    };
+
+    // Refuse before searching, not after: nobody should wait for a run whose result cannot be written.
+    if !args.dry_run {
+        for op in &ops {
+            let files: Vec<&String> = op.tunables.iter().map(|t| &t.file).collect();
+            let ours = entry_of(&lock, op).map(|e| e.sources).unwrap_or_default();
+            crate::writeback::guard(&root, &files, &ours, args.allow_dirty, args.allow_no_vcs)?;
+        }
+    }
+
+    let mut no_valid = vec![];
+    for op in &ops {
+        if op.tunables.is_empty() {
+            printer.warn(format!(
+                "op `{}` declares no [[op.tunable]]; nothing to tune",
+                op.name
+            ));
+            continue;
+        }
+        let opts = TuneOptions {
+            budget: args.budget.or(op.tune.budget).unwrap_or(DEFAULT_BUDGET) as usize,
+            strategy: args
+                .strategy
+                .clone()
+                .or_else(|| op.tune.strategy.clone())
+                .unwrap_or_else(|| crate::search::DEFAULT_STRATEGY.to_string()),
+            seed: args.seed.or(op.tune.seed).unwrap_or(0),
+            jobs: args
+                .jobs
+                .map(|j| j as usize)
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        };
+        let mut progress = Progress::new(printer);
+        let result = tune_op(
+            &session.manifest,
+            op,
+            session.backend.clone(),
+            &session.work,
+            &opts,
+            &mut progress,
+        );
+        progress.finish();
+        let result = result?;
+        let failures = result
+            .trials
+            .iter()
+            .filter(|t| t.latency_us.is_none())
+            .count();
+        if result.best.is_none() {
+            let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+            for t in &result.trials {
+                *reasons
+                    .entry(t.failure.map(|f| f.as_str()).unwrap_or("unknown"))
+                    .or_default() += 1;
+            }
+            let reasons: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
+            printer.warn(format!("op `{}`: none of {} trials gave a valid candidate ({}); the sources are left as they are", op.name, result.trials.len(), reasons.join(", ")));
+            no_valid.push(op.name.clone());
+            continue;
+        }
+        let modelled = result.baseline.modelled;
+        let (params, latency, patched) = match result.improvement() {
+            Some((point, t)) => (
+                t.params.clone(),
+                t.latency_us.unwrap_or(f64::NAN),
+                crate::rewrite::params::apply(&result.space, point, &result.originals),
+            ),
+            None => {
+                printer.status(
+                    "Kept",
+                    format!("{}: no candidate beat the current sources", op.name),
+                );
+                let current = result
+                    .space
+                    .tunables
+                    .iter()
+                    .map(|t| (t.name.clone(), t.site.value))
+                    .collect();
+                (current, result.baseline.latency_us, BTreeMap::new())
+            }
+        };
+        let previous = entry_of(&lock, op);
+        // Re-tuning sources that an earlier run wrote keeps that run's baseline: the lock records how
+        // far the op has come from the sources tuning started from.
+        let baseline = match &previous {
+            Some(e) if e.stale_sources(&result.originals).is_empty() => e.baseline_latency_us,
+            _ => result.baseline.latency_us,
+        };
+        printer.op_tuned(
+            &op.name,
+            baseline,
+            latency,
+            result.trials.len(),
+            failures,
+            &params,
+            modelled,
+        );
+        if args.dry_run {
+            for (file, new) in &patched {
+                if let Some(old) = result.originals.get(file).filter(|old| *old != new) {
+                    print!("{}", crate::writeback::diff(file, old, new));
+                }
+            }
+            continue;
+        }
+        let written = crate::writeback::write(&root, &patched, &result.originals)?;
+        for f in &written {
+            printer.status("Rewrote", f);
+        }
+        let mut after = result.originals.clone();
+        after.extend(patched);
+        lock.upsert(Entry {
+            name: op.name.clone(),
+            shape: op.shape_key(),
+            soc: soc.name.to_string(),
+            backend: backend_name.to_string(),
+            latency_us: latency,
+            baseline_latency_us: baseline,
+            modelled,
+            strategy: opts.strategy.clone(),
+            seed: opts.seed,
+            trials: result.trials.len(),
+            tool: env!("CARGO_PKG_VERSION").to_string(),
+            toolchain: session.backend.fingerprint(),
+            space: result.space.fingerprint(),
+            params,
+            rewrites: vec![],
+            sources: after
+                .iter()
+                .map(|(f, text)| (f.clone(), fsx::hash_hex(text.as_bytes())))
+                .collect(),
+        });
+    }
+    if !args.dry_run && lock.write(&lock_path)? {
+        printer.status("Wrote", lock_path.display().to_string());
+    }
+    if !no_valid.is_empty() {
+        return Err(Error::NoValidCandidate(format!(
+            "no valid candidate for {}",
+            no_valid.join(", ")
+        )));
+    }
+    Ok(exit_codes::OK)
+}

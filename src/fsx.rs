@@ -1,0 +1,123 @@
+//! File-system helpers every part uses: atomic writes of user files, content hashes, and keeping paths
+//! inside the project. Knows nothing about what the files mean.
+
+use crate::errors::{Error, Result};
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+/// Writes `contents` to `path` so that a reader, or a crash at any moment, sees either the old file or the
+/// new one, never a mix: write a temporary file beside it, flush it to disk, then rename over the target.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.ascend-tune-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            std::fs::set_permissions(&tmp, meta.permissions())?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io("could not write", path, e));
+    }
+    Ok(())
+}
+
+pub fn read_to_string(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::io("could not read", path, e))
+}
+
+pub fn create_dir_all(path: &Path) -> Result<()> {
+    std::fs::create_dir_all(path).map_err(|e| Error::io("could not create", path, e))
+}
+
+/// Content hash as it appears in lockfiles and cache keys.
+pub fn hash_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// A hasher for keys built from several parts; each part is length-prefixed so that parts cannot run
+/// into each other.
+#[derive(Default)]
+pub struct KeyHasher(blake3::Hasher);
+
+impl KeyHasher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn part(&mut self, bytes: impl AsRef<[u8]>) -> &mut Self {
+        let bytes = bytes.as_ref();
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+        self
+    }
+    pub fn finish(&self) -> String {
+        self.0.finalize().to_hex()[..32].to_string()
+    }
+}
+
+/// Resolves a path written in a manifest against the project root and refuses one that leaves the project
+/// (an absolute path or `..` that climbs above the root). Returns the joined path.
+pub fn confined_join(root: &Path, relative: &str) -> std::result::Result<PathBuf, String> {
+    let rel = Path::new(relative);
+    if rel.is_absolute() {
+        return Err(format!(
+            "`{relative}` is an absolute path; write it relative to the project root"
+        ));
+    }
+    let mut depth: i64 = 0;
+    for c in rel.components() {
+        match c {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            _ => return Err(format!("`{relative}` is not a plain relative path")),
+        }
+        if depth < 0 {
+            return Err(format!("`{relative}` points outside the project root"));
+        }
+    }
+    Ok(root.join(rel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confined_join_refuses_escapes() {
+        let root = Path::new("/p");
+        assert!(confined_join(root, "op_host/a.cpp").is_ok());
+        assert!(confined_join(root, "a/../b.cpp").is_ok());
+        assert!(confined_join(root, "../b.cpp").is_err());
+        assert!(confined_join(root, "a/../../b.cpp").is_err());
+        assert!(confined_join(root, "/etc/passwd").is_err());
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.cpp");
+        std::fs::write(&p, "old").unwrap();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn key_parts_do_not_run_together() {
+        let a = KeyHasher::new().part("ab").part("c").finish();
+        let b = KeyHasher::new().part("a").part("bc").finish();
+        assert_ne!(a, b);
+    }
+}

@@ -1,0 +1,25 @@
+//! cargo-ascend-tune: tunes AscendC operators in a closed loop of host tiling search and kernel rewrites.
+//!
+//! The parts follow DESIGN.md: `manifest` reads `ascend.toml`; `space` holds tunables and constraints;
+//! `rewrite` applies parameter values to sources; `twin` builds and runs operators on the CPU twin; `model`
+//! turns a twin trace into modelled time; `backend` is the build/run interface the tuner sees; `search` holds
+//! the strategies and the one door to evaluation; `tune` is the loop; `lockfile`, `report` and `cli` face
+//! the user.
+
+pub mod backend;
+pub mod cli;
+pub mod commands;
+pub mod errors;
+pub mod exit_codes;
+pub mod fsx;
+pub mod lockfile;
+pub mod manifest;
+pub mod model;
+pub mod report;
+pub mod rewrite;
+pub mod search;
+pub mod space;
+pub mod tune;
+pub mod twin;
+pub mod verify;
+pub mod writeback;

@@ -1,0 +1,873 @@
+//! `ascend.toml`: reading, validating and the domain types the rest of the tool works with.
+//!
+//! Parsing happens in two stages (as in cargo-nextest): `wire` mirrors the TOML with spans and refuses
+//! unknown keys; `load` validates into `Manifest`. Every error names the file, line and column and says how
+//! to fix it. This module knows nothing of sources' contents, searching or building.
+
+mod wire;
+
+use crate::fsx;
+use crate::space::Domain;
+use miette::{Diagnostic, NamedSource, SourceSpan};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toml::Spanned;
+
+pub const FILE_NAME: &str = "ascend.toml";
+
+/// A manifest problem, pointing at the place in the file.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("{message}")]
+pub struct ManifestError {
+    message: String,
+    #[source_code]
+    src: NamedSource<String>,
+    #[label("{label}")]
+    span: Option<SourceSpan>,
+    label: String,
+    #[help]
+    help: Option<String>,
+    /// (file, line, column), 1-based, when known.
+    pub location: Option<(String, usize, usize)>,
+}
+
+impl ManifestError {
+    pub fn new(
+        source: &ManifestSource,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> Self {
+        let location = span.as_ref().map(|s| {
+            let (line, col) = line_col(&source.text, s.start);
+            (source.display_name.clone(), line, col)
+        });
+        let label = match &location {
+            Some((file, line, col)) => format!("here ({file}:{line}:{col})"),
+            None => String::new(),
+        };
+        ManifestError {
+            message: message.into(),
+            src: NamedSource::new(source.display_name.clone(), source.text.to_string()),
+            span: span.map(|s| SourceSpan::from(s.start..s.end.max(s.start))),
+            label,
+            help,
+            location,
+        }
+    }
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(before.chars().count(), |nl| {
+        before[nl + 1..].chars().count()
+    }) + 1;
+    (line, col)
+}
+
+/// The text of the manifest, kept so later stages (space binding) can report errors at a span.
+#[derive(Debug, Clone)]
+pub struct ManifestSource {
+    pub path: PathBuf,
+    pub display_name: String,
+    pub text: Arc<String>,
+}
+
+impl ManifestSource {
+    pub fn error(
+        &self,
+        span: Range<usize>,
+        message: impl Into<String>,
+        help: impl Into<Option<String>>,
+    ) -> ManifestError {
+        ManifestError::new(self, Some(span), message, help.into())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    Twin,
+    Cann,
+}
+
+impl BackendKind {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "twin" => Some(Self::Twin),
+            "cann" => Some(Self::Cann),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Twin => "twin",
+            Self::Cann => "cann",
+        }
+    }
+}
+
+/// Element types, named as CANN's op json and `DTYPE_<NAME>` macros know them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DType {
+    Float16,
+    BFloat16,
+    Float32,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Bool,
+}
+
+/// (dtype, canonical name, other accepted names, bytes, C++ type in AscendC, ge::DataType name)
+const DTYPES: &[(DType, &str, &[&str], usize, &str, &str)] = &[
+    (
+        DType::Float16,
+        "float16",
+        &["fp16", "half"],
+        2,
+        "half",
+        "DT_FLOAT16",
+    ),
+    (
+        DType::BFloat16,
+        "bfloat16",
+        &["bf16"],
+        2,
+        "bfloat16_t",
+        "DT_BF16",
+    ),
+    (
+        DType::Float32,
+        "float32",
+        &["fp32", "float"],
+        4,
+        "float",
+        "DT_FLOAT",
+    ),
+    (DType::Int8, "int8", &[], 1, "int8_t", "DT_INT8"),
+    (DType::Int16, "int16", &[], 2, "int16_t", "DT_INT16"),
+    (DType::Int32, "int32", &[], 4, "int32_t", "DT_INT32"),
+    (DType::Int64, "int64", &[], 8, "int64_t", "DT_INT64"),
+    (DType::UInt8, "uint8", &[], 1, "uint8_t", "DT_UINT8"),
+    (DType::UInt16, "uint16", &[], 2, "uint16_t", "DT_UINT16"),
+    (DType::UInt32, "uint32", &[], 4, "uint32_t", "DT_UINT32"),
+    (DType::UInt64, "uint64", &[], 8, "uint64_t", "DT_UINT64"),
+    (DType::Bool, "bool", &[], 1, "bool", "DT_BOOL"),
+];
+
+impl DType {
+    fn row(
+        self,
+    ) -> &'static (
+        DType,
+        &'static str,
+        &'static [&'static str],
+        usize,
+        &'static str,
+        &'static str,
+    ) {
+        DTYPES
+            .iter()
+            .find(|r| r.0 == self)
+            .expect("every dtype has a row")
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.to_ascii_lowercase();
+        DTYPES
+            .iter()
+            .find(|r| r.1 == s || r.2.contains(&s.as_str()))
+            .map(|r| r.0)
+    }
+    pub fn name(self) -> &'static str {
+        self.row().1
+    }
+    pub fn size(self) -> usize {
+        self.row().3
+    }
+    pub fn c_type(self) -> &'static str {
+        self.row().4
+    }
+    pub fn ge_name(self) -> &'static str {
+        self.row().5
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::Float16 | DType::BFloat16 | DType::Float32)
+    }
+    fn all_names() -> String {
+        DTYPES.iter().map(|r| r.1).collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TensorSpec {
+    pub name: String,
+    pub dtype: DType,
+    pub shape: Vec<u64>,
+    /// Values generated for inputs lie in [lo, hi).
+    pub range: (f64, f64),
+}
+
+impl TensorSpec {
+    pub fn elems(&self) -> u64 {
+        self.shape.iter().product()
+    }
+    pub fn bytes(&self) -> u64 {
+        self.elems() * self.dtype.size() as u64
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AttrSpec {
+    pub name: String,
+    pub value: AttrValue,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum AttrValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    Ints(Vec<i64>),
+}
+
+/// How a tunable is tied to the source: the literal it owns.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum Bind {
+    /// `constexpr`/`const` variable, `#define` or enum value named so.
+    Symbol(String),
+    /// The `arg`-th literal argument of calls to this function, e.g. `SetBlockDim(8)`.
+    Call { func: String, arg: usize },
+}
+
+#[derive(Debug, Clone)]
+pub struct TunableSpec {
+    pub name: String,
+    /// Path relative to the project root.
+    pub file: String,
+    pub bind: Bind,
+    pub domain: Domain,
+    pub span: Range<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ConstraintSpec {
+    pub text: String,
+    pub span: Range<usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TuneDefaults {
+    pub budget: Option<u32>,
+    pub strategy: Option<String>,
+    pub seed: Option<u64>,
+    pub data_seed: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct OpSpec {
+    /// The kernel entry function (also the op's name in reports and the lockfile).
+    pub name: String,
+    /// The OpDef type registered with `OP_ADD`, e.g. `AddCustom`.
+    pub op_type: String,
+    pub host: Vec<String>,
+    pub kernel: Vec<String>,
+    pub tiling_header: Option<String>,
+    pub inputs: Vec<TensorSpec>,
+    pub outputs: Vec<TensorSpec>,
+    pub attrs: Vec<AttrSpec>,
+    pub constraints: Vec<ConstraintSpec>,
+    pub tunables: Vec<TunableSpec>,
+    pub tune: TuneDefaults,
+    pub tolerance: Option<f64>,
+    pub span: Range<usize>,
+}
+
+impl OpSpec {
+    /// Every source file the op is built from, host first.
+    pub fn sources(&self) -> impl Iterator<Item = &String> {
+        self.host
+            .iter()
+            .chain(self.kernel.iter())
+            .chain(self.tiling_header.iter())
+    }
+
+    /// The shape key of the lockfile: inputs and outputs with dtypes and shapes, in order.
+    pub fn shape_key(&self) -> String {
+        self.inputs
+            .iter()
+            .chain(self.outputs.iter())
+            .map(|t| {
+                let dims: Vec<String> = t.shape.iter().map(|d| d.to_string()).collect();
+                format!("{}:{}[{}]", t.name, t.dtype.name(), dims.join(","))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    pub source: ManifestSource,
+    /// The folder holding `ascend.toml`: all relative paths start here.
+    pub root: PathBuf,
+    pub soc: String,
+    pub backend: BackendKind,
+    pub cann_path: Option<PathBuf>,
+    pub include: Vec<PathBuf>,
+    pub ops: Vec<OpSpec>,
+}
+
+impl Manifest {
+    /// Finds `ascend.toml` in `start` or the nearest folder above it.
+    pub fn find(start: &Path) -> Option<PathBuf> {
+        start
+            .ancestors()
+            .map(|d| d.join(FILE_NAME))
+            .find(|p| p.is_file())
+    }
+
+    pub fn load(path: &Path) -> crate::errors::Result<Manifest> {
+        let text = fsx::read_to_string(path)?;
+        let display_name = path.display().to_string();
+        let source = ManifestSource {
+            path: path.to_path_buf(),
+            display_name,
+            text: Arc::new(text),
+        };
+        Ok(validate(source)?)
+    }
+
+    pub fn op(&self, name: &str) -> Option<&OpSpec> {
+        self.ops.iter().find(|o| o.name == name)
+    }
+}
+
+fn span<T>(s: &Spanned<T>) -> Range<usize> {
+    s.span()
+}
+
+fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
+    let wire: wire::Manifest = toml::from_str(&source.text).map_err(|e| {
+        let message = format!("{} is not a valid manifest: {}", source.display_name, e.message().trim());
+        let help = if e.message().contains("unknown field") {
+            Some("remove the key or fix its spelling; the keys each table accepts are listed in the README".into())
+        } else {
+            Some("fix the TOML at the marked place".into())
+        };
+        ManifestError::new(&source, e.span(), message, help)
+    })?;
+    let root = source
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let root = if root.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        root
+    };
+    let err =
+        |sp: Range<usize>, msg: String, help: &str| source.error(sp, msg, Some(help.to_string()));
+
+    let project = wire.project;
+    let (mut soc, mut backend, mut cann_path, mut include) =
+        ("Ascend910B1".to_string(), BackendKind::Twin, None, vec![]);
+    if let Some(p) = project {
+        if let Some(s) = p.soc {
+            let Some(found) = crate::model::soc::lookup(s.get_ref()) else {
+                let known: Vec<&str> = crate::model::soc::all().iter().map(|s| s.name).collect();
+                return Err(err(
+                    span(&s),
+                    format!("unknown SoC `{}`", s.get_ref()),
+                    &format!("use one of: {}", known.join(", ")),
+                ));
+            };
+            soc = found.name.to_string();
+        }
+        if let Some(b) = p.backend {
+            backend = BackendKind::parse(b.get_ref()).ok_or_else(|| {
+                err(
+                    span(&b),
+                    format!("unknown backend `{}`", b.get_ref()),
+                    "use `twin` or `cann`",
+                )
+            })?;
+        }
+        cann_path = p.cann_path.map(|c| PathBuf::from(c.into_inner()));
+        for inc in p.include {
+            // Include folders are the one place a manifest may name paths outside the project, on purpose.
+            let path = root.join(inc.get_ref());
+            if !path.is_dir() {
+                return Err(err(
+                    span(&inc),
+                    format!("include folder `{}` does not exist", inc.get_ref()),
+                    "create it or fix the path (relative to ascend.toml)",
+                ));
+            }
+            include.push(path);
+        }
+    }
+
+    if wire.op.is_empty() {
+        return Err(ManifestError::new(&source, None, format!("{} declares no [[op]]", source.display_name),
+            Some("add an [[op]] table with name, host, kernel, inputs and outputs (see fixtures/add_custom/ascend.toml)".into())));
+    }
+
+    let mut ops = Vec::new();
+    for op in wire.op {
+        let op_span = span(&op);
+        let op = op.into_inner();
+        let name = op.name.get_ref().clone();
+        if !is_identifier(&name) {
+            return Err(err(
+                span(&op.name),
+                format!("op name `{name}` is not a C identifier"),
+                "name the op after its kernel entry function, e.g. `add_custom`",
+            ));
+        }
+        if ops.iter().any(|o: &OpSpec| o.name == name) {
+            return Err(err(
+                span(&op.name),
+                format!("op `{name}` is declared twice"),
+                "give each [[op]] its own name",
+            ));
+        }
+        let op_type = match op.op_type {
+            Some(t) if is_identifier(t.get_ref()) => t.into_inner(),
+            Some(t) => {
+                return Err(err(
+                    span(&t),
+                    format!("op type `{}` is not a C identifier", t.get_ref()),
+                    "use the OpDef class name given to OP_ADD, e.g. `AddCustom`",
+                ));
+            }
+            None => camel_case(&name),
+        };
+        let check_file = |f: &Spanned<String>| -> Result<String, ManifestError> {
+            let path = fsx::confined_join(&root, f.get_ref()).map_err(|m| err(span(f), m, "keep operator sources inside the project; shared headers go in [project] include"))?;
+            if !path.is_file() {
+                return Err(err(
+                    span(f),
+                    format!("source file `{}` does not exist", f.get_ref()),
+                    "fix the path; it is relative to the folder holding ascend.toml",
+                ));
+            }
+            Ok(f.get_ref().clone())
+        };
+        if op.kernel.is_empty() {
+            return Err(err(
+                op_span.clone(),
+                format!("op `{name}` lists no kernel source"),
+                "add `kernel = [\"op_kernel/<op>.cpp\"]`",
+            ));
+        }
+        let host = op
+            .host
+            .iter()
+            .map(check_file)
+            .collect::<Result<Vec<_>, _>>()?;
+        let kernel = op
+            .kernel
+            .iter()
+            .map(check_file)
+            .collect::<Result<Vec<_>, _>>()?;
+        let tiling_header = match &op.tiling_header {
+            Some(h) => Some(check_file(h)?),
+            None => default_tiling_header(&root, &name, &host),
+        };
+
+        let tensor = |t: Spanned<wire::Tensor>,
+                      is_input: bool|
+         -> Result<TensorSpec, ManifestError> {
+            let t = t.into_inner();
+            if !is_identifier(t.name.get_ref()) {
+                return Err(err(
+                    span(&t.name),
+                    format!("tensor name `{}` is not a C identifier", t.name.get_ref()),
+                    "use the name the op json gives the tensor",
+                ));
+            }
+            let dtype = DType::parse(t.dtype.get_ref()).ok_or_else(|| {
+                err(
+                    span(&t.dtype),
+                    format!("unknown dtype `{}`", t.dtype.get_ref()),
+                    &format!("use one of: {}", DType::all_names()),
+                )
+            })?;
+            let dims = t.shape.get_ref();
+            if dims.is_empty() || dims.iter().any(|&d| d <= 0) {
+                return Err(err(
+                    span(&t.shape),
+                    format!("shape {dims:?} of `{}` is impossible", t.name.get_ref()),
+                    "give every dimension as a positive integer, e.g. [48, 16384]",
+                ));
+            }
+            let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+            let elems = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+            const MAX_BYTES: u64 = 4 << 30;
+            if elems
+                .and_then(|e| e.checked_mul(dtype.size() as u64))
+                .is_none_or(|b| b > MAX_BYTES)
+            {
+                return Err(err(
+                    span(&t.shape),
+                    format!(
+                        "shape {dims:?} of `{}` is larger than 4 GiB",
+                        t.name.get_ref()
+                    ),
+                    "tune on a smaller, representative shape",
+                ));
+            }
+            let default_range = match dtype {
+                DType::Bool => (0.0, 2.0),
+                d if d.is_float() => (-1.0, 1.0),
+                _ => (-100.0, 100.0),
+            };
+            let range = match t.range {
+                None => default_range,
+                Some(r) => {
+                    let v = r.get_ref();
+                    if !is_input {
+                        return Err(err(
+                            span(&r),
+                            "`range` is only meaningful on inputs".into(),
+                            "remove it from the output",
+                        ));
+                    }
+                    if v.len() != 2 || !(v[0] < v[1]) || !v[0].is_finite() || !v[1].is_finite() {
+                        return Err(err(
+                            span(&r),
+                            format!("range {v:?} is not [low, high] with low < high"),
+                            "write it as two finite numbers, e.g. range = [-1.0, 1.0]",
+                        ));
+                    }
+                    (v[0], v[1])
+                }
+            };
+            Ok(TensorSpec {
+                name: t.name.into_inner(),
+                dtype,
+                shape,
+                range,
+            })
+        };
+        let inputs = op
+            .input
+            .into_iter()
+            .map(|t| tensor(t, true))
+            .collect::<Result<Vec<_>, _>>()?;
+        let outputs = op
+            .output
+            .into_iter()
+            .map(|t| tensor(t, false))
+            .collect::<Result<Vec<_>, _>>()?;
+        if outputs.is_empty() {
+            return Err(err(
+                op_span.clone(),
+                format!("op `{name}` declares no [[op.output]]"),
+                "add the op's outputs with name, dtype and shape",
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for t in inputs.iter().chain(outputs.iter()) {
+            if !seen.insert(t.name.clone()) {
+                return Err(err(
+                    op_span.clone(),
+                    format!("tensor `{}` of op `{name}` is declared twice", t.name),
+                    "give inputs and outputs distinct names",
+                ));
+            }
+        }
+
+        let mut attrs = Vec::new();
+        for a in op.attr {
+            let a = a.into_inner();
+            let value = match a.value.get_ref() {
+                toml::Value::Integer(i) => AttrValue::Int(*i),
+                toml::Value::Float(f) => AttrValue::Float(*f),
+                toml::Value::Boolean(b) => AttrValue::Bool(*b),
+                toml::Value::String(s) if !s.contains(char::is_whitespace) => {
+                    AttrValue::Str(s.clone())
+                }
+                toml::Value::Array(items) if items.iter().all(|i| i.is_integer()) => {
+                    AttrValue::Ints(items.iter().filter_map(|i| i.as_integer()).collect())
+                }
+                _ => {
+                    return Err(err(
+                        span(&a.value),
+                        format!(
+                            "attr `{}` has a value the twin cannot pass",
+                            a.name.get_ref()
+                        ),
+                        "use an integer, float, bool, a string without spaces, or a list of integers",
+                    ));
+                }
+            };
+            attrs.push(AttrSpec {
+                name: a.name.into_inner(),
+                value,
+            });
+        }
+
+        let tune = match op.tune {
+            None => TuneDefaults::default(),
+            Some(t) => {
+                let budget = match t.budget {
+                    Some(b) if *b.get_ref() > 0 && *b.get_ref() <= 1_000_000 => {
+                        Some(*b.get_ref() as u32)
+                    }
+                    Some(b) => {
+                        return Err(err(
+                            span(&b),
+                            format!("budget {} is out of range", b.get_ref()),
+                            "use a number of trials between 1 and 1000000",
+                        ));
+                    }
+                    None => None,
+                };
+                let seed_of = |s: Option<Spanned<i64>>| -> Result<Option<u64>, ManifestError> {
+                    match s {
+                        Some(s) if *s.get_ref() >= 0 => Ok(Some(*s.get_ref() as u64)),
+                        Some(s) => Err(err(
+                            span(&s),
+                            "a seed must not be negative".into(),
+                            "use 0 or a positive integer",
+                        )),
+                        None => Ok(None),
+                    }
+                };
+                let strategy = match t.strategy {
+                    Some(s) if crate::search::STRATEGY_NAMES.contains(&s.get_ref().as_str()) => {
+                        Some(s.into_inner())
+                    }
+                    Some(s) => {
+                        return Err(err(
+                            span(&s),
+                            format!("unknown strategy `{}`", s.get_ref()),
+                            &format!("use one of: {}", crate::search::STRATEGY_NAMES.join(", ")),
+                        ));
+                    }
+                    None => None,
+                };
+                TuneDefaults {
+                    budget,
+                    strategy,
+                    seed: seed_of(t.seed)?,
+                    data_seed: seed_of(t.data_seed)?,
+                }
+            }
+        };
+        let tolerance = match op.tolerance {
+            Some(t) if *t.get_ref() >= 0.0 && t.get_ref().is_finite() => Some(*t.get_ref()),
+            Some(t) => {
+                return Err(err(
+                    span(&t),
+                    "tolerance must be a finite number >= 0".into(),
+                    "for example tolerance = 1e-3",
+                ));
+            }
+            None => None,
+        };
+
+        let mut tunables: Vec<TunableSpec> = Vec::new();
+        for t in op.tunable {
+            let t_span = span(&t);
+            let t = t.into_inner();
+            let tname = t.name.get_ref().clone();
+            if !is_identifier(&tname) {
+                return Err(err(
+                    span(&t.name),
+                    format!("tunable name `{tname}` is not an identifier"),
+                    "use letters, digits and `_`, e.g. `tile_length`",
+                ));
+            }
+            if tunables.iter().any(|x| x.name == tname) {
+                return Err(err(
+                    span(&t.name),
+                    format!("tunable `{tname}` is declared twice"),
+                    "give each tunable its own name",
+                ));
+            }
+            let file = check_file(&t.file)?;
+            let bind = match (&t.symbol, &t.call) {
+                (Some(s), None) if is_identifier(s.get_ref()) => Bind::Symbol(s.get_ref().clone()),
+                (Some(s), None) => {
+                    return Err(err(
+                        span(s),
+                        format!("`{}` is not a C identifier", s.get_ref()),
+                        "name the constexpr, #define or enum value that holds the parameter",
+                    ));
+                }
+                (None, Some(c)) if is_identifier(c.get_ref()) => {
+                    let arg = match &t.arg {
+                        None => 0,
+                        Some(a) if *a.get_ref() >= 0 && *a.get_ref() < 64 => *a.get_ref() as usize,
+                        Some(a) => {
+                            return Err(err(
+                                span(a),
+                                "`arg` must be a 0-based argument index".into(),
+                                "for example arg = 0",
+                            ));
+                        }
+                    };
+                    Bind::Call {
+                        func: c.get_ref().clone(),
+                        arg,
+                    }
+                }
+                (None, Some(c)) => {
+                    return Err(err(
+                        span(c),
+                        format!("`{}` is not a function name", c.get_ref()),
+                        "name the function whose literal argument is tuned, e.g. `SetBlockDim`",
+                    ));
+                }
+                _ => {
+                    return Err(err(
+                        t_span,
+                        format!("tunable `{tname}` needs exactly one of `symbol` or `call`"),
+                        "bind it with symbol = \"TILE_LENGTH\" or call = \"SetBlockDim\"",
+                    ));
+                }
+            };
+            let domain = match (&t.values, &t.range, &t.pow2) {
+                (Some(v), None, None) => Domain::list(v.get_ref().clone()).map_err(|m| {
+                    err(
+                        span(v),
+                        m,
+                        "list distinct integers, e.g. values = [1, 2, 4]",
+                    )
+                })?,
+                (None, Some(r), None) => {
+                    let v = r.get_ref();
+                    let d = match v.as_slice() {
+                        [a, b] => Domain::range(*a, *b, 1),
+                        [a, b, s] => Domain::range(*a, *b, *s),
+                        _ => Err("range takes [start, end] or [start, end, step]".to_string()),
+                    };
+                    d.map_err(|m| {
+                        err(
+                            span(r),
+                            m,
+                            "for example range = [1, 8] or range = [64, 1024, 64] (end included)",
+                        )
+                    })?
+                }
+                (None, None, Some(p)) => {
+                    let v = p.get_ref();
+                    let d = match v.as_slice() {
+                        [a, b] => Domain::pow2(*a, *b),
+                        _ => Err("pow2 takes [min, max]".to_string()),
+                    };
+                    d.map_err(|m| {
+                        err(
+                            span(p),
+                            m,
+                            "for example pow2 = [32, 16384] (both powers of two)",
+                        )
+                    })?
+                }
+                _ => {
+                    return Err(err(
+                        t_span,
+                        format!(
+                            "tunable `{tname}` needs exactly one domain: `values`, `range` or `pow2`"
+                        ),
+                        "for example pow2 = [32, 16384]",
+                    ));
+                }
+            };
+            tunables.push(TunableSpec {
+                name: tname,
+                file,
+                bind,
+                domain,
+                span: t_span,
+            });
+        }
+        let constraints = op
+            .constraints
+            .iter()
+            .map(|c| ConstraintSpec {
+                text: c.get_ref().clone(),
+                span: span(c),
+            })
+            .collect();
+
+        ops.push(OpSpec {
+            name,
+            op_type,
+            host,
+            kernel,
+            tiling_header,
+            inputs,
+            outputs,
+            attrs,
+            constraints,
+            tunables,
+            tune,
+            tolerance,
+            span: op_span,
+        });
+    }
+    Ok(Manifest {
+        source,
+        root,
+        soc,
+        backend,
+        cann_path,
+        include,
+        ops,
+    })
+}
+
+/// `op_host/<name>_tiling.h` when the project follows the msopgen layout and the manifest names none.
+fn default_tiling_header(root: &Path, name: &str, host: &[String]) -> Option<String> {
+    let candidates = host
+        .iter()
+        .filter_map(|h| Path::new(h).parent())
+        .map(|dir| dir.join(format!("{name}_tiling.h")))
+        .chain(std::iter::once(
+            PathBuf::from("op_host").join(format!("{name}_tiling.h")),
+        ));
+    for c in candidates {
+        if root.join(&c).is_file() {
+            return Some(c.to_string_lossy().into_owned());
+        }
+    }
+    None
+}
+
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn camel_case(name: &str) -> String {
+    name.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,86 @@
+//! Wire types: `ascend.toml` exactly as written, with spans, before any validation. Unknown keys are
+//! refused here (serde's `deny_unknown_fields`), so a typo is an error that names its line.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub project: Option<Project>,
+    #[serde(default)]
+    pub op: Vec<Spanned<Op>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Project {
+    pub soc: Option<Spanned<String>>,
+    pub backend: Option<Spanned<String>>,
+    pub cann_path: Option<Spanned<String>>,
+    #[serde(default)]
+    pub include: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Op {
+    pub name: Spanned<String>,
+    #[serde(rename = "type")]
+    pub op_type: Option<Spanned<String>>,
+    #[serde(default)]
+    pub host: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub kernel: Vec<Spanned<String>>,
+    pub tiling_header: Option<Spanned<String>>,
+    #[serde(default)]
+    pub constraints: Vec<Spanned<String>>,
+    pub tolerance: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub input: Vec<Spanned<Tensor>>,
+    #[serde(default)]
+    pub output: Vec<Spanned<Tensor>>,
+    #[serde(default)]
+    pub attr: Vec<Spanned<Attr>>,
+    pub tune: Option<Tune>,
+    #[serde(default)]
+    pub tunable: Vec<Spanned<Tunable>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tensor {
+    pub name: Spanned<String>,
+    pub dtype: Spanned<String>,
+    pub shape: Spanned<Vec<i64>>,
+    pub range: Option<Spanned<Vec<f64>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attr {
+    pub name: Spanned<String>,
+    pub value: Spanned<toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Tune {
+    pub budget: Option<Spanned<i64>>,
+    pub strategy: Option<Spanned<String>>,
+    pub seed: Option<Spanned<i64>>,
+    pub data_seed: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tunable {
+    pub name: Spanned<String>,
+    pub file: Spanned<String>,
+    pub symbol: Option<Spanned<String>>,
+    pub call: Option<Spanned<String>>,
+    pub arg: Option<Spanned<i64>>,
+    pub values: Option<Spanned<Vec<i64>>>,
+    pub range: Option<Spanned<Vec<i64>>>,
+    pub pow2: Option<Spanned<Vec<i64>>>,
+}

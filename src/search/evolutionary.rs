@@ -1,0 +1,127 @@
+//! The evolutionary strategy, the default for the host side: a (mu + lambda) genetic algorithm over
+//! domain indices. The first generation is random and valid; then each generation breeds children by
+//! tournament selection, uniform crossover and mutation (mostly small steps along a domain, sometimes a
+//! jump), keeping the best points ever seen as parents (elitism). Points already proposed are never
+//! proposed again, and invalid ones are never proposed at all; failed trials simply never become parents.
+
+use super::{Observation, SearchContext, Strategy};
+use crate::space::Point;
+use rand::RngExt;
+
+pub struct Evolutionary {
+    population: usize,
+    /// Every evaluated point with its latency (None: failed), best first.
+    scored: Vec<(Point, Option<f64>)>,
+}
+
+impl Evolutionary {
+    pub fn new(budget: usize) -> Self {
+        Evolutionary {
+            population: (budget / 6).clamp(4, 16),
+            scored: vec![],
+        }
+    }
+
+    fn parents(&self) -> Vec<&Point> {
+        self.scored
+            .iter()
+            .filter(|(_, l)| l.is_some())
+            .take(self.population)
+            .map(|(p, _)| p)
+            .collect()
+    }
+
+    fn tournament<'p>(ctx: &mut SearchContext, parents: &[&'p Point]) -> &'p Point {
+        // Parents are sorted best first, so the smallest of three draws wins.
+        let pick = (0..3)
+            .map(|_| ctx.rng.random_range(0..parents.len()))
+            .min()
+            .unwrap_or(0);
+        parents[pick]
+    }
+
+    fn child(ctx: &mut SearchContext, parents: &[&Point]) -> Point {
+        let dims = ctx.space.dims();
+        let (a, b) = (
+            Self::tournament(ctx, parents),
+            Self::tournament(ctx, parents),
+        );
+        let mut c: Point = a
+            .iter()
+            .zip(b.iter())
+            .map(|(&x, &y)| if ctx.rng.random_bool(0.5) { x } else { y })
+            .collect();
+        let rate = 1.0 / dims.len().max(1) as f64;
+        let mut mutated = false;
+        while !mutated {
+            for (i, &n) in dims.iter().enumerate() {
+                if n > 1 && ctx.rng.random_bool(rate) {
+                    c[i] = if ctx.rng.random_bool(0.75) {
+                        // Mostly small steps along the (sorted) domain, sometimes longer strides.
+                        let step = ctx.rng.random_range(1..=(n / 3).max(1));
+                        if ctx.rng.random_bool(0.5) {
+                            (c[i] + step).min(n - 1)
+                        } else {
+                            c[i].saturating_sub(step)
+                        }
+                    } else {
+                        ctx.rng.random_range(0..n)
+                    };
+                    mutated = true;
+                }
+            }
+            if dims.iter().all(|&n| n <= 1) {
+                break;
+            }
+        }
+        c
+    }
+}
+
+impl Strategy for Evolutionary {
+    fn name(&self) -> &'static str {
+        "host"
+    }
+
+    fn propose(&mut self, ctx: &mut SearchContext, max: usize) -> Vec<Point> {
+        let want = self.population.min(max);
+        let parents: Vec<Point> = self.parents().into_iter().cloned().collect();
+        let mut out = vec![];
+        if parents.is_empty() {
+            while out.len() < want {
+                match ctx.random_new_point() {
+                    Some(p) => out.push(p),
+                    None => break,
+                }
+            }
+            return out;
+        }
+        let refs: Vec<&Point> = parents.iter().collect();
+        let mut attempts = 0;
+        while out.len() < want && attempts < 200 * want {
+            attempts += 1;
+            let c = Self::child(ctx, &refs);
+            if !ctx.was_proposed(&c) && ctx.accept(&c) {
+                out.push(c);
+            }
+        }
+        // A converged population breeds only known points: fill up with fresh random ones.
+        while out.len() < want {
+            match ctx.random_new_point() {
+                Some(p) => out.push(p),
+                None => break,
+            }
+        }
+        out
+    }
+
+    fn observe(&mut self, _: &mut SearchContext, results: &[Observation]) {
+        self.scored.extend(results.iter().cloned());
+        self.scored.sort_by(|a, b| match (a.1, b.1) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+    }
+}

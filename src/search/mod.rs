@@ -1,0 +1,98 @@
+//! Search strategies over a `Space`, behind one trait, one module each, looked up by name. A strategy
+//! proposes points and is told their outcomes; it never builds or runs anything. Its random state lives in
+//! the `SearchContext`, seeded by the user, so a seed reproduces a run trial by trial.
+
+mod evolutionary;
+mod grid;
+mod random;
+
+use crate::errors::{Error, Result};
+use crate::space::{Point, Space};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
+
+/// Every strategy name the command line and the manifest accept.
+pub const STRATEGY_NAMES: &[&str] = &["loop", "host", "random", "best-of-n", "grid"];
+/// The strategy used when none is named.
+pub const DEFAULT_STRATEGY: &str = "host";
+
+/// What a strategy is told about a point it proposed: the latency, or None when the trial failed.
+pub type Observation = (Point, Option<f64>);
+
+pub trait Strategy {
+    fn name(&self) -> &'static str;
+    /// Up to `max` new points to evaluate. An empty answer means the strategy has nothing left to try.
+    fn propose(&mut self, ctx: &mut SearchContext, max: usize) -> Vec<Point>;
+    /// The outcomes of the last proposal, in proposal order.
+    fn observe(&mut self, ctx: &mut SearchContext, results: &[Observation]);
+}
+
+/// State shared by every strategy: the space, the seeded random stream and the points already proposed.
+pub struct SearchContext<'a> {
+    pub space: &'a Space,
+    pub rng: ChaCha8Rng,
+    proposed: HashSet<Point>,
+}
+
+impl<'a> SearchContext<'a> {
+    pub fn new(space: &'a Space, seed: u64) -> Self {
+        SearchContext {
+            space,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            proposed: HashSet::new(),
+        }
+    }
+
+    /// Takes `p` as a proposal if it is new and satisfies the constraints; remembers it either way.
+    pub fn accept(&mut self, p: &Point) -> bool {
+        self.proposed.insert(p.clone()) && self.space.check(p).is_ok()
+    }
+
+    pub fn was_proposed(&self, p: &Point) -> bool {
+        self.proposed.contains(p)
+    }
+
+    pub fn random_point(&mut self) -> Point {
+        self.space
+            .dims()
+            .into_iter()
+            .map(|n| self.rng.random_range(0..n))
+            .collect()
+    }
+
+    /// A random new point that satisfies the constraints, if one turns up within a bounded number of draws.
+    pub fn random_new_point(&mut self) -> Option<Point> {
+        for _ in 0..2000 {
+            let p = self.random_point();
+            if !self.was_proposed(&p) && self.accept(&p) {
+                return Some(p);
+            }
+        }
+        None
+    }
+}
+
+/// The strategy named `name`, sized for `budget` trials.
+pub fn by_name(name: &str, budget: usize) -> Result<Box<dyn Strategy>> {
+    match name {
+        "host" => Ok(Box::new(evolutionary::Evolutionary::new(budget))),
+        "random" => Ok(Box::new(random::Random)),
+        "grid" => Ok(Box::new(grid::Grid::default())),
+        "loop" => Err(Error::not_built(
+            "the `loop` strategy (host search alternating with kernel rewrites from the experience bank)",
+            "use `--strategy host` for the evolutionary host search; the kernel phase arrives with the rewriting and bank work",
+        )),
+        "best-of-n" => Err(Error::not_built(
+            "the `best-of-n` strategy",
+            "use `--strategy random` or `--strategy host`",
+        )),
+        other => Err(Error::bad_input(
+            format!("unknown strategy `{other}`"),
+            Some(format!("use one of: {}", STRATEGY_NAMES.join(", "))),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,181 @@
+//! The search space of one op: tunables (a domain of integer values, each bound to a literal in a source
+//! file) and constraints (expressions over tunables and SoC and shape facts, checked before a candidate is
+//! built). A point of the space is one index into each tunable's domain. This module knows nothing of
+//! strategies, building or running.
+
+pub mod binding;
+mod constraint;
+mod domain;
+
+pub use binding::Site;
+pub use constraint::Constraint;
+pub use domain::Domain;
+
+use crate::errors::Result;
+use crate::fsx;
+use crate::manifest::{Manifest, OpSpec};
+use crate::model::soc::Soc;
+use std::collections::BTreeMap;
+
+/// One index into each tunable's domain, in the order the manifest declares the tunables.
+pub type Point = Vec<usize>;
+
+#[derive(Debug, Clone)]
+pub struct Tunable {
+    pub name: String,
+    pub domain: Domain,
+    /// Where the value lives in the source, as found in the current sources.
+    pub site: Site,
+}
+
+#[derive(Debug, Clone)]
+pub struct Space {
+    pub tunables: Vec<Tunable>,
+    pub constraints: Vec<Constraint>,
+    /// Named facts constraints may use: SoC figures and tensor sizes.
+    pub facts: BTreeMap<String, i64>,
+}
+
+impl Space {
+    /// Binds every tunable of `op` to its site in the current sources and compiles its constraints.
+    pub fn resolve(manifest: &Manifest, op: &OpSpec, soc: &Soc) -> Result<Space> {
+        let mut tunables = Vec::new();
+        let mut texts: BTreeMap<&str, String> = BTreeMap::new();
+        for t in &op.tunables {
+            if !texts.contains_key(t.file.as_str()) {
+                texts.insert(&t.file, fsx::read_to_string(&manifest.root.join(&t.file))?);
+            }
+            let site =
+                binding::find_site(&texts[t.file.as_str()], &t.file, &t.bind).map_err(|m| {
+                    manifest.source.error(
+                        t.span.clone(),
+                        format!("tunable `{}`: {m}", t.name),
+                        binding::HELP.to_string(),
+                    )
+                })?;
+            if let Some(other) = tunables
+                .iter()
+                .find(|o: &&Tunable| o.site.file == site.file && o.site.range == site.range)
+            {
+                return Err(manifest
+                    .source
+                    .error(
+                        t.span.clone(),
+                        format!(
+                            "tunables `{}` and `{}` are bound to the same literal",
+                            other.name, t.name
+                        ),
+                        Some("bind each tunable to its own symbol".into()),
+                    )
+                    .into());
+            }
+            tunables.push(Tunable {
+                name: t.name.clone(),
+                domain: t.domain.clone(),
+                site,
+            });
+        }
+        let facts = facts(op, soc);
+        let names: Vec<&str> = tunables.iter().map(|t| t.name.as_str()).collect();
+        let constraints = op
+            .constraints
+            .iter()
+            .map(|c| {
+                Constraint::compile(&c.text, &names, &facts).map_err(|m| {
+                    let known: Vec<&str> = names
+                        .iter()
+                        .copied()
+                        .chain(facts.keys().map(String::as_str))
+                        .collect();
+                    manifest.source.error(
+                        c.span.clone(),
+                        format!("constraint `{}`: {m}", c.text),
+                        Some(format!("constraints may use: {}", known.join(", "))),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Space {
+            tunables,
+            constraints,
+            facts,
+        })
+    }
+
+    /// Number of points, constraints not applied.
+    pub fn size(&self) -> u128 {
+        self.tunables
+            .iter()
+            .map(|t| t.domain.len() as u128)
+            .product()
+    }
+
+    pub fn dims(&self) -> Vec<usize> {
+        self.tunables.iter().map(|t| t.domain.len()).collect()
+    }
+
+    /// The values of a point, by tunable name.
+    pub fn values(&self, p: &Point) -> BTreeMap<String, i64> {
+        self.tunables
+            .iter()
+            .zip(p)
+            .map(|(t, &i)| (t.name.clone(), t.domain.value(i)))
+            .collect()
+    }
+
+    /// The point holding the values the sources have now, if every value lies in its domain.
+    pub fn current(&self) -> Option<Point> {
+        self.tunables
+            .iter()
+            .map(|t| t.domain.index_of(t.site.value))
+            .collect()
+    }
+
+    /// The point for the given values, if each is in its domain.
+    pub fn point_of(&self, values: &BTreeMap<String, i64>) -> Option<Point> {
+        self.tunables
+            .iter()
+            .map(|t| values.get(&t.name).and_then(|v| t.domain.index_of(*v)))
+            .collect()
+    }
+
+    /// Checks the constraints; the error names the first one violated.
+    pub fn check(&self, p: &Point) -> std::result::Result<(), String> {
+        let values = self.values(p);
+        for c in &self.constraints {
+            c.check(&values, &self.facts)?;
+        }
+        Ok(())
+    }
+
+    /// A fingerprint of the space's definition (domains, bindings and constraints), for the lockfile.
+    pub fn fingerprint(&self) -> String {
+        let mut h = fsx::KeyHasher::new();
+        for t in &self.tunables {
+            h.part(&t.name)
+                .part(&t.site.file)
+                .part(format!("{:?}", t.domain.values()));
+        }
+        for c in &self.constraints {
+            h.part(c.text());
+        }
+        h.finish()
+    }
+}
+
+/// Facts a constraint can name: SoC figures, the 32-byte block, and each tensor's element and byte count.
+pub fn facts(op: &OpSpec, soc: &Soc) -> BTreeMap<String, i64> {
+    let mut f = BTreeMap::new();
+    f.insert("ub_bytes".to_string(), soc.ub_bytes as i64);
+    f.insert("aiv_cores".to_string(), soc.aiv_cores as i64);
+    f.insert("aic_cores".to_string(), soc.aic_cores as i64);
+    f.insert("block_bytes".to_string(), 32);
+    for t in op.inputs.iter().chain(op.outputs.iter()) {
+        f.insert(format!("{}_elems", t.name), t.elems() as i64);
+        f.insert(format!("{}_bytes", t.name), t.bytes() as i64);
+        for (i, d) in t.shape.iter().enumerate() {
+            f.insert(format!("{}_dim{i}", t.name), *d as i64);
+        }
+    }
+    f
+}

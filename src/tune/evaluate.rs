@@ -1,0 +1,152 @@
+//! The one door to evaluation (as in Kernel Tuner): a candidate point is checked against the constraints,
+//! looked up in the journal, and only then patched into the sources, built, run and verified against the
+//! reference outputs. Every outcome, failures included, becomes a journal `Trial`. Strategies never get
+//! past this door; the loop charges the budget for what comes out of it.
+
+use super::journal::{self, Journal, Trial};
+use crate::backend::{Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
+use crate::fsx::KeyHasher;
+use crate::manifest::OpSpec;
+use crate::space::{Point, Space};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// The reference a candidate must reproduce: the unmodified operator's outputs on the seeded inputs.
+pub struct Reference {
+    pub outputs: Vec<Vec<u8>>,
+    pub key: String,
+}
+
+pub struct Evaluator {
+    pub backend: Arc<dyn Backend>,
+    pub op: OpSpec,
+    pub space: Space,
+    /// Current contents of every op source file, by path relative to the project root.
+    pub originals: BTreeMap<String, String>,
+    pub inputs: Inputs,
+    pub reference: Reference,
+    pub journal: Mutex<Journal>,
+}
+
+/// What the loop learns from one evaluation.
+pub struct Evaluated {
+    pub trial: Trial,
+    /// Served from the journal without building or running.
+    pub from_journal: bool,
+    pub build_cached: bool,
+}
+
+impl Evaluator {
+    /// Runs the unmodified sources once: the baseline measurement and the reference outputs.
+    pub fn baseline(
+        backend: &dyn Backend,
+        op: &OpSpec,
+        inputs: &Inputs,
+        keep_trace: bool,
+    ) -> Result<Measurement, TrialFailure> {
+        let artifact = backend.build(op, &SourceSet::default())?;
+        backend.run(op, &artifact, inputs, keep_trace)
+    }
+
+    /// The journal key of a point: everything that decides its outcome.
+    pub fn key(&self, patched: &BTreeMap<String, String>) -> String {
+        let mut h = KeyHasher::new();
+        h.part(self.backend.fingerprint())
+            .part(self.backend.soc().name)
+            .part(&self.op.name)
+            .part(self.op.shape_key());
+        h.part(&self.inputs.key).part(&self.reference.key);
+        for (file, text) in &self.originals {
+            h.part(file).part(patched.get(file).unwrap_or(text));
+        }
+        h.finish()
+    }
+
+    /// Evaluates one point (blocking: builds and runs child processes).
+    pub fn evaluate(&self, index: usize, point: &Point) -> crate::errors::Result<Evaluated> {
+        let params = self.space.values(point);
+        let mut trial = Trial {
+            v: journal::VERSION,
+            key: String::new(),
+            op: self.op.name.clone(),
+            index,
+            params,
+            rewrites: vec![],
+            latency_us: None,
+            block_dim: None,
+            bound: None,
+            pipes: BTreeMap::new(),
+            failure: None,
+            error: None,
+        };
+        if let Err(why) = self.space.check(point) {
+            trial.failure = Some(FailureKind::Invalid);
+            trial.error = Some(why);
+            return Ok(Evaluated {
+                trial,
+                from_journal: false,
+                build_cached: false,
+            });
+        }
+        let patched = crate::rewrite::params::apply(&self.space, point, &self.originals);
+        trial.key = self.key(&patched);
+        if let Some(known) = self.journal.lock().expect("journal lock").get(&trial.key) {
+            let mut t = known.clone();
+            t.index = index;
+            return Ok(Evaluated {
+                trial: t,
+                from_journal: true,
+                build_cached: true,
+            });
+        }
+        let sources = SourceSet { overrides: patched };
+        let mut build_cached = false;
+        let outcome = self.backend.build(&self.op, &sources).and_then(|artifact| {
+            build_cached = artifact.cached;
+            let m = self.backend.run(&self.op, &artifact, &self.inputs, false)?;
+            self.verify(&m)?;
+            Ok(m)
+        });
+        match outcome {
+            Ok(m) => {
+                trial.latency_us = Some(m.latency_us);
+                trial.block_dim = Some(m.block_dim);
+                trial.bound = Some(m.timing.bound.to_string());
+                trial.pipes = m
+                    .timing
+                    .pipes
+                    .iter()
+                    .map(|p| (p.name.to_string(), p.ratio))
+                    .collect();
+            }
+            Err(f) => {
+                trial.failure = Some(f.kind);
+                trial.error = Some(f.message);
+            }
+        }
+        self.journal.lock().expect("journal lock").record(&trial)?;
+        Ok(Evaluated {
+            trial,
+            from_journal: false,
+            build_cached,
+        })
+    }
+
+    fn verify(&self, m: &Measurement) -> Result<(), TrialFailure> {
+        for ((t, got), want) in self
+            .op
+            .outputs
+            .iter()
+            .zip(&m.outputs)
+            .zip(&self.reference.outputs)
+        {
+            let tol = self
+                .op
+                .tolerance
+                .unwrap_or_else(|| crate::verify::default_tolerance(t.dtype));
+            crate::verify::compare(t, got, want, tol)
+                .map_err(|m| TrialFailure::new(FailureKind::Wrong, m))?;
+        }
+        Ok(())
+    }
+}

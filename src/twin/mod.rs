@@ -1,0 +1,578 @@
+//! The twin: building an operator's host tiling program and kernel against the embedded C++
+//! implementation of the AscendC API (`templates/twin/`), and running them on the CPU.
+//!
+//! Building goes through the `cc` crate's view of the system C++ compiler. The twin's own runtime is
+//! compiled once per twin version; each candidate compiles only the operator's sources, and both
+//! programs are cached by a content hash of everything they read. Running is a child process per
+//! program with a time limit. This module knows nothing of timing models, searching or lockfiles: it hands
+//! back the trace text and the outputs.
+
+pub mod process;
+pub mod protocol;
+
+use crate::backend::{FailureKind, SourceSet, TrialFailure};
+use crate::errors::{Error, Result};
+use crate::fsx::{self, KeyHasher};
+use crate::manifest::OpSpec;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/twin_files.rs"));
+}
+
+const COMPILE_LIMIT: Duration = Duration::from_secs(300);
+const TILING_LIMIT: Duration = Duration::from_secs(30);
+const KERNEL_LIMIT: Duration = Duration::from_secs(120);
+/// Exit codes of the twin's programs (templates/twin/README.md).
+const EXIT_FAULT: i32 = 3;
+const EXIT_TILING: i32 = 4;
+/// The most blocks a launch may ask for (the hardware's limit).
+const MAX_BLOCK_DIM: u32 = 65535;
+
+/// Source extensions that take part in a build and its cache key.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "h", "hh", "hpp", "hxx", "inc", "inl", "c", "cc", "cpp", "cxx", "asc",
+];
+
+/// The twin toolchain, extracted and with its runtime compiled.
+pub struct Twin {
+    dir: PathBuf,
+    work: PathBuf,
+    version: String,
+    compiler: cc::Tool,
+    host_objects: Vec<PathBuf>,
+    kernel_objects: Vec<PathBuf>,
+    runs: AtomicU64,
+}
+
+/// Where a built candidate's programs are.
+#[derive(Debug, Clone)]
+pub struct Programs {
+    pub key: String,
+    pub host: PathBuf,
+    pub kernel: PathBuf,
+    pub cached: bool,
+}
+
+/// What one run of the two programs produced.
+pub struct RunOutput {
+    pub tiling: protocol::TilingResult,
+    pub outputs: Vec<Vec<u8>>,
+    pub trace: String,
+}
+
+/// Version of the embedded twin: a hash of its files and of this tool's version.
+pub fn version() -> String {
+    let mut h = KeyHasher::new();
+    h.part(env!("CARGO_PKG_VERSION"));
+    for (path, bytes) in embedded::FILES {
+        h.part(path).part(bytes);
+    }
+    h.finish()
+}
+
+impl Twin {
+    /// Extracts the twin under `work/twin/<version>/` and compiles its runtime, both only once.
+    pub fn prepare(work: &Path) -> Result<Twin> {
+        let version = version();
+        let dir = work.join("twin").join(&version);
+        if !dir.join(".complete").is_file() {
+            let staging = work
+                .join("twin")
+                .join(format!(".{version}.{}", std::process::id()));
+            for (rel, bytes) in embedded::FILES {
+                let path = staging.join(rel);
+                fsx::create_dir_all(path.parent().unwrap())?;
+                std::fs::write(&path, bytes).map_err(|e| Error::io("could not write", &path, e))?;
+            }
+            std::fs::write(staging.join(".complete"), b"")
+                .map_err(|e| Error::io("could not write", &staging, e))?;
+            if std::fs::rename(&staging, &dir).is_err() {
+                // Another process got there first; its copy is identical.
+                let _ = std::fs::remove_dir_all(&staging);
+            }
+        }
+        let compiler = cc::Build::new()
+            .cpp(true)
+            .cargo_metadata(false)
+            .cargo_warnings(false)
+            .opt_level(2)
+            .target(env!("TWIN_TARGET"))
+            .host(env!("TWIN_TARGET"))
+            .try_get_compiler()
+            .map_err(|e| {
+                Error::bad_input(
+                    format!("no C++ compiler found: {e}"),
+                    Some("install g++ or clang++ (e.g. `apt-get install g++`), or set CXX".into()),
+                )
+            })?;
+        let mut twin = Twin {
+            dir,
+            work: work.to_path_buf(),
+            version,
+            compiler,
+            host_objects: vec![],
+            kernel_objects: vec![],
+            runs: AtomicU64::new(0),
+        };
+        twin.host_objects = twin.compile_runtime("host")?;
+        twin.kernel_objects = twin.compile_runtime("kernel")?;
+        Ok(twin)
+    }
+
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// The compiler command with the flags every twin compile uses.
+    fn cxx(&self, side: &str) -> Command {
+        let mut cmd = Command::new(self.compiler.path());
+        cmd.args(
+            self.compiler
+                .args()
+                .iter()
+                .filter(|a| !a.to_string_lossy().starts_with("-O")),
+        );
+        let opt = if side == "host" { "-O1" } else { "-O2" };
+        cmd.args(["-std=c++17", opt, "-w", "-fno-strict-aliasing"]);
+        cmd.arg("-I").arg(self.dir.join("include").join(side));
+        cmd
+    }
+
+    fn compile_runtime(&self, side: &str) -> Result<Vec<PathBuf>> {
+        let obj_dir = self.dir.join("obj");
+        fsx::create_dir_all(&obj_dir)?;
+        let mut objects = vec![];
+        let mut sources: Vec<&str> = embedded::FILES
+            .iter()
+            .map(|(p, _)| *p)
+            .filter(|p| p.starts_with(&format!("src/{side}_")) && p.ends_with(".cpp"))
+            .collect();
+        sources.sort();
+        for rel in sources {
+            let stem = Path::new(rel)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let obj = obj_dir.join(format!("{stem}.o"));
+            if !obj.is_file() {
+                let tmp = obj_dir.join(format!(".{stem}.{}.o", std::process::id()));
+                let mut cmd = self.cxx(side);
+                cmd.arg("-c").arg(self.dir.join(rel)).arg("-o").arg(&tmp);
+                match process::run(cmd, COMPILE_LIMIT, &obj_dir.join(format!("{stem}.log"))) {
+                    Ok(process::Finished::Exited { status, .. }) if status.success() => {
+                        std::fs::rename(&tmp, &obj)
+                            .map_err(|e| Error::io("could not write", &obj, e))?
+                    }
+                    Ok(process::Finished::Exited { stderr, .. }) => {
+                        return Err(Error::Internal(format!(
+                            "the twin runtime {rel} does not compile:\n{stderr}"
+                        )));
+                    }
+                    Ok(process::Finished::TimedOut) => {
+                        return Err(Error::Internal(format!(
+                            "compiling the twin runtime {rel} timed out"
+                        )));
+                    }
+                    Err(e) => return Err(Error::io("could not run the C++ compiler for", &obj, e)),
+                }
+            }
+            objects.push(obj);
+        }
+        Ok(objects)
+    }
+
+    /// Builds (or finds in the cache) the host tiling program and the kernel program of one candidate.
+    pub fn build(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        sources: &SourceSet,
+    ) -> std::result::Result<Programs, TrialFailure> {
+        let io =
+            |e: std::io::Error| TrialFailure::new(FailureKind::Build, format!("build folder: {e}"));
+        let (host, host_cached) = self
+            .build_side(root, include, op, sources, "host")
+            .map_err(|e| e.or_io(io))?;
+        let (kernel, kernel_cached) = self
+            .build_side(root, include, op, sources, "kernel")
+            .map_err(|e| e.or_io(io))?;
+        let key = KeyHasher::new()
+            .part(host.to_string_lossy().as_bytes())
+            .part(kernel.to_string_lossy().as_bytes())
+            .finish();
+        Ok(Programs {
+            key,
+            host,
+            kernel,
+            cached: host_cached && kernel_cached,
+        })
+    }
+
+    fn build_side(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        sources: &SourceSet,
+        side: &str,
+    ) -> std::result::Result<(PathBuf, bool), BuildError> {
+        let (units, mut extra_headers): (Vec<&String>, Vec<&String>) = match side {
+            "host" => (op.host.iter().collect(), vec![]),
+            _ => (
+                op.kernel.iter().collect(),
+                op.tiling_header.iter().collect(),
+            ),
+        };
+        extra_headers.retain(|h| !units.contains(h));
+        let files = gather(
+            root,
+            units.iter().chain(extra_headers.iter()).copied(),
+            sources,
+        )
+        .map_err(BuildError::Io)?;
+        let defines = defines(op, side);
+        let shim = (side == "kernel").then(|| protocol::launch_shim(op));
+        let mut h = KeyHasher::new();
+        h.part(&self.version)
+            .part(side)
+            .part(self.compiler.path().to_string_lossy().as_bytes());
+        for d in &defines {
+            h.part(d);
+        }
+        for (rel, text) in &files {
+            h.part(rel).part(text);
+        }
+        h.part(shim.as_deref().unwrap_or(""));
+        for inc in include {
+            h.part(inc.to_string_lossy().as_bytes());
+        }
+        let key = h.finish();
+        let dir = self.work.join("build").join(format!("{side}-{key}"));
+        let program = dir.join(if side == "host" { "tiling" } else { "kernel" });
+        if program.is_file() {
+            return Ok((program, true));
+        }
+        let mirror = dir.join("src");
+        for (rel, text) in &files {
+            let p = mirror.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).map_err(BuildError::Io)?;
+            std::fs::write(&p, text).map_err(BuildError::Io)?;
+        }
+        let mut cmd = self.cxx(side);
+        let mut dirs: Vec<PathBuf> = files
+            .keys()
+            .filter_map(|r| Path::new(r).parent().map(Path::to_path_buf))
+            .collect();
+        dirs.dedup();
+        for d in &dirs {
+            cmd.arg("-I").arg(mirror.join(d));
+        }
+        for d in &dirs {
+            cmd.arg("-I").arg(root.join(d));
+        }
+        cmd.arg("-I").arg(root);
+        for inc in include {
+            cmd.arg("-I").arg(inc);
+        }
+        cmd.args(&defines);
+        if let Some(header) = op.tiling_header.as_ref().filter(|_| side == "kernel") {
+            cmd.arg("-include").arg(mirror.join(header));
+        }
+        for u in &units {
+            cmd.arg(mirror.join(u));
+        }
+        if let Some(shim) = &shim {
+            let p = dir.join("launch.cpp");
+            std::fs::write(&p, shim).map_err(BuildError::Io)?;
+            cmd.arg(p);
+        }
+        let objects = if side == "host" {
+            &self.host_objects
+        } else {
+            &self.kernel_objects
+        };
+        cmd.args(objects);
+        let tmp = dir.join(format!(
+            ".{}.{}",
+            program.file_name().unwrap().to_string_lossy(),
+            std::process::id()
+        ));
+        cmd.arg("-o").arg(&tmp);
+        match process::run(cmd, COMPILE_LIMIT, &dir.join("build")) {
+            Ok(process::Finished::Exited { status, .. }) if status.success() => {
+                std::fs::rename(&tmp, &program).map_err(BuildError::Io)?;
+                Ok((program, false))
+            }
+            Ok(process::Finished::Exited { stderr, .. }) => {
+                let stderr = stderr
+                    .replace(&mirror.to_string_lossy().into_owned(), "")
+                    .replace("//", "/");
+                Err(BuildError::Failed(TrialFailure::new(
+                    FailureKind::Build,
+                    format!(
+                        "the {side} code does not compile:\n{}",
+                        first_errors(&stderr)
+                    ),
+                )))
+            }
+            Ok(process::Finished::TimedOut) => Err(BuildError::Failed(TrialFailure::new(
+                FailureKind::Timeout,
+                format!(
+                    "compiling the {side} code took longer than {}s",
+                    COMPILE_LIMIT.as_secs()
+                ),
+            ))),
+            Err(e) => Err(BuildError::Io(e)),
+        }
+    }
+
+    /// Runs the tiling program, then the kernel program on `inputs`, returning outputs and trace.
+    pub fn run(
+        &self,
+        op: &OpSpec,
+        programs: &Programs,
+        soc: &crate::model::soc::Soc,
+        inputs: &[PathBuf],
+    ) -> std::result::Result<RunOutput, TrialFailure> {
+        let n = self.runs.fetch_add(1, Ordering::Relaxed);
+        let dir = self
+            .work
+            .join("runs")
+            .join(format!("{}-{n}", std::process::id()));
+        let io = |e: std::io::Error| {
+            TrialFailure::new(
+                FailureKind::Crash,
+                format!("run folder {}: {e}", dir.display()),
+            )
+        };
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let result = self.run_in(op, programs, soc, inputs, &dir);
+        if std::env::var_os("ASCEND_TUNE_KEEP_RUNS").is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        result
+    }
+
+    fn run_in(
+        &self,
+        op: &OpSpec,
+        programs: &Programs,
+        soc: &crate::model::soc::Soc,
+        inputs: &[PathBuf],
+        dir: &Path,
+    ) -> std::result::Result<RunOutput, TrialFailure> {
+        let io = |e: std::io::Error| {
+            TrialFailure::new(
+                FailureKind::Crash,
+                format!("run folder {}: {e}", dir.display()),
+            )
+        };
+        let spec = dir.join("tiling.spec");
+        std::fs::write(&spec, protocol::tiling_spec(op, soc)).map_err(io)?;
+        let result_path = dir.join("tiling.out");
+        let mut cmd = Command::new(&programs.host);
+        cmd.arg(&spec).arg(&result_path).current_dir(dir);
+        let tiling = match process::run(cmd, TILING_LIMIT, &dir.join("tiling")).map_err(io)? {
+            process::Finished::Exited { status, .. } if status.success() => {
+                let text = std::fs::read_to_string(&result_path).map_err(io)?;
+                protocol::parse_tiling_result(&text)
+                    .map_err(|m| TrialFailure::new(FailureKind::Tiling, m))?
+            }
+            process::Finished::Exited { status, stderr } => {
+                let kind = if status.code() == Some(EXIT_TILING) {
+                    FailureKind::Tiling
+                } else {
+                    FailureKind::Crash
+                };
+                return Err(TrialFailure::new(
+                    kind,
+                    format!(
+                        "the tiling program failed ({}): {}",
+                        describe(status),
+                        stderr.trim()
+                    ),
+                ));
+            }
+            process::Finished::TimedOut => {
+                return Err(TrialFailure::new(
+                    FailureKind::Timeout,
+                    format!(
+                        "the tiling program ran longer than {}s",
+                        TILING_LIMIT.as_secs()
+                    ),
+                ));
+            }
+        };
+        if tiling.block_dim == 0 || tiling.block_dim > MAX_BLOCK_DIM {
+            return Err(TrialFailure::new(
+                FailureKind::Tiling,
+                format!(
+                    "the tiling function set block_dim {}; it must be 1..={MAX_BLOCK_DIM}",
+                    tiling.block_dim
+                ),
+            ));
+        }
+        let tiling_path = dir.join("tiling.bin");
+        std::fs::write(&tiling_path, &tiling.tiling_data).map_err(io)?;
+        let output_paths: Vec<PathBuf> = op
+            .outputs
+            .iter()
+            .map(|t| dir.join(format!("{}.out.bin", t.name)))
+            .collect();
+        let trace_path = dir.join("trace.txt");
+        let run = protocol::RunFile {
+            block_dim: tiling.block_dim,
+            ub_bytes: soc.ub_bytes,
+            tiling: &tiling_path,
+            workspace: tiling.workspace.iter().sum(),
+            inputs: op
+                .inputs
+                .iter()
+                .zip(inputs)
+                .map(|(t, p)| (t.name.as_str(), p.as_path(), t.bytes()))
+                .collect(),
+            outputs: op
+                .outputs
+                .iter()
+                .zip(&output_paths)
+                .map(|(t, p)| (t.name.as_str(), p.as_path(), t.bytes()))
+                .collect(),
+            trace: &trace_path,
+        };
+        let run_path = dir.join("kernel.run");
+        std::fs::write(&run_path, run.render()).map_err(io)?;
+        let mut cmd = Command::new(&programs.kernel);
+        cmd.arg(&run_path).current_dir(dir);
+        match process::run(cmd, KERNEL_LIMIT, &dir.join("kernel")).map_err(io)? {
+            process::Finished::Exited { status, .. } if status.success() => {}
+            process::Finished::Exited { status, stderr } => {
+                let kind = if status.code() == Some(EXIT_FAULT) {
+                    FailureKind::Fault
+                } else {
+                    FailureKind::Crash
+                };
+                return Err(TrialFailure::new(
+                    kind,
+                    format!(
+                        "the kernel failed ({}):\n{}",
+                        describe(status),
+                        stderr.trim()
+                    ),
+                ));
+            }
+            process::Finished::TimedOut => {
+                return Err(TrialFailure::new(
+                    FailureKind::Timeout,
+                    format!(
+                        "the kernel ran longer than {}s (an endless loop?)",
+                        KERNEL_LIMIT.as_secs()
+                    ),
+                ));
+            }
+        }
+        let outputs = output_paths
+            .iter()
+            .map(std::fs::read)
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(io)?;
+        let trace = std::fs::read_to_string(&trace_path).map_err(io)?;
+        Ok(RunOutput {
+            tiling,
+            outputs,
+            trace,
+        })
+    }
+}
+
+enum BuildError {
+    Failed(TrialFailure),
+    Io(std::io::Error),
+}
+
+impl BuildError {
+    fn or_io(self, f: impl Fn(std::io::Error) -> TrialFailure) -> TrialFailure {
+        match self {
+            BuildError::Failed(t) => t,
+            BuildError::Io(e) => f(e),
+        }
+    }
+}
+
+/// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, and the op type.
+fn defines(op: &OpSpec, side: &str) -> Vec<String> {
+    let mut d = vec![format!("-DTWIN_OP_TYPE={}", op.op_type)];
+    if side == "kernel" {
+        for t in op.inputs.iter().chain(op.outputs.iter()) {
+            let upper = t.name.to_ascii_uppercase();
+            d.push(format!("-DDTYPE_{upper}={}", t.dtype.c_type()));
+            d.push(format!("-DORIG_DTYPE_{upper}={}", t.dtype.ge_name()));
+        }
+    }
+    d
+}
+
+/// The listed files and the C/C++ files beside them, with overrides applied, by relative path.
+fn gather<'a>(
+    root: &Path,
+    listed: impl Iterator<Item = &'a String>,
+    sources: &SourceSet,
+) -> std::io::Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for rel in listed {
+        let dir = Path::new(rel).parent().unwrap_or(Path::new(""));
+        for entry in std::fs::read_dir(root.join(dir))? {
+            let path = entry?.path();
+            let ext_ok = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e));
+            if path.is_file() && ext_ok {
+                let r = dir
+                    .join(path.file_name().unwrap())
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if !out.contains_key(&r) {
+                    let text = std::fs::read_to_string(&path)?;
+                    out.insert(r, text);
+                }
+            }
+        }
+    }
+    for (rel, text) in &sources.overrides {
+        out.insert(rel.clone(), text.clone());
+    }
+    Ok(out)
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("killed by signal {sig}");
+        }
+    }
+    match status.code() {
+        Some(c) => format!("exit code {c}"),
+        None => "no exit code".into(),
+    }
+}
+
+/// The compiler's first error lines, which are the ones that explain the rest.
+fn first_errors(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.iter().position(|l| l.contains("error")).unwrap_or(0);
+    lines[start..]
+        .iter()
+        .take(12)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n")
+}

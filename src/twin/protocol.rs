@@ -1,0 +1,171 @@
+//! The files passed between the tool and the twin's two programs (documented in
+//! `templates/twin/README.md`): the tiling spec in, the tiling result out, and the kernel run file.
+//! Plain "key value" lines so the C++ side needs no parser library.
+
+use crate::manifest::{AttrValue, OpSpec, TensorSpec};
+use crate::model::soc::Soc;
+use std::fmt::Write;
+use std::path::Path;
+
+pub fn tiling_spec(op: &OpSpec, soc: &Soc) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "op_type {}", op.op_type);
+    let _ = writeln!(s, "soc_version {}", soc.name);
+    let _ = writeln!(s, "short_soc {}", soc.short_name);
+    let _ = writeln!(s, "aiv_cores {}", soc.aiv_cores);
+    let _ = writeln!(s, "aic_cores {}", soc.aic_cores);
+    let _ = writeln!(s, "ub_bytes {}", soc.ub_bytes);
+    let _ = writeln!(s, "l1_bytes {}", soc.l1_bytes);
+    let _ = writeln!(s, "l0a_bytes {}", soc.l0a_bytes);
+    let _ = writeln!(s, "l0b_bytes {}", soc.l0b_bytes);
+    let _ = writeln!(s, "l0c_bytes {}", soc.l0c_bytes);
+    let _ = writeln!(s, "l2_bytes {}", soc.l2_bytes);
+    let tensor = |s: &mut String, kind: &str, t: &TensorSpec| {
+        let dims: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+        let _ = writeln!(s, "{kind} {} {} {}", t.name, t.dtype.name(), dims.join(","));
+    };
+    op.inputs.iter().for_each(|t| tensor(&mut s, "input", t));
+    op.outputs.iter().for_each(|t| tensor(&mut s, "output", t));
+    for a in &op.attrs {
+        let (kind, value) = match &a.value {
+            AttrValue::Int(i) => ("int", i.to_string()),
+            AttrValue::Float(f) => ("float", format!("{f:?}")),
+            AttrValue::Bool(b) => ("bool", (*b as u8).to_string()),
+            AttrValue::Str(v) => ("str", v.clone()),
+            AttrValue::Ints(v) => (
+                "ints",
+                v.iter().map(i64::to_string).collect::<Vec<_>>().join(","),
+            ),
+        };
+        let _ = writeln!(s, "attr {} {kind} {value}", a.name);
+    }
+    s
+}
+
+/// What the host tiling function decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TilingResult {
+    pub block_dim: u32,
+    pub tiling_key: u64,
+    pub tiling_data: Vec<u8>,
+    pub workspace: Vec<u64>,
+}
+
+pub fn parse_tiling_result(text: &str) -> Result<TilingResult, String> {
+    let (mut block_dim, mut tiling_key, mut tiling_data, mut workspace) =
+        (None, 0, Vec::new(), Vec::new());
+    for (n, line) in text.lines().enumerate() {
+        let mut it = line.split_whitespace();
+        let bad = || format!("tiling result line {}: cannot read `{line}`", n + 1);
+        match it.next() {
+            Some("block_dim") => {
+                block_dim = Some(it.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?)
+            }
+            Some("tiling_key") => {
+                tiling_key = it.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?
+            }
+            Some("tiling_data") => {
+                let hex = it.next().unwrap_or("");
+                if hex.len() % 2 != 0 {
+                    return Err(bad());
+                }
+                tiling_data = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16))
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| bad())?;
+            }
+            Some("workspace") => {
+                let count: usize = it.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                workspace = it
+                    .map(|v| v.parse::<u64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| bad())?;
+                if workspace.len() != count {
+                    return Err(bad());
+                }
+            }
+            _ => {}
+        }
+    }
+    let block_dim = block_dim.ok_or("the tiling function never called SetBlockDim")?;
+    Ok(TilingResult {
+        block_dim,
+        tiling_key,
+        tiling_data,
+        workspace,
+    })
+}
+
+pub struct RunFile<'a> {
+    pub block_dim: u32,
+    pub ub_bytes: u64,
+    pub tiling: &'a Path,
+    pub workspace: u64,
+    pub inputs: Vec<(&'a str, &'a Path, u64)>,
+    pub outputs: Vec<(&'a str, &'a Path, u64)>,
+    pub trace: &'a Path,
+}
+
+impl RunFile<'_> {
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "block_dim {}", self.block_dim);
+        let _ = writeln!(s, "ub_bytes {}", self.ub_bytes);
+        let _ = writeln!(s, "tiling {}", self.tiling.display());
+        let _ = writeln!(s, "workspace {}", self.workspace);
+        for (name, path, bytes) in &self.inputs {
+            let _ = writeln!(s, "input {name} {} {bytes}", path.display());
+        }
+        for (name, path, bytes) in &self.outputs {
+            let _ = writeln!(s, "output {name} {} {bytes}", path.display());
+        }
+        let _ = writeln!(s, "trace {}", self.trace.display());
+        s
+    }
+}
+
+/// The launch shim: calls the kernel entry with inputs, outputs, workspace and tiling, in that order.
+pub fn launch_shim(op: &OpSpec) -> String {
+    let n = op.inputs.len() + op.outputs.len() + 2;
+    let params = vec!["uint8_t*"; n].join(", ");
+    let args: Vec<String> = (0..n).map(|i| format!("args[{i}]")).collect();
+    format!(
+        "// Generated by cargo-ascend-tune: calls the kernel entry the way a launch does.\n#include <cstdint>\nextern \"C\" void {name}({params});\nextern \"C\" void twin_launch(uint8_t** args) {{ {name}({args}); }}\n",
+        name = op.name,
+        args = args.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tiling_result() {
+        let r = parse_tiling_result(
+            "block_dim 8\ntiling_key 3\ntiling_data 0001ff\nworkspace 2 16 0\n",
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            TilingResult {
+                block_dim: 8,
+                tiling_key: 3,
+                tiling_data: vec![0, 1, 255],
+                workspace: vec![16, 0]
+            }
+        );
+        assert!(
+            parse_tiling_result("tiling_key 1\n")
+                .unwrap_err()
+                .contains("SetBlockDim")
+        );
+        assert!(
+            parse_tiling_result("block_dim x\n")
+                .unwrap_err()
+                .contains("line 1")
+        );
+        assert!(parse_tiling_result("block_dim 1\ntiling_data 0g\n").is_err());
+    }
+}

@@ -1,0 +1,152 @@
+//! Correctness of candidates: seeded input data per dtype and value range, and the comparison of a
+//! candidate's outputs with the reference outputs under per-dtype tolerances (NaN and Inf positions must
+//! match). Knows nothing of building or running.
+
+use crate::manifest::{DType, TensorSpec};
+use half::{bf16, f16};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Seeded bytes for one input tensor: uniform values in its range, little-endian, in its dtype.
+pub fn generate(t: &TensorSpec, seed: u64) -> Vec<u8> {
+    let name_salt = crate::fsx::hash_hex(t.name.as_bytes());
+    let salt = u64::from_str_radix(&name_salt[..16], 16).unwrap_or(0);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ salt);
+    let n = t.elems() as usize;
+    let (lo, hi) = t.range;
+    let mut out = Vec::with_capacity(n * t.dtype.size());
+    for _ in 0..n {
+        let x: f64 = lo + (hi - lo) * rng.random::<f64>();
+        match t.dtype {
+            DType::Float16 => out.extend(f16::from_f64(x).to_le_bytes()),
+            DType::BFloat16 => out.extend(bf16::from_f64(x).to_le_bytes()),
+            DType::Float32 => out.extend((x as f32).to_le_bytes()),
+            DType::Int8 => out.extend((x.floor() as i8).to_le_bytes()),
+            DType::Int16 => out.extend((x.floor() as i16).to_le_bytes()),
+            DType::Int32 => out.extend((x.floor() as i32).to_le_bytes()),
+            DType::Int64 => out.extend((x.floor() as i64).to_le_bytes()),
+            DType::UInt8 => out.extend((x.floor().max(0.0) as u8).to_le_bytes()),
+            DType::UInt16 => out.extend((x.floor().max(0.0) as u16).to_le_bytes()),
+            DType::UInt32 => out.extend((x.floor().max(0.0) as u32).to_le_bytes()),
+            DType::UInt64 => out.extend((x.floor().max(0.0) as u64).to_le_bytes()),
+            DType::Bool => out.push((x >= (lo + hi) / 2.0) as u8),
+        }
+    }
+    out
+}
+
+/// Default tolerance (absolute and relative) per dtype, as DESIGN.md gives them.
+pub fn default_tolerance(d: DType) -> f64 {
+    match d {
+        DType::Float16 => 1e-3,
+        DType::BFloat16 => 1e-2,
+        DType::Float32 => 1e-5,
+        _ => 0.0,
+    }
+}
+
+/// Decodes element `i` of a little-endian buffer as f64.
+pub fn element(d: DType, bytes: &[u8], i: usize) -> f64 {
+    let s = d.size();
+    let b = &bytes[i * s..(i + 1) * s];
+    match d {
+        DType::Float16 => f16::from_le_bytes([b[0], b[1]]).to_f64(),
+        DType::BFloat16 => bf16::from_le_bytes([b[0], b[1]]).to_f64(),
+        DType::Float32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+        DType::Int8 => b[0] as i8 as f64,
+        DType::Int16 => i16::from_le_bytes(b.try_into().unwrap()) as f64,
+        DType::Int32 => i32::from_le_bytes(b.try_into().unwrap()) as f64,
+        DType::Int64 => i64::from_le_bytes(b.try_into().unwrap()) as f64,
+        DType::UInt8 | DType::Bool => b[0] as f64,
+        DType::UInt16 => u16::from_le_bytes(b.try_into().unwrap()) as f64,
+        DType::UInt32 => u32::from_le_bytes(b.try_into().unwrap()) as f64,
+        DType::UInt64 => u64::from_le_bytes(b.try_into().unwrap()) as f64,
+    }
+}
+
+/// Ok when `got` matches `want` within `tol` (absolute + relative); otherwise a description of the
+/// first mismatch and how many elements differ.
+pub fn compare(t: &TensorSpec, got: &[u8], want: &[u8], tol: f64) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "output `{}` has {} bytes, expected {}",
+            t.name,
+            got.len(),
+            want.len()
+        ));
+    }
+    let n = got.len() / t.dtype.size();
+    let mut bad = 0usize;
+    let mut first = None;
+    for i in 0..n {
+        let (g, w) = (element(t.dtype, got, i), element(t.dtype, want, i));
+        let ok = if w.is_nan() || g.is_nan() {
+            w.is_nan() && g.is_nan()
+        } else if w.is_infinite() || g.is_infinite() {
+            g == w
+        } else {
+            (g - w).abs() <= tol + tol * w.abs()
+        };
+        if !ok {
+            bad += 1;
+            first.get_or_insert((i, g, w));
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some((i, g, w)) => Err(format!(
+            "output `{}` differs from the reference at {bad} of {n} elements; first at index {i}: got {g}, expected {w} (tolerance {tol:e})",
+            t.name
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(dtype: DType) -> TensorSpec {
+        TensorSpec {
+            name: "x".into(),
+            dtype,
+            shape: vec![4, 8],
+            range: (-2.0, 2.0),
+        }
+    }
+
+    #[test]
+    fn generation_is_seeded_and_in_range() {
+        let t = spec(DType::Float16);
+        let a = generate(&t, 7);
+        assert_eq!(a, generate(&t, 7));
+        assert_ne!(a, generate(&t, 8));
+        assert_eq!(a.len(), 64);
+        assert!((0..32).all(|i| (-2.0..=2.0).contains(&element(DType::Float16, &a, i))));
+    }
+
+    #[test]
+    fn comparison_uses_tolerance_and_nan_positions() {
+        let t = spec(DType::Float32);
+        let enc = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let want = enc(&[1.0, f32::NAN, f32::INFINITY]);
+        let t = TensorSpec {
+            shape: vec![3],
+            ..t
+        };
+        assert!(
+            compare(
+                &t,
+                &enc(&[1.0 + 1e-7, f32::NAN, f32::INFINITY]),
+                &want,
+                1e-5
+            )
+            .is_ok()
+        );
+        assert!(
+            compare(&t, &enc(&[1.1, f32::NAN, f32::INFINITY]), &want, 1e-5)
+                .unwrap_err()
+                .contains("index 0")
+        );
+        assert!(compare(&t, &enc(&[1.0, 0.0, f32::INFINITY]), &want, 1e-5).is_err());
+    }
+}
