@@ -1,0 +1,755 @@
+// The pipeline simulation: when each traced instruction runs, per block, per core, for the whole launch;
+// the per-pipe utilisation and the bound.
+// Owns: scheduling (in-order pipes, scalar issue, flags, barriers), chip-bandwidth sharing between cores,
+// waves of blocks over cores, the kernel latency. Costs of single instructions come from costs.rs.
+// Does not know how traces are written or read, nor anything about building, running, files or the CLI.
+//
+// Per block, one forward pass in program order. For in-order pipes this gives the same schedule as a
+// discrete-event simulation: an instruction starts at max(scalar issue time, its pipe's free time, its pipe's
+// not-before time from waits and barriers) and holds its pipe for its cost. A `set` fires when every earlier
+// instruction of its source pipe has finished (and any wait queued before it on that pipe has passed);
+// a `wait` raises its destination pipe's not-before time to the set's firing time.
+//
+// Chip bandwidth: the n blocks running at once share the chip's streaming bandwidth. Each core gets
+// chip_bw / n, kept as a calendar of 64-cycle bins over the block's timeline: a copy takes bytes from the
+// bins from its start on, no faster than its single-core rate and no more than what its core has left in a
+// bin. The copy ends at the later of its single-core end (fixed + stream) and its last byte placed, so the
+// fixed latency of one copy overlaps the streaming of others and a saturated chip streams at exactly
+// chip_bw. Every core is assumed to see the same share (the launch is symmetric); cores that finish early
+// leave their share unused.
+//
+// Cores: block i runs on core i % cores, in waves; the latency is the launch heads plus the busiest core's
+// blocks. `SyncAll` (an `I S SyncAll` record) holds every block until the last one arrives when all blocks are
+// resident at once; with more blocks than cores it is costed per block and noted.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::Serialize;
+
+use super::costs::{self, Dir};
+use super::soc::Soc;
+use super::trace::{BarrierScope, Block, Instr, Pipe, Record, Trace};
+
+/// What to record besides the summary.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SimOptions {
+    /// Record one span per instruction (for the Chrome trace). Costs memory on big traces.
+    pub record_spans: bool,
+}
+
+/// Busy time of one pipe on the busiest core for that pipe, as msprof's PipeUtilization reports it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PipeStat {
+    pub pipe: Pipe,
+    pub busy_us: f64,
+    /// busy / that core's total time.
+    pub ratio: f64,
+    /// The msprof PipeUtilization column of this ratio, e.g. "aiv_mte2_ratio".
+    pub name: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PipeBusy {
+    pub pipe: Pipe,
+    pub busy_us: f64,
+}
+
+/// One block on its core, in kernel time (0 = launch).
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockTiming {
+    pub block: u32,
+    pub core: u32,
+    /// Which wave (round of blocks over the cores) it ran in.
+    pub wave: u32,
+    pub start_us: f64,
+    pub end_us: f64,
+    /// Busy time per pipe used by the block (heads excluded).
+    pub busy: Vec<PipeBusy>,
+}
+
+/// One instruction on its pipe, in kernel time.
+#[derive(Debug, Clone, Serialize)]
+pub struct Span {
+    pub block: u32,
+    pub core: u32,
+    pub pipe: Pipe,
+    pub api: String,
+    pub start_us: f64,
+    pub end_us: f64,
+    /// Kernel source line (`line=` of the trace record).
+    pub line: u32,
+}
+
+/// What limits the kernel.
+///
+/// Chosen in this order:
+/// 1. `LaunchOverhead` when the once-per-kernel heads (op head + pipe heads) are at least half the latency;
+/// 2. `ChipBandwidth` when more than one block runs at once and moving the kernel's GM bytes at the chip's
+///    streaming bandwidth takes at least 80% of the time after the heads (the roofline is reached: more blocks
+///    or bigger copies will not help, fewer bytes will);
+/// 3. otherwise the busiest pipe on the critical core (the core that sets the latency), if it is busy at least
+///    half of that core's time;
+/// 4. otherwise `Dependency`: no pipe is near full, the pipes mostly wait on each other (barriers, single
+///    buffering, flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    Mte2,
+    Vector,
+    Mte3,
+    Scalar,
+    Mte1,
+    Cube,
+    FixPipe,
+    ChipBandwidth,
+    LaunchOverhead,
+    Dependency,
+}
+
+impl Bound {
+    fn of_pipe(p: Pipe) -> Bound {
+        match p {
+            Pipe::Mte2 => Bound::Mte2,
+            Pipe::Mte3 => Bound::Mte3,
+            Pipe::V => Bound::Vector,
+            Pipe::S => Bound::Scalar,
+            Pipe::Mte1 => Bound::Mte1,
+            Pipe::M => Bound::Cube,
+            Pipe::Fix => Bound::FixPipe,
+        }
+    }
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Bound::Mte2 => "mte2 (GM->UB copies)",
+            Bound::Vector => "vector",
+            Bound::Mte3 => "mte3 (UB->GM copies)",
+            Bound::Scalar => "scalar",
+            Bound::Mte1 => "mte1 (L1->L0 copies)",
+            Bound::Cube => "cube",
+            Bound::FixPipe => "fixpipe",
+            Bound::ChipBandwidth => "chip bandwidth",
+            Bound::LaunchOverhead => "launch overhead",
+            Bound::Dependency => "pipe dependencies (pipes wait on each other)",
+        })
+    }
+}
+
+/// The modelled timing of one launch.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timing {
+    /// Device time of the kernel: launch heads plus the busiest core's blocks.
+    pub latency_us: f64,
+    pub pipes: Vec<PipeStat>,
+    pub bound: Bound,
+    pub blocks: Vec<BlockTiming>,
+    /// Empty unless `SimOptions::record_spans`.
+    pub spans: Vec<Span>,
+    /// Always true: these numbers come from the model, not from hardware.
+    pub modelled: bool,
+    /// Once-per-kernel op head and pipe heads.
+    pub launch_us: f64,
+    pub block_dim: u32,
+    /// Cores the blocks were spread over (AIV cores, or AIC cores for a cube-only kernel).
+    pub cores: u32,
+    /// Bytes moved between GM and the cores.
+    pub gm_bytes: u64,
+    /// gm_bytes at the chip's streaming bandwidth.
+    pub roofline_us: f64,
+    /// What the model had to assume (unknown APIs costed by default).
+    pub notes: Vec<String>,
+}
+
+impl Timing {
+    pub fn pipe(&self, pipe: Pipe) -> Option<&PipeStat> {
+        self.pipes.iter().find(|p| p.pipe == pipe)
+    }
+}
+
+/// Time to move `total_gm_bytes` at the SoC's achievable chip streaming bandwidth, in microseconds.
+pub fn roofline_us(total_gm_bytes: u64, soc: &Soc) -> f64 {
+    total_gm_bytes as f64 / (soc.chip_bw_gbps * 1e3)
+}
+
+fn dma_dir(ins: &Instr) -> Option<Dir> {
+    if ins.cycles.is_some() {
+        return None;
+    }
+    match ins.pipe {
+        Pipe::Mte2 => Some(Dir::Load),
+        Pipe::Mte3 => Some(Dir::Store),
+        Pipe::Fix if ins.bytes.is_some() => Some(Dir::Store),
+        _ => None,
+    }
+}
+
+/// Bytes moved between GM and the cores by all blocks of the trace (MTE2, MTE3, and FIX copies to GM).
+pub fn trace_gm_bytes(trace: &Trace) -> u64 {
+    let mut total = 0u64;
+    for block in &trace.blocks {
+        for rec in &block.records {
+            if let Record::Instr(ins) = rec {
+                if matches!(ins.pipe, Pipe::Mte2 | Pipe::Mte3)
+                    || (ins.pipe == Pipe::Fix && ins.bytes.is_some())
+                {
+                    total = total.saturating_add(ins.bytes.unwrap_or(0));
+                }
+            }
+        }
+    }
+    total
+}
+
+fn ratio_name(p: Pipe) -> &'static str {
+    match p {
+        Pipe::Mte2 => "aiv_mte2_ratio",
+        Pipe::Mte3 => "aiv_mte3_ratio",
+        Pipe::V => "aiv_vec_ratio",
+        Pipe::S => "aiv_scalar_ratio",
+        Pipe::Mte1 => "aic_mte1_ratio",
+        Pipe::M => "aic_mac_ratio",
+        Pipe::Fix => "aic_fixpipe_ratio",
+    }
+}
+
+/// Per-core share of the chip's bandwidth over time, in bins.
+struct Calendar {
+    cap: f64,
+    used: Vec<f64>,
+}
+
+const BIN_CYCLES: f64 = 64.0;
+/// Past this many bins (~150 ms at 1.8 GHz) the calendar stops tracking and charges the plain share rate.
+const MAX_BINS: usize = 1 << 22;
+
+impl Calendar {
+    fn reset(&mut self, bytes_per_cycle: f64) {
+        self.cap = bytes_per_cycle * BIN_CYCLES;
+        self.used.clear();
+    }
+
+    /// Places `bytes` from cycle `start` on, at most `max_rate` bytes per cycle; returns the finish cycle.
+    fn place(&mut self, start: f64, bytes: f64, max_rate: f64) -> f64 {
+        let (mut t, mut rem) = (start.max(0.0), bytes);
+        let positive = |x: f64| x > 0.0; // false for NaN too
+        if !positive(rem) || !positive(max_rate) || !positive(self.cap) {
+            return t;
+        }
+        loop {
+            let b = (t / BIN_CYCLES) as usize;
+            if b >= MAX_BINS {
+                return t + rem / max_rate.min(self.cap / BIN_CYCLES);
+            }
+            if b >= self.used.len() {
+                self.used.resize(b + 1, 0.0);
+            }
+            let span = (b + 1) as f64 * BIN_CYCLES - t;
+            let can = (self.cap - self.used[b]).max(0.0).min(max_rate * span);
+            if can >= rem {
+                self.used[b] += rem;
+                return t + rem * span / can;
+            }
+            self.used[b] += can;
+            rem -= can;
+            t = (b + 1) as f64 * BIN_CYCLES;
+        }
+    }
+}
+
+struct BlockRunView {
+    duration: f64,
+    busy: [f64; 7],
+    spans: Vec<RawSpan>,
+}
+
+/// Per-API facts resolved once per simulation.
+struct ApiInfo {
+    pad: bool,
+    sync_all: bool,
+    /// Vector class for dt 1, 2, 4, 8: (fixed, per repeat, known).
+    vec: [(f64, f64, bool); 4],
+}
+
+struct RawSpan {
+    pipe: Pipe,
+    api: u32,
+    start: f64,
+    end: f64,
+    line: u32,
+}
+
+const S: usize = 3; // Pipe::S.index()
+
+/// One block's machine state, resumable across `SyncAll`s.
+struct BlockState {
+    free: [f64; 7],
+    not_before: [f64; 7],
+    busy: [f64; 7],
+    issue: f64,
+    fires: Vec<f64>,
+    cal: Calendar,
+    /// Next record to run.
+    pos: usize,
+    spans: Vec<RawSpan>,
+}
+
+impl BlockState {
+    fn new(block: &Block, share_bytes_per_cycle: f64) -> BlockState {
+        let mut cal = Calendar {
+            cap: 0.0,
+            used: Vec::new(),
+        };
+        cal.reset(share_bytes_per_cycle);
+        BlockState {
+            free: [0.0; 7],
+            not_before: [0.0; 7],
+            busy: [0.0; 7],
+            issue: 0.0,
+            fires: vec![0.0; block.sets as usize],
+            cal,
+            pos: 0,
+            spans: Vec::new(),
+        }
+    }
+
+    fn duration(&self) -> f64 {
+        self.free.iter().fold(self.issue, |a, &b| a.max(b))
+    }
+
+    /// Finishes a `SyncAll` the block reached: it leaves at `release` (the last block's arrival, or its own
+    /// when not aligned) plus the cost of the synchronisation itself.
+    fn leave_sync(&mut self, block: &Block, arrival: f64, release: f64, record_spans: bool) {
+        let end = release.max(arrival) + costs::SYNC_ALL_CYCLES;
+        self.busy[S] += costs::SYNC_ALL_CYCLES;
+        self.free[S] = end;
+        self.issue = end;
+        if record_spans {
+            if let Some(Record::Instr(ins)) =
+                self.pos.checked_sub(1).and_then(|i| block.records.get(i))
+            {
+                self.spans.push(RawSpan {
+                    pipe: Pipe::S,
+                    api: ins.api,
+                    start: arrival,
+                    end,
+                    line: ins.src_line,
+                });
+            }
+        }
+    }
+}
+
+struct Sim<'a> {
+    trace: &'a Trace,
+    soc: &'a Soc,
+    apis: Vec<ApiInfo>,
+    unknown: BTreeSet<u32>,
+    record_spans: bool,
+}
+
+fn dt_slot(dt: u64) -> Option<usize> {
+    match dt {
+        1 => Some(0),
+        2 => Some(1),
+        4 => Some(2),
+        8 => Some(3),
+        _ => None,
+    }
+}
+
+impl Sim<'_> {
+    fn instr_cost(&mut self, ins: &Instr) -> f64 {
+        if ins.pipe == Pipe::V && ins.cycles.is_none() {
+            let dt = ins.dt.unwrap_or(2);
+            let (fixed, per_rep, known) = match (dt_slot(dt), self.apis.get(ins.api as usize)) {
+                (Some(i), Some(info)) => info.vec[i],
+                _ => costs::vector_class(self.trace.api_name(ins.api), dt),
+            };
+            if !known {
+                self.unknown.insert(ins.api);
+            }
+            return fixed + per_rep * costs::vector_repeats(ins, self.soc);
+        }
+        let (c, known) = costs::compute_cost(ins, self.trace.api_name(ins.api), self.soc);
+        if !known {
+            self.unknown.insert(ins.api);
+        }
+        c
+    }
+
+    fn is_sync_all(&self, ins: &Instr) -> bool {
+        ins.pipe == Pipe::S && self.apis.get(ins.api as usize).is_some_and(|a| a.sync_all)
+    }
+
+    /// Runs the block's records from `st.pos` to the next `SyncAll` (returns the cycle the block arrives
+    /// there, every pipe drained) or to the end (returns None).
+    fn advance(&mut self, block: &Block, st: &mut BlockState) -> Option<f64> {
+        while let Some(rec) = block.records.get(st.pos) {
+            st.pos += 1;
+            match rec {
+                Record::Instr(ins) if self.is_sync_all(ins) => {
+                    return Some(
+                        st.duration()
+                            .max(st.not_before.iter().fold(0.0, |a: f64, &b| a.max(b))),
+                    );
+                }
+                Record::Instr(ins) => {
+                    let p = ins.pipe.index();
+                    let (start, end);
+                    if ins.pipe == Pipe::S {
+                        // Scalar work occupies the scalar pipe and stalls issue until it is done.
+                        let c = self.instr_cost(ins);
+                        start = st.issue.max(st.free[p]).max(st.not_before[p]);
+                        end = start + c;
+                        st.issue = end;
+                        st.busy[p] += c;
+                    } else {
+                        st.issue += costs::ISSUE_CYCLES;
+                        st.busy[S] += costs::ISSUE_CYCLES;
+                        start = st.issue.max(st.free[p]).max(st.not_before[p]);
+                        end = match dma_dir(ins) {
+                            Some(dir) => {
+                                let pad = self.apis.get(ins.api as usize).is_some_and(|a| a.pad);
+                                let d = costs::dma_cost(ins, dir, pad, self.soc);
+                                let single = start + d.fixed + d.stream;
+                                let placed = if d.stream > 0.0 && d.share_bytes > 0.0 {
+                                    st.cal.place(start, d.share_bytes, d.share_bytes / d.stream)
+                                } else {
+                                    start
+                                };
+                                single.max(placed)
+                            }
+                            None => start + self.instr_cost(ins),
+                        };
+                        st.busy[p] += end - start;
+                    }
+                    st.free[p] = end;
+                    if self.record_spans {
+                        st.spans.push(RawSpan {
+                            pipe: ins.pipe,
+                            api: ins.api,
+                            start,
+                            end,
+                            line: ins.src_line,
+                        });
+                    }
+                }
+                Record::Set { src, slot, .. } => {
+                    let s = src.index();
+                    let fire = st.issue.max(st.free[s]).max(st.not_before[s]);
+                    if let Some(f) = st.fires.get_mut(*slot as usize) {
+                        *f = fire;
+                    }
+                    st.issue += costs::FLAG_CYCLES;
+                    st.busy[S] += costs::FLAG_CYCLES;
+                }
+                Record::Wait { dst, set_slot, .. } => {
+                    let fire = st.fires.get(*set_slot as usize).copied().unwrap_or(0.0);
+                    let d = dst.index();
+                    st.not_before[d] = st.not_before[d].max(fire);
+                    if *dst == Pipe::S {
+                        st.issue = st.issue.max(fire);
+                    }
+                    st.issue += costs::FLAG_CYCLES;
+                    st.busy[S] += costs::FLAG_CYCLES;
+                }
+                Record::Barrier {
+                    scope: BarrierScope::All,
+                    ..
+                } => {
+                    let mut t = st.issue;
+                    for i in 0..7 {
+                        t = t.max(st.free[i]).max(st.not_before[i]);
+                    }
+                    t += costs::BARRIER_CYCLES;
+                    st.not_before = [t; 7];
+                    st.issue = t;
+                    st.busy[S] += costs::FLAG_CYCLES;
+                }
+                Record::Barrier {
+                    scope: BarrierScope::Pipe(p),
+                    ..
+                } => {
+                    let i = p.index();
+                    if *p == Pipe::S {
+                        st.issue =
+                            st.issue.max(st.free[i]).max(st.not_before[i]) + costs::BARRIER_CYCLES;
+                    } else {
+                        st.issue += costs::FLAG_CYCLES;
+                        st.not_before[i] =
+                            st.not_before[i].max(st.free[i]).max(st.issue) + costs::BARRIER_CYCLES;
+                    }
+                    st.busy[S] += costs::FLAG_CYCLES;
+                }
+            }
+        }
+        None
+    }
+
+    /// Runs one block to its end, each `SyncAll` costed on its own (no other block to wait for).
+    fn run_alone(&mut self, block: &Block, share: f64) -> BlockState {
+        let mut st = BlockState::new(block, share);
+        while let Some(arrival) = self.advance(block, &mut st) {
+            st.leave_sync(block, arrival, arrival, self.record_spans);
+        }
+        st
+    }
+
+    /// Runs blocks that are all resident at once in lockstep between `SyncAll`s: each leaves the k-th
+    /// `SyncAll` when the last block has reached it.
+    fn run_synced(&mut self, blocks: &[&Block], share: f64) -> Vec<BlockState> {
+        let mut states: Vec<BlockState> =
+            blocks.iter().map(|b| BlockState::new(b, share)).collect();
+        let mut done = vec![false; blocks.len()];
+        loop {
+            let mut arrivals = vec![None; blocks.len()];
+            for (i, (b, st)) in blocks.iter().zip(states.iter_mut()).enumerate() {
+                if !done[i] {
+                    arrivals[i] = self.advance(b, st);
+                    done[i] = arrivals[i].is_none();
+                }
+            }
+            let Some(release) = arrivals.iter().flatten().copied().reduce(f64::max) else {
+                break;
+            };
+            for (i, arrival) in arrivals.iter().enumerate() {
+                if let Some(a) = arrival {
+                    states[i].leave_sync(blocks[i], *a, release, self.record_spans);
+                }
+            }
+        }
+        states
+    }
+}
+
+/// Models one launch: trace in, timing out. Deterministic; never panics.
+pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
+    let cyc = soc.cycles_per_us();
+
+    let mut uses = [false; 7];
+    let (mut mte2_bytes, mut mte2_count) = (0.0f64, 0u64);
+    for block in &trace.blocks {
+        for rec in &block.records {
+            if let Record::Instr(ins) = rec {
+                uses[ins.pipe.index()] = true;
+                if ins.pipe == Pipe::Mte2 {
+                    mte2_bytes += ins.bytes.unwrap_or(0) as f64;
+                    mte2_count += 1;
+                }
+            }
+        }
+    }
+    let cube_only = (uses[Pipe::M.index()] || uses[Pipe::Mte1.index()] || uses[Pipe::Fix.index()])
+        && !uses[Pipe::V.index()];
+    let cores = if cube_only {
+        soc.aic_cores
+    } else {
+        soc.aiv_cores
+    }
+    .max(1);
+    let block_dim = trace.block_dim().max(trace.blocks.len() as u32).max(1);
+    let mean_mte2 = if mte2_count > 0 {
+        mte2_bytes / mte2_count as f64
+    } else {
+        0.0
+    };
+    let heads = costs::kernel_heads(block_dim, uses, mean_mte2);
+    let launch_cy = costs::OP_HEAD_CYCLES + heads.iter().sum::<f64>();
+
+    let apis = trace
+        .apis()
+        .iter()
+        .map(|name| ApiInfo {
+            pad: name == "DataCopyPad",
+            sync_all: name == "SyncAll",
+            vec: [1, 2, 4, 8].map(|dt| costs::vector_class(name, dt)),
+        })
+        .collect();
+    let mut sim = Sim {
+        trace,
+        soc,
+        apis,
+        unknown: BTreeSet::new(),
+        record_spans: opts.record_spans,
+    };
+
+    let mut order: Vec<&Block> = trace.blocks.iter().collect();
+    order.sort_by_key(|b| b.idx);
+
+    let mut core_time = vec![0.0f64; cores as usize];
+    let mut core_busy = vec![[0.0f64; 7]; cores as usize];
+    let mut core_used = vec![false; cores as usize];
+    let mut blocks = Vec::with_capacity(order.len());
+    let mut spans = Vec::new();
+
+    // SyncAll waits for every block: model it across blocks when they are all resident at once. With more
+    // blocks than cores a SyncAll would deadlock on hardware; each block is then costed alone.
+    let has_sync = sim.apis.iter().any(|a| a.sync_all)
+        && order.iter().any(|b| {
+            b.records
+                .iter()
+                .any(|r| matches!(r, Record::Instr(i) if sim.is_sync_all(i)))
+        });
+    let mut notes_extra = Vec::new();
+    let states: Vec<BlockState> = if has_sync && block_dim <= cores {
+        let share = soc.chip_bytes_per_cycle() / f64::from(block_dim.clamp(1, cores));
+        sim.run_synced(&order, share)
+    } else {
+        if has_sync {
+            notes_extra.push(format!(
+                "SyncAll with block_dim {block_dim} above the {cores} cores: blocks not synchronised in the model"
+            ));
+        }
+        order
+            .iter()
+            .map(|block| {
+                let wave = block.idx / cores;
+                let running = block_dim.saturating_sub(wave * cores).clamp(1, cores);
+                sim.run_alone(block, soc.chip_bytes_per_cycle() / f64::from(running))
+            })
+            .collect()
+    };
+
+    for (block, st) in order.into_iter().zip(states) {
+        let core = block.idx % cores;
+        let wave = block.idx / cores;
+        let run = BlockRunView {
+            duration: st.duration(),
+            busy: st.busy,
+            spans: st.spans,
+        };
+        let c = core as usize;
+        let start = launch_cy + core_time[c];
+        core_time[c] += run.duration;
+        core_used[c] = true;
+        for (acc, b) in core_busy[c].iter_mut().zip(run.busy) {
+            *acc += b;
+        }
+        blocks.push(BlockTiming {
+            block: block.idx,
+            core,
+            wave,
+            start_us: start / cyc,
+            end_us: (start + run.duration) / cyc,
+            busy: Pipe::ALL
+                .into_iter()
+                .filter(|p| run.busy[p.index()] > 0.0)
+                .map(|p| PipeBusy {
+                    pipe: p,
+                    busy_us: run.busy[p.index()] / cyc,
+                })
+                .collect(),
+        });
+        for s in run.spans {
+            spans.push(Span {
+                block: block.idx,
+                core,
+                pipe: s.pipe,
+                api: trace.api_name(s.api).to_string(),
+                start_us: (start + s.start) / cyc,
+                end_us: (start + s.end) / cyc,
+                line: s.line,
+            });
+        }
+    }
+
+    // Per-core totals include the once-per-kernel heads, as a core's own time does in msprof.
+    let core_total: Vec<f64> = core_time.iter().map(|t| launch_cy + t).collect();
+    let critical = (0..cores as usize).filter(|&c| core_used[c]).fold(
+        None,
+        |best: Option<usize>, c| match best {
+            Some(b) if core_total[b] >= core_total[c] => Some(b),
+            _ => Some(c),
+        },
+    );
+    let latency_cy = critical.map(|c| core_total[c]).unwrap_or(launch_cy);
+
+    let mut pipes = Vec::new();
+    for p in Pipe::ALL {
+        let i = p.index();
+        let aiv = matches!(p, Pipe::Mte2 | Pipe::Mte3 | Pipe::V | Pipe::S);
+        if !aiv && !uses[i] {
+            continue;
+        }
+        let mut best: Option<(usize, f64)> = None;
+        for c in (0..cores as usize).filter(|&c| core_used[c]) {
+            let b = core_busy[c][i] + heads[i];
+            if best.is_none_or(|(_, bb)| b > bb) {
+                best = Some((c, b));
+            }
+        }
+        let (busy, ratio) = match best {
+            Some((c, b)) => (
+                b,
+                if core_total[c] > 0.0 {
+                    b / core_total[c]
+                } else {
+                    0.0
+                },
+            ),
+            None => (heads[i], 0.0),
+        };
+        pipes.push(PipeStat {
+            pipe: p,
+            busy_us: busy / cyc,
+            ratio,
+            name: ratio_name(p),
+        });
+    }
+
+    let gm_bytes = trace_gm_bytes(trace);
+    let roof = roofline_us(gm_bytes, soc);
+    let latency_us = latency_cy / cyc;
+    let launch_us = launch_cy / cyc;
+    let running_max = block_dim.min(cores);
+
+    let bound = if critical.is_none() || launch_us >= 0.5 * latency_us {
+        Bound::LaunchOverhead
+    } else if running_max > 1 && roof >= 0.8 * (latency_us - launch_us) {
+        Bound::ChipBandwidth
+    } else {
+        let c = critical.unwrap_or(0);
+        let (top, busy) = Pipe::ALL
+            .into_iter()
+            .map(|p| (p, core_busy[c][p.index()] + heads[p.index()]))
+            .fold((Pipe::Mte2, -1.0), |a, b| if b.1 > a.1 { b } else { a });
+        if busy >= 0.5 * core_total[c] {
+            Bound::of_pipe(top)
+        } else {
+            Bound::Dependency
+        }
+    };
+
+    let mut notes: Vec<String> = sim
+        .unknown
+        .iter()
+        .map(|&api| {
+            format!(
+                "unknown API `{}`: costed by default (V: {} fixed cycles + {} per repeat; S: {} cycles)",
+                trace.api_name(api),
+                costs::VEC_DEFAULT_FIXED,
+                costs::VEC_DEFAULT_PER_REPEAT,
+                costs::SCALAR_DEFAULT_CYCLES
+            )
+        })
+        .collect();
+    notes.extend(notes_extra);
+
+    Timing {
+        latency_us,
+        pipes,
+        bound,
+        blocks,
+        spans,
+        modelled: true,
+        launch_us,
+        block_dim,
+        cores: cores.min(block_dim),
+        gm_bytes,
+        roofline_us: roof,
+        notes,
+    }
+}

@@ -1,0 +1,151 @@
+//! The whole path on the add_custom fixture, as a new user meets it: run, tune, tune again, check, and
+//! check after the sources are put back to the naive version.
+
+use super::*;
+
+#[test]
+fn run_tune_check_and_regression() {
+    let dir = project("add_custom");
+    let p = dir.path();
+
+    // run: a modelled latency, per-pipe utilisation and the bound.
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "run failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("us modelled"), "{stdout}");
+    assert!(
+        stdout.contains("aiv_mte2_ratio") && stdout.contains("bound:"),
+        "{stdout}"
+    );
+
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    let measured = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "op-measured")
+        .expect("an op-measured record");
+    let naive_us = measured["latency_us"].as_f64().unwrap();
+    for field in ["op", "latency_us", "pipes", "bound", "backend", "soc"] {
+        assert!(
+            !measured[field].is_null(),
+            "op-measured lacks {field}: {measured}"
+        );
+    }
+
+    // tune: at least 1.5x faster, sources rewritten, lockfile written.
+    let naive_host = std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--budget",
+            "32",
+            "--seed",
+            "1",
+            "--message-format",
+            "json",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "tune failed:\n{stdout}\n{stderr}");
+    let recs = records(&out);
+    let trials = recs.iter().filter(|r| r["reason"] == "trial").count();
+    assert_eq!(trials, 32, "{stdout}");
+    let tuned = recs
+        .iter()
+        .find(|r| r["reason"] == "op-tuned")
+        .expect("an op-tuned record");
+    let speedup = tuned["speedup"].as_f64().unwrap();
+    assert!(speedup >= 1.5, "speedup {speedup}: {tuned}");
+    assert!((tuned["baseline_latency_us"].as_f64().unwrap() - naive_us).abs() < 1e-6);
+    let tuned_host = std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap();
+    assert_ne!(
+        naive_host, tuned_host,
+        "tune did not rewrite the host source"
+    );
+    let lock1 = std::fs::read_to_string(p.join("ascend-tune.lock")).expect("a lockfile");
+    assert!(
+        lock1.starts_with("# This file is written by cargo-ascend-tune")
+            && lock1.contains("version = 1")
+    );
+
+    // Only the bound literals changed, nothing else in the file.
+    let changed: Vec<(&str, &str)> = naive_host
+        .lines()
+        .zip(tuned_host.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert!(
+        !changed.is_empty()
+            && changed
+                .iter()
+                .all(|(a, _)| a.contains("BLOCK_DIM =") || a.contains("TILE_LENGTH =")),
+        "{changed:?}"
+    );
+
+    // The same seed again gives the same lockfile, from the journal.
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "32", "--seed", "1"]);
+    assert!(out.status.success(), "second tune failed: {:?}", text(&out));
+    assert_eq!(
+        lock1,
+        std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap()
+    );
+
+    // check passes on the tuned sources.
+    let out = cargo_ascend_tune(p, &["check"]);
+    assert!(out.status.success(), "check failed: {:?}", text(&out));
+    let out = cargo_ascend_tune(p, &["check", "--locked", "--message-format", "json"]);
+    let checked = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "op-checked")
+        .unwrap();
+    assert_eq!(checked["status"], "ok", "{checked}");
+
+    // Back to the naive sources: check exits 1 and says which op regressed and by how much.
+    git(p, &["checkout", "--", "op_host", "op_kernel"]);
+    let out = cargo_ascend_tune(p, &["check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("add_custom") && stdout.contains("regressed") && stdout.contains('%'),
+        "{stdout}"
+    );
+    assert!(stderr.contains("add_custom regressed by +"), "{stderr}");
+}
+
+#[test]
+fn dry_run_writes_nothing_and_prints_the_diff() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let before = std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap();
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "8", "--seed", "3", "--dry-run"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("--- a/op_host/add_custom.cpp")
+            || stdout.contains("--- a/op_kernel/add_custom.cpp"),
+        "{stdout}"
+    );
+    assert_eq!(
+        before,
+        std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap()
+    );
+    assert!(!p.join("ascend-tune.lock").exists());
+}
+
+#[test]
+fn tune_refuses_uncommitted_changes() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let text_before = std::fs::read_to_string(&kernel).unwrap();
+    std::fs::write(&kernel, format!("{text_before}\n// my unfinished edit\n")).unwrap();
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "4"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("uncommitted changes")
+            && stderr.contains("op_kernel/add_custom.cpp")
+            && stderr.contains("--allow-dirty"),
+        "{stderr}"
+    );
+}

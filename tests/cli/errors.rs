@@ -1,0 +1,73 @@
+//! Bad input exits 2 with a message that says what and where; commands not built yet say so.
+
+use super::*;
+
+#[test]
+fn unknown_manifest_key_exits_2_naming_its_line() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let manifest = std::fs::read_to_string(p.join("ascend.toml"))
+        .unwrap()
+        .replace("budget = 32", "budget = 32\nbudjet = 8");
+    let line = manifest
+        .lines()
+        .position(|l| l.starts_with("budjet"))
+        .unwrap()
+        + 1;
+    std::fs::write(p.join("ascend.toml"), manifest).unwrap();
+    for args in [&["run"][..], &["tune"], &["check"]] {
+        let out = cargo_ascend_tune(p, args);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("unknown field `budjet`")
+                && stderr.contains(&format!("ascend.toml:{line}:")),
+            "{stderr}"
+        );
+    }
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    let err = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "error")
+        .unwrap();
+    assert_eq!(err["line"], line);
+}
+
+#[test]
+fn no_manifest_and_unknown_op_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cargo_ascend_tune(dir.path(), &["run"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("could not find `ascend.toml`"));
+    let proj = project("add_custom");
+    let out = cargo_ascend_tune(proj.path(), &["run", "--op", "mul_custom"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("ops in this manifest: add_custom"));
+}
+
+#[test]
+fn commands_not_built_yet_exit_2_and_say_so() {
+    let dir = project("add_custom");
+    for args in [
+        &["init"][..],
+        &["bank", "list"],
+        &["bench"],
+        &["tune", "--strategy", "loop"],
+        &["run", "--backend", "cann"],
+    ] {
+        let out = cargo_ascend_tune(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out).1.contains("not built yet"),
+            "{args:?}: {}",
+            text(&out).1
+        );
+    }
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    let dir = project("add_custom");
+    let out = cargo_ascend_tune(dir.path(), &["tune", "--budget", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,146 @@
+//! The fixtures run in the twin and agree with an independent reference computed here in Rust; a
+//! deliberately broken kernel is a clear, located fault.
+
+use super::*;
+use ascend_tune::backend::{self, FailureKind, SourceSet};
+use ascend_tune::manifest::Manifest;
+use half::f16;
+
+fn open(dir: &Path) -> (Manifest, Box<dyn backend::Backend>) {
+    // SAFETY of the env var: set before any thread of this test reads it; every test sets the same value.
+    unsafe { std::env::set_var("ASCEND_TUNE_BUILD_CACHE", build_cache()) };
+    let manifest = Manifest::load(&dir.join("ascend.toml")).unwrap();
+    let b = backend::open(
+        &manifest,
+        manifest.backend,
+        &manifest.soc,
+        dir.join("target/ascend-tune"),
+    )
+    .unwrap();
+    (manifest, b)
+}
+
+fn f16s(bytes: &[u8]) -> Vec<f16> {
+    bytes
+        .chunks_exact(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
+#[test]
+fn naive_and_reference_add_custom_match_rust() {
+    for variant in ["add_custom", "add_custom/reference"] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir_all(&Path::new(FIXTURES).join(variant), dir.path());
+        if variant.ends_with("reference") {
+            std::fs::copy(
+                Path::new(FIXTURES).join("add_custom/ascend.toml"),
+                dir.path().join("ascend.toml"),
+            )
+            .unwrap();
+        }
+        let (manifest, b) = open(dir.path());
+        let op = &manifest.ops[0];
+        let inputs = ascend_tune::tune::inputs(op);
+        let artifact = b
+            .build(op, &SourceSet::default())
+            .unwrap_or_else(|f| panic!("{variant}: {f}"));
+        let m = b
+            .run(op, &artifact, &inputs, false)
+            .unwrap_or_else(|f| panic!("{variant}: {f}"));
+        let (x, y, z) = (
+            f16s(&inputs.tensors[0]),
+            f16s(&inputs.tensors[1]),
+            f16s(&m.outputs[0]),
+        );
+        assert_eq!(z.len(), 48 * 16384);
+        for i in 0..z.len() {
+            // IEEE binary16 addition, rounded to nearest even: what the vector unit computes.
+            let want = f16::from_f32(x[i].to_f32() + y[i].to_f32());
+            assert_eq!(
+                z[i].to_bits(),
+                want.to_bits(),
+                "{variant}: element {i}: {} + {}",
+                x[i],
+                y[i]
+            );
+        }
+        assert!(m.modelled && m.latency_us > 0.0);
+    }
+}
+
+#[test]
+fn reference_is_faster_than_naive_in_the_model() {
+    let mut latency = vec![];
+    for variant in ["add_custom", "add_custom/reference"] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir_all(&Path::new(FIXTURES).join(variant), dir.path());
+        std::fs::copy(
+            Path::new(FIXTURES).join("add_custom/ascend.toml"),
+            dir.path().join("ascend.toml"),
+        )
+        .unwrap();
+        let (manifest, b) = open(dir.path());
+        let op = &manifest.ops[0];
+        let artifact = b.build(op, &SourceSet::default()).unwrap();
+        latency.push(
+            b.run(op, &artifact, &ascend_tune::tune::inputs(op), false)
+                .unwrap()
+                .latency_us,
+        );
+    }
+    assert!(
+        latency[1] * 1.5 < latency[0],
+        "reference {} us vs naive {} us",
+        latency[1],
+        latency[0]
+    );
+}
+
+#[test]
+fn an_out_of_bounds_copy_is_a_located_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir_all(&Path::new(FIXTURES).join("add_custom"), dir.path());
+    let (manifest, b) = open(dir.path());
+    let op = &manifest.ops[0];
+    let kernel = std::fs::read_to_string(dir.path().join("op_kernel/add_custom.cpp")).unwrap();
+    let broken = kernel.replace(
+        "AscendC::DataCopy(zGm[progress * this->tileLength], zLocal, this->tileLength);",
+        "AscendC::DataCopy(zGm[(progress + 1) * this->tileLength], zLocal, this->tileLength);",
+    );
+    assert_ne!(kernel, broken);
+    let line = broken
+        .lines()
+        .position(|l| l.contains("(progress + 1)"))
+        .unwrap()
+        + 1;
+    let sources = SourceSet {
+        overrides: [("op_kernel/add_custom.cpp".to_string(), broken)].into(),
+    };
+    let artifact = b.build(op, &sources).unwrap();
+    let failure = b
+        .run(op, &artifact, &ascend_tune::tune::inputs(op), false)
+        .unwrap_err();
+    assert_eq!(failure.kind, FailureKind::Fault, "{}", failure.message);
+    assert!(
+        failure.message.contains(&format!("add_custom.cpp:{line}")),
+        "{}",
+        failure.message
+    );
+}
+
+fn copy_dir_all(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
+        if name == "target" || (name == "reference" && !from.ends_with("reference")) {
+            continue;
+        }
+        if p.is_dir() {
+            copy_dir_all(&p, &to.join(name));
+        } else {
+            std::fs::copy(&p, to.join(name)).unwrap();
+        }
+    }
+}
