@@ -149,3 +149,22 @@ fn tune_refuses_uncommitted_changes() {
         "{stderr}"
     );
 }
+
+#[test]
+fn run_writes_a_perfetto_trace_of_the_modelled_pipelines() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["run", "--trace", "pipes.json"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join("pipes.json")).unwrap()).unwrap();
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    let spans = events.iter().filter(|e| e["ph"] == "X").count();
+    assert!(spans > 1000, "{spans} spans");
+    assert!(events.iter().any(|e| {
+        e["ph"] == "M"
+            && e["args"]["name"]
+                .as_str()
+                .is_some_and(|n| n.contains("modelled"))
+    }));
+}
