@@ -5,6 +5,13 @@ use crate::errors::{Error, Result};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
+/// A suffix for temporary names that no other process or thread uses at the same time.
+pub fn unique_suffix() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}.{n}", std::process::id())
+}
+
 /// Writes `contents` to `path` so that a reader, or a crash at any moment, sees either the old file or the
 /// new one, never a mix: write a temporary file beside it, flush it to disk, then rename over the target.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
@@ -16,7 +23,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.ascend-tune-{}.tmp", std::process::id()));
+    let tmp = dir.join(format!(".{name}.ascend-tune-{}.tmp", unique_suffix()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(contents)?;

@@ -3,6 +3,7 @@
 
 use super::{Artifact, Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
 use crate::errors::Result;
+use crate::fsx;
 use crate::manifest::{BackendKind, Manifest, OpSpec};
 use crate::model::{self, soc::Soc};
 use crate::twin::{Programs, Twin};
@@ -18,7 +19,11 @@ pub struct TwinBackend {
 
 impl TwinBackend {
     pub fn open(manifest: &Manifest, soc: &'static Soc, work_dir: PathBuf) -> Result<Self> {
-        let twin = Twin::prepare(&work_dir)?;
+        // Built programs are keyed by content, so projects may share one cache (CI caches, test suites).
+        let cache = std::env::var_os("ASCEND_TUNE_BUILD_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| work_dir.clone());
+        let twin = Twin::prepare(&work_dir, &cache)?;
         Ok(TwinBackend {
             twin,
             root: manifest.root.clone(),
@@ -39,7 +44,7 @@ impl TwinBackend {
                 .map(|m| m.len() != bytes.len() as u64)
                 .unwrap_or(true)
             {
-                let tmp = dir.join(format!(".{}.{}", t.name, std::process::id()));
+                let tmp = dir.join(format!(".{}.{}", t.name, fsx::unique_suffix()));
                 std::fs::write(&tmp, bytes)?;
                 std::fs::rename(&tmp, &p)?;
             }

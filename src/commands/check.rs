@@ -21,8 +21,9 @@ pub fn check(common: &Common, args: &CheckArgs, printer: &Printer) -> Result<i32
     let ops = session.ops(args.op.as_deref())?;
     let lock_path = Lockfile::path(&session.manifest.root);
     let lock = Lockfile::load(&lock_path)?;
-    let soc = session.backend.soc();
-    let backend = session.backend.kind().as_str();
+    let backend_handle = session.backend()?;
+    let soc = backend_handle.soc();
+    let backend = backend_handle.kind().as_str();
     let mut failed = vec![];
     for op in &ops {
         let Some(entry) = lock.find(&op.name, &op.shape_key(), soc.name, backend) else {
@@ -42,7 +43,7 @@ pub fn check(common: &Common, args: &CheckArgs, printer: &Printer) -> Result<i32
         let sources = crate::tune::read_sources(&session.manifest, op)?;
         let stale = entry.stale_sources(&sources);
         let inputs = crate::tune::inputs(op);
-        let m = match Evaluator::baseline(session.backend.as_ref(), op, &inputs, false) {
+        let m = match Evaluator::baseline(backend_handle.as_ref(), op, &inputs, false) {
             Ok(m) => m,
             Err(f) => {
                 let msg = format!(

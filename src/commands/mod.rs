@@ -12,12 +12,14 @@ use crate::manifest::{BackendKind, Manifest, OpSpec};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// What every command starts from.
+/// What every command starts from. The backend is opened only when asked for, after the cheap checks
+/// of the command line, so bad input is reported before any compiler runs.
 pub struct Session {
     pub manifest: Manifest,
-    pub backend: Arc<dyn Backend>,
     /// `target/ascend-tune/` of the project: every working file lives here.
     pub work: PathBuf,
+    kind: BackendKind,
+    soc: String,
 }
 
 impl Session {
@@ -54,14 +56,23 @@ impl Session {
         };
         let soc = common.soc.clone().unwrap_or_else(|| manifest.soc.clone());
         let work = manifest.root.join("target").join("ascend-tune");
-        crate::fsx::create_dir_all(&work)?;
-        let backend: Arc<dyn Backend> =
-            Arc::from(backend::open(&manifest, kind, &soc, work.clone())?);
         Ok(Session {
             manifest,
-            backend,
             work,
+            kind,
+            soc,
         })
+    }
+
+    /// Opens the backend (for the twin: extracts it and compiles its runtime the first time).
+    pub fn backend(&self) -> Result<Arc<dyn Backend>> {
+        crate::fsx::create_dir_all(&self.work)?;
+        Ok(Arc::from(backend::open(
+            &self.manifest,
+            self.kind,
+            &self.soc,
+            self.work.clone(),
+        )?))
     }
 
     /// The ops a command works on: the one named by `--op`, or all.

@@ -17,28 +17,25 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
             Some("add --op NAME".into()),
         ));
     }
-    let soc = session.backend.soc();
+    let backend = session.backend()?;
+    let soc = backend.soc();
     for op in &ops {
         printer.status(
             "Running",
-            format!(
-                "{} on {} ({})",
-                op.name,
-                soc.name,
-                session.backend.kind().as_str()
-            ),
+            format!("{} on {} ({})", op.name, soc.name, backend.kind().as_str()),
         );
         let inputs = crate::tune::inputs(op);
-        let m = Evaluator::baseline(session.backend.as_ref(), op, &inputs, args.trace.is_some())
-            .map_err(|f| {
+        let m = Evaluator::baseline(backend.as_ref(), op, &inputs, args.trace.is_some()).map_err(
+            |f| {
                 Error::NoValidCandidate(format!(
                     "op `{}` failed ({}): {}",
                     op.name,
                     f.kind.as_str(),
                     f.message
                 ))
-            })?;
-        printer.op_measured(&op.name, &m, session.backend.kind().as_str(), soc.name);
+            },
+        )?;
+        printer.op_measured(&op.name, &m, backend.kind().as_str(), soc.name);
         if let Some(path) = &args.trace {
             let json = crate::model::chrome::chrome_trace_json(&m.timing, soc);
             crate::fsx::write_atomic(path, json.as_bytes())?;

@@ -19,8 +19,18 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     let root = session.manifest.root.clone();
     let lock_path = Lockfile::path(&root);
     let mut lock = Lockfile::load(&lock_path)?;
-    let soc = session.backend.soc();
-    let backend_name = session.backend.kind().as_str();
+    // Strategies are checked before anything is built.
+    for op in &ops {
+        let strategy = args
+            .strategy
+            .clone()
+            .or_else(|| op.tune.strategy.clone())
+            .unwrap_or_else(|| crate::search::DEFAULT_STRATEGY.to_string());
+        crate::search::by_name(&strategy, 1)?;
+    }
+    let backend = session.backend()?;
+    let soc = backend.soc();
+    let backend_name = backend.kind().as_str();
     let entry_of = |lock: &Lockfile, op: &crate::manifest::OpSpec| {
         lock.find(&op.name, &op.shape_key(), soc.name, backend_name)
             .cloned()
@@ -61,7 +71,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         let result = tune_op(
             &session.manifest,
             op,
-            session.backend.clone(),
+            backend.clone(),
             &session.work,
             &opts,
             &mut progress,
@@ -148,7 +158,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             seed: opts.seed,
             trials: result.trials.len(),
             tool: env!("CARGO_PKG_VERSION").to_string(),
-            toolchain: session.backend.fingerprint(),
+            toolchain: backend.fingerprint(),
             space: result.space.fingerprint(),
             params,
             rewrites: vec![],

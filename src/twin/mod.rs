@@ -17,7 +17,6 @@ use crate::manifest::OpSpec;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 mod embedded {
@@ -41,12 +40,14 @@ const SOURCE_EXTENSIONS: &[&str] = &[
 /// The twin toolchain, extracted and with its runtime compiled.
 pub struct Twin {
     dir: PathBuf,
+    /// Where runs happen (the project's `target/ascend-tune/`).
     work: PathBuf,
+    /// Where built programs are cached (shared between projects with `ASCEND_TUNE_BUILD_CACHE`).
+    cache: PathBuf,
     version: String,
     compiler: cc::Tool,
     host_objects: Vec<PathBuf>,
     kernel_objects: Vec<PathBuf>,
-    runs: AtomicU64,
 }
 
 /// Where a built candidate's programs are.
@@ -76,14 +77,14 @@ pub fn version() -> String {
 }
 
 impl Twin {
-    /// Extracts the twin under `work/twin/<version>/` and compiles its runtime, both only once.
-    pub fn prepare(work: &Path) -> Result<Twin> {
+    /// Extracts the twin under `cache/twin/<version>/` and compiles its runtime, both only once.
+    pub fn prepare(work: &Path, cache: &Path) -> Result<Twin> {
         let version = version();
-        let dir = work.join("twin").join(&version);
+        let dir = cache.join("twin").join(&version);
         if !dir.join(".complete").is_file() {
-            let staging = work
+            let staging = cache
                 .join("twin")
-                .join(format!(".{version}.{}", std::process::id()));
+                .join(format!(".{version}.{}", fsx::unique_suffix()));
             for (rel, bytes) in embedded::FILES {
                 let path = staging.join(rel);
                 fsx::create_dir_all(path.parent().unwrap())?;
@@ -91,9 +92,12 @@ impl Twin {
             }
             std::fs::write(staging.join(".complete"), b"")
                 .map_err(|e| Error::io("could not write", &staging, e))?;
-            if std::fs::rename(&staging, &dir).is_err() {
-                // Another process got there first; its copy is identical.
+            if let Err(e) = std::fs::rename(&staging, &dir) {
                 let _ = std::fs::remove_dir_all(&staging);
+                // Another process may have got there first; its copy is identical.
+                if !dir.join(".complete").is_file() {
+                    return Err(Error::io("could not unpack the twin into", &dir, e));
+                }
             }
         }
         let compiler = cc::Build::new()
@@ -113,11 +117,11 @@ impl Twin {
         let mut twin = Twin {
             dir,
             work: work.to_path_buf(),
+            cache: cache.to_path_buf(),
             version,
             compiler,
             host_objects: vec![],
             kernel_objects: vec![],
-            runs: AtomicU64::new(0),
         };
         twin.host_objects = twin.compile_runtime("host")?;
         twin.kernel_objects = twin.compile_runtime("kernel")?;
@@ -161,7 +165,7 @@ impl Twin {
                 .into_owned();
             let obj = obj_dir.join(format!("{stem}.o"));
             if !obj.is_file() {
-                let tmp = obj_dir.join(format!(".{stem}.{}.o", std::process::id()));
+                let tmp = obj_dir.join(format!(".{stem}.{}.o", fsx::unique_suffix()));
                 let mut cmd = self.cxx(side);
                 cmd.arg("-c").arg(self.dir.join(rel)).arg("-o").arg(&tmp);
                 match process::run(cmd, COMPILE_LIMIT, &obj_dir.join(format!("{stem}.log"))) {
@@ -254,22 +258,63 @@ impl Twin {
             h.part(inc.to_string_lossy().as_bytes());
         }
         let key = h.finish();
-        let dir = self.work.join("build").join(format!("{side}-{key}"));
+        let dir = self.cache.join("build").join(format!("{side}-{key}"));
         let program = dir.join(if side == "host" { "tiling" } else { "kernel" });
         if program.is_file() {
             return Ok((program, true));
         }
-        let mirror = dir.join("src");
-        for (rel, text) in &files {
+        // Build in a folder of our own, so concurrent builds of the same key never see each other's
+        // half-written files; only the finished program is moved into the cache.
+        let staging = self
+            .cache
+            .join("build")
+            .join(format!(".{side}-{key}.{}", fsx::unique_suffix()));
+        let result = self
+            .compile_side(
+                root,
+                include,
+                op,
+                side,
+                &files,
+                &defines,
+                shim.as_deref(),
+                &staging,
+            )
+            .and_then(|built| {
+                std::fs::create_dir_all(&dir).map_err(BuildError::Io)?;
+                std::fs::rename(&built, &program).map_err(BuildError::Io)
+            });
+        let _ = std::fs::remove_dir_all(&staging);
+        result.map(|()| (program, false))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn compile_side(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        side: &str,
+        files: &BTreeMap<String, String>,
+        defines: &[String],
+        shim: Option<&str>,
+        staging: &Path,
+    ) -> std::result::Result<PathBuf, BuildError> {
+        let mirror = staging.join("src");
+        for (rel, text) in files {
             let p = mirror.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).map_err(BuildError::Io)?;
             std::fs::write(&p, text).map_err(BuildError::Io)?;
         }
         let mut cmd = self.cxx(side);
+        // Source locations in compiler errors and in the twin's fault messages read as project paths.
+        let mirror_prefix = format!("{}/", mirror.display());
+        cmd.arg(format!("-fmacro-prefix-map={mirror_prefix}="));
         let mut dirs: Vec<PathBuf> = files
             .keys()
             .filter_map(|r| Path::new(r).parent().map(Path::to_path_buf))
             .collect();
+        dirs.sort();
         dirs.dedup();
         for d in &dirs {
             cmd.arg("-I").arg(mirror.join(d));
@@ -281,39 +326,30 @@ impl Twin {
         for inc in include {
             cmd.arg("-I").arg(inc);
         }
-        cmd.args(&defines);
+        cmd.args(defines);
         if let Some(header) = op.tiling_header.as_ref().filter(|_| side == "kernel") {
             cmd.arg("-include").arg(mirror.join(header));
         }
-        for u in &units {
+        let units = if side == "host" { &op.host } else { &op.kernel };
+        for u in units {
             cmd.arg(mirror.join(u));
         }
-        if let Some(shim) = &shim {
-            let p = dir.join("launch.cpp");
+        if let Some(shim) = shim {
+            let p = staging.join("launch.cpp");
             std::fs::write(&p, shim).map_err(BuildError::Io)?;
             cmd.arg(p);
         }
-        let objects = if side == "host" {
+        cmd.args(if side == "host" {
             &self.host_objects
         } else {
             &self.kernel_objects
-        };
-        cmd.args(objects);
-        let tmp = dir.join(format!(
-            ".{}.{}",
-            program.file_name().unwrap().to_string_lossy(),
-            std::process::id()
-        ));
-        cmd.arg("-o").arg(&tmp);
-        match process::run(cmd, COMPILE_LIMIT, &dir.join("build")) {
-            Ok(process::Finished::Exited { status, .. }) if status.success() => {
-                std::fs::rename(&tmp, &program).map_err(BuildError::Io)?;
-                Ok((program, false))
-            }
+        });
+        let out = staging.join("program");
+        cmd.arg("-o").arg(&out);
+        match process::run(cmd, COMPILE_LIMIT, &staging.join("build")) {
+            Ok(process::Finished::Exited { status, .. }) if status.success() => Ok(out),
             Ok(process::Finished::Exited { stderr, .. }) => {
-                let stderr = stderr
-                    .replace(&mirror.to_string_lossy().into_owned(), "")
-                    .replace("//", "/");
+                let stderr = stderr.replace(&mirror_prefix, "");
                 Err(BuildError::Failed(TrialFailure::new(
                     FailureKind::Build,
                     format!(
@@ -341,11 +377,7 @@ impl Twin {
         soc: &crate::model::soc::Soc,
         inputs: &[PathBuf],
     ) -> std::result::Result<RunOutput, TrialFailure> {
-        let n = self.runs.fetch_add(1, Ordering::Relaxed);
-        let dir = self
-            .work
-            .join("runs")
-            .join(format!("{}-{n}", std::process::id()));
+        let dir = self.work.join("runs").join(fsx::unique_suffix());
         let io = |e: std::io::Error| {
             TrialFailure::new(
                 FailureKind::Crash,

@@ -144,3 +144,25 @@ fn copy_dir_all(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Regression: the twin was unpacked beside the project and then renamed into a cache folder that did not
+/// exist yet, and threads of one process shared one staging folder; both left a cache without sources.
+#[test]
+fn concurrent_first_use_of_a_fresh_build_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let cache = cache.path().join("not/yet/there");
+    let handles: Vec<_> = (0..3)
+        .map(|_| {
+            let cache = cache.clone();
+            std::thread::spawn(move || {
+                let work = tempfile::tempdir().unwrap();
+                ascend_tune::twin::Twin::prepare(work.path(), &cache)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap().unwrap();
+    }
+}
