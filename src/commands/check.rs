@@ -56,7 +56,8 @@ pub fn check(common: &Common, args: &CheckArgs, printer: &Printer) -> Result<i32
                 continue;
             }
         };
-        let change = (m.latency_us / entry.latency_us - 1.0) * 100.0;
+        // Percent, to 0.1 (the resolution reports show); + 0.0 turns -0.0 into 0.0.
+        let change = ((m.latency_us / entry.latency_us - 1.0) * 1000.0).round() / 10.0 + 0.0;
         let kind = crate::report::provenance(m.modelled);
         if change > args.tolerance {
             let msg = format!(

@@ -15,9 +15,6 @@ pub mod pipeline;
 pub mod soc;
 pub mod trace;
 
-#[cfg(test)]
-mod calibration;
-
 pub use chrome::chrome_trace_json;
 pub use pipeline::{
     BlockTiming, Bound, PipeBusy, PipeStat, SimOptions, Span, Timing, roofline_us, simulate,

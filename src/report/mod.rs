@@ -74,6 +74,7 @@ impl Printer {
             self.emit(json!({
                 "reason": "op-measured", "op": op, "latency_us": round(m.latency_us), "modelled": m.modelled,
                 "block_dim": m.block_dim, "pipes": Self::pipes_json(m), "bound": m.timing.bound.to_string(),
+                "roofline_us": round(m.timing.roofline_us), "gm_bytes": m.timing.gm_bytes,
                 "backend": backend, "soc": soc,
             }));
             return;
@@ -85,6 +86,12 @@ impl Printer {
             m.block_dim
         );
         println!("  bound: {}", m.timing.bound);
+        println!(
+            "  roofline: {:.3} us ({:.2} MB between GM and the cores at the chip's streaming bandwidth); {:.0}% of it reached",
+            m.timing.roofline_us,
+            m.timing.gm_bytes as f64 / 1e6,
+            m.timing.roofline_us / m.latency_us * 100.0
+        );
         println!(
             "  {:<8} {:>12} {:>8}  {}",
             "pipe", "busy (us)", "ratio", "msprof column"
