@@ -113,6 +113,9 @@ pub struct TuneArgs {
     /// Candidates built and run at once (default: the number of CPUs)
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
+    /// Stop starting new trials after this much wall time, e.g. 90s, 20m, 2h
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub time_limit: Option<std::time::Duration>,
     /// Write nothing; print the diff the tuning would apply
     #[arg(long)]
     pub dry_run: bool,
@@ -137,4 +140,26 @@ pub struct CheckArgs {
     /// Fail when the lockfile is stale (sources changed since it was written) or has no entry for an op
     #[arg(long)]
     pub locked: bool,
+}
+
+/// `90`, `90s`, `20m` or `2h`.
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let (num, unit) = s.trim().split_at(
+        s.trim()
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(s.trim().len()),
+    );
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration; write e.g. 90s, 20m or 2h"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("unknown unit in `{s}`; use s, m or h")),
+    };
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!("`{s}` must be a positive duration"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }

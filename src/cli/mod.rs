@@ -83,6 +83,7 @@ mod tests {
             "cargo ascend-tune check --tolerance 5 --locked --op x",
             "cargo ascend-tune --manifest-path a/ascend.toml --backend twin --soc Ascend910B3 --message-format json -q tune",
             "cargo ascend-tune tune -v --color never",
+            "cargo ascend-tune tune --time-limit 20m --strategy best-of-n",
             "cargo ascend-tune bank list",
             "cargo ascend-tune init",
         ] {
@@ -98,6 +99,8 @@ mod tests {
             "cargo ascend-tune tune --strategy annealing",
             "cargo ascend-tune --backend gpu run",
             "cargo ascend-tune check --tolerance lots",
+            "cargo ascend-tune tune --time-limit 5y",
+            "cargo ascend-tune tune --time-limit 0",
             "cargo ascend-tune frobnicate",
         ] {
             assert!(parse(line).is_err(), "{line} should not parse");

@@ -66,6 +66,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
                 .jobs
                 .map(|j| j as usize)
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            time_limit: args.time_limit,
         };
         let mut progress = Progress::new(printer);
         let result = tune_op(

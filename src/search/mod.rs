@@ -2,6 +2,7 @@
 //! proposes points and is told their outcomes; it never builds or runs anything. Its random state lives in
 //! the `SearchContext`, seeded by the user, so a seed reproduces a run trial by trial.
 
+mod best_of_n;
 mod evolutionary;
 mod grid;
 mod random;
@@ -32,6 +33,8 @@ pub trait Strategy {
 pub struct SearchContext<'a> {
     pub space: &'a Space,
     pub rng: ChaCha8Rng,
+    /// The point the sources hold now, when every value lies in its domain.
+    pub start: Option<Point>,
     proposed: HashSet<Point>,
 }
 
@@ -40,8 +43,15 @@ impl<'a> SearchContext<'a> {
         SearchContext {
             space,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            start: None,
             proposed: HashSet::new(),
         }
+    }
+
+    /// Tells strategies where the sources are now (Best-of-N samples around it).
+    pub fn starting_at(mut self, start: Option<Point>) -> Self {
+        self.start = start;
+        self
     }
 
     /// Takes `p` as a proposal if it is new and satisfies the constraints; remembers it either way.
@@ -83,10 +93,7 @@ pub fn by_name(name: &str, budget: usize) -> Result<Box<dyn Strategy>> {
             "the `loop` strategy (host search alternating with kernel rewrites from the experience bank)",
             "use `--strategy host` for the evolutionary host search; the kernel phase arrives with the rewriting and bank work",
         )),
-        "best-of-n" => Err(Error::not_built(
-            "the `best-of-n` strategy",
-            "use `--strategy random` or `--strategy host`",
-        )),
+        "best-of-n" => Ok(Box::new(best_of_n::BestOfN)),
         other => Err(Error::bad_input(
             format!("unknown strategy `{other}`"),
             Some(format!("use one of: {}", STRATEGY_NAMES.join(", "))),

@@ -53,7 +53,7 @@ fn objective(space: &Space, p: &Point) -> Option<f64> {
 
 fn drive(name: &str, budget: usize, seed: u64) -> Vec<(Point, Option<f64>)> {
     let space = space();
-    let mut ctx = SearchContext::new(&space, seed);
+    let mut ctx = SearchContext::new(&space, seed).starting_at(Some(vec![3, 3, 0]));
     let mut s = by_name(name, budget).unwrap();
     let mut seen = vec![];
     while seen.len() < budget {
@@ -73,7 +73,7 @@ fn drive(name: &str, budget: usize, seed: u64) -> Vec<(Point, Option<f64>)> {
 
 #[test]
 fn every_strategy_conforms() {
-    for name in ["host", "random", "grid"] {
+    for name in ["host", "random", "grid", "best-of-n"] {
         let space = space();
         let trials = drive(name, 40, 3);
         assert!(

@@ -28,6 +28,8 @@ pub struct TuneOptions {
     pub strategy: String,
     pub seed: u64,
     pub jobs: usize,
+    /// Stop proposing new trials after this much wall time (trials under way finish).
+    pub time_limit: Option<std::time::Duration>,
 }
 
 /// Told about the loop's progress; the CLI's progress bar and JSON messages implement it.
@@ -123,7 +125,7 @@ pub fn tune_op(
     observer.started(&op.name, baseline.latency_us, opts.budget);
 
     let mut strategy = search::by_name(&opts.strategy, opts.budget)?;
-    let mut ctx = SearchContext::new(&space, opts.seed);
+    let mut ctx = SearchContext::new(&space, opts.seed).starting_at(space.current());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(opts.jobs.max(1))
         .max_blocking_threads(opts.jobs.max(1))
@@ -132,7 +134,14 @@ pub fn tune_op(
     let mut trials: Vec<Trial> = vec![];
     let (mut builds, mut build_cache_hits, mut journal_hits) = (0, 0, 0);
     let mut scored: Vec<(Point, Trial)> = vec![];
+    let started = std::time::Instant::now();
     while trials.len() < opts.budget {
+        if opts
+            .time_limit
+            .is_some_and(|limit| started.elapsed() >= limit)
+        {
+            break;
+        }
         let batch = strategy.propose(&mut ctx, opts.budget - trials.len());
         if batch.is_empty() {
             break;
