@@ -15,6 +15,7 @@ pub mod fsx;
 pub mod lockfile;
 pub mod manifest;
 pub mod model;
+pub mod project;
 pub mod report;
 pub mod rewrite;
 pub mod search;

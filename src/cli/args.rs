@@ -62,7 +62,7 @@ pub enum ColorArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write an ascend.toml for the project in the current directory, with discovered ops and tunables
-    Init,
+    Init(InitArgs),
     /// Build and run the current sources once; print latency, per-pipe utilisation and the bound
     Run(RunArgs),
     /// Tune, then write back the sources and ascend-tune.lock
@@ -85,6 +85,16 @@ pub enum Command {
         out: Option<PathBuf>,
         suite: Vec<PathBuf>,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Shape of a tensor to tune for, e.g. --shape x=48x16384 (repeatable; default 48x16384)
+    #[arg(long, value_name = "NAME=DIMS")]
+    pub shape: Vec<String>,
+    /// Replace an existing ascend.toml
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

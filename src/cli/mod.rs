@@ -43,10 +43,17 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
         Command::Run(a) => crate::commands::run::run(&args.common, &a, &printer),
         Command::Tune(a) => crate::commands::tune::tune(&args.common, &a, &printer),
         Command::Check(a) => crate::commands::check::check(&args.common, &a, &printer),
-        Command::Init => Err(Error::not_built(
-            "`init`",
-            "write ascend.toml by hand for now: fixtures/add_custom/ascend.toml is a complete example",
-        )),
+        Command::Init(a) => std::env::current_dir()
+            .map_err(|e| Error::io("could not read", ".", e))
+            .and_then(|cwd| {
+                crate::commands::init::init(
+                    &cwd,
+                    args.common.soc.as_deref().unwrap_or("Ascend910B1"),
+                    &a.shape,
+                    a.force,
+                    &printer,
+                )
+            }),
         Command::Bank { .. } => Err(Error::not_built(
             "`bank`",
             "the experience bank arrives with the kernel-rewriting work; `tune --strategy host` works today",

@@ -2,6 +2,7 @@
 //! and print through `report`. Shared here: finding the manifest, choosing ops, opening the backend.
 
 pub mod check;
+pub mod init;
 pub mod run;
 pub mod tune;
 

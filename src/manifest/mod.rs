@@ -857,7 +857,7 @@ pub fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn camel_case(name: &str) -> String {
+pub fn camel_case(name: &str) -> String {
     name.split('_')
         .filter(|p| !p.is_empty())
         .map(|p| {

@@ -49,8 +49,7 @@ fn no_manifest_and_unknown_op_exit_2() {
 fn commands_not_built_yet_exit_2_and_say_so() {
     let dir = project("add_custom");
     for args in [
-        &["init"][..],
-        &["bank", "list"],
+        &["bank", "list"][..],
         &["bench"],
         &["tune", "--strategy", "loop"],
         &["run", "--backend", "cann"],

@@ -3,6 +3,7 @@
 
 mod add_custom;
 mod errors;
+mod init;
 mod twin_reference;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,393 @@
+//! Finding an operator project's parts without a manifest: kernel entry functions, the op type registered
+//! with `OP_ADD`, tensors from the msopgen op json, the tiling header, and literals that look like tuning
+//! parameters (buffer counts, tile sizes, block counts). Used by `init`. Reads C++ through tree-sitter-cpp.
+//! Knows nothing of searching or building.
+
+use crate::manifest::{Bind, DType};
+use crate::space::binding::{self, parse_cpp};
+use std::path::{Path, PathBuf};
+use tree_sitter::Node;
+
+/// An op as found in the sources.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundOp {
+    /// Kernel entry function.
+    pub name: String,
+    pub op_type: Option<String>,
+    pub host: Vec<String>,
+    pub kernel: Vec<String>,
+    /// Names of the kernel's GM parameters, in order (inputs, outputs, workspace, tiling).
+    pub params: Vec<String>,
+    /// (name, dtype) of inputs and outputs from the op json, when there is one.
+    pub inputs: Vec<(String, DType)>,
+    pub outputs: Vec<(String, DType)>,
+    pub tunables: Vec<FoundTunable>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundTunable {
+    pub name: String,
+    pub file: String,
+    pub bind: Bind,
+    pub value: i64,
+    pub kind: TunableKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TunableKind {
+    BufferCount,
+    BlockDim,
+    /// Tile lengths, tile counts, chunk sizes.
+    Size,
+}
+
+/// Classifies a symbol name as a likely tuning parameter.
+pub fn classify(name: &str) -> Option<TunableKind> {
+    let n = name.to_ascii_uppercase();
+    if n.contains("BUFFER_NUM")
+        || n.contains("BUFFER_COUNT")
+        || n.contains("BUF_NUM")
+        || n == "DOUBLE_BUFFER"
+    {
+        Some(TunableKind::BufferCount)
+    } else if n.contains("BLOCK_DIM")
+        || n.contains("CORE_NUM")
+        || n.contains("BLOCK_NUM")
+        || n.contains("USE_CORE")
+    {
+        Some(TunableKind::BlockDim)
+    } else if ["TILE", "LENGTH", "CHUNK", "SIZE", "_LEN"]
+        .iter()
+        .any(|k| n.contains(k))
+        && !n.contains("ALIGN")
+        && !n.contains("BYTES_PER")
+    {
+        Some(TunableKind::Size)
+    } else {
+        None
+    }
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn cpp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| matches!(e, "cpp" | "cc" | "cxx" | "asc"))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Finds the ops of a custom-op project (`op_host/` + `op_kernel/`) at `root`.
+pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
+    let kernel_dir = root.join("op_kernel");
+    let host_dir = root.join("op_host");
+    if !kernel_dir.is_dir() {
+        return Err(format!(
+            "{} has no op_kernel/ folder; `init` knows the msopgen custom-op layout (op_host/ + op_kernel/)",
+            root.display()
+        ));
+    }
+    let host_files = cpp_files(&host_dir);
+    let host_texts: Vec<(String, String)> = host_files
+        .iter()
+        .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?)))
+        .collect();
+    let op_json = op_json(root);
+    let mut ops = vec![];
+    for k in cpp_files(&kernel_dir) {
+        let Ok(text) = std::fs::read_to_string(&k) else {
+            continue;
+        };
+        for (name, params) in kernel_entries(&text) {
+            let camel = crate::manifest::camel_case(&name);
+            let host_of_op: Vec<&(String, String)> = host_texts
+                .iter()
+                .filter(|(_, t)| t.contains(&format!("OP_ADD({camel})")))
+                .collect();
+            let host_of_op = if host_of_op.is_empty() {
+                host_texts
+                    .iter()
+                    .filter(|(f, _)| f.contains(&name))
+                    .collect()
+            } else {
+                host_of_op
+            };
+            let op_type = host_of_op.iter().find_map(|(_, t)| op_add_name(t));
+            let (inputs, outputs) = op_json
+                .as_ref()
+                .and_then(|j| tensors_of(j, op_type.as_deref().unwrap_or(&camel)))
+                .unwrap_or_default();
+            let kernel_rel = rel(root, &k);
+            let mut tunables = vec![];
+            for (file, text) in host_of_op
+                .iter()
+                .map(|(f, t)| (f.clone(), t.clone()))
+                .chain(std::iter::once((kernel_rel.clone(), text.clone())))
+            {
+                for t in tunables_in(&file, &text) {
+                    if !tunables.iter().any(|x: &FoundTunable| x.name == t.name) {
+                        tunables.push(t);
+                    }
+                }
+            }
+            ops.push(FoundOp {
+                name,
+                op_type,
+                host: host_of_op.iter().map(|(f, _)| f.clone()).collect(),
+                kernel: vec![kernel_rel],
+                params,
+                inputs,
+                outputs,
+                tunables,
+            });
+        }
+    }
+    if ops.is_empty() {
+        return Err(format!(
+            "found no kernel entry (`extern \"C\" __global__ __aicore__ void name(GM_ADDR ...)`) in {}",
+            kernel_dir.display()
+        ));
+    }
+    Ok(ops)
+}
+
+/// `extern "C"` functions marked `__global__`/`__aicore__`, with their parameter names.
+pub fn kernel_entries(text: &str) -> Vec<(String, Vec<String>)> {
+    let Some(tree) = parse_cpp(text) else {
+        return vec![];
+    };
+    let mut out = vec![];
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    for node in root.children(&mut cursor) {
+        if node.kind() != "linkage_specification" {
+            continue;
+        }
+        let Some(body) = node.child_by_field_name("body") else {
+            continue;
+        };
+        if body.kind() != "function_definition" {
+            continue;
+        }
+        let head = &text[body.start_byte()
+            ..body
+                .child_by_field_name("body")
+                .map_or(body.end_byte(), |b| b.start_byte())];
+        if !(head.contains("__aicore__") || head.contains("__global__")) {
+            continue;
+        }
+        let Some(decl) = body
+            .child_by_field_name("declarator")
+            .filter(|d| d.kind() == "function_declarator")
+        else {
+            continue;
+        };
+        let Some(name) = decl.child_by_field_name("declarator") else {
+            continue;
+        };
+        let mut params = vec![];
+        if let Some(list) = decl.child_by_field_name("parameters") {
+            let mut c = list.walk();
+            for p in list.named_children(&mut c) {
+                if let Some(d) = p.child_by_field_name("declarator") {
+                    params.push(text[d.byte_range()].trim_start_matches('*').to_string());
+                }
+            }
+        }
+        out.push((text[name.byte_range()].to_string(), params));
+    }
+    out
+}
+
+fn op_add_name(text: &str) -> Option<String> {
+    let tree = parse_cpp(text)?;
+    let mut found = None;
+    visit(tree.root_node(), &mut |n| {
+        if found.is_none() && n.kind() == "call_expression" {
+            let f = n.child_by_field_name("function");
+            if f.is_some_and(|f| &text[f.byte_range()] == "OP_ADD") {
+                let args = n.child_by_field_name("arguments");
+                if let Some(a) = args.and_then(|a| a.named_child(0)) {
+                    found = Some(text[a.byte_range()].to_string());
+                }
+            }
+        }
+    });
+    found
+}
+
+fn visit<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
+    f(node);
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        visit(child, f);
+    }
+}
+
+/// Literals that look like tuning parameters: file-scope `const`/`constexpr` integers and `#define`s with
+/// telling names, and literal `SetBlockDim(n)` arguments. Each must be a unique site (`binding::find_site`).
+pub fn tunables_in(file: &str, text: &str) -> Vec<FoundTunable> {
+    let Some(tree) = parse_cpp(text) else {
+        return vec![];
+    };
+    let mut names = vec![];
+    visit(tree.root_node(), &mut |n| {
+        let name = match n.kind() {
+            "init_declarator" => n
+                .child_by_field_name("declarator")
+                .map(|d| &text[d.byte_range()]),
+            "preproc_def" => n.child_by_field_name("name").map(|d| &text[d.byte_range()]),
+            _ => None,
+        };
+        if let Some(name) = name
+            && crate::manifest::is_identifier(name)
+            && !names.contains(&name.to_string())
+        {
+            names.push(name.to_string());
+        }
+    });
+    let mut out = vec![];
+    for name in names {
+        let Some(kind) = classify(&name) else {
+            continue;
+        };
+        let bind = Bind::Symbol(name.clone());
+        if let Ok(site) = binding::find_site(text, file, &bind)
+            && site.value > 0
+        {
+            out.push(FoundTunable {
+                name: name.to_ascii_lowercase(),
+                file: file.to_string(),
+                bind,
+                value: site.value,
+                kind,
+            });
+        }
+    }
+    let call = Bind::Call {
+        func: "SetBlockDim".into(),
+        arg: 0,
+    };
+    if !out.iter().any(|t| t.kind == TunableKind::BlockDim)
+        && let Ok(site) = binding::find_site(text, file, &call)
+    {
+        out.push(FoundTunable {
+            name: "block_dim".into(),
+            file: file.to_string(),
+            bind: call,
+            value: site.value,
+            kind: TunableKind::BlockDim,
+        });
+    }
+    out
+}
+
+/// The msopgen op json (`<op>.json` at the project root listing `input_desc`), parsed.
+fn op_json(root: &Path) -> Option<serde_json::Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files.into_iter().find_map(|p| {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
+        let has_desc = |o: &serde_json::Value| o.get("input_desc").is_some();
+        (v.as_array().is_some_and(|a| a.iter().any(has_desc)) || has_desc(&v)).then_some(v)
+    })
+}
+
+fn tensors_of(
+    json: &serde_json::Value,
+    op_type: &str,
+) -> Option<(Vec<(String, DType)>, Vec<(String, DType)>)> {
+    let entries: Vec<&serde_json::Value> = match json.as_array() {
+        Some(a) => a.iter().collect(),
+        None => vec![json],
+    };
+    let entry = entries
+        .iter()
+        .find(|e| e.get("op").and_then(|o| o.as_str()) == Some(op_type))
+        .or(entries.first())?;
+    let list = |key: &str| -> Vec<(String, DType)> {
+        entry
+            .get(key)
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|d| {
+                let name = d.get("name")?.as_str()?.to_string();
+                let ty = d
+                    .get("type")
+                    .and_then(|t| t.as_array())
+                    .and_then(|t| t.first())
+                    .and_then(|t| t.as_str())
+                    .unwrap_or("float16");
+                Some((name, DType::parse(ty).unwrap_or(DType::Float16)))
+            })
+            .collect()
+    };
+    Some((list("input_desc"), list("output_desc")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovers_the_add_custom_fixture() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
+        let ops = discover(&root).unwrap();
+        assert_eq!(ops.len(), 1);
+        let op = &ops[0];
+        assert_eq!(op.name, "add_custom");
+        assert_eq!(op.op_type.as_deref(), Some("AddCustom"));
+        assert_eq!(op.params, ["x", "y", "z", "workspace", "tiling"]);
+        assert_eq!(
+            op.inputs,
+            [
+                ("x".to_string(), DType::Float16),
+                ("y".to_string(), DType::Float16)
+            ]
+        );
+        assert_eq!(op.outputs, [("z".to_string(), DType::Float16)]);
+        let t: Vec<(&str, i64, TunableKind)> = op
+            .tunables
+            .iter()
+            .map(|t| (t.name.as_str(), t.value, t.kind))
+            .collect();
+        assert_eq!(
+            t,
+            [
+                ("block_dim", 8, TunableKind::BlockDim),
+                ("tile_length", 256, TunableKind::Size),
+                ("buffer_num", 1, TunableKind::BufferCount)
+            ]
+        );
+    }
+
+    #[test]
+    fn classifies_names() {
+        assert_eq!(classify("BUFFER_NUM"), Some(TunableKind::BufferCount));
+        assert_eq!(classify("USE_CORE_NUM"), Some(TunableKind::BlockDim));
+        assert_eq!(classify("TILE_LENGTH"), Some(TunableKind::Size));
+        assert_eq!(classify("ALIGN_SIZE"), None);
+        assert_eq!(classify("PI"), None);
+    }
+}
