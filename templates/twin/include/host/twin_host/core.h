@@ -1,0 +1,435 @@
+// twin (host side): ge / fe / gert types used by op_host code: status codes, data types, shapes,
+// tensors, attributes and the tiling / infer-shape / infer-dtype contexts.
+// Written from the public CANN documentation of these interfaces.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace ge {
+using graphStatus = uint32_t;
+constexpr graphStatus GRAPH_SUCCESS = 0;
+constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFFu;
+constexpr graphStatus GRAPH_PARAM_INVALID = 50331649u;
+constexpr graphStatus GRAPH_NOT_CHANGED = 1343242304u;
+constexpr int64_t UNKNOWN_DIM = -1;
+constexpr int64_t UNKNOWN_DIM_NUM = -2;
+
+enum DataType {
+    DT_FLOAT = 0, DT_FLOAT16 = 1, DT_INT8 = 2, DT_INT32 = 3, DT_UINT8 = 4, DT_INT16 = 6, DT_UINT16 = 7,
+    DT_UINT32 = 8, DT_INT64 = 9, DT_UINT64 = 10, DT_DOUBLE = 11, DT_BOOL = 12, DT_STRING = 13,
+    DT_DUAL_SUB_INT8 = 14, DT_DUAL_SUB_UINT8 = 15, DT_COMPLEX64 = 16, DT_COMPLEX128 = 17, DT_QINT8 = 18,
+    DT_QINT16 = 19, DT_QINT32 = 20, DT_QUINT8 = 21, DT_QUINT16 = 22, DT_RESOURCE = 23, DT_STRING_REF = 24,
+    DT_DUAL = 25, DT_VARIANT = 26, DT_BF16 = 27, DT_UNDEFINED = 28, DT_INT4 = 29, DT_UINT1 = 30, DT_INT2 = 31,
+    DT_UINT2 = 32, DT_COMPLEX32 = 33, DT_HIFLOAT8 = 34, DT_FLOAT8_E5M2 = 35, DT_FLOAT8_E4M3FN = 36,
+    DT_FLOAT8_E8M0 = 37, DT_FLOAT6_E3M2 = 38, DT_FLOAT6_E2M3 = 39, DT_FLOAT4_E2M1 = 40, DT_FLOAT4_E1M2 = 41,
+    DT_MAX
+};
+
+enum Format {
+    FORMAT_NCHW = 0, FORMAT_NHWC = 1, FORMAT_ND = 2, FORMAT_NC1HWC0 = 3, FORMAT_FRACTAL_Z = 4,
+    FORMAT_NC1C0HWPAD = 5, FORMAT_NHWC1C0 = 6, FORMAT_FSR_NCHW = 7, FORMAT_FRACTAL_DECONV = 8, FORMAT_C1HWNC0 = 9,
+    FORMAT_FRACTAL_DECONV_TRANSPOSE = 10, FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS = 11, FORMAT_NC1HWC0_C04 = 12,
+    FORMAT_FRACTAL_Z_C04 = 13, FORMAT_CHWN = 14, FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS = 15, FORMAT_HWCN = 16,
+    FORMAT_NC1KHKWHWC0 = 17, FORMAT_BN_WEIGHT = 18, FORMAT_FILTER_HWCK = 19, FORMAT_HASHTABLE_LOOKUP_LOOKUPS = 20,
+    FORMAT_HASHTABLE_LOOKUP_KEYS = 21, FORMAT_HASHTABLE_LOOKUP_VALUE = 22, FORMAT_HASHTABLE_LOOKUP_OUTPUT = 23,
+    FORMAT_HASHTABLE_LOOKUP_HITS = 24, FORMAT_C1HWNCoC0 = 25, FORMAT_MD = 26, FORMAT_NDHWC = 27,
+    FORMAT_FRACTAL_ZZ = 28, FORMAT_FRACTAL_NZ = 29, FORMAT_NCDHW = 30, FORMAT_DHWCN = 31, FORMAT_NDC1HWC0 = 32,
+    FORMAT_FRACTAL_Z_3D = 33, FORMAT_CN = 34, FORMAT_NC = 35, FORMAT_DHWNC = 36, FORMAT_FRACTAL_Z_3D_TRANSPOSE = 37,
+    FORMAT_FRACTAL_ZN_LSTM = 38, FORMAT_FRACTAL_Z_G = 39, FORMAT_RESERVED = 40, FORMAT_ALL = 41, FORMAT_NULL = 42,
+    FORMAT_ND_RNN_BIAS = 43, FORMAT_FRACTAL_ZN_RNN = 44, FORMAT_NYUV = 45, FORMAT_NYUV_A = 46, FORMAT_NCL = 47,
+    FORMAT_MAX = 0xff
+};
+
+// Size in bytes of one element (0 for unknown or sub-byte types).
+inline int GetSizeByDataType(DataType dt) {
+    switch (dt) {
+    case DT_FLOAT: case DT_INT32: case DT_UINT32: case DT_QINT32: case DT_COMPLEX32: return 4;
+    case DT_FLOAT16: case DT_BF16: case DT_INT16: case DT_UINT16: case DT_QINT16: case DT_QUINT16: return 2;
+    case DT_INT8: case DT_UINT8: case DT_BOOL: case DT_QINT8: case DT_QUINT8: case DT_HIFLOAT8:
+    case DT_FLOAT8_E5M2: case DT_FLOAT8_E4M3FN: case DT_FLOAT8_E8M0: case DT_DUAL_SUB_INT8: case DT_DUAL_SUB_UINT8: return 1;
+    case DT_INT64: case DT_UINT64: case DT_DOUBLE: case DT_COMPLEX64: return 8;
+    case DT_COMPLEX128: return 16;
+    default: return 0;
+    }
+}
+inline const char *TwinDataTypeName(DataType dt) {
+    switch (dt) {
+    case DT_FLOAT: return "DT_FLOAT"; case DT_FLOAT16: return "DT_FLOAT16"; case DT_BF16: return "DT_BF16";
+    case DT_INT8: return "DT_INT8"; case DT_INT16: return "DT_INT16"; case DT_INT32: return "DT_INT32";
+    case DT_INT64: return "DT_INT64"; case DT_UINT8: return "DT_UINT8"; case DT_UINT16: return "DT_UINT16";
+    case DT_UINT32: return "DT_UINT32"; case DT_UINT64: return "DT_UINT64"; case DT_BOOL: return "DT_BOOL";
+    case DT_DOUBLE: return "DT_DOUBLE"; default: return "DT_UNDEFINED";
+    }
+}
+class TypeUtils {
+public:
+    static bool GetDataTypeLength(DataType dt, uint32_t &len) {
+        int s = GetSizeByDataType(dt);
+        len = (uint32_t)s;
+        return s > 0;
+    }
+    static std::string DataTypeToSerialString(DataType dt) { return TwinDataTypeName(dt); }
+    static std::string FormatToSerialString(Format f) { return f == FORMAT_ND ? "ND" : std::to_string((int)f); }
+};
+
+// ge::Shape (graph-level shape, used by a few tiling functions).
+class Shape {
+public:
+    Shape() = default;
+    explicit Shape(const std::vector<int64_t> &d) : dims_(d) {}
+    size_t GetDimNum() const { return dims_.size(); }
+    int64_t GetDim(size_t i) const { return i < dims_.size() ? dims_[i] : 0; }
+    graphStatus SetDim(size_t i, int64_t v) { if (i >= dims_.size()) return GRAPH_FAILED; dims_[i] = v; return GRAPH_SUCCESS; }
+    std::vector<int64_t> GetDims() const { return dims_; }
+    int64_t GetShapeSize() const { int64_t s = 1; for (auto d : dims_) s *= d; return s; }
+private:
+    std::vector<int64_t> dims_;
+};
+} // namespace ge
+
+// ---- platform information handle (fe::PlatFormInfos), filled by the twin host main from the spec.
+namespace fe {
+class PlatFormInfos {
+public:
+    std::string soc_version, short_soc;
+    uint32_t aiv_cores = 0, aic_cores = 0;
+    uint64_t ub_bytes = 0, l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0, l2_bytes = 0, hbm_bytes = 0;
+    uint64_t libapi_workspace = 0;
+    bool has_libapi_workspace = false;
+    std::map<std::string, std::string> extra; // every spec directive, by name
+
+    bool GetPlatformRes(const std::string &label, const std::string &key, std::string &val) const {
+        (void)label;
+        auto it = extra.find(key);
+        if (it != extra.end()) { val = it->second; return true; }
+        if (key == "ai_core_cnt" || key == "cube_core_cnt") { val = std::to_string(aic_cores); return true; }
+        if (key == "vector_core_cnt") { val = std::to_string(aiv_cores); return true; }
+        if (key == "ub_size") { val = std::to_string(ub_bytes); return true; }
+        if (key == "l1_size") { val = std::to_string(l1_bytes); return true; }
+        if (key == "l0_a_size") { val = std::to_string(l0a_bytes); return true; }
+        if (key == "l0_b_size") { val = std::to_string(l0b_bytes); return true; }
+        if (key == "l0_c_size") { val = std::to_string(l0c_bytes); return true; }
+        if (key == "l2_size") { val = std::to_string(l2_bytes); return true; }
+        if (key == "SoC_version") { val = soc_version; return true; }
+        if (key == "Short_SoC_version") { val = short_soc; return true; }
+        return false;
+    }
+    bool GetPlatformResWithLock(const std::string &label, const std::string &key, std::string &val) const {
+        return GetPlatformRes(label, key, val);
+    }
+    uint32_t GetCoreNum() const { return aiv_cores; }
+    void SetCoreNumByCoreType(const std::string &) {}
+};
+class OptionalInfos {};
+} // namespace fe
+
+namespace gert {
+
+constexpr size_t kMaxDimNum = 25;
+
+class Shape {
+public:
+    Shape() = default;
+    Shape(std::initializer_list<int64_t> d) { for (auto v : d) AppendDim(v); }
+    size_t GetDimNum() const { return n_; }
+    void SetDimNum(size_t n) { n_ = n < kMaxDimNum ? n : kMaxDimNum; }
+    int64_t GetDim(size_t i) const { return i < n_ ? dims_[i] : 0; }
+    void SetDim(size_t i, int64_t v) { if (i < kMaxDimNum) { dims_[i] = v; if (i >= n_) n_ = i + 1; } }
+    Shape &AppendDim(int64_t v) { if (n_ < kMaxDimNum) dims_[n_++] = v; return *this; }
+    int64_t GetShapeSize() const { int64_t s = 1; for (size_t i = 0; i < n_; i++) s *= dims_[i]; return s; }
+    bool IsScalar() const { return n_ == 0; }
+    void SetScalar() { n_ = 0; }
+    int64_t operator[](size_t i) const { return dims_[i]; }
+    int64_t &operator[](size_t i) { return dims_[i]; }
+    bool operator==(const Shape &o) const {
+        if (n_ != o.n_) return false;
+        for (size_t i = 0; i < n_; i++) if (dims_[i] != o.dims_[i]) return false;
+        return true;
+    }
+    bool operator!=(const Shape &o) const { return !(*this == o); }
+private:
+    int64_t dims_[kMaxDimNum] = {0};
+    size_t n_ = 0;
+};
+
+class StorageShape {
+public:
+    StorageShape() = default;
+    StorageShape(std::initializer_list<int64_t> origin, std::initializer_list<int64_t> storage) : origin_(origin), storage_(storage) {}
+    const Shape &GetOriginShape() const { return origin_; }
+    const Shape &GetStorageShape() const { return storage_; }
+    Shape &MutableOriginShape() { return origin_; }
+    Shape &MutableStorageShape() { return storage_; }
+    bool operator==(const StorageShape &o) const { return origin_ == o.origin_ && storage_ == o.storage_; }
+private:
+    Shape origin_, storage_;
+};
+
+struct StorageFormat {
+    ge::Format origin = ge::FORMAT_ND, storage = ge::FORMAT_ND;
+    ge::Format GetOriginFormat() const { return origin; }
+    ge::Format GetStorageFormat() const { return storage; }
+};
+
+class Tensor {
+public:
+    StorageShape shape_;
+    ge::DataType dtype_ = ge::DT_UNDEFINED;
+    StorageFormat format_;
+    void *data_ = nullptr;
+    int64_t GetShapeSize() const { return shape_.GetStorageShape().GetShapeSize(); }
+    ge::DataType GetDataType() const { return dtype_; }
+    const Shape &GetStorageShape() const { return shape_.GetStorageShape(); }
+    const Shape &GetOriginShape() const { return shape_.GetOriginShape(); }
+    const StorageShape &GetShape() const { return shape_; }
+    ge::Format GetStorageFormat() const { return format_.storage; }
+    ge::Format GetOriginFormat() const { return format_.origin; }
+    StorageFormat GetFormat() const { return format_; }
+    template <class T> const T *GetData() const { return static_cast<const T *>(data_); }
+    const void *GetAddr() const { return data_; }
+    size_t GetSize() const { return (size_t)GetShapeSize() * (size_t)ge::GetSizeByDataType(dtype_); }
+};
+
+class CompileTimeTensorDesc {
+public:
+    ge::DataType dtype_ = ge::DT_UNDEFINED;
+    StorageFormat format_;
+    ge::DataType GetDataType() const { return dtype_; }
+    ge::Format GetStorageFormat() const { return format_.storage; }
+    ge::Format GetOriginFormat() const { return format_.origin; }
+    StorageFormat GetFormat() const { return format_; }
+};
+
+class ContinuousVector {
+public:
+    virtual ~ContinuousVector() = default;
+    size_t GetSize() const { return size_; }
+    size_t GetCapacity() const { return size_; }
+    const void *GetData() const { return data_; }
+protected:
+    size_t size_ = 0;
+    const void *data_ = nullptr;
+};
+template <class T> class TypedContinuousVector : public ContinuousVector {
+    // bool elements are kept as one byte each (std::vector<bool> has no data()).
+    using S = typename std::conditional<std::is_same<T, bool>::value, unsigned char, T>::type;
+public:
+    TypedContinuousVector() = default;
+    explicit TypedContinuousVector(const std::vector<T> &v) : v_(v.begin(), v.end()) { sync(); }
+    TypedContinuousVector(const TypedContinuousVector &o) : ContinuousVector(), v_(o.v_) { sync(); }
+    TypedContinuousVector &operator=(const TypedContinuousVector &o) { v_ = o.v_; sync(); return *this; }
+    const T *GetData() const { return reinterpret_cast<const T *>(v_.data()); }
+private:
+    void sync() { size_ = v_.size(); data_ = v_.data(); }
+    std::vector<S> v_;
+};
+
+// One attribute value (the twin keeps every representation the spec or the OpDef default gives).
+struct TwinAttr {
+    std::string kind; // int float bool str ints floats bools
+    int64_t i = 0;
+    float f = 0;
+    bool b = false;
+    std::string s;
+    TypedContinuousVector<int64_t> ints;
+    TypedContinuousVector<float> floats;
+    TypedContinuousVector<bool> bools;
+};
+
+class RuntimeAttrs {
+public:
+    std::vector<TwinAttr> attrs_;
+    size_t GetAttrNum() const { return attrs_.size(); }
+    template <class T> const T *GetAttrPointer(size_t i) const {
+        if (i >= attrs_.size()) return nullptr;
+        const TwinAttr &a = attrs_[i];
+        if constexpr (std::is_same<T, char>::value) return a.s.c_str();
+        else if constexpr (std::is_same<T, bool>::value) return &a.b;
+        else if constexpr (std::is_floating_point<T>::value) return reinterpret_cast<const T *>(&a.f);
+        else if constexpr (std::is_integral<T>::value) return reinterpret_cast<const T *>(&a.i);
+        else if constexpr (std::is_same<T, TypedContinuousVector<float>>::value) return &a.floats;
+        else if constexpr (std::is_same<T, TypedContinuousVector<bool>>::value) return &a.bools;
+        else if constexpr (std::is_same<T, TypedContinuousVector<int64_t>>::value) return &a.ints;
+        else if constexpr (std::is_same<T, ContinuousVector>::value)
+            return a.kind == "floats" ? static_cast<const ContinuousVector *>(&a.floats)
+                 : a.kind == "bools" ? static_cast<const ContinuousVector *>(&a.bools)
+                                     : static_cast<const ContinuousVector *>(&a.ints);
+        else return nullptr;
+    }
+    const int64_t *GetInt(size_t i) const { return GetAttrPointer<int64_t>(i); }
+    const float *GetFloat(size_t i) const { return GetAttrPointer<float>(i); }
+    const bool *GetBool(size_t i) const { return GetAttrPointer<bool>(i); }
+    const char *GetStr(size_t i) const { return GetAttrPointer<char>(i); }
+    const TypedContinuousVector<int64_t> *GetListInt(size_t i) const { return GetAttrPointer<TypedContinuousVector<int64_t>>(i); }
+    const TypedContinuousVector<float> *GetListFloat(size_t i) const { return GetAttrPointer<TypedContinuousVector<float>>(i); }
+};
+
+class TilingData {
+public:
+    static constexpr size_t kCapacity = 64 * 1024;
+    void *GetData() { return buf_; }
+    const void *GetData() const { return buf_; }
+    size_t GetCapacity() const { return kCapacity; }
+    size_t GetDataSize() const { return size_; }
+    void SetDataSize(size_t n) { size_ = n; }
+    template <class T> ge::graphStatus Append(const T &v) {
+        if (size_ + sizeof(T) > kCapacity) return ge::GRAPH_FAILED;
+        std::memcpy(buf_ + size_, &v, sizeof(T));
+        size_ += sizeof(T);
+        return ge::GRAPH_SUCCESS;
+    }
+    template <class T> ge::graphStatus Append(const T *v, size_t n) {
+        if (size_ + sizeof(T) * n > kCapacity) return ge::GRAPH_FAILED;
+        std::memcpy(buf_ + size_, v, sizeof(T) * n);
+        size_ += sizeof(T) * n;
+        return ge::GRAPH_SUCCESS;
+    }
+private:
+    alignas(64) uint8_t buf_[kCapacity] = {0};
+    size_t size_ = 0;
+};
+
+// Everything the twin knows about one op instance; shared by the contexts below.
+struct TwinOpInfo {
+    std::string op_type, node_name;
+    std::vector<std::string> in_names, out_names;
+    std::vector<std::string> ir_in_names;        // OpDef input order (for optional inputs)
+    std::vector<Tensor> inputs, outputs;
+    std::vector<CompileTimeTensorDesc> in_desc, out_desc;
+    std::vector<StorageShape> in_shapes, out_shapes;
+    RuntimeAttrs attrs;
+    int ir_to_instance(size_t ir) const {
+        if (ir_in_names.empty()) return (int)ir;
+        if (ir >= ir_in_names.size()) return -1;
+        for (size_t k = 0; k < in_names.size(); k++) if (in_names[k] == ir_in_names[ir]) return (int)k;
+        return -1;
+    }
+};
+
+class ComputeNodeInfo {
+public:
+    const TwinOpInfo *op_ = nullptr;
+    const char *GetNodeName() const { return op_->node_name.c_str(); }
+    const char *GetNodeType() const { return op_->op_type.c_str(); }
+    size_t GetInputsNum() const { return op_->inputs.size(); }
+    size_t GetOutputsNum() const { return op_->outputs.size(); }
+    const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
+    const CompileTimeTensorDesc *GetInputTdInfo(size_t i) const { return i < op_->in_desc.size() ? &op_->in_desc[i] : nullptr; }
+    const CompileTimeTensorDesc *GetOutputTdInfo(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
+};
+
+class TilingContext {
+public:
+    TwinOpInfo *op_ = nullptr;
+    fe::PlatFormInfos *platform_ = nullptr;
+    TilingData raw_;
+    uint32_t block_dim_ = 0;
+    bool block_dim_set_ = false;
+    uint64_t tiling_key_ = 0;
+    std::vector<size_t> workspaces_;
+    bool workspace_set_ = false;
+    void *compile_info_ = nullptr;
+    uint32_t schedule_mode_ = 0;
+    bool need_atomic_ = false;
+    ComputeNodeInfo node_info_;
+
+    const StorageShape *GetInputShape(size_t i) const { return i < op_->in_shapes.size() ? &op_->in_shapes[i] : nullptr; }
+    const StorageShape *GetOutputShape(size_t i) const { return i < op_->out_shapes.size() ? &op_->out_shapes[i] : nullptr; }
+    const StorageShape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
+    const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(ir + rel); }
+    const Tensor *GetInputTensor(size_t i) const { return i < op_->inputs.size() ? &op_->inputs[i] : nullptr; }
+    const Tensor *GetOptionalInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
+    const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { return GetInputTensor(ir + rel); }
+    const Tensor *GetOutputTensor(size_t i) const { return i < op_->outputs.size() ? &op_->outputs[i] : nullptr; }
+    const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < op_->in_desc.size() ? &op_->in_desc[i] : nullptr; }
+    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
+    const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { return GetInputDesc(ir + rel); }
+    const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
+    const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
+    const ComputeNodeInfo *GetComputeNodeInfo() { node_info_.op_ = op_; return &node_info_; }
+    size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
+    size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
+
+    ge::graphStatus SetBlockDim(uint32_t n) { block_dim_ = n; block_dim_set_ = true; return ge::GRAPH_SUCCESS; }
+    uint32_t GetBlockDim() const { return block_dim_; }
+    ge::graphStatus SetTilingKey(uint64_t k) { tiling_key_ = k; return ge::GRAPH_SUCCESS; }
+    uint64_t GetTilingKey() const { return tiling_key_; }
+    TilingData *GetRawTilingData() { return &raw_; }
+    template <class T> T *GetTilingData() { return reinterpret_cast<T *>(raw_.GetData()); }
+    size_t *GetWorkspaceSizes(size_t n) {
+        workspace_set_ = true;
+        if (workspaces_.size() < n) workspaces_.resize(n, 0);
+        return workspaces_.data();
+    }
+    size_t GetWorkspaceNum() const { return workspaces_.size(); }
+    fe::PlatFormInfos *GetPlatformInfo() const { return platform_; }
+    const char *GetNodeName() const { return op_->node_name.c_str(); }
+    const char *GetNodeType() const { return op_->op_type.c_str(); }
+    template <class T = void> const T *GetCompileInfo() const { return static_cast<const T *>(compile_info_); }
+    ge::graphStatus SetScheduleMode(uint32_t m) { schedule_mode_ = m; return ge::GRAPH_SUCCESS; }
+    ge::graphStatus SetNeedAtomic(bool b) { need_atomic_ = b; return ge::GRAPH_SUCCESS; }
+    int32_t GetDeterministic() const { return 0; }
+    ge::graphStatus SetAicpuBlockDim(uint32_t) { return ge::GRAPH_SUCCESS; }
+    ge::graphStatus SetTilingCond(int32_t) { return ge::GRAPH_SUCCESS; }
+};
+
+class TilingParseContext {
+public:
+    fe::PlatFormInfos *platform_ = nullptr;
+    void *compile_info_ = nullptr;
+    std::string node_name_;
+    fe::PlatFormInfos *GetPlatformInfo() const { return platform_; }
+    template <class T> T *GetCompiledInfo() { return static_cast<T *>(compile_info_); }
+    const char *GetNodeName() const { return node_name_.c_str(); }
+    const char *GetNodeType() const { return node_name_.c_str(); }
+    const char *GetCompiledJson() const { return "{}"; }
+};
+
+class InferShapeContext {
+public:
+    TwinOpInfo *op_ = nullptr;
+    std::vector<Shape> in_, out_;
+    const Shape *GetInputShape(size_t i) const { return i < in_.size() ? &in_[i] : nullptr; }
+    const Shape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
+    const Shape *GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(ir + rel); }
+    Shape *GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
+    const Tensor *GetInputTensor(size_t i) const { return i < op_->inputs.size() ? &op_->inputs[i] : nullptr; }
+    const Tensor *GetOptionalInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
+    const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
+    const char *GetNodeName() const { return op_->node_name.c_str(); }
+    const char *GetNodeType() const { return op_->op_type.c_str(); }
+    const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < op_->in_desc.size() ? &op_->in_desc[i] : nullptr; }
+    size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
+    size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
+};
+
+class InferDataTypeContext {
+public:
+    TwinOpInfo *op_ = nullptr;
+    std::vector<ge::DataType> out_;
+    ge::DataType GetInputDataType(size_t i) const { return i < op_->in_desc.size() ? op_->in_desc[i].dtype_ : ge::DT_UNDEFINED; }
+    ge::DataType GetOptionalInputDataType(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? ge::DT_UNDEFINED : GetInputDataType((size_t)k); }
+    ge::DataType GetOutputDataType(size_t i) const { return i < out_.size() ? out_[i] : ge::DT_UNDEFINED; }
+    size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
+    size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
+    ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt) {
+        if (out_.size() <= i) out_.resize(i + 1, ge::DT_UNDEFINED);
+        out_[i] = dt;
+        return ge::GRAPH_SUCCESS;
+    }
+    const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
+    const char *GetNodeName() const { return op_->node_name.c_str(); }
+};
+
+class InferShapeRangeContext {};
+class TilingSymbolEvalContext {};
+
+} // namespace gert

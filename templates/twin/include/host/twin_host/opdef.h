@@ -1,0 +1,232 @@
+// twin (host side): op definition (namespace ops: OpDef, OP_ADD) and the registries the host
+// main uses to find an op's tiling function (OP_ADD, IMPL_OP_OPTILING).
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+#include "core.h"
+
+namespace ops {
+class OpDef;
+}
+
+namespace twin_host {
+using TilingFunc = ge::graphStatus (*)(gert::TilingContext *);
+using TilingParseFunc = ge::graphStatus (*)(gert::TilingParseContext *);
+using InferShapeFunc = ge::graphStatus (*)(gert::InferShapeContext *);
+using InferDataTypeFunc = ge::graphStatus (*)(gert::InferDataTypeContext *);
+
+using OpDefFactory = ops::OpDef *(*)(const char *);
+inline std::map<std::string, OpDefFactory> &opdef_registry() {
+    static std::map<std::string, OpDefFactory> m;
+    return m;
+}
+struct OpDefRegistrar {
+    OpDefRegistrar(const char *name, OpDefFactory f) { opdef_registry()[name] = f; }
+};
+
+// IMPL_OP_OPTILING / IMPL_OP_INFERSHAPE registrations.
+struct OpImpl {
+    TilingFunc tiling = nullptr;
+    TilingParseFunc tiling_parse = nullptr;
+    std::function<void *()> make_compile_info;
+    std::function<void(void *)> free_compile_info;
+    InferShapeFunc infer_shape = nullptr;
+    InferDataTypeFunc infer_dtype = nullptr;
+
+    OpImpl &Tiling(TilingFunc f, size_t = 0) { tiling = f; return *this; }
+    template <class CI> OpImpl &TilingParse(TilingParseFunc f) {
+        tiling_parse = f;
+        make_compile_info = []() -> void * { return new CI(); };
+        free_compile_info = [](void *p) { delete static_cast<CI *>(p); };
+        return *this;
+    }
+    template <class CI, class F> OpImpl &TilingParse(F f) {
+        tiling_parse = reinterpret_cast<TilingParseFunc>(f);
+        make_compile_info = []() -> void * { return new CI(); };
+        free_compile_info = [](void *p) { delete static_cast<CI *>(p); };
+        return *this;
+    }
+    OpImpl &InferShape(InferShapeFunc f) { infer_shape = f; return *this; }
+    OpImpl &InferDataType(InferDataTypeFunc f) { infer_dtype = f; return *this; }
+    template <class... A> OpImpl &InferShapeRange(A...) { return *this; }
+    template <class... A> OpImpl &InputsDataDependency(A...) { return *this; }
+    OpImpl &InputsDataDependency(std::initializer_list<int>) { return *this; }
+    template <class... A> OpImpl &PrivateAttr(A...) { return *this; }
+    template <class... A> OpImpl &TilingInputsDataDependency(A...) { return *this; }
+    OpImpl &TilingInputsDataDependency(std::initializer_list<int>) { return *this; }
+    template <class... A> OpImpl &OutputShapeDependOnCompute(A...) { return *this; }
+    OpImpl &GenSimplifiedKey(...) { return *this; }
+};
+inline std::map<std::string, OpImpl> &impl_registry() {
+    static std::map<std::string, OpImpl> m;
+    return m;
+}
+inline OpImpl &impl_reg(const char *op) { return impl_registry()[op]; }
+} // namespace twin_host
+
+#define TWIN_HCAT2(a, b) a##b
+#define TWIN_HCAT(a, b) TWIN_HCAT2(a, b)
+#define IMPL_OP_OPTILING(op) \
+    static ::twin_host::OpImpl &TWIN_HCAT(twin_impl_tiling_, __COUNTER__) __attribute__((unused)) = ::twin_host::impl_reg(#op)
+#define IMPL_OP_INFERSHAPE(op) \
+    static ::twin_host::OpImpl &TWIN_HCAT(twin_impl_infer_, __COUNTER__) __attribute__((unused)) = ::twin_host::impl_reg(#op)
+#define IMPL_OP(op) \
+    static ::twin_host::OpImpl &TWIN_HCAT(twin_impl_, __COUNTER__) __attribute__((unused)) = ::twin_host::impl_reg(#op)
+
+namespace ops {
+
+enum Option { IGNORE = 0, OPTIONAL = 1, REQUIRED = 2, DYNAMIC = 3, VIRTUAL = 4 };
+enum class DependScope : uint32_t { ALL = 0, TILING = 1, INVALID_SCOPE };
+enum class FormatCheckOption : uint32_t { DEFAULT = 0, STRICT = 1, MAX };
+enum class InitValueType : uint32_t { INIT_VALUE_UINT64_T = 0, INIT_VALUE_DEFAULT = 0xFFFFFFFF };
+enum class ItemFindStatus { ITEM_FIND = 0, ITEM_NOEXIST = 1 };
+
+struct ScalarVar {
+    int64_t i = 0;
+    double f = 0;
+    ScalarVar() = default;
+    template <class T> ScalarVar(T v) : i((int64_t)v), f((double)v) {}
+};
+
+class OpParamDef {
+public:
+    explicit OpParamDef(const char *name = "") : name_(name) {}
+    std::string name_;
+    Option param_type_ = REQUIRED;
+    std::vector<ge::DataType> dtypes_;
+    std::vector<ge::Format> formats_;
+
+    OpParamDef &ParamType(Option o) { param_type_ = o; return *this; }
+    OpParamDef &DataType(std::vector<ge::DataType> v) { dtypes_ = std::move(v); return *this; }
+    OpParamDef &DataTypeList(std::vector<ge::DataType> v) { dtypes_ = std::move(v); return *this; }
+    OpParamDef &Format(std::vector<ge::Format> v) { formats_ = std::move(v); return *this; }
+    OpParamDef &FormatList(std::vector<ge::Format> v) { formats_ = std::move(v); return *this; }
+    OpParamDef &UnknownShapeFormat(std::vector<ge::Format>) { return *this; }
+    OpParamDef &ValueDepend(Option) { return *this; }
+    OpParamDef &ValueDepend(Option, DependScope) { return *this; }
+    OpParamDef &IgnoreContiguous() { return *this; }
+    OpParamDef &AutoContiguous() { return *this; }
+    OpParamDef &Scalar() { return *this; }
+    OpParamDef &ScalarList() { return *this; }
+    OpParamDef &To(ge::DataType) { return *this; }
+    OpParamDef &To(const char *) { return *this; }
+    OpParamDef &Version(uint32_t) { return *this; }
+    OpParamDef &InitValue(uint64_t) { return *this; }
+    OpParamDef &InitValue(const ScalarVar &) { return *this; }
+    template <class T> OpParamDef &InitValue(const std::vector<T> &) { return *this; }
+    OpParamDef &OutputShapeDependOnCompute() { return *this; }
+    OpParamDef &DataTypeForBinQuery(std::vector<ge::DataType>) { return *this; }
+    OpParamDef &FormatForBinQuery(std::vector<ge::Format>) { return *this; }
+    OpParamDef &Follow(const char *) { return *this; }
+    template <class T> OpParamDef &Follow(const char *, T) { return *this; }
+    OpParamDef &Comment(const char *) { return *this; }
+    OpParamDef &ConstValue(...) { return *this; }
+};
+
+class OpAttrDef {
+public:
+    explicit OpAttrDef(const char *name = "") : name_(name) {}
+    std::string name_;
+    Option attr_type_ = OPTIONAL;
+    gert::TwinAttr default_;
+    bool has_default_ = false;
+
+    OpAttrDef &AttrType(Option o) { attr_type_ = o; return *this; }
+    OpAttrDef &Int() { default_.kind = "int"; return *this; }
+    OpAttrDef &Int(int64_t v) { default_.kind = "int"; default_.i = v; has_default_ = true; return *this; }
+    OpAttrDef &Float() { default_.kind = "float"; return *this; }
+    OpAttrDef &Float(float v) { default_.kind = "float"; default_.f = v; has_default_ = true; return *this; }
+    OpAttrDef &Bool() { default_.kind = "bool"; return *this; }
+    OpAttrDef &Bool(bool v) { default_.kind = "bool"; default_.b = v; has_default_ = true; return *this; }
+    OpAttrDef &String() { default_.kind = "str"; return *this; }
+    OpAttrDef &String(const char *v) { default_.kind = "str"; default_.s = v; has_default_ = true; return *this; }
+    OpAttrDef &ListInt() { default_.kind = "ints"; return *this; }
+    OpAttrDef &ListInt(std::vector<int64_t> v) {
+        default_.kind = "ints"; default_.ints = gert::TypedContinuousVector<int64_t>(v); has_default_ = true; return *this;
+    }
+    OpAttrDef &ListFloat() { default_.kind = "floats"; return *this; }
+    OpAttrDef &ListFloat(std::vector<float> v) {
+        default_.kind = "floats"; default_.floats = gert::TypedContinuousVector<float>(v); has_default_ = true; return *this;
+    }
+    OpAttrDef &ListBool() { default_.kind = "bools"; return *this; }
+    OpAttrDef &ListBool(std::vector<bool> v) {
+        default_.kind = "bools"; default_.bools = gert::TypedContinuousVector<bool>(v); has_default_ = true; return *this;
+    }
+    OpAttrDef &ListListInt() { default_.kind = "intss"; return *this; }
+    OpAttrDef &ListListInt(std::vector<std::vector<int64_t>>) { default_.kind = "intss"; return *this; }
+    OpAttrDef &Version(uint32_t) { return *this; }
+    OpAttrDef &Comment(const char *) { return *this; }
+};
+
+class OpAICoreConfig {
+public:
+    OpAICoreConfig() = default;
+    explicit OpAICoreConfig(const char *) {}
+    std::vector<std::unique_ptr<OpParamDef>> params_;
+    OpAICoreConfig &DynamicCompileStaticFlag(bool) { return *this; }
+    OpAICoreConfig &DynamicFormatFlag(bool) { return *this; }
+    OpAICoreConfig &DynamicRankSupportFlag(bool) { return *this; }
+    OpAICoreConfig &DynamicShapeSupportFlag(bool) { return *this; }
+    OpAICoreConfig &NeedCheckSupportFlag(bool) { return *this; }
+    OpAICoreConfig &PrecisionReduceFlag(bool) { return *this; }
+    OpAICoreConfig &ExtendCfgInfo(const char *, const char *) { return *this; }
+    OpParamDef &Input(const char *name) { params_.emplace_back(new OpParamDef(name)); return *params_.back(); }
+    OpParamDef &Output(const char *name) { params_.emplace_back(new OpParamDef(name)); return *params_.back(); }
+    OpAICoreConfig(const OpAICoreConfig &) {}
+    OpAICoreConfig &operator=(const OpAICoreConfig &) { return *this; }
+};
+
+class OpAICoreDef {
+public:
+    twin_host::TilingFunc tiling_ = nullptr;
+    std::vector<std::string> socs_;
+    OpAICoreDef &SetTiling(twin_host::TilingFunc f) { tiling_ = f; return *this; }
+    template <class F> OpAICoreDef &SetTilingParse(F) { return *this; }
+    template <class F> OpAICoreDef &SetCheckSupport(F) { return *this; }
+    template <class F> OpAICoreDef &SetOpSelectFormat(F) { return *this; }
+    template <class F> OpAICoreDef &SetOpSupportInfo(F) { return *this; }
+    template <class F> OpAICoreDef &SetParamGeneralize(F) { return *this; }
+    OpAICoreDef &AddConfig(const char *soc) { socs_.push_back(soc); return *this; }
+    OpAICoreDef &AddConfig(const char *soc, OpAICoreConfig &) { socs_.push_back(soc); return *this; }
+};
+
+class OpMC2Def {
+public:
+    OpMC2Def &HcclGroup(const char *) { return *this; }
+    OpMC2Def &HcclGroup(std::vector<const char *>) { return *this; }
+};
+
+class OpDef {
+public:
+    explicit OpDef(const char *type) : type_(type) {}
+    virtual ~OpDef() = default;
+    std::string type_;
+    std::vector<std::unique_ptr<OpParamDef>> inputs_, outputs_;
+    std::vector<std::unique_ptr<OpAttrDef>> attrs_;
+    OpAICoreDef aicore_;
+    OpMC2Def mc2_;
+    twin_host::InferShapeFunc infer_shape_ = nullptr;
+    twin_host::InferDataTypeFunc infer_dtype_ = nullptr;
+
+    OpParamDef &Input(const char *name) { inputs_.emplace_back(new OpParamDef(name)); return *inputs_.back(); }
+    OpParamDef &Output(const char *name) { outputs_.emplace_back(new OpParamDef(name)); return *outputs_.back(); }
+    OpAttrDef &Attr(const char *name) { attrs_.emplace_back(new OpAttrDef(name)); return *attrs_.back(); }
+    OpDef &SetInferShape(twin_host::InferShapeFunc f) { infer_shape_ = f; return *this; }
+    OpDef &SetInferDataType(twin_host::InferDataTypeFunc f) { infer_dtype_ = f; return *this; }
+    template <class F> OpDef &SetInferShapeRange(F) { return *this; }
+    OpDef &Comment(const char *) { return *this; }
+    OpDef &FormatMatchMode(FormatCheckOption) { return *this; }
+    OpDef &EnableFallBack() { return *this; }
+    OpAICoreDef &AICore() { return aicore_; }
+    OpMC2Def &MC2() { return mc2_; }
+    const char *GetOpType() const { return type_.c_str(); }
+};
+
+} // namespace ops
+
+#define OP_ADD(opType, ...)                                                                          \
+    static ::twin_host::OpDefRegistrar TWIN_HCAT(twin_opdef_reg_, opType) __attribute__((unused))(   \
+        #opType, [](const char *n) -> ::ops::OpDef * { return new opType(n); })

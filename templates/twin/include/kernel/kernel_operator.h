@@ -1,0 +1,111 @@
+// twin: CPU implementation of the AscendC kernel programming interface (namespace AscendC).
+// Written from the public AscendC documentation; every API call is checked and traced.
+#pragma once
+#include <cstdint>
+#include <cstddef>
+#include <type_traits>
+
+#define __aicore__
+#define __global__
+#define __gm__
+#define __ubuf__
+#define __cbuf__
+#define __ca__
+#define __cb__
+#define __cc__
+#define __fbuf__
+#define __ssbuf__
+#define __inout_pipe__(x)
+#define __in_pipe__(x)
+#define __out_pipe__(x)
+#define __sync_alias__
+#define __tiling_data_ptr__
+#ifndef __NPU_ARCH__
+#define __NPU_ARCH__ 2201
+#endif
+#ifndef ASCENDC_CPU_DEBUG
+#define ASCENDC_CPU_DEBUG 1
+#endif
+#ifndef __CCE_KT_TEST__
+#define __CCE_KT_TEST__ 1
+#endif
+
+typedef uint8_t *GM_ADDR;
+
+#include "twin/half.h"
+using float16_t = half;
+using float32_t = float;
+#include "twin/runtime.h"
+#include "twin/tiling.h"
+#include "twin/tensor.h"
+#include "twin/copy.h"
+#include "twin/vec.h"
+#include "twin/vec2.h"
+
+// ASSERT is compiled out, as in device builds: public samples write `x = y ASSERT(c);`, which
+// only compiles when the macro expands to nothing. ASCENDC_ASSERT does check.
+#define ASSERT(...)
+#define ASCENDC_ASSERT(cond, ...)                                                              \
+    do {                                                                                       \
+        if (!(cond)) ::twin::fault(__FILE__, __LINE__, "ASCENDC_ASSERT failed: %s", #cond);    \
+    } while (0)
+#define KERNEL_LOG(...)
+
+#define KERNEL_TASK_TYPE_DEFAULT(t)
+#define KERNEL_TASK_TYPE(key, t)
+#define ENABLE_DETERMINISTIC()
+
+enum KernelMetaType {
+    KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_AICORE, KERNEL_TYPE_VECTORCORE,
+    KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX
+};
+
+constexpr bool ASCEND_IS_AIV = true;
+constexpr bool ASCEND_IS_AIC = false;
+constexpr bool ASCEND_IS_NOT_AIV = false;
+constexpr bool ASCEND_IS_NOT_AIC = true;
+constexpr bool g_coreType_is_aiv = true;
+
+namespace AscendC {
+
+enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+template <class T, CacheLine entire = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &) {}
+template <class T, CacheLine entire = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &, uint64_t) {}
+
+enum class KernelMode : uint8_t { MIX_MODE = 0, AIC_MODE, AIV_MODE, MIX_AIC_1_1 };
+inline void SetKernelMode(KernelMode) {}
+inline void InitSocState() {}
+
+template <class T, class U> struct IsSameType { static constexpr bool value = false; };
+template <class T> struct IsSameType<T, T> { static constexpr bool value = true; };
+
+// Non-template on purpose: a kernel's own AlignUp<T>/CeilDiv<T> templates stay unambiguous.
+__aicore__ inline constexpr uint64_t CeilDivision(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+__aicore__ inline constexpr uint64_t DivCeil(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+__aicore__ inline constexpr uint64_t AlignUp(uint64_t a, uint64_t b) { return b == 0 ? a : (a + b - 1) / b * b; }
+__aicore__ inline constexpr uint64_t AlignDown(uint64_t a, uint64_t b) { return b == 0 ? a : a / b * b; }
+inline constexpr uint32_t GetDataBlockSizeInBytes() { return 32; }
+inline constexpr uint32_t GetVecLen() { return 256; }
+inline uint32_t GetUBSizeInBytes() { return twin::g.ub_bytes; }
+
+template <class... Args> inline void printf(const char *fmt, Args &&...args) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-security"
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    twin::kprintf(fmt, args...);
+#pragma GCC diagnostic pop
+}
+#define PRINTF AscendC::printf
+template <class T> inline void DumpTensor(const LocalTensor<T> &, uint32_t, uint32_t) {}
+template <class T> inline void DumpTensor(const GlobalTensor<T> &, uint32_t, uint32_t) {}
+inline void Trap(TWIN_LOC) { twin::fault(twin_file, twin_line, "Trap called"); }
+
+} // namespace AscendC
+
+// Some kernels call these without the AscendC:: prefix and without a using-directive.
+using AscendC::GetBlockIdx;
+using AscendC::GetBlockNum;

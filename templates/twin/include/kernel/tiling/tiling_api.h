@@ -1,0 +1,3 @@
+// twin: kernel-side stub (a tiling header included by the kernel may include this).
+#pragma once
+#include "../kernel_tiling/kernel_tiling.h"

@@ -1,0 +1,247 @@
+// twin: data movement (DataCopy, DataCopyPad) and atomic copy-out modes.
+#pragma once
+#include "tensor.h"
+
+namespace AscendC {
+
+// DataCopyParams: blockCount bursts of blockLen 32 B blocks; strides are gaps in 32 B blocks
+// (asc-devkit docs, DataCopy / "DataCopyParams").
+struct DataCopyParams {
+    uint16_t blockCount = 1;
+    uint16_t blockLen = 0;
+    uint16_t srcStride = 0;
+    uint16_t dstStride = 0;
+    DataCopyParams() = default;
+    DataCopyParams(uint16_t count, uint16_t len, uint16_t srcS, uint16_t dstS)
+        : blockCount(count), blockLen(len), srcStride(srcS), dstStride(dstS) {}
+};
+// DataCopyExtParams (DataCopyPad): blockLen in bytes; GM-side stride in bytes, UB-side stride in
+// 32 B blocks (asc-devkit docs, DataCopyPad).
+struct DataCopyExtParams {
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;
+    uint32_t srcStride = 0;
+    uint32_t dstStride = 0;
+    uint32_t rsv = 0;
+    DataCopyExtParams() = default;
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcS, uint32_t dstS, uint32_t r = 0)
+        : blockCount(count), blockLen(len), srcStride(srcS), dstStride(dstS), rsv(r) {}
+};
+template <class T> struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    T paddingValue = T(0);
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool pad, uint8_t l, uint8_t r, T v) : isPad(pad), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+struct DataCopyPadParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    uint64_t paddingValue = 0;
+    DataCopyPadParams() = default;
+    DataCopyPadParams(bool pad, uint8_t l, uint8_t r, uint64_t v) : isPad(pad), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+enum class PaddingMode : uint8_t { Normal = 0, Compact };
+struct DataCopyEnhancedParams {
+    uint8_t blockMode = 0;
+    uint8_t deqScale = 0;
+    uint64_t deqValue = 0;
+    uint8_t sidStoreMode = 0;
+    bool isRelu = false;
+    uint8_t padMode = 0;
+};
+
+} // namespace AscendC
+
+namespace twin {
+
+template <class T> constexpr int dcode() {
+    return std::is_same<T, half>::value ? DC_F16 : std::is_same<T, bfloat16_t>::value ? DC_BF16
+         : std::is_same<T, float>::value ? DC_F32 : std::is_same<T, int8_t>::value ? DC_I8
+         : std::is_same<T, int16_t>::value ? DC_I16 : std::is_same<T, int32_t>::value ? DC_I32
+         : std::is_same<T, int64_t>::value ? DC_I64 : std::is_same<T, uint8_t>::value ? DC_U8
+         : std::is_same<T, uint16_t>::value ? DC_U16 : std::is_same<T, uint32_t>::value ? DC_U32
+         : std::is_same<T, uint64_t>::value ? DC_U64 : DC_NONE;
+}
+
+// Copy bytes UB -> GM honouring SetAtomicAdd/Max/Min (implemented in kernel_runtime.cpp).
+void gm_store(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, TWIN_LOC_DECL);
+
+inline void check_ub_align(uint32_t addr, const char *api, TWIN_LOC_DECL) {
+    if (addr % 32 != 0)
+        fault(twin_file, twin_line, "%s: UB address %u is not 32-byte aligned", api, addr);
+}
+
+// GM -> UB, bursts of `burst` bytes; GM gap and UB gap in bytes.
+template <class T>
+void copy_gm_ub(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<T> &src, uint64_t bursts, uint64_t burst,
+                uint64_t gm_gap, uint64_t ub_gap, const char *api, TWIN_LOC_DECL) {
+    check_ub_align(dst.addr_, api, TWIN_LOC_ARGS);
+    const uint8_t *s = reinterpret_cast<const uint8_t *>(src.ptr_);
+    uint64_t gm0 = 0;
+    for (uint64_t i = 0; i < bursts; i++) {
+        const uint8_t *sp = s + i * (burst + gm_gap);
+        uint64_t avail = burst;
+        uint64_t off = gm_check(sp, burst, false, api, TWIN_LOC_ARGS, &avail);
+        if (i == 0) gm0 = off;
+        uint8_t *dp = ub_span((uint64_t)dst.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
+        __builtin_memcpy(dp, sp, avail);
+        if (avail < burst) __builtin_memset(dp + avail, 0, burst - avail);
+    }
+    if (bursts == 0) gm0 = src.ptr_ ? gm_check(s, 0, false, api, TWIN_LOC_ARGS) : 0;
+    tr_dma(P_MTE2, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line);
+}
+template <class T>
+void copy_ub_gm(const AscendC::GlobalTensor<T> &dst, const AscendC::LocalTensor<T> &src, uint64_t bursts, uint64_t burst,
+                uint64_t ub_gap, uint64_t gm_gap, const char *api, TWIN_LOC_DECL) {
+    check_ub_align(src.addr_, api, TWIN_LOC_ARGS);
+    uint8_t *d = reinterpret_cast<uint8_t *>(dst.ptr_);
+    uint64_t gm0 = 0;
+    for (uint64_t i = 0; i < bursts; i++) {
+        uint8_t *dp = d + i * (burst + gm_gap);
+        uint64_t off = gm_check(dp, burst, true, api, TWIN_LOC_ARGS);
+        if (i == 0) gm0 = off;
+        const uint8_t *sp = ub_span((uint64_t)src.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
+        gm_store(dp, sp, burst, api, TWIN_LOC_ARGS);
+    }
+    if (bursts == 0) gm0 = dst.ptr_ ? gm_check(d, 0, false, api, TWIN_LOC_ARGS) : 0;
+    tr_dma(P_MTE3, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line);
+}
+
+} // namespace twin
+
+namespace AscendC {
+
+// ---- DataCopy, count form: count elements; the byte length is truncated down to whole 32 B
+// blocks (asc-devkit docs, DataCopy: "length must be 32 B aligned").
+template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, uint32_t count, TWIN_LOC) {
+    uint64_t bytes = (uint64_t)count * sizeof(T);
+    uint64_t al = bytes / 32 * 32;
+    if (al != bytes)
+        twin::warn_once(twin_file, twin_line, "DataCopy: %llu bytes is not a multiple of 32; only %llu bytes are copied",
+                        (unsigned long long)bytes, (unsigned long long)al);
+    twin::copy_gm_ub(dst, src, 1, al, 0, 0, "DataCopy", TWIN_LOC_ARGS);
+}
+template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, TWIN_LOC) {
+    uint64_t bytes = (uint64_t)count * sizeof(T);
+    uint64_t al = bytes / 32 * 32;
+    if (al != bytes)
+        twin::warn_once(twin_file, twin_line, "DataCopy: %llu bytes is not a multiple of 32; only %llu bytes are copied",
+                        (unsigned long long)bytes, (unsigned long long)al);
+    twin::copy_ub_gm(dst, src, 1, al, 0, 0, "DataCopy", TWIN_LOC_ARGS);
+}
+template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, TWIN_LOC) {
+    uint64_t bytes = (uint64_t)count * sizeof(T);
+    uint64_t al = bytes / 32 * 32;
+    if (al != bytes)
+        twin::warn_once(twin_file, twin_line, "DataCopy: %llu bytes is not a multiple of 32; only %llu bytes are copied",
+                        (unsigned long long)bytes, (unsigned long long)al);
+    twin::check_ub_align(dst.addr_, "DataCopy", TWIN_LOC_ARGS);
+    twin::check_ub_align(src.addr_, "DataCopy", TWIN_LOC_ARGS);
+    const uint8_t *sp = twin::ub_span(src.addr_, al, "DataCopy", TWIN_LOC_ARGS);
+    uint8_t *dp = twin::ub_span(dst.addr_, al, "DataCopy", TWIN_LOC_ARGS);
+    __builtin_memmove(dp, sp, al);
+    twin::tr_dma(twin::P_V, "DataCopy", al, 1, al, 0, 0, twin_line);
+}
+// ---- DataCopy with DataCopyParams (32 B units).
+template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p, TWIN_LOC) {
+    twin::copy_gm_ub(dst, src, p.blockCount, (uint64_t)p.blockLen * 32, (uint64_t)p.srcStride * 32,
+                     (uint64_t)p.dstStride * 32, "DataCopy", TWIN_LOC_ARGS);
+}
+template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p, TWIN_LOC) {
+    twin::copy_ub_gm(dst, src, p.blockCount, (uint64_t)p.blockLen * 32, (uint64_t)p.srcStride * 32,
+                     (uint64_t)p.dstStride * 32, "DataCopy", TWIN_LOC_ARGS);
+}
+template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p, TWIN_LOC) {
+    twin::check_ub_align(dst.addr_, "DataCopy", TWIN_LOC_ARGS);
+    twin::check_ub_align(src.addr_, "DataCopy", TWIN_LOC_ARGS);
+    uint64_t burst = (uint64_t)p.blockLen * 32;
+    for (uint32_t i = 0; i < p.blockCount; i++) {
+        const uint8_t *sp = twin::ub_span(src.addr_ + i * (burst + p.srcStride * 32ull), burst, "DataCopy", TWIN_LOC_ARGS);
+        uint8_t *dp = twin::ub_span(dst.addr_ + i * (burst + p.dstStride * 32ull), burst, "DataCopy", TWIN_LOC_ARGS);
+        __builtin_memmove(dp, sp, burst);
+    }
+    twin::tr_dma(twin::P_V, "DataCopy", burst * p.blockCount, p.blockCount, burst, 0, (uint64_t)p.dstStride * 32, twin_line);
+}
+template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
+                                 const DataCopyEnhancedParams &, TWIN_LOC) { DataCopy(dst, src, p, TWIN_LOC_ARGS); }
+template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
+                                 const DataCopyEnhancedParams &, TWIN_LOC) { DataCopy(dst, src, p, TWIN_LOC_ARGS); }
+
+// ---- DataCopyPad GM -> UB: each burst of blockLen bytes lands 32 B aligned in UB, after
+// leftPadding elements and followed by rightPadding elements (filled with paddingValue when isPad),
+// the burst rounded up to 32 B; GM gap in bytes, UB gap in 32 B blocks (asc-devkit docs, DataCopyPad).
+template <class T>
+void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
+                 const DataCopyPadExtParams<T> &pad, TWIN_LOC) {
+    const char *api = "DataCopyPad";
+    twin::check_ub_align(dst.addr_, api, TWIN_LOC_ARGS);
+    if (pad.leftPadding * sizeof(T) > 32 || pad.rightPadding * sizeof(T) > 32)
+        twin::fault(twin_file, twin_line, "DataCopyPad: padding of more than 32 bytes (left %u, right %u elements)",
+                    pad.leftPadding, pad.rightPadding);
+    uint64_t lp = pad.leftPadding * sizeof(T), rp = pad.rightPadding * sizeof(T);
+    uint64_t ub_burst = (lp + p.blockLen + rp + 31) / 32 * 32;
+    const uint8_t *s = reinterpret_cast<const uint8_t *>(src.ptr_);
+    uint64_t gm0 = 0;
+    for (uint32_t i = 0; i < p.blockCount; i++) {
+        const uint8_t *sp = s + (uint64_t)i * (p.blockLen + (uint64_t)p.srcStride);
+        uint64_t avail = p.blockLen;
+        uint64_t off = twin::gm_check(sp, p.blockLen, false, api, TWIN_LOC_ARGS, &avail);
+        if (i == 0) gm0 = off;
+        uint64_t ua = dst.addr_ + (uint64_t)i * (ub_burst + (uint64_t)p.dstStride * 32);
+        uint8_t *dp = twin::ub_span(ua, ub_burst, api, TWIN_LOC_ARGS);
+        __builtin_memcpy(dp + lp, sp, avail);
+        if (avail < p.blockLen) __builtin_memset(dp + lp + avail, 0, p.blockLen - avail);
+        if (pad.isPad) {
+            for (uint32_t k = 0; k < pad.leftPadding; k++) twin::st<T>(dp + k * sizeof(T), pad.paddingValue);
+            for (uint32_t k = 0; k < pad.rightPadding; k++) twin::st<T>(dp + lp + p.blockLen + k * sizeof(T), pad.paddingValue);
+        }
+    }
+    twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line);
+}
+// ---- DataCopyPad UB -> GM: bursts start 32 B aligned in UB (UB gap in 32 B blocks); GM gap in bytes.
+template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p, TWIN_LOC) {
+    const char *api = "DataCopyPad";
+    twin::check_ub_align(src.addr_, api, TWIN_LOC_ARGS);
+    uint64_t ub_burst = ((uint64_t)p.blockLen + 31) / 32 * 32;
+    uint8_t *d = reinterpret_cast<uint8_t *>(dst.ptr_);
+    uint64_t gm0 = 0;
+    for (uint32_t i = 0; i < p.blockCount; i++) {
+        uint8_t *dp = d + (uint64_t)i * (p.blockLen + (uint64_t)p.dstStride);
+        uint64_t off = twin::gm_check(dp, p.blockLen, true, api, TWIN_LOC_ARGS);
+        if (i == 0) gm0 = off;
+        const uint8_t *sp = twin::ub_span(src.addr_ + (uint64_t)i * (ub_burst + (uint64_t)p.srcStride * 32), p.blockLen, api, TWIN_LOC_ARGS);
+        twin::gm_store(dp, sp, p.blockLen, api, TWIN_LOC_ARGS);
+    }
+    twin::tr_dma(twin::P_MTE3, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.dstStride, twin_line);
+}
+// Older DataCopyParams/DataCopyPadParams forms: same units (blockLen in bytes).
+template <class T>
+void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p, const DataCopyPadParams &pad, TWIN_LOC) {
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    T pv;
+    uint64_t raw = pad.paddingValue;
+    __builtin_memcpy(&pv, &raw, sizeof(T) < 8 ? sizeof(T) : 8);
+    DataCopyPadExtParams<T> pe(pad.isPad, pad.leftPadding, pad.rightPadding, pv);
+    DataCopyPad(dst, src, e, pe, TWIN_LOC_ARGS);
+}
+template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p, TWIN_LOC) {
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    DataCopyPad(dst, src, e, TWIN_LOC_ARGS);
+}
+
+// ---- atomic copy-out modes (asc-devkit docs, SetAtomicAdd / SetAtomicNone).
+template <class T> inline void SetAtomicAdd() { twin::g.atomic_op = 1; twin::g.atomic_type = twin::dcode<T>(); }
+template <class T> inline void SetAtomicMax() { twin::g.atomic_op = 2; twin::g.atomic_type = twin::dcode<T>(); }
+template <class T> inline void SetAtomicMin() { twin::g.atomic_op = 3; twin::g.atomic_type = twin::dcode<T>(); }
+template <class T> inline void SetAtomicType() { twin::g.atomic_type = twin::dcode<T>(); }
+inline void SetAtomicNone() { twin::g.atomic_op = 0; twin::g.atomic_type = 0; }
+
+// ---- workspace helpers
+inline uint8_t *GetUserWorkspace(uint8_t *workspace) { return workspace ? workspace + twin::g.sys_workspace : nullptr; }
+inline void SetSysWorkspace(uint8_t *ws) { twin::g.sys_ws = ws; }
+inline uint8_t *GetSysWorkSpacePtr() { return twin::g.sys_ws; }
+
+} // namespace AscendC

@@ -1,0 +1,124 @@
+// twin: runtime interface shared by the kernel-side headers and src/kernel_runtime.cpp.
+// Non-template code lives in src/kernel_runtime.cpp so it can be compiled once.
+#pragma once
+#include <cstdint>
+#include <cstddef>
+
+// Call-site capture: every API entry point takes these two trailing defaulted parameters so a
+// fault and a trace record name the user's file and line.
+// The file parameter has a class type so that a literal 0 passed by the user never selects it
+// (e.g. TBuf::Get<T>(0) must mean a length, not a file name).
+namespace twin {
+struct SrcFile {
+    const char *p;
+    SrcFile(const char *s) : p(s) {}
+    operator const char *() const { return p; }
+};
+} // namespace twin
+#define TWIN_LOC ::twin::SrcFile twin_file = __builtin_FILE(), int twin_line = __builtin_LINE()
+#define TWIN_LOC_DECL const char *twin_file, int twin_line
+#define TWIN_LOC_ARGS twin_file, twin_line
+
+namespace twin {
+
+enum Pipe : uint8_t { P_MTE2 = 0, P_MTE3, P_V, P_S, P_MTE1, P_M, P_FIX, P_ALL, P_NONE };
+const char *pipe_name(Pipe p);
+
+// ---- faults ---------------------------------------------------------------------------------
+[[noreturn]] void fault(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+// A warning printed once per call site.
+void warn_once(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// ---- per-block state -------------------------------------------------------------------------
+// Trivial on purpose (zero-initialised thread_local, no TLS wrapper calls); kernel_main sets it up.
+struct BlockState {
+    uint8_t *ub;          // the UB arena of this block
+    uint32_t ub_bytes;    // its size
+    uint32_t ub_used;     // bytes carved by InitBuffer so far
+    int64_t block_idx;
+    int64_t block_dim;
+    int next_qid;         // queue ids, numbered per block in InitBuffer order
+    uint64_t tiling_key;
+    int atomic_op;        // 0 none, 1 add, 2 max, 3 min
+    int atomic_type;      // element type code of the atomic operation (see DCode)
+    uint64_t sys_workspace;
+    void *pipe;           // current TPipe (GetTPipePtr)
+    uint8_t *sys_ws;      // SetSysWorkspace / GetSysWorkSpacePtr
+    bool mask_counter;    // vector mask state (SetMaskCount/SetMaskNorm/SetVectorMask)
+    uint64_t mask0, mask1;
+    uint32_t sync_count;  // SyncAll calls so far
+    uint8_t event_next[64];
+};
+// One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
+extern thread_local BlockState g;
+// SyncAll: hands control to the next block; returns when every block has reached this barrier.
+void sync_all(const char *api, TWIN_LOC_DECL);
+
+// element type codes (used for atomics)
+enum DCode { DC_NONE = 0, DC_F16, DC_BF16, DC_F32, DC_I8, DC_I16, DC_I32, DC_I64, DC_U8, DC_U16, DC_U32, DC_U64 };
+
+// ---- UB access --------------------------------------------------------------------------------
+inline uint8_t *ub_span(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
+    if (addr + bytes > g.ub_bytes) {
+        fault(twin_file, twin_line,
+              "%s: UB access out of bounds: bytes [%llu, %llu) but ub_bytes is %u", api,
+              (unsigned long long)addr, (unsigned long long)(addr + bytes), g.ub_bytes);
+    }
+    return g.ub + addr;
+}
+
+// ---- GM registry ------------------------------------------------------------------------------
+struct GmAlloc {
+    uint8_t *base;
+    uint64_t size;  // bytes the program asked for
+    uint64_t cap;   // accessible bytes: size rounded up to 32 B, plus 32 B (device allocation padding)
+    const char *name;
+};
+void gm_register(uint8_t *base, uint64_t size, uint64_t cap, const char *name);
+const GmAlloc *gm_find(const void *p);
+// Check [p, p+bytes) lies inside one GM allocation (including its padding; past the requested
+// size draws a warning). Returns the byte offset of p in its allocation.
+// A read may start anywhere inside the requested size and run past the allocation (the device
+// reads whatever follows); the bytes past the padded end then read as 0: *avail (if given) says how
+// many bytes can be read. A read starting at or past the requested size, or a write past the padded
+// end, is a fault.
+uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, TWIN_LOC_DECL, uint64_t *avail = nullptr);
+
+// ---- trace ------------------------------------------------------------------------------------
+void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_t burst, uint64_t gm,
+            uint64_t gap, int line);
+void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, int dst_bytes = -1);
+void tr_scalar(const char *api, int line, int64_t gm = -1);
+void tr_flag(bool set, Pipe src, Pipe dst, char kind, int a, int b); // kind 'q' -> q<a>.b<b>, 'e' -> e<a>
+void tr_barrier(Pipe p);
+void tr_instr(Pipe p, const char *api, int line); // a record with no keys but line
+
+inline uint64_t vec_rep(uint64_t n, unsigned dt) { return (n * dt + 255) / 256; }
+
+// ---- tiling -----------------------------------------------------------------------------------
+void load_tiling(void *dst, size_t n, const uint8_t *src, TWIN_LOC_DECL);
+
+// ---- element load/store through memcpy (no aliasing or alignment assumptions) -----------------
+template <class T> inline T ld(const uint8_t *p) { T v; __builtin_memcpy(&v, p, sizeof(T)); return v; }
+template <class T> inline void st(uint8_t *p, T v) { __builtin_memcpy(p, &v, sizeof(T)); }
+
+// ---- math (src/kernel_math.cpp). The kernel headers include no C library header, so a user
+// kernel may be called exp, log, abs, floor ... without clashing with libc declarations; the
+// implementations call only the f/l-suffixed libm entry points for the same reason.
+float m_exp(float); double m_exp(double);
+float m_log(float); double m_log(double);
+float m_sqrt(float); double m_sqrt(double);
+double m_floor(double); double m_ceil(double); double m_trunc(double); double m_round(double);
+double m_rint(double); double m_fmod(double, double);
+float m_nextafterf(float, float);
+float m_tanh(float); double m_tanh(double);
+float m_pow(float, float); double m_pow(double, double);
+float m_sin(float); double m_sin(double);
+float m_cos(float); double m_cos(double);
+float m_erf(float); double m_erf(double);
+float m_log2(float); double m_log2(double);
+float m_log10(float); double m_log10(double);
+void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+} // namespace twin

@@ -1,0 +1,471 @@
+// twin: positions, tensors, queues, the pipe and synchronisation.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+#include "half.h"
+#include "runtime.h"
+
+// Hardware pipes (a global enum in the real toolchain).
+enum pipe_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };
+
+namespace AscendC {
+
+enum class TPosition : uint8_t {
+    GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM,
+    C2PIPE2GM, C2PIPE2LOCAL, MAX
+};
+using QuePosition = TPosition;
+enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
+
+constexpr int32_t ONE_BLK_SIZE = 32;
+constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
+constexpr int32_t DEFAULT_BLK_NUM = 8;
+constexpr int32_t DEFAULT_REPEAT_STRIDE = 8;
+constexpr int32_t BLOCK_CUBE = 16;
+constexpr int32_t MAX_REPEAT_TIMES = 255;
+
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1,
+    MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2,
+    MTE2_S, S_MTE3, MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX
+};
+
+using TEventID = int8_t;
+
+} // namespace AscendC
+
+namespace twin {
+using AscendC::HardEvent;
+using AscendC::TPosition;
+
+constexpr Pipe ev_src(HardEvent e) {
+    switch (e) {
+    case HardEvent::MTE2_MTE1: case HardEvent::MTE2_V: case HardEvent::MTE2_M: case HardEvent::MTE2_MTE3:
+    case HardEvent::MTE2_S: case HardEvent::MTE2_FIX: return P_MTE2;
+    case HardEvent::MTE1_MTE2: case HardEvent::MTE1_M: case HardEvent::MTE1_MTE3: case HardEvent::MTE1_V:
+    case HardEvent::MTE1_FIX: return P_MTE1;
+    case HardEvent::M_MTE1: case HardEvent::M_V: case HardEvent::M_MTE2: case HardEvent::M_FIX:
+    case HardEvent::M_S: return P_M;
+    case HardEvent::V_MTE2: case HardEvent::V_MTE3: case HardEvent::V_M: case HardEvent::V_V:
+    case HardEvent::V_MTE1: case HardEvent::V_S: return P_V;
+    case HardEvent::MTE3_V: case HardEvent::MTE3_MTE1: case HardEvent::MTE3_MTE2: case HardEvent::MTE3_S: return P_MTE3;
+    case HardEvent::FIX_M: case HardEvent::FIX_MTE2: case HardEvent::FIX_S: case HardEvent::FIX_MTE3:
+    case HardEvent::FIX_MTE1: case HardEvent::FIX_FIX: return P_FIX;
+    case HardEvent::S_V: case HardEvent::S_MTE2: case HardEvent::S_MTE3: return P_S;
+    default: return P_NONE;
+    }
+}
+constexpr Pipe ev_dst(HardEvent e) {
+    switch (e) {
+    case HardEvent::MTE1_MTE2: case HardEvent::V_MTE2: case HardEvent::M_MTE2: case HardEvent::MTE3_MTE2:
+    case HardEvent::S_MTE2: case HardEvent::FIX_MTE2: return P_MTE2;
+    case HardEvent::MTE2_MTE1: case HardEvent::M_MTE1: case HardEvent::MTE3_MTE1: case HardEvent::V_MTE1:
+    case HardEvent::FIX_MTE1: return P_MTE1;
+    case HardEvent::MTE1_M: case HardEvent::V_M: case HardEvent::MTE2_M: case HardEvent::FIX_M: return P_M;
+    case HardEvent::MTE2_V: case HardEvent::MTE3_V: case HardEvent::M_V: case HardEvent::V_V:
+    case HardEvent::MTE1_V: case HardEvent::S_V: return P_V;
+    case HardEvent::V_MTE3: case HardEvent::MTE1_MTE3: case HardEvent::MTE2_MTE3: case HardEvent::S_MTE3:
+    case HardEvent::FIX_MTE3: return P_MTE3;
+    case HardEvent::M_FIX: case HardEvent::MTE2_FIX: case HardEvent::MTE1_FIX: case HardEvent::FIX_FIX: return P_FIX;
+    case HardEvent::MTE2_S: case HardEvent::V_S: case HardEvent::MTE3_S: case HardEvent::FIX_S:
+    case HardEvent::M_S: return P_S;
+    default: return P_NONE;
+    }
+}
+inline Pipe pipe_of(pipe_t p) {
+    switch (p) {
+    case PIPE_S: return P_S; case PIPE_V: return P_V; case PIPE_M: return P_M; case PIPE_MTE1: return P_MTE1;
+    case PIPE_MTE2: return P_MTE2; case PIPE_MTE3: return P_MTE3; case PIPE_FIX: return P_FIX;
+    default: return P_ALL;
+    }
+}
+// Producer and consumer pipes of a queue bound from position src to position dst.
+inline void que_pipes(TPosition src, TPosition dst, Pipe &prod, Pipe &cons) {
+    prod = P_NONE; cons = P_NONE;
+    if (src == TPosition::VECIN && dst == TPosition::VECIN) { prod = P_MTE2; cons = P_V; }
+    else if (src == TPosition::VECOUT && dst == TPosition::VECOUT) { prod = P_V; cons = P_MTE3; }
+    else if (src == TPosition::VECIN && dst == TPosition::VECOUT) { prod = P_MTE2; cons = P_MTE3; }
+    else if (src == TPosition::GM && dst == TPosition::VECIN) { prod = P_MTE2; cons = P_V; }
+    else if (src == TPosition::VECOUT && dst == TPosition::GM) { prod = P_V; cons = P_MTE3; }
+    else if (dst == TPosition::A1 || dst == TPosition::B1 || dst == TPosition::C1) { prod = P_MTE2; cons = P_MTE1; }
+    else if (dst == TPosition::A2 || dst == TPosition::B2) { prod = P_MTE1; cons = P_M; }
+    else if (dst == TPosition::CO1) { prod = P_M; cons = P_FIX; }
+    else if (dst == TPosition::CO2) { prod = P_FIX; cons = P_MTE3; }
+}
+inline const char *pos_name(TPosition p) {
+    switch (p) {
+    case TPosition::GM: return "GM"; case TPosition::VECIN: return "VECIN"; case TPosition::VECOUT: return "VECOUT";
+    case TPosition::VECCALC: return "VECCALC"; case TPosition::A1: return "A1"; case TPosition::B1: return "B1";
+    case TPosition::A2: return "A2"; case TPosition::B2: return "B2"; case TPosition::CO1: return "CO1";
+    case TPosition::CO2: return "CO2"; default: return "?";
+    }
+}
+} // namespace twin
+
+namespace AscendC {
+
+template <class T> class LocalTensor;
+template <class T> class GlobalTensor;
+
+// Shape info placeholder (LocalTensor::SetShapeInfo / GetShapeInfo).
+struct ShapeInfo {
+    uint8_t shapeDim = 0;
+    uint32_t shape[8] = {0};
+    ShapeInfo() = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// LocalTensor<T>: a view of the UB arena: byte address, element count, logical position.
+// Every element access is bounds-checked against the arena.
+// ---------------------------------------------------------------------------------------------
+template <class T> class LocalTensor {
+public:
+    using PrimType = T;
+    uint32_t addr_ = 0;
+    uint32_t size_ = 0; // elements
+    TPosition pos_ = TPosition::VECCALC;
+    uint32_t tag_ = 0;
+
+    LocalTensor() = default;
+    LocalTensor(uint32_t addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
+
+    LocalTensor operator[](uint32_t offset) const {
+        LocalTensor r(*this);
+        r.addr_ = addr_ + offset * (uint32_t)sizeof(T);
+        r.size_ = offset <= size_ ? size_ - offset : 0;
+        return r;
+    }
+    T GetValue(uint32_t i, TWIN_LOC) const {
+        const uint8_t *p = twin::ub_span((uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "GetValue", TWIN_LOC_ARGS);
+        twin::tr_scalar("GetValue", twin_line);
+        return twin::ld<T>(p);
+    }
+    template <class U> void SetValue(uint32_t i, U v, TWIN_LOC) const {
+        uint8_t *p = twin::ub_span((uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "SetValue", TWIN_LOC_ARGS);
+        twin::tr_scalar("SetValue", twin_line);
+        twin::st<T>(p, (T)v);
+    }
+    // operator(): a reference into UB (scalar access)
+    T &operator()(uint32_t i) const {
+        uint8_t *p = twin::ub_span((uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "LocalTensor::operator()", __builtin_FILE(), __builtin_LINE());
+        return *reinterpret_cast<T *>(p);
+    }
+    uint32_t GetSize() const { return size_; }
+    uint32_t GetLength() const { return size_ * (uint32_t)sizeof(T); }
+    void SetSize(uint32_t n) { size_ = n; }
+    TPosition GetPosition() const { return pos_; }
+    uint64_t GetPhyAddr() const { return addr_; }
+    uint64_t GetPhyAddr(uint32_t offset) const { return addr_ + offset * sizeof(T); }
+    void SetAddrWithOffset(const LocalTensor<T> &src, uint32_t offset) {
+        addr_ = src.addr_ + offset * (uint32_t)sizeof(T);
+        size_ = src.size_ > offset ? src.size_ - offset : 0;
+        pos_ = src.pos_;
+    }
+    template <class U> void SetAddrWithOffset(const LocalTensor<U> &src, uint32_t offset) {
+        addr_ = src.addr_ + offset * (uint32_t)sizeof(U);
+        size_ = (uint32_t)((uint64_t)(src.size_ > offset ? src.size_ - offset : 0) * sizeof(U) / sizeof(T));
+        pos_ = src.pos_;
+    }
+    template <class U> LocalTensor<U> ReinterpretCast() const {
+        LocalTensor<U> r;
+        r.addr_ = addr_;
+        r.size_ = (uint32_t)((uint64_t)size_ * sizeof(T) / sizeof(U));
+        r.pos_ = pos_;
+        r.tag_ = tag_;
+        return r;
+    }
+    void SetUserTag(uint32_t t) { tag_ = t; }
+    uint32_t GetUserTag() const { return tag_; }
+    void SetShapeInfo(const ShapeInfo &) {}
+    ShapeInfo GetShapeInfo() const { return ShapeInfo(); }
+    // Raw host pointer (twin only).
+    T *TwinPtr() const { return reinterpret_cast<T *>(g_ub_base() + addr_); }
+
+private:
+    static uint8_t *g_ub_base() { return twin::g.ub; }
+};
+
+enum class CacheMode : uint8_t { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+
+// ---------------------------------------------------------------------------------------------
+// GlobalTensor<T>: a pointer into a GM allocation. Accesses are checked against the allocation.
+// ---------------------------------------------------------------------------------------------
+template <class T> class GlobalTensor {
+public:
+    using PrimType = T;
+    T *ptr_ = nullptr;
+    uint64_t size_ = 0;
+
+    GlobalTensor() = default;
+    void SetGlobalBuffer(T *p, uint64_t n) { ptr_ = p; size_ = n; }
+    void SetGlobalBuffer(T *p) { ptr_ = p; size_ = 0; }
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor r;
+        r.ptr_ = ptr_ + offset;
+        r.size_ = offset <= size_ ? size_ - offset : 0;
+        return r;
+    }
+    T GetValue(uint64_t i, TWIN_LOC) const {
+        uint64_t off = twin::gm_check(ptr_ + i, sizeof(T), false, "GlobalTensor::GetValue", TWIN_LOC_ARGS);
+        twin::tr_scalar("GetValue", twin_line, (int64_t)off);
+        return twin::ld<T>(reinterpret_cast<const uint8_t *>(ptr_ + i));
+    }
+    template <class U> void SetValue(uint64_t i, U v, TWIN_LOC) const {
+        uint64_t off = twin::gm_check(ptr_ + i, sizeof(T), true, "GlobalTensor::SetValue", TWIN_LOC_ARGS);
+        twin::tr_scalar("SetValue", twin_line, (int64_t)off);
+        twin::st<T>(reinterpret_cast<uint8_t *>(ptr_ + i), (T)v);
+    }
+    T &operator()(uint64_t i) const {
+        twin::gm_check(ptr_ + i, sizeof(T), true, "GlobalTensor::operator()", __builtin_FILE(), __builtin_LINE());
+        return ptr_[i];
+    }
+    uint64_t GetSize() const { return size_; }
+    T *GetPhyAddr() const { return ptr_; }
+    T *GetPhyAddr(uint64_t offset) const { return ptr_ + offset; }
+    void SetL2CacheHint(CacheMode) {}
+    template <class U> GlobalTensor<U> ReinterpretCast() const {
+        GlobalTensor<U> r;
+        r.ptr_ = reinterpret_cast<U *>(ptr_);
+        r.size_ = size_ * sizeof(T) / sizeof(U);
+        return r;
+    }
+    void SetShapeInfo(const ShapeInfo &) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// Queues and buffers.
+// ---------------------------------------------------------------------------------------------
+class TPipe;
+
+struct TBufState {
+    int qid = -1;
+    uint32_t addr = 0;
+    uint32_t len = 0;    // bytes per buffer (32 B aligned)
+    uint32_t num = 0;
+};
+
+template <TPosition src, TPosition dst, int32_t depth = 1, auto mask = 0> class TQueBind {
+public:
+    static constexpr int MAXBUF = 64;
+    enum St : uint8_t { FREE = 0, ALLOC, QUEUED, DEQUEUED };
+    TBufState b_;
+    uint8_t st_[MAXBUF] = {0};
+    uint8_t freed_[MAXBUF] = {0};
+    uint8_t fifo_[MAXBUF] = {0};
+    uint32_t head_ = 0, count_ = 0;
+
+    TQueBind() = default;
+
+    void twin_init(int qid, uint32_t addr, uint32_t len, uint32_t num) {
+        b_.qid = qid; b_.addr = addr; b_.len = len; b_.num = num;
+        for (int i = 0; i < MAXBUF; i++) { st_[i] = FREE; freed_[i] = 0; }
+        head_ = 0; count_ = 0;
+    }
+    int find(uint32_t addr) const {
+        if (b_.num == 0 || addr < b_.addr) return -1;
+        uint32_t k = (addr - b_.addr) / b_.len;
+        return k < b_.num ? (int)k : -1;
+    }
+    void need_init(const char *api, TWIN_LOC_DECL) const {
+        if (b_.qid < 0) twin::fault(twin_file, twin_line, "%s: queue used before TPipe::InitBuffer", api);
+    }
+
+    template <class T> LocalTensor<T> AllocTensor(TWIN_LOC) {
+        need_init("AllocTensor", TWIN_LOC_ARGS);
+        for (uint32_t i = 0; i < b_.num; i++) {
+            if (st_[i] == FREE) {
+                st_[i] = ALLOC;
+                twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
+                if (freed_[i] && p != twin::P_NONE) twin::tr_flag(false, c, p, 'q', b_.qid, (int)i);
+                return LocalTensor<T>(b_.addr + i * b_.len, b_.len / (uint32_t)sizeof(T), dst);
+            }
+        }
+        twin::fault(twin_file, twin_line,
+                    "AllocTensor: no free buffer in queue q%d (%u buffers, all allocated or queued; FreeTensor missing?)",
+                    b_.qid, b_.num);
+    }
+    template <class T> void AllocTensor(LocalTensor<T> &t, TWIN_LOC) { t = AllocTensor<T>(TWIN_LOC_ARGS); }
+
+    template <class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) {
+        need_init("EnQue", TWIN_LOC_ARGS);
+        int i = find(t.addr_);
+        if (i < 0) twin::fault(twin_file, twin_line, "EnQue: tensor (UB address %u) does not belong to queue q%d", t.addr_, b_.qid);
+        if (st_[i] != ALLOC) twin::fault(twin_file, twin_line, "EnQue: buffer q%d.b%d is not allocated (state %d)", b_.qid, i, st_[i]);
+        st_[i] = QUEUED;
+        fifo_[(head_ + count_) % MAXBUF] = (uint8_t)i;
+        count_++;
+        twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
+        if (p != twin::P_NONE) twin::tr_flag(true, p, c, 'q', b_.qid, i);
+        return true;
+    }
+    template <class T> LocalTensor<T> DeQue(TWIN_LOC) {
+        need_init("DeQue", TWIN_LOC_ARGS);
+        if (count_ == 0) twin::fault(twin_file, twin_line, "DeQue: queue q%d is empty (EnQue missing?)", b_.qid);
+        int i = fifo_[head_];
+        head_ = (head_ + 1) % MAXBUF;
+        count_--;
+        st_[i] = DEQUEUED;
+        twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
+        if (p != twin::P_NONE) twin::tr_flag(false, p, c, 'q', b_.qid, i);
+        return LocalTensor<T>(b_.addr + (uint32_t)i * b_.len, b_.len / (uint32_t)sizeof(T), dst);
+    }
+    template <class T> void DeQue(LocalTensor<T> &t, TWIN_LOC) { t = DeQue<T>(TWIN_LOC_ARGS); }
+    template <TPosition S2, TPosition D2, class T> LocalTensor<T> DeQue(TWIN_LOC) { return DeQue<T>(TWIN_LOC_ARGS); }
+
+    template <class T> void FreeTensor(const LocalTensor<T> &t, TWIN_LOC) {
+        need_init("FreeTensor", TWIN_LOC_ARGS);
+        int i = find(t.addr_);
+        if (i < 0) twin::fault(twin_file, twin_line, "FreeTensor: tensor (UB address %u) does not belong to queue q%d", t.addr_, b_.qid);
+        if (st_[i] == FREE) twin::fault(twin_file, twin_line, "FreeTensor: double free of buffer q%d.b%d", b_.qid, i);
+        if (st_[i] == QUEUED) twin::fault(twin_file, twin_line, "FreeTensor: buffer q%d.b%d is still in the queue (DeQue missing?)", b_.qid, i);
+        st_[i] = FREE;
+        freed_[i] = 1;
+        twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
+        if (p != twin::P_NONE) twin::tr_flag(true, c, p, 'q', b_.qid, i);
+    }
+    bool VacantInQue() const { return count_ < (uint32_t)(depth > 0 ? depth : 1) && count_ < b_.num; }
+    bool HasTensorInQue() const { return count_ > 0; }
+    int32_t GetTensorCountInQue() const { return (int32_t)count_; }
+    bool HasIdleBuffer() const {
+        for (uint32_t i = 0; i < b_.num; i++) if (st_[i] == FREE) return true;
+        return false;
+    }
+    void FreeAllEvent() {}
+    template <class T> void InitStartBufHandle(T *, uint8_t, uint32_t) {}
+};
+
+template <TPosition pos, int32_t depth = 1, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::VECCALC> class TBuf {
+public:
+    TBufState b_;
+    void twin_init(int qid, uint32_t addr, uint32_t len) { b_.qid = qid; b_.addr = addr; b_.len = len; b_.num = 1; }
+    template <class T> LocalTensor<T> Get(TWIN_LOC) {
+        if (b_.qid < 0) twin::fault(twin_file, twin_line, "TBuf::Get: buffer used before TPipe::InitBuffer");
+        return LocalTensor<T>(b_.addr, b_.len / (uint32_t)sizeof(T), pos);
+    }
+    template <class T> LocalTensor<T> Get(uint32_t len, TWIN_LOC) {
+        if (b_.qid < 0) twin::fault(twin_file, twin_line, "TBuf::Get: buffer used before TPipe::InitBuffer");
+        if ((uint64_t)len * sizeof(T) > b_.len)
+            twin::fault(twin_file, twin_line, "TBuf::Get: %u elements (%llu bytes) exceed the buffer of %u bytes", len,
+                        (unsigned long long)len * sizeof(T), b_.len);
+        return LocalTensor<T>(b_.addr, len, pos);
+    }
+    template <class T> LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset, TWIN_LOC) {
+        if (b_.qid < 0) twin::fault(twin_file, twin_line, "TBuf::GetWithOffset: buffer used before TPipe::InitBuffer");
+        if (bufOffset + (uint64_t)size * sizeof(T) > b_.len)
+            twin::fault(twin_file, twin_line, "TBuf::GetWithOffset: offset %u + %u elements exceed the buffer of %u bytes",
+                        bufOffset, size, b_.len);
+        return LocalTensor<T>(b_.addr + bufOffset, size, pos);
+    }
+    template <class T> LocalTensor<T> AllocTensor(TWIN_LOC) { return Get<T>(TWIN_LOC_ARGS); }
+    template <class T> void FreeTensor(LocalTensor<T> &) {}
+    template <class T> bool EnQue(const LocalTensor<T> &) { return true; }
+    template <class T> LocalTensor<T> DeQue(TWIN_LOC) { return Get<T>(TWIN_LOC_ARGS); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// TPipe: carves queues and buffers out of the UB arena.
+// ---------------------------------------------------------------------------------------------
+class TPipe {
+public:
+    uint32_t base_ = 0;
+    TPipe() { base_ = twin::g.ub_used; twin::g.pipe = this; }
+    ~TPipe() { if (twin::g.pipe == this) twin::g.pipe = nullptr; }
+    TPipe(const TPipe &) = delete;
+    TPipe &operator=(const TPipe &) = delete;
+
+    static uint32_t carve(uint64_t bytes, TWIN_LOC_DECL) {
+        uint64_t need = bytes;
+        if ((uint64_t)twin::g.ub_used + need > twin::g.ub_bytes)
+            twin::fault(twin_file, twin_line, "InitBuffer: UB overflow: need %llu bytes, %u of %u ub_bytes in use",
+                        (unsigned long long)need, twin::g.ub_used, twin::g.ub_bytes);
+        uint32_t a = twin::g.ub_used;
+        twin::g.ub_used += (uint32_t)need;
+        return a;
+    }
+    template <TPosition S, TPosition D, int32_t DEP, auto M>
+    bool InitBuffer(TQueBind<S, D, DEP, M> &que, uint8_t num, uint32_t len, TWIN_LOC) {
+        if (num == 0 || num > TQueBind<S, D, DEP, M>::MAXBUF)
+            twin::fault(twin_file, twin_line, "InitBuffer: buffer count %u out of range 1..%d", num, TQueBind<S, D, DEP, M>::MAXBUF);
+        if (len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer length");
+        uint32_t alen = (len + 31u) / 32u * 32u;
+        uint32_t a = carve((uint64_t)alen * num, TWIN_LOC_ARGS);
+        que.twin_init(twin::g.next_qid++, a, alen, num);
+        return true;
+    }
+    template <TPosition P> bool InitBuffer(TBuf<P> &buf, uint32_t len, TWIN_LOC) {
+        if (len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer length");
+        uint32_t alen = (len + 31u) / 32u * 32u;
+        uint32_t a = carve(alen, TWIN_LOC_ARGS);
+        buf.twin_init(twin::g.next_qid++, a, alen);
+        return true;
+    }
+    // TBuf with a buffer count (accepted by the real API as well): num * len bytes.
+    template <TPosition P> bool InitBuffer(TBuf<P> &buf, uint8_t num, uint32_t len, TWIN_LOC) {
+        if (num == 0 || len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer count or length");
+        uint32_t alen = (len + 31u) / 32u * 32u;
+        uint32_t a = carve((uint64_t)alen * num, TWIN_LOC_ARGS);
+        buf.twin_init(twin::g.next_qid++, a, alen * num);
+        return true;
+    }
+    void Reset() { twin::g.ub_used = base_; }
+    void Destroy() { twin::g.ub_used = base_; }
+    void Init() {}
+    TEventID FetchEventID(HardEvent evt) {
+        uint8_t &n = twin::g.event_next[(int)evt & 63];
+        TEventID id = (TEventID)(n & 7);
+        n++;
+        return id;
+    }
+    template <HardEvent evt> TEventID FetchEventID() { return FetchEventID(evt); }
+    template <HardEvent evt> TEventID AllocEventID() { return FetchEventID(evt); }
+    template <HardEvent evt> void ReleaseEventID(TEventID) {}
+};
+
+inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(twin::g.pipe); }
+
+// ---------------------------------------------------------------------------------------------
+// Block queries and synchronisation.
+// ---------------------------------------------------------------------------------------------
+inline int64_t GetBlockIdx() { return twin::g.block_idx; }
+inline int64_t GetBlockNum() { return twin::g.block_dim; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }
+inline int64_t GetTaskRation() { return 1; }
+inline int64_t GetSystemCycle() { return 0; }
+
+// SetFlag/WaitFlag: recorded as flags src->dst keyed e<id> (asc-devkit docs, SetFlag/WaitFlag).
+template <HardEvent evt> inline void SetFlag(int32_t eventID) {
+    twin::tr_flag(true, twin::ev_src(evt), twin::ev_dst(evt), 'e', eventID, 0);
+}
+template <HardEvent evt> inline void WaitFlag(int32_t eventID) {
+    twin::tr_flag(false, twin::ev_src(evt), twin::ev_dst(evt), 'e', eventID, 0);
+}
+template <pipe_t pipe> inline void PipeBarrier() { twin::tr_barrier(twin::pipe_of(pipe)); }
+inline void pipe_barrier(pipe_t pipe) { twin::tr_barrier(twin::pipe_of(pipe)); }
+template <pipe_t pipe> inline void DataSyncBarrier() { twin::tr_barrier(twin::pipe_of(pipe)); }
+
+// SyncAll: all blocks meet here. The twin runs blocks one at a time; at SyncAll a block hands over
+// to the next one and resumes once every block has arrived (kernel_main.cpp).
+template <bool isAIVOnly = true> inline void SyncAll(TWIN_LOC) {
+    twin::tr_barrier(twin::P_ALL);
+    twin::tr_instr(twin::P_S, "SyncAll", twin_line);
+    twin::sync_all("SyncAll", TWIN_LOC_ARGS);
+}
+template <bool isAIVOnly = true> inline void SyncAll(const GlobalTensor<int32_t> &, const LocalTensor<int32_t> &, int32_t = 0, TWIN_LOC) {
+    twin::tr_barrier(twin::P_ALL);
+    twin::tr_instr(twin::P_S, "SyncAll", twin_line);
+    twin::sync_all("SyncAll", TWIN_LOC_ARGS);
+}
+
+} // namespace AscendC
+
+// Low-level intrinsics some kernels call directly.
+enum event_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+inline int64_t get_block_idx() { return twin::g.block_idx; }
+inline int64_t get_block_num() { return twin::g.block_dim; }
+inline int64_t get_subblockid() { return 0; }
+inline int64_t get_subblockdim() { return 1; }
+inline void set_flag(pipe_t src, pipe_t dst, event_t id) { twin::tr_flag(true, twin::pipe_of(src), twin::pipe_of(dst), 'e', (int)id, 0); }
+inline void wait_flag(pipe_t src, pipe_t dst, event_t id) { twin::tr_flag(false, twin::pipe_of(src), twin::pipe_of(dst), 'e', (int)id, 0); }

@@ -1,0 +1,70 @@
+// twin: kernel-side tiling glue (GET_TILING_DATA and friends).
+// The tiling struct is found through optiling::TwinTilingOf<tag of TWIN_OP_TYPE>, which
+// REGISTER_TILING_DATA_CLASS specialises, or else through REGISTER_TILING_DEFAULT.
+#pragma once
+#include <cstdint>
+#include <cstddef>
+#include <type_traits>
+#include "runtime.h"
+
+#define TWIN_CAT2(a, b) a##b
+#define TWIN_CAT(a, b) TWIN_CAT2(a, b)
+
+namespace optiling {
+template <class Tag> struct TwinTilingOf { using type = void; };
+struct twin_tag_none;
+#ifdef TWIN_OP_TYPE
+struct TWIN_CAT(twin_tag_, TWIN_OP_TYPE);
+#endif
+} // namespace optiling
+template <int N> struct TwinDefaultTiling { using type = void; };
+// Kernel code names tiling structs without the optiling:: prefix (on the device they are global).
+using namespace optiling;
+
+#ifdef TWIN_OP_TYPE
+#define TWIN_OP_TAG ::optiling::TWIN_CAT(twin_tag_, TWIN_OP_TYPE)
+#else
+#define TWIN_OP_TAG ::optiling::twin_tag_none
+#endif
+
+namespace twin {
+template <class A, class B> struct pick_tiling { using type = A; };
+template <class B> struct pick_tiling<void, B> { using type = B; };
+struct NoTilingRegistered {};
+template <> struct pick_tiling<void, void> { using type = NoTilingRegistered; };
+// The default lookup is made dependent on Tag so REGISTER_TILING_DEFAULT may come after this header.
+template <class Tag> struct default_tiling { using type = typename ::TwinDefaultTiling<(int)(sizeof(Tag *) * 0)>::type; };
+template <class Tag>
+using tiling_t = typename pick_tiling<typename ::optiling::TwinTilingOf<Tag>::type, typename default_tiling<Tag>::type>::type;
+} // namespace twin
+
+// Sits inside `namespace optiling` in the tiling header.
+#define REGISTER_TILING_DATA_CLASS(op, cls)                                   \
+    using twin_tiling_##op = cls;                                             \
+    struct twin_tag_##op;                                                     \
+    template <> struct TwinTilingOf<twin_tag_##op> { using type = cls; };
+
+#define REGISTER_TILING_DEFAULT(T) \
+    template <> struct TwinDefaultTiling<0> { using type = T; }
+#define REGISTER_TILING_FOR_TILINGKEY(key, T)
+
+#define GET_TILING_DATA(var, tiling)                                                              \
+    ::twin::tiling_t<TWIN_OP_TAG> var;                                                            \
+    static_assert(!std::is_same<decltype(var), ::twin::NoTilingRegistered>::value,                \
+                  "GET_TILING_DATA: no tiling struct registered for TWIN_OP_TYPE "                \
+                  "(REGISTER_TILING_DATA_CLASS or REGISTER_TILING_DEFAULT)");                     \
+    ::twin::load_tiling(&var, sizeof(var), (const uint8_t *)(tiling), __FILE__, __LINE__)
+
+#define GET_TILING_DATA_WITH_STRUCT(type, var, tiling) \
+    type var;                                          \
+    ::twin::load_tiling(&var, sizeof(var), (const uint8_t *)(tiling), __FILE__, __LINE__)
+
+#define GET_TILING_DATA_PTR_WITH_STRUCT(type, ptr, tiling) \
+    const type *ptr = reinterpret_cast<const type *>(tiling)
+
+#define GET_TILING_DATA_MEMBER(type, member, var, tiling)                                         \
+    decltype(type::member) var;                                                                   \
+    ::twin::load_tiling(&var, sizeof(var), (const uint8_t *)(tiling) + offsetof(type, member), __FILE__, __LINE__)
+
+#define TILING_KEY_IS(k) (::twin::g.tiling_key == (uint64_t)(k))
+#define TILING_KEY_LIST(...) true

@@ -1,0 +1,578 @@
+// twin: vector instructions (pipe V).
+// Level-2 "count" forms process calCount contiguous elements; level-0 forms take a mask
+// (continuous count or bit mask), repeatTimes and block/repeat strides in 32 B units
+// (asc-devkit docs, "general parameter description" of vector instructions).
+// half/bfloat16_t arithmetic is computed in float and rounded to nearest even.
+#pragma once
+#include <limits>
+#include "tensor.h"
+
+namespace AscendC {
+
+struct BinaryRepeatParams {
+    uint8_t dstBlkStride = 1, src0BlkStride = 1, src1BlkStride = 1;
+    uint8_t dstRepStride = 8, src0RepStride = 8, src1RepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false;
+    BinaryRepeatParams() = default;
+    BinaryRepeatParams(uint8_t db, uint8_t s0b, uint8_t s1b, uint8_t dr, uint8_t s0r, uint8_t s1r)
+        : dstBlkStride(db), src0BlkStride(s0b), src1BlkStride(s1b), dstRepStride(dr), src0RepStride(s0r), src1RepStride(s1r) {}
+};
+struct UnaryRepeatParams {
+    uint16_t dstBlkStride = 1, srcBlkStride = 1;
+    uint8_t dstRepStride = 8, srcRepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false;
+    UnaryRepeatParams() = default;
+    UnaryRepeatParams(uint16_t db, uint16_t sb, uint8_t dr, uint8_t sr) : dstBlkStride(db), srcBlkStride(sb), dstRepStride(dr), srcRepStride(sr) {}
+};
+
+enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
+enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
+enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
+enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+constexpr uint64_t MASK_PLACEHOLDER = 0;
+
+inline void SetMaskCount() { twin::g.mask_counter = true; }
+inline void SetMaskNorm() { twin::g.mask_counter = false; }
+inline void ResetMask() { twin::g.mask0 = ~0ull; twin::g.mask1 = ~0ull; }
+template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(uint64_t len) {
+    if (mode == MaskMode::COUNTER || twin::g.mask_counter) { twin::g.mask0 = len; twin::g.mask1 = 0; }
+    else {
+        uint64_t lo = len >= 64 ? ~0ull : ((1ull << len) - 1);
+        uint64_t hi = len >= 128 ? ~0ull : len > 64 ? ((1ull << (len - 64)) - 1) : 0;
+        twin::g.mask0 = lo; twin::g.mask1 = hi;
+    }
+}
+template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(uint64_t maskHigh, uint64_t maskLow) {
+    twin::g.mask0 = maskLow; twin::g.mask1 = maskHigh;
+}
+
+} // namespace AscendC
+
+namespace twin {
+
+template <class T> inline calc_t<T> up(T v) { return (calc_t<T>)v; }
+
+// Convert a computed value back to T: half-like types round to nearest even.
+template <class T, class C> inline T down(C v) { return (T)v; }
+
+inline void vcheck(int64_t n, const char *api, TWIN_LOC_DECL) {
+    if (n < 0) fault(twin_file, twin_line, "%s: negative element count %lld", api, (long long)n);
+}
+template <class T> inline uint8_t *vspan(const AscendC::LocalTensor<T> &t, uint64_t n, const char *api, TWIN_LOC_DECL) {
+    if (t.addr_ % 32 != 0) warn_once(twin_file, twin_line, "%s: UB operand address %u is not 32-byte aligned", api, t.addr_);
+    return ub_span(t.addr_, n * sizeof(T), api, TWIN_LOC_ARGS);
+}
+
+// ---- level-2 count forms -----------------------------------------------------------------------
+template <class T, class F>
+inline void vbin(const char *api, const AscendC::LocalTensor<T> &d, const AscendC::LocalTensor<T> &a,
+                 const AscendC::LocalTensor<T> &b, int64_t n, F f, TWIN_LOC_DECL) {
+    vcheck(n, api, TWIN_LOC_ARGS);
+    uint8_t *pd = vspan(d, n, api, TWIN_LOC_ARGS);
+    const uint8_t *pa = vspan(a, n, api, TWIN_LOC_ARGS);
+    const uint8_t *pb = vspan(b, n, api, TWIN_LOC_ARGS);
+    for (int64_t i = 0; i < n; i++)
+        st<T>(pd + i * sizeof(T), (T)f(up(ld<T>(pa + i * sizeof(T))), up(ld<T>(pb + i * sizeof(T)))));
+    tr_vec(api, sizeof(T), n, vec_rep(n, sizeof(T)), twin_line);
+}
+template <class D, class S, class F>
+inline void vun(const char *api, const AscendC::LocalTensor<D> &d, const AscendC::LocalTensor<S> &a, int64_t n, F f,
+                TWIN_LOC_DECL, int dst_bytes = -1) {
+    vcheck(n, api, TWIN_LOC_ARGS);
+    uint8_t *pd = vspan(d, n, api, TWIN_LOC_ARGS);
+    const uint8_t *pa = vspan(a, n, api, TWIN_LOC_ARGS);
+    for (int64_t i = 0; i < n; i++) st<D>(pd + i * sizeof(D), (D)f(ld<S>(pa + i * sizeof(S))));
+    unsigned w = sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D);
+    tr_vec(api, sizeof(S), n, vec_rep(n, w), twin_line, dst_bytes);
+}
+
+// ---- level-0 mask/repeat forms -------------------------------------------------------------------
+struct L0Mask {
+    bool counter;
+    uint64_t m0, m1; // bit mask, or m0 = element count in counter mode
+};
+inline L0Mask mask_cont(uint64_t mask, bool set) {
+    if (!set) return L0Mask{g.mask_counter, g.mask0, g.mask1};
+    L0Mask m{false, 0, 0};
+    m.m0 = mask >= 64 ? ~0ull : ((1ull << mask) - 1);
+    m.m1 = mask >= 128 ? ~0ull : mask > 64 ? ((1ull << (mask - 64)) - 1) : 0;
+    return m;
+}
+inline L0Mask mask_bits(const uint64_t *mask, bool set) {
+    if (!set) return L0Mask{g.mask_counter, g.mask0, g.mask1};
+    return L0Mask{false, mask[0], mask[1]};
+}
+// Visit every selected element: f(repeat r, element-in-repeat j). epr = elements per repeat.
+// Returns the number of elements processed.
+template <class F> inline uint64_t l0_each(const L0Mask &m, uint64_t repeat, uint32_t epr, F f) {
+    uint64_t done = 0;
+    if (m.counter) {
+        uint64_t n = m.m0;
+        for (uint64_t r = 0; r * epr < n; r++)
+            for (uint32_t j = 0; j < epr && r * epr + j < n; j++) { f(r, j); done++; }
+        return done;
+    }
+    for (uint64_t r = 0; r < repeat; r++)
+        for (uint32_t j = 0; j < epr; j++) {
+            bool on = j < 64 ? ((m.m0 >> j) & 1) : ((m.m1 >> (j - 64)) & 1);
+            if (on) { f(r, j); done++; }
+        }
+    return done;
+}
+// Byte address of element j of repeat r of an operand with element size sz and strides in 32 B.
+inline uint64_t l0_addr(uint32_t base, uint32_t sz, uint64_t r, uint32_t j, uint32_t blk, uint32_t rep) {
+    uint32_t epb = 32 / sz;
+    return (uint64_t)base + (r * rep + (uint64_t)(j / epb) * blk) * 32 + (uint64_t)(j % epb) * sz;
+}
+
+template <class T, class F>
+inline void vbin0(const char *api, const AscendC::LocalTensor<T> &d, const AscendC::LocalTensor<T> &a,
+                  const AscendC::LocalTensor<T> &b, const L0Mask &m, uint8_t repeat, const AscendC::BinaryRepeatParams &p,
+                  F f, TWIN_LOC_DECL) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    uint64_t n = l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        const uint8_t *pa = ub_span(l0_addr(a.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, api, TWIN_LOC_ARGS);
+        const uint8_t *pb = ub_span(l0_addr(b.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, api, TWIN_LOC_ARGS);
+        uint8_t *pd = ub_span(l0_addr(d.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, api, TWIN_LOC_ARGS);
+        st<T>(pd, (T)f(up(ld<T>(pa)), up(ld<T>(pb))));
+    });
+    tr_vec(api, sz, n, m.counter ? vec_rep(n, sz) : repeat, twin_line);
+}
+template <class D, class S, class F>
+inline void vun0(const char *api, const AscendC::LocalTensor<D> &d, const AscendC::LocalTensor<S> &a, const L0Mask &m,
+                 uint8_t repeat, const AscendC::UnaryRepeatParams &p, F f, TWIN_LOC_DECL, int dst_bytes = -1) {
+    const uint32_t sd = sizeof(D), ss = sizeof(S);
+    const uint32_t epr = 256 / (sd > ss ? sd : ss);
+    uint64_t n = l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        const uint8_t *pa = ub_span(l0_addr(a.addr_, ss, r, j, p.srcBlkStride, p.srcRepStride), ss, api, TWIN_LOC_ARGS);
+        uint8_t *pd = ub_span(l0_addr(d.addr_, sd, r, j, p.dstBlkStride, p.dstRepStride), sd, api, TWIN_LOC_ARGS);
+        st<D>(pd, (D)f(ld<S>(pa)));
+    });
+    tr_vec(api, ss, n, m.counter ? vec_rep(n, sd > ss ? sd : ss) : repeat, twin_line, dst_bytes);
+}
+
+// ---- rounding for Cast -----------------------------------------------------------------------------
+using AscendC::RoundMode;
+
+inline double rnd_int(double v, RoundMode m) {
+    switch (m) {
+    case RoundMode::CAST_FLOOR: return m_floor(v);
+    case RoundMode::CAST_CEIL: return m_ceil(v);
+    case RoundMode::CAST_TRUNC: return m_trunc(v);
+    case RoundMode::CAST_ROUND: return m_round(v);
+    case RoundMode::CAST_ODD: { double t = m_trunc(v); if (t != v && m_fmod(t, 2.0) == 0) t += (v > 0 ? 1 : -1); return t; }
+    default: return m_rint(v);
+    }
+}
+// Round a double into a 16-bit float format (half or bf16) with the given mode.
+template <class H> inline H rnd_h(double v, RoundMode m) {
+    H r((float)v);
+    if (__builtin_isnan(v)) return r;
+    // correct float double-rounding / directed modes by stepping on the bit pattern
+    auto val = [](uint16_t b) { return (double)(float)H::FromBits(b); };
+    auto step_mag = [](uint16_t b, int d) -> uint16_t { // move magnitude by d (+1/-1)
+        uint16_t s = b & 0x8000u, mag = b & 0x7fffu;
+        if (d < 0 && mag == 0) return b;
+        return (uint16_t)(s | (uint16_t)(mag + d));
+    };
+    uint16_t b = r.Bits();
+    // nearest-even from double: fix possible double rounding through float
+    double rv = val(b);
+    if (__builtin_isinf(rv) && !__builtin_isinf(v)) { /* overflow: keep inf for RNE */ }
+    else if (rv != v) {
+        uint16_t other = (__builtin_fabs(rv) > __builtin_fabs(v)) ? step_mag(b, -1) : step_mag(b, +1);
+        double ov = val(other);
+        if (__builtin_fabs(ov - v) < __builtin_fabs(rv - v) || (__builtin_fabs(ov - v) == __builtin_fabs(rv - v) && !(other & 1))) { b = other; rv = ov; }
+    }
+    if (rv == v || m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT || m == RoundMode::CAST_HYBRID) return H::FromBits(b);
+    // truncated (toward zero) candidate t and the next one away from zero t1
+    uint16_t t = __builtin_fabs(rv) > __builtin_fabs(v) ? step_mag(b, -1) : b;
+    uint16_t t1 = step_mag(t, +1);
+    uint16_t out = t;
+    bool pos = v > 0;
+    switch (m) {
+    case RoundMode::CAST_FLOOR: out = pos ? t : t1; break;
+    case RoundMode::CAST_CEIL: out = pos ? t1 : t; break;
+    case RoundMode::CAST_TRUNC: out = t; break;
+    case RoundMode::CAST_ODD: out = (t & 1) ? t : t1; break;
+    case RoundMode::CAST_ROUND: {
+        double d0 = __builtin_fabs(v - val(t)), d1 = __builtin_fabs(val(t1) - v);
+        out = d0 < d1 ? t : t1;
+        break;
+    }
+    default: break;
+    }
+    return H::FromBits(out);
+}
+inline float rnd_f(double v, RoundMode m) {
+    float r = (float)v; // nearest even
+    if (__builtin_isnan(v) || (double)r == v) return r;
+    float t = __builtin_fabs((double)r) > __builtin_fabs(v) ? m_nextafterf(r, 0.0f) : r;
+    float t1 = m_nextafterf(t, v > 0 ? __builtin_inff() : -__builtin_inff());
+    bool pos = v > 0;
+    switch (m) {
+    case RoundMode::CAST_FLOOR: return pos ? t : t1;
+    case RoundMode::CAST_CEIL: return pos ? t1 : t;
+    case RoundMode::CAST_TRUNC: return t;
+    case RoundMode::CAST_ODD: { uint32_t bt = f32_bits(t); return (bt & 1) ? t : t1; }
+    case RoundMode::CAST_ROUND: return __builtin_fabs(v - t) < __builtin_fabs((double)t1 - v) ? t : t1;
+    default: return r;
+    }
+}
+template <class D> inline D sat_int(double v) {
+    if (__builtin_isnan(v)) return (D)0;
+    double lo = (double)std::numeric_limits<D>::min(), hi = (double)std::numeric_limits<D>::max();
+    if (v <= lo) return std::numeric_limits<D>::min();
+    if (v >= hi) return std::numeric_limits<D>::max();
+    return (D)v;
+}
+// Convert one element S -> D with the rounding mode (asc-devkit docs, Cast and RoundMode: CAST_NONE is
+// CAST_RINT when precision is lost; float->int saturates).
+template <class D, class S> inline D cast_one(S s, RoundMode m) {
+    double v = (double)up(s);
+    if (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value) {
+        return rnd_h<typename std::conditional<std::is_same<D, half>::value, half, bfloat16_t>::type>(v, m);
+    } else if (std::is_floating_point<D>::value) {
+        return (D)rnd_f(v, m);
+    } else {
+        if (std::is_integral<S>::value) return (D)s; // integer -> integer: wraps like a C cast
+        return sat_int<D>(rnd_int(v, m));
+    }
+}
+
+} // namespace twin
+
+namespace AscendC {
+
+// ---------------------------------------------------------------------------------------------
+// Binary ops: count form, continuous-mask form, bit-mask form.
+// ---------------------------------------------------------------------------------------------
+#define TWIN_BINARY(NAME, EXPR)                                                                              \
+    template <class T>                                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+                     const int32_t &calCount, TWIN_LOC) {                                                     \
+        twin::vbin(#NAME, dst, src0, src1, calCount, [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+                     uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) {        \
+        twin::vbin0(#NAME, dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTimes, p,                 \
+                    [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, TWIN_LOC_ARGS);                \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+                     const uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) { \
+        twin::vbin0(#NAME, dst, src0, src1, twin::mask_bits(mask, isSetMask), repeatTimes, p,                 \
+                    [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, TWIN_LOC_ARGS);                \
+    }
+
+TWIN_BINARY(Add, a + b)
+TWIN_BINARY(Sub, a - b)
+TWIN_BINARY(Mul, a * b)
+TWIN_BINARY(Div, a / b)
+TWIN_BINARY(Max, (a > b ? a : b))
+TWIN_BINARY(Min, (a < b ? a : b))
+TWIN_BINARY(And, (a & b))
+TWIN_BINARY(Or, (a | b))
+TWIN_BINARY(AddRelu, ((a + b) > 0 ? (a + b) : 0))
+TWIN_BINARY(SubRelu, ((a - b) > 0 ? (a - b) : 0))
+#undef TWIN_BINARY
+
+// MulAddDst: dst = src0 * src1 + dst
+template <class T>
+inline void MulAddDst(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, const int32_t &calCount, TWIN_LOC) {
+    twin::vcheck(calCount, "MulAddDst", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, calCount, "MulAddDst", TWIN_LOC_ARGS);
+    const uint8_t *pa = twin::vspan(src0, calCount, "MulAddDst", TWIN_LOC_ARGS);
+    const uint8_t *pb = twin::vspan(src1, calCount, "MulAddDst", TWIN_LOC_ARGS);
+    for (int32_t i = 0; i < calCount; i++) {
+        auto r = twin::up(twin::ld<T>(pa + i * sizeof(T))) * twin::up(twin::ld<T>(pb + i * sizeof(T))) + twin::up(twin::ld<T>(pd + i * sizeof(T)));
+        twin::st<T>(pd + i * sizeof(T), (T)r);
+    }
+    twin::tr_vec("MulAddDst", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unary ops.
+// ---------------------------------------------------------------------------------------------
+#define TWIN_UNARY(NAME, EXPR)                                                                               \
+    template <class T>                                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount, TWIN_LOC) { \
+        twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, const uint8_t repeatTimes, \
+                     const UnaryRepeatParams &p, TWIN_LOC) {                                                  \
+        twin::vun0(#NAME, dst, src, twin::mask_cont(mask, isSetMask), repeatTimes, p,                         \
+                   [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS);       \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[], const uint8_t repeatTimes, \
+                     const UnaryRepeatParams &p, TWIN_LOC) {                                                  \
+        twin::vun0(#NAME, dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, p,                         \
+                   [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS);       \
+    }
+
+TWIN_UNARY(Exp, twin::m_exp(x))
+TWIN_UNARY(Ln, twin::m_log(x))
+TWIN_UNARY(Abs, (x < 0 ? -x : x))
+TWIN_UNARY(Reciprocal, (decltype(x))1 / x)
+TWIN_UNARY(Sqrt, twin::m_sqrt(x))
+TWIN_UNARY(Rsqrt, (decltype(x))1 / twin::m_sqrt(x))
+TWIN_UNARY(Relu, (x > 0 ? x : (decltype(x))0))
+TWIN_UNARY(Not, (~x))
+#undef TWIN_UNARY
+
+// High-level math APIs (count form, optionally with a shared temporary buffer that the twin does
+// not need): computed elementwise in float (double for float inputs is not used: float libm).
+#define TWIN_UNARY_HL(NAME, EXPR)                                                                            \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, TWIN_LOC) { \
+        twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
+                     const uint32_t calCount, TWIN_LOC) {                                                     \
+        twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }
+
+TWIN_UNARY_HL(Log, twin::m_log(x))
+TWIN_UNARY_HL(Log2, twin::m_log2(x))
+TWIN_UNARY_HL(Log10, twin::m_log10(x))
+TWIN_UNARY_HL(Tanh, twin::m_tanh(x))
+TWIN_UNARY_HL(Sin, twin::m_sin(x))
+TWIN_UNARY_HL(Cos, twin::m_cos(x))
+TWIN_UNARY_HL(Erf, twin::m_erf(x))
+TWIN_UNARY_HL(Sigmoid, (decltype(x))1 / ((decltype(x))1 + twin::m_exp(-x)))
+TWIN_UNARY_HL(Floor, (decltype(x))twin::m_floor((double)x))
+TWIN_UNARY_HL(Ceil, (decltype(x))twin::m_ceil((double)x))
+TWIN_UNARY_HL(Round, (decltype(x))twin::m_round((double)x))
+TWIN_UNARY_HL(Trunc, (decltype(x))twin::m_trunc((double)x))
+TWIN_UNARY_HL(Frac, (x - (decltype(x))twin::m_trunc((double)x)))
+TWIN_UNARY_HL(Sign, (decltype(x))(x > 0 ? 1 : (x < 0 ? -1 : 0)))
+#undef TWIN_UNARY_HL
+
+// ---------------------------------------------------------------------------------------------
+// Tensor-scalar ops (scalar converted to T first).
+// ---------------------------------------------------------------------------------------------
+#define TWIN_SCALAR(NAME, EXPR)                                                                              \
+    template <class T, class U>                                                                               \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue, const int32_t &calCount, TWIN_LOC) { \
+        const auto s = twin::up((T)scalarValue);                                                              \
+        twin::vun(#NAME, dst, src, calCount, [s](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T, class U, bool isSetMask = true>                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue, uint64_t mask, \
+                     const uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {                       \
+        const auto s = twin::up((T)scalarValue);                                                              \
+        twin::vun0(#NAME, dst, src, twin::mask_cont(mask, isSetMask), repeatTimes, p,                         \
+                   [s](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS);      \
+    }                                                                                                         \
+    template <class T, class U, bool isSetMask = true>                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue, const uint64_t mask[], \
+                     const uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {                       \
+        const auto s = twin::up((T)scalarValue);                                                              \
+        twin::vun0(#NAME, dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, p,                         \
+                   [s](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS);      \
+    }
+
+TWIN_SCALAR(Adds, x + s)
+TWIN_SCALAR(Muls, x * s)
+TWIN_SCALAR(Maxs, (x > s ? x : s))
+TWIN_SCALAR(Mins, (x < s ? x : s))
+TWIN_SCALAR(LeakyRelu, (x >= 0 ? x : x * s))
+TWIN_SCALAR(ShiftLeft, (x << s))
+TWIN_SCALAR(ShiftRight, (x >> s))
+#undef TWIN_SCALAR
+
+// Duplicate: fill with a scalar.
+template <class T, class U> inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const int32_t &calCount, TWIN_LOC) {
+    twin::vcheck(calCount, "Duplicate", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, calCount, "Duplicate", TWIN_LOC_ARGS);
+    const T v = (T)scalarValue;
+    for (int32_t i = 0; i < calCount; i++) twin::st<T>(pd + i * sizeof(T), v);
+    twin::tr_vec("Duplicate", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, uint64_t mask, const uint8_t repeatTimes,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, TWIN_LOC) {
+    const T v = (T)scalarValue;
+    UnaryRepeatParams p(dstBlockStride, 1, dstRepeatStride, 8);
+    twin::vun0("Duplicate", dst, dst, twin::mask_cont(mask, isSetMask), repeatTimes, p, [v](T) { return v; }, TWIN_LOC_ARGS);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const uint64_t mask[], const uint8_t repeatTimes,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, TWIN_LOC) {
+    const T v = (T)scalarValue;
+    UnaryRepeatParams p(dstBlockStride, 1, dstRepeatStride, 8);
+    twin::vun0("Duplicate", dst, dst, twin::mask_bits(mask, isSetMask), repeatTimes, p, [v](T) { return v; }, TWIN_LOC_ARGS);
+}
+
+// Cast between element types with a RoundMode (asc-devkit docs, Cast).
+template <class D, class S>
+inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, const uint32_t calCount, TWIN_LOC) {
+    RoundMode m = mode;
+    twin::vun("Cast", dst, src, calCount, [m](S x) { return twin::cast_one<D, S>(x, m); }, TWIN_LOC_ARGS, (int)sizeof(D));
+}
+template <class D, class S, bool isSetMask = true>
+inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, uint64_t mask,
+                 const uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {
+    RoundMode m = mode;
+    twin::vun0("Cast", dst, src, twin::mask_cont(mask, isSetMask), repeatTimes, p, [m](S x) { return twin::cast_one<D, S>(x, m); },
+               TWIN_LOC_ARGS, (int)sizeof(D));
+}
+template <class D, class S, bool isSetMask = true>
+inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, const uint64_t mask[],
+                 const uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {
+    RoundMode m = mode;
+    twin::vun0("Cast", dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, p, [m](S x) { return twin::cast_one<D, S>(x, m); },
+               TWIN_LOC_ARGS, (int)sizeof(D));
+}
+// Scalar cast helpers.
+template <class S, class D, RoundMode mode> inline D Cast(S v) { return twin::cast_one<D, S>(v, mode); }
+template <class S, class D, RoundMode mode> inline D ScalarCast(S v) { return twin::cast_one<D, S>(v, mode); }
+
+// Axpy: dst = src * scalar + dst (dst may be wider than src).
+template <class D, class S, class U>
+inline void Axpy(const LocalTensor<D> &dst, const LocalTensor<S> &src, const U scalarValue, const int32_t &calCount, TWIN_LOC) {
+    twin::vcheck(calCount, "Axpy", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, calCount, "Axpy", TWIN_LOC_ARGS);
+    const uint8_t *ps = twin::vspan(src, calCount, "Axpy", TWIN_LOC_ARGS);
+    float s = (float)twin::up((S)scalarValue);
+    for (int32_t i = 0; i < calCount; i++) {
+        float r = (float)twin::up(twin::ld<S>(ps + i * sizeof(S))) * s + (float)twin::up(twin::ld<D>(pd + i * sizeof(D)));
+        twin::st<D>(pd + i * sizeof(D), (D)r);
+    }
+    twin::tr_vec("Axpy", sizeof(S), calCount, twin::vec_rep(calCount, sizeof(D)), twin_line);
+}
+
+// Copy (UB -> UB on the vector pipe).
+struct CopyRepeatParams {
+    uint16_t dstStride = 1, srcStride = 1, dstRepeatSize = 8, srcRepeatSize = 8;
+    CopyRepeatParams() = default;
+    CopyRepeatParams(uint16_t ds, uint16_t ss, uint16_t dr, uint16_t sr) : dstStride(ds), srcStride(ss), dstRepeatSize(dr), srcRepeatSize(sr) {}
+};
+template <class T> inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount, TWIN_LOC) {
+    twin::vun("Copy", dst, src, calCount, [](T x) { return x; }, TWIN_LOC_ARGS);
+}
+template <class T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, const uint8_t repeatTimes,
+                 const CopyRepeatParams &p, TWIN_LOC) {
+    UnaryRepeatParams u(p.dstStride, p.srcStride, (uint8_t)p.dstRepeatSize, (uint8_t)p.srcRepeatSize);
+    twin::vun0("Copy", dst, src, twin::mask_cont(mask, isSetMask), repeatTimes, u, [](T x) { return x; }, TWIN_LOC_ARGS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compare / Select (bit masks: bit i of the uint8 mask tensor belongs to element i, LSB first).
+// ---------------------------------------------------------------------------------------------
+namespace twin_cmp {
+template <class C> inline bool cmp(C a, C b, CMPMODE m) {
+    switch (m) {
+    case CMPMODE::LT: return a < b; case CMPMODE::GT: return a > b; case CMPMODE::EQ: return a == b;
+    case CMPMODE::LE: return a <= b; case CMPMODE::GE: return a >= b; default: return a != b;
+    }
+}
+} // namespace twin_cmp
+
+template <class U, class T>
+inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE mode,
+                    uint32_t calCount, TWIN_LOC) {
+    const uint8_t *pa = twin::vspan(src0, calCount, "Compare", TWIN_LOC_ARGS);
+    const uint8_t *pb = twin::vspan(src1, calCount, "Compare", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::ub_span(dst.addr_, (calCount + 7) / 8, "Compare", TWIN_LOC_ARGS);
+    for (uint32_t i = 0; i < calCount; i += 8) {
+        uint8_t byte = 0;
+        for (uint32_t k = 0; k < 8 && i + k < calCount; k++)
+            if (twin_cmp::cmp(twin::up(twin::ld<T>(pa + (i + k) * sizeof(T))), twin::up(twin::ld<T>(pb + (i + k) * sizeof(T))), mode))
+                byte |= (uint8_t)(1u << k);
+        pd[i / 8] = byte;
+    }
+    twin::tr_vec("Compare", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+template <class U, class T, class S>
+inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode,
+                          uint32_t calCount, TWIN_LOC) {
+    const uint8_t *pa = twin::vspan(src0, calCount, "CompareScalar", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::ub_span(dst.addr_, (calCount + 7) / 8, "CompareScalar", TWIN_LOC_ARGS);
+    auto s = twin::up((T)src1Scalar);
+    for (uint32_t i = 0; i < calCount; i += 8) {
+        uint8_t byte = 0;
+        for (uint32_t k = 0; k < 8 && i + k < calCount; k++)
+            if (twin_cmp::cmp(twin::up(twin::ld<T>(pa + (i + k) * sizeof(T))), s, mode)) byte |= (uint8_t)(1u << k);
+        pd[i / 8] = byte;
+    }
+    twin::tr_vec("CompareScalar", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+// Select: bit 1 takes src0, bit 0 takes src1 (or the scalar in VSEL_TENSOR_SCALAR_MODE).
+template <class T, class U>
+inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
+                   const LocalTensor<T> &src1, SELMODE, uint32_t calCount, TWIN_LOC) {
+    uint8_t *pd = twin::vspan(dst, calCount, "Select", TWIN_LOC_ARGS);
+    const uint8_t *pa = twin::vspan(src0, calCount, "Select", TWIN_LOC_ARGS);
+    const uint8_t *pb = twin::vspan(src1, calCount, "Select", TWIN_LOC_ARGS);
+    const uint8_t *pm = twin::ub_span(selMask.addr_, (calCount + 7) / 8, "Select", TWIN_LOC_ARGS);
+    for (uint32_t i = 0; i < calCount; i++) {
+        bool on = (pm[i / 8] >> (i % 8)) & 1;
+        twin::st<T>(pd + i * sizeof(T), twin::ld<T>((on ? pa : pb) + i * sizeof(T)));
+    }
+    twin::tr_vec("Select", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+template <class T, class U, class S, typename std::enable_if<!std::is_same<S, LocalTensor<T>>::value, int>::type = 0>
+inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, S src1Scalar,
+                   SELMODE, uint32_t calCount, TWIN_LOC) {
+    uint8_t *pd = twin::vspan(dst, calCount, "Select", TWIN_LOC_ARGS);
+    const uint8_t *pa = twin::vspan(src0, calCount, "Select", TWIN_LOC_ARGS);
+    const uint8_t *pm = twin::ub_span(selMask.addr_, (calCount + 7) / 8, "Select", TWIN_LOC_ARGS);
+    const T s = (T)src1Scalar;
+    for (uint32_t i = 0; i < calCount; i++) {
+        bool on = (pm[i / 8] >> (i % 8)) & 1;
+        twin::st<T>(pd + i * sizeof(T), on ? twin::ld<T>(pa + i * sizeof(T)) : s);
+    }
+    twin::tr_vec("Select", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions, count form: result in dst[0] (ReduceMax/Min with calIndex: index in dst[1], stored
+// as the integer bit pattern). Sums accumulate in float (double for float) and round once.
+// ---------------------------------------------------------------------------------------------
+template <class T>
+inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count, TWIN_LOC) {
+    twin::vcheck(count, "ReduceSum", TWIN_LOC_ARGS);
+    const uint8_t *ps = twin::vspan(src, count, "ReduceSum", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::ub_span(dst.addr_, sizeof(T), "ReduceSum", TWIN_LOC_ARGS);
+    double acc = 0;
+    for (int32_t i = 0; i < count; i++) acc += (double)twin::up(twin::ld<T>(ps + i * sizeof(T)));
+    twin::st<T>(pd, (T)(twin::calc_t<T>)acc);
+    twin::tr_vec("ReduceSum", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
+}
+template <class T, bool IsMax>
+inline void twin_reduce_ext(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, int32_t count, bool calIndex, TWIN_LOC_DECL) {
+    twin::vcheck(count, api, TWIN_LOC_ARGS);
+    const uint8_t *ps = twin::vspan(src, count, api, TWIN_LOC_ARGS);
+    uint8_t *pd = twin::ub_span(dst.addr_, 2 * sizeof(T), api, TWIN_LOC_ARGS);
+    if (count == 0) return;
+    auto best = twin::up(twin::ld<T>(ps));
+    uint32_t bi = 0;
+    for (int32_t i = 1; i < count; i++) {
+        auto v = twin::up(twin::ld<T>(ps + i * sizeof(T)));
+        if (IsMax ? (v > best) : (v < best)) { best = v; bi = (uint32_t)i; }
+    }
+    twin::st<T>(pd, (T)best);
+    if (calIndex) {
+        if (sizeof(T) == 2) twin::st<uint16_t>(pd + sizeof(T), (uint16_t)bi);
+        else if (sizeof(T) == 4) twin::st<uint32_t>(pd + sizeof(T), bi);
+    }
+    twin::tr_vec(api, sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
+}
+template <class T>
+inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count,
+                      bool calIndex = false, TWIN_LOC) {
+    twin_reduce_ext<T, true>("ReduceMax", dst, src, count, calIndex, TWIN_LOC_ARGS);
+}
+template <class T>
+inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count,
+                      bool calIndex = false, TWIN_LOC) {
+    twin_reduce_ext<T, false>("ReduceMin", dst, src, count, calIndex, TWIN_LOC_ARGS);
+}
+} // namespace AscendC

@@ -1,0 +1,246 @@
+// twin: main of the host tiling program.  Usage: tiling <spec-file> <out-file>
+// Finds the tiling function of the spec's op_type (registered with OP_ADD + AICore().SetTiling,
+// or IMPL_OP_OPTILING(...).Tiling), runs it on the spec's shapes, dtypes, attrs and platform,
+// and writes block_dim / tiling_key / tiling_data (hex) / workspace to the out-file.
+// Exit 0 ok, 2 bad spec or I/O, 4 tiling failed or op type not registered.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace {
+
+[[noreturn]] void die(int code, const std::string &msg) {
+    std::fprintf(stderr, "error: %s\n", msg.c_str());
+    std::exit(code);
+}
+
+bool parse_dtype(const std::string &s, ge::DataType &dt) {
+    static const struct { const char *n; ge::DataType d; } tab[] = {
+        {"float16", ge::DT_FLOAT16}, {"half", ge::DT_FLOAT16}, {"fp16", ge::DT_FLOAT16},
+        {"bfloat16", ge::DT_BF16}, {"bf16", ge::DT_BF16},
+        {"float32", ge::DT_FLOAT}, {"float", ge::DT_FLOAT}, {"fp32", ge::DT_FLOAT},
+        {"int8", ge::DT_INT8}, {"int16", ge::DT_INT16}, {"int32", ge::DT_INT32}, {"int64", ge::DT_INT64},
+        {"uint8", ge::DT_UINT8}, {"uint16", ge::DT_UINT16}, {"uint32", ge::DT_UINT32}, {"uint64", ge::DT_UINT64},
+        {"bool", ge::DT_BOOL}, {"float64", ge::DT_DOUBLE}, {"double", ge::DT_DOUBLE},
+    };
+    for (auto &e : tab)
+        if (s == e.n) { dt = e.d; return true; }
+    return false;
+}
+
+std::vector<std::string> split(const std::string &s, char c) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char ch : s) {
+        if (ch == c) { out.push_back(cur); cur.clear(); }
+        else cur.push_back(ch);
+    }
+    out.push_back(cur);
+    return out;
+}
+
+gert::Shape parse_shape(const std::string &s, const std::string &line) {
+    gert::Shape sh;
+    if (s == "-" || s.empty() || s == "[]") return sh;
+    for (auto &p : split(s, ',')) {
+        if (p.empty()) continue;
+        try { sh.AppendDim(std::stoll(p)); } catch (...) { die(2, "bad shape in spec line: " + line); }
+    }
+    return sh;
+}
+
+struct SpecAttr {
+    std::string name;
+    gert::TwinAttr value;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: %s <spec-file> <out-file>\n", argv[0]);
+        return 2;
+    }
+    std::ifstream in(argv[1]);
+    if (!in) die(2, std::string("cannot read spec file ") + argv[1]);
+
+    auto plat = std::make_unique<fe::PlatFormInfos>();
+    auto op = std::make_unique<gert::TwinOpInfo>();
+    std::vector<SpecAttr> spec_attrs;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream ss(line);
+        std::string d;
+        if (!(ss >> d) || d[0] == '#') continue;
+        std::string rest;
+        std::getline(ss, rest);
+        size_t p0 = rest.find_first_not_of(' ');
+        rest = p0 == std::string::npos ? "" : rest.substr(p0);
+        plat->extra[d] = rest;
+        std::istringstream rs(rest);
+        try {
+            if (d == "op_type") rs >> op->op_type;
+            else if (d == "soc_version") rs >> plat->soc_version;
+            else if (d == "short_soc") rs >> plat->short_soc;
+            else if (d == "aiv_cores") rs >> plat->aiv_cores;
+            else if (d == "aic_cores") rs >> plat->aic_cores;
+            else if (d == "ub_bytes") rs >> plat->ub_bytes;
+            else if (d == "l1_bytes") rs >> plat->l1_bytes;
+            else if (d == "l0a_bytes") rs >> plat->l0a_bytes;
+            else if (d == "l0b_bytes") rs >> plat->l0b_bytes;
+            else if (d == "l0c_bytes") rs >> plat->l0c_bytes;
+            else if (d == "l2_bytes") rs >> plat->l2_bytes;
+            else if (d == "hbm_bytes") rs >> plat->hbm_bytes;
+            else if (d == "libapi_workspace") { rs >> plat->libapi_workspace; plat->has_libapi_workspace = true; }
+            else if (d == "input" || d == "output") {
+                std::string name, dts, shs;
+                if (!(rs >> name >> dts >> shs)) die(2, "bad directive: " + line);
+                ge::DataType dt;
+                if (!parse_dtype(dts, dt)) die(2, "unknown dtype '" + dts + "' in: " + line);
+                gert::Shape sh = parse_shape(shs, line);
+                gert::StorageShape ss2;
+                ss2.MutableOriginShape() = sh;
+                ss2.MutableStorageShape() = sh;
+                gert::Tensor t;
+                t.shape_ = ss2;
+                t.dtype_ = dt;
+                gert::CompileTimeTensorDesc desc;
+                desc.dtype_ = dt;
+                if (d == "input") {
+                    op->in_names.push_back(name); op->inputs.push_back(t); op->in_desc.push_back(desc); op->in_shapes.push_back(ss2);
+                } else {
+                    op->out_names.push_back(name); op->outputs.push_back(t); op->out_desc.push_back(desc); op->out_shapes.push_back(ss2);
+                }
+            } else if (d == "attr") {
+                SpecAttr a;
+                std::string kind, val;
+                if (!(rs >> a.name >> kind)) die(2, "bad directive: " + line);
+                std::getline(rs, val);
+                size_t q = val.find_first_not_of(' ');
+                val = q == std::string::npos ? "" : val.substr(q);
+                a.value.kind = kind;
+                if (kind == "int") a.value.i = std::stoll(val);
+                else if (kind == "float") a.value.f = std::stof(val);
+                else if (kind == "bool") a.value.b = (val == "1" || val == "true" || val == "True");
+                else if (kind == "str") a.value.s = val;
+                else if (kind == "ints") {
+                    std::vector<int64_t> v;
+                    for (auto &p : split(val, ',')) if (!p.empty()) v.push_back(std::stoll(p));
+                    a.value.ints = gert::TypedContinuousVector<int64_t>(v);
+                } else if (kind == "floats") {
+                    std::vector<float> v;
+                    for (auto &p : split(val, ',')) if (!p.empty()) v.push_back(std::stof(p));
+                    a.value.floats = gert::TypedContinuousVector<float>(v);
+                } else if (kind == "bools") {
+                    std::vector<bool> v;
+                    for (auto &p : split(val, ',')) if (!p.empty()) v.push_back(p == "1" || p == "true");
+                    a.value.bools = gert::TypedContinuousVector<bool>(v);
+                } else die(2, "unknown attr kind '" + kind + "' in: " + line);
+                spec_attrs.push_back(a);
+            }
+        } catch (const std::exception &e) {
+            die(2, std::string("bad value in spec line '") + line + "': " + e.what());
+        }
+    }
+    if (op->op_type.empty()) die(2, "spec has no op_type directive");
+    op->node_name = op->op_type;
+    platform_ascendc::twin_current_platform() = plat.get();
+
+    // Find the op: OP_ADD definition first, IMPL_OP_OPTILING registration second.
+    twin_host::TilingFunc tiling = nullptr;
+    std::unique_ptr<ops::OpDef> def;
+    auto &defs = twin_host::opdef_registry();
+    auto di = defs.find(op->op_type);
+    if (di != defs.end()) {
+        def.reset(di->second(op->op_type.c_str()));
+        tiling = def->AICore().tiling_;
+        for (auto &p : def->inputs_) op->ir_in_names.push_back(p->name_);
+    }
+    twin_host::OpImpl *impl = nullptr;
+    auto &impls = twin_host::impl_registry();
+    auto ii = impls.find(op->op_type);
+    if (ii != impls.end()) {
+        impl = &ii->second;
+        if (!tiling) tiling = impl->tiling;
+    }
+    if (!def && !impl) {
+        std::string known;
+        for (auto &kv : defs) known += " " + kv.first;
+        for (auto &kv : impls) known += " " + kv.first;
+        die(4, "op type '" + op->op_type + "' is not registered (OP_ADD or IMPL_OP_OPTILING); registered:" +
+                   (known.empty() ? std::string(" none") : known));
+    }
+    if (!tiling) die(4, "op type '" + op->op_type + "' has no tiling function (AICore().SetTiling or IMPL_OP_OPTILING(...).Tiling)");
+
+    // Attributes: in OpDef order (spec values by name, else the OpDef default); without an OpDef,
+    // in spec order.
+    if (def && !def->attrs_.empty()) {
+        for (auto &ad : def->attrs_) {
+            gert::TwinAttr v = ad->default_;
+            bool found = false;
+            for (auto &sa : spec_attrs)
+                if (sa.name == ad->name_) { v = sa.value; found = true; break; }
+            if (!found && !ad->has_default_ && ad->attr_type_ == ops::REQUIRED)
+                std::fprintf(stderr, "warning: required attr '%s' not given in the spec; using 0\n", ad->name_.c_str());
+            op->attrs.attrs_.push_back(v);
+        }
+    } else {
+        for (auto &sa : spec_attrs) op->attrs.attrs_.push_back(sa.value);
+    }
+
+    auto ctx = std::make_unique<gert::TilingContext>();
+    ctx->op_ = op.get();
+    ctx->platform_ = plat.get();
+
+    void *compile_info = nullptr;
+    ge::graphStatus st = ge::GRAPH_SUCCESS;
+    try {
+        if (impl && impl->make_compile_info) {
+            compile_info = impl->make_compile_info();
+            if (impl->tiling_parse) {
+                gert::TilingParseContext pctx;
+                pctx.platform_ = plat.get();
+                pctx.compile_info_ = compile_info;
+                pctx.node_name_ = op->op_type;
+                st = impl->tiling_parse(&pctx);
+                if (st != ge::GRAPH_SUCCESS)
+                    die(4, "tiling parse function of '" + op->op_type + "' failed (status " + std::to_string(st) + ")");
+            }
+        }
+        ctx->compile_info_ = compile_info;
+        st = tiling(ctx.get());
+    } catch (const std::exception &e) {
+        die(4, "tiling function of '" + op->op_type + "' threw: " + e.what());
+    }
+    if (st != ge::GRAPH_SUCCESS)
+        die(4, "tiling function of '" + op->op_type + "' returned " +
+                   (st == ge::GRAPH_FAILED ? std::string("GRAPH_FAILED") : "status " + std::to_string(st)));
+    if (!ctx->block_dim_set_) std::fprintf(stderr, "warning: the tiling function never called SetBlockDim\n");
+    size_t n = ctx->raw_.GetDataSize();
+    if (n > ctx->raw_.GetCapacity()) die(4, "tiling data size " + std::to_string(n) + " exceeds the 64 KiB capacity");
+
+    std::string out;
+    out += "block_dim " + std::to_string(ctx->block_dim_) + "\n";
+    out += "tiling_key " + std::to_string(ctx->tiling_key_) + "\n";
+    out += "tiling_data ";
+    static const char hx[] = "0123456789abcdef";
+    const uint8_t *d = static_cast<const uint8_t *>(ctx->raw_.GetData());
+    for (size_t i = 0; i < n; i++) { out.push_back(hx[d[i] >> 4]); out.push_back(hx[d[i] & 15]); }
+    out += "\n";
+    out += "workspace " + std::to_string(ctx->workspaces_.size());
+    for (size_t w : ctx->workspaces_) out += " " + std::to_string(w);
+    out += "\n";
+    FILE *f = std::fopen(argv[2], "wb");
+    if (!f) die(2, std::string("cannot write ") + argv[2]);
+    std::fwrite(out.data(), 1, out.size(), f);
+    std::fclose(f);
+    if (impl && compile_info && impl->free_compile_info) impl->free_compile_info(compile_info);
+    return 0;
+}

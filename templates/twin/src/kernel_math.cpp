@@ -1,0 +1,62 @@
+// twin: math for the kernel headers. Only the float (f) and long double (l) libm entry points
+// are called: a user kernel compiled into the same program may itself be an extern "C"
+// function named exp, log, sqrt, floor ... and would otherwise capture these calls.
+#include <cstdarg>
+#include <cstdio>
+#include <math.h>
+#include "../include/kernel/twin/runtime.h"
+
+// Square roots: the correctly rounded hardware instruction, never a libm call.
+namespace twin {
+#if defined(__x86_64__)
+float m_sqrt(float x) { float r; __asm__("sqrtss %1, %0" : "=x"(r) : "x"(x)); return r; }
+double m_sqrt(double x) { double r; __asm__("sqrtsd %1, %0" : "=x"(r) : "x"(x)); return r; }
+#elif defined(__aarch64__)
+float m_sqrt(float x) { float r; __asm__("fsqrt %s0, %s1" : "=w"(r) : "w"(x)); return r; }
+double m_sqrt(double x) { double r; __asm__("fsqrt %d0, %d1" : "=w"(r) : "w"(x)); return r; }
+#else
+float m_sqrt(float x) { return sqrtf(x); }
+double m_sqrt(double x) { return (double)sqrtl(x); }
+#endif
+} // namespace twin
+
+// Keeps GCC from narrowing f_l(L(x)) back into a call of the double function f.
+static inline long double L(double x) {
+    long double y = x;
+    __asm__ volatile("" : "+m"(y));
+    return y;
+}
+
+namespace twin {
+float m_exp(float x) { return expf(x); }
+double m_exp(double x) { return (double)expl(L(x)); }
+float m_log(float x) { return logf(x); }
+double m_log(double x) { return (double)logl(L(x)); }
+double m_floor(double x) { return (double)floorl(L(x)); }
+double m_ceil(double x) { return (double)ceill(L(x)); }
+double m_trunc(double x) { return (double)truncl(L(x)); }
+double m_round(double x) { return (double)roundl(L(x)); }
+double m_rint(double x) { return (double)nearbyintl(L(x)); }
+double m_fmod(double a, double b) { return (double)fmodl(L(a), L(b)); }
+float m_nextafterf(float a, float b) { return nextafterf(a, b); }
+float m_tanh(float x) { return tanhf(x); }
+double m_tanh(double x) { return (double)tanhl(L(x)); }
+float m_pow(float a, float b) { return powf(a, b); }
+double m_pow(double a, double b) { return (double)powl(L(a), L(b)); }
+float m_sin(float x) { return sinf(x); }
+double m_sin(double x) { return (double)sinl(L(x)); }
+float m_cos(float x) { return cosf(x); }
+double m_cos(double x) { return (double)cosl(L(x)); }
+float m_erf(float x) { return erff(x); }
+double m_erf(double x) { return (double)erfl(L(x)); }
+float m_log2(float x) { return log2f(x); }
+double m_log2(double x) { return (double)log2l(L(x)); }
+float m_log10(float x) { return log10f(x); }
+double m_log10(double x) { return (double)log10l(L(x)); }
+void kprintf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+} // namespace twin

@@ -1,0 +1,226 @@
+// twin: kernel runtime: faults, GM registry, trace writer, tiling loader, atomic stores.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+#include "kernel_internal.h"
+#include "../include/kernel/twin/half.h"
+
+namespace twin {
+
+thread_local BlockState g;
+thread_local std::string g_trace;
+
+const char *pipe_name(Pipe p) {
+    static const char *const names[] = {"MTE2", "MTE3", "V", "S", "MTE1", "M", "FIX", "ALL", "NONE"};
+    return names[p <= P_NONE ? p : P_NONE];
+}
+
+// ---- faults ----------------------------------------------------------------------------------
+void fault(const char *file, int line, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    throw Fault{std::string(buf), file ? file : "?", line};
+}
+
+void warn_once(const char *file, int line, const char *fmt, ...) {
+    static std::set<std::pair<std::string, int>> seen;
+    static int printed = 0;
+    if (!seen.insert({file ? file : "?", line}).second) return;
+    if (++printed > 50) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    std::fprintf(stderr, "warning: %s\n  --> %s:%d (block %lld)\n", buf, file ? file : "?", line, (long long)g.block_idx);
+}
+
+// ---- GM registry ------------------------------------------------------------------------------
+std::vector<GmAlloc> &gm_allocs() {
+    static std::vector<GmAlloc> v;
+    return v;
+}
+void gm_register(uint8_t *base, uint64_t size, uint64_t cap, const char *name) {
+    auto &v = gm_allocs();
+    v.push_back(GmAlloc{base, size, cap, name});
+    std::sort(v.begin(), v.end(), [](const GmAlloc &a, const GmAlloc &b) { return a.base < b.base; });
+}
+static const GmAlloc *gm_find_inclusive(const void *p, bool inclusive_end) {
+    auto &v = gm_allocs();
+    const uint8_t *q = static_cast<const uint8_t *>(p);
+    // last allocation with base <= q
+    auto it = std::upper_bound(v.begin(), v.end(), q, [](const uint8_t *x, const GmAlloc &a) { return x < a.base; });
+    if (it == v.begin()) return nullptr;
+    --it;
+    uint64_t off = (uint64_t)(q - it->base);
+    if (off < it->cap || (inclusive_end && off == it->cap)) return &*it;
+    return nullptr;
+}
+const GmAlloc *gm_find(const void *p) { return gm_find_inclusive(p, false); }
+
+uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, const char *file, int line, uint64_t *avail) {
+    if (avail) *avail = bytes;
+    const GmAlloc *a = gm_find_inclusive(p, bytes == 0);
+    if (!a) {
+        if (bytes == 0) return 0;
+        if (p == nullptr) fault(file, line, "%s: GM address is null (SetGlobalBuffer missing?)", api);
+        // attribute the access to the allocation that starts below it (pointer ran past its end)
+        auto &v = gm_allocs();
+        const uint8_t *q = static_cast<const uint8_t *>(p);
+        auto it = std::upper_bound(v.begin(), v.end(), q, [](const uint8_t *x, const GmAlloc &al) { return x < al.base; });
+        if (it == v.begin())
+            fault(file, line, "%s: GM %s of %llu bytes at %p is outside every GM allocation", api, write ? "write" : "read",
+                  (unsigned long long)bytes, p);
+        --it;
+        a = &*it;
+    }
+    uint64_t off = (uint64_t)(static_cast<const uint8_t *>(p) - a->base);
+    uint64_t end = off + bytes;
+    if (bytes == 0) return off;
+    if (write ? end > a->cap : off >= a->size)
+        fault(file, line, "%s: GM %s out of bounds: bytes [%llu, %llu) of '%s' which has %llu bytes", api,
+              write ? "write" : "read", (unsigned long long)off, (unsigned long long)end, a->name,
+              (unsigned long long)a->size);
+    if (!write && end > a->cap) {
+        if (avail) *avail = a->cap - off;
+        else fault(file, line, "%s: GM read out of bounds: bytes [%llu, %llu) of '%s' which has %llu bytes", api,
+                   (unsigned long long)off, (unsigned long long)end, a->name, (unsigned long long)a->size);
+        warn_once(file, line,
+                  "%s: GM read of bytes [%llu, %llu) runs past the end of '%s' (%llu bytes); on the device it reads "
+                  "whatever follows, here the bytes past the allocation read as 0",
+                  api, (unsigned long long)off, (unsigned long long)end, a->name, (unsigned long long)a->size);
+    } else if (end > a->size) {
+        warn_once(file, line,
+                  "%s: GM %s of bytes [%llu, %llu) runs past the %llu bytes of '%s' into the allocation padding "
+                  "(device allocations are rounded up to 32 B plus 32 B)",
+                  api, write ? "write" : "read", (unsigned long long)off, (unsigned long long)end,
+                  (unsigned long long)a->size, a->name);
+    }
+    return off;
+}
+
+// ---- atomic stores ----------------------------------------------------------------------------
+template <class T> static void atomic_apply(uint8_t *dst, const uint8_t *src, uint64_t bytes, int op) {
+    for (uint64_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) {
+        T a = ld<T>(dst + i), b = ld<T>(src + i);
+        T r;
+        if (op == 1) r = (T)(calc_t<T>(a) + calc_t<T>(b));
+        else if (op == 2) r = calc_t<T>(a) > calc_t<T>(b) ? a : b;
+        else r = calc_t<T>(a) < calc_t<T>(b) ? a : b;
+        st<T>(dst + i, r);
+    }
+}
+void gm_store(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, const char *file, int line) {
+    if (g.atomic_op == 0) { std::memmove(dst, src, bytes); return; }
+    switch (g.atomic_type) {
+    case DC_F16: atomic_apply<half>(dst, src, bytes, g.atomic_op); break;
+    case DC_BF16: atomic_apply<bfloat16_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_F32: atomic_apply<float>(dst, src, bytes, g.atomic_op); break;
+    case DC_I8: atomic_apply<int8_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_I16: atomic_apply<int16_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_I32: atomic_apply<int32_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_I64: atomic_apply<int64_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_U8: atomic_apply<uint8_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_U16: atomic_apply<uint16_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_U32: atomic_apply<uint32_t>(dst, src, bytes, g.atomic_op); break;
+    case DC_U64: atomic_apply<uint64_t>(dst, src, bytes, g.atomic_op); break;
+    default: fault(file, line, "%s: atomic copy-out with an unsupported element type", api);
+    }
+}
+
+// ---- tiling -----------------------------------------------------------------------------------
+void load_tiling(void *dst, size_t n, const uint8_t *src, const char *file, int line) {
+    std::memset(dst, 0, n);
+    const GmAlloc *a = src ? gm_find(src) : nullptr;
+    if (!a) fault(file, line, "GET_TILING_DATA: the tiling pointer is not a GM allocation");
+    uint64_t off = (uint64_t)(src - a->base);
+    uint64_t avail = a->size > off ? a->size - off : 0;
+    if (n > avail)
+        warn_once(file, line, "GET_TILING_DATA: tiling struct has %zu bytes but the tiling function wrote %llu; the rest reads as 0",
+                  n, (unsigned long long)avail);
+    std::memcpy(dst, src, n < avail ? n : avail);
+}
+
+// ---- trace writer -----------------------------------------------------------------------------
+void trace_append(const char *s) { g_trace.append(s); }
+void trace_u64(uint64_t v) {
+    char b[24];
+    int i = 24;
+    do { b[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    g_trace.append(b + i, 24 - i);
+}
+static inline void kv(const char *k, uint64_t v) {
+    g_trace.push_back(' ');
+    g_trace.append(k);
+    g_trace.push_back('=');
+    trace_u64(v);
+}
+static inline void line_kv(int line) {
+    kv("line", line < 0 ? 0 : (uint64_t)line);
+    g_trace.push_back('\n');
+}
+
+void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_t burst, uint64_t gm, uint64_t gap, int line) {
+    g_trace.append("I ");
+    g_trace.append(pipe_name(pipe));
+    g_trace.push_back(' ');
+    g_trace.append(api);
+    kv("bytes", bytes);
+    kv("bursts", bursts);
+    kv("burst", burst);
+    kv("gm", gm);
+    kv("gap", gap);
+    line_kv(line);
+}
+void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, int dst_bytes) {
+    g_trace.append("I V ");
+    g_trace.append(api);
+    kv("dt", dt);
+    kv("n", n);
+    kv("rep", rep);
+    if (dst_bytes >= 0) kv("dst", (uint64_t)dst_bytes);
+    line_kv(line);
+}
+void tr_scalar(const char *api, int line, int64_t gm) {
+    g_trace.append("I S ");
+    g_trace.append(api);
+    if (gm >= 0) kv("gm", (uint64_t)gm);
+    line_kv(line);
+}
+void tr_instr(Pipe p, const char *api, int line) {
+    g_trace.append("I ");
+    g_trace.append(pipe_name(p));
+    g_trace.push_back(' ');
+    g_trace.append(api);
+    line_kv(line);
+}
+void tr_flag(bool set, Pipe src, Pipe dst, char kind, int a, int b) {
+    g_trace.append(set ? "set " : "wait ");
+    g_trace.append(pipe_name(src));
+    g_trace.push_back(' ');
+    g_trace.append(pipe_name(dst));
+    g_trace.push_back(' ');
+    g_trace.push_back(kind);
+    trace_u64((uint64_t)(a < 0 ? 0 : a));
+    if (kind == 'q') {
+        g_trace.append(".b");
+        trace_u64((uint64_t)(b < 0 ? 0 : b));
+    }
+    g_trace.push_back('\n');
+}
+void tr_barrier(Pipe p) {
+    g_trace.append("barrier ");
+    g_trace.append(pipe_name(p));
+    g_trace.push_back('\n');
+}
+
+} // namespace twin
