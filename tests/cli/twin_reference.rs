@@ -166,3 +166,34 @@ fn concurrent_first_use_of_a_fresh_build_cache() {
         h.join().unwrap().unwrap();
     }
 }
+
+/// `--soc` picks the SoC table, and the tiling program's PlatformAscendC answers from the same table: the
+/// reference asks GetCoreNumAiv() for its block count.
+#[test]
+fn soc_flag_reaches_the_tiling_function() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir_all(
+        &Path::new(FIXTURES).join("add_custom/reference"),
+        dir.path(),
+    );
+    std::fs::copy(
+        Path::new(FIXTURES).join("add_custom/ascend.toml"),
+        dir.path().join("ascend.toml"),
+    )
+    .unwrap();
+    // 786432 elements in tiles of 16384: the reference takes the most cores that divide the work evenly.
+    for (soc, block_dim) in [("Ascend910B1", 48), ("Ascend910B3", 24), ("Ascend310P3", 8)] {
+        let out = cargo_ascend_tune(
+            dir.path(),
+            &["run", "--soc", soc, "--message-format", "json"],
+        );
+        let m = records(&out)
+            .into_iter()
+            .find(|r| r["reason"] == "op-measured")
+            .unwrap_or_else(|| panic!("{soc}: {:?}", text(&out)));
+        assert_eq!(
+            (m["soc"].as_str().unwrap(), m["block_dim"].as_u64().unwrap()),
+            (soc, block_dim)
+        );
+    }
+}
