@@ -6,6 +6,10 @@
 //! the strategies and the one door to evaluation; `tune` is the loop; `lockfile`, `report` and `cli` face
 //! the user.
 
+// Errors carry their source text and spans for good messages; they are built only on the cold path, so
+// their size does not matter.
+#![allow(clippy::result_large_err)]
+
 pub mod backend;
 pub mod cli;
 pub mod commands;

@@ -129,83 +129,64 @@ pub enum DType {
     Bool,
 }
 
-/// (dtype, canonical name, other accepted names, bytes, C++ type in AscendC, ge::DataType name)
-const DTYPES: &[(DType, &str, &[&str], usize, &str, &str)] = &[
-    (
-        DType::Float16,
-        "float16",
-        &["fp16", "half"],
-        2,
-        "half",
-        "DT_FLOAT16",
-    ),
-    (
-        DType::BFloat16,
-        "bfloat16",
-        &["bf16"],
-        2,
-        "bfloat16_t",
-        "DT_BF16",
-    ),
-    (
-        DType::Float32,
-        "float32",
-        &["fp32", "float"],
-        4,
-        "float",
-        "DT_FLOAT",
-    ),
-    (DType::Int8, "int8", &[], 1, "int8_t", "DT_INT8"),
-    (DType::Int16, "int16", &[], 2, "int16_t", "DT_INT16"),
-    (DType::Int32, "int32", &[], 4, "int32_t", "DT_INT32"),
-    (DType::Int64, "int64", &[], 8, "int64_t", "DT_INT64"),
-    (DType::UInt8, "uint8", &[], 1, "uint8_t", "DT_UINT8"),
-    (DType::UInt16, "uint16", &[], 2, "uint16_t", "DT_UINT16"),
-    (DType::UInt32, "uint32", &[], 4, "uint32_t", "DT_UINT32"),
-    (DType::UInt64, "uint64", &[], 8, "uint64_t", "DT_UINT64"),
-    (DType::Bool, "bool", &[], 1, "bool", "DT_BOOL"),
+/// One row of the dtype table.
+struct DTypeRow {
+    dtype: DType,
+    /// The canonical name, as manifests and lockfiles write it.
+    name: &'static str,
+    /// Other names accepted in manifests (CANN op json spellings).
+    aliases: &'static [&'static str],
+    bytes: usize,
+    /// The C++ type in AscendC kernels.
+    c_type: &'static str,
+    /// The `ge::DataType` enumerator.
+    ge_name: &'static str,
+}
+
+#[rustfmt::skip]
+const DTYPES: &[DTypeRow] = &[
+    DTypeRow { dtype: DType::Int8, name: "int8", aliases: &[], bytes: 1, c_type: "int8_t", ge_name: "DT_INT8" },
+    DTypeRow { dtype: DType::Int16, name: "int16", aliases: &[], bytes: 2, c_type: "int16_t", ge_name: "DT_INT16" },
+    DTypeRow { dtype: DType::Int32, name: "int32", aliases: &[], bytes: 4, c_type: "int32_t", ge_name: "DT_INT32" },
+    DTypeRow { dtype: DType::Int64, name: "int64", aliases: &[], bytes: 8, c_type: "int64_t", ge_name: "DT_INT64" },
+    DTypeRow { dtype: DType::UInt8, name: "uint8", aliases: &[], bytes: 1, c_type: "uint8_t", ge_name: "DT_UINT8" },
+    DTypeRow { dtype: DType::UInt16, name: "uint16", aliases: &[], bytes: 2, c_type: "uint16_t", ge_name: "DT_UINT16" },
+    DTypeRow { dtype: DType::UInt32, name: "uint32", aliases: &[], bytes: 4, c_type: "uint32_t", ge_name: "DT_UINT32" },
+    DTypeRow { dtype: DType::UInt64, name: "uint64", aliases: &[], bytes: 8, c_type: "uint64_t", ge_name: "DT_UINT64" },
+    DTypeRow { dtype: DType::Bool, name: "bool", aliases: &[], bytes: 1, c_type: "bool", ge_name: "DT_BOOL" },
 ];
 
 impl DType {
-    fn row(
-        self,
-    ) -> &'static (
-        DType,
-        &'static str,
-        &'static [&'static str],
-        usize,
-        &'static str,
-        &'static str,
-    ) {
+    fn row(self) -> &'static DTypeRow {
         DTYPES
             .iter()
-            .find(|r| r.0 == self)
+            .find(|r| r.dtype == self)
             .expect("every dtype has a row")
     }
     pub fn parse(s: &str) -> Option<Self> {
         let s = s.to_ascii_lowercase();
         DTYPES
             .iter()
-            .find(|r| r.1 == s || r.2.contains(&s.as_str()))
-            .map(|r| r.0)
+            .find(|r| r.name == s || r.aliases.contains(&s.as_str()))
+            .map(|r| r.dtype)
     }
     pub fn name(self) -> &'static str {
-        self.row().1
+        self.row().name
     }
     pub fn size(self) -> usize {
-        self.row().3
+        self.row().bytes
     }
     pub fn c_type(self) -> &'static str {
-        self.row().4
+        self.row().c_type
     }
     pub fn ge_name(self) -> &'static str {
-        self.row().5
+        self.row().ge_name
     }
     pub fn is_float(self) -> bool {
         matches!(self, DType::Float16 | DType::BFloat16 | DType::Float32)
     }
     fn all_names() -> String {
-        DTYPES.iter().map(|r| r.1).collect::<Vec<_>>().join(", ")
+        DTYPES.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -489,81 +470,80 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             None => default_tiling_header(&root, &name, &host),
         };
 
-        let tensor = |t: Spanned<wire::Tensor>,
-                      is_input: bool|
-         -> Result<TensorSpec, ManifestError> {
-            let t = t.into_inner();
-            if !is_identifier(t.name.get_ref()) {
-                return Err(err(
-                    span(&t.name),
-                    format!("tensor name `{}` is not a C identifier", t.name.get_ref()),
-                    "use the name the op json gives the tensor",
-                ));
-            }
-            let dtype = DType::parse(t.dtype.get_ref()).ok_or_else(|| {
-                err(
-                    span(&t.dtype),
-                    format!("unknown dtype `{}`", t.dtype.get_ref()),
-                    &format!("use one of: {}", DType::all_names()),
-                )
-            })?;
-            let dims = t.shape.get_ref();
-            if dims.is_empty() || dims.iter().any(|&d| d <= 0) {
-                return Err(err(
-                    span(&t.shape),
-                    format!("shape {dims:?} of `{}` is impossible", t.name.get_ref()),
-                    "give every dimension as a positive integer, e.g. [48, 16384]",
-                ));
-            }
-            let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-            let elems = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
-            const MAX_BYTES: u64 = 4 << 30;
-            if elems
-                .and_then(|e| e.checked_mul(dtype.size() as u64))
-                .is_none_or(|b| b > MAX_BYTES)
-            {
-                return Err(err(
-                    span(&t.shape),
-                    format!(
-                        "shape {dims:?} of `{}` is larger than 4 GiB",
-                        t.name.get_ref()
-                    ),
-                    "tune on a smaller, representative shape",
-                ));
-            }
-            let default_range = match dtype {
-                DType::Bool => (0.0, 2.0),
-                d if d.is_float() => (-1.0, 1.0),
-                _ => (-100.0, 100.0),
-            };
-            let range = match t.range {
-                None => default_range,
-                Some(r) => {
-                    let v = r.get_ref();
-                    if !is_input {
-                        return Err(err(
-                            span(&r),
-                            "`range` is only meaningful on inputs".into(),
-                            "remove it from the output",
-                        ));
-                    }
-                    if v.len() != 2 || !(v[0] < v[1]) || !v[0].is_finite() || !v[1].is_finite() {
-                        return Err(err(
-                            span(&r),
-                            format!("range {v:?} is not [low, high] with low < high"),
-                            "write it as two finite numbers, e.g. range = [-1.0, 1.0]",
-                        ));
-                    }
-                    (v[0], v[1])
+        let tensor =
+            |t: Spanned<wire::Tensor>, is_input: bool| -> Result<TensorSpec, ManifestError> {
+                let t = t.into_inner();
+                if !is_identifier(t.name.get_ref()) {
+                    return Err(err(
+                        span(&t.name),
+                        format!("tensor name `{}` is not a C identifier", t.name.get_ref()),
+                        "use the name the op json gives the tensor",
+                    ));
                 }
+                let dtype = DType::parse(t.dtype.get_ref()).ok_or_else(|| {
+                    err(
+                        span(&t.dtype),
+                        format!("unknown dtype `{}`", t.dtype.get_ref()),
+                        &format!("use one of: {}", DType::all_names()),
+                    )
+                })?;
+                let dims = t.shape.get_ref();
+                if dims.is_empty() || dims.iter().any(|&d| d <= 0) {
+                    return Err(err(
+                        span(&t.shape),
+                        format!("shape {dims:?} of `{}` is impossible", t.name.get_ref()),
+                        "give every dimension as a positive integer, e.g. [48, 16384]",
+                    ));
+                }
+                let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+                let elems = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+                const MAX_BYTES: u64 = 4 << 30;
+                if elems
+                    .and_then(|e| e.checked_mul(dtype.size() as u64))
+                    .is_none_or(|b| b > MAX_BYTES)
+                {
+                    return Err(err(
+                        span(&t.shape),
+                        format!(
+                            "shape {dims:?} of `{}` is larger than 4 GiB",
+                            t.name.get_ref()
+                        ),
+                        "tune on a smaller, representative shape",
+                    ));
+                }
+                let default_range = match dtype {
+                    DType::Bool => (0.0, 2.0),
+                    d if d.is_float() => (-1.0, 1.0),
+                    _ => (-100.0, 100.0),
+                };
+                let range = match t.range {
+                    None => default_range,
+                    Some(r) => {
+                        let v = r.get_ref();
+                        if !is_input {
+                            return Err(err(
+                                span(&r),
+                                "`range` is only meaningful on inputs".into(),
+                                "remove it from the output",
+                            ));
+                        }
+                        if v.len() != 2 || v[0] >= v[1] || !v[0].is_finite() || !v[1].is_finite() {
+                            return Err(err(
+                                span(&r),
+                                format!("range {v:?} is not [low, high] with low < high"),
+                                "write it as two finite numbers, e.g. range = [-1.0, 1.0]",
+                            ));
+                        }
+                        (v[0], v[1])
+                    }
+                };
+                Ok(TensorSpec {
+                    name: t.name.into_inner(),
+                    dtype,
+                    shape,
+                    range,
+                })
             };
-            Ok(TensorSpec {
-                name: t.name.into_inner(),
-                dtype,
-                shape,
-                range,
-            })
-        };
         let inputs = op
             .input
             .into_iter()

@@ -8,6 +8,9 @@ use crate::space::binding::{self, parse_cpp};
 use std::path::{Path, PathBuf};
 use tree_sitter::Node;
 
+/// Tensors as (name, dtype), inputs then outputs.
+type TensorList = (Vec<(String, DType)>, Vec<(String, DType)>);
+
 /// An op as found in the sources.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoundOp {
@@ -313,10 +316,7 @@ fn op_json(root: &Path) -> Option<serde_json::Value> {
     })
 }
 
-fn tensors_of(
-    json: &serde_json::Value,
-    op_type: &str,
-) -> Option<(Vec<(String, DType)>, Vec<(String, DType)>)> {
+fn tensors_of(json: &serde_json::Value, op_type: &str) -> Option<TensorList> {
     let entries: Vec<&serde_json::Value> = match json.as_array() {
         Some(a) => a.iter().collect(),
         None => vec![json],

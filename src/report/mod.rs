@@ -93,8 +93,8 @@ impl Printer {
             m.timing.roofline_us / m.latency_us * 100.0
         );
         println!(
-            "  {:<8} {:>12} {:>8}  {}",
-            "pipe", "busy (us)", "ratio", "msprof column"
+            "  {:<8} {:>12} {:>8}  msprof column",
+            "pipe", "busy (us)", "ratio"
         );
         for p in &m.timing.pipes {
             println!(

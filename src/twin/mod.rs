@@ -570,9 +570,8 @@ fn gather<'a>(
                     .join(path.file_name().unwrap())
                     .to_string_lossy()
                     .replace('\\', "/");
-                if !out.contains_key(&r) {
-                    let text = std::fs::read_to_string(&path)?;
-                    out.insert(r, text);
+                if let std::collections::btree_map::Entry::Vacant(slot) = out.entry(r) {
+                    slot.insert(std::fs::read_to_string(&path)?);
                 }
             }
         }
