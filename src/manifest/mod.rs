@@ -145,6 +145,9 @@ struct DTypeRow {
 
 #[rustfmt::skip]
 const DTYPES: &[DTypeRow] = &[
+    DTypeRow { dtype: DType::Float16, name: "float16", aliases: &["fp16", "half"], bytes: 2, c_type: "half", ge_name: "DT_FLOAT16" },
+    DTypeRow { dtype: DType::BFloat16, name: "bfloat16", aliases: &["bf16"], bytes: 2, c_type: "bfloat16_t", ge_name: "DT_BF16" },
+    DTypeRow { dtype: DType::Float32, name: "float32", aliases: &["fp32", "float"], bytes: 4, c_type: "float", ge_name: "DT_FLOAT" },
     DTypeRow { dtype: DType::Int8, name: "int8", aliases: &[], bytes: 1, c_type: "int8_t", ge_name: "DT_INT8" },
     DTypeRow { dtype: DType::Int16, name: "int16", aliases: &[], bytes: 2, c_type: "int16_t", ge_name: "DT_INT16" },
     DTypeRow { dtype: DType::Int32, name: "int32", aliases: &[], bytes: 4, c_type: "int32_t", ge_name: "DT_INT32" },

@@ -139,3 +139,27 @@ fn line_col_is_one_based() {
     assert_eq!(line_col("ab\ncd", 0), (1, 1));
     assert_eq!(line_col("ab\ncd", 4), (2, 2));
 }
+
+/// Regression: a refactor of the dtype table once dropped the float rows.
+#[test]
+fn every_dtype_has_a_row_and_its_names_parse() {
+    for d in [
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float32,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::UInt8,
+        DType::UInt16,
+        DType::UInt32,
+        DType::UInt64,
+        DType::Bool,
+    ] {
+        assert_eq!(DType::parse(d.name()), Some(d));
+        assert!(d.size() > 0 && !d.c_type().is_empty() && d.ge_name().starts_with("DT_"));
+    }
+    assert_eq!(DType::parse("fp16"), Some(DType::Float16));
+    assert_eq!(DType::parse("bf16"), Some(DType::BFloat16));
+}
