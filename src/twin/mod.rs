@@ -463,6 +463,7 @@ impl Twin {
             block_dim: tiling.block_dim,
             ub_bytes: soc.ub_bytes,
             tiling: &tiling_path,
+            tiling_key: tiling.tiling_key,
             workspace: tiling.workspace.iter().sum(),
             inputs: op
                 .inputs

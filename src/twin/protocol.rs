@@ -101,6 +101,7 @@ pub struct RunFile<'a> {
     pub block_dim: u32,
     pub ub_bytes: u64,
     pub tiling: &'a Path,
+    pub tiling_key: u64,
     pub workspace: u64,
     pub inputs: Vec<(&'a str, &'a Path, u64)>,
     pub outputs: Vec<(&'a str, &'a Path, u64)>,
@@ -113,6 +114,7 @@ impl RunFile<'_> {
         let _ = writeln!(s, "block_dim {}", self.block_dim);
         let _ = writeln!(s, "ub_bytes {}", self.ub_bytes);
         let _ = writeln!(s, "tiling {}", self.tiling.display());
+        let _ = writeln!(s, "tiling_key {}", self.tiling_key);
         let _ = writeln!(s, "workspace {}", self.workspace);
         for (name, path, bytes) in &self.inputs {
             let _ = writeln!(s, "input {name} {} {bytes}", path.display());
