@@ -3,6 +3,8 @@
 
 mod add_custom;
 mod errors;
+mod fixtures_a;
+mod fixtures_b;
 mod init;
 mod twin_reference;
 
@@ -87,4 +89,100 @@ pub fn records(o: &Output) -> Vec<serde_json::Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
         .collect()
+}
+
+/// One fixture variant built and run on the twin through the library: the naive operator
+/// (`variant` None) or its optimised `reference/`, always with the fixture's own `ascend.toml`.
+pub struct FixtureRun {
+    pub op: ascend_tune::manifest::OpSpec,
+    pub inputs: ascend_tune::backend::Inputs,
+    pub measurement: ascend_tune::backend::Measurement,
+}
+
+impl FixtureRun {
+    /// Input `i` decoded to f64 (whatever its dtype).
+    pub fn input(&self, i: usize) -> Vec<f64> {
+        decode(self.op.inputs[i].dtype, &self.inputs.tensors[i])
+    }
+    /// Output `i` decoded to f64.
+    pub fn output(&self, i: usize) -> Vec<f64> {
+        decode(self.op.outputs[i].dtype, &self.measurement.outputs[i])
+    }
+    pub fn latency_us(&self) -> f64 {
+        self.measurement.latency_us
+    }
+}
+
+pub fn decode(dtype: ascend_tune::manifest::DType, bytes: &[u8]) -> Vec<f64> {
+    (0..bytes.len() / dtype.size())
+        .map(|i| ascend_tune::verify::element(dtype, bytes, i))
+        .collect()
+}
+
+pub fn run_fixture(name: &str, variant: Option<&str>) -> FixtureRun {
+    let dir = tempfile::tempdir().unwrap();
+    let base = Path::new(FIXTURES).join(name);
+    let from = variant.map_or(base.clone(), |v| base.join(v));
+    copy_tree(&from, dir.path());
+    std::fs::copy(base.join("ascend.toml"), dir.path().join("ascend.toml")).unwrap();
+    // SAFETY: every test sets this variable to the same value before any use.
+    unsafe { std::env::set_var("ASCEND_TUNE_BUILD_CACHE", build_cache()) };
+    let manifest = ascend_tune::manifest::Manifest::load(&dir.path().join("ascend.toml"))
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    let b = ascend_tune::backend::open(
+        &manifest,
+        manifest.backend,
+        &manifest.soc,
+        dir.path().join("target/ascend-tune"),
+    )
+    .unwrap();
+    let op = manifest.ops[0].clone();
+    let inputs = ascend_tune::tune::inputs(&op);
+    let artifact = b
+        .build(&op, &Default::default())
+        .unwrap_or_else(|f| panic!("{name} {variant:?}: {}", f.message));
+    let measurement = b
+        .run(&op, &artifact, &inputs, false)
+        .unwrap_or_else(|f| panic!("{name} {variant:?}: {}", f.message));
+    FixtureRun {
+        op,
+        inputs,
+        measurement,
+    }
+}
+
+/// Copies a fixture folder, leaving out `target/` and nested `reference/` folders.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
+        if name == "target" || name == "reference" {
+            continue;
+        }
+        if p.is_dir() {
+            copy_tree(&p, &to.join(name));
+        } else {
+            std::fs::copy(&p, to.join(name)).unwrap();
+        }
+    }
+}
+
+/// Asserts `got` matches `want` element by element within `atol + rtol * |want|`.
+pub fn assert_close(what: &str, got: &[f64], want: &[f64], atol: f64, rtol: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let mut bad = 0;
+    let mut first = None;
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if !((g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan())) {
+            bad += 1;
+            first.get_or_insert((i, *g, *w));
+        }
+    }
+    if let Some((i, g, w)) = first {
+        panic!(
+            "{what}: {bad} of {} elements differ; first at {i}: got {g}, want {w}",
+            got.len()
+        );
+    }
 }
