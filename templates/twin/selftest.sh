@@ -142,6 +142,10 @@ echo "  ok: unregistered op type -> exit 4"
 # API unit kernel (tests/api_kernel.cpp): vector ops, Cast, DataCopyPad, queues, flags; SyncAll.
 bash "$TWIN/tests/api_test.sh" "$WORK/api"
 bash "$TWIN/tests/sync_test.sh" "$WORK/sync"
+bash "$TWIN/tests/tpl_test.sh" "$WORK/tpl"
+
+python3 "$TWIN/tests/trace_check.py" "$WORK/naive/trace.txt" "$WORK/reference/trace.txt" "$WORK/api/trace.txt" \
+    "$WORK/sync/trace.txt" "$WORK/tpl/trace.txt" "$WORK/naive/trace_ub.txt" "$WORK/naive/trace_oob.txt"
 
 echo "--- trace head (naive) ---"
 head -n 24 "$WORK/naive/trace.txt"

@@ -4,7 +4,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -217,6 +219,23 @@ void tr_flag(bool set, Pipe src, Pipe dst, char kind, int a, int b) {
     }
     g_trace.push_back('\n');
 }
+static thread_local std::map<std::tuple<int, int, int>, int> t_events; // per block (one thread each)
+void event_set(Pipe src, Pipe dst, int id, const char *file, int line) {
+    (void)file; (void)line;
+    if (src >= P_ALL || dst >= P_ALL) return; // PIPE_ALL / unknown pipes: nothing the model can pair
+    t_events[std::make_tuple((int)src, (int)dst, id)]++;
+    tr_flag(true, src, dst, 'e', id, 0);
+}
+void event_wait(Pipe src, Pipe dst, int id, const char *api, const char *file, int line) {
+    if (src >= P_ALL || dst >= P_ALL) return;
+    int &n = t_events[std::make_tuple((int)src, (int)dst, id)];
+    if (n <= 0)
+        fault(file, line, "%s: waits for event %s->%s id %d that no earlier SetFlag set (the device would hang)", api,
+              pipe_name(src), pipe_name(dst), id);
+    n--;
+    tr_flag(false, src, dst, 'e', id, 0);
+}
+
 void tr_barrier(Pipe p) {
     g_trace.append("barrier ");
     g_trace.append(pipe_name(p));

@@ -12,7 +12,7 @@ h = rng.uniform(-4, 4, N).astype(np.float16)
 h2 = rng.uniform(0.5, 3, N).astype(np.float16)
 for name, arr in [("a", a), ("b", b), ("h", h), ("h2", h2)]:
     arr.tofile(f"{w}/{name}.bin")
-OUT_SLOTS, OH_SLOTS = 43, 9
+OUT_SLOTS, OH_SLOTS = 44, 9
 out_bytes, oh_bytes = OUT_SLOTS * N * 4, OH_SLOTS * N * 2
 open(f"{w}/tiling.bin", "wb").write(struct.pack("<If", 1234, 0.75))
 open(f"{w}/run.txt", "w").write(f"""block_dim 2
@@ -126,6 +126,7 @@ check("Log", out[40], np.log(np.abs(a) + f32(1)), ulp=2)
 o = np.zeros(N, f32); sel = (np.arange(N) % 64) % 2 == 0; o[sel] = (a * b)[sel]
 check("Mul level-0 bit mask", out[41], o)
 check("Cast f16->s32 RINT", out[42].view(np.int32), np.rint(h.astype(np.float64)).astype(np.int32))
+check("InitGlobalMemory", out[43], np.full(N, 2.5, f32))
 hf, h2f = h.astype(f32), h2.astype(f32)
 check("half Add", oh[0], (hf + h2f).astype(np.float16))
 check("half Mul", oh[1], (hf * h2f).astype(np.float16))
@@ -154,6 +155,7 @@ assert "set MTE2 V e0" in lines and "wait MTE2 V e0" in lines, "SetFlag/WaitFlag
 assert "barrier ALL" in lines
 assert any(l.startswith("I MTE2 DataCopyPad bytes=60 bursts=3 burst=20 gm=0 gap=4 ") for l in lines), "DataCopyPad trace"
 assert any(l.startswith("I V Cast dt=4 n=256 rep=4 dst=2 ") for l in lines), "Cast trace"
+assert any(l.startswith("I V Cast dt=2 n=256 rep=2 dst=4 ") for l in lines), "widening Cast trace"
 assert any(l.startswith("I V Add dt=4 n=128 rep=4 ") for l in lines), "level-0 Add trace"
 assert any(l.startswith("I S GetValue line=") for l in lines)
 assert any(l.startswith("I S SetValue gm=") for l in lines)

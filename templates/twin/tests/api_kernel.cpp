@@ -206,6 +206,8 @@ public:
         Cast(hr, a, RoundMode::CAST_FLOOR, N); StoreH(8, hr);
         Cast(ri, h, RoundMode::CAST_RINT, N); Store(42, r);
 
+        // GM fill
+        InitGlobalMemory(outGm[43 * N], N, 2.5f);
         // output queue round trip
         LocalTensor<float> to = outQ.AllocTensor<float>();
         Adds(to, a, 1.0f, N);

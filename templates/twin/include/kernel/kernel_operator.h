@@ -26,9 +26,6 @@
 #ifndef ASCENDC_CPU_DEBUG
 #define ASCENDC_CPU_DEBUG 1
 #endif
-#ifndef __CCE_KT_TEST__
-#define __CCE_KT_TEST__ 1
-#endif
 
 typedef uint8_t *GM_ADDR;
 
@@ -61,11 +58,12 @@ enum KernelMetaType {
     KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX
 };
 
-constexpr bool ASCEND_IS_AIV = true;
-constexpr bool ASCEND_IS_AIC = false;
-constexpr bool ASCEND_IS_NOT_AIV = false;
-constexpr bool ASCEND_IS_NOT_AIC = true;
-constexpr bool g_coreType_is_aiv = true;
+// Used as `if ASCEND_IS_AIV { ... }`, so the parentheses are part of the macro. The twin runs
+// vector (AIV) blocks only.
+#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIC (false)
+#define ASCEND_IS_NOT_AIV (false)
+#define ASCEND_IS_NOT_AIC (true)
 
 namespace AscendC {
 

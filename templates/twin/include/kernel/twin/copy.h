@@ -239,6 +239,24 @@ template <class T> inline void SetAtomicMin() { twin::g.atomic_op = 3; twin::g.a
 template <class T> inline void SetAtomicType() { twin::g.atomic_type = twin::dcode<T>(); }
 inline void SetAtomicNone() { twin::g.atomic_op = 0; twin::g.atomic_type = 0; }
 
+// ---- fill GM with a value (InitGlobalMemory / InitOutput), recorded as one MTE3 copy.
+template <class T, class U>
+inline void InitGlobalMemory(const GlobalTensor<T> &gm, const uint64_t size, const U value, TWIN_LOC) {
+    uint64_t off = twin::gm_check(gm.ptr_, size * sizeof(T), true, "InitGlobalMemory", TWIN_LOC_ARGS);
+    const T v = (T)value;
+    uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
+    for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), v);
+    twin::tr_dma(twin::P_MTE3, "InitGlobalMemory", size * sizeof(T), 1, size * sizeof(T), off, 0, twin_line);
+}
+template <class T, class U = T>
+inline void InitOutput(const GlobalTensor<T> &gm, uint32_t size, U value = U(0), TWIN_LOC) {
+    uint64_t off = twin::gm_check(gm.ptr_, (uint64_t)size * sizeof(T), true, "InitOutput", TWIN_LOC_ARGS);
+    const T v = (T)value;
+    uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
+    for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), v);
+    twin::tr_dma(twin::P_MTE3, "InitOutput", (uint64_t)size * sizeof(T), 1, (uint64_t)size * sizeof(T), off, 0, twin_line);
+}
+
 // ---- workspace helpers
 inline uint8_t *GetUserWorkspace(uint8_t *workspace) { return workspace ? workspace + twin::g.sys_workspace : nullptr; }
 inline void SetSysWorkspace(uint8_t *ws) { twin::g.sys_ws = ws; }

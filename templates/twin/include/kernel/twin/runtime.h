@@ -92,6 +92,10 @@ void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, in
 void tr_scalar(const char *api, int line, int64_t gm = -1);
 void tr_flag(bool set, Pipe src, Pipe dst, char kind, int a, int b); // kind 'q' -> q<a>.b<b>, 'e' -> e<a>
 void tr_barrier(Pipe p);
+// SetFlag / WaitFlag events: a wait needs an earlier unmatched set of the same src, dst and id
+// (the device would wait forever); records `set`/`wait ... e<id>`.
+void event_set(Pipe src, Pipe dst, int id, TWIN_LOC_DECL);
+void event_wait(Pipe src, Pipe dst, int id, const char *api, TWIN_LOC_DECL);
 void tr_instr(Pipe p, const char *api, int line); // a record with no keys but line
 
 inline uint64_t vec_rep(uint64_t n, unsigned dt) { return (n * dt + 255) / 256; }

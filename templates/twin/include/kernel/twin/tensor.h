@@ -436,11 +436,11 @@ inline int64_t GetTaskRation() { return 1; }
 inline int64_t GetSystemCycle() { return 0; }
 
 // SetFlag/WaitFlag: recorded as flags src->dst keyed e<id> (asc-devkit docs, SetFlag/WaitFlag).
-template <HardEvent evt> inline void SetFlag(int32_t eventID) {
-    twin::tr_flag(true, twin::ev_src(evt), twin::ev_dst(evt), 'e', eventID, 0);
+template <HardEvent evt> inline void SetFlag(int32_t eventID, TWIN_LOC) {
+    twin::event_set(twin::ev_src(evt), twin::ev_dst(evt), eventID, TWIN_LOC_ARGS);
 }
-template <HardEvent evt> inline void WaitFlag(int32_t eventID) {
-    twin::tr_flag(false, twin::ev_src(evt), twin::ev_dst(evt), 'e', eventID, 0);
+template <HardEvent evt> inline void WaitFlag(int32_t eventID, TWIN_LOC) {
+    twin::event_wait(twin::ev_src(evt), twin::ev_dst(evt), eventID, "WaitFlag", TWIN_LOC_ARGS);
 }
 template <pipe_t pipe> inline void PipeBarrier() { twin::tr_barrier(twin::pipe_of(pipe)); }
 inline void pipe_barrier(pipe_t pipe) { twin::tr_barrier(twin::pipe_of(pipe)); }
@@ -467,5 +467,7 @@ inline int64_t get_block_idx() { return twin::g.block_idx; }
 inline int64_t get_block_num() { return twin::g.block_dim; }
 inline int64_t get_subblockid() { return 0; }
 inline int64_t get_subblockdim() { return 1; }
-inline void set_flag(pipe_t src, pipe_t dst, event_t id) { twin::tr_flag(true, twin::pipe_of(src), twin::pipe_of(dst), 'e', (int)id, 0); }
-inline void wait_flag(pipe_t src, pipe_t dst, event_t id) { twin::tr_flag(false, twin::pipe_of(src), twin::pipe_of(dst), 'e', (int)id, 0); }
+inline void set_flag(pipe_t src, pipe_t dst, event_t id, TWIN_LOC) { twin::event_set(twin::pipe_of(src), twin::pipe_of(dst), (int)id, TWIN_LOC_ARGS); }
+inline void wait_flag(pipe_t src, pipe_t dst, event_t id, TWIN_LOC) {
+    twin::event_wait(twin::pipe_of(src), twin::pipe_of(dst), (int)id, "wait_flag", TWIN_LOC_ARGS);
+}

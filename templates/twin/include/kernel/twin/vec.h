@@ -83,8 +83,9 @@ inline void vun(const char *api, const AscendC::LocalTensor<D> &d, const AscendC
     uint8_t *pd = vspan(d, n, api, TWIN_LOC_ARGS);
     const uint8_t *pa = vspan(a, n, api, TWIN_LOC_ARGS);
     for (int64_t i = 0; i < n; i++) st<D>(pd + i * sizeof(D), (D)f(ld<S>(pa + i * sizeof(S))));
-    unsigned w = sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D);
-    tr_vec(api, sizeof(S), n, vec_rep(n, w), twin_line, dst_bytes);
+    // rep follows the trace protocol: ceil(n * source bytes / 256); Cast also records dst= so the
+    // model can count repeats of the wider side.
+    tr_vec(api, sizeof(S), n, vec_rep(n, sizeof(S)), twin_line, dst_bytes);
 }
 
 // ---- level-0 mask/repeat forms -------------------------------------------------------------------
@@ -149,7 +150,7 @@ inline void vun0(const char *api, const AscendC::LocalTensor<D> &d, const Ascend
         uint8_t *pd = ub_span(l0_addr(d.addr_, sd, r, j, p.dstBlkStride, p.dstRepStride), sd, api, TWIN_LOC_ARGS);
         st<D>(pd, (D)f(ld<S>(pa)));
     });
-    tr_vec(api, ss, n, m.counter ? vec_rep(n, sd > ss ? sd : ss) : repeat, twin_line, dst_bytes);
+    tr_vec(api, ss, n, m.counter ? vec_rep(n, ss) : repeat, twin_line, dst_bytes);
 }
 
 // ---- rounding for Cast -----------------------------------------------------------------------------
@@ -444,7 +445,7 @@ inline void Axpy(const LocalTensor<D> &dst, const LocalTensor<S> &src, const U s
         float r = (float)twin::up(twin::ld<S>(ps + i * sizeof(S))) * s + (float)twin::up(twin::ld<D>(pd + i * sizeof(D)));
         twin::st<D>(pd + i * sizeof(D), (D)r);
     }
-    twin::tr_vec("Axpy", sizeof(S), calCount, twin::vec_rep(calCount, sizeof(D)), twin_line);
+    twin::tr_vec("Axpy", sizeof(S), calCount, twin::vec_rep(calCount, sizeof(S)), twin_line);
 }
 
 // Copy (UB -> UB on the vector pipe).

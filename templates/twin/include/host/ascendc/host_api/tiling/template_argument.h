@@ -1,0 +1,3 @@
+#pragma once
+#include <vector>
+#include "../../../../kernel/twin/tpl.h"

@@ -1,0 +1,165 @@
+// twin: tiling-key templates (ASCENDC_TPL_*), host and kernel side.
+// ASCENDC_TPL_ARGS_DECL records the template parameters (bit width and candidate values) in a
+// constexpr table and registers it globally (friend injection), so that
+//  - the host's GET_TPL_TILING_KEY / ASCENDC_TPL_SEL_PARAM pack values into a tiling key: parameter i
+//    takes bw_i bits, the first parameter the lowest bits, each holding the value itself;
+//  - the kernel launch (twin/tpl_launch.h, TWIN_TPL_LAUNCH) decodes the key and calls the matching
+//    instance kernel<v0, v1, ...> (every combination of declared values is instantiated).
+// ASCENDC_TPL_SEL / ASCENDC_TPL_ARGS_SEL restrict combinations on the device build; the twin ignores
+// them (it instantiates all declared combinations). The key encoding is the twin's own: host and
+// kernel agree, a device build may number keys differently.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <type_traits>
+#include <utility>
+
+#define ASCENDC_TPL_1_BW 1
+#define ASCENDC_TPL_2_BW 2
+#define ASCENDC_TPL_3_BW 3
+#define ASCENDC_TPL_4_BW 4
+#define ASCENDC_TPL_5_BW 5
+#define ASCENDC_TPL_6_BW 6
+#define ASCENDC_TPL_7_BW 7
+#define ASCENDC_TPL_8_BW 8
+#define ASCENDC_TPL_16_BW 16
+#define ASCENDC_TPL_32_BW 32
+#define ASCENDC_TPL_UI_LIST 0
+#define ASCENDC_TPL_UI_RANGE 1
+#define ASCENDC_TPL_UI_MIX 2
+// ge::DataType numbering for DTYPE / DATATYPE parameters
+#define C_DT_FLOAT 0
+#define C_DT_FLOAT16 1
+#define C_DT_INT8 2
+#define C_DT_INT32 3
+#define C_DT_UINT8 4
+#define C_DT_INT16 6
+#define C_DT_UINT16 7
+#define C_DT_UINT32 8
+#define C_DT_INT64 9
+#define C_DT_UINT64 10
+#define C_DT_DOUBLE 11
+#define C_DT_BOOL 12
+#define C_DT_BF16 27
+#define ASCENDC_TPL_INPUT(n) (0x8000000000000000ull | (uint64_t)(n))
+#define ASCENDC_TPL_OUTPUT(n) (0x4000000000000000ull | (uint64_t)(n))
+
+namespace twin_tpl {
+constexpr uint32_t MAXV = 64;
+struct Param {
+    uint32_t bw = 0;
+    uint32_t n = 0;
+    uint64_t v[MAXV] = {};
+    constexpr Param() {}
+    constexpr void add(uint64_t x) {
+        if ((x & 0xC000000000000000ull) != 0) return; // ASCENDC_TPL_INPUT/OUTPUT markers
+        for (uint32_t i = 0; i < n; i++) if (v[i] == x) return;
+        if (n < MAXV) v[n++] = x;
+    }
+};
+constexpr Param list(uint32_t bw, std::initializer_list<uint64_t> vals) {
+    Param p;
+    p.bw = bw;
+    for (uint64_t x : vals) p.add(x);
+    return p;
+}
+// UI_LIST: values; UI_RANGE: count, then count [lo, hi] pairs; UI_MIX: count, pairs, then values.
+constexpr Param uint_decl(uint32_t bw, uint32_t mode, std::initializer_list<uint64_t> vals) {
+    Param p;
+    p.bw = bw;
+    const uint64_t *a = vals.begin();
+    size_t n = vals.size();
+    if (mode == ASCENDC_TPL_UI_LIST) {
+        for (size_t i = 0; i < n; i++) p.add(a[i]);
+        return p;
+    }
+    size_t ranges = n ? (size_t)a[0] : 0, k = 1;
+    for (size_t r = 0; r < ranges && k + 1 < n; r++, k += 2)
+        for (uint64_t x = a[k]; x <= a[k + 1]; x++) p.add(x);
+    if (mode == ASCENDC_TPL_UI_MIX)
+        for (; k < n; k++) p.add(a[k]);
+    return p;
+}
+
+// Global registration of the (single) ASCENDC_TPL_ARGS_DECL of the program.
+struct Key {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-template-friend"
+    friend constexpr auto twin_tpl_get(Key);
+#pragma GCC diagnostic pop
+};
+template <class R> struct Set {
+    friend constexpr auto twin_tpl_get(Key) { return R{}; }
+};
+template <class R> constexpr uint64_t mask_of(uint32_t bw) { return bw >= 64 ? ~0ull : ((1ull << bw) - 1); }
+
+template <class R, class VecLike> uint64_t encode(const VecLike &vals) {
+    uint64_t key = 0;
+    uint32_t shift = 0;
+    size_t i = 0;
+    for (uint64_t x : vals) {
+        if (i >= R::n) break;
+        key |= (x & mask_of<R>(R::p[i].bw)) << shift;
+        shift += R::p[i].bw;
+        i++;
+    }
+    return key;
+}
+
+// Kernel side: call f(std::integral_constant<uint64_t, v_0>, ...) for the instance the key selects.
+template <class R, size_t I, uint64_t... Vs, class F, size_t... J>
+bool dispatch_vals(uint64_t key, uint32_t shift, F &f, std::index_sequence<J...>);
+template <class R, size_t I, uint64_t... Vs, class F> bool dispatch(uint64_t key, uint32_t shift, F &f) {
+    if constexpr (I == R::n) {
+        f(std::integral_constant<uint64_t, Vs>{}...);
+        return true;
+    } else {
+        return dispatch_vals<R, I, Vs...>(key, shift, f, std::make_index_sequence<R::p[I].n>{});
+    }
+}
+template <class R, size_t I, uint64_t... Vs, class F, size_t... J>
+bool dispatch_vals(uint64_t key, uint32_t shift, F &f, std::index_sequence<J...>) {
+    uint64_t val = (key >> shift) & mask_of<R>(R::p[I].bw);
+    bool done = false;
+    ((!done && val == (R::p[I].v[J] & mask_of<R>(R::p[I].bw))
+          ? (done = dispatch<R, I + 1, Vs..., R::p[I].v[J]>(key, shift + R::p[I].bw, f), true)
+          : false),
+     ...);
+    return done;
+}
+template <class F> bool launch(uint64_t key, F f) {
+    using R = decltype(twin_tpl_get(Key{}));
+    return dispatch<R, 0>(key, 0, f);
+}
+} // namespace twin_tpl
+
+#define TWIN_TPL_CAT2(a, b) a##b
+#define TWIN_TPL_CAT(a, b) TWIN_TPL_CAT2(a, b)
+#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::uint_decl(bw, mode, {__VA_ARGS__})
+#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
+#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
+#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::list(1, {__VA_ARGS__})
+#define ASCENDC_TPL_ARGS_DECL(op, ...)                                                                     \
+    struct TWIN_TPL_CAT(twin_tpl_reg_, op) {                                                               \
+        static constexpr ::twin_tpl::Param p[] = {__VA_ARGS__};                                            \
+        static constexpr size_t n = sizeof(p) / sizeof(p[0]);                                              \
+    };                                                                                                     \
+    constexpr size_t TWIN_TPL_CAT(twin_tpl_set_, op) = sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)
+#define ASCENDC_TPL_SEL(...) static_assert(true, "")
+#define ASCENDC_TPL_ARGS_SEL(...)
+#define ASCENDC_TPL_UINT_SEL(...)
+#define ASCENDC_TPL_DTYPE_SEL(...)
+#define ASCENDC_TPL_DATATYPE_SEL(...)
+#define ASCENDC_TPL_FORMAT_SEL(...)
+#define ASCENDC_TPL_BOOL_SEL(...)
+#define ASCENDC_TPL_KERNEL_TYPE_SEL(...)
+#define ASCENDC_TPL_SHARED_KERNEL_TYPE_SEL(...)
+#define ASCENDC_TPL_DETERMINISTIC_SEL(...)
+
+#define GET_TPL_TILING_KEY(...) ::twin_tpl::encode<decltype(twin_tpl_get(::twin_tpl::Key{}))>(std::initializer_list<uint64_t>{__VA_ARGS__})
+#define ASCENDC_TPL_SEL_PARAM(context, ...)                       \
+    do {                                                          \
+        (context)->SetTilingKey(GET_TPL_TILING_KEY(__VA_ARGS__)); \
+    } while (0)
