@@ -11,6 +11,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod backend;
+pub mod bench;
 pub mod cli;
 pub mod commands;
 pub mod errors;

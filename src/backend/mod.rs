@@ -126,6 +126,21 @@ pub fn open(
     soc: &str,
     work_dir: PathBuf,
 ) -> Result<Box<dyn Backend>> {
+    // Built programs are keyed by content, so projects may share one cache (CI caches, test suites).
+    let cache = std::env::var_os("ASCEND_TUNE_BUILD_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| work_dir.clone());
+    open_with_cache(manifest, kind, soc, work_dir, cache)
+}
+
+/// `open`, with built programs kept in `cache` (which may be shared between projects).
+pub fn open_with_cache(
+    manifest: &Manifest,
+    kind: BackendKind,
+    soc: &str,
+    work_dir: PathBuf,
+    cache: PathBuf,
+) -> Result<Box<dyn Backend>> {
     let soc = crate::model::soc::lookup(soc).ok_or_else(|| {
         let known: Vec<&str> = crate::model::soc::all().iter().map(|s| s.name).collect();
         Error::bad_input(
@@ -134,7 +149,9 @@ pub fn open(
         )
     })?;
     match kind {
-        BackendKind::Twin => Ok(Box::new(twin::TwinBackend::open(manifest, soc, work_dir)?)),
+        BackendKind::Twin => Ok(Box::new(twin::TwinBackend::open(
+            manifest, soc, work_dir, cache,
+        )?)),
         BackendKind::Cann => Err(Error::not_built(
             "the `cann` backend",
             "it drives the real CANN CMake flow and msprof on Ascend hardware and arrives with the CANN-flow work; use `--backend twin` until then",

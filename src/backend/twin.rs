@@ -18,11 +18,12 @@ pub struct TwinBackend {
 }
 
 impl TwinBackend {
-    pub fn open(manifest: &Manifest, soc: &'static Soc, work_dir: PathBuf) -> Result<Self> {
-        // Built programs are keyed by content, so projects may share one cache (CI caches, test suites).
-        let cache = std::env::var_os("ASCEND_TUNE_BUILD_CACHE")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| work_dir.clone());
+    pub fn open(
+        manifest: &Manifest,
+        soc: &'static Soc,
+        work_dir: PathBuf,
+        cache: PathBuf,
+    ) -> Result<Self> {
         let twin = Twin::prepare(&work_dir, &cache)?;
         Ok(TwinBackend {
             twin,

@@ -75,16 +75,43 @@ pub enum Command {
         action: String,
         rest: Vec<String>,
     },
-    /// Benchmark the tuner over a suite of operator projects
-    Bench {
-        #[arg(long)]
-        budget: Option<String>,
-        #[arg(long)]
-        strategies: Option<String>,
-        #[arg(long)]
-        out: Option<PathBuf>,
-        suite: Vec<PathBuf>,
-    },
+    /// Benchmark the tuner over a suite of operator projects (default: this repository's fixtures)
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Suite folders (each holding operator projects with ascend.toml and reference/), or projects
+    pub suite: Vec<PathBuf>,
+    /// Only these ops, comma separated
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// Trial budgets to compare, comma separated
+    #[arg(
+        long,
+        value_name = "N[,N...]",
+        value_delimiter = ',',
+        default_value = "32"
+    )]
+    pub budget: Vec<usize>,
+    /// Strategies to compare, comma separated
+    #[arg(
+        long,
+        value_name = "S[,S...]",
+        value_delimiter = ',',
+        default_value = "host,random"
+    )]
+    pub strategies: Vec<String>,
+    /// Kernel phase from a bank mined without the op's own reference
+    #[arg(long)]
+    pub leave_one_out: bool,
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Output folder (default: target/ascend-tune/bench/)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

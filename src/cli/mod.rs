@@ -58,10 +58,7 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
             "`bank`",
             "the experience bank arrives with the kernel-rewriting work; `tune --strategy host` works today",
         )),
-        Command::Bench { .. } => Err(Error::not_built(
-            "`bench`",
-            "the benchmark arrives with the reports work; `tune` prints speedups per op today",
-        )),
+        Command::Bench(a) => crate::commands::bench::bench(&args.common, &a, &printer),
     };
     match result {
         Ok(code) => code,

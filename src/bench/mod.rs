@@ -1,0 +1,413 @@
+//! The benchmark: runs the tuner over a suite of operator projects, each with a naive version and an
+//! optimised `reference/`, and reports in the field's terms: speedup over the starting kernel, fast_p
+//! against the reference and the baseline, distance to the roofline, and how each strategy does at equal
+//! budgets. Tuning happens on copies under the output folder, never in the suite's own sources.
+//! Rendering (JSON, markdown, SVG) lives in `render`.
+
+pub mod render;
+
+use crate::backend::{self, Backend, Measurement};
+use crate::errors::{Error, Result};
+use crate::fsx;
+use crate::manifest::Manifest;
+use crate::tune::evaluate::Evaluator;
+use crate::tune::{self, Observer, TuneOptions};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The p values of fast_p.
+pub const FAST_P: [f64; 5] = [0.8, 1.0, 1.2, 1.5, 2.0];
+
+pub struct BenchOptions {
+    pub suite: Vec<PathBuf>,
+    pub ops: Option<Vec<String>>,
+    pub budgets: Vec<usize>,
+    pub strategies: Vec<String>,
+    pub seed: u64,
+    pub jobs: usize,
+    pub out: PathBuf,
+    pub soc: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OpRow {
+    pub op: String,
+    pub strategy: String,
+    pub budget: usize,
+    pub baseline_us: f64,
+    pub reference_us: f64,
+    pub tuned_us: Option<f64>,
+    pub roofline_us: f64,
+    pub speedup: Option<f64>,
+    /// reference / tuned: above 1 when tuning beat the hand-optimised reference.
+    pub vs_reference: Option<f64>,
+    pub percent_of_roofline: Option<f64>,
+    pub trials: usize,
+    pub failures: BTreeMap<String, usize>,
+    pub params: BTreeMap<String, i64>,
+    pub wall_s: f64,
+    pub builds: usize,
+    pub build_cache_hits: usize,
+    pub trials_per_s: f64,
+    /// Best latency so far after each trial (None until the first success).
+    pub convergence: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryRow {
+    pub strategy: String,
+    pub budget: usize,
+    pub geomean_speedup: f64,
+    /// p -> fraction of ops whose tuned latency beats the reference by more than p (reference / tuned > p).
+    pub fast_p: BTreeMap<String, f64>,
+    /// p -> fraction of ops faster than their baseline by more than p.
+    pub fast_p_baseline: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OpInfo {
+    pub op: String,
+    pub project: String,
+    pub baseline_us: f64,
+    pub reference_us: f64,
+    pub roofline_us: f64,
+    pub baseline_bound: String,
+    pub reference_bound: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BenchReport {
+    pub tool: String,
+    pub backend: String,
+    pub soc: String,
+    /// True when every latency is from the twin's model, not hardware.
+    pub modelled: bool,
+    pub seed: u64,
+    pub budgets: Vec<usize>,
+    pub strategies: Vec<String>,
+    pub summary: Vec<SummaryRow>,
+    pub ops: Vec<OpRow>,
+    pub op_info: Vec<OpInfo>,
+    /// Modelled pipelines (block 0) of one op before and after tuning, for the picture.
+    #[serde(skip)]
+    pub pipeline: Option<(String, Measurement, Measurement)>,
+}
+
+/// The projects of a suite folder: each subfolder holding an `ascend.toml` and a `reference/`.
+pub fn projects(suite: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = vec![];
+    for s in suite {
+        if s.join(crate::manifest::FILE_NAME).is_file() {
+            out.push(s.clone());
+            continue;
+        }
+        let entries =
+            std::fs::read_dir(s).map_err(|e| Error::io("could not read the suite", s, e))?;
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join(crate::manifest::FILE_NAME).is_file())
+            .collect();
+        found.sort();
+        out.extend(found);
+    }
+    out.retain(|p| p.join("reference").is_dir());
+    if out.is_empty() {
+        return Err(Error::bad_input(
+            "the suite holds no operator project with an ascend.toml and a reference/ folder",
+            Some("name suite folders, e.g. `cargo ascend-tune bench fixtures`".into()),
+        ));
+    }
+    Ok(out)
+}
+
+fn copy_project(from: &Path, to: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(to);
+    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| {
+        let n = e.file_name().to_string_lossy();
+        e.depth() == 0 || (n != "target" && n != "reference")
+    }) {
+        let entry = entry.map_err(|e| Error::Internal(e.to_string()))?;
+        let rel = entry
+            .path()
+            .strip_prefix(from)
+            .expect("walkdir stays under its root");
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            fsx::create_dir_all(&dest)?;
+        } else {
+            std::fs::copy(entry.path(), &dest)
+                .map_err(|e| Error::io("could not copy", entry.path(), e))?;
+        }
+    }
+    Ok(())
+}
+
+struct Quiet;
+impl Observer for Quiet {}
+
+/// Runs the benchmark; `progress` is told about each (op, strategy, budget) as it finishes.
+pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<BenchReport> {
+    let projects = projects(&opts.suite)?;
+    let work = opts.out.join("work");
+    let cache = opts.out.join("cache");
+    let mut rows = vec![];
+    let mut infos = vec![];
+    let mut pipeline = None;
+    let mut soc_name = String::new();
+    for project in &projects {
+        let name = project
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let naive_dir = work.join(&name).join("naive");
+        let reference_dir = work.join(&name).join("reference");
+        copy_project(project, &naive_dir)?;
+        copy_project(&project.join("reference"), &reference_dir)?;
+        std::fs::copy(
+            project.join(crate::manifest::FILE_NAME),
+            reference_dir.join(crate::manifest::FILE_NAME),
+        )
+        .map_err(|e| Error::io("could not copy", project, e))?;
+        let naive = Manifest::load(&naive_dir.join(crate::manifest::FILE_NAME))?;
+        let reference = Manifest::load(&reference_dir.join(crate::manifest::FILE_NAME))?;
+        let soc = opts.soc.clone().unwrap_or_else(|| naive.soc.clone());
+        let open = |m: &Manifest, dir: &Path| -> Result<Arc<dyn Backend>> {
+            Ok(Arc::from(backend::open_with_cache(
+                m,
+                m.backend,
+                &soc,
+                dir.join("target/ascend-tune"),
+                cache.clone(),
+            )?))
+        };
+        let naive_backend = open(&naive, &naive_dir)?;
+        let reference_backend = open(&reference, &reference_dir)?;
+        soc_name = naive_backend.soc().name.to_string();
+        for op in &naive.ops {
+            if opts
+                .ops
+                .as_ref()
+                .is_some_and(|only| !only.contains(&op.name))
+            {
+                continue;
+            }
+            let Some(ref_op) = reference.op(&op.name) else {
+                continue;
+            };
+            let inputs = tune::inputs(op);
+            let fail = |what: &str, f: crate::backend::TrialFailure| {
+                Error::NoValidCandidate(format!(
+                    "bench: the {what} of `{}` fails ({}): {}",
+                    op.name,
+                    f.kind.as_str(),
+                    f.message
+                ))
+            };
+            let base = Evaluator::baseline(naive_backend.as_ref(), op, &inputs, true)
+                .map_err(|f| fail("naive version", f))?;
+            let refm = Evaluator::baseline(reference_backend.as_ref(), ref_op, &inputs, false)
+                .map_err(|f| fail("reference", f))?;
+            let roofline_us = base.timing.roofline_us.min(refm.timing.roofline_us);
+            infos.push(OpInfo {
+                op: op.name.clone(),
+                project: name.clone(),
+                baseline_us: base.latency_us,
+                reference_us: refm.latency_us,
+                roofline_us,
+                baseline_bound: base.timing.bound.to_string(),
+                reference_bound: refm.timing.bound.to_string(),
+            });
+            for strategy in &opts.strategies {
+                for &budget in &opts.budgets {
+                    let run_dir = work.join(&name).join(format!("{strategy}-{budget}"));
+                    let _ = std::fs::remove_dir_all(&run_dir);
+                    let topts = TuneOptions {
+                        budget,
+                        strategy: strategy.clone(),
+                        seed: opts.seed,
+                        jobs: opts.jobs,
+                        time_limit: None,
+                    };
+                    let started = Instant::now();
+                    let result = tune::tune_op(
+                        &naive,
+                        op,
+                        naive_backend.clone(),
+                        &run_dir,
+                        &topts,
+                        &mut Quiet,
+                    )?;
+                    let wall_s = started.elapsed().as_secs_f64();
+                    let mut failures = BTreeMap::new();
+                    let mut best = None::<f64>;
+                    let convergence = result
+                        .trials
+                        .iter()
+                        .map(|t| {
+                            match t.latency_us {
+                                Some(l) => best = Some(best.map_or(l, |b| b.min(l))),
+                                None => {
+                                    *failures
+                                        .entry(
+                                            t.failure
+                                                .map(|f| f.as_str())
+                                                .unwrap_or("unknown")
+                                                .to_string(),
+                                        )
+                                        .or_insert(0) += 1
+                                }
+                            }
+                            best
+                        })
+                        .collect();
+                    let best_trial = result.best.as_ref().map(|(_, t)| t);
+                    let tuned_us = best_trial.and_then(|t| t.latency_us);
+                    let row = OpRow {
+                        op: op.name.clone(),
+                        strategy: strategy.clone(),
+                        budget,
+                        baseline_us: base.latency_us,
+                        reference_us: refm.latency_us,
+                        tuned_us,
+                        roofline_us,
+                        speedup: tuned_us.map(|t| base.latency_us / t),
+                        vs_reference: tuned_us.map(|t| refm.latency_us / t),
+                        percent_of_roofline: tuned_us.map(|t| roofline_us / t * 100.0),
+                        trials: result.trials.len(),
+                        failures,
+                        params: best_trial.map(|t| t.params.clone()).unwrap_or_default(),
+                        wall_s,
+                        builds: result.builds,
+                        build_cache_hits: result.build_cache_hits,
+                        trials_per_s: result.trials.len() as f64 / wall_s.max(1e-9),
+                        convergence,
+                    };
+                    progress(&row);
+                    if pipeline.is_none()
+                        && strategy == &opts.strategies[0]
+                        && budget == *opts.budgets.iter().max().unwrap_or(&budget)
+                        && let Some((point, _)) = &result.best
+                    {
+                        let patched =
+                            crate::rewrite::params::apply(&result.space, point, &result.originals);
+                        let sources = crate::backend::SourceSet { overrides: patched };
+                        if let Ok(m) = naive_backend
+                            .build(op, &sources)
+                            .and_then(|a| naive_backend.run(op, &a, &inputs, true))
+                        {
+                            pipeline = Some((op.name.clone(), base.clone(), m));
+                        }
+                    }
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    let summary = summarise(&rows, &opts.strategies, &opts.budgets);
+    Ok(BenchReport {
+        tool: env!("CARGO_PKG_VERSION").to_string(),
+        backend: "twin".into(),
+        soc: soc_name,
+        modelled: true,
+        seed: opts.seed,
+        budgets: opts.budgets.clone(),
+        strategies: opts.strategies.clone(),
+        summary,
+        ops: rows,
+        op_info: infos,
+        pipeline,
+    })
+}
+
+/// Geometric-mean speedup and fast_p per strategy and budget. An op with no valid candidate counts as
+/// speedup 1 (the sources are kept) and never as fast.
+pub fn summarise(rows: &[OpRow], strategies: &[String], budgets: &[usize]) -> Vec<SummaryRow> {
+    let mut out = vec![];
+    for s in strategies {
+        for &b in budgets {
+            let sel: Vec<&OpRow> = rows
+                .iter()
+                .filter(|r| &r.strategy == s && r.budget == b)
+                .collect();
+            if sel.is_empty() {
+                continue;
+            }
+            let n = sel.len() as f64;
+            let geomean = (sel
+                .iter()
+                .map(|r| r.speedup.unwrap_or(1.0).max(1.0).ln())
+                .sum::<f64>()
+                / n)
+                .exp();
+            let frac = |f: &dyn Fn(&OpRow) -> Option<f64>, p: f64| {
+                sel.iter().filter(|r| f(r).is_some_and(|v| v > p)).count() as f64 / n
+            };
+            let fast_p = FAST_P
+                .iter()
+                .map(|&p| (format!("{p}"), frac(&|r| r.vs_reference, p)))
+                .collect();
+            let fast_p_baseline = FAST_P
+                .iter()
+                .map(|&p| (format!("{p}"), frac(&|r| r.speedup, p)))
+                .collect();
+            out.push(SummaryRow {
+                strategy: s.clone(),
+                budget: b,
+                geomean_speedup: geomean,
+                fast_p,
+                fast_p_baseline,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(op: &str, strategy: &str, baseline: f64, reference: f64, tuned: Option<f64>) -> OpRow {
+        OpRow {
+            op: op.into(),
+            strategy: strategy.into(),
+            budget: 16,
+            baseline_us: baseline,
+            reference_us: reference,
+            tuned_us: tuned,
+            roofline_us: 1.0,
+            speedup: tuned.map(|t| baseline / t),
+            vs_reference: tuned.map(|t| reference / t),
+            percent_of_roofline: None,
+            trials: 16,
+            failures: BTreeMap::new(),
+            params: BTreeMap::new(),
+            wall_s: 1.0,
+            builds: 1,
+            build_cache_hits: 0,
+            trials_per_s: 16.0,
+            convergence: vec![],
+        }
+    }
+
+    #[test]
+    fn geomean_and_fast_p() {
+        let rows = vec![
+            row("a", "host", 100.0, 10.0, Some(10.0)),
+            row("b", "host", 40.0, 20.0, Some(10.0)),
+            row("c", "host", 10.0, 5.0, None),
+        ];
+        let s = summarise(&rows, &["host".into()], &[16]);
+        assert_eq!(s.len(), 1);
+        // speedups 10, 4 and 1 (no valid candidate): geomean 40^(1/3).
+        assert!((s[0].geomean_speedup - 40f64.powf(1.0 / 3.0)).abs() < 1e-12);
+        // vs reference: a = 1.0 (ties are not faster), b = 2.0, c = none.
+        assert_eq!(s[0].fast_p["0.8"], 2.0 / 3.0);
+        assert_eq!(s[0].fast_p["1"], 1.0 / 3.0);
+        assert_eq!(s[0].fast_p["2"], 0.0);
+        assert_eq!(s[0].fast_p_baseline["2"], 2.0 / 3.0);
+    }
+}

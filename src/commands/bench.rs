@@ -1,0 +1,81 @@
+//! `bench`: the benchmark over a suite of operator projects; writes bench.json, bench.md and SVG pictures.
+
+use crate::bench::{self, BenchOptions};
+use crate::cli::args::{BenchArgs, Common};
+use crate::errors::{Error, Result};
+use crate::report::Printer;
+use std::path::PathBuf;
+
+pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32> {
+    if args.leave_one_out || args.strategies.iter().any(|s| s == "loop") {
+        return Err(Error::not_built(
+            "the kernel phase in `bench` (`loop`, `--leave-one-out`)",
+            "it needs the experience bank of the kernel-rewriting work; compare host-side strategies for now",
+        ));
+    }
+    for s in &args.strategies {
+        crate::search::by_name(s, 1)?;
+    }
+    if args.budget.iter().any(|&b| b == 0) {
+        return Err(Error::bad_input(
+            "a budget of 0 trials tunes nothing",
+            Some("give budgets of at least 1, e.g. --budget 16,32".into()),
+        ));
+    }
+    let suite = if args.suite.is_empty() {
+        let local = PathBuf::from("fixtures");
+        let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        vec![if local.is_dir() { local } else { bundled }]
+    } else {
+        args.suite.clone()
+    };
+    let cwd = std::env::current_dir().map_err(|e| Error::io("could not read", ".", e))?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| cwd.join("target/ascend-tune/bench"));
+    let opts = BenchOptions {
+        suite,
+        ops: args.ops.clone(),
+        budgets: args.budget.clone(),
+        strategies: args.strategies.clone(),
+        seed: args.seed,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        out: out.clone(),
+        soc: common.soc.clone(),
+    };
+    let report = bench::run(&opts, &mut |row| {
+        let tuned = row
+            .tuned_us
+            .map(|t| format!("{t:.3} us ({:.2}x)", row.baseline_us / t))
+            .unwrap_or_else(|| "no valid candidate".into());
+        printer.status(
+            "Benched",
+            format!(
+                "{} {} budget {}: {tuned} in {:.1}s",
+                row.op, row.strategy, row.budget, row.wall_s
+            ),
+        );
+    })?;
+    let files = bench::render::write_all(&report, &out)?;
+    if printer.json() {
+        println!(
+            "{}",
+            serde_json::json!({"reason": "bench-finished", "out": out, "summary": report.summary})
+        );
+    } else {
+        print!(
+            "{}",
+            bench::render::markdown(&report)
+                .split("## Operators")
+                .next()
+                .unwrap_or_default()
+        );
+        for f in files {
+            printer.status("Wrote", f.display().to_string());
+        }
+    }
+    Ok(crate::exit_codes::OK)
+}
