@@ -50,7 +50,7 @@ fn commands_not_built_yet_exit_2_and_say_so() {
     let dir = project("add_custom");
     for args in [
         &["bank", "list"][..],
-        &["bench"],
+        &["bench", "--leave-one-out"],
         &["tune", "--strategy", "loop"],
         &["run", "--backend", "cann"],
     ] {
@@ -69,4 +69,19 @@ fn bad_flags_exit_2() {
     let dir = project("add_custom");
     let out = cargo_ascend_tune(dir.path(), &["tune", "--budget", "0"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Regression: a relative --manifest-path made a relative work folder, which the twin's child programs,
+/// running in their own folders, could not find.
+#[test]
+fn relative_manifest_path_from_another_folder() {
+    let dir = project("add_custom");
+    let parent = dir.path().parent().unwrap();
+    let rel = format!(
+        "{}/ascend.toml",
+        dir.path().file_name().unwrap().to_string_lossy()
+    );
+    let out = cargo_ascend_tune(parent, &["run", "--manifest-path", &rel]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(dir.path().join("target/ascend-tune").is_dir());
 }

@@ -2,6 +2,7 @@
 //! binary, one module per area (as cargo-nextest does).
 
 mod add_custom;
+mod bench;
 mod errors;
 mod fixtures_a;
 mod fixtures_b;
