@@ -50,6 +50,9 @@ impl Session {
                 Some("pass the path of an ascend.toml".into()),
             ));
         }
+        // Absolute from here on: child programs run in other folders and must still find the project.
+        let path =
+            std::path::absolute(&path).map_err(|e| Error::io("could not resolve", &path, e))?;
         let manifest = Manifest::load(&path)?;
         let kind = match common.backend {
             Some(BackendArg::Twin) => BackendKind::Twin,

@@ -167,6 +167,30 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("MulAddDst", 0, 6.0, D),
     vc("FusedMulAdd", 0, 6.0, D), // (G)
     vc("Axpy", 0, 5.0, D),        // (G)
+    // High-level math APIs expand into several basic instructions; each row is the sum of its expansion's
+    // per-repeat cycles and fixed costs (G: no public figure isolates them).
+    vc("Log", 0, 2.0, D), // = Ln
+    vc("Log", 2, 4.0, D),
+    vc("Log2", 0, 3.0, 2.0 * D), // Ln + Muls
+    vc("Log2", 2, 5.0, 2.0 * D),
+    vc("Log10", 0, 3.0, 2.0 * D),
+    vc("Log10", 2, 5.0, 2.0 * D),
+    vc("Sigmoid", 0, 5.0, 4.0 * D), // Muls, Exp, Adds, Reciprocal
+    vc("Sigmoid", 2, 7.0, 4.0 * D),
+    vc("Tanh", 0, 7.0, 5.0 * D), // Muls, Exp, Adds, Div, Adds
+    vc("Tanh", 2, 11.0, 5.0 * D),
+    vc("Erf", 0, 12.0, 10.0 * D), // a rational approximation of about ten instructions
+    vc("Erf", 2, 16.0, 10.0 * D),
+    vc("Sin", 0, 12.0, 10.0 * D), // range reduction and a polynomial
+    vc("Cos", 0, 12.0, 10.0 * D),
+    vc("Floor", 0, 2.0, 2.0 * D), // two Casts
+    vc("Ceil", 0, 2.0, 2.0 * D),
+    vc("Round", 0, 2.0, 2.0 * D),
+    vc("Trunc", 0, 2.0, 2.0 * D),
+    vc("Frac", 0, 4.0, 3.0 * D),    // x - Trunc(x)
+    vc("Sign", 0, 4.0, 3.0 * D),    // compares and selects
+    vc("PairReduceSum", 0, 3.0, D), // as BlockReduce (G)
+    vc("PairReduceSum", 2, 7.0, D),
     // Gathers and sorts.
     vc("Gather", 0, 18.0, D),  // msKPP 12-24, midpoint (I)
     vc("Gatherb", 0, 18.0, D), // (G)

@@ -227,13 +227,14 @@ impl Twin {
         sources: &SourceSet,
         side: &str,
     ) -> std::result::Result<(PathBuf, bool), BuildError> {
-        let (units, mut extra_headers): (Vec<&String>, Vec<&String>) = match side {
-            "host" => (op.host.iter().collect(), vec![]),
-            _ => (
-                op.kernel.iter().collect(),
-                op.tiling_header.iter().collect(),
-            ),
+        // Both sides read the tiling header (the host fills it, the kernel reads it), wherever it lives:
+        // it takes part in both builds and cache keys.
+        let units: Vec<&String> = if side == "host" {
+            op.host.iter().collect()
+        } else {
+            op.kernel.iter().collect()
         };
+        let mut extra_headers: Vec<&String> = op.tiling_header.iter().collect();
         extra_headers.retain(|h| !units.contains(h));
         let files = gather(
             root,
