@@ -46,6 +46,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     }
 
     let mut no_valid = vec![];
+    let mut locked_any = false;
     for op in &ops {
         if op.tunables.is_empty() {
             printer.warn(format!(
@@ -147,6 +148,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         }
         let mut after = result.originals.clone();
         after.extend(patched);
+        locked_any = true;
         lock.upsert(Entry {
             name: op.name.clone(),
             shape: op.shape_key(),
@@ -169,7 +171,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
                 .collect(),
         });
     }
-    if !args.dry_run && lock.write(&lock_path)? {
+    if locked_any && lock.write(&lock_path)? {
         printer.status("Wrote", lock_path.display().to_string());
     }
     if !no_valid.is_empty() {

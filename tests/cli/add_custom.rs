@@ -168,3 +168,27 @@ fn run_writes_a_perfetto_trace_of_the_modelled_pipelines() {
                 .is_some_and(|n| n.contains("modelled"))
     }));
 }
+
+#[test]
+fn tune_with_no_valid_candidate_exits_1_and_leaves_sources_alone() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let manifest = std::fs::read_to_string(p.join("ascend.toml"))
+        .unwrap()
+        .replace(
+            "constraints = [",
+            "constraints = [\n    \"block_dim > 1000\",",
+        );
+    std::fs::write(p.join("ascend.toml"), manifest).unwrap();
+    git(p, &["commit", "-q", "-am", "impossible constraint"]);
+    let before = std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap();
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "4"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no valid candidate"), "{stderr}");
+    assert_eq!(
+        before,
+        std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap()
+    );
+    assert!(!p.join("ascend-tune.lock").exists());
+}
