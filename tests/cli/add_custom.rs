@@ -192,3 +192,76 @@ fn tune_with_no_valid_candidate_exits_1_and_leaves_sources_alone() {
     );
     assert!(!p.join("ascend-tune.lock").exists());
 }
+
+/// A tune killed part-way and started again ends with the lockfile of an uninterrupted run with the same
+/// seed, and serves the finished trials from the journal instead of running them again.
+#[test]
+fn killed_tune_resumes_to_the_same_lockfile() {
+    let whole = project("add_custom");
+    let out = cargo_ascend_tune(
+        whole.path(),
+        &["tune", "--budget", "12", "--seed", "4", "--jobs", "1"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let expected = std::fs::read_to_string(whole.path().join("ascend-tune.lock")).unwrap();
+
+    let dir = project("add_custom");
+    let p = dir.path();
+    let journal = p.join("target/ascend-tune/journal/add_custom.jsonl");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-ascend-tune"))
+        .args([
+            "ascend-tune",
+            "tune",
+            "--budget",
+            "12",
+            "--seed",
+            "4",
+            "--jobs",
+            "1",
+            "-q",
+        ])
+        .current_dir(p)
+        .env("ASCEND_TUNE_BUILD_CACHE", build_cache())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once a few trials are journaled (or give up waiting and let it finish).
+    for _ in 0..600 {
+        let lines = std::fs::read_to_string(&journal)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if lines >= 3 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let done = std::fs::read_to_string(&journal)
+        .map(|t| t.lines().count())
+        .unwrap_or(0);
+    if !p.join("ascend-tune.lock").exists() {
+        // Killed before the end: the sources are exactly as they were (write-back happens once, atomically).
+        let original =
+            std::fs::read_to_string(Path::new(FIXTURES).join("add_custom/op_host/add_custom.cpp"))
+                .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap(),
+            original
+        );
+    }
+
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "12", "--seed", "4", "--jobs", "1"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap(),
+        expected
+    );
+    // Every trial the killed run finished is in the journal once: the restart served it from there.
+    let lines = std::fs::read_to_string(&journal).unwrap().lines().count();
+    assert!(
+        lines <= 12,
+        "{lines} journal lines for 12 trials ({done} before the kill): trials were repeated"
+    );
+}
