@@ -217,6 +217,42 @@ pub fn kernel_entries(text: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// True when `name` is a kernel entry declared as a template (`ASCENDC_TPL_*` tiling keys pick the
+/// instance at launch), e.g. `template <uint32_t D> __global__ __aicore__ void name(GM_ADDR ...)`.
+pub fn is_template_entry(text: &str, name: &str) -> bool {
+    let Some(tree) = parse_cpp(text) else {
+        return false;
+    };
+    let mut found = false;
+    visit(tree.root_node(), &mut |n| {
+        if found || n.kind() != "template_declaration" {
+            return;
+        }
+        let mut c = n.walk();
+        for child in n.named_children(&mut c) {
+            if child.kind() != "function_definition" {
+                continue;
+            }
+            let head = &text[child.start_byte()
+                ..child
+                    .child_by_field_name("body")
+                    .map_or(child.end_byte(), |b| b.start_byte())];
+            let decl = child
+                .child_by_field_name("declarator")
+                .filter(|d| d.kind() == "function_declarator");
+            let decl_name = decl
+                .and_then(|d| d.child_by_field_name("declarator"))
+                .map(|d| &text[d.byte_range()]);
+            if decl_name == Some(name)
+                && (head.contains("__aicore__") || head.contains("__global__"))
+            {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
 fn op_add_name(text: &str) -> Option<String> {
     let tree = parse_cpp(text)?;
     let mut found = None;
@@ -380,6 +416,15 @@ mod tests {
                 ("buffer_num", 1, TunableKind::BufferCount)
             ]
         );
+    }
+
+    #[test]
+    fn finds_template_entries() {
+        let t = "template <uint32_t D>\n__global__ __aicore__ void op(GM_ADDR x, GM_ADDR y) { }\n";
+        assert!(is_template_entry(t, "op"));
+        assert!(!is_template_entry(t, "other"));
+        let plain = "extern \"C\" __global__ __aicore__ void op(GM_ADDR x) { }\ntemplate <int N> void helper() {}\n";
+        assert!(!is_template_entry(plain, "op"));
     }
 
     #[test]

@@ -243,7 +243,21 @@ impl Twin {
         )
         .map_err(BuildError::Io)?;
         let defines = defines(op, side);
-        let shim = (side == "kernel").then(|| protocol::launch_shim(op));
+        // A template entry cannot be called from another file: the shim includes its source instead, and
+        // that unit is not compiled on its own.
+        let template_unit = (side == "kernel")
+            .then(|| {
+                op.kernel.iter().find(|k| {
+                    files
+                        .get(*k)
+                        .is_some_and(|text| crate::project::is_template_entry(text, &op.name))
+                })
+            })
+            .flatten();
+        let shim = (side == "kernel").then(|| match template_unit {
+            Some(unit) => protocol::template_launch_shim(op, &format!("src/{unit}")),
+            None => protocol::launch_shim(op),
+        });
         let mut h = KeyHasher::new();
         h.part(&self.version)
             .part(side)
@@ -332,7 +346,10 @@ impl Twin {
             cmd.arg("-include").arg(mirror.join(header));
         }
         let units = if side == "host" { &op.host } else { &op.kernel };
-        for u in units {
+        for u in units
+            .iter()
+            .filter(|u| shim.is_none_or(|s| !s.contains(&format!("\"src/{u}\""))))
+        {
             cmd.arg(mirror.join(u));
         }
         if let Some(shim) = shim {
