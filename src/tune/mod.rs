@@ -42,7 +42,7 @@ pub struct TuneResult {
     pub op: String,
     pub baseline: Measurement,
     pub trials: Vec<Trial>,
-    /// The best verified trial, if any beat nothing (see `improves`).
+    /// The best verified trial, if any succeeded (see `improvement` for whether it beats the baseline).
     pub best: Option<(Point, Trial)>,
     pub space: Space,
     /// Current contents of the op's source files.
