@@ -199,3 +199,53 @@ shape = [1024]
         );
     }
 }
+
+/// Deliberately broken kernels are failed trials with a clear, located reason, never a crash.
+#[test]
+fn ub_overflow_and_empty_dequeue_are_located_faults() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&Path::new(FIXTURES).join("add_custom"), dir.path());
+    let (manifest, b) = open(dir.path());
+    let op = &manifest.ops[0];
+    let kernel = std::fs::read_to_string(dir.path().join("op_kernel/add_custom.cpp")).unwrap();
+    let cases = [
+        // A queue buffer larger than UB.
+        (
+            "pipe.InitBuffer(outQueueZ, BUFFER_NUM, this->tileLength * sizeof(DTYPE_Z));",
+            "pipe.InitBuffer(outQueueZ, BUFFER_NUM, 200000 * sizeof(DTYPE_Z));",
+            "UB",
+        ),
+        // DeQue with nothing enqueued.
+        (
+            "inQueueY.EnQue(yLocal);",
+            "inQueueY.FreeTensor(yLocal);",
+            "DeQue",
+        ),
+    ];
+    for (from, to, needle) in cases {
+        let broken = kernel.replace(from, to);
+        assert_ne!(broken, kernel, "{from}");
+        let sources = SourceSet {
+            overrides: [("op_kernel/add_custom.cpp".to_string(), broken)].into(),
+        };
+        let artifact = b
+            .build(op, &sources)
+            .unwrap_or_else(|f| panic!("{}", f.message));
+        let failure = b
+            .run(op, &artifact, &ascend_tune::tune::inputs(op), false)
+            .unwrap_err();
+        assert_eq!(
+            failure.kind,
+            FailureKind::Fault,
+            "{needle}: {}",
+            failure.message
+        );
+        assert!(
+            failure.message.contains(needle)
+                && failure.message.contains("add_custom.cpp:")
+                && failure.message.contains("block 0"),
+            "{}",
+            failure.message
+        );
+    }
+}
