@@ -25,7 +25,16 @@ mod embedded {
 
 const COMPILE_LIMIT: Duration = Duration::from_secs(300);
 const TILING_LIMIT: Duration = Duration::from_secs(30);
+/// Wall-clock limit of one kernel run unless `ASCEND_TUNE_RUN_TIMEOUT` (seconds) says otherwise.
 const KERNEL_LIMIT: Duration = Duration::from_secs(120);
+
+fn kernel_limit() -> Duration {
+    std::env::var("ASCEND_TUNE_RUN_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(KERNEL_LIMIT, Duration::from_secs_f64)
+}
 /// Exit codes of the twin's programs (templates/twin/README.md).
 const EXIT_FAULT: i32 = 3;
 const EXIT_TILING: i32 = 4;
@@ -501,7 +510,8 @@ impl Twin {
         std::fs::write(&run_path, run.render()).map_err(io)?;
         let mut cmd = Command::new(&programs.kernel);
         cmd.arg(&run_path).current_dir(dir);
-        match process::run(cmd, KERNEL_LIMIT, &dir.join("kernel")).map_err(io)? {
+        let limit = kernel_limit();
+        match process::run(cmd, limit, &dir.join("kernel")).map_err(io)? {
             process::Finished::Exited { status, .. } if status.success() => {}
             process::Finished::Exited { status, stderr } => {
                 let kind = if status.code() == Some(EXIT_FAULT) {
@@ -523,7 +533,7 @@ impl Twin {
                     FailureKind::Timeout,
                     format!(
                         "the kernel ran longer than {}s (an endless loop?)",
-                        KERNEL_LIMIT.as_secs()
+                        limit.as_secs_f64()
                     ),
                 ));
             }

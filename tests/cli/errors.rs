@@ -85,3 +85,29 @@ fn relative_manifest_path_from_another_folder() {
     assert!(out.status.success(), "{:?}", text(&out));
     assert!(dir.path().join("target/ascend-tune").is_dir());
 }
+
+/// A kernel that never ends is stopped at the run time limit and reported, not waited on forever.
+#[test]
+fn an_endless_kernel_is_a_timeout() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let endless = std::fs::read_to_string(&kernel).unwrap().replace(
+        "for (int32_t i = 0; i < loopCount; i++) {",
+        "for (int32_t i = 0; i < loopCount; i += 0) {",
+    );
+    std::fs::write(&kernel, endless).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-ascend-tune"))
+        .args(["ascend-tune", "run"])
+        .current_dir(p)
+        .env("ASCEND_TUNE_BUILD_CACHE", build_cache())
+        .env("ASCEND_TUNE_RUN_TIMEOUT", "2")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("timeout") && stderr.contains("ran longer than 2s"),
+        "{stderr}"
+    );
+}
