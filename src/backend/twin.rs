@@ -6,7 +6,7 @@ use crate::errors::Result;
 use crate::fsx;
 use crate::manifest::{BackendKind, Manifest, OpSpec};
 use crate::model::{self, soc::Soc};
-use crate::twin::{Programs, Twin};
+use crate::twin::Twin;
 use std::path::PathBuf;
 
 pub struct TwinBackend {
@@ -73,13 +73,7 @@ impl Backend for TwinBackend {
         op: &OpSpec,
         sources: &SourceSet,
     ) -> std::result::Result<Artifact, TrialFailure> {
-        let p = self.twin.build(&self.root, &self.include, op, sources)?;
-        Ok(Artifact {
-            key: p.key,
-            host: p.host,
-            kernel: p.kernel,
-            cached: p.cached,
-        })
+        self.twin.build(&self.root, &self.include, op, sources)
     }
 
     fn run(
@@ -92,13 +86,7 @@ impl Backend for TwinBackend {
         let files = self
             .input_files(op, inputs)
             .map_err(|e| TrialFailure::new(FailureKind::Crash, format!("writing inputs: {e}")))?;
-        let programs = Programs {
-            key: artifact.key.clone(),
-            host: artifact.host.clone(),
-            kernel: artifact.kernel.clone(),
-            cached: artifact.cached,
-        };
-        let out = self.twin.run(op, &programs, self.soc, &files)?;
+        let out = self.twin.run(op, artifact, self.soc, &files)?;
         let trace = model::trace::parse(&out.trace).map_err(|e| {
             TrialFailure::new(
                 FailureKind::Crash,

@@ -16,7 +16,7 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
     for s in &args.strategies {
         crate::search::by_name(s, 1)?;
     }
-    if args.budget.iter().any(|&b| b == 0) {
+    if args.budget.contains(&0) {
         return Err(Error::bad_input(
             "a budget of 0 trials tunes nothing",
             Some("give budgets of at least 1, e.g. --budget 16,32".into()),

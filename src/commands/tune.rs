@@ -19,14 +19,10 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     let root = session.manifest.root.clone();
     let lock_path = Lockfile::path(&root);
     let mut lock = Lockfile::load(&lock_path)?;
-    // Strategies are checked before anything is built.
-    for op in &ops {
-        let strategy = args
-            .strategy
-            .clone()
-            .or_else(|| op.tune.strategy.clone())
-            .unwrap_or_else(|| crate::search::DEFAULT_STRATEGY.to_string());
-        crate::search::by_name(&strategy, 1)?;
+    // Each op's options, flags over manifest over defaults; strategies are checked before anything is built.
+    let options: Vec<TuneOptions> = ops.iter().map(|op| options_of(args, op)).collect();
+    for opts in &options {
+        crate::search::by_name(&opts.strategy, 1)?;
     }
     let backend = session.backend()?;
     let soc = backend.soc();
@@ -47,7 +43,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
 
     let mut no_valid = vec![];
     let mut locked_any = false;
-    for op in &ops {
+    for (op, opts) in ops.iter().zip(options) {
         if op.tunables.is_empty() {
             printer.warn(format!(
                 "op `{}` declares no [[op.tunable]]; nothing to tune",
@@ -55,20 +51,6 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             ));
             continue;
         }
-        let opts = TuneOptions {
-            budget: args.budget.or(op.tune.budget).unwrap_or(DEFAULT_BUDGET) as usize,
-            strategy: args
-                .strategy
-                .clone()
-                .or_else(|| op.tune.strategy.clone())
-                .unwrap_or_else(|| crate::search::DEFAULT_STRATEGY.to_string()),
-            seed: args.seed.or(op.tune.seed).unwrap_or(0),
-            jobs: args
-                .jobs
-                .map(|j| j as usize)
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-            time_limit: args.time_limit,
-        };
         let mut progress = Progress::new(printer);
         let result = tune_op(
             &session.manifest,
@@ -181,4 +163,21 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         )));
     }
     Ok(exit_codes::OK)
+}
+
+fn options_of(args: &TuneArgs, op: &crate::manifest::OpSpec) -> TuneOptions {
+    TuneOptions {
+        budget: args.budget.or(op.tune.budget).unwrap_or(DEFAULT_BUDGET) as usize,
+        strategy: args
+            .strategy
+            .clone()
+            .or_else(|| op.tune.strategy.clone())
+            .unwrap_or_else(|| crate::search::DEFAULT_STRATEGY.to_string()),
+        seed: args.seed.or(op.tune.seed).unwrap_or(0),
+        jobs: args
+            .jobs
+            .map(|j| j as usize)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        time_limit: args.time_limit,
+    }
 }

@@ -38,21 +38,31 @@ pub struct Space {
 
 impl Space {
     /// Binds every tunable of `op` to its site in the current sources and compiles its constraints.
-    pub fn resolve(manifest: &Manifest, op: &OpSpec, soc: &Soc) -> Result<Space> {
+    /// `sources` holds the current text of every file a tunable lives in (`tune::read_sources`).
+    pub fn resolve(
+        manifest: &Manifest,
+        op: &OpSpec,
+        soc: &Soc,
+        sources: &BTreeMap<String, String>,
+    ) -> Result<Space> {
         let mut tunables = Vec::new();
-        let mut texts: BTreeMap<&str, String> = BTreeMap::new();
         for t in &op.tunables {
-            if !texts.contains_key(t.file.as_str()) {
-                texts.insert(&t.file, fsx::read_to_string(&manifest.root.join(&t.file))?);
-            }
-            let site =
-                binding::find_site(&texts[t.file.as_str()], &t.file, &t.bind).map_err(|m| {
-                    manifest.source.error(
-                        t.span.clone(),
-                        format!("tunable `{}`: {m}", t.name),
-                        binding::HELP.to_string(),
-                    )
-                })?;
+            let text = match sources.get(&t.file) {
+                Some(text) => text,
+                None => {
+                    return Err(crate::errors::Error::Internal(format!(
+                        "{} was not read before binding tunables",
+                        t.file
+                    )));
+                }
+            };
+            let site = binding::find_site(text, &t.file, &t.bind).map_err(|m| {
+                manifest.source.error(
+                    t.span.clone(),
+                    format!("tunable `{}`: {m}", t.name),
+                    binding::HELP.to_string(),
+                )
+            })?;
             if let Some(other) = tunables
                 .iter()
                 .find(|o: &&Tunable| o.site.file == site.file && o.site.range == site.range)

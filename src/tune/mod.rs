@@ -99,8 +99,8 @@ pub fn tune_op(
     opts: &TuneOptions,
     observer: &mut dyn Observer,
 ) -> Result<TuneResult> {
-    let space = Space::resolve(manifest, op, backend.soc())?;
     let originals = read_sources(manifest, op)?;
+    let space = Space::resolve(manifest, op, backend.soc(), &originals)?;
     let inputs = inputs(op);
     let baseline = Evaluator::baseline(backend.as_ref(), op, &inputs, false)
         .map_err(|f| Error::NoValidCandidate(format!("op `{}`: the sources as they are fail ({}): {}\nfix the operator first: tuning needs its own outputs as the reference", op.name, f.kind.as_str(), f.message)))?;

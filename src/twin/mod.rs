@@ -10,7 +10,7 @@
 pub mod process;
 pub mod protocol;
 
-use crate::backend::{FailureKind, SourceSet, TrialFailure};
+use crate::backend::{Artifact, FailureKind, SourceSet, TrialFailure};
 use crate::errors::{Error, Result};
 use crate::fsx::{self, KeyHasher};
 use crate::manifest::OpSpec;
@@ -57,15 +57,6 @@ pub struct Twin {
     compiler: cc::Tool,
     host_objects: Vec<PathBuf>,
     kernel_objects: Vec<PathBuf>,
-}
-
-/// Where a built candidate's programs are.
-#[derive(Debug, Clone)]
-pub struct Programs {
-    pub key: String,
-    pub host: PathBuf,
-    pub kernel: PathBuf,
-    pub cached: bool,
 }
 
 /// What one run of the two programs produced.
@@ -207,7 +198,7 @@ impl Twin {
         include: &[PathBuf],
         op: &OpSpec,
         sources: &SourceSet,
-    ) -> std::result::Result<Programs, TrialFailure> {
+    ) -> std::result::Result<Artifact, TrialFailure> {
         let io =
             |e: std::io::Error| TrialFailure::new(FailureKind::Build, format!("build folder: {e}"));
         let (host, host_cached) = self
@@ -220,7 +211,7 @@ impl Twin {
             .part(host.to_string_lossy().as_bytes())
             .part(kernel.to_string_lossy().as_bytes())
             .finish();
-        Ok(Programs {
+        Ok(Artifact {
             key,
             host,
             kernel,
@@ -400,7 +391,7 @@ impl Twin {
     pub fn run(
         &self,
         op: &OpSpec,
-        programs: &Programs,
+        programs: &Artifact,
         soc: &crate::model::soc::Soc,
         inputs: &[PathBuf],
     ) -> std::result::Result<RunOutput, TrialFailure> {
@@ -422,7 +413,7 @@ impl Twin {
     fn run_in(
         &self,
         op: &OpSpec,
-        programs: &Programs,
+        programs: &Artifact,
         soc: &crate::model::soc::Soc,
         inputs: &[PathBuf],
         dir: &Path,

@@ -22,27 +22,11 @@ pub fn build_cache() -> PathBuf {
 /// A copy of `fixtures/<name>` (without `target/`) in a fresh folder, committed to its own git repository.
 pub fn project(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&Path::new(FIXTURES).join(name), dir.path());
+    copy_tree(&Path::new(FIXTURES).join(name), dir.path());
     git(dir.path(), &["init", "-q"]);
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-q", "-m", "naive operator"]);
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap();
-        if name == "target" || name == "reference" {
-            continue;
-        }
-        if p.is_dir() {
-            copy_dir(&p, &to.join(name));
-        } else {
-            std::fs::copy(&p, to.join(name)).unwrap();
-        }
-    }
 }
 
 pub fn git(dir: &Path, args: &[&str]) {
@@ -120,23 +104,33 @@ pub fn decode(dtype: ascend_tune::manifest::DType, bytes: &[u8]) -> Vec<f64> {
         .collect()
 }
 
+/// The manifest of the project in `dir` and its backend, building into the tests' shared cache.
+pub fn open_project(
+    dir: &Path,
+) -> (
+    ascend_tune::manifest::Manifest,
+    Box<dyn ascend_tune::backend::Backend>,
+) {
+    let manifest = ascend_tune::manifest::Manifest::load(&dir.join("ascend.toml"))
+        .unwrap_or_else(|e| panic!("{}: {e:?}", dir.display()));
+    let b = ascend_tune::backend::open_with_cache(
+        &manifest,
+        manifest.backend,
+        &manifest.soc,
+        dir.join("target/ascend-tune"),
+        build_cache(),
+    )
+    .unwrap();
+    (manifest, b)
+}
+
 pub fn run_fixture(name: &str, variant: Option<&str>) -> FixtureRun {
     let dir = tempfile::tempdir().unwrap();
     let base = Path::new(FIXTURES).join(name);
     let from = variant.map_or(base.clone(), |v| base.join(v));
     copy_tree(&from, dir.path());
     std::fs::copy(base.join("ascend.toml"), dir.path().join("ascend.toml")).unwrap();
-    // SAFETY: every test sets this variable to the same value before any use.
-    unsafe { std::env::set_var("ASCEND_TUNE_BUILD_CACHE", build_cache()) };
-    let manifest = ascend_tune::manifest::Manifest::load(&dir.path().join("ascend.toml"))
-        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-    let b = ascend_tune::backend::open(
-        &manifest,
-        manifest.backend,
-        &manifest.soc,
-        dir.path().join("target/ascend-tune"),
-    )
-    .unwrap();
+    let (manifest, b) = open_project(dir.path());
     let op = manifest.ops[0].clone();
     let inputs = ascend_tune::tune::inputs(&op);
     let artifact = b

@@ -2,23 +2,8 @@
 //! deliberately broken kernel is a clear, located fault.
 
 use super::*;
-use ascend_tune::backend::{self, FailureKind, SourceSet};
-use ascend_tune::manifest::Manifest;
+use ascend_tune::backend::{FailureKind, SourceSet};
 use half::f16;
-
-fn open(dir: &Path) -> (Manifest, Box<dyn backend::Backend>) {
-    // SAFETY of the env var: set before any thread of this test reads it; every test sets the same value.
-    unsafe { std::env::set_var("ASCEND_TUNE_BUILD_CACHE", build_cache()) };
-    let manifest = Manifest::load(&dir.join("ascend.toml")).unwrap();
-    let b = backend::open(
-        &manifest,
-        manifest.backend,
-        &manifest.soc,
-        dir.join("target/ascend-tune"),
-    )
-    .unwrap();
-    (manifest, b)
-}
 
 fn f16s(bytes: &[u8]) -> Vec<f16> {
     bytes
@@ -65,7 +50,7 @@ fn naive_and_reference_add_custom_match_rust() {
 fn an_out_of_bounds_copy_is_a_located_fault() {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&Path::new(FIXTURES).join("add_custom"), dir.path());
-    let (manifest, b) = open(dir.path());
+    let (manifest, b) = open_project(dir.path());
     let op = &manifest.ops[0];
     let kernel = std::fs::read_to_string(dir.path().join("op_kernel/add_custom.cpp")).unwrap();
     let broken = kernel.replace(
@@ -181,7 +166,7 @@ shape = [1024]
 "#,
     )
     .unwrap();
-    let (manifest, b) = open(dir.path());
+    let (manifest, b) = open_project(dir.path());
     let op = &manifest.ops[0];
     let inputs = ascend_tune::tune::inputs(op);
     let artifact = b
@@ -205,7 +190,7 @@ shape = [1024]
 fn ub_overflow_and_empty_dequeue_are_located_faults() {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&Path::new(FIXTURES).join("add_custom"), dir.path());
-    let (manifest, b) = open(dir.path());
+    let (manifest, b) = open_project(dir.path());
     let op = &manifest.ops[0];
     let kernel = std::fs::read_to_string(dir.path().join("op_kernel/add_custom.cpp")).unwrap();
     let cases = [
