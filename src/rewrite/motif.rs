@@ -1,0 +1,231 @@
+//! Motifs: reversible transformations of kernel source between a slow form and a fast form that computes
+//! the same outputs. `apply` makes a kernel faster at one site; `rewind` undoes an optimisation at one site
+//! (the bank mines lessons by rewinding optimised kernels). Each edit reports the site of its inverse, so
+//! `rewind(apply(k, s), inverse)` gives back `k` byte for byte. Motifs work on one file's text through the
+//! syntax tree (`cst`); they know nothing of measuring, the bank or the loop.
+
+use std::ops::Range;
+
+/// A place in one file's text where a motif can act.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    /// The bytes the edit replaces (empty for a pure insertion).
+    pub range: Range<usize>,
+    /// 1-based line of `range.start`, for messages.
+    pub line: usize,
+    /// What is there, in words: "BUFFER_NUM = 1: depth of 3 queues".
+    pub what: String,
+    /// Exact text an inverse edit must restore (a removed statement with its comment), when the
+    /// canonical slow or fast form would not give the original back. Sites found in text carry None.
+    pub restore: Option<String>,
+}
+
+impl Site {
+    pub fn new(range: Range<usize>, text: &str, what: impl Into<String>) -> Site {
+        Site {
+            line: super::cst::line_of(text, range.start),
+            range,
+            what: what.into(),
+            restore: None,
+        }
+    }
+
+    pub fn restoring(mut self, restore: impl Into<String>) -> Site {
+        self.restore = Some(restore.into());
+        self
+    }
+
+    pub fn overlaps(&self, other: &Range<usize>) -> bool {
+        self.range.start < other.end.max(other.start + 1)
+            && other.start < self.range.end.max(self.range.start + 1)
+    }
+}
+
+/// The result of one edit: the new text, and the site in it where the opposite direction undoes it.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub text: String,
+    pub inverse: Site,
+}
+
+/// Why a motif could not act at a site: the text there is not what the motif expects (for example the
+/// site came from an older version of the file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{motif} at line {line}: {why}")]
+pub struct MotifError {
+    pub motif: &'static str,
+    pub line: usize,
+    pub why: String,
+}
+
+/// Which way an edit goes: `Apply` makes the kernel faster, `Rewind` slower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Apply,
+    Rewind,
+}
+
+pub trait Motif: Sync {
+    /// Stable kebab-case id; it is written to lockfiles and banks, so never renamed.
+    fn name(&self) -> &'static str;
+    /// What `apply` does, in one line.
+    fn summary(&self) -> &'static str;
+    /// The conditions under which `apply` and `rewind` preserve the kernel's outputs, and what the
+    /// applicability test checks of them.
+    fn preserves_meaning_when(&self) -> &'static str;
+    /// Sites where `apply` can turn the slow form into the fast one, in source order.
+    fn apply_sites(&self, text: &str) -> Vec<Site>;
+    fn apply(&self, text: &str, site: &Site) -> Result<Edit, MotifError>;
+    /// Sites where `rewind` can turn the fast form back into the slow one, in source order.
+    fn rewind_sites(&self, text: &str) -> Vec<Site>;
+    fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError>;
+
+    fn sites(&self, text: &str, dir: Direction) -> Vec<Site> {
+        match dir {
+            Direction::Apply => self.apply_sites(text),
+            Direction::Rewind => self.rewind_sites(text),
+        }
+    }
+
+    fn edit(&self, text: &str, site: &Site, dir: Direction) -> Result<Edit, MotifError> {
+        match dir {
+            Direction::Apply => self.apply(text, site),
+            Direction::Rewind => self.rewind(text, site),
+        }
+    }
+}
+
+/// Edits every site of `motif` in `dir`, first to last, re-finding sites after each edit (offsets move).
+/// Returns the new text and how many sites were edited; None when there was nothing to edit. Bounded,
+/// so a motif whose edit re-creates its own site cannot loop forever.
+pub fn edit_all(
+    motif: &dyn Motif,
+    text: &str,
+    dir: Direction,
+) -> Result<Option<(String, usize)>, MotifError> {
+    let mut cur = text.to_string();
+    let mut done = 0;
+    while done < 64 {
+        let Some(site) = motif.sites(&cur, dir).into_iter().next() else {
+            break;
+        };
+        cur = motif.edit(&cur, &site, dir)?.text;
+        done += 1;
+    }
+    Ok((done > 0).then_some((cur, done)))
+}
+
+#[cfg(test)]
+pub mod testing {
+    //! Checks every motif must pass on real kernel text.
+    use super::*;
+    use crate::rewrite::cst;
+
+    /// For every apply site of `motif` in `kernel`: the edit parses, its inverse site is one that
+    /// `rewind_sites` finds in the new text (so mining finds it without help), and rewinding there
+    /// with the restore text gives back `kernel` exactly. Returns how many sites were checked.
+    pub fn round_trips(motif: &dyn Motif, kernel: &str) -> usize {
+        let sites = motif.apply_sites(kernel);
+        for site in &sites {
+            let edit = motif
+                .apply(kernel, site)
+                .unwrap_or_else(|e| panic!("{}: apply failed: {e}", motif.name()));
+            assert!(
+                cst::syntax_errors(&edit.text) <= cst::syntax_errors(kernel),
+                "{}: apply at line {} adds syntax errors:\n{}",
+                motif.name(),
+                site.line,
+                edit.text
+            );
+            assert_ne!(edit.text, kernel, "{}: apply changed nothing", motif.name());
+            let found = motif.rewind_sites(&edit.text);
+            assert!(
+                found.iter().any(|s| s.range == edit.inverse.range),
+                "{}: the inverse site {:?} of the edit at line {} is not among the rewind sites {:?}",
+                motif.name(),
+                edit.inverse,
+                site.line,
+                found
+            );
+            let back = motif
+                .rewind(&edit.text, &edit.inverse)
+                .unwrap_or_else(|e| panic!("{}: rewind failed: {e}", motif.name()));
+            assert_eq!(
+                back.text,
+                kernel,
+                "{}: rewind(apply(k)) differs from k at site line {}",
+                motif.name(),
+                site.line
+            );
+        }
+        sites.len()
+    }
+
+    /// The same in the other direction: rewinding an optimised kernel and applying the inverse gives it back.
+    pub fn rewinds_round_trip(motif: &dyn Motif, kernel: &str) -> usize {
+        let sites = motif.rewind_sites(kernel);
+        for site in &sites {
+            let edit = motif
+                .rewind(kernel, site)
+                .unwrap_or_else(|e| panic!("{}: rewind failed: {e}", motif.name()));
+            assert!(
+                cst::syntax_errors(&edit.text) <= cst::syntax_errors(kernel),
+                "{}: rewind adds syntax errors:\n{}",
+                motif.name(),
+                edit.text
+            );
+            let found = motif.apply_sites(&edit.text);
+            assert!(
+                found.iter().any(|s| s.range == edit.inverse.range),
+                "{}: the inverse site {:?} of the rewind at line {} is not among the apply sites {:?}",
+                motif.name(),
+                edit.inverse,
+                site.line,
+                found
+            );
+            let back = motif.apply(&edit.text, &edit.inverse).unwrap();
+            assert_eq!(
+                back.text,
+                kernel,
+                "{}: apply(rewind(k)) differs from k",
+                motif.name()
+            );
+        }
+        sites.len()
+    }
+
+    /// The kernel sources of a fixture: (naive, reference) for `fixtures/<name>/op_kernel/<file>`.
+    pub fn fixture_kernel(op_dir: &str) -> (String, String) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(op_dir);
+        let file = std::fs::read_dir(root.join("op_kernel"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "cpp"))
+            .unwrap();
+        let name = file.file_name().unwrap();
+        (
+            std::fs::read_to_string(&file).unwrap(),
+            std::fs::read_to_string(root.join("reference/op_kernel").join(name)).unwrap(),
+        )
+    }
+
+    /// Every fixture's (name, naive kernel, reference kernel).
+    pub fn all_fixture_kernels() -> Vec<(String, String, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut names: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| root.join(n).join("ascend.toml").exists())
+            .collect();
+        names.sort();
+        names
+            .into_iter()
+            .map(|n| {
+                let (a, b) = fixture_kernel(&n);
+                (n, a, b)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,54 @@
+//! The motif catalogue: one module per motif, and the registry the loop, the bank and the command line
+//! look motifs up in. Adding a motif means adding its module and one line to `ALL`.
+
+mod double_buffer;
+
+use super::motif::Motif;
+
+/// Every motif, in the order retrieval breaks ties.
+pub static ALL: &[&dyn Motif] = &[&double_buffer::DoubleBuffer];
+
+pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
+    ALL.iter().copied().find(|m| m.name() == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    ALL.iter().map(|m| m.name()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rewrite::motif::testing::*;
+
+    #[test]
+    fn names_are_unique_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for m in ALL {
+            assert!(seen.insert(m.name()), "duplicate motif {}", m.name());
+            assert!(
+                m.name()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{} is not kebab-case",
+                m.name()
+            );
+            assert!(!m.summary().is_empty() && !m.preserves_meaning_when().is_empty());
+        }
+    }
+
+    /// rewind(apply(k)) == k and apply(rewind(k)) == k for every motif at every site of every fixture.
+    #[test]
+    fn every_motif_round_trips_on_every_fixture() {
+        let mut checked = 0;
+        for (_, naive, reference) in all_fixture_kernels() {
+            for m in ALL {
+                for k in [&naive, &reference] {
+                    checked += round_trips(*m, k);
+                    checked += rewinds_round_trip(*m, k);
+                }
+            }
+        }
+        assert!(checked > 0);
+    }
+}
