@@ -11,7 +11,9 @@
 #![allow(clippy::result_large_err)]
 
 pub mod backend;
+pub mod bank;
 pub mod bench;
+pub mod child;
 pub mod cli;
 pub mod commands;
 pub mod errors;

@@ -59,6 +59,8 @@ pub enum FailureKind {
     Crash,
     /// Ran, but the outputs differ from the reference.
     Wrong,
+    /// The external rewriter failed or gave sources the tuner cannot use.
+    Rewrite,
 }
 
 impl FailureKind {
@@ -71,6 +73,7 @@ impl FailureKind {
             Self::Timeout => "timeout",
             Self::Crash => "crash",
             Self::Wrong => "wrong",
+            Self::Rewrite => "rewrite",
         }
     }
 }

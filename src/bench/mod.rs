@@ -30,6 +30,10 @@ pub struct BenchOptions {
     pub jobs: usize,
     pub out: PathBuf,
     pub soc: Option<String>,
+    /// The lessons of the kernel phase (`loop`).
+    pub bank: Arc<crate::bank::Bank>,
+    /// Give each op a bank without the lessons mined from its own reference.
+    pub leave_one_out: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -124,6 +128,18 @@ pub fn projects(suite: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Lays out the optimised version of a fixture-style project (naive sources at the root, optimised ones
+/// under `reference/`) as a project of its own at `to`: the reference's files with the project's manifest.
+pub fn stage_reference(project: &Path, to: &Path) -> Result<()> {
+    copy_project(&project.join("reference"), to)?;
+    std::fs::copy(
+        project.join(crate::manifest::FILE_NAME),
+        to.join(crate::manifest::FILE_NAME),
+    )
+    .map_err(|e| Error::io("could not copy", project, e))?;
+    Ok(())
+}
+
 fn copy_project(from: &Path, to: &Path) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| {
@@ -166,12 +182,7 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
         let naive_dir = work.join(&name).join("naive");
         let reference_dir = work.join(&name).join("reference");
         copy_project(project, &naive_dir)?;
-        copy_project(&project.join("reference"), &reference_dir)?;
-        std::fs::copy(
-            project.join(crate::manifest::FILE_NAME),
-            reference_dir.join(crate::manifest::FILE_NAME),
-        )
-        .map_err(|e| Error::io("could not copy", project, e))?;
+        stage_reference(project, &reference_dir)?;
         let naive = Manifest::load(&naive_dir.join(crate::manifest::FILE_NAME))?;
         let reference = Manifest::load(&reference_dir.join(crate::manifest::FILE_NAME))?;
         let soc = opts.soc.clone().unwrap_or_else(|| naive.soc.clone());
@@ -231,6 +242,13 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
                         seed: opts.seed,
                         jobs: opts.jobs,
                         time_limit: None,
+                        bank: if opts.leave_one_out {
+                            Arc::new(opts.bank.without_op(&op.name))
+                        } else {
+                            opts.bank.clone()
+                        },
+                        rewriter: None,
+                        rewriter_attempts: 0,
                     };
                     let started = Instant::now();
                     let result = tune::tune_op(
@@ -264,7 +282,7 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
                             best
                         })
                         .collect();
-                    let best_trial = result.best.as_ref().map(|(_, t)| t);
+                    let best_trial = result.best.as_ref().map(|b| &b.trial);
                     let tuned_us = best_trial.and_then(|t| t.latency_us);
                     let row = OpRow {
                         op: op.name.clone(),
@@ -290,10 +308,9 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
                     if pipeline.is_none()
                         && strategy == &opts.strategies[0]
                         && budget == *opts.budgets.iter().max().unwrap_or(&budget)
-                        && let Some((point, _)) = &result.best
+                        && let Some(best) = &result.best
                     {
-                        let patched =
-                            crate::rewrite::params::apply(&result.space, point, &result.originals);
+                        let patched = best.changed_files(&result.originals);
                         let sources = crate::backend::SourceSet { overrides: patched };
                         if let Ok(m) = naive_backend
                             .build(op, &sources)

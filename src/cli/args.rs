@@ -52,6 +52,15 @@ pub enum BackendArg {
     Cann,
 }
 
+impl From<BackendArg> for crate::manifest::BackendKind {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Twin => crate::manifest::BackendKind::Twin,
+            BackendArg::Cann => crate::manifest::BackendKind::Cann,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
     Auto,
@@ -70,11 +79,7 @@ pub enum Command {
     /// Rebuild the current sources and compare their latency with ascend-tune.lock
     Check(CheckArgs),
     /// The experience bank: mine lessons by rewinding optimised kernels; list and show them
-    Bank {
-        #[arg(value_parser = ["mine", "list", "show"])]
-        action: String,
-        rest: Vec<String>,
-    },
+    Bank(BankArgs),
     /// Benchmark the tuner over a suite of operator projects (default: this repository's fixtures)
     Bench(BenchArgs),
 }
@@ -105,6 +110,9 @@ pub struct BenchArgs {
     /// Kernel phase from a bank mined without the op's own reference
     #[arg(long)]
     pub leave_one_out: bool,
+    /// Bank of lessons for the kernel phase (default: the built-in bank)
+    #[arg(long, value_name = "FILE")]
+    pub bank: Option<PathBuf>,
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
     #[arg(long, short = 'j', value_name = "N")]
@@ -165,6 +173,68 @@ pub struct TuneArgs {
     /// Host search only: no kernel rewrites
     #[arg(long)]
     pub no_rewrite: bool,
+    /// Bank of lessons for kernel rewrites (default: the built-in bank plus the project's ascend-bank.toml)
+    #[arg(long, value_name = "FILE")]
+    pub bank: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct BankArgs {
+    #[command(subcommand)]
+    pub action: BankAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BankAction {
+    /// Rewind each motif on optimised kernels, measure the loss, and keep the losses above a threshold
+    /// as lessons (projects with a reference/ folder are mined from it)
+    Mine(BankMineArgs),
+    /// One line per lesson: index, motif, op, gain, bound before and after
+    List(BankListArgs),
+    /// A lesson in full (by index from `bank list`), or every lesson of a motif (by name)
+    Show(BankShowArgs),
+    /// The motif catalogue: what each rewrite does and when it preserves meaning
+    Motifs,
+}
+
+#[derive(Debug, Args)]
+pub struct BankMineArgs {
+    /// Operator projects, or folders holding them (default: the current project)
+    pub projects: Vec<PathBuf>,
+    /// Bank file to write; lessons of re-mined ops replace the old ones (default: ./ascend-bank.toml)
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Smallest slowdown a rewind must cause to become a lesson, in percent
+    #[arg(long, value_name = "PCT", default_value_t = 2.0)]
+    pub threshold: f64,
+    /// Only these ops, comma separated
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// Only these motifs, comma separated
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub motifs: Option<Vec<String>>,
+}
+
+#[derive(Debug, Args)]
+pub struct BankListArgs {
+    /// Bank file (default: ./ascend-bank.toml if present, else the built-in bank)
+    #[arg(long, value_name = "FILE")]
+    pub bank: Option<PathBuf>,
+    /// Only lessons of this motif
+    #[arg(long)]
+    pub motif: Option<String>,
+    /// Only lessons mined from this op
+    #[arg(long)]
+    pub op: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BankShowArgs {
+    /// A lesson index from `bank list`, or a motif name
+    pub lesson: String,
+    /// Bank file (default: ./ascend-bank.toml if present, else the built-in bank)
+    #[arg(long, value_name = "FILE")]
+    pub bank: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

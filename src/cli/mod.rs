@@ -54,10 +54,7 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
                     &printer,
                 )
             }),
-        Command::Bank { .. } => Err(Error::not_built(
-            "`bank`",
-            "the experience bank arrives with the kernel-rewriting work; `tune --strategy host` works today",
-        )),
+        Command::Bank(a) => crate::commands::bank::bank(&args.common, &a, &printer),
         Command::Bench(a) => crate::commands::bench::bench(&args.common, &a, &printer),
     };
     match result {

@@ -7,12 +7,6 @@ use crate::report::Printer;
 use std::path::PathBuf;
 
 pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32> {
-    if args.leave_one_out || args.strategies.iter().any(|s| s == "loop") {
-        return Err(Error::not_built(
-            "the kernel phase in `bench` (`loop`, `--leave-one-out`)",
-            "it needs the experience bank of the kernel-rewriting work; compare host-side strategies for now",
-        ));
-    }
     for s in &args.strategies {
         crate::search::by_name(s, 1)?;
     }
@@ -45,6 +39,8 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         out: out.clone(),
         soc: common.soc.clone(),
+        bank: std::sync::Arc::new(crate::bank::Bank::load_or_default(args.bank.as_deref())?),
+        leave_one_out: args.leave_one_out,
     };
     let report = bench::run(&opts, &mut |row| {
         let tuned = row

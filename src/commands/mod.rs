@@ -1,6 +1,7 @@
 //! The flows behind each command: they put the library's parts together in the order a command needs
 //! and print through `report`. Shared here: finding the manifest, choosing ops, opening the backend.
 
+pub mod bank;
 pub mod bench;
 pub mod check;
 pub mod init;

@@ -9,7 +9,9 @@ use crate::fsx;
 use crate::lockfile::{Entry, Lockfile};
 use crate::report::{Printer, Progress};
 use crate::tune::{TuneOptions, tune_op};
+use crate::bank::Bank;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub const DEFAULT_BUDGET: u32 = 32;
 
@@ -20,7 +22,11 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     let lock_path = Lockfile::path(&root);
     let mut lock = Lockfile::load(&lock_path)?;
     // Each op's options, flags over manifest over defaults; strategies are checked before anything is built.
-    let options: Vec<TuneOptions> = ops.iter().map(|op| options_of(args, op)).collect();
+    let bank = Arc::new(bank_for(&root, args.bank.as_deref())?);
+    let options: Vec<TuneOptions> = ops
+        .iter()
+        .map(|op| options_of(args, op, bank.clone()))
+        .collect();
     for opts in &options {
         crate::search::by_name(&opts.strategy, 1)?;
     }
@@ -35,7 +41,11 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     // Refuse before searching, not after: nobody should wait for a run whose result cannot be written.
     if !args.dry_run {
         for op in &ops {
-            let files: Vec<&String> = op.tunables.iter().map(|t| &t.file).collect();
+            // Kernel rewrites touch kernel files; parameters touch the tunables' files.
+            let files: Vec<&String> = op
+                .sources()
+                .chain(op.tunables.iter().map(|t| &t.file))
+                .collect();
             let ours = entry_of(&lock, op).map(|e| e.sources).unwrap_or_default();
             crate::writeback::guard(&root, &files, &ours, args.allow_dirty, args.allow_no_vcs)?;
         }
@@ -80,11 +90,12 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             continue;
         }
         let modelled = result.baseline.modelled;
-        let (params, latency, patched) = match result.improvement() {
-            Some((point, t)) => (
-                t.params.clone(),
-                t.latency_us.unwrap_or(f64::NAN),
-                crate::rewrite::params::apply(&result.space, point, &result.originals),
+        let (params, latency, patched, rewrites) = match result.improvement() {
+            Some(best) => (
+                best.trial.params.clone(),
+                best.trial.latency_us.unwrap_or(f64::NAN),
+                best.changed_files(&result.originals),
+                best.variant.rewrites.clone(),
             ),
             None => {
                 printer.status(
@@ -97,7 +108,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
                     .iter()
                     .map(|t| (t.name.clone(), t.site.value))
                     .collect();
-                (current, result.baseline.latency_us, BTreeMap::new())
+                (current, result.baseline.latency_us, BTreeMap::new(), vec![])
             }
         };
         let previous = entry_of(&lock, op);
@@ -146,7 +157,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             toolchain: backend.fingerprint(),
             space: result.space.fingerprint(),
             params,
-            rewrites: vec![],
+            rewrites,
             sources: after
                 .iter()
                 .map(|(f, text)| (f.clone(), fsx::hash_hex(text.as_bytes())))
@@ -165,19 +176,50 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     Ok(exit_codes::OK)
 }
 
-fn options_of(args: &TuneArgs, op: &crate::manifest::OpSpec) -> TuneOptions {
+/// The bank the kernel phase draws on: `--bank FILE` alone when given, else the built-in lessons plus
+/// those of the project's own `ascend-bank.toml`, if it has one.
+pub fn bank_for(root: &std::path::Path, named: Option<&std::path::Path>) -> Result<Bank> {
+    if let Some(p) = named {
+        return Bank::load(p);
+    }
+    let mut bank = Bank::default_bank()?;
+    let local = crate::bank::default_path(root);
+    if local.is_file() {
+        let own = Bank::load(&local)?;
+        bank.merge(own.lessons);
+        bank.source = format!("{} and {}", bank.source, local.display());
+    }
+    Ok(bank)
+}
+
+/// How many turns an external rewriter gets in one tune when the manifest does not say.
+pub const DEFAULT_REWRITER_ATTEMPTS: u32 = 2;
+
+fn options_of(args: &TuneArgs, op: &crate::manifest::OpSpec, bank: Arc<Bank>) -> TuneOptions {
+    let strategy = args
+        .strategy
+        .clone()
+        .or_else(|| op.tune.strategy.clone())
+        .unwrap_or_else(|| crate::search::DEFAULT_STRATEGY.to_string());
     TuneOptions {
         budget: args.budget.or(op.tune.budget).unwrap_or(DEFAULT_BUDGET) as usize,
-        strategy: args
-            .strategy
-            .clone()
-            .or_else(|| op.tune.strategy.clone())
-            .unwrap_or_else(|| crate::search::DEFAULT_STRATEGY.to_string()),
+        // `--no-rewrite` keeps the host search of `loop` and drops its kernel phase.
+        strategy: if args.no_rewrite && strategy == "loop" {
+            "host".to_string()
+        } else {
+            strategy
+        },
         seed: args.seed.or(op.tune.seed).unwrap_or(0),
         jobs: args
             .jobs
             .map(|j| j as usize)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         time_limit: args.time_limit,
+        bank,
+        rewriter: op.tune.rewriter.clone(),
+        rewriter_attempts: op
+            .tune
+            .rewriter_attempts
+            .unwrap_or(DEFAULT_REWRITER_ATTEMPTS),
     }
 }

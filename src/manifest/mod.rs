@@ -258,6 +258,11 @@ pub struct TuneDefaults {
     pub strategy: Option<String>,
     pub seed: Option<u64>,
     pub data_seed: Option<u64>,
+    /// External rewriter: a program and its arguments, run without a shell; the prompt and output file
+    /// paths are appended.
+    pub rewriter: Option<Vec<String>>,
+    /// Turns the external rewriter gets in one tune.
+    pub rewriter_attempts: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -645,11 +650,37 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     }
                     None => None,
                 };
+                let rewriter = match t.rewriter {
+                    Some(r) if r.get_ref().first().is_some_and(|p| !p.trim().is_empty()) => {
+                        Some(r.into_inner())
+                    }
+                    Some(r) => {
+                        return Err(err(
+                            span(&r),
+                            "the rewriter command is empty".into(),
+                            "name a program and its arguments, e.g. rewriter = [\"python3\", \"tools/rewrite.py\"]",
+                        ));
+                    }
+                    None => None,
+                };
+                let rewriter_attempts = match t.rewriter_attempts {
+                    Some(a) if (0..=1000).contains(a.get_ref()) => Some(*a.get_ref() as u32),
+                    Some(a) => {
+                        return Err(err(
+                            span(&a),
+                            format!("rewriter-attempts {} is out of range", a.get_ref()),
+                            "use a number between 0 and 1000",
+                        ));
+                    }
+                    None => None,
+                };
                 TuneDefaults {
                     budget,
                     strategy,
                     seed: seed_of(t.seed)?,
                     data_seed: seed_of(t.data_seed)?,
+                    rewriter,
+                    rewriter_attempts,
                 }
             }
         };

@@ -70,6 +70,8 @@ pub struct Tune {
     pub strategy: Option<Spanned<String>>,
     pub seed: Option<Spanned<i64>>,
     pub data_seed: Option<Spanned<i64>>,
+    pub rewriter: Option<Spanned<Vec<String>>>,
+    pub rewriter_attempts: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

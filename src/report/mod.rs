@@ -287,6 +287,21 @@ impl crate::tune::Observer for Progress<'_> {
             ));
         }
     }
+
+    fn rewrite(&mut self, op: &str, rewrite: &str, outcome: &str) {
+        if self.printer.json() {
+            self.printer.emit(json!({"reason": "rewrite", "op": op, "rewrite": rewrite, "outcome": outcome}));
+            return;
+        }
+        if self.printer.quiet {
+            return;
+        }
+        let line = format!("{op}: {rewrite} {outcome}");
+        match &self.bar {
+            Some(bar) => bar.println(format!("{:>12} {line}", "Rewrite")),
+            None => self.printer.status("Rewrite", line),
+        }
+    }
 }
 
 /// Rounds to the nanosecond for JSON output, so figures are stable to read and compare.

@@ -3,6 +3,7 @@
 //! the catalogue, `cst` for the tree helpers they share).
 
 pub mod cst;
+pub mod external;
 pub mod motif;
 pub mod motifs;
 pub mod params;

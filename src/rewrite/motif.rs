@@ -95,6 +95,12 @@ pub trait Motif: Sync {
     }
 }
 
+impl std::fmt::Debug for dyn Motif {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Motif({})", self.name())
+    }
+}
+
 /// Edits every site of `motif` in `dir`, first to last, re-finding sites after each edit (offsets move).
 /// Returns the new text and how many sites were edited; None when there was nothing to edit. Bounded,
 /// so a motif whose edit re-creates its own site cannot loop forever.

@@ -13,6 +13,8 @@ use rand::RngExt;
 
 pub struct Evolutionary {
     population: usize,
+    /// Seed the first generation with the start point and its mutants instead of random points.
+    local: bool,
     /// Every evaluated point with its latency (None: failed), best first.
     scored: Vec<(Point, Option<f64>)>,
 }
@@ -21,7 +23,17 @@ impl Evolutionary {
     pub fn new(budget: usize) -> Self {
         Evolutionary {
             population: (budget / 8).clamp(4, 16),
+            local: false,
             scored: vec![],
+        }
+    }
+
+    /// A search that starts from the context's start point: its first generation is the start itself
+    /// and mutants of it, so a short budget refines a known good point.
+    pub fn around(budget: usize) -> Self {
+        Evolutionary {
+            local: true,
+            ..Evolutionary::new(budget)
         }
     }
 
@@ -91,6 +103,21 @@ impl Strategy for Evolutionary {
         let want = self.population.min(max);
         let parents: Vec<Point> = self.parents().into_iter().cloned().collect();
         let mut out = vec![];
+        if parents.is_empty() && self.local && self.scored.is_empty() {
+            if let Some(start) = ctx.start.clone() {
+                if ctx.accept(&start) {
+                    out.push(start.clone());
+                }
+                let mut attempts = 0;
+                while out.len() < want && attempts < 200 * want {
+                    attempts += 1;
+                    let c = Self::child(ctx, &[&start]);
+                    if !ctx.was_proposed(&c) && ctx.accept(&c) {
+                        out.push(c);
+                    }
+                }
+            }
+        }
         if parents.is_empty() {
             while out.len() < want {
                 match ctx.random_new_point() {

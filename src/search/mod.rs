@@ -15,8 +15,8 @@ use std::collections::HashSet;
 
 /// Every strategy name the command line and the manifest accept.
 pub const STRATEGY_NAMES: &[&str] = &["loop", "host", "random", "best-of-n", "grid"];
-/// The strategy used when none is named.
-pub const DEFAULT_STRATEGY: &str = "host";
+/// The strategy used when none is named: host search alternating with kernel rewrites (`tune::alternate`).
+pub const DEFAULT_STRATEGY: &str = "loop";
 
 /// What a strategy is told about a point it proposed: the latency, or None when the trial failed.
 pub type Observation = (Point, Option<f64>);
@@ -83,16 +83,21 @@ impl<'a> SearchContext<'a> {
     }
 }
 
+/// The evolutionary search started around the context's start point (the start, then mutants of it):
+/// the short re-tune after a kernel rewrite, and the last host phase of `loop`.
+pub fn local(budget: usize) -> Box<dyn Strategy> {
+    Box::new(evolutionary::Evolutionary::around(budget))
+}
+
 /// The strategy named `name`, sized for `budget` trials.
 pub fn by_name(name: &str, budget: usize) -> Result<Box<dyn Strategy>> {
     match name {
         "host" => Ok(Box::new(evolutionary::Evolutionary::new(budget))),
         "random" => Ok(Box::new(random::Random)),
         "grid" => Ok(Box::new(grid::Grid::default())),
-        "loop" => Err(Error::not_built(
-            "the `loop` strategy (host search alternating with kernel rewrites from the experience bank)",
-            "use `--strategy host` for the evolutionary host search; the kernel phase arrives with the rewriting and bank work",
-        )),
+        // `loop` alternates host searches with kernel rewrites (`tune::alternate`); its host phases are
+        // this evolutionary search.
+        "loop" => Ok(Box::new(evolutionary::Evolutionary::new(budget))),
         "best-of-n" => Ok(Box::new(best_of_n::BestOfN)),
         other => Err(Error::bad_input(
             format!("unknown strategy `{other}`"),

@@ -7,7 +7,8 @@ use super::journal::{self, Journal, Trial};
 use crate::backend::{Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
 use crate::fsx::KeyHasher;
 use crate::manifest::OpSpec;
-use crate::space::{Point, Space};
+use super::variant::Variant;
+use crate::space::Point;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -20,7 +21,6 @@ pub struct Reference {
 pub struct Evaluator {
     pub backend: Arc<dyn Backend>,
     pub op: OpSpec,
-    pub space: Space,
     /// Current contents of every op source file, by path relative to the project root.
     pub originals: BTreeMap<String, String>,
     pub inputs: Inputs,
@@ -62,16 +62,21 @@ impl Evaluator {
         h.finish()
     }
 
-    /// Evaluates one point (blocking: builds and runs child processes).
-    pub fn evaluate(&self, index: usize, point: &Point) -> crate::errors::Result<Evaluated> {
-        let params = self.space.values(point);
+    /// Evaluates one point of a variant (blocking: builds and runs child processes).
+    pub fn evaluate(
+        &self,
+        index: usize,
+        variant: &Variant,
+        point: &Point,
+    ) -> crate::errors::Result<Evaluated> {
+        let params = variant.space.values(point);
         let mut trial = Trial {
             v: journal::VERSION,
             key: String::new(),
             op: self.op.name.clone(),
             index,
             params,
-            rewrites: vec![],
+            rewrites: variant.rewrites.clone(),
             latency_us: None,
             block_dim: None,
             bound: None,
@@ -79,7 +84,7 @@ impl Evaluator {
             failure: None,
             error: None,
         };
-        if let Err(why) = self.space.check(point) {
+        if let Err(why) = variant.space.check(point) {
             trial.failure = Some(FailureKind::Invalid);
             trial.error = Some(why);
             return Ok(Evaluated {
@@ -88,8 +93,10 @@ impl Evaluator {
                 build_cached: false,
             });
         }
-        let patched = crate::rewrite::params::apply(&self.space, point, &self.originals);
+        let mut patched = variant.patched(point);
         trial.key = self.key(&patched);
+        // Only files that differ from the project's are handed to the backend.
+        patched.retain(|f, text| self.originals.get(f) != Some(text));
         if let Some(known) = self.journal.lock().expect("journal lock").get(&trial.key) {
             let mut t = known.clone();
             t.index = index;
@@ -133,20 +140,7 @@ impl Evaluator {
     }
 
     fn verify(&self, m: &Measurement) -> Result<(), TrialFailure> {
-        for ((t, got), want) in self
-            .op
-            .outputs
-            .iter()
-            .zip(&m.outputs)
-            .zip(&self.reference.outputs)
-        {
-            let tol = self
-                .op
-                .tolerance
-                .unwrap_or_else(|| crate::verify::default_tolerance(t.dtype));
-            crate::verify::compare(t, got, want, tol)
-                .map_err(|m| TrialFailure::new(FailureKind::Wrong, m))?;
-        }
-        Ok(())
+        crate::verify::outputs_match(&self.op, &m.outputs, &self.reference.outputs)
+            .map_err(|why| TrialFailure::new(FailureKind::Wrong, why))
     }
 }

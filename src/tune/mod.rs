@@ -1,17 +1,22 @@
-//! The tuning loop: measures the baseline, then asks a strategy for batches of points, sends them through
-//! the evaluator (in parallel, up to `jobs`), tells the strategy what came back, and stops when the budget
-//! of trials is spent or the strategy has nothing left. Observers (progress, messages) are told about each
-//! trial; the loop itself prints nothing and writes nothing but the journal.
+//! The tuning loop: measures the baseline, then spends the budget of trials. A `Runner` owns the budget
+//! and the parallel evaluation: it runs one strategy over one variant of the sources at a time, asking for
+//! batches of points, sending them through the evaluator (in parallel, up to `jobs`) and telling the
+//! strategy what came back. Host-side strategies are one such search; `loop` (`alternate`) interleaves
+//! host searches with kernel rewrites drawn from the bank. Observers (progress, messages) are told about
+//! each trial; the loop itself prints nothing and writes nothing but the journal.
 
+pub mod alternate;
 pub mod evaluate;
 pub mod journal;
+pub mod variant;
 
 use crate::backend::{Backend, Inputs, Measurement};
 use crate::errors::{Error, Result};
 use crate::fsx::{self, KeyHasher};
 use crate::manifest::{Manifest, OpSpec};
-use crate::search::{self, SearchContext};
+use crate::search::{self, SearchContext, Strategy};
 use crate::space::{Point, Space};
+use variant::Variant;
 use evaluate::{Evaluator, Reference};
 use journal::{Journal, Trial};
 use std::collections::BTreeMap;
@@ -30,12 +35,20 @@ pub struct TuneOptions {
     pub jobs: usize,
     /// Stop proposing new trials after this much wall time (trials under way finish).
     pub time_limit: Option<std::time::Duration>,
+    /// The lessons the kernel phase of `loop` draws on.
+    pub bank: Arc<crate::bank::Bank>,
+    /// External rewriter command (program and arguments), if the manifest names one.
+    pub rewriter: Option<Vec<String>>,
+    /// Turns the external rewriter gets.
+    pub rewriter_attempts: u32,
 }
 
 /// Told about the loop's progress; the CLI's progress bar and JSON messages implement it.
 pub trait Observer {
     fn started(&mut self, _op: &str, _baseline_us: f64, _budget: usize) {}
     fn trial(&mut self, _trial: &Trial, _from_journal: bool) {}
+    /// The kernel phase tried a rewrite: what came of it, in words.
+    fn rewrite(&mut self, _op: &str, _rewrite: &str, _outcome: &str) {}
 }
 
 pub struct TuneResult {
@@ -43,7 +56,8 @@ pub struct TuneResult {
     pub baseline: Measurement,
     pub trials: Vec<Trial>,
     /// The best verified trial, if any succeeded (see `improvement` for whether it beats the baseline).
-    pub best: Option<(Point, Trial)>,
+    pub best: Option<Best>,
+    /// The space of the sources as they were.
     pub space: Space,
     /// Current contents of the op's source files.
     pub originals: BTreeMap<String, String>,
@@ -52,12 +66,29 @@ pub struct TuneResult {
     pub journal_hits: usize,
 }
 
+/// A verified trial, and the variant and point it measured.
+#[derive(Debug, Clone)]
+pub struct Best {
+    pub variant: Variant,
+    pub point: Point,
+    pub trial: Trial,
+}
+
+impl Best {
+    /// The files this result changes, with their new contents.
+    pub fn changed_files(&self, originals: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        let mut out = self.variant.patched(&self.point);
+        out.retain(|f, text| originals.get(f) != Some(text));
+        out
+    }
+}
+
 impl TuneResult {
     /// The best trial if it is faster than the sources as they are.
-    pub fn improvement(&self) -> Option<&(Point, Trial)> {
+    pub fn improvement(&self) -> Option<&Best> {
         self.best
             .as_ref()
-            .filter(|(_, t)| t.latency_us.is_some_and(|l| l < self.baseline.latency_us))
+            .filter(|b| b.trial.latency_us.is_some_and(|l| l < self.baseline.latency_us))
     }
 }
 
@@ -100,7 +131,7 @@ pub fn tune_op(
     observer: &mut dyn Observer,
 ) -> Result<TuneResult> {
     let originals = read_sources(manifest, op)?;
-    let space = Space::resolve(manifest, op, backend.soc(), &originals)?;
+    let start = variant::original(manifest, op, backend.soc(), originals.clone())?;
     let inputs = inputs(op);
     let baseline = Evaluator::baseline(backend.as_ref(), op, &inputs, false)
         .map_err(|f| Error::NoValidCandidate(format!("op `{}`: the sources as they are fail ({}): {}\nfix the operator first: tuning needs its own outputs as the reference", op.name, f.kind.as_str(), f.message)))?;
@@ -114,74 +145,43 @@ pub fn tune_op(
     };
     let journal = Journal::open(&work.join("journal"), &op.name)?;
     let evaluator = Arc::new(Evaluator {
-        backend,
+        backend: backend.clone(),
         op: op.clone(),
-        space: space.clone(),
         originals: originals.clone(),
         inputs,
         reference,
         journal: Mutex::new(journal),
     });
     observer.started(&op.name, baseline.latency_us, opts.budget);
-
-    let mut strategy = search::by_name(&opts.strategy, opts.budget)?;
-    let mut ctx = SearchContext::new(&space, opts.seed).starting_at(space.current());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(opts.jobs.max(1))
-        .max_blocking_threads(opts.jobs.max(1))
-        .build()
-        .map_err(|e| Error::Internal(format!("could not start the async runtime: {e}")))?;
-    let mut trials: Vec<Trial> = vec![];
-    let (mut builds, mut build_cache_hits, mut journal_hits) = (0, 0, 0);
-    let mut scored: Vec<(Point, Trial)> = vec![];
-    let started = std::time::Instant::now();
-    while trials.len() < opts.budget {
-        if opts
-            .time_limit
-            .is_some_and(|limit| started.elapsed() >= limit)
-        {
-            break;
-        }
-        let batch = strategy.propose(&mut ctx, opts.budget - trials.len());
-        if batch.is_empty() {
-            break;
-        }
-        let first = trials.len();
-        let evaluated = runtime.block_on(evaluate_batch(
-            evaluator.clone(),
-            first,
-            batch.clone(),
-            opts.jobs,
-        ))?;
-        let mut observations = vec![];
-        for (point, e) in batch.into_iter().zip(evaluated) {
-            if e.from_journal {
-                journal_hits += 1;
-            } else {
-                builds += 1;
-                build_cache_hits += e.build_cached as usize;
-            }
-            observer.trial(&e.trial, e.from_journal);
-            observations.push((point.clone(), e.trial.latency_us));
-            scored.push((point, e.trial.clone()));
-            trials.push(e.trial);
-        }
-        strategy.observe(&mut ctx, &observations);
+    let mut runner = Runner::new(evaluator, opts, observer)?;
+    if opts.strategy == "loop" {
+        let cx = alternate::Context {
+            manifest,
+            op,
+            soc: backend.soc(),
+            work,
+            baseline: &baseline,
+        };
+        alternate::run(&mut runner, &cx, start.clone())?;
+    } else {
+        let strategy = search::by_name(&opts.strategy, opts.budget)?;
+        let point = start.space.current();
+        runner.search(&start, strategy, opts.budget, opts.seed, point)?;
     }
-    // The best trial; ties go to the earliest, so the choice is reproducible.
-    let best = scored
-        .into_iter()
-        .filter(|(_, t)| t.latency_us.is_some())
-        .fold(None::<(Point, Trial)>, |acc, cur| match acc {
-            Some(a) if a.1.latency_us <= cur.1.latency_us => Some(a),
-            _ => Some(cur),
-        });
+    let Runner {
+        trials,
+        best,
+        builds,
+        build_cache_hits,
+        journal_hits,
+        ..
+    } = runner;
     Ok(TuneResult {
         op: op.name.clone(),
         baseline,
         trials,
         best,
-        space,
+        space: (*start.space).clone(),
         originals,
         builds,
         build_cache_hits,
@@ -189,8 +189,165 @@ pub fn tune_op(
     })
 }
 
+/// Owns the budget: runs searches over variants, one at a time, and keeps every trial and the best.
+pub struct Runner<'o> {
+    evaluator: Arc<Evaluator>,
+    runtime: tokio::runtime::Runtime,
+    observer: &'o mut dyn Observer,
+    pub budget: usize,
+    jobs: usize,
+    time_limit: Option<std::time::Duration>,
+    started: std::time::Instant,
+    pub trials: Vec<Trial>,
+    pub best: Option<Best>,
+    pub builds: usize,
+    pub build_cache_hits: usize,
+    pub journal_hits: usize,
+    pub bank: Arc<crate::bank::Bank>,
+    pub seed: u64,
+    pub rewriter: Option<Vec<String>>,
+    pub rewriter_attempts: u32,
+}
+
+impl<'o> Runner<'o> {
+    fn new(
+        evaluator: Arc<Evaluator>,
+        opts: &TuneOptions,
+        observer: &'o mut dyn Observer,
+    ) -> Result<Runner<'o>> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(opts.jobs.max(1))
+            .max_blocking_threads(opts.jobs.max(1))
+            .build()
+            .map_err(|e| Error::Internal(format!("could not start the async runtime: {e}")))?;
+        Ok(Runner {
+            evaluator,
+            runtime,
+            observer,
+            budget: opts.budget,
+            jobs: opts.jobs,
+            time_limit: opts.time_limit,
+            started: std::time::Instant::now(),
+            trials: vec![],
+            best: None,
+            builds: 0,
+            build_cache_hits: 0,
+            journal_hits: 0,
+            bank: opts.bank.clone(),
+            seed: opts.seed,
+            rewriter: opts.rewriter.clone(),
+            rewriter_attempts: opts.rewriter_attempts,
+        })
+    }
+
+    /// Charges one trial for a candidate that never reached the evaluator (an external rewriter that
+    /// failed), so its cost counts against the budget and shows in the journal and reports.
+    pub fn record_failure(
+        &mut self,
+        rewrites: Vec<String>,
+        kind: crate::backend::FailureKind,
+        message: String,
+    ) -> Result<()> {
+        let trial = Trial {
+            v: journal::VERSION,
+            key: String::new(),
+            op: self.evaluator.op.name.clone(),
+            index: self.trials.len(),
+            params: BTreeMap::new(),
+            rewrites,
+            latency_us: None,
+            block_dim: None,
+            bound: None,
+            pipes: BTreeMap::new(),
+            failure: Some(kind),
+            error: Some(message),
+        };
+        self.observer.trial(&trial, false);
+        self.trials.push(trial);
+        Ok(())
+    }
+
+    /// Trials left in the budget (0 once the time limit has passed).
+    pub fn remaining(&self) -> usize {
+        if self
+            .time_limit
+            .is_some_and(|limit| self.started.elapsed() >= limit)
+        {
+            return 0;
+        }
+        self.budget.saturating_sub(self.trials.len())
+    }
+
+    pub fn observer(&mut self) -> &mut dyn Observer {
+        &mut *self.observer
+    }
+
+    /// Runs `strategy` over `variant` for up to `budget` trials (fewer if the overall budget runs out or
+    /// the strategy has nothing left). Returns the best verified (point, latency) this search found.
+    pub fn search(
+        &mut self,
+        variant: &Variant,
+        mut strategy: Box<dyn Strategy>,
+        budget: usize,
+        seed: u64,
+        start: Option<Point>,
+    ) -> Result<Option<(Point, f64)>> {
+        let mut ctx = SearchContext::new(&variant.space, seed).starting_at(start);
+        let mut spent = 0;
+        let mut best: Option<(Point, f64)> = None;
+        while spent < budget {
+            let left = (budget - spent).min(self.remaining());
+            if left == 0 {
+                break;
+            }
+            let batch = strategy.propose(&mut ctx, left);
+            if batch.is_empty() {
+                break;
+            }
+            let first = self.trials.len();
+            let evaluated = self.runtime.block_on(evaluate_batch(
+                self.evaluator.clone(),
+                Arc::new(variant.clone()),
+                first,
+                batch.clone(),
+                self.jobs,
+            ))?;
+            let mut observations = vec![];
+            for (point, e) in batch.into_iter().zip(evaluated) {
+                if e.from_journal {
+                    self.journal_hits += 1;
+                } else {
+                    self.builds += 1;
+                    self.build_cache_hits += e.build_cached as usize;
+                }
+                self.observer.trial(&e.trial, e.from_journal);
+                observations.push((point.clone(), e.trial.latency_us));
+                if let Some(l) = e.trial.latency_us {
+                    // Ties go to the earliest, so the choice is reproducible.
+                    if best.as_ref().is_none_or(|(_, b)| l < *b) {
+                        best = Some((point.clone(), l));
+                    }
+                    let overall = self.best.as_ref().and_then(|b| b.trial.latency_us);
+                    if overall.is_none_or(|b| l < b) {
+                        self.best = Some(Best {
+                            variant: variant.clone(),
+                            point,
+                            trial: e.trial.clone(),
+                        });
+                    }
+                }
+                self.trials.push(e.trial);
+                spent += 1;
+            }
+            strategy.observe(&mut ctx, &observations);
+        }
+        Ok(best)
+    }
+}
+
 async fn evaluate_batch(
     evaluator: Arc<Evaluator>,
+    variant: Arc<Variant>,
     first: usize,
     batch: Vec<Point>,
     jobs: usize,
@@ -199,10 +356,12 @@ async fn evaluate_batch(
     let mut handles = vec![];
     for (i, point) in batch.into_iter().enumerate() {
         let evaluator = evaluator.clone();
+        let variant = variant.clone();
         let permits = permits.clone();
         handles.push(tokio::spawn(async move {
             let _permit = permits.acquire_owned().await.expect("semaphore open");
-            tokio::task::spawn_blocking(move || evaluator.evaluate(first + i, &point)).await
+            tokio::task::spawn_blocking(move || evaluator.evaluate(first + i, &variant, &point))
+                .await
         }));
     }
     let mut out = vec![];

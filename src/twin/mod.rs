@@ -7,7 +7,7 @@
 //! program with a time limit. This module knows nothing of timing models, searching or lockfiles: it hands
 //! back the trace text and the outputs.
 
-pub mod process;
+use crate::child as process;
 pub mod protocol;
 
 use crate::backend::{Artifact, FailureKind, SourceSet, TrialFailure};

@@ -64,6 +64,20 @@ pub fn element(d: DType, bytes: &[u8], i: usize) -> f64 {
     }
 }
 
+/// Ok when every output of `op` matches the reference outputs within the op's tolerance (the manifest's,
+/// else the per-dtype default); otherwise the first mismatch, described.
+pub fn outputs_match(
+    op: &crate::manifest::OpSpec,
+    got: &[Vec<u8>],
+    want: &[Vec<u8>],
+) -> Result<(), String> {
+    for ((t, g), w) in op.outputs.iter().zip(got).zip(want) {
+        let tol = op.tolerance.unwrap_or_else(|| default_tolerance(t.dtype));
+        compare(t, g, w, tol)?;
+    }
+    Ok(())
+}
+
 /// Ok when `got` matches `want` within `tol` (absolute + relative); otherwise a description of the
 /// first mismatch and how many elements differ.
 pub fn compare(t: &TensorSpec, got: &[u8], want: &[u8], tol: f64) -> Result<(), String> {

@@ -48,12 +48,7 @@ fn no_manifest_and_unknown_op_exit_2() {
 #[test]
 fn commands_not_built_yet_exit_2_and_say_so() {
     let dir = project("add_custom");
-    for args in [
-        &["bank", "list"][..],
-        &["bench", "--leave-one-out"],
-        &["tune", "--strategy", "loop"],
-        &["run", "--backend", "cann"],
-    ] {
+    for args in [&["run", "--backend", "cann"][..]] {
         let out = cargo_ascend_tune(dir.path(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(

@@ -1,4 +1,4 @@
-//! Running a child program of the twin (compiler, tiling program, kernel program) with a wall-clock
+//! Running a child program (the twin's compiler and programs, an external rewriter) with a wall-clock
 //! limit, no inherited terminal, and its output captured to files (pipes could fill and stall it).
 
 use std::path::Path;

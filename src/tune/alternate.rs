@@ -1,0 +1,263 @@
+//! `loop`, the alternating strategy: a host phase (the evolutionary search over tiling parameters) and a
+//! kernel phase take turns until the budget is spent or nothing improves. The kernel phase asks the bank
+//! for the motifs that fit the kernel's current bottleneck, applies the best-ranked one to the best
+//! variant so far, and re-tunes the host parameters briefly around the best point (a rewrite changes which
+//! tiling is best); a rewrite is kept only if its best verified trial beats the current best. When no motif
+//! is left, an external rewriter (if the manifest names one) gets a turn. Every candidate goes through the
+//! runner, so budget, journal and verification are the same as for any trial.
+
+use super::Runner;
+use super::variant::Variant;
+use crate::backend::{FailureKind, Measurement};
+use crate::rewrite;
+use crate::bank::{Profile, retrieve};
+use crate::errors::Result;
+use crate::manifest::{Manifest, OpSpec};
+use crate::model::soc::Soc;
+use crate::search;
+use crate::space::Point;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// What the loop needs to know of the op besides the runner.
+pub struct Context<'a> {
+    pub manifest: &'a Manifest,
+    pub op: &'a OpSpec,
+    pub soc: &'static Soc,
+    pub work: &'a Path,
+    pub baseline: &'a Measurement,
+}
+
+/// Share of the budget the first host phase gets; the rest goes to rewrites and their re-tunes, and what
+/// they leave to a last host phase on the best variant.
+const FIRST_HOST_SHARE: f64 = 0.375;
+/// Trials of the short host re-tune after each rewrite (the rewrite's own first trial included).
+const RETUNE_TRIALS: usize = 6;
+/// A rewrite is kept when it makes the best trial at least this much faster.
+const KEEP_IF_FASTER: f64 = 0.995;
+
+/// The best so far: variant, point and latency, and the profile retrieval compares lessons with.
+struct Current {
+    variant: Variant,
+    point: Option<Point>,
+    latency_us: f64,
+    profile: Profile,
+}
+
+pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
+    let budget = runner.budget;
+    let seed = runner.seed;
+    let first = ((budget as f64 * FIRST_HOST_SHARE).round() as usize)
+        .max(8)
+        .min(budget);
+    let point = start.space.current();
+    runner.search(
+        &start,
+        search::by_name("host", first)?,
+        first,
+        seed,
+        point.clone(),
+    )?;
+    let mut current = Current {
+        variant: start.clone(),
+        point,
+        latency_us: cx.baseline.latency_us,
+        profile: crate::bank::mine::profile_of(cx.baseline),
+    };
+    update_from_best(runner, &mut current);
+
+    let mut tried: HashSet<(String, Vec<String>)> = HashSet::new();
+    let mut round = 0u64;
+    'phases: while runner.remaining() > 0 {
+        let ranked = retrieve::rank(&runner.bank, &current.variant.kernels(cx.op), &current.profile);
+        let mut improved = false;
+        for candidate in ranked {
+            if runner.remaining() == 0 {
+                break 'phases;
+            }
+            let name = candidate.motif.name();
+            if !tried.insert((name.to_string(), current.variant.rewrites.clone())) {
+                continue;
+            }
+            let variant = match current
+                .variant
+                .with_motif(candidate.motif, cx.manifest, cx.op, cx.soc)
+            {
+                Ok(v) => v,
+                Err(why) => {
+                    runner.observer().rewrite(&cx.op.name, name, &format!("skipped: {why}"));
+                    continue;
+                }
+            };
+            round += 1;
+            let found = runner.search(
+                &variant,
+                search::local(RETUNE_TRIALS),
+                RETUNE_TRIALS,
+                seed.wrapping_add(round),
+                current.point.clone(),
+            )?;
+            let outcome = match &found {
+                Some((_, l)) if *l < current.latency_us * KEEP_IF_FASTER => {
+                    format!("kept: {:.3} -> {l:.3} us", current.latency_us)
+                }
+                Some((_, l)) => format!("dropped: {l:.3} us, best stays {:.3} us", current.latency_us),
+                None => "dropped: no trial of it passed".to_string(),
+            };
+            runner.observer().rewrite(&cx.op.name, name, &outcome);
+            if let Some((p, l)) = found
+                && l < current.latency_us * KEEP_IF_FASTER
+            {
+                current.variant = variant;
+                current.point = Some(p);
+                current.latency_us = l;
+                update_from_best(runner, &mut current);
+                improved = true;
+                // The bottleneck moved: rank again for the new kernel.
+                break;
+            }
+        }
+        if !improved && !external_turn(runner, cx, &mut current, &mut round)? {
+            break;
+        }
+    }
+    // What is left goes to the host search on the best variant, starting from its best point.
+    let left = runner.remaining();
+    if left > 0 {
+        round += 1;
+        runner.search(
+            &current.variant,
+            search::local(left),
+            left,
+            seed.wrapping_add(round),
+            current.point.clone(),
+        )?;
+    }
+    Ok(())
+}
+
+/// Gives the external rewriter one turn on the current best variant, if the manifest names one and it
+/// has turns left. Returns whether its kernel was kept. A call that fails costs one trial.
+fn external_turn(
+    runner: &mut Runner,
+    cx: &Context,
+    current: &mut Current,
+    round: &mut u64,
+) -> Result<bool> {
+    let Some(command) = runner.rewriter.clone() else {
+        return Ok(false);
+    };
+    let used = runner
+        .trials
+        .iter()
+        .flat_map(|t| t.rewrites.last())
+        .filter(|r| r.starts_with("rewriter#"))
+        .collect::<HashSet<_>>()
+        .len() as u32
+        + runner
+            .trials
+            .iter()
+            .filter(|t| t.failure == Some(FailureKind::Rewrite))
+            .count() as u32;
+    if used >= runner.rewriter_attempts || runner.remaining() == 0 {
+        return Ok(false);
+    }
+    let Some(file) = cx.op.kernel.first() else {
+        return Ok(false);
+    };
+    let kernels = current.variant.kernels(cx.op);
+    let ranked = retrieve::rank(&runner.bank, &kernels, &current.profile);
+    let lessons: Vec<(&str, &str, f64, &str)> = ranked
+        .iter()
+        .flat_map(|c| c.evidence.iter().take(1).map(move |l| (c.motif.name(), c.motif.summary(), l.gain, l.diff.as_str())))
+        .take(3)
+        .collect();
+    let busy: Vec<String> = current
+        .profile
+        .pipes
+        .iter()
+        .filter(|(_, r)| **r > 0.05)
+        .map(|(k, r)| format!("{k} {r:.2}"))
+        .collect();
+    let profile = format!(
+        "{:.3} us ({}), {}-bound; busy pipes: {}",
+        current.latency_us,
+        crate::report::provenance(cx.baseline.modelled),
+        current.profile.bound,
+        busy.join(", ")
+    );
+    let n = used + 1;
+    let name = format!("rewriter#{n}");
+    let prompt = rewrite::external::Prompt {
+        op: &cx.op.name,
+        file,
+        kernel: &kernels[file],
+        profile: &profile,
+        lessons,
+    };
+    let dir = cx.work.join("rewriter").join(&cx.op.name).join(n.to_string());
+    let answer = rewrite::external::run(
+        &command,
+        &cx.manifest.root,
+        &dir,
+        &prompt,
+        rewrite::external::limit(),
+    );
+    let variant = answer.and_then(|text| {
+        let mut sources = (*current.variant.sources).clone();
+        sources.insert(file.clone(), text);
+        current
+            .variant
+            .rebound(sources, name.clone(), cx.manifest, cx.op, cx.soc)
+    });
+    let variant = match variant {
+        Ok(v) => v,
+        Err(why) => {
+            let mut rewrites = current.variant.rewrites.clone();
+            rewrites.push(name.clone());
+            runner.observer().rewrite(&cx.op.name, &name, &format!("failed: {why}"));
+            runner.record_failure(rewrites, FailureKind::Rewrite, why)?;
+            return Ok(true); // a failed turn is spent; the next pass may try again
+        }
+    };
+    *round += 1;
+    let found = runner.search(
+        &variant,
+        search::local(RETUNE_TRIALS),
+        RETUNE_TRIALS,
+        runner.seed.wrapping_add(*round),
+        current.point.clone(),
+    )?;
+    match found {
+        Some((p, l)) if l < current.latency_us * KEEP_IF_FASTER => {
+            runner
+                .observer()
+                .rewrite(&cx.op.name, &name, &format!("kept: {:.3} -> {l:.3} us", current.latency_us));
+            current.variant = variant;
+            current.point = Some(p);
+            current.latency_us = l;
+            update_from_best(runner, current);
+        }
+        other => {
+            let why = other.map_or("no trial of it passed".to_string(), |(_, l)| format!("{l:.3} us"));
+            runner.observer().rewrite(&cx.op.name, &name, &format!("dropped: {why}"));
+        }
+    }
+    Ok(true)
+}
+
+/// Takes the runner's overall best as the current best when it is the current variant's.
+fn update_from_best(runner: &Runner, current: &mut Current) {
+    let Some(best) = &runner.best else { return };
+    let Some(l) = best.trial.latency_us else { return };
+    if l <= current.latency_us && best.variant.rewrites == current.variant.rewrites {
+        current.point = Some(best.point.clone());
+        current.latency_us = l;
+        current.profile = Profile {
+            latency_us: l,
+            bound: best.trial.bound.clone().unwrap_or_default(),
+            pipes: best.trial.pipes.clone(),
+        }
+        .rounded();
+    }
+}

@@ -1,0 +1,110 @@
+//! A variant of an op's sources: the sources tuning started from with a list of kernel rewrites applied,
+//! and the search space bound against that text (rewrites move byte offsets, so tunables are bound
+//! again). The host search always searches one variant; the kernel phase makes new ones. A variant never
+//! changes a tunable's literal: a rewrite that would is refused, so a point means the same in every variant.
+
+use crate::errors::Result;
+use crate::manifest::{Manifest, OpSpec};
+use crate::model::soc::Soc;
+use crate::rewrite::motif::{self, Direction, Motif};
+use crate::space::{Point, Space};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Rewrites applied, in order, as `motif` names (an external rewriter's as `rewriter#N`).
+    pub rewrites: Vec<String>,
+    /// Full text of every op source file, by path relative to the project root.
+    pub sources: Arc<BTreeMap<String, String>>,
+    pub space: Arc<Space>,
+}
+
+impl Variant {
+    pub fn original(sources: BTreeMap<String, String>, space: Space) -> Variant {
+        Variant {
+            rewrites: vec![],
+            sources: Arc::new(sources),
+            space: Arc::new(space),
+        }
+    }
+
+    /// The full text of every file with `point`'s values written into the tunables' literals.
+    pub fn patched(&self, point: &Point) -> BTreeMap<String, String> {
+        let mut out = (*self.sources).clone();
+        out.extend(crate::rewrite::params::apply(&self.space, point, &self.sources));
+        out
+    }
+
+    /// The kernel files of `op` as they are in this variant.
+    pub fn kernels(&self, op: &OpSpec) -> BTreeMap<String, String> {
+        op.kernel
+            .iter()
+            .filter_map(|f| self.sources.get(f).map(|t| (f.clone(), t.clone())))
+            .collect()
+    }
+
+    /// This variant with `motif` applied at every site of every kernel file, or why not.
+    pub fn with_motif(
+        &self,
+        motif: &dyn Motif,
+        manifest: &Manifest,
+        op: &OpSpec,
+        soc: &Soc,
+    ) -> std::result::Result<Variant, String> {
+        let mut sources = (*self.sources).clone();
+        let mut edited = 0;
+        for file in &op.kernel {
+            let Some(text) = sources.get(file) else {
+                continue;
+            };
+            match motif::edit_all(motif, text, Direction::Apply) {
+                Ok(Some((new, n))) => {
+                    sources.insert(file.clone(), new);
+                    edited += n;
+                }
+                Ok(None) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        if edited == 0 {
+            return Err(format!("{} has no site in the kernel", motif.name()));
+        }
+        self.rebound(sources, motif.name().to_string(), manifest, op, soc)
+    }
+
+    /// This variant with whole new sources (an external rewriter's kernel), named `rewrite`.
+    pub fn rebound(
+        &self,
+        sources: BTreeMap<String, String>,
+        rewrite: String,
+        manifest: &Manifest,
+        op: &OpSpec,
+        soc: &Soc,
+    ) -> std::result::Result<Variant, String> {
+        let space = Space::resolve(manifest, op, soc, &sources)
+            .map_err(|e| format!("the rewritten sources lose a tunable: {e}"))?;
+        let values = |s: &Space| -> Vec<i64> { s.tunables.iter().map(|t| t.site.value).collect() };
+        if values(&space) != values(&self.space) {
+            return Err("the rewrite changes a tunable's value; the host search owns those".into());
+        }
+        let mut rewrites = self.rewrites.clone();
+        rewrites.push(rewrite);
+        Ok(Variant {
+            rewrites,
+            sources: Arc::new(sources),
+            space: Arc::new(space),
+        })
+    }
+}
+
+/// Binds the space of the sources as they are.
+pub fn original(
+    manifest: &Manifest,
+    op: &OpSpec,
+    soc: &Soc,
+    sources: BTreeMap<String, String>,
+) -> Result<Variant> {
+    let space = Space::resolve(manifest, op, soc, &sources)?;
+    Ok(Variant::original(sources, space))
+}
