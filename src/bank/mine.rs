@@ -101,7 +101,11 @@ pub fn mine(opts: &MineOptions, on_rewind: &mut dyn FnMut(&Rewind)) -> Result<Mi
             opts.cache.clone(),
         )?);
         for op in &manifest.ops {
-            if opts.ops.as_ref().is_some_and(|only| !only.contains(&op.name)) {
+            if opts
+                .ops
+                .as_ref()
+                .is_some_and(|only| !only.contains(&op.name))
+            {
                 continue;
             }
             match mine_op(&manifest, op, backend.as_ref(), opts, on_rewind) {

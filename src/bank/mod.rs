@@ -131,7 +131,9 @@ impl Bank {
             Some(VERSION) => {}
             Some(n) if n > VERSION => {
                 return Err(bad(
-                    format!("{source}: bank format version {n} is newer than this tool reads ({VERSION})"),
+                    format!(
+                        "{source}: bank format version {n} is newer than this tool reads ({VERSION})"
+                    ),
                     "upgrade cargo-ascend-tune to a version that writes this format",
                 ));
             }
@@ -258,7 +260,9 @@ mod tests {
 
     #[test]
     fn refuses_newer_versions_and_bad_lessons_with_the_line() {
-        let err = Bank::parse("version = 2\n", "b.toml").unwrap_err().to_string();
+        let err = Bank::parse("version = 2\n", "b.toml")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("newer"), "{err}");
         let err = Bank::parse("version = 1\n[[lesson]]\nmotif = 3\n", "b.toml")
             .unwrap_err()

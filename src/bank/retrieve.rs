@@ -71,7 +71,11 @@ pub fn rank(bank: &Bank, kernels: &BTreeMap<String, String>, now: &Profile) -> V
             motif,
             sites,
             score,
-            evidence: weighted.into_iter().take(3).map(|(_, l)| l.clone()).collect(),
+            evidence: weighted
+                .into_iter()
+                .take(3)
+                .map(|(_, l)| l.clone())
+                .collect(),
         });
     }
     // Stable: ties keep catalogue order.
@@ -87,10 +91,7 @@ mod tests {
         Profile {
             latency_us: 1.0,
             bound: bound.into(),
-            pipes: BTreeMap::from([
-                ("aiv_mte2_ratio".into(), mte2),
-                ("aiv_vec_ratio".into(), v),
-            ]),
+            pipes: BTreeMap::from([("aiv_mte2_ratio".into(), mte2), ("aiv_vec_ratio".into(), v)]),
         }
     }
 

@@ -50,7 +50,10 @@ fn projects_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         let entries = std::fs::read_dir(p).map_err(|e| {
             Error::bad_input(
                 format!("could not read {}: {e}", p.display()),
-                Some("name operator projects (folders with an ascend.toml) or folders holding them".into()),
+                Some(
+                    "name operator projects (folders with an ascend.toml) or folders holding them"
+                        .into(),
+                ),
             )
         })?;
         let mut found: Vec<PathBuf> = entries
@@ -60,8 +63,14 @@ fn projects_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             .collect();
         if found.is_empty() {
             return Err(Error::bad_input(
-                format!("{} holds no operator project (no ascend.toml in it or its subfolders)", p.display()),
-                Some("name operator projects, or folders holding them, e.g. `bank mine fixtures`".into()),
+                format!(
+                    "{} holds no operator project (no ascend.toml in it or its subfolders)",
+                    p.display()
+                ),
+                Some(
+                    "name operator projects, or folders holding them, e.g. `bank mine fixtures`"
+                        .into(),
+                ),
             ));
         }
         found.sort();
@@ -91,7 +100,10 @@ fn mine_cmd(common: &Common, args: &BankMineArgs, printer: &Printer) -> Result<i
         let session = super::Session::open(common)?;
         (vec![session.manifest.root.clone()], session.work.clone())
     } else {
-        (projects_of(&args.projects)?, cwd()?.join("target/ascend-tune"))
+        (
+            projects_of(&args.projects)?,
+            cwd()?.join("target/ascend-tune"),
+        )
     };
     let out = args
         .out
@@ -180,7 +192,14 @@ fn list(args: &BankListArgs, printer: &Printer) -> Result<i32> {
     }
     println!("{} ({} lessons)", bank.source, bank.lessons.len());
     if shown.is_empty() {
-        println!("no lessons{}", if bank.lessons.is_empty() { "; mine some with `cargo ascend-tune bank mine`" } else { " match" });
+        println!(
+            "no lessons{}",
+            if bank.lessons.is_empty() {
+                "; mine some with `cargo ascend-tune bank mine`"
+            } else {
+                " match"
+            }
+        );
         return Ok(exit_codes::OK);
     }
     println!(
@@ -208,7 +227,11 @@ fn show(args: &BankShowArgs, printer: &Printer) -> Result<i32> {
         Ok(i) if (1..=bank.lessons.len()).contains(&i) => vec![(i, &bank.lessons[i - 1])],
         Ok(i) => {
             return Err(Error::bad_input(
-                format!("{}: no lesson {i} (it holds {})", bank.source, bank.lessons.len()),
+                format!(
+                    "{}: no lesson {i} (it holds {})",
+                    bank.source,
+                    bank.lessons.len()
+                ),
                 Some("`cargo ascend-tune bank list` shows the indices".into()),
             ));
         }
@@ -276,7 +299,12 @@ fn motif_catalogue(printer: &Printer) -> Result<i32> {
                 json!({"reason": "motif", "name": m.name(), "summary": m.summary(), "preserves_meaning_when": m.preserves_meaning_when()})
             );
         } else {
-            println!("{}\n  {}\n  preserves meaning when: {}\n", m.name(), m.summary(), m.preserves_meaning_when());
+            println!(
+                "{}\n  {}\n  preserves meaning when: {}\n",
+                m.name(),
+                m.summary(),
+                m.preserves_meaning_when()
+            );
         }
     }
     Ok(exit_codes::OK)

@@ -2,6 +2,7 @@
 //! it in `ascend-tune.lock`. With `--dry-run` nothing is written and the diff is printed instead.
 
 use super::Session;
+use crate::bank::Bank;
 use crate::cli::args::{Common, TuneArgs};
 use crate::errors::{Error, Result};
 use crate::exit_codes;
@@ -9,7 +10,6 @@ use crate::fsx;
 use crate::lockfile::{Entry, Lockfile};
 use crate::report::{Printer, Progress};
 use crate::tune::{TuneOptions, tune_op};
-use crate::bank::Bank;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -290,7 +290,9 @@ impl crate::tune::Observer for Progress<'_> {
 
     fn rewrite(&mut self, op: &str, rewrite: &str, outcome: &str) {
         if self.printer.json() {
-            self.printer.emit(json!({"reason": "rewrite", "op": op, "rewrite": rewrite, "outcome": outcome}));
+            self.printer.emit(
+                json!({"reason": "rewrite", "op": op, "rewrite": rewrite, "outcome": outcome}),
+            );
             return;
         }
         if self.printer.quiet {

@@ -44,7 +44,10 @@ impl Prompt<'_> {
                 "### {motif}: {summary}\n\nUndoing it made another kernel {gain:.2}x slower:\n\n```diff\n{diff}```\n\n"
             ));
         }
-        s.push_str(&format!("## Current kernel\n\n```cpp\n{}```\n", self.kernel));
+        s.push_str(&format!(
+            "## Current kernel\n\n```cpp\n{}```\n",
+            self.kernel
+        ));
         s
     }
 }
@@ -141,16 +144,42 @@ mod tests {
     fn runs_without_a_shell_and_reads_the_output() {
         let dir = tempfile::tempdir().unwrap();
         // `sh -c` is the program here, and the kernel text stays in the prompt file, never in argv.
-        let cmd: Vec<String> = ["sh", "-c", "sed 's/x = 1/x = 2/' \"$ASCEND_TUNE_PROMPT\" | grep 'int x' > \"$2\"", "rw"]
-            .map(String::from)
-            .to_vec();
-        let out = run(&cmd, dir.path(), &dir.path().join("call"), &prompt(), Duration::from_secs(20)).unwrap();
+        let cmd: Vec<String> = [
+            "sh",
+            "-c",
+            "sed 's/x = 1/x = 2/' \"$ASCEND_TUNE_PROMPT\" | grep 'int x' > \"$2\"",
+            "rw",
+        ]
+        .map(String::from)
+        .to_vec();
+        let out = run(
+            &cmd,
+            dir.path(),
+            &dir.path().join("call"),
+            &prompt(),
+            Duration::from_secs(20),
+        )
+        .unwrap();
         assert_eq!(out, "int x = 2; // $(rm -rf /)\n");
         let failing: Vec<String> = ["sh", "-c", "exit 3"].map(String::from).to_vec();
-        let err = run(&failing, dir.path(), &dir.path().join("c2"), &prompt(), Duration::from_secs(20)).unwrap_err();
+        let err = run(
+            &failing,
+            dir.path(),
+            &dir.path().join("c2"),
+            &prompt(),
+            Duration::from_secs(20),
+        )
+        .unwrap_err();
         assert!(err.contains("exited"), "{err}");
         let silent: Vec<String> = ["true"].map(String::from).to_vec();
-        let err = run(&silent, dir.path(), &dir.path().join("c3"), &prompt(), Duration::from_secs(20)).unwrap_err();
+        let err = run(
+            &silent,
+            dir.path(),
+            &dir.path().join("c3"),
+            &prompt(),
+            Duration::from_secs(20),
+        )
+        .unwrap_err();
         assert!(err.contains("no output"), "{err}");
     }
 }

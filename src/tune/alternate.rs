@@ -9,11 +9,11 @@
 use super::Runner;
 use super::variant::Variant;
 use crate::backend::{FailureKind, Measurement};
-use crate::rewrite;
 use crate::bank::{Profile, retrieve};
 use crate::errors::Result;
 use crate::manifest::{Manifest, OpSpec};
 use crate::model::soc::Soc;
+use crate::rewrite;
 use crate::search;
 use crate::space::Point;
 use std::collections::HashSet;
@@ -69,7 +69,11 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     let mut tried: HashSet<(String, Vec<String>)> = HashSet::new();
     let mut round = 0u64;
     'phases: while runner.remaining() > 0 {
-        let ranked = retrieve::rank(&runner.bank, &current.variant.kernels(cx.op), &current.profile);
+        let ranked = retrieve::rank(
+            &runner.bank,
+            &current.variant.kernels(cx.op),
+            &current.profile,
+        );
         let mut improved = false;
         for candidate in ranked {
             if runner.remaining() == 0 {
@@ -79,16 +83,19 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
             if !tried.insert((name.to_string(), current.variant.rewrites.clone())) {
                 continue;
             }
-            let variant = match current
-                .variant
-                .with_motif(candidate.motif, cx.manifest, cx.op, cx.soc)
-            {
-                Ok(v) => v,
-                Err(why) => {
-                    runner.observer().rewrite(&cx.op.name, name, &format!("skipped: {why}"));
-                    continue;
-                }
-            };
+            let variant =
+                match current
+                    .variant
+                    .with_motif(candidate.motif, cx.manifest, cx.op, cx.soc)
+                {
+                    Ok(v) => v,
+                    Err(why) => {
+                        runner
+                            .observer()
+                            .rewrite(&cx.op.name, name, &format!("skipped: {why}"));
+                        continue;
+                    }
+                };
             round += 1;
             let found = runner.search(
                 &variant,
@@ -101,7 +108,10 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 Some((_, l)) if *l < current.latency_us * KEEP_IF_FASTER => {
                     format!("kept: {:.3} -> {l:.3} us", current.latency_us)
                 }
-                Some((_, l)) => format!("dropped: {l:.3} us, best stays {:.3} us", current.latency_us),
+                Some((_, l)) => format!(
+                    "dropped: {l:.3} us, best stays {:.3} us",
+                    current.latency_us
+                ),
                 None => "dropped: no trial of it passed".to_string(),
             };
             runner.observer().rewrite(&cx.op.name, name, &outcome);
@@ -147,18 +157,14 @@ fn external_turn(
     let Some(command) = runner.rewriter.clone() else {
         return Ok(false);
     };
+    // Turns taken so far: every trial of a rewriter's kernel, and a failed call, names its turn.
     let used = runner
         .trials
         .iter()
-        .flat_map(|t| t.rewrites.last())
+        .flat_map(|t| t.rewrites.iter())
         .filter(|r| r.starts_with("rewriter#"))
         .collect::<HashSet<_>>()
-        .len() as u32
-        + runner
-            .trials
-            .iter()
-            .filter(|t| t.failure == Some(FailureKind::Rewrite))
-            .count() as u32;
+        .len() as u32;
     if used >= runner.rewriter_attempts || runner.remaining() == 0 {
         return Ok(false);
     }
@@ -169,7 +175,12 @@ fn external_turn(
     let ranked = retrieve::rank(&runner.bank, &kernels, &current.profile);
     let lessons: Vec<(&str, &str, f64, &str)> = ranked
         .iter()
-        .flat_map(|c| c.evidence.iter().take(1).map(move |l| (c.motif.name(), c.motif.summary(), l.gain, l.diff.as_str())))
+        .flat_map(|c| {
+            c.evidence
+                .iter()
+                .take(1)
+                .map(move |l| (c.motif.name(), c.motif.summary(), l.gain, l.diff.as_str()))
+        })
         .take(3)
         .collect();
     let busy: Vec<String> = current
@@ -195,7 +206,11 @@ fn external_turn(
         profile: &profile,
         lessons,
     };
-    let dir = cx.work.join("rewriter").join(&cx.op.name).join(n.to_string());
+    let dir = cx
+        .work
+        .join("rewriter")
+        .join(&cx.op.name)
+        .join(n.to_string());
     let answer = rewrite::external::run(
         &command,
         &cx.manifest.root,
@@ -215,7 +230,9 @@ fn external_turn(
         Err(why) => {
             let mut rewrites = current.variant.rewrites.clone();
             rewrites.push(name.clone());
-            runner.observer().rewrite(&cx.op.name, &name, &format!("failed: {why}"));
+            runner
+                .observer()
+                .rewrite(&cx.op.name, &name, &format!("failed: {why}"));
             runner.record_failure(rewrites, FailureKind::Rewrite, why)?;
             return Ok(true); // a failed turn is spent; the next pass may try again
         }
@@ -230,17 +247,23 @@ fn external_turn(
     )?;
     match found {
         Some((p, l)) if l < current.latency_us * KEEP_IF_FASTER => {
-            runner
-                .observer()
-                .rewrite(&cx.op.name, &name, &format!("kept: {:.3} -> {l:.3} us", current.latency_us));
+            runner.observer().rewrite(
+                &cx.op.name,
+                &name,
+                &format!("kept: {:.3} -> {l:.3} us", current.latency_us),
+            );
             current.variant = variant;
             current.point = Some(p);
             current.latency_us = l;
             update_from_best(runner, current);
         }
         other => {
-            let why = other.map_or("no trial of it passed".to_string(), |(_, l)| format!("{l:.3} us"));
-            runner.observer().rewrite(&cx.op.name, &name, &format!("dropped: {why}"));
+            let why = other.map_or("no trial of it passed".to_string(), |(_, l)| {
+                format!("{l:.3} us")
+            });
+            runner
+                .observer()
+                .rewrite(&cx.op.name, &name, &format!("dropped: {why}"));
         }
     }
     Ok(true)
@@ -249,7 +272,9 @@ fn external_turn(
 /// Takes the runner's overall best as the current best when it is the current variant's.
 fn update_from_best(runner: &Runner, current: &mut Current) {
     let Some(best) = &runner.best else { return };
-    let Some(l) = best.trial.latency_us else { return };
+    let Some(l) = best.trial.latency_us else {
+        return;
+    };
     if l <= current.latency_us && best.variant.rewrites == current.variant.rewrites {
         current.point = Some(best.point.clone());
         current.latency_us = l;

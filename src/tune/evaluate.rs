@@ -4,10 +4,10 @@
 //! past this door; the loop charges the budget for what comes out of it.
 
 use super::journal::{self, Journal, Trial};
+use super::variant::Variant;
 use crate::backend::{Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
 use crate::fsx::KeyHasher;
 use crate::manifest::OpSpec;
-use super::variant::Variant;
 use crate::space::Point;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

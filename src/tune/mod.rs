@@ -16,12 +16,12 @@ use crate::fsx::{self, KeyHasher};
 use crate::manifest::{Manifest, OpSpec};
 use crate::search::{self, SearchContext, Strategy};
 use crate::space::{Point, Space};
-use variant::Variant;
 use evaluate::{Evaluator, Reference};
 use journal::{Journal, Trial};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use variant::Variant;
 
 /// The seed of the input data when the manifest names none. Independent of the search seed, so every
 /// run of an op checks candidates against the same reference.
@@ -86,9 +86,11 @@ impl Best {
 impl TuneResult {
     /// The best trial if it is faster than the sources as they are.
     pub fn improvement(&self) -> Option<&Best> {
-        self.best
-            .as_ref()
-            .filter(|b| b.trial.latency_us.is_some_and(|l| l < self.baseline.latency_us))
+        self.best.as_ref().filter(|b| {
+            b.trial
+                .latency_us
+                .is_some_and(|l| l < self.baseline.latency_us)
+        })
     }
 }
 

@@ -32,7 +32,11 @@ impl Variant {
     /// The full text of every file with `point`'s values written into the tunables' literals.
     pub fn patched(&self, point: &Point) -> BTreeMap<String, String> {
         let mut out = (*self.sources).clone();
-        out.extend(crate::rewrite::params::apply(&self.space, point, &self.sources));
+        out.extend(crate::rewrite::params::apply(
+            &self.space,
+            point,
+            &self.sources,
+        ));
         out
     }
 

@@ -2,11 +2,13 @@
 //! binary, one module per area (as cargo-nextest does).
 
 mod add_custom;
+mod bank;
 mod bench;
 mod errors;
 mod fixtures_a;
 mod fixtures_b;
 mod init;
+mod kernel_loop;
 mod twin_reference;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,130 @@
+//! The experience bank from the command line: mining lessons by rewinding a fixture's reference,
+//! reading them back with `bank list` and `bank show`, the motif catalogue, and bad bank files.
+
+use super::*;
+
+#[test]
+fn mine_list_show_and_mine_again_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let fixture = Path::new(FIXTURES).join("add_custom");
+    let fixture = fixture.to_str().unwrap();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "bank",
+            "mine",
+            fixture,
+            "--out",
+            "b.toml",
+            "--motifs",
+            "double-buffer",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("Mined 1 lessons"), "{stderr}");
+    let first = std::fs::read_to_string(p.join("b.toml")).unwrap();
+    assert!(first.contains("motif = \"double-buffer\""), "{first}");
+    assert!(
+        first.contains("+constexpr int32_t BUFFER_NUM = 2;"),
+        "{first}"
+    );
+
+    // The lesson reads back: one line in the list, the whole lesson with its diff in show.
+    let out = cargo_ascend_tune(p, &["bank", "list", "--bank", "b.toml"]);
+    let (stdout, _) = text(&out);
+    assert!(out.status.success());
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("double-buffer"))
+        .expect(&stdout);
+    assert!(
+        row.contains("add_custom") && row.contains("modelled"),
+        "{row}"
+    );
+    let out = cargo_ascend_tune(p, &["bank", "show", "1", "--bank", "b.toml"]);
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("lesson 1: double-buffer on add_custom"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("-constexpr int32_t BUFFER_NUM = 1;"),
+        "{stdout}"
+    );
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "bank",
+            "list",
+            "--bank",
+            "b.toml",
+            "--message-format",
+            "json",
+        ],
+    );
+    let lesson = &records(&out)[0];
+    assert_eq!(lesson["reason"], "lesson");
+    assert!(lesson["gain"].as_f64().unwrap() > 1.02, "{lesson}");
+
+    // Mining is reproducible on the twin: the same lessons, byte for byte.
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "bank",
+            "mine",
+            fixture,
+            "--out",
+            "b.toml",
+            "--motifs",
+            "double-buffer",
+        ],
+    );
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(p.join("b.toml")).unwrap(), first);
+
+    // A lesson that is not there, a motif with no lessons.
+    for args in [
+        &["bank", "show", "7", "--bank", "b.toml"][..],
+        &["bank", "show", "no-such-motif", "--bank", "b.toml"],
+    ] {
+        let out = cargo_ascend_tune(p, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn the_motif_catalogue_and_the_built_in_bank_are_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cargo_ascend_tune(dir.path(), &["bank", "motifs"]);
+    let (stdout, _) = text(&out);
+    assert!(out.status.success());
+    for name in ascend_tune::rewrite::motifs::names() {
+        assert!(stdout.contains(name), "{name} missing from:\n{stdout}");
+    }
+    assert!(stdout.contains("preserves meaning when"));
+    let out = cargo_ascend_tune(dir.path(), &["bank", "list"]);
+    let (stdout, _) = text(&out);
+    assert!(out.status.success());
+    assert!(stdout.starts_with("built-in bank"), "{stdout}");
+}
+
+#[test]
+fn a_broken_bank_file_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("b.toml"),
+        "version = 1\n\n[[lesson]]\nmotif = 3\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(dir.path(), &["bank", "list", "--bank", "b.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("b.toml:4"), "{}", text(&out).1);
+    std::fs::write(dir.path().join("b.toml"), "version = 9\n").unwrap();
+    let out = cargo_ascend_tune(dir.path(), &["bank", "list", "--bank", "b.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("newer"), "{}", text(&out).1);
+    let out = cargo_ascend_tune(dir.path(), &["bank", "mine", "--out", "x.toml", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+}

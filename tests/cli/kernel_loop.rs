@@ -1,0 +1,190 @@
+//! The alternating loop (`--strategy loop`, the default) on real fixture kernels: a motif that applies is
+//! kept only when it makes a verified trial faster, is listed in the lockfile and written back; an
+//! external rewriter gets a turn with a prompt file, its kernel verified and measured like any other,
+//! and its failures charged against the budget.
+
+use super::*;
+
+/// add_custom with its buffer count left out of the space, so the double-buffer motif (not the host
+/// search) is what can deepen the queues.
+fn add_custom_without_buffer_tunable() -> tempfile::TempDir {
+    let dir = project("add_custom");
+    let manifest = dir.path().join("ascend.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let cut = text
+        .find("[[op.tunable]]\nname = \"buffer_num\"")
+        .expect("the buffer_num tunable");
+    let text = text[..cut].replace(
+        "tile_length % (16 * buffer_num) == 0",
+        "tile_length % 32 == 0",
+    );
+    let text = text.replace(
+        "3 * tile_length * 2 <= ub_bytes",
+        "3 * tile_length * 2 * 2 <= ub_bytes",
+    );
+    std::fs::write(&manifest, text).unwrap();
+    git(dir.path(), &["commit", "-qam", "no buffer tunable"]);
+    dir
+}
+
+#[test]
+fn loop_keeps_a_faster_rewrite_locks_it_and_writes_it_back() {
+    let dir = add_custom_without_buffer_tunable();
+    let p = dir.path();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--budget",
+            "16",
+            "--seed",
+            "3",
+            "--message-format",
+            "json",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let recs = records(&out);
+    assert_eq!(recs.iter().filter(|r| r["reason"] == "trial").count(), 16);
+    let kept = recs
+        .iter()
+        .find(|r| r["reason"] == "rewrite" && r["rewrite"] == "double-buffer")
+        .expect(&stdout);
+    assert!(
+        kept["outcome"].as_str().unwrap().starts_with("kept"),
+        "{kept}"
+    );
+    // Trials after the rewrite carry it, and the kept kernel was verified like every trial.
+    assert!(recs.iter().any(|r| r["reason"] == "trial"
+        && r["rewrites"] == serde_json::json!(["double-buffer"])
+        && r["latency_us"].is_number()));
+    let kernel = std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap();
+    assert!(
+        kernel.contains("constexpr int32_t BUFFER_NUM = 2; // tensors per queue"),
+        "{kernel}"
+    );
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+    assert!(lock.contains("rewrites = [\"double-buffer\"]"), "{lock}");
+    assert!(lock.contains("strategy = \"loop\""), "{lock}");
+    // The written-back sources are what the lock hashed: check passes.
+    let out = cargo_ascend_tune(p, &["check", "--locked"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+}
+
+#[test]
+fn no_rewrite_keeps_the_kernel_as_it_is() {
+    let dir = add_custom_without_buffer_tunable();
+    let p = dir.path();
+    let before = std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--budget",
+            "8",
+            "--no-rewrite",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert!(!records(&out).iter().any(|r| r["reason"] == "rewrite"));
+    assert_eq!(
+        std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap(),
+        before
+    );
+}
+
+/// A kernel made slow on purpose: the add repeated, each copy marked, so a scripted rewriter that
+/// deletes the marked lines gives a faster kernel with the same outputs, which no motif would find.
+fn add_custom_with_rewriter(script: &str) -> tempfile::TempDir {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let kernel_path = p.join("op_kernel/add_custom.cpp");
+    let kernel = std::fs::read_to_string(&kernel_path).unwrap();
+    let add = "        AscendC::Add(zLocal, xLocal, yLocal, this->tileLength);\n";
+    let again =
+        "        AscendC::Add(zLocal, xLocal, yLocal, this->tileLength); // again\n".repeat(12);
+    assert!(kernel.contains(add));
+    std::fs::write(&kernel_path, kernel.replace(add, &format!("{add}{again}"))).unwrap();
+    std::fs::write(p.join("rewrite.sh"), script).unwrap();
+    let manifest = p.join("ascend.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let text = text.replace(
+        "[op.tune]\n",
+        "[op.tune]\nrewriter = [\"sh\", \"rewrite.sh\"]\nrewriter-attempts = 1\n",
+    );
+    std::fs::write(&manifest, text).unwrap();
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-qm", "slow kernel and a rewriter"]);
+    dir
+}
+
+#[test]
+fn an_external_rewriter_is_prompted_verified_and_kept_when_faster() {
+    // The script reads the kernel from the prompt's path, never from its command line.
+    let script = "grep -q 'Current kernel' \"$1\" || exit 9\ngrep -v '// again' op_kernel/add_custom.cpp > \"$2\"\n";
+    let dir = add_custom_with_rewriter(script);
+    let p = dir.path();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--budget",
+            "12",
+            "--seed",
+            "1",
+            "--message-format",
+            "json",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let recs = records(&out);
+    assert_eq!(recs.iter().filter(|r| r["reason"] == "trial").count(), 12);
+    let turn = recs
+        .iter()
+        .find(|r| r["reason"] == "rewrite" && r["rewrite"] == "rewriter#1")
+        .expect(&stdout);
+    assert!(
+        turn["outcome"].as_str().unwrap().starts_with("kept"),
+        "{turn}"
+    );
+    let prompt =
+        std::fs::read_to_string(p.join("target/ascend-tune/rewriter/add_custom/1/prompt.md"))
+            .unwrap();
+    assert!(
+        prompt.contains("## Current profile") && prompt.contains("// again"),
+        "{prompt}"
+    );
+    let kernel = std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap();
+    assert!(!kernel.contains("// again"), "{kernel}");
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+    assert!(lock.contains("\"rewriter#1\""), "{lock}");
+}
+
+#[test]
+fn a_failing_rewriter_costs_a_trial_and_changes_nothing() {
+    let dir = add_custom_with_rewriter("echo 'model unavailable' >&2\nexit 3\n");
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "10", "--message-format", "json"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let recs = records(&out);
+    let trials: Vec<_> = recs.iter().filter(|r| r["reason"] == "trial").collect();
+    assert_eq!(trials.len(), 10);
+    let failed: Vec<_> = trials
+        .iter()
+        .filter(|t| {
+            t["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("model unavailable"))
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "one attempt allowed: {stdout}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap(),
+        before
+    );
+}
