@@ -183,8 +183,8 @@ fn a_failing_rewriter_costs_a_trial_and_changes_nothing() {
         })
         .collect();
     assert_eq!(failed.len(), 1, "one attempt allowed: {stdout}");
-    assert_eq!(
-        std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap(),
-        before
-    );
+    assert_eq!(failed[0]["failure"], "rewrite");
+    // The host search may have changed parameters; the kernel's code is the rewriter-free one.
+    let kernel = std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap();
+    assert_eq!(kernel.matches("// again").count(), 12);
 }
