@@ -203,8 +203,8 @@ fn list(args: &BankListArgs, printer: &Printer) -> Result<i32> {
         return Ok(exit_codes::OK);
     }
     println!(
-        "{:>4}  {:<26} {:<20} {:>7}  {:<22} {}",
-        "#", "motif", "op", "gain", "bound slow -> fast", "latency"
+        "{:>4}  {:<26} {:<20} {:>7}  {:<22} latency",
+        "#", "motif", "op", "gain", "bound slow -> fast"
     );
     for (i, l) in shown {
         println!(
