@@ -13,8 +13,10 @@ use rand::RngExt;
 
 pub struct Evolutionary {
     population: usize,
-    /// Seed the first generation with the start point and its mutants instead of random points.
+    /// Seed the first generation with mutants of the start point (and the start itself when
+    /// `with_start`) instead of random points.
     local: bool,
+    with_start: bool,
     /// Every evaluated point with its latency (None: failed), best first.
     scored: Vec<(Point, Option<f64>)>,
 }
@@ -24,6 +26,7 @@ impl Evolutionary {
         Evolutionary {
             population: (budget / 8).clamp(4, 16),
             local: false,
+            with_start: false,
             scored: vec![],
         }
     }
@@ -33,6 +36,16 @@ impl Evolutionary {
     pub fn around(budget: usize) -> Self {
         Evolutionary {
             local: true,
+            with_start: true,
+            ..Evolutionary::new(budget)
+        }
+    }
+
+    /// Like `around`, but the start point itself is known already and is not proposed again.
+    pub fn beside(budget: usize) -> Self {
+        Evolutionary {
+            local: true,
+            with_start: false,
             ..Evolutionary::new(budget)
         }
     }
@@ -105,7 +118,8 @@ impl Strategy for Evolutionary {
         let mut out = vec![];
         if parents.is_empty() && self.local && self.scored.is_empty() {
             if let Some(start) = ctx.start.clone() {
-                if ctx.accept(&start) {
+                // Taken either way, so it is never proposed later; offered only `with_start`.
+                if ctx.accept(&start) && self.with_start {
                     out.push(start.clone());
                 }
                 let mut attempts = 0;

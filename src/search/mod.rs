@@ -89,6 +89,11 @@ pub fn local(budget: usize) -> Box<dyn Strategy> {
     Box::new(evolutionary::Evolutionary::around(budget))
 }
 
+/// The same search when the start point has been measured already: it begins with mutants of it.
+pub fn local_beside(budget: usize) -> Box<dyn Strategy> {
+    Box::new(evolutionary::Evolutionary::beside(budget))
+}
+
 /// The strategy named `name`, sized for `budget` trials.
 pub fn by_name(name: &str, budget: usize) -> Result<Box<dyn Strategy>> {
     match name {

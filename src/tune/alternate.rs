@@ -31,8 +31,9 @@ pub struct Context<'a> {
 /// Share of the budget the first host phase gets; the rest goes to rewrites and their re-tunes, and what
 /// they leave to a last host phase on the best variant.
 const FIRST_HOST_SHARE: f64 = 0.375;
-/// Trials of the short host re-tune after each rewrite (the rewrite's own first trial included).
-const RETUNE_TRIALS: usize = 6;
+/// Trials of the short host re-tune around the best point after a rewrite passes its probe (or when the
+/// probe fails, to look for a tiling the rewritten kernel accepts: a deeper queue may not fit UB).
+const RETUNE_TRIALS: usize = 4;
 /// A rewrite is kept when it makes the best trial at least this much faster.
 const KEEP_IF_FASTER: f64 = 0.995;
 
@@ -97,13 +98,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                     }
                 };
             round += 1;
-            let found = runner.search(
-                &variant,
-                search::local(RETUNE_TRIALS),
-                RETUNE_TRIALS,
-                seed.wrapping_add(round),
-                current.point.clone(),
-            )?;
+            let found = try_variant(runner, &variant, &current, seed.wrapping_add(round))?;
             let outcome = match &found {
                 Some((_, l)) if *l < current.latency_us * KEEP_IF_FASTER => {
                     format!("kept: {:.3} -> {l:.3} us", current.latency_us)
@@ -238,13 +233,8 @@ fn external_turn(
         }
     };
     *round += 1;
-    let found = runner.search(
-        &variant,
-        search::local(RETUNE_TRIALS),
-        RETUNE_TRIALS,
-        runner.seed.wrapping_add(*round),
-        current.point.clone(),
-    )?;
+    let seed = runner.seed.wrapping_add(*round);
+    let found = try_variant(runner, &variant, current, seed)?;
     match found {
         Some((p, l)) if l < current.latency_us * KEEP_IF_FASTER => {
             runner.observer().rewrite(
@@ -267,6 +257,29 @@ fn external_turn(
         }
     }
     Ok(true)
+}
+
+/// Measures a rewritten variant: first at the current best point (one trial). A rewrite that works but
+/// is slower there is dropped at that cost; one that is faster gets a short re-tune around the point; one
+/// whose probe fails gets the re-tune to find a tiling it accepts. Returns its best verified trial.
+fn try_variant(
+    runner: &mut Runner,
+    variant: &Variant,
+    current: &Current,
+    seed: u64,
+) -> Result<Option<(Point, f64)>> {
+    let probe = runner.search(variant, search::local(1), 1, seed, current.point.clone())?;
+    if let Some((_, l)) = &probe
+        && *l >= current.latency_us * KEEP_IF_FASTER
+    {
+        return Ok(probe);
+    }
+    let start = probe.as_ref().map(|(p, _)| p.clone()).or(current.point.clone());
+    let retuned = runner.search(variant, search::local_beside(RETUNE_TRIALS), RETUNE_TRIALS, seed, start)?;
+    Ok(match (probe, retuned) {
+        (Some(a), Some(b)) => Some(if b.1 < a.1 { b } else { a }),
+        (a, b) => a.or(b),
+    })
 }
 
 /// Takes the runner's overall best as the current best when it is the current variant's.
