@@ -83,7 +83,7 @@ fn identifier<'a>(node: Node, text: &'a str) -> Option<&'a str> {
 }
 
 /// Whether `name` is a member of the file declared with a `TBuf<...>` type; the declaration node.
-fn tbuf_member<'t>(root: Node<'t>, text: &str, name: &str) -> Option<Node<'t>> {
+pub(super) fn tbuf_member<'t>(root: Node<'t>, text: &str, name: &str) -> Option<Node<'t>> {
     cst::nodes_of_kind(root, "field_declaration")
         .into_iter()
         .find(|d| {
@@ -129,7 +129,7 @@ fn get_declaration<'t, 'a>(
 }
 
 /// How many `identifier`/`field_identifier` nodes under `node` are spelled `name`.
-fn mentions(node: Node, text: &str, name: &str) -> usize {
+pub(super) fn mentions(node: Node, text: &str, name: &str) -> usize {
     let mut n = 0;
     cst::visit(node, &mut |x| {
         if matches!(x.kind(), "identifier" | "field_identifier") && text_of(x, text) == name {
@@ -176,7 +176,7 @@ fn count_names<'a>(node: Node, text: &'a str) -> Vec<&'a str> {
 }
 
 /// The expression statement holding `call` when it sits on its own lines in a `{ }` block.
-fn block_statement<'t>(text: &str, call: &Call<'t>) -> Option<Node<'t>> {
+pub(super) fn block_statement<'t>(text: &str, call: &Call<'t>) -> Option<Node<'t>> {
     let stmt = call.statement()?;
     (stmt.parent()?.kind() == "compound_statement" && cst::own_lines(text, stmt).is_some())
         .then_some(stmt)
@@ -286,7 +286,7 @@ fn slow_forms<'t>(f: &Fusion, text: &str, root: Node<'t>) -> Vec<Slow<'t>> {
         .collect()
 }
 
-fn qualifier(qualified: bool) -> &'static str {
+pub(super) fn qualifier(qualified: bool) -> &'static str {
     if qualified { "AscendC::" } else { "" }
 }
 
@@ -395,7 +395,7 @@ struct FastForm<'t> {
 }
 
 /// A name spelled nowhere in the file: `stem` + `suffix`, then with 2, 3, ... appended.
-fn fresh_name(root: Node, text: &str, stem: &str, suffix: &str) -> String {
+pub(super) fn fresh_name(root: Node, text: &str, stem: &str, suffix: &str) -> String {
     let mut taken = std::collections::HashSet::new();
     cst::visit(root, &mut |n| {
         if matches!(
@@ -418,7 +418,7 @@ fn fresh_name(root: Node, text: &str, stem: &str, suffix: &str) -> String {
 }
 
 /// The element type `T` of a `LocalTensor<T>` variable or parameter named `name` in `func`.
-fn local_tensor_type<'a>(func: Node, text: &'a str, name: &str) -> Option<&'a str> {
+pub(super) fn local_tensor_type<'a>(func: Node, text: &'a str, name: &str) -> Option<&'a str> {
     let mut found = None;
     cst::visit(func, &mut |n| {
         if found.is_some() || !matches!(n.kind(), "declaration" | "parameter_declaration") {
@@ -479,6 +479,86 @@ fn declared_in<'a>(func: Node, text: &'a str) -> Vec<&'a str> {
     out
 }
 
+/// Where a new `TBuf` member and its `InitBuffer` go in the class of a function, and how they are
+/// written: after the last buffer-like member (TBuf/TQue/TPipe) and after the last `InitBuffer`.
+pub(super) struct BufferSlots {
+    pub member_at: usize,
+    member_indent: String,
+    tbuf_type: String,
+    pub init_at: usize,
+    init_indent: String,
+    init_call: String,
+}
+
+impl BufferSlots {
+    /// The slots of the class holding `func`, when the sizes `exprs` mean the same in the function
+    /// that calls InitBuffer as in `func` (no name in them is a parameter or local of either).
+    pub fn find(text: &str, func: Node, exprs: &[Node]) -> Option<BufferSlots> {
+        let class = cst::ancestor(func, &["class_specifier", "struct_specifier"])?;
+        let body = class.child_by_field_name("body")?;
+        let last_init = cst::calls_named(body, text, "InitBuffer")
+            .into_iter()
+            .filter_map(|c| Some((c, block_statement(text, &c)?)))
+            .next_back()?;
+        let (init_func, _) = cst::enclosing_function(last_init.0.node, text)?;
+        let locals: Vec<&str> = declared_in(func, text)
+            .into_iter()
+            .chain(declared_in(init_func, text))
+            .collect();
+        if exprs
+            .iter()
+            .flat_map(|e| cst::identifiers_in(*e, text))
+            .any(|n| locals.contains(&n))
+        {
+            return None;
+        }
+        let fields: Vec<Node> = cst::statements(body)
+            .into_iter()
+            .filter(|n| n.kind() == "field_declaration" && cst::own_lines(text, *n).is_some())
+            .collect();
+        let type_of = |n: &Node| {
+            n.child_by_field_name("type")
+                .map_or("", |t| text_of(t, text))
+                .trim_start_matches("AscendC::")
+        };
+        let is_buffer = |n: &Node| {
+            let t = type_of(n);
+            t.starts_with("TBuf<") || t.starts_with("TQue<") || t.starts_with("TPipe")
+        };
+        let anchor = fields.iter().rfind(|n| is_buffer(n)).or(fields.last())?;
+        // Written the way the member it follows is (`AscendC::` or not).
+        let q = qualifier(
+            anchor
+                .child_by_field_name("type")
+                .is_some_and(|t| text_of(t, text).starts_with("AscendC::")),
+        );
+        let tbuf_type = fields
+            .iter()
+            .find(|n| type_of(n).starts_with("TBuf<"))
+            .and_then(|n| n.child_by_field_name("type"))
+            .map_or_else(
+                || format!("{q}TBuf<{q}TPosition::VECCALC>"),
+                |t| text_of(t, text).to_string(),
+            );
+        Some(BufferSlots {
+            member_at: cst::own_lines(text, *anchor)?.end,
+            member_indent: cst::indent_at(text, anchor.start_byte()).to_string(),
+            tbuf_type,
+            init_at: cst::own_lines(text, last_init.1)?.end,
+            init_indent: cst::indent_at(text, last_init.1.start_byte()).to_string(),
+            init_call: text_of(last_init.0.function, text).to_string(),
+        })
+    }
+
+    /// The member line and the InitBuffer line of a buffer `name` of `bytes`.
+    pub fn lines(&self, name: &str, bytes: &str) -> (String, String) {
+        (
+            format!("{}{} {name};\n", self.member_indent, self.tbuf_type),
+            format!("{}{}({name}, {bytes});\n", self.init_indent, self.init_call),
+        )
+    }
+}
+
 fn fast_at<'t>(f: &Fusion, text: &str, root: Node<'t>, call: Call<'t>) -> Option<FastForm<'t>> {
     let stmt = block_statement(text, &call)?;
     call.template_args(text).is_none().then_some(())?;
@@ -487,49 +567,8 @@ fn fast_at<'t>(f: &Fusion, text: &str, root: Node<'t>, call: Call<'t>) -> Option
     let count = *args.last()?;
     let (func, _) = cst::enclosing_function(call.node, text)?;
     let elem = local_tensor_type(func, text, source)?;
-    let class = cst::ancestor(func, &["class_specifier", "struct_specifier"])?;
-    let body = class.child_by_field_name("body")?;
-    // The buffer is sized in the function that sizes the others, after the last of them.
-    let last_init = cst::calls_named(body, text, "InitBuffer")
-        .into_iter()
-        .filter_map(|c| Some((c, block_statement(text, &c)?)))
-        .next_back()?;
-    let (init_func, _) = cst::enclosing_function(last_init.0.node, text)?;
-    // The count must mean the same there: no name in it may be local to either function.
-    let locals: Vec<&str> = declared_in(func, text)
-        .into_iter()
-        .chain(declared_in(init_func, text))
-        .collect();
-    if cst::identifiers_in(count, text)
-        .iter()
-        .any(|n| locals.contains(n))
-    {
-        return None;
-    }
-    let fields: Vec<Node> = cst::statements(body)
-        .into_iter()
-        .filter(|n| n.kind() == "field_declaration" && cst::own_lines(text, *n).is_some())
-        .collect();
-    let type_of = |n: &Node| {
-        n.child_by_field_name("type")
-            .map_or("", |t| text_of(t, text))
-            .trim_start_matches("AscendC::")
-    };
-    let is_buffer = |n: &Node| {
-        let t = type_of(n);
-        t.starts_with("TBuf<") || t.starts_with("TQue<") || t.starts_with("TPipe")
-    };
-    let anchor = fields.iter().rfind(|n| is_buffer(n)).or(fields.last())?;
+    let slots = BufferSlots::find(text, func, &[count])?;
     let qualified = call.qualified(text);
-    let q = qualifier(qualified);
-    let tbuf_type = fields
-        .iter()
-        .find(|n| type_of(n).starts_with("TBuf<"))
-        .and_then(|n| n.child_by_field_name("type"))
-        .map_or_else(
-            || format!("{q}TBuf<{q}TPosition::VECCALC>"),
-            |t| text_of(t, text).to_string(),
-        );
     let scratch = fresh_name(root, text, f.stem, "Local");
     let buffer = fresh_name(root, text, f.stem, "Buf");
     let (producer_args, consumer_args) = (f.split)(&Fast {
@@ -539,17 +578,9 @@ fn fast_at<'t>(f: &Fusion, text: &str, root: Node<'t>, call: Call<'t>) -> Option
         scratch: &scratch,
         elem,
     })?;
-    let member_at = cst::own_lines(text, *anchor)?.end;
-    let member = format!(
-        "{}{tbuf_type} {buffer};\n",
-        cst::indent_at(text, anchor.start_byte())
-    );
-    let init_at = cst::own_lines(text, last_init.1)?.end;
-    let init = format!(
-        "{}{}({buffer}, {} * sizeof({elem}));\n",
-        cst::indent_at(text, last_init.1.start_byte()),
-        text_of(last_init.0.function, text),
-        text_of(count, text),
+    let (member, init) = slots.lines(
+        &buffer,
+        &format!("{} * sizeof({elem})", text_of(count, text)),
     );
     Some(FastForm {
         stmt,
@@ -559,8 +590,8 @@ fn fast_at<'t>(f: &Fusion, text: &str, root: Node<'t>, call: Call<'t>) -> Option
         scratch,
         buffer,
         elem: elem.to_string(),
-        member: (member_at, member),
-        init: (init_at, init),
+        member: (slots.member_at, member),
+        init: (slots.init_at, init),
     })
 }
 

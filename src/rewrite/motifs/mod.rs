@@ -6,6 +6,7 @@ mod double_buffer;
 mod fuse_leaky_relu;
 mod reciprocal_from_div_ones;
 mod relu_from_max_zero;
+mod vector_reduce;
 
 use super::motif::Motif;
 
@@ -15,6 +16,7 @@ pub static ALL: &[&dyn Motif] = &[
     &relu_from_max_zero::ReluFromMaxZero,
     &reciprocal_from_div_ones::ReciprocalFromDivOnes,
     &fuse_leaky_relu::FuseLeakyRelu,
+    &vector_reduce::VectorReduce,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
