@@ -288,3 +288,64 @@ mod tests {
         assert!(syntax_errors("void f( {") > 0);
     }
 }
+
+// motifs-b helpers
+
+/// `text` with several non-overlapping `edits` made at once, each range given in `text`'s offsets.
+/// Insertions (empty ranges) at the same offset keep their order in `edits`.
+pub fn splice_many(text: &str, edits: &[(Range<usize>, String)]) -> String {
+    let mut order: Vec<&(Range<usize>, String)> = edits.iter().collect();
+    order.sort_by_key(|(r, _)| (r.start, r.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (r, with) in order {
+        debug_assert!(r.start >= at, "overlapping edits");
+        out.push_str(&text[at..r.start]);
+        out.push_str(with);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Where `offset` of `text` lands after `splice_many(text, edits)`, for an offset that no edit's range
+/// strictly contains: every edit that ends at or before it moves it, so text inserted at `offset`
+/// comes before it.
+pub fn shifted(edits: &[(Range<usize>, String)], offset: usize) -> usize {
+    let mut at = offset as isize;
+    for (r, with) in edits {
+        if r.end <= offset {
+            at += with.len() as isize - r.len() as isize;
+        }
+    }
+    at as usize
+}
+
+/// The names of the `identifier` nodes under `node` (not field names, types or `this`), in source order.
+pub fn identifiers_in<'a>(node: Node, text: &'a str) -> Vec<&'a str> {
+    nodes_of_kind(node, "identifier")
+        .into_iter()
+        .map(|n| text_of(n, text))
+        .collect()
+}
+
+#[cfg(test)]
+mod motifs_b_tests {
+    use super::*;
+
+    #[test]
+    fn splice_many_edits_at_once_and_shifted_follows() {
+        let t = "a\nb\nc\nd\n";
+        let edits = vec![
+            (2..4, String::new()),     // drop "b\n"
+            (4..4, "x\n".to_string()), // insert before "c"
+            (6..7, "D".to_string()),
+        ];
+        assert_eq!(splice_many(t, &edits), "a\nx\nc\nD\n");
+        assert_eq!(shifted(&edits, 4), 4); // "c": after what was removed before it and inserted at it
+        assert_eq!(shifted(&edits, 7), 7);
+        let tree = parse("void f() { g(this->n * m, k); }");
+        let ids = identifiers_in(tree.root_node(), "void f() { g(this->n * m, k); }");
+        assert_eq!(ids, vec!["f", "g", "m", "k"]);
+    }
+}

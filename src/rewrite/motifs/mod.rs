@@ -1,12 +1,23 @@
 //! The motif catalogue: one module per motif, and the registry the loop, the bank and the command line
 //! look motifs up in. Adding a motif means adding its module and one line to `ALL`.
 
+mod constant_buffer;
 mod double_buffer;
+mod fuse_leaky_relu;
+mod reciprocal_from_div_ones;
+mod relu_from_max_zero;
+mod vector_reduce;
 
 use super::motif::Motif;
 
 /// Every motif, in the order retrieval breaks ties.
-pub static ALL: &[&dyn Motif] = &[&double_buffer::DoubleBuffer];
+pub static ALL: &[&dyn Motif] = &[
+    &double_buffer::DoubleBuffer,
+    &relu_from_max_zero::ReluFromMaxZero,
+    &reciprocal_from_div_ones::ReciprocalFromDivOnes,
+    &fuse_leaky_relu::FuseLeakyRelu,
+    &vector_reduce::VectorReduce,
+];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
     ALL.iter().copied().find(|m| m.name() == name)

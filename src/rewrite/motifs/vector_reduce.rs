@@ -1,0 +1,468 @@
+//! vector-reduce: a scalar loop that sums a float row with `GetValue`
+//! (`float s = 0; for (j = 0; j < n; j++) { s += t.GetValue(base + j); }`) becomes the level-2
+//! `ReduceSum` of the row into a one-block `TBuf`, a barrier, and one `GetValue` of the result
+//! (asc-devkit docs, ReduceSum: the count form writes the sum to dst[0] and needs a work tensor of
+//! RoundUp(ceil(n / 64), 8) floats). Rewinding turns exactly that form back into the loop.
+
+use super::constant_buffer::{self as cb, BufferSlots};
+use crate::rewrite::cst::{self, Call, text_of};
+use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
+use std::ops::Range;
+use tree_sitter::Node;
+
+pub struct VectorReduce;
+
+const NAME: &str = "vector-reduce";
+
+/// The parts of a row sum, in either form.
+struct RowSum<'t> {
+    /// The statements replaced: the accumulator's declaration and the loop, or the three vector ones.
+    span: Range<usize>,
+    acc: String,
+    tensor: String,
+    base: Option<String>,
+    count: String,
+    qualified: bool,
+    /// Where the loop form's new buffers go (apply).
+    slots: Option<BufferSlots>,
+    /// The member and InitBuffer lines of the two buffers that go with the vector form (rewind).
+    removed: Vec<Range<usize>>,
+    /// The first statement of the span, to find its function by.
+    anchor: Node<'t>,
+}
+
+fn error(text: &str, at: usize, why: &str) -> MotifError {
+    MotifError {
+        motif: NAME,
+        line: cst::line_of(text, at),
+        why: why.into(),
+    }
+}
+
+fn single_init<'t>(decl: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+    let mut c = decl.walk();
+    let ds: Vec<Node> = decl.children_by_field_name("declarator", &mut c).collect();
+    let [d] = ds[..] else { return None };
+    (d.kind() == "init_declarator").then_some(())?;
+    Some((
+        d.child_by_field_name("declarator")?,
+        d.child_by_field_name("value")?,
+    ))
+}
+
+/// `float acc = 0.0f;` followed by `for (T j = 0; j < n; j++) { acc += t.GetValue(base + j); }`.
+fn loop_at<'t>(text: &str, for_stmt: Node<'t>) -> Option<RowSum<'t>> {
+    let block = for_stmt.parent()?;
+    (block.kind() == "compound_statement").then_some(())?;
+    let stmts = cst::statements(block);
+    let at = stmts.iter().position(|s| *s == for_stmt)?;
+    let decl = *stmts.get(at.checked_sub(1)?)?;
+    (decl.kind() == "declaration").then_some(())?;
+    (text_of(decl.child_by_field_name("type")?, text) == "float").then_some(())?;
+    let (acc, zero) = single_init(decl)?;
+    let acc = (acc.kind() == "identifier").then(|| text_of(acc, text))?;
+    (cb::literal_value(zero, text)? == 0.0).then_some(())?;
+    // The loop header: j from 0, below n, one by one.
+    let (jvar, j0) = single_init(for_stmt.child_by_field_name("initializer")?)?;
+    let j = (jvar.kind() == "identifier").then(|| text_of(jvar, text))?;
+    (cb::literal_value(j0, text)? == 0.0).then_some(())?;
+    let cond = for_stmt.child_by_field_name("condition")?;
+    (cond.kind() == "binary_expression"
+        && text_of(cond.child_by_field_name("operator")?, text) == "<"
+        && text_of(cond.child_by_field_name("left")?, text) == j)
+        .then_some(())?;
+    let count = cond.child_by_field_name("right")?;
+    let update = for_stmt.child_by_field_name("update")?;
+    (update.kind() == "update_expression" && text_of(update, text).replace(j, "").trim() == "++")
+        .then_some(())?;
+    // The body: one `acc += t.GetValue(index);`.
+    let body = for_stmt.child_by_field_name("body")?;
+    (body.kind() == "compound_statement").then_some(())?;
+    let [stmt] = cst::statements(body)[..] else {
+        return None;
+    };
+    let assign = stmt.named_child(0)?;
+    (stmt.kind() == "expression_statement"
+        && assign.kind() == "assignment_expression"
+        && text_of(assign.child_by_field_name("operator")?, text) == "+="
+        && text_of(assign.child_by_field_name("left")?, text) == acc)
+        .then_some(())?;
+    let get = Call::of(assign.child_by_field_name("right")?)?;
+    let tensor = get.receiver(text)?;
+    let [index] = get.args()[..] else { return None };
+    (get.name(text) == "GetValue"
+        && get.function.child_by_field_name("argument")?.kind() == "identifier")
+        .then_some(())?;
+    let base = if index.kind() == "identifier" && text_of(index, text) == j {
+        None
+    } else if index.kind() == "binary_expression"
+        && text_of(index.child_by_field_name("operator")?, text) == "+"
+        && text_of(index.child_by_field_name("right")?, text) == j
+    {
+        Some(index.child_by_field_name("left")?)
+    } else {
+        return None;
+    };
+    // Neither the count nor the base may depend on the loop (the body writes only acc).
+    let names = |n: Node| cst::identifiers_in(n, text);
+    if names(count)
+        .iter()
+        .chain(
+            base.iter()
+                .flat_map(|b| names(*b))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .any(|n| *n == j || *n == acc)
+    {
+        return None;
+    }
+    let (func, _) = cst::enclosing_function(for_stmt, text)?;
+    (cb::local_tensor_type(func, text, tensor)? == "float").then_some(())?;
+    let slots = BufferSlots::find(text, func, &[count])?;
+    cst::own_lines(text, decl)?;
+    cst::own_lines(text, for_stmt)?;
+    Some(RowSum {
+        span: decl.start_byte()..for_stmt.end_byte(),
+        acc: acc.into(),
+        tensor: tensor.into(),
+        base: base.map(|b| text_of(b, text).to_string()),
+        count: text_of(count, text).into(),
+        qualified: text.contains("AscendC::"),
+        slots: Some(slots),
+        removed: vec![],
+        anchor: for_stmt,
+    })
+}
+
+/// `B.Get<float>()` as a call: B.
+fn get_of<'a>(node: Node, text: &'a str) -> Option<&'a str> {
+    let call = Call::of(node)?;
+    (call.name(text) == "Get"
+        && call.args().is_empty()
+        && call.template_args(text) == Some("float"))
+    .then(|| call.receiver(text))
+    .flatten()
+}
+
+/// `ReduceSum(B.Get<float>(), src, W.Get<float>(), n); PipeBarrier<PIPE_ALL>(); float acc =
+/// B.Get<float>().GetValue(0);` with B and W buffers used nowhere else.
+fn vector_at<'t>(text: &str, root: Node<'t>, reduce: Call<'t>) -> Option<RowSum<'t>> {
+    let first = cb::block_statement(text, &reduce)?;
+    let stmts = cst::statements(first.parent()?);
+    let at = stmts.iter().position(|s| *s == first)?;
+    let (barrier, decl) = (*stmts.get(at + 1)?, *stmts.get(at + 2)?);
+    let bcall = Call::of(barrier.named_child(0)?)?;
+    (barrier.kind() == "expression_statement"
+        && bcall.name(text) == "PipeBarrier"
+        && bcall.template_args(text) == Some("PIPE_ALL"))
+    .then_some(())?;
+    let [dst, src, work, count] = reduce.args()[..] else {
+        return None;
+    };
+    let (b, w) = (get_of(dst, text)?, get_of(work, text)?);
+    (decl.kind() == "declaration" && text_of(decl.child_by_field_name("type")?, text) == "float")
+        .then_some(())?;
+    let (acc, value) = single_init(decl)?;
+    let read = Call::of(value)?;
+    let [zero] = read.args()[..] else { return None };
+    (read.name(text) == "GetValue"
+        && cb::literal_value(zero, text)? == 0.0
+        && get_of(read.function.child_by_field_name("argument")?, text)? == b
+        && acc.kind() == "identifier")
+        .then_some(())?;
+    let (tensor, base) = match src.kind() {
+        "identifier" => (text_of(src, text).to_string(), None),
+        "subscript_expression" => {
+            let arr = src.child_by_field_name("argument")?;
+            (arr.kind() == "identifier").then_some(())?;
+            let inner = text[arr.end_byte()..src.end_byte()].trim();
+            let inner = inner.strip_prefix('[')?.strip_suffix(']')?.trim();
+            (text_of(arr, text).to_string(), Some(inner.to_string()))
+        }
+        _ => return None,
+    };
+    // Both buffers go: each is named only by its member, its InitBuffer and these Gets.
+    let mut removed = vec![];
+    for (buf, uses) in [(b, 2), (w, 1)] {
+        let member = cb::tbuf_member(root, text, buf)?;
+        let inits: Vec<Node> = cst::calls_named(root, text, "InitBuffer")
+            .into_iter()
+            .filter(|c| c.arg_texts(text).first() == Some(&buf))
+            .filter_map(|c| cb::block_statement(text, &c))
+            .collect();
+        let [init] = inits[..] else { return None };
+        (cb::mentions(root, text, buf) == 2 + uses).then_some(())?;
+        removed.push(cst::own_lines(text, member)?);
+        removed.push(cst::own_lines(text, init)?);
+    }
+    (b != w).then_some(())?;
+    cst::own_lines(text, decl)?;
+    removed.sort_by_key(|r| r.start);
+    Some(RowSum {
+        span: first.start_byte()..decl.end_byte(),
+        acc: text_of(acc, text).into(),
+        tensor,
+        base,
+        count: text_of(count, text).into(),
+        qualified: reduce.qualified(text),
+        slots: None,
+        removed,
+        anchor: first,
+    })
+}
+
+fn loops<'t>(text: &str, root: Node<'t>) -> Vec<RowSum<'t>> {
+    cst::nodes_of_kind(root, "for_statement")
+        .into_iter()
+        .filter_map(|f| loop_at(text, f))
+        .collect()
+}
+
+fn vectors<'t>(text: &str, root: Node<'t>) -> Vec<RowSum<'t>> {
+    cst::calls_named(root, text, "ReduceSum")
+        .into_iter()
+        .filter_map(|c| vector_at(text, root, c))
+        .collect()
+}
+
+/// Byte ranges and what replaces them, for `cst::splice_many`.
+type Splices = Vec<(Range<usize>, String)>;
+
+/// What a rewind needs to give back the exact loop, or an apply the exact buffer lines.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Restore {
+    statements: String,
+    lines: Vec<(usize, String)>,
+}
+
+fn restore_edits(text: &str, at: usize, r: &str) -> Result<(Splices, String), MotifError> {
+    let restore: Restore = serde_json::from_str(r)
+        .map_err(|e| error(text, at, &format!("unreadable restore text: {e}")))?;
+    let fits = restore
+        .lines
+        .iter()
+        .all(|(o, _)| *o <= text.len() && (*o == 0 || text.as_bytes()[o - 1] == b'\n'));
+    if !fits {
+        return Err(error(text, at, "the restore text does not fit this text"));
+    }
+    Ok((
+        restore.lines.into_iter().map(|(o, l)| (o..o, l)).collect(),
+        restore.statements,
+    ))
+}
+
+impl Motif for VectorReduce {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn summary(&self) -> &'static str {
+        "scalar GetValue loop summing a float row -> one ReduceSum into a one-block TBuf, a barrier and one GetValue"
+    }
+    fn preserves_meaning_when(&self) -> &'static str {
+        "checked: the accumulator is a `float` declared `= 0` on the statement just before a `for` loop \
+         that runs an integer j from 0 while j < n by ++, whose body is only `acc += t.GetValue(j)` or \
+         `acc += t.GetValue(base + j)` with t a `LocalTensor<float>` of the function; n and base name \
+         neither j nor acc, and n means the same in the Init function (no local names), where the two new \
+         buffers are sized (the result: 8 floats; the work tensor: n + 8 floats, at least the documented \
+         RoundUp(ceil(n / 64), 8)). The sum is then the same up to the order of float additions (the \
+         hardware adds in a tree; outputs are verified within the dtype's tolerance). NOT checked: that \
+         t[base] is 32 B aligned, as a vector operand must be (true when base is a multiple of 8 floats, \
+         e.g. a row start with a row length multiple of 8); the new buffers take UB the tiling may not \
+         have. A PIPE_ALL barrier orders the vector sum before the scalar read. Rewind turns exactly \
+         that three-statement form (with buffers used nowhere else) back into the loop"
+    }
+    fn apply_sites(&self, text: &str) -> Vec<Site> {
+        let tree = cst::parse(text);
+        loops(text, tree.root_node())
+            .into_iter()
+            .map(|l| {
+                Site::new(
+                    l.span.clone(),
+                    text,
+                    format!("scalar sum of {} into {}: ReduceSum", l.tensor, l.acc),
+                )
+            })
+            .collect()
+    }
+    fn apply(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+        let tree = cst::parse(text);
+        let root = tree.root_node();
+        let l = loops(text, root)
+            .into_iter()
+            .find(|l| l.span == site.range)
+            .ok_or_else(|| error(text, site.range.start, "no scalar row sum here"))?;
+        let q = cb::qualifier(l.qualified);
+        let ind = cst::indent_at(text, site.range.start);
+        let src = match &l.base {
+            Some(b) => format!("{}[{b}]", l.tensor),
+            None => l.tensor.clone(),
+        };
+        let (edits, statements) = match &site.restore {
+            Some(r) => {
+                let (mut edits, statements) = restore_edits(text, site.range.start, r)?;
+                edits.push((site.range.clone(), statements.clone()));
+                (edits, statements)
+            }
+            None => {
+                let sum = cb::fresh_name(root, text, "reduceSum", "Buf");
+                let work = cb::fresh_name(root, text, "reduceWork", "Buf");
+                let slots = l.slots.as_ref().expect("loops have slots");
+                let (m1, i1) = slots.lines(&sum, "8 * sizeof(float)");
+                let (m2, i2) = slots.lines(&work, &format!("({} + 8) * sizeof(float)", l.count));
+                let statements = format!(
+                    "{q}ReduceSum({sum}.Get<float>(), {src}, {work}.Get<float>(), {n});\n\
+                     {ind}{q}PipeBarrier<PIPE_ALL>();\n\
+                     {ind}float {acc} = {sum}.Get<float>().GetValue(0);",
+                    n = l.count,
+                    acc = l.acc
+                );
+                let edits = vec![
+                    (slots.init_at..slots.init_at, i1 + &i2),
+                    (slots.member_at..slots.member_at, m1 + &m2),
+                    (site.range.clone(), statements.clone()),
+                ];
+                (edits, statements)
+            }
+        };
+        let new = cst::splice_many(text, &edits);
+        let start = cst::shifted(&edits, site.range.start);
+        let inverse = Site::new(start..start + statements.len(), &new, "ReduceSum of a row")
+            .restoring(text[site.range.clone()].to_string());
+        Ok(Edit { text: new, inverse })
+    }
+    fn rewind_sites(&self, text: &str) -> Vec<Site> {
+        let tree = cst::parse(text);
+        vectors(text, tree.root_node())
+            .into_iter()
+            .map(|v| {
+                Site::new(
+                    v.span.clone(),
+                    text,
+                    format!("ReduceSum of {} into {}: scalar loop", v.tensor, v.acc),
+                )
+            })
+            .collect()
+    }
+    fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+        let tree = cst::parse(text);
+        let root = tree.root_node();
+        let v = vectors(text, root)
+            .into_iter()
+            .find(|v| v.span == site.range)
+            .ok_or_else(|| error(text, site.range.start, "no ReduceSum form here"))?;
+        let statements = match &site.restore {
+            Some(r) => r.clone(),
+            None => {
+                let ind = cst::indent_at(text, site.range.start);
+                let (func, _) = cst::enclosing_function(v.anchor, text)
+                    .ok_or_else(|| error(text, site.range.start, "not in a function"))?;
+                let j = (1..)
+                    .map(|i| {
+                        if i == 1 {
+                            "j".to_string()
+                        } else {
+                            format!("j{i}")
+                        }
+                    })
+                    .find(|n| cb::mentions(func, text, n) == 0)
+                    .expect("some name is free");
+                let index = match &v.base {
+                    Some(b) => format!("{b} + {j}"),
+                    None => j.clone(),
+                };
+                format!(
+                    "float {acc} = 0.0f;\n{ind}for (uint32_t {j} = 0; {j} < {n}; {j}++) {{\n\
+                     {ind}    {acc} += {t}.GetValue({index});\n{ind}}}",
+                    acc = v.acc,
+                    n = v.count,
+                    t = v.tensor
+                )
+            }
+        };
+        let mut edits: Vec<(Range<usize>, String)> = v
+            .removed
+            .iter()
+            .map(|r| (r.clone(), String::new()))
+            .collect();
+        edits.push((site.range.clone(), statements.clone()));
+        let new = cst::splice_many(text, &edits);
+        let start = cst::shifted(&edits, site.range.start);
+        let restore = Restore {
+            statements: text[site.range.clone()].to_string(),
+            lines: v
+                .removed
+                .iter()
+                .map(|r| (cst::shifted(&edits, r.start), text[r.clone()].to_string()))
+                .collect(),
+        };
+        let inverse = Site::new(start..start + statements.len(), &new, "scalar row sum")
+            .restoring(serde_json::to_string(&restore).expect("strings and numbers serialise"));
+        Ok(Edit { text: new, inverse })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rewrite::motif::testing::*;
+
+    #[test]
+    fn reduce_sum_naive_loop_becomes_a_reduce_sum_and_back() {
+        let (naive, _) = fixture_kernel("reduce_sum_custom");
+        let sites = VectorReduce.apply_sites(&naive);
+        assert_eq!(sites.len(), 1, "{sites:?}");
+        let edit = VectorReduce.apply(&naive, &sites[0]).unwrap();
+        for line in [
+            "            AscendC::ReduceSum(reduceSumBuf.Get<float>(), xLocal[r * this->rowLength], reduceWorkBuf.Get<float>(), this->rowLength);\n",
+            "            AscendC::PipeBarrier<PIPE_ALL>();\n            float sum = reduceSumBuf.Get<float>().GetValue(0);\n            yLocal.SetValue(r, sum);\n",
+            "        pipe.InitBuffer(reduceWorkBuf, (this->rowLength + 8) * sizeof(float));\n",
+        ] {
+            assert!(
+                edit.text.contains(line),
+                "{line} missing from\n{}",
+                edit.text
+            );
+        }
+        assert!(!edit.text.contains("GetValue(r * this->rowLength + j)"));
+        assert_eq!(round_trips(&VectorReduce, &naive), 1);
+        // Rewinding without the restore text gives the same loop back (the naive one is canonical).
+        let canonical = Site {
+            restore: None,
+            ..edit.inverse.clone()
+        };
+        assert_eq!(
+            VectorReduce.rewind(&edit.text, &canonical).unwrap().text,
+            naive
+        );
+        assert_eq!(rewinds_round_trip(&VectorReduce, &edit.text), 1);
+    }
+
+    #[test]
+    fn loops_that_are_not_plain_float_row_sums_are_no_site() {
+        let (naive, _) = fixture_kernel("reduce_sum_custom");
+        for (from, to) in [
+            ("float sum = 0.0f;", "float sum = 1.0f;"),
+            ("sum += xLocal", "sum -= xLocal"),
+            (
+                "uint32_t j = 0; j < this->rowLength; j++",
+                "uint32_t j = 1; j < this->rowLength; j++",
+            ),
+            (
+                "GetValue(r * this->rowLength + j)",
+                "GetValue(r * this->rowLength + 2 * j)",
+            ),
+            (
+                "GetValue(r * this->rowLength + j)",
+                "GetValue(j * this->rowLength + j)",
+            ),
+        ] {
+            let k = naive.replace(from, to);
+            assert_ne!(k, naive, "{from}");
+            assert!(VectorReduce.apply_sites(&k).is_empty(), "{to}");
+        }
+        // The max loop of reduce_max and softmax is not a sum.
+        let (max, _) = fixture_kernel("reduce_max_custom");
+        assert!(VectorReduce.apply_sites(&max).is_empty());
+    }
+}
