@@ -2,11 +2,15 @@
 //! look motifs up in. Adding a motif means adding its module and one line to `ALL`.
 
 mod double_buffer;
+mod drop_queue_barrier;
 
 use super::motif::Motif;
 
 /// Every motif, in the order retrieval breaks ties.
-pub static ALL: &[&dyn Motif] = &[&double_buffer::DoubleBuffer];
+pub static ALL: &[&dyn Motif] = &[
+    &double_buffer::DoubleBuffer,
+    &drop_queue_barrier::DropQueueBarrier,
+];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
     ALL.iter().copied().find(|m| m.name() == name)
