@@ -3,6 +3,7 @@
 
 mod double_buffer;
 mod drop_queue_barrier;
+mod narrow_barrier;
 
 use super::motif::Motif;
 
@@ -10,6 +11,7 @@ use super::motif::Motif;
 pub static ALL: &[&dyn Motif] = &[
     &double_buffer::DoubleBuffer,
     &drop_queue_barrier::DropQueueBarrier,
+    &narrow_barrier::NarrowBarrier,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
