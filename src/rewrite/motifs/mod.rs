@@ -3,6 +3,7 @@
 
 mod double_buffer;
 mod drop_queue_barrier;
+mod hoist_duplicate;
 mod narrow_barrier;
 
 use super::motif::Motif;
@@ -12,6 +13,7 @@ pub static ALL: &[&dyn Motif] = &[
     &double_buffer::DoubleBuffer,
     &drop_queue_barrier::DropQueueBarrier,
     &narrow_barrier::NarrowBarrier,
+    &hoist_duplicate::HoistDuplicate,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
