@@ -2,8 +2,7 @@
 //! the end of a CopyIn/Compute/CopyOut tile loop, and the one in a stage function right before the
 //! `EnQue` of a tensor it allocated. EnQue/DeQue (and FreeTensor/AllocTensor) set and wait the hardware
 //! flags that order copy-in, vector work and copy-out for each queue tensor, so the full barrier only
-//! stalls every pipe (see the TQue EnQue/DeQue pages of the AscendC API reference,
-//! https://www.hiascend.com/document/redirect/CannCommunityAscendCApi). This module also owns the
+//! stalls every pipe (the TQue EnQue/DeQue pages of the AscendC API reference). This module also owns the
 //! pipe-order analysis the barrier motifs share (`Sync`): which operations run on which pipe, and what
 //! a full barrier orders that nothing else would. It knows AscendC's pipes and queues, nothing of
 //! measuring or the bank.
