@@ -250,6 +250,216 @@ pub fn splice(text: &str, range: Range<usize>, with: &str) -> String {
     out
 }
 
+/// The statements of a loop or branch body: a block's statements, or the single statement itself.
+pub fn body_items<'t>(body: Node<'t>) -> Vec<Node<'t>> {
+    if body.kind() == "compound_statement" {
+        statements(body)
+    } else {
+        vec![body]
+    }
+}
+
+/// The statement `node` sits in: its innermost ancestor (or itself) that is an item of a block.
+pub fn statement_of(node: Node) -> Option<Node> {
+    let mut cur = node;
+    loop {
+        let parent = cur.parent()?;
+        if parent.kind() == "compound_statement" {
+            return Some(cur);
+        }
+        cur = parent;
+    }
+}
+
+fn is_loop(kind: &str) -> bool {
+    matches!(kind, "for_statement" | "while_statement" | "for_range_loop")
+}
+
+/// Program order at the grain of statements, across blocks, loops, branches and calls between the
+/// functions of one file: which statements may run right after (or right before) a given one. A loop
+/// or branch is itself a step (its header), entered next; a statement that calls a function defined in
+/// the file is followed by that function's first statement, and a function's last statement by what
+/// follows each of its call sites. Over-approximates (every branch, every caller), which is what a
+/// check that something cannot happen in between needs.
+pub struct Flow<'t> {
+    /// Function bodies by unqualified name (the first definition of a name).
+    bodies: std::collections::HashMap<String, Node<'t>>,
+    /// The statements that call each function, by name.
+    call_sites: std::collections::HashMap<String, Vec<Node<'t>>>,
+    text: &'t str,
+}
+
+impl<'t> Flow<'t> {
+    pub fn new(root: Node<'t>, text: &'t str) -> Flow<'t> {
+        let mut bodies = std::collections::HashMap::new();
+        for f in nodes_of_kind(root, "function_definition") {
+            let Some(body) = f.child_by_field_name("body") else {
+                continue;
+            };
+            if let Some((_, name)) = enclosing_function(body, text) {
+                bodies.entry(name).or_insert(body);
+            }
+        }
+        let mut call_sites: std::collections::HashMap<String, Vec<Node<'t>>> = Default::default();
+        for call in nodes_of_kind(root, "call_expression")
+            .into_iter()
+            .filter_map(Call::of)
+        {
+            let name = call.name(text);
+            if !bodies.contains_key(name) {
+                continue;
+            }
+            let inside_itself = enclosing_function(call.node, text).is_some_and(|(_, n)| n == name);
+            if let (false, Some(stmt)) = (inside_itself, statement_of(call.node)) {
+                call_sites.entry(name.to_string()).or_default().push(stmt);
+            }
+        }
+        Flow {
+            bodies,
+            call_sites,
+            text,
+        }
+    }
+
+    /// The body of the function of this file a call goes to, if it goes to one.
+    pub fn callee(&self, call: &Call<'t>) -> Option<Node<'t>> {
+        let name = call.name(self.text);
+        let body = *self.bodies.get(name)?;
+        let caller = enclosing_function(call.node, self.text).map(|(_, n)| n);
+        (caller.as_deref() != Some(name)).then_some(body)
+    }
+
+    /// The calls a statement makes to functions of this file (for a loop or branch, in its header only).
+    pub fn local_calls(&self, item: Node<'t>) -> Vec<Node<'t>> {
+        own_parts(item)
+            .into_iter()
+            .flat_map(|p| nodes_of_kind(p, "call_expression"))
+            .filter_map(Call::of)
+            .filter_map(|c| self.callee(&c))
+            .collect()
+    }
+
+    /// The statements that may run right after `item` (`forward`) or right before it, entering it.
+    pub fn next(&self, item: Node<'t>, forward: bool) -> Vec<Node<'t>> {
+        let end = |items: Vec<Node<'t>>| {
+            if forward {
+                items.first().copied()
+            } else {
+                items.last().copied()
+            }
+        };
+        let kind = item.kind();
+        if is_loop(kind) {
+            let mut out: Vec<Node<'t>> = item
+                .child_by_field_name("body")
+                .and_then(|b| end(body_items(b)))
+                .into_iter()
+                .collect();
+            out.extend(self.past(item, forward));
+            return out;
+        }
+        if kind == "if_statement" {
+            let mut out = vec![];
+            let branches = [
+                item.child_by_field_name("consequence"),
+                item.child_by_field_name("alternative")
+                    .and_then(|e| e.named_child(0).filter(|n| n.kind() != "comment")),
+            ];
+            for branch in branches {
+                match branch.and_then(|b| end(body_items(b))) {
+                    Some(first) => out.push(first),
+                    None => out.extend(self.past(item, forward)),
+                }
+            }
+            return out;
+        }
+        if kind == "compound_statement" {
+            return match end(statements(item)) {
+                Some(first) => vec![first],
+                None => self.past(item, forward),
+            };
+        }
+        let callees = self.local_calls(item);
+        if !callees.is_empty() {
+            return callees
+                .into_iter()
+                .flat_map(|body| match end(statements(body)) {
+                    Some(first) => vec![first],
+                    None => self.past(item, forward),
+                })
+                .collect();
+        }
+        self.past(item, forward)
+    }
+
+    /// The statements that may run right after `item` has run (`forward`), or right before it started,
+    /// without entering it.
+    pub fn past(&self, item: Node<'t>, forward: bool) -> Vec<Node<'t>> {
+        let mut sibling = if forward {
+            item.next_named_sibling()
+        } else {
+            item.prev_named_sibling()
+        };
+        while let Some(s) = sibling.filter(|s| s.kind() == "comment") {
+            sibling = if forward {
+                s.next_named_sibling()
+            } else {
+                s.prev_named_sibling()
+            };
+        }
+        if let Some(s) = sibling.filter(|_| {
+            item.parent()
+                .is_some_and(|p| p.kind() == "compound_statement")
+        }) {
+            return vec![s];
+        }
+        // `item` ends (or starts) its body: leave the body.
+        let Some(parent) = item.parent() else {
+            return vec![];
+        };
+        let holder = if parent.kind() == "compound_statement" {
+            parent.parent()
+        } else {
+            Some(parent)
+        };
+        let Some(holder) = holder else { return vec![] };
+        match holder.kind() {
+            "function_definition" => {
+                let Some((_, name)) = enclosing_function(item, self.text) else {
+                    return vec![];
+                };
+                self.call_sites
+                    .get(&name)
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|site| self.past(*site, forward))
+                    .collect()
+            }
+            k if is_loop(k) => vec![holder],
+            "else_clause" => holder.parent().map_or(vec![], |i| self.past(i, forward)),
+            "if_statement" | "compound_statement" => self.past(holder, forward),
+            _ => self.past(holder, forward),
+        }
+    }
+}
+
+/// The parts of a statement that run as its own step: a loop's or branch's header (not its body), or
+/// the whole of any other statement.
+pub fn own_parts(item: Node) -> Vec<Node> {
+    match item.kind() {
+        "for_statement" | "while_statement" | "for_range_loop" | "if_statement" => {
+            let mut cursor = item.walk();
+            item.children_by_field_name("initializer", &mut cursor)
+                .chain(item.child_by_field_name("condition"))
+                .chain(item.child_by_field_name("update"))
+                .chain(item.child_by_field_name("right"))
+                .collect()
+        }
+        "compound_statement" => vec![],
+        _ => vec![item],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +496,33 @@ mod tests {
         assert_eq!(indent_at(K, stmt.start_byte()), "    ");
         assert_eq!(syntax_errors(&splice(K, span, "")), 0);
         assert!(syntax_errors("void f( {") > 0);
+    }
+
+    #[test]
+    fn flow_follows_loops_calls_and_callers() {
+        let k = "void A() { x(); }\nvoid B() {\n    for (int i = 0; i < n; i++) {\n        A();\n        y();\n    }\n    z();\n}\nvoid C() { B(); w(); }\n";
+        let tree = parse(k);
+        let root = tree.root_node();
+        let flow = Flow::new(root, k);
+        let stmt = |name: &str| calls_named(root, k, name)[0].statement().unwrap();
+        let texts = |v: Vec<Node>| {
+            v.iter()
+                .map(|n| text_of(*n, k).to_string())
+                .collect::<Vec<_>>()
+        };
+        // Calling A enters it; A's end goes back after each of its call sites.
+        assert_eq!(texts(flow.next(stmt("A"), true)), vec!["x();"]);
+        assert_eq!(texts(flow.past(stmt("x"), true)), vec!["y();"]);
+        // The loop body's end goes back to the loop, which runs its body again or leaves.
+        let back = flow.past(stmt("y"), true);
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].kind(), "for_statement");
+        assert_eq!(texts(flow.next(back[0], true)), vec!["A();", "z();"]);
+        // Backwards from the first statement of the loop body: the loop (previous iteration or entry).
+        assert_eq!(flow.past(stmt("A"), false)[0].kind(), "for_statement");
+        // B's end continues after B's call site in C.
+        assert_eq!(texts(flow.past(stmt("z"), true)), vec!["w();"]);
+        assert!(flow.past(stmt("w"), true).is_empty());
     }
 }
 

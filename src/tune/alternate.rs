@@ -274,8 +274,17 @@ fn try_variant(
     {
         return Ok(probe);
     }
-    let start = probe.as_ref().map(|(p, _)| p.clone()).or(current.point.clone());
-    let retuned = runner.search(variant, search::local_beside(RETUNE_TRIALS), RETUNE_TRIALS, seed, start)?;
+    let start = probe
+        .as_ref()
+        .map(|(p, _)| p.clone())
+        .or(current.point.clone());
+    let retuned = runner.search(
+        variant,
+        search::local_beside(RETUNE_TRIALS),
+        RETUNE_TRIALS,
+        seed,
+        start,
+    )?;
     Ok(match (probe, retuned) {
         (Some(a), Some(b)) => Some(if b.1 < a.1 { b } else { a }),
         (a, b) => a.or(b),

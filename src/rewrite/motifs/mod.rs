@@ -3,20 +3,27 @@
 
 mod constant_buffer;
 mod double_buffer;
+mod drop_queue_barrier;
 mod fuse_leaky_relu;
+mod hoist_duplicate;
+mod narrow_barrier;
 mod reciprocal_from_div_ones;
 mod relu_from_max_zero;
 mod vector_reduce;
 
 use super::motif::Motif;
 
-/// Every motif, in the order retrieval breaks ties.
+/// Every motif, in the order retrieval breaks ties (when the bank has no evidence): the rewrites that
+/// remove the most work first, fusions before hoisting (a hoisted fill no longer pairs with its consumer).
 pub static ALL: &[&dyn Motif] = &[
+    &vector_reduce::VectorReduce,
+    &drop_queue_barrier::DropQueueBarrier,
     &double_buffer::DoubleBuffer,
     &relu_from_max_zero::ReluFromMaxZero,
     &reciprocal_from_div_ones::ReciprocalFromDivOnes,
     &fuse_leaky_relu::FuseLeakyRelu,
-    &vector_reduce::VectorReduce,
+    &hoist_duplicate::HoistDuplicate,
+    &narrow_barrier::NarrowBarrier,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
