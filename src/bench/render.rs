@@ -171,18 +171,8 @@ fn xml(s: &str) -> String {
 
 /// Geometric mean over ops of best-so-far / baseline, per trial, one line per strategy (largest budget).
 pub fn convergence_svg(r: &BenchReport) -> String {
-    let (w, h, left, right, top, bottom) = (720.0, 420.0, 60.0, 160.0, 40.0, 50.0);
     let budget = r.budgets.iter().copied().max().unwrap_or(1);
-    let mut s = svg_open(
-        w as u32,
-        h as u32,
-        &format!(
-            "Best latency vs trials, geometric mean over ops ({}, budget {budget})",
-            kind(r)
-        ),
-    );
     let mut lines = vec![];
-    let mut lo: f64 = 1.0;
     for strategy in &r.strategies {
         let runs: Vec<_> = r
             .ops
@@ -208,10 +198,28 @@ pub fn convergence_svg(r: &BenchReport) -> String {
                 (logs / runs.len() as f64).exp()
             })
             .collect();
-        lo = lo.min(pts.iter().copied().fold(1.0, f64::min));
         lines.push((strategy.clone(), pts));
     }
-    let lo = lo.max(1e-4);
+    curves_svg(
+        &format!(
+            "Best latency vs trials, geometric mean over ops ({}, budget {budget})",
+            kind(r)
+        ),
+        budget,
+        &lines,
+    )
+}
+
+/// Lines of best-so-far / baseline latency (at most 1, log scale) against trials 1..=`trials`.
+pub fn curves_svg(title: &str, trials: usize, lines: &[(String, Vec<f64>)]) -> String {
+    let (w, h, left, right, top, bottom) = (720.0, 420.0, 60.0, 160.0, 40.0, 50.0);
+    let budget = trials.max(1);
+    let mut s = svg_open(w as u32, h as u32, title);
+    let lo = lines
+        .iter()
+        .flat_map(|(_, p)| p.iter().copied())
+        .fold(1.0f64, f64::min)
+        .clamp(1e-4, 0.9);
     let (pw, ph) = (w - left - right, h - top - bottom);
     let x = |i: usize| left + pw * (i as f64 + 1.0) / budget as f64;
     let y = |v: f64| top + ph * (v.ln() / lo.ln()).clamp(0.0, 1.0);

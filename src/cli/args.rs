@@ -82,6 +82,8 @@ pub enum Command {
     Bank(BankArgs),
     /// Benchmark the tuner over a suite of operator projects (default: this repository's fixtures)
     Bench(BenchArgs),
+    /// What the last tuning run of each op did: result, failures, rewrites, trials, convergence picture
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -176,6 +178,16 @@ pub struct TuneArgs {
     /// Bank of lessons for kernel rewrites (default: the built-in bank plus the project's ascend-bank.toml)
     #[arg(long, value_name = "FILE")]
     pub bank: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Only this op (default: every op in the manifest)
+    #[arg(long, value_name = "NAME")]
+    pub op: Option<String>,
+    /// Output folder (default: target/ascend-tune/report/)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

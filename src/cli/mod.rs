@@ -55,6 +55,7 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
                 )
             }),
         Command::Bank(a) => crate::commands::bank::bank(&args.common, &a, &printer),
+        Command::Report(a) => crate::commands::report::report(&args.common, &a, &printer),
         Command::Bench(a) => crate::commands::bench::bench(&args.common, &a, &printer),
     };
     match result {

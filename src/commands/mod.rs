@@ -5,6 +5,7 @@ pub mod bank;
 pub mod bench;
 pub mod check;
 pub mod init;
+pub mod report;
 pub mod run;
 pub mod tune;
 

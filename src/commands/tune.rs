@@ -62,6 +62,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             continue;
         }
         let mut progress = Progress::new(printer);
+        let started = std::time::Instant::now();
         let result = tune_op(
             &session.manifest,
             op,
@@ -72,6 +73,14 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         );
         progress.finish();
         let result = result?;
+        crate::tune::last_run::LastRun::of(
+            &result,
+            &opts,
+            backend_name,
+            soc.name,
+            started.elapsed().as_secs_f64(),
+        )
+        .write(&session.work)?;
         let failures = result
             .trials
             .iter()

@@ -91,9 +91,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 {
                     Ok(v) => v,
                     Err(why) => {
-                        runner
-                            .observer()
-                            .rewrite(&cx.op.name, name, &format!("skipped: {why}"));
+                        runner.rewrite_outcome(name, format!("skipped: {why}"));
                         continue;
                     }
                 };
@@ -109,7 +107,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 ),
                 None => "dropped: no trial of it passed".to_string(),
             };
-            runner.observer().rewrite(&cx.op.name, name, &outcome);
+            runner.rewrite_outcome(name, outcome.clone());
             if let Some((p, l)) = found
                 && l < current.latency_us * KEEP_IF_FASTER
             {
@@ -225,9 +223,7 @@ fn external_turn(
         Err(why) => {
             let mut rewrites = current.variant.rewrites.clone();
             rewrites.push(name.clone());
-            runner
-                .observer()
-                .rewrite(&cx.op.name, &name, &format!("failed: {why}"));
+            runner.rewrite_outcome(&name, format!("failed: {why}"));
             runner.record_failure(rewrites, FailureKind::Rewrite, why)?;
             return Ok(true); // a failed turn is spent; the next pass may try again
         }
@@ -237,10 +233,9 @@ fn external_turn(
     let found = try_variant(runner, &variant, current, seed)?;
     match found {
         Some((p, l)) if l < current.latency_us * KEEP_IF_FASTER => {
-            runner.observer().rewrite(
-                &cx.op.name,
+            runner.rewrite_outcome(
                 &name,
-                &format!("kept: {:.3} -> {l:.3} us", current.latency_us),
+                format!("kept: {:.3} -> {l:.3} us", current.latency_us),
             );
             current.variant = variant;
             current.point = Some(p);
@@ -251,9 +246,7 @@ fn external_turn(
             let why = other.map_or("no trial of it passed".to_string(), |(_, l)| {
                 format!("{l:.3} us")
             });
-            runner
-                .observer()
-                .rewrite(&cx.op.name, &name, &format!("dropped: {why}"));
+            runner.rewrite_outcome(&name, format!("dropped: {why}"));
         }
     }
     Ok(true)

@@ -8,6 +8,7 @@
 pub mod alternate;
 pub mod evaluate;
 pub mod journal;
+pub mod last_run;
 pub mod variant;
 
 use crate::backend::{Backend, Inputs, Measurement};
@@ -64,6 +65,8 @@ pub struct TuneResult {
     pub builds: usize,
     pub build_cache_hits: usize,
     pub journal_hits: usize,
+    /// Kernel rewrites the loop tried, in order: (rewrite, what came of it).
+    pub rewrites_tried: Vec<(String, String)>,
 }
 
 /// A verified trial, and the variant and point it measured.
@@ -176,6 +179,7 @@ pub fn tune_op(
         builds,
         build_cache_hits,
         journal_hits,
+        rewrites_tried,
         ..
     } = runner;
     Ok(TuneResult {
@@ -188,6 +192,7 @@ pub fn tune_op(
         builds,
         build_cache_hits,
         journal_hits,
+        rewrites_tried,
     })
 }
 
@@ -209,6 +214,7 @@ pub struct Runner<'o> {
     pub seed: u64,
     pub rewriter: Option<Vec<String>>,
     pub rewriter_attempts: u32,
+    pub rewrites_tried: Vec<(String, String)>,
 }
 
 impl<'o> Runner<'o> {
@@ -239,7 +245,15 @@ impl<'o> Runner<'o> {
             seed: opts.seed,
             rewriter: opts.rewriter.clone(),
             rewriter_attempts: opts.rewriter_attempts,
+            rewrites_tried: vec![],
         })
+    }
+
+    /// Records what came of a kernel rewrite and tells the observer.
+    pub fn rewrite_outcome(&mut self, rewrite: &str, outcome: String) {
+        self.observer
+            .rewrite(&self.evaluator.op.name, rewrite, &outcome);
+        self.rewrites_tried.push((rewrite.to_string(), outcome));
     }
 
     /// Charges one trial for a candidate that never reached the evaluator (an external rewriter that
@@ -278,10 +292,6 @@ impl<'o> Runner<'o> {
             return 0;
         }
         self.budget.saturating_sub(self.trials.len())
-    }
-
-    pub fn observer(&mut self) -> &mut dyn Observer {
-        &mut *self.observer
     }
 
     /// Runs `strategy` over `variant` for up to `budget` trials (fewer if the overall budget runs out or
