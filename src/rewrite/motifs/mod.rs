@@ -5,6 +5,7 @@ mod constant_buffer;
 mod double_buffer;
 mod fuse_leaky_relu;
 mod reciprocal_from_div_ones;
+mod reduce_max;
 mod relu_from_max_zero;
 mod vector_reduce;
 
@@ -17,6 +18,7 @@ pub static ALL: &[&dyn Motif] = &[
     &reciprocal_from_div_ones::ReciprocalFromDivOnes,
     &fuse_leaky_relu::FuseLeakyRelu,
     &vector_reduce::VectorReduce,
+    &reduce_max::VectorReduceMax,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
