@@ -7,6 +7,7 @@ mod fuse_leaky_relu;
 mod reciprocal_from_div_ones;
 mod reduce_max;
 mod relu_from_max_zero;
+mod vector_copy_loop;
 mod vector_reduce;
 
 use super::motif::Motif;
@@ -19,6 +20,7 @@ pub static ALL: &[&dyn Motif] = &[
     &fuse_leaky_relu::FuseLeakyRelu,
     &vector_reduce::VectorReduce,
     &reduce_max::VectorReduceMax,
+    &vector_copy_loop::VectorCopyLoop,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
