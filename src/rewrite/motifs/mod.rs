@@ -5,6 +5,7 @@ mod constant_buffer;
 mod double_buffer;
 mod fuse_leaky_relu;
 mod reciprocal_from_div_ones;
+mod reciprocal_mul;
 mod reduce_max;
 mod relu_from_max_zero;
 mod vector_copy_loop;
@@ -21,6 +22,7 @@ pub static ALL: &[&dyn Motif] = &[
     &vector_reduce::VectorReduce,
     &reduce_max::VectorReduceMax,
     &vector_copy_loop::VectorCopyLoop,
+    &reciprocal_mul::ReciprocalMul,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
