@@ -8,6 +8,7 @@ mod reciprocal_from_div_ones;
 mod reciprocal_mul;
 mod reduce_max;
 mod relu_from_max_zero;
+mod scalar_wait;
 mod vector_copy_loop;
 mod vector_reduce;
 
@@ -23,6 +24,7 @@ pub static ALL: &[&dyn Motif] = &[
     &reduce_max::VectorReduceMax,
     &vector_copy_loop::VectorCopyLoop,
     &reciprocal_mul::ReciprocalMul,
+    &scalar_wait::ScalarWait,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
