@@ -8,7 +8,11 @@ mod fuse_leaky_relu;
 mod hoist_duplicate;
 mod narrow_barrier;
 mod reciprocal_from_div_ones;
+mod reciprocal_mul;
+mod reduce_max;
 mod relu_from_max_zero;
+mod scalar_wait;
+mod vector_copy_loop;
 mod vector_reduce;
 
 use super::motif::Motif;
@@ -17,13 +21,17 @@ use super::motif::Motif;
 /// remove the most work first, fusions before hoisting (a hoisted fill no longer pairs with its consumer).
 pub static ALL: &[&dyn Motif] = &[
     &vector_reduce::VectorReduce,
+    &reduce_max::VectorReduceMax,
+    &vector_copy_loop::VectorCopyLoop,
     &drop_queue_barrier::DropQueueBarrier,
     &double_buffer::DoubleBuffer,
     &relu_from_max_zero::ReluFromMaxZero,
     &reciprocal_from_div_ones::ReciprocalFromDivOnes,
     &fuse_leaky_relu::FuseLeakyRelu,
     &hoist_duplicate::HoistDuplicate,
+    &scalar_wait::ScalarWait,
     &narrow_barrier::NarrowBarrier,
+    &reciprocal_mul::ReciprocalMul,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {

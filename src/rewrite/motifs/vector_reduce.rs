@@ -3,6 +3,9 @@
 //! `ReduceSum` of the row into a one-block `TBuf`, a barrier, and one `GetValue` of the result
 //! (asc-devkit docs, ReduceSum: the count form writes the sum to dst[0] and needs a work tensor of
 //! RoundUp(ceil(n / 64), 8) floats). Rewinding turns exactly that form back into the loop.
+//! The finding of the vector form, the buffer bookkeeping and the exact-restore encoding are shared
+//! with the other level-2 reductions (`Reduction`, used by vector-reduce-max); each reduction owns
+//! only its scalar loop's shape.
 
 use super::constant_buffer::{self as cb, BufferSlots};
 use crate::rewrite::cst::{self, Call, text_of};
@@ -14,32 +17,80 @@ pub struct VectorReduce;
 
 const NAME: &str = "vector-reduce";
 
-/// The parts of a row sum, in either form.
-struct RowSum<'t> {
-    /// The statements replaced: the accumulator's declaration and the loop, or the three vector ones.
-    span: Range<usize>,
-    acc: String,
-    tensor: String,
-    base: Option<String>,
-    count: String,
-    qualified: bool,
-    /// Where the loop form's new buffers go (apply).
-    slots: Option<BufferSlots>,
-    /// The member and InitBuffer lines of the two buffers that go with the vector form (rewind).
-    removed: Vec<Range<usize>>,
-    /// The first statement of the span, to find its function by.
-    anchor: Node<'t>,
+/// One level-2 reduction: its motif, its API and how its scalar loop is found and written.
+pub(super) struct Reduction {
+    pub motif: &'static str,
+    /// `ReduceSum`, `ReduceMax`.
+    pub api: &'static str,
+    /// The stems of the new buffers' names (`reduceSum` -> `reduceSumBuf`, `reduceWork` -> `reduceWorkBuf`).
+    pub stem: &'static str,
+    pub work_stem: &'static str,
+    /// Element types the vector form may have.
+    pub elems: &'static [&'static str],
+    /// The scalar loop form whose loop statement is the given `for`.
+    pub loop_at: for<'t> fn(&str, Node<'t>) -> Option<RowSum<'t>>,
+    /// The canonical scalar loop of a vector form, indented by `ind`, with `fresh` giving a name
+    /// unused in its function for a stem ("j" -> "j", "j2", ...).
+    pub scalar_loop: ScalarLoop,
 }
 
-fn error(text: &str, at: usize, why: &str) -> MotifError {
+/// Writes a scalar loop: (the vector form's parts, indentation, a fresh-name maker).
+pub(super) type ScalarLoop = fn(&RowSum, &str, &dyn Fn(&str) -> String) -> String;
+
+/// The parts of a row reduction, in either form.
+pub(super) struct RowSum<'t> {
+    /// The statements replaced: the accumulator's declaration and the loop, or the three vector ones.
+    pub span: Range<usize>,
+    pub acc: String,
+    /// The element type of the tensor and the accumulator.
+    pub elem: String,
+    pub tensor: String,
+    pub base: Option<String>,
+    pub count: String,
+    pub qualified: bool,
+    /// Where the loop form's new buffers go (apply).
+    pub slots: Option<BufferSlots>,
+    /// The member and InitBuffer lines of the two buffers that go with the vector form (rewind).
+    pub removed: Vec<Range<usize>>,
+    /// The first statement of the span, to find its function by.
+    pub anchor: Node<'t>,
+}
+
+const SUM: Reduction = Reduction {
+    motif: NAME,
+    api: "ReduceSum",
+    stem: "reduceSum",
+    work_stem: "reduceWork",
+    elems: &["float"],
+    loop_at,
+    scalar_loop: sum_loop,
+};
+
+/// `float acc = 0.0f; for (uint32_t j = 0; j < n; j++) { acc += t.GetValue(base + j); }`.
+fn sum_loop(v: &RowSum, ind: &str, fresh: &dyn Fn(&str) -> String) -> String {
+    let j = fresh("j");
+    let index = match &v.base {
+        Some(b) => format!("{b} + {j}"),
+        None => j.clone(),
+    };
+    format!(
+        "float {acc} = 0.0f;\n{ind}for (uint32_t {j} = 0; {j} < {n}; {j}++) {{\n\
+         {ind}    {acc} += {t}.GetValue({index});\n{ind}}}",
+        acc = v.acc,
+        n = v.count,
+        t = v.tensor
+    )
+}
+
+fn error(motif: &'static str, text: &str, at: usize, why: &str) -> MotifError {
     MotifError {
-        motif: NAME,
+        motif,
         line: cst::line_of(text, at),
         why: why.into(),
     }
 }
 
-fn single_init<'t>(decl: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+pub(super) fn single_init<'t>(decl: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     let mut c = decl.walk();
     let ds: Vec<Node> = decl.children_by_field_name("declarator", &mut c).collect();
     let [d] = ds[..] else { return None };
@@ -125,6 +176,7 @@ fn loop_at<'t>(text: &str, for_stmt: Node<'t>) -> Option<RowSum<'t>> {
     Some(RowSum {
         span: decl.start_byte()..for_stmt.end_byte(),
         acc: acc.into(),
+        elem: "float".into(),
         tensor: tensor.into(),
         base: base.map(|b| text_of(b, text).to_string()),
         count: text_of(count, text).into(),
@@ -135,18 +187,17 @@ fn loop_at<'t>(text: &str, for_stmt: Node<'t>) -> Option<RowSum<'t>> {
     })
 }
 
-/// `B.Get<float>()` as a call: B.
-fn get_of<'a>(node: Node, text: &'a str) -> Option<&'a str> {
+/// `B.Get<T>()` as a call: B.
+fn get_of<'a>(node: Node, text: &'a str, elem: &str) -> Option<&'a str> {
     let call = Call::of(node)?;
-    (call.name(text) == "Get"
-        && call.args().is_empty()
-        && call.template_args(text) == Some("float"))
-    .then(|| call.receiver(text))
-    .flatten()
+    (call.name(text) == "Get" && call.args().is_empty() && call.template_args(text) == Some(elem))
+        .then(|| call.receiver(text))
+        .flatten()
 }
 
-/// `ReduceSum(B.Get<float>(), src, W.Get<float>(), n); PipeBarrier<PIPE_ALL>(); float acc =
-/// B.Get<float>().GetValue(0);` with B and W buffers used nowhere else.
+/// `ReduceSum(B.Get<T>(), src, W.Get<T>(), n); PipeBarrier<PIPE_ALL>(); T acc =
+/// B.Get<T>().GetValue(0);` with B and W buffers used nowhere else (any reduction API: the caller
+/// finds the call by name).
 fn vector_at<'t>(text: &str, root: Node<'t>, reduce: Call<'t>) -> Option<RowSum<'t>> {
     let first = cb::block_statement(text, &reduce)?;
     let stmts = cst::statements(first.parent()?);
@@ -160,15 +211,15 @@ fn vector_at<'t>(text: &str, root: Node<'t>, reduce: Call<'t>) -> Option<RowSum<
     let [dst, src, work, count] = reduce.args()[..] else {
         return None;
     };
-    let (b, w) = (get_of(dst, text)?, get_of(work, text)?);
-    (decl.kind() == "declaration" && text_of(decl.child_by_field_name("type")?, text) == "float")
-        .then_some(())?;
+    (decl.kind() == "declaration").then_some(())?;
+    let elem = text_of(decl.child_by_field_name("type")?, text);
+    let (b, w) = (get_of(dst, text, elem)?, get_of(work, text, elem)?);
     let (acc, value) = single_init(decl)?;
     let read = Call::of(value)?;
     let [zero] = read.args()[..] else { return None };
     (read.name(text) == "GetValue"
         && cb::literal_value(zero, text)? == 0.0
-        && get_of(read.function.child_by_field_name("argument")?, text)? == b
+        && get_of(read.function.child_by_field_name("argument")?, text, elem)? == b
         && acc.kind() == "identifier")
         .then_some(())?;
     let (tensor, base) = match src.kind() {
@@ -202,6 +253,7 @@ fn vector_at<'t>(text: &str, root: Node<'t>, reduce: Call<'t>) -> Option<RowSum<
     Some(RowSum {
         span: first.start_byte()..decl.end_byte(),
         acc: text_of(acc, text).into(),
+        elem: elem.into(),
         tensor,
         base,
         count: text_of(count, text).into(),
@@ -212,17 +264,18 @@ fn vector_at<'t>(text: &str, root: Node<'t>, reduce: Call<'t>) -> Option<RowSum<
     })
 }
 
-fn loops<'t>(text: &str, root: Node<'t>) -> Vec<RowSum<'t>> {
+fn loops<'t>(r: &Reduction, text: &str, root: Node<'t>) -> Vec<RowSum<'t>> {
     cst::nodes_of_kind(root, "for_statement")
         .into_iter()
-        .filter_map(|f| loop_at(text, f))
+        .filter_map(|f| (r.loop_at)(text, f))
         .collect()
 }
 
-fn vectors<'t>(text: &str, root: Node<'t>) -> Vec<RowSum<'t>> {
-    cst::calls_named(root, text, "ReduceSum")
+fn vectors<'t>(r: &Reduction, text: &str, root: Node<'t>) -> Vec<RowSum<'t>> {
+    cst::calls_named(root, text, r.api)
         .into_iter()
         .filter_map(|c| vector_at(text, root, c))
+        .filter(|v| r.elems.contains(&v.elem.as_str()))
         .collect()
 }
 
@@ -236,15 +289,25 @@ struct Restore {
     lines: Vec<(usize, String)>,
 }
 
-fn restore_edits(text: &str, at: usize, r: &str) -> Result<(Splices, String), MotifError> {
-    let restore: Restore = serde_json::from_str(r)
-        .map_err(|e| error(text, at, &format!("unreadable restore text: {e}")))?;
+fn restore_edits(
+    r: &Reduction,
+    text: &str,
+    at: usize,
+    restore: &str,
+) -> Result<(Splices, String), MotifError> {
+    let restore: Restore = serde_json::from_str(restore)
+        .map_err(|e| error(r.motif, text, at, &format!("unreadable restore text: {e}")))?;
     let fits = restore
         .lines
         .iter()
         .all(|(o, _)| *o <= text.len() && (*o == 0 || text.as_bytes()[o - 1] == b'\n'));
     if !fits {
-        return Err(error(text, at, "the restore text does not fit this text"));
+        return Err(error(
+            r.motif,
+            text,
+            at,
+            "the restore text does not fit this text",
+        ));
     }
     Ok((
         restore.lines.into_iter().map(|(o, l)| (o..o, l)).collect(),
@@ -252,46 +315,43 @@ fn restore_edits(text: &str, at: usize, r: &str) -> Result<(Splices, String), Mo
     ))
 }
 
-impl Motif for VectorReduce {
-    fn name(&self) -> &'static str {
-        NAME
+/// Elements of `elem` in one 32 B block (the result buffer's size, and the work buffer's margin).
+fn block_elems(elem: &str) -> usize {
+    match elem {
+        "half" | "bfloat16_t" | "int16_t" | "uint16_t" => 16,
+        _ => 8,
     }
-    fn summary(&self) -> &'static str {
-        "scalar GetValue loop summing a float row -> one ReduceSum into a one-block TBuf, a barrier and one GetValue"
-    }
-    fn preserves_meaning_when(&self) -> &'static str {
-        "checked: the accumulator is a `float` declared `= 0` on the statement just before a `for` loop \
-         that runs an integer j from 0 while j < n by ++, whose body is only `acc += t.GetValue(j)` or \
-         `acc += t.GetValue(base + j)` with t a `LocalTensor<float>` of the function; n and base name \
-         neither j nor acc, and n means the same in the Init function (no local names), where the two new \
-         buffers are sized (the result: 8 floats; the work tensor: n + 8 floats, at least the documented \
-         RoundUp(ceil(n / 64), 8)). The sum is then the same up to the order of float additions (the \
-         hardware adds in a tree; outputs are verified within the dtype's tolerance). NOT checked: that \
-         t[base] is 32 B aligned, as a vector operand must be (true when base is a multiple of 8 floats, \
-         e.g. a row start with a row length multiple of 8); the new buffers take UB the tiling may not \
-         have. A PIPE_ALL barrier orders the vector sum before the scalar read. Rewind turns exactly \
-         that three-statement form (with buffers used nowhere else) back into the loop"
-    }
-    fn apply_sites(&self, text: &str) -> Vec<Site> {
+}
+
+impl Reduction {
+    pub(super) fn apply_sites(&self, text: &str) -> Vec<Site> {
         let tree = cst::parse(text);
-        loops(text, tree.root_node())
+        loops(self, text, tree.root_node())
             .into_iter()
             .map(|l| {
                 Site::new(
                     l.span.clone(),
                     text,
-                    format!("scalar sum of {} into {}: ReduceSum", l.tensor, l.acc),
+                    format!("scalar loop over {} into {}: {}", l.tensor, l.acc, self.api),
                 )
             })
             .collect()
     }
-    fn apply(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+
+    pub(super) fn apply(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
         let tree = cst::parse(text);
         let root = tree.root_node();
-        let l = loops(text, root)
+        let l = loops(self, text, root)
             .into_iter()
             .find(|l| l.span == site.range)
-            .ok_or_else(|| error(text, site.range.start, "no scalar row sum here"))?;
+            .ok_or_else(|| {
+                error(
+                    self.motif,
+                    text,
+                    site.range.start,
+                    "no scalar row loop here",
+                )
+            })?;
         let q = cb::qualifier(l.qualified);
         let ind = cst::indent_at(text, site.range.start);
         let src = match &l.base {
@@ -300,21 +360,23 @@ impl Motif for VectorReduce {
         };
         let (edits, statements) = match &site.restore {
             Some(r) => {
-                let (mut edits, statements) = restore_edits(text, site.range.start, r)?;
+                let (mut edits, statements) = restore_edits(self, text, site.range.start, r)?;
                 edits.push((site.range.clone(), statements.clone()));
                 (edits, statements)
             }
             None => {
-                let sum = cb::fresh_name(root, text, "reduceSum", "Buf");
-                let work = cb::fresh_name(root, text, "reduceWork", "Buf");
+                let result = cb::fresh_name(root, text, self.stem, "Buf");
+                let work = cb::fresh_name(root, text, self.work_stem, "Buf");
                 let slots = l.slots.as_ref().expect("loops have slots");
-                let (m1, i1) = slots.lines(&sum, "8 * sizeof(float)");
-                let (m2, i2) = slots.lines(&work, &format!("({} + 8) * sizeof(float)", l.count));
+                let (e, n) = (&l.elem, &l.count);
+                let block = block_elems(e);
+                let (m1, i1) = slots.lines(&result, &format!("{block} * sizeof({e})"));
+                let (m2, i2) = slots.lines(&work, &format!("({n} + {block}) * sizeof({e})"));
                 let statements = format!(
-                    "{q}ReduceSum({sum}.Get<float>(), {src}, {work}.Get<float>(), {n});\n\
+                    "{q}{api}({result}.Get<{e}>(), {src}, {work}.Get<{e}>(), {n});\n\
                      {ind}{q}PipeBarrier<PIPE_ALL>();\n\
-                     {ind}float {acc} = {sum}.Get<float>().GetValue(0);",
-                    n = l.count,
+                     {ind}{e} {acc} = {result}.Get<{e}>().GetValue(0);",
+                    api = self.api,
                     acc = l.acc
                 );
                 let edits = vec![
@@ -327,57 +389,63 @@ impl Motif for VectorReduce {
         };
         let new = cst::splice_many(text, &edits);
         let start = cst::shifted(&edits, site.range.start);
-        let inverse = Site::new(start..start + statements.len(), &new, "ReduceSum of a row")
-            .restoring(text[site.range.clone()].to_string());
+        let inverse = Site::new(
+            start..start + statements.len(),
+            &new,
+            format!("{} of a row", self.api),
+        )
+        .restoring(text[site.range.clone()].to_string());
         Ok(Edit { text: new, inverse })
     }
-    fn rewind_sites(&self, text: &str) -> Vec<Site> {
+
+    pub(super) fn rewind_sites(&self, text: &str) -> Vec<Site> {
         let tree = cst::parse(text);
-        vectors(text, tree.root_node())
+        vectors(self, text, tree.root_node())
             .into_iter()
             .map(|v| {
                 Site::new(
                     v.span.clone(),
                     text,
-                    format!("ReduceSum of {} into {}: scalar loop", v.tensor, v.acc),
+                    format!("{} of {} into {}: scalar loop", self.api, v.tensor, v.acc),
                 )
             })
             .collect()
     }
-    fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+
+    pub(super) fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
         let tree = cst::parse(text);
         let root = tree.root_node();
-        let v = vectors(text, root)
+        let v = vectors(self, text, root)
             .into_iter()
             .find(|v| v.span == site.range)
-            .ok_or_else(|| error(text, site.range.start, "no ReduceSum form here"))?;
+            .ok_or_else(|| {
+                error(
+                    self.motif,
+                    text,
+                    site.range.start,
+                    &format!("no {} form here", self.api),
+                )
+            })?;
         let statements = match &site.restore {
             Some(r) => r.clone(),
             None => {
                 let ind = cst::indent_at(text, site.range.start);
-                let (func, _) = cst::enclosing_function(v.anchor, text)
-                    .ok_or_else(|| error(text, site.range.start, "not in a function"))?;
-                let j = (1..)
-                    .map(|i| {
-                        if i == 1 {
-                            "j".to_string()
-                        } else {
-                            format!("j{i}")
-                        }
-                    })
-                    .find(|n| cb::mentions(func, text, n) == 0)
-                    .expect("some name is free");
-                let index = match &v.base {
-                    Some(b) => format!("{b} + {j}"),
-                    None => j.clone(),
+                let (func, _) = cst::enclosing_function(v.anchor, text).ok_or_else(|| {
+                    error(self.motif, text, site.range.start, "not in a function")
+                })?;
+                let fresh = |stem: &str| {
+                    (1..)
+                        .map(|i| {
+                            if i == 1 {
+                                stem.to_string()
+                            } else {
+                                format!("{stem}{i}")
+                            }
+                        })
+                        .find(|n| cb::mentions(func, text, n) == 0)
+                        .expect("some name is free")
                 };
-                format!(
-                    "float {acc} = 0.0f;\n{ind}for (uint32_t {j} = 0; {j} < {n}; {j}++) {{\n\
-                     {ind}    {acc} += {t}.GetValue({index});\n{ind}}}",
-                    acc = v.acc,
-                    n = v.count,
-                    t = v.tensor
-                )
+                (self.scalar_loop)(&v, ind, &fresh)
             }
         };
         let mut edits: Vec<(Range<usize>, String)> = v
@@ -396,9 +464,45 @@ impl Motif for VectorReduce {
                 .map(|r| (cst::shifted(&edits, r.start), text[r.clone()].to_string()))
                 .collect(),
         };
-        let inverse = Site::new(start..start + statements.len(), &new, "scalar row sum")
+        let inverse = Site::new(start..start + statements.len(), &new, "scalar row loop")
             .restoring(serde_json::to_string(&restore).expect("strings and numbers serialise"));
         Ok(Edit { text: new, inverse })
+    }
+}
+
+const PRESERVES: &str = "checked: the accumulator is a `float` declared `= 0` on the statement just before a `for` loop \
+         that runs an integer j from 0 while j < n by ++, whose body is only `acc += t.GetValue(j)` or \
+         `acc += t.GetValue(base + j)` with t a `LocalTensor<float>` of the function; n and base name \
+         neither j nor acc, and n means the same in the Init function (no local names), where the two new \
+         buffers are sized (the result: 8 floats; the work tensor: n + 8 floats, at least the documented \
+         RoundUp(ceil(n / 64), 8)). The sum is then the same up to the order of float additions (the \
+         hardware adds in a tree; outputs are verified within the dtype's tolerance). NOT checked: that \
+         t[base] is 32 B aligned, as a vector operand must be (true when base is a multiple of 8 floats, \
+         e.g. a row start with a row length multiple of 8); the new buffers take UB the tiling may not \
+         have. A PIPE_ALL barrier orders the vector sum before the scalar read. Rewind turns exactly \
+         that three-statement form (with buffers used nowhere else) back into the loop";
+
+impl Motif for VectorReduce {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn summary(&self) -> &'static str {
+        "scalar GetValue loop summing a float row -> one ReduceSum into a one-block TBuf, a barrier and one GetValue"
+    }
+    fn preserves_meaning_when(&self) -> &'static str {
+        PRESERVES
+    }
+    fn apply_sites(&self, text: &str) -> Vec<Site> {
+        SUM.apply_sites(text)
+    }
+    fn apply(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+        SUM.apply(text, site)
+    }
+    fn rewind_sites(&self, text: &str) -> Vec<Site> {
+        SUM.rewind_sites(text)
+    }
+    fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+        SUM.rewind(text, site)
     }
 }
 
