@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The p values of fast_p.
-pub const FAST_P: [f64; 5] = [0.8, 1.0, 1.2, 1.5, 2.0];
+pub const FAST_P: [f64; 6] = [0.8, 0.9, 1.0, 1.2, 1.5, 2.0];
 
 pub struct BenchOptions {
     pub suite: Vec<PathBuf>,
@@ -52,6 +52,8 @@ pub struct OpRow {
     pub trials: usize,
     pub failures: BTreeMap<String, usize>,
     pub params: BTreeMap<String, i64>,
+    /// Kernel rewrites of the best trial (`loop` only).
+    pub rewrites: Vec<String>,
     pub wall_s: f64,
     pub builds: usize,
     pub build_cache_hits: usize,
@@ -298,6 +300,7 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
                         trials: result.trials.len(),
                         failures,
                         params: best_trial.map(|t| t.params.clone()).unwrap_or_default(),
+                        rewrites: best_trial.map(|t| t.rewrites.clone()).unwrap_or_default(),
                         wall_s,
                         builds: result.builds,
                         build_cache_hits: result.build_cache_hits,

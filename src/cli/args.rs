@@ -115,6 +115,9 @@ pub struct BenchArgs {
     /// Bank of lessons for the kernel phase (default: the built-in bank)
     #[arg(long, value_name = "FILE")]
     pub bank: Option<PathBuf>,
+    /// Replace the table between `<!-- bench-table:start -->` and `<!-- bench-table:end -->` in FILE
+    #[arg(long, value_name = "FILE")]
+    pub update_readme: Option<PathBuf>,
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
     #[arg(long, short = 'j', value_name = "N")]

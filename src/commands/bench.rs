@@ -73,5 +73,34 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
             printer.status("Wrote", f.display().to_string());
         }
     }
+    if let Some(readme) = &args.update_readme {
+        let text = crate::fsx::read_to_string(readme)?;
+        let updated = bench::render::readme_section(&text, &report, &command_line())
+            .ok_or_else(|| {
+                Error::bad_input(
+                    format!("{} has no bench table markers", readme.display()),
+                    Some("add the lines `<!-- bench-table:start -->` and `<!-- bench-table:end -->` where the table goes".into()),
+                )
+            })?;
+        crate::fsx::write_atomic(readme, updated.as_bytes())?;
+        printer.status("Updated", readme.display().to_string());
+    }
     Ok(crate::exit_codes::OK)
+}
+
+/// The command line as a user would type it, without `--update-readme FILE`.
+fn command_line() -> String {
+    let mut words = vec!["cargo".to_string(), "ascend-tune".to_string()];
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().is_some_and(|a| a == "ascend-tune") {
+        args.next();
+    }
+    while let Some(a) = args.next() {
+        if a == "--update-readme" {
+            args.next();
+        } else if !a.starts_with("--update-readme=") {
+            words.push(a);
+        }
+    }
+    words.join(" ")
 }
