@@ -113,8 +113,12 @@ impl Printer {
         println!();
         print!("{}", summary_table(rows));
         println!(
-            "{} ops checked: {} ok, {} failing{}",
-            rows.len(),
+            "{} checked: {} passing, {} failing{}",
+            if rows.len() == 1 {
+                "1 op".to_string()
+            } else {
+                format!("{} ops", rows.len())
+            },
             rows.len() - failed,
             failed,
             if modelled {

@@ -3,11 +3,14 @@
 
 mod add_custom;
 mod bench;
+mod check_report;
+mod cmake;
 mod errors;
 mod fixtures_a;
 mod fixtures_b;
 mod init;
 mod twin_reference;
+mod workspace;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
