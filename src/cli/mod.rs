@@ -41,11 +41,12 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
     };
     let result = match args.command {
         Command::Run(a) => crate::commands::run::run(&args.common, &a, &printer),
-        Command::Tune(a) if a.workspace => {
-            crate::commands::workspace::for_each_member(&args.common, &printer, |c| {
-                crate::commands::tune::tune(c, &a, &printer)
-            })
-        }
+        Command::Tune(a) if a.workspace => crate::commands::workspace::for_each_member(
+            &args.common,
+            &printer,
+            a.op.as_deref(),
+            |c| crate::commands::tune::tune(c, &a, &printer),
+        ),
         Command::Tune(a) => crate::commands::tune::tune(&args.common, &a, &printer),
         Command::Check(a) => crate::commands::check::check(&args.common, &a, &printer),
         Command::Init(a) => std::env::current_dir()

@@ -26,7 +26,7 @@ pub fn check(common: &Common, args: &CheckArgs, printer: &Printer) -> Result<i32
     let mut modelled = false;
     if args.workspace {
         let ws = super::workspace::find(common)?;
-        for member in &ws.members {
+        for member in super::workspace::members(&ws, args.op.as_deref())? {
             printer.status(
                 "Member",
                 format!("{} ({})", member.name, member.dir.display()),

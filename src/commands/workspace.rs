@@ -35,16 +35,45 @@ pub fn member_common(common: &Common, ws: &Workspace, member: &Member) -> Common
     c
 }
 
-/// Runs `each` for every operator member, in name order. A member that fails does not stop the others;
-/// its error is printed where it happens, and the first failing member's exit code is returned.
+/// Whether the member's manifest declares an op named `op` (a manifest that cannot be read says yes, so
+/// that the command itself reports the problem).
+fn declares(member: &Member, op: &str) -> bool {
+    crate::manifest::Manifest::load(&member.manifest_path()).map_or(true, |m| m.op(op).is_some())
+}
+
+/// The members a run covers: all, or with `--op NAME` those that declare it (none is bad input).
+pub fn members<'w>(ws: &'w Workspace, only_op: Option<&str>) -> Result<Vec<&'w Member>> {
+    let chosen: Vec<&Member> = ws
+        .members
+        .iter()
+        .filter(|m| only_op.is_none_or(|op| declares(m, op)))
+        .collect();
+    if chosen.is_empty() {
+        let names: Vec<&str> = ws.members.iter().map(|m| m.name.as_str()).collect();
+        return Err(Error::bad_input(
+            format!(
+                "no member of the workspace at {} declares an op named `{}`",
+                ws.root.display(),
+                only_op.unwrap_or_default()
+            ),
+            Some(format!("operator members: {}", names.join(", "))),
+        ));
+    }
+    Ok(chosen)
+}
+
+/// Runs `each` for every operator member (with `only_op`, every member declaring that op), in name
+/// order. A member that fails does not stop the others; its error is printed where it happens, and the
+/// first failing member's exit code is returned.
 pub fn for_each_member(
     common: &Common,
     printer: &Printer,
+    only_op: Option<&str>,
     mut each: impl FnMut(&Common) -> Result<i32>,
 ) -> Result<i32> {
     let ws = find(common)?;
     let mut code = crate::exit_codes::OK;
-    for member in &ws.members {
+    for member in members(&ws, only_op)? {
         printer.status(
             "Member",
             format!("{} ({})", member.name, member.dir.display()),

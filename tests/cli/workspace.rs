@@ -118,6 +118,19 @@ fn tune_workspace_then_build_scripts_guard_the_lock() {
     let xml = std::fs::read_to_string(p.join("check.xml")).unwrap();
     assert_eq!(xml.matches("<testsuite ").count(), 2, "{xml}");
 
+    // --op picks the members that declare it; an op no member declares is bad input.
+    let out = in_workspace(p, &["check", "--workspace", "--op", "add_custom"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("add_custom") && !stdout.contains("relu_custom"),
+        "{stdout}"
+    );
+    let out = in_workspace(p, &["check", "--workspace", "--op", "nope"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(stderr.contains("declares an op named `nope`"), "{stderr}");
+
     // The build scripts accept the tuned sources and hand the tuned values to the crates.
     git(p, &["add", "-A"]);
     git(p, &["commit", "-q", "-m", "tuned"]);
@@ -140,6 +153,21 @@ fn tune_workspace_then_build_scripts_guard_the_lock() {
     // The other member is untouched and still builds.
     let (ok, log) = cargo_build(p, &["-p", "add_op"]);
     assert!(ok, "{log}");
+
+    // Put back, the kernel builds again; a file the build script did not name does not re-run it.
+    std::fs::write(&kernel, &k).unwrap();
+    let (ok, log) = cargo_build(p, &["-p", "relu_op"]);
+    assert!(ok, "{log}");
+    std::fs::write(p.join("relu_op/NOTES.md"), "not a source\n").unwrap();
+    let (ok, log) = cargo_build(p, &["-p", "relu_op", "-v"]);
+    assert!(ok, "{log}");
+    assert!(
+        !log.lines().any(|l| l.contains("Running `")
+            && l.contains("/relu_op-")
+            && l.ends_with("/build-script-build`")),
+        "the build script re-ran for a file it does not watch:\n{log}"
+    );
+    std::fs::write(&kernel, format!("{k}\n// edited after tuning\n")).unwrap();
 
     // check --workspace --locked agrees: the stale member fails, named.
     let out = in_workspace(p, &["check", "--workspace", "--locked"]);
