@@ -16,6 +16,10 @@ pub enum Error {
     #[diagnostic(transparent)]
     Lockfile(#[from] crate::lockfile::LockError),
 
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Workspace(#[from] crate::workspace::WorkspaceError),
+
     /// Bad flags or a project the tool cannot work on.
     #[error("{message}")]
     BadInput {
@@ -54,6 +58,7 @@ impl Error {
         match self {
             Error::Manifest(_)
             | Error::Lockfile(_)
+            | Error::Workspace(_)
             | Error::BadInput { .. }
             | Error::NotBuilt { .. } => exit_codes::BAD_INPUT,
             Error::NoValidCandidate(_) | Error::CheckFailed(_) => exit_codes::FAILED,

@@ -4,7 +4,8 @@
 //! `rewrite` applies parameter values to sources; `twin` builds and runs operators on the CPU twin; `model`
 //! turns a twin trace into modelled time; `backend` is the build/run interface the tuner sees; `search` holds
 //! the strategies and the one door to evaluation; `tune` is the loop; `lockfile`, `report` and `cli` face
-//! the user.
+//! the user. `build` is the library API for operator crates' build scripts; `workspace` finds cargo
+//! workspaces' operator members.
 
 // Errors carry their source text and spans for good messages; they are built only on the cold path, so
 // their size does not matter.
@@ -13,6 +14,7 @@
 pub mod backend;
 pub mod bank;
 pub mod bench;
+pub mod build;
 pub mod child;
 pub mod cli;
 pub mod commands;
@@ -30,4 +32,5 @@ pub mod space;
 pub mod tune;
 pub mod twin;
 pub mod verify;
+pub mod workspace;
 pub mod writeback;

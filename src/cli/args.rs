@@ -21,7 +21,7 @@ pub struct TopArgs {
     pub command: Command,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct Common {
     /// Path to ascend.toml (default: found upward from the current directory)
     #[arg(long, global = true, value_name = "PATH")]
@@ -44,6 +44,10 @@ pub struct Common {
     /// When to use colours
     #[arg(long, global = true, value_enum, default_value = "auto")]
     pub color: ColorArg,
+    /// Where working files go, when not `target/ascend-tune/` of the project: set by `--workspace` runs
+    /// to a folder under the cargo workspace's target directory. Not a command-line flag.
+    #[arg(skip)]
+    pub work_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -84,6 +88,14 @@ pub enum Command {
     Bench(BenchArgs),
     /// What the last tuning run of each op did: result, failures, rewrites, trials, convergence picture
     Report(ReportArgs),
+    /// Write AscendTune.cmake into DIR: an `ascend_tune` target and an `ascend_tune_check` CTest test
+    CmakeModule(CmakeModuleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CmakeModuleArgs {
+    /// Folder to write AscendTune.cmake into (created if missing), e.g. cmake/
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -178,6 +190,10 @@ pub struct TuneArgs {
     /// Host search only: no kernel rewrites
     #[arg(long)]
     pub no_rewrite: bool,
+    /// Tune every member of the cargo workspace that holds an ascend.toml; working files go under the
+    /// workspace's target directory
+    #[arg(long)]
+    pub workspace: bool,
     /// Bank of lessons for kernel rewrites (default: the built-in bank plus the project's ascend-bank.toml)
     #[arg(long, value_name = "FILE")]
     pub bank: Option<PathBuf>,
@@ -262,6 +278,12 @@ pub struct CheckArgs {
     /// Fail when the lockfile is stale (sources changed since it was written) or has no entry for an op
     #[arg(long)]
     pub locked: bool,
+    /// Also write a JUnit XML report to FILE: one test case per op
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Check every member of the cargo workspace that holds an ascend.toml
+    #[arg(long)]
+    pub workspace: bool,
 }
 
 /// `90`, `90s`, `20m` or `2h`.

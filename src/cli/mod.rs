@@ -41,6 +41,12 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
     };
     let result = match args.command {
         Command::Run(a) => crate::commands::run::run(&args.common, &a, &printer),
+        Command::Tune(a) if a.workspace => crate::commands::workspace::for_each_member(
+            &args.common,
+            &printer,
+            a.op.as_deref(),
+            |c| crate::commands::tune::tune(c, &a, &printer),
+        ),
         Command::Tune(a) => crate::commands::tune::tune(&args.common, &a, &printer),
         Command::Check(a) => crate::commands::check::check(&args.common, &a, &printer),
         Command::Init(a) => std::env::current_dir()
@@ -57,6 +63,7 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
         Command::Bank(a) => crate::commands::bank::bank(&args.common, &a, &printer),
         Command::Report(a) => crate::commands::report::report(&args.common, &a, &printer),
         Command::Bench(a) => crate::commands::bench::bench(&args.common, &a, &printer),
+        Command::CmakeModule(a) => crate::commands::cmake_module::cmake_module(&a.dir, &printer),
     };
     match result {
         Ok(code) => code,
@@ -88,6 +95,9 @@ mod tests {
             "cargo ascend-tune tune --time-limit 20m --strategy best-of-n",
             "cargo ascend-tune bank list",
             "cargo ascend-tune init",
+            "cargo ascend-tune cmake-module cmake",
+            "cargo ascend-tune tune --workspace --budget 4",
+            "cargo ascend-tune check --locked --junit report.xml --workspace",
         ] {
             assert!(parse(line).is_ok(), "{line}: {:?}", parse(line).err());
         }
@@ -104,6 +114,8 @@ mod tests {
             "cargo ascend-tune tune --time-limit 5y",
             "cargo ascend-tune tune --time-limit 0",
             "cargo ascend-tune frobnicate",
+            "cargo ascend-tune cmake-module",
+            "cargo ascend-tune check --junit",
         ] {
             assert!(parse(line).is_err(), "{line} should not parse");
         }

@@ -56,6 +56,10 @@ pub fn init(
         );
     }
     printer.status("Wrote", path.display().to_string());
+    printer.status(
+        "Next",
+        "`cargo ascend-tune tune`; for CMake builds, `cargo ascend-tune cmake-module cmake` writes a module with an `ascend_tune` target and an `ascend_tune_check` CTest test",
+    );
     Ok(crate::exit_codes::OK)
 }
 

@@ -4,10 +4,12 @@
 pub mod bank;
 pub mod bench;
 pub mod check;
+pub mod cmake_module;
 pub mod init;
 pub mod report;
 pub mod run;
 pub mod tune;
+pub mod workspace;
 
 use crate::backend::{self, Backend};
 use crate::cli::args::{BackendArg, Common};
@@ -20,7 +22,8 @@ use std::sync::Arc;
 /// of the command line, so bad input is reported before any compiler runs.
 pub struct Session {
     pub manifest: Manifest,
-    /// `target/ascend-tune/` of the project: every working file lives here.
+    /// `target/ascend-tune/` of the project (or the folder `--workspace` chose under the cargo workspace's
+    /// target directory): every working file lives here.
     pub work: PathBuf,
     kind: BackendKind,
     soc: String,
@@ -62,7 +65,10 @@ impl Session {
             None => manifest.backend,
         };
         let soc = common.soc.clone().unwrap_or_else(|| manifest.soc.clone());
-        let work = manifest.root.join("target").join("ascend-tune");
+        let work = common
+            .work_dir
+            .clone()
+            .unwrap_or_else(|| manifest.root.join("target").join("ascend-tune"));
         Ok(Session {
             manifest,
             work,

@@ -2,6 +2,9 @@
 //! `--message-format json`, plus the progress bar while tuning. Results go to stdout, status and progress
 //! to stderr. Every latency from the twin is labelled as modelled. Knows nothing of how results are made.
 
+pub mod check;
+pub mod junit;
+
 use crate::backend::Measurement;
 use crate::errors::Error;
 use crate::tune::journal::Trial;

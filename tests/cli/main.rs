@@ -4,12 +4,15 @@
 mod add_custom;
 mod bank;
 mod bench;
+mod check_report;
+mod cmake;
 mod errors;
 mod fixtures_a;
 mod fixtures_b;
 mod init;
 mod kernel_loop;
 mod twin_reference;
+mod workspace;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
