@@ -405,6 +405,7 @@ mod tests {
             trials: 16,
             failures: BTreeMap::new(),
             params: BTreeMap::new(),
+            rewrites: vec![],
             wall_s: 1.0,
             builds: 1,
             build_cache_hits: 0,

@@ -79,6 +79,12 @@ pub trait Motif: Sync {
     /// Sites where `rewind` can turn the fast form back into the slow one, in source order.
     fn rewind_sites(&self, text: &str) -> Vec<Site>;
     fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError>;
+    /// Whether applying changes how the kernel cuts its work into tiles or how much UB they take (a
+    /// deeper queue halves a split tile, or needs a smaller one to fit), so the rewrite can only be judged
+    /// after the host parameters are re-tuned, not at the old best tiling.
+    fn reshapes_tiles(&self) -> bool {
+        false
+    }
 
     fn sites(&self, text: &str, dir: Direction) -> Vec<Site> {
         match dir {

@@ -96,7 +96,13 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                     }
                 };
             round += 1;
-            let found = try_variant(runner, &variant, &current, seed.wrapping_add(round))?;
+            let found = try_variant(
+                runner,
+                &variant,
+                &current,
+                seed.wrapping_add(round),
+                candidate.motif.reshapes_tiles(),
+            )?;
             let outcome = match &found {
                 Some((_, l)) if *l < current.latency_us * KEEP_IF_FASTER => {
                     format!("kept: {:.3} -> {l:.3} us", current.latency_us)
@@ -230,7 +236,8 @@ fn external_turn(
     };
     *round += 1;
     let seed = runner.seed.wrapping_add(*round);
-    let found = try_variant(runner, &variant, current, seed)?;
+    // Whatever the rewriter changed, it may have changed the best tiling too.
+    let found = try_variant(runner, &variant, current, seed, true)?;
     match found {
         Some((p, l)) if l < current.latency_us * KEEP_IF_FASTER => {
             runner.rewrite_outcome(
@@ -253,17 +260,20 @@ fn external_turn(
 }
 
 /// Measures a rewritten variant: first at the current best point (one trial). A rewrite that works but
-/// is slower there is dropped at that cost; one that is faster gets a short re-tune around the point; one
-/// whose probe fails gets the re-tune to find a tiling it accepts. Returns its best verified trial.
+/// is slower there is dropped at that cost, unless it reshapes tiles (then only a re-tune can judge
+/// it); one that is faster gets a short re-tune around the point; one whose probe fails gets the re-tune
+/// to find a tiling it accepts. Returns its best verified trial.
 fn try_variant(
     runner: &mut Runner,
     variant: &Variant,
     current: &Current,
     seed: u64,
+    reshapes_tiles: bool,
 ) -> Result<Option<(Point, f64)>> {
     let probe = runner.search(variant, search::local(1), 1, seed, current.point.clone())?;
     if let Some((_, l)) = &probe
         && *l >= current.latency_us * KEEP_IF_FASTER
+        && !reshapes_tiles
     {
         return Ok(probe);
     }

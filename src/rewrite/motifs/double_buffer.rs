@@ -34,6 +34,9 @@ impl Motif for DoubleBuffer {
     fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
         set_depth(text, site, "2", "1")
     }
+    fn reshapes_tiles(&self) -> bool {
+        true
+    }
 }
 
 fn set_depth(text: &str, site: &Site, from: &str, to: &str) -> Result<Edit, MotifError> {
