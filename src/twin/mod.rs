@@ -57,6 +57,8 @@ pub struct Twin {
     compiler: cc::Tool,
     host_objects: Vec<PathBuf>,
     kernel_objects: Vec<PathBuf>,
+    /// `obj/host_pch.h`, with its precompiled `.gch` beside it, when the compiler is GCC.
+    host_pch: Option<PathBuf>,
 }
 
 /// What one run of the two programs produced.
@@ -122,9 +124,11 @@ impl Twin {
             compiler,
             host_objects: vec![],
             kernel_objects: vec![],
+            host_pch: None,
         };
         twin.host_objects = twin.compile_runtime("host")?;
         twin.kernel_objects = twin.compile_runtime("kernel")?;
+        twin.host_pch = twin.precompile_host_headers();
         Ok(twin)
     }
 
@@ -189,6 +193,36 @@ impl Twin {
             objects.push(obj);
         }
         Ok(objects)
+    }
+
+    /// Precompiles the host API headers (about half of a host build's time is parsing them). Any failure
+    /// only means builds read the headers as usual, so it is not an error.
+    fn precompile_host_headers(&self) -> Option<PathBuf> {
+        if !self.compiler.is_like_gnu() || self.compiler.is_like_clang() {
+            return None;
+        }
+        let obj_dir = self.dir.join("obj");
+        let header = obj_dir.join("host_pch.h");
+        let gch = obj_dir.join("host_pch.h.gch");
+        if header.is_file() && gch.is_file() {
+            return Some(header);
+        }
+        let source = self.dir.join("include/host/twin_host/pch.h");
+        let tmp = obj_dir.join(format!(".host_pch.{}.gch", fsx::unique_suffix()));
+        let mut cmd = self.cxx("host");
+        cmd.arg("-x").arg("c++-header").arg(&source).arg("-o").arg(&tmp);
+        match process::run(cmd, COMPILE_LIMIT, &obj_dir.join("host_pch.log")) {
+            Ok(process::Finished::Exited { status, .. }) if status.success() => {
+                let text = std::fs::read_to_string(&source).ok()?;
+                std::fs::write(&header, text).ok()?;
+                std::fs::rename(&tmp, &gch).ok()?;
+                Some(header)
+            }
+            _ => {
+                let _ = std::fs::remove_file(&tmp);
+                None
+            }
+        }
     }
 
     /// Builds (or finds in the cache) the host tiling program and the kernel program of one candidate.
@@ -340,6 +374,10 @@ impl Twin {
         cmd.arg("-I").arg(root);
         for inc in include {
             cmd.arg("-I").arg(inc);
+        }
+        if let Some(pch) = self.host_pch.as_ref().filter(|_| side == "host") {
+            // First, so GCC can use the precompiled form; the headers' guards make later includes no-ops.
+            cmd.arg("-include").arg(pch);
         }
         cmd.args(defines);
         if let Some(header) = op.tiling_header.as_ref().filter(|_| side == "kernel") {
