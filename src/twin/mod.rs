@@ -210,7 +210,11 @@ impl Twin {
         let source = self.dir.join("include/host/twin_host/pch.h");
         let tmp = obj_dir.join(format!(".host_pch.{}.gch", fsx::unique_suffix()));
         let mut cmd = self.cxx("host");
-        cmd.arg("-x").arg("c++-header").arg(&source).arg("-o").arg(&tmp);
+        cmd.arg("-x")
+            .arg("c++-header")
+            .arg(&source)
+            .arg("-o")
+            .arg(&tmp);
         match process::run(cmd, COMPILE_LIMIT, &obj_dir.join("host_pch.log")) {
             Ok(process::Finished::Exited { status, .. }) if status.success() => {
                 let text = std::fs::read_to_string(&source).ok()?;

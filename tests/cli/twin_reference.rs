@@ -234,3 +234,29 @@ fn ub_overflow_and_empty_dequeue_are_located_faults() {
         );
     }
 }
+
+/// The tuner judges candidates against the naive operator's own outputs within the manifest's tolerance,
+/// so every hand-optimised reference must pass that same check: a tolerance that rejects the reference
+/// would make the kernel phase reject its rewrites too (found when vector-reduce's reassociated sums
+/// failed reduce_sum's default fp32 tolerance).
+#[test]
+fn every_reference_passes_the_tuners_own_output_check() {
+    let mut failures = vec![];
+    for entry in std::fs::read_dir(FIXTURES).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.join("reference").is_dir() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let naive = run_fixture(&name, None);
+        let reference = run_fixture(&name, Some("reference"));
+        if let Err(why) = ascend_tune::verify::outputs_match(
+            &naive.op,
+            &reference.measurement.outputs,
+            &naive.measurement.outputs,
+        ) {
+            failures.push(format!("{name}: {why}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

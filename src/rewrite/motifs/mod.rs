@@ -4,6 +4,7 @@
 mod constant_buffer;
 mod double_buffer;
 mod drop_queue_barrier;
+mod fold_scalar_ops;
 mod fuse_leaky_relu;
 mod hoist_duplicate;
 mod narrow_barrier;
@@ -28,6 +29,7 @@ pub static ALL: &[&dyn Motif] = &[
     &relu_from_max_zero::ReluFromMaxZero,
     &reciprocal_from_div_ones::ReciprocalFromDivOnes,
     &fuse_leaky_relu::FuseLeakyRelu,
+    &fold_scalar_ops::FoldScalarOps,
     &hoist_duplicate::HoistDuplicate,
     &scalar_wait::ScalarWait,
     &narrow_barrier::NarrowBarrier,
