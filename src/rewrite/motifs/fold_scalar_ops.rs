@@ -5,7 +5,8 @@
 //! gelu kernel). Rewind splits an in-place scalar instruction into itself and an identity, or puts an
 //! identity after an in-place vector instruction.
 
-use super::drop_queue_barrier::{VECTOR_OPS, statement_call};
+use super::constant_buffer as cb;
+use super::drop_queue_barrier::statement_call;
 use crate::rewrite::cst::{self, Call};
 use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
 use tree_sitter::Node;
@@ -130,7 +131,7 @@ impl Motif for FoldScalarOps {
                 ));
             }
         }
-        for (stmt, tensor, _) in vector_writes(root, text) {
+        for (stmt, tensor, _, _) in vector_writes(root, text) {
             if let Some(r) = cst::own_lines(text, stmt) {
                 out.push(Site::new(
                     r.end..r.end,
@@ -155,9 +156,9 @@ impl Motif for FoldScalarOps {
             (restore.clone(), 0)
         } else if site.range.is_empty() {
             // After an in-place vector write: an identity multiply on what it wrote.
-            let (stmt, tensor, count) = vector_writes(root, text)
+            let (stmt, tensor, count, ty) = vector_writes(root, text)
                 .into_iter()
-                .find(|(stmt, _, _)| {
+                .find(|(stmt, _, _, _)| {
                     cst::own_lines(text, *stmt).is_some_and(|r| r.end == site.range.start)
                 })
                 .ok_or_else(|| err("no vector instruction ends here"))?;
@@ -171,7 +172,7 @@ impl Motif for FoldScalarOps {
                 "Muls",
                 &tensor,
                 &count,
-                "1.0f",
+                &one_of(&ty),
             );
             (line, 0)
         } else {
@@ -242,31 +243,65 @@ fn scalar_ops<'t>(root: Node<'t>, text: &str) -> Vec<ScalarOp<'t>> {
         .collect()
 }
 
-/// Statements that call a vector instruction: (statement, destination, count), the count being the
-/// last argument.
-fn vector_writes<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, String, String)> {
+/// Element-wise vector instructions and their arity: `Op(dst, a, b, count)` or `Op(dst, a, count)`.
+const ELEMENTWISE: &[(&str, usize)] = &[
+    ("Add", 4),
+    ("Sub", 4),
+    ("Mul", 4),
+    ("Div", 4),
+    ("Max", 4),
+    ("Min", 4),
+    ("Adds", 4),
+    ("Muls", 4),
+    ("Maxs", 4),
+    ("Mins", 4),
+    ("Exp", 3),
+    ("Ln", 3),
+    ("Abs", 3),
+    ("Reciprocal", 3),
+    ("Sqrt", 3),
+    ("Relu", 3),
+];
+
+/// The statement as an element-wise write of a LocalTensor declared in its function: (destination,
+/// count, element type). Identities are only put after or removed after such writes, where
+/// `Muls(t, t, 1, n)` (the one cast to the element type) covers exactly what was written.
+fn elementwise_write(stmt: Node, text: &str) -> Option<(String, String, String)> {
+    let call = Call::of(statement_call(stmt)?)?;
+    let name = call.name(text);
+    let arity = ELEMENTWISE.iter().find(|(n, _)| *n == name)?.1;
+    let args = call.arg_texts(text);
+    if call.template_args(text).is_some() || args.len() != arity {
+        return None;
+    }
+    let dst = args[0];
+    if !dst.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let (func, _) = cst::enclosing_function(stmt, text)?;
+    let ty = cb::local_tensor_type(func, text, dst)?;
+    Some((dst.to_string(), args[arity - 1].to_string(), ty.to_string()))
+}
+
+/// Every element-wise write: (statement, destination, count, element type).
+fn vector_writes<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, String, String, String)> {
     cst::nodes_of_kind(root, "expression_statement")
         .into_iter()
-        .filter_map(|stmt| {
-            let call = Call::of(statement_call(stmt)?)?;
-            if !VECTOR_OPS.contains(&call.name(text)) || call.template_args(text).is_some() {
-                return None;
-            }
-            let args = call.arg_texts(text);
-            (args.len() >= 3).then(|| (stmt, args[0].to_string(), args[args.len() - 1].to_string()))
-        })
+        .filter_map(|stmt| elementwise_write(stmt, text).map(|(t, n, ty)| (stmt, t, n, ty)))
         .collect()
 }
 
 fn writes(stmt: Node, text: &str, tensor: &str, count: &str) -> bool {
-    let Some(call) = statement_call(stmt).and_then(Call::of) else {
-        return false;
-    };
-    let args = call.arg_texts(text);
-    VECTOR_OPS.contains(&call.name(text))
-        && args.len() >= 3
-        && args[0] == tensor
-        && args[args.len() - 1] == count
+    elementwise_write(stmt, text).is_some_and(|(t, n, _)| t == tensor && n == count)
+}
+
+/// The literal one of element type `ty`, as a kernel writes it.
+fn one_of(ty: &str) -> String {
+    if ty == "float" {
+        "1.0f".to_string()
+    } else {
+        format!("static_cast<{ty}>(1.0f)")
+    }
 }
 
 fn next_statement(stmt: Node) -> Option<Node> {
@@ -297,7 +332,11 @@ fn identity(op: &str) -> f64 {
 
 /// A C++ floating or integer literal, with an optional sign and `f` suffix.
 fn parse_literal(s: &str) -> Option<f64> {
-    let t = s.trim();
+    let mut t = s.trim();
+    if let Some(rest) = t.strip_prefix("static_cast<") {
+        let open = rest.find(">(")?;
+        t = rest[open + 2..].strip_suffix(')')?.trim();
+    }
     let (sign, t) = match t.strip_prefix('-') {
         Some(rest) => (-1.0, rest.trim()),
         None => (1.0, t),
@@ -315,6 +354,12 @@ fn parse_literal(s: &str) -> Option<f64> {
 
 /// `value` written as the file writes its literals (with an `f` suffix when the original has one).
 fn literal(value: f64, like: &str) -> String {
+    if let Some(rest) = like.trim().strip_prefix("static_cast<")
+        && let Some(close) = rest.find(">(")
+    {
+        let inner = rest[close + 2..].trim_end_matches(')');
+        return format!("static_cast<{}>({})", &rest[..close], literal(value, inner));
+    }
     let suffix = if like.trim_end().ends_with(['f', 'F']) {
         "f"
     } else {
@@ -394,9 +439,26 @@ mod tests {
         ] {
             assert!(FoldScalarOps.apply_sites(k).is_empty(), "{k}");
         }
-        let ok = "void f() {\n    Mul(a, a, b, n);\n    Muls(a, a, 1.0f, n);\n}\n";
-        assert_eq!(FoldScalarOps.apply_sites(ok).len(), 1);
-        assert_eq!(round_trips(&FoldScalarOps, ok), 1);
-        assert!(rewinds_round_trip(&FoldScalarOps, "void f() {\n    Mul(a, a, b, n);\n}\n") >= 1);
+        let decl = "void f() {\n    AscendC::LocalTensor<half> a = buf.Get<half>();\n";
+        let ok = format!(
+            "{decl}    Mul(a, a, b, n);\n    Muls(a, a, static_cast<half>(1.0f), n);\n}}\n"
+        );
+        assert_eq!(FoldScalarOps.apply_sites(&ok).len(), 1);
+        assert_eq!(round_trips(&FoldScalarOps, &ok), 1);
+        // Without a declaration the element type is unknown: no identity is offered.
+        assert!(
+            FoldScalarOps
+                .apply_sites("void f() {\n    Mul(a, a, b, n);\n    Muls(a, a, 1.0f, n);\n}\n")
+                .is_empty()
+        );
+        // Rewinding puts a well-typed identity after the write, and applying takes it away again.
+        let one = format!("{decl}    Mul(a, a, b, n);\n}}\n");
+        assert_eq!(rewinds_round_trip(&FoldScalarOps, &one), 1);
+        let site = &FoldScalarOps.rewind_sites(&one)[0];
+        let slow = FoldScalarOps.rewind(&one, site).unwrap().text;
+        assert!(
+            slow.contains("    Muls(a, a, static_cast<half>(1.0f), n);\n"),
+            "{slow}"
+        );
     }
 }
