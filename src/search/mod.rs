@@ -48,6 +48,12 @@ impl<'a> SearchContext<'a> {
         }
     }
 
+    /// Points measured already (by an earlier search over the same sources): never proposed again.
+    pub fn knowing(mut self, known: impl IntoIterator<Item = Point>) -> Self {
+        self.proposed.extend(known);
+        self
+    }
+
     /// Tells strategies where the sources are now (Best-of-N samples around it).
     pub fn starting_at(mut self, start: Option<Point>) -> Self {
         self.start = start;

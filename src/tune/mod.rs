@@ -215,6 +215,8 @@ pub struct Runner<'o> {
     pub rewriter: Option<Vec<String>>,
     pub rewriter_attempts: u32,
     pub rewrites_tried: Vec<(String, String)>,
+    /// Every (variant's rewrites, point) measured in this run.
+    measured: Vec<(Vec<String>, Point)>,
 }
 
 impl<'o> Runner<'o> {
@@ -246,6 +248,7 @@ impl<'o> Runner<'o> {
             rewriter: opts.rewriter.clone(),
             rewriter_attempts: opts.rewriter_attempts,
             rewrites_tried: vec![],
+            measured: vec![],
         })
     }
 
@@ -304,7 +307,17 @@ impl<'o> Runner<'o> {
         seed: u64,
         start: Option<Point>,
     ) -> Result<Option<(Point, f64)>> {
-        let mut ctx = SearchContext::new(&variant.space, seed).starting_at(start);
+        // Points this run measured on the same variant are known: a later search never spends a trial
+        // on them again (the first host phase and the last one of `loop` search the same sources).
+        let known: Vec<Point> = self
+            .measured
+            .iter()
+            .filter(|(rewrites, _)| *rewrites == variant.rewrites)
+            .map(|(_, p)| p.clone())
+            .collect();
+        let mut ctx = SearchContext::new(&variant.space, seed)
+            .starting_at(start)
+            .knowing(known);
         let mut spent = 0;
         let mut best: Option<(Point, f64)> = None;
         while spent < budget {
@@ -334,6 +347,8 @@ impl<'o> Runner<'o> {
                 }
                 self.observer.trial(&e.trial, e.from_journal);
                 observations.push((point.clone(), e.trial.latency_us));
+                self.measured
+                    .push((variant.rewrites.clone(), point.clone()));
                 if let Some(l) = e.trial.latency_us {
                     // Ties go to the earliest, so the choice is reproducible.
                     if best.as_ref().is_none_or(|(_, b)| l < *b) {
