@@ -25,6 +25,7 @@ pub mod lockfile;
 pub mod manifest;
 pub mod model;
 pub mod project;
+pub mod project_lock;
 pub mod report;
 pub mod rewrite;
 pub mod search;
