@@ -21,6 +21,7 @@ pub mod commands;
 pub mod errors;
 pub mod exit_codes;
 pub mod fsx;
+pub mod fuzz;
 pub mod lockfile;
 pub mod manifest;
 pub mod model;
