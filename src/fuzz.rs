@@ -7,8 +7,11 @@
 
 use std::path::Path;
 
+/// An entry point: bytes in, nothing out, never a panic.
+pub type Target = fn(&[u8]);
+
 /// Every entry point by name, in the order of the fuzz targets.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("manifest", manifest),
     ("lockfile", lockfile),
     ("journal", journal),
