@@ -26,11 +26,19 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     let tmp = dir.join(format!(".{name}.ascend-tune-{}.tmp", unique_suffix()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(contents)?;
+        interrupt::point(0)?;
+        // Half the bytes, then a chance to stop: a crash mid-write leaves a partial temporary file.
+        let half = contents.len() / 2;
+        file.write_all(&contents[..half])?;
+        interrupt::point(1)?;
+        file.write_all(&contents[half..])?;
+        interrupt::point(2)?;
         file.sync_all()?;
+        interrupt::point(3)?;
         if let Ok(meta) = std::fs::metadata(path) {
             std::fs::set_permissions(&tmp, meta.permissions())?;
         }
+        interrupt::point(4)?;
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -38,6 +46,24 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
         return Err(Error::io("could not write", path, e));
     }
     Ok(())
+}
+
+/// Where the unit tests interrupt `write_atomic` between its steps (a failing disk, a crash); nothing
+/// outside tests.
+mod interrupt {
+    pub const POINTS: usize = 5;
+    #[cfg(test)]
+    thread_local! {
+        pub static AT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    }
+    #[inline]
+    pub fn point(_n: usize) -> std::io::Result<()> {
+        #[cfg(test)]
+        if AT.with(|a| a.get()) == Some(_n) {
+            return Err(std::io::Error::other("interrupted by the test"));
+        }
+        Ok(())
+    }
 }
 
 pub fn read_to_string(path: &Path) -> Result<String> {
@@ -119,6 +145,36 @@ mod tests {
         write_atomic(&p, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    proptest::proptest! {
+        /// An interruption at any step of `write_atomic` leaves the file entirely old and no temporary
+        /// file behind; without one, the file is entirely new.
+        #[test]
+        fn an_interrupted_atomic_write_leaves_the_old_file_whole(
+            old in proptest::collection::vec(proptest::num::u8::ANY, 0..4096),
+            new in proptest::collection::vec(proptest::num::u8::ANY, 0..4096),
+            at in proptest::option::of(0..interrupt::POINTS),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("kernel.cpp");
+            std::fs::write(&p, &old).unwrap();
+            interrupt::AT.with(|a| a.set(at));
+            let r = write_atomic(&p, &new);
+            interrupt::AT.with(|a| a.set(None));
+            let now = std::fs::read(&p).unwrap();
+            match at {
+                Some(_) => {
+                    proptest::prop_assert!(r.is_err());
+                    proptest::prop_assert_eq!(&now, &old);
+                }
+                None => {
+                    proptest::prop_assert!(r.is_ok());
+                    proptest::prop_assert_eq!(&now, &new);
+                }
+            }
+            proptest::prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        }
     }
 
     #[test]
