@@ -51,6 +51,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
 /// Where the unit tests interrupt `write_atomic` between its steps (a failing disk, a crash); nothing
 /// outside tests.
 mod interrupt {
+    #[cfg(test)]
     pub const POINTS: usize = 5;
     #[cfg(test)]
     thread_local! {
