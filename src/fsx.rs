@@ -121,7 +121,28 @@ pub fn confined_join(root: &Path, relative: &str) -> std::result::Result<PathBuf
             return Err(format!("`{relative}` points outside the project root"));
         }
     }
-    Ok(root.join(rel))
+    let joined = root.join(rel);
+    // Symlinks: where the deepest existing part of the path really is must be inside the real root, or
+    // reading and writing back would follow a link out of the project.
+    if let Ok(real_root) = root.canonicalize() {
+        let mut probe = joined.as_path();
+        loop {
+            if let Ok(real) = probe.canonicalize() {
+                if !real.starts_with(&real_root) {
+                    return Err(format!(
+                        "`{relative}` leads outside the project root through a symbolic link (to {})",
+                        real.display()
+                    ));
+                }
+                break;
+            }
+            match probe.parent() {
+                Some(p) if p.starts_with(root) && p != root => probe = p,
+                _ => break,
+            }
+        }
+    }
+    Ok(joined)
 }
 
 #[cfg(test)]
@@ -136,6 +157,33 @@ mod tests {
         assert!(confined_join(root, "../b.cpp").is_err());
         assert!(confined_join(root, "a/../../b.cpp").is_err());
         assert!(confined_join(root, "/etc/passwd").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn confined_join_refuses_symlinks_out_of_the_root() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("k.cpp"), "x").unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        std::os::unix::fs::symlink(outside.path().join("k.cpp"), r.join("link.cpp")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), r.join("dir")).unwrap();
+        std::fs::create_dir(r.join("in")).unwrap();
+        std::fs::write(r.join("in/real.cpp"), "x").unwrap();
+        std::os::unix::fs::symlink(r.join("in/real.cpp"), r.join("inner.cpp")).unwrap();
+        let e = confined_join(r, "link.cpp").unwrap_err();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert!(confined_join(r, "dir/k.cpp").is_err());
+        assert!(
+            confined_join(r, "dir/new.cpp").is_err(),
+            "a missing file under a link out"
+        );
+        assert!(
+            confined_join(r, "inner.cpp").is_ok(),
+            "a link within the project is fine"
+        );
+        assert!(confined_join(r, "in/real.cpp").is_ok());
+        assert!(confined_join(r, "in/missing.cpp").is_ok());
     }
 
     #[test]

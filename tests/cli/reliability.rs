@@ -306,3 +306,44 @@ fn tunes_killed_at_several_moments_resume_without_damage_or_repeats() {
         );
     }
 }
+
+#[test]
+fn a_manifest_pointing_outside_the_project_is_refused() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let outside = tempfile::tempdir().unwrap();
+    let kernel = std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap();
+    std::fs::write(outside.path().join("add_custom.cpp"), &kernel).unwrap();
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+
+    // By `..`.
+    let escaped = manifest.replace(
+        "kernel = [\"op_kernel/add_custom.cpp\"]",
+        "kernel = [\"../outside/add_custom.cpp\"]",
+    );
+    std::fs::write(p.join("ascend.toml"), escaped).unwrap();
+    let out = tune_cmd(p, &["--budget", "2"]).output().unwrap();
+    let (_, err) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("outside the project root"), "{err}");
+
+    // By a symbolic link: the kernel the manifest names is a link to a file elsewhere, which write-back
+    // would overwrite.
+    std::fs::write(p.join("ascend.toml"), &manifest).unwrap();
+    std::fs::remove_file(p.join("op_kernel/add_custom.cpp")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("add_custom.cpp"),
+        p.join("op_kernel/add_custom.cpp"),
+    )
+    .unwrap();
+    let out = tune_cmd(p, &["--budget", "2", "--allow-dirty"])
+        .output()
+        .unwrap();
+    let (_, err) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("add_custom.cpp")).unwrap(),
+        kernel
+    );
+}
