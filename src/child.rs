@@ -4,7 +4,7 @@
 //! (pipes could fill and stall it). Candidate programs, the code under tuning, may not create processes
 //! at all. Knows nothing of what the programs are or what their output means.
 //!
-//! Limits, on Unix:
+//! Limits, on Linux (elsewhere only the wall-clock limit, the null stdin and the log files):
 //! * memory: `RLIMIT_AS` of `ASCEND_TUNE_CHILD_MEMORY` MiB (default 4096; `0` turns it off), so a 50 GB
 //!   allocation fails inside the child instead of swapping the machine to a halt;
 //! * processes: candidates run under a seccomp filter that refuses `fork`, `vfork` and `clone` without
@@ -66,9 +66,9 @@ pub fn run_as(
     let err_path = log_stem.with_extension("err");
     let err = std::fs::File::create(&err_path)?;
     cmd.stdin(Stdio::null()).stdout(out).stderr(err);
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     contain::prepare(&mut cmd, trust);
-    #[cfg(not(unix))]
+    #[cfg(not(target_os = "linux"))]
     let _ = trust;
     let mut child = cmd.spawn()?;
     let start = Instant::now();
@@ -76,7 +76,7 @@ pub fn run_as(
     loop {
         if exited(&mut child)? {
             // Whatever the program left running in its group goes with it.
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             contain::kill_group(&child);
             let status = child.wait()?;
             let mut stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
@@ -91,7 +91,7 @@ pub fn run_as(
             return Ok(Finished::Exited { status, stderr });
         }
         if start.elapsed() > limit {
-            #[cfg(unix)]
+            #[cfg(target_os = "linux")]
             contain::kill_group(&child);
             let _ = child.kill();
             let _ = child.wait();
@@ -105,11 +105,11 @@ pub fn run_as(
 /// Whether the child has ended, without reaping it on Unix: its pid, and so its process group's id,
 /// stays ours until `wait`, so killing the group cannot hit an unrelated process that reused the pid.
 fn exited(child: &mut std::process::Child) -> std::io::Result<bool> {
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
         contain::exited(child)
     }
-    #[cfg(not(unix))]
+    #[cfg(not(target_os = "linux"))]
     {
         Ok(child.try_wait()?.is_some())
     }
@@ -122,7 +122,7 @@ pub fn describe(status: ExitStatus, stderr: &str) -> String {
         Some(c) => format!("exit code {c}"),
         None => "no exit code".into(),
     };
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(sig) = status.signal() {
@@ -152,7 +152,7 @@ pub fn describe(status: ExitStatus, stderr: &str) -> String {
     s
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 mod contain {
     use super::Trust;
     use std::os::unix::process::CommandExt;
@@ -332,7 +332,7 @@ mod contain {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
