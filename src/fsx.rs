@@ -26,11 +26,19 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     let tmp = dir.join(format!(".{name}.ascend-tune-{}.tmp", unique_suffix()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(contents)?;
+        interrupt::point(0)?;
+        // Half the bytes, then a chance to stop: a crash mid-write leaves a partial temporary file.
+        let half = contents.len() / 2;
+        file.write_all(&contents[..half])?;
+        interrupt::point(1)?;
+        file.write_all(&contents[half..])?;
+        interrupt::point(2)?;
         file.sync_all()?;
+        interrupt::point(3)?;
         if let Ok(meta) = std::fs::metadata(path) {
             std::fs::set_permissions(&tmp, meta.permissions())?;
         }
+        interrupt::point(4)?;
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -38,6 +46,25 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
         return Err(Error::io("could not write", path, e));
     }
     Ok(())
+}
+
+/// Where the unit tests interrupt `write_atomic` between its steps (a failing disk, a crash); nothing
+/// outside tests.
+mod interrupt {
+    #[cfg(test)]
+    pub const POINTS: usize = 5;
+    #[cfg(test)]
+    thread_local! {
+        pub static AT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    }
+    #[inline]
+    pub fn point(_n: usize) -> std::io::Result<()> {
+        #[cfg(test)]
+        if AT.with(|a| a.get()) == Some(_n) {
+            return Err(std::io::Error::other("interrupted by the test"));
+        }
+        Ok(())
+    }
 }
 
 pub fn read_to_string(path: &Path) -> Result<String> {
@@ -94,7 +121,28 @@ pub fn confined_join(root: &Path, relative: &str) -> std::result::Result<PathBuf
             return Err(format!("`{relative}` points outside the project root"));
         }
     }
-    Ok(root.join(rel))
+    let joined = root.join(rel);
+    // Symlinks: where the deepest existing part of the path really is must be inside the real root, or
+    // reading and writing back would follow a link out of the project.
+    if let Ok(real_root) = root.canonicalize() {
+        let mut probe = joined.as_path();
+        loop {
+            if let Ok(real) = probe.canonicalize() {
+                if !real.starts_with(&real_root) {
+                    return Err(format!(
+                        "`{relative}` leads outside the project root through a symbolic link (to {})",
+                        real.display()
+                    ));
+                }
+                break;
+            }
+            match probe.parent() {
+                Some(p) if p.starts_with(root) && p != root => probe = p,
+                _ => break,
+            }
+        }
+    }
+    Ok(joined)
 }
 
 #[cfg(test)]
@@ -111,6 +159,33 @@ mod tests {
         assert!(confined_join(root, "/etc/passwd").is_err());
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn confined_join_refuses_symlinks_out_of_the_root() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("k.cpp"), "x").unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        std::os::unix::fs::symlink(outside.path().join("k.cpp"), r.join("link.cpp")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), r.join("dir")).unwrap();
+        std::fs::create_dir(r.join("in")).unwrap();
+        std::fs::write(r.join("in/real.cpp"), "x").unwrap();
+        std::os::unix::fs::symlink(r.join("in/real.cpp"), r.join("inner.cpp")).unwrap();
+        let e = confined_join(r, "link.cpp").unwrap_err();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert!(confined_join(r, "dir/k.cpp").is_err());
+        assert!(
+            confined_join(r, "dir/new.cpp").is_err(),
+            "a missing file under a link out"
+        );
+        assert!(
+            confined_join(r, "inner.cpp").is_ok(),
+            "a link within the project is fine"
+        );
+        assert!(confined_join(r, "in/real.cpp").is_ok());
+        assert!(confined_join(r, "in/missing.cpp").is_ok());
+    }
+
     #[test]
     fn atomic_write_replaces_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
@@ -119,6 +194,36 @@ mod tests {
         write_atomic(&p, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    proptest::proptest! {
+        /// An interruption at any step of `write_atomic` leaves the file entirely old and no temporary
+        /// file behind; without one, the file is entirely new.
+        #[test]
+        fn an_interrupted_atomic_write_leaves_the_old_file_whole(
+            old in proptest::collection::vec(proptest::num::u8::ANY, 0..4096),
+            new in proptest::collection::vec(proptest::num::u8::ANY, 0..4096),
+            at in proptest::option::of(0..interrupt::POINTS),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("kernel.cpp");
+            std::fs::write(&p, &old).unwrap();
+            interrupt::AT.with(|a| a.set(at));
+            let r = write_atomic(&p, &new);
+            interrupt::AT.with(|a| a.set(None));
+            let now = std::fs::read(&p).unwrap();
+            match at {
+                Some(_) => {
+                    proptest::prop_assert!(r.is_err());
+                    proptest::prop_assert_eq!(&now, &old);
+                }
+                None => {
+                    proptest::prop_assert!(r.is_ok());
+                    proptest::prop_assert_eq!(&now, &new);
+                }
+            }
+            proptest::prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        }
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub const DEFAULT_BUDGET: u32 = 32;
 pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> {
     let session = Session::open(common)?;
     let ops = session.ops(args.op.as_deref())?;
+    // One tuner per project: the journal, the sources and the lockfile have one writer at a time.
+    let _project_lock = take_project_lock(&session.work, "tune", printer)?;
     let root = session.manifest.root.clone();
     let lock_path = Lockfile::path(&root);
     let mut lock = Lockfile::load(&lock_path)?;
@@ -183,6 +185,22 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         )));
     }
     Ok(exit_codes::OK)
+}
+
+/// Takes the project's run lock (see `project_lock`), warning when a killed run left it behind.
+pub fn take_project_lock(
+    work: &std::path::Path,
+    command: &str,
+    printer: &Printer,
+) -> Result<crate::project_lock::ProjectLock> {
+    let taken = crate::project_lock::ProjectLock::acquire(work, command)?;
+    if let Some(stale) = &taken.stale {
+        printer.warn(format!(
+            "taking over the lock {} left by a run that ended without releasing it ({stale})",
+            taken.lock.file_path().display()
+        ));
+    }
+    Ok(taken.lock)
 }
 
 /// The bank the kernel phase draws on: `--bank FILE` alone when given, else the built-in lessons plus

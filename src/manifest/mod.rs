@@ -330,13 +330,18 @@ impl Manifest {
 
     pub fn load(path: &Path) -> crate::errors::Result<Manifest> {
         let text = fsx::read_to_string(path)?;
+        Ok(Self::parse(text, path)?)
+    }
+
+    /// A manifest from its text, as if read from `path` (paths in it are relative to its folder).
+    pub fn parse(text: String, path: &Path) -> std::result::Result<Manifest, ManifestError> {
         let display_name = path.display().to_string();
         let source = ManifestSource {
             path: path.to_path_buf(),
             display_name,
             text: Arc::new(text),
         };
-        Ok(validate(source)?)
+        validate(source)
     }
 
     pub fn op(&self, name: &str) -> Option<&OpSpec> {

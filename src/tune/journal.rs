@@ -49,20 +49,10 @@ impl Journal {
     pub fn open(dir: &Path, op: &str) -> Result<Journal> {
         crate::fsx::create_dir_all(dir)?;
         let path = dir.join(format!("{op}.jsonl"));
-        let mut known = HashMap::new();
-        let mut torn = false;
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            torn = !text.is_empty() && !text.ends_with('\n');
-            for line in text.lines() {
-                if let Ok(t) = serde_json::from_str::<Trial>(line)
-                    && t.v == VERSION
-                    && t.failure != Some(FailureKind::Timeout)
-                {
-                    // A timeout may be the machine's fault, not the candidate's: try it again next time.
-                    known.insert(t.key.clone(), t);
-                }
-            }
-        }
+        let (known, torn) = match std::fs::read_to_string(&path) {
+            Ok(text) => Self::parse(&text),
+            Err(_) => (HashMap::new(), false),
+        };
         let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -74,6 +64,23 @@ impl Journal {
                 .map_err(|e| Error::io("could not append to", &path, e))?;
         }
         Ok(Journal { path, file, known })
+    }
+
+    /// The trials a journal's text records, by key, and whether its last line is torn. Lines that do not
+    /// parse, or are of another version, are skipped: the journal is a cache of results, never fatal.
+    pub fn parse(text: &str) -> (HashMap<String, Trial>, bool) {
+        let mut known = HashMap::new();
+        let torn = !text.is_empty() && !text.ends_with('\n');
+        for line in text.lines() {
+            if let Ok(t) = serde_json::from_str::<Trial>(line)
+                && t.v == VERSION
+                && t.failure != Some(FailureKind::Timeout)
+            {
+                // A timeout may be the machine's fault, not the candidate's: try it again next time.
+                known.insert(t.key.clone(), t);
+            }
+        }
+        (known, torn)
     }
 
     pub fn get(&self, key: &str) -> Option<&Trial> {

@@ -91,7 +91,12 @@ impl LastRun {
                 Some("run `cargo ascend-tune tune` first; `report` shows the last run".into()),
             )
         })?;
-        let run: LastRun = serde_json::from_str(&text).map_err(|e| {
+        Self::parse(&text, &path)
+    }
+
+    /// A run record from its text; `path` is only for messages.
+    pub fn parse(text: &str, path: &Path) -> Result<LastRun> {
+        let run: LastRun = serde_json::from_str(text).map_err(|e| {
             Error::bad_input(
                 format!("{}:{}: not a run record: {e}", path.display(), e.line()),
                 Some("run `cargo ascend-tune tune` again to rewrite it".into()),

@@ -471,37 +471,38 @@ impl Twin {
         let result_path = dir.join("tiling.out");
         let mut cmd = Command::new(&programs.host);
         cmd.arg(&spec).arg(&result_path).current_dir(dir);
-        let tiling = match process::run(cmd, TILING_LIMIT, &dir.join("tiling")).map_err(io)? {
-            process::Finished::Exited { status, .. } if status.success() => {
-                let text = std::fs::read_to_string(&result_path).map_err(io)?;
-                protocol::parse_tiling_result(&text)
-                    .map_err(|m| TrialFailure::new(FailureKind::Tiling, m))?
-            }
-            process::Finished::Exited { status, stderr } => {
-                let kind = if status.code() == Some(EXIT_TILING) {
-                    FailureKind::Tiling
-                } else {
-                    FailureKind::Crash
-                };
-                return Err(TrialFailure::new(
-                    kind,
-                    format!(
-                        "the tiling program failed ({}): {}",
-                        describe(status),
-                        stderr.trim()
-                    ),
-                ));
-            }
-            process::Finished::TimedOut => {
-                return Err(TrialFailure::new(
-                    FailureKind::Timeout,
-                    format!(
-                        "the tiling program ran longer than {}s",
-                        TILING_LIMIT.as_secs()
-                    ),
-                ));
-            }
-        };
+        let tiling =
+            match process::run_candidate(cmd, TILING_LIMIT, &dir.join("tiling")).map_err(io)? {
+                process::Finished::Exited { status, .. } if status.success() => {
+                    let text = std::fs::read_to_string(&result_path).map_err(io)?;
+                    protocol::parse_tiling_result(&text)
+                        .map_err(|m| TrialFailure::new(FailureKind::Tiling, m))?
+                }
+                process::Finished::Exited { status, stderr } => {
+                    let kind = if status.code() == Some(EXIT_TILING) {
+                        FailureKind::Tiling
+                    } else {
+                        FailureKind::Crash
+                    };
+                    return Err(TrialFailure::new(
+                        kind,
+                        format!(
+                            "the tiling program failed ({}): {}",
+                            process::describe(status, &stderr),
+                            stderr.trim()
+                        ),
+                    ));
+                }
+                process::Finished::TimedOut => {
+                    return Err(TrialFailure::new(
+                        FailureKind::Timeout,
+                        format!(
+                            "the tiling program ran longer than {}s",
+                            TILING_LIMIT.as_secs()
+                        ),
+                    ));
+                }
+            };
         if tiling.block_dim == 0 || tiling.block_dim > MAX_BLOCK_DIM {
             return Err(TrialFailure::new(
                 FailureKind::Tiling,
@@ -544,7 +545,7 @@ impl Twin {
         let mut cmd = Command::new(&programs.kernel);
         cmd.arg(&run_path).current_dir(dir);
         let limit = kernel_limit();
-        match process::run(cmd, limit, &dir.join("kernel")).map_err(io)? {
+        match process::run_candidate(cmd, limit, &dir.join("kernel")).map_err(io)? {
             process::Finished::Exited { status, .. } if status.success() => {}
             process::Finished::Exited { status, stderr } => {
                 let kind = if status.code() == Some(EXIT_FAULT) {
@@ -556,7 +557,7 @@ impl Twin {
                     kind,
                     format!(
                         "the kernel failed ({}):\n{}",
-                        describe(status),
+                        process::describe(status, &stderr),
                         stderr.trim()
                     ),
                 ));
@@ -642,20 +643,6 @@ fn gather<'a>(
         out.insert(rel.clone(), text.clone());
     }
     Ok(out)
-}
-
-fn describe(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return format!("killed by signal {sig}");
-        }
-    }
-    match status.code() {
-        Some(c) => format!("exit code {c}"),
-        None => "no exit code".into(),
-    }
 }
 
 /// The compiler's first error lines, which are the ones that explain the rest.

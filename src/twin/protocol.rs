@@ -65,15 +65,19 @@ pub fn parse_tiling_result(text: &str) -> Result<TilingResult, String> {
                 tiling_key = it.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?
             }
             Some("tiling_data") => {
-                let hex = it.next().unwrap_or("");
-                if hex.len() % 2 != 0 {
+                let hex = it.next().unwrap_or("").as_bytes();
+                // Bytes, not str slices: a candidate's program may write anything, and slicing a str
+                // inside a multi-byte character panics.
+                if hex.len() % 2 != 0 || !hex.iter().all(u8::is_ascii_hexdigit) {
                     return Err(bad());
                 }
-                tiling_data = (0..hex.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16))
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| bad())?;
+                tiling_data = hex
+                    .chunks(2)
+                    .map(|p| {
+                        let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+                        digit(p[0]) << 4 | digit(p[1])
+                    })
+                    .collect();
             }
             Some("workspace") => {
                 let count: usize = it.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
@@ -151,6 +155,20 @@ pub fn launch_shim(op: &OpSpec) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Found by the fuzz target `tiling_result`: a non-ASCII character in the hex of `tiling_data`
+    /// made the parser slice inside it and panic, taking the tuner down with a hostile candidate.
+    #[test]
+    fn fuzz_tiling_data_with_a_multibyte_character_is_an_error_not_a_panic() {
+        let text =
+            "block_dim 12\ntiling_key 0\ntiling_data 00000c000400\u{fffd}000\nworkspace 1 0\n";
+        let e = parse_tiling_result(text).err().unwrap();
+        assert!(e.contains("line 3"), "{e}");
+        assert!(parse_tiling_result("block_dim 1\ntiling_data +1\n").is_err());
+        let ok = parse_tiling_result("block_dim 1\ntiling_data 0aFf\n").unwrap();
+        assert_eq!(ok.tiling_data, [0x0a, 0xff]);
+    }
+
     use super::*;
 
     #[test]

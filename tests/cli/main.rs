@@ -11,6 +11,7 @@ mod fixtures_a;
 mod fixtures_b;
 mod init;
 mod kernel_loop;
+mod reliability;
 mod twin_reference;
 mod workspace;
 

@@ -1,0 +1,3 @@
+//! Fuzz target `bank`: see `ascend_tune::fuzz::bank`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ascend_tune::fuzz::bank(data));
