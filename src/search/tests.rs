@@ -36,6 +36,7 @@ fn space() -> Space {
             tunable("buffers", Domain::range(1, 2, 1).unwrap()),
         ],
         constraints,
+        derived: vec![],
         facts,
     }
 }
