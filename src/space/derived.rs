@@ -753,6 +753,19 @@ fn read_host(
             }
         });
     }
+    // Set outside this function too (a helper): not followed either.
+    for f in cst::nodes_of_kind(root, "function_definition") {
+        if f != func {
+            stores_in(f, text, &mut nested);
+            cst::visit(f, &mut |n| {
+                if let Some(c) = Call::of(n)
+                    && let Some(f) = c.name(text).strip_prefix("set_")
+                {
+                    nested.insert(f.to_string());
+                }
+            });
+        }
+    }
     let fields = fields
         .into_iter()
         .filter(|(k, _)| !nested.contains(k))
