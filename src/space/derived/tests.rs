@@ -317,3 +317,54 @@ fn rendering_keeps_integer_meaning() {
     let d = Term::bin('-', v("a"), Term::bin('-', v("b"), v("c")).unwrap()).unwrap();
     assert_eq!(d.render(), "a - (b - c)");
 }
+
+/// Soundness on the twin: a grid over mul_custom's whole space with no constraints at all (manifest
+/// constraints emptied, `derive-constraints = false`), every point built and run:
+/// `cargo ascend-tune bench <copy> --strategies grid --budget 180`, params and outcome per line
+/// (`testdata/mul_custom_unconstrained.jsonl`). Every point the derived constraints refuse failed there,
+/// and every point that ran (the optimum included) satisfies them.
+#[test]
+fn on_the_twin_every_refused_point_fails_and_every_success_is_allowed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = space_of(&dir.join("fixtures/mul_custom"), None).unwrap();
+    let data = std::fs::read_to_string(
+        dir.join("src/space/derived/testdata/mul_custom_unconstrained.jsonl"),
+    )
+    .unwrap();
+    let (mut refused, mut ok, mut failed_allowed) = (0, 0, 0);
+    let mut best: Option<(f64, BTreeMap<String, i64>)> = None;
+    for line in data.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let values: BTreeMap<String, i64> = v["params"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, x)| (k.clone(), x.as_i64().unwrap()))
+            .collect();
+        let allowed = s
+            .derived
+            .iter()
+            .all(|d| d.constraint.check(&values, &s.facts).is_ok());
+        match v["latency_us"].as_f64() {
+            Some(l) => {
+                assert!(
+                    allowed,
+                    "{values:?} ran ({l} us) but a derived constraint refuses it"
+                );
+                ok += 1;
+                if best.as_ref().is_none_or(|(b, _)| l < *b) {
+                    best = Some((l, values));
+                }
+            }
+            None if !allowed => refused += 1,
+            None => failed_allowed += 1,
+        }
+    }
+    println!(
+        "mul_custom unconstrained: {ok} ran, {refused} failed and refused, {failed_allowed} failed and allowed; best {best:?}"
+    );
+    assert!(refused > 0 && ok > 0);
+    // On this fixture they are complete as well: every failure (UB overflow, wrong output from
+    // truncated copies and uncovered tiles) is one they refuse.
+    assert_eq!(failed_allowed, 0);
+}
