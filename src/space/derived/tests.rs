@@ -368,3 +368,28 @@ fn on_the_twin_every_refused_point_fails_and_every_success_is_allowed() {
     // truncated copies and uncovered tiles) is one they refuse.
     assert_eq!(failed_allowed, 0);
 }
+
+/// The best points the tuner found (`bench --strategies grid --budget 180` and `--strategies host` at a
+/// quarter of each grid, seed 0, on the twin; both found the same point) satisfy every constraint.
+#[test]
+fn the_best_points_found_satisfy_the_derived_constraints() {
+    let found = [
+        ("cast_custom", 32, 4096),
+        ("div_custom", 32, 4096),
+        ("gelu_custom", 32, 4096),
+        ("mul_custom", 32, 4096),
+        ("sigmoid_custom", 40, 4096),
+        ("swiglu_custom", 32, 4096),
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    for (op, block_dim, tile_length) in found {
+        let s = space_of(&root.join(op), None).unwrap();
+        let values = BTreeMap::from([
+            ("block_dim".to_string(), block_dim),
+            ("tile_length".to_string(), tile_length),
+            ("buffer_num".to_string(), 1),
+        ]);
+        let p = s.point_of(&values).unwrap();
+        assert!(s.check(&p).is_ok(), "{op}: {values:?}: {:?}", s.check(&p));
+    }
+}
