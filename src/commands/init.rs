@@ -38,8 +38,15 @@ pub fn init(
             ),
         )
     })?;
-    let text = render(&ops, soc, &shapes);
+    let text = render(&ops, soc, &shapes, &BTreeMap::new());
     crate::fsx::write_atomic(&path, text.as_bytes())?;
+    // The constraints `tune` will derive from the kernel, shown in the manifest as comments: they need
+    // the manifest itself (tensors, bindings), so it is read back once written.
+    let derived = derived_constraints(&path);
+    if derived.values().any(|v| !v.is_empty()) {
+        let text = render(&ops, soc, &shapes, &derived);
+        crate::fsx::write_atomic(&path, text.as_bytes())?;
+    }
     for op in &ops {
         let names: Vec<&str> = op.tunables.iter().map(|t| t.name.as_str()).collect();
         printer.status(
@@ -61,6 +68,30 @@ pub fn init(
         "`cargo ascend-tune tune`; for CMake builds, `cargo ascend-tune cmake-module cmake` writes a module with an `ascend_tune` target and an `ascend_tune_check` CTest test",
     );
     Ok(crate::exit_codes::OK)
+}
+
+/// Op name -> the constraints derived from its sources, for the manifest at `path`. Empty when the
+/// manifest does not load or bind (then `tune` says why, with its line).
+fn derived_constraints(path: &Path) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let Ok(manifest) = crate::manifest::Manifest::load(path) else {
+        return out;
+    };
+    let Some(soc) = crate::model::soc::lookup(&manifest.soc) else {
+        return out;
+    };
+    for op in &manifest.ops {
+        let Ok(sources) = crate::tune::read_sources(&manifest, op) else {
+            continue;
+        };
+        if let Ok(space) = crate::space::Space::resolve(&manifest, op, soc, &sources) {
+            out.insert(
+                op.name.clone(),
+                space.derived.iter().map(|d| d.describe()).collect(),
+            );
+        }
+    }
+    out
 }
 
 /// `x=48x16384` or `x=48,16384` into a map from tensor name to shape.
@@ -118,6 +149,7 @@ fn render(
     ops: &[FoundOp],
     soc: &crate::model::soc::Soc,
     shapes: &BTreeMap<String, Vec<u64>>,
+    derived: &BTreeMap<String, Vec<String>>,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -178,6 +210,15 @@ fn render(
             }
         }
         let _ = writeln!(s, "\n[op.tune]\nbudget = 32\nseed = 0");
+        if let Some(lines) = derived.get(&op.name).filter(|l| !l.is_empty()) {
+            let _ = writeln!(
+                s,
+                "# tune also checks these constraints, derived from the sources, before building a candidate;\n# `derive-constraints = false` here turns them off:"
+            );
+            for l in lines {
+                let _ = writeln!(s, "#   {l}");
+            }
+        }
         for t in &op.tunables {
             let _ = writeln!(
                 s,

@@ -263,6 +263,8 @@ pub struct TuneDefaults {
     pub rewriter: Option<Vec<String>>,
     /// Turns the external rewriter gets in one tune.
     pub rewriter_attempts: Option<u32>,
+    /// `derive-constraints`: whether the tool adds the constraints it reads from the kernel (default on).
+    pub derive_constraints: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -686,6 +688,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     data_seed: seed_of(t.data_seed)?,
                     rewriter,
                     rewriter_attempts,
+                    derive_constraints: t.derive_constraints.map(|d| d.into_inner()),
                 }
             }
         };

@@ -163,3 +163,26 @@ fn every_dtype_has_a_row_and_its_names_parse() {
     assert_eq!(DType::parse("fp16"), Some(DType::Float16));
     assert_eq!(DType::parse("bf16"), Some(DType::BFloat16));
 }
+
+#[test]
+fn derive_constraints_switch_reads_and_is_type_checked() {
+    assert_eq!(
+        load(&fixture_text()).unwrap().ops[0]
+            .tune
+            .derive_constraints,
+        None
+    );
+    let off = fixture_text().replace("seed = 0", "seed = 0\nderive-constraints = false");
+    assert_eq!(
+        load(&off).unwrap().ops[0].tune.derive_constraints,
+        Some(false)
+    );
+    let bad = fixture_text().replace("seed = 0", "seed = 0\nderive-constraints = \"no\"");
+    let line = bad
+        .lines()
+        .position(|l| l.starts_with("derive-constraints"))
+        .unwrap()
+        + 1;
+    let e = error_of(&bad);
+    assert_eq!(e.location.as_ref().map(|l| l.1), Some(line), "{e}");
+}

@@ -72,6 +72,7 @@ pub struct Tune {
     pub data_seed: Option<Spanned<i64>>,
     pub rewriter: Option<Spanned<Vec<String>>>,
     pub rewriter_attempts: Option<Spanned<i64>>,
+    pub derive_constraints: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -275,6 +275,32 @@ impl crate::tune::Observer for Progress<'_> {
         self.failures = 0;
     }
 
+    fn derived(&mut self, op: &str, constraints: &[String]) {
+        if self.printer.json() {
+            self.printer.emit(
+                json!({"reason": "derived-constraints", "op": op, "constraints": constraints}),
+            );
+            return;
+        }
+        let line = if constraints.is_empty() {
+            format!("{op}: none derived from the sources")
+        } else {
+            format!(
+                "{op}: {} derived from the sources (derive-constraints = false turns them off)\n{}",
+                constraints.len(),
+                constraints
+                    .iter()
+                    .map(|c| format!("{:>12}   {c}", ""))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        };
+        match &self.bar {
+            Some(bar) => bar.println(format!("{:>12} {line}", "Constraints")),
+            None => self.printer.status("Constraints", line),
+        }
+    }
+
     fn trial(&mut self, trial: &Trial, _from_journal: bool) {
         self.printer.trial(trial);
         match trial.latency_us {

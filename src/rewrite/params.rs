@@ -70,6 +70,7 @@ mod tests {
                 },
             ],
             constraints: vec![],
+            derived: vec![],
             facts: BTreeMap::new(),
         };
         let point = vec![1, 6, 1];

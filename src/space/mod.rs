@@ -1,14 +1,16 @@
 //! The search space of one op: tunables (a domain of integer values, each bound to a literal in a source
 //! file) and constraints (expressions over tunables and SoC and shape facts, checked before a candidate is
-//! built). A point of the space is one index into each tunable's domain. This module knows nothing of
-//! strategies, building or running.
+//! built): those the manifest names and those `derived` reads from the kernel. A point of the space is
+//! one index into each tunable's domain. This module knows nothing of strategies, building or running.
 
 pub mod binding;
 mod constraint;
+pub mod derived;
 mod domain;
 
 pub use binding::Site;
 pub use constraint::Constraint;
+pub use derived::Derived;
 pub use domain::Domain;
 
 use crate::errors::Result;
@@ -32,6 +34,8 @@ pub struct Tunable {
 pub struct Space {
     pub tunables: Vec<Tunable>,
     pub constraints: Vec<Constraint>,
+    /// Constraints derived from the sources (empty with `derive-constraints = false`).
+    pub derived: Vec<Derived>,
     /// Named facts constraints may use: SoC figures and tensor sizes.
     pub facts: BTreeMap<String, i64>,
 }
@@ -105,9 +109,15 @@ impl Space {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let derived = if op.tune.derive_constraints == Some(false) {
+            vec![]
+        } else {
+            derived::derive(op, sources, &tunables, &facts)
+        };
         Ok(Space {
             tunables,
             constraints,
+            derived,
             facts,
         })
     }
@@ -149,8 +159,21 @@ impl Space {
             .collect()
     }
 
-    /// Checks the constraints; the error names the first one violated.
+    /// Checks the constraints, the manifest's then the derived ones; the error names the first one
+    /// violated.
     pub fn check(&self, p: &Point) -> std::result::Result<(), String> {
+        self.check_manifest(p)?;
+        let values = self.values(p);
+        for d in &self.derived {
+            d.constraint
+                .check(&values, &self.facts)
+                .map_err(|why| format!("{why} (derived: {})", d.kind.as_str()))?;
+        }
+        Ok(())
+    }
+
+    /// Checks only the constraints the manifest names.
+    pub fn check_manifest(&self, p: &Point) -> std::result::Result<(), String> {
         let values = self.values(p);
         for c in &self.constraints {
             c.check(&values, &self.facts)?;

@@ -47,6 +47,8 @@ pub struct TuneOptions {
 /// Told about the loop's progress; the CLI's progress bar and JSON messages implement it.
 pub trait Observer {
     fn started(&mut self, _op: &str, _baseline_us: f64, _budget: usize) {}
+    /// The constraints the tool derived from the sources (`space::derived`), one line each.
+    fn derived(&mut self, _op: &str, _constraints: &[String]) {}
     fn trial(&mut self, _trial: &Trial, _from_journal: bool) {}
     /// The kernel phase tried a rewrite: what came of it, in words.
     fn rewrite(&mut self, _op: &str, _rewrite: &str, _outcome: &str) {}
@@ -158,6 +160,8 @@ pub fn tune_op(
         journal: Mutex::new(journal),
     });
     observer.started(&op.name, baseline.latency_us, opts.budget);
+    let derived: Vec<String> = start.space.derived.iter().map(|d| d.describe()).collect();
+    observer.derived(&op.name, &derived);
     let mut runner = Runner::new(evaluator, opts, observer)?;
     if opts.strategy == "loop" {
         let cx = alternate::Context {

@@ -28,6 +28,9 @@ fn init_then_tune() {
         "symbol = \"BLOCK_DIM\"",
         "symbol = \"TILE_LENGTH\"",
         "symbol = \"BUFFER_NUM\"",
+        // The constraints tune derives from the kernel, shown to the user.
+        "# tune also checks these constraints",
+        "#   UB capacity: 3 * (buffer_num * ",
     ] {
         assert!(
             manifest.contains(needle),
@@ -52,6 +55,16 @@ fn init_then_tune() {
         ],
     );
     assert!(out.status.success(), "{:?}", text(&out));
+    let derived = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "derived-constraints")
+        .expect("derived-constraints");
+    assert!(
+        derived["constraints"]
+            .as_array()
+            .is_some_and(|c| c.len() >= 3),
+        "{derived}"
+    );
     let tuned = records(&out)
         .into_iter()
         .find(|r| r["reason"] == "op-tuned")
