@@ -68,6 +68,8 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     update_from_best(runner, &mut current);
 
     let mut tried: HashSet<(String, Vec<String>)> = HashSet::new();
+    // A motif that cannot be applied (say it would change a tunable) is reported once, not every pass.
+    let mut reported_skips: HashSet<&'static str> = HashSet::new();
     let mut round = 0u64;
     'phases: while runner.remaining() > 0 {
         let ranked = retrieve::rank(
@@ -91,7 +93,9 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 {
                     Ok(v) => v,
                     Err(why) => {
-                        runner.rewrite_outcome(name, format!("skipped: {why}"));
+                        if reported_skips.insert(name) {
+                            runner.rewrite_outcome(name, format!("skipped: {why}"));
+                        }
                         continue;
                     }
                 };
@@ -113,7 +117,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 ),
                 None => "dropped: no trial of it passed".to_string(),
             };
-            runner.rewrite_outcome(name, outcome.clone());
+            runner.rewrite_outcome(name, outcome);
             if let Some((p, l)) = found
                 && l < current.latency_us * KEEP_IF_FASTER
             {
