@@ -70,20 +70,6 @@ impl MineReport {
     }
 }
 
-pub fn profile_of(m: &Measurement) -> Profile {
-    Profile {
-        latency_us: m.latency_us,
-        bound: m.timing.bound.to_string(),
-        pipes: m
-            .timing
-            .pipes
-            .iter()
-            .map(|p| (p.name.to_string(), p.ratio))
-            .collect(),
-    }
-    .rounded()
-}
-
 /// Mines every project; `on_rewind` is told about each rewind as it finishes (progress lines).
 pub fn mine(opts: &MineOptions, on_rewind: &mut dyn FnMut(&Rewind)) -> Result<MineReport> {
     let mut report = MineReport {
@@ -146,7 +132,7 @@ fn mine_op(
     let inputs = crate::tune::inputs(op);
     let fast = measure(backend, op, &SourceSet::default(), &inputs)
         .map_err(|why| format!("the optimised sources fail: {why}"))?;
-    let after = profile_of(&fast);
+    let after = Profile::of(&fast);
     let cx = OpContext {
         op,
         backend,
@@ -231,7 +217,7 @@ fn rewind_one(
         line: site.line,
         site: site.what.clone(),
         gain: super::round(gain, 3),
-        before: profile_of(&slow),
+        before: Profile::of(&slow),
         after: cx.after.clone(),
         diff: crate::writeback::diff(file, &slow_text, text),
     }))

@@ -37,6 +37,33 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The profile of a measurement, rounded.
+    pub fn of(m: &crate::backend::Measurement) -> Profile {
+        Profile {
+            latency_us: m.latency_us,
+            bound: m.timing.bound.to_string(),
+            pipes: m
+                .timing
+                .pipes
+                .iter()
+                .map(|p| (p.name.to_string(), p.ratio))
+                .collect(),
+        }
+        .rounded()
+    }
+
+    /// The profile of a verified trial (None for a failed one), rounded.
+    pub fn of_trial(t: &crate::tune::journal::Trial) -> Option<Profile> {
+        Some(
+            Profile {
+                latency_us: t.latency_us?,
+                bound: t.bound.clone().unwrap_or_default(),
+                pipes: t.pipes.clone(),
+            }
+            .rounded(),
+        )
+    }
+
     /// The profile with figures rounded so the bank file stays stable and readable.
     pub fn rounded(mut self) -> Profile {
         self.latency_us = round(self.latency_us, 3);
@@ -97,12 +124,19 @@ impl Bank {
         Bank::parse(DEFAULT_BANK, DEFAULT_BANK_NAME)
     }
 
-    /// The bank at `path`, or the built-in one when `path` is None.
-    pub fn load_or_default(path: Option<&Path>) -> Result<Bank> {
-        match path {
-            Some(p) => Bank::load(p),
-            None => Bank::default_bank(),
+    /// The bank a command works with: `named` alone when given, else the built-in lessons plus those of
+    /// `ascend-bank.toml` in `dir` (a project root, or the current folder), if there is one.
+    pub fn chosen(named: Option<&Path>, dir: Option<&Path>) -> Result<Bank> {
+        if let Some(p) = named {
+            return Bank::load(p);
         }
+        let mut bank = Bank::default_bank()?;
+        if let Some(local) = dir.map(default_path).filter(|p| p.is_file()) {
+            let own = Bank::load(&local)?;
+            bank.merge(own.lessons);
+            bank.source = format!("{} and {}", bank.source, local.display());
+        }
+        Ok(bank)
     }
 
     pub fn load(path: &Path) -> Result<Bank> {

@@ -104,22 +104,7 @@ pub struct BenchReport {
 
 /// The projects of a suite folder: each subfolder holding an `ascend.toml` and a `reference/`.
 pub fn projects(suite: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = vec![];
-    for s in suite {
-        if s.join(crate::manifest::FILE_NAME).is_file() {
-            out.push(s.clone());
-            continue;
-        }
-        let entries =
-            std::fs::read_dir(s).map_err(|e| Error::io("could not read the suite", s, e))?;
-        let mut found: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join(crate::manifest::FILE_NAME).is_file())
-            .collect();
-        found.sort();
-        out.extend(found);
-    }
+    let mut out = crate::project::operator_projects(suite)?;
     out.retain(|p| p.join("reference").is_dir());
     if out.is_empty() {
         return Err(Error::bad_input(

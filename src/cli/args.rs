@@ -248,7 +248,7 @@ pub struct BankMineArgs {
 
 #[derive(Debug, Args)]
 pub struct BankListArgs {
-    /// Bank file (default: ./ascend-bank.toml if present, else the built-in bank)
+    /// Bank file (default: the built-in bank plus ./ascend-bank.toml if present)
     #[arg(long, value_name = "FILE")]
     pub bank: Option<PathBuf>,
     /// Only lessons of this motif
@@ -263,7 +263,7 @@ pub struct BankListArgs {
 pub struct BankShowArgs {
     /// A lesson index from `bank list`, or a motif name
     pub lesson: String,
-    /// Bank file (default: ./ascend-bank.toml if present, else the built-in bank)
+    /// Bank file (default: the built-in bank plus ./ascend-bank.toml if present)
     #[arg(long, value_name = "FILE")]
     pub bank: Option<PathBuf>,
 }

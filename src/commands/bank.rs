@@ -1,6 +1,6 @@
 //! `bank mine|list|show|motifs`: mining lessons into a bank file, and reading banks and the motif
-//! catalogue. The bank a command reads is `--bank FILE`, else `ascend-bank.toml` in the current folder,
-//! else the built-in one.
+//! catalogue. The bank `list` and `show` read is the one `tune` would use here (`Bank::chosen`):
+//! `--bank FILE`, else the built-in lessons plus `ascend-bank.toml` in the current folder.
 
 use crate::bank::mine::{self, MineOptions, Outcome};
 use crate::bank::{self, Bank};
@@ -10,7 +10,7 @@ use crate::exit_codes;
 use crate::report::Printer;
 use crate::rewrite::motifs;
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub fn bank(common: &Common, args: &BankArgs, printer: &Printer) -> Result<i32> {
     match &args.action {
@@ -23,60 +23,6 @@ pub fn bank(common: &Common, args: &BankArgs, printer: &Printer) -> Result<i32> 
 
 fn cwd() -> Result<PathBuf> {
     std::env::current_dir().map_err(|e| Error::io("could not read", ".", e))
-}
-
-/// The bank commands read: the named file, the current folder's bank, or the built-in one.
-fn open_bank(named: Option<&Path>) -> Result<Bank> {
-    if let Some(p) = named {
-        return Bank::load(p);
-    }
-    let local = bank::default_path(&cwd()?);
-    if local.is_file() {
-        Bank::load(&local)
-    } else {
-        Bank::default_bank()
-    }
-}
-
-/// Operator projects named on the command line: each path is a project (it holds an ascend.toml) or a
-/// folder of projects.
-fn projects_of(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = vec![];
-    for p in paths {
-        if p.join(crate::manifest::FILE_NAME).is_file() {
-            out.push(p.clone());
-            continue;
-        }
-        let entries = std::fs::read_dir(p).map_err(|e| {
-            Error::bad_input(
-                format!("could not read {}: {e}", p.display()),
-                Some(
-                    "name operator projects (folders with an ascend.toml) or folders holding them"
-                        .into(),
-                ),
-            )
-        })?;
-        let mut found: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|c| c.join(crate::manifest::FILE_NAME).is_file())
-            .collect();
-        if found.is_empty() {
-            return Err(Error::bad_input(
-                format!(
-                    "{} holds no operator project (no ascend.toml in it or its subfolders)",
-                    p.display()
-                ),
-                Some(
-                    "name operator projects, or folders holding them, e.g. `bank mine fixtures`"
-                        .into(),
-                ),
-            ));
-        }
-        found.sort();
-        out.extend(found);
-    }
-    Ok(out)
 }
 
 fn mine_cmd(common: &Common, args: &BankMineArgs, printer: &Printer) -> Result<i32> {
@@ -101,7 +47,7 @@ fn mine_cmd(common: &Common, args: &BankMineArgs, printer: &Printer) -> Result<i
         (vec![session.manifest.root.clone()], session.work.clone())
     } else {
         (
-            projects_of(&args.projects)?,
+            crate::project::operator_projects(&args.projects)?,
             cwd()?.join("target/ascend-tune"),
         )
     };
@@ -170,7 +116,7 @@ fn mine_cmd(common: &Common, args: &BankMineArgs, printer: &Printer) -> Result<i
 }
 
 fn list(args: &BankListArgs, printer: &Printer) -> Result<i32> {
-    let bank = open_bank(args.bank.as_deref())?;
+    let bank = Bank::chosen(args.bank.as_deref(), Some(&cwd()?))?;
     let shown: Vec<(usize, &bank::Lesson)> = bank
         .lessons
         .iter()
@@ -222,7 +168,7 @@ fn list(args: &BankListArgs, printer: &Printer) -> Result<i32> {
 }
 
 fn show(args: &BankShowArgs, printer: &Printer) -> Result<i32> {
-    let bank = open_bank(args.bank.as_deref())?;
+    let bank = Bank::chosen(args.bank.as_deref(), Some(&cwd()?))?;
     let picked: Vec<(usize, &bank::Lesson)> = match args.lesson.parse::<usize>() {
         Ok(i) if (1..=bank.lessons.len()).contains(&i) => vec![(i, &bank.lessons[i - 1])],
         Ok(i) => {

@@ -39,7 +39,7 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         out: out.clone(),
         soc: common.soc.clone(),
-        bank: std::sync::Arc::new(crate::bank::Bank::load_or_default(args.bank.as_deref())?),
+        bank: std::sync::Arc::new(crate::bank::Bank::chosen(args.bank.as_deref(), None)?),
         leave_one_out: args.leave_one_out,
     };
     let report = bench::run(&opts, &mut |row| {

@@ -24,7 +24,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     let lock_path = Lockfile::path(&root);
     let mut lock = Lockfile::load(&lock_path)?;
     // Each op's options, flags over manifest over defaults; strategies are checked before anything is built.
-    let bank = Arc::new(bank_for(&root, args.bank.as_deref())?);
+    let bank = Arc::new(Bank::chosen(args.bank.as_deref(), Some(&root))?);
     let options: Vec<TuneOptions> = ops
         .iter()
         .map(|op| options_of(args, op, bank.clone()))
@@ -201,22 +201,6 @@ pub fn take_project_lock(
         ));
     }
     Ok(taken.lock)
-}
-
-/// The bank the kernel phase draws on: `--bank FILE` alone when given, else the built-in lessons plus
-/// those of the project's own `ascend-bank.toml`, if it has one.
-pub fn bank_for(root: &std::path::Path, named: Option<&std::path::Path>) -> Result<Bank> {
-    if let Some(p) = named {
-        return Bank::load(p);
-    }
-    let mut bank = Bank::default_bank()?;
-    let local = crate::bank::default_path(root);
-    if local.is_file() {
-        let own = Bank::load(&local)?;
-        bank.merge(own.lessons);
-        bank.source = format!("{} and {}", bank.source, local.display());
-    }
-    Ok(bank)
 }
 
 /// How many turns an external rewriter gets in one tune when the manifest does not say.

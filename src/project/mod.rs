@@ -1,6 +1,7 @@
 //! Finding an operator project's parts without a manifest: kernel entry functions, the op type registered
 //! with `OP_ADD`, tensors from the msopgen op json, the tiling header, and literals that look like tuning
-//! parameters (buffer counts, tile sizes, block counts). Used by `init`. Reads C++ through tree-sitter-cpp.
+//! parameters (buffer counts, tile sizes, block counts). Used by `init`; `operator_projects` finds the
+//! projects a command line names (for `bank mine` and `bench`). Reads C++ through tree-sitter-cpp.
 //! Knows nothing of searching or building.
 
 use crate::manifest::{Bind, DType};
@@ -380,6 +381,47 @@ fn tensors_of(json: &serde_json::Value, op_type: &str) -> Option<TensorList> {
             .collect()
     };
     Some((list("input_desc"), list("output_desc")))
+}
+
+/// Operator projects named on the command line (`bank mine`, `bench`): each path is a project (it holds
+/// an ascend.toml) or a folder of projects, found in name order.
+pub fn operator_projects(paths: &[PathBuf]) -> crate::errors::Result<Vec<PathBuf>> {
+    let mut out = vec![];
+    for p in paths {
+        if p.join(crate::manifest::FILE_NAME).is_file() {
+            out.push(p.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(p).map_err(|e| {
+            crate::errors::Error::bad_input(
+                format!("could not read {}: {e}", p.display()),
+                Some(
+                    "name operator projects (folders with an ascend.toml) or folders holding them"
+                        .into(),
+                ),
+            )
+        })?;
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|c| c.join(crate::manifest::FILE_NAME).is_file())
+            .collect();
+        if found.is_empty() {
+            return Err(crate::errors::Error::bad_input(
+                format!(
+                    "{} holds no operator project (no ascend.toml in it or its subfolders)",
+                    p.display()
+                ),
+                Some(
+                    "name operator projects, or folders holding them, e.g. `bank mine fixtures` or `bench fixtures`"
+                        .into(),
+                ),
+            ));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
         variant: start.clone(),
         point,
         latency_us: cx.baseline.latency_us,
-        profile: crate::bank::mine::profile_of(cx.baseline),
+        profile: Profile::of(cx.baseline),
     };
     update_from_best(runner, &mut current);
 
@@ -118,13 +118,8 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 None => "dropped: no trial of it passed".to_string(),
             };
             runner.rewrite_outcome(name, outcome);
-            if let Some((p, l)) = found
-                && l < current.latency_us * KEEP_IF_FASTER
-            {
-                current.variant = variant;
-                current.point = Some(p);
-                current.latency_us = l;
-                update_from_best(runner, &mut current);
+            if found.is_some_and(|(_, l)| l < current.latency_us * KEEP_IF_FASTER) {
+                adopt(runner, &mut current, variant);
                 improved = true;
                 // The bottleneck moved: rank again for the new kernel.
                 break;
@@ -243,15 +238,12 @@ fn external_turn(
     // Whatever the rewriter changed, it may have changed the best tiling too.
     let found = try_variant(runner, &variant, current, seed, true)?;
     match found {
-        Some((p, l)) if l < current.latency_us * KEEP_IF_FASTER => {
+        Some((_, l)) if l < current.latency_us * KEEP_IF_FASTER => {
             runner.rewrite_outcome(
                 &name,
                 format!("kept: {:.3} -> {l:.3} us", current.latency_us),
             );
-            current.variant = variant;
-            current.point = Some(p);
-            current.latency_us = l;
-            update_from_best(runner, current);
+            adopt(runner, current, variant);
         }
         other => {
             let why = other.map_or("no trial of it passed".to_string(), |(_, l)| {
@@ -298,20 +290,22 @@ fn try_variant(
     })
 }
 
+/// Makes a kept rewrite the current variant. Its best trial beat the best so far, so it is the
+/// runner's overall best, which supplies the point, latency and profile.
+fn adopt(runner: &Runner, current: &mut Current, variant: Variant) {
+    current.variant = variant;
+    update_from_best(runner, current);
+}
+
 /// Takes the runner's overall best as the current best when it is the current variant's.
 fn update_from_best(runner: &Runner, current: &mut Current) {
     let Some(best) = &runner.best else { return };
-    let Some(l) = best.trial.latency_us else {
+    let (Some(l), Some(profile)) = (best.trial.latency_us, Profile::of_trial(&best.trial)) else {
         return;
     };
     if l <= current.latency_us && best.variant.rewrites == current.variant.rewrites {
         current.point = Some(best.point.clone());
         current.latency_us = l;
-        current.profile = Profile {
-            latency_us: l,
-            bound: best.trial.bound.clone().unwrap_or_default(),
-            pipes: best.trial.pipes.clone(),
-        }
-        .rounded();
+        current.profile = profile;
     }
 }
