@@ -85,6 +85,12 @@ pub trait Motif: Sync {
     fn reshapes_tiles(&self) -> bool {
         false
     }
+    /// Whether applying only removes or narrows synchronisation (barriers, waits). Such a rewrite may
+    /// gain nothing alone, since the pipes it frees still wait elsewhere, yet enable a later rewrite that
+    /// overlaps them; the loop keeps it when it is verified and no slower.
+    fn relaxes_sync(&self) -> bool {
+        false
+    }
 
     fn sites(&self, text: &str, dir: Direction) -> Vec<Site> {
         match dir {

@@ -5,6 +5,7 @@
 mod best_of_n;
 mod evolutionary;
 mod grid;
+mod opened;
 mod random;
 
 use crate::errors::{Error, Result};
@@ -98,6 +99,12 @@ pub fn local(budget: usize) -> Box<dyn Strategy> {
 /// The same search when the start point has been measured already: it begins with mutants of it.
 pub fn local_beside(budget: usize) -> Box<dyn Strategy> {
     Box::new(evolutionary::Evolutionary::beside(budget))
+}
+
+/// The points next to the start that the constraints of `before` (the sources before a rewrite)
+/// excluded and the current ones allow, nearest first, at most `budget` of them (`opened`).
+pub fn opened(before: std::sync::Arc<Space>, budget: usize) -> Box<dyn Strategy> {
+    Box::new(opened::Opened { before, budget })
 }
 
 /// The strategy named `name`, sized for `budget` trials.

@@ -2,8 +2,10 @@
 //! kernel phase take turns until the budget is spent or nothing improves. The kernel phase asks the bank
 //! for the motifs that fit the kernel's current bottleneck, applies the best-ranked one to the best
 //! variant so far, and re-tunes the host parameters briefly around the best point (a rewrite changes which
-//! tiling is best); a rewrite is kept only if its best verified trial beats the current best. When no motif
-//! is left, an external rewriter (if the manifest names one) gets a turn. Every candidate goes through the
+//! tiling is best); a rewrite is kept only if its best verified trial beats the current best, or, for a
+//! rewrite that only relaxes synchronisation, matches it (it frees pipes a later rewrite may overlap). A
+//! rewrite that reshapes tiles is first measured at the points it opens next to the best one. When no
+//! motif is left, an external rewriter (if the manifest names one) gets a turn. Every candidate goes through the
 //! runner, so budget, journal and verification are the same as for any trial.
 
 use super::Runner;
@@ -34,6 +36,9 @@ const FIRST_HOST_SHARE: f64 = 0.375;
 /// Trials of the short host re-tune around the best point after a rewrite passes its probe (or when the
 /// probe fails, to look for a tiling the rewritten kernel accepts: a deeper queue may not fit UB).
 const RETUNE_TRIALS: usize = 4;
+/// Trials a rewrite that reshapes tiles spends first on the points next to the best one that it opens
+/// (valid now, excluded by the old kernel's constraints): where such a rewrite's gain lies.
+const OPENED_TRIALS: usize = 3;
 /// A rewrite is kept when it makes the best trial at least this much faster.
 const KEEP_IF_FASTER: f64 = 0.995;
 
@@ -107,10 +112,17 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 seed.wrapping_add(round),
                 candidate.motif.reshapes_tiles(),
             )?;
+            let keep = |l: f64| {
+                l < current.latency_us * KEEP_IF_FASTER
+                    || (candidate.motif.relaxes_sync() && l <= current.latency_us)
+            };
             let outcome = match &found {
                 Some((_, l)) if *l < current.latency_us * KEEP_IF_FASTER => {
                     format!("kept: {:.3} -> {l:.3} us", current.latency_us)
                 }
+                Some((_, l)) if keep(*l) => format!(
+                    "kept: {l:.3} us, no slower, and it frees pipes a later rewrite may overlap"
+                ),
                 Some((_, l)) => format!(
                     "dropped: {l:.3} us, best stays {:.3} us",
                     current.latency_us
@@ -118,11 +130,18 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 None => "dropped: no trial of it passed".to_string(),
             };
             runner.rewrite_outcome(name, outcome);
-            if found.is_some_and(|(_, l)| l < current.latency_us * KEEP_IF_FASTER) {
+            let faster = found
+                .as_ref()
+                .is_some_and(|(_, l)| *l < current.latency_us * KEEP_IF_FASTER);
+            if found.is_some_and(|(_, l)| keep(l)) {
                 adopt(runner, &mut current, variant);
                 improved = true;
-                // The bottleneck moved: rank again for the new kernel.
-                break;
+                if faster {
+                    // The bottleneck moved: rank again for the new kernel.
+                    break;
+                }
+                // A kept relaxation leaves the profile as it was: go on down the ranking, and the
+                // next pass tries again, on the relaxed kernel, what was dropped before it.
             }
         }
         if !improved && !external_turn(runner, cx, &mut current, &mut round)? {
@@ -257,8 +276,9 @@ fn external_turn(
 
 /// Measures a rewritten variant: first at the current best point (one trial). A rewrite that works but
 /// is slower there is dropped at that cost, unless it reshapes tiles (then only a re-tune can judge
-/// it); one that is faster gets a short re-tune around the point; one whose probe fails gets the re-tune
-/// to find a tiling it accepts. Returns its best verified trial.
+/// it: it first measures the points next to the best one that the rewrite opens); one that is faster
+/// gets a short re-tune around the point; one whose probe fails gets the re-tune to find a tiling it
+/// accepts. Returns its best verified trial.
 fn try_variant(
     runner: &mut Runner,
     variant: &Variant,
@@ -273,7 +293,18 @@ fn try_variant(
     {
         return Ok(probe);
     }
-    let start = probe
+    let mut best = probe;
+    if reshapes_tiles {
+        let opened = runner.search(
+            variant,
+            search::opened(current.variant.space.clone(), OPENED_TRIALS),
+            OPENED_TRIALS,
+            seed,
+            current.point.clone(),
+        )?;
+        best = better(best, opened);
+    }
+    let start = best
         .as_ref()
         .map(|(p, _)| p.clone())
         .or(current.point.clone());
@@ -284,10 +315,15 @@ fn try_variant(
         seed,
         start,
     )?;
-    Ok(match (probe, retuned) {
+    Ok(better(best, retuned))
+}
+
+/// The faster of two search results.
+fn better(a: Option<(Point, f64)>, b: Option<(Point, f64)>) -> Option<(Point, f64)> {
+    match (a, b) {
         (Some(a), Some(b)) => Some(if b.1 < a.1 { b } else { a }),
         (a, b) => a.or(b),
-    })
+    }
 }
 
 /// Makes a kept rewrite the current variant. Its best trial beat the best so far, so it is the

@@ -141,7 +141,7 @@ fn an_external_rewriter_is_prompted_verified_and_kept_when_faster() {
         &[
             "tune",
             "--budget",
-            "12",
+            "16",
             "--seed",
             "1",
             "--message-format",
@@ -151,7 +151,7 @@ fn an_external_rewriter_is_prompted_verified_and_kept_when_faster() {
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     let recs = records(&out);
-    assert_eq!(recs.iter().filter(|r| r["reason"] == "trial").count(), 12);
+    assert_eq!(recs.iter().filter(|r| r["reason"] == "trial").count(), 16);
     let turn = recs
         .iter()
         .find(|r| r["reason"] == "rewrite" && r["rewrite"] == "rewriter#1")
@@ -177,12 +177,12 @@ fn an_external_rewriter_is_prompted_verified_and_kept_when_faster() {
 fn a_failing_rewriter_costs_a_trial_and_changes_nothing() {
     let dir = add_custom_with_rewriter("echo 'model unavailable' >&2\nexit 3\n");
     let p = dir.path();
-    let out = cargo_ascend_tune(p, &["tune", "--budget", "10", "--message-format", "json"]);
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "16", "--message-format", "json"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     let recs = records(&out);
     let trials: Vec<_> = recs.iter().filter(|r| r["reason"] == "trial").collect();
-    assert_eq!(trials.len(), 10);
+    assert_eq!(trials.len(), 16);
     let failed: Vec<_> = trials
         .iter()
         .filter(|t| {

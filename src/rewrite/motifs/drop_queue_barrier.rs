@@ -585,6 +585,9 @@ impl DropQueueBarrier {
 }
 
 impl Motif for DropQueueBarrier {
+    fn relaxes_sync(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         NAME
     }

@@ -1,6 +1,7 @@
 //! The motif catalogue: one module per motif, and the registry the loop, the bank and the command line
 //! look motifs up in. Adding a motif means adding its module and one line to `ALL`.
 
+mod balance_block_split;
 mod constant_buffer;
 mod double_buffer;
 mod drop_queue_barrier;
@@ -8,6 +9,7 @@ mod fold_scalar_ops;
 mod fuse_leaky_relu;
 mod hoist_duplicate;
 mod narrow_barrier;
+mod prefetch_next_tile;
 mod reciprocal_from_div_ones;
 mod reciprocal_mul;
 mod reduce_max;
@@ -34,6 +36,8 @@ pub static ALL: &[&dyn Motif] = &[
     &scalar_wait::ScalarWait,
     &narrow_barrier::NarrowBarrier,
     &reciprocal_mul::ReciprocalMul,
+    &balance_block_split::BalanceBlockSplit,
+    &prefetch_next_tile::PrefetchNextTile,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {

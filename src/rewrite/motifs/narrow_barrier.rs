@@ -89,6 +89,9 @@ fn replace(
 }
 
 impl Motif for NarrowBarrier {
+    fn relaxes_sync(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         NAME
     }

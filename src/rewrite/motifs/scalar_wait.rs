@@ -188,6 +188,9 @@ fn flags_all_paired(text: &str, root: Node, pairs: &[Wait]) -> bool {
 }
 
 impl Motif for ScalarWait {
+    fn relaxes_sync(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         NAME
     }
