@@ -275,8 +275,7 @@ fn slow_loops<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, Parts)> {
             .collect();
         let Some([copy_in, compute, copy_out]) = stages
             .as_deref()
-            .map(|s| <[&str; 3]>::try_from(s).ok())
-            .flatten()
+            .and_then(|s| <[&str; 3]>::try_from(s).ok())
         else {
             continue;
         };
