@@ -256,3 +256,31 @@ fn evolutionary_nears_the_grid_optimum_on_recorded_fixture_surfaces() {
         report.join("\n")
     );
 }
+
+/// After a rewrite lifts a constraint, `opened` proposes the points next to the start that the old
+/// constraints excluded and the new ones allow, nearest first, and nothing else.
+#[test]
+fn opened_proposes_the_points_a_rewrite_opens_nearest_first() {
+    let before = std::sync::Arc::new(space());
+    let mut after = space();
+    after.constraints.clear();
+    // Start at (block_dim 32, tile 32, buffers 1): 786432 % (32 * 32) == 0, valid before and after.
+    let start = vec![7, 0, 0];
+    let mut ctx = SearchContext::new(&after, 0).starting_at(Some(start.clone()));
+    let mut s = opened(before.clone(), 3);
+    let got = s.propose(&mut ctx, 8);
+    assert_eq!(got.len(), 3);
+    for p in &got {
+        assert!(before.check(p).is_err() && after.check(p).is_ok(), "{p:?}");
+        assert_eq!(
+            p.iter().zip(&start).filter(|(a, b)| a != b).count(),
+            1,
+            "one tunable moved: {p:?}"
+        );
+    }
+    // 786432 = 3 * 2^18, so at tile 32 the old constraint wants block_dim to divide 3 * 2^13: of the
+    // listed counts only 40 does not (one step from 32). At block_dim 32 it wants tile to divide
+    // 3 * 2^13: tiles 16384 and 32768 (nine and ten steps from 32) do not.
+    assert_eq!(got, vec![vec![8, 0, 0], vec![7, 9, 0], vec![7, 10, 0]]);
+    assert!(s.propose(&mut ctx, 8).is_empty(), "its budget is spent");
+}

@@ -112,31 +112,16 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 seed.wrapping_add(round),
                 candidate.motif.reshapes_tiles(),
             )?;
-            let keep = |l: f64| {
-                l < current.latency_us * KEEP_IF_FASTER
-                    || (candidate.motif.relaxes_sync() && l <= current.latency_us)
-            };
-            let outcome = match &found {
-                Some((_, l)) if *l < current.latency_us * KEEP_IF_FASTER => {
-                    format!("kept: {:.3} -> {l:.3} us", current.latency_us)
-                }
-                Some((_, l)) if keep(*l) => format!(
-                    "kept: {l:.3} us, no slower, and it frees pipes a later rewrite may overlap"
-                ),
-                Some((_, l)) => format!(
-                    "dropped: {l:.3} us, best stays {:.3} us",
-                    current.latency_us
-                ),
-                None => "dropped: no trial of it passed".to_string(),
-            };
-            runner.rewrite_outcome(name, outcome);
-            let faster = found
-                .as_ref()
-                .is_some_and(|(_, l)| *l < current.latency_us * KEEP_IF_FASTER);
-            if found.is_some_and(|(_, l)| keep(l)) {
+            let verdict = Verdict::of(
+                current.latency_us,
+                found.as_ref().map(|(_, l)| *l),
+                candidate.motif.relaxes_sync(),
+            );
+            runner.rewrite_outcome(name, verdict.outcome(current.latency_us));
+            if verdict.keeps() {
                 adopt(runner, &mut current, variant);
                 improved = true;
-                if faster {
+                if matches!(verdict, Verdict::Faster(_)) {
                     // The bottleneck moved: rank again for the new kernel.
                     break;
                 }
@@ -274,6 +259,44 @@ fn external_turn(
     Ok(true)
 }
 
+/// What the loop makes of a rewrite, from its best verified trial (None: no trial of it passed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Verdict {
+    Faster(f64),
+    /// A relaxation of synchronisation, no slower: kept for what it may enable.
+    NoSlowerRelaxation(f64),
+    Slower(f64),
+    Failed,
+}
+
+impl Verdict {
+    fn of(best_us: f64, found_us: Option<f64>, relaxes_sync: bool) -> Verdict {
+        match found_us {
+            None => Verdict::Failed,
+            Some(l) if l < best_us * KEEP_IF_FASTER => Verdict::Faster(l),
+            Some(l) if relaxes_sync && l <= best_us => Verdict::NoSlowerRelaxation(l),
+            Some(l) => Verdict::Slower(l),
+        }
+    }
+
+    fn keeps(self) -> bool {
+        matches!(self, Verdict::Faster(_) | Verdict::NoSlowerRelaxation(_))
+    }
+
+    fn outcome(self, best_us: f64) -> String {
+        match self {
+            Verdict::Faster(l) => format!("kept: {best_us:.3} -> {l:.3} us"),
+            Verdict::NoSlowerRelaxation(l) => {
+                format!(
+                    "kept: {l:.3} us, no slower, and it frees pipes a later rewrite may overlap"
+                )
+            }
+            Verdict::Slower(l) => format!("dropped: {l:.3} us, best stays {best_us:.3} us"),
+            Verdict::Failed => "dropped: no trial of it passed".to_string(),
+        }
+    }
+}
+
 /// Measures a rewritten variant: first at the current best point (one trial). A rewrite that works but
 /// is slower there is dropped at that cost, unless it reshapes tiles (then only a re-tune can judge
 /// it: it first measures the points next to the best one that the rewrite opens); one that is faster
@@ -343,5 +366,31 @@ fn update_from_best(runner: &Runner, current: &mut Current) {
         current.point = Some(best.point.clone());
         current.latency_us = l;
         current.profile = profile;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rewrite_is_kept_when_faster_and_a_relaxation_when_no_slower() {
+        assert_eq!(Verdict::of(10.0, Some(9.0), false), Verdict::Faster(9.0));
+        // Within half a percent is noise for an ordinary rewrite, and not enough to keep it.
+        assert_eq!(Verdict::of(10.0, Some(9.96), false), Verdict::Slower(9.96));
+        assert_eq!(Verdict::of(10.0, Some(10.0), false), Verdict::Slower(10.0));
+        // A relaxation of synchronisation that costs nothing is kept for what it may enable.
+        assert_eq!(
+            Verdict::of(10.0, Some(10.0), true),
+            Verdict::NoSlowerRelaxation(10.0)
+        );
+        assert!(Verdict::of(10.0, Some(10.0), true).keeps());
+        assert_eq!(Verdict::of(10.0, Some(10.01), true), Verdict::Slower(10.01));
+        assert_eq!(Verdict::of(10.0, None, true), Verdict::Failed);
+        assert!(!Verdict::Failed.keeps() && !Verdict::Slower(1.0).keeps());
+        assert_eq!(
+            Verdict::of(10.0, Some(10.0), true).outcome(10.0),
+            "kept: 10.000 us, no slower, and it frees pipes a later rewrite may overlap"
+        );
     }
 }
