@@ -35,6 +35,9 @@ pub struct Artifact {
 #[derive(Debug, Clone)]
 pub struct Measurement {
     pub latency_us: f64,
+    /// Latency samples in us: one per measured launch on hardware (`latency_us` is their median), or the
+    /// single modelled value (`vec![latency_us]`).
+    pub samples: Vec<f64>,
     pub timing: Timing,
     pub block_dim: u32,
     /// Output tensors in manifest order, little-endian.

@@ -6,6 +6,8 @@
 //!
 //! Outliers are trimmed with Tukey's fences (outside `[q1 - 1.5 IQR, q3 + 1.5 IQR]`) before the summary
 //! is taken, so one launch that met a cold cache or a busy device does not move the median or the spread.
+//! With tightly clustered samples the fences are tight too and a value a hair from the rest may go; that
+//! only narrows the spread, and a regression must still pass the tolerance.
 //! Percentiles interpolate linearly between closest ranks (numpy's default). Knows nothing of where the
 //! samples came from.
 
