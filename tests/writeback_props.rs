@@ -25,6 +25,8 @@ fn cases() -> &'static [Case] {
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|d| d.join("ascend.toml").is_file())
+            // Kernel-launch fixtures are built by their own CMake project (tests/cli/twin_package.rs).
+            .filter(|d| !ascend_tune::project::is_kernel_launch(d))
             .collect();
         dirs.sort();
         for dir in dirs {

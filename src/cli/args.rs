@@ -90,6 +90,15 @@ pub enum Command {
     Report(ReportArgs),
     /// Write AscendTune.cmake into DIR: an `ascend_tune` target and an `ascend_tune_check` CTest test
     CmakeModule(CmakeModuleArgs),
+    /// Write the twin package into DIR: a CANN-shaped folder whose tikicpulib is the twin, for
+    /// kernel-launch projects built with -DRUN_MODE=cpu -DASCEND_CANN_PACKAGE_PATH=DIR
+    TwinPackage(TwinPackageArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TwinPackageArgs {
+    /// Folder to write the package into: new, empty, or an earlier twin package
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -64,6 +64,7 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
         Command::Report(a) => crate::commands::report::report(&args.common, &a, &printer),
         Command::Bench(a) => crate::commands::bench::bench(&args.common, &a, &printer),
         Command::CmakeModule(a) => crate::commands::cmake_module::cmake_module(&a.dir, &printer),
+        Command::TwinPackage(a) => crate::commands::twin_package::twin_package(&a.dir, &printer),
     };
     match result {
         Ok(code) => code,
@@ -96,6 +97,7 @@ mod tests {
             "cargo ascend-tune bank list",
             "cargo ascend-tune init",
             "cargo ascend-tune cmake-module cmake",
+            "cargo ascend-tune twin-package target/twin-package",
             "cargo ascend-tune tune --workspace --budget 4",
             "cargo ascend-tune check --locked --junit report.xml --workspace",
         ] {
@@ -115,6 +117,7 @@ mod tests {
             "cargo ascend-tune tune --time-limit 0",
             "cargo ascend-tune frobnicate",
             "cargo ascend-tune cmake-module",
+            "cargo ascend-tune twin-package",
             "cargo ascend-tune check --junit",
         ] {
             assert!(parse(line).is_err(), "{line} should not parse");

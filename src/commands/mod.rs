@@ -9,6 +9,7 @@ pub mod init;
 pub mod report;
 pub mod run;
 pub mod tune;
+pub mod twin_package;
 pub mod workspace;
 
 use crate::backend::{self, Backend};

@@ -383,12 +383,42 @@ fn tensors_of(json: &serde_json::Value, op_type: &str) -> Option<TensorList> {
     Some((list("input_desc"), list("output_desc")))
 }
 
+/// Whether the project in `dir` is a kernel-launch project (`layout = "kernel-launch"` under `[project]`
+/// in its ascend.toml: its own CMakeLists.txt builds a host program that launches the kernel). Read
+/// from the TOML alone, without the manifest's validation, so code that scans folders of projects can
+/// tell the layouts apart before loading any; a missing or unreadable manifest is not kernel-launch.
+pub fn is_kernel_launch(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join(crate::manifest::FILE_NAME)) else {
+        return false;
+    };
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    table
+        .get("project")
+        .and_then(|p| p.get("layout"))
+        .and_then(|l| l.as_str())
+        == Some("kernel-launch")
+}
+
 /// Operator projects named on the command line (`bank mine`, `bench`): each path is a project (it holds
-/// an ascend.toml) or a folder of projects, found in name order.
+/// an ascend.toml) or a folder of projects, found in name order. Both commands rewind and tune custom-op
+/// projects only for now: kernel-launch projects found in a folder are skipped, and one named on its own
+/// is refused.
 pub fn operator_projects(paths: &[PathBuf]) -> crate::errors::Result<Vec<PathBuf>> {
     let mut out = vec![];
     for p in paths {
         if p.join(crate::manifest::FILE_NAME).is_file() {
+            if is_kernel_launch(p) {
+                return Err(crate::errors::Error::not_built(
+                    format!(
+                        "mining and benchmarking kernel-launch projects ({})",
+                        p.display()
+                    ),
+                    "name custom-op projects (op_host/ + op_kernel/), or folders holding them; \
+                     kernel-launch projects in such folders are skipped",
+                ));
+            }
             out.push(p.clone());
             continue;
         }
@@ -405,11 +435,14 @@ pub fn operator_projects(paths: &[PathBuf]) -> crate::errors::Result<Vec<PathBuf
             .flatten()
             .map(|e| e.path())
             .filter(|c| c.join(crate::manifest::FILE_NAME).is_file())
+            // Kernel-launch projects (e.g. fixtures/*_launch) are not mined or benchmarked yet.
+            .filter(|c| !is_kernel_launch(c))
             .collect();
         if found.is_empty() {
             return Err(crate::errors::Error::bad_input(
                 format!(
-                    "{} holds no operator project (no ascend.toml in it or its subfolders)",
+                    "{} holds no custom-op operator project (no ascend.toml in it or its subfolders, \
+                     kernel-launch projects aside)",
                     p.display()
                 ),
                 Some(
@@ -476,5 +509,27 @@ mod tests {
         assert_eq!(classify("TILE_LENGTH"), Some(TunableKind::Size));
         assert_eq!(classify("ALIGN_SIZE"), None);
         assert_eq!(classify("PI"), None);
+    }
+
+    #[test]
+    fn kernel_launch_projects_are_told_apart_and_skipped_in_folders() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        assert!(is_kernel_launch(&fixtures.join("add_launch")));
+        assert!(!is_kernel_launch(&fixtures.join("add_custom")));
+        assert!(!is_kernel_launch(&fixtures));
+
+        let found = operator_projects(std::slice::from_ref(&fixtures)).unwrap();
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"add_custom".to_string()), "{names:?}");
+        for launch in ["add_launch", "leaky_relu_launch", "softmax_launch"] {
+            assert!(!names.contains(&launch.to_string()), "{names:?}");
+        }
+
+        let e = operator_projects(&[fixtures.join("add_launch")]).unwrap_err();
+        assert!(e.to_string().contains("kernel-launch"), "{e}");
+        assert_eq!(e.exit_code(), crate::exit_codes::BAD_INPUT);
     }
 }

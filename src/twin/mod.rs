@@ -8,6 +8,7 @@
 //! back the trace text and the outputs.
 
 use crate::child as process;
+pub mod package;
 pub mod protocol;
 
 use crate::backend::{Artifact, FailureKind, SourceSet, TrialFailure};

@@ -8,7 +8,7 @@ use super::*;
 use std::process::Command;
 
 /// Whether cmake can run here; under `CI=true` its absence is a failure (`.ci/run` installs it).
-fn have_cmake(test: &str) -> bool {
+pub fn have_cmake(test: &str) -> bool {
     let found = Command::new("cmake")
         .arg("--version")
         .output()

@@ -13,6 +13,8 @@ fn fixtures() -> Vec<PathBuf> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("ascend.toml").is_file())
+        // Kernel-launch fixtures need the manifest's kernel-launch keys (layout, program, file).
+        .filter(|p| !crate::project::is_kernel_launch(p))
         .collect();
     out.sort();
     out

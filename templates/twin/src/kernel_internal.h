@@ -1,4 +1,5 @@
-// twin: private declarations shared by kernel_runtime.cpp and kernel_main.cpp.
+// twin: private declarations shared by the kernel runtime's .cpp files (kernel_runtime.cpp,
+// kernel_blocks.cpp, kernel_main.cpp) and the twin package's ICPU_RUN_KF glue.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,4 +15,27 @@ extern thread_local std::string g_trace; // the trace text of the block running 
 std::vector<GmAlloc> &gm_allocs();   // sorted by base
 void trace_append(const char *s);
 void trace_u64(uint64_t v);
+
+// A GM buffer of `bytes` (512 B aligned, zeroed, registered under a copy of `name`); nullptr when out
+// of memory. gm_free releases one; false when `p` is not the start of a live GM buffer.
+uint8_t *gm_alloc(uint64_t bytes, const char *name);
+bool gm_free(void *p);
+
+// One launch: `entry(ctx)` runs the kernel for the block that GetBlockIdx() names.
+struct Launch {
+    void (*entry)(void *ctx);
+    void *ctx;
+    int64_t block_dim;
+    uint64_t ub_bytes;
+    uint64_t tiling_key;
+    uint64_t sys_workspace;
+};
+struct LaunchResult {
+    int rc = 0;         // 0 ok, 2 bad launch parameters, 3 fault (err holds the located message)
+    std::string trace;  // the launch's trace (`twin-trace 1`), up to a faulting call
+    std::string err;
+};
+// Runs every block of the launch (see kernel_blocks.cpp). After a fault (rc 3) blocks stopped at
+// SyncAll still hold their threads: the caller reports and exits.
+LaunchResult run_blocks(const Launch &launch);
 } // namespace twin
