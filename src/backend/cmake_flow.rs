@@ -37,7 +37,13 @@ const TWIN_EXIT_FAULT: i32 = 3;
 
 /// Top-level folders of a project that are build products or working files, never part of a candidate.
 const SKIPPED_DIRS: &[&str] = &[
-    "target", ".git", "build", "build_out", "out", "input", "output",
+    "target",
+    ".git",
+    "build",
+    "build_out",
+    "out",
+    "input",
+    "output",
 ];
 
 pub fn run_limit() -> Duration {
@@ -116,7 +122,8 @@ pub fn generation(cmakelists: &str) -> Generation {
 /// The `CMAKE_ASC_ARCHITECTURES` value of a SoC: `dav-2201` for the A2/A3 chips (910B, 910_93), as the
 /// CANN 9 samples pass it. None for SoCs whose architecture name this tool does not know.
 pub fn asc_architecture(soc: &Soc) -> Option<&'static str> {
-    (soc.name.starts_with("Ascend910B") || soc.name.starts_with("Ascend910_93")).then_some("dav-2201")
+    (soc.name.starts_with("Ascend910B") || soc.name.starts_with("Ascend910_93"))
+        .then_some("dav-2201")
 }
 
 /// The configure command's arguments (after `cmake`).
@@ -318,7 +325,8 @@ pub fn build_step(
     match child::run(cmd, limit, log_stem).map_err(io)? {
         Finished::Exited { status, .. } if status.success() => Ok(()),
         Finished::Exited { status, stderr } => {
-            let stdout = std::fs::read_to_string(log_stem.with_extension("out")).unwrap_or_default();
+            let stdout =
+                std::fs::read_to_string(log_stem.with_extension("out")).unwrap_or_default();
             let prefix = format!("{}/", src.display());
             let text = format!("{stderr}\n{stdout}").replace(&prefix, "");
             Err(TrialFailure::new(
@@ -445,7 +453,10 @@ pub fn run_program(
 ) -> std::result::Result<(), TrialFailure> {
     let limit = run_limit();
     let io = |e: std::io::Error| {
-        TrialFailure::new(FailureKind::Crash, format!("could not start the program: {e}"))
+        TrialFailure::new(
+            FailureKind::Crash,
+            format!("could not start the program: {e}"),
+        )
     };
     match child::run_as(cmd, limit, log_stem, trust).map_err(io)? {
         Finished::Exited { status, .. } if status.success() => Ok(()),
@@ -455,7 +466,8 @@ pub fn run_program(
             } else {
                 FailureKind::Crash
             };
-            let stdout = std::fs::read_to_string(log_stem.with_extension("out")).unwrap_or_default();
+            let stdout =
+                std::fs::read_to_string(log_stem.with_extension("out")).unwrap_or_default();
             let tail: Vec<&str> = stdout.lines().rev().take(8).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             Err(TrialFailure::new(
@@ -712,9 +724,10 @@ impl CmakeFlow {
                 record_spans: keep_trace,
             },
         );
-        let launches = 1 + (1..)
-            .take_while(|i| run.dir.join(format!("twin.trace.{i}")).is_file())
-            .count();
+        let launches = 1
+            + (1..)
+                .take_while(|i| run.dir.join(format!("twin.trace.{i}")).is_file())
+                .count();
         if launches > 1 {
             timing.notes.push(format!(
                 "the program launched {launches} kernels; the first launch is the one timed"
@@ -723,6 +736,8 @@ impl CmakeFlow {
         Ok(Measurement {
             latency_us: timing.latency_us,
             block_dim: timing.block_dim,
+            // The model is deterministic: one sample says all.
+            samples: vec![timing.latency_us],
             timing,
             outputs,
             modelled: true,
@@ -770,7 +785,9 @@ mod tests {
     }
 
     fn strings(args: &[OsString]) -> Vec<String> {
-        args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+        args.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
     }
 
     #[test]
@@ -818,7 +835,10 @@ mod tests {
         let args = strings(&args);
         assert_eq!(
             args[6..],
-            ["-DCMAKE_ASC_RUN_MODE=sim", "-DCMAKE_ASC_ARCHITECTURES=dav-2201"]
+            [
+                "-DCMAKE_ASC_RUN_MODE=sim",
+                "-DCMAKE_ASC_ARCHITECTURES=dav-2201"
+            ]
         );
         assert!(!args.iter().any(|a| a.starts_with("-DRUN_MODE")));
         let e = configure_args(
@@ -883,7 +903,12 @@ mod tests {
         let names: Vec<&str> = files.keys().map(String::as_str).collect();
         assert_eq!(
             names,
-            ["CMakeLists.txt", "cmake/build/keep.cmake", "main.cpp", "scripts/gen.py"]
+            [
+                "CMakeLists.txt",
+                "cmake/build/keep.cmake",
+                "main.cpp",
+                "scripts/gen.py"
+            ]
         );
         assert_eq!(files["main.cpp"], b"patched");
     }
@@ -891,8 +916,7 @@ mod tests {
     #[test]
     fn a_candidate_folder_is_rebuilt_unless_its_build_finished() {
         let tmp = tempfile::tempdir().unwrap();
-        let files: BTreeMap<String, Vec<u8>> =
-            [("a/run.sh".to_string(), b"echo".to_vec())].into();
+        let files: BTreeMap<String, Vec<u8>> = [("a/run.sh".to_string(), b"echo".to_vec())].into();
         {
             let cand = CandidateDir::open(tmp.path(), "k1").unwrap();
             assert!(cand.built().is_none());
@@ -901,7 +925,10 @@ mod tests {
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt;
-                let mode = std::fs::metadata(src.join("a/run.sh")).unwrap().permissions().mode();
+                let mode = std::fs::metadata(src.join("a/run.sh"))
+                    .unwrap()
+                    .permissions()
+                    .mode();
                 assert_eq!(mode & 0o111, 0o111);
             }
             // A marker naming a program that is not there does not count.
@@ -909,7 +936,8 @@ mod tests {
             assert!(cand.built().is_none());
             std::fs::create_dir_all(cand.dir.join("build")).unwrap();
             std::fs::write(cand.dir.join("build/prog"), "").unwrap();
-            cand.mark_built(&["build/prog".into(), "extra".into()]).unwrap();
+            cand.mark_built(&["build/prog".into(), "extra".into()])
+                .unwrap();
         }
         let cand = CandidateDir::open(tmp.path(), "k1").unwrap();
         assert_eq!(
@@ -939,6 +967,9 @@ mod tests {
         );
         assert_eq!(find_program(tmp.path(), "missing"), None);
         exe(&tmp.path().join("prog"));
-        assert_eq!(find_program(tmp.path(), "prog"), Some(tmp.path().join("prog")));
+        assert_eq!(
+            find_program(tmp.path(), "prog"),
+            Some(tmp.path().join("prog"))
+        );
     }
 }

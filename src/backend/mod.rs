@@ -158,9 +158,9 @@ pub fn open_with_cache(
     })?;
     match (kind, manifest.layout) {
         // A kernel-launch project has its own CMake flow; on the twin it runs against a twin package.
-        (BackendKind::Twin, Layout::KernelLaunch) => Ok(Box::new(cann::open_twin_package(
-            manifest, soc, &work_dir,
-        )?)),
+        (BackendKind::Twin, Layout::KernelLaunch) => {
+            Ok(Box::new(cann::open_twin_package(manifest, soc, &work_dir)?))
+        }
         (BackendKind::Twin, Layout::CustomOp) => Ok(Box::new(twin::TwinBackend::open(
             manifest, soc, work_dir, cache,
         )?)),

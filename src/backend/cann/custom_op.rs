@@ -9,7 +9,7 @@
 use super::locate;
 use super::profile::{self, Profiler};
 use crate::backend::cmake_flow::{
-    self, build_args, build_step, candidate_files, CandidateDir, Generation, RunDir, Toolchain,
+    self, CandidateDir, Generation, RunDir, Toolchain, build_args, build_step, candidate_files,
 };
 use crate::backend::{Artifact, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
 use crate::fsx::KeyHasher;
@@ -37,9 +37,7 @@ pub enum BuildScript {
 }
 
 /// Which way the project in `files` is built, or why it cannot be.
-pub fn build_script(
-    files: &BTreeMap<String, Vec<u8>>,
-) -> std::result::Result<BuildScript, String> {
+pub fn build_script(files: &BTreeMap<String, Vec<u8>>) -> std::result::Result<BuildScript, String> {
     if files.contains_key("build.sh") {
         return Ok(BuildScript::BuildSh);
     }
@@ -77,7 +75,10 @@ pub fn build_steps(script: &BuildScript) -> Vec<(&'static str, Vec<OsString>)> {
             let mut package = vec![OsString::from("cmake")];
             package.extend(build_args(Path::new("build"), Some("package")));
             vec![
-                ("configuring with cmake", os(&["cmake", "-S", ".", "-B", "build"])),
+                (
+                    "configuring with cmake",
+                    os(&["cmake", "-S", ".", "-B", "build"]),
+                ),
                 ("building the binary target", binary),
                 ("building the package target", package),
             ]
@@ -180,9 +181,8 @@ impl CustomOpFlow {
         let build_fail = |m: String| TrialFailure::new(FailureKind::Build, m);
         let mut files = candidate_files(&self.project, sources).map_err(io)?;
         if let Some(bytes) = files.get(PRESETS) {
-            let patched =
-                patch_presets(&String::from_utf8_lossy(bytes), &self.tool.install.root)
-                    .map_err(build_fail)?;
+            let patched = patch_presets(&String::from_utf8_lossy(bytes), &self.tool.install.root)
+                .map_err(build_fail)?;
             files.insert(PRESETS.into(), patched.into_bytes());
         }
         let script = build_script(&files).map_err(build_fail)?;
@@ -209,7 +209,13 @@ impl CustomOpFlow {
             cmd.args(&argv[1..])
                 .current_dir(&src)
                 .env("ASCEND_CANN_PACKAGE_PATH", &self.tool.install.root);
-            build_step(cmd, what, BUILD_LIMIT, &cand.dir.join(format!("step{i}")), &src)?;
+            build_step(
+                cmd,
+                what,
+                BUILD_LIMIT,
+                &cand.dir.join(format!("step{i}")),
+                &src,
+            )?;
         }
         let package = find_package(&src).ok_or_else(|| {
             build_fail(format!(
@@ -268,7 +274,10 @@ impl CustomOpFlow {
         let mut env = locate::capture_env(&artifact.host, &run.dir)
             .map_err(|m| TrialFailure::new(FailureKind::Crash, m))?;
         let src = artifact.kernel.join("src");
-        env.push(("ASCEND_TUNE_CANDIDATE_DIR".into(), src.clone().into_os_string()));
+        env.push((
+            "ASCEND_TUNE_CANDIDATE_DIR".into(),
+            src.clone().into_os_string(),
+        ));
         let argv = app_argv(app, &src);
         let measured = self
             .profiler
@@ -318,7 +327,9 @@ mod tests {
     }
 
     fn strings(argv: &[OsString]) -> Vec<String> {
-        argv.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+        argv.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
     }
 
     #[test]
@@ -334,7 +345,10 @@ mod tests {
             Ok(BuildScript::Asc)
         );
         let e = build_script(&files(&[("CMakeLists.txt", "project(x)")])).unwrap_err();
-        assert!(e.contains("build.sh") && e.contains("CMakePresets.json"), "{e}");
+        assert!(
+            e.contains("build.sh") && e.contains("CMakePresets.json"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -375,10 +389,16 @@ mod tests {
             v["configurePresets"][0]["cacheVariables"]["ASCEND_CANN_PACKAGE_PATH"]["value"],
             "/c"
         );
-        assert!(patch_presets("{", Path::new("/c")).unwrap_err().contains("not valid JSON"));
-        assert!(patch_presets(r#"{"configurePresets": [{"name": "x"}]}"#, Path::new("/c"))
-            .unwrap_err()
-            .contains("no configure preset named `default`"));
+        assert!(
+            patch_presets("{", Path::new("/c"))
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+        assert!(
+            patch_presets(r#"{"configurePresets": [{"name": "x"}]}"#, Path::new("/c"))
+                .unwrap_err()
+                .contains("no configure preset named `default`")
+        );
     }
 
     #[test]
@@ -389,7 +409,10 @@ mod tests {
         );
         assert_eq!(strings(&argv), ["/c/src/./build/caller", "--n", "3"]);
         assert_eq!(
-            strings(&app_argv(&["python3".into(), "run.py".into()], Path::new("/c/src"))),
+            strings(&app_argv(
+                &["python3".into(), "run.py".into()],
+                Path::new("/c/src")
+            )),
             ["python3", "run.py"]
         );
     }

@@ -83,9 +83,7 @@ pub fn places(manifest_cann: Option<&Path>, env: &dyn Fn(&str) -> Option<OsStrin
             path: env(var).filter(|v| !v.is_empty()).map(PathBuf::from),
         });
     }
-    let home = env("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
+    let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     out.push(Place {
         source: "$HOME/Ascend/ascend-toolkit/latest".into(),
         path: home
@@ -134,7 +132,9 @@ pub fn locate(manifest_cann: Option<&Path>, env: &dyn Fn(&str) -> Option<OsStrin
             }
             Err(why) if i == 0 => return Located::BadCannPath(BadCannPath { path, why }),
             Err(why) => {
-                let why = if place.source.starts_with('$') || place.source.starts_with('/') {
+                let why = if place.source.starts_with('/') {
+                    why
+                } else if place.source.starts_with('$') {
                     format!("{}: {why}", path.display())
                 } else {
                     format!("set to {}: {why}", path.display())
@@ -166,7 +166,7 @@ fn recognise(root: &Path) -> Result<(Option<String>, Option<PathBuf>), String> {
     }
     match script {
         Some(s) => Ok((None, Some(s))),
-        None => Err("holds no bin/setenv.bash nor set_env.sh, so it is not a CANN toolkit".into()),
+        None => Err("no bin/setenv.bash nor set_env.sh in it, so not a CANN toolkit".into()),
     }
 }
 
@@ -193,9 +193,8 @@ pub fn twin_version(marker_text: &str) -> Option<String> {
 impl NotFound {
     /// The message of the exit-2 error: every place, in order, with what was there.
     pub fn message(&self) -> String {
-        let mut s = String::from(
-            "the `cann` backend found no CANN toolkit; it looked, in this order, at:",
-        );
+        let mut s =
+            String::from("the `cann` backend found no CANN toolkit; it looked, in this order, at:");
         for (i, (place, why)) in self.looked.iter().enumerate() {
             s.push_str(&format!("\n  {}. {}: {why}", i + 1, place.source));
         }
@@ -242,8 +241,12 @@ pub fn capture_env(script: &Path, log_dir: &Path) -> Result<Vec<(OsString, OsStr
             ));
         }
     }
-    let out = std::fs::read(stem.with_extension("out"))
-        .map_err(|e| format!("could not read the environment of {}: {e}", script.display()))?;
+    let out = std::fs::read(stem.with_extension("out")).map_err(|e| {
+        format!(
+            "could not read the environment of {}: {e}",
+            script.display()
+        )
+    })?;
     let current: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
     Ok(changed(parse_env0(&out), &current))
 }
@@ -283,7 +286,7 @@ pub fn changed(
 mod tests {
     use super::*;
 
-    fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+    fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> + use<> {
         let map: BTreeMap<String, OsString> = vars
             .iter()
             .map(|(k, v)| (k.to_string(), OsString::from(v)))
@@ -364,7 +367,10 @@ mod tests {
         match locate(Some(&empty), &env) {
             Located::BadCannPath(b) => {
                 assert_eq!(b.path, empty);
-                assert!(b.why.contains("no bin/setenv.bash nor set_env.sh"), "{}", b.why);
+                assert_eq!(
+                    b.why,
+                    "no bin/setenv.bash nor set_env.sh in it, so not a CANN toolkit"
+                );
             }
             _ => panic!("a bad cann-path must be reported"),
         }
@@ -383,14 +389,27 @@ mod tests {
         assert_eq!(lines.len(), 8, "{msg}");
         assert_eq!(lines[0], "  1. `cann-path` in ascend.toml: not set");
         assert_eq!(lines[1], "  2. ASCEND_CANN_PACKAGE_PATH: not set");
-        assert_eq!(lines[3], "  4. ASCEND_HOME_PATH: set to /no/such/cann: no such folder");
+        assert_eq!(
+            lines[3],
+            "  4. ASCEND_HOME_PATH: set to /no/such/cann: no such folder"
+        );
         assert_eq!(
             lines[4],
-            format!("  5. $HOME/Ascend/ascend-toolkit/latest: {home}/Ascend/ascend-toolkit/latest: no such folder")
+            format!(
+                "  5. $HOME/Ascend/ascend-toolkit/latest: {home}/Ascend/ascend-toolkit/latest: no such folder"
+            )
         );
-        assert!(lines[5].starts_with("  6. /usr/local/Ascend/ascend-toolkit/latest: "), "{msg}");
+        assert!(
+            lines[5].starts_with("  6. /usr/local/Ascend/ascend-toolkit/latest: "),
+            "{msg}"
+        );
         let help = NotFound::help();
-        for fix in ["ASCEND_CANN_PACKAGE_PATH", "cann-path", "twin-package DIR", "--backend twin"] {
+        for fix in [
+            "ASCEND_CANN_PACKAGE_PATH",
+            "cann-path",
+            "twin-package DIR",
+            "--backend twin",
+        ] {
             assert!(help.contains(fix), "{fix}: {help}");
         }
     }
@@ -429,7 +448,8 @@ mod tests {
             .iter()
             .map(|(k, v)| (OsString::from(k), OsString::from(v)))
             .collect();
-        let captured = parse_env0(b"PATH=/cann/bin:/bin\0KEEP=same\0NEW=1\0SHLVL=2\0_=/usr/bin/env\0");
+        let captured =
+            parse_env0(b"PATH=/cann/bin:/bin\0KEEP=same\0NEW=1\0SHLVL=2\0_=/usr/bin/env\0");
         let got = changed(captured, &current);
         let names: Vec<&OsStr> = got.iter().map(|(k, _)| k.as_os_str()).collect();
         assert_eq!(names, ["PATH", "NEW"]);
@@ -450,7 +470,12 @@ mod tests {
         let env = capture_env(&script, tmp.path()).unwrap();
         let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         assert_eq!(get("ASCEND_TUNE_TEST_CANN"), Some(OsString::from("a b=c")));
-        assert!(get("PATH").unwrap().to_string_lossy().starts_with("/cann/bin:"));
+        assert!(
+            get("PATH")
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("/cann/bin:")
+        );
         assert!(!tmp.path().join("pwned").exists() && !Path::new("pwned").exists());
         std::fs::write(&script, "return 3\n").unwrap();
         let e = capture_env(&script, tmp.path()).unwrap_err();

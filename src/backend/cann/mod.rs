@@ -43,16 +43,23 @@ pub fn open(manifest: &Manifest, soc: &'static Soc, work: &Path) -> Result<CannB
     let install = match locate::locate(manifest.cann_path.as_ref().map(|c| c.0.as_path()), &env) {
         Located::Found(i) => i,
         Located::NotFound(nf) => {
-            return Err(Error::bad_input(nf.message(), Some(locate::NotFound::help())));
+            return Err(Error::bad_input(
+                nf.message(),
+                Some(locate::NotFound::help()),
+            ));
         }
         Located::BadCannPath(b) => {
-            let span = manifest.cann_path.as_ref().map(|c| c.1.clone()).unwrap_or(0..0);
+            let span = manifest
+                .cann_path
+                .as_ref()
+                .map(|c| c.1.clone())
+                .unwrap_or(0..0);
             return Err(manifest
                 .source
                 .error(
                     span,
                     format!(
-                        "`cann-path` is {}, which {}",
+                        "`cann-path` points at {}, which cannot be used: {}",
                         b.path.display(),
                         b.why
                     ),

@@ -139,8 +139,12 @@ impl Profiler {
             exe,
             simulator: sim.then(|| soc.name.to_string()),
             warm_up: env_count("ASCEND_TUNE_WARM_UP", WARM_UP, 1000),
-            samples: env_count("ASCEND_TUNE_SAMPLES", if sim { 1 } else { NPU_SAMPLES }, 1000)
-                .max(1),
+            samples: env_count(
+                "ASCEND_TUNE_SAMPLES",
+                if sim { 1 } else { NPU_SAMPLES },
+                1000,
+            )
+            .max(1),
             devices,
         })
     }
@@ -198,7 +202,12 @@ impl Profiler {
                 cmd.env("ASCEND_RT_VISIBLE_DEVICES", id.to_string());
             }
             // msprof starts the program itself, so it runs as a tool.
-            cmake_flow::run_program(cmd, Trust::Tool, false, &cwd.join(format!("msprof-{run}-log")))?;
+            cmake_flow::run_program(
+                cmd,
+                Trust::Tool,
+                false,
+                &cwd.join(format!("msprof-{run}-log")),
+            )?;
             let found = msprof::read_run(&out).map_err(|e| {
                 TrialFailure::new(
                     FailureKind::Crash,
@@ -216,7 +225,11 @@ impl Profiler {
                     format!(
                         "msprof recorded no launch of kernel `{kernel}` in {} (it saw: {}); the op's name must be its kernel function's",
                         out.display(),
-                        if seen.is_empty() { "nothing".into() } else { seen.join(", ") }
+                        if seen.is_empty() {
+                            "nothing".into()
+                        } else {
+                            seen.join(", ")
+                        }
                     ),
                 ));
             }
@@ -350,6 +363,176 @@ mod tests {
         let (c, _gc) = pool.acquire();
         assert_eq!(c, 2);
         drop(gb);
+    }
+
+    /// A toolchain whose PATH holds only `dir`.
+    fn toolchain(dir: &Path) -> Toolchain {
+        Toolchain {
+            install: crate::backend::cann::locate::Install {
+                root: dir.to_path_buf(),
+                found_by: "test".into(),
+                twin_version: None,
+                setup_script: None,
+            },
+            env: vec![("PATH".into(), dir.as_os_str().to_os_string())],
+            fingerprint: "test".into(),
+        }
+    }
+
+    fn executable(path: &Path, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn strings(argv: &[OsString]) -> Vec<String> {
+        argv.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_profiler_command_differs_by_mode() {
+        let tmp = tempfile::tempdir().unwrap();
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let tool = toolchain(tmp.path());
+        let none = Profiler::new(
+            &tool,
+            RunMode::Npu,
+            soc,
+            DevicePool::new(&[], None).unwrap(),
+        );
+        let e = none.err().unwrap().to_string();
+        assert!(e.contains("neither msprof nor msopprof"), "{e}");
+        executable(&tmp.path().join("msopprof"), "");
+        let p = Profiler::new(
+            &tool,
+            RunMode::Npu,
+            soc,
+            DevicePool::new(&[], None).unwrap(),
+        )
+        .unwrap();
+        let app = [OsString::from("/c/prog")];
+        let argv = strings(&p.command_line(&p.options("/o".into(), "add_custom", 3), &app));
+        assert_eq!(argv[0], tmp.path().join("msopprof").to_string_lossy());
+        assert_eq!(
+            argv[1..],
+            [
+                "--output=/o",
+                "--warm-up=5",
+                "--launch-count=3",
+                "--kernel-name=add_custom",
+                "/c/prog"
+            ]
+        );
+        // msprof is preferred when both are there; sim mode runs the simulator for the SoC.
+        executable(&tmp.path().join("msprof"), "");
+        let p = Profiler::new(
+            &tool,
+            RunMode::Sim,
+            soc,
+            DevicePool::new(&[], None).unwrap(),
+        )
+        .unwrap();
+        let argv = strings(&p.command_line(&p.options("/o".into(), "add_custom", 1), &app));
+        assert_eq!(argv[0], tmp.path().join("msprof").to_string_lossy());
+        assert_eq!(
+            argv[1..],
+            [
+                "op",
+                "simulator",
+                "--soc-version=Ascend910B1",
+                "--output=/o",
+                "--launch-count=1",
+                "--kernel-name=add_custom",
+                "/c/prog"
+            ]
+        );
+    }
+
+    /// A stand-in for `msprof op`: runs the app, then writes an OPPROF folder with one launch whose
+    /// duration grows by 1 us per run (11.5, 12.5, ...) and whose device is the one it was given.
+    const FAKE_MSPROF: &str = r#"#!/bin/sh
+out=""; app=""
+for a in "$@"; do
+  case "$a" in --output=*) out="${a#--output=}";; esac
+  app="$a"
+done
+"$app" || exit 1
+n=$(cat "$COUNTER" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$COUNTER"
+mkdir -p "$out/OPPROF_20250101000000_TEST"
+printf 'Op Name,Op Type,Task Duration(us),Block Dim,Mix Block Dim,Device Id,Pid,Current Freq,Rated Freq
+add_custom_0,vector,%s.5,8,N/A,%s,1,1800,1800,
+'   "$((10 + n))" "$ASCEND_RT_VISIBLE_DEVICES" > "$out/OPPROF_20250101000000_TEST/OpBasicInfo.csv"
+"#;
+
+    #[test]
+    fn measure_repeats_runs_until_it_has_its_samples_on_one_device() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        executable(&bin.join("msprof"), FAKE_MSPROF);
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let mut tool = toolchain(&bin);
+        // The stand-in needs the usual tools (mkdir, cat) besides itself.
+        let mut path = bin.clone().into_os_string();
+        path.push(":/usr/bin:/bin");
+        tool.env = vec![("PATH".into(), path)];
+        let mut p = Profiler::new(
+            &tool,
+            RunMode::Npu,
+            soc,
+            DevicePool::new(&[6], None).unwrap(),
+        )
+        .unwrap();
+        p.samples = 5;
+        let counter = tmp.path().join("counter");
+        let run = tmp.path().join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        let env = [(OsString::from("COUNTER"), counter.clone().into_os_string())];
+        let got = p
+            .measure(
+                "add_custom",
+                &[OsString::from("/bin/true")],
+                &run,
+                &tool,
+                &env,
+            )
+            .unwrap_or_else(|f| panic!("{}", f.message));
+        assert_eq!(got.samples, [11.5, 12.5, 13.5, 14.5, 15.5]);
+        assert_eq!(got.typical.task_duration_us, 13.5);
+        assert_eq!(got.typical.device_id, Some(6));
+        assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "5");
+        // A kernel msprof never saw is a failed trial that names what it did see.
+        std::fs::remove_file(&counter).unwrap();
+        let f = p
+            .measure(
+                "mul_custom",
+                &[OsString::from("/bin/true")],
+                &run,
+                &tool,
+                &env,
+            )
+            .err()
+            .unwrap();
+        assert!(
+            f.message.contains("no launch of kernel `mul_custom`")
+                && f.message.contains("add_custom_0"),
+            "{}",
+            f.message
+        );
+        // A failing program fails the trial.
+        let f = p
+            .measure(
+                "add_custom",
+                &[OsString::from("/bin/false")],
+                &run,
+                &tool,
+                &env,
+            )
+            .err()
+            .unwrap();
+        assert_eq!(f.kind, FailureKind::Crash, "{}", f.message);
     }
 
     fn launch(us: f64, pipes: Option<Vec<(Pipe, f64)>>) -> OpLaunch {
