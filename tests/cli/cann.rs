@@ -4,6 +4,7 @@
 //! kernel-launch project and agrees with a reference computed in Rust. The CMake-needing tests skip, with
 //! the reason printed, only when cmake is missing and CI is not set.
 
+use super::cmake::have_cmake;
 use super::*;
 use std::process::Command;
 
@@ -118,24 +119,6 @@ fn a_cann_path_that_is_no_cann_is_refused_at_its_line() {
         .unwrap()
         + 1;
     assert_eq!(e["line"], line as u64, "{e}");
-}
-
-/// Whether cmake can run here; under `CI=true` its absence is a failure (`.ci/run` installs it).
-fn have_cmake(test: &str) -> bool {
-    let found = Command::new("cmake")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "cmake is not installed but CI=true: .ci/run must install it"
-        );
-        eprintln!(
-            "skipping {test}: cmake is not installed (apt-get install cmake); with CI=true this fails"
-        );
-    }
-    found
 }
 
 fn write(path: &Path, text: &str) {
@@ -290,4 +273,138 @@ fn npu_mode_builds_with_the_projects_cmake_and_measures_with_msprof() {
         !dir.join("build").exists(),
         "the user's project was built in"
     );
+}
+
+/// A copy of `fixtures/<name>` (the naive project, no `target/` nor `reference/`), without git.
+fn launch_copy(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&Path::new(FIXTURES).join(name), dir.path());
+    dir
+}
+
+fn read_f16(path: &Path) -> Vec<f64> {
+    decode(
+        ascend_tune::manifest::DType::Float16,
+        &std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+}
+
+#[test]
+fn the_twin_backend_runs_a_kernel_launch_fixture_through_its_cmake_and_agrees_with_rust() {
+    if !have_cmake(
+        "the_twin_backend_runs_a_kernel_launch_fixture_through_its_cmake_and_agrees_with_rust",
+    ) {
+        return;
+    }
+    let dir = launch_copy("add_launch");
+    let home = tempfile::tempdir().unwrap();
+    let keep = PathBuf::from("1");
+    let out = without_cann(
+        dir.path(),
+        home.path(),
+        &["run", "--message-format", "json"],
+        &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let measured = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "op-measured")
+        .expect("an op-measured record");
+    assert_eq!(measured["backend"], "twin", "{measured}");
+    assert_eq!(measured["modelled"], true, "{measured}");
+    assert_eq!(measured["block_dim"], 8, "{measured}");
+    assert!(measured["latency_us"].as_f64().unwrap() > 0.0, "{measured}");
+    // The package the backend wrote for itself, and the run it kept: z = x + y, computed here.
+    let work = dir.path().join("target/ascend-tune");
+    assert!(work.join("twin-package/ascend-twin-package.toml").is_file());
+    let runs: Vec<PathBuf> = std::fs::read_dir(work.join("cann-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let x = read_f16(&runs[0].join("input/input_x.bin"));
+    let y = read_f16(&runs[0].join("input/input_y.bin"));
+    let z = read_f16(&runs[0].join("output/output_z.bin"));
+    assert_eq!(x.len(), 64 * 8192);
+    let want: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+    // One fp16 rounding of the exact sum: half an ulp, 2^-11 relative.
+    assert_close("add_launch z", &z, &want, 1e-7, 1.0 / 2048.0);
+    assert!(
+        x.iter().any(|v| *v != 0.0) && x != y,
+        "inputs were not generated"
+    );
+    assert!(runs[0].join("twin.trace").is_file(), "no trace was left");
+    assert!(
+        !dir.path().join("build").exists(),
+        "the user's project was built in"
+    );
+}
+
+#[test]
+fn tune_on_the_cann_backend_with_the_twin_package_writes_the_lock() {
+    if !have_cmake("tune_on_the_cann_backend_with_the_twin_package_writes_the_lock") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let package = tmp.path().join("cann");
+    let home = tmp.path().join("home");
+    let out = without_cann(
+        tmp.path(),
+        &home,
+        &["twin-package", package.to_str().unwrap()],
+        &[],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let dir = launch_copy("add_launch");
+    let out = without_cann(
+        dir.path(),
+        &home,
+        &[
+            "tune",
+            "--backend",
+            "cann",
+            "--budget",
+            "4",
+            "--allow-no-vcs",
+            "--no-rewrite",
+            "--message-format",
+            "json",
+        ],
+        &[("ASCEND_CANN_PACKAGE_PATH", &package)],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let records = records(&out);
+    let trials: Vec<&serde_json::Value> =
+        records.iter().filter(|r| r["reason"] == "trial").collect();
+    assert_eq!(trials.len(), 4, "{records:?}");
+    assert!(
+        trials.iter().any(|t| t["latency_us"].as_f64().is_some()),
+        "no trial ran: {trials:?}"
+    );
+    let tuned = records
+        .iter()
+        .find(|r| r["reason"] == "op-tuned")
+        .expect("an op-tuned record");
+    assert_eq!(tuned["modelled"], true, "{tuned}");
+    assert!(tuned["speedup"].as_f64().unwrap() >= 1.0, "{tuned}");
+    let lock = std::fs::read_to_string(dir.path().join("ascend-tune.lock")).expect("a lockfile");
+    for line in [
+        "name = \"add_custom\"",
+        "soc = \"Ascend910B1\"",
+        "backend = \"cann\"",
+        "modelled = true",
+        "trials = 4",
+    ] {
+        assert!(
+            lock.lines().any(|l| l == line),
+            "`{line}` missing from:\n{lock}"
+        );
+    }
+    // The CMake flow ran against the package it was pointed at, in copies of the project.
+    let builds = std::fs::read_dir(dir.path().join("target/ascend-tune/cann"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().is_dir())
+        .count();
+    assert!(builds >= 2, "{builds} candidate builds");
+    assert!(!dir.path().join("target/ascend-tune/twin-package").exists());
 }
