@@ -45,6 +45,9 @@ const SKIPPED_DIRS: &[&str] = &[
     "input",
     "output",
 ];
+/// Top-level files of this tool's own, which no build reads: left out so that writing the lock does not
+/// make the tuned candidate a new build.
+const SKIPPED_FILES: &[&str] = &["ascend.toml", "ascend-tune.lock", "ascend-bank.toml"];
 
 pub fn run_limit() -> Duration {
     std::env::var("ASCEND_TUNE_RUN_TIMEOUT")
@@ -206,7 +209,9 @@ pub fn candidate_files(
         });
     for entry in walk {
         let entry = entry.map_err(std::io::Error::other)?;
-        if !entry.file_type().is_file() {
+        let own = entry.depth() == 1
+            && SKIPPED_FILES.contains(&entry.file_name().to_string_lossy().as_ref());
+        if !entry.file_type().is_file() || own {
             continue;
         }
         let rel = entry
@@ -882,6 +887,9 @@ mod tests {
         let root = tmp.path();
         for f in [
             "CMakeLists.txt",
+            "ascend.toml",
+            "ascend-tune.lock",
+            "scripts/ascend.toml",
             "main.cpp",
             "scripts/gen.py",
             "cmake/build/keep.cmake",
@@ -907,6 +915,7 @@ mod tests {
                 "CMakeLists.txt",
                 "cmake/build/keep.cmake",
                 "main.cpp",
+                "scripts/ascend.toml",
                 "scripts/gen.py"
             ]
         );
