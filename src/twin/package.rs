@@ -16,7 +16,8 @@
 //! set_env.sh, bin/setenv.bash                           env scripts (ASCEND_HOME_PATH etc.)
 //! compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake    stops: RUN_MODE=cpu only
 //! tools/tikicpulib/lib/cmake/tikicpulib-config.cmake    targets tikicpulib::<SOC_VERSION>
-//! tools/tikicpulib/lib/cmake/tikicpulib-config-version.cmake
+//! tools/tikicpulib/lib/cmake/tikicpulib-config-version.cmake, tikicpulib-cache.cmake
+//! tools/tikicpulib/cache/<key>/                         runtime archives kept by builds (see the config)
 //! tools/tikicpulib/twin/include/kernel/                 kernel_operator.h, tikicpulib.h, twin/*.h, ...
 //! tools/tikicpulib/twin/src/                            runtime: kernel_{runtime,math,blocks}.cpp, icpu_runtime.cpp
 //! README.md
@@ -240,6 +241,10 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
     out.push((
         format!("{CMAKE_DIR}/tikicpulib-config-version.cmake"),
         config_version.into_bytes(),
+    ));
+    out.push((
+        format!("{CMAKE_DIR}/tikicpulib-cache.cmake"),
+        embedded_file("package/cmake/tikicpulib-cache.cmake").to_vec(),
     ));
     out.push((
         "compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake".into(),

@@ -62,8 +62,8 @@ fn launch_project(name: &str, reference: bool) -> tempfile::TempDir {
 }
 
 /// Configures and builds the project in `dir` against the twin package, as the command lines
-/// say; prints the time each took (for the record; not asserted).
-fn configure_and_build(dir: &Path, what: &str) {
+/// say; prints the time each took (for the record; not asserted). Returns the build's log.
+fn configure_and_build(dir: &Path, what: &str) -> String {
     let pkg = package();
     let t = Instant::now();
     let (ok, log) = run(
@@ -87,6 +87,7 @@ fn configure_and_build(dir: &Path, what: &str) {
         configured.as_secs_f64(),
         t.elapsed().as_secs_f64()
     );
+    log
 }
 
 /// Runs `build/ascendc_kernels_bbit` in `dir` (where its input/ and output/ folders live), with the
@@ -148,6 +149,7 @@ fn write_f16(path: &Path, values: impl Iterator<Item = f64>) {
 struct Launched {
     dir: tempfile::TempDir,
     timing: pipeline::Timing,
+    build_log: String,
 }
 
 /// Builds and runs `fixtures/<name>` (naive with the trace path from the environment, reference with
@@ -157,7 +159,7 @@ fn launch(name: &str, reference: bool, block_dim: u32, prepare: impl Fn(&Path)) 
     let dir = launch_project(name, reference);
     let p = dir.path();
     prepare(p);
-    configure_and_build(p, &what);
+    let build_log = configure_and_build(p, &what);
     let trace_path = if reference {
         run_program(p, None, &what);
         p.join("twin.trace")
@@ -177,7 +179,11 @@ fn launch(name: &str, reference: bool, block_dim: u32, prepare: impl Fn(&Path)) 
         "{what}: block_dim {}, modelled {:.2} us ({:?} bound)",
         timing.block_dim, timing.latency_us, timing.bound
     );
-    Launched { dir, timing }
+    Launched {
+        dir,
+        timing,
+        build_log,
+    }
 }
 
 fn assert_reference_faster(name: &str, naive: &Launched, reference: &Launched) {
@@ -196,8 +202,9 @@ fn assert_reference_faster(name: &str, naive: &Launched, reference: &Launched) {
 }
 
 /// add_launch: the naive program reads inputs written here (the path a tuner takes); the reference
-/// generates its own and writes them. z must be x + y rounded to fp16 either way. The reference is also
-/// installed with `cmake --install` and the installed program runs.
+/// generates its own and writes them. z must be x + y rounded to fp16 either way. The reference, built
+/// after the naive version with the same compiler and flags, links the runtime the package kept instead
+/// of compiling it; it is also installed with `cmake --install` and the installed program runs.
 #[test]
 fn add_launch_builds_runs_and_models_on_the_twin_package() {
     if !have_cmake("add_launch_builds_runs_and_models_on_the_twin_package") {
@@ -232,6 +239,22 @@ fn add_launch_builds_runs_and_models_on_the_twin_package() {
         -498.0 / 64.0
     );
     assert_reference_faster("add_launch", &naive, &reference);
+    assert!(
+        !reference.build_log.contains("kernel_runtime.cpp"),
+        "the second build folder compiled the twin runtime again:\n{}",
+        reference.build_log
+    );
+    let cached = std::fs::read_dir(package().join("tools/tikicpulib/cache"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .join("libtikicpulib_twin_runtime.a")
+                .is_file()
+        })
+        .count();
+    assert!(cached >= 1);
 
     let p = reference.dir.path();
     let (ok, log) = run("cmake", p, &["--install", "build"]);
