@@ -30,7 +30,8 @@ use std::time::Duration;
 
 const CONFIGURE_LIMIT: Duration = Duration::from_secs(300);
 const BUILD_LIMIT: Duration = Duration::from_secs(900);
-/// Wall-clock limit of one program run unless `ASCEND_TUNE_RUN_TIMEOUT` (seconds) says otherwise.
+/// Wall-clock limit of one program run on the CPU unless `ASCEND_TUNE_RUN_TIMEOUT` (seconds) says
+/// otherwise.
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 /// The twin's exit code for a kernel fault (templates/twin/README.md).
 const TWIN_EXIT_FAULT: i32 = 3;
@@ -49,12 +50,13 @@ const SKIPPED_DIRS: &[&str] = &[
 /// make the tuned candidate a new build.
 const SKIPPED_FILES: &[&str] = &["ascend.toml", "ascend-tune.lock", "ascend-bank.toml"];
 
-pub fn run_limit() -> Duration {
+/// The wall-clock limit of one run: `ASCEND_TUNE_RUN_TIMEOUT` seconds when set, else `default`.
+pub fn run_limit(default: Duration) -> Duration {
     std::env::var("ASCEND_TUNE_RUN_TIMEOUT")
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s > 0.0)
-        .map_or(RUN_LIMIT, Duration::from_secs_f64)
+        .map_or(default, Duration::from_secs_f64)
 }
 
 /// The CANN a flow builds against, with the environment its set-up script exported.
@@ -454,9 +456,9 @@ pub fn run_program(
     cmd: Command,
     trust: Trust,
     twin: bool,
+    limit: Duration,
     log_stem: &Path,
 ) -> std::result::Result<(), TrialFailure> {
-    let limit = run_limit();
     let io = |e: std::io::Error| {
         TrialFailure::new(
             FailureKind::Crash,
@@ -705,7 +707,13 @@ impl CmakeFlow {
             .current_dir(&run.dir)
             .env("ASCEND_TWIN_TRACE", &trace_path);
         // The twin package runs blocks as threads, so the program needs no processes of its own.
-        run_program(cmd, Trust::Candidate, true, &run.dir.join("program"))?;
+        run_program(
+            cmd,
+            Trust::Candidate,
+            true,
+            run_limit(RUN_LIMIT),
+            &run.dir.join("program"),
+        )?;
         let outputs = run.read_outputs(op)?;
         let text = std::fs::read_to_string(&trace_path).map_err(|e| {
             TrialFailure::new(

@@ -408,3 +408,87 @@ fn tune_on_the_cann_backend_with_the_twin_package_writes_the_lock() {
     assert!(builds >= 2, "{builds} candidate builds");
     assert!(!dir.path().join("target/ascend-tune/twin-package").exists());
 }
+
+#[test]
+fn a_missing_cmake_is_a_clear_error_on_a_kernel_launch_project() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A PATH with what sourcing the package's set-up script needs, and no cmake.
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["bash", "env", "dirname"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{tool} is not installed"));
+        std::os::unix::fs::symlink(found, bin.join(tool)).unwrap();
+    }
+    let dir = launch_copy("add_launch");
+    let out = without_cann(
+        dir.path(),
+        &tmp.path().join("home"),
+        &["run", "--message-format", "json"],
+        &[("PATH", &bin)],
+    );
+    assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+    let e = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "error")
+        .expect("an error record");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("cmake is not installed"),
+        "{e}"
+    );
+    assert!(
+        e["help"]
+            .as_str()
+            .unwrap()
+            .contains("apt-get install cmake"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_custom_op_project_on_cann_needs_its_aclnn_caller() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cann = tmp.path().join("cann");
+    write(
+        &cann.join("bin/setenv.bash"),
+        "export FAKE_CANN_SOURCED=yes\n",
+    );
+    let dir = project("add_custom");
+    let manifest = dir.path().join("ascend.toml");
+    let toml = std::fs::read_to_string(&manifest).unwrap().replace(
+        "[project]",
+        &format!("[project]\ncann-path = \"{}\"", cann.display()),
+    );
+    std::fs::write(&manifest, &toml).unwrap();
+    let out = without_cann(
+        dir.path(),
+        &tmp.path().join("home"),
+        &["run", "--backend", "cann", "--message-format", "json"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+    let e = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "error")
+        .expect("an error record");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("op `add_custom` has no `app`"),
+        "{e}"
+    );
+    let help = e["help"].as_str().unwrap();
+    assert!(help.contains("aclnnAddCustomGetWorkspaceSize"), "{help}");
+    assert!(
+        help.contains("input/input_x.bin, input/input_y.bin"),
+        "{help}"
+    );
+    let line = toml.lines().position(|l| l == "[[op]]").unwrap() + 1;
+    assert_eq!(e["line"], line as u64, "{e}");
+}

@@ -17,12 +17,17 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 /// Samples per trial on the NPU unless `ASCEND_TUNE_SAMPLES` says otherwise; the simulator is
 /// deterministic, so one sample does there.
 const NPU_SAMPLES: u32 = 5;
 /// Warm-up launches before msprof measures, unless `ASCEND_TUNE_WARM_UP` says otherwise.
 const WARM_UP: u32 = 5;
+/// Wall-clock limits of one profiled run unless `ASCEND_TUNE_RUN_TIMEOUT` says otherwise: msprof adds
+/// its own start-up and replays, and the simulator runs the kernel instruction by instruction.
+const NPU_RUN_LIMIT: Duration = Duration::from_secs(600);
+const SIM_RUN_LIMIT: Duration = Duration::from_secs(3600);
 
 fn env_count(name: &str, default: u32, max: u32) -> u32 {
     std::env::var(name)
@@ -202,10 +207,16 @@ impl Profiler {
                 cmd.env("ASCEND_RT_VISIBLE_DEVICES", id.to_string());
             }
             // msprof starts the program itself, so it runs as a tool.
+            let limit = cmake_flow::run_limit(if self.simulator.is_some() {
+                SIM_RUN_LIMIT
+            } else {
+                NPU_RUN_LIMIT
+            });
             cmake_flow::run_program(
                 cmd,
                 Trust::Tool,
                 false,
+                limit,
                 &cwd.join(format!("msprof-{run}-log")),
             )?;
             let found = msprof::read_run(&out).map_err(|e| {
