@@ -279,9 +279,11 @@ impl CustomOpFlow {
             src.clone().into_os_string(),
         ));
         let argv = app_argv(app, &src);
+        // A custom op's kernels are named after its OpDef type (`AddCustom_<hash>_...`), not after the
+        // kernel function, so msprof is told to look for the type.
         let measured = self
             .profiler
-            .measure(&op.name, &argv, &run.dir, &self.tool, &env)?;
+            .measure(&op.op_type, &argv, &run.dir, &self.tool, &env)?;
         let outputs = run.read_outputs(op)?;
         Ok(profile::measurement(measured, op, outputs, self.soc))
     }
