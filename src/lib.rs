@@ -24,6 +24,7 @@ pub mod fsx;
 pub mod fuzz;
 pub mod lockfile;
 pub mod manifest;
+pub mod measure;
 pub mod model;
 pub mod project;
 pub mod project_lock;

@@ -1,10 +1,11 @@
 //! The fuzz targets at test size, on stable: each entry point of `ascend_tune::fuzz` gets its seed files
-//! (`fuzz/seeds/<target>/`: the fixtures' manifests, the default bank, and a real lockfile, journal, run
-//! record, trace and tiling result) and a fixed number of deterministic mutations of them (byte flips,
-//! truncations, insertions of interesting bytes, splices of two seeds, duplicated and dropped lines),
-//! from a fixed seed. A panic fails the test and names the target and the mutation's input file, which
-//! is written under the test's temporary folder. Longer runs: `cargo +nightly fuzz run <target>` in
-//! `fuzz/`; `FUZZ_SMOKE_ITERATIONS` raises the count here.
+//! (`fuzz/seeds/<target>/`: the fixtures' manifests, the default bank, a real lockfile, journal, run
+//! record, trace and tiling result, and the recorded msprof folders of `fixtures/msprof/` as bundles)
+//! and a fixed number of deterministic mutations of them (byte flips, truncations, insertions of
+//! interesting bytes, splices of two seeds, duplicated and dropped lines), from a fixed seed. A panic
+//! fails the test and names the target and the mutation's input file, which is written under the
+//! test's temporary folder. Longer runs: `cargo +nightly fuzz run <target>` in `fuzz/`;
+//! `FUZZ_SMOKE_ITERATIONS` raises the count here.
 
 use rand::{Rng, RngExt, SeedableRng};
 use std::path::{Path, PathBuf};
@@ -144,7 +145,8 @@ fn every_target_has_seeds_and_a_test() {
             "bank",
             "trace",
             "last_run",
-            "tiling_result"
+            "tiling_result",
+            "msprof"
         ]
     );
     // The cargo-fuzz crate has a binary per target.
@@ -186,4 +188,8 @@ fn last_run() {
 #[test]
 fn tiling_result() {
     smoke("tiling_result");
+}
+#[test]
+fn msprof() {
+    smoke("msprof");
 }

@@ -3,10 +3,12 @@
 //! go wrong comes back as a `TrialFailure` (data, not a crash), so the tuner can count it and go on.
 //! Backends know nothing of searching, journals or lockfiles.
 
+pub mod cann;
+pub mod cmake_flow;
 pub mod twin;
 
 use crate::errors::{Error, Result};
-use crate::manifest::{BackendKind, Manifest, OpSpec};
+use crate::manifest::{BackendKind, Layout, Manifest, OpSpec};
 use crate::model::Timing;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -33,6 +35,9 @@ pub struct Artifact {
 #[derive(Debug, Clone)]
 pub struct Measurement {
     pub latency_us: f64,
+    /// Latency samples in us: one per measured launch on hardware (`latency_us` is their median), or the
+    /// single modelled value (`vec![latency_us]`).
+    pub samples: Vec<f64>,
     pub timing: Timing,
     pub block_dim: u32,
     /// Output tensors in manifest order, little-endian.
@@ -151,13 +156,14 @@ pub fn open_with_cache(
             format!("use one of: {}", known.join(", ")),
         )
     })?;
-    match kind {
-        BackendKind::Twin => Ok(Box::new(twin::TwinBackend::open(
+    match (kind, manifest.layout) {
+        // A kernel-launch project has its own CMake flow; on the twin it runs against a twin package.
+        (BackendKind::Twin, Layout::KernelLaunch) => {
+            Ok(Box::new(cann::open_twin_package(manifest, soc, &work_dir)?))
+        }
+        (BackendKind::Twin, Layout::CustomOp) => Ok(Box::new(twin::TwinBackend::open(
             manifest, soc, work_dir, cache,
         )?)),
-        BackendKind::Cann => Err(Error::not_built(
-            "the `cann` backend",
-            "it drives the real CANN CMake flow and msprof on Ascend hardware and arrives with the CANN-flow work; use `--backend twin` until then",
-        )),
+        (BackendKind::Cann, _) => Ok(Box::new(cann::open(manifest, soc, &work_dir)?)),
     }
 }

@@ -102,6 +102,7 @@ impl Backend for TwinBackend {
         );
         Ok(Measurement {
             latency_us: timing.latency_us,
+            samples: vec![timing.latency_us],
             timing,
             block_dim: out.tiling.block_dim,
             outputs: out.outputs,

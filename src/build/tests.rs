@@ -31,6 +31,7 @@ fn project(lock: bool) -> tempfile::TempDir {
             soc: m.soc.clone(),
             backend: "twin".into(),
             latency_us: 10.0,
+            latency_samples: None,
             baseline_latency_us: 20.0,
             modelled: true,
             strategy: "host".into(),

@@ -8,6 +8,7 @@ use crate::errors::{Error, Result};
 use crate::exit_codes;
 use crate::fsx;
 use crate::lockfile::{Entry, Lockfile};
+use crate::measure::samples::Summary;
 use crate::report::{Printer, Progress};
 use crate::tune::{TuneOptions, tune_op};
 use std::collections::BTreeMap;
@@ -122,6 +123,16 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
                 (current, result.baseline.latency_us, BTreeMap::new(), vec![])
             }
         };
+        // A measured latency keeps its spread, for `check` to tell a regression from noise.
+        let samples = match result.improvement() {
+            Some(best) => &best.trial.samples,
+            None => &result.baseline.samples,
+        };
+        let latency_samples = if modelled {
+            None
+        } else {
+            Summary::of(samples).filter(|s| s.n > 1)
+        };
         let previous = entry_of(&lock, op);
         // Re-tuning sources that an earlier run wrote keeps that run's baseline: the lock records how
         // far the op has come from the sources tuning started from.
@@ -159,6 +170,7 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             soc: soc.name.to_string(),
             backend: backend_name.to_string(),
             latency_us: latency,
+            latency_samples,
             baseline_latency_us: baseline,
             modelled,
             strategy: opts.strategy.clone(),

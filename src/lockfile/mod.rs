@@ -3,10 +3,13 @@
 //! when nothing changed. One entry per (op, shape, soc, backend).
 //!
 //! Versions: 1 — the first format (entries `[[op]]` with params, rewrites, latencies, source hashes).
-//! A reader that meets a newer version says which tool to use.
+//! Within version 1, an entry may carry `latency-samples = { n, median, p20, p80, min, max }`: the
+//! spread of a measured (hardware) tuned latency, written only when there is one, so locks without it
+//! read and render exactly as before. A reader that meets a newer version says which tool to use.
 
 use crate::errors::Result;
 use crate::fsx;
+use crate::measure::samples::Summary;
 use miette::Diagnostic;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -33,6 +36,10 @@ pub struct Entry {
     pub soc: String,
     pub backend: String,
     pub latency_us: f64,
+    /// The spread of `latency_us` when it was measured from repeated samples (not modelled): what
+    /// `check` compares a fresh measurement's spread with. Absent for the twin and in older locks.
+    #[serde(default, deserialize_with = "samples")]
+    pub latency_samples: Option<Summary>,
     pub baseline_latency_us: f64,
     /// True when latencies come from the twin's performance model, not hardware.
     pub modelled: bool,
@@ -74,6 +81,41 @@ impl Entry {
         );
         stale
     }
+}
+
+/// `latency-samples` as written: every figure of a summary, nothing else.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireSamples {
+    n: usize,
+    median: f64,
+    p20: f64,
+    p80: f64,
+    min: f64,
+    max: f64,
+}
+
+/// Reads `latency-samples`, refusing a summary whose figures are out of order or not finite (it would
+/// make `check` compare against nonsense).
+fn samples<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Summary>, D::Error> {
+    let w = WireSamples::deserialize(d)?;
+    let ordered = [w.min, w.p20, w.median, w.p80, w.max];
+    if w.n == 0
+        || !ordered.iter().all(|v| v.is_finite() && *v >= 0.0)
+        || !ordered.windows(2).all(|p| p[0] <= p[1])
+    {
+        return Err(serde::de::Error::custom(
+            "latency-samples needs n >= 1 and finite figures with min <= p20 <= median <= p80 <= max",
+        ));
+    }
+    Ok(Some(Summary {
+        n: w.n,
+        median: w.median,
+        p20: w.p20,
+        p80: w.p80,
+        min: w.min,
+        max: w.max,
+    }))
 }
 
 #[derive(Debug, Deserialize)]
@@ -171,6 +213,18 @@ impl Lockfile {
             let _ = writeln!(s, "soc = {}", quote(&e.soc));
             let _ = writeln!(s, "backend = {}", quote(&e.backend));
             let _ = writeln!(s, "latency-us = {}", float(e.latency_us));
+            if let Some(m) = &e.latency_samples {
+                let _ = writeln!(
+                    s,
+                    "latency-samples = {{ n = {}, median = {}, p20 = {}, p80 = {}, min = {}, max = {} }}",
+                    m.n,
+                    float(m.median),
+                    float(m.p20),
+                    float(m.p80),
+                    float(m.min),
+                    float(m.max)
+                );
+            }
             let _ = writeln!(s, "baseline-latency-us = {}", float(e.baseline_latency_us));
             let _ = writeln!(s, "modelled = {}", e.modelled);
             let _ = writeln!(s, "strategy = {}", quote(&e.strategy));

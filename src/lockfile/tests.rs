@@ -1,4 +1,5 @@
 use super::*;
+use crate::measure::samples::Summary;
 
 fn entry(name: &str, latency: f64) -> Entry {
     Entry {
@@ -7,6 +8,7 @@ fn entry(name: &str, latency: f64) -> Entry {
         soc: "Ascend910B1".into(),
         backend: "twin".into(),
         latency_us: latency,
+        latency_samples: None,
         baseline_latency_us: 100.0,
         modelled: true,
         strategy: "host".into(),
@@ -112,4 +114,52 @@ fn unchanged_lockfile_is_not_rewritten() {
     l.upsert(entry("a", 1.0));
     assert!(l.write(&p).unwrap());
     assert!(!l.write(&p).unwrap());
+}
+
+#[test]
+fn a_measured_entry_keeps_its_spread_and_reads_back() {
+    let mut e = entry("add_custom", 12.42);
+    e.backend = "cann".into();
+    e.modelled = false;
+    e.latency_samples = Some(Summary {
+        n: 11,
+        median: 12.42,
+        p20: 12.39,
+        p80: 12.45,
+        min: 12.36,
+        max: 12.52,
+    });
+    let mut l = Lockfile::default();
+    l.upsert(e.clone());
+    let text = l.render();
+    assert!(
+        text.contains(
+            "latency-us = 12.420\nlatency-samples = { n = 11, median = 12.420, p20 = 12.390, p80 = 12.450, min = 12.360, max = 12.520 }\nbaseline-latency-us = 100.000\n"
+        ),
+        "{text}"
+    );
+    let back = Lockfile::parse(&text, Path::new("x")).unwrap();
+    assert_eq!(back.entries[0], e);
+    assert_eq!(back.render(), text);
+}
+
+#[test]
+fn a_summary_out_of_order_is_a_clear_error() {
+    let mut l = Lockfile::default();
+    l.upsert(entry("a", 1.0));
+    let text = l.render().replace(
+        "latency-us = 1.000\n",
+        "latency-us = 1.000\nlatency-samples = { n = 3, median = 1.0, p20 = 1.2, p80 = 1.1, min = 0.9, max = 1.3 }\n",
+    );
+    let e = Lockfile::parse(&text, Path::new("ascend-tune.lock")).unwrap_err();
+    assert!(
+        e.message.contains("line 11") && e.message.contains("min <= p20 <= median"),
+        "{}",
+        e.message
+    );
+    let unknown = l.render().replace(
+        "latency-us = 1.000\n",
+        "latency-us = 1.000\nlatency-samples = { n = 3, median = 1.0, p20 = 1.0, p80 = 1.0, min = 1.0, max = 1.0, mean = 1.0 }\n",
+    );
+    assert!(Lockfile::parse(&unknown, Path::new("x")).is_err());
 }

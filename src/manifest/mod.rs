@@ -111,6 +111,62 @@ impl BackendKind {
     }
 }
 
+/// How the project is laid out, which decides how the `cann` backend builds it (FACTS.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// An msopgen project: `op_host/` + `op_kernel/`, built with `build.sh` or `cmake --preset=default` into
+    /// a `custom_opp_*.run` package.
+    #[default]
+    CustomOp,
+    /// A kernel-launch project: its own `CMakeLists.txt` with the `RUN_MODE` switch and a host program
+    /// that launches the kernel.
+    KernelLaunch,
+}
+
+impl Layout {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "custom-op" => Some(Self::CustomOp),
+            "kernel-launch" => Some(Self::KernelLaunch),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CustomOp => "custom-op",
+            Self::KernelLaunch => "kernel-launch",
+        }
+    }
+}
+
+/// Where a CANN build runs the kernel: the CPU debug library, the simulator, or the NPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunMode {
+    Cpu,
+    Sim,
+    Npu,
+}
+
+impl RunMode {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "cpu" => Some(Self::Cpu),
+            "sim" => Some(Self::Sim),
+            "npu" => Some(Self::Npu),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Sim => "sim",
+            Self::Npu => "npu",
+        }
+    }
+}
+
 /// Element types, named as CANN's op json and `DTYPE_<NAME>` macros know them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -283,6 +339,16 @@ pub struct OpSpec {
     pub tunables: Vec<TunableSpec>,
     pub tune: TuneDefaults,
     pub tolerance: Option<f64>,
+    /// Kernel-launch projects: the program the project's CMake builds (`ascendc_kernels_bbit` unless
+    /// the manifest says otherwise), a path relative to the build folder. None for custom-op projects.
+    pub program: Option<String>,
+    /// Custom-op projects on CANN: the aclnn caller app, a program and its arguments run without a shell.
+    pub app: Option<Vec<String>>,
+    /// Where the op's program reads each input (`file` of `[[op.input]]`), relative to the folder it
+    /// runs in; in `inputs` order. Default `input/input_<name>.bin`.
+    pub input_files: Vec<String>,
+    /// Where the op's program writes each output, in `outputs` order. Default `output/output_<name>.bin`.
+    pub output_files: Vec<String>,
     pub span: Range<usize>,
 }
 
@@ -316,7 +382,15 @@ pub struct Manifest {
     pub root: PathBuf,
     pub soc: String,
     pub backend: BackendKind,
-    pub cann_path: Option<PathBuf>,
+    pub layout: Layout,
+    /// `cann-path`: the CANN toolkit to use (absolute, or relative to the project root), searched before
+    /// the environment; with the span of its value, for errors about it.
+    pub cann_path: Option<(PathBuf, Range<usize>)>,
+    /// `run-mode`: None lets the backend choose (cpu on the twin package, npu on a real CANN).
+    pub run_mode: Option<RunMode>,
+    /// `devices`: the NPU device ids trials may use, in parallel. Empty: `ASCEND_RT_VISIBLE_DEVICES` or
+    /// device 0.
+    pub devices: Vec<u32>,
     pub include: Vec<PathBuf>,
     pub ops: Vec<OpSpec>,
 }
@@ -381,6 +455,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
     let project = wire.project;
     let (mut soc, mut backend, mut cann_path, mut include) =
         ("Ascend910B1".to_string(), BackendKind::Twin, None, vec![]);
+    let (mut layout, mut run_mode, mut devices) = (Layout::default(), None, vec![]);
     if let Some(p) = project {
         if let Some(s) = p.soc {
             let Some(found) = crate::model::soc::lookup(s.get_ref()) else {
@@ -402,7 +477,51 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 )
             })?;
         }
-        cann_path = p.cann_path.map(|c| PathBuf::from(c.into_inner()));
+        if let Some(c) = p.cann_path {
+            // The toolkit lives outside the project on purpose; whether it is a CANN is checked when the
+            // `cann` backend opens, so a twin run never needs it.
+            if c.get_ref().trim().is_empty() {
+                return Err(err(
+                    span(&c),
+                    "`cann-path` is empty".into(),
+                    "name the CANN toolkit folder, e.g. cann-path = \"/usr/local/Ascend/ascend-toolkit/latest\", or remove the key",
+                ));
+            }
+            cann_path = Some((root.join(c.get_ref()), span(&c)));
+        }
+        if let Some(l) = p.layout {
+            layout = Layout::parse(l.get_ref()).ok_or_else(|| {
+                err(
+                    span(&l),
+                    format!("unknown layout `{}`", l.get_ref()),
+                    "use `custom-op` (op_host/ + op_kernel/, built by build.sh) or `kernel-launch` (a CMake project with the RUN_MODE switch)",
+                )
+            })?;
+        }
+        if let Some(m) = p.run_mode {
+            run_mode = Some(RunMode::parse(m.get_ref()).ok_or_else(|| {
+                err(
+                    span(&m),
+                    format!("unknown run-mode `{}`", m.get_ref()),
+                    "use `cpu` (CPU debug library), `sim` (the simulator) or `npu` (the device)",
+                )
+            })?);
+        }
+        if let Some(d) = p.devices {
+            let ids = d.get_ref();
+            let bad = ids.iter().find(|&&i| !(0..=1023).contains(&i));
+            let mut sorted = ids.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if ids.is_empty() || bad.is_some() || sorted.len() != ids.len() {
+                return Err(err(
+                    span(&d),
+                    format!("devices {ids:?} is not a list of distinct device ids"),
+                    "list the NPU ids trials may use, e.g. devices = [0, 1, 2, 3], or remove the key to use ASCEND_RT_VISIBLE_DEVICES",
+                ));
+            }
+            devices = ids.iter().map(|&i| i as u32).collect();
+        }
         for inc in p.include {
             // Include folders are the one place a manifest may name paths outside the project, on purpose.
             let path = root.join(inc.get_ref());
@@ -485,90 +604,121 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             None => default_tiling_header(&root, &name, &host),
         };
 
-        let tensor =
-            |t: Spanned<wire::Tensor>, is_input: bool| -> Result<TensorSpec, ManifestError> {
-                let t = t.into_inner();
-                if !is_identifier(t.name.get_ref()) {
-                    return Err(err(
-                        span(&t.name),
-                        format!("tensor name `{}` is not a C identifier", t.name.get_ref()),
-                        "use the name the op json gives the tensor",
-                    ));
-                }
-                let dtype = DType::parse(t.dtype.get_ref()).ok_or_else(|| {
-                    err(
-                        span(&t.dtype),
-                        format!("unknown dtype `{}`", t.dtype.get_ref()),
-                        &format!("use one of: {}", DType::all_names()),
-                    )
-                })?;
-                let dims = t.shape.get_ref();
-                if dims.is_empty() || dims.iter().any(|&d| d <= 0) {
-                    return Err(err(
-                        span(&t.shape),
-                        format!("shape {dims:?} of `{}` is impossible", t.name.get_ref()),
-                        "give every dimension as a positive integer, e.g. [48, 16384]",
-                    ));
-                }
-                let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-                let elems = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
-                const MAX_BYTES: u64 = 4 << 30;
-                if elems
-                    .and_then(|e| e.checked_mul(dtype.size() as u64))
-                    .is_none_or(|b| b > MAX_BYTES)
-                {
-                    return Err(err(
-                        span(&t.shape),
-                        format!(
-                            "shape {dims:?} of `{}` is larger than 4 GiB",
-                            t.name.get_ref()
-                        ),
-                        "tune on a smaller, representative shape",
-                    ));
-                }
-                let default_range = match dtype {
-                    DType::Bool => (0.0, 2.0),
-                    d if d.is_float() => (-1.0, 1.0),
-                    _ => (-100.0, 100.0),
-                };
-                let range = match t.range {
-                    None => default_range,
-                    Some(r) => {
-                        let v = r.get_ref();
-                        if !is_input {
-                            return Err(err(
-                                span(&r),
-                                "`range` is only meaningful on inputs".into(),
-                                "remove it from the output",
-                            ));
-                        }
-                        if v.len() != 2 || v[0] >= v[1] || !v[0].is_finite() || !v[1].is_finite() {
-                            return Err(err(
-                                span(&r),
-                                format!("range {v:?} is not [low, high] with low < high"),
-                                "write it as two finite numbers, e.g. range = [-1.0, 1.0]",
-                            ));
-                        }
-                        (v[0], v[1])
+        let tensor = |t: Spanned<wire::Tensor>,
+                      is_input: bool|
+         -> Result<(TensorSpec, String), ManifestError> {
+            let t = t.into_inner();
+            // Where the op's own program reads or writes the tensor, relative to the folder it runs in
+            // (a copy of the project's layout): inside it, like every other path of the manifest.
+            let file = match &t.file {
+                Some(f) => {
+                    fsx::confined_join(&root, f.get_ref()).map_err(|m| {
+                            err(
+                                span(f),
+                                m,
+                                "write the path relative to the folder the program runs in, e.g. file = \"input/input_x.bin\"",
+                            )
+                        })?;
+                    if f.get_ref().ends_with('/') || Path::new(f.get_ref()).file_name().is_none() {
+                        return Err(err(
+                            span(f),
+                            format!("`{}` names a folder, not a file", f.get_ref()),
+                            "name the .bin file the program reads or writes",
+                        ));
                     }
-                };
-                Ok(TensorSpec {
+                    f.get_ref().clone()
+                }
+                None if is_input => format!("input/input_{}.bin", t.name.get_ref()),
+                None => format!("output/output_{}.bin", t.name.get_ref()),
+            };
+            if !is_identifier(t.name.get_ref()) {
+                return Err(err(
+                    span(&t.name),
+                    format!("tensor name `{}` is not a C identifier", t.name.get_ref()),
+                    "use the name the op json gives the tensor",
+                ));
+            }
+            let dtype = DType::parse(t.dtype.get_ref()).ok_or_else(|| {
+                err(
+                    span(&t.dtype),
+                    format!("unknown dtype `{}`", t.dtype.get_ref()),
+                    &format!("use one of: {}", DType::all_names()),
+                )
+            })?;
+            let dims = t.shape.get_ref();
+            if dims.is_empty() || dims.iter().any(|&d| d <= 0) {
+                return Err(err(
+                    span(&t.shape),
+                    format!("shape {dims:?} of `{}` is impossible", t.name.get_ref()),
+                    "give every dimension as a positive integer, e.g. [48, 16384]",
+                ));
+            }
+            let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+            let elems = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+            const MAX_BYTES: u64 = 4 << 30;
+            if elems
+                .and_then(|e| e.checked_mul(dtype.size() as u64))
+                .is_none_or(|b| b > MAX_BYTES)
+            {
+                return Err(err(
+                    span(&t.shape),
+                    format!(
+                        "shape {dims:?} of `{}` is larger than 4 GiB",
+                        t.name.get_ref()
+                    ),
+                    "tune on a smaller, representative shape",
+                ));
+            }
+            let default_range = match dtype {
+                DType::Bool => (0.0, 2.0),
+                d if d.is_float() => (-1.0, 1.0),
+                _ => (-100.0, 100.0),
+            };
+            let range = match t.range {
+                None => default_range,
+                Some(r) => {
+                    let v = r.get_ref();
+                    if !is_input {
+                        return Err(err(
+                            span(&r),
+                            "`range` is only meaningful on inputs".into(),
+                            "remove it from the output",
+                        ));
+                    }
+                    if v.len() != 2 || v[0] >= v[1] || !v[0].is_finite() || !v[1].is_finite() {
+                        return Err(err(
+                            span(&r),
+                            format!("range {v:?} is not [low, high] with low < high"),
+                            "write it as two finite numbers, e.g. range = [-1.0, 1.0]",
+                        ));
+                    }
+                    (v[0], v[1])
+                }
+            };
+            Ok((
+                TensorSpec {
                     name: t.name.into_inner(),
                     dtype,
                     shape,
                     range,
-                })
-            };
-        let inputs = op
+                },
+                file,
+            ))
+        };
+        let (inputs, input_files): (Vec<_>, Vec<_>) = op
             .input
             .into_iter()
             .map(|t| tensor(t, true))
-            .collect::<Result<Vec<_>, _>>()?;
-        let outputs = op
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .unzip();
+        let (outputs, output_files): (Vec<_>, Vec<_>) = op
             .output
             .into_iter()
             .map(|t| tensor(t, false))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .unzip();
         if outputs.is_empty() {
             return Err(err(
                 op_span.clone(),
@@ -586,6 +736,17 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 ));
             }
         }
+        let mut seen_files = std::collections::BTreeSet::new();
+        for f in input_files.iter().chain(output_files.iter()) {
+            if !seen_files.insert(Path::new(f).components().collect::<PathBuf>()) {
+                return Err(err(
+                    op_span.clone(),
+                    format!("two tensors of op `{name}` use the file `{f}`"),
+                    "give each input and output its own `file`",
+                ));
+            }
+        }
+        let (program, app) = program_and_app(&source, layout, &name, op.program, op.app)?;
 
         let mut attrs = Vec::new();
         for a in op.attr {
@@ -842,6 +1003,10 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             tunables,
             tune,
             tolerance,
+            program,
+            app,
+            input_files,
+            output_files,
             span: op_span,
         });
     }
@@ -850,10 +1015,76 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         root,
         soc,
         backend,
+        layout,
         cann_path,
+        run_mode,
+        devices,
         include,
         ops,
     })
+}
+
+/// The default program of a kernel-launch project, as the CANN samples name it.
+pub const DEFAULT_PROGRAM: &str = "ascendc_kernels_bbit";
+
+/// `program` (kernel-launch projects only) and `app` (custom-op projects only), checked against the layout.
+#[allow(clippy::type_complexity)]
+fn program_and_app(
+    source: &ManifestSource,
+    layout: Layout,
+    op: &str,
+    program: Option<Spanned<String>>,
+    app: Option<Spanned<Vec<String>>>,
+) -> Result<(Option<String>, Option<Vec<String>>), ManifestError> {
+    let err =
+        |sp: Range<usize>, msg: String, help: &str| source.error(sp, msg, Some(help.to_string()));
+    let program = match (layout, program) {
+        (Layout::KernelLaunch, None) => Some(DEFAULT_PROGRAM.to_string()),
+        (Layout::KernelLaunch, Some(p)) => {
+            let name = p.get_ref();
+            // A path inside the build folder: the same rules as any project path.
+            let confined = fsx::confined_join(Path::new("."), name);
+            if name.trim().is_empty() || confined.is_err() || name.ends_with('/') {
+                return Err(err(
+                    span(&p),
+                    format!("program `{name}` of op `{op}` is not a path inside the build folder"),
+                    "name the executable the project's CMake builds, e.g. program = \"ascendc_kernels_bbit\"",
+                ));
+            }
+            Some(name.clone())
+        }
+        (Layout::CustomOp, Some(p)) => {
+            return Err(err(
+                span(&p),
+                format!("`program` of op `{op}` is for kernel-launch projects"),
+                "set layout = \"kernel-launch\" under [project], or, for a custom-op project on CANN, name the aclnn caller with app = [...]",
+            ));
+        }
+        (Layout::CustomOp, None) => None,
+    };
+    let app = match (layout, app) {
+        (_, None) => None,
+        (Layout::KernelLaunch, Some(a)) => {
+            return Err(err(
+                span(&a),
+                format!("`app` of op `{op}` is for custom-op projects"),
+                "a kernel-launch project runs the program its CMake builds; name it with program = \"...\"",
+            ));
+        }
+        (Layout::CustomOp, Some(a))
+            if a.get_ref().first().is_some_and(|p| !p.trim().is_empty()) =>
+        {
+            Some(a.into_inner())
+        }
+        (Layout::CustomOp, Some(a)) => {
+            return Err(err(
+                span(&a),
+                format!("the app of op `{op}` is empty"),
+                "name the program that calls the op through aclnn and its arguments, e.g. app = [\"./build/execute_add_op\"]",
+            ));
+        }
+    };
+    Ok((program, app))
 }
 
 /// `op_host/<name>_tiling.h` when the project follows the msopgen layout and the manifest names none.

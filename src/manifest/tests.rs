@@ -186,3 +186,207 @@ fn derive_constraints_switch_reads_and_is_type_checked() {
     let e = error_of(&bad);
     assert_eq!(e.location.as_ref().map(|l| l.1), Some(line), "{e}");
 }
+
+/// The line (1-based) of the first line of `text` that starts with `prefix`.
+fn line_of(text: &str, prefix: &str) -> usize {
+    text.lines().position(|l| l.starts_with(prefix)).unwrap() + 1
+}
+
+/// The fixture as a kernel-launch project (its sources serve as the kernel and host files).
+fn kernel_launch_text(extra_project: &str) -> String {
+    fixture_text().replace(
+        "[project]",
+        &format!("[project]\nlayout = \"kernel-launch\"\n{extra_project}"),
+    )
+}
+
+#[test]
+fn cann_keys_default_to_a_custom_op_project_with_no_cann_settings() {
+    let m = load(&fixture_text()).unwrap();
+    assert_eq!(m.layout, Layout::CustomOp);
+    assert_eq!(
+        (m.cann_path.is_none(), m.run_mode, m.devices.len()),
+        (true, None, 0)
+    );
+    let op = &m.ops[0];
+    assert_eq!((op.program.as_deref(), op.app.as_deref()), (None, None));
+    assert_eq!(op.input_files, ["input/input_x.bin", "input/input_y.bin"]);
+    assert_eq!(op.output_files, ["output/output_z.bin"]);
+}
+
+#[test]
+fn kernel_launch_project_reads_its_keys() {
+    let text =
+        kernel_launch_text("cann-path = \"/opt/cann\"\nrun-mode = \"sim\"\ndevices = [2, 0, 5]\n")
+            .replacen(
+                "shape = [48, 16384]",
+                "shape = [48, 16384]\nfile = \"data/x.bin\"",
+                1,
+            )
+            .replace(
+                "kernel = [\"op_kernel/add_custom.cpp\"]",
+                "kernel = [\"op_kernel/add_custom.cpp\"]\nprogram = \"bin/add_bbit\"",
+            );
+    let m = load(&text).unwrap();
+    assert_eq!(m.layout, Layout::KernelLaunch);
+    assert_eq!(
+        m.cann_path.as_ref().map(|c| c.0.clone()),
+        Some(PathBuf::from("/opt/cann"))
+    );
+    assert_eq!(m.run_mode, Some(RunMode::Sim));
+    assert_eq!(m.devices, [2, 0, 5]);
+    let op = &m.ops[0];
+    assert_eq!(op.program.as_deref(), Some("bin/add_bbit"));
+    assert_eq!(op.input_files, ["data/x.bin", "input/input_y.bin"]);
+    // Without `program`, the samples' name.
+    let m = load(&kernel_launch_text("")).unwrap();
+    assert_eq!(m.ops[0].program.as_deref(), Some("ascendc_kernels_bbit"));
+    // A relative cann-path is relative to the project.
+    let m = load(&kernel_launch_text("cann-path = \"cann\"\n")).unwrap();
+    let (path, _) = m.cann_path.unwrap();
+    assert!(
+        path.ends_with("cann") && path.starts_with(&m.root),
+        "{}",
+        path.display()
+    );
+}
+
+#[test]
+fn kernel_launch_op_needs_no_type_nor_host() {
+    let text: String = kernel_launch_text("")
+        .lines()
+        .filter(|l| !l.starts_with("type = ") && !l.starts_with("host = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("type") || l.starts_with("host")),
+        "{text}"
+    );
+    let m = load(&text).unwrap();
+    assert!(m.ops[0].host.is_empty());
+}
+
+#[test]
+fn bad_cann_keys_name_their_line_and_the_fix() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "layout = \"launch\"",
+            "unknown layout `launch`",
+            "kernel-launch",
+        ),
+        ("run-mode = \"gpu\"", "unknown run-mode `gpu`", "`npu`"),
+        (
+            "devices = [0, 0]",
+            "distinct device ids",
+            "ASCEND_RT_VISIBLE_DEVICES",
+        ),
+        (
+            "devices = [-1]",
+            "distinct device ids",
+            "devices = [0, 1, 2, 3]",
+        ),
+        (
+            "devices = []",
+            "distinct device ids",
+            "devices = [0, 1, 2, 3]",
+        ),
+        ("cann-path = \" \"", "`cann-path` is empty", "cann-path = "),
+    ];
+    for (line, message, help) in cases {
+        let text = fixture_text().replace("[project]", &format!("[project]\n{line}"));
+        let e = error_of(&text);
+        assert!(e.to_string().contains(message), "{line}: {e}");
+        assert!(
+            e.help.as_deref().unwrap_or("").contains(help),
+            "{line}: {:?}",
+            e.help
+        );
+        assert_eq!(
+            e.location.as_ref().map(|l| l.1),
+            Some(line_of(&text, line)),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn program_and_app_are_checked_against_the_layout() {
+    let with_program = |project: &str, program: &str| {
+        let base = if project.is_empty() {
+            fixture_text()
+        } else {
+            kernel_launch_text("")
+        };
+        base.replace(
+            "kernel = [\"op_kernel/add_custom.cpp\"]",
+            &format!("kernel = [\"op_kernel/add_custom.cpp\"]\n{program}"),
+        )
+    };
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "",
+            "program = \"ascendc_kernels_bbit\"",
+            "is for kernel-launch projects",
+        ),
+        ("kl", "app = [\"./caller\"]", "is for custom-op projects"),
+        (
+            "kl",
+            "program = \"../escape\"",
+            "not a path inside the build folder",
+        ),
+        (
+            "kl",
+            "program = \"/usr/bin/env\"",
+            "not a path inside the build folder",
+        ),
+        ("", "app = []", "the app of op `add_custom` is empty"),
+    ];
+    for (project, line, message) in cases {
+        let text = with_program(project, line);
+        let e = error_of(&text);
+        assert!(e.to_string().contains(message), "{line}: {e}");
+        assert_eq!(
+            e.location.as_ref().map(|l| l.1),
+            Some(line_of(&text, line)),
+            "{line}"
+        );
+    }
+    let text = with_program("", "app = [\"./build/caller\", \"--op\", \"add\"]");
+    assert_eq!(
+        load(&text).unwrap().ops[0].app.as_deref(),
+        Some(&["./build/caller".to_string(), "--op".into(), "add".into()][..])
+    );
+}
+
+#[test]
+fn tensor_files_stay_inside_the_project_and_apart() {
+    let with_file = |file: &str| {
+        fixture_text().replacen(
+            "shape = [48, 16384]",
+            &format!("shape = [48, 16384]\nfile = \"{file}\""),
+            1,
+        )
+    };
+    for (file, message) in [
+        ("../x.bin", "outside the project"),
+        ("/tmp/x.bin", "absolute path"),
+        ("input/", "names a folder"),
+    ] {
+        let text = with_file(file);
+        let e = error_of(&text);
+        assert!(e.to_string().contains(message), "{file}: {e}");
+        assert_eq!(
+            e.location.as_ref().map(|l| l.1),
+            Some(line_of(&text, "file = ")),
+            "{file}"
+        );
+    }
+    let e = error_of(&with_file("input/input_y.bin"));
+    assert!(
+        e.to_string()
+            .contains("two tensors of op `add_custom` use the file `input/input_y.bin`"),
+        "{e}"
+    );
+}

@@ -20,6 +20,9 @@ pub struct Project {
     pub cann_path: Option<Spanned<String>>,
     #[serde(default)]
     pub include: Vec<Spanned<String>>,
+    pub layout: Option<Spanned<String>>,
+    pub run_mode: Option<Spanned<String>>,
+    pub devices: Option<Spanned<Vec<i64>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -45,6 +48,8 @@ pub struct Op {
     pub tune: Option<Tune>,
     #[serde(default)]
     pub tunable: Vec<Spanned<Tunable>>,
+    pub program: Option<Spanned<String>>,
+    pub app: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -54,6 +59,7 @@ pub struct Tensor {
     pub dtype: Spanned<String>,
     pub shape: Spanned<Vec<i64>>,
     pub range: Option<Spanned<Vec<f64>>>,
+    pub file: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -12,6 +12,8 @@ pub enum Status {
     Regressed,
     Stale,
     Failed,
+    /// Measured on hardware, slower past the tolerance, but within the noise: cannot tell (a warning).
+    Noisy,
 }
 
 impl Status {
@@ -21,6 +23,7 @@ impl Status {
             Status::Regressed => "regressed",
             Status::Stale => "stale",
             Status::Failed => "failed",
+            Status::Noisy => "noisy",
         }
     }
 }
@@ -43,10 +46,12 @@ pub struct CheckRow {
 }
 
 impl CheckRow {
-    /// The verdict as the table shows it: a stale lock that does not fail the check is a warning.
+    /// The verdict as the table shows it: a stale lock that does not fail the check, and a change too
+    /// noisy to judge, are warnings.
     pub fn verdict(&self) -> String {
         match (self.status, self.fails) {
             (Status::Stale, false) => "stale (warning)".into(),
+            (Status::Noisy, _) => "noisy (warning)".into(),
             (s, _) => s.as_str().into(),
         }
     }
@@ -102,7 +107,7 @@ impl Printer {
             self.emit(json!({
                 "reason": "check-finished", "ops": rows.len(), "ok": count(Status::Ok),
                 "regressed": count(Status::Regressed), "stale": count(Status::Stale),
-                "failed": count(Status::Failed), "failing": failed,
+                "failed": count(Status::Failed), "noisy": count(Status::Noisy), "failing": failed,
                 "max_change_pct": rows.iter().filter_map(|r| r.change_pct).reduce(f64::max).map(round),
             }));
             return;
@@ -112,14 +117,20 @@ impl Printer {
         }
         println!();
         print!("{}", summary_table(rows));
+        let noisy = count(Status::Noisy);
         println!(
-            "{} checked: {} passing, {} failing{}",
+            "{} checked: {} passing{}, {} failing{}",
             if rows.len() == 1 {
                 "1 op".to_string()
             } else {
                 format!("{} ops", rows.len())
             },
             rows.len() - failed,
+            if noisy > 0 {
+                format!(" ({noisy} too noisy to tell)")
+            } else {
+                String::new()
+            },
             failed,
             if modelled {
                 " (latencies modelled by the twin, not measured on hardware)"
@@ -172,6 +183,14 @@ mod tests {
         // Columns line up: every line has its verdict at the same column.
         let at: Vec<usize> = lines.iter().map(|l| l.rfind("  ").unwrap()).collect();
         assert!(at.windows(2).all(|w| w[0] == w[1]), "{t}");
+    }
+
+    #[test]
+    fn a_noisy_op_is_a_warning_in_the_table() {
+        let rows = [row("p", "add_custom", Status::Noisy, false)];
+        let t = summary_table(&rows);
+        assert!(t.lines().nth(1).unwrap().ends_with("noisy (warning)"), "{t}");
+        assert_eq!(Status::Noisy.as_str(), "noisy");
     }
 
     #[test]

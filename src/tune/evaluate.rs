@@ -83,6 +83,7 @@ impl Evaluator {
             pipes: BTreeMap::new(),
             failure: None,
             error: None,
+            samples: vec![],
         };
         if let Err(why) = variant.space.check(point) {
             trial.failure = Some(FailureKind::Invalid);
@@ -117,6 +118,10 @@ impl Evaluator {
         match outcome {
             Ok(m) => {
                 trial.latency_us = Some(m.latency_us);
+                // A modelled latency is exact; a measured one keeps its spread for the lock.
+                if !m.modelled {
+                    trial.samples = m.samples.clone();
+                }
                 trial.block_dim = Some(m.block_dim);
                 trial.bound = Some(m.timing.bound.to_string());
                 trial.pipes = m

@@ -4,7 +4,9 @@
 //! never measures a candidate twice. A torn last line (a killed process) is skipped, never fatal.
 //!
 //! Format version 1: {"v":1,"key","op","index","params","rewrites","latency_us"?,"block_dim"?,"bound"?,
-//! "pipes"?,"failure"?,"error"?}. Readers skip lines of other versions.
+//! "pipes"?,"failure"?,"error"?,"samples"?}. Readers skip lines of other versions. `samples` (the latency
+//! samples of a measured, not modelled, run) was added within version 1: optional, absent on twin
+//! trials, so older lines read as before.
 
 use crate::backend::FailureKind;
 use crate::errors::{Error, Result};
@@ -36,6 +38,9 @@ pub struct Trial {
     pub failure: Option<FailureKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Latency samples (us) of a measured run, whose median is `latency_us`; empty when modelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<f64>,
 }
 
 pub struct Journal {
@@ -118,6 +123,7 @@ mod tests {
             pipes: BTreeMap::new(),
             failure: None,
             error: None,
+            samples: vec![],
         }
     }
 
@@ -140,5 +146,18 @@ mod tests {
         assert_eq!(j.get("a").unwrap().latency_us, Some(1.5));
         assert!(j.get("b").is_some());
         assert!(j.get("c").is_none());
+    }
+
+    #[test]
+    fn measured_samples_are_kept_and_modelled_lines_are_unchanged() {
+        let twin = serde_json::to_string(&trial("a", Some(1.5))).unwrap();
+        assert!(!twin.contains("samples"), "{twin}");
+        let mut measured = trial("m", Some(12.4));
+        measured.samples = vec![12.4, 12.5, 12.3];
+        let line = serde_json::to_string(&measured).unwrap();
+        assert!(line.ends_with(r#""samples":[12.4,12.5,12.3]}"#), "{line}");
+        let (known, _) = Journal::parse(&format!("{twin}\n{line}\n"));
+        assert_eq!(known["m"], measured);
+        assert!(known["a"].samples.is_empty());
     }
 }

@@ -284,6 +284,7 @@ impl<'o> Runner<'o> {
             pipes: BTreeMap::new(),
             failure: Some(kind),
             error: Some(message),
+            samples: vec![],
         };
         self.observer.trial(&trial, false);
         self.trials.push(trial);

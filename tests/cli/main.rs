@@ -4,6 +4,7 @@
 mod add_custom;
 mod bank;
 mod bench;
+mod cann;
 mod check_report;
 mod cmake;
 mod errors;

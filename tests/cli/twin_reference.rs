@@ -35,6 +35,8 @@ fn naive_and_reference_add_custom_match_rust() {
             );
         }
         assert!(run.measurement.modelled);
+        // A modelled latency is exact: its one sample is itself.
+        assert_eq!(run.measurement.samples, [run.measurement.latency_us]);
         latency.push(run.latency_us());
     }
     // The AscendC guides' advice (double buffering, 16 KiB copies, all cores) wins in the model too.

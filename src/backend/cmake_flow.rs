@@ -1,0 +1,992 @@
+//! The CMake flow of a kernel-launch project (FACTS.md §5, "Kernel-launch project"): each candidate is
+//! built in a patched copy of the project under `target/ascend-tune/cann/<content key>/` with the
+//! project's own `CMakeLists.txt` (`cmake -B build -DRUN_MODE=<mode> -DSOC_VERSION=<soc>
+//! -DASCEND_CANN_PACKAGE_PATH=<cann> -DCMAKE_BUILD_TYPE=Release`, or for CANN 9 `find_package(ASC)`
+//! projects `-DCMAKE_ASC_RUN_MODE=<mode> -DCMAKE_ASC_ARCHITECTURES=<arch>`, then `cmake --build build`),
+//! and run in a folder of its own per trial, with the inputs written where the program reads them and the
+//! outputs read where it writes them. In cpu mode against the twin package the run leaves a twin trace
+//! that the performance model times (modelled); in sim and npu mode the run is profiled with msprof
+//! (`cann::profile`).
+//!
+//! Also here, because the custom-op flow shares them: the candidate folder (content key, file lock,
+//! patched copy) and the per-trial run folder. Every child runs through `crate::child` (time limit,
+//! memory limit, process-group kill). Knows nothing of where CANN was found, of searching, journals or
+//! lockfiles.
+
+use super::cann::locate::Install;
+use super::cann::profile::{self, Profiler};
+use super::{Artifact, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
+use crate::child::{self, Finished, Trust};
+use crate::errors::{Error, Result};
+use crate::fsx::{self, KeyHasher};
+use crate::manifest::{OpSpec, RunMode};
+use crate::model::{self, soc::Soc};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+const CONFIGURE_LIMIT: Duration = Duration::from_secs(300);
+const BUILD_LIMIT: Duration = Duration::from_secs(900);
+/// Wall-clock limit of one program run on the CPU unless `ASCEND_TUNE_RUN_TIMEOUT` (seconds) says
+/// otherwise.
+const RUN_LIMIT: Duration = Duration::from_secs(120);
+/// The twin's exit code for a kernel fault (templates/twin/README.md).
+const TWIN_EXIT_FAULT: i32 = 3;
+
+/// Top-level folders of a project that are build products or working files, never part of a candidate.
+const SKIPPED_DIRS: &[&str] = &[
+    "target",
+    ".git",
+    "build",
+    "build_out",
+    "out",
+    "input",
+    "output",
+];
+/// Top-level files of this tool's own, which no build reads: left out so that writing the lock does not
+/// make the tuned candidate a new build.
+const SKIPPED_FILES: &[&str] = &["ascend.toml", "ascend-tune.lock", "ascend-bank.toml"];
+
+/// The wall-clock limit of one run: `ASCEND_TUNE_RUN_TIMEOUT` seconds when set, else `default`.
+pub fn run_limit(default: Duration) -> Duration {
+    std::env::var("ASCEND_TUNE_RUN_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(default, Duration::from_secs_f64)
+}
+
+/// The CANN a flow builds against, with the environment its set-up script exported.
+#[derive(Debug, Clone)]
+pub struct Toolchain {
+    pub install: Install,
+    /// Set on every build and run, on top of this process's environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Part of every cache key: the install's path and version.
+    pub fingerprint: String,
+}
+
+impl Toolchain {
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
+        cmd
+    }
+
+    /// The value a variable has in the toolchain's environment (exported by the set-up script, else
+    /// this process's).
+    pub fn var(&self, name: &str) -> Option<OsString> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var_os(name))
+    }
+}
+
+/// Which CMake interface a kernel-launch project has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// The samples' `RUN_MODE` / `SOC_VERSION` / `ASCEND_CANN_PACKAGE_PATH` cache variables.
+    RunMode,
+    /// CANN 9: `find_package(ASC)` with `CMAKE_ASC_RUN_MODE` and `CMAKE_ASC_ARCHITECTURES`.
+    Asc,
+}
+
+/// `Asc` when a `CMakeLists.txt` calls `find_package(ASC ...)` outside a comment.
+pub fn generation(cmakelists: &str) -> Generation {
+    let found = cmakelists.lines().any(|line| {
+        let code = line.split('#').next().unwrap_or("");
+        let lower = code.to_ascii_lowercase();
+        let mut rest = lower.as_str();
+        while let Some(at) = rest.find("find_package") {
+            let after = rest[at + "find_package".len()..].trim_start();
+            if let Some(args) = after.strip_prefix('(') {
+                let args = args.trim_start();
+                if let Some(tail) = args.strip_prefix("asc") {
+                    if !tail.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                        return true;
+                    }
+                }
+            }
+            rest = &rest[at + 1..];
+        }
+        false
+    });
+    if found {
+        Generation::Asc
+    } else {
+        Generation::RunMode
+    }
+}
+
+/// The `CMAKE_ASC_ARCHITECTURES` value of a SoC: `dav-2201` for the A2/A3 chips (910B, 910_93), as the
+/// CANN 9 samples pass it. None for SoCs whose architecture name this tool does not know.
+pub fn asc_architecture(soc: &Soc) -> Option<&'static str> {
+    (soc.name.starts_with("Ascend910B") || soc.name.starts_with("Ascend910_93"))
+        .then_some("dav-2201")
+}
+
+/// The configure command's arguments (after `cmake`).
+pub fn configure_args(
+    generation: Generation,
+    mode: RunMode,
+    soc: &Soc,
+    cann_root: &Path,
+    src: &Path,
+    build: &Path,
+    install_prefix: &Path,
+) -> std::result::Result<Vec<OsString>, String> {
+    let mut args: Vec<OsString> = vec![
+        "-S".into(),
+        src.into(),
+        "-B".into(),
+        build.into(),
+        "-DCMAKE_BUILD_TYPE=Release".into(),
+        join("-DCMAKE_INSTALL_PREFIX=", install_prefix),
+    ];
+    match generation {
+        Generation::RunMode => {
+            args.push(format!("-DRUN_MODE={}", mode.as_str()).into());
+            args.push(format!("-DSOC_VERSION={}", soc.name).into());
+            args.push(join("-DASCEND_CANN_PACKAGE_PATH=", cann_root));
+        }
+        Generation::Asc => {
+            let arch = asc_architecture(soc).ok_or_else(|| {
+                format!(
+                    "this tool does not know the CMAKE_ASC_ARCHITECTURES name of {}; CANN 9 \
+                     find_package(ASC) projects are supported on the 910B and 910_93 families (dav-2201)",
+                    soc.name
+                )
+            })?;
+            args.push(format!("-DCMAKE_ASC_RUN_MODE={}", mode.as_str()).into());
+            args.push(format!("-DCMAKE_ASC_ARCHITECTURES={arch}").into());
+        }
+    }
+    Ok(args)
+}
+
+/// The build command's arguments (after `cmake`), with one job per core this process may use.
+pub fn build_args(build: &Path, target: Option<&str>) -> Vec<OsString> {
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut args: Vec<OsString> = vec!["--build".into(), build.into()];
+    if let Some(t) = target {
+        args.push("--target".into());
+        args.push(t.into());
+    }
+    args.push("--parallel".into());
+    args.push(jobs.to_string().into());
+    args
+}
+
+fn join(flag: &str, path: &Path) -> OsString {
+    let mut s = OsString::from(flag);
+    s.push(path.as_os_str());
+    s
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The candidate folder
+
+/// The project's files as a candidate sees them: every file under the root except build products and
+/// working folders (`SKIPPED_DIRS` at the top, `.git` anywhere), with the candidate's patched sources in
+/// place of the originals. Keys are `/`-separated paths relative to the root.
+pub fn candidate_files(
+    root: &Path,
+    sources: &SourceSet,
+) -> std::io::Result<BTreeMap<String, Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let walk = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            let top = e.depth() == 1 && SKIPPED_DIRS.contains(&name.as_ref());
+            !(e.file_type().is_dir() && (top || name == ".git"))
+        });
+    for entry in walk {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let own = entry.depth() == 1
+            && SKIPPED_FILES.contains(&entry.file_name().to_string_lossy().as_ref());
+        if !entry.file_type().is_file() || own {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(root)
+            .map_err(std::io::Error::other)?
+            .to_string_lossy()
+            .replace('\\', "/");
+        out.insert(rel, std::fs::read(entry.path())?);
+    }
+    for (rel, text) in &sources.overrides {
+        out.insert(rel.clone(), text.clone().into_bytes());
+    }
+    Ok(out)
+}
+
+/// `target/ascend-tune/cann/<key>/` of one candidate, held under an OS file lock (`flock` on
+/// `<key>.lock`) while it is built or read, so two trials (or two tuners) never build into one folder
+/// at once. The lock goes with the process, even a killed one.
+pub struct CandidateDir {
+    pub dir: PathBuf,
+    _lock: std::fs::File,
+}
+
+const BUILT_MARKER: &str = ".built";
+
+impl CandidateDir {
+    pub fn open(work: &Path, key: &str) -> std::io::Result<CandidateDir> {
+        let parent = work.join("cann");
+        std::fs::create_dir_all(&parent)?;
+        let lock = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(parent.join(format!("{key}.lock")))?;
+        lock_exclusive(&lock)?;
+        Ok(CandidateDir {
+            dir: parent.join(key),
+            _lock: lock,
+        })
+    }
+
+    /// What a finished build left: the marker's lines (the program, then anything else the flow keeps),
+    /// when the build finished and the program is still there.
+    pub fn built(&self) -> Option<Vec<String>> {
+        let text = std::fs::read_to_string(self.dir.join(BUILT_MARKER)).ok()?;
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let program = lines.first()?;
+        self.dir.join(program).exists().then_some(lines)
+    }
+
+    /// Starts over: removes what a broken build left and writes the files into `src/`.
+    pub fn reset(&self, files: &BTreeMap<String, Vec<u8>>) -> std::io::Result<PathBuf> {
+        if self.dir.exists() {
+            std::fs::remove_dir_all(&self.dir)?;
+        }
+        let src = self.dir.join("src");
+        for (rel, bytes) in files {
+            let p = src.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(&src))?;
+            std::fs::write(&p, bytes)?;
+        }
+        // Build scripts must stay runnable in the copy.
+        #[cfg(unix)]
+        for rel in files.keys().filter(|r| r.ends_with(".sh")) {
+            use std::os::unix::fs::PermissionsExt;
+            let p = src.join(rel);
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))?;
+        }
+        Ok(src)
+    }
+
+    /// Records a finished build: `lines[0]` is the program (relative to the folder).
+    pub fn mark_built(&self, lines: &[String]) -> std::io::Result<()> {
+        let mut text = lines.join("\n");
+        text.push('\n');
+        fsx::write_atomic(&self.dir.join(BUILT_MARKER), text.as_bytes())
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}
+
+#[cfg(unix)]
+fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    loop {
+        // SAFETY: flock on a descriptor we own; no memory is shared with the call.
+        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn lock_exclusive(_file: &std::fs::File) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Runs one step of a build (a tool: it may start processes), turning every way it can fail into a
+/// build failure that quotes the first errors, with the candidate's paths shown as project paths.
+pub fn build_step(
+    cmd: Command,
+    what: &str,
+    limit: Duration,
+    log_stem: &Path,
+    src: &Path,
+) -> std::result::Result<(), TrialFailure> {
+    let io = |e: std::io::Error| {
+        TrialFailure::new(FailureKind::Build, format!("could not run {what}: {e}"))
+    };
+    match child::run(cmd, limit, log_stem).map_err(io)? {
+        Finished::Exited { status, .. } if status.success() => Ok(()),
+        Finished::Exited { status, stderr } => {
+            let stdout =
+                std::fs::read_to_string(log_stem.with_extension("out")).unwrap_or_default();
+            let prefix = format!("{}/", src.display());
+            let text = format!("{stderr}\n{stdout}").replace(&prefix, "");
+            Err(TrialFailure::new(
+                FailureKind::Build,
+                format!(
+                    "{what} failed ({}):\n{}",
+                    child::describe(status, &stderr),
+                    first_errors(&text)
+                ),
+            ))
+        }
+        Finished::TimedOut => Err(TrialFailure::new(
+            FailureKind::Timeout,
+            format!("{what} took longer than {}s", limit.as_secs()),
+        )),
+    }
+}
+
+/// The first lines that say "error" (and the ones after them), which explain the rest.
+fn first_errors(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.to_ascii_lowercase().contains("error"))
+        .unwrap_or(0);
+    lines[start..]
+        .iter()
+        .take(15)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The run folder
+
+/// `target/ascend-tune/cann-runs/<unique>/`: where one trial's program runs, reads its inputs and writes
+/// its outputs. Removed afterwards unless `ASCEND_TUNE_KEEP_RUNS` is set.
+pub struct RunDir {
+    pub dir: PathBuf,
+}
+
+impl RunDir {
+    pub fn new(work: &Path) -> std::result::Result<RunDir, TrialFailure> {
+        let dir = work.join("cann-runs").join(fsx::unique_suffix());
+        std::fs::create_dir_all(&dir).map_err(|e| crash(&dir, e))?;
+        Ok(RunDir { dir })
+    }
+
+    /// Writes each input where the op's program reads it and makes the folders its outputs go to.
+    pub fn write_inputs(
+        &self,
+        op: &OpSpec,
+        inputs: &Inputs,
+    ) -> std::result::Result<(), TrialFailure> {
+        for (file, bytes) in op.input_files.iter().zip(&inputs.tensors) {
+            let p = self.dir.join(file);
+            std::fs::create_dir_all(p.parent().unwrap_or(&self.dir)).map_err(|e| crash(&p, e))?;
+            std::fs::write(&p, bytes).map_err(|e| crash(&p, e))?;
+        }
+        for file in &op.output_files {
+            let p = self.dir.join(file);
+            std::fs::create_dir_all(p.parent().unwrap_or(&self.dir)).map_err(|e| crash(&p, e))?;
+        }
+        Ok(())
+    }
+
+    /// The outputs the program wrote, each checked against its tensor's size.
+    pub fn read_outputs(&self, op: &OpSpec) -> std::result::Result<Vec<Vec<u8>>, TrialFailure> {
+        op.outputs
+            .iter()
+            .zip(&op.output_files)
+            .map(|(t, file)| {
+                let bytes = std::fs::read(self.dir.join(file)).map_err(|e| {
+                    TrialFailure::new(
+                        FailureKind::Crash,
+                        format!(
+                            "the program wrote no output `{}` to {file} ({e}); it must write each output to the `file` the manifest gives it",
+                            t.name
+                        ),
+                    )
+                })?;
+                if bytes.len() as u64 != t.bytes() {
+                    return Err(TrialFailure::new(
+                        FailureKind::Crash,
+                        format!(
+                            "the program wrote {} bytes to {file}, but output `{}` is {} {:?} = {} bytes; fix the shape or dtype in ascend.toml, or the program",
+                            bytes.len(),
+                            t.name,
+                            t.dtype.name(),
+                            t.shape,
+                            t.bytes()
+                        ),
+                    ));
+                }
+                Ok(bytes)
+            })
+            .collect()
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        if std::env::var_os("ASCEND_TUNE_KEEP_RUNS").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn crash(path: &Path, e: std::io::Error) -> TrialFailure {
+    TrialFailure::new(
+        FailureKind::Crash,
+        format!("run folder {}: {e}", path.display()),
+    )
+}
+
+/// Runs the op's program (or the profiler around it) and turns how it ended into a trial outcome.
+/// `twin`: the program runs on the twin package, whose exit code 3 is a kernel fault.
+pub fn run_program(
+    cmd: Command,
+    trust: Trust,
+    twin: bool,
+    limit: Duration,
+    log_stem: &Path,
+) -> std::result::Result<(), TrialFailure> {
+    let io = |e: std::io::Error| {
+        TrialFailure::new(
+            FailureKind::Crash,
+            format!("could not start the program: {e}"),
+        )
+    };
+    match child::run_as(cmd, limit, log_stem, trust).map_err(io)? {
+        Finished::Exited { status, .. } if status.success() => Ok(()),
+        Finished::Exited { status, stderr } => {
+            let kind = if twin && status.code() == Some(TWIN_EXIT_FAULT) {
+                FailureKind::Fault
+            } else {
+                FailureKind::Crash
+            };
+            let stdout =
+                std::fs::read_to_string(log_stem.with_extension("out")).unwrap_or_default();
+            let tail: Vec<&str> = stdout.lines().rev().take(8).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            Err(TrialFailure::new(
+                kind,
+                format!(
+                    "the program failed ({}):\n{}{}",
+                    child::describe(status, &stderr),
+                    stderr.trim(),
+                    if tail.is_empty() {
+                        String::new()
+                    } else {
+                        format!("\nits last output:\n{}", tail.join("\n"))
+                    }
+                ),
+            ))
+        }
+        Finished::TimedOut => Err(TrialFailure::new(
+            FailureKind::Timeout,
+            format!(
+                "the program ran longer than {}s (an endless loop?)",
+                limit.as_secs_f64()
+            ),
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The kernel-launch flow
+
+pub struct CmakeFlow {
+    project: PathBuf,
+    work: PathBuf,
+    tool: Arc<Toolchain>,
+    soc: &'static Soc,
+    mode: RunMode,
+    generation: Generation,
+    /// sim and npu: the profiler that measures each run.
+    profiler: Option<Profiler>,
+}
+
+impl CmakeFlow {
+    /// A flow for the kernel-launch project at `project`; `profiler` is needed in sim and npu mode.
+    pub fn new(
+        project: &Path,
+        work: &Path,
+        tool: Arc<Toolchain>,
+        soc: &'static Soc,
+        mode: RunMode,
+        profiler: Option<Profiler>,
+    ) -> Result<CmakeFlow> {
+        let lists = project.join("CMakeLists.txt");
+        let text = std::fs::read_to_string(&lists).map_err(|e| {
+            Error::bad_input(
+                format!(
+                    "{} has no readable CMakeLists.txt ({e}), which a kernel-launch project builds with",
+                    project.display()
+                ),
+                Some(
+                    "add the project's CMakeLists.txt with the RUN_MODE switch (see fixtures/*_launch), or set layout = \"custom-op\" under [project]"
+                        .into(),
+                ),
+            )
+        })?;
+        let generation = generation(&text);
+        // Refuse what cannot be configured now, not once per trial.
+        configure_args(
+            generation,
+            mode,
+            soc,
+            &tool.install.root,
+            Path::new("src"),
+            Path::new("build"),
+            Path::new("out"),
+        )
+        .map_err(|m| Error::bad_input(m, None))?;
+        if mode != RunMode::Cpu && profiler.is_none() {
+            return Err(Error::Internal(format!(
+                "run mode {} needs a profiler",
+                mode.as_str()
+            )));
+        }
+        Ok(CmakeFlow {
+            project: project.to_path_buf(),
+            work: work.to_path_buf(),
+            tool,
+            soc,
+            mode,
+            generation,
+            profiler,
+        })
+    }
+
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    pub fn build(
+        &self,
+        op: &OpSpec,
+        sources: &SourceSet,
+    ) -> std::result::Result<Artifact, TrialFailure> {
+        let io = |e: std::io::Error| {
+            TrialFailure::new(FailureKind::Build, format!("candidate folder: {e}"))
+        };
+        let program = op
+            .program
+            .clone()
+            .unwrap_or_else(|| crate::manifest::DEFAULT_PROGRAM.to_string());
+        let files = candidate_files(&self.project, sources).map_err(io)?;
+        let mut h = KeyHasher::new();
+        h.part("cmake-flow 1")
+            .part(&self.tool.fingerprint)
+            .part(self.mode.as_str())
+            .part(self.soc.name)
+            .part(format!("{:?}", self.generation))
+            .part(&program);
+        for (rel, bytes) in &files {
+            h.part(rel).part(bytes);
+        }
+        let key = h.finish();
+        let cand = CandidateDir::open(&self.work, &key).map_err(io)?;
+        if let Some(lines) = cand.built() {
+            return Ok(Artifact {
+                key,
+                host: cand.dir.join(&lines[0]),
+                kernel: cand.dir.clone(),
+                cached: true,
+            });
+        }
+        let src = cand.reset(&files).map_err(io)?;
+        let build = cand.dir.join("build");
+        let prefix = cand.dir.join("out");
+        let args = configure_args(
+            self.generation,
+            self.mode,
+            self.soc,
+            &self.tool.install.root,
+            &src,
+            &build,
+            &prefix,
+        )
+        .map_err(|m| TrialFailure::new(FailureKind::Build, m))?;
+        let mut cmd = self.tool.command("cmake");
+        cmd.args(&args).current_dir(&cand.dir);
+        build_step(
+            cmd,
+            "configuring with cmake",
+            CONFIGURE_LIMIT,
+            &cand.dir.join("configure"),
+            &src,
+        )?;
+        let mut cmd = self.tool.command("cmake");
+        cmd.args(build_args(&build, None)).current_dir(&cand.dir);
+        build_step(
+            cmd,
+            "building with cmake",
+            BUILD_LIMIT,
+            &cand.dir.join("compile"),
+            &src,
+        )?;
+        let found = match find_program(&build, &program) {
+            Some(p) => Some(p),
+            None => {
+                // Some projects only put the program in place on install (`out/bin`).
+                let mut cmd = self.tool.command("cmake");
+                cmd.arg("--install").arg(&build).current_dir(&cand.dir);
+                build_step(
+                    cmd,
+                    "installing with cmake",
+                    CONFIGURE_LIMIT,
+                    &cand.dir.join("install"),
+                    &src,
+                )?;
+                find_program(&prefix, &program)
+            }
+        };
+        let Some(found) = found else {
+            return Err(TrialFailure::new(
+                FailureKind::Build,
+                format!(
+                    "the build made no program `{program}` (looked in build/ and, after cmake --install, out/); name the executable the project builds with program = \"...\" under [[op]]"
+                ),
+            ));
+        };
+        let rel = found
+            .strip_prefix(&cand.dir)
+            .unwrap_or(&found)
+            .to_string_lossy()
+            .into_owned();
+        cand.mark_built(std::slice::from_ref(&rel)).map_err(io)?;
+        Ok(Artifact {
+            key,
+            host: found,
+            kernel: cand.dir.clone(),
+            cached: false,
+        })
+    }
+
+    pub fn run(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+        keep_trace: bool,
+    ) -> std::result::Result<Measurement, TrialFailure> {
+        let run = RunDir::new(&self.work)?;
+        run.write_inputs(op, inputs)?;
+        let program: Vec<OsString> = vec![artifact.host.clone().into_os_string()];
+        match &self.profiler {
+            None => self.run_cpu(op, &run, &program, keep_trace),
+            Some(p) => {
+                let measured = p.measure(&op.name, &program, &run.dir, &self.tool, &[])?;
+                let outputs = run.read_outputs(op)?;
+                Ok(profile::measurement(measured, op, outputs, self.soc))
+            }
+        }
+    }
+
+    /// cpu mode: the program runs on the twin package's CPU library and leaves a trace the model times.
+    fn run_cpu(
+        &self,
+        op: &OpSpec,
+        run: &RunDir,
+        program: &[OsString],
+        keep_trace: bool,
+    ) -> std::result::Result<Measurement, TrialFailure> {
+        let trace_path = run.dir.join("twin.trace");
+        let mut cmd = self.tool.command(&program[0]);
+        cmd.args(&program[1..])
+            .current_dir(&run.dir)
+            .env("ASCEND_TWIN_TRACE", &trace_path);
+        // The twin package runs blocks as threads, so the program needs no processes of its own.
+        run_program(
+            cmd,
+            Trust::Candidate,
+            true,
+            run_limit(RUN_LIMIT),
+            &run.dir.join("program"),
+        )?;
+        let outputs = run.read_outputs(op)?;
+        let text = std::fs::read_to_string(&trace_path).map_err(|e| {
+            TrialFailure::new(
+                FailureKind::Crash,
+                format!(
+                    "the program left no twin trace at {} ({e}); does it launch the kernel with ICPU_RUN_KF?",
+                    trace_path.display()
+                ),
+            )
+        })?;
+        let trace = model::trace::parse(&text).map_err(|e| {
+            TrialFailure::new(
+                FailureKind::Crash,
+                format!("the program wrote a trace the model cannot read: {e}"),
+            )
+        })?;
+        let mut timing = model::pipeline::simulate(
+            &trace,
+            self.soc,
+            &model::pipeline::SimOptions {
+                record_spans: keep_trace,
+            },
+        );
+        let launches = 1
+            + (1..)
+                .take_while(|i| run.dir.join(format!("twin.trace.{i}")).is_file())
+                .count();
+        if launches > 1 {
+            timing.notes.push(format!(
+                "the program launched {launches} kernels; the first launch is the one timed"
+            ));
+        }
+        Ok(Measurement {
+            latency_us: timing.latency_us,
+            block_dim: timing.block_dim,
+            // The model is deterministic: one sample says all.
+            samples: vec![timing.latency_us],
+            timing,
+            outputs,
+            modelled: true,
+            trace: keep_trace.then_some(trace),
+        })
+    }
+}
+
+/// The program a build made: `dir/<program>`, or the one file of that name under `dir` (CMake puts
+/// executables in subfolders when the project says so).
+fn find_program(dir: &Path, program: &str) -> Option<PathBuf> {
+    let direct = dir.join(program);
+    if direct.is_file() {
+        return Some(direct);
+    }
+    let name = Path::new(program).file_name()?;
+    let mut hits: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file() && e.file_name() == name && is_executable(e.path()))
+        .map(|e| e.into_path())
+        .collect();
+    hits.sort_by_key(|p| p.components().count());
+    hits.into_iter().next()
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_p: &Path) -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn soc(name: &str) -> &'static Soc {
+        crate::model::soc::lookup(name).unwrap()
+    }
+
+    fn strings(args: &[OsString]) -> Vec<String> {
+        args.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn configure_passes_the_samples_cache_variables_for_each_mode() {
+        for mode in [RunMode::Cpu, RunMode::Sim, RunMode::Npu] {
+            let args = configure_args(
+                Generation::RunMode,
+                mode,
+                soc("Ascend910B1"),
+                Path::new("/opt/cann"),
+                Path::new("/c/src"),
+                Path::new("/c/build"),
+                Path::new("/c/out"),
+            )
+            .unwrap();
+            assert_eq!(
+                strings(&args),
+                [
+                    "-S",
+                    "/c/src",
+                    "-B",
+                    "/c/build",
+                    "-DCMAKE_BUILD_TYPE=Release",
+                    "-DCMAKE_INSTALL_PREFIX=/c/out",
+                    &format!("-DRUN_MODE={}", mode.as_str()),
+                    "-DSOC_VERSION=Ascend910B1",
+                    "-DASCEND_CANN_PACKAGE_PATH=/opt/cann",
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn cann9_projects_get_the_asc_variables_instead_of_run_mode() {
+        let args = configure_args(
+            Generation::Asc,
+            RunMode::Sim,
+            soc("Ascend910B2"),
+            Path::new("/opt/cann"),
+            Path::new("s"),
+            Path::new("b"),
+            Path::new("o"),
+        )
+        .unwrap();
+        let args = strings(&args);
+        assert_eq!(
+            args[6..],
+            [
+                "-DCMAKE_ASC_RUN_MODE=sim",
+                "-DCMAKE_ASC_ARCHITECTURES=dav-2201"
+            ]
+        );
+        assert!(!args.iter().any(|a| a.starts_with("-DRUN_MODE")));
+        let e = configure_args(
+            Generation::Asc,
+            RunMode::Npu,
+            soc("Ascend310P3"),
+            Path::new("/opt/cann"),
+            Path::new("s"),
+            Path::new("b"),
+            Path::new("o"),
+        )
+        .unwrap_err();
+        assert!(e.contains("Ascend310P3") && e.contains("dav-2201"), "{e}");
+    }
+
+    #[test]
+    fn find_package_asc_is_told_apart_from_other_packages_and_comments() {
+        assert_eq!(
+            generation("cmake_minimum_required(VERSION 3.16)\nfind_package(ASC REQUIRED)\n"),
+            Generation::Asc
+        );
+        assert_eq!(generation("FIND_PACKAGE ( asc )"), Generation::Asc);
+        assert_eq!(
+            generation("find_package(tikicpulib REQUIRED)\nfind_package(ASCENDC)\n"),
+            Generation::RunMode
+        );
+        assert_eq!(generation("# find_package(ASC)\n"), Generation::RunMode);
+    }
+
+    #[test]
+    fn build_runs_in_parallel_and_names_a_target_when_asked() {
+        let args = strings(&build_args(Path::new("b"), Some("package")));
+        assert_eq!(args[..4], ["--build", "b", "--target", "package"]);
+        assert_eq!(args[4], "--parallel");
+        assert!(args[5].parse::<usize>().unwrap() >= 1);
+    }
+
+    #[test]
+    fn candidate_files_leave_out_build_products_and_apply_overrides() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for f in [
+            "CMakeLists.txt",
+            "ascend.toml",
+            "ascend-tune.lock",
+            "scripts/ascend.toml",
+            "main.cpp",
+            "scripts/gen.py",
+            "cmake/build/keep.cmake",
+            "build/CMakeCache.txt",
+            "target/ascend-tune/x",
+            "out/bin/prog",
+            "input/input_x.bin",
+            ".git/HEAD",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+        let mut sources = SourceSet::default();
+        sources
+            .overrides
+            .insert("main.cpp".into(), "patched".into());
+        let files = candidate_files(root, &sources).unwrap();
+        let names: Vec<&str> = files.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "CMakeLists.txt",
+                "cmake/build/keep.cmake",
+                "main.cpp",
+                "scripts/ascend.toml",
+                "scripts/gen.py"
+            ]
+        );
+        assert_eq!(files["main.cpp"], b"patched");
+    }
+
+    #[test]
+    fn a_candidate_folder_is_rebuilt_unless_its_build_finished() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files: BTreeMap<String, Vec<u8>> = [("a/run.sh".to_string(), b"echo".to_vec())].into();
+        {
+            let cand = CandidateDir::open(tmp.path(), "k1").unwrap();
+            assert!(cand.built().is_none());
+            let src = cand.reset(&files).unwrap();
+            assert_eq!(std::fs::read(src.join("a/run.sh")).unwrap(), b"echo");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(src.join("a/run.sh"))
+                    .unwrap()
+                    .permissions()
+                    .mode();
+                assert_eq!(mode & 0o111, 0o111);
+            }
+            // A marker naming a program that is not there does not count.
+            cand.mark_built(&["build/prog".into()]).unwrap();
+            assert!(cand.built().is_none());
+            std::fs::create_dir_all(cand.dir.join("build")).unwrap();
+            std::fs::write(cand.dir.join("build/prog"), "").unwrap();
+            cand.mark_built(&["build/prog".into(), "extra".into()])
+                .unwrap();
+        }
+        let cand = CandidateDir::open(tmp.path(), "k1").unwrap();
+        assert_eq!(
+            cand.built(),
+            Some(vec!["build/prog".to_string(), "extra".to_string()])
+        );
+    }
+
+    #[test]
+    fn program_is_found_directly_or_once_under_the_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let exe = |p: &Path| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+        };
+        exe(&tmp.path().join("deep/er/prog"));
+        exe(&tmp.path().join("bin/prog"));
+        std::fs::write(tmp.path().join("bin/data"), "").unwrap();
+        assert_eq!(
+            find_program(tmp.path(), "prog"),
+            Some(tmp.path().join("bin/prog"))
+        );
+        assert_eq!(find_program(tmp.path(), "missing"), None);
+        exe(&tmp.path().join("prog"));
+        assert_eq!(
+            find_program(tmp.path(), "prog"),
+            Some(tmp.path().join("prog"))
+        );
+    }
+}
