@@ -1,7 +1,8 @@
 //! The CMake module (`cargo ascend-tune cmake-module`) in real CMake projects: in a custom-op project the
 //! `ascend_tune` target tunes and writes the lock, `ctest` passes, and after the kernel is made slower
-//! `ctest` fails naming the op. In a kernel-launch project only configuring is checked (the target and
-//! the test exist, with the options passed through): the twin does not build kernel-launch projects yet.
+//! `ctest` fails naming the op. In a kernel-launch project only configuring is checked here (the target
+//! and the test exist, with the options passed through); building, running and tuning kernel-launch
+//! projects through their own CMake flow is tested in `twin_package.rs` and `cann.rs`.
 //! Skipped, with the reason printed, only when cmake is missing and CI is not set.
 
 use super::*;
