@@ -3,6 +3,7 @@
 //! go wrong comes back as a `TrialFailure` (data, not a crash), so the tuner can count it and go on.
 //! Backends know nothing of searching, journals or lockfiles.
 
+pub mod faults;
 pub mod twin;
 
 use crate::errors::{Error, Result};
@@ -61,6 +62,9 @@ pub enum FailureKind {
     Wrong,
     /// The external rewriter failed or gave sources the tuner cannot use.
     Rewrite,
+    /// The machine failed, not the candidate: the compiler was killed, the disk was full. The tuner
+    /// retries such a trial once; a journal never serves it, so a later run measures it again.
+    Infra,
 }
 
 impl FailureKind {
@@ -74,6 +78,7 @@ impl FailureKind {
             Self::Crash => "crash",
             Self::Wrong => "wrong",
             Self::Rewrite => "rewrite",
+            Self::Infra => "infra",
         }
     }
 }

@@ -232,5 +232,6 @@ fn options_of(args: &TuneArgs, op: &crate::manifest::OpSpec, bank: Arc<Bank>) ->
             .tune
             .rewriter_attempts
             .unwrap_or(DEFAULT_REWRITER_ATTEMPTS),
+        faults: None,
     }
 }

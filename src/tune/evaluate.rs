@@ -5,6 +5,7 @@
 
 use super::journal::{self, Journal, Trial};
 use super::variant::Variant;
+use crate::backend::faults::{self, Event, Fault, FaultPlan, TrialPlan};
 use crate::backend::{Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
 use crate::fsx::KeyHasher;
 use crate::manifest::OpSpec;
@@ -26,6 +27,8 @@ pub struct Evaluator {
     pub inputs: Inputs,
     pub reference: Reference,
     pub journal: Mutex<Journal>,
+    /// Faults to inject (the soak test only); the backend is then a `faults::FaultyBackend`.
+    pub faults: Option<Arc<FaultPlan>>,
 }
 
 /// What the loop learns from one evaluation.
@@ -69,21 +72,19 @@ impl Evaluator {
         variant: &Variant,
         point: &Point,
     ) -> crate::errors::Result<Evaluated> {
-        let params = variant.space.values(point);
-        let mut trial = Trial {
-            v: journal::VERSION,
-            key: String::new(),
-            op: self.op.name.clone(),
-            index,
-            params,
-            rewrites: variant.rewrites.clone(),
-            latency_us: None,
-            block_dim: None,
-            bound: None,
-            pipes: BTreeMap::new(),
-            failure: None,
-            error: None,
-        };
+        self.evaluate_planned(index, variant, point, &TrialPlan::default())
+    }
+
+    /// `evaluate`, with the machine faults `plan` holds for this trial. A trial that fails for the
+    /// machine's sake (`infra`: a killed compiler, a full disk) is tried once more before it is recorded.
+    pub fn evaluate_planned(
+        &self,
+        index: usize,
+        variant: &Variant,
+        point: &Point,
+        plan: &TrialPlan,
+    ) -> crate::errors::Result<Evaluated> {
+        let mut trial = self.blank(index, variant, point);
         if let Err(why) = variant.space.check(point) {
             trial.failure = Some(FailureKind::Invalid);
             trial.error = Some(why);
@@ -108,12 +109,139 @@ impl Evaluator {
         }
         let sources = SourceSet { overrides: patched };
         let mut build_cached = false;
-        let outcome = self.backend.build(&self.op, &sources).and_then(|artifact| {
-            build_cached = artifact.cached;
+        let mut attempt = 0;
+        let outcome = loop {
+            let armed = faults::arm(plan.attempts[attempt]);
+            let outcome = self.attempt(&sources, &mut build_cached);
+            if let Some(infra) = plan.attempts[attempt] {
+                self.log(
+                    &trial,
+                    infra.fault,
+                    Some(infra.moment),
+                    attempt,
+                    armed.fired(),
+                );
+            }
+            drop(armed);
+            match outcome {
+                Err(f) if f.kind == FailureKind::Infra && attempt == 0 => {
+                    trial.retried.push(f.message);
+                    attempt += 1;
+                }
+                other => break other,
+            }
+        };
+        self.settle(&mut trial, outcome);
+        let armed = faults::arm(plan.journal_full.then_some(faults::Infra {
+            fault: Fault::DiskFull,
+            moment: faults::Moment::Journal,
+            after: std::time::Duration::ZERO,
+        }));
+        self.journal.lock().expect("journal lock").record(&trial)?;
+        if plan.journal_full {
+            self.log(
+                &trial,
+                Fault::DiskFull,
+                Some(faults::Moment::Journal),
+                0,
+                armed.fired(),
+            );
+        }
+        Ok(Evaluated {
+            trial,
+            from_journal: false,
+            build_cached,
+        })
+    }
+
+    /// Evaluates the hostile copy of a point (`faults::hostile_sources`): an extra trial, always built
+    /// and run, never served from the journal. None when the point breaks a constraint.
+    pub fn evaluate_hostile(
+        &self,
+        index: usize,
+        variant: &Variant,
+        point: &Point,
+        fault: Fault,
+    ) -> crate::errors::Result<Option<Evaluated>> {
+        if variant.space.check(point).is_err() {
+            return Ok(None);
+        }
+        let mut trial = self.blank(index, variant, point);
+        trial.injected = Some(fault.name().to_string());
+        let mut patched = variant.patched(point);
+        if faults::hostile_sources(fault, &self.op, &mut patched).is_none() {
+            return Ok(None);
+        }
+        trial.key = self.key(&patched);
+        patched.retain(|f, text| self.originals.get(f) != Some(text));
+        let sources = SourceSet { overrides: patched };
+        let mut build_cached = false;
+        let outcome = self.attempt(&sources, &mut build_cached);
+        self.settle(&mut trial, outcome);
+        self.journal.lock().expect("journal lock").record(&trial)?;
+        self.log(&trial, fault, None, 0, true);
+        Ok(Some(Evaluated {
+            trial,
+            from_journal: false,
+            build_cached,
+        }))
+    }
+
+    fn blank(&self, index: usize, variant: &Variant, point: &Point) -> Trial {
+        Trial {
+            v: journal::VERSION,
+            key: String::new(),
+            op: self.op.name.clone(),
+            index,
+            params: variant.space.values(point),
+            rewrites: variant.rewrites.clone(),
+            latency_us: None,
+            block_dim: None,
+            bound: None,
+            pipes: BTreeMap::new(),
+            failure: None,
+            error: None,
+            retried: vec![],
+            injected: None,
+        }
+    }
+
+    /// Builds, runs and verifies once.
+    fn attempt(
+        &self,
+        sources: &SourceSet,
+        build_cached: &mut bool,
+    ) -> Result<Measurement, TrialFailure> {
+        self.backend.build(&self.op, sources).and_then(|artifact| {
+            *build_cached = artifact.cached;
             let m = self.backend.run(&self.op, &artifact, &self.inputs, false)?;
             self.verify(&m)?;
             Ok(m)
-        });
+        })
+    }
+
+    fn log(
+        &self,
+        trial: &Trial,
+        fault: Fault,
+        moment: Option<faults::Moment>,
+        attempt: usize,
+        fired: bool,
+    ) {
+        if let Some(plan) = &self.faults {
+            plan.log(Event {
+                op: self.op.name.clone(),
+                index: trial.index,
+                key: trial.key.clone(),
+                fault,
+                moment,
+                attempt: attempt as u8,
+                fired,
+            });
+        }
+    }
+
+    fn settle(&self, trial: &mut Trial, outcome: Result<Measurement, TrialFailure>) {
         match outcome {
             Ok(m) => {
                 trial.latency_us = Some(m.latency_us);
@@ -128,15 +256,12 @@ impl Evaluator {
             }
             Err(f) => {
                 trial.failure = Some(f.kind);
-                trial.error = Some(f.message);
+                trial.error = Some(match trial.retried.is_empty() {
+                    true => f.message,
+                    false => format!("{} (retried once)", f.message),
+                });
             }
         }
-        self.journal.lock().expect("journal lock").record(&trial)?;
-        Ok(Evaluated {
-            trial,
-            from_journal: false,
-            build_cached,
-        })
     }
 
     fn verify(&self, m: &Measurement) -> Result<(), TrialFailure> {
