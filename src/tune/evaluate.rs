@@ -269,3 +269,140 @@ impl Evaluator {
             .map_err(|why| TrialFailure::new(FailureKind::Wrong, why))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The retry policy, on a backend that fails as it is told.
+    use super::*;
+    use crate::backend::Artifact;
+    use crate::manifest::{BackendKind, Manifest};
+
+    /// Fails its builds with the kinds in `script`, one per build, then succeeds.
+    struct Scripted {
+        script: Mutex<Vec<FailureKind>>,
+        builds: Mutex<usize>,
+    }
+
+    impl Backend for Scripted {
+        fn kind(&self) -> BackendKind {
+            BackendKind::Twin
+        }
+        fn soc(&self) -> &'static crate::model::soc::Soc {
+            crate::model::soc::lookup("Ascend910B1").unwrap()
+        }
+        fn fingerprint(&self) -> String {
+            "scripted".into()
+        }
+        fn build(&self, _: &OpSpec, _: &SourceSet) -> Result<Artifact, TrialFailure> {
+            *self.builds.lock().unwrap() += 1;
+            let mut s = self.script.lock().unwrap();
+            if !s.is_empty() {
+                let kind = s.remove(0);
+                return Err(TrialFailure::new(
+                    kind,
+                    format!("scripted {}", kind.as_str()),
+                ));
+            }
+            Ok(Artifact {
+                key: "a".into(),
+                host: "h".into(),
+                kernel: "k".into(),
+                cached: false,
+            })
+        }
+        fn run(
+            &self,
+            _: &OpSpec,
+            _: &Artifact,
+            _: &Inputs,
+            _: bool,
+        ) -> Result<Measurement, TrialFailure> {
+            let timing = crate::model::pipeline::simulate(
+                &crate::model::trace::Trace::default(),
+                self.soc(),
+                &crate::model::pipeline::SimOptions {
+                    record_spans: false,
+                },
+            );
+            Ok(Measurement {
+                latency_us: 7.0,
+                timing,
+                block_dim: 8,
+                outputs: vec![],
+                modelled: true,
+                trace: None,
+            })
+        }
+    }
+
+    /// The trial a scripted backend gives add_custom's current point, and how many builds it took.
+    fn trial_with(script: Vec<FailureKind>) -> (Trial, usize, Option<Trial>) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
+        let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
+        let op = manifest.ops[0].clone();
+        let soc = crate::model::soc::lookup(&manifest.soc).unwrap();
+        let originals = crate::tune::read_sources(&manifest, &op).unwrap();
+        let variant =
+            crate::tune::variant::original(&manifest, &op, soc, originals.clone()).unwrap();
+        let backend = Arc::new(Scripted {
+            script: Mutex::new(script),
+            builds: Mutex::new(0),
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let ev = Evaluator {
+            backend: backend.clone(),
+            op: op.clone(),
+            originals,
+            inputs: Inputs {
+                tensors: vec![],
+                key: "in".into(),
+            },
+            reference: Reference {
+                outputs: vec![],
+                key: "ref".into(),
+            },
+            journal: Mutex::new(Journal::open(dir.path(), &op.name).unwrap()),
+            faults: None,
+        };
+        let point = variant.space.current().unwrap();
+        let t = ev.evaluate(0, &variant, &point).unwrap().trial;
+        let builds = *backend.builds.lock().unwrap();
+        // What a later run would be served for the same candidate.
+        let served = Journal::open(dir.path(), &op.name)
+            .unwrap()
+            .get(&t.key)
+            .cloned();
+        (t, builds, served)
+    }
+
+    #[test]
+    fn a_machine_failure_is_retried_once_and_the_retry_counts() {
+        let (t, builds, served) = trial_with(vec![FailureKind::Infra]);
+        assert_eq!(builds, 2);
+        assert_eq!(t.latency_us, Some(7.0));
+        assert_eq!(t.failure, None);
+        assert_eq!(t.retried, ["scripted infra"]);
+        assert_eq!(served.unwrap().retried, ["scripted infra"]);
+    }
+
+    #[test]
+    fn a_machine_failure_twice_is_a_failed_trial_no_journal_serves_again() {
+        let (t, builds, served) = trial_with(vec![FailureKind::Infra, FailureKind::Infra]);
+        assert_eq!(builds, 2, "retried once, not more");
+        assert_eq!(t.failure, Some(FailureKind::Infra));
+        assert_eq!(t.error.as_deref(), Some("scripted infra (retried once)"));
+        assert!(
+            served.is_none(),
+            "an infra failure is measured again next run"
+        );
+    }
+
+    #[test]
+    fn a_candidate_failure_is_not_retried() {
+        let (t, builds, served) = trial_with(vec![FailureKind::Build]);
+        assert_eq!(builds, 1);
+        assert_eq!(t.failure, Some(FailureKind::Build));
+        assert!(t.retried.is_empty());
+        assert_eq!(served.unwrap().failure, Some(FailureKind::Build));
+    }
+}
