@@ -2,6 +2,11 @@
 //! looked up in the journal, and only then patched into the sources, built, run and verified against the
 //! reference outputs. Every outcome, failures included, becomes a journal `Trial`. Strategies never get
 //! past this door; the loop charges the budget for what comes out of it.
+//!
+//! A failure that is the machine's, not the candidate's (`infra`: a killed compiler, a full disk), is
+//! retried once; the reason stays in the trial's `retried`. The soak test's faults come in here as a
+//! `TrialPlan` (armed on the evaluating thread for `backend::faults::FaultyBackend`) and as hostile
+//! copies of points (`evaluate_hostile`); without them, nothing here knows faults exist.
 
 use super::journal::{self, Journal, Trial};
 use super::variant::Variant;

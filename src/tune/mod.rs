@@ -216,6 +216,8 @@ pub fn tune_op(
 }
 
 /// Owns the budget: runs searches over variants, one at a time, and keeps every trial and the best.
+/// Under the soak test it also runs the hostile copies the fault plan asks for: extra trials, kept and
+/// reported like any other but charged outside the budget and never shown to the strategy.
 pub struct Runner<'o> {
     evaluator: Arc<Evaluator>,
     runtime: tokio::runtime::Runtime,
