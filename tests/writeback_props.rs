@@ -358,8 +358,10 @@ proptest! {
         let steps = (changed.len() + 1) * ascend_tune::fsx::inject::WRITE_STEPS;
         let interrupted = interrupt_at < steps;
         ascend_tune::fsx::inject::interrupt_after(interrupted.then_some(interrupt_at));
-        let result = ascend_tune::writeback::write(dir.path(), &changed, &case.sources)
-            .and_then(|_| new_lock.write(&lock_path));
+        let result = match ascend_tune::writeback::write(dir.path(), &changed, &case.sources) {
+            Ok(_) => new_lock.write(&lock_path).map(|_| ()),
+            Err(e) => Err(e),
+        };
         let still_armed = ascend_tune::fsx::inject::interrupt_pending();
         ascend_tune::fsx::inject::interrupt_after(None);
         prop_assert_eq!(result.is_err(), interrupted, "{:?}", result);
