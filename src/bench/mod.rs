@@ -170,10 +170,7 @@ pub enum Progress<'a> {
 pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<BenchReport> {
     let projects = projects(&opts.suite)?;
     let work = opts.out.join("work");
-    // Built programs are keyed by content, so a bench may share them like any project.
-    let cache = std::env::var_os("ASCEND_TUNE_BUILD_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| opts.out.join("cache"));
+    let cache = opts.out.join("cache");
     let mut soaks = vec![];
     let mut rows = vec![];
     let mut infos = vec![];

@@ -108,6 +108,10 @@ fn a_small_soak_records_every_fault_loses_nothing_and_keeps_the_best() {
     let plan = plans(seed);
     eprintln!("fault seed {seed}: {plan:?}");
     let out_dir = tempfile::tempdir().unwrap();
+    // The bench builds into `<out>/cache`; pointed at the tests' shared cache, it compiles the twin's
+    // runtime and the unfaulted candidates only once per test suite.
+    std::fs::create_dir_all(build_cache()).unwrap();
+    std::os::unix::fs::symlink(build_cache(), out_dir.path().join("cache")).unwrap();
     let budget = BUDGET.to_string();
     let fault_seed = seed.to_string();
     let rate = RATE.to_string();
