@@ -52,7 +52,7 @@ pub struct SoakRow {
     /// Faults armed that never struck (not counted as injected).
     pub faults_missed: usize,
     pub results_lost: usize,
-    /// Trials a retry saved from a machine fault.
+    /// Trials retried after a machine fault (saved, unless the retry was struck too).
     pub retried: usize,
     pub clean_us: Option<f64>,
     pub faulted_us: Option<f64>,
