@@ -268,3 +268,28 @@ fn a_small_soak_records_every_fault_loses_nothing_and_keeps_the_best() {
         "the suite's sources changed"
     );
 }
+
+#[test]
+fn bad_fault_flags_are_refused_before_anything_is_built() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    for (args, words) in [
+        (
+            vec!["--inject-faults", "0.2", "--faults", "crash,meteor"],
+            "unknown fault kind `meteor`",
+        ),
+        (vec!["--inject-faults", "1.5"], "(0, 1]"),
+        (vec!["--faults", "crash"], "add `--inject-faults RATE`"),
+    ] {
+        let mut all = vec!["bench", "add_custom", "--budget", "2", "--out", o];
+        all.extend(args.iter().copied());
+        let r = cargo_ascend_tune(Path::new(FIXTURES), &all);
+        let (_, err) = text(&r);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(words), "{args:?}: `{words}` not in {err}");
+        assert!(
+            !out.path().join("cache").exists(),
+            "{args:?}: built before refusing"
+        );
+    }
+}
