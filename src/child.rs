@@ -14,6 +14,9 @@
 //! * a dying tuner takes its direct child with it (`PR_SET_PDEATHSIG`), since the child's own session
 //!   no longer gets the terminal's Ctrl-C;
 //! * no core files (`RLIMIT_CORE` 0) and, for candidates, no file over 2 GiB (`RLIMIT_FSIZE`).
+//!
+//! The soak test can arm a SIGKILL of the next tool a thread starts (`inject`), as the OOM killer would
+//! kill a compiler; nothing else arms it.
 
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
@@ -62,9 +65,11 @@ pub fn run_as(
     log_stem: &Path,
     trust: Trust,
 ) -> std::io::Result<Finished> {
-    let out = std::fs::File::create(log_stem.with_extension("out"))?;
+    let out = crate::fsx::create_file(&log_stem.with_extension("out"))?;
     let err_path = log_stem.with_extension("err");
-    let err = std::fs::File::create(&err_path)?;
+    let err = crate::fsx::create_file(&err_path)?;
+    // The soak test's killed build: armed on this thread for the next tool it starts.
+    let kill_at = (trust == Trust::Tool).then(inject::take_kill).flatten();
     cmd.stdin(Stdio::null()).stdout(out).stderr(err);
     #[cfg(target_os = "linux")]
     contain::prepare(&mut cmd, trust);
@@ -73,6 +78,7 @@ pub fn run_as(
     let mut child = cmd.spawn()?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(1);
+    let mut killed = false;
     loop {
         if exited(&mut child)? {
             // Whatever the program left running in its group goes with it.
@@ -90,6 +96,14 @@ pub fn run_as(
             }
             return Ok(Finished::Exited { status, stderr });
         }
+        if !killed && kill_at.is_some_and(|at| start.elapsed() >= at) {
+            killed = true;
+            // As the kernel's OOM killer or an impatient user would: SIGKILL to the whole group.
+            #[cfg(target_os = "linux")]
+            contain::kill_group(&child);
+            let _ = child.kill();
+            inject::mark_fired();
+        }
         if start.elapsed() > limit {
             #[cfg(target_os = "linux")]
             contain::kill_group(&child);
@@ -99,6 +113,38 @@ pub fn run_as(
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Fault injection for the soak test (`bench --inject-faults`), off unless armed: SIGKILL the next tool
+/// (a compiler) this thread starts, mid-run, as the OOM killer would.
+pub mod inject {
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    thread_local! {
+        static KILL_AFTER: Cell<Option<Duration>> = const { Cell::new(None) };
+        static FIRED: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The next tool started on this thread is killed `after` it starts (if it is still running then).
+    pub fn kill_next_tool(after: Duration) {
+        KILL_AFTER.with(|k| k.set(Some(after)));
+        FIRED.with(|f| f.set(false));
+    }
+
+    /// Disarms, and says whether a tool was killed since `kill_next_tool`.
+    pub fn disarm() -> bool {
+        KILL_AFTER.with(|k| k.set(None));
+        FIRED.with(|f| f.replace(false))
+    }
+
+    pub(super) fn take_kill() -> Option<Duration> {
+        KILL_AFTER.with(|k| k.take())
+    }
+
+    pub(super) fn mark_fired() {
+        FIRED.with(|f| f.set(true));
     }
 }
 
@@ -365,6 +411,27 @@ mod tests {
             && std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .is_ok_and(|s| !s.contains(") Z "));
         assert!(!alive, "the background sleeper {pid} outlived the timeout");
+    }
+
+    #[test]
+    fn an_armed_kill_stops_the_next_tool_mid_run_and_only_that_one() {
+        let dir = tempfile::tempdir().unwrap();
+        inject::kill_next_tool(Duration::from_millis(50));
+        let r = run(
+            sh("sleep 30"),
+            Duration::from_secs(60),
+            &dir.path().join("k"),
+        )
+        .unwrap();
+        assert!(inject::disarm(), "the kill did not fire");
+        let Finished::Exited { status, stderr } = r else {
+            panic!("timed out")
+        };
+        assert_eq!(describe(status, &stderr), "killed by signal 9 (SIGKILL)");
+        // Consumed: the next tool runs in peace.
+        let r = run(sh("true"), Duration::from_secs(10), &dir.path().join("t")).unwrap();
+        assert!(matches!(r, Finished::Exited { status, .. } if status.success()));
+        assert!(!inject::disarm());
     }
 
     #[test]

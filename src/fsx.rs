@@ -25,20 +25,20 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.ascend-tune-{}.tmp", unique_suffix()));
     let result = (|| {
+        inject::step()?;
         let mut file = std::fs::File::create(&tmp)?;
-        interrupt::point(0)?;
         // Half the bytes, then a chance to stop: a crash mid-write leaves a partial temporary file.
         let half = contents.len() / 2;
         file.write_all(&contents[..half])?;
-        interrupt::point(1)?;
+        inject::step()?;
         file.write_all(&contents[half..])?;
-        interrupt::point(2)?;
+        inject::step()?;
         file.sync_all()?;
-        interrupt::point(3)?;
+        inject::step()?;
         if let Ok(meta) = std::fs::metadata(path) {
             std::fs::set_permissions(&tmp, meta.permissions())?;
         }
-        interrupt::point(4)?;
+        inject::step()?;
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -48,23 +48,115 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Where the unit tests interrupt `write_atomic` between its steps (a failing disk, a crash); nothing
-/// outside tests.
-mod interrupt {
-    #[cfg(test)]
-    pub const POINTS: usize = 5;
-    #[cfg(test)]
+/// Fault injection into this thread's file writes, off unless armed: the soak test (`bench
+/// --inject-faults`) fills the disk under a trial, and the property tests interrupt a write-back at any
+/// step. Nothing in a normal run arms it; an unarmed check costs one thread-local read.
+pub mod inject {
+    use std::cell::Cell;
+
     thread_local! {
-        pub static AT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+        static DISK_FULL: Cell<bool> = const { Cell::new(false) };
+        static REFUSED: Cell<u64> = const { Cell::new(0) };
+        static INTERRUPT_IN: Cell<Option<usize>> = const { Cell::new(None) };
     }
-    #[inline]
-    pub fn point(_n: usize) -> std::io::Result<()> {
-        #[cfg(test)]
-        if AT.with(|a| a.get()) == Some(_n) {
-            return Err(std::io::Error::other("interrupted by the test"));
+
+    /// Steps of one `write_atomic` where an interruption can fall (create, half written, all written,
+    /// flushed, permissions copied; the rename is the step that makes the new file visible).
+    pub const WRITE_STEPS: usize = 5;
+
+    /// While the guard lives, every write of this thread through `check_space` (the journal, run
+    /// folders, input data, build folders, child logs) fails with ENOSPC, as on a full disk.
+    pub fn fill_disk() -> DiskFull {
+        DISK_FULL.with(|d| d.set(true));
+        REFUSED.with(|r| r.set(0));
+        DiskFull(())
+    }
+
+    pub struct DiskFull(());
+
+    impl DiskFull {
+        /// How many writes the full disk refused so far.
+        pub fn refused(&self) -> u64 {
+            REFUSED.with(|r| r.get())
+        }
+    }
+
+    impl Drop for DiskFull {
+        fn drop(&mut self) {
+            DISK_FULL.with(|d| d.set(false));
+        }
+    }
+
+    /// ENOSPC when this thread's disk is full (see `fill_disk`).
+    pub fn check_space() -> std::io::Result<()> {
+        if DISK_FULL.with(|d| d.get()) {
+            REFUSED.with(|r| r.set(r.get() + 1));
+            return Err(std::io::Error::from_raw_os_error(ENOSPC));
         }
         Ok(())
     }
+
+    /// Interrupts this thread's `write_atomic` calls at the `n`-th step they reach from now (0-based,
+    /// counted across calls), as a crash or a failing disk would; None disarms.
+    pub fn interrupt_after(n: Option<usize>) {
+        INTERRUPT_IN.with(|c| c.set(n));
+    }
+
+    /// Whether an armed interruption is still to come.
+    pub fn interrupt_pending() -> bool {
+        INTERRUPT_IN.with(|c| c.get().is_some())
+    }
+
+    pub(super) fn step() -> std::io::Result<()> {
+        let hit = INTERRUPT_IN.with(|c| match c.get() {
+            Some(0) => {
+                c.set(None);
+                true
+            }
+            Some(n) => {
+                c.set(Some(n - 1));
+                false
+            }
+            None => false,
+        });
+        if hit {
+            return Err(std::io::Error::other("interrupted (fault injection)"));
+        }
+        check_space()
+    }
+
+    /// ENOSPC's number on Linux and the BSDs (28); `is_disk_full` also checks the error kind.
+    const ENOSPC: i32 = 28;
+}
+
+/// Whether an I/O error says the disk (or quota) is full.
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::StorageFull
+        || e.kind() == std::io::ErrorKind::QuotaExceeded
+        || e.raw_os_error() == Some(28)
+}
+
+/// `std::fs::write` for the tool's own working files (run folders, input data, build folders), with the
+/// soak test's full-disk check (`inject`).
+pub fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
+    inject::check_space()?;
+    std::fs::write(path, contents)
+}
+
+/// `File::create` for the tool's own working files, with the full-disk check.
+pub fn create_file(path: &Path) -> std::io::Result<std::fs::File> {
+    inject::check_space()?;
+    std::fs::File::create(path)
+}
+
+/// Appends `bytes` to a working file opened for appending. On a full disk (real or injected) part of
+/// them may have been written, as a real full disk does; the caller cuts the file back.
+pub fn append(file: &mut std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+    if let Err(e) = inject::check_space() {
+        let _ = file.write_all(&bytes[..bytes.len() / 2]);
+        return Err(e);
+    }
+    file.write_all(bytes)
 }
 
 pub fn read_to_string(path: &Path) -> Result<String> {
@@ -203,14 +295,14 @@ mod tests {
         fn an_interrupted_atomic_write_leaves_the_old_file_whole(
             old in proptest::collection::vec(proptest::num::u8::ANY, 0..4096),
             new in proptest::collection::vec(proptest::num::u8::ANY, 0..4096),
-            at in proptest::option::of(0..interrupt::POINTS),
+            at in proptest::option::of(0..inject::WRITE_STEPS),
         ) {
             let dir = tempfile::tempdir().unwrap();
             let p = dir.path().join("kernel.cpp");
             std::fs::write(&p, &old).unwrap();
-            interrupt::AT.with(|a| a.set(at));
+            inject::interrupt_after(at);
             let r = write_atomic(&p, &new);
-            interrupt::AT.with(|a| a.set(None));
+            inject::interrupt_after(None);
             let now = std::fs::read(&p).unwrap();
             match at {
                 Some(_) => {

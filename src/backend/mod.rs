@@ -5,6 +5,7 @@
 
 pub mod cann;
 pub mod cmake_flow;
+pub mod faults;
 pub mod twin;
 
 use crate::errors::{Error, Result};
@@ -66,6 +67,9 @@ pub enum FailureKind {
     Wrong,
     /// The external rewriter failed or gave sources the tuner cannot use.
     Rewrite,
+    /// The machine failed, not the candidate: the compiler was killed, the disk was full. The tuner
+    /// retries such a trial once; a journal never serves it, so a later run measures it again.
+    Infra,
 }
 
 impl FailureKind {
@@ -79,6 +83,7 @@ impl FailureKind {
             Self::Crash => "crash",
             Self::Wrong => "wrong",
             Self::Rewrite => "rewrite",
+            Self::Infra => "infra",
         }
     }
 }

@@ -46,7 +46,7 @@ impl TwinBackend {
                 .unwrap_or(true)
             {
                 let tmp = dir.join(format!(".{}.{}", t.name, fsx::unique_suffix()));
-                std::fs::write(&tmp, bytes)?;
+                fsx::write_file(&tmp, bytes)?;
                 std::fs::rename(&tmp, &p)?;
             }
             paths.push(p);
@@ -83,9 +83,14 @@ impl Backend for TwinBackend {
         inputs: &Inputs,
         keep_trace: bool,
     ) -> std::result::Result<Measurement, TrialFailure> {
-        let files = self
-            .input_files(op, inputs)
-            .map_err(|e| TrialFailure::new(FailureKind::Crash, format!("writing inputs: {e}")))?;
+        let files = self.input_files(op, inputs).map_err(|e| {
+            let kind = if fsx::is_disk_full(&e) {
+                FailureKind::Infra
+            } else {
+                FailureKind::Crash
+            };
+            TrialFailure::new(kind, format!("writing inputs: {e}"))
+        })?;
         let out = self.twin.run(op, artifact, self.soc, &files)?;
         let trace = model::trace::parse(&out.trace).map_err(|e| {
             TrialFailure::new(

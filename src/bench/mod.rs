@@ -5,6 +5,7 @@
 //! Rendering (JSON, markdown, SVG) lives in `render`.
 
 pub mod render;
+pub mod soak;
 
 use crate::backend::{self, Backend, Measurement};
 use crate::errors::{Error, Result};
@@ -34,6 +35,8 @@ pub struct BenchOptions {
     pub bank: Arc<crate::bank::Bank>,
     /// Give each op a bank without the lessons mined from its own reference.
     pub leave_one_out: bool,
+    /// After each tuning run, the soak test: the same run with faults injected (`soak`).
+    pub soak: Option<soak::SoakOptions>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -97,6 +100,9 @@ pub struct BenchReport {
     pub summary: Vec<SummaryRow>,
     pub ops: Vec<OpRow>,
     pub op_info: Vec<OpInfo>,
+    /// The soak test's results, when faults were injected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub soak: Option<soak::SoakReport>,
     /// Modelled pipelines (block 0) of one op before and after tuning, for the picture.
     #[serde(skip)]
     pub pipeline: Option<(String, Measurement, Measurement)>,
@@ -127,7 +133,7 @@ pub fn stage_reference(project: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-fn copy_project(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_project(from: &Path, to: &Path) -> Result<()> {
     let _ = std::fs::remove_dir_all(to);
     for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| {
         let n = e.file_name().to_string_lossy();
@@ -152,11 +158,20 @@ fn copy_project(from: &Path, to: &Path) -> Result<()> {
 struct Quiet;
 impl Observer for Quiet {}
 
+/// What `run` tells its caller as it goes.
+pub enum Progress<'a> {
+    /// A tuning run finished.
+    Tuned(&'a OpRow),
+    /// Its soak run finished.
+    Soaked(&'a soak::SoakRow),
+}
+
 /// Runs the benchmark; `progress` is told about each (op, strategy, budget) as it finishes.
-pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<BenchReport> {
+pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<BenchReport> {
     let projects = projects(&opts.suite)?;
     let work = opts.out.join("work");
     let cache = opts.out.join("cache");
+    let mut soaks = vec![];
     let mut rows = vec![];
     let mut infos = vec![];
     let mut pipeline = None;
@@ -236,6 +251,7 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
                         },
                         rewriter: None,
                         rewriter_attempts: 0,
+                        faults: None,
                     };
                     let started = Instant::now();
                     let result = tune::tune_op(
@@ -292,7 +308,23 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
                         trials_per_s: result.trials.len() as f64 / wall_s.max(1e-9),
                         convergence,
                     };
-                    progress(&row);
+                    progress(Progress::Tuned(&row));
+                    if let Some(so) = &opts.soak {
+                        let soaked = soak::soak(
+                            so,
+                            soak::Run {
+                                project,
+                                dir: work.join(&name).join(format!("soak-{strategy}-{budget}")),
+                                op,
+                                soc: &soc,
+                                cache: cache.clone(),
+                                options: topts.clone(),
+                                clean: &result,
+                            },
+                        )?;
+                        progress(Progress::Soaked(&soaked));
+                        soaks.push(soaked);
+                    }
                     if pipeline.is_none()
                         && strategy == &opts.strategies[0]
                         && budget == *opts.budgets.iter().max().unwrap_or(&budget)
@@ -324,6 +356,10 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(&OpRow)) -> Result<Benc
         summary,
         ops: rows,
         op_info: infos,
+        soak: opts
+            .soak
+            .as_ref()
+            .map(|so| soak::SoakReport::new(so, soaks)),
         pipeline,
     })
 }

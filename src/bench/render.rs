@@ -107,6 +107,74 @@ pub fn readme_section(readme: &str, r: &BenchReport, command: &str) -> Option<St
     Some(format!("{}{body}{}", &readme[..a], &readme[b..]))
 }
 
+/// The soak test's table: per tuning run, trials, faults injected and survived, results lost and
+/// whether the best is the clean run's; then the totals and the faults by kind.
+pub fn soak_table(k: &super::soak::SoakReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Faults injected into {:.0}% of trials (fault seed {}; kinds {}).\n",
+        k.rate * 100.0,
+        k.fault_seed,
+        k.kinds.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "| op | strategy | budget | trials run | faults injected | faults survived | results lost | retried | best clean (us) | best with faults (us) | same best |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    let us = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+    for r in &k.rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.op,
+            r.strategy,
+            r.budget,
+            r.trials,
+            r.faults_injected,
+            r.faults_survived,
+            r.results_lost,
+            r.retried,
+            us(r.clean_us),
+            us(r.faulted_us),
+            match (&r.stopped, r.same_best) {
+                (Some(_), _) => "stopped",
+                (None, true) => "yes",
+                (None, false) => "no",
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| **total** | | | {} | {} | {} | {} | | | | {} of {} |",
+        k.trials,
+        k.faults_injected,
+        k.faults_survived,
+        k.results_lost,
+        k.same_best,
+        k.rows.len()
+    );
+    let mut by_kind: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in &k.rows {
+        for (kind, n) in &r.injected {
+            *by_kind.entry(kind).or_default() += n;
+        }
+    }
+    let kinds: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let _ = writeln!(
+        s,
+        "\nInjected by kind: {}. Armed but missed (the fault could not strike): {}.",
+        if kinds.is_empty() {
+            "none".into()
+        } else {
+            kinds.join(", ")
+        },
+        k.faults_missed
+    );
+    s
+}
+
 pub fn markdown(r: &BenchReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# cargo ascend-tune bench\n");
@@ -138,6 +206,10 @@ pub fn markdown(r: &BenchReport) -> String {
             "| {} | {:.3} | {:.3} | {:.3} | {} | {} |",
             i.op, i.baseline_us, i.reference_us, i.roofline_us, i.baseline_bound, i.reference_bound
         );
+    }
+    if let Some(k) = &r.soak {
+        let _ = writeln!(s, "\n## Soak\n");
+        s.push_str(&soak_table(k));
     }
     let _ = writeln!(s, "\n## Tuning runs\n");
     let _ = writeln!(

@@ -146,6 +146,17 @@ pub struct BenchArgs {
     /// Output folder (default: target/ascend-tune/bench/)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// The soak test: after each tuning run, run it again on a copy with faults injected into this
+    /// fraction of its trials, and report faults injected, survived and results lost
+    #[arg(long, value_name = "RATE")]
+    pub inject_faults: Option<f64>,
+    /// Seed of the fault plan (default: --seed)
+    #[arg(long, value_name = "N")]
+    pub fault_seed: Option<u64>,
+    /// Fault kinds to inject, comma separated: crash, hang, oom, fork-bomb, wrong, build-kill,
+    /// disk-full (default: all this machine can take)
+    #[arg(long, value_name = "KINDS", value_delimiter = ',')]
+    pub faults: Option<Vec<String>>,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! `bench`: the benchmark over a suite of operator projects; writes bench.json, bench.md and SVG pictures.
 
-use crate::bench::{self, BenchOptions};
+use crate::backend::faults::{Fault, FaultPlan};
+use crate::bench::{self, BenchOptions, Progress, soak::SoakOptions};
 use crate::cli::args::{BenchArgs, Common};
 use crate::errors::{Error, Result};
 use crate::report::Printer;
@@ -15,6 +16,16 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
             "a budget of 0 trials tunes nothing",
             Some("give budgets of at least 1, e.g. --budget 16,32".into()),
         ));
+    }
+    let soak = soak_options(args)?;
+    if soak
+        .as_ref()
+        .is_some_and(|s| s.kinds.contains(&Fault::Hang))
+        && std::env::var_os("ASCEND_TUNE_RUN_TIMEOUT").is_none()
+    {
+        printer.warn(
+            "each injected hang waits out the run timeout (120 s by default); set ASCEND_TUNE_RUN_TIMEOUT=5 for a quicker soak",
+        );
     }
     let suite = if args.suite.is_empty() {
         let local = PathBuf::from("fixtures");
@@ -41,25 +52,54 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
         soc: common.soc.clone(),
         bank: std::sync::Arc::new(crate::bank::Bank::chosen(args.bank.as_deref(), None)?),
         leave_one_out: args.leave_one_out,
+        soak,
     };
-    let report = bench::run(&opts, &mut |row| {
-        let tuned = row
-            .tuned_us
-            .map(|t| format!("{t:.3} us ({:.2}x)", row.baseline_us / t))
-            .unwrap_or_else(|| "no valid candidate".into());
-        printer.status(
-            "Benched",
-            format!(
-                "{} {} budget {}: {tuned} in {:.1}s",
-                row.op, row.strategy, row.budget, row.wall_s
-            ),
-        );
+    let report = bench::run(&opts, &mut |p| match p {
+        Progress::Tuned(row) => {
+            let tuned = row
+                .tuned_us
+                .map(|t| format!("{t:.3} us ({:.2}x)", row.baseline_us / t))
+                .unwrap_or_else(|| "no valid candidate".into());
+            printer.status(
+                "Benched",
+                format!(
+                    "{} {} budget {}: {tuned} in {:.1}s",
+                    row.op, row.strategy, row.budget, row.wall_s
+                ),
+            );
+        }
+        Progress::Soaked(row) => {
+            printer.status(
+                "Soaked",
+                format!(
+                    "{} {} budget {}: {} trials, {} faults injected, {} survived, {} results lost{} in {:.1}s",
+                    row.op,
+                    row.strategy,
+                    row.budget,
+                    row.trials,
+                    row.faults_injected,
+                    row.faults_survived,
+                    row.results_lost,
+                    if row.same_best { ", same best" } else { ", best differs" },
+                    row.wall_s
+                ),
+            );
+            for p in &row.problems {
+                printer.warn(format!("soak {} {}: {p}", row.op, row.strategy));
+            }
+            if let Some(e) = &row.stopped {
+                printer.warn(format!(
+                    "soak {} {}: the run stopped: {e}",
+                    row.op, row.strategy
+                ));
+            }
+        }
     })?;
     let files = bench::render::write_all(&report, &out)?;
     if printer.json() {
         println!(
             "{}",
-            serde_json::json!({"reason": "bench-finished", "out": out, "summary": report.summary})
+            serde_json::json!({"reason": "bench-finished", "out": out, "summary": report.summary, "soak": report.soak})
         );
     } else {
         print!(
@@ -69,6 +109,9 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
                 .next()
                 .unwrap_or_default()
         );
+        if let Some(soak) = &report.soak {
+            print!("## Soak\n\n{}\n", bench::render::soak_table(soak));
+        }
         for f in files {
             printer.status("Wrote", f.display().to_string());
         }
@@ -86,6 +129,43 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
         printer.status("Updated", readme.display().to_string());
     }
     Ok(crate::exit_codes::OK)
+}
+
+/// The soak test's options from `--inject-faults`, `--fault-seed` and `--faults`, checked.
+fn soak_options(args: &BenchArgs) -> Result<Option<SoakOptions>> {
+    let Some(rate) = args.inject_faults else {
+        if args.faults.is_some() || args.fault_seed.is_some() {
+            return Err(Error::bad_input(
+                "`--faults` and `--fault-seed` choose what `--inject-faults` injects, which is not given",
+                Some("add `--inject-faults RATE`, e.g. `--inject-faults 0.2`".into()),
+            ));
+        }
+        return Ok(None);
+    };
+    let kinds = match &args.faults {
+        None => FaultPlan::default_kinds(),
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                Fault::parse(n.trim()).ok_or_else(|| {
+                    let known: Vec<&str> = Fault::ALL.iter().map(|f| f.name()).collect();
+                    Error::bad_input(
+                        format!("unknown fault kind `{n}` in --faults"),
+                        Some(format!("use some of: {}", known.join(", "))),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let seed = args.fault_seed.unwrap_or(args.seed);
+    // The same checks the plan makes, before anything is built.
+    FaultPlan::new(rate, seed, kinds.clone()).map_err(|e| {
+        Error::bad_input(
+            format!("--inject-faults: {e}"),
+            Some("e.g. `--inject-faults 0.2 --faults crash,hang,build-kill`".into()),
+        )
+    })?;
+    Ok(Some(SoakOptions { rate, seed, kinds }))
 }
 
 /// The command line as a user would type it, without `--update-readme FILE`.

@@ -6,9 +6,7 @@ use crate::bank::Bank;
 use crate::cli::args::{Common, TuneArgs};
 use crate::errors::{Error, Result};
 use crate::exit_codes;
-use crate::fsx;
-use crate::lockfile::{Entry, Lockfile};
-use crate::measure::samples::Summary;
+use crate::lockfile::Lockfile;
 use crate::report::{Printer, Progress};
 use crate::tune::{TuneOptions, tune_op};
 use std::collections::BTreeMap;
@@ -102,37 +100,13 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             continue;
         }
         let modelled = result.baseline.modelled;
-        let (params, latency, patched, rewrites) = match result.improvement() {
-            Some(best) => (
-                best.trial.params.clone(),
-                best.trial.latency_us.unwrap_or(f64::NAN),
-                best.changed_files(&result.originals),
-                best.variant.rewrites.clone(),
-            ),
-            None => {
-                printer.status(
-                    "Kept",
-                    format!("{}: no candidate beat the current sources", op.name),
-                );
-                let current = result
-                    .space
-                    .tunables
-                    .iter()
-                    .map(|t| (t.name.clone(), t.site.value))
-                    .collect();
-                (current, result.baseline.latency_us, BTreeMap::new(), vec![])
-            }
-        };
-        // A measured latency keeps its spread, for `check` to tell a regression from noise.
-        let samples = match result.improvement() {
-            Some(best) => &best.trial.samples,
-            None => &result.baseline.samples,
-        };
-        let latency_samples = if modelled {
-            None
-        } else {
-            Summary::of(samples).filter(|s| s.n > 1)
-        };
+        let choice = result.choice();
+        if !choice.improved {
+            printer.status(
+                "Kept",
+                format!("{}: no candidate beat the current sources", op.name),
+            );
+        }
         let previous = entry_of(&lock, op);
         // Re-tuning sources that an earlier run wrote keeps that run's baseline: the lock records how
         // far the op has come from the sources tuning started from.
@@ -143,49 +117,26 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         printer.op_tuned(
             &op.name,
             baseline,
-            latency,
+            choice.latency_us,
             result.trials.len(),
             failures,
-            &params,
+            &choice.params,
             modelled,
         );
         if args.dry_run {
-            for (file, new) in &patched {
+            for (file, new) in &choice.patched {
                 if let Some(old) = result.originals.get(file).filter(|old| *old != new) {
                     print!("{}", crate::writeback::diff(file, old, new));
                 }
             }
             continue;
         }
-        let written = crate::writeback::write(&root, &patched, &result.originals)?;
+        let written = crate::writeback::write(&root, &choice.patched, &result.originals)?;
         for f in &written {
             printer.status("Rewrote", f);
         }
-        let mut after = result.originals.clone();
-        after.extend(patched);
         locked_any = true;
-        lock.upsert(Entry {
-            name: op.name.clone(),
-            shape: op.shape_key(),
-            soc: soc.name.to_string(),
-            backend: backend_name.to_string(),
-            latency_us: latency,
-            latency_samples,
-            baseline_latency_us: baseline,
-            modelled,
-            strategy: opts.strategy.clone(),
-            seed: opts.seed,
-            trials: result.trials.len(),
-            tool: env!("CARGO_PKG_VERSION").to_string(),
-            toolchain: backend.fingerprint(),
-            space: result.space.fingerprint(),
-            params,
-            rewrites,
-            sources: after
-                .iter()
-                .map(|(f, text)| (f.clone(), fsx::hash_hex(text.as_bytes())))
-                .collect(),
-        });
+        lock.upsert(result.lock_entry(op, backend.as_ref(), &opts, &choice, baseline));
     }
     if locked_any && lock.write(&lock_path)? {
         printer.status("Wrote", lock_path.display().to_string());
@@ -244,5 +195,6 @@ fn options_of(args: &TuneArgs, op: &crate::manifest::OpSpec, bank: Arc<Bank>) ->
             .tune
             .rewriter_attempts
             .unwrap_or(DEFAULT_REWRITER_ATTEMPTS),
+        faults: None,
     }
 }

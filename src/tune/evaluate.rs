@@ -2,9 +2,15 @@
 //! looked up in the journal, and only then patched into the sources, built, run and verified against the
 //! reference outputs. Every outcome, failures included, becomes a journal `Trial`. Strategies never get
 //! past this door; the loop charges the budget for what comes out of it.
+//!
+//! A failure that is the machine's, not the candidate's (`infra`: a killed compiler, a full disk), is
+//! retried once; the reason stays in the trial's `retried`. The soak test's faults come in here as a
+//! `TrialPlan` (armed on the evaluating thread for `backend::faults::FaultyBackend`) and as hostile
+//! copies of points (`evaluate_hostile`); without them, nothing here knows faults exist.
 
 use super::journal::{self, Journal, Trial};
 use super::variant::Variant;
+use crate::backend::faults::{self, Event, Fault, FaultPlan, TrialPlan};
 use crate::backend::{Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
 use crate::fsx::KeyHasher;
 use crate::manifest::OpSpec;
@@ -26,6 +32,8 @@ pub struct Evaluator {
     pub inputs: Inputs,
     pub reference: Reference,
     pub journal: Mutex<Journal>,
+    /// Faults to inject (the soak test only); the backend is then a `faults::FaultyBackend`.
+    pub faults: Option<Arc<FaultPlan>>,
 }
 
 /// What the loop learns from one evaluation.
@@ -69,22 +77,19 @@ impl Evaluator {
         variant: &Variant,
         point: &Point,
     ) -> crate::errors::Result<Evaluated> {
-        let params = variant.space.values(point);
-        let mut trial = Trial {
-            v: journal::VERSION,
-            key: String::new(),
-            op: self.op.name.clone(),
-            index,
-            params,
-            rewrites: variant.rewrites.clone(),
-            latency_us: None,
-            block_dim: None,
-            bound: None,
-            pipes: BTreeMap::new(),
-            failure: None,
-            error: None,
-            samples: vec![],
-        };
+        self.evaluate_planned(index, variant, point, &TrialPlan::default())
+    }
+
+    /// `evaluate`, with the machine faults `plan` holds for this trial. A trial that fails for the
+    /// machine's sake (`infra`: a killed compiler, a full disk) is tried once more before it is recorded.
+    pub fn evaluate_planned(
+        &self,
+        index: usize,
+        variant: &Variant,
+        point: &Point,
+        plan: &TrialPlan,
+    ) -> crate::errors::Result<Evaluated> {
+        let mut trial = self.blank(index, variant, point);
         if let Err(why) = variant.space.check(point) {
             trial.failure = Some(FailureKind::Invalid);
             trial.error = Some(why);
@@ -109,12 +114,140 @@ impl Evaluator {
         }
         let sources = SourceSet { overrides: patched };
         let mut build_cached = false;
-        let outcome = self.backend.build(&self.op, &sources).and_then(|artifact| {
-            build_cached = artifact.cached;
+        let mut attempt = 0;
+        let outcome = loop {
+            let armed = faults::arm(plan.attempts[attempt]);
+            let outcome = self.attempt(&sources, &mut build_cached);
+            if let Some(infra) = plan.attempts[attempt] {
+                self.log(
+                    &trial,
+                    infra.fault,
+                    Some(infra.moment),
+                    attempt,
+                    armed.fired(),
+                );
+            }
+            drop(armed);
+            match outcome {
+                Err(f) if f.kind == FailureKind::Infra && attempt == 0 => {
+                    trial.retried.push(f.message);
+                    attempt += 1;
+                }
+                other => break other,
+            }
+        };
+        self.settle(&mut trial, outcome);
+        let armed = faults::arm(plan.journal_full.then_some(faults::Infra {
+            fault: Fault::DiskFull,
+            moment: faults::Moment::Journal,
+            after: std::time::Duration::ZERO,
+        }));
+        self.journal.lock().expect("journal lock").record(&trial)?;
+        if plan.journal_full {
+            self.log(
+                &trial,
+                Fault::DiskFull,
+                Some(faults::Moment::Journal),
+                0,
+                armed.fired(),
+            );
+        }
+        Ok(Evaluated {
+            trial,
+            from_journal: false,
+            build_cached,
+        })
+    }
+
+    /// Evaluates the hostile copy of a point (`faults::hostile_sources`): an extra trial, always built
+    /// and run, never served from the journal. None when the point breaks a constraint.
+    pub fn evaluate_hostile(
+        &self,
+        index: usize,
+        variant: &Variant,
+        point: &Point,
+        fault: Fault,
+    ) -> crate::errors::Result<Option<Evaluated>> {
+        if variant.space.check(point).is_err() {
+            return Ok(None);
+        }
+        let mut trial = self.blank(index, variant, point);
+        trial.injected = Some(fault.name().to_string());
+        let mut patched = variant.patched(point);
+        if faults::hostile_sources(fault, &self.op, &mut patched).is_none() {
+            return Ok(None);
+        }
+        trial.key = self.key(&patched);
+        patched.retain(|f, text| self.originals.get(f) != Some(text));
+        let sources = SourceSet { overrides: patched };
+        let mut build_cached = false;
+        let outcome = self.attempt(&sources, &mut build_cached);
+        self.settle(&mut trial, outcome);
+        self.journal.lock().expect("journal lock").record(&trial)?;
+        self.log(&trial, fault, None, 0, true);
+        Ok(Some(Evaluated {
+            trial,
+            from_journal: false,
+            build_cached,
+        }))
+    }
+
+    fn blank(&self, index: usize, variant: &Variant, point: &Point) -> Trial {
+        Trial {
+            v: journal::VERSION,
+            key: String::new(),
+            op: self.op.name.clone(),
+            index,
+            params: variant.space.values(point),
+            rewrites: variant.rewrites.clone(),
+            latency_us: None,
+            block_dim: None,
+            bound: None,
+            pipes: BTreeMap::new(),
+            failure: None,
+            error: None,
+            samples: vec![],
+            retried: vec![],
+            injected: None,
+        }
+    }
+
+    /// Builds, runs and verifies once.
+    fn attempt(
+        &self,
+        sources: &SourceSet,
+        build_cached: &mut bool,
+    ) -> Result<Measurement, TrialFailure> {
+        self.backend.build(&self.op, sources).and_then(|artifact| {
+            *build_cached = artifact.cached;
             let m = self.backend.run(&self.op, &artifact, &self.inputs, false)?;
             self.verify(&m)?;
             Ok(m)
-        });
+        })
+    }
+
+    fn log(
+        &self,
+        trial: &Trial,
+        fault: Fault,
+        moment: Option<faults::Moment>,
+        attempt: usize,
+        fired: bool,
+    ) {
+        if let Some(plan) = &self.faults {
+            plan.log(Event {
+                op: self.op.name.clone(),
+                index: trial.index,
+                key: trial.key.clone(),
+                fault,
+                moment,
+                attempt: attempt as u8,
+                fired,
+            });
+        }
+    }
+
+    fn settle(&self, trial: &mut Trial, outcome: Result<Measurement, TrialFailure>) {
         match outcome {
             Ok(m) => {
                 trial.latency_us = Some(m.latency_us);
@@ -133,19 +266,154 @@ impl Evaluator {
             }
             Err(f) => {
                 trial.failure = Some(f.kind);
-                trial.error = Some(f.message);
+                trial.error = Some(match trial.retried.is_empty() {
+                    true => f.message,
+                    false => format!("{} (retried once)", f.message),
+                });
             }
         }
-        self.journal.lock().expect("journal lock").record(&trial)?;
-        Ok(Evaluated {
-            trial,
-            from_journal: false,
-            build_cached,
-        })
     }
 
     fn verify(&self, m: &Measurement) -> Result<(), TrialFailure> {
         crate::verify::outputs_match(&self.op, &m.outputs, &self.reference.outputs)
             .map_err(|why| TrialFailure::new(FailureKind::Wrong, why))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The retry policy, on a backend that fails as it is told.
+    use super::*;
+    use crate::backend::Artifact;
+    use crate::manifest::{BackendKind, Manifest};
+
+    /// Fails its builds with the kinds in `script`, one per build, then succeeds.
+    struct Scripted {
+        script: Mutex<Vec<FailureKind>>,
+        builds: Mutex<usize>,
+    }
+
+    impl Backend for Scripted {
+        fn kind(&self) -> BackendKind {
+            BackendKind::Twin
+        }
+        fn soc(&self) -> &'static crate::model::soc::Soc {
+            crate::model::soc::lookup("Ascend910B1").unwrap()
+        }
+        fn fingerprint(&self) -> String {
+            "scripted".into()
+        }
+        fn build(&self, _: &OpSpec, _: &SourceSet) -> Result<Artifact, TrialFailure> {
+            *self.builds.lock().unwrap() += 1;
+            let mut s = self.script.lock().unwrap();
+            if !s.is_empty() {
+                let kind = s.remove(0);
+                return Err(TrialFailure::new(
+                    kind,
+                    format!("scripted {}", kind.as_str()),
+                ));
+            }
+            Ok(Artifact {
+                key: "a".into(),
+                host: "h".into(),
+                kernel: "k".into(),
+                cached: false,
+            })
+        }
+        fn run(
+            &self,
+            _: &OpSpec,
+            _: &Artifact,
+            _: &Inputs,
+            _: bool,
+        ) -> Result<Measurement, TrialFailure> {
+            let timing = crate::model::pipeline::simulate(
+                &crate::model::trace::Trace::default(),
+                self.soc(),
+                &crate::model::pipeline::SimOptions {
+                    record_spans: false,
+                },
+            );
+            Ok(Measurement {
+                latency_us: 7.0,
+                samples: vec![7.0],
+                timing,
+                block_dim: 8,
+                outputs: vec![],
+                modelled: true,
+                trace: None,
+            })
+        }
+    }
+
+    /// The trial a scripted backend gives add_custom's current point, and how many builds it took.
+    fn trial_with(script: Vec<FailureKind>) -> (Trial, usize, Option<Trial>) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
+        let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
+        let op = manifest.ops[0].clone();
+        let soc = crate::model::soc::lookup(&manifest.soc).unwrap();
+        let originals = crate::tune::read_sources(&manifest, &op).unwrap();
+        let variant =
+            crate::tune::variant::original(&manifest, &op, soc, originals.clone()).unwrap();
+        let backend = Arc::new(Scripted {
+            script: Mutex::new(script),
+            builds: Mutex::new(0),
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let ev = Evaluator {
+            backend: backend.clone(),
+            op: op.clone(),
+            originals,
+            inputs: Inputs {
+                tensors: vec![],
+                key: "in".into(),
+            },
+            reference: Reference {
+                outputs: vec![],
+                key: "ref".into(),
+            },
+            journal: Mutex::new(Journal::open(dir.path(), &op.name).unwrap()),
+            faults: None,
+        };
+        let point = variant.space.current().unwrap();
+        let t = ev.evaluate(0, &variant, &point).unwrap().trial;
+        let builds = *backend.builds.lock().unwrap();
+        // What a later run would be served for the same candidate.
+        let served = Journal::open(dir.path(), &op.name)
+            .unwrap()
+            .get(&t.key)
+            .cloned();
+        (t, builds, served)
+    }
+
+    #[test]
+    fn a_machine_failure_is_retried_once_and_the_retry_counts() {
+        let (t, builds, served) = trial_with(vec![FailureKind::Infra]);
+        assert_eq!(builds, 2);
+        assert_eq!(t.latency_us, Some(7.0));
+        assert_eq!(t.failure, None);
+        assert_eq!(t.retried, ["scripted infra"]);
+        assert_eq!(served.unwrap().retried, ["scripted infra"]);
+    }
+
+    #[test]
+    fn a_machine_failure_twice_is_a_failed_trial_no_journal_serves_again() {
+        let (t, builds, served) = trial_with(vec![FailureKind::Infra, FailureKind::Infra]);
+        assert_eq!(builds, 2, "retried once, not more");
+        assert_eq!(t.failure, Some(FailureKind::Infra));
+        assert_eq!(t.error.as_deref(), Some("scripted infra (retried once)"));
+        assert!(
+            served.is_none(),
+            "an infra failure is measured again next run"
+        );
+    }
+
+    #[test]
+    fn a_candidate_failure_is_not_retried() {
+        let (t, builds, served) = trial_with(vec![FailureKind::Build]);
+        assert_eq!(builds, 1);
+        assert_eq!(t.failure, Some(FailureKind::Build));
+        assert!(t.retried.is_empty());
+        assert_eq!(served.unwrap().failure, Some(FailureKind::Build));
     }
 }

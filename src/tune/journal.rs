@@ -3,10 +3,16 @@
 //! by its key, a content hash of everything that decides its outcome, so an interrupted or repeated `tune`
 //! never measures a candidate twice. A torn last line (a killed process) is skipped, never fatal.
 //!
+//! A full disk loses nothing it need not: a record that cannot be written stays in memory (and is served
+//! from there) and goes out with the next write; a partly written line is cut off again, so the file only
+//! ever holds whole lines. When the disk stays full for `WRITE_ATTEMPTS` writes in a row, `record` fails
+//! with an error that says so, and the run stops cleanly.
+//!
 //! Format version 1: {"v":1,"key","op","index","params","rewrites","latency_us"?,"block_dim"?,"bound"?,
-//! "pipes"?,"failure"?,"error"?,"samples"?}. Readers skip lines of other versions. `samples` (the latency
-//! samples of a measured, not modelled, run) was added within version 1: optional, absent on twin
-//! trials, so older lines read as before.
+//! "pipes"?,"failure"?,"error"?,"samples"?,"retried"?,"injected"?}. Readers skip lines of other
+//! versions. The last three fields were added within version 1 and are optional, so older lines read as
+//! before: `samples` (the latency samples of a measured, not modelled, run; absent on twin trials),
+//! `retried` and `injected` (the soak test's machine faults and injected faults).
 
 use crate::backend::FailureKind;
 use crate::errors::{Error, Result};
@@ -41,12 +47,27 @@ pub struct Trial {
     /// Latency samples (us) of a measured run, whose median is `latency_us`; empty when modelled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<f64>,
+    /// Why earlier attempts at this trial failed for the machine's sake (`infra`) and were retried.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<String>,
+    /// The fault the soak test injected into this trial (`bench --inject-faults`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<String>,
 }
+
+/// Writes in a row a full disk may refuse before `record` gives up.
+pub const WRITE_ATTEMPTS: u32 = 3;
 
 pub struct Journal {
     path: PathBuf,
     file: std::fs::File,
     known: HashMap<String, Trial>,
+    /// Lines recorded but not yet on disk (the disk was full), oldest first.
+    pending: Vec<String>,
+    /// Writes refused in a row.
+    refused: u32,
+    /// A failed write left part of a line that could not be cut off: start the next one on a new line.
+    torn: bool,
 }
 
 impl Journal {
@@ -68,7 +89,14 @@ impl Journal {
             file.write_all(b"\n")
                 .map_err(|e| Error::io("could not append to", &path, e))?;
         }
-        Ok(Journal { path, file, known })
+        Ok(Journal {
+            path,
+            file,
+            known,
+            pending: vec![],
+            refused: 0,
+            torn: false,
+        })
     }
 
     /// The trials a journal's text records, by key, and whether its last line is torn. Lines that do not
@@ -79,9 +107,10 @@ impl Journal {
         for line in text.lines() {
             if let Ok(t) = serde_json::from_str::<Trial>(line)
                 && t.v == VERSION
-                && t.failure != Some(FailureKind::Timeout)
+                && !matches!(t.failure, Some(FailureKind::Timeout | FailureKind::Infra))
             {
-                // A timeout may be the machine's fault, not the candidate's: try it again next time.
+                // A timeout may be the machine's fault, not the candidate's, and an `infra` failure is:
+                // try them again next time.
                 known.insert(t.key.clone(), t);
             }
         }
@@ -92,16 +121,68 @@ impl Journal {
         self.known.get(key)
     }
 
-    /// Appends a trial and flushes it to disk before returning.
+    /// Appends a trial and flushes it to disk before returning; on a full disk, keeps it for the next
+    /// write (see the module comment).
     pub fn record(&mut self, trial: &Trial) -> Result<()> {
         let mut line = serde_json::to_string(trial).map_err(|e| Error::Internal(e.to_string()))?;
         line.push('\n');
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|_| self.file.sync_data())
-            .map_err(|e| Error::io("could not append to", &self.path, e))?;
         self.known.insert(trial.key.clone(), trial.clone());
-        Ok(())
+        self.pending.push(line);
+        self.flush()
+    }
+
+    /// Records not yet on disk.
+    pub fn unsaved(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Writes the records a full disk held back. Ok when all are on disk, or when the disk refused
+    /// fewer than `WRITE_ATTEMPTS` writes in a row (they stay pending); an error otherwise.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut bytes = String::new();
+        if self.torn {
+            bytes.push('\n');
+        }
+        self.pending.iter().for_each(|l| bytes.push_str(l));
+        let before = self.file.metadata().map(|m| m.len());
+        let written = crate::fsx::append(&mut self.file, bytes.as_bytes())
+            .and_then(|_| self.file.sync_data());
+        let e = match written {
+            Ok(()) => {
+                self.pending.clear();
+                self.refused = 0;
+                self.torn = false;
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        // Never leave part of a line: cut the file back to where this write began.
+        self.torn = !before
+            .as_ref()
+            .is_ok_and(|&len| self.file.set_len(len).is_ok());
+        if !crate::fsx::is_disk_full(&e) {
+            return Err(Error::io("could not append to", &self.path, e));
+        }
+        self.refused += 1;
+        if self.refused < WRITE_ATTEMPTS {
+            return Ok(());
+        }
+        Err(Error::io(
+            "could not append to",
+            &self.path,
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "the disk is full ({e}); {} finished trial(s) could not be saved after {} attempts. \
+                     Free some space and run again: the trials already in the journal are not measured again",
+                    self.pending.len(),
+                    self.refused
+                ),
+            ),
+        ))
     }
 }
 
@@ -124,6 +205,8 @@ mod tests {
             failure: None,
             error: None,
             samples: vec![],
+            retried: vec![],
+            injected: None,
         }
     }
 
@@ -159,5 +242,77 @@ mod tests {
         let (known, _) = Journal::parse(&format!("{twin}\n{line}\n"));
         assert_eq!(known["m"], measured);
         assert!(known["a"].samples.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod full_disk_tests {
+    use super::*;
+
+    fn trial(key: &str) -> Trial {
+        Trial {
+            v: VERSION,
+            key: key.into(),
+            op: "add".into(),
+            index: 0,
+            params: BTreeMap::from([("t".into(), 8)]),
+            rewrites: vec![],
+            latency_us: Some(1.0),
+            block_dim: Some(8),
+            bound: None,
+            pipes: BTreeMap::new(),
+            failure: None,
+            error: None,
+            samples: vec![],
+            retried: vec![],
+            injected: None,
+        }
+    }
+
+    fn lines(dir: &Path) -> Vec<Trial> {
+        std::fs::read_to_string(dir.join("add.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("every line whole"))
+            .collect()
+    }
+
+    #[test]
+    fn a_record_the_full_disk_refused_goes_out_with_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = Journal::open(dir.path(), "add").unwrap();
+        j.record(&trial("a")).unwrap();
+        {
+            let full = crate::fsx::inject::fill_disk();
+            j.record(&trial("b")).unwrap();
+            assert_eq!(full.refused(), 1);
+        }
+        assert_eq!(j.unsaved(), 1);
+        assert!(j.get("b").is_some(), "served from memory meanwhile");
+        let keys: Vec<String> = lines(dir.path()).into_iter().map(|t| t.key).collect();
+        assert_eq!(keys, ["a"], "the half-written line was cut off");
+        j.record(&trial("c")).unwrap();
+        assert_eq!(j.unsaved(), 0);
+        let keys: Vec<String> = lines(dir.path()).into_iter().map(|t| t.key).collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_disk_that_stays_full_stops_the_run_with_whole_lines_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = Journal::open(dir.path(), "add").unwrap();
+        j.record(&trial("a")).unwrap();
+        let _full = crate::fsx::inject::fill_disk();
+        j.record(&trial("b")).unwrap();
+        j.record(&trial("c")).unwrap();
+        let e = j.record(&trial("d")).unwrap_err().to_string();
+        assert!(e.contains("the disk is full"), "{e}");
+        assert!(
+            e.contains("3 finished trial(s) could not be saved after 3 attempts"),
+            "{e}"
+        );
+        assert!(e.contains("add.jsonl"), "{e}");
+        let keys: Vec<String> = lines(dir.path()).into_iter().map(|t| t.key).collect();
+        assert_eq!(keys, ["a"]);
     }
 }

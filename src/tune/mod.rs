@@ -6,11 +6,13 @@
 //! each trial; the loop itself prints nothing and writes nothing but the journal.
 
 pub mod alternate;
+pub mod choice;
 pub mod evaluate;
 pub mod journal;
 pub mod last_run;
 pub mod variant;
 
+use crate::backend::faults::TrialPlan;
 use crate::backend::{Backend, Inputs, Measurement};
 use crate::errors::{Error, Result};
 use crate::fsx::{self, KeyHasher};
@@ -42,6 +44,8 @@ pub struct TuneOptions {
     pub rewriter: Option<Vec<String>>,
     /// Turns the external rewriter gets.
     pub rewriter_attempts: u32,
+    /// Faults to inject (`bench --inject-faults`, the soak test); None in every real run.
+    pub faults: Option<Arc<crate::backend::faults::FaultPlan>>,
 }
 
 /// Told about the loop's progress; the CLI's progress bar and JSON messages implement it.
@@ -140,6 +144,10 @@ pub fn tune_op(
     let originals = read_sources(manifest, op)?;
     let start = variant::original(manifest, op, backend.soc(), originals.clone())?;
     let inputs = inputs(op);
+    let backend: Arc<dyn Backend> = match &opts.faults {
+        Some(_) => Arc::new(crate::backend::faults::FaultyBackend::new(backend)),
+        None => backend,
+    };
     let baseline = Evaluator::baseline(backend.as_ref(), op, &inputs, false)
         .map_err(|f| Error::NoValidCandidate(format!("op `{}`: the sources as they are fail ({}): {}\nfix the operator first: tuning needs its own outputs as the reference", op.name, f.kind.as_str(), f.message)))?;
     let mut h = KeyHasher::new();
@@ -158,6 +166,7 @@ pub fn tune_op(
         inputs,
         reference,
         journal: Mutex::new(journal),
+        faults: opts.faults.clone(),
     });
     observer.started(&op.name, baseline.latency_us, opts.budget);
     let derived: Vec<String> = start.space.derived.iter().map(|d| d.describe()).collect();
@@ -177,6 +186,13 @@ pub fn tune_op(
         let point = start.space.current();
         runner.search(&start, strategy, opts.budget, opts.seed, point)?;
     }
+    // Records a full disk held back go out now, or the run stops saying how many are unsaved.
+    runner
+        .evaluator
+        .journal
+        .lock()
+        .expect("journal lock")
+        .flush()?;
     let Runner {
         trials,
         best,
@@ -201,6 +217,8 @@ pub fn tune_op(
 }
 
 /// Owns the budget: runs searches over variants, one at a time, and keeps every trial and the best.
+/// Under the soak test it also runs the hostile copies the fault plan asks for: extra trials, kept and
+/// reported like any other but charged outside the budget and never shown to the strategy.
 pub struct Runner<'o> {
     evaluator: Arc<Evaluator>,
     runtime: tokio::runtime::Runtime,
@@ -221,6 +239,8 @@ pub struct Runner<'o> {
     pub rewrites_tried: Vec<(String, String)>,
     /// Every (variant's rewrites, point) measured in this run.
     measured: Vec<(Vec<String>, Point)>,
+    /// Extra trials of hostile candidates the soak test injected (outside the budget).
+    pub injected: usize,
 }
 
 impl<'o> Runner<'o> {
@@ -253,6 +273,7 @@ impl<'o> Runner<'o> {
             rewriter_attempts: opts.rewriter_attempts,
             rewrites_tried: vec![],
             measured: vec![],
+            injected: 0,
         })
     }
 
@@ -285,6 +306,8 @@ impl<'o> Runner<'o> {
             failure: Some(kind),
             error: Some(message),
             samples: vec![],
+            retried: vec![],
+            injected: None,
         };
         self.observer.trial(&trial, false);
         self.trials.push(trial);
@@ -299,7 +322,8 @@ impl<'o> Runner<'o> {
         {
             return 0;
         }
-        self.budget.saturating_sub(self.trials.len())
+        self.budget
+            .saturating_sub(self.trials.len() - self.injected)
     }
 
     /// Runs `strategy` over `variant` for up to `budget` trials (fewer if the overall budget runs out or
@@ -335,13 +359,33 @@ impl<'o> Runner<'o> {
                 break;
             }
             let first = self.trials.len();
-            let evaluated = self.runtime.block_on(evaluate_batch(
+            // The fault plan counts trials without the extra hostile ones, so it strikes the same
+            // trials as the search would have run without faults.
+            let number = first - self.injected;
+            let plans: Vec<TrialPlan> = (0..batch.len())
+                .map(|i| match &self.evaluator.faults {
+                    Some(f) => f.for_trial(&self.evaluator.op.name, number + i),
+                    None => TrialPlan::default(),
+                })
+                .collect();
+            let mut jobs: Vec<Job> = batch
+                .iter()
+                .zip(&plans)
+                .map(|(p, plan)| Job::Trial(p.clone(), *plan))
+                .collect();
+            jobs.extend(batch.iter().zip(&plans).filter_map(|(p, plan)| {
+                plan.hostile
+                    .filter(|_| variant.space.check(p).is_ok())
+                    .map(|f| Job::Hostile(p.clone(), f))
+            }));
+            let mut evaluated = self.runtime.block_on(evaluate_batch(
                 self.evaluator.clone(),
                 Arc::new(variant.clone()),
                 first,
-                batch.clone(),
+                jobs,
                 self.jobs,
             ))?;
+            let hostile = evaluated.split_off(batch.len());
             let mut observations = vec![];
             for (point, e) in batch.into_iter().zip(evaluated) {
                 if e.from_journal {
@@ -371,29 +415,53 @@ impl<'o> Runner<'o> {
                 self.trials.push(e.trial);
                 spent += 1;
             }
+            // Hostile trials are recorded and reported, but the strategy never hears of them.
+            for e in hostile {
+                self.builds += 1;
+                self.build_cache_hits += e.build_cached as usize;
+                self.observer.trial(&e.trial, false);
+                self.trials.push(e.trial);
+                self.injected += 1;
+            }
             strategy.observe(&mut ctx, &observations);
         }
         Ok(best)
     }
 }
 
+/// One evaluation of a batch: a trial of the search (with the machine faults planned for it), or the
+/// hostile copy of one (the soak test).
+enum Job {
+    Trial(Point, TrialPlan),
+    Hostile(Point, crate::backend::faults::Fault),
+}
+
 async fn evaluate_batch(
     evaluator: Arc<Evaluator>,
     variant: Arc<Variant>,
     first: usize,
-    batch: Vec<Point>,
+    batch: Vec<Job>,
     jobs: usize,
 ) -> Result<Vec<evaluate::Evaluated>> {
     let permits = Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
     let mut handles = vec![];
-    for (i, point) in batch.into_iter().enumerate() {
+    for (i, job) in batch.into_iter().enumerate() {
         let evaluator = evaluator.clone();
         let variant = variant.clone();
         let permits = permits.clone();
         handles.push(tokio::spawn(async move {
             let _permit = permits.acquire_owned().await.expect("semaphore open");
-            tokio::task::spawn_blocking(move || evaluator.evaluate(first + i, &variant, &point))
-                .await
+            tokio::task::spawn_blocking(move || match job {
+                Job::Trial(point, plan) => {
+                    evaluator.evaluate_planned(first + i, &variant, &point, &plan)
+                }
+                Job::Hostile(point, fault) => evaluator
+                    .evaluate_hostile(first + i, &variant, &point, fault)?
+                    .ok_or_else(|| {
+                        Error::Internal("a hostile copy of a valid point was not built".into())
+                    }),
+            })
+            .await
         }));
     }
     let mut out = vec![];

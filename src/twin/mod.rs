@@ -238,8 +238,12 @@ impl Twin {
         op: &OpSpec,
         sources: &SourceSet,
     ) -> std::result::Result<Artifact, TrialFailure> {
-        let io =
-            |e: std::io::Error| TrialFailure::new(FailureKind::Build, format!("build folder: {e}"));
+        let io = |e: std::io::Error| {
+            TrialFailure::new(
+                io_kind(&e, FailureKind::Build),
+                format!("build folder: {e}"),
+            )
+        };
         let (host, host_cached) = self
             .build_side(root, include, op, sources, "host")
             .map_err(|e| e.or_io(io))?;
@@ -358,7 +362,7 @@ impl Twin {
         for (rel, text) in files {
             let p = mirror.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).map_err(BuildError::Io)?;
-            std::fs::write(&p, text).map_err(BuildError::Io)?;
+            fsx::write_file(&p, text).map_err(BuildError::Io)?;
         }
         let mut cmd = self.cxx(side);
         // Source locations in compiler errors and in the twin's fault messages read as project paths.
@@ -397,7 +401,7 @@ impl Twin {
         }
         if let Some(shim) = shim {
             let p = staging.join("launch.cpp");
-            std::fs::write(&p, shim).map_err(BuildError::Io)?;
+            fsx::write_file(&p, shim).map_err(BuildError::Io)?;
             cmd.arg(p);
         }
         cmd.args(if side == "host" {
@@ -409,6 +413,25 @@ impl Twin {
         cmd.arg("-o").arg(&out);
         match process::run(cmd, COMPILE_LIMIT, &staging.join("build")) {
             Ok(process::Finished::Exited { status, .. }) if status.success() => Ok(out),
+            // A compiler killed by a signal (the OOM killer, a user) or out of disk says nothing of the
+            // candidate: the machine failed.
+            Ok(process::Finished::Exited { status, stderr })
+                if status.code().is_none() || stderr.contains("No space left on device") =>
+            {
+                let said = first_errors(&stderr.replace(&mirror_prefix, ""));
+                Err(BuildError::Failed(TrialFailure::new(
+                    FailureKind::Infra,
+                    format!(
+                        "compiling the {side} code was cut short ({}){}",
+                        process::describe(status, &stderr),
+                        if said.is_empty() {
+                            String::new()
+                        } else {
+                            format!(":\n{said}")
+                        }
+                    ),
+                )))
+            }
             Ok(process::Finished::Exited { stderr, .. }) => {
                 let stderr = stderr.replace(&mirror_prefix, "");
                 Err(BuildError::Failed(TrialFailure::new(
@@ -441,7 +464,7 @@ impl Twin {
         let dir = self.work.join("runs").join(fsx::unique_suffix());
         let io = |e: std::io::Error| {
             TrialFailure::new(
-                FailureKind::Crash,
+                io_kind(&e, FailureKind::Crash),
                 format!("run folder {}: {e}", dir.display()),
             )
         };
@@ -463,12 +486,12 @@ impl Twin {
     ) -> std::result::Result<RunOutput, TrialFailure> {
         let io = |e: std::io::Error| {
             TrialFailure::new(
-                FailureKind::Crash,
+                io_kind(&e, FailureKind::Crash),
                 format!("run folder {}: {e}", dir.display()),
             )
         };
         let spec = dir.join("tiling.spec");
-        std::fs::write(&spec, protocol::tiling_spec(op, soc)).map_err(io)?;
+        fsx::write_file(&spec, protocol::tiling_spec(op, soc)).map_err(io)?;
         let result_path = dir.join("tiling.out");
         let mut cmd = Command::new(&programs.host);
         cmd.arg(&spec).arg(&result_path).current_dir(dir);
@@ -514,7 +537,7 @@ impl Twin {
             ));
         }
         let tiling_path = dir.join("tiling.bin");
-        std::fs::write(&tiling_path, &tiling.tiling_data).map_err(io)?;
+        fsx::write_file(&tiling_path, &tiling.tiling_data).map_err(io)?;
         let output_paths: Vec<PathBuf> = op
             .outputs
             .iter()
@@ -542,7 +565,7 @@ impl Twin {
             trace: &trace_path,
         };
         let run_path = dir.join("kernel.run");
-        std::fs::write(&run_path, run.render()).map_err(io)?;
+        fsx::write_file(&run_path, run.render()).map_err(io)?;
         let mut cmd = Command::new(&programs.kernel);
         cmd.arg(&run_path).current_dir(dir);
         let limit = kernel_limit();
@@ -598,6 +621,16 @@ impl BuildError {
             BuildError::Failed(t) => t,
             BuildError::Io(e) => f(e),
         }
+    }
+}
+
+/// The failure kind of an I/O error in the tool's own folders: a full disk is the machine's fault
+/// (`Infra`, retried), anything else counts as `otherwise`.
+fn io_kind(e: &std::io::Error, otherwise: FailureKind) -> FailureKind {
+    if fsx::is_disk_full(e) {
+        FailureKind::Infra
+    } else {
+        otherwise
     }
 }
 

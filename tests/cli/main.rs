@@ -13,6 +13,7 @@ mod fixtures_b;
 mod init;
 mod kernel_loop;
 mod reliability;
+mod soak;
 mod twin_package;
 mod twin_reference;
 mod workspace;
