@@ -108,10 +108,15 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             );
         }
         let previous = entry_of(&lock, op);
-        // Re-tuning sources that an earlier run wrote keeps that run's baseline: the lock records how
-        // far the op has come from the sources tuning started from.
+        // Re-tuning sources that an earlier run wrote keeps that run's baseline and its rewrites (they
+        // are in the sources now): the lock records how far the op has come, and by which rewrites,
+        // from the sources tuning started from.
+        let mut choice = choice;
         let baseline = match &previous {
-            Some(e) if e.stale_sources(&result.originals).is_empty() => e.baseline_latency_us,
+            Some(e) if e.stale_sources(&result.originals).is_empty() => {
+                choice.rewrites = [e.rewrites.clone(), choice.rewrites].concat();
+                e.baseline_latency_us
+            }
             _ => result.baseline.latency_us,
         };
         printer.op_tuned(
