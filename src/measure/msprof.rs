@@ -256,10 +256,7 @@ fn is_instr_exe(name: &str) -> bool {
 /// Reads every file under `dir` that `keep` accepts by name, as (path relative to `dir`, bytes).
 /// Symbolic links are not followed; the depth is bounded (the deepest layout is
 /// `OPPROF_*/device<N>/<OpName>/<idx>/file`, under at most one folder of runs).
-fn gather(
-    dir: &Path,
-    keep: fn(&str) -> bool,
-) -> Result<Vec<(PathBuf, Vec<u8>)>, MsprofError> {
+fn gather(dir: &Path, keep: fn(&str) -> bool) -> Result<Vec<(PathBuf, Vec<u8>)>, MsprofError> {
     if !dir.is_dir() {
         return Err(
             MsprofError::new(ErrorKind::Io, dir, "not a folder (or it cannot be read)").help(
@@ -315,7 +312,11 @@ pub fn read_files(root: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<Vec<OpLau
         };
         let key = FolderKey::of(path.parent().unwrap_or(Path::new("")));
         let entry = folders.entry(key).or_default();
-        let place = if slot == 0 { &mut entry.0 } else { &mut entry.1 };
+        let place = if slot == 0 {
+            &mut entry.0
+        } else {
+            &mut entry.1
+        };
         if let Some(other) = *place {
             let (a, b) = sorted_pair(&files[other].0, path);
             return Err(MsprofError::new(
@@ -442,7 +443,10 @@ fn launch_index(folder: &Path) -> Option<u32> {
 fn device_of(folder: &Path) -> Option<u32> {
     folder.components().rev().find_map(|c| {
         let s = c.as_os_str().to_str()?;
-        let rest = s.get(..6)?.eq_ignore_ascii_case("device").then(|| &s[6..])?;
+        let rest = s
+            .get(..6)?
+            .eq_ignore_ascii_case("device")
+            .then(|| &s[6..])?;
         let rest = rest.strip_prefix('_').unwrap_or(rest);
         rest.parse().ok()
     })
@@ -477,7 +481,10 @@ fn read_op_basic_info(file: &Path, bytes: &[u8]) -> Result<Vec<BasicRow>, Msprof
                 task_duration_us: t.duration(r, duration)?,
                 block_dim: t.count(r, block, 1)?,
                 mix_block_dim: mix.map(|c| t.optional_count(r, c)).transpose()?.flatten(),
-                device_id: device.map(|c| t.optional_count(r, c)).transpose()?.flatten(),
+                device_id: device
+                    .map(|c| t.optional_count(r, c))
+                    .transpose()?
+                    .flatten(),
             })
         })
         .collect()
@@ -578,7 +585,10 @@ fn pipe_share(t: &Table, s: &PipeSource) -> Result<Option<PipeShare>, MsprofErro
     for r in &t.rows {
         let core_t = core.map(|c| t.optional_number(r, c)).transpose()?.flatten();
         let pipe_t = time.map(|c| t.optional_number(r, c)).transpose()?.flatten();
-        let rat = ratio.map(|c| t.optional_number(r, c)).transpose()?.flatten();
+        let rat = ratio
+            .map(|c| t.optional_number(r, c))
+            .transpose()?
+            .flatten();
         match (core_t, pipe_t, rat) {
             (Some(c), _, _) if c <= 0.0 => {}
             (Some(c), Some(p), _) => {
@@ -703,7 +713,11 @@ pub fn read_simulator_files(
         let core = name[..cut.unwrap_or(0)].to_string();
         let folder = FolderKey::of(path.parent().unwrap_or(Path::new("")));
         let entry = cores.entry((folder, core)).or_default();
-        let place = if slot == 0 { &mut entry.0 } else { &mut entry.1 };
+        let place = if slot == 0 {
+            &mut entry.0
+        } else {
+            &mut entry.1
+        };
         if let Some(other) = *place {
             let (a, b) = sorted_pair(&files[other].0, path);
             return Err(MsprofError::new(
@@ -895,13 +909,11 @@ impl Table {
             rows,
         };
         if t.rows.is_empty() {
-            return Err(MsprofError::new(
-                ErrorKind::NoRows,
-                file,
-                "a header but no data row",
-            )
-            .at(header_line)
-            .help(RERUN));
+            return Err(
+                MsprofError::new(ErrorKind::NoRows, file, "a header but no data row")
+                    .at(header_line)
+                    .help(RERUN),
+            );
         }
         Ok(t)
     }
@@ -920,7 +932,11 @@ impl Table {
             .map(|h| h.as_str())
             .take(24)
             .collect();
-        let mut s = names.iter().map(|n| shown(n)).collect::<Vec<_>>().join(", ");
+        let mut s = names
+            .iter()
+            .map(|n| shown(n))
+            .collect::<Vec<_>>()
+            .join(", ");
         if self.header.iter().filter(|h| !h.is_empty()).count() > names.len() {
             s.push_str(", ...");
         }
@@ -1026,13 +1042,8 @@ impl Table {
     /// A required whole number (u64: cycle and call counts).
     fn big_count(&self, r: &Row, c: usize) -> Result<u64, MsprofError> {
         let v = self.text(r, c)?;
-        Self::whole(v).ok_or_else(|| {
-            self.bad(
-                r,
-                c,
-                format!("`{}` is not a whole number >= 0", shown(v)),
-            )
-        })
+        Self::whole(v)
+            .ok_or_else(|| self.bad(r, c, format!("`{}` is not a whole number >= 0", shown(v))))
     }
 }
 

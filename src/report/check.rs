@@ -189,7 +189,10 @@ mod tests {
     fn a_noisy_op_is_a_warning_in_the_table() {
         let rows = [row("p", "add_custom", Status::Noisy, false)];
         let t = summary_table(&rows);
-        assert!(t.lines().nth(1).unwrap().ends_with("noisy (warning)"), "{t}");
+        assert!(
+            t.lines().nth(1).unwrap().ends_with("noisy (warning)"),
+            "{t}"
+        );
         assert_eq!(Status::Noisy.as_str(), "noisy");
     }
 

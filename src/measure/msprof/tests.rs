@@ -132,10 +132,7 @@ fn device_folders_give_the_device_and_sort_as_numbers() {
         .iter()
         .map(|l| (l.device_id, l.task_duration_us))
         .collect();
-    assert_eq!(
-        got,
-        [(Some(0), 12.40), (Some(1), 12.61), (Some(10), 12.55)]
-    );
+    assert_eq!(got, [(Some(0), 12.40), (Some(1), 12.61), (Some(10), 12.55)]);
 }
 
 #[test]
@@ -209,7 +206,10 @@ fn the_simulator_output_reads_per_core() {
     );
     assert!(close(c.running_time_us(), 0.733 + 3.3 + 1.283));
     // A quoted detail keeps its comma; an empty one is absent.
-    assert_eq!(c.instrs[0].detail.as_deref(), Some("nBurst:1, lenBurst:256"));
+    assert_eq!(
+        c.instrs[0].detail.as_deref(),
+        Some("nBurst:1, lenBurst:256")
+    );
     assert_eq!(c.instrs[3].detail, None);
     assert_eq!(c.instrs[0].addr.as_deref(), Some("0x1a0"));
     let pipes = c.pipe_time_us();
