@@ -240,6 +240,7 @@ fn lock_entry(
         soc: case.manifest.soc.clone(),
         backend: "twin".into(),
         latency_us: 1.5,
+        latency_samples: None,
         baseline_latency_us: 3.0,
         modelled: true,
         strategy: "loop".into(),

@@ -57,8 +57,10 @@ impl Summary {
         let (q1, q3) = (quantile(&v, 0.25), quantile(&v, 0.75));
         let iqr = q3 - q1;
         let (lo, hi) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);
-        // The fences always keep the quartiles themselves, so `kept` is never empty.
-        let kept: Vec<f64> = v.into_iter().filter(|x| *x >= lo && *x <= hi).collect();
+        let kept: Vec<f64> = v.iter().copied().filter(|x| *x >= lo && *x <= hi).collect();
+        // The fences keep the middle half, unless the spread overflowed (samples near +-f64::MAX make
+        // the IQR infinite minus infinite): then nothing is trimmed.
+        let kept = if kept.is_empty() { v } else { kept };
         Some(Summary {
             n: kept.len(),
             median: quantile(&kept, 0.5),
@@ -97,8 +99,8 @@ impl Summary {
 /// (ratio below `1 - tolerance`, current's p80 below baseline's p20). Single-value summaries are points,
 /// so two exact values compare by the tolerance alone.
 pub fn compare(baseline: &Summary, current: &Summary, tolerance: f64) -> Verdict {
-    if !(baseline.median > 0.0) {
-        // Nothing to scale against (a zero or broken baseline): only a clear separation speaks.
+    // Nothing to scale against (a zero, negative or NaN baseline): only a clear separation speaks.
+    if baseline.median.is_nan() || baseline.median <= 0.0 {
         return if current.p20 > baseline.p80 {
             Verdict::Regressed {
                 ratio: f64::INFINITY,
@@ -152,6 +154,12 @@ mod tests {
         // Without trimming the maximum would be 25.
         let all = s(&[10.0, 25.0]);
         assert_eq!((all.n, all.max), (2, 25.0));
+    }
+
+    #[test]
+    fn samples_at_the_ends_of_the_float_range_are_summarised_untrimmed() {
+        let sum = s(&[-f64::MAX, f64::MAX]);
+        assert_eq!((sum.n, sum.min, sum.max), (2, -f64::MAX, f64::MAX));
     }
 
     #[test]
