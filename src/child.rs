@@ -404,7 +404,8 @@ mod tests {
             .unwrap();
         // SAFETY: signal 0 only asks whether the process exists.
         let alive = || {
-            unsafe { libc::kill(pid, 0) } == 0
+            let exists = unsafe { libc::kill(pid, 0) } == 0;
+            exists
                 && std::fs::read_to_string(format!("/proc/{pid}/stat"))
                     .is_ok_and(|s| !s.contains(") Z "))
         };
