@@ -415,7 +415,10 @@ mod tests {
         while alive() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
-        assert!(!alive(), "the background sleeper {pid} outlived the timeout");
+        assert!(
+            !alive(),
+            "the background sleeper {pid} outlived the timeout"
+        );
     }
 
     #[test]

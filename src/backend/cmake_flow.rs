@@ -266,6 +266,17 @@ impl CandidateDir {
         self.dir.join(program).exists().then_some(lines)
     }
 
+    /// The artifact of a finished build of this candidate (`key`), served from its folder.
+    pub fn cached_artifact(&self, key: &str) -> Option<Artifact> {
+        let lines = self.built()?;
+        Some(Artifact {
+            key: key.to_string(),
+            host: self.dir.join(&lines[0]),
+            kernel: self.dir.clone(),
+            cached: true,
+        })
+    }
+
     /// Starts over: removes what a broken build left and writes the files into `src/`.
     pub fn reset(&self, files: &BTreeMap<String, Vec<u8>>) -> std::io::Result<PathBuf> {
         if self.dir.exists() {
@@ -596,13 +607,8 @@ impl CmakeFlow {
         }
         let key = h.finish();
         let cand = CandidateDir::open(&self.work, &key).map_err(io)?;
-        if let Some(lines) = cand.built() {
-            return Ok(Artifact {
-                key,
-                host: cand.dir.join(&lines[0]),
-                kernel: cand.dir.clone(),
-                cached: true,
-            });
+        if let Some(artifact) = cand.cached_artifact(&key) {
+            return Ok(artifact);
         }
         let src = cand.reset(&files).map_err(io)?;
         let build = cand.dir.join("build");

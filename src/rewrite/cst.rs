@@ -558,6 +558,25 @@ pub fn shifted(edits: &[(Range<usize>, String)], offset: usize) -> usize {
     at as usize
 }
 
+/// The places that assign or update `target` (a local, or a member written `m` or `this->m`): the
+/// left sides of assignments and the arguments of `++`/`--`, in source order.
+pub fn stores_to<'t>(root: Node<'t>, text: &str, target: &str) -> Vec<Node<'t>> {
+    let member = target.trim_start_matches("this->");
+    let spellings = [member.to_string(), format!("this->{member}")];
+    let mut out: Vec<Node<'t>> = nodes_of_kind(root, "assignment_expression")
+        .into_iter()
+        .filter_map(|a| a.child_by_field_name("left"))
+        .chain(
+            nodes_of_kind(root, "update_expression")
+                .into_iter()
+                .filter_map(|u| u.child_by_field_name("argument")),
+        )
+        .filter(|t| spellings.iter().any(|s| s == text_of(*t, text)))
+        .collect();
+    out.sort_by_key(|n| n.start_byte());
+    out
+}
+
 /// The names of the `identifier` nodes under `node` (not field names, types or `this`), in source order.
 pub fn identifiers_in<'a>(node: Node, text: &'a str) -> Vec<&'a str> {
     nodes_of_kind(node, "identifier")

@@ -195,13 +195,8 @@ impl CustomOpFlow {
         }
         let key = h.finish();
         let cand = CandidateDir::open(&self.work, &key).map_err(io)?;
-        if let Some(lines) = cand.built() {
-            return Ok(Artifact {
-                key,
-                host: cand.dir.join(&lines[0]),
-                kernel: cand.dir.clone(),
-                cached: true,
-            });
+        if let Some(artifact) = cand.cached_artifact(&key) {
+            return Ok(artifact);
         }
         let src = cand.reset(&files).map_err(io)?;
         for (i, (what, argv)) in build_steps(&script).into_iter().enumerate() {

@@ -116,22 +116,6 @@ fn is_pure(n: Node) -> bool {
         && cst::nodes_of_kind(n, "update_expression").is_empty()
 }
 
-/// How often `target` (a local or `this->member`) is assigned or updated in the file.
-fn stores_to(root: Node, text: &str, target: &str) -> usize {
-    let member = target.trim_start_matches("this->");
-    let spellings = [member.to_string(), format!("this->{member}")];
-    cst::nodes_of_kind(root, "assignment_expression")
-        .into_iter()
-        .filter_map(|a| a.child_by_field_name("left"))
-        .chain(
-            cst::nodes_of_kind(root, "update_expression")
-                .into_iter()
-                .filter_map(|u| u.child_by_field_name("argument")),
-        )
-        .filter(|t| spellings.iter().any(|s| s == text_of(*t, text)))
-        .count()
-}
-
 /// Every name the file declares or uses, members included.
 fn names_in_use<'a>(root: Node, text: &'a str) -> Vec<&'a str> {
     let mut out = cst::identifiers_in(root, text);
@@ -189,7 +173,7 @@ fn evens<'t>(root: Node<'t>, text: &str) -> Vec<Even<'t>> {
         }
         let b = split.target.clone();
         let declared = s.kind() == "declaration";
-        if stores_to(root, text, &b) != usize::from(!declared) {
+        if cst::stores_to(root, text, &b).len() != usize::from(!declared) {
             continue;
         }
         let later = &stmts[i + 1..];
@@ -335,7 +319,7 @@ fn balanceds<'t>(root: Node<'t>, text: &str) -> Vec<Balanced<'t>> {
         let declared = split.stmt.kind() == "declaration";
         if outside("GetBlockNum")
             || outside("GetBlockIdx")
-            || stores_to(root, text, &split.target) != usize::from(!declared)
+            || cst::stores_to(root, text, &split.target).len() != usize::from(!declared)
         {
             continue;
         }

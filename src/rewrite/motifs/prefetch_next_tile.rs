@@ -191,19 +191,8 @@ fn queue_depth(root: Node, text: &str, name: &str) -> Option<String> {
 
 /// Whether `count` (a local or `this->member`) is assigned outside `Init` (or by a stage).
 fn count_changes(root: Node, text: &str, count: &str) -> bool {
-    let member = count.trim_start_matches("this->");
-    cst::nodes_of_kind(root, "assignment_expression")
+    cst::stores_to(root, text, count)
         .into_iter()
-        .filter_map(|a| a.child_by_field_name("left"))
-        .chain(
-            cst::nodes_of_kind(root, "update_expression")
-                .into_iter()
-                .filter_map(|u| u.child_by_field_name("argument")),
-        )
-        .filter(|t| {
-            let t = text_of(*t, text);
-            t == member || t == format!("this->{member}")
-        })
         .any(|t| cst::enclosing_function(t, text).is_none_or(|(_, f)| f != "Init"))
 }
 
