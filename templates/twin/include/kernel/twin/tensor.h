@@ -128,6 +128,9 @@ public:
 
     LocalTensor() = default;
     LocalTensor(uint32_t addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
+    // Static tensor programming: a tensor of tileSize elements at UB byte address addr (asc-devkit
+    // docs, "LocalTensor constructor", atlasascendc_api_07_00101; addr must be 32-byte aligned).
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize) : addr_(addr), size_(tileSize), pos_(pos) {}
 
     LocalTensor operator[](uint32_t offset) const {
         LocalTensor r(*this);
@@ -424,6 +427,47 @@ public:
 };
 
 inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(twin::g.pipe); }
+
+// ---------------------------------------------------------------------------------------------
+// LocalMemAllocator: static tensor programming without TPipe/TQue (asc-devkit docs,
+// "LocalMemAllocator", atlasascendc_api_07_00096). Tensors are handed out one after another from
+// address 0 of the buffer, each start 32-byte aligned; GetCurAddr is the next free address. Only
+// the UB is modelled by the twin: other Hardware positions give tensors the twin cannot compute on.
+// ---------------------------------------------------------------------------------------------
+template <Hardware hard = Hardware::UB> class LocalMemAllocator {
+public:
+    LocalMemAllocator() = default;
+    uint32_t GetCurAddr() const { return cur_; }
+    template <class DataType, uint32_t tileSize> LocalTensor<DataType> Alloc(TWIN_LOC) {
+        return take<DataType>(default_pos(), tileSize, TWIN_LOC_ARGS);
+    }
+    template <TPosition pos, class DataType, uint32_t tileSize> LocalTensor<DataType> Alloc(TWIN_LOC) {
+        return take<DataType>(pos, tileSize, TWIN_LOC_ARGS);
+    }
+    template <class DataType> LocalTensor<DataType> Alloc(uint32_t tileSize, TWIN_LOC) {
+        return take<DataType>(default_pos(), tileSize, TWIN_LOC_ARGS);
+    }
+    template <TPosition pos, class DataType> LocalTensor<DataType> Alloc(uint32_t tileSize, TWIN_LOC) {
+        return take<DataType>(pos, tileSize, TWIN_LOC_ARGS);
+    }
+
+private:
+    uint32_t cur_ = 0;
+    static constexpr TPosition default_pos() {
+        return hard == Hardware::L1 ? TPosition::A1 : hard == Hardware::L0A ? TPosition::A2
+             : hard == Hardware::L0B ? TPosition::B2 : hard == Hardware::L0C ? TPosition::CO1 : TPosition::VECCALC;
+    }
+    template <class T> LocalTensor<T> take(TPosition pos, uint32_t n, TWIN_LOC_DECL) {
+        uint64_t bytes = ((uint64_t)n * sizeof(T) + 31) / 32 * 32;
+        if (hard == Hardware::UB && (uint64_t)cur_ + bytes > twin::g.ub_bytes)
+            twin::fault(twin_file, twin_line,
+                        "LocalMemAllocator::Alloc: %u elements (%llu bytes) at address %u exceed ub_bytes %u", n,
+                        (unsigned long long)bytes, cur_, twin::g.ub_bytes);
+        LocalTensor<T> t(pos, cur_, n);
+        cur_ += (uint32_t)bytes;
+        return t;
+    }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Block queries and synchronisation.

@@ -153,6 +153,33 @@ inline void vun0(const char *api, const AscendC::LocalTensor<D> &d, const Ascend
     tr_vec(api, ss, n, m.counter ? vec_rep(n, ss) : repeat, twin_line, dst_bytes);
 }
 
+// ---- reduction arithmetic ------------------------------------------------------------------------
+// One addition of a reduction, rounded to T. For half a finite sum beyond the largest half keeps
+// +-65504 (asc-devkit docs, ReduceSum / BlockReduceSum: "results above 65504 are kept as 65504").
+template <class T> inline T red_add(T a, T b) {
+    if (std::is_same<T, half>::value) {
+        float fa = (float)up(a), fb = (float)up(b), r = fa + fb;
+        bool finite = __builtin_isfinite(fa) && __builtin_isfinite(fb);
+        if (finite && r > 65504.0f && (float)T(r) > 65504.0f) return T(65504.0f);
+        if (finite && r < -65504.0f && (float)T(r) < -65504.0f) return T(-65504.0f);
+        return T(r);
+    }
+    return (T)(up(a) + up(b));
+}
+// Binary-tree sum of n values (n padded with zeros to a power of two): adjacent pairs first.
+template <class T> inline T tree_sum(const T *v, uint32_t n) {
+    if (n == 0) return T(0);
+    uint32_t w = 1;
+    while (w < n) w <<= 1;
+    T buf[256];
+    for (uint32_t i = 0; i < w; i++) buf[i] = i < n ? v[i] : T(0);
+    while (w > 1) {
+        for (uint32_t i = 0; i < w / 2; i++) buf[i] = red_add(buf[2 * i], buf[2 * i + 1]);
+        w /= 2;
+    }
+    return buf[0];
+}
+
 // ---- rounding for Cast -----------------------------------------------------------------------------
 using AscendC::RoundMode;
 
@@ -534,24 +561,79 @@ inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, con
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reductions, count form: result in dst[0] (ReduceMax/Min with calIndex: index in dst[1], stored
-// as the integer bit pattern). Sums accumulate in float (double for float) and round once.
+// Reductions (asc-devkit docs, ReduceSum / ReduceMax / ReduceMin, atlasascendc_api_07_0078..0080):
+// sums are binary trees of pairwise additions, each rounded to T; for half a finite sum above
+// 65504 is kept as +-65504. The count form ("tensor first n elements") sums each 256-byte repeat as
+// a tree and adds the repeat sums in order; the mask/repeat form ("high-dimension split") sums the
+// repeat sums as a tree too. Result in dst[0]; ReduceMax/Min with calIndex put the index of the
+// (first) extreme element in dst[1], as the integer bit pattern of T's width.
 // ---------------------------------------------------------------------------------------------
+namespace twin_red {
+template <class T> inline void put(const LocalTensor<T> &dst, uint32_t k, T v, const char *api, TWIN_LOC_DECL) {
+    twin::st<T>(twin::ub_span(dst.addr_ + (uint64_t)k * sizeof(T), sizeof(T), api, TWIN_LOC_ARGS), v);
+}
+template <class T> inline void put_index(const LocalTensor<T> &dst, uint32_t idx, const char *api, TWIN_LOC_DECL) {
+    uint8_t *p = twin::ub_span(dst.addr_ + sizeof(T), sizeof(T), api, TWIN_LOC_ARGS);
+    if (sizeof(T) == 2) twin::st<uint16_t>(p, (uint16_t)idx);
+    else twin::st<uint32_t>(p, idx);
+}
+// One element of repeat r, lane j of a level-0 operand (src block stride 1).
+template <class T> inline T lane(const LocalTensor<T> &src, uint64_t r, uint32_t j, int32_t repStride, const char *api, TWIN_LOC_DECL) {
+    return twin::ld<T>(twin::ub_span(twin::l0_addr(src.addr_, sizeof(T), r, j, 1, (uint32_t)repStride), sizeof(T), api, TWIN_LOC_ARGS));
+}
+} // namespace twin_red
+
 template <class T>
 inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count, TWIN_LOC) {
     twin::vcheck(count, "ReduceSum", TWIN_LOC_ARGS);
     const uint8_t *ps = twin::vspan(src, count, "ReduceSum", TWIN_LOC_ARGS);
-    uint8_t *pd = twin::ub_span(dst.addr_, sizeof(T), "ReduceSum", TWIN_LOC_ARGS);
-    double acc = 0;
-    for (int32_t i = 0; i < count; i++) acc += (double)twin::up(twin::ld<T>(ps + i * sizeof(T)));
-    twin::st<T>(pd, (T)(twin::calc_t<T>)acc);
+    const int32_t epr = 256 / (int32_t)sizeof(T);
+    T acc = T(0);
+    T lanes[128];
+    for (int32_t r = 0; r * epr < count; r++) {
+        for (int32_t j = 0; j < epr; j++)
+            lanes[j] = r * epr + j < count ? twin::ld<T>(ps + (uint64_t)(r * epr + j) * sizeof(T)) : T(0);
+        T part = twin::tree_sum(lanes, (uint32_t)epr);
+        acc = r == 0 ? part : twin::red_add(acc, part);
+    }
+    twin_red::put(dst, 0, acc, "ReduceSum", TWIN_LOC_ARGS);
     twin::tr_vec("ReduceSum", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
 }
+template <class T>
+inline void twin_reduce_sum0(const LocalTensor<T> &dst, const LocalTensor<T> &src, const twin::L0Mask &m, int32_t repeat,
+                             int32_t srcRepStride, TWIN_LOC_DECL) {
+    const char *api = "ReduceSum";
+    const uint32_t epr = 256 / sizeof(T);
+    if (repeat < 0 || repeat > 255) twin::fault(twin_file, twin_line, "%s: repeatTimes %d out of range 0..255", api, repeat);
+    int32_t reps = m.counter ? (int32_t)((m.m0 + epr - 1) / epr) : repeat;
+    if (reps > 255) reps = 255;
+    static thread_local T lanes[255 * 128];
+    T parts[256];
+    for (uint32_t i = 0; i < (uint32_t)reps * epr; i++) lanes[i] = T(0);
+    uint64_t n = twin::l0_each(m, (uint64_t)reps, epr, [&](uint64_t r, uint32_t j) {
+        if (r < 255) lanes[r * epr + j] = twin_red::lane(src, r, j, srcRepStride, api, TWIN_LOC_ARGS);
+    });
+    for (int32_t r = 0; r < reps; r++) parts[r] = twin::tree_sum(lanes + (uint64_t)r * epr, epr);
+    T total = reps > 0 ? twin::tree_sum(parts, (uint32_t)reps) : T(0);
+    twin_red::put(dst, 0, total, api, TWIN_LOC_ARGS);
+    twin::tr_vec(api, sizeof(T), n, (uint64_t)reps, twin_line);
+}
+template <class T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t mask,
+                      const int32_t repeatTimes, const int32_t srcRepStride, TWIN_LOC) {
+    twin_reduce_sum0<T>(dst, src, twin::mask_cont((uint64_t)mask, isSetMask), repeatTimes, srcRepStride, TWIN_LOC_ARGS);
+}
+template <class T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const uint64_t mask[],
+                      const int32_t repeatTimes, const int32_t srcRepStride, TWIN_LOC) {
+    twin_reduce_sum0<T>(dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, srcRepStride, TWIN_LOC_ARGS);
+}
+
 template <class T, bool IsMax>
 inline void twin_reduce_ext(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, int32_t count, bool calIndex, TWIN_LOC_DECL) {
     twin::vcheck(count, api, TWIN_LOC_ARGS);
     const uint8_t *ps = twin::vspan(src, count, api, TWIN_LOC_ARGS);
-    uint8_t *pd = twin::ub_span(dst.addr_, 2 * sizeof(T), api, TWIN_LOC_ARGS);
+    twin::ub_span(dst.addr_, 2 * sizeof(T), api, TWIN_LOC_ARGS);
     if (count == 0) return;
     auto best = twin::up(twin::ld<T>(ps));
     uint32_t bi = 0;
@@ -559,21 +641,50 @@ inline void twin_reduce_ext(const char *api, const LocalTensor<T> &dst, const Lo
         auto v = twin::up(twin::ld<T>(ps + i * sizeof(T)));
         if (IsMax ? (v > best) : (v < best)) { best = v; bi = (uint32_t)i; }
     }
-    twin::st<T>(pd, (T)best);
-    if (calIndex) {
-        if (sizeof(T) == 2) twin::st<uint16_t>(pd + sizeof(T), (uint16_t)bi);
-        else if (sizeof(T) == 4) twin::st<uint32_t>(pd + sizeof(T), bi);
-    }
+    twin_red::put(dst, 0, (T)best, api, TWIN_LOC_ARGS);
+    if (calIndex) twin_red::put_index(dst, bi, api, TWIN_LOC_ARGS);
     twin::tr_vec(api, sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
 }
-template <class T>
-inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count,
-                      bool calIndex = false, TWIN_LOC) {
-    twin_reduce_ext<T, true>("ReduceMax", dst, src, count, calIndex, TWIN_LOC_ARGS);
+// Mask/repeat form: the extreme over every selected lane of every repeat; the index counts
+// elements as if the repeats were contiguous (repeat * elements-per-repeat + lane).
+template <class T, bool IsMax>
+inline void twin_reduce_ext0(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, const twin::L0Mask &m,
+                             int32_t repeat, int32_t srcRepStride, bool calIndex, TWIN_LOC_DECL) {
+    const uint32_t epr = 256 / sizeof(T);
+    if (repeat < 0 || repeat > 255) twin::fault(twin_file, twin_line, "%s: repeatTimes %d out of range 0..255", api, repeat);
+    bool seen = false;
+    twin::calc_t<T> best = 0;
+    uint32_t bi = 0;
+    uint64_t n = twin::l0_each(m, (uint64_t)repeat, epr, [&](uint64_t r, uint32_t j) {
+        auto v = twin::up(twin_red::lane(src, r, j, srcRepStride, api, TWIN_LOC_ARGS));
+        if (!seen || (IsMax ? v > best : v < best)) { best = v; bi = (uint32_t)(r * epr + j); seen = true; }
+    });
+    twin::ub_span(dst.addr_, 2 * sizeof(T), api, TWIN_LOC_ARGS);
+    if (seen) {
+        twin_red::put(dst, 0, (T)best, api, TWIN_LOC_ARGS);
+        if (calIndex) twin_red::put_index(dst, bi, api, TWIN_LOC_ARGS);
+    }
+    twin::tr_vec(api, sizeof(T), n, m.counter ? twin::vec_rep(n, sizeof(T)) : (uint64_t)repeat, twin_line);
 }
-template <class T>
-inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count,
-                      bool calIndex = false, TWIN_LOC) {
-    twin_reduce_ext<T, false>("ReduceMin", dst, src, count, calIndex, TWIN_LOC_ARGS);
-}
+#define TWIN_REDUCE_EXT(NAME, ISMAX)                                                                                 \
+    template <class T>                                                                                               \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count, \
+                     bool calIndex = false, TWIN_LOC) {                                                              \
+        twin_reduce_ext<T, ISMAX>(#NAME, dst, src, count, calIndex, TWIN_LOC_ARGS);                                  \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t mask, \
+                     const int32_t repeatTimes, const int32_t srcRepStride, bool calIndex = false, TWIN_LOC) {       \
+        twin_reduce_ext0<T, ISMAX>(#NAME, dst, src, twin::mask_cont((uint64_t)mask, isSetMask), repeatTimes, srcRepStride, \
+                                   calIndex, TWIN_LOC_ARGS);                                                         \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const uint64_t mask[], \
+                     const int32_t repeatTimes, const int32_t srcRepStride, bool calIndex = false, TWIN_LOC) {       \
+        twin_reduce_ext0<T, ISMAX>(#NAME, dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, srcRepStride,     \
+                                   calIndex, TWIN_LOC_ARGS);                                                         \
+    }
+TWIN_REDUCE_EXT(ReduceMax, true)
+TWIN_REDUCE_EXT(ReduceMin, false)
+#undef TWIN_REDUCE_EXT
 } // namespace AscendC
