@@ -123,7 +123,7 @@ const KERNEL: &[Use] = &[
     u(38, "Adds", Body, "Adds(xf, yf, 1.0f, 64);"),
     u(39, "SetValue", Body, "xf.SetValue(0, 1.0f); gh.SetValue(0, (half)2.0f);"),
     u(40, "REGISTER_TILING_DEFAULT", Global, "REGISTER_TILING_DEFAULT(cov::CovTilingData);"),
-    u(41, "GET_TILING_DATA_WITH_STRUCT", Body, "GET_TILING_DATA_WITH_STRUCT(cov::CovTilingData, td, tiling); (void)td.tile;"),
+    u(41, "GET_TILING_DATA_WITH_STRUCT", Body, "REGISTER_TILING_DEFAULT(cov::CovTilingData); GET_TILING_DATA_WITH_STRUCT(cov::CovTilingData, td, tiling); GET_TILING_DATA(te, tiling); (void)td.tile; (void)te.n;"),
     u(42, "ASCENDC_TPL_ARGS_DECL", Global, "ASCENDC_TPL_ARGS_DECL(CovTpl, ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 1, 2));"),
     u(43, "ASCENDC_TPL_ARGS_SEL", Global, "ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(MODE, ASCENDC_TPL_UI_LIST, 0, 1)));"),
     u(44, "ASCENDC_TPL_SEL", Global, "ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(MODE, ASCENDC_TPL_UI_LIST, 2)));"),

@@ -3,7 +3,7 @@
 //! checks every result slot against a reference computed here, independently, in Rust: reduction
 //! order (binary trees per the asc-devkit ReduceSum / BlockReduceSum pages, with the documented half
 //! example [60000, 60000, -30000, 100] -> 35604), the mask/repeat forms of ReduceSum and ReduceMax,
-//! Broadcast, LocalMemAllocator, and the register-level Reg / MicroAPI subset. It also compiles a small
+//! Broadcast, LocalMemAllocator, ArithProgression, and the register-level Reg / MicroAPI subset. It also compiles a small
 //! host program against the twin's operator-base headers (`log/log.h`, `util/math_util.h`) and checks
 //! what it prints. It knows nothing of the tool's Rust side.
 
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 11;
+const FLOAT_SLOTS: usize = 12;
 const HALF_SLOTS: usize = 3;
 
 fn twin_dir() -> PathBuf {
@@ -280,6 +280,19 @@ fn new_api_semantics_match_rust_references() {
         want[i] = if x[i] > 1.0 { x[i] } else { -1.0 };
     }
     check(&run, 10, &want, "Reg Compare/Select");
+
+    // 11: ArithProgression: 8 scalar values, then blocks of 8 (to 64) and of 64, each the block
+    // before plus its length times the step, in f32.
+    let mut want = zeros();
+    let (first, step) = (-3.0f32, 0.1f32);
+    for i in 0..200 {
+        want[i] = match i {
+            0..=7 => first + i as f32 * step,
+            8..=63 => want[i - 8] + step * 8.0,
+            _ => want[i - 64] + step * 64.0,
+        };
+    }
+    check(&run, 11, &want, "ArithProgression");
 
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.

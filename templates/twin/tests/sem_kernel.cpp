@@ -1,6 +1,6 @@
 // Unit kernel for the semantics of API names added to the twin (not a real operator): reduction
 // order (binary trees, half saturation), the mask/repeat forms of ReduceSum / ReduceMax, Broadcast,
-// LocalMemAllocator and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
+// LocalMemAllocator, ArithProgression and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
 // values into `out` or N halves into `outh`; tests/api_semantics.rs recomputes every slot in Rust.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -119,6 +119,8 @@ public:
             MicroAPI::StoreAlign((__ubuf__ float *)r.GetPhyAddr(), y, all);
         }
         Store(10, r);
+        // 11: ArithProgression, 200 floats from -3 in steps of 0.1 (the documented 8 / 64 block scheme)
+        Duplicate(r, 0.0f, N); ArithProgression<float>(r, -3.0f, 0.1f, 200); Store(11, r);
 
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);

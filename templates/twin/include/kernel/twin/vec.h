@@ -503,7 +503,8 @@ template <class C> inline bool cmp(C a, C b, CMPMODE m) {
 }
 } // namespace twin_cmp
 
-template <class U, class T>
+// Template order as documented (Compare / CompareScalar: source type T, then mask type U).
+template <class T, class U>
 inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE mode,
                     uint32_t calCount, TWIN_LOC) {
     const uint8_t *pa = twin::vspan(src0, calCount, "Compare", TWIN_LOC_ARGS);
@@ -518,7 +519,7 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
     }
     twin::tr_vec("Compare", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
-template <class U, class T, class S>
+template <class T, class U, class S = T>
 inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode,
                           uint32_t calCount, TWIN_LOC) {
     const uint8_t *pa = twin::vspan(src0, calCount, "CompareScalar", TWIN_LOC_ARGS);

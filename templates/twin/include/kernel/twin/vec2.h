@@ -238,4 +238,27 @@ inline void BroadCast(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
     Broadcast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, TWIN_LOC_ARGS);
 }
 
+// ArithProgression (high-level API, asc-devkit docs atlasascendc_api_07_0856): count elements
+// firstValue, firstValue + diffValue, ... built as documented: the first 8 by scalar writes, then
+// blocks of 8 up to 64 and blocks of 64 beyond, each block the previous one plus (block length *
+// diffValue), every addition rounded to T.
+template <class T>
+inline void ArithProgression(const LocalTensor<T> &dst, const T firstValue, const T diffValue, const int32_t count, TWIN_LOC) {
+    const char *api = "ArithProgression";
+    twin::vcheck(count, api, TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, (uint64_t)count, api, TWIN_LOC_ARGS);
+    auto at = [&](int32_t i) -> T { return twin::ld<T>(pd + (uint64_t)i * sizeof(T)); };
+    auto set = [&](int32_t i, T v) { twin::st<T>(pd + (uint64_t)i * sizeof(T), v); };
+    const auto f = twin::up(firstValue), d = twin::up(diffValue);
+    for (int32_t i = 0; i < count && i < 8; i++) set(i, (T)(f + (decltype(f))i * d));
+    const T step8 = (T)(d * 8), step64 = (T)(d * 64);
+    for (int32_t i = 8; i < count && i < 64; i++) set(i, (T)(twin::up(at(i - 8)) + twin::up(step8)));
+    for (int32_t i = 64; i < count; i++) set(i, (T)(twin::up(at(i - 64)) + twin::up(step64)));
+    twin::tr_vec(api, sizeof(T), (uint64_t)count, twin::vec_rep((uint64_t)count, sizeof(T)), twin_line);
+}
+
+// Scalar conversions of bfloat16_t / half values (ToFloat, ToBfloat16).
+template <class T> inline float ToFloat(const T &v) { return (float)twin::up(v); }
+inline bfloat16_t ToBfloat16(const float &v) { return bfloat16_t(v); }
+
 } // namespace AscendC
