@@ -260,7 +260,10 @@ fn new_api_semantics_match_rust_references() {
     // 7: LocalMemAllocator: 100 floats from 0 (400 bytes, next start 416), then 3 halves (next 448).
     let mut want = zeros();
     want[..5].copy_from_slice(&[0.0, 416.0, 416.0, 448.0, 100.0]);
-    check(&run, 7, &want, "LocalMemAllocator");
+    // Fetch, fetch (same id), alloc 0, alloc 1, fetch (2: the lowest id not held), after
+    // releasing 0 fetch gives 0 again.
+    want[5..11].copy_from_slice(&[0.0, 0.0, 0.0, 1.0, 2.0, 0.0]);
+    check(&run, 7, &want, "LocalMemAllocator and event ids");
 
     // 8: Reg loop: x * 2 + x on the first 200 elements (UpdateMask), the rest untouched (0).
     let mut want = zeros();
@@ -377,4 +380,62 @@ int main() {
         "OP_LOGE names the op and the message: {stderr}"
     );
     assert!(stderr.contains("p is nullptr"), "{stderr}");
+}
+
+/// ASCENDC_TPL_DATATYPE_DECL parameters reach a template kernel as types (`template <typename T, ...>`),
+/// mixed with value parameters: the tiling key (dtype in the low 8 bits, then the 2-bit mode) picks
+/// the instance.
+#[test]
+fn template_kernels_take_datatype_parameters_as_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+#include "ascendc/host_api/tiling/template_argument.h"
+ASCENDC_TPL_ARGS_DECL(TypedOp, ASCENDC_TPL_DATATYPE_DECL(D_T, C_DT_FLOAT, C_DT_FLOAT16, C_DT_INT8, ASCENDC_TPL_INPUT(0)),
+                      ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3));
+template <typename D_T, uint32_t MODE>
+__global__ __aicore__ void typed_op(GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+    AscendC::GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer((__gm__ int32_t *)y, 8);
+    g.SetValue(0, (int32_t)(sizeof(D_T) * 10 + MODE));
+    g.SetValue(1, AscendC::IsSameType<D_T, half>::value ? 1 : 0);
+}
+#include "twin/tpl_launch.h"
+TWIN_TPL_LAUNCH(typed_op, 3)
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    for f in ["kernel_main.cpp", "kernel_runtime.cpp", "kernel_math.cpp"] {
+        cc.arg(twin.join("src").join(f));
+    }
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building a DATATYPE template kernel");
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    for (key, want) in [(1u64 | (3 << 8), [23, 1]), (2, [10, 0]), (3 << 8, [43, 0])] {
+        let run = format!(
+            "block_dim 1\nub_bytes 196352\ntiling {t}\ntiling_key {key}\nworkspace 0\noutput y {y} 32\ntrace {tr}\n",
+            t = w.join("tiling.bin").display(),
+            y = w.join("y.bin").display(),
+            tr = w.join("trace.txt").display(),
+        );
+        std::fs::write(w.join("run.txt"), run).unwrap();
+        run_ok(
+            Command::new(w.join("kernel")).arg(w.join("run.txt")),
+            "running the DATATYPE template kernel",
+        );
+        let y = std::fs::read(w.join("y.bin")).unwrap();
+        let got = [
+            i32::from_le_bytes([y[0], y[1], y[2], y[3]]),
+            i32::from_le_bytes([y[4], y[5], y[6], y[7]]),
+        ];
+        assert_eq!(got, want, "tiling key {key}");
+    }
 }

@@ -62,7 +62,7 @@ public:
             Duplicate(r, 0.0f, N); Broadcast<float, 2, 1>(r, x, dst, col); Store(5, r);
             Duplicate(r, 0.0f, N); BroadCast<float, 2, 0>(r, x, dst, row); Store(6, r);
         }
-        // 7: LocalMemAllocator addresses (no memory is touched through these tensors)
+        // 7: LocalMemAllocator addresses (no memory is touched through these tensors), event ids
         {
             LocalMemAllocator<Hardware::UB> a;
             LocalTensor<float> t1 = a.Alloc<float, 100>();
@@ -74,6 +74,16 @@ public:
             r.SetValue(2, (float)t2.GetPhyAddr());
             r.SetValue(3, (float)a.GetCurAddr());
             r.SetValue(4, (float)t1.GetSize());
+            // event ids: FetchEventID does not hold its id, AllocEventID does until ReleaseEventID
+            TPipe *p = GetTPipePtr();
+            int32_t f1 = p->FetchEventID(HardEvent::V_S), f2 = p->FetchEventID<HardEvent::V_S>();
+            int32_t a1 = p->AllocEventID<HardEvent::V_S>(), a2 = p->AllocEventID<HardEvent::V_S>();
+            int32_t f3 = p->FetchEventID(HardEvent::V_S);
+            p->ReleaseEventID<HardEvent::V_S>(a1);
+            int32_t f4 = p->FetchEventID(HardEvent::V_S);
+            p->ReleaseEventID<HardEvent::V_S>(a2);
+            r.SetValue(5, (float)f1); r.SetValue(6, (float)f2); r.SetValue(7, (float)a1);
+            r.SetValue(8, (float)a2); r.SetValue(9, (float)f3); r.SetValue(10, (float)f4);
             Store(7, r);
         }
         // 8: Reg: y = x * 2 + x over 200 elements, one register (64 floats) at a time

@@ -48,7 +48,7 @@ struct BlockState {
     bool mask_counter;    // vector mask state (SetMaskCount/SetMaskNorm/SetVectorMask)
     uint64_t mask0, mask1;
     uint32_t sync_count;  // SyncAll calls so far
-    uint8_t event_next[64];
+    uint8_t event_alloc[64]; // per HardEvent: bit k set while event id k is held by AllocEventID
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;

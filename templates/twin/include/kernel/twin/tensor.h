@@ -415,15 +415,28 @@ public:
     void Reset() { twin::g.ub_used = base_; }
     void Destroy() { twin::g.ub_used = base_; }
     void Init() {}
+    // Event ids (asc-devkit docs, TPipe FetchEventID / AllocEventID / ReleaseEventID): FetchEventID
+    // names the lowest id not held, without holding it (two fetches give the same id);
+    // AllocEventID holds it until ReleaseEventID. Eight ids per HardEvent.
     TEventID FetchEventID(HardEvent evt) {
-        uint8_t &n = twin::g.event_next[(int)evt & 63];
-        TEventID id = (TEventID)(n & 7);
-        n++;
-        return id;
+        uint8_t held = twin::g.event_alloc[(int)evt & 63];
+        for (int k = 0; k < 8; k++)
+            if (!(held & (1u << k))) return (TEventID)k;
+        return 0;
     }
     template <HardEvent evt> TEventID FetchEventID() { return FetchEventID(evt); }
-    template <HardEvent evt> TEventID AllocEventID() { return FetchEventID(evt); }
-    template <HardEvent evt> void ReleaseEventID(TEventID) {}
+    template <HardEvent evt> TEventID AllocEventID(TWIN_LOC) {
+        uint8_t &held = twin::g.event_alloc[(int)evt & 63];
+        for (int k = 0; k < 8; k++)
+            if (!(held & (1u << k))) { held |= (uint8_t)(1u << k); return (TEventID)k; }
+        twin::fault(twin_file, twin_line, "AllocEventID: all 8 event ids of this HardEvent are held (ReleaseEventID missing?)");
+    }
+    template <HardEvent evt> void ReleaseEventID(TEventID id, TWIN_LOC) {
+        uint8_t &held = twin::g.event_alloc[(int)evt & 63];
+        if (id < 0 || id > 7 || !(held & (1u << id)))
+            twin::fault(twin_file, twin_line, "ReleaseEventID: event id %d was not held by AllocEventID", (int)id);
+        held &= (uint8_t)~(1u << id);
+    }
 };
 
 inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(twin::g.pipe); }

@@ -50,6 +50,7 @@ constexpr uint32_t MAXV = 64;
 struct Param {
     uint32_t bw = 0;
     uint32_t n = 0;
+    bool is_type = false; // ASCENDC_TPL_DATATYPE_DECL: the kernel takes the C++ type of the C_DT_* value
     uint64_t v[MAXV] = {};
     constexpr Param() {}
     constexpr void add(uint64_t x) {
@@ -62,6 +63,10 @@ constexpr Param list(uint32_t bw, std::initializer_list<uint64_t> vals) {
     Param p;
     p.bw = bw;
     for (uint64_t x : vals) p.add(x);
+    return p;
+}
+constexpr Param as_type(Param p) {
+    p.is_type = true;
     return p;
 }
 // UI_LIST: values; UI_RANGE: count, then count [lo, hi] pairs; UI_MIX: count, pairs, then values.
@@ -138,7 +143,7 @@ template <class F> bool launch(uint64_t key, F f) {
 #define TWIN_TPL_CAT(a, b) TWIN_TPL_CAT2(a, b)
 #define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::uint_decl(bw, mode, {__VA_ARGS__})
 #define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
-#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::as_type(::twin_tpl::list(8, {__VA_ARGS__}))
 #define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
 #define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::list(1, {__VA_ARGS__})
 #define ASCENDC_TPL_ARGS_DECL(op, ...)                                                                     \
