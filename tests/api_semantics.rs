@@ -13,7 +13,7 @@ use std::process::Command;
 
 const N: usize = 256;
 const FLOAT_SLOTS: usize = 12;
-const HALF_SLOTS: usize = 3;
+const HALF_SLOTS: usize = 4;
 
 fn twin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
@@ -318,6 +318,13 @@ fn new_api_semantics_match_rust_references() {
         want[i] = f16::from_f32(h[i].to_f32() * 0.5);
     }
     check_h(&run, 2, &want, "Reg Cast with UNPACK_B16 / PACK_B32");
+
+    // half 3: Cast int32 -> half scaled by SetDeqScale(0.25).
+    let want: Vec<f16> = x
+        .iter()
+        .map(|v| f16::from_f64((v * 100.0).round_ties_even() as i32 as f64 * 0.25))
+        .collect();
+    check_h(&run, 3, &want, "Cast int32 -> half with SetDeqScale");
 }
 
 /// The operator-base host helpers: OP_CHECK_IF returns through its expression, OP_CHECK_NULL_WITH_CONTEXT

@@ -157,6 +157,15 @@ public:
             }
         }
         StoreH(2, rh);
+        // half 3: int32 -> half through SetDeqScale(0.25): rint(x * 100) * 0.25
+        {
+            LocalTensor<int32_t> xi = w.ReinterpretCast<int32_t>();
+            Muls(r, x, 100.0f, N);
+            Cast(xi, r, RoundMode::CAST_RINT, N);
+            SetDeqScale((half)0.25f);
+            Cast(rh, xi, RoundMode::CAST_NONE, N);
+            StoreH(3, rh);
+        }
     }
 
 private:

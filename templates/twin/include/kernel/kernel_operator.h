@@ -7,6 +7,8 @@
 
 #define __aicore__
 #define __global__
+#define __vector__
+#define __cube__
 #define __gm__
 #define __ubuf__
 #define __cbuf__

@@ -259,6 +259,8 @@ template <class D> inline D sat_int(double v) {
 // CAST_RINT when precision is lost; float->int saturates).
 template <class D, class S> inline D cast_one(S s, RoundMode m) {
     double v = (double)up(s);
+    // int32 -> half goes through the DEQSCALE register (asc-devkit docs, SetDeqScale: "s322f16").
+    if (std::is_same<S, int32_t>::value && std::is_same<D, half>::value && g.deq_set) v *= (double)g.deq_scale;
     if (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value) {
         return rnd_h<typename std::conditional<std::is_same<D, half>::value, half, bfloat16_t>::type>(v, m);
     } else if (std::is_floating_point<D>::value) {
@@ -379,6 +381,18 @@ TWIN_UNARY_HL(Round, (decltype(x))twin::m_round((double)x))
 TWIN_UNARY_HL(Trunc, (decltype(x))twin::m_trunc((double)x))
 TWIN_UNARY_HL(Frac, (x - (decltype(x))twin::m_trunc((double)x)))
 TWIN_UNARY_HL(Sign, (decltype(x))(x > 0 ? 1 : (x < 0 ? -1 : 0)))
+// Trigonometric and hyperbolic high-level APIs (asc-devkit docs, "math" high-level APIs: Acos,
+// Asin, Atan, Sinh, Cosh, Tan, Asinh, Acosh, Atanh, Erfc), elementwise in float.
+TWIN_UNARY_HL(Acos, twin::m_acos((float)x))
+TWIN_UNARY_HL(Asin, twin::m_asin((float)x))
+TWIN_UNARY_HL(Atan, twin::m_atan((float)x))
+TWIN_UNARY_HL(Sinh, twin::m_sinh((float)x))
+TWIN_UNARY_HL(Cosh, twin::m_cosh((float)x))
+TWIN_UNARY_HL(Tan, twin::m_tan((float)x))
+TWIN_UNARY_HL(Asinh, twin::m_asinh((float)x))
+TWIN_UNARY_HL(Acosh, twin::m_acosh((float)x))
+TWIN_UNARY_HL(Atanh, twin::m_atanh((float)x))
+TWIN_UNARY_HL(Erfc, twin::m_erfc((float)x))
 #undef TWIN_UNARY_HL
 
 // ---------------------------------------------------------------------------------------------
@@ -457,6 +471,10 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
     twin::vun0("Cast", dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, p, [m](S x) { return twin::cast_one<D, S>(x, m); },
                TWIN_LOC_ARGS, (int)sizeof(D));
 }
+// SetDeqScale (asc-devkit docs atlasascendc_api_07_0099): the half form scales Cast int32 -> half;
+// the CastDeq forms (float scale / offset / sign, vector deq tensor) are accepted and recorded only.
+inline void SetDeqScale(half scale) { twin::g.deq_scale = (float)scale; twin::g.deq_set = true; }
+inline void SetDeqScale(float scale, int16_t, bool) { twin::g.deq_scale = scale; twin::g.deq_set = false; }
 // Scalar cast helpers.
 template <class S, class D, RoundMode mode> inline D Cast(S v) { return twin::cast_one<D, S>(v, mode); }
 template <class S, class D, RoundMode mode> inline D ScalarCast(S v) { return twin::cast_one<D, S>(v, mode); }
