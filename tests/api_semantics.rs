@@ -223,10 +223,11 @@ fn new_api_semantics_match_rust_references() {
 
     // 2: ReduceMax over 3 repeats with the index of the first maximum as uint32 bits in r[1].
     let mut want = zeros();
-    let (bi, bv) = x[..192]
-        .iter()
-        .enumerate()
-        .fold((0, f32::MIN), |(bi, bv), (i, &v)| if v > bv { (i, v) } else { (bi, bv) });
+    let (bi, bv) =
+        x[..192].iter().enumerate().fold(
+            (0, f32::MIN),
+            |(bi, bv), (i, &v)| if v > bv { (i, v) } else { (bi, bv) },
+        );
     want[0] = bv;
     want[1] = f32::from_bits(bi as u32);
     check(&run, 2, &want, "ReduceMax mask/repeat form with index");
@@ -302,7 +303,10 @@ fn new_api_semantics_match_rust_references() {
     let mut want = vec![f16::ZERO; N];
     want[0] = tree_f16(&h[..4]);
     assert_eq!(want[0].to_f32(), 35584.0);
-    assert!((want[0].to_f32() - 35604.0).abs() <= 32.0, "within a half ulp of the documented value");
+    assert!(
+        (want[0].to_f32() - 35604.0).abs() <= 32.0,
+        "within a half ulp of the documented value"
+    );
     check_h(&run, 0, &want, "ReduceSum half saturation example");
 
     // half 1: BlockReduceSum over 8 blocks of 16 halves (block 0 is the example again).
@@ -377,8 +381,7 @@ int main() {
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
-        stdout,
-        "0 4294967295 1 1\n4 3 128 96\n32 [1]\n",
+        stdout, "0 4294967295 1 1\n4 3 128 96\n32 [1]\n",
         "stdout of the host check"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);

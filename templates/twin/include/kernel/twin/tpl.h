@@ -15,6 +15,13 @@
 #include <type_traits>
 #include <utility>
 
+// kernel type options of ASCENDC_TPL_KERNEL_TYPE_SEL (the twin runs vector blocks only)
+#define ASCENDC_TPL_AIV_ONLY 0
+#define ASCENDC_TPL_AIC_ONLY 1
+#define ASCENDC_TPL_MIX_AIV_1_0 4
+#define ASCENDC_TPL_MIX_AIC_1_0 5
+#define ASCENDC_TPL_MIX_AIC_1_1 6
+#define ASCENDC_TPL_MIX_AIC_1_2 7
 #define ASCENDC_TPL_1_BW 1
 #define ASCENDC_TPL_2_BW 2
 #define ASCENDC_TPL_3_BW 3
