@@ -41,6 +41,7 @@ using float32_t = float;
 #include "twin/vec.h"
 #include "twin/vec2.h"
 #include "twin/reg.h"
+#include "twin/std.h"
 
 // ASSERT is compiled out, as in device builds: public samples write `x = y ASSERT(c);`, which
 // only compiles when the macro expands to nothing. ASCENDC_ASSERT does check.

@@ -34,6 +34,8 @@ constexpr graphStatus GRAPH_SUCCESS = 0;
 constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFFu;
 constexpr graphStatus GRAPH_PARAM_INVALID = 50331649u;
 constexpr graphStatus GRAPH_NOT_CHANGED = 1343242304u;
+// A failure status some operator code returns unqualified; any non-success value serves the twin.
+constexpr graphStatus GRAPH_NULL_PTR = 1343225860u;
 constexpr int64_t UNKNOWN_DIM = -1;
 constexpr int64_t UNKNOWN_DIM_NUM = -2;
 
@@ -109,6 +111,7 @@ private:
     std::vector<int64_t> dims_;
 };
 } // namespace ge
+using ge::GRAPH_NULL_PTR;
 
 // ---- platform information handle (fe::PlatFormInfos), filled by the twin host main from the spec.
 namespace fe {
