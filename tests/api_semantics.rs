@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 12;
+const FLOAT_SLOTS: usize = 13;
 const HALF_SLOTS: usize = 4;
 
 fn twin_dir() -> PathBuf {
@@ -297,6 +297,16 @@ fn new_api_semantics_match_rust_references() {
         };
     }
     check(&run, 11, &want, "ArithProgression");
+
+    // 12: mask/repeat CompareScalar then Select with 32 of each repeat's 64 lanes.
+    let mut want = vec![7.0f32; N];
+    for rep in 0..2 {
+        for j in 0..32 {
+            let i = rep * 64 + j;
+            want[i] = if x[i] > 0.0 { x[i] } else { -5.0 };
+        }
+    }
+    check(&run, 12, &want, "CompareScalar / Select mask-repeat forms");
 
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.

@@ -131,6 +131,15 @@ public:
         Store(10, r);
         // 11: ArithProgression, 200 floats from -3 in steps of 0.1 (the documented 8 / 64 block scheme)
         Duplicate(r, 0.0f, N); ArithProgression<float>(r, -3.0f, 0.1f, 200); Store(11, r);
+        // 12: mask/repeat CompareScalar (x > 0, 2 repeats) and Select with a narrower mask (32 lanes per
+        // repeat): selected lanes x or -5, the lanes the mask leaves out keep 7
+        {
+            LocalTensor<uint8_t> bits = rh.ReinterpretCast<uint8_t>();
+            CompareScalar(bits, x, 0.0f, CMPMODE::GT, (uint64_t)64, 2, UnaryRepeatParams());
+            Duplicate(r, 7.0f, N);
+            Select(r, bits, x, -5.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, (uint64_t)32, 2, BinaryRepeatParams());
+            Store(12, r);
+        }
 
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);

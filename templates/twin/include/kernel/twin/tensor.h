@@ -23,6 +23,10 @@ constexpr int32_t DEFAULT_BLK_NUM = 8;
 constexpr int32_t DEFAULT_REPEAT_STRIDE = 8;
 constexpr int32_t BLOCK_CUBE = 16;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
+constexpr int32_t DEFAULT_BLK_STRIDE = 1;
+constexpr int32_t ONE_BYTE_BIT_SIZE = 8;
+constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1; // DataCopyParams defaults: one burst, no gaps
+constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 
 enum class HardEvent : uint8_t {
     MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1,

@@ -554,13 +554,18 @@ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
 // Select: bit 1 takes src0, bit 0 takes src1 (or the scalar in VSEL_TENSOR_SCALAR_MODE).
 template <class T, class U>
 inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
-                   const LocalTensor<T> &src1, SELMODE, uint32_t calCount, TWIN_LOC) {
+                   const LocalTensor<T> &src1, SELMODE mode, uint32_t calCount, TWIN_LOC) {
     uint8_t *pd = twin::vspan(dst, calCount, "Select", TWIN_LOC_ARGS);
     const uint8_t *pa = twin::vspan(src0, calCount, "Select", TWIN_LOC_ARGS);
     const uint8_t *pb = twin::vspan(src1, calCount, "Select", TWIN_LOC_ARGS);
-    const uint8_t *pm = twin::ub_span(selMask.addr_, (calCount + 7) / 8, "Select", TWIN_LOC_ARGS);
+    // VSEL_CMPMASK_SPR (mode 0) applies the first repeat's worth of bits to every repeat; modes 1
+    // and 2 read the mask on (asc-devkit docs, Select).
+    const uint32_t epr = 256 / sizeof(T);
+    const uint32_t mbits = mode == SELMODE::VSEL_CMPMASK_SPR ? (calCount < epr ? calCount : epr) : calCount;
+    const uint8_t *pm = twin::ub_span(selMask.addr_, (mbits + 7) / 8, "Select", TWIN_LOC_ARGS);
     for (uint32_t i = 0; i < calCount; i++) {
-        bool on = (pm[i / 8] >> (i % 8)) & 1;
+        uint32_t k = mode == SELMODE::VSEL_CMPMASK_SPR ? i % epr : i;
+        bool on = (pm[k / 8] >> (k % 8)) & 1;
         twin::st<T>(pd + i * sizeof(T), twin::ld<T>((on ? pa : pb) + i * sizeof(T)));
     }
     twin::tr_vec("Select", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
@@ -578,6 +583,91 @@ inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, con
     }
     twin::tr_vec("Select", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
+
+// ---- Compare / CompareScalar / Select, mask/repeat forms (asc-devkit docs, Compare, CompareScalar,
+// Select "tensor high-dimension split"): element j of repeat r (strides as for every level-0 form)
+// sets or reads bit r * elements-per-repeat + j of the uint8 mask tensor; Compare clears the bits of
+// lanes the mask leaves out. Select mode 0 reads the first repeat's bits for every repeat; lanes the
+// mask leaves out keep dst.
+namespace twin_sel {
+template <class T, class F>
+inline void cmp0(const char *api, const LocalTensor<uint8_t> &dst, const twin::L0Mask &m, uint8_t repeat, F lane_true, TWIN_LOC_DECL) {
+    const uint32_t epr = 256 / sizeof(T);
+    uint64_t reps = m.counter ? (m.m0 + epr - 1) / epr : repeat;
+    uint8_t *pd = twin::ub_span(dst.addr_, (reps * epr + 7) / 8, api, TWIN_LOC_ARGS);
+    for (uint64_t k = 0; k < (reps * epr + 7) / 8; k++) pd[k] = 0;
+    uint64_t n = twin::l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        if (lane_true(r, j)) { uint64_t b = r * epr + j; pd[b / 8] |= (uint8_t)(1u << (b % 8)); }
+    });
+    twin::tr_vec(api, sizeof(T), n, m.counter ? twin::vec_rep(n, sizeof(T)) : repeat, twin_line);
+}
+} // namespace twin_sel
+#define TWIN_CMP0(MASKT, MASKF)                                                                                  \
+    template <class T, class U, bool isSetMask = true>                                                           \
+    inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE mode, \
+                        MASKT mask, uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) {                 \
+        const uint32_t sz = sizeof(T);                                                                           \
+        twin_sel::cmp0<T>("Compare", dst.template ReinterpretCast<uint8_t>(), MASKF(mask, isSetMask), repeatTimes,  \
+            [&](uint64_t r, uint32_t j) {                                                                        \
+                T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, "Compare", TWIN_LOC_ARGS)); \
+                T b = twin::ld<T>(twin::ub_span(twin::l0_addr(src1.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, "Compare", TWIN_LOC_ARGS)); \
+                return twin_cmp::cmp(twin::up(a), twin::up(b), mode);                                            \
+            }, TWIN_LOC_ARGS);                                                                                   \
+    }                                                                                                            \
+    template <class T, class U, bool isSetMask = true, class S>                                                  \
+    inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode, \
+                              MASKT mask, uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {            \
+        const uint32_t sz = sizeof(T);                                                                           \
+        const auto s = twin::up((T)src1Scalar);                                                                  \
+        twin_sel::cmp0<T>("CompareScalar", dst.template ReinterpretCast<uint8_t>(), MASKF(mask, isSetMask), repeatTimes, \
+            [&](uint64_t r, uint32_t j) {                                                                        \
+                T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.srcBlkStride, p.srcRepStride), sz, "CompareScalar", TWIN_LOC_ARGS)); \
+                return twin_cmp::cmp(twin::up(a), s, mode);                                                      \
+            }, TWIN_LOC_ARGS);                                                                                   \
+    }
+TWIN_CMP0(uint64_t, twin::mask_cont)
+TWIN_CMP0(const uint64_t *, twin::mask_bits)
+#undef TWIN_CMP0
+
+namespace twin_sel {
+template <class T, class U, class B>
+inline void sel0(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, SELMODE mode,
+                 const twin::L0Mask &m, uint8_t repeat, const BinaryRepeatParams &p, B src1_at, TWIN_LOC_DECL) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    const uint64_t reps = m.counter ? (m.m0 + epr - 1) / epr : repeat;
+    const uint64_t mbits = mode == SELMODE::VSEL_CMPMASK_SPR ? epr : reps * epr;
+    const uint8_t *pm = twin::ub_span(selMask.addr_, (mbits + 7) / 8, "Select", TWIN_LOC_ARGS);
+    uint64_t n = twin::l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        uint64_t k = mode == SELMODE::VSEL_CMPMASK_SPR ? j : r * epr + j;
+        bool on = (pm[k / 8] >> (k % 8)) & 1;
+        T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, "Select", TWIN_LOC_ARGS));
+        T v = on ? a : src1_at(r, j);
+        twin::st<T>(twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, "Select", TWIN_LOC_ARGS), v);
+    });
+    twin::tr_vec("Select", sz, n, m.counter ? twin::vec_rep(n, sz) : repeat, twin_line);
+}
+} // namespace twin_sel
+#define TWIN_SEL0(MASKT, MASKF)                                                                                  \
+    template <class T, class U, bool isSetMask = true>                                                           \
+    inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,     \
+                       const LocalTensor<T> &src1, SELMODE mode, MASKT mask, uint8_t repeatTimes,                \
+                       const BinaryRepeatParams &p, TWIN_LOC) {                                                  \
+        const uint32_t sz = sizeof(T);                                                                           \
+        twin_sel::sel0(dst, selMask, src0, mode, MASKF(mask, isSetMask), repeatTimes, p, [&](uint64_t r, uint32_t j) { \
+            return twin::ld<T>(twin::ub_span(twin::l0_addr(src1.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, "Select", TWIN_LOC_ARGS)); \
+        }, TWIN_LOC_ARGS);                                                                                       \
+    }                                                                                                            \
+    template <class T, class U, bool isSetMask = true, class S,                                                  \
+              typename std::enable_if<!std::is_same<S, LocalTensor<T>>::value, int>::type = 0>                  \
+    inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,     \
+                       S src1Scalar, SELMODE mode, MASKT mask, uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) { \
+        const T s = (T)src1Scalar;                                                                               \
+        twin_sel::sel0(dst, selMask, src0, mode, MASKF(mask, isSetMask), repeatTimes, p,                         \
+                       [s](uint64_t, uint32_t) { return s; }, TWIN_LOC_ARGS);                                     \
+    }
+TWIN_SEL0(uint64_t, twin::mask_cont)
+TWIN_SEL0(const uint64_t *, twin::mask_bits)
+#undef TWIN_SEL0
 
 // ---------------------------------------------------------------------------------------------
 // Reductions (asc-devkit docs, ReduceSum / ReduceMax / ReduceMin, atlasascendc_api_07_0078..0080):
