@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 13;
+const FLOAT_SLOTS: usize = 14;
 const HALF_SLOTS: usize = 4;
 
 fn twin_dir() -> PathBuf {
@@ -308,6 +308,13 @@ fn new_api_semantics_match_rust_references() {
     }
     check(&run, 12, &want, "CompareScalar / Select mask-repeat forms");
 
+    // 13: CreateVecIndex (int32 bits in the float slot).
+    let mut want = zeros();
+    for (i, w) in want.iter_mut().enumerate().take(100) {
+        *w = f32::from_bits((i as i32 - 10) as u32);
+    }
+    check(&run, 13, &want, "CreateVecIndex");
+
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.
     let mut want = vec![f16::ZERO; N];
@@ -404,7 +411,7 @@ int main() {
 
 /// ASCENDC_TPL_DATATYPE_DECL parameters reach a template kernel as types (`template <typename T, ...>`),
 /// mixed with value parameters: the tiling key (dtype in the low 8 bits, then the 2-bit mode) picks
-/// the instance.
+/// the instance. The declaration may be read twice (a tiling-key header without include guard).
 #[test]
 fn template_kernels_take_datatype_parameters_as_types() {
     let dir = tempfile::tempdir().unwrap();
@@ -414,8 +421,12 @@ fn template_kernels_take_datatype_parameters_as_types() {
         r#"
 #include "kernel_operator.h"
 #include "ascendc/host_api/tiling/template_argument.h"
-ASCENDC_TPL_ARGS_DECL(TypedOp, ASCENDC_TPL_DATATYPE_DECL(D_T, C_DT_FLOAT, C_DT_FLOAT16, C_DT_INT8, ASCENDC_TPL_INPUT(0)),
-                      ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3));
+#define TYPED_OP_KEY_DECL                                                                                     \
+    ASCENDC_TPL_ARGS_DECL(TypedOp, ASCENDC_TPL_DATATYPE_DECL(D_T, C_DT_FLOAT, C_DT_FLOAT16, C_DT_INT8, ASCENDC_TPL_INPUT(0)), \
+                          ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3))
+TYPED_OP_KEY_DECL;
+TYPED_OP_KEY_DECL; // a tiling-key header without include guard, read twice
+
 template <typename D_T, uint32_t MODE>
 __global__ __aicore__ void typed_op(GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
     AscendC::GlobalTensor<int32_t> g;

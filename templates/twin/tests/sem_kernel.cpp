@@ -140,6 +140,11 @@ public:
             Select(r, bits, x, -5.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, (uint64_t)32, 2, BinaryRepeatParams());
             Store(12, r);
         }
+        // 13: CreateVecIndex from -10, 100 elements
+        {
+            LocalTensor<int32_t> idx = r.ReinterpretCast<int32_t>();
+            Duplicate(idx, 0, N); CreateVecIndex(idx, (int32_t)-10, 100); Store(13, r);
+        }
 
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);

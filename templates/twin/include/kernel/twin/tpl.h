@@ -94,6 +94,17 @@ constexpr Param uint_decl(uint32_t bw, uint32_t mode, std::initializer_list<uint
     return p;
 }
 
+template <uint64_t bw, uint64_t mode, uint64_t... vals> struct UintDecl {
+    static constexpr Param p = uint_decl((uint32_t)bw, (uint32_t)mode, {vals...});
+};
+template <uint64_t bw, bool type, uint64_t... vals> struct ListDecl {
+    static constexpr Param p = type ? as_type(list((uint32_t)bw, {vals...})) : list((uint32_t)bw, {vals...});
+};
+template <class... Ps> struct Decl {
+    static constexpr Param p[] = {Ps::p...};
+    static constexpr size_t n = sizeof...(Ps);
+};
+
 // Global registration of the (single) ASCENDC_TPL_ARGS_DECL of the program.
 struct Key {
 #pragma GCC diagnostic push
@@ -148,17 +159,18 @@ template <class F> bool launch(uint64_t key, F f) {
 
 #define TWIN_TPL_CAT2(a, b) a##b
 #define TWIN_TPL_CAT(a, b) TWIN_TPL_CAT2(a, b)
-#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::uint_decl(bw, mode, {__VA_ARGS__})
-#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
-#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::as_type(::twin_tpl::list(8, {__VA_ARGS__}))
-#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
-#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::list(1, {__VA_ARGS__})
+// Each declared parameter is a type carrying its values, and ASCENDC_TPL_ARGS_DECL an alias of the
+// type of the whole list, so a tiling-key header without an include guard may be read twice in one
+// unit (an alias may be declared again as the same type; the registration is instantiated once).
+#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<bw, mode, __VA_ARGS__>
+#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, true, __VA_ARGS__>
+#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>
+#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<1, false, __VA_ARGS__>
 #define ASCENDC_TPL_ARGS_DECL(op, ...)                                                                     \
-    struct TWIN_TPL_CAT(twin_tpl_reg_, op) {                                                               \
-        static constexpr ::twin_tpl::Param p[] = {__VA_ARGS__};                                            \
-        static constexpr size_t n = sizeof(p) / sizeof(p[0]);                                              \
-    };                                                                                                     \
-    constexpr size_t TWIN_TPL_CAT(twin_tpl_set_, op) = sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)
+    using TWIN_TPL_CAT(twin_tpl_reg_, op) = ::twin_tpl::Decl<__VA_ARGS__>;                                 \
+    using TWIN_TPL_CAT(twin_tpl_set_, op) =                                                                \
+        std::integral_constant<size_t, sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)>
 #define ASCENDC_TPL_SEL(...) static_assert(true, "")
 #define ASCENDC_TPL_ARGS_SEL(...)
 #define ASCENDC_TPL_UINT_SEL(...)

@@ -261,4 +261,25 @@ inline void ArithProgression(const LocalTensor<T> &dst, const T firstValue, cons
 template <class T> inline float ToFloat(const T &v) { return (float)twin::up(v); }
 inline bfloat16_t ToBfloat16(const float &v) { return bfloat16_t(v); }
 
+// CreateVecIndex (asc-devkit docs): dst[i] = firstValue + i; in the mask/repeat form element j of
+// repeat r is firstValue + r * elements-per-repeat + j (strides in 32-byte blocks, as level-0 forms).
+template <class T>
+inline void CreateVecIndex(const LocalTensor<T> &dst, const T &firstValue, uint32_t calCount, TWIN_LOC) {
+    uint8_t *pd = twin::vspan(dst, calCount, "CreateVecIndex", TWIN_LOC_ARGS);
+    const auto f = twin::up(firstValue);
+    for (uint32_t i = 0; i < calCount; i++) twin::st<T>(pd + (uint64_t)i * sizeof(T), (T)(f + (decltype(f))i));
+    twin::tr_vec("CreateVecIndex", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+template <class T>
+inline void CreateVecIndex(const LocalTensor<T> &dst, const T &firstValue, uint64_t mask, uint8_t repeatTimes,
+                           uint16_t dstBlkStride, uint8_t dstRepStride, TWIN_LOC) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    const auto f = twin::up(firstValue);
+    uint64_t n = twin::l0_each(twin::mask_cont(mask, true), repeatTimes, epr, [&](uint64_t r, uint32_t j) {
+        uint8_t *p = twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, dstBlkStride, dstRepStride), sz, "CreateVecIndex", TWIN_LOC_ARGS);
+        twin::st<T>(p, (T)(f + (decltype(f))(r * epr + j)));
+    });
+    twin::tr_vec("CreateVecIndex", sz, n, repeatTimes, twin_line);
+}
+
 } // namespace AscendC
