@@ -411,7 +411,8 @@ int main() {
 
 /// ASCENDC_TPL_DATATYPE_DECL parameters reach a template kernel as types (`template <typename T, ...>`),
 /// mixed with value parameters: the tiling key (dtype in the low 8 bits, then the 2-bit mode) picks
-/// the instance. The declaration may be read twice (a tiling-key header without include guard).
+/// the instance. The declaration may end in a trailing comma and may be read twice (a tiling-key
+/// header without include guard).
 #[test]
 fn template_kernels_take_datatype_parameters_as_types() {
     let dir = tempfile::tempdir().unwrap();
@@ -423,7 +424,7 @@ fn template_kernels_take_datatype_parameters_as_types() {
 #include "ascendc/host_api/tiling/template_argument.h"
 #define TYPED_OP_KEY_DECL                                                                                     \
     ASCENDC_TPL_ARGS_DECL(TypedOp, ASCENDC_TPL_DATATYPE_DECL(D_T, C_DT_FLOAT, C_DT_FLOAT16, C_DT_INT8, ASCENDC_TPL_INPUT(0)), \
-                          ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3))
+                          ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3), )
 TYPED_OP_KEY_DECL;
 TYPED_OP_KEY_DECL; // a tiling-key header without include guard, read twice
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
+#include <tuple>
 #include <utility>
 
 // kernel type options of ASCENDC_TPL_KERNEL_TYPE_SEL (the twin runs vector blocks only)
@@ -104,6 +105,9 @@ template <class... Ps> struct Decl {
     static constexpr Param p[] = {Ps::p...};
     static constexpr size_t n = sizeof...(Ps);
 };
+template <class Tuple> struct DeclTuple;
+template <class... Ps> struct DeclTuple<std::tuple<Ps...>> { using type = Decl<Ps...>; };
+template <class Tuple> using DeclOf = typename DeclTuple<Tuple>::type;
 
 // Global registration of the (single) ASCENDC_TPL_ARGS_DECL of the program.
 struct Key {
@@ -159,16 +163,18 @@ template <class F> bool launch(uint64_t key, F f) {
 
 #define TWIN_TPL_CAT2(a, b) a##b
 #define TWIN_TPL_CAT(a, b) TWIN_TPL_CAT2(a, b)
-// Each declared parameter is a type carrying its values, and ASCENDC_TPL_ARGS_DECL an alias of the
-// type of the whole list, so a tiling-key header without an include guard may be read twice in one
-// unit (an alias may be declared again as the same type; the registration is instantiated once).
-#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<bw, mode, __VA_ARGS__>
-#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>
-#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, true, __VA_ARGS__>
-#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>
-#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<1, false, __VA_ARGS__>
+// Each declared parameter is a value of a type carrying its values, gathered with std::tuple's
+// deduction from a braced list (which, like the device macros, accepts a trailing comma), and
+// ASCENDC_TPL_ARGS_DECL is an alias of the resulting type, so a tiling-key header without an include
+// guard may be read twice in one unit (an alias may be declared again as the same type; the
+// registration is instantiated once).
+#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<bw, mode, __VA_ARGS__>{}
+#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>{}
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, true, __VA_ARGS__>{}
+#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>{}
+#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<1, false, __VA_ARGS__>{}
 #define ASCENDC_TPL_ARGS_DECL(op, ...)                                                                     \
-    using TWIN_TPL_CAT(twin_tpl_reg_, op) = ::twin_tpl::Decl<__VA_ARGS__>;                                 \
+    using TWIN_TPL_CAT(twin_tpl_reg_, op) = ::twin_tpl::DeclOf<decltype(std::tuple{__VA_ARGS__})>;        \
     using TWIN_TPL_CAT(twin_tpl_set_, op) =                                                                \
         std::integral_constant<size_t, sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)>
 #define ASCENDC_TPL_SEL(...) static_assert(true, "")
