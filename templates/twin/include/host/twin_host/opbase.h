@@ -132,6 +132,14 @@ template <class... A> inline std::string join(const char *what, const A &...a) {
 #define OP_TILING_CHECK(cond, log_expr, return_expr) OP_CHECK_IF(cond, log_expr, return_expr)
 #define OPS_ERR_IF(cond, log_expr, return_expr) OP_CHECK_IF(cond, log_expr, return_expr)
 
+// Branch hints the CANN headers define for operator code.
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
 namespace Ops {
 namespace Base {
 
