@@ -53,6 +53,19 @@ float m_log2(float x) { return log2f(x); }
 double m_log2(double x) { return (double)log2l(L(x)); }
 float m_log10(float x) { return log10f(x); }
 double m_log10(double x) { return (double)log10l(L(x)); }
+float m_acos(float x) { return acosf(x); }
+float m_asin(float x) { return asinf(x); }
+float m_atan(float x) { return atanf(x); }
+float m_sinh(float x) { return sinhf(x); }
+float m_cosh(float x) { return coshf(x); }
+float m_tan(float x) { return tanf(x); }
+float m_asinh(float x) { return asinhf(x); }
+float m_acosh(float x) { return acoshf(x); }
+float m_atanh(float x) { return atanhf(x); }
+float m_erfc(float x) { return erfcf(x); }
+float m_expm1(float x) { return expm1f(x); }
+float m_log1p(float x) { return log1pf(x); }
+float m_atan2(float y, float x) { return atan2f(y, x); }
 void kprintf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

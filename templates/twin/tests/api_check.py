@@ -34,6 +34,25 @@ oh = np.fromfile(f"{w}/oh.bin", np.float16).reshape(OH_SLOTS, N)
 f32 = np.float32
 fails = []
 
+def tree(v):
+    """Pairwise binary-tree sum in float32, zero-padded to a power of two (the reductions' order)."""
+    v = list(np.asarray(v, f32))
+    n = 1
+    while n < len(v):
+        n *= 2
+    v += [f32(0)] * (n - len(v))
+    while len(v) > 1:
+        v = [f32(v[i] + v[i + 1]) for i in range(0, len(v), 2)]
+    return f32(v[0])
+
+def count_sum(v):
+    """ReduceSum count form: a tree per 64-float repeat, the repeat sums added in order."""
+    parts = [tree(v[k:k + 64]) for k in range(0, len(v), 64)]
+    acc = parts[0]
+    for p in parts[1:]:
+        acc = f32(acc + p)
+    return acc
+
 def check(name, got, want, ulp=0):
     got = np.asarray(got); want = np.asarray(want, dtype=got.dtype)
     if ulp == 0:
@@ -80,7 +99,7 @@ for r in range(4):
     l0[s] = a[s] + b[s]
 check("Add level-0 mask", out[20], l0)
 check("Compare+Select", out[21], np.where(a > b, a, b))
-check("ReduceSum", out[22][0], f32(np.sum(a.astype(np.float64))))
+check("ReduceSum", out[22][0], count_sum(a))
 check("ReduceMax", out[22][1], a.max())
 check("ReduceMax index", out[22][2:3].view(np.uint32), np.array([np.argmax(a)], np.uint32))
 acc = f32(0)
@@ -108,14 +127,14 @@ check("GlobalTensor Get/SetValue", out[29][:1], np.array([a[5] * 2], f32))
 check("Axpy", out[30], a * f32(0.5) + b)
 check("LeakyRelu", out[31], np.where(a >= 0, a, a * f32(0.1)))
 check("VECOUT queue", out[32], a + f32(1))
-o = np.zeros(N, f32); o[:4] = [np.float32(np.sum(a[k*64:(k+1)*64].astype(np.float64))) for k in range(4)]
+o = np.zeros(N, f32); o[:4] = [tree(a[k*64:(k+1)*64]) for k in range(4)]
 check("WholeReduceSum", out[33], o)
 o = np.zeros(N, f32)
 for k in range(4):
     o[2*k] = a[k*64:(k+1)*64].max()
     o[2*k+1:2*k+2].view(np.uint32)[0] = np.argmax(a[k*64:(k+1)*64])
 check("WholeReduceMax", out[34], o)
-o = np.zeros(N, f32); o[:32] = [np.float32(np.sum(a[k*8:(k+1)*8].astype(np.float64))) for k in range(32)]
+o = np.zeros(N, f32); o[:32] = [tree(a[k*8:(k+1)*8]) for k in range(32)]
 check("BlockReduceSum", out[35], o)
 o = np.zeros(N, f32); o[:128] = np.repeat(a[:16], 8)
 check("Brcb", out[36], o)

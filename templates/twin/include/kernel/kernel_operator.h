@@ -7,6 +7,8 @@
 
 #define __aicore__
 #define __global__
+#define __vector__
+#define __cube__
 #define __gm__
 #define __ubuf__
 #define __cbuf__
@@ -38,6 +40,8 @@ using float32_t = float;
 #include "twin/copy.h"
 #include "twin/vec.h"
 #include "twin/vec2.h"
+#include "twin/reg.h"
+#include "twin/std.h"
 
 // ASSERT is compiled out, as in device builds: public samples write `x = y ASSERT(c);`, which
 // only compiles when the macro expands to nothing. ASCENDC_ASSERT does check.

@@ -2,16 +2,31 @@
 // tensors, attributes and the tiling / infer-shape / infer-dtype contexts.
 // Written from the public CANN documentation of these interfaces.
 #pragma once
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
+// The CANN host headers bring the standard containers and the bounds-checked C functions
+// (securec.h) with them; operator host code relies on both without including them itself.
+#include "../securec.h"
 
 namespace ge {
 using graphStatus = uint32_t;
@@ -19,6 +34,8 @@ constexpr graphStatus GRAPH_SUCCESS = 0;
 constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFFu;
 constexpr graphStatus GRAPH_PARAM_INVALID = 50331649u;
 constexpr graphStatus GRAPH_NOT_CHANGED = 1343242304u;
+// A failure status some operator code returns unqualified; any non-success value serves the twin.
+constexpr graphStatus GRAPH_NULL_PTR = 1343225860u;
 constexpr int64_t UNKNOWN_DIM = -1;
 constexpr int64_t UNKNOWN_DIM_NUM = -2;
 
@@ -94,6 +111,7 @@ private:
     std::vector<int64_t> dims_;
 };
 } // namespace ge
+using ge::GRAPH_NULL_PTR;
 
 // ---- platform information handle (fe::PlatFormInfos), filled by the twin host main from the spec.
 namespace fe {
@@ -363,7 +381,13 @@ public:
     ge::graphStatus SetTilingKey(uint64_t k) { tiling_key_ = k; return ge::GRAPH_SUCCESS; }
     uint64_t GetTilingKey() const { return tiling_key_; }
     TilingData *GetRawTilingData() { return &raw_; }
-    template <class T> T *GetTilingData() { return reinterpret_cast<T *>(raw_.GetData()); }
+    // GetTilingData<T>: the tiling data typed as T (basicdataapi atlasopapi_07_00242). Public operators
+    // fill it and never call SetDataSize, and run on the device, so the data size covers sizeof(T).
+    template <class T> T *GetTilingData() {
+        if (sizeof(T) > raw_.GetCapacity()) return nullptr;
+        if (raw_.GetDataSize() < sizeof(T)) raw_.SetDataSize(sizeof(T));
+        return reinterpret_cast<T *>(raw_.GetData());
+    }
     size_t *GetWorkspaceSizes(size_t n) {
         workspace_set_ = true;
         if (workspaces_.size() < n) workspaces_.resize(n, 0);

@@ -14,7 +14,10 @@ enum class SocVersion {
     ASCEND610, ASCEND610LITE, ASCEND310, ASCEND031, ASCEND035, ASCEND910_55, KIRINX90, KIRIN9030, MC62CM12A,
     RESERVED_VERSION = 99999
 };
-enum class NpuArch : uint32_t { DAV_1001 = 1001, DAV_2002 = 2002, DAV_2201 = 2201, DAV_3002 = 3002, DAV_3101 = 3101, DAV_RESV = 0 };
+enum class NpuArch : uint32_t {
+    DAV_1001 = 1001, DAV_2002 = 2002, DAV_2201 = 2201, DAV_3002 = 3002, DAV_3101 = 3101, DAV_3510 = 3510,
+    DAV_5102 = 5102, DAV_RESV = 0
+};
 
 inline SocVersion twin_soc_from_short(const std::string &s0) {
     std::string s;

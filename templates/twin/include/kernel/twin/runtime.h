@@ -48,7 +48,9 @@ struct BlockState {
     bool mask_counter;    // vector mask state (SetMaskCount/SetMaskNorm/SetVectorMask)
     uint64_t mask0, mask1;
     uint32_t sync_count;  // SyncAll calls so far
-    uint8_t event_next[64];
+    float deq_scale;      // SetDeqScale(half): scale of Cast int32 -> half
+    bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)
+    uint8_t event_alloc[64]; // per HardEvent: bit k set while event id k is held by AllocEventID
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;
@@ -123,6 +125,8 @@ float m_cos(float); double m_cos(double);
 float m_erf(float); double m_erf(double);
 float m_log2(float); double m_log2(double);
 float m_log10(float); double m_log10(double);
+// high-level trigonometric / hyperbolic math (float)
+float m_acos(float); float m_asin(float); float m_atan(float); float m_sinh(float); float m_cosh(float); float m_tan(float); float m_asinh(float); float m_acosh(float); float m_atanh(float); float m_erfc(float); float m_expm1(float); float m_log1p(float); float m_atan2(float, float);
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 } // namespace twin

@@ -23,6 +23,10 @@ constexpr int32_t DEFAULT_BLK_NUM = 8;
 constexpr int32_t DEFAULT_REPEAT_STRIDE = 8;
 constexpr int32_t BLOCK_CUBE = 16;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
+constexpr int32_t DEFAULT_BLK_STRIDE = 1;
+constexpr int32_t ONE_BYTE_BIT_SIZE = 8;
+constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1; // DataCopyParams defaults: one burst, no gaps
+constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 
 enum class HardEvent : uint8_t {
     MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1,
@@ -128,6 +132,9 @@ public:
 
     LocalTensor() = default;
     LocalTensor(uint32_t addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
+    // Static tensor programming: a tensor of tileSize elements at UB byte address addr (asc-devkit
+    // docs, "LocalTensor constructor", atlasascendc_api_07_00101; addr must be 32-byte aligned).
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize) : addr_(addr), size_(tileSize), pos_(pos) {}
 
     LocalTensor operator[](uint32_t offset) const {
         LocalTensor r(*this);
@@ -412,18 +419,72 @@ public:
     void Reset() { twin::g.ub_used = base_; }
     void Destroy() { twin::g.ub_used = base_; }
     void Init() {}
+    // Event ids (asc-devkit docs, TPipe FetchEventID / AllocEventID / ReleaseEventID): FetchEventID
+    // names the lowest id not held, without holding it (two fetches give the same id);
+    // AllocEventID holds it until ReleaseEventID. Eight ids per HardEvent.
     TEventID FetchEventID(HardEvent evt) {
-        uint8_t &n = twin::g.event_next[(int)evt & 63];
-        TEventID id = (TEventID)(n & 7);
-        n++;
-        return id;
+        uint8_t held = twin::g.event_alloc[(int)evt & 63];
+        for (int k = 0; k < 8; k++)
+            if (!(held & (1u << k))) return (TEventID)k;
+        return 0;
     }
     template <HardEvent evt> TEventID FetchEventID() { return FetchEventID(evt); }
-    template <HardEvent evt> TEventID AllocEventID() { return FetchEventID(evt); }
-    template <HardEvent evt> void ReleaseEventID(TEventID) {}
+    template <HardEvent evt> TEventID AllocEventID(TWIN_LOC) {
+        uint8_t &held = twin::g.event_alloc[(int)evt & 63];
+        for (int k = 0; k < 8; k++)
+            if (!(held & (1u << k))) { held |= (uint8_t)(1u << k); return (TEventID)k; }
+        twin::fault(twin_file, twin_line, "AllocEventID: all 8 event ids of this HardEvent are held (ReleaseEventID missing?)");
+    }
+    template <HardEvent evt> void ReleaseEventID(TEventID id, TWIN_LOC) {
+        uint8_t &held = twin::g.event_alloc[(int)evt & 63];
+        if (id < 0 || id > 7 || !(held & (1u << id)))
+            twin::fault(twin_file, twin_line, "ReleaseEventID: event id %d was not held by AllocEventID", (int)id);
+        held &= (uint8_t)~(1u << id);
+    }
 };
 
 inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(twin::g.pipe); }
+
+// ---------------------------------------------------------------------------------------------
+// LocalMemAllocator: static tensor programming without TPipe/TQue (asc-devkit docs,
+// "LocalMemAllocator", atlasascendc_api_07_00096). Tensors are handed out one after another from
+// address 0 of the buffer, each start 32-byte aligned; GetCurAddr is the next free address. Only
+// the UB is modelled by the twin: other Hardware positions give tensors the twin cannot compute on.
+// ---------------------------------------------------------------------------------------------
+template <Hardware hard = Hardware::UB> class LocalMemAllocator {
+public:
+    LocalMemAllocator() = default;
+    uint32_t GetCurAddr() const { return cur_; }
+    template <class DataType, uint32_t tileSize> LocalTensor<DataType> Alloc(TWIN_LOC) {
+        return take<DataType>(default_pos(), tileSize, TWIN_LOC_ARGS);
+    }
+    template <TPosition pos, class DataType, uint32_t tileSize> LocalTensor<DataType> Alloc(TWIN_LOC) {
+        return take<DataType>(pos, tileSize, TWIN_LOC_ARGS);
+    }
+    template <class DataType> LocalTensor<DataType> Alloc(uint32_t tileSize, TWIN_LOC) {
+        return take<DataType>(default_pos(), tileSize, TWIN_LOC_ARGS);
+    }
+    template <TPosition pos, class DataType> LocalTensor<DataType> Alloc(uint32_t tileSize, TWIN_LOC) {
+        return take<DataType>(pos, tileSize, TWIN_LOC_ARGS);
+    }
+
+private:
+    uint32_t cur_ = 0;
+    static constexpr TPosition default_pos() {
+        return hard == Hardware::L1 ? TPosition::A1 : hard == Hardware::L0A ? TPosition::A2
+             : hard == Hardware::L0B ? TPosition::B2 : hard == Hardware::L0C ? TPosition::CO1 : TPosition::VECCALC;
+    }
+    template <class T> LocalTensor<T> take(TPosition pos, uint32_t n, TWIN_LOC_DECL) {
+        uint64_t bytes = ((uint64_t)n * sizeof(T) + 31) / 32 * 32;
+        if (hard == Hardware::UB && (uint64_t)cur_ + bytes > twin::g.ub_bytes)
+            twin::fault(twin_file, twin_line,
+                        "LocalMemAllocator::Alloc: %u elements (%llu bytes) at address %u exceed ub_bytes %u", n,
+                        (unsigned long long)bytes, cur_, twin::g.ub_bytes);
+        LocalTensor<T> t(pos, cur_, n);
+        cur_ += (uint32_t)bytes;
+        return t;
+    }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Block queries and synchronisation.

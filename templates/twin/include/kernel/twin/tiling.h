@@ -1,6 +1,9 @@
 // twin: kernel-side tiling glue (GET_TILING_DATA and friends).
 // The tiling struct is found through optiling::TwinTilingOf<tag of TWIN_OP_TYPE>, which
-// REGISTER_TILING_DATA_CLASS specialises, or else through REGISTER_TILING_DEFAULT.
+// REGISTER_TILING_DATA_CLASS specialises, or else through REGISTER_TILING_DEFAULT, which may stand
+// at namespace scope or inside the kernel function (as CANN 9 samples write it): it declares an
+// overload of twin_default_tiling_of returning the struct, found by unqualified lookup from the
+// GET_TILING_DATA that follows it (a block-scope declaration hides the global fallback).
 #pragma once
 #include <cstdint>
 #include <cstddef>
@@ -17,7 +20,12 @@ struct twin_tag_none;
 struct TWIN_CAT(twin_tag_, TWIN_OP_TYPE);
 #endif
 } // namespace optiling
-template <int N> struct TwinDefaultTiling { using type = void; };
+namespace twin {
+struct DefaultTilingProbe {};
+struct NoTilingRegistered {};
+} // namespace twin
+// The fallback when no REGISTER_TILING_DEFAULT is visible (never called: used in decltype only).
+::twin::NoTilingRegistered twin_default_tiling_of(...);
 // Kernel code names tiling structs without the optiling:: prefix (on the device they are global).
 using namespace optiling;
 
@@ -30,12 +38,8 @@ using namespace optiling;
 namespace twin {
 template <class A, class B> struct pick_tiling { using type = A; };
 template <class B> struct pick_tiling<void, B> { using type = B; };
-struct NoTilingRegistered {};
-template <> struct pick_tiling<void, void> { using type = NoTilingRegistered; };
-// The default lookup is made dependent on Tag so REGISTER_TILING_DEFAULT may come after this header.
-template <class Tag> struct default_tiling { using type = typename ::TwinDefaultTiling<(int)(sizeof(Tag *) * 0)>::type; };
-template <class Tag>
-using tiling_t = typename pick_tiling<typename ::optiling::TwinTilingOf<Tag>::type, typename default_tiling<Tag>::type>::type;
+template <class Tag, class Default>
+using tiling_t = typename pick_tiling<typename ::optiling::TwinTilingOf<Tag>::type, Default>::type;
 } // namespace twin
 
 // Sits inside `namespace optiling` in the tiling header.
@@ -44,12 +48,11 @@ using tiling_t = typename pick_tiling<typename ::optiling::TwinTilingOf<Tag>::ty
     struct twin_tag_##op;                                                     \
     template <> struct TwinTilingOf<twin_tag_##op> { using type = cls; };
 
-#define REGISTER_TILING_DEFAULT(T) \
-    template <> struct TwinDefaultTiling<0> { using type = T; }
+#define REGISTER_TILING_DEFAULT(T) T twin_default_tiling_of(::twin::DefaultTilingProbe)
 #define REGISTER_TILING_FOR_TILINGKEY(key, T)
 
 #define GET_TILING_DATA(var, tiling)                                                              \
-    ::twin::tiling_t<TWIN_OP_TAG> var;                                                            \
+    ::twin::tiling_t<TWIN_OP_TAG, decltype(twin_default_tiling_of(::twin::DefaultTilingProbe{}))> var; \
     static_assert(!std::is_same<decltype(var), ::twin::NoTilingRegistered>::value,                \
                   "GET_TILING_DATA: no tiling struct registered for TWIN_OP_TYPE "                \
                   "(REGISTER_TILING_DATA_CLASS or REGISTER_TILING_DEFAULT)");                     \

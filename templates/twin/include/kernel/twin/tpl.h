@@ -13,8 +13,16 @@
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
+#include <tuple>
 #include <utility>
 
+// kernel type options of ASCENDC_TPL_KERNEL_TYPE_SEL (the twin runs vector blocks only)
+#define ASCENDC_TPL_AIV_ONLY 0
+#define ASCENDC_TPL_AIC_ONLY 1
+#define ASCENDC_TPL_MIX_AIV_1_0 4
+#define ASCENDC_TPL_MIX_AIC_1_0 5
+#define ASCENDC_TPL_MIX_AIC_1_1 6
+#define ASCENDC_TPL_MIX_AIC_1_2 7
 #define ASCENDC_TPL_1_BW 1
 #define ASCENDC_TPL_2_BW 2
 #define ASCENDC_TPL_3_BW 3
@@ -50,6 +58,7 @@ constexpr uint32_t MAXV = 64;
 struct Param {
     uint32_t bw = 0;
     uint32_t n = 0;
+    bool is_type = false; // ASCENDC_TPL_DATATYPE_DECL: the kernel takes the C++ type of the C_DT_* value
     uint64_t v[MAXV] = {};
     constexpr Param() {}
     constexpr void add(uint64_t x) {
@@ -62,6 +71,10 @@ constexpr Param list(uint32_t bw, std::initializer_list<uint64_t> vals) {
     Param p;
     p.bw = bw;
     for (uint64_t x : vals) p.add(x);
+    return p;
+}
+constexpr Param as_type(Param p) {
+    p.is_type = true;
     return p;
 }
 // UI_LIST: values; UI_RANGE: count, then count [lo, hi] pairs; UI_MIX: count, pairs, then values.
@@ -81,6 +94,20 @@ constexpr Param uint_decl(uint32_t bw, uint32_t mode, std::initializer_list<uint
         for (; k < n; k++) p.add(a[k]);
     return p;
 }
+
+template <uint64_t bw, uint64_t mode, uint64_t... vals> struct UintDecl {
+    static constexpr Param p = uint_decl((uint32_t)bw, (uint32_t)mode, {vals...});
+};
+template <uint64_t bw, bool type, uint64_t... vals> struct ListDecl {
+    static constexpr Param p = type ? as_type(list((uint32_t)bw, {vals...})) : list((uint32_t)bw, {vals...});
+};
+template <class... Ps> struct Decl {
+    static constexpr Param p[] = {Ps::p...};
+    static constexpr size_t n = sizeof...(Ps);
+};
+template <class Tuple> struct DeclTuple;
+template <class... Ps> struct DeclTuple<std::tuple<Ps...>> { using type = Decl<Ps...>; };
+template <class Tuple> using DeclOf = typename DeclTuple<Tuple>::type;
 
 // Global registration of the (single) ASCENDC_TPL_ARGS_DECL of the program.
 struct Key {
@@ -136,17 +163,20 @@ template <class F> bool launch(uint64_t key, F f) {
 
 #define TWIN_TPL_CAT2(a, b) a##b
 #define TWIN_TPL_CAT(a, b) TWIN_TPL_CAT2(a, b)
-#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::uint_decl(bw, mode, {__VA_ARGS__})
-#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
-#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
-#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::list(8, {__VA_ARGS__})
-#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::list(1, {__VA_ARGS__})
+// Each declared parameter is a value of a type carrying its values, gathered with std::tuple's
+// deduction from a braced list (which, like the device macros, accepts a trailing comma), and
+// ASCENDC_TPL_ARGS_DECL is an alias of the resulting type, so a tiling-key header without an include
+// guard may be read twice in one unit (an alias may be declared again as the same type; the
+// registration is instantiated once).
+#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<bw, mode, __VA_ARGS__>{}
+#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>{}
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, true, __VA_ARGS__>{}
+#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>{}
+#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<1, false, __VA_ARGS__>{}
 #define ASCENDC_TPL_ARGS_DECL(op, ...)                                                                     \
-    struct TWIN_TPL_CAT(twin_tpl_reg_, op) {                                                               \
-        static constexpr ::twin_tpl::Param p[] = {__VA_ARGS__};                                            \
-        static constexpr size_t n = sizeof(p) / sizeof(p[0]);                                              \
-    };                                                                                                     \
-    constexpr size_t TWIN_TPL_CAT(twin_tpl_set_, op) = sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)
+    using TWIN_TPL_CAT(twin_tpl_reg_, op) = ::twin_tpl::DeclOf<decltype(std::tuple{__VA_ARGS__})>;        \
+    using TWIN_TPL_CAT(twin_tpl_set_, op) =                                                                \
+        std::integral_constant<size_t, sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)>
 #define ASCENDC_TPL_SEL(...) static_assert(true, "")
 #define ASCENDC_TPL_ARGS_SEL(...)
 #define ASCENDC_TPL_UINT_SEL(...)

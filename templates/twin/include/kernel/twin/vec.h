@@ -153,6 +153,33 @@ inline void vun0(const char *api, const AscendC::LocalTensor<D> &d, const Ascend
     tr_vec(api, ss, n, m.counter ? vec_rep(n, ss) : repeat, twin_line, dst_bytes);
 }
 
+// ---- reduction arithmetic ------------------------------------------------------------------------
+// One addition of a reduction, rounded to T. For half a finite sum beyond the largest half keeps
+// +-65504 (asc-devkit docs, ReduceSum / BlockReduceSum: "results above 65504 are kept as 65504").
+template <class T> inline T red_add(T a, T b) {
+    if (std::is_same<T, half>::value) {
+        float fa = (float)up(a), fb = (float)up(b), r = fa + fb;
+        bool finite = __builtin_isfinite(fa) && __builtin_isfinite(fb);
+        if (finite && r > 65504.0f && (float)T(r) > 65504.0f) return T(65504.0f);
+        if (finite && r < -65504.0f && (float)T(r) < -65504.0f) return T(-65504.0f);
+        return T(r);
+    }
+    return (T)(up(a) + up(b));
+}
+// Binary-tree sum of n values (n padded with zeros to a power of two): adjacent pairs first.
+template <class T> inline T tree_sum(const T *v, uint32_t n) {
+    if (n == 0) return T(0);
+    uint32_t w = 1;
+    while (w < n) w <<= 1;
+    T buf[256];
+    for (uint32_t i = 0; i < w; i++) buf[i] = i < n ? v[i] : T(0);
+    while (w > 1) {
+        for (uint32_t i = 0; i < w / 2; i++) buf[i] = red_add(buf[2 * i], buf[2 * i + 1]);
+        w /= 2;
+    }
+    return buf[0];
+}
+
 // ---- rounding for Cast -----------------------------------------------------------------------------
 using AscendC::RoundMode;
 
@@ -232,6 +259,8 @@ template <class D> inline D sat_int(double v) {
 // CAST_RINT when precision is lost; float->int saturates).
 template <class D, class S> inline D cast_one(S s, RoundMode m) {
     double v = (double)up(s);
+    // int32 -> half goes through the DEQSCALE register (asc-devkit docs, SetDeqScale: "s322f16").
+    if (std::is_same<S, int32_t>::value && std::is_same<D, half>::value && g.deq_set) v *= (double)g.deq_scale;
     if (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value) {
         return rnd_h<typename std::conditional<std::is_same<D, half>::value, half, bfloat16_t>::type>(v, m);
     } else if (std::is_floating_point<D>::value) {
@@ -352,6 +381,18 @@ TWIN_UNARY_HL(Round, (decltype(x))twin::m_round((double)x))
 TWIN_UNARY_HL(Trunc, (decltype(x))twin::m_trunc((double)x))
 TWIN_UNARY_HL(Frac, (x - (decltype(x))twin::m_trunc((double)x)))
 TWIN_UNARY_HL(Sign, (decltype(x))(x > 0 ? 1 : (x < 0 ? -1 : 0)))
+// Trigonometric and hyperbolic high-level APIs (asc-devkit docs, "math" high-level APIs: Acos,
+// Asin, Atan, Sinh, Cosh, Tan, Asinh, Acosh, Atanh, Erfc), elementwise in float.
+TWIN_UNARY_HL(Acos, twin::m_acos((float)x))
+TWIN_UNARY_HL(Asin, twin::m_asin((float)x))
+TWIN_UNARY_HL(Atan, twin::m_atan((float)x))
+TWIN_UNARY_HL(Sinh, twin::m_sinh((float)x))
+TWIN_UNARY_HL(Cosh, twin::m_cosh((float)x))
+TWIN_UNARY_HL(Tan, twin::m_tan((float)x))
+TWIN_UNARY_HL(Asinh, twin::m_asinh((float)x))
+TWIN_UNARY_HL(Acosh, twin::m_acosh((float)x))
+TWIN_UNARY_HL(Atanh, twin::m_atanh((float)x))
+TWIN_UNARY_HL(Erfc, twin::m_erfc((float)x))
 #undef TWIN_UNARY_HL
 
 // ---------------------------------------------------------------------------------------------
@@ -430,6 +471,10 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
     twin::vun0("Cast", dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, p, [m](S x) { return twin::cast_one<D, S>(x, m); },
                TWIN_LOC_ARGS, (int)sizeof(D));
 }
+// SetDeqScale (asc-devkit docs atlasascendc_api_07_0099): the half form scales Cast int32 -> half;
+// the CastDeq forms (float scale / offset / sign, vector deq tensor) are accepted and recorded only.
+inline void SetDeqScale(half scale) { twin::g.deq_scale = (float)scale; twin::g.deq_set = true; }
+inline void SetDeqScale(float scale, int16_t, bool) { twin::g.deq_scale = scale; twin::g.deq_set = false; }
 // Scalar cast helpers.
 template <class S, class D, RoundMode mode> inline D Cast(S v) { return twin::cast_one<D, S>(v, mode); }
 template <class S, class D, RoundMode mode> inline D ScalarCast(S v) { return twin::cast_one<D, S>(v, mode); }
@@ -476,7 +521,8 @@ template <class C> inline bool cmp(C a, C b, CMPMODE m) {
 }
 } // namespace twin_cmp
 
-template <class U, class T>
+// Template order as documented (Compare / CompareScalar: source type T, then mask type U).
+template <class T, class U>
 inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE mode,
                     uint32_t calCount, TWIN_LOC) {
     const uint8_t *pa = twin::vspan(src0, calCount, "Compare", TWIN_LOC_ARGS);
@@ -491,7 +537,7 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
     }
     twin::tr_vec("Compare", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
-template <class U, class T, class S>
+template <class T, class U, class S = T>
 inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode,
                           uint32_t calCount, TWIN_LOC) {
     const uint8_t *pa = twin::vspan(src0, calCount, "CompareScalar", TWIN_LOC_ARGS);
@@ -508,13 +554,18 @@ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
 // Select: bit 1 takes src0, bit 0 takes src1 (or the scalar in VSEL_TENSOR_SCALAR_MODE).
 template <class T, class U>
 inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
-                   const LocalTensor<T> &src1, SELMODE, uint32_t calCount, TWIN_LOC) {
+                   const LocalTensor<T> &src1, SELMODE mode, uint32_t calCount, TWIN_LOC) {
     uint8_t *pd = twin::vspan(dst, calCount, "Select", TWIN_LOC_ARGS);
     const uint8_t *pa = twin::vspan(src0, calCount, "Select", TWIN_LOC_ARGS);
     const uint8_t *pb = twin::vspan(src1, calCount, "Select", TWIN_LOC_ARGS);
-    const uint8_t *pm = twin::ub_span(selMask.addr_, (calCount + 7) / 8, "Select", TWIN_LOC_ARGS);
+    // VSEL_CMPMASK_SPR (mode 0) applies the first repeat's worth of bits to every repeat; modes 1
+    // and 2 read the mask on (asc-devkit docs, Select).
+    const uint32_t epr = 256 / sizeof(T);
+    const uint32_t mbits = mode == SELMODE::VSEL_CMPMASK_SPR ? (calCount < epr ? calCount : epr) : calCount;
+    const uint8_t *pm = twin::ub_span(selMask.addr_, (mbits + 7) / 8, "Select", TWIN_LOC_ARGS);
     for (uint32_t i = 0; i < calCount; i++) {
-        bool on = (pm[i / 8] >> (i % 8)) & 1;
+        uint32_t k = mode == SELMODE::VSEL_CMPMASK_SPR ? i % epr : i;
+        bool on = (pm[k / 8] >> (k % 8)) & 1;
         twin::st<T>(pd + i * sizeof(T), twin::ld<T>((on ? pa : pb) + i * sizeof(T)));
     }
     twin::tr_vec("Select", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
@@ -533,25 +584,165 @@ inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, con
     twin::tr_vec("Select", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
 
+// ---- Compare / CompareScalar / Select, mask/repeat forms (asc-devkit docs, Compare, CompareScalar,
+// Select "tensor high-dimension split"): element j of repeat r (strides as for every level-0 form)
+// sets or reads bit r * elements-per-repeat + j of the uint8 mask tensor; Compare clears the bits of
+// lanes the mask leaves out. Select mode 0 reads the first repeat's bits for every repeat; lanes the
+// mask leaves out keep dst.
+namespace twin_sel {
+template <class T, class F>
+inline void cmp0(const char *api, const LocalTensor<uint8_t> &dst, const twin::L0Mask &m, uint8_t repeat, F lane_true, TWIN_LOC_DECL) {
+    const uint32_t epr = 256 / sizeof(T);
+    uint64_t reps = m.counter ? (m.m0 + epr - 1) / epr : repeat;
+    uint8_t *pd = twin::ub_span(dst.addr_, (reps * epr + 7) / 8, api, TWIN_LOC_ARGS);
+    for (uint64_t k = 0; k < (reps * epr + 7) / 8; k++) pd[k] = 0;
+    uint64_t n = twin::l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        if (lane_true(r, j)) { uint64_t b = r * epr + j; pd[b / 8] |= (uint8_t)(1u << (b % 8)); }
+    });
+    twin::tr_vec(api, sizeof(T), n, m.counter ? twin::vec_rep(n, sizeof(T)) : repeat, twin_line);
+}
+} // namespace twin_sel
+#define TWIN_CMP0(MASKT, MASKF)                                                                                  \
+    template <class T, class U, bool isSetMask = true>                                                           \
+    inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE mode, \
+                        MASKT mask, uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) {                 \
+        const uint32_t sz = sizeof(T);                                                                           \
+        twin_sel::cmp0<T>("Compare", dst.template ReinterpretCast<uint8_t>(), MASKF(mask, isSetMask), repeatTimes,  \
+            [&](uint64_t r, uint32_t j) {                                                                        \
+                T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, "Compare", TWIN_LOC_ARGS)); \
+                T b = twin::ld<T>(twin::ub_span(twin::l0_addr(src1.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, "Compare", TWIN_LOC_ARGS)); \
+                return twin_cmp::cmp(twin::up(a), twin::up(b), mode);                                            \
+            }, TWIN_LOC_ARGS);                                                                                   \
+    }                                                                                                            \
+    template <class T, class U, bool isSetMask = true, class S>                                                  \
+    inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode, \
+                              MASKT mask, uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {            \
+        const uint32_t sz = sizeof(T);                                                                           \
+        const auto s = twin::up((T)src1Scalar);                                                                  \
+        twin_sel::cmp0<T>("CompareScalar", dst.template ReinterpretCast<uint8_t>(), MASKF(mask, isSetMask), repeatTimes, \
+            [&](uint64_t r, uint32_t j) {                                                                        \
+                T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.srcBlkStride, p.srcRepStride), sz, "CompareScalar", TWIN_LOC_ARGS)); \
+                return twin_cmp::cmp(twin::up(a), s, mode);                                                      \
+            }, TWIN_LOC_ARGS);                                                                                   \
+    }
+TWIN_CMP0(uint64_t, twin::mask_cont)
+TWIN_CMP0(const uint64_t *, twin::mask_bits)
+#undef TWIN_CMP0
+
+namespace twin_sel {
+template <class T, class U, class B>
+inline void sel0(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, SELMODE mode,
+                 const twin::L0Mask &m, uint8_t repeat, const BinaryRepeatParams &p, B src1_at, TWIN_LOC_DECL) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    const uint64_t reps = m.counter ? (m.m0 + epr - 1) / epr : repeat;
+    const uint64_t mbits = mode == SELMODE::VSEL_CMPMASK_SPR ? epr : reps * epr;
+    const uint8_t *pm = twin::ub_span(selMask.addr_, (mbits + 7) / 8, "Select", TWIN_LOC_ARGS);
+    uint64_t n = twin::l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        uint64_t k = mode == SELMODE::VSEL_CMPMASK_SPR ? j : r * epr + j;
+        bool on = (pm[k / 8] >> (k % 8)) & 1;
+        T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, "Select", TWIN_LOC_ARGS));
+        T v = on ? a : src1_at(r, j);
+        twin::st<T>(twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, "Select", TWIN_LOC_ARGS), v);
+    });
+    twin::tr_vec("Select", sz, n, m.counter ? twin::vec_rep(n, sz) : repeat, twin_line);
+}
+} // namespace twin_sel
+#define TWIN_SEL0(MASKT, MASKF)                                                                                  \
+    template <class T, class U, bool isSetMask = true>                                                           \
+    inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,     \
+                       const LocalTensor<T> &src1, SELMODE mode, MASKT mask, uint8_t repeatTimes,                \
+                       const BinaryRepeatParams &p, TWIN_LOC) {                                                  \
+        const uint32_t sz = sizeof(T);                                                                           \
+        twin_sel::sel0(dst, selMask, src0, mode, MASKF(mask, isSetMask), repeatTimes, p, [&](uint64_t r, uint32_t j) { \
+            return twin::ld<T>(twin::ub_span(twin::l0_addr(src1.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, "Select", TWIN_LOC_ARGS)); \
+        }, TWIN_LOC_ARGS);                                                                                       \
+    }                                                                                                            \
+    template <class T, class U, bool isSetMask = true, class S,                                                  \
+              typename std::enable_if<!std::is_same<S, LocalTensor<T>>::value, int>::type = 0>                  \
+    inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,     \
+                       S src1Scalar, SELMODE mode, MASKT mask, uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) { \
+        const T s = (T)src1Scalar;                                                                               \
+        twin_sel::sel0(dst, selMask, src0, mode, MASKF(mask, isSetMask), repeatTimes, p,                         \
+                       [s](uint64_t, uint32_t) { return s; }, TWIN_LOC_ARGS);                                     \
+    }
+TWIN_SEL0(uint64_t, twin::mask_cont)
+TWIN_SEL0(const uint64_t *, twin::mask_bits)
+#undef TWIN_SEL0
+
 // ---------------------------------------------------------------------------------------------
-// Reductions, count form: result in dst[0] (ReduceMax/Min with calIndex: index in dst[1], stored
-// as the integer bit pattern). Sums accumulate in float (double for float) and round once.
+// Reductions (asc-devkit docs, ReduceSum / ReduceMax / ReduceMin, atlasascendc_api_07_0078..0080):
+// sums are binary trees of pairwise additions, each rounded to T; for half a finite sum above
+// 65504 is kept as +-65504. The count form ("tensor first n elements") sums each 256-byte repeat as
+// a tree and adds the repeat sums in order; the mask/repeat form ("high-dimension split") sums the
+// repeat sums as a tree too. Result in dst[0]; ReduceMax/Min with calIndex put the index of the
+// (first) extreme element in dst[1], as the integer bit pattern of T's width.
 // ---------------------------------------------------------------------------------------------
+namespace twin_red {
+template <class T> inline void put(const LocalTensor<T> &dst, uint32_t k, T v, const char *api, TWIN_LOC_DECL) {
+    twin::st<T>(twin::ub_span(dst.addr_ + (uint64_t)k * sizeof(T), sizeof(T), api, TWIN_LOC_ARGS), v);
+}
+template <class T> inline void put_index(const LocalTensor<T> &dst, uint32_t idx, const char *api, TWIN_LOC_DECL) {
+    uint8_t *p = twin::ub_span(dst.addr_ + sizeof(T), sizeof(T), api, TWIN_LOC_ARGS);
+    if (sizeof(T) == 2) twin::st<uint16_t>(p, (uint16_t)idx);
+    else twin::st<uint32_t>(p, idx);
+}
+// One element of repeat r, lane j of a level-0 operand (src block stride 1).
+template <class T> inline T lane(const LocalTensor<T> &src, uint64_t r, uint32_t j, int32_t repStride, const char *api, TWIN_LOC_DECL) {
+    return twin::ld<T>(twin::ub_span(twin::l0_addr(src.addr_, sizeof(T), r, j, 1, (uint32_t)repStride), sizeof(T), api, TWIN_LOC_ARGS));
+}
+} // namespace twin_red
+
 template <class T>
 inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count, TWIN_LOC) {
     twin::vcheck(count, "ReduceSum", TWIN_LOC_ARGS);
     const uint8_t *ps = twin::vspan(src, count, "ReduceSum", TWIN_LOC_ARGS);
-    uint8_t *pd = twin::ub_span(dst.addr_, sizeof(T), "ReduceSum", TWIN_LOC_ARGS);
-    double acc = 0;
-    for (int32_t i = 0; i < count; i++) acc += (double)twin::up(twin::ld<T>(ps + i * sizeof(T)));
-    twin::st<T>(pd, (T)(twin::calc_t<T>)acc);
+    const int32_t epr = 256 / (int32_t)sizeof(T);
+    T acc = T(0);
+    T lanes[128];
+    for (int32_t r = 0; r * epr < count; r++) {
+        for (int32_t j = 0; j < epr; j++)
+            lanes[j] = r * epr + j < count ? twin::ld<T>(ps + (uint64_t)(r * epr + j) * sizeof(T)) : T(0);
+        T part = twin::tree_sum(lanes, (uint32_t)epr);
+        acc = r == 0 ? part : twin::red_add(acc, part);
+    }
+    twin_red::put(dst, 0, acc, "ReduceSum", TWIN_LOC_ARGS);
     twin::tr_vec("ReduceSum", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
 }
+template <class T>
+inline void twin_reduce_sum0(const LocalTensor<T> &dst, const LocalTensor<T> &src, const twin::L0Mask &m, int32_t repeat,
+                             int32_t srcRepStride, TWIN_LOC_DECL) {
+    const char *api = "ReduceSum";
+    const uint32_t epr = 256 / sizeof(T);
+    if (repeat < 0 || repeat > 255) twin::fault(twin_file, twin_line, "%s: repeatTimes %d out of range 0..255", api, repeat);
+    int32_t reps = m.counter ? (int32_t)((m.m0 + epr - 1) / epr) : repeat;
+    if (reps > 255) reps = 255;
+    static thread_local T lanes[255 * 128];
+    T parts[256];
+    for (uint32_t i = 0; i < (uint32_t)reps * epr; i++) lanes[i] = T(0);
+    uint64_t n = twin::l0_each(m, (uint64_t)reps, epr, [&](uint64_t r, uint32_t j) {
+        if (r < 255) lanes[r * epr + j] = twin_red::lane(src, r, j, srcRepStride, api, TWIN_LOC_ARGS);
+    });
+    for (int32_t r = 0; r < reps; r++) parts[r] = twin::tree_sum(lanes + (uint64_t)r * epr, epr);
+    T total = reps > 0 ? twin::tree_sum(parts, (uint32_t)reps) : T(0);
+    twin_red::put(dst, 0, total, api, TWIN_LOC_ARGS);
+    twin::tr_vec(api, sizeof(T), n, (uint64_t)reps, twin_line);
+}
+template <class T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t mask,
+                      const int32_t repeatTimes, const int32_t srcRepStride, TWIN_LOC) {
+    twin_reduce_sum0<T>(dst, src, twin::mask_cont((uint64_t)mask, isSetMask), repeatTimes, srcRepStride, TWIN_LOC_ARGS);
+}
+template <class T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const uint64_t mask[],
+                      const int32_t repeatTimes, const int32_t srcRepStride, TWIN_LOC) {
+    twin_reduce_sum0<T>(dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, srcRepStride, TWIN_LOC_ARGS);
+}
+
 template <class T, bool IsMax>
 inline void twin_reduce_ext(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, int32_t count, bool calIndex, TWIN_LOC_DECL) {
     twin::vcheck(count, api, TWIN_LOC_ARGS);
     const uint8_t *ps = twin::vspan(src, count, api, TWIN_LOC_ARGS);
-    uint8_t *pd = twin::ub_span(dst.addr_, 2 * sizeof(T), api, TWIN_LOC_ARGS);
+    twin::ub_span(dst.addr_, 2 * sizeof(T), api, TWIN_LOC_ARGS);
     if (count == 0) return;
     auto best = twin::up(twin::ld<T>(ps));
     uint32_t bi = 0;
@@ -559,21 +750,50 @@ inline void twin_reduce_ext(const char *api, const LocalTensor<T> &dst, const Lo
         auto v = twin::up(twin::ld<T>(ps + i * sizeof(T)));
         if (IsMax ? (v > best) : (v < best)) { best = v; bi = (uint32_t)i; }
     }
-    twin::st<T>(pd, (T)best);
-    if (calIndex) {
-        if (sizeof(T) == 2) twin::st<uint16_t>(pd + sizeof(T), (uint16_t)bi);
-        else if (sizeof(T) == 4) twin::st<uint32_t>(pd + sizeof(T), bi);
-    }
+    twin_red::put(dst, 0, (T)best, api, TWIN_LOC_ARGS);
+    if (calIndex) twin_red::put_index(dst, bi, api, TWIN_LOC_ARGS);
     twin::tr_vec(api, sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
 }
-template <class T>
-inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count,
-                      bool calIndex = false, TWIN_LOC) {
-    twin_reduce_ext<T, true>("ReduceMax", dst, src, count, calIndex, TWIN_LOC_ARGS);
+// Mask/repeat form: the extreme over every selected lane of every repeat; the index counts
+// elements as if the repeats were contiguous (repeat * elements-per-repeat + lane).
+template <class T, bool IsMax>
+inline void twin_reduce_ext0(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, const twin::L0Mask &m,
+                             int32_t repeat, int32_t srcRepStride, bool calIndex, TWIN_LOC_DECL) {
+    const uint32_t epr = 256 / sizeof(T);
+    if (repeat < 0 || repeat > 255) twin::fault(twin_file, twin_line, "%s: repeatTimes %d out of range 0..255", api, repeat);
+    bool seen = false;
+    twin::calc_t<T> best = 0;
+    uint32_t bi = 0;
+    uint64_t n = twin::l0_each(m, (uint64_t)repeat, epr, [&](uint64_t r, uint32_t j) {
+        auto v = twin::up(twin_red::lane(src, r, j, srcRepStride, api, TWIN_LOC_ARGS));
+        if (!seen || (IsMax ? v > best : v < best)) { best = v; bi = (uint32_t)(r * epr + j); seen = true; }
+    });
+    twin::ub_span(dst.addr_, 2 * sizeof(T), api, TWIN_LOC_ARGS);
+    if (seen) {
+        twin_red::put(dst, 0, (T)best, api, TWIN_LOC_ARGS);
+        if (calIndex) twin_red::put_index(dst, bi, api, TWIN_LOC_ARGS);
+    }
+    twin::tr_vec(api, sizeof(T), n, m.counter ? twin::vec_rep(n, sizeof(T)) : (uint64_t)repeat, twin_line);
 }
-template <class T>
-inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count,
-                      bool calIndex = false, TWIN_LOC) {
-    twin_reduce_ext<T, false>("ReduceMin", dst, src, count, calIndex, TWIN_LOC_ARGS);
-}
+#define TWIN_REDUCE_EXT(NAME, ISMAX)                                                                                 \
+    template <class T>                                                                                               \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count, \
+                     bool calIndex = false, TWIN_LOC) {                                                              \
+        twin_reduce_ext<T, ISMAX>(#NAME, dst, src, count, calIndex, TWIN_LOC_ARGS);                                  \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t mask, \
+                     const int32_t repeatTimes, const int32_t srcRepStride, bool calIndex = false, TWIN_LOC) {       \
+        twin_reduce_ext0<T, ISMAX>(#NAME, dst, src, twin::mask_cont((uint64_t)mask, isSetMask), repeatTimes, srcRepStride, \
+                                   calIndex, TWIN_LOC_ARGS);                                                         \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const uint64_t mask[], \
+                     const int32_t repeatTimes, const int32_t srcRepStride, bool calIndex = false, TWIN_LOC) {       \
+        twin_reduce_ext0<T, ISMAX>(#NAME, dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, srcRepStride,     \
+                                   calIndex, TWIN_LOC_ARGS);                                                         \
+    }
+TWIN_REDUCE_EXT(ReduceMax, true)
+TWIN_REDUCE_EXT(ReduceMin, false)
+#undef TWIN_REDUCE_EXT
 } // namespace AscendC

@@ -1,6 +1,8 @@
 // twin: per-repeat and per-block reductions, Brcb and Gather (pipe V).
 // Destination repeat strides of reductions are in units of "one repeat's reduced output"
-// (asc-devkit docs, reduction instructions: WholeReduce*, BlockReduce*, PairReduceSum).
+// (asc-devkit docs, reduction instructions: WholeReduce*, BlockReduce*, PairReduceSum). Sums are
+// binary trees of pairwise additions rounded to T (twin::tree_sum; BlockReduceSum docs,
+// atlasascendc_api_07_0084: "two by two, in a binary tree").
 #pragma once
 #include "vec.h"
 
@@ -15,18 +17,21 @@ inline void whole_reduce(const char *api, const AscendC::LocalTensor<T> &dst, co
     double acc[256];
     int32_t idx[256];
     bool seen[256];
+    static thread_local T lanes[256 * 128]; // sums: every lane of every repeat, unselected ones 0
+    int reps = m.counter ? (int)((m.m0 + epr - 1) / epr) : repeat;
     for (int r = 0; r < 256; r++) { acc[r] = 0; idx[r] = 0; seen[r] = false; }
+    if (Op == 0)
+        for (uint32_t i = 0; i < (uint32_t)(reps < 256 ? reps : 256) * epr; i++) lanes[i] = T(0);
     uint64_t n = l0_each(m, (uint64_t)repeat, epr, [&](uint64_t r, uint32_t j) {
         if (r >= 256) return;
         const uint8_t *p = ub_span(l0_addr(src.addr_, sz, r, j, (uint32_t)srcBlkStride, (uint32_t)srcRepStride), sz, api, TWIN_LOC_ARGS);
+        if (Op == 0) { lanes[r * epr + j] = ld<T>(p); return; }
         double v = (double)up(ld<T>(p));
-        if (Op == 0) acc[r] += v;
-        else if (!seen[r] || (Op == 1 ? v > acc[r] : v < acc[r])) { acc[r] = v; idx[r] = (int32_t)j; }
+        if (!seen[r] || (Op == 1 ? v > acc[r] : v < acc[r])) { acc[r] = v; idx[r] = (int32_t)j; }
         seen[r] = true;
     });
-    int reps = m.counter ? (int)((m.m0 + epr - 1) / epr) : repeat;
     for (int32_t r = 0; r < reps && r < 256; r++) {
-        T val = (T)(calc_t<T>)acc[r];
+        T val = Op == 0 ? tree_sum(lanes + (uint64_t)r * epr, epr) : (T)(calc_t<T>)acc[r];
         if (Op == 0 || order == AscendC::ReduceOrder::ORDER_ONLY_VALUE) {
             st<T>(ub_span(dst.addr_ + (uint64_t)r * dstRepStride * sz, sz, api, TWIN_LOC_ARGS), val);
         } else if (order == AscendC::ReduceOrder::ORDER_ONLY_INDEX) {
@@ -49,22 +54,27 @@ inline void block_reduce(const char *api, const AscendC::LocalTensor<T> &dst, co
                          TWIN_LOC_DECL) {
     const uint32_t sz = sizeof(T), epr = 256 / sz, epb = 32 / sz;
     if (repeat < 0 || repeat > 255) fault(twin_file, twin_line, "%s: repeatTimes %d out of range 0..255", api, repeat);
-    static double acc[256][8];
-    static bool seen[256][8];
+    static thread_local double acc[256][8];
+    static thread_local bool seen[256][8];
+    static thread_local T lanes[256 * 128]; // sums: every lane, unselected ones 0, a tree per block
+    int reps = m.counter ? (int)((m.m0 + epr - 1) / epr) : repeat;
     for (int r = 0; r < 256; r++) for (int b = 0; b < 8; b++) { acc[r][b] = 0; seen[r][b] = false; }
+    if (Op == 0)
+        for (uint32_t i = 0; i < (uint32_t)(reps < 256 ? reps : 256) * epr; i++) lanes[i] = T(0);
     uint64_t n = l0_each(m, (uint64_t)repeat, epr, [&](uint64_t r, uint32_t j) {
         if (r >= 256) return;
         const uint8_t *p = ub_span(l0_addr(src.addr_, sz, r, j, (uint32_t)srcBlkStride, (uint32_t)srcRepStride), sz, api, TWIN_LOC_ARGS);
+        if (Op == 0) { lanes[r * epr + j] = ld<T>(p); return; }
         double v = (double)up(ld<T>(p));
         uint32_t b = j / epb;
-        if (Op == 0) acc[r][b] += v;
-        else if (!seen[r][b] || (Op == 1 ? v > acc[r][b] : v < acc[r][b])) acc[r][b] = v;
+        if (!seen[r][b] || (Op == 1 ? v > acc[r][b] : v < acc[r][b])) acc[r][b] = v;
         seen[r][b] = true;
     });
-    int reps = m.counter ? (int)((m.m0 + epr - 1) / epr) : repeat;
     for (int32_t r = 0; r < reps && r < 256; r++)
-        for (int b = 0; b < 8; b++)
-            st<T>(ub_span(dst.addr_ + ((uint64_t)r * dstRepStride * 8 + b) * sz, sz, api, TWIN_LOC_ARGS), (T)(calc_t<T>)acc[r][b]);
+        for (uint32_t b = 0; b < 8; b++) {
+            T val = Op == 0 ? tree_sum(lanes + (uint64_t)r * epr + b * epb, epb) : (T)(calc_t<T>)acc[r][b];
+            st<T>(ub_span(dst.addr_ + ((uint64_t)r * dstRepStride * 8 + b) * sz, sz, api, TWIN_LOC_ARGS), val);
+        }
     tr_vec(api, sz, n, (uint64_t)reps, twin_line);
 }
 
@@ -185,6 +195,91 @@ inline void IBSet(const GlobalTensor<int32_t> &, const LocalTensor<int32_t> &, i
 template <bool isAIVOnly = true>
 inline void IBWait(const GlobalTensor<int32_t> &, const LocalTensor<int32_t> &, int32_t, int32_t, TWIN_LOC) {
     twin::tr_instr(twin::P_S, "IBWait", twin_line);
+}
+
+// Broadcast / BroadCast (high-level API, asc-devkit docs atlasascendc_api_07_0853): numpy-style
+// broadcasting of a dense row-major src of srcShape into a dense dst of dstShape, dim 1 or 2; along
+// `axis` the source extent is 1. The temporary buffer of the device implementation is not needed.
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], TWIN_LOC) {
+    static_assert(dim == 1 || dim == 2, "Broadcast: dim must be 1 or 2");
+    static_assert(axis >= 0 && axis < dim, "Broadcast: axis out of range");
+    const char *api = "Broadcast";
+    uint32_t rows = dim == 2 ? dstShape[0] : 1, cols = dstShape[dim - 1];
+    uint32_t srows = dim == 2 ? srcShape[0] : 1, scols = srcShape[dim - 1];
+    for (int32_t d = 0; d < dim; d++)
+        if (srcShape[d] != dstShape[d] && srcShape[d] != 1)
+            twin::fault(twin_file, twin_line, "%s: source extent %u of dimension %d cannot broadcast to %u", api,
+                        srcShape[d], d, dstShape[d]);
+    uint8_t *pd = twin::vspan(dst, (uint64_t)rows * cols, api, TWIN_LOC_ARGS);
+    const uint8_t *ps = twin::vspan(src, (uint64_t)srows * scols, api, TWIN_LOC_ARGS);
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t j = 0; j < cols; j++) {
+            uint64_t k = (uint64_t)(srows == 1 ? 0 : i) * scols + (scols == 1 ? 0 : j);
+            twin::st<T>(pd + ((uint64_t)i * cols + j) * sizeof(T), twin::ld<T>(ps + k * sizeof(T)));
+        }
+    twin::tr_vec(api, sizeof(T), (uint64_t)rows * cols, twin::vec_rep((uint64_t)rows * cols, sizeof(T)), twin_line);
+}
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], const LocalTensor<uint8_t> &, TWIN_LOC) {
+    Broadcast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, TWIN_LOC_ARGS);
+}
+// The older spelling.
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], TWIN_LOC) {
+    Broadcast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, TWIN_LOC_ARGS);
+}
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], const LocalTensor<uint8_t> &, TWIN_LOC) {
+    Broadcast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, TWIN_LOC_ARGS);
+}
+
+// ArithProgression (high-level API, asc-devkit docs atlasascendc_api_07_0856): count elements
+// firstValue, firstValue + diffValue, ... built as documented: the first 8 by scalar writes, then
+// blocks of 8 up to 64 and blocks of 64 beyond, each block the previous one plus (block length *
+// diffValue), every addition rounded to T.
+template <class T>
+inline void ArithProgression(const LocalTensor<T> &dst, const T firstValue, const T diffValue, const int32_t count, TWIN_LOC) {
+    const char *api = "ArithProgression";
+    twin::vcheck(count, api, TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, (uint64_t)count, api, TWIN_LOC_ARGS);
+    auto at = [&](int32_t i) -> T { return twin::ld<T>(pd + (uint64_t)i * sizeof(T)); };
+    auto set = [&](int32_t i, T v) { twin::st<T>(pd + (uint64_t)i * sizeof(T), v); };
+    const auto f = twin::up(firstValue), d = twin::up(diffValue);
+    for (int32_t i = 0; i < count && i < 8; i++) set(i, (T)(f + (decltype(f))i * d));
+    const T step8 = (T)(d * 8), step64 = (T)(d * 64);
+    for (int32_t i = 8; i < count && i < 64; i++) set(i, (T)(twin::up(at(i - 8)) + twin::up(step8)));
+    for (int32_t i = 64; i < count; i++) set(i, (T)(twin::up(at(i - 64)) + twin::up(step64)));
+    twin::tr_vec(api, sizeof(T), (uint64_t)count, twin::vec_rep((uint64_t)count, sizeof(T)), twin_line);
+}
+
+// Scalar conversions of bfloat16_t / half values (ToFloat, ToBfloat16).
+template <class T> inline float ToFloat(const T &v) { return (float)twin::up(v); }
+inline bfloat16_t ToBfloat16(const float &v) { return bfloat16_t(v); }
+
+// CreateVecIndex (asc-devkit docs): dst[i] = firstValue + i; in the mask/repeat form element j of
+// repeat r is firstValue + r * elements-per-repeat + j (strides in 32-byte blocks, as level-0 forms).
+template <class T>
+inline void CreateVecIndex(const LocalTensor<T> &dst, const T &firstValue, uint32_t calCount, TWIN_LOC) {
+    uint8_t *pd = twin::vspan(dst, calCount, "CreateVecIndex", TWIN_LOC_ARGS);
+    const auto f = twin::up(firstValue);
+    for (uint32_t i = 0; i < calCount; i++) twin::st<T>(pd + (uint64_t)i * sizeof(T), (T)(f + (decltype(f))i));
+    twin::tr_vec("CreateVecIndex", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+template <class T>
+inline void CreateVecIndex(const LocalTensor<T> &dst, const T &firstValue, uint64_t mask, uint8_t repeatTimes,
+                           uint16_t dstBlkStride, uint8_t dstRepStride, TWIN_LOC) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    const auto f = twin::up(firstValue);
+    uint64_t n = twin::l0_each(twin::mask_cont(mask, true), repeatTimes, epr, [&](uint64_t r, uint32_t j) {
+        uint8_t *p = twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, dstBlkStride, dstRepStride), sz, "CreateVecIndex", TWIN_LOC_ARGS);
+        twin::st<T>(p, (T)(f + (decltype(f))(r * epr + j)));
+    });
+    twin::tr_vec("CreateVecIndex", sz, n, repeatTimes, twin_line);
 }
 
 } // namespace AscendC

@@ -1,0 +1,3 @@
+// twin: log/log.h (operator-base utilities) -> twin_host/opbase.h
+#pragma once
+#include "../twin_host/opbase.h"

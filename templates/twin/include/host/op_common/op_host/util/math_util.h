@@ -1,0 +1,3 @@
+// twin: op_common/op_host/util/math_util.h (operator-base utilities) -> twin_host/opbase.h
+#pragma once
+#include "../../../twin_host/opbase.h"

@@ -1,0 +1,210 @@
+// twin (host side): the operator-base utilities that ops-nn / ops-math style host code includes
+// (`log/log.h`, `util/math_util.h`, `util/platform_util.h`, `op_host/tiling_base_util.h` and their
+// `op_common/...` spellings): the OP_LOG* / OP_CHECK* macros and the Ops::Base helpers.
+// Written from the CANN documentation of these interfaces (aolapi "log" pages: OP_CHECK_IF
+// operatorlist_00464, OP_CHECK_NULL_WITH_CONTEXT operatorlist_00465, OP_LOGE/OP_LOGD ...) and from
+// how public operators call them; no CANN source is copied.
+//
+// Logging: OP_LOGE / OP_LOGW always print to stderr (the twin shows them when tiling fails);
+// OP_LOGI / OP_LOGD print only when ASCEND_GLOBAL_LOG_LEVEL (the CANN log-level variable: 0 debug,
+// 1 info, 2 warning, 3 error) asks for them. The first argument names the op: a context pointer
+// (anything with GetNodeName()), a C string or a std::string.
+#pragma once
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+#include "core.h"
+
+namespace twin_log {
+
+enum Level { DEBUG = 0, INFO = 1, WARNING = 2, ERROR = 3 };
+
+inline int threshold() {
+    static int level = [] {
+        const char *v = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
+        return v && *v >= '0' && *v <= '4' ? *v - '0' : (int)ERROR;
+    }();
+    return level;
+}
+
+inline std::string op_name(const char *s) { return s ? s : "?"; }
+inline std::string op_name(char *s) { return s ? s : "?"; }
+inline std::string op_name(const std::string &s) { return s; }
+template <class C, class = decltype(std::declval<const C &>().GetNodeName())>
+inline std::string op_name(const C *c) { return c && c->GetNodeName() ? c->GetNodeName() : "?"; }
+template <class C, class = decltype(std::declval<const C &>().GetNodeName())>
+inline std::string op_name(C *c) { return op_name(static_cast<const C *>(c)); }
+
+inline void vwrite(int level, const std::string &op, const char *file, int line, const char *fmt, va_list ap) {
+    if (level < WARNING && level < threshold()) return;
+    static const char *names[] = {"debug", "info", "warning", "error"};
+    const char *base = file;
+    for (const char *p = file; *p; p++)
+        if (*p == '/') base = p + 1;
+    std::fprintf(stderr, "[%s] %s (%s:%d): ", names[level], op.c_str(), base, line);
+    std::vfprintf(stderr, fmt, ap);
+    std::fputc('\n', stderr);
+}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+inline void write(int level, const std::string &op, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+inline void write(int level, const std::string &op, const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vwrite(level, op, file, line, fmt, ap);
+    va_end(ap);
+}
+inline void write(int level, const std::string &op, const char *file, int line) { write(level, op, file, line, "%s", ""); }
+#pragma GCC diagnostic pop
+
+} // namespace twin_log
+
+#define TWIN_OP_LOG(level, op, ...) ::twin_log::write(level, ::twin_log::op_name(op), __FILE__, __LINE__, ##__VA_ARGS__)
+#define OP_LOGE(op, ...) TWIN_OP_LOG(::twin_log::ERROR, op, ##__VA_ARGS__)
+#define OP_LOGW(op, ...) TWIN_OP_LOG(::twin_log::WARNING, op, ##__VA_ARGS__)
+#define OP_LOGI(op, ...) TWIN_OP_LOG(::twin_log::INFO, op, ##__VA_ARGS__)
+#define OP_LOGD(op, ...) TWIN_OP_LOG(::twin_log::DEBUG, op, ##__VA_ARGS__)
+#define OP_EVENT(op, ...) TWIN_OP_LOG(::twin_log::INFO, op, ##__VA_ARGS__)
+#define OP_LOGE_WITHOUT_REPORT(op, ...) OP_LOGE(op, ##__VA_ARGS__)
+#define OPS_LOG_E(op, ...) OP_LOGE(op, ##__VA_ARGS__)
+#define OPS_LOG_W(op, ...) OP_LOGW(op, ##__VA_ARGS__)
+#define OPS_LOG_I(op, ...) OP_LOGI(op, ##__VA_ARGS__)
+#define OPS_LOG_D(op, ...) OP_LOGD(op, ##__VA_ARGS__)
+// The "invalid input" reporters take the op and a few strings; the twin prints them as one error.
+#define TWIN_OP_LOG_ARGS(op, what, ...) \
+    ::twin_log::write(::twin_log::ERROR, ::twin_log::op_name(op), __FILE__, __LINE__, "%s", ::twin_log::join(what, ##__VA_ARGS__).c_str())
+#define OP_LOGE_WITH_INVALID_INPUT_DTYPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid input dtype", ##__VA_ARGS__)
+#define OP_LOGE_WITH_INVALID_ATTR(op, ...) TWIN_OP_LOG_ARGS(op, "invalid attribute", ##__VA_ARGS__)
+#define OP_LOGE_WITH_INVALID_INPUT_SHAPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid input shape", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shapes", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtypes", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_DTYPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtype", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_VALUE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid value", ##__VA_ARGS__)
+
+namespace twin_log {
+inline void join_one(std::string &out, const char *s) { out += ": "; out += s ? s : ""; }
+inline void join_one(std::string &out, const std::string &s) { out += ": "; out += s; }
+template <class T> inline void join_one(std::string &out, const T &v) {
+    std::ostringstream os;
+    os << v;
+    out += ": " + os.str();
+}
+template <class... A> inline std::string join(const char *what, const A &...a) {
+    std::string out = what;
+    (join_one(out, a), ...);
+    return out;
+}
+} // namespace twin_log
+
+// OP_CHECK_IF(condition, log, return_expr): when the condition holds, log and run return_expr
+// (aolapi operatorlist_00464). OP_CHECK_NULL_WITH_CONTEXT(context, ptr): a null ptr logs and returns
+// ge::GRAPH_FAILED (aolapi operatorlist_00465).
+#define OP_CHECK_IF(cond, log_expr, return_expr) \
+    do {                                         \
+        if (cond) {                              \
+            log_expr;                            \
+            return_expr;                         \
+        }                                        \
+    } while (0)
+#define OP_CHECK_NULL_WITH_CONTEXT(context, ptr)                                                  \
+    do {                                                                                          \
+        if ((ptr) == nullptr) {                                                                   \
+            OP_LOGE(context, "%s is nullptr", #ptr);                                              \
+            return ge::GRAPH_FAILED;                                                              \
+        }                                                                                         \
+    } while (0)
+#define OP_CHECK_NULL_WITH_CONTEXT_RET(context, ptr, ret)                                         \
+    do {                                                                                          \
+        if ((ptr) == nullptr) {                                                                   \
+            OP_LOGE(context, "%s is nullptr", #ptr);                                              \
+            return ret;                                                                           \
+        }                                                                                         \
+    } while (0)
+#define OPS_CHECK_NULL_WITH_CONTEXT(context, ptr) OP_CHECK_NULL_WITH_CONTEXT(context, ptr)
+#define OPS_CHECK_NULL_WITH_CONTEXT_RET(context, ptr, ret) OP_CHECK_NULL_WITH_CONTEXT_RET(context, ptr, ret)
+#define OP_TILING_CHECK(cond, log_expr, return_expr) OP_CHECK_IF(cond, log_expr, return_expr)
+#define OPS_ERR_IF(cond, log_expr, return_expr) OP_CHECK_IF(cond, log_expr, return_expr)
+
+// Branch hints the CANN headers define for operator code.
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
+namespace Ops {
+namespace Base {
+
+// Integer helpers. A zero divisor gives 0 (the twin's choice: the device helpers leave it undefined).
+template <class T, class U> inline T CeilDiv(T a, U b) {
+    return b == 0 ? T(0) : static_cast<T>((a + static_cast<T>(b) - 1) / static_cast<T>(b));
+}
+template <class T, class U> inline T FloorDiv(T a, U b) { return b == 0 ? T(0) : static_cast<T>(a / static_cast<T>(b)); }
+template <class T, class U> inline T CeilAlign(T a, U b) { return static_cast<T>(CeilDiv(a, b) * static_cast<T>(b)); }
+template <class T, class U> inline T FloorAlign(T a, U b) { return static_cast<T>(FloorDiv(a, b) * static_cast<T>(b)); }
+
+// Platform facts every AI core shares: 32-byte UB blocks; 256-byte vector registers on the
+// membase SoCs the twin models (the regbase SoCs of arch35 are not modelled).
+template <class C> inline uint32_t GetUbBlockSize(C *) { return 32; }
+inline uint32_t GetUbBlockSize() { return 32; }
+template <class C> inline uint32_t GetVRegSize(C *) { return 256; }
+template <class C> inline bool IsRegbaseSocVersion(C *) { return false; }
+template <class C> inline uint32_t GetAivCoreNum(C *context) {
+    auto *info = context ? context->GetPlatformInfo() : nullptr;
+    return info ? info->aiv_cores : 0;
+}
+
+// A scalar (rank 0) shape seen as the 1-element shape [1].
+inline gert::Shape EnsureNotScalar(const gert::Shape &s) {
+    if (s.GetDimNum() != 0) return s;
+    gert::Shape one;
+    one.AppendDim(1);
+    return one;
+}
+inline bool IsUnknownRank(const gert::Shape &s) { return s.GetDimNum() == 1 && s.GetDim(0) == ge::UNKNOWN_DIM_NUM; }
+inline bool IsUnknownShape(const gert::Shape &s) {
+    for (size_t i = 0; i < s.GetDimNum(); i++)
+        if (s.GetDim(i) < 0) return true;
+    return false;
+}
+inline void SetUnknownRank(gert::Shape &s) {
+    s.SetDimNum(0);
+    s.AppendDim(ge::UNKNOWN_DIM_NUM);
+}
+
+inline std::string ToString(const gert::Shape &s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.GetDimNum(); i++) out += (i ? ", " : "") + std::to_string(s.GetDim(i));
+    return out + "]";
+}
+inline std::string ToString(ge::DataType dt) { return ge::TypeUtils::DataTypeToSerialString(dt); }
+inline std::string ToString(ge::Format f) { return ge::TypeUtils::FormatToSerialString(f); }
+template <class T> inline std::string ToString(const std::vector<T> &v) {
+    std::string out = "[";
+    for (size_t i = 0; i < v.size(); i++) out += (i ? ", " : "") + std::to_string(v[i]);
+    return out + "]";
+}
+
+// Elementwise shape inference: every output takes the shape of input 0 (same-shape ops; the
+// broadcasting form is not modelled).
+inline ge::graphStatus InferShape4Elewise(gert::InferShapeContext *context) {
+    if (context == nullptr) return ge::GRAPH_FAILED;
+    const gert::Shape *in = context->GetInputShape(0);
+    if (in == nullptr) return ge::GRAPH_FAILED;
+    for (size_t i = 0; i < context->GetComputeNodeOutputNum(); i++) {
+        gert::Shape *out = context->GetOutputShape(i);
+        if (out != nullptr) *out = *in;
+    }
+    return ge::GRAPH_SUCCESS;
+}
+
+} // namespace Base
+} // namespace Ops

@@ -1,0 +1,373 @@
+// twin: the register-level vector API (namespace AscendC::Reg, formerly AscendC::MicroAPI) of the
+// regbase SoCs (Atlas 350 / Ascend 950), a functional subset, written from the asc-devkit docs:
+// RegTensor and MaskReg (atlasascendc_api_07_0315), contiguous aligned load / store
+// (LoadAlign 07_0319, StoreAlign 07_0320), and the per-register arithmetic, Cast, Compare, Select,
+// Duplicate and Reduce instructions.
+//
+// Model: a RegTensor holds one vector length (VL = 256 bytes) of lanes; a MaskReg holds VL/8 bytes,
+// one predicate bit per byte of the vector, so element i of a b16 operand is active when the bit of
+// its first byte (2*i) is set. Inactive destination lanes are zeroed (MaskMergeMode::ZEROING) or
+// kept (MERGING). `__ubuf__ T *` addresses are UB byte offsets, as LocalTensor::GetPhyAddr() gives
+// them in the twin; every load and store is checked against the UB. Each instruction is one
+// `I V Reg<Name>` trace record of one repeat. Not modelled: unaligned loads/stores, gathers,
+// AddrReg offsets, 64-bit two-register traits, SIMT (asc_vf_call).
+#pragma once
+#include "vec.h"
+
+namespace AscendC {
+namespace Reg {
+
+constexpr uint32_t VL = 256;
+
+enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
+enum class LoadDist {
+    DIST_NORM, DIST_BRC_B8, DIST_BRC_B16, DIST_BRC_B32, DIST_US_B8, DIST_US_B16, DIST_DS_B8, DIST_DS_B16,
+    DIST_UNPACK_B8, DIST_UNPACK_B16, DIST_BLK, DIST_E2B_B16, DIST_E2B_B32, DIST_UNPACK_B32, DIST_UNPACK4_B8
+};
+enum class StoreDist {
+    DIST_NORM, DIST_NORM_B8, DIST_NORM_B16, DIST_NORM_B32, DIST_FIRST_ELEMENT_B8, DIST_FIRST_ELEMENT_B16,
+    DIST_FIRST_ELEMENT_B32, DIST_PACK_B16, DIST_PACK_B32, DIST_PACK_B64, DIST_PACK4_B32
+};
+enum class MaskDist { DIST_NORM, DIST_US, DIST_DS };
+enum class PostLiteral { POST_MODE_NORMAL, POST_MODE_UPDATE };
+enum class MemType { VEC_STORE, VEC_LOAD, SCALAR_STORE, SCALAR_LOAD, VEC_ALL, SCALAR_ALL };
+enum class RegLayout { UNKNOWN = -1, ZERO = 0, ONE, TWO, THREE };
+enum class SatMode { UNKNOWN = -1, NO_SAT = 0, SAT };
+enum class MaskMergeMode { ZEROING, MERGING };
+enum class ReduceType { SUM, MAX, MIN };
+enum class DataCopyMode { DATA_BLOCK_COPY };
+struct DefaultType {};
+struct CastTrait {
+    RegLayout layoutMode;
+    SatMode satMode;
+    MaskMergeMode mrgMode;
+    RoundMode roundMode;
+};
+constexpr CastTrait kTwinDefaultCastTrait = {RegLayout::ZERO, SatMode::NO_SAT, MaskMergeMode::ZEROING, RoundMode::CAST_RINT};
+
+struct MaskReg {
+    uint8_t bit[VL] = {}; // one predicate per byte lane of a vector
+};
+
+template <class T> struct RegTensor {
+    using ElementType = T;
+    static constexpr uint32_t kLanes = VL / sizeof(T);
+    alignas(32) uint8_t b[VL] = {};
+    T get(uint32_t i) const { return twin::ld<T>(b + (uint64_t)i * sizeof(T)); }
+    void set(uint32_t i, T v) { twin::st<T>(b + (uint64_t)i * sizeof(T), v); }
+};
+
+} // namespace Reg
+namespace MicroAPI = Reg;
+} // namespace AscendC
+
+namespace twin_reg {
+using namespace AscendC::Reg;
+
+template <class T> inline bool on(const MaskReg &m, uint32_t i) { return m.bit[(uint64_t)i * sizeof(T)] != 0; }
+template <class T> inline void set_on(MaskReg &m, uint32_t i, bool v) {
+    for (uint32_t k = 0; k < sizeof(T); k++) m.bit[(uint64_t)i * sizeof(T) + k] = v ? 1 : 0;
+}
+inline uint8_t *ub(const void *p, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
+    uint64_t addr = (uint64_t)(uintptr_t)p;
+    if (addr % 32 != 0) twin::fault(twin_file, twin_line, "%s: UB address %llu is not 32-byte aligned", api, (unsigned long long)addr);
+    return twin::ub_span(addr, bytes, api, TWIN_LOC_ARGS);
+}
+template <class T> inline void trace(const char *api, uint64_t lanes, TWIN_LOC_DECL) {
+    (void)twin_file;
+    twin::tr_vec(api, sizeof(T), lanes, 1, twin_line);
+}
+// Write lane i of dst honouring the mask and the merge mode.
+template <class T, MaskMergeMode mode> inline void put(RegTensor<T> &dst, const MaskReg &m, uint32_t i, T v) {
+    if (on<T>(m, i)) dst.set(i, v);
+    else if (mode == MaskMergeMode::ZEROING) dst.set(i, T(0));
+}
+} // namespace twin_reg
+
+namespace AscendC {
+namespace Reg {
+
+// ---- masks ---------------------------------------------------------------------------------------
+template <class T, MaskPattern mode = MaskPattern::ALL> inline MaskReg CreateMask() {
+    MaskReg m;
+    const uint32_t n = VL / sizeof(T);
+    for (uint32_t i = 0; i < n; i++) {
+        bool v;
+        switch (mode) {
+        case MaskPattern::ALL: v = true; break;
+        case MaskPattern::ALLF: v = false; break;
+        case MaskPattern::VL1: v = i < 1; break;
+        case MaskPattern::VL2: v = i < 2; break;
+        case MaskPattern::VL3: v = i < 3; break;
+        case MaskPattern::VL4: v = i < 4; break;
+        case MaskPattern::VL8: v = i < 8; break;
+        case MaskPattern::VL16: v = i < 16; break;
+        case MaskPattern::VL32: v = i < 32; break;
+        case MaskPattern::VL64: v = i < 64; break;
+        case MaskPattern::VL128: v = i < 128; break;
+        case MaskPattern::M3: v = i % 3 == 0; break;
+        case MaskPattern::M4: v = i % 4 == 0; break;
+        case MaskPattern::H: v = i < n / 2; break;
+        case MaskPattern::Q: v = i < n / 4; break;
+        default: v = false;
+        }
+        twin_reg::set_on<T>(m, i, v);
+    }
+    return m;
+}
+// The first min(count, VL_T) elements; count then drops by VL_T (to 0 at least).
+template <class T> inline MaskReg UpdateMask(uint32_t &scalarValue) {
+    MaskReg m;
+    const uint32_t n = VL / sizeof(T);
+    for (uint32_t i = 0; i < n; i++) twin_reg::set_on<T>(m, i, i < scalarValue);
+    scalarValue = scalarValue < n ? 0 : scalarValue - n;
+    return m;
+}
+template <MemType src, MemType dst> inline void LocalMemBar() {}
+
+// ---- contiguous aligned load: UB -> register ---------------------------------------------------------
+namespace detail {
+template <class T, LoadDist dist, class U> inline void load(U &dst, const void *src, const char *api, TWIN_LOC_DECL) {
+    using E = typename U::ElementType;
+    (void)sizeof(E);
+    switch (dist) {
+    case LoadDist::DIST_BRC_B8: case LoadDist::DIST_BRC_B16: case LoadDist::DIST_BRC_B32: {
+        // one element repeated over the whole register
+        const uint32_t sz = dist == LoadDist::DIST_BRC_B8 ? 1 : dist == LoadDist::DIST_BRC_B16 ? 2 : 4;
+        const uint8_t *p = twin_reg::ub(src, sz, api, TWIN_LOC_ARGS);
+        for (uint32_t k = 0; k < VL; k += sz) __builtin_memcpy(dst.b + k, p, sz);
+        break;
+    }
+    case LoadDist::DIST_UNPACK_B8: case LoadDist::DIST_UNPACK_B16: case LoadDist::DIST_UNPACK_B32: {
+        // VL/2 bytes; element k goes to the low half of lane k of twice its width, the high half zero
+        const uint32_t sz = dist == LoadDist::DIST_UNPACK_B8 ? 1 : dist == LoadDist::DIST_UNPACK_B16 ? 2 : 4;
+        const uint8_t *p = twin_reg::ub(src, VL / 2, api, TWIN_LOC_ARGS);
+        __builtin_memset(dst.b, 0, VL);
+        for (uint32_t k = 0; k < VL / 2 / sz; k++) __builtin_memcpy(dst.b + 2 * k * sz, p + k * sz, sz);
+        break;
+    }
+    case LoadDist::DIST_NORM: {
+        const uint8_t *p = twin_reg::ub(src, VL, api, TWIN_LOC_ARGS);
+        __builtin_memcpy(dst.b, p, VL);
+        break;
+    }
+    default:
+        twin::fault(twin_file, twin_line, "%s: this LoadDist mode is not modelled by the twin", api);
+    }
+    twin_reg::trace<T>(api, VL / sizeof(T), TWIN_LOC_ARGS);
+}
+template <class T, StoreDist dist, class U>
+inline void store(void *dstp, const U &src, const MaskReg &m, const char *api, TWIN_LOC_DECL) {
+    using E = typename U::ElementType;
+    switch (dist) {
+    case StoreDist::DIST_PACK_B16: case StoreDist::DIST_PACK_B32: case StoreDist::DIST_PACK_B64: {
+        // the low half of every active lane, packed: VL/2 bytes
+        const uint32_t w = dist == StoreDist::DIST_PACK_B16 ? 2 : dist == StoreDist::DIST_PACK_B32 ? 4 : 8;
+        uint8_t *p = twin_reg::ub(dstp, VL / 2, api, TWIN_LOC_ARGS);
+        for (uint32_t k = 0; k < VL / w; k++)
+            if (m.bit[k * w]) __builtin_memcpy(p + k * (w / 2), src.b + k * w, w / 2);
+        break;
+    }
+    case StoreDist::DIST_FIRST_ELEMENT_B8: case StoreDist::DIST_FIRST_ELEMENT_B16: case StoreDist::DIST_FIRST_ELEMENT_B32: {
+        const uint32_t w = dist == StoreDist::DIST_FIRST_ELEMENT_B8 ? 1 : dist == StoreDist::DIST_FIRST_ELEMENT_B16 ? 2 : 4;
+        uint8_t *p = twin_reg::ub(dstp, w, api, TWIN_LOC_ARGS);
+        if (m.bit[0]) __builtin_memcpy(p, src.b, w);
+        break;
+    }
+    case StoreDist::DIST_NORM: case StoreDist::DIST_NORM_B8: case StoreDist::DIST_NORM_B16: case StoreDist::DIST_NORM_B32: {
+        const uint32_t w = dist == StoreDist::DIST_NORM_B8 ? 1 : dist == StoreDist::DIST_NORM_B16 ? 2
+                         : dist == StoreDist::DIST_NORM_B32 ? 4 : (uint32_t)sizeof(E);
+        uint8_t *p = twin_reg::ub(dstp, VL, api, TWIN_LOC_ARGS);
+        for (uint32_t k = 0; k < VL / w; k++)
+            if (m.bit[k * w]) __builtin_memcpy(p + k * w, src.b + k * w, w);
+        break;
+    }
+    default:
+        twin::fault(twin_file, twin_line, "%s: this StoreDist mode is not modelled by the twin", api);
+    }
+    twin_reg::trace<T>(api, VL / sizeof(E), TWIN_LOC_ARGS);
+}
+} // namespace detail
+
+template <class T = DefaultType, LoadDist dist = LoadDist::DIST_NORM, class U>
+inline void LoadAlign(U &dstReg, __ubuf__ T *srcAddr, TWIN_LOC) {
+    detail::load<T, dist>(dstReg, srcAddr, "RegLoadAlign", TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, PostLiteral postMode, LoadDist dist = LoadDist::DIST_NORM, class U>
+inline void LoadAlign(U &dstReg, __ubuf__ T *&srcAddr, int32_t postUpdateStride, TWIN_LOC) {
+    detail::load<T, dist>(dstReg, srcAddr, "RegLoadAlign", TWIN_LOC_ARGS);
+    if (postMode == PostLiteral::POST_MODE_UPDATE) srcAddr += postUpdateStride;
+}
+template <class T = DefaultType, StoreDist dist = StoreDist::DIST_NORM, class U>
+inline void StoreAlign(__ubuf__ T *dstAddr, U &srcReg, MaskReg &mask, TWIN_LOC) {
+    detail::store<T, dist>(dstAddr, srcReg, mask, "RegStoreAlign", TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, PostLiteral postMode, StoreDist dist = StoreDist::DIST_NORM, class U>
+inline void StoreAlign(__ubuf__ T *&dstAddr, U &srcReg, int32_t postUpdateStride, MaskReg &mask, TWIN_LOC) {
+    detail::store<T, dist>(dstAddr, srcReg, mask, "RegStoreAlign", TWIN_LOC_ARGS);
+    if (postMode == PostLiteral::POST_MODE_UPDATE) dstAddr += postUpdateStride;
+}
+// The earlier names of the same instructions.
+template <class T = DefaultType, LoadDist dist = LoadDist::DIST_NORM, class U>
+inline void DataCopy(U &dstReg, __ubuf__ T *srcAddr, TWIN_LOC) {
+    detail::load<T, dist>(dstReg, srcAddr, "RegLoadAlign", TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, StoreDist dist = StoreDist::DIST_NORM, class U>
+inline void DataCopy(__ubuf__ T *dstAddr, U &srcReg, MaskReg &mask, TWIN_LOC) {
+    detail::store<T, dist>(dstAddr, srcReg, mask, "RegStoreAlign", TWIN_LOC_ARGS);
+}
+
+// ---- arithmetic ----------------------------------------------------------------------------------------
+#define TWIN_REG_BINARY(NAME, EXPR)                                                                                    \
+    template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>                           \
+    inline void NAME(RegTensor<E> &dst, RegTensor<E> &src0, RegTensor<E> &src1, MaskReg &mask, TWIN_LOC) {          \
+        for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) {                                                         \
+            auto a = twin::up(src0.get(i)), b = twin::up(src1.get(i));                                                 \
+            twin_reg::put<E, mode>(dst, mask, i, (E)(EXPR));                                                          \
+        }                                                                                                              \
+        twin_reg::trace<E>("Reg" #NAME, RegTensor<E>::kLanes, TWIN_LOC_ARGS);                                          \
+    }
+TWIN_REG_BINARY(Add, a + b)
+TWIN_REG_BINARY(Sub, a - b)
+TWIN_REG_BINARY(Mul, a * b)
+TWIN_REG_BINARY(Div, a / b)
+TWIN_REG_BINARY(Max, (a > b ? a : b))
+TWIN_REG_BINARY(Min, (a < b ? a : b))
+TWIN_REG_BINARY(And, (a & b))
+TWIN_REG_BINARY(Or, (a | b))
+#undef TWIN_REG_BINARY
+
+#define TWIN_REG_SCALAR(NAME, EXPR)                                                                                    \
+    template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E, class S>                  \
+    inline void NAME(RegTensor<E> &dst, RegTensor<E> &src, S scalar, MaskReg &mask, TWIN_LOC) {                      \
+        const auto s = twin::up((E)scalar);                                                                            \
+        for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) {                                                         \
+            auto a = twin::up(src.get(i));                                                                             \
+            twin_reg::put<E, mode>(dst, mask, i, (E)(EXPR));                                                          \
+        }                                                                                                              \
+        twin_reg::trace<E>("Reg" #NAME, RegTensor<E>::kLanes, TWIN_LOC_ARGS);                                          \
+    }
+TWIN_REG_SCALAR(Adds, a + s)
+TWIN_REG_SCALAR(Muls, a * s)
+TWIN_REG_SCALAR(Maxs, (a > s ? a : s))
+TWIN_REG_SCALAR(Mins, (a < s ? a : s))
+#undef TWIN_REG_SCALAR
+
+#define TWIN_REG_UNARY(NAME, EXPR)                                                                                     \
+    template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>                           \
+    inline void NAME(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC) {                                 \
+        for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) {                                                         \
+            auto x = twin::up(src.get(i));                                                                             \
+            twin_reg::put<E, mode>(dst, mask, i, (E)(EXPR));                                                          \
+        }                                                                                                              \
+        twin_reg::trace<E>("Reg" #NAME, RegTensor<E>::kLanes, TWIN_LOC_ARGS);                                          \
+    }
+TWIN_REG_UNARY(Exp, twin::m_exp(x))
+TWIN_REG_UNARY(Ln, twin::m_log(x))
+TWIN_REG_UNARY(Log, twin::m_log(x))
+TWIN_REG_UNARY(Abs, (x < 0 ? -x : x))
+TWIN_REG_UNARY(Sqrt, twin::m_sqrt(x))
+TWIN_REG_UNARY(Relu, (x > 0 ? x : (decltype(x))0))
+TWIN_REG_UNARY(Neg, (-x))
+TWIN_REG_UNARY(Not, (~x))
+#undef TWIN_REG_UNARY
+
+// Duplicate: every active lane takes the scalar (all lanes without a mask).
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E, class S>
+inline void Duplicate(RegTensor<E> &dst, S scalar, MaskReg &mask, TWIN_LOC) {
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) twin_reg::put<E, mode>(dst, mask, i, (E)scalar);
+    twin_reg::trace<E>("RegDuplicate", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, class E, class S, typename std::enable_if<std::is_arithmetic<S>::value || twin::is_half_like<S>::value, int>::type = 0>
+inline void Duplicate(RegTensor<E> &dst, S scalar, TWIN_LOC) {
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) dst.set(i, (E)scalar);
+    twin_reg::trace<E>("RegDuplicate", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+
+// Cast: between lane widths the layout picks the sub-lane. Widening (e.g. b16 -> b32): lane i of dst
+// converts source element (ratio * i + layout). Narrowing: source lane i converts into destination
+// element (ratio * i + layout); the other destination elements are zero. Same width: lane to lane.
+// The mask is read at the width of the wider operand.
+template <class D = DefaultType, class S0 = DefaultType, const CastTrait &trait = kTwinDefaultCastTrait, class RD, class RS>
+inline void Cast(RD &dst, RS &src, MaskReg &mask, TWIN_LOC) {
+    using DE = typename RD::ElementType;
+    using SE = typename RS::ElementType;
+    const int lay = trait.layoutMode == RegLayout::UNKNOWN ? 0 : (int)trait.layoutMode;
+    RD out = dst;
+    if (sizeof(DE) >= sizeof(SE)) {
+        const uint32_t ratio = sizeof(DE) / sizeof(SE);
+        for (uint32_t i = 0; i < RD::kLanes; i++) {
+            if (!twin_reg::on<DE>(mask, i)) {
+                if (trait.mrgMode == MaskMergeMode::ZEROING) out.set(i, DE(0));
+                continue;
+            }
+            out.set(i, twin::cast_one<DE, SE>(src.get(i * ratio + (uint32_t)lay % ratio), trait.roundMode));
+        }
+    } else {
+        const uint32_t ratio = sizeof(SE) / sizeof(DE);
+        if (trait.mrgMode == MaskMergeMode::ZEROING) __builtin_memset(out.b, 0, VL);
+        for (uint32_t i = 0; i < RS::kLanes; i++)
+            if (twin_reg::on<SE>(mask, i))
+                out.set(i * ratio + (uint32_t)lay % ratio, twin::cast_one<DE, SE>(src.get(i), trait.roundMode));
+    }
+    dst = out;
+    twin::tr_vec("RegCast", sizeof(SE), RS::kLanes, 1, twin_line, (int)sizeof(DE));
+    (void)twin_file;
+}
+
+// Compare: dst predicate of each active lane where the comparison holds (inactive lanes false).
+template <class T = DefaultType, CMPMODE mode = CMPMODE::EQ, class E>
+inline void Compare(MaskReg &dst, RegTensor<E> &src0, RegTensor<E> &src1, MaskReg &mask, TWIN_LOC) {
+    MaskReg out;
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++)
+        twin_reg::set_on<E>(out, i, twin_reg::on<E>(mask, i) && twin_cmp::cmp(twin::up(src0.get(i)), twin::up(src1.get(i)), mode));
+    dst = out;
+    twin_reg::trace<E>("RegCompare", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, CMPMODE mode = CMPMODE::EQ, class E, class S>
+inline void CompareScalar(MaskReg &dst, RegTensor<E> &src0, S scalar, MaskReg &mask, TWIN_LOC) {
+    MaskReg out;
+    const auto s = twin::up((E)scalar);
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++)
+        twin_reg::set_on<E>(out, i, twin_reg::on<E>(mask, i) && twin_cmp::cmp(twin::up(src0.get(i)), s, mode));
+    dst = out;
+    twin_reg::trace<E>("RegCompareScalar", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+// Select: src0 where the selection predicate is set, src1 elsewhere.
+template <class T = DefaultType, class E>
+inline void Select(RegTensor<E> &dst, RegTensor<E> &src0, RegTensor<E> &src1, MaskReg &sel, TWIN_LOC) {
+    RegTensor<E> out;
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) out.set(i, twin_reg::on<E>(sel, i) ? src0.get(i) : src1.get(i));
+    dst = out;
+    twin_reg::trace<E>("RegSelect", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+// Reduce: lane 0 of dst takes the sum (a binary tree, as the vector reductions), maximum or minimum
+// of the active lanes; the other lanes are zero.
+template <ReduceType type, class T = DefaultType, class E>
+inline void Reduce(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC) {
+    E lanes[VL];
+    uint32_t n = 0;
+    bool any = false;
+    twin::calc_t<E> best = 0;
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) {
+        bool a = twin_reg::on<E>(mask, i);
+        lanes[n++] = a ? src.get(i) : E(0);
+        if (!a) continue;
+        auto v = twin::up(src.get(i));
+        if (!any || (type == ReduceType::MAX ? v > best : v < best)) best = v;
+        any = true;
+    }
+    RegTensor<E> out;
+    out.set(0, type == ReduceType::SUM ? twin::tree_sum(lanes, n) : (E)best);
+    dst = out;
+    twin_reg::trace<E>("RegReduce", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+
+} // namespace Reg
+} // namespace AscendC
+
+// Vector-function scopes and calls of the regbase programming model: on the twin, plain code.
+#define __VEC_SCOPE__
+#define __simd_vf__
+#define __simd_callee__
+template <auto F, class... A> inline void VF_CALL(A &&...args) { F(static_cast<A &&>(args)...); }

@@ -1,0 +1,198 @@
+// Unit kernel for the semantics of API names added to the twin (not a real operator): reduction
+// order (binary trees, half saturation), the mask/repeat forms of ReduceSum / ReduceMax, Broadcast,
+// LocalMemAllocator, ArithProgression and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
+// values into `out` or N halves into `outh`; tests/api_semantics.rs recomputes every slot in Rust.
+#include "kernel_operator.h"
+using namespace AscendC;
+
+constexpr int32_t N = 256;
+
+class SemTest {
+public:
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR h, GM_ADDR out, GM_ADDR outh)
+    {
+        xGm.SetGlobalBuffer((__gm__ float *)x, N);
+        hGm.SetGlobalBuffer((__gm__ half *)h, N);
+        outGm.SetGlobalBuffer((__gm__ float *)out);
+        ohGm.SetGlobalBuffer((__gm__ half *)outh);
+        pipe.InitBuffer(bufX, N * sizeof(float));
+        pipe.InitBuffer(bufH, N * sizeof(half));
+        pipe.InitBuffer(bufR, N * sizeof(float));
+        pipe.InitBuffer(bufW, N * sizeof(float));
+        pipe.InitBuffer(bufRH, N * sizeof(half));
+    }
+    __aicore__ inline void Store(int slot, const LocalTensor<float> &t)
+    {
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(outGm[slot * N], t, N);
+        PipeBarrier<PIPE_ALL>();
+    }
+    __aicore__ inline void StoreH(int slot, const LocalTensor<half> &t)
+    {
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(ohGm[slot * N], t, N);
+        PipeBarrier<PIPE_ALL>();
+    }
+    __aicore__ inline void Process()
+    {
+        LocalTensor<float> x = bufX.Get<float>();
+        LocalTensor<half> h = bufH.Get<half>();
+        LocalTensor<float> r = bufR.Get<float>();
+        LocalTensor<float> w = bufW.Get<float>();
+        LocalTensor<half> rh = bufRH.Get<half>();
+        DataCopy(x, xGm, N);
+        DataCopy(h, hGm, N);
+        PipeBarrier<PIPE_ALL>();
+
+        // 0: count form: a tree per 256-byte repeat, repeat sums added in order
+        Duplicate(r, 0.0f, N); ReduceSum(r, x, w, 200); Store(0, r);
+        // 1: mask/repeat form: trees within and across repeats
+        Duplicate(r, 0.0f, N); ReduceSum<float>(r, x, w, 64, 3, 8); Store(1, r);
+        // 2: ReduceMax mask/repeat form with the index (as uint32 bits) in r[1]
+        Duplicate(r, 0.0f, N); ReduceMax<float>(r, x, w, 64, 3, 8, true); Store(2, r);
+        // 3: one tree sum per repeat
+        Duplicate(r, 0.0f, N); WholeReduceSum<float>(r, x, 64, 4, 1, 1, 8); Store(3, r);
+        // 4: one tree sum per 32-byte block
+        Duplicate(r, 0.0f, N); BlockReduceSum<float>(r, x, 2, 64, 1, 1, 8); Store(4, r);
+        // 5, 6: Broadcast [4,1] -> [4,16] and [1,16] -> [4,16]
+        {
+            const uint32_t dst[2] = {4, 16};
+            const uint32_t col[2] = {4, 1};
+            const uint32_t row[2] = {1, 16};
+            Duplicate(r, 0.0f, N); Broadcast<float, 2, 1>(r, x, dst, col); Store(5, r);
+            Duplicate(r, 0.0f, N); BroadCast<float, 2, 0>(r, x, dst, row); Store(6, r);
+        }
+        // 7: LocalMemAllocator addresses (no memory is touched through these tensors), event ids
+        {
+            LocalMemAllocator<Hardware::UB> a;
+            LocalTensor<float> t1 = a.Alloc<float, 100>();
+            float after1 = (float)a.GetCurAddr();
+            LocalTensor<half> t2 = a.Alloc<TPosition::VECIN, half>(3);
+            Duplicate(r, 0.0f, N);
+            r.SetValue(0, (float)t1.GetPhyAddr());
+            r.SetValue(1, after1);
+            r.SetValue(2, (float)t2.GetPhyAddr());
+            r.SetValue(3, (float)a.GetCurAddr());
+            r.SetValue(4, (float)t1.GetSize());
+            // event ids: FetchEventID does not hold its id, AllocEventID does until ReleaseEventID
+            TPipe *p = GetTPipePtr();
+            int32_t f1 = p->FetchEventID(HardEvent::V_S), f2 = p->FetchEventID<HardEvent::V_S>();
+            int32_t a1 = p->AllocEventID<HardEvent::V_S>(), a2 = p->AllocEventID<HardEvent::V_S>();
+            int32_t f3 = p->FetchEventID(HardEvent::V_S);
+            p->ReleaseEventID<HardEvent::V_S>(a1);
+            int32_t f4 = p->FetchEventID(HardEvent::V_S);
+            p->ReleaseEventID<HardEvent::V_S>(a2);
+            r.SetValue(5, (float)f1); r.SetValue(6, (float)f2); r.SetValue(7, (float)a1);
+            r.SetValue(8, (float)a2); r.SetValue(9, (float)f3); r.SetValue(10, (float)f4);
+            Store(7, r);
+        }
+        // 8: Reg: y = x * 2 + x over 200 elements, one register (64 floats) at a time
+        Duplicate(r, 0.0f, N);
+        {
+            __ubuf__ float *src = (__ubuf__ float *)x.GetPhyAddr();
+            __ubuf__ float *dst = (__ubuf__ float *)r.GetPhyAddr();
+            uint32_t count = 200;
+            __VEC_SCOPE__
+            {
+                MicroAPI::RegTensor<float> a, b;
+                for (uint16_t i = 0; i < 4; i++) {
+                    MicroAPI::MaskReg m = MicroAPI::UpdateMask<float>(count);
+                    MicroAPI::LoadAlign(a, src + i * 64);
+                    MicroAPI::Muls(b, a, 2.0f, m);
+                    MicroAPI::Add(b, b, a, m);
+                    MicroAPI::StoreAlign(dst + i * 64, b, m);
+                }
+            }
+        }
+        Store(8, r);
+        // 9: Reg: tree sum of the first 8 lanes (MaskPattern::VL8), lane 0 stored alone
+        Duplicate(r, 0.0f, N);
+        {
+            MicroAPI::RegTensor<float> a, s;
+            MicroAPI::MaskReg m8 = MicroAPI::CreateMask<float, MicroAPI::MaskPattern::VL8>();
+            MicroAPI::LoadAlign(a, (__ubuf__ float *)x.GetPhyAddr());
+            MicroAPI::Reduce<MicroAPI::ReduceType::SUM>(s, a, m8);
+            MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr(), s, m8);
+        }
+        Store(9, r);
+        // 10: Reg: x > 1 ? x : -1 on the first 64 elements (Compare, Select, Duplicate)
+        Duplicate(r, 0.0f, N);
+        {
+            MicroAPI::RegTensor<float> a, one, neg, y;
+            MicroAPI::MaskReg all = MicroAPI::CreateMask<float>();
+            MicroAPI::MaskReg gt;
+            MicroAPI::LoadAlign(a, (__ubuf__ float *)x.GetPhyAddr());
+            MicroAPI::Duplicate(one, 1.0f, all);
+            MicroAPI::Duplicate(neg, -1.0f);
+            MicroAPI::Compare<float, CMPMODE::GT>(gt, a, one, all);
+            MicroAPI::Select(y, a, neg, gt);
+            MicroAPI::StoreAlign((__ubuf__ float *)r.GetPhyAddr(), y, all);
+        }
+        Store(10, r);
+        // 11: ArithProgression, 200 floats from -3 in steps of 0.1 (the documented 8 / 64 block scheme)
+        Duplicate(r, 0.0f, N); ArithProgression<float>(r, -3.0f, 0.1f, 200); Store(11, r);
+        // 12: mask/repeat CompareScalar (x > 0, 2 repeats) and Select with a narrower mask (32 lanes per
+        // repeat): selected lanes x or -5, the lanes the mask leaves out keep 7
+        {
+            LocalTensor<uint8_t> bits = rh.ReinterpretCast<uint8_t>();
+            CompareScalar(bits, x, 0.0f, CMPMODE::GT, (uint64_t)64, 2, UnaryRepeatParams());
+            Duplicate(r, 7.0f, N);
+            Select(r, bits, x, -5.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, (uint64_t)32, 2, BinaryRepeatParams());
+            Store(12, r);
+        }
+        // 13: CreateVecIndex from -10, 100 elements
+        {
+            LocalTensor<int32_t> idx = r.ReinterpretCast<int32_t>();
+            Duplicate(idx, 0, N); CreateVecIndex(idx, (int32_t)-10, 100); Store(13, r);
+        }
+
+        // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
+        Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);
+        // half 1: BlockReduceSum, 8 blocks of 16 halves
+        Duplicate(rh, (half)0.0f, N); BlockReduceSum<half>(rh, h, 1, 128, 1, 1, 8); StoreH(1, rh);
+        // half 2: Reg: half -> float (UNPACK_B16 + Cast, layout ZERO), * 0.5, -> half (Cast + PACK_B32)
+        Duplicate(rh, (half)0.0f, N);
+        {
+            static constexpr MicroAPI::CastTrait up = {MicroAPI::RegLayout::ZERO, MicroAPI::SatMode::NO_SAT,
+                                                       MicroAPI::MaskMergeMode::ZEROING, RoundMode::CAST_NONE};
+            static constexpr MicroAPI::CastTrait down = {MicroAPI::RegLayout::ZERO, MicroAPI::SatMode::NO_SAT,
+                                                         MicroAPI::MaskMergeMode::ZEROING, RoundMode::CAST_RINT};
+            __ubuf__ half *src = (__ubuf__ half *)h.GetPhyAddr();
+            __ubuf__ half *dst = (__ubuf__ half *)rh.GetPhyAddr();
+            MicroAPI::MaskReg all32 = MicroAPI::CreateMask<float>();
+            for (uint16_t i = 0; i < 2; i++) {
+                MicroAPI::RegTensor<half> hv, ho;
+                MicroAPI::RegTensor<float> fv;
+                MicroAPI::LoadAlign<half, MicroAPI::LoadDist::DIST_UNPACK_B16>(hv, src + i * 64);
+                MicroAPI::Cast<float, half, up>(fv, hv, all32);
+                MicroAPI::Muls(fv, fv, 0.5f, all32);
+                MicroAPI::Cast<half, float, down>(ho, fv, all32);
+                MicroAPI::StoreAlign<half, MicroAPI::StoreDist::DIST_PACK_B32>(dst + i * 64, ho, all32);
+            }
+        }
+        StoreH(2, rh);
+        // half 3: int32 -> half through SetDeqScale(0.25): rint(x * 100) * 0.25
+        {
+            LocalTensor<int32_t> xi = w.ReinterpretCast<int32_t>();
+            Muls(r, x, 100.0f, N);
+            Cast(xi, r, RoundMode::CAST_RINT, N);
+            SetDeqScale((half)0.25f);
+            Cast(rh, xi, RoundMode::CAST_NONE, N);
+            StoreH(3, rh);
+        }
+    }
+
+private:
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bufX, bufH, bufR, bufW, bufRH;
+    GlobalTensor<float> xGm, outGm;
+    GlobalTensor<half> hGm, ohGm;
+};
+
+extern "C" __global__ __aicore__ void sem_test(GM_ADDR x, GM_ADDR h, GM_ADDR out, GM_ADDR outh, GM_ADDR workspace,
+                                               GM_ADDR tiling)
+{
+    SemTest op;
+    op.Init(x, h, out, outh);
+    op.Process();
+}

@@ -1,0 +1,473 @@
+//! The numbers behind the twin's newer API names: builds `templates/twin/tests/sem_kernel.cpp` against
+//! the twin with the system C++ compiler, runs it through the twin's kernel program (one block), and
+//! checks every result slot against a reference computed here, independently, in Rust: reduction
+//! order (binary trees per the asc-devkit ReduceSum / BlockReduceSum pages, with the documented half
+//! example [60000, 60000, -30000, 100] -> 35604), the mask/repeat forms of ReduceSum and ReduceMax,
+//! Broadcast, LocalMemAllocator, ArithProgression, and the register-level Reg / MicroAPI subset. It also compiles a small
+//! host program against the twin's operator-base headers (`log/log.h`, `util/math_util.h`) and checks
+//! what it prints. It knows nothing of the tool's Rust side.
+
+use half::f16;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const N: usize = 256;
+const FLOAT_SLOTS: usize = 14;
+const HALF_SLOTS: usize = 4;
+
+fn twin_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
+}
+
+fn compiler() -> String {
+    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
+}
+
+fn run_ok(cmd: &mut Command, what: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: could not start ({e}); install g++ or set CXX"));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Mixed magnitudes, so the order of additions shows in the last bits.
+fn input_x() -> Vec<f32> {
+    let mut s: u32 = 12345;
+    (0..N)
+        .map(|i| {
+            s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let u = ((s >> 8) as f32) / 16_777_216.0 - 0.5; // [-0.5, 0.5)
+            let scale = [1.0e4f32, 1.0, 3.0e-3, 7.0e2][i % 4];
+            u * scale
+        })
+        .collect()
+}
+
+fn input_h() -> Vec<f16> {
+    let mut h: Vec<f16> = (0..N)
+        .map(|i| f16::from_f32(((i * 37 % 61) as f32 - 30.0) * 0.75))
+        .collect();
+    for (k, v) in [60000.0f32, 60000.0, -30000.0, 100.0].iter().enumerate() {
+        h[k] = f16::from_f32(*v);
+    }
+    h
+}
+
+/// Pairwise (binary-tree) sum in f32, zero-padded to a power of two.
+fn tree_f32(v: &[f32]) -> f32 {
+    let mut w: Vec<f32> = v.to_vec();
+    w.resize(v.len().next_power_of_two().max(1), 0.0);
+    while w.len() > 1 {
+        w = w.chunks(2).map(|p| p[0] + p[1]).collect();
+    }
+    w[0]
+}
+
+/// One half addition of a reduction: rounded to nearest even, a finite overflow kept at +-65504.
+fn add_h(a: f16, b: f16) -> f16 {
+    let r = f16::from_f32(a.to_f32() + b.to_f32());
+    if a.is_finite() && b.is_finite() && r.is_infinite() {
+        if r.is_sign_positive() {
+            f16::MAX
+        } else {
+            f16::MIN
+        }
+    } else {
+        r
+    }
+}
+
+fn tree_f16(v: &[f16]) -> f16 {
+    let mut w: Vec<f16> = v.to_vec();
+    w.resize(v.len().next_power_of_two().max(1), f16::ZERO);
+    while w.len() > 1 {
+        w = w.chunks(2).map(|p| add_h(p[0], p[1])).collect();
+    }
+    w[0]
+}
+
+struct Run {
+    out: Vec<f32>,
+    outh: Vec<f16>,
+}
+
+fn build_and_run() -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let twin = twin_dir();
+    std::fs::write(
+        w.join("launch.cpp"),
+        "#include <cstdint>\nextern \"C\" void sem_test(uint8_t*, uint8_t*, uint8_t*, uint8_t*, uint8_t*, uint8_t*);\n\
+         extern \"C\" void twin_launch(uint8_t **a) { sem_test(a[0], a[1], a[2], a[3], a[4], a[5]); }\n",
+    )
+    .unwrap();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(twin.join("tests/sem_kernel.cpp"))
+        .arg(w.join("launch.cpp"));
+    for f in ["kernel_main.cpp", "kernel_runtime.cpp", "kernel_math.cpp"] {
+        cc.arg(twin.join("src").join(f));
+    }
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building sem_kernel.cpp against the twin");
+
+    let x = input_x();
+    let h = input_h();
+    let xb: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let hb: Vec<u8> = h.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), &xb).unwrap();
+    std::fs::write(w.join("h.bin"), &hb).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let p = |n: &str| w.join(n).display().to_string();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\ninput x {} {}\ninput h {} {}\n\
+         output out {} {}\noutput outh {} {}\ntrace {}\n",
+        p("tiling.bin"),
+        p("x.bin"),
+        xb.len(),
+        p("h.bin"),
+        hb.len(),
+        p("out.bin"),
+        FLOAT_SLOTS * N * 4,
+        p("outh.bin"),
+        HALF_SLOTS * N * 2,
+        p("trace.txt"),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running sem_kernel",
+    );
+    let out = std::fs::read(w.join("out.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let outh = std::fs::read(w.join("outh.bin"))
+        .unwrap()
+        .chunks_exact(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    Run { out, outh }
+}
+
+fn slot(run: &Run, s: usize) -> &[f32] {
+    &run.out[s * N..(s + 1) * N]
+}
+
+fn slot_h(run: &Run, s: usize) -> &[f16] {
+    &run.outh[s * N..(s + 1) * N]
+}
+
+/// Bit-exact comparison of one float slot with its reference (all N values).
+fn check(run: &Run, s: usize, want: &[f32], what: &str) {
+    let got = slot(run, s);
+    for i in 0..N {
+        assert_eq!(
+            got[i].to_bits(),
+            want[i].to_bits(),
+            "slot {s} ({what}), element {i}: twin {} vs reference {}",
+            got[i],
+            want[i]
+        );
+    }
+}
+
+fn check_h(run: &Run, s: usize, want: &[f16], what: &str) {
+    let got = slot_h(run, s);
+    for i in 0..N {
+        assert_eq!(
+            got[i].to_bits(),
+            want[i].to_bits(),
+            "half slot {s} ({what}), element {i}: twin {} vs reference {}",
+            got[i],
+            want[i]
+        );
+    }
+}
+
+fn zeros() -> Vec<f32> {
+    vec![0.0; N]
+}
+
+#[test]
+fn new_api_semantics_match_rust_references() {
+    let run = build_and_run();
+    let x = input_x();
+    let h = input_h();
+
+    // 0: count form: a tree per repeat of 64 floats, the repeat sums added in order.
+    let mut want = zeros();
+    let parts: Vec<f32> = x[..200].chunks(64).map(tree_f32).collect();
+    want[0] = parts[1..].iter().fold(parts[0], |a, b| a + b);
+    let sequential = x[..200].iter().fold(0.0f32, |a, b| a + b);
+    assert_ne!(
+        want[0].to_bits(),
+        sequential.to_bits(),
+        "the test data must tell a tree from a sequential sum"
+    );
+    check(&run, 0, &want, "ReduceSum count form");
+
+    // 1: mask/repeat form: trees within and across the 3 repeats.
+    let mut want = zeros();
+    let parts: Vec<f32> = x[..192].chunks(64).map(tree_f32).collect();
+    want[0] = tree_f32(&parts);
+    check(&run, 1, &want, "ReduceSum mask/repeat form");
+
+    // 2: ReduceMax over 3 repeats with the index of the first maximum as uint32 bits in r[1].
+    let mut want = zeros();
+    let (bi, bv) =
+        x[..192].iter().enumerate().fold(
+            (0, f32::MIN),
+            |(bi, bv), (i, &v)| if v > bv { (i, v) } else { (bi, bv) },
+        );
+    want[0] = bv;
+    want[1] = f32::from_bits(bi as u32);
+    check(&run, 2, &want, "ReduceMax mask/repeat form with index");
+
+    // 3: WholeReduceSum, one tree per repeat.
+    let mut want = zeros();
+    for (r, c) in x.chunks(64).enumerate() {
+        want[r] = tree_f32(c);
+    }
+    check(&run, 3, &want, "WholeReduceSum");
+
+    // 4: BlockReduceSum, one tree per 8-float block, 2 repeats.
+    let mut want = zeros();
+    for (b, c) in x[..128].chunks(8).enumerate() {
+        want[b] = tree_f32(c);
+    }
+    check(&run, 4, &want, "BlockReduceSum");
+
+    // 5, 6: Broadcast [4,1] -> [4,16] and [1,16] -> [4,16].
+    let mut col = zeros();
+    let mut row = zeros();
+    for i in 0..4 {
+        for j in 0..16 {
+            col[i * 16 + j] = x[i];
+            row[i * 16 + j] = x[j];
+        }
+    }
+    check(&run, 5, &col, "Broadcast along axis 1");
+    check(&run, 6, &row, "BroadCast along axis 0");
+
+    // 7: LocalMemAllocator: 100 floats from 0 (400 bytes, next start 416), then 3 halves (next 448).
+    let mut want = zeros();
+    want[..5].copy_from_slice(&[0.0, 416.0, 416.0, 448.0, 100.0]);
+    // Fetch, fetch (same id), alloc 0, alloc 1, fetch (2: the lowest id not held), after
+    // releasing 0 fetch gives 0 again.
+    want[5..11].copy_from_slice(&[0.0, 0.0, 0.0, 1.0, 2.0, 0.0]);
+    check(&run, 7, &want, "LocalMemAllocator and event ids");
+
+    // 8: Reg loop: x * 2 + x on the first 200 elements (UpdateMask), the rest untouched (0).
+    let mut want = zeros();
+    for i in 0..200 {
+        want[i] = x[i] * 2.0 + x[i];
+    }
+    check(&run, 8, &want, "Reg Muls/Add with UpdateMask");
+
+    // 9: Reg Reduce SUM over MaskPattern::VL8, lane 0 stored with DIST_FIRST_ELEMENT_B32.
+    let mut want = zeros();
+    want[0] = tree_f32(&x[..8]);
+    check(&run, 9, &want, "Reg Reduce with MaskPattern::VL8");
+
+    // 10: Reg Compare / Select / Duplicate: x > 1 ? x : -1 on the first 64 elements.
+    let mut want = zeros();
+    for i in 0..64 {
+        want[i] = if x[i] > 1.0 { x[i] } else { -1.0 };
+    }
+    check(&run, 10, &want, "Reg Compare/Select");
+
+    // 11: ArithProgression: 8 scalar values, then blocks of 8 (to 64) and of 64, each the block
+    // before plus its length times the step, in f32.
+    let mut want = zeros();
+    let (first, step) = (-3.0f32, 0.1f32);
+    for i in 0..200 {
+        want[i] = match i {
+            0..=7 => first + i as f32 * step,
+            8..=63 => want[i - 8] + step * 8.0,
+            _ => want[i - 64] + step * 64.0,
+        };
+    }
+    check(&run, 11, &want, "ArithProgression");
+
+    // 12: mask/repeat CompareScalar then Select with 32 of each repeat's 64 lanes.
+    let mut want = vec![7.0f32; N];
+    for rep in 0..2 {
+        for j in 0..32 {
+            let i = rep * 64 + j;
+            want[i] = if x[i] > 0.0 { x[i] } else { -5.0 };
+        }
+    }
+    check(&run, 12, &want, "CompareScalar / Select mask-repeat forms");
+
+    // 13: CreateVecIndex (int32 bits in the float slot).
+    let mut want = zeros();
+    for (i, w) in want.iter_mut().enumerate().take(100) {
+        *w = f32::from_bits((i as i32 - 10) as u32);
+    }
+    check(&run, 13, &want, "CreateVecIndex");
+
+    // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
+    // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.
+    let mut want = vec![f16::ZERO; N];
+    want[0] = tree_f16(&h[..4]);
+    assert_eq!(want[0].to_f32(), 35584.0);
+    assert!(
+        (want[0].to_f32() - 35604.0).abs() <= 32.0,
+        "within a half ulp of the documented value"
+    );
+    check_h(&run, 0, &want, "ReduceSum half saturation example");
+
+    // half 1: BlockReduceSum over 8 blocks of 16 halves (block 0 is the example again).
+    let mut want = vec![f16::ZERO; N];
+    for (b, c) in h[..128].chunks(16).enumerate() {
+        want[b] = tree_f16(c);
+    }
+    check_h(&run, 1, &want, "BlockReduceSum half");
+
+    // half 2: Reg half -> float -> * 0.5 -> half (round to nearest even) on 128 elements.
+    let mut want = vec![f16::ZERO; N];
+    for i in 0..128 {
+        want[i] = f16::from_f32(h[i].to_f32() * 0.5);
+    }
+    check_h(&run, 2, &want, "Reg Cast with UNPACK_B16 / PACK_B32");
+
+    // half 3: Cast int32 -> half scaled by SetDeqScale(0.25).
+    let want: Vec<f16> = x
+        .iter()
+        .map(|v| f16::from_f64((v * 100.0).round_ties_even() as i32 as f64 * 0.25))
+        .collect();
+    check_h(&run, 3, &want, "Cast int32 -> half with SetDeqScale");
+}
+
+/// The operator-base host helpers: OP_CHECK_IF returns through its expression, OP_CHECK_NULL_WITH_CONTEXT
+/// returns GRAPH_FAILED on null, OP_LOGE names the op, and the Ops::Base integer helpers.
+#[test]
+fn operator_base_host_helpers_behave_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "log/log.h"
+#include "util/math_util.h"
+#include "util/platform_util.h"
+struct Ctx { const char *GetNodeName() const { return "NodeX"; } fe::PlatFormInfos *GetPlatformInfo() const { return nullptr; } };
+static ge::graphStatus check_if(int n) {
+    Ctx c;
+    OP_CHECK_IF(n < 0, OP_LOGE(&c, "negative n=%d", n), return ge::GRAPH_FAILED);
+    return ge::GRAPH_SUCCESS;
+}
+static ge::graphStatus check_null(const int *p) {
+    Ctx c;
+    OP_CHECK_NULL_WITH_CONTEXT(&c, p);
+    return ge::GRAPH_SUCCESS;
+}
+int main() {
+    int v = 1;
+    std::printf("%u %u %d %d\n", check_if(3), check_if(-2), check_null(&v) == ge::GRAPH_SUCCESS, check_null(nullptr) == ge::GRAPH_FAILED);
+    std::printf("%lld %lld %lld %lld\n", (long long)Ops::Base::CeilDiv(100L, 32L), (long long)Ops::Base::FloorDiv(100L, 32L),
+                (long long)Ops::Base::CeilAlign(100L, 32L), (long long)Ops::Base::FloorAlign(100L, 32L));
+    Ctx c;
+    std::printf("%u %s\n", Ops::Base::GetUbBlockSize(&c), Ops::Base::ToString(Ops::Base::EnsureNotScalar(gert::Shape())).c_str());
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.path().join("host");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("include/host"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "building the operator-base host check",
+    );
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout, "0 4294967295 1 1\n4 3 128 96\n32 [1]\n",
+        "stdout of the host check"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("NodeX") && stderr.contains("negative n=-2"),
+        "OP_LOGE names the op and the message: {stderr}"
+    );
+    assert!(stderr.contains("p is nullptr"), "{stderr}");
+}
+
+/// ASCENDC_TPL_DATATYPE_DECL parameters reach a template kernel as types (`template <typename T, ...>`),
+/// mixed with value parameters: the tiling key (dtype in the low 8 bits, then the 2-bit mode) picks
+/// the instance. The declaration may end in a trailing comma and may be read twice (a tiling-key
+/// header without include guard).
+#[test]
+fn template_kernels_take_datatype_parameters_as_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+#include "ascendc/host_api/tiling/template_argument.h"
+#define TYPED_OP_KEY_DECL                                                                                     \
+    ASCENDC_TPL_ARGS_DECL(TypedOp, ASCENDC_TPL_DATATYPE_DECL(D_T, C_DT_FLOAT, C_DT_FLOAT16, C_DT_INT8, ASCENDC_TPL_INPUT(0)), \
+                          ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3), )
+TYPED_OP_KEY_DECL;
+TYPED_OP_KEY_DECL; // a tiling-key header without include guard, read twice
+
+template <typename D_T, uint32_t MODE>
+__global__ __aicore__ void typed_op(GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+    AscendC::GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer((__gm__ int32_t *)y, 8);
+    g.SetValue(0, (int32_t)(sizeof(D_T) * 10 + MODE));
+    g.SetValue(1, AscendC::IsSameType<D_T, half>::value ? 1 : 0);
+}
+#include "twin/tpl_launch.h"
+TWIN_TPL_LAUNCH(typed_op, 3)
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    for f in ["kernel_main.cpp", "kernel_runtime.cpp", "kernel_math.cpp"] {
+        cc.arg(twin.join("src").join(f));
+    }
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building a DATATYPE template kernel");
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    for (key, want) in [(1u64 | (3 << 8), [23, 1]), (2, [10, 0]), (3 << 8, [43, 0])] {
+        let run = format!(
+            "block_dim 1\nub_bytes 196352\ntiling {t}\ntiling_key {key}\nworkspace 0\noutput y {y} 32\ntrace {tr}\n",
+            t = w.join("tiling.bin").display(),
+            y = w.join("y.bin").display(),
+            tr = w.join("trace.txt").display(),
+        );
+        std::fs::write(w.join("run.txt"), run).unwrap();
+        run_ok(
+            Command::new(w.join("kernel")).arg(w.join("run.txt")),
+            "running the DATATYPE template kernel",
+        );
+        let y = std::fs::read(w.join("y.bin")).unwrap();
+        let got = [
+            i32::from_le_bytes([y[0], y[1], y[2], y[3]]),
+            i32::from_le_bytes([y[4], y[5], y[6], y[7]]),
+        ];
+        assert_eq!(got, want, "tiling key {key}");
+    }
+}
