@@ -19,6 +19,22 @@ fn twin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
 }
 
+/// The twin's kernel-side runtime, `src/kernel_*.cpp`, as the Rust side compiles it (however the
+/// runtime is split into files).
+fn kernel_runtime_sources(twin: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("kernel_") && n.ends_with(".cpp"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 fn compiler() -> String {
     std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
 }
@@ -112,9 +128,7 @@ fn build_and_run() -> Run {
         .arg(twin.join("include/kernel"))
         .arg(twin.join("tests/sem_kernel.cpp"))
         .arg(w.join("launch.cpp"));
-    for f in ["kernel_main.cpp", "kernel_runtime.cpp", "kernel_math.cpp"] {
-        cc.arg(twin.join("src").join(f));
-    }
+    cc.args(kernel_runtime_sources(&twin));
     cc.arg("-o").arg(w.join("kernel"));
     run_ok(&mut cc, "building sem_kernel.cpp against the twin");
 
@@ -445,9 +459,7 @@ TWIN_TPL_LAUNCH(typed_op, 3)
     cc.args(["-std=c++17", "-O0", "-w", "-I"])
         .arg(twin.join("include/kernel"))
         .arg(w.join("launch.cpp"));
-    for f in ["kernel_main.cpp", "kernel_runtime.cpp", "kernel_math.cpp"] {
-        cc.arg(twin.join("src").join(f));
-    }
+    cc.args(kernel_runtime_sources(&twin));
     cc.arg("-o").arg(w.join("kernel"));
     run_ok(&mut cc, "building a DATATYPE template kernel");
     std::fs::write(w.join("tiling.bin"), b"").unwrap();
