@@ -20,7 +20,7 @@ use crate::child::{self, Finished, Trust};
 use crate::errors::{Error, Result};
 use crate::fsx::{self, KeyHasher};
 use crate::manifest::{OpSpec, RunMode};
-use crate::model::{self, soc::Soc};
+use crate::model::soc::Soc;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -730,38 +730,17 @@ impl CmakeFlow {
                 ),
             )
         })?;
-        let trace = model::trace::parse(&text).map_err(|e| {
-            TrialFailure::new(
-                FailureKind::Crash,
-                format!("the program wrote a trace the model cannot read: {e}"),
-            )
-        })?;
-        let mut timing = model::pipeline::simulate(
-            &trace,
-            self.soc,
-            &model::pipeline::SimOptions {
-                record_spans: keep_trace,
-            },
-        );
+        let mut m = Measurement::modelled(&text, self.soc, outputs, keep_trace, "the program")?;
         let launches = 1
             + (1..)
                 .take_while(|i| run.dir.join(format!("twin.trace.{i}")).is_file())
                 .count();
         if launches > 1 {
-            timing.notes.push(format!(
+            m.timing.notes.push(format!(
                 "the program launched {launches} kernels; the first launch is the one timed"
             ));
         }
-        Ok(Measurement {
-            latency_us: timing.latency_us,
-            block_dim: timing.block_dim,
-            // The model is deterministic: one sample says all.
-            samples: vec![timing.latency_us],
-            timing,
-            outputs,
-            modelled: true,
-            trace: keep_trace.then_some(trace),
-        })
+        Ok(m)
     }
 }
 

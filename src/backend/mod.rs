@@ -49,6 +49,42 @@ pub struct Measurement {
     pub trace: Option<crate::model::trace::Trace>,
 }
 
+impl Measurement {
+    /// A run timed by the performance model from the twin trace it left (`writer` names what wrote the
+    /// trace, for the message when the model cannot read it). The model is deterministic, so one
+    /// sample says all; `block_dim` is the one the trace recorded.
+    pub fn modelled(
+        trace_text: &str,
+        soc: &crate::model::soc::Soc,
+        outputs: Vec<Vec<u8>>,
+        keep_trace: bool,
+        writer: &str,
+    ) -> std::result::Result<Measurement, TrialFailure> {
+        let trace = crate::model::trace::parse(trace_text).map_err(|e| {
+            TrialFailure::new(
+                FailureKind::Crash,
+                format!("{writer} wrote a trace the model cannot read: {e}"),
+            )
+        })?;
+        let timing = crate::model::pipeline::simulate(
+            &trace,
+            soc,
+            &crate::model::pipeline::SimOptions {
+                record_spans: keep_trace,
+            },
+        );
+        Ok(Measurement {
+            latency_us: timing.latency_us,
+            samples: vec![timing.latency_us],
+            block_dim: timing.block_dim,
+            timing,
+            outputs,
+            modelled: true,
+            trace: keep_trace.then_some(trace),
+        })
+    }
+}
+
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]

@@ -5,7 +5,7 @@ use super::{Artifact, Backend, FailureKind, Inputs, Measurement, SourceSet, Tria
 use crate::errors::Result;
 use crate::fsx;
 use crate::manifest::{BackendKind, Manifest, OpSpec};
-use crate::model::{self, soc::Soc};
+use crate::model::soc::Soc;
 use crate::twin::Twin;
 use std::path::PathBuf;
 
@@ -92,27 +92,9 @@ impl Backend for TwinBackend {
             TrialFailure::new(kind, format!("writing inputs: {e}"))
         })?;
         let out = self.twin.run(op, artifact, self.soc, &files)?;
-        let trace = model::trace::parse(&out.trace).map_err(|e| {
-            TrialFailure::new(
-                FailureKind::Crash,
-                format!("the twin wrote a trace the model cannot read: {e}"),
-            )
-        })?;
-        let timing = model::pipeline::simulate(
-            &trace,
-            self.soc,
-            &model::pipeline::SimOptions {
-                record_spans: keep_trace,
-            },
-        );
-        Ok(Measurement {
-            latency_us: timing.latency_us,
-            samples: vec![timing.latency_us],
-            timing,
-            block_dim: out.tiling.block_dim,
-            outputs: out.outputs,
-            modelled: true,
-            trace: keep_trace.then_some(trace),
-        })
+        let mut m =
+            Measurement::modelled(&out.trace, self.soc, out.outputs, keep_trace, "the twin")?;
+        m.block_dim = out.tiling.block_dim;
+        Ok(m)
     }
 }
