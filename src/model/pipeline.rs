@@ -108,7 +108,8 @@ pub enum Bound {
 }
 
 impl Bound {
-    fn of_pipe(p: Pipe) -> Bound {
+    /// The bound a busiest pipe stands for.
+    pub fn of_pipe(p: Pipe) -> Bound {
         match p {
             Pipe::Mte2 => Bound::Mte2,
             Pipe::Mte3 => Bound::Mte3,

@@ -12,7 +12,6 @@ use crate::manifest::{OpSpec, RunMode};
 use crate::measure::msprof::{self, MsprofOptions, OpLaunch, Tool};
 use crate::model::pipeline::{Bound, PipeStat, Timing};
 use crate::model::soc::Soc;
-use crate::model::trace::Pipe;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -320,7 +319,7 @@ pub fn measured_timing(launch: &OpLaunch, latency_us: f64, gm_bytes: u64, soc: &
         .iter()
         .max_by(|a, b| a.ratio.total_cmp(&b.ratio))
         .filter(|p| p.ratio >= 0.5)
-        .map_or(Bound::Dependency, |p| bound_of(p.pipe));
+        .map_or(Bound::Dependency, |p| Bound::of_pipe(p.pipe));
     Timing {
         latency_us,
         pipes,
@@ -337,21 +336,10 @@ pub fn measured_timing(launch: &OpLaunch, latency_us: f64, gm_bytes: u64, soc: &
     }
 }
 
-fn bound_of(pipe: Pipe) -> Bound {
-    match pipe {
-        Pipe::Mte2 => Bound::Mte2,
-        Pipe::Mte3 => Bound::Mte3,
-        Pipe::V => Bound::Vector,
-        Pipe::S => Bound::Scalar,
-        Pipe::Mte1 => Bound::Mte1,
-        Pipe::M => Bound::Cube,
-        Pipe::Fix => Bound::FixPipe,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::trace::Pipe;
 
     #[test]
     fn devices_come_from_the_manifest_then_the_environment_then_zero() {
