@@ -20,6 +20,10 @@
 //! tools/tikicpulib/cache/<key>/                         runtime archives kept by builds (see the config)
 //! tools/tikicpulib/twin/include/kernel/                 kernel_operator.h, tikicpulib.h, twin/*.h, ...
 //! tools/tikicpulib/twin/src/                            runtime: kernel_{runtime,math,blocks}.cpp, icpu_runtime.cpp
+//! tools/asc/bin/twin-asc                                the ASC compiler for `.asc` sources (CPU, twin)
+//! tools/asc/src/asc_rewrite.cpp                         its `<<<...>>>` launch rewrite
+//! tools/asc/include/{twin_asc.h, acl/acl.h}             what it force-includes; the ACL subset
+//! tools/asc/lib/cmake/ASC/                              find_package(ASC): the ASC language for CMake
 //! README.md
 //! ```
 
@@ -34,6 +38,11 @@ pub const MARKER: &str = "ascend-twin-package.toml";
 /// Where the twin's kernel headers and runtime sources go in the package.
 const TWIN_DIR: &str = "tools/tikicpulib/twin";
 const CMAKE_DIR: &str = "tools/tikicpulib/lib/cmake";
+/// The twin's ASC toolchain (CANN 9 `.asc` single-source files), and its CMake package.
+const ASC_DIR: &str = "tools/asc";
+const ASC_CMAKE_DIR: &str = "tools/asc/lib/cmake/ASC";
+/// Package files that must be executable.
+const EXECUTABLES: &[&str] = &["tools/asc/bin/twin-asc"];
 
 /// The runtime sources the CMake config compiles into `tikicpulib_twin_runtime`, as they are named
 /// under `templates/twin/` (the config template lists the same files).
@@ -153,6 +162,12 @@ fn stage(staging: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
         let path = staging.join(rel);
         fsx::create_dir_all(path.parent().unwrap())?;
         std::fs::write(&path, bytes).map_err(|e| Error::io("could not write", &path, e))?;
+        #[cfg(unix)]
+        if EXECUTABLES.contains(&rel.as_str()) {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| Error::io("could not make executable", &path, e))?;
+        }
     }
     Ok(())
 }
@@ -251,6 +266,54 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
         embedded_file("package/cmake/ascendc.cmake").to_vec(),
     ));
 
+    // The ASC toolchain: the compiler script, its rewrite, its headers, and find_package(ASC).
+    let asc_soc_cases: String = socs
+        .iter()
+        .map(|s| {
+            format!(
+                "    {}) ub_bytes={}; aiv_cores={}; aic_cores={} ;;",
+                s.name, s.ub_bytes, s.aiv_cores, s.aic_cores
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push((
+        format!("{ASC_DIR}/bin/twin-asc"),
+        template("package/asc/bin/twin-asc.in")
+            .replace("@TWIN_VERSION@", &version)
+            .replace("@TWIN_SOC_CASES@", &asc_soc_cases)
+            .replace("@TWIN_SOC_NAMES@", &names.join(", "))
+            .into_bytes(),
+    ));
+    out.push((
+        format!("{ASC_DIR}/src/asc_rewrite.cpp"),
+        embedded_file("package/src/asc_rewrite.cpp").to_vec(),
+    ));
+    for rel in ["twin_asc.h", "acl/acl.h"] {
+        out.push((
+            format!("{ASC_DIR}/include/{rel}"),
+            embedded_file(&format!("package/include/{rel}")).to_vec(),
+        ));
+    }
+    out.push((
+        format!("{ASC_CMAKE_DIR}/ASCConfig.cmake"),
+        template("package/asc/cmake/ASCConfig.cmake")
+            .replace("@TWIN_VERSION@", &version)
+            .into_bytes(),
+    ));
+    for rel in [
+        "ASCConfigVersion.cmake",
+        "modules/CMakeDetermineASCCompiler.cmake",
+        "modules/CMakeASCCompiler.cmake.in",
+        "modules/CMakeTestASCCompiler.cmake",
+        "modules/CMakeASCInformation.cmake",
+    ] {
+        out.push((
+            format!("{ASC_CMAKE_DIR}/{rel}"),
+            embedded_file(&format!("package/asc/cmake/{rel}")).to_vec(),
+        ));
+    }
+
     let env = template("package/env/setenv.bash.in")
         .replace("@TWIN_VERSION@", &version)
         .replace("@ROOT@", &root.display().to_string().replace('"', "\\\""));
@@ -332,6 +395,42 @@ mod tests {
     }
 
     #[test]
+    fn the_asc_toolchain_knows_every_soc_and_is_found_by_find_package() {
+        let files = files(Path::new("/opt/twin"));
+        let script = file(&files, &format!("{ASC_DIR}/bin/twin-asc"));
+        assert!(!script.contains("@TWIN_"), "unrendered placeholder:\n{script}");
+        for soc in crate::model::soc::all() {
+            let case = format!(
+                "{}) ub_bytes={}; aiv_cores={}; aic_cores={} ;;",
+                soc.name, soc.ub_bytes, soc.aiv_cores, soc.aic_cores
+            );
+            assert!(script.contains(&case), "{case}");
+        }
+        // The script runs the rewrite and force-includes the header that the package holds.
+        assert!(
+            script.contains("$here/src/asc_rewrite.cpp") && script.contains("-include twin_asc.h")
+        );
+        file(&files, &format!("{ASC_DIR}/src/asc_rewrite.cpp"));
+        file(&files, &format!("{ASC_DIR}/include/twin_asc.h"));
+        file(&files, &format!("{ASC_DIR}/include/acl/acl.h"));
+        // find_package(ASC) finds the config below the prefix that the env scripts put on PATH.
+        let config = file(&files, &format!("{ASC_CMAKE_DIR}/ASCConfig.cmake"));
+        assert!(config.contains("CMAKE_MODULE_PATH") && !config.contains('@'));
+        let determine = file(
+            &files,
+            &format!("{ASC_CMAKE_DIR}/modules/CMakeDetermineASCCompiler.cmake"),
+        );
+        assert!(determine.contains("../../../../bin/twin-asc"));
+        let env = file(&files, "set_env.sh");
+        assert!(env.contains("tools/asc/bin${PATH:+") && env.contains("ASC_ROOT"));
+        assert!(
+            EXECUTABLES
+                .iter()
+                .all(|e| files.iter().any(|(rel, _)| rel == e))
+        );
+    }
+
+    #[test]
     fn every_runtime_source_but_the_run_file_main_is_in_the_package() {
         let mut runtime: Vec<&str> = embedded::FILES
             .iter()
@@ -399,6 +498,15 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["pkg"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(EXECUTABLES[0]))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o111, 0o111, "twin-asc is not executable");
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ const TOOL: &str = env!("CARGO_BIN_EXE_cargo-ascend-tune");
 
 /// `cargo ascend-tune ARGS` in `dir` with no `ASCEND_*` variable of the caller's, `HOME` set to `home`,
 /// and `extra` on top.
-fn without_cann(dir: &Path, home: &Path, args: &[&str], extra: &[(&str, &Path)]) -> Output {
+pub fn without_cann(dir: &Path, home: &Path, args: &[&str], extra: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new(TOOL);
     cmd.arg("ascend-tune").args(args).current_dir(dir);
     for (k, _) in std::env::vars_os() {

@@ -2,6 +2,7 @@
 //! binary, one module per area (as cargo-nextest does).
 
 mod add_custom;
+mod asc;
 mod bank;
 mod bench;
 mod cann;

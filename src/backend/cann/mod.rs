@@ -118,6 +118,11 @@ impl CannBackend {
             })?,
             None => vec![],
         };
+        let mut env = env;
+        if twin {
+            // The twin package's ASC compiler (`.asc` sources) builds for this SoC's UB and core counts.
+            env.push(("ASCEND_TWIN_SOC".into(), soc.name.into()));
+        }
         let tool = Arc::new(Toolchain {
             fingerprint: fingerprint(&install),
             install,

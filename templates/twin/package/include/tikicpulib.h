@@ -20,11 +20,19 @@
 #define TWIN_UB_BYTES 196352
 #endif
 
+// How a launch is written in the user's source (for messages): ICPU_RUN_KF, or `<<<...>>>` in a `.asc`.
+#define TWIN_LAUNCH_ICPU_RUN_KF 0
+#define TWIN_LAUNCH_ASC 1
+
 extern "C" {
 void *twin_icpu_gm_alloc(uint64_t bytes);
+void *twin_icpu_gm_alloc_by(uint64_t bytes, const char *api);
 void twin_icpu_gm_free(void *ptr);
+int twin_icpu_gm_release(void *ptr);
 void twin_icpu_run(const char *kernel, int64_t block_dim, uint64_t ub_bytes, void (*entry)(void *), void *ctx,
                    const char *file, int line);
+void twin_icpu_launch(int form, const char *kernel, int64_t block_dim, uint64_t ub_bytes, void (*entry)(void *),
+                      void *ctx, const char *file, int line);
 }
 
 namespace AscendC {
@@ -39,10 +47,11 @@ using AscendC::KernelMode;
 
 namespace twin_icpu {
 template <class F> void call(void *f) { (*static_cast<F *>(f))(); }
-template <class F> void launch(const char *kernel, int64_t block_dim, F &&body, const char *file, int line) {
+template <class F>
+void launch(const char *kernel, int64_t block_dim, F &&body, const char *file, int line, int form = TWIN_LAUNCH_ICPU_RUN_KF) {
     using Body = typename std::remove_reference<F>::type;
-    twin_icpu_run(kernel, block_dim, TWIN_UB_BYTES, &call<Body>, const_cast<void *>(static_cast<const void *>(&body)), file,
-                  line);
+    twin_icpu_launch(form, kernel, block_dim, TWIN_UB_BYTES, &call<Body>,
+                     const_cast<void *>(static_cast<const void *>(&body)), file, line);
 }
 } // namespace twin_icpu
 

@@ -11,6 +11,13 @@
 #include <unistd.h>
 #include "kernel_internal.h"
 
+// The same values as in tikicpulib.h, which this file does not include (it needs no kernel API).
+#define TWIN_LAUNCH_ICPU_RUN_KF 0
+#define TWIN_LAUNCH_ASC 1
+extern "C" void *twin_icpu_gm_alloc_by(uint64_t bytes, const char *api);
+extern "C" void twin_icpu_launch(int form, const char *kernel, int64_t block_dim, uint64_t ub_bytes,
+                                 void (*entry)(void *), void *ctx, const char *file, int line);
+
 namespace {
 
 uint64_t g_allocs = 0;   // GmAlloc calls so far: names the buffers in fault messages
@@ -40,11 +47,16 @@ bool write_file(const std::string &path, const std::string &text) {
 
 } // namespace
 
-extern "C" void *twin_icpu_gm_alloc(uint64_t bytes) {
-    char name[48];
-    std::snprintf(name, sizeof name, "GmAlloc #%llu", (unsigned long long)g_allocs++);
+extern "C" void *twin_icpu_gm_alloc(uint64_t bytes) { return twin_icpu_gm_alloc_by(bytes, "GmAlloc"); }
+
+// `api` names the buffer in fault reports: "GmAlloc #0", "aclrtMalloc #1", ...
+extern "C" void *twin_icpu_gm_alloc_by(uint64_t bytes, const char *api) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%s #%llu", api, (unsigned long long)g_allocs++);
     return twin::gm_alloc(bytes, name);
 }
+
+extern "C" int twin_icpu_gm_release(void *ptr) { return ptr && twin::gm_free(ptr) ? 0 : 1; }
 
 extern "C" void twin_icpu_gm_free(void *ptr) {
     if (!ptr) return;
@@ -56,9 +68,21 @@ extern "C" void twin_icpu_gm_free(void *ptr) {
 
 extern "C" void twin_icpu_run(const char *kernel, int64_t block_dim, uint64_t ub_bytes, void (*entry)(void *), void *ctx,
                               const char *file, int line) {
+    twin_icpu_launch(TWIN_LAUNCH_ICPU_RUN_KF, kernel, block_dim, ub_bytes, entry, ctx, file, line);
+}
+
+extern "C" void twin_icpu_launch(int form, const char *kernel, int64_t block_dim, uint64_t ub_bytes, void (*entry)(void *),
+                                 void *ctx, const char *file, int line) {
+    // How the launch reads in the user's source, for messages.
+    char how[320];
+    if (form == TWIN_LAUNCH_ASC) {
+        std::snprintf(how, sizeof how, "%s<<<%lld, ...>>>(...)", kernel, (long long)block_dim);
+    } else {
+        std::snprintf(how, sizeof how, "ICPU_RUN_KF(%s, %lld, ...)", kernel, (long long)block_dim);
+    }
     std::fflush(stdout); // what the host printed so far stays before the kernel's messages
     if (block_dim < 1 || block_dim > 65535) {
-        std::fprintf(stderr, "error: ICPU_RUN_KF(%s): blockDim %lld is out of range 1..65535\n  --> %s:%d\n", kernel,
+        std::fprintf(stderr, "error: %s: blockDim %lld is out of range 1..65535\n  --> %s:%d\n", how,
                      (long long)block_dim, file, line);
         quit(3);
     }
@@ -68,11 +92,11 @@ extern "C" void twin_icpu_run(const char *kernel, int64_t block_dim, uint64_t ub
     bool written = write_file(path, res.trace);
     if (res.rc) {
         std::fputs(res.err.c_str(), stderr);
-        std::fprintf(stderr, "  = note: in ICPU_RUN_KF(%s, %lld, ...) at %s:%d\n", kernel, (long long)block_dim, file, line);
+        std::fprintf(stderr, "  = note: in %s at %s:%d\n", how, file, line);
         quit(res.rc);
     }
     if (!written) {
-        std::fprintf(stderr, "error: ICPU_RUN_KF(%s): cannot write the twin trace to %s: %s\n", kernel, path.c_str(),
+        std::fprintf(stderr, "error: %s: cannot write the twin trace to %s: %s\n", how, path.c_str(),
                      std::strerror(errno));
         quit(2);
     }

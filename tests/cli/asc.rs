@@ -1,0 +1,181 @@
+//! Ascend C single-source programs (`.asc`, CANN 9) on the twin: `fixtures/mul_asc` (kernel, tiling and
+//! host program in one file, built by CMake with `find_package(ASC)` and `project(... LANGUAGES ASC)`)
+//! runs through the tool, naive and reference, and agrees with z = x * y computed here; the package's
+//! `twin-asc` compiles a lone `.asc` as `bisheng` would, reports a kernel fault at the `.asc` line, and
+//! refuses a launch it cannot read, naming the line. Skipped, with the reason printed, only when cmake is
+//! missing and CI is not set (`.ci/run` installs it).
+
+use super::cann::without_cann;
+use super::cmake::have_cmake;
+use super::*;
+use std::process::Command;
+
+fn read_f32(path: &Path) -> Vec<f32> {
+    std::fs::read(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// `cargo ascend-tune run` on `fixtures/mul_asc` (or its reference, under the fixture's manifest),
+/// keeping the run folder: (latency in us, block_dim, the run folder's x, y and z).
+fn run_mul_asc(reference: bool) -> (f64, u64, Vec<f32>, Vec<f32>, Vec<f32>) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = Path::new(FIXTURES).join("mul_asc");
+    copy_tree(
+        &if reference {
+            base.join("reference")
+        } else {
+            base.clone()
+        },
+        dir.path(),
+    );
+    std::fs::copy(base.join("ascend.toml"), dir.path().join("ascend.toml")).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let keep = PathBuf::from("1");
+    let out = without_cann(
+        dir.path(),
+        home.path(),
+        &["run", "--message-format", "json"],
+        &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let measured = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "op-measured")
+        .expect("an op-measured record");
+    assert_eq!(measured["backend"], "twin", "{measured}");
+    assert_eq!(measured["modelled"], true, "{measured}");
+    let runs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("target/ascend-tune/cann-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert!(runs[0].join("twin.trace").is_file(), "no trace was left");
+    (
+        measured["latency_us"].as_f64().unwrap(),
+        measured["block_dim"].as_u64().unwrap(),
+        read_f32(&runs[0].join("input/input_x.bin")),
+        read_f32(&runs[0].join("input/input_y.bin")),
+        read_f32(&runs[0].join("output/output_z.bin")),
+    )
+}
+
+#[test]
+fn a_single_source_asc_project_runs_through_the_tool_and_agrees_with_rust() {
+    if !have_cmake("a_single_source_asc_project_runs_through_the_tool_and_agrees_with_rust") {
+        return;
+    }
+    let mut latency = vec![];
+    for (reference, block_dim) in [(false, 8), (true, 32)] {
+        let (us, blocks, x, y, z) = run_mul_asc(reference);
+        assert_eq!(blocks, block_dim, "reference {reference}");
+        assert_eq!(z.len(), 48 * 8192);
+        assert!(
+            x.iter().any(|v| *v != 0.0) && x != y,
+            "inputs were not generated"
+        );
+        // One fp32 rounding of the exact product, as Rust's f32 multiply: bit for bit.
+        for i in 0..z.len() {
+            assert_eq!(
+                z[i].to_bits(),
+                (x[i] * y[i]).to_bits(),
+                "reference {reference}: z[{i}] = {} for {} * {}",
+                z[i],
+                x[i],
+                y[i]
+            );
+        }
+        latency.push(us);
+    }
+    assert!(
+        latency[1] < latency[0],
+        "the reference ({} us) is not faster than the naive version ({} us)",
+        latency[1],
+        latency[0]
+    );
+}
+
+/// The twin package written by the real binary into a fresh folder.
+fn package() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("pkg");
+    let out = cargo_ascend_tune(tmp.path(), &["twin-package", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    tmp
+}
+
+fn twin_asc(pkg: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(pkg.join("pkg/tools/asc/bin/twin-asc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn twin_asc_compiles_a_lone_file_and_locates_faults_and_bad_launches() {
+    let pkg = package();
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(Path::new(FIXTURES).join("mul_asc/mul_custom.asc")).unwrap();
+    std::fs::write(dir.path().join("mul.asc"), &src).unwrap();
+    let out = twin_asc(
+        pkg.path(),
+        dir.path(),
+        &["--npu-arch=dav-2201", "mul.asc", "-o", "mul"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    std::fs::create_dir_all(dir.path().join("input")).unwrap();
+    std::fs::create_dir_all(dir.path().join("output")).unwrap();
+    let run = Command::new(dir.path().join("mul"))
+        .current_dir(dir.path())
+        .env("ASCEND_TWIN_TRACE", dir.path().join("t.trace"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{:?}", text(&run));
+    assert!(text(&run).0.contains("elements match"), "{:?}", text(&run));
+    assert!(dir.path().join("t.trace").is_file());
+
+    // Copy out one tile past each block's share of z: the twin stops it, naming the call, the .asc
+    // line and the block, and the program exits 3.
+    let bad = src.replace(
+        "AscendC::DataCopy(zGm[progress * TILE_LENGTH], zLocal, TILE_LENGTH);",
+        "AscendC::DataCopy(zGm[(progress + tileNum) * TILE_LENGTH + 100000000], zLocal, TILE_LENGTH);",
+    );
+    assert_ne!(bad, src);
+    let line = bad
+        .lines()
+        .position(|l| l.contains("+ 100000000]"))
+        .unwrap()
+        + 1;
+    std::fs::write(dir.path().join("bad.asc"), &bad).unwrap();
+    let out = twin_asc(pkg.path(), dir.path(), &["bad.asc", "-o", "bad"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let run = Command::new(dir.path().join("bad"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&run);
+    assert_eq!(run.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("DataCopy")
+            && stderr.contains(&format!("bad.asc:{line}"))
+            && stderr.contains("block"),
+        "{stderr}"
+    );
+
+    // A launch with no kernel name: an error at its line, before any C++ compiler message.
+    std::fs::write(
+        dir.path().join("nameless.asc"),
+        "#include \"kernel_operator.h\"\nint main() {\n    <<<8, nullptr, nullptr>>>();\n}\n",
+    )
+    .unwrap();
+    let out = twin_asc(pkg.path(), dir.path(), &["-c", "nameless.asc", "-o", "n.o"]);
+    assert!(!out.status.success());
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("nameless.asc:3: error: kernel launch"),
+        "{stderr}"
+    );
+}
