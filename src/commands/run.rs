@@ -1,12 +1,14 @@
-//! `run`: build and run the current sources once, print latency, per-pipe utilisation and the bound;
-//! `--trace` writes the modelled pipelines as a Chrome/Perfetto trace.
+//! `run`: build and run the current sources once, print latency, per-pipe utilisation and the bound,
+//! and how long the build and the run took on this machine (wall clock; the build cache makes a second
+//! build of the same sources cheap); `--trace` writes the modelled pipelines as a Chrome/Perfetto trace.
 
 use super::Session;
+use crate::backend::{SourceSet, TrialFailure};
 use crate::cli::args::{Common, RunArgs};
 use crate::errors::{Error, Result};
 use crate::exit_codes;
 use crate::report::Printer;
-use crate::tune::evaluate::Evaluator;
+use std::time::Instant;
 
 pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
     let session = Session::open(common)?;
@@ -25,17 +27,24 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
             format!("{} on {} ({})", op.name, soc.name, backend.kind().as_str()),
         );
         let inputs = crate::tune::inputs(op);
-        let m = Evaluator::baseline(backend.as_ref(), op, &inputs, args.trace.is_some()).map_err(
-            |f| {
-                Error::NoValidCandidate(format!(
-                    "op `{}` failed ({}): {}",
-                    op.name,
-                    f.kind.as_str(),
-                    f.message
-                ))
-            },
-        )?;
+        let failed = |f: TrialFailure| {
+            Error::NoValidCandidate(format!(
+                "op `{}` failed ({}): {}",
+                op.name,
+                f.kind.as_str(),
+                f.message
+            ))
+        };
+        let started = Instant::now();
+        let artifact = backend.build(op, &SourceSet::default()).map_err(failed)?;
+        let built = started.elapsed();
+        let started = Instant::now();
+        let m = backend
+            .run(op, &artifact, &inputs, args.trace.is_some())
+            .map_err(failed)?;
+        let ran = started.elapsed();
         printer.op_measured(&op.name, &m, backend.kind().as_str(), soc.name);
+        printer.op_timings(&op.name, built, artifact.cached, ran);
         if let Some(path) = &args.trace {
             let json = crate::model::chrome::chrome_trace_json(&m.timing, soc);
             crate::fsx::write_atomic(path, json.as_bytes())?;

@@ -1,11 +1,13 @@
-// The twin trace format (version 1): the text the C++ twin writes, parsed into blocks of records.
+// The twin trace format (version 2; version 1 is read too): the text the C++ twin writes, parsed into
+// blocks of records.
 // Owns: syntax, validation (block structure, flag pairing) and typed errors with the trace line.
 // Does not know what anything costs, nor where the text came from (no files here).
 //
 // Format:
-//   twin-trace 1
+//   twin-trace 2
 //   block <idx> <block_dim>
-//   I <pipe> <Api> key=value ...        one instruction; unknown keys are ignored
+//   I <pipe> <Api> key=value ...        one instruction; unknown keys are ignored; on S records
+//                                       `count=N` (version 2) stands for N identical back-to-back ones
 //   set <src-pipe> <dst-pipe> <key>     flag set
 //   wait <src-pipe> <dst-pipe> <key>    flag wait; consumes the oldest unconsumed matching set of the block
 //   barrier <ALL|pipe|NONE>             PipeBarrier (NONE: a pipe the twin does not model; ignored)
@@ -18,8 +20,9 @@ use std::fmt;
 use serde::Serialize;
 use thiserror::Error;
 
-/// The trace format version this parser reads.
-pub const TRACE_VERSION: u32 = 1;
+/// The trace format version the twin writes; this parser reads it and every earlier one (version 2 added
+/// `count=` on scalar records).
+pub const TRACE_VERSION: u32 = 2;
 
 /// A pipe of the AI core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -136,6 +139,8 @@ pub enum BarrierScope {
     Pipe(Pipe),
 }
 
+// Most records are instructions, so boxing them would add an allocation per record for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Record {
     Instr(Instr),
@@ -188,6 +193,8 @@ pub struct Instr {
     pub k: Option<u64>,
     /// Explicit cost in cycles, when the twin knows it better than the model (extension; optional).
     pub cycles: Option<f64>,
+    /// `count=`: this many identical back-to-back instructions (scalar records only; 1 when absent).
+    pub count: u32,
 }
 
 /// A trace that cannot be read. Every variant but `Empty` names the 1-based trace line.
@@ -333,7 +340,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
     let mut head = first.split_ascii_whitespace();
     let version = match (head.next(), head.next(), head.next()) {
         (Some("twin-trace"), Some(v), None) => match v.parse::<u32>() {
-            Ok(v) if v == TRACE_VERSION => v,
+            Ok(v) if (1..=TRACE_VERSION).contains(&v) => v,
             Ok(v) if v > TRACE_VERSION => {
                 return Err(TraceError::UnsupportedVersion {
                     line: first_no,
@@ -463,6 +470,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                             m: None,
                             k: None,
                             cycles: None,
+                            count: 1,
                         };
                         for kv in tok {
                             let Some((key, value)) = kv.split_once('=') else {
@@ -485,6 +493,19 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                                 "k" => &mut ins.k,
                                 "line" => {
                                     ins.src_line = parse_u32(no, key, value)?;
+                                    continue;
+                                }
+                                "count" => {
+                                    let n = parse_u32(no, key, value)?;
+                                    if n == 0 || pipe != Pipe::S {
+                                        return Err(TraceError::Malformed {
+                                            line: no,
+                                            what: format!(
+                                                "count={n}: a repeat count must be at least 1, and only scalar (S) records carry one"
+                                            ),
+                                        });
+                                    }
+                                    ins.count = n;
                                     continue;
                                 }
                                 "cycles" => {
@@ -659,7 +680,10 @@ mod tests {
             ("twin-trace 1\nblock 0 1\nblock 1 1\n", 3),
             ("twin-trace 1\nblock 0 1\nI V Add oops\nend\n", 3),
             ("trace 1\n", 1),
-            ("\n\ntwin-trace 2\n", 3),
+            ("\n\ntwin-trace 3\n", 3),
+            ("twin-trace 2\nblock 0 1\nI V Add dt=2 count=2\nend\n", 3),
+            ("twin-trace 2\nblock 0 1\nI S GetValue count=0\nend\n", 3),
+            ("twin-trace 2\nblock 0 1\nI S GetValue count=x\nend\n", 3),
         ];
         for (text, line) in cases {
             let err = parse(text).unwrap_err();

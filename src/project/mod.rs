@@ -524,7 +524,12 @@ mod tests {
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert!(names.contains(&"add_custom".to_string()), "{names:?}");
-        for launch in ["add_launch", "leaky_relu_launch", "softmax_launch", "mul_asc"] {
+        for launch in [
+            "add_launch",
+            "leaky_relu_launch",
+            "softmax_launch",
+            "mul_asc",
+        ] {
             assert!(!names.contains(&launch.to_string()), "{names:?}");
         }
 

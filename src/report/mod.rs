@@ -72,6 +72,36 @@ impl Printer {
         Value::Object(pipes)
     }
 
+    /// How long building and running one op took on this machine (wall clock, not a latency of the op).
+    pub fn op_timings(
+        &self,
+        op: &str,
+        build: std::time::Duration,
+        cached: bool,
+        run: std::time::Duration,
+    ) {
+        if self.json() {
+            self.emit(json!({
+                "reason": "op-timings", "op": op, "build_s": round(build.as_secs_f64()),
+                "build_cached": cached, "run_s": round(run.as_secs_f64()),
+            }));
+            return;
+        }
+        self.status(
+            "Timings",
+            format!(
+                "{op}: build {:.2} s{}, run {:.2} s (wall clock on this machine)",
+                build.as_secs_f64(),
+                if cached {
+                    " (from the build cache)"
+                } else {
+                    ""
+                },
+                run.as_secs_f64()
+            ),
+        );
+    }
+
     pub fn op_measured(&self, op: &str, m: &Measurement, backend: &str, soc: &str) {
         if self.json() {
             self.emit(json!({

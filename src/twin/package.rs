@@ -398,7 +398,10 @@ mod tests {
     fn the_asc_toolchain_knows_every_soc_and_is_found_by_find_package() {
         let files = files(Path::new("/opt/twin"));
         let script = file(&files, &format!("{ASC_DIR}/bin/twin-asc"));
-        assert!(!script.contains("@TWIN_"), "unrendered placeholder:\n{script}");
+        assert!(
+            !script.contains("@TWIN_"),
+            "unrendered placeholder:\n{script}"
+        );
         for soc in crate::model::soc::all() {
             let case = format!(
                 "{}) ub_bytes={}; aiv_cores={}; aic_cores={} ;;",

@@ -18,8 +18,18 @@ fn run_tune_check_and_regression() {
         "{stdout}"
     );
 
+    assert!(stderr.contains("Timings add_custom: build"), "{stderr}");
+
     let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
-    let measured = records(&out)
+    let recs = records(&out);
+    // The second run of the same sources builds nothing: the build cache serves it.
+    let timings = recs
+        .iter()
+        .find(|r| r["reason"] == "op-timings")
+        .expect("an op-timings record");
+    assert_eq!(timings["build_cached"], true, "{timings}");
+    assert!(timings["run_s"].as_f64().unwrap() > 0.0, "{timings}");
+    let measured = recs
         .into_iter()
         .find(|r| r["reason"] == "op-measured")
         .expect("an op-measured record");

@@ -111,7 +111,7 @@ void block_thread(int64_t b) {
     g.mask0 = ~0ull;
     g.mask1 = ~0ull;
     std::memset(g.ub, 0, g_ub_cap);
-    twin::g_trace.clear();
+    twin::trace_begin();
     twin::g_trace.reserve(1 << 16);
     try {
         L.entry(L.ctx);
@@ -230,7 +230,7 @@ LaunchResult run_blocks(const Launch &launch) {
         }
     }
 
-    res.trace = "twin-trace 1\n";
+    res.trace = "twin-trace 2\n";
     for (int64_t b = 0; b < launch.block_dim; b++) {
         Block &B = blocks[(size_t)b];
         if (!B.started) break;

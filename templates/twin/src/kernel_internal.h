@@ -14,6 +14,7 @@ struct Fault {
 extern thread_local std::string g_trace; // the trace text of the block running on this thread
 std::vector<GmAlloc> &gm_allocs();   // sorted by base
 void trace_append(const char *s);
+void trace_begin(); // empties g_trace for a new block (and forgets the scalar record it may fold into)
 void trace_u64(uint64_t v);
 
 // A GM buffer of `bytes` (512 B aligned, zeroed, registered under a copy of `name`); nullptr when out
@@ -32,7 +33,7 @@ struct Launch {
 };
 struct LaunchResult {
     int rc = 0;         // 0 ok, 2 bad launch parameters, 3 fault (err holds the located message)
-    std::string trace;  // the launch's trace (`twin-trace 1`), up to a faulting call
+    std::string trace;  // the launch's trace (`twin-trace 2`), up to a faulting call
     std::string err;
 };
 // Runs every block of the launch (see kernel_blocks.cpp). After a fault (rc 3) blocks stopped at

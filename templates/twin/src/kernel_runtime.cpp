@@ -192,11 +192,48 @@ void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, in
     if (dst_bytes >= 0) kv("dst", (uint64_t)dst_bytes);
     line_kv(line);
 }
+// Scalar records repeat by the million in element-by-element loops (GetValue / SetValue on UB), and
+// writing, then parsing and simulating, one line each made such kernels slow to time. A record equal to
+// the one just written (nothing else in between) is folded into it as `count=N` (trace version 2); the
+// model costs N back-to-back scalar records exactly as it costs N lines.
+namespace {
+thread_local std::string tl_scalar_text;           // the last scalar record, without count and newline
+thread_local size_t tl_scalar_text_end = 0;        // where that text ends in g_trace
+thread_local size_t tl_scalar_end = (size_t)-1;    // g_trace.size() right after that record
+thread_local uint64_t tl_scalar_count = 0;
+thread_local std::string tl_scratch;
+} // namespace
+
+void trace_begin() {
+    g_trace.clear();
+    tl_scalar_end = (size_t)-1;
+    tl_scalar_count = 0;
+}
+
 void tr_scalar(const char *api, int line, int64_t gm) {
-    g_trace.append("I S ");
-    g_trace.append(api);
+    // The record's text (without newline) in a scratch string, then compared with the last one. kv()
+    // appends to g_trace, so the scratch string stands in for it while the keys are written.
+    std::string &rec = tl_scratch;
+    rec.assign("I S ");
+    rec.append(api);
+    rec.swap(g_trace);
     if (gm >= 0) kv("gm", (uint64_t)gm);
-    line_kv(line);
+    kv("line", line < 0 ? 0 : (uint64_t)line);
+    rec.swap(g_trace);
+    if (g_trace.size() == tl_scalar_end && rec == tl_scalar_text) {
+        tl_scalar_count++;
+        g_trace.resize(tl_scalar_text_end);
+        kv("count", tl_scalar_count);
+        g_trace.push_back('\n');
+        tl_scalar_end = g_trace.size();
+        return;
+    }
+    g_trace.append(rec);
+    tl_scalar_text_end = g_trace.size();
+    g_trace.push_back('\n');
+    tl_scalar_end = g_trace.size();
+    tl_scalar_text.swap(rec);
+    tl_scalar_count = 1;
 }
 void tr_instr(Pipe p, const char *api, int line) {
     g_trace.append("I ");
