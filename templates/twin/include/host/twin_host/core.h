@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -197,12 +199,32 @@ struct StorageFormat {
     ge::Format GetStorageFormat() const { return storage; }
 };
 
+// TensorData: a tensor's data address and size (basicdataapi atlasopapi_07_00185 GetAddr).
+class TensorData {
+public:
+    TensorData() = default;
+    TensorData(const void *addr, size_t size) : addr_(addr), size_(size) {}
+    const void *GetAddr() const { return addr_; }
+    size_t GetSize() const { return size_; }
+private:
+    const void *addr_ = nullptr;
+    size_t size_ = 0;
+};
+
+// gert::Tensor. Its data address is real only for an input the op declares data-dependent (OpDef
+// `.ValueDepend(...)`, IMPL_OP_OPTILING `.TilingInputsDataDependency({...})`); for any other input
+// it is nullptr, as GetInputTensor documents (basicdataapi atlasopapi_07_00225,
+// https://www.hiascend.com/document/detail/en/canncommercial/850/API/basicdataapi/atlasopapi_07_00225.html).
+// The twin reads a data-dependent input's bytes (the data the kernel gets, in the file the spec
+// names) on the first access, so ops that never ask cost nothing.
 class Tensor {
 public:
     StorageShape shape_;
     ge::DataType dtype_ = ge::DT_UNDEFINED;
     StorageFormat format_;
     void *data_ = nullptr;
+    std::string twin_name_, twin_data_path_;
+    bool twin_value_depend_ = false;
     int64_t GetShapeSize() const { return shape_.GetStorageShape().GetShapeSize(); }
     ge::DataType GetDataType() const { return dtype_; }
     const Shape &GetStorageShape() const { return shape_.GetStorageShape(); }
@@ -211,9 +233,50 @@ public:
     ge::Format GetStorageFormat() const { return format_.storage; }
     ge::Format GetOriginFormat() const { return format_.origin; }
     StorageFormat GetFormat() const { return format_; }
-    template <class T> const T *GetData() const { return static_cast<const T *>(data_); }
-    const void *GetAddr() const { return data_; }
+    template <class T> const T *GetData() const { return static_cast<const T *>(twin_data()); }
+    template <class T> T *GetData() { return static_cast<T *>(const_cast<void *>(twin_data())); }
+    const void *GetAddr() const { return twin_data(); }
+    void *GetAddr() { return const_cast<void *>(twin_data()); }
+    TensorData GetTensorData() const { return TensorData(twin_data(), twin_data() ? GetSize() : 0); }
     size_t GetSize() const { return (size_t)GetShapeSize() * (size_t)ge::GetSizeByDataType(dtype_); }
+
+private:
+    mutable std::shared_ptr<std::vector<uint8_t>> twin_buf_;
+    mutable bool twin_warned_ = false;
+    const void *twin_data() const {
+        if (data_ != nullptr) return data_;
+        if (twin_buf_) return twin_buf_->data();
+        if (twin_data_path_.empty()) return nullptr;
+        if (!twin_value_depend_) {
+            if (!twin_warned_)
+                std::fprintf(stderr,
+                             "warning: the tiling function read the data of input '%s', which the op does not declare "
+                             "data-dependent (OpDef .ValueDepend(REQUIRED) or .TilingInputsDataDependency({index})); "
+                             "on the device it gets nullptr, and so does it here\n",
+                             twin_name_.c_str());
+            twin_warned_ = true;
+            return nullptr;
+        }
+        FILE *f = std::fopen(twin_data_path_.c_str(), "rb");
+        if (f == nullptr) {
+            std::fprintf(stderr, "error: cannot read the data of input '%s' from %s\n", twin_name_.c_str(),
+                         twin_data_path_.c_str());
+            std::exit(2);
+        }
+        auto buf = std::make_shared<std::vector<uint8_t>>();
+        uint8_t chunk[4096];
+        size_t n;
+        while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf->insert(buf->end(), chunk, chunk + n);
+        std::fclose(f);
+        if (GetSize() != 0 && buf->size() != GetSize()) {
+            std::fprintf(stderr, "error: the data of input '%s' in %s has %zu bytes; its shape and dtype need %zu\n",
+                         twin_name_.c_str(), twin_data_path_.c_str(), buf->size(), GetSize());
+            std::exit(2);
+        }
+        if (buf->empty()) buf->resize(1); // a valid address even for an empty tensor
+        twin_buf_ = buf;
+        return twin_buf_->data();
+    }
 };
 
 class CompileTimeTensorDesc {
