@@ -483,3 +483,93 @@ TWIN_TPL_LAUNCH(typed_op, 3)
         assert_eq!(got, want, "tiling key {key}");
     }
 }
+
+/// The graph-API shims the repositories' common headers need: ge::GetFormatName (a name per format,
+/// nullptr for a non-format), ge::Operator names, types, attributes and descriptions, the log macros
+/// of their error_util.h / input_util.h (D_OP_LOG*, Ops::Base::GetOpInfo / GetSafeStr,
+/// REPORT_INNER_ERR_MSG, OP_LOGE_FOR_INVALID_*); and the same includes parse on the kernel side,
+/// where a host tiling header is included for its tiling data.
+#[test]
+fn graph_api_shims_behave_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("graph.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "graph/operator.h"
+#include "graph/types.h"
+#include "log/log.h"
+struct Ctx { const char *GetNodeName() const { return "NodeG"; } };
+int main() {
+    const char *nz = ge::GetFormatName(ge::FORMAT_FRACTAL_NZ);
+    std::printf("%s %s %s %d\n", ge::GetFormatName(ge::Format::FORMAT_NCHW), ge::GetFormatName(ge::FORMAT_ND), nz,
+                ge::GetFormatName(static_cast<ge::Format>(200)) == nullptr);
+    std::printf("%s\n", ge::TypeUtils::FormatToSerialString(ge::FORMAT_NHWC).c_str());
+    ge::Operator empty;
+    ge::Operator op("conv1", "Conv2D");
+    op.SetAttr("groups", (int64_t)2).SetAttr("pads", std::vector<int64_t>{1, 2}).SetAttr("mode", "SAME");
+    int64_t g = 0; std::vector<int64_t> pads; std::string mode; float f = 0;
+    ge::AscendString name, type;
+    op.GetName(name); op.GetOpType(type);
+    unsigned st = op.GetAttr("groups", g);
+    op.GetAttr("pads", pads);
+    op.GetAttr("mode", mode);
+    unsigned wrong_type = op.GetAttr("groups", f), missing = op.GetAttr("nothing", g);
+    std::printf("%d %s %s %u %lld %zu %s %u %u\n", empty.IsEmpty(), name.GetString(), type.GetString(), st,
+                (long long)g, pads.size(), mode.c_str(), wrong_type, missing);
+    Ctx c;
+    D_OP_LOGE(Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(op)), "bad %s", "thing");
+    REPORT_INNER_ERR_MSG("E89999", "op[%s], reported %d", Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(&c)), 7);
+    OP_LOGE_FOR_INVALID_FORMAT(c.GetNodeName(), "x", ge::GetFormatName(ge::FORMAT_NC1HWC0), "NCHW or NHWC");
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.path().join("graph");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("include/host"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "building the graph-API host check",
+    );
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "NCHW ND FRACTAL_NZ 1\nNHWC\n1 conv1 Conv2D 0 2 2 SAME 4294967295 4294967295\n"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "conv1",
+        "bad thing",
+        "E89999",
+        "op[NodeG], reported 7",
+        "invalid format: x: NC1HWC0: NCHW or NHWC",
+    ] {
+        assert!(stderr.contains(want), "{want} in {stderr}");
+    }
+
+    // Kernel side: a tiling header with host includes still parses (its macros are unused there).
+    let header = dir.path().join("k.cpp");
+    std::fs::write(
+        &header,
+        "#include \"register/op_impl_registry.h\"\n#include \"log/log.h\"\n#include \"graph/operator.h\"\n\
+         #include \"register/tilingdata_base.h\"\n#include \"kernel_operator.h\"\n\
+         template <typename T> std::string S(const T &v) { std::ostringstream o; o << v; return o.str(); }\n\
+         BEGIN_TILING_DATA_DEF(KT)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nEND_TILING_DATA_DEF;\n\
+         int probe() { OP_LOGE(\"x\", \"never %d\", 1); return (int)sizeof(KT) + (unlikely(S(1) == \"1\") ? 1 : 0); }\n",
+    )
+    .unwrap();
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-fsyntax-only", "-I"])
+            .arg(twin_dir().join("include/kernel"))
+            .arg(&header),
+        "parsing host includes on the kernel side",
+    );
+}

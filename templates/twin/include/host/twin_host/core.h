@@ -67,6 +67,65 @@ enum Format {
     FORMAT_MAX = 0xff
 };
 
+// GetFormatName: a Format's name, nullptr when it is not one (basicdataapi atlasopapi_07_00506,
+// https://www.hiascend.com/document/detail/en/canncommercial/850/API/basicdataapi/atlasopapi_07_00506.html).
+// The names are the enumerators without their FORMAT_ prefix.
+inline const char *GetFormatName(Format format) {
+    static const struct { Format f; const char *name; } tab[] = {
+        {FORMAT_NCHW, "NCHW"},
+        {FORMAT_NHWC, "NHWC"},
+        {FORMAT_ND, "ND"},
+        {FORMAT_NC1HWC0, "NC1HWC0"},
+        {FORMAT_FRACTAL_Z, "FRACTAL_Z"},
+        {FORMAT_NC1C0HWPAD, "NC1C0HWPAD"},
+        {FORMAT_NHWC1C0, "NHWC1C0"},
+        {FORMAT_FSR_NCHW, "FSR_NCHW"},
+        {FORMAT_FRACTAL_DECONV, "FRACTAL_DECONV"},
+        {FORMAT_C1HWNC0, "C1HWNC0"},
+        {FORMAT_FRACTAL_DECONV_TRANSPOSE, "FRACTAL_DECONV_TRANSPOSE"},
+        {FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS, "FRACTAL_DECONV_SP_STRIDE_TRANS"},
+        {FORMAT_NC1HWC0_C04, "NC1HWC0_C04"},
+        {FORMAT_FRACTAL_Z_C04, "FRACTAL_Z_C04"},
+        {FORMAT_CHWN, "CHWN"},
+        {FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS, "FRACTAL_DECONV_SP_STRIDE8_TRANS"},
+        {FORMAT_HWCN, "HWCN"},
+        {FORMAT_NC1KHKWHWC0, "NC1KHKWHWC0"},
+        {FORMAT_BN_WEIGHT, "BN_WEIGHT"},
+        {FORMAT_FILTER_HWCK, "FILTER_HWCK"},
+        {FORMAT_HASHTABLE_LOOKUP_LOOKUPS, "HASHTABLE_LOOKUP_LOOKUPS"},
+        {FORMAT_HASHTABLE_LOOKUP_KEYS, "HASHTABLE_LOOKUP_KEYS"},
+        {FORMAT_HASHTABLE_LOOKUP_VALUE, "HASHTABLE_LOOKUP_VALUE"},
+        {FORMAT_HASHTABLE_LOOKUP_OUTPUT, "HASHTABLE_LOOKUP_OUTPUT"},
+        {FORMAT_HASHTABLE_LOOKUP_HITS, "HASHTABLE_LOOKUP_HITS"},
+        {FORMAT_C1HWNCoC0, "C1HWNCoC0"},
+        {FORMAT_MD, "MD"},
+        {FORMAT_NDHWC, "NDHWC"},
+        {FORMAT_FRACTAL_ZZ, "FRACTAL_ZZ"},
+        {FORMAT_FRACTAL_NZ, "FRACTAL_NZ"},
+        {FORMAT_NCDHW, "NCDHW"},
+        {FORMAT_DHWCN, "DHWCN"},
+        {FORMAT_NDC1HWC0, "NDC1HWC0"},
+        {FORMAT_FRACTAL_Z_3D, "FRACTAL_Z_3D"},
+        {FORMAT_CN, "CN"},
+        {FORMAT_NC, "NC"},
+        {FORMAT_DHWNC, "DHWNC"},
+        {FORMAT_FRACTAL_Z_3D_TRANSPOSE, "FRACTAL_Z_3D_TRANSPOSE"},
+        {FORMAT_FRACTAL_ZN_LSTM, "FRACTAL_ZN_LSTM"},
+        {FORMAT_FRACTAL_Z_G, "FRACTAL_Z_G"},
+        {FORMAT_RESERVED, "RESERVED"},
+        {FORMAT_ALL, "ALL"},
+        {FORMAT_NULL, "NULL"},
+        {FORMAT_ND_RNN_BIAS, "ND_RNN_BIAS"},
+        {FORMAT_FRACTAL_ZN_RNN, "FRACTAL_ZN_RNN"},
+        {FORMAT_NYUV, "NYUV"},
+        {FORMAT_NYUV_A, "NYUV_A"},
+        {FORMAT_NCL, "NCL"},
+    };
+    for (auto &e : tab)
+        if (e.f == format) return e.name;
+    return nullptr;
+}
+
 // Size in bytes of one element (0 for unknown or sub-byte types).
 inline int GetSizeByDataType(DataType dt) {
     switch (dt) {
@@ -96,7 +155,10 @@ public:
         return s > 0;
     }
     static std::string DataTypeToSerialString(DataType dt) { return TwinDataTypeName(dt); }
-    static std::string FormatToSerialString(Format f) { return f == FORMAT_ND ? "ND" : std::to_string((int)f); }
+    static std::string FormatToSerialString(Format f) {
+        const char *n = GetFormatName(f);
+        return n ? n : "RESERVED";
+    }
 };
 
 // ge::Shape (graph-level shape, used by a few tiling functions).
