@@ -3,7 +3,8 @@
 //! checks every result slot against a reference computed here, independently, in Rust: reduction
 //! order (binary trees per the asc-devkit ReduceSum / BlockReduceSum pages, with the documented half
 //! example [60000, 60000, -30000, 100] -> 35604), the mask/repeat forms of ReduceSum and ReduceMax,
-//! Broadcast, LocalMemAllocator, ArithProgression, and the register-level Reg / MicroAPI subset. It also compiles a small
+//! Broadcast, LocalMemAllocator, ArithProgression, TransDataTo5HD (8/16/32-bit, all three forms
+//! but the UB-held one), and the register-level Reg / MicroAPI subset. It also compiles a small
 //! host program against the twin's operator-base headers (`log/log.h`, `util/math_util.h`) and checks
 //! what it prints. It knows nothing of the tool's Rust side.
 
@@ -12,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 14;
-const HALF_SLOTS: usize = 4;
+const FLOAT_SLOTS: usize = 16;
+const HALF_SLOTS: usize = 6;
 
 fn twin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
@@ -329,6 +330,40 @@ fn new_api_semantics_match_rust_references() {
     }
     check(&run, 13, &want, "CreateVecIndex");
 
+    // 14: TransDataTo5HD 32-bit, 2 repeats. Pass j of a repeat takes element j of the 16 source
+    // blocks: sources 0..7 fill destination block 2j, sources 8..15 block 2j+1.
+    let mut want = zeros();
+    for rep in 0..2 {
+        for j in 0..8 {
+            for half in 0..2 {
+                for i in 0..8 {
+                    let src_block = 2 * (half * 8 + i) + rep;
+                    want[(rep * 16 + 2 * j + half) * 8 + i] = x[src_block * 8 + j];
+                }
+            }
+        }
+    }
+    check(&run, 14, &want, "TransDataTo5HD 32-bit, two repeats");
+
+    // 15: TransDataTo5HD 16-bit, repeatTimes 1 with dstRepStride 16: blocks 16..31 of r (as halves)
+    // hold the transpose of h's first 256 halves; blocks 0..15 stay zero.
+    let mut halves = vec![f16::ZERO; 2 * N];
+    for j in 0..16 {
+        for i in 0..16 {
+            halves[256 + j * 16 + i] = h[i * 16 + j];
+        }
+    }
+    let want: Vec<f32> = halves
+        .chunks(2)
+        .map(|p| f32::from_bits(p[0].to_bits() as u32 | (p[1].to_bits() as u32) << 16))
+        .collect();
+    check(
+        &run,
+        15,
+        &want,
+        "TransDataTo5HD repeatTimes 1 starts one stride on",
+    );
+
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.
     let mut want = vec![f16::ZERO; N];
@@ -360,6 +395,26 @@ fn new_api_semantics_match_rust_references() {
         .map(|v| f16::from_f64((v * 100.0).round_ties_even() as i32 as f64 * 0.25))
         .collect();
     check_h(&run, 3, &want, "Cast int32 -> half with SetDeqScale");
+
+    // half 4: TransDataTo5HD 16-bit: destination block j holds element j of each source block.
+    let want: Vec<f16> = (0..N).map(|k| h[(k % 16) * 16 + k / 16]).collect();
+    check_h(&run, 4, &want, "TransDataTo5HD 16-bit, LocalTensor lists");
+
+    // half 5: TransDataTo5HD 8-bit on the bytes of h: low halves (bytes 0..15 of each block) from
+    // source bytes j, high halves from source bytes 16 + j.
+    let hb: Vec<u8> = h.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut ob = vec![0u8; 2 * N];
+    for j in 0..16 {
+        for i in 0..16 {
+            ob[j * 32 + i] = hb[i * 32 + j];
+            ob[j * 32 + 16 + i] = hb[i * 32 + 16 + j];
+        }
+    }
+    let want: Vec<f16> = ob
+        .chunks(2)
+        .map(|p| f16::from_le_bytes([p[0], p[1]]))
+        .collect();
+    check_h(&run, 5, &want, "TransDataTo5HD 8-bit, high and low halves");
 }
 
 /// The operator-base host helpers: OP_CHECK_IF returns through its expression, OP_CHECK_NULL_WITH_CONTEXT
