@@ -4,7 +4,7 @@
 //! order (binary trees per the asc-devkit ReduceSum / BlockReduceSum pages, with the documented half
 //! example [60000, 60000, -30000, 100] -> 35604), the mask/repeat forms of ReduceSum and ReduceMax,
 //! Broadcast, LocalMemAllocator, ArithProgression, TransDataTo5HD (8/16/32-bit, all three forms
-//! but the UB-held one), and the register-level Reg / MicroAPI subset. It also compiles a small
+//! but the UB-held one), Cast to int4b_t, and the register-level Reg / MicroAPI subset. It also compiles a small
 //! host program against the twin's operator-base headers (`log/log.h`, `util/math_util.h`) and checks
 //! what it prints. It knows nothing of the tool's Rust side.
 
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 16;
+const FLOAT_SLOTS: usize = 17;
 const HALF_SLOTS: usize = 6;
 
 fn twin_dir() -> PathBuf {

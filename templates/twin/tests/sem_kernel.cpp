@@ -1,6 +1,6 @@
 // Unit kernel for the semantics of API names added to the twin (not a real operator): reduction
 // order (binary trees, half saturation), the mask/repeat forms of ReduceSum / ReduceMax, Broadcast,
-// LocalMemAllocator, ArithProgression, TransDataTo5HD and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
+// LocalMemAllocator, ArithProgression, TransDataTo5HD, Cast to int4b_t and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
 // values into `out` or N halves into `outh`; tests/api_semantics.rs recomputes every slot in Rust.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -165,6 +165,16 @@ public:
             TransDataTo5HD<half>(dl, sl, TransDataTo5HDParams{false, false, 1, 16, 0});
         }
         Store(15, r);
+        // 16: Cast half -> int4b_t (an int8 tensor reinterpreted), CAST_RINT, two to a byte, low
+        // nibble first, into r's first 128 bytes; and the scalar sqrt kernel code calls, at r[64].
+        Duplicate(r, 0.0f, N);
+        {
+            LocalTensor<int4b_t> packed = r.ReinterpretCast<int8_t>().ReinterpretCast<int4b_t>();
+            Cast(packed, h, RoundMode::CAST_RINT, N);
+            PipeBarrier<PIPE_ALL>();
+            r.SetValue(64, sqrt(x.GetValue(5) * x.GetValue(5) + 2.0f));
+        }
+        Store(16, r);
 
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);
