@@ -119,7 +119,7 @@ const KERNEL: &[Use] = &[
     u(33, "Duplicate", Body, "Duplicate(xf, 0.0f, 64); Duplicate<half>(xh, (half)1.0f, 128);"),
     u(34, "CAST_RINT", Body, "RoundMode m = RoundMode::CAST_RINT; (void)m;"),
     u(35, "PipeBarrier", Body, "PipeBarrier<PIPE_V>(); PipeBarrier<PIPE_ALL>();"),
-    u(36, "DataCopyPad", Body, "DataCopyExtParams p{1, 60, 0, 0, 0}; DataCopyPadExtParams<float> pp{false, 0, 0, 0.0f}; DataCopyPad(xf, gf, p, pp); DataCopyPad(gf, xf, p);"),
+    u(36, "DataCopyPad", Body, "DataCopyExtParams p{1, 60, 0, 0, 0}; DataCopyPadExtParams<float> pp{false, 0, 0, 0.0f}; DataCopyPad(xf, gf, p, pp); DataCopyPad(gf, xf, p); uint16_t len = 60; DataCopyPad(gf, xf, {1, len, 0, 0});"),
     u(37, "Mul", Body, "Mul(xf, yf, zf, 64);"),
     u(38, "Adds", Body, "Adds(xf, yf, 1.0f, 64);"),
     u(39, "SetValue", Body, "xf.SetValue(0, 1.0f); gh.SetValue(0, (half)2.0f);"),

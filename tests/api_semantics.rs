@@ -3,7 +3,8 @@
 //! checks every result slot against a reference computed here, independently, in Rust: reduction
 //! order (binary trees per the asc-devkit ReduceSum / BlockReduceSum pages, with the documented half
 //! example [60000, 60000, -30000, 100] -> 35604), the mask/repeat forms of ReduceSum and ReduceMax,
-//! Broadcast, LocalMemAllocator, ArithProgression, and the register-level Reg / MicroAPI subset. It also compiles a small
+//! Broadcast, LocalMemAllocator, ArithProgression, TransDataTo5HD (8/16/32-bit, all three forms
+//! but the UB-held one), Cast to int4b_t, and the register-level Reg / MicroAPI subset. It also compiles a small
 //! host program against the twin's operator-base headers (`log/log.h`, `util/math_util.h`) and checks
 //! what it prints. It knows nothing of the tool's Rust side.
 
@@ -12,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 14;
-const HALF_SLOTS: usize = 4;
+const FLOAT_SLOTS: usize = 17;
+const HALF_SLOTS: usize = 6;
 
 fn twin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
@@ -329,6 +330,40 @@ fn new_api_semantics_match_rust_references() {
     }
     check(&run, 13, &want, "CreateVecIndex");
 
+    // 14: TransDataTo5HD 32-bit, 2 repeats. Pass j of a repeat takes element j of the 16 source
+    // blocks: sources 0..7 fill destination block 2j, sources 8..15 block 2j+1.
+    let mut want = zeros();
+    for rep in 0..2 {
+        for j in 0..8 {
+            for half in 0..2 {
+                for i in 0..8 {
+                    let src_block = 2 * (half * 8 + i) + rep;
+                    want[(rep * 16 + 2 * j + half) * 8 + i] = x[src_block * 8 + j];
+                }
+            }
+        }
+    }
+    check(&run, 14, &want, "TransDataTo5HD 32-bit, two repeats");
+
+    // 15: TransDataTo5HD 16-bit, repeatTimes 1 with dstRepStride 16: blocks 16..31 of r (as halves)
+    // hold the transpose of h's first 256 halves; blocks 0..15 stay zero.
+    let mut halves = vec![f16::ZERO; 2 * N];
+    for j in 0..16 {
+        for i in 0..16 {
+            halves[256 + j * 16 + i] = h[i * 16 + j];
+        }
+    }
+    let want: Vec<f32> = halves
+        .chunks(2)
+        .map(|p| f32::from_bits(p[0].to_bits() as u32 | (p[1].to_bits() as u32) << 16))
+        .collect();
+    check(
+        &run,
+        15,
+        &want,
+        "TransDataTo5HD repeatTimes 1 starts one stride on",
+    );
+
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.
     let mut want = vec![f16::ZERO; N];
@@ -360,6 +395,26 @@ fn new_api_semantics_match_rust_references() {
         .map(|v| f16::from_f64((v * 100.0).round_ties_even() as i32 as f64 * 0.25))
         .collect();
     check_h(&run, 3, &want, "Cast int32 -> half with SetDeqScale");
+
+    // half 4: TransDataTo5HD 16-bit: destination block j holds element j of each source block.
+    let want: Vec<f16> = (0..N).map(|k| h[(k % 16) * 16 + k / 16]).collect();
+    check_h(&run, 4, &want, "TransDataTo5HD 16-bit, LocalTensor lists");
+
+    // half 5: TransDataTo5HD 8-bit on the bytes of h: low halves (bytes 0..15 of each block) from
+    // source bytes j, high halves from source bytes 16 + j.
+    let hb: Vec<u8> = h.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut ob = vec![0u8; 2 * N];
+    for j in 0..16 {
+        for i in 0..16 {
+            ob[j * 32 + i] = hb[i * 32 + j];
+            ob[j * 32 + 16 + i] = hb[i * 32 + 16 + j];
+        }
+    }
+    let want: Vec<f16> = ob
+        .chunks(2)
+        .map(|p| f16::from_le_bytes([p[0], p[1]]))
+        .collect();
+    check_h(&run, 5, &want, "TransDataTo5HD 8-bit, high and low halves");
 }
 
 /// The operator-base host helpers: OP_CHECK_IF returns through its expression, OP_CHECK_NULL_WITH_CONTEXT
@@ -482,4 +537,94 @@ TWIN_TPL_LAUNCH(typed_op, 3)
         ];
         assert_eq!(got, want, "tiling key {key}");
     }
+}
+
+/// The graph-API shims the repositories' common headers need: ge::GetFormatName (a name per format,
+/// nullptr for a non-format), ge::Operator names, types, attributes and descriptions, the log macros
+/// of their error_util.h / input_util.h (D_OP_LOG*, Ops::Base::GetOpInfo / GetSafeStr,
+/// REPORT_INNER_ERR_MSG, OP_LOGE_FOR_INVALID_*); and the same includes parse on the kernel side,
+/// where a host tiling header is included for its tiling data.
+#[test]
+fn graph_api_shims_behave_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("graph.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "graph/operator.h"
+#include "graph/types.h"
+#include "log/log.h"
+struct Ctx { const char *GetNodeName() const { return "NodeG"; } };
+int main() {
+    const char *nz = ge::GetFormatName(ge::FORMAT_FRACTAL_NZ);
+    std::printf("%s %s %s %d\n", ge::GetFormatName(ge::Format::FORMAT_NCHW), ge::GetFormatName(ge::FORMAT_ND), nz,
+                ge::GetFormatName(static_cast<ge::Format>(200)) == nullptr);
+    std::printf("%s\n", ge::TypeUtils::FormatToSerialString(ge::FORMAT_NHWC).c_str());
+    ge::Operator empty;
+    ge::Operator op("conv1", "Conv2D");
+    op.SetAttr("groups", (int64_t)2).SetAttr("pads", std::vector<int64_t>{1, 2}).SetAttr("mode", "SAME");
+    int64_t g = 0; std::vector<int64_t> pads; std::string mode; float f = 0;
+    ge::AscendString name, type;
+    op.GetName(name); op.GetOpType(type);
+    unsigned st = op.GetAttr("groups", g);
+    op.GetAttr("pads", pads);
+    op.GetAttr("mode", mode);
+    unsigned wrong_type = op.GetAttr("groups", f), missing = op.GetAttr("nothing", g);
+    std::printf("%d %s %s %u %lld %zu %s %u %u\n", empty.IsEmpty(), name.GetString(), type.GetString(), st,
+                (long long)g, pads.size(), mode.c_str(), wrong_type, missing);
+    Ctx c;
+    D_OP_LOGE(Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(op)), "bad %s", "thing");
+    REPORT_INNER_ERR_MSG("E89999", "op[%s], reported %d", Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(&c)), 7);
+    OP_LOGE_FOR_INVALID_FORMAT(c.GetNodeName(), "x", ge::GetFormatName(ge::FORMAT_NC1HWC0), "NCHW or NHWC");
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.path().join("graph");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("include/host"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "building the graph-API host check",
+    );
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "NCHW ND FRACTAL_NZ 1\nNHWC\n1 conv1 Conv2D 0 2 2 SAME 4294967295 4294967295\n"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "conv1",
+        "bad thing",
+        "E89999",
+        "op[NodeG], reported 7",
+        "invalid format: x: NC1HWC0: NCHW or NHWC",
+    ] {
+        assert!(stderr.contains(want), "{want} in {stderr}");
+    }
+
+    // Kernel side: a tiling header with host includes still parses (its macros are unused there).
+    let header = dir.path().join("k.cpp");
+    std::fs::write(
+        &header,
+        "#include \"register/op_impl_registry.h\"\n#include \"log/log.h\"\n#include \"graph/operator.h\"\n\
+         #include \"register/tilingdata_base.h\"\n#include \"kernel_operator.h\"\n\
+         template <typename T> std::string S(const T &v) { std::ostringstream o; o << v; return o.str(); }\n\
+         BEGIN_TILING_DATA_DEF(KT)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nEND_TILING_DATA_DEF;\n\
+         int probe() { OP_LOGE(\"x\", \"never %d\", 1); return (int)sizeof(KT) + (unlikely(S(1) == \"1\") ? 1 : 0); }\n",
+    )
+    .unwrap();
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-fsyntax-only", "-I"])
+            .arg(twin_dir().join("include/kernel"))
+            .arg(&header),
+        "parsing host includes on the kernel side",
+    );
 }

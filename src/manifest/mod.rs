@@ -256,6 +256,8 @@ pub struct TensorSpec {
     pub shape: Vec<u64>,
     /// Values generated for inputs lie in [lo, hi).
     pub range: (f64, f64),
+    /// Exact values pinned by `values = [...]` (inputs only): one per element, or one for all.
+    pub values: Option<Vec<f64>>,
 }
 
 impl TensorSpec {
@@ -368,7 +370,12 @@ impl OpSpec {
             .chain(self.outputs.iter())
             .map(|t| {
                 let dims: Vec<String> = t.shape.iter().map(|d| d.to_string()).collect();
-                format!("{}:{}[{}]", t.name, t.dtype.name(), dims.join(","))
+                // Pinned values feed value-dependent tilings, so they are part of the problem solved.
+                let pinned = t.values.as_ref().map_or(String::new(), |v| {
+                    let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                    format!("={}", v.join(","))
+                });
+                format!("{}:{}[{}]{pinned}", t.name, t.dtype.name(), dims.join(","))
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -646,11 +653,12 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 )
             })?;
             let dims = t.shape.get_ref();
-            if dims.is_empty() || dims.iter().any(|&d| d <= 0) {
+            // `shape = []` is a scalar (one element, rank 0), as value-dependent inputs often are.
+            if dims.iter().any(|&d| d <= 0) {
                 return Err(err(
                     span(&t.shape),
                     format!("shape {dims:?} of `{}` is impossible", t.name.get_ref()),
-                    "give every dimension as a positive integer, e.g. [48, 16384]",
+                    "give every dimension as a positive integer, e.g. [48, 16384], or [] for a scalar",
                 ));
             }
             let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
@@ -674,6 +682,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 d if d.is_float() => (-1.0, 1.0),
                 _ => (-100.0, 100.0),
             };
+            let has_range = t.range.is_some();
             let range = match t.range {
                 None => default_range,
                 Some(r) => {
@@ -695,12 +704,23 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     (v[0], v[1])
                 }
             };
+            let values = match &t.values {
+                None => None,
+                Some(v) => {
+                    let elems = shape.iter().product::<u64>();
+                    Some(
+                        pinned_values(v.get_ref(), dtype, elems, is_input, has_range)
+                            .map_err(|(msg, fix)| err(span(v), msg, fix))?,
+                    )
+                }
+            };
             Ok((
                 TensorSpec {
                     name: t.name.into_inner(),
                     dtype,
                     shape,
                     range,
+                    values,
                 },
                 file,
             ))
@@ -1102,6 +1122,62 @@ fn default_tiling_header(root: &Path, name: &str, host: &[String]) -> Option<Str
         }
     }
     None
+}
+
+/// Checks an input's `values = [...]`: one value per element (or one for every element), each
+/// representable in the dtype (integers for integer and bool dtypes, within the dtype's range).
+/// Errors are (message, fix).
+fn pinned_values(
+    v: &[f64],
+    dtype: DType,
+    elems: u64,
+    is_input: bool,
+    has_range: bool,
+) -> Result<Vec<f64>, (String, &'static str)> {
+    if !is_input {
+        return Err((
+            "`values` is only meaningful on inputs".into(),
+            "remove it from the output",
+        ));
+    }
+    if has_range {
+        return Err((
+            "`values` and `range` both set the input's data".into(),
+            "keep one: `values` pins exact values, `range` draws random ones",
+        ));
+    }
+    if v.len() as u64 != elems && v.len() != 1 {
+        return Err((
+            format!(
+                "values has {} entries but the tensor has {elems} elements",
+                v.len()
+            ),
+            "give one value per element, or a single value for all of them",
+        ));
+    }
+    let (lo, hi) = match dtype {
+        DType::Bool => (0.0, 1.0),
+        DType::Int8 => (i8::MIN as f64, i8::MAX as f64),
+        DType::Int16 => (i16::MIN as f64, i16::MAX as f64),
+        DType::Int32 => (i32::MIN as f64, i32::MAX as f64),
+        DType::Int64 => (i64::MIN as f64, i64::MAX as f64),
+        DType::UInt8 => (0.0, u8::MAX as f64),
+        DType::UInt16 => (0.0, u16::MAX as f64),
+        DType::UInt32 => (0.0, u32::MAX as f64),
+        DType::UInt64 => (0.0, u64::MAX as f64),
+        _ => (f64::NEG_INFINITY, f64::INFINITY),
+    };
+    let integral = !dtype.is_float();
+    if let Some(x) = v
+        .iter()
+        .find(|x| x.is_nan() || (integral && (x.fract() != 0.0 || **x < lo || **x > hi)))
+    {
+        return Err((
+            format!("value {x} cannot be stored as {}", dtype.name()),
+            "integer and bool inputs take whole numbers within the dtype's range (bool: 0 or 1)",
+        ));
+    }
+    Ok(v.to_vec())
 }
 
 pub fn is_identifier(s: &str) -> bool {

@@ -106,6 +106,47 @@ fn impossible_shape_is_refused() {
 }
 
 #[test]
+fn pinned_values_and_scalar_shapes_read_and_bad_values_are_refused() {
+    let pinned = |values: &str, shape: &str, dtype: &str| {
+        fixture_text().replacen(
+            "dtype = \"float16\"\nshape = [48, 16384]\nrange = [-100.0, 100.0]",
+            &format!("dtype = \"{dtype}\"\nshape = {shape}\nvalues = {values}"),
+            1,
+        )
+    };
+    let m = load(&pinned("[3.0]", "[]", "int64")).unwrap();
+    let x = &m.ops[0].inputs[0];
+    assert_eq!(
+        (x.shape.len(), x.elems(), x.values.clone()),
+        (0, 1, Some(vec![3.0]))
+    );
+    assert!(
+        m.ops[0].shape_key().starts_with("x:int64[]=3 "),
+        "{}",
+        m.ops[0].shape_key()
+    );
+    let m = load(&pinned("[0.0, 10.0, 1.5]", "[3]", "float32")).unwrap();
+    assert_eq!(m.ops[0].inputs[0].values, Some(vec![0.0, 10.0, 1.5]));
+    let e = error_of(&pinned("[1.0, 2.0]", "[3]", "float32"));
+    assert!(
+        e.to_string().contains("2 entries but the tensor has 3"),
+        "{e}"
+    );
+    let e = error_of(&pinned("[1.5]", "[1]", "int32"));
+    assert!(e.to_string().contains("cannot be stored as int32"), "{e}");
+    let e = error_of(&pinned("[300]", "[1]", "uint8"));
+    assert!(e.to_string().contains("cannot be stored as uint8"), "{e}");
+    let e = error_of(&pinned("[1.0]\nrange = [0.0, 1.0]", "[1]", "float32"));
+    assert!(e.to_string().contains("`values` and `range`"), "{e}");
+    let e = error_of(&fixture_text().replacen(
+        "name = \"z\"\ndtype = \"float16\"",
+        "name = \"z\"\nvalues = [1.0]\ndtype = \"float16\"",
+        1,
+    ));
+    assert!(e.to_string().contains("only meaningful on inputs"), "{e}");
+}
+
+#[test]
 fn impossible_domain_is_refused() {
     let e = error_of(&fixture_text().replace("pow2 = [32, 32768]", "pow2 = [33, 32768]"));
     assert!(e.to_string().contains("powers of two"), "{e}");

@@ -59,6 +59,7 @@ pub struct Tensor {
     pub dtype: Spanned<String>,
     pub shape: Spanned<Vec<i64>>,
     pub range: Option<Spanned<Vec<f64>>>,
+    pub values: Option<Spanned<Vec<f64>>>,
     pub file: Option<Spanned<String>>,
 }
 

@@ -117,6 +117,8 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("ShiftRight", 0, 1.0, D),    // scalar operand (G)
     vc("CompareScalar", 0, 1.0, D), // scalar operand (G)
     vc("Brcb", 0, 1.0, D),          // broadcast (G)
+    // One TransDataTo5HD repeat moves 512 B (16 blocks), twice a 256 B vector repeat (G).
+    vc("TransDataTo5HD", 0, 2.0, D),
     // 2 cycles per repeat: binary ops.
     vc("Add", 0, 2.0, D),
     vc("Add", 2, 2.0, 22.2), // ATT: Add fp16 0.0103/22.2

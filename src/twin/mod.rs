@@ -491,7 +491,8 @@ impl Twin {
             )
         };
         let spec = dir.join("tiling.spec");
-        fsx::write_file(&spec, protocol::tiling_spec(op, soc)).map_err(io)?;
+        let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        fsx::write_file(&spec, protocol::tiling_spec(op, soc, &data)).map_err(io)?;
         let result_path = dir.join("tiling.out");
         let mut cmd = Command::new(&programs.host);
         cmd.arg(&spec).arg(&result_path).current_dir(dir);

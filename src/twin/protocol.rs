@@ -7,7 +7,10 @@ use crate::model::soc::Soc;
 use std::fmt::Write;
 use std::path::Path;
 
-pub fn tiling_spec(op: &OpSpec, soc: &Soc) -> String {
+/// The tiling spec. `input_data` names the file holding each input's data (the bytes the kernel
+/// gets), written as a fourth field of its `input` line so a value-dependent tiling function can read
+/// it; an empty slice leaves the field out (the older three-field form, which the twin still reads).
+pub fn tiling_spec(op: &OpSpec, soc: &Soc, input_data: &[&Path]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "op_type {}", op.op_type);
     let _ = writeln!(s, "soc_version {}", soc.name);
@@ -20,12 +23,27 @@ pub fn tiling_spec(op: &OpSpec, soc: &Soc) -> String {
     let _ = writeln!(s, "l0b_bytes {}", soc.l0b_bytes);
     let _ = writeln!(s, "l0c_bytes {}", soc.l0c_bytes);
     let _ = writeln!(s, "l2_bytes {}", soc.l2_bytes);
-    let tensor = |s: &mut String, kind: &str, t: &TensorSpec| {
+    let tensor = |s: &mut String, kind: &str, t: &TensorSpec, data: Option<&Path>| {
         let dims: Vec<String> = t.shape.iter().map(u64::to_string).collect();
-        let _ = writeln!(s, "{kind} {} {} {}", t.name, t.dtype.name(), dims.join(","));
+        // A scalar (rank 0) is `[]`: an empty field would shift the ones after it.
+        let dims = if dims.is_empty() {
+            "[]".to_string()
+        } else {
+            dims.join(",")
+        };
+        let _ = write!(s, "{kind} {} {} {dims}", t.name, t.dtype.name());
+        if let Some(p) = data {
+            // The rest of the line is the path, spaces and all.
+            let _ = write!(s, " {}", p.display());
+        }
+        s.push('\n');
     };
-    op.inputs.iter().for_each(|t| tensor(&mut s, "input", t));
-    op.outputs.iter().for_each(|t| tensor(&mut s, "output", t));
+    for (i, t) in op.inputs.iter().enumerate() {
+        tensor(&mut s, "input", t, input_data.get(i).copied());
+    }
+    op.outputs
+        .iter()
+        .for_each(|t| tensor(&mut s, "output", t, None));
     for a in &op.attrs {
         let (kind, value) = match &a.value {
             AttrValue::Int(i) => ("int", i.to_string()),
@@ -170,6 +188,44 @@ mod tests {
     }
 
     use super::*;
+
+    fn op_with(inputs: Vec<TensorSpec>) -> OpSpec {
+        let m = crate::manifest::Manifest::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/add_custom/ascend.toml"
+        )))
+        .unwrap();
+        let mut op = m.ops[0].clone();
+        op.inputs = inputs;
+        op
+    }
+
+    #[test]
+    fn input_lines_carry_the_data_file_only_when_given_and_scalars_read_as_brackets() {
+        let t = |name: &str, shape: Vec<u64>| TensorSpec {
+            name: name.into(),
+            dtype: crate::manifest::DType::Float32,
+            shape,
+            range: (0.0, 1.0),
+            values: None,
+        };
+        let op = op_with(vec![t("start", vec![]), t("x", vec![4, 8])]);
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let old = tiling_spec(&op, soc, &[]);
+        assert!(
+            old.contains("\ninput start float32 []\ninput x float32 4,8\n"),
+            "{old}"
+        );
+        let (a, b) = (Path::new("/d/a b/start.bin"), Path::new("/d/x.bin"));
+        let new = tiling_spec(&op, soc, &[a, b]);
+        assert!(
+            new.contains(
+                "\ninput start float32 [] /d/a b/start.bin\ninput x float32 4,8 /d/x.bin\n"
+            ),
+            "{new}"
+        );
+        assert!(new.contains("\noutput z float16 48,16384\n"), "{new}");
+    }
 
     #[test]
     fn parses_tiling_result() {

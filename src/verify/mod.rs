@@ -7,32 +7,44 @@ use half::{bf16, f16};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Seeded bytes for one input tensor: uniform values in its range, little-endian, in its dtype.
+/// Bytes for one input tensor, little-endian, in its dtype: the manifest's pinned `values` when it
+/// gives them (one per element, or one repeated), else seeded uniform values in its range.
 pub fn generate(t: &TensorSpec, seed: u64) -> Vec<u8> {
+    let n = t.elems() as usize;
+    let mut out = Vec::with_capacity(n * t.dtype.size());
+    if let Some(values) = t.values.as_ref().filter(|v| !v.is_empty()) {
+        for i in 0..n {
+            encode(t.dtype, values[i % values.len()], 0.5, &mut out);
+        }
+        return out;
+    }
     let name_salt = crate::fsx::hash_hex(t.name.as_bytes());
     let salt = u64::from_str_radix(&name_salt[..16], 16).unwrap_or(0);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ salt);
-    let n = t.elems() as usize;
     let (lo, hi) = t.range;
-    let mut out = Vec::with_capacity(n * t.dtype.size());
     for _ in 0..n {
         let x: f64 = lo + (hi - lo) * rng.random::<f64>();
-        match t.dtype {
-            DType::Float16 => out.extend(f16::from_f64(x).to_le_bytes()),
-            DType::BFloat16 => out.extend(bf16::from_f64(x).to_le_bytes()),
-            DType::Float32 => out.extend((x as f32).to_le_bytes()),
-            DType::Int8 => out.extend((x.floor() as i8).to_le_bytes()),
-            DType::Int16 => out.extend((x.floor() as i16).to_le_bytes()),
-            DType::Int32 => out.extend((x.floor() as i32).to_le_bytes()),
-            DType::Int64 => out.extend((x.floor() as i64).to_le_bytes()),
-            DType::UInt8 => out.extend((x.floor().max(0.0) as u8).to_le_bytes()),
-            DType::UInt16 => out.extend((x.floor().max(0.0) as u16).to_le_bytes()),
-            DType::UInt32 => out.extend((x.floor().max(0.0) as u32).to_le_bytes()),
-            DType::UInt64 => out.extend((x.floor().max(0.0) as u64).to_le_bytes()),
-            DType::Bool => out.push((x >= (lo + hi) / 2.0) as u8),
-        }
+        encode(t.dtype, x, (lo + hi) / 2.0, &mut out);
     }
     out
+}
+
+/// Appends `x` in dtype `d` (integers floored; a bool is true from `bool_at` up).
+fn encode(d: DType, x: f64, bool_at: f64, out: &mut Vec<u8>) {
+    match d {
+        DType::Float16 => out.extend(f16::from_f64(x).to_le_bytes()),
+        DType::BFloat16 => out.extend(bf16::from_f64(x).to_le_bytes()),
+        DType::Float32 => out.extend((x as f32).to_le_bytes()),
+        DType::Int8 => out.extend((x.floor() as i8).to_le_bytes()),
+        DType::Int16 => out.extend((x.floor() as i16).to_le_bytes()),
+        DType::Int32 => out.extend((x.floor() as i32).to_le_bytes()),
+        DType::Int64 => out.extend((x.floor() as i64).to_le_bytes()),
+        DType::UInt8 => out.extend((x.floor().max(0.0) as u8).to_le_bytes()),
+        DType::UInt16 => out.extend((x.floor().max(0.0) as u16).to_le_bytes()),
+        DType::UInt32 => out.extend((x.floor().max(0.0) as u32).to_le_bytes()),
+        DType::UInt64 => out.extend((x.floor().max(0.0) as u64).to_le_bytes()),
+        DType::Bool => out.push((x >= bool_at) as u8),
+    }
 }
 
 /// Default tolerance (absolute and relative) per dtype, as DESIGN.md gives them.
@@ -125,7 +137,37 @@ mod tests {
             dtype,
             shape: vec![4, 8],
             range: (-2.0, 2.0),
+            values: None,
         }
+    }
+
+    #[test]
+    fn pinned_values_are_written_exactly_and_a_single_value_fills_the_tensor() {
+        let t = TensorSpec {
+            shape: vec![3],
+            values: Some(vec![0.0, 10.0, 1.5]),
+            ..spec(DType::Float32)
+        };
+        let a = generate(&t, 7);
+        assert_eq!(
+            a,
+            generate(&t, 8),
+            "pinned values do not depend on the seed"
+        );
+        let got: Vec<f64> = (0..3).map(|i| element(DType::Float32, &a, i)).collect();
+        assert_eq!(got, [0.0, 10.0, 1.5]);
+        let scalar = TensorSpec {
+            shape: vec![],
+            values: Some(vec![-7.0]),
+            ..spec(DType::Int64)
+        };
+        assert_eq!(generate(&scalar, 1), (-7i64).to_le_bytes());
+        let one_for_all = TensorSpec {
+            shape: vec![2, 2],
+            values: Some(vec![1.0]),
+            ..spec(DType::Bool)
+        };
+        assert_eq!(generate(&one_for_all, 1), [1, 1, 1, 1]);
     }
 
     #[test]

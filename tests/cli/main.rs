@@ -17,6 +17,7 @@ mod reliability;
 mod soak;
 mod twin_package;
 mod twin_reference;
+mod value_depend;
 mod workspace;
 
 use std::path::{Path, PathBuf};

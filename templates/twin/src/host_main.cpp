@@ -2,6 +2,8 @@
 // Finds the tiling function of the spec's op_type (registered with OP_ADD + AICore().SetTiling,
 // or IMPL_OP_OPTILING(...).Tiling), runs it on the spec's shapes, dtypes, attrs and platform,
 // and writes block_dim / tiling_key / tiling_data (hex) / workspace to the out-file.
+// An `input` line may end with the path of the input's data file; the inputs the op declares
+// data-dependent read it on first access (gert::Tensor in twin_host/core.h).
 // Exit 0 ok, 2 bad spec or I/O, 4 tiling failed or op type not registered.
 #include <cstdio>
 #include <cstdlib>
@@ -100,8 +102,12 @@ int main(int argc, char **argv) {
             else if (d == "hbm_bytes") rs >> plat->hbm_bytes;
             else if (d == "libapi_workspace") { rs >> plat->libapi_workspace; plat->has_libapi_workspace = true; }
             else if (d == "input" || d == "output") {
-                std::string name, dts, shs;
+                std::string name, dts, shs, data_path;
                 if (!(rs >> name >> dts >> shs)) die(2, "bad directive: " + line);
+                // Optional fourth field, to the end of the line: the input's data file.
+                std::getline(rs, data_path);
+                size_t dp = data_path.find_first_not_of(' ');
+                data_path = dp == std::string::npos ? "" : data_path.substr(dp);
                 ge::DataType dt;
                 if (!parse_dtype(dts, dt)) die(2, "unknown dtype '" + dts + "' in: " + line);
                 gert::Shape sh = parse_shape(shs, line);
@@ -111,6 +117,8 @@ int main(int argc, char **argv) {
                 gert::Tensor t;
                 t.shape_ = ss2;
                 t.dtype_ = dt;
+                t.twin_name_ = name;
+                if (d == "input") t.twin_data_path_ = data_path;
                 gert::CompileTimeTensorDesc desc;
                 desc.dtype_ = dt;
                 if (d == "input") {
@@ -178,6 +186,22 @@ int main(int argc, char **argv) {
                    (known.empty() ? std::string(" none") : known));
     }
     if (!tiling) die(4, "op type '" + op->op_type + "' has no tiling function (AICore().SetTiling or IMPL_OP_OPTILING(...).Tiling)");
+
+    // Data-dependent inputs (by IR index): OpDef ValueDepend, then the registration's
+    // (Tiling)InputsDataDependency. Their data reaches GetInputTensor(i)->GetData<T>().
+    std::vector<size_t> depend_ir;
+    if (def)
+        for (size_t j = 0; j < def->inputs_.size(); j++)
+            if (def->inputs_[j]->value_depend_) depend_ir.push_back(j);
+    if (impl)
+        for (int j : impl->data_deps)
+            if (j >= 0) depend_ir.push_back((size_t)j);
+    for (size_t j : depend_ir) {
+        int k = op->ir_to_instance(j);
+        // Inputs named otherwise than in the OpDef: take the IR index as the instance index.
+        if (k < 0 && op->ir_in_names.size() == op->inputs.size() && j < op->inputs.size()) k = (int)j;
+        if (k >= 0 && (size_t)k < op->inputs.size()) op->inputs[(size_t)k].twin_value_depend_ = true;
+    }
 
     // Attributes: in OpDef order (spec values by name, else the OpDef default); without an OpDef,
     // in spec order.

@@ -1,6 +1,6 @@
 // Unit kernel for the semantics of API names added to the twin (not a real operator): reduction
 // order (binary trees, half saturation), the mask/repeat forms of ReduceSum / ReduceMax, Broadcast,
-// LocalMemAllocator, ArithProgression and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
+// LocalMemAllocator, ArithProgression, TransDataTo5HD, Cast to int4b_t and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
 // values into `out` or N halves into `outh`; tests/api_semantics.rs recomputes every slot in Rust.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -146,6 +146,36 @@ public:
             Duplicate(idx, 0, N); CreateVecIndex(idx, (int32_t)-10, 100); Store(13, r);
         }
 
+        // 14: TransDataTo5HD, 32-bit, address-list form: 2 repeats; sources are the even blocks of x
+        // (the odd ones in repeat 1, srcRepStride 1), destinations blocks 0..15 of r (16..31 in repeat 1).
+        Duplicate(r, 0.0f, N);
+        {
+            uint64_t dl[16], sl[16];
+            for (int i = 0; i < 16; i++) { sl[i] = x.GetPhyAddr(i * 16); dl[i] = r.GetPhyAddr(i * 8); }
+            TransDataTo5HDParams p(false, false, 2, 16, 1);
+            TransDataTo5HD<float>(dl, sl, p);
+        }
+        Store(14, r);
+        // 15: 16-bit with repeatTimes 1: the one repeat starts one dstRepStride (16 blocks) after the list.
+        Duplicate(r, 0.0f, N);
+        {
+            LocalTensor<half> rhalf = r.ReinterpretCast<half>();
+            uint64_t dl[16], sl[16];
+            for (int i = 0; i < 16; i++) { sl[i] = h.GetPhyAddr(i * 16); dl[i] = rhalf.GetPhyAddr(i * 16); }
+            TransDataTo5HD<half>(dl, sl, TransDataTo5HDParams{false, false, 1, 16, 0});
+        }
+        Store(15, r);
+        // 16: Cast half -> int4b_t (an int8 tensor reinterpreted), CAST_RINT, two to a byte, low
+        // nibble first, into r's first 128 bytes; and the scalar sqrt kernel code calls, at r[64].
+        Duplicate(r, 0.0f, N);
+        {
+            LocalTensor<int4b_t> packed = r.ReinterpretCast<int8_t>().ReinterpretCast<int4b_t>();
+            Cast(packed, h, RoundMode::CAST_RINT, N);
+            PipeBarrier<PIPE_ALL>();
+            r.SetValue(64, sqrt(x.GetValue(5) * x.GetValue(5) + 2.0f));
+        }
+        Store(16, r);
+
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);
         // half 1: BlockReduceSum, 8 blocks of 16 halves
@@ -180,6 +210,25 @@ public:
             Cast(rh, xi, RoundMode::CAST_NONE, N);
             StoreH(3, rh);
         }
+        // half 4: TransDataTo5HD, 16-bit, LocalTensor-list form: a 16x16 transpose of h.
+        Duplicate(rh, (half)0.0f, N);
+        {
+            LocalTensor<half> dl[16], sl[16];
+            for (int i = 0; i < 16; i++) { sl[i] = h[i * 16]; dl[i] = rh[i * 16]; }
+            TransDataTo5HD<half>(dl, sl, TransDataTo5HDParams(false, false, 1, 0, 0));
+        }
+        StoreH(4, rh);
+        // half 5: TransDataTo5HD, 8-bit on h's bytes: low halves, then high halves (src and dst).
+        Duplicate(rh, (half)0.0f, N);
+        {
+            LocalTensor<uint8_t> hb = h.ReinterpretCast<uint8_t>(), ob = rh.ReinterpretCast<uint8_t>();
+            uint64_t dl[16], sl[16];
+            for (int i = 0; i < 16; i++) { sl[i] = hb.GetPhyAddr(i * 32); dl[i] = ob.GetPhyAddr(i * 32); }
+            TransDataTo5HD<uint8_t>(dl, sl, TransDataTo5HDParams(false, false, 1, 0, 0));
+            TransDataTo5HD<uint8_t>(dl, sl, TransDataTo5HDParams(true, true, 1, 0, 0));
+        }
+        StoreH(5, rh);
+
     }
 
 private:

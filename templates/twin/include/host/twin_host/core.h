@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -65,6 +67,65 @@ enum Format {
     FORMAT_MAX = 0xff
 };
 
+// GetFormatName: a Format's name, nullptr when it is not one (basicdataapi atlasopapi_07_00506,
+// https://www.hiascend.com/document/detail/en/canncommercial/850/API/basicdataapi/atlasopapi_07_00506.html).
+// The names are the enumerators without their FORMAT_ prefix.
+inline const char *GetFormatName(Format format) {
+    static const struct { Format f; const char *name; } tab[] = {
+        {FORMAT_NCHW, "NCHW"},
+        {FORMAT_NHWC, "NHWC"},
+        {FORMAT_ND, "ND"},
+        {FORMAT_NC1HWC0, "NC1HWC0"},
+        {FORMAT_FRACTAL_Z, "FRACTAL_Z"},
+        {FORMAT_NC1C0HWPAD, "NC1C0HWPAD"},
+        {FORMAT_NHWC1C0, "NHWC1C0"},
+        {FORMAT_FSR_NCHW, "FSR_NCHW"},
+        {FORMAT_FRACTAL_DECONV, "FRACTAL_DECONV"},
+        {FORMAT_C1HWNC0, "C1HWNC0"},
+        {FORMAT_FRACTAL_DECONV_TRANSPOSE, "FRACTAL_DECONV_TRANSPOSE"},
+        {FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS, "FRACTAL_DECONV_SP_STRIDE_TRANS"},
+        {FORMAT_NC1HWC0_C04, "NC1HWC0_C04"},
+        {FORMAT_FRACTAL_Z_C04, "FRACTAL_Z_C04"},
+        {FORMAT_CHWN, "CHWN"},
+        {FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS, "FRACTAL_DECONV_SP_STRIDE8_TRANS"},
+        {FORMAT_HWCN, "HWCN"},
+        {FORMAT_NC1KHKWHWC0, "NC1KHKWHWC0"},
+        {FORMAT_BN_WEIGHT, "BN_WEIGHT"},
+        {FORMAT_FILTER_HWCK, "FILTER_HWCK"},
+        {FORMAT_HASHTABLE_LOOKUP_LOOKUPS, "HASHTABLE_LOOKUP_LOOKUPS"},
+        {FORMAT_HASHTABLE_LOOKUP_KEYS, "HASHTABLE_LOOKUP_KEYS"},
+        {FORMAT_HASHTABLE_LOOKUP_VALUE, "HASHTABLE_LOOKUP_VALUE"},
+        {FORMAT_HASHTABLE_LOOKUP_OUTPUT, "HASHTABLE_LOOKUP_OUTPUT"},
+        {FORMAT_HASHTABLE_LOOKUP_HITS, "HASHTABLE_LOOKUP_HITS"},
+        {FORMAT_C1HWNCoC0, "C1HWNCoC0"},
+        {FORMAT_MD, "MD"},
+        {FORMAT_NDHWC, "NDHWC"},
+        {FORMAT_FRACTAL_ZZ, "FRACTAL_ZZ"},
+        {FORMAT_FRACTAL_NZ, "FRACTAL_NZ"},
+        {FORMAT_NCDHW, "NCDHW"},
+        {FORMAT_DHWCN, "DHWCN"},
+        {FORMAT_NDC1HWC0, "NDC1HWC0"},
+        {FORMAT_FRACTAL_Z_3D, "FRACTAL_Z_3D"},
+        {FORMAT_CN, "CN"},
+        {FORMAT_NC, "NC"},
+        {FORMAT_DHWNC, "DHWNC"},
+        {FORMAT_FRACTAL_Z_3D_TRANSPOSE, "FRACTAL_Z_3D_TRANSPOSE"},
+        {FORMAT_FRACTAL_ZN_LSTM, "FRACTAL_ZN_LSTM"},
+        {FORMAT_FRACTAL_Z_G, "FRACTAL_Z_G"},
+        {FORMAT_RESERVED, "RESERVED"},
+        {FORMAT_ALL, "ALL"},
+        {FORMAT_NULL, "NULL"},
+        {FORMAT_ND_RNN_BIAS, "ND_RNN_BIAS"},
+        {FORMAT_FRACTAL_ZN_RNN, "FRACTAL_ZN_RNN"},
+        {FORMAT_NYUV, "NYUV"},
+        {FORMAT_NYUV_A, "NYUV_A"},
+        {FORMAT_NCL, "NCL"},
+    };
+    for (auto &e : tab)
+        if (e.f == format) return e.name;
+    return nullptr;
+}
+
 // Size in bytes of one element (0 for unknown or sub-byte types).
 inline int GetSizeByDataType(DataType dt) {
     switch (dt) {
@@ -94,7 +155,10 @@ public:
         return s > 0;
     }
     static std::string DataTypeToSerialString(DataType dt) { return TwinDataTypeName(dt); }
-    static std::string FormatToSerialString(Format f) { return f == FORMAT_ND ? "ND" : std::to_string((int)f); }
+    static std::string FormatToSerialString(Format f) {
+        const char *n = GetFormatName(f);
+        return n ? n : "RESERVED";
+    }
 };
 
 // ge::Shape (graph-level shape, used by a few tiling functions).
@@ -197,12 +261,32 @@ struct StorageFormat {
     ge::Format GetStorageFormat() const { return storage; }
 };
 
+// TensorData: a tensor's data address and size (basicdataapi atlasopapi_07_00185 GetAddr).
+class TensorData {
+public:
+    TensorData() = default;
+    TensorData(const void *addr, size_t size) : addr_(addr), size_(size) {}
+    const void *GetAddr() const { return addr_; }
+    size_t GetSize() const { return size_; }
+private:
+    const void *addr_ = nullptr;
+    size_t size_ = 0;
+};
+
+// gert::Tensor. Its data address is real only for an input the op declares data-dependent (OpDef
+// `.ValueDepend(...)`, IMPL_OP_OPTILING `.TilingInputsDataDependency({...})`); for any other input
+// it is nullptr, as GetInputTensor documents (basicdataapi atlasopapi_07_00225,
+// https://www.hiascend.com/document/detail/en/canncommercial/850/API/basicdataapi/atlasopapi_07_00225.html).
+// The twin reads a data-dependent input's bytes (the data the kernel gets, in the file the spec
+// names) on the first access, so ops that never ask cost nothing.
 class Tensor {
 public:
     StorageShape shape_;
     ge::DataType dtype_ = ge::DT_UNDEFINED;
     StorageFormat format_;
     void *data_ = nullptr;
+    std::string twin_name_, twin_data_path_;
+    bool twin_value_depend_ = false;
     int64_t GetShapeSize() const { return shape_.GetStorageShape().GetShapeSize(); }
     ge::DataType GetDataType() const { return dtype_; }
     const Shape &GetStorageShape() const { return shape_.GetStorageShape(); }
@@ -211,9 +295,50 @@ public:
     ge::Format GetStorageFormat() const { return format_.storage; }
     ge::Format GetOriginFormat() const { return format_.origin; }
     StorageFormat GetFormat() const { return format_; }
-    template <class T> const T *GetData() const { return static_cast<const T *>(data_); }
-    const void *GetAddr() const { return data_; }
+    template <class T> const T *GetData() const { return static_cast<const T *>(twin_data()); }
+    template <class T> T *GetData() { return static_cast<T *>(const_cast<void *>(twin_data())); }
+    const void *GetAddr() const { return twin_data(); }
+    void *GetAddr() { return const_cast<void *>(twin_data()); }
+    TensorData GetTensorData() const { return TensorData(twin_data(), twin_data() ? GetSize() : 0); }
     size_t GetSize() const { return (size_t)GetShapeSize() * (size_t)ge::GetSizeByDataType(dtype_); }
+
+private:
+    mutable std::shared_ptr<std::vector<uint8_t>> twin_buf_;
+    mutable bool twin_warned_ = false;
+    const void *twin_data() const {
+        if (data_ != nullptr) return data_;
+        if (twin_buf_) return twin_buf_->data();
+        if (twin_data_path_.empty()) return nullptr;
+        if (!twin_value_depend_) {
+            if (!twin_warned_)
+                std::fprintf(stderr,
+                             "warning: the tiling function read the data of input '%s', which the op does not declare "
+                             "data-dependent (OpDef .ValueDepend(REQUIRED) or .TilingInputsDataDependency({index})); "
+                             "on the device it gets nullptr, and so does it here\n",
+                             twin_name_.c_str());
+            twin_warned_ = true;
+            return nullptr;
+        }
+        FILE *f = std::fopen(twin_data_path_.c_str(), "rb");
+        if (f == nullptr) {
+            std::fprintf(stderr, "error: cannot read the data of input '%s' from %s\n", twin_name_.c_str(),
+                         twin_data_path_.c_str());
+            std::exit(2);
+        }
+        auto buf = std::make_shared<std::vector<uint8_t>>();
+        uint8_t chunk[4096];
+        size_t n;
+        while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf->insert(buf->end(), chunk, chunk + n);
+        std::fclose(f);
+        if (GetSize() != 0 && buf->size() != GetSize()) {
+            std::fprintf(stderr, "error: the data of input '%s' in %s has %zu bytes; its shape and dtype need %zu\n",
+                         twin_name_.c_str(), twin_data_path_.c_str(), buf->size(), GetSize());
+            std::exit(2);
+        }
+        if (buf->empty()) buf->resize(1); // a valid address even for an empty tensor
+        twin_buf_ = buf;
+        return twin_buf_->data();
+    }
 };
 
 class CompileTimeTensorDesc {

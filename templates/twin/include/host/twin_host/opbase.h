@@ -87,6 +87,19 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #define OP_LOGE_FOR_INVALID_DTYPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtype", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_VALUE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid value", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_VALUE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid value", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_FORMAT(op, ...) TWIN_OP_LOG_ARGS(op, "invalid format", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_LISTSIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid list size", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPEDIM(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPEDIM_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPESIZE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape size", ##__VA_ARGS__)
+// The D_OP_LOG* forms take the op's name as a string; REPORT_INNER_ERR_MSG(code, fmt, ...) reports an
+// error under its code (the twin prints it like OP_LOGE).
+#define D_OP_LOGE(name, ...) OP_LOGE(name, ##__VA_ARGS__)
+#define D_OP_LOGW(name, ...) OP_LOGW(name, ##__VA_ARGS__)
+#define D_OP_LOGI(name, ...) OP_LOGI(name, ##__VA_ARGS__)
+#define D_OP_LOGD(name, ...) OP_LOGD(name, ##__VA_ARGS__)
+#define REPORT_INNER_ERR_MSG(code, ...) ::twin_log::write(::twin_log::ERROR, code, __FILE__, __LINE__, ##__VA_ARGS__)
 
 namespace twin_log {
 inline void join_one(std::string &out, const char *s) { out += ": "; out += s ? s : ""; }
@@ -142,6 +155,12 @@ template <class... A> inline std::string join(const char *what, const A &...a) {
 
 namespace Ops {
 namespace Base {
+
+// The op description the log macros of the repositories' error_util.h print: the node name of a
+// context, or the name given (graph/operator.h adds ge::Operator).
+template <class T> inline std::string GetOpInfo(const T &op) { return ::twin_log::op_name(op); }
+inline const char *GetSafeStr(const std::string &s) { return s.c_str(); }
+inline const char *GetSafeStr(const char *s) { return s ? s : "nil"; }
 
 // Integer helpers. A zero divisor gives 0 (the twin's choice: the device helpers leave it undefined).
 template <class T, class U> inline T CeilDiv(T a, U b) {

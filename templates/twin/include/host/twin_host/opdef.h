@@ -35,6 +35,7 @@ struct OpImpl {
     std::function<void(void *)> free_compile_info;
     InferShapeFunc infer_shape = nullptr;
     InferDataTypeFunc infer_dtype = nullptr;
+    std::vector<int> data_deps; // IR indexes of inputs whose data the tiling (or infer-shape) reads
 
     OpImpl &Tiling(TilingFunc f, size_t = 0) { tiling = f; return *this; }
     template <class CI> OpImpl &TilingParse(TilingParseFunc f) {
@@ -52,11 +53,18 @@ struct OpImpl {
     OpImpl &InferShape(InferShapeFunc f) { infer_shape = f; return *this; }
     OpImpl &InferDataType(InferDataTypeFunc f) { infer_dtype = f; return *this; }
     template <class... A> OpImpl &InferShapeRange(A...) { return *this; }
-    template <class... A> OpImpl &InputsDataDependency(A...) { return *this; }
-    OpImpl &InputsDataDependency(std::initializer_list<int>) { return *this; }
+    template <class T = int> OpImpl &InputsDataDependency(std::initializer_list<T> ir) {
+        for (T i : ir) data_deps.push_back((int)i);
+        return *this;
+    }
+    template <class T> OpImpl &InputsDataDependency(const std::vector<T> &ir) {
+        for (T i : ir) data_deps.push_back((int)i);
+        return *this;
+    }
     template <class... A> OpImpl &PrivateAttr(A...) { return *this; }
-    template <class... A> OpImpl &TilingInputsDataDependency(A...) { return *this; }
-    OpImpl &TilingInputsDataDependency(std::initializer_list<int>) { return *this; }
+    template <class T = int> OpImpl &TilingInputsDataDependency(std::initializer_list<T> ir) { return InputsDataDependency(ir); }
+    template <class T, class S> OpImpl &TilingInputsDataDependency(std::initializer_list<T> ir, S) { return InputsDataDependency(ir); }
+    template <class T> OpImpl &TilingInputsDataDependency(const std::vector<T> &ir) { return InputsDataDependency(ir); }
     template <class... A> OpImpl &OutputShapeDependOnCompute(A...) { return *this; }
     OpImpl &GenSimplifiedKey(...) { return *this; }
 };
@@ -105,8 +113,10 @@ public:
     OpParamDef &Format(std::vector<ge::Format> v) { formats_ = std::move(v); return *this; }
     OpParamDef &FormatList(std::vector<ge::Format> v) { formats_ = std::move(v); return *this; }
     OpParamDef &UnknownShapeFormat(std::vector<ge::Format>) { return *this; }
-    OpParamDef &ValueDepend(Option) { return *this; }
-    OpParamDef &ValueDepend(Option, DependScope) { return *this; }
+    // A value-dependent input: its data reaches the tiling function (gert::Tensor in core.h).
+    bool value_depend_ = false;
+    OpParamDef &ValueDepend(Option) { value_depend_ = true; return *this; }
+    OpParamDef &ValueDepend(Option, DependScope) { value_depend_ = true; return *this; }
     OpParamDef &IgnoreContiguous() { return *this; }
     OpParamDef &AutoContiguous() { return *this; }
     OpParamDef &Scalar() { return *this; }

@@ -24,7 +24,9 @@ struct DataCopyExtParams {
     uint32_t dstStride = 0;
     uint32_t rsv = 0;
     DataCopyExtParams() = default;
-    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcS, uint32_t dstS, uint32_t r = 0)
+    // All five arguments, as in CANN: a four-element brace list then means DataCopyParams, and a
+    // DataCopyPad call given one (e.g. `{1, len, 0, 0}`) is not ambiguous.
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcS, uint32_t dstS, uint32_t r)
         : blockCount(count), blockLen(len), srcStride(srcS), dstStride(dstS), rsv(r) {}
 };
 template <class T> struct DataCopyPadExtParams {
@@ -220,7 +222,7 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
 // Older DataCopyParams/DataCopyPadParams forms: same units (blockLen in bytes).
 template <class T>
 void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p, const DataCopyPadParams &pad, TWIN_LOC) {
-    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0);
     T pv;
     uint64_t raw = pad.paddingValue;
     __builtin_memcpy(&pv, &raw, sizeof(T) < 8 ? sizeof(T) : 8);
@@ -228,7 +230,7 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
     DataCopyPad(dst, src, e, pe, TWIN_LOC_ARGS);
 }
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p, TWIN_LOC) {
-    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0);
     DataCopyPad(dst, src, e, TWIN_LOC_ARGS);
 }
 

@@ -109,6 +109,15 @@ inline const char *pos_name(TPosition p) {
 namespace AscendC {
 
 template <class T> class LocalTensor;
+
+// int4b_t: a 4-bit signed integer, two to a byte, the lower-addressed element in the low nibble. As
+// the asc-devkit Cast page and its cast_int4b_t sample show, kernels get one by reinterpreting an
+// int8_t (or uint8_t) tensor, then Cast into it. The twin keeps one byte per object; a
+// LocalTensor<int4b_t> counts its elements (and offsets) in nibbles.
+struct int4b_t {
+    uint8_t storage = 0;
+};
+template <class T> constexpr uint32_t twin_elem_bits() { return std::is_same<T, int4b_t>::value ? 4u : (uint32_t)sizeof(T) * 8u; }
 template <class T> class GlobalTensor;
 
 // Shape info placeholder (LocalTensor::SetShapeInfo / GetShapeInfo).
@@ -138,7 +147,7 @@ public:
 
     LocalTensor operator[](uint32_t offset) const {
         LocalTensor r(*this);
-        r.addr_ = addr_ + offset * (uint32_t)sizeof(T);
+        r.addr_ = addr_ + (uint32_t)((uint64_t)offset * twin_elem_bits<T>() / 8);
         r.size_ = offset <= size_ ? size_ - offset : 0;
         return r;
     }
@@ -176,7 +185,7 @@ public:
     template <class U> LocalTensor<U> ReinterpretCast() const {
         LocalTensor<U> r;
         r.addr_ = addr_;
-        r.size_ = (uint32_t)((uint64_t)size_ * sizeof(T) / sizeof(U));
+        r.size_ = (uint32_t)((uint64_t)size_ * twin_elem_bits<T>() / twin_elem_bits<U>());
         r.pos_ = pos_;
         r.tag_ = tag_;
         return r;

@@ -349,6 +349,13 @@ TWIN_UNARY(Ln, twin::m_log(x))
 TWIN_UNARY(Abs, (x < 0 ? -x : x))
 TWIN_UNARY(Reciprocal, (decltype(x))1 / x)
 TWIN_UNARY(Sqrt, twin::m_sqrt(x))
+// Scalar sqrt: kernel code calls it on scalars (the device compiler provides it); the twin gives it
+// here, reached through `using namespace AscendC`, as it includes no C library header.
+inline float sqrt(float x) { return twin::m_sqrt(x); }
+inline double sqrt(double x) { return twin::m_sqrt(x); }
+template <class T, class = typename std::enable_if<std::is_integral<T>::value>::type> inline double sqrt(T x) {
+    return twin::m_sqrt((double)x);
+}
 TWIN_UNARY(Rsqrt, (decltype(x))1 / twin::m_sqrt(x))
 TWIN_UNARY(Relu, (x > 0 ? x : (decltype(x))0))
 TWIN_UNARY(Not, (~x))
@@ -455,7 +462,22 @@ inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const uin
 template <class D, class S>
 inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, const uint32_t calCount, TWIN_LOC) {
     RoundMode m = mode;
-    twin::vun("Cast", dst, src, calCount, [m](S x) { return twin::cast_one<D, S>(x, m); }, TWIN_LOC_ARGS, (int)sizeof(D));
+    if constexpr (std::is_same<D, int4b_t>::value) {
+        // To int4b_t: rounded with the mode (CAST_NONE as CAST_RINT), held to [-8, 7] (the twin's
+        // choice: the page gives no overflow rule), packed low nibble first.
+        const uint8_t *ps = twin::vspan(src, calCount, "Cast", TWIN_LOC_ARGS);
+        uint8_t *pd = twin::ub_span(dst.addr_, ((uint64_t)calCount + 1) / 2, "Cast", TWIN_LOC_ARGS);
+        for (uint32_t i = 0; i < calCount; i++) {
+            double r = twin::rnd_int((double)twin::up(twin::ld<S>(ps + (uint64_t)i * sizeof(S))), m);
+            r = r < -8 ? -8 : r > 7 ? 7 : r;
+            uint8_t nib = (uint8_t)((int)r & 0xF);
+            uint8_t &b = pd[i / 2];
+            b = (i % 2 == 0) ? (uint8_t)((b & 0xF0) | nib) : (uint8_t)((b & 0x0F) | (nib << 4));
+        }
+        twin::tr_vec("Cast", sizeof(S), calCount, twin::vec_rep(calCount, sizeof(S)), twin_line, 1);
+    } else {
+        twin::vun("Cast", dst, src, calCount, [m](S x) { return twin::cast_one<D, S>(x, m); }, TWIN_LOC_ARGS, (int)sizeof(D));
+    }
 }
 template <class D, class S, bool isSetMask = true>
 inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &mode, uint64_t mask,

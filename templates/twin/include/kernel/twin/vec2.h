@@ -4,6 +4,7 @@
 // binary trees of pairwise additions rounded to T (twin::tree_sum; BlockReduceSum docs,
 // atlasascendc_api_07_0084: "two by two, in a binary tree").
 #pragma once
+#include <cstring>
 #include "vec.h"
 
 namespace twin {
@@ -280,6 +281,96 @@ inline void CreateVecIndex(const LocalTensor<T> &dst, const T &firstValue, uint6
         twin::st<T>(p, (T)(f + (decltype(f))(r * epr + j)));
     });
     twin::tr_vec("CreateVecIndex", sz, n, repeatTimes, twin_line);
+}
+
+
+// TransDataTo5HD (NCHW -> NC1HWC0, or blockwise transposes). Written from the asc-devkit page
+// (atlasascendc_api_07_0200, https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/850/API/ascendcopapi/atlasascendc_api_07_0200.html)
+// and the TIK page of the same instruction, vec_trans_scatter (atlastikapi_07_0097), for the strides.
+// One repeat reads 16 source datablocks (32 B each, the 16 list entries) and writes 16 destination ones:
+//   16-bit: pass j (0..15) takes element j of every source block -> destination block j;
+//   32-bit: pass j (0..7) takes element j of every source block: sources 0..7 -> destination 2j,
+//           sources 8..15 -> destination 2j+1;
+//   8-bit:  pass j (0..15) takes element j (+16 when srcHighHalf) of every source block -> the low
+//           (or, dstHighHalf, the high) 16 bytes of destination block j.
+// Repeat strides are in 32 B blocks: repeat r starts r * stride blocks after the list entries; with
+// repeatTimes 1 the (only) repeat starts one stride after them (vec_trans_scatter's note).
+struct TransDataTo5HDParams {
+    bool dstHighHalf = false;
+    bool srcHighHalf = false;
+    uint8_t repeatTimes = 1;
+    uint16_t dstRepStride = 0;
+    uint16_t srcRepStride = 0;
+    TransDataTo5HDParams() = default;
+    TransDataTo5HDParams(bool dstHigh, bool srcHigh, uint8_t repeat, uint16_t dstStride, uint16_t srcStride)
+        : dstHighHalf(dstHigh), srcHighHalf(srcHigh), repeatTimes(repeat), dstRepStride(dstStride), srcRepStride(srcStride) {}
+};
+constexpr uint32_t NCHW_CONV_ADDR_LIST_SIZE = 16;
+} // namespace AscendC
+
+namespace twin {
+template <class T>
+inline void trans_5hd(const uint64_t *dst, const uint64_t *src, const AscendC::TransDataTo5HDParams &p, TWIN_LOC_DECL) {
+    const char *api = "TransDataTo5HD";
+    const uint32_t sz = sizeof(T);
+    if (sz != 1 && sz != 2 && sz != 4) fault(twin_file, twin_line, "%s: element size %u is not 8, 16 or 32 bits", api, sz);
+    for (int i = 0; i < 16; i++)
+        if (src[i] % 32 != 0)
+            fault(twin_file, twin_line, "%s: source list entry %d (UB byte %llu) is not 32-byte aligned", api, i,
+                  (unsigned long long)src[i]);
+    for (uint32_t r = 0; r < p.repeatTimes; r++) {
+        const uint64_t k = p.repeatTimes == 1 ? 1 : r;
+        const uint64_t so = k * p.srcRepStride * 32, dof = k * p.dstRepStride * 32;
+        uint8_t in[16][32];
+        for (int i = 0; i < 16; i++) std::memcpy(in[i], ub_span(src[i] + so, 32, api, TWIN_LOC_ARGS), 32);
+        if (sz == 2) {
+            for (int j = 0; j < 16; j++) {
+                uint8_t *d = ub_span(dst[j] + dof, 32, api, TWIN_LOC_ARGS);
+                for (int i = 0; i < 16; i++) std::memcpy(d + i * 2, in[i] + j * 2, 2);
+            }
+        } else if (sz == 4) {
+            for (int j = 0; j < 8; j++)
+                for (int h = 0; h < 2; h++) {
+                    uint8_t *d = ub_span(dst[2 * j + h] + dof, 32, api, TWIN_LOC_ARGS);
+                    for (int i = 0; i < 8; i++) std::memcpy(d + i * 4, in[h * 8 + i] + j * 4, 4);
+                }
+        } else {
+            const int sh = p.srcHighHalf ? 16 : 0, dh = p.dstHighHalf ? 16 : 0;
+            for (int j = 0; j < 16; j++) {
+                uint8_t *d = ub_span(dst[j] + dof + dh, 16, api, TWIN_LOC_ARGS);
+                for (int i = 0; i < 16; i++) d[i] = in[i][sh + j];
+            }
+        }
+    }
+    // Each repeat moves 512 B (16 blocks); costed per repeat (src/model/costs.rs).
+    tr_vec(api, sz, (uint64_t)p.repeatTimes * 512 / sz, p.repeatTimes, twin_line);
+}
+} // namespace twin
+
+namespace AscendC {
+// Address-list form: UB addresses as LocalTensor::GetPhyAddr() gives them.
+template <class T>
+inline void TransDataTo5HD(const uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], const uint64_t srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                           const TransDataTo5HDParams &p, TWIN_LOC) {
+    twin::trans_5hd<T>(dstList, srcList, p, TWIN_LOC_ARGS);
+}
+// LocalTensor-list form.
+template <class T>
+inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
+                           const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE], const TransDataTo5HDParams &p, TWIN_LOC) {
+    uint64_t d[16], s[16];
+    for (int i = 0; i < 16; i++) { d[i] = dstList[i].GetPhyAddr(); s[i] = srcList[i].GetPhyAddr(); }
+    twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
+}
+// Addresses held in UB: two uint64_t tensors of 16 addresses each.
+template <class T>
+inline void TransDataTo5HD(const LocalTensor<uint64_t> &dst, const LocalTensor<uint64_t> &src, const TransDataTo5HDParams &p, TWIN_LOC) {
+    uint64_t d[16], s[16];
+    for (uint32_t i = 0; i < 16; i++) {
+        d[i] = twin::ld<uint64_t>(twin::ub_span(dst.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS));
+        s[i] = twin::ld<uint64_t>(twin::ub_span(src.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS));
+    }
+    twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }
 
 } // namespace AscendC

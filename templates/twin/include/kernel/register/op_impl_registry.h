@@ -1,0 +1,2 @@
+// twin: kernel-side stub (a tiling header included by the kernel may include this).
+#pragma once
