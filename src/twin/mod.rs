@@ -286,21 +286,7 @@ impl Twin {
         )
         .map_err(BuildError::Io)?;
         let defines = defines(op, side);
-        // A template entry cannot be called from another file: the shim includes its source instead, and
-        // that unit is not compiled on its own.
-        let template_unit = (side == "kernel")
-            .then(|| {
-                op.kernel.iter().find(|k| {
-                    files
-                        .get(*k)
-                        .is_some_and(|text| crate::project::is_template_entry(text, &op.name))
-                })
-            })
-            .flatten();
-        let shim = (side == "kernel").then(|| match template_unit {
-            Some(unit) => protocol::template_launch_shim(op, &format!("src/{unit}")),
-            None => protocol::launch_shim(op),
-        });
+        let shim = (side == "kernel").then(|| kernel_shim(op, &files));
         let mut h = KeyHasher::new();
         h.part(&self.version)
             .part(side)
@@ -634,6 +620,36 @@ fn io_kind(e: &std::io::Error, otherwise: FailureKind) -> FailureKind {
     }
 }
 
+/// The launch file of the kernel program. An `extern "C"` entry is declared and called; one with C++
+/// linkage or a template is reached by including the kernel unit that defines it (its mangled name
+/// depends on its parameter types and namespace; a template must be instantiated where it is seen),
+/// and that unit is then not compiled on its own. An entry found in none of the files (say, one a
+/// macro writes) is taken to be `extern "C"`, as CANN's samples write them.
+fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
+    use crate::project::{Linkage, find_entry};
+    let in_units = op
+        .kernel
+        .iter()
+        .find_map(|k| Some((k, find_entry(files.get(k)?, &op.name)?)));
+    // Defined in a header beside the kernel: the first kernel unit includes it, directly or not.
+    let found = in_units.or_else(|| {
+        let entry = files
+            .iter()
+            .filter(|(rel, _)| !op.kernel.contains(rel))
+            .find_map(|(_, text)| find_entry(text, &op.name))?;
+        Some((op.kernel.first()?, entry))
+    });
+    match found {
+        Some((unit, e)) if e.linkage == Linkage::Template => {
+            protocol::template_launch_shim(op, &format!("src/{unit}"), &e.qualified)
+        }
+        Some((unit, e)) if e.linkage == Linkage::Cpp => {
+            protocol::included_launch_shim(op, &format!("src/{unit}"), &e.qualified)
+        }
+        _ => protocol::launch_shim(op),
+    }
+}
+
 /// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, and the op type.
 fn defines(op: &OpSpec, side: &str) -> Vec<String> {
     let mut d = vec![format!("-DTWIN_OP_TYPE={}", op.op_type)];
@@ -689,4 +705,72 @@ fn first_errors(stderr: &str) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add_custom() -> OpSpec {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom/ascend.toml");
+        crate::manifest::Manifest::load(&path).unwrap().ops[0].clone()
+    }
+
+    /// The launch file reaches the entry as the kernel declares it: declared `extern "C"`, or through
+    /// the kernel source for C++ linkage (by its qualified name) and templates. The kernel may define
+    /// the entry in a header beside it.
+    #[test]
+    fn the_launch_file_follows_the_entry_linkage() {
+        let op = add_custom();
+        let unit = "op_kernel/add_custom.cpp";
+        let shim_of = |files: &[(&str, &str)]| {
+            let files: BTreeMap<String, String> = files
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            kernel_shim(&op, &files)
+        };
+        let c = shim_of(&[(
+            unit,
+            "extern \"C\" __global__ __aicore__ void add_custom(GM_ADDR x) {}",
+        )]);
+        assert!(c.contains("extern \"C\" void add_custom("), "{c}");
+        assert!(!c.contains("#include \"src/"), "{c}");
+
+        let cpp = shim_of(&[(
+            unit,
+            "namespace k {\n__global__ __aicore__ void add_custom(GM_ADDR x) {}\n}",
+        )]);
+        assert!(
+            cpp.contains("#include \"src/op_kernel/add_custom.cpp\""),
+            "{cpp}"
+        );
+        assert!(
+            cpp.contains("{ k::add_custom(args[0], args[1], args[2], args[3], args[4]); }"),
+            "{cpp}"
+        );
+        assert!(!cpp.contains("extern \"C\" void add_custom"), "{cpp}");
+
+        let tpl = shim_of(&[(
+            unit,
+            "template <int M>\n__global__ __aicore__ void add_custom(GM_ADDR x) {}",
+        )]);
+        assert!(tpl.contains("TWIN_TPL_LAUNCH(add_custom, 5)"), "{tpl}");
+
+        let in_header = shim_of(&[
+            (unit, "#include \"entry.h\"\n"),
+            (
+                "op_kernel/entry.h",
+                "__global__ __aicore__ void add_custom(GM_ADDR x) {}",
+            ),
+        ]);
+        assert!(
+            in_header.contains("#include \"src/op_kernel/add_custom.cpp\""),
+            "{in_header}"
+        );
+
+        // Nowhere to be found (a macro writes it): declared extern "C", as before.
+        let hidden = shim_of(&[(unit, "ENTRY_MACRO(add_custom)\n")]);
+        assert!(hidden.contains("extern \"C\" void add_custom("), "{hidden}");
+    }
 }

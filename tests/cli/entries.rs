@@ -1,0 +1,99 @@
+//! Operators whose shape the tool used to refuse or could not build, as public operators write them:
+//! kernel entries with C++ linkage (in namespaces too), a kernel that leaves its tiling-key header to
+//! the build, an output named like an input, and an op with no output. Each is a small variant of the
+//! add_custom fixture built in a temp folder.
+
+use super::*;
+use ascend_tune::backend::SourceSet;
+use half::f16;
+
+const EXTERN_ENTRY: &str = "extern \"C\" __global__ __aicore__ void add_custom(";
+
+/// add_custom on a small shape, with `edit` applied to its kernel and `toml` to its manifest, committed.
+fn add_variant(
+    edit: impl Fn(String) -> String,
+    toml: impl Fn(String) -> String,
+) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&Path::new(FIXTURES).join("add_custom"), dir.path());
+    let kernel = dir.path().join("op_kernel/add_custom.cpp");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text, "the edit changed nothing");
+    std::fs::write(&kernel, edited).unwrap();
+    let manifest = dir.path().join("ascend.toml");
+    let m = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("shape = [48, 16384]", "shape = [8, 2048]");
+    std::fs::write(&manifest, toml(m)).unwrap();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "variant"]);
+    dir
+}
+
+fn f16s(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f64())
+        .collect()
+}
+
+/// Builds and runs the op in `dir` through the library and checks z = x + y (fp16, rounded).
+fn assert_adds(dir: &Path) {
+    let (manifest, b) = open_project(dir);
+    let op = &manifest.ops[0];
+    let inputs = ascend_tune::tune::inputs(op);
+    let artifact = b
+        .build(op, &SourceSet::default())
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let m = b
+        .run(op, &artifact, &inputs, false)
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let (x, y, z) = (
+        f16s(&inputs.tensors[0]),
+        f16s(&inputs.tensors[1]),
+        f16s(&m.outputs[0]),
+    );
+    let want: Vec<f64> = x
+        .iter()
+        .zip(&y)
+        .map(|(a, b)| f16::from_f64(a + b).to_f64())
+        .collect();
+    assert_close("z", &z, &want, 0.0, 0.0);
+}
+
+/// An entry with C++ linkage (neither `extern "C"` nor a template) builds, runs and computes: the
+/// launch file includes the kernel source instead of declaring the entry `extern "C"`.
+#[test]
+fn cpp_linkage_entry_runs() {
+    let dir = add_variant(
+        |k| k.replace(EXTERN_ENTRY, "__global__ __aicore__ void add_custom("),
+        |m| m,
+    );
+    assert_adds(dir.path());
+    let out = cargo_ascend_tune(dir.path(), &["run", "--message-format", "json"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(
+        records(&out)
+            .iter()
+            .any(|r| r["reason"] == "op-measured" && r["op"] == "add_custom"),
+        "{:?}",
+        text(&out)
+    );
+}
+
+/// An entry in a namespace is called by its qualified name.
+#[test]
+fn namespaced_entry_runs() {
+    let dir = add_variant(
+        |k| {
+            k.replace(
+                EXTERN_ENTRY,
+                "namespace ops { namespace vec {\n__global__ __aicore__ void add_custom(",
+            ) + "\n} }\n"
+        },
+        |m| m,
+    );
+    assert_adds(dir.path());
+}
