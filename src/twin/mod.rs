@@ -641,13 +641,43 @@ fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
     });
     match found {
         Some((unit, e)) if e.linkage == Linkage::Template => {
-            protocol::template_launch_shim(op, &format!("src/{unit}"), &e.qualified)
+            let key_header = tiling_key_header(op, unit, files).map(|h| format!("src/{h}"));
+            protocol::template_launch_shim(
+                op,
+                &format!("src/{unit}"),
+                &e.qualified,
+                key_header.as_deref(),
+            )
         }
         Some((unit, e)) if e.linkage == Linkage::Cpp => {
             protocol::included_launch_shim(op, &format!("src/{unit}"), &e.qualified)
         }
         _ => protocol::launch_shim(op),
     }
+}
+
+/// The tiling-key header of a template kernel (`<op>_tiling_key.h`, or `tiling_key_<op>.h` as the
+/// "Tiling Template Programming" guide names it) beside the kernel `unit`, if there is one. Its
+/// `ASCENDC_TPL_ARGS_DECL` is what lets the twin pick the instance from the tiling key. The device build
+/// always sees it, but kernels often include it only `#if !defined(ASCENDC_CPU_DEBUG)` (CANN's CPU
+/// debug flow names the instance itself, e.g. ops-math truncate_div), and the twin is a CPU-debug
+/// build: so the launch file includes it before the kernel, whose own include is then a no-op.
+/// https://www.hiascend.com/document/detail/en/canncommercial/latest/opdevg/Ascendcopdevg/atlas_ascendc_10_00025.html
+fn tiling_key_header<'a>(
+    op: &OpSpec,
+    unit: &str,
+    files: &'a BTreeMap<String, String>,
+) -> Option<&'a String> {
+    let dir = Path::new(unit).parent().unwrap_or(Path::new(""));
+    [
+        format!("{}_tiling_key.h", op.name),
+        format!("tiling_key_{}.h", op.name),
+    ]
+    .iter()
+    .find_map(|name| {
+        let rel = dir.join(name).to_string_lossy().replace('\\', "/");
+        files.get_key_value(&rel).map(|(k, _)| k)
+    })
 }
 
 /// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, and the op type.
@@ -751,11 +781,21 @@ mod tests {
         );
         assert!(!cpp.contains("extern \"C\" void add_custom"), "{cpp}");
 
-        let tpl = shim_of(&[(
-            unit,
-            "template <int M>\n__global__ __aicore__ void add_custom(GM_ADDR x) {}",
-        )]);
+        let tpl_text = "template <int M>\n__global__ __aicore__ void add_custom(GM_ADDR x) {}";
+        let tpl = shim_of(&[(unit, tpl_text)]);
         assert!(tpl.contains("TWIN_TPL_LAUNCH(add_custom, 5)"), "{tpl}");
+        assert!(!tpl.contains("tiling_key"), "{tpl}");
+        // A tiling-key header beside a template kernel comes first, under either documented name.
+        for key in ["add_custom_tiling_key.h", "tiling_key_add_custom.h"] {
+            let path = format!("op_kernel/{key}");
+            let tpl = shim_of(&[(unit, tpl_text), (&path, "")]);
+            let at = |s: &str| tpl.find(s).unwrap_or_else(|| panic!("{s} not in {tpl}"));
+            assert!(
+                at(&format!("#include \"src/{path}\""))
+                    < at("#include \"src/op_kernel/add_custom.cpp\""),
+                "{tpl}"
+            );
+        }
 
         let in_header = shim_of(&[
             (unit, "#include \"entry.h\"\n"),

@@ -97,3 +97,70 @@ fn namespaced_entry_runs() {
     );
     assert_adds(dir.path());
 }
+
+/// The twin's toy template op (y = x * factor, instance picked by the tiling key) in a temp folder,
+/// with `edit` applied to its kernel.
+fn tpl_variant(edit: impl Fn(String) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin/tests/tpl_op"),
+        dir.path(),
+    );
+    let kernel = dir.path().join("op_kernel/tpl_op.cpp");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text, "the edit changed nothing");
+    std::fs::write(&kernel, edited).unwrap();
+    std::fs::write(
+        dir.path().join("ascend.toml"),
+        r#"[[op]]
+name = "tpl_op"
+type = "TplOp"
+host = ["op_host/tpl_op.cpp"]
+kernel = ["op_kernel/tpl_op.cpp"]
+tiling-header = "op_host/tpl_op_tiling.h"
+
+[[op.attr]]
+name = "factor"
+value = 4
+
+[[op.input]]
+name = "x"
+dtype = "float16"
+shape = [512]
+
+[[op.output]]
+name = "y"
+dtype = "float16"
+shape = [512]
+"#,
+    )
+    .unwrap();
+    dir
+}
+
+/// A template kernel that includes its tiling-key header only outside CPU debug builds (the twin is
+/// one) still runs: the launch file includes the header, as the device build would see it.
+#[test]
+fn template_kernel_without_its_tiling_key_include_runs() {
+    let dir = tpl_variant(|k| {
+        k.replace(
+            "#include \"tiling_key_tpl_op.h\"",
+            "#if !defined(ASCENDC_CPU_DEBUG)\n#include \"tiling_key_tpl_op.h\"\n#endif",
+        )
+    });
+    let (manifest, b) = open_project(dir.path());
+    let op = &manifest.ops[0];
+    let inputs = ascend_tune::tune::inputs(op);
+    let artifact = b
+        .build(op, &SourceSet::default())
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let m = b
+        .run(op, &artifact, &inputs, false)
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let want: Vec<f64> = f16s(&inputs.tensors[0])
+        .iter()
+        .map(|x| f16::from_f64(x * 4.0).to_f64())
+        .collect();
+    assert_close("y", &f16s(&m.outputs[0]), &want, 0.0, 0.0);
+}
