@@ -252,6 +252,11 @@ impl DType {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TensorSpec {
     pub name: String,
+    /// The tensor's name where inputs and outputs share one namespace (kernel macros, constraint facts,
+    /// the lockfile's shape key, the twin's buffer names): its name, except for an output named like an
+    /// input (an in-place update), which is `<name>_ref` there, as CANN's build names its
+    /// `DTYPE_<NAME>_REF` macro.
+    pub key: String,
     pub dtype: DType,
     pub shape: Vec<u64>,
     /// Values generated for inputs lie in [lo, hi).
@@ -361,14 +366,15 @@ impl OpSpec {
             .chain(self.tiling_header.iter())
     }
 
-    /// The shape key of the lockfile: inputs and outputs with dtypes and shapes, in order.
+    /// The shape key of the lockfile: inputs and outputs with dtypes and shapes, in order, each by its
+    /// `key` (so an output named like an input reads `<name>_ref`).
     pub fn shape_key(&self) -> String {
         self.inputs
             .iter()
             .chain(self.outputs.iter())
             .map(|t| {
                 let dims: Vec<String> = t.shape.iter().map(|d| d.to_string()).collect();
-                format!("{}:{}[{}]", t.name, t.dtype.name(), dims.join(","))
+                format!("{}:{}[{}]", t.key, t.dtype.name(), dims.join(","))
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -697,6 +703,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             };
             Ok((
                 TensorSpec {
+                    key: t.name.get_ref().clone(),
                     name: t.name.into_inner(),
                     dtype,
                     shape,
@@ -705,6 +712,35 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 file,
             ))
         };
+        // A name may repeat across the sides (an output updating an input in place) but not within one.
+        for (side, list) in [("input", &op.input), ("output", &op.output)] {
+            let mut seen = std::collections::BTreeSet::new();
+            for t in list.iter() {
+                if !seen.insert(t.get_ref().name.get_ref().clone()) {
+                    return Err(err(
+                        span(&t.get_ref().name),
+                        format!(
+                            "{side} `{}` of op `{name}` is declared twice",
+                            t.get_ref().name.get_ref()
+                        ),
+                        &format!(
+                            "give each {side} its own name (an output may share its name with an input)"
+                        ),
+                    ));
+                }
+            }
+        }
+        let input_names: Vec<String> = op
+            .input
+            .iter()
+            .map(|t| t.get_ref().name.get_ref().to_ascii_uppercase())
+            .collect();
+        let name_spans: Vec<Range<usize>> = op
+            .input
+            .iter()
+            .chain(op.output.iter())
+            .map(|t| span(&t.get_ref().name))
+            .collect();
         let (inputs, input_files): (Vec<_>, Vec<_>) = op
             .input
             .into_iter()
@@ -712,7 +748,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .unzip();
-        let (outputs, output_files): (Vec<_>, Vec<_>) = op
+        let (mut outputs, output_files): (Vec<_>, Vec<_>) = op
             .output
             .into_iter()
             .map(|t| tensor(t, false))
@@ -726,13 +762,24 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 "add the op's outputs with name, dtype and shape",
             ));
         }
-        let mut seen = std::collections::BTreeSet::new();
-        for t in inputs.iter().chain(outputs.iter()) {
-            if !seen.insert(t.name.clone()) {
+        // CANN's build compares the names upper-cased (they become macro names).
+        for t in &mut outputs {
+            if input_names.contains(&t.name.to_ascii_uppercase()) {
+                t.key = format!("{}_ref", t.name);
+            }
+        }
+        // Every tensor needs its own kernel macro DTYPE_<KEY>.
+        let mut keys = std::collections::BTreeMap::new();
+        for (t, at) in inputs.iter().chain(outputs.iter()).zip(name_spans) {
+            if let Some(other) = keys.insert(t.key.to_ascii_uppercase(), t.name.clone()) {
                 return Err(err(
-                    op_span.clone(),
-                    format!("tensor `{}` of op `{name}` is declared twice", t.name),
-                    "give inputs and outputs distinct names",
+                    at,
+                    format!(
+                        "tensor `{}` of op `{name}` gets the kernel macro DTYPE_{}, as does the tensor `{other}`",
+                        t.name,
+                        t.key.to_ascii_uppercase()
+                    ),
+                    "rename one of them (names that differ only in case give one macro; an output named like an input is `<name>_ref`)",
                 ));
             }
         }

@@ -527,7 +527,7 @@ impl Twin {
         let output_paths: Vec<PathBuf> = op
             .outputs
             .iter()
-            .map(|t| dir.join(format!("{}.out.bin", t.name)))
+            .map(|t| dir.join(format!("{}.out.bin", t.key)))
             .collect();
         let trace_path = dir.join("trace.txt");
         let run = protocol::RunFile {
@@ -540,13 +540,13 @@ impl Twin {
                 .inputs
                 .iter()
                 .zip(inputs)
-                .map(|(t, p)| (t.name.as_str(), p.as_path(), t.bytes()))
+                .map(|(t, p)| (t.key.as_str(), p.as_path(), t.bytes()))
                 .collect(),
             outputs: op
                 .outputs
                 .iter()
                 .zip(&output_paths)
-                .map(|(t, p)| (t.name.as_str(), p.as_path(), t.bytes()))
+                .map(|(t, p)| (t.key.as_str(), p.as_path(), t.bytes()))
                 .collect(),
             trace: &trace_path,
         };
@@ -681,11 +681,14 @@ fn tiling_key_header<'a>(
 }
 
 /// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, and the op type.
+/// An output named like an input gets `DTYPE_<NAME>_REF` (its `key`), as CANN's op build does
+/// (`get_dtype_fmt_options` in cmake/asc/fwk_modules/util/ascendc_impl_build.py of
+/// https://gitcode.com/cann/asc-devkit).
 fn defines(op: &OpSpec, side: &str) -> Vec<String> {
     let mut d = vec![format!("-DTWIN_OP_TYPE={}", op.op_type)];
     if side == "kernel" {
         for t in op.inputs.iter().chain(op.outputs.iter()) {
-            let upper = t.name.to_ascii_uppercase();
+            let upper = t.key.to_ascii_uppercase();
             d.push(format!("-DDTYPE_{upper}={}", t.dtype.c_type()));
             d.push(format!("-DORIG_DTYPE_{upper}={}", t.dtype.ge_name()));
         }
@@ -744,6 +747,37 @@ mod tests {
     fn add_custom() -> OpSpec {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom/ascend.toml");
         crate::manifest::Manifest::load(&path).unwrap().ops[0].clone()
+    }
+
+    /// add_custom with its output renamed `x`, like its first input.
+    fn in_place_add() -> OpSpec {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom/ascend.toml");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("name = \"z\"", "name = \"x\"")
+            .replacen(
+                "dtype = \"float16\"\nshape = [48, 16384]\n\n[op.tune]",
+                "dtype = \"float32\"\nshape = [48, 16384]\n\n[op.tune]",
+                1,
+            );
+        crate::manifest::Manifest::parse(text, &path).unwrap().ops[0].clone()
+    }
+
+    /// An output named like an input gets the macros DTYPE_<NAME>_REF, as CANN's build names them.
+    #[test]
+    fn an_output_named_like_an_input_gets_ref_macros() {
+        let d = defines(&in_place_add(), "kernel");
+        for want in [
+            "-DDTYPE_X=half",
+            "-DDTYPE_Y=half",
+            "-DDTYPE_X_REF=float",
+            "-DORIG_DTYPE_X_REF=DT_FLOAT",
+        ] {
+            assert!(d.contains(&want.to_string()), "{want} not in {d:?}");
+        }
+        assert_eq!(d.iter().filter(|f| f.starts_with("-DDTYPE_X=")).count(), 1);
+        let d = defines(&add_custom(), "kernel");
+        assert!(d.contains(&"-DDTYPE_Z=half".to_string()), "{d:?}");
     }
 
     /// The launch file reaches the entry as the kernel declares it: declared `extern "C"`, or through

@@ -164,3 +164,24 @@ fn template_kernel_without_its_tiling_key_include_runs() {
         .collect();
     assert_close("y", &f16s(&m.outputs[0]), &want, 0.0, 0.0);
 }
+
+/// An output named like an input (an in-place update): the kernel sees DTYPE_X_REF for it, as CANN's
+/// build defines it, the op runs and computes, and the lockfile keys its shape by `x_ref`.
+#[test]
+fn output_named_like_an_input_runs_and_locks() {
+    let dir = add_variant(
+        |k| k.replace("DTYPE_Z", "DTYPE_X_REF"),
+        |m| m.replace("name = \"z\"", "name = \"x\""),
+    );
+    assert_adds(dir.path());
+    let out = cargo_ascend_tune(
+        dir.path(),
+        &["tune", "--budget", "2", "--seed", "1", "--allow-dirty"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let lock = std::fs::read_to_string(dir.path().join("ascend-tune.lock")).unwrap();
+    assert!(
+        lock.contains("shape = \"x:float16[8,2048] y:float16[8,2048] x_ref:float16[8,2048]\""),
+        "{lock}"
+    );
+}
