@@ -477,3 +477,21 @@ fn a_name_may_not_repeat_on_one_side_nor_give_two_tensors_one_macro() {
         assert_eq!(e.location.as_ref().map(|l| l.1), Some(line), "{message}");
     }
 }
+
+#[test]
+fn an_op_may_have_no_outputs() {
+    let text = fixture_text().replace(
+        "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [48, 16384]\n",
+        "",
+    );
+    let m = load(&text).unwrap();
+    let op = &m.ops[0];
+    assert!(op.outputs.is_empty() && op.output_files.is_empty());
+    assert_eq!(op.shape_key(), "x:float16[48,16384] y:float16[48,16384]");
+    assert!(op.unverified_note().unwrap().contains("has no outputs"));
+    assert!(
+        load(&fixture_text()).unwrap().ops[0]
+            .unverified_note()
+            .is_none()
+    );
+}

@@ -185,3 +185,157 @@ fn output_named_like_an_input_runs_and_locks() {
         "{lock}"
     );
 }
+
+/// A tiny op with no tensors at all (its kernel only works in UB, as a timing op would): block count
+/// and rounds from the tiling, one tunable.
+fn no_output_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let files = [
+        (
+            "op_host/spin_tiling.h",
+            r#"#pragma once
+#include "register/tilingdata_base.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(SpinTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, rounds);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(Spin, SpinTilingData)
+}
+"#,
+        ),
+        (
+            "op_host/spin.cpp",
+            r#"#include "spin_tiling.h"
+#include "register/op_def_registry.h"
+namespace optiling {
+const uint32_t BLOCK_DIM = 4;
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    SpinTilingData tiling;
+    tiling.set_rounds(static_cast<uint32_t>(*context->GetAttrs()->GetInt(0)));
+    context->SetBlockDim(BLOCK_DIM);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    context->GetWorkspaceSizes(1)[0] = 0;
+    return ge::GRAPH_SUCCESS;
+}
+}
+namespace ops {
+class Spin : public OpDef {
+public:
+    explicit Spin(const char *name) : OpDef(name)
+    {
+        this->Attr("rounds").AttrType(REQUIRED).Int();
+        this->AICore().SetTiling(optiling::TilingFunc);
+        this->AICore().AddConfig("ascend910b");
+    }
+};
+OP_ADD(Spin);
+}
+"#,
+        ),
+        (
+            "op_kernel/spin.cpp",
+            r#"#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void spin(GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(td, tiling);
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 256);
+    AscendC::LocalTensor<float> t = buf.Get<float>();
+    for (uint32_t i = 0; i < td.rounds; i++) {
+        AscendC::Duplicate(t, static_cast<float>(i), 64);
+    }
+}
+"#,
+        ),
+        (
+            "ascend.toml",
+            r#"[project]
+soc = "Ascend910B1"
+
+[[op]]
+name = "spin"
+type = "Spin"
+host = ["op_host/spin.cpp"]
+kernel = ["op_kernel/spin.cpp"]
+tiling-header = "op_host/spin_tiling.h"
+
+[[op.attr]]
+name = "rounds"
+value = 16
+
+[[op.tunable]]
+name = "block_dim"
+file = "op_host/spin.cpp"
+symbol = "BLOCK_DIM"
+values = [1, 2, 4, 8]
+"#,
+        ),
+    ];
+    for (rel, text) in files {
+        let path = p.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(p, &["init", "-q"]);
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "spin"]);
+    dir
+}
+
+/// An op with no output runs and is measured; `run` and `tune` say that nothing of its results is
+/// verified instead of implying a check passed.
+#[test]
+fn op_without_outputs_runs_and_says_nothing_is_verified() {
+    let dir = no_output_project();
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let recs = records(&out);
+    let m = recs
+        .iter()
+        .find(|r| r["reason"] == "op-measured")
+        .unwrap_or_else(|| panic!("{:?}", text(&out)));
+    assert_eq!(
+        (m["op"].as_str(), m["block_dim"].as_u64()),
+        (Some("spin"), Some(4))
+    );
+    assert!(m["latency_us"].as_f64().unwrap() > 0.0, "{m}");
+    let unverified = |recs: &[serde_json::Value]| {
+        recs.iter().any(|r| {
+            r["reason"] == "warning"
+                && r["message"].as_str().is_some_and(|s| {
+                    s.contains("op `spin` has no outputs, so nothing of its results is verified")
+                })
+        })
+    };
+    assert!(unverified(&recs), "{recs:?}");
+
+    let human = cargo_ascend_tune(p, &["run"]);
+    assert!(human.status.success(), "{:?}", text(&human));
+    assert!(
+        text(&human).1.contains("warning: op `spin` has no outputs"),
+        "{:?}",
+        text(&human)
+    );
+
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--budget",
+            "3",
+            "--seed",
+            "1",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let recs = records(&out);
+    assert!(unverified(&recs), "{recs:?}");
+    assert!(recs.iter().any(|r| r["reason"] == "op-tuned"), "{recs:?}");
+}
