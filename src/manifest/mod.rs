@@ -1148,8 +1148,12 @@ fn default_tiling_header(root: &Path, name: &str, host: &[String]) -> Option<Str
         .chain(std::iter::once(
             PathBuf::from("op_host").join(format!("{name}_tiling.h")),
         ));
+    // Only a header that defines the tiling data with BEGIN_TILING_DATA_DEF is one the device build
+    // hands the kernel; in the ops-math / ops-nn layout `op_host/<name>_tiling.h` is a host-only header
+    // (it includes the host registries) and the kernel includes its own `<name>_tiling_data.h`.
     for c in candidates {
-        if root.join(&c).is_file() {
+        let text = std::fs::read_to_string(root.join(&c)).unwrap_or_default();
+        if text.contains("BEGIN_TILING_DATA_DEF") {
             return Some(c.to_string_lossy().into_owned());
         }
     }

@@ -495,3 +495,33 @@ fn an_op_may_have_no_outputs() {
             .is_none()
     );
 }
+
+/// The default tiling header is `op_host/<name>_tiling.h` only when it defines tiling data the way the
+/// device build hands it to the kernel; a host-only header of that name (the ops-nn layout) is not
+/// force-included into the kernel.
+#[test]
+fn default_tiling_header_is_one_that_defines_tiling_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("op_host");
+    std::fs::create_dir_all(&host).unwrap();
+    let h = host.join("add_custom_tiling.h");
+    std::fs::write(
+        &h,
+        "#include \"register/op_impl_registry.h\"\nstruct HostOnly {};\n",
+    )
+    .unwrap();
+    let hosts = ["op_host/add_custom.cpp".to_string()];
+    assert_eq!(
+        default_tiling_header(dir.path(), "add_custom", &hosts),
+        None
+    );
+    std::fs::write(
+        &h,
+        "BEGIN_TILING_DATA_DEF(TilingData)\nEND_TILING_DATA_DEF;\n",
+    )
+    .unwrap();
+    assert_eq!(
+        default_tiling_header(dir.path(), "add_custom", &hosts).as_deref(),
+        Some("op_host/add_custom_tiling.h")
+    );
+}

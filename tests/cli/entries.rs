@@ -186,8 +186,8 @@ fn output_named_like_an_input_runs_and_locks() {
     );
 }
 
-/// A tiny op with no tensors at all (its kernel only works in UB, as a timing op would): block count
-/// and rounds from the tiling, one tunable.
+/// A tiny op with no tensors at all (its kernel only works in UB, then waits on the system counter, as
+/// a timing op would): block count and rounds from the tiling, one tunable.
 fn no_output_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
@@ -248,6 +248,10 @@ extern "C" __global__ __aicore__ void spin(GM_ADDR workspace, GM_ADDR tiling)
     for (uint32_t i = 0; i < td.rounds; i++) {
         AscendC::Duplicate(t, static_cast<float>(i), 64);
     }
+    // Then wait 100 ticks of the 50 MHz system counter: 2 us.
+    int64_t until = AscendC::GetSystemCycle() + 100;
+    while (AscendC::GetSystemCycle() < until) {
+    }
 }
 "#,
         ),
@@ -303,7 +307,9 @@ fn op_without_outputs_runs_and_says_nothing_is_verified() {
         (m["op"].as_str(), m["block_dim"].as_u64()),
         (Some("spin"), Some(4))
     );
-    assert!(m["latency_us"].as_f64().unwrap() > 0.0, "{m}");
+    // The wait on the system counter is modelled as the 2 us it asks for.
+    let latency = m["latency_us"].as_f64().unwrap();
+    assert!((2.0..3.0).contains(&latency), "{m}");
     let unverified = |recs: &[serde_json::Value]| {
         recs.iter().any(|r| {
             r["reason"] == "warning"

@@ -87,6 +87,10 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #define OP_LOGE_FOR_INVALID_DTYPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtype", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_VALUE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid value", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPEDIM(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape dimension count", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_DTYPE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtype", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_VALUE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid value", ##__VA_ARGS__)
 
 namespace twin_log {
 inline void join_one(std::string &out, const char *s) { out += ": "; out += s ? s : ""; }
