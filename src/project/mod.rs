@@ -132,6 +132,15 @@ pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
                 host_of_op
             };
             let op_type = host_of_op.iter().find_map(|(_, t)| op_add_name(t));
+            // The ops-math / ops-nn layout registers the tiling function apart from the OpDef, with
+            // IMPL_OP_OPTILING(Type) in its own file: the tiling program needs that file too.
+            let mut host_of_op = host_of_op;
+            let tiling_mark = format!("IMPL_OP_OPTILING({})", op_type.as_deref().unwrap_or(&camel));
+            for h in &host_texts {
+                if h.1.contains(&tiling_mark) && !host_of_op.iter().any(|x| x.0 == h.0) {
+                    host_of_op.push(h);
+                }
+            }
             let (inputs, outputs) = op_json
                 .as_ref()
                 .and_then(|j| tensors_of(j, op_type.as_deref().unwrap_or(&camel)))

@@ -120,3 +120,28 @@ fn init_finds_cpp_linkage_and_template_entries() {
         );
     }
 }
+
+/// In the ops-math / ops-nn layout the tiling function is registered apart from the OpDef
+/// (`IMPL_OP_OPTILING(Type)` in its own file): `init` lists that file among the host sources, so the
+/// tiling program has its tiling function.
+#[test]
+fn init_finds_a_tiling_function_registered_apart_from_the_opdef() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    std::fs::write(
+        p.join("op_host/add_custom_tiling_impl.cpp"),
+        "// stands for a file registering the tiling function\n// IMPL_OP_OPTILING(AddCustom).Tiling(TilingFunc);\n",
+    )
+    .unwrap();
+    std::fs::write(p.join("op_host/unrelated.cpp"), "int unrelated = 0;\n").unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "host = [\"op_host/add_custom.cpp\", \"op_host/add_custom_tiling_impl.cpp\"]"
+        ),
+        "{manifest}"
+    );
+}
