@@ -628,3 +628,97 @@ int main() {
         "parsing host includes on the kernel side",
     );
 }
+
+/// ReduceSum / ReduceMax / ReduceMin over one axis of a 2-D tensor (`Pattern::Reduce::AR` / `RA`,
+/// srcShape {rows, cols}, rows 32 B apart with srcInnerPad): AR gives one result per row (a row sums
+/// as a tree), RA one per column (rows added in order); the padding lanes between rows are never read.
+#[test]
+fn pattern_reductions_reduce_one_axis() {
+    const ROWS: usize = 3;
+    const COLS: usize = 5; // padded to 8 floats a row
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void red2(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 4096);
+    LocalTensor<float> src = buf.Get<float>();
+    LocalTensor<float> out = src[64];
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 24);
+    yg.SetGlobalBuffer((__gm__ float *)y, 32);
+    DataCopy(src, xg, 24);
+    PipeBarrier<PIPE_ALL>();
+    uint32_t shape[] = {3, 5};
+    ReduceSum<float, Pattern::Reduce::AR>(out, src, shape, true);
+    ReduceSum<float, Pattern::Reduce::RA, true>(out[8], src, shape, true);
+    ReduceMax<float, Pattern::Reduce::AR>(out[16], src, shape, true);
+    LocalTensor<uint8_t> tmp = buf.Get<uint8_t>()[2048];
+    ReduceMin<float, Pattern::Reduce::RA>(out[24], src, tmp, shape, true);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, out, 32);
+}
+extern "C" void twin_launch(uint8_t **a) { red2(a[0], a[1], a[2], a[3]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building the pattern-reduction kernel");
+    // Rows of 8 floats, the last 3 of each padding that must not count.
+    let x: Vec<f32> = (0..24)
+        .map(|i| {
+            if i % 8 < COLS {
+                [1.5f32, -2.0, 1e7, 0.25, -3.0][i % 8] * (1 + i / 8) as f32
+            } else {
+                1e30
+            }
+        })
+        .collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {t}\ntiling_key 0\nworkspace 0\ninput x {x} 96\noutput y {y} 128\ntrace {tr}\n",
+        t = w.join("tiling.bin").display(),
+        x = w.join("x.bin").display(),
+        y = w.join("y.bin").display(),
+        tr = w.join("trace.txt").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the pattern-reduction kernel",
+    );
+    let y: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let at = |r: usize, c: usize| x[r * 8 + c];
+    for r in 0..ROWS {
+        let row: Vec<f32> = (0..COLS).map(|c| at(r, c)).collect();
+        assert_eq!(y[r], tree_f32(&row), "AR sum of row {r}");
+        assert_eq!(
+            y[16 + r],
+            row.iter().cloned().fold(f32::MIN, f32::max),
+            "AR max of row {r}"
+        );
+    }
+    for c in 0..COLS {
+        let sum = (1..ROWS).fold(at(0, c), |a, r| a + at(r, c));
+        assert_eq!(y[8 + c], sum, "RA sum of column {c}");
+        let min = (0..ROWS).map(|r| at(r, c)).fold(f32::MAX, f32::min);
+        assert_eq!(y[24 + c], min, "RA min of column {c}");
+    }
+}

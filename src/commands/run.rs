@@ -45,6 +45,9 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
         let ran = started.elapsed();
         printer.op_measured(&op.name, &m, backend.kind().as_str(), soc.name);
         printer.op_timings(&op.name, built, artifact.cached, ran);
+        if let Some(note) = op.unverified_note() {
+            printer.warn(note);
+        }
         if let Some(path) = &args.trace {
             let json = crate::model::chrome::chrome_trace_json(&m.timing, soc);
             crate::fsx::write_atomic(path, json.as_bytes())?;

@@ -62,6 +62,9 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             ));
             continue;
         }
+        if let Some(note) = op.unverified_note() {
+            printer.warn(note);
+        }
         let mut progress = Progress::new(printer);
         let started = std::time::Instant::now();
         let result = tune_op(

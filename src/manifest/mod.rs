@@ -252,6 +252,11 @@ impl DType {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TensorSpec {
     pub name: String,
+    /// The tensor's name where inputs and outputs share one namespace (kernel macros, constraint facts,
+    /// the lockfile's shape key, the twin's buffer names): its name, except for an output named like an
+    /// input (an in-place update), which is `<name>_ref` there, as CANN's build names its
+    /// `DTYPE_<NAME>_REF` macro.
+    pub key: String,
     pub dtype: DType,
     pub shape: Vec<u64>,
     /// Values generated for inputs lie in [lo, hi).
@@ -355,6 +360,16 @@ pub struct OpSpec {
 }
 
 impl OpSpec {
+    /// For an op without outputs, what running it cannot check, said where results would be verified.
+    pub fn unverified_note(&self) -> Option<String> {
+        self.outputs.is_empty().then(|| {
+            format!(
+                "op `{}` has no outputs, so nothing of its results is verified: a candidate counts as correct when it runs without a fault",
+                self.name
+            )
+        })
+    }
+
     /// Every source file the op is built from, host first.
     pub fn sources(&self) -> impl Iterator<Item = &String> {
         self.host
@@ -363,7 +378,8 @@ impl OpSpec {
             .chain(self.tiling_header.iter())
     }
 
-    /// The shape key of the lockfile: inputs and outputs with dtypes and shapes, in order.
+    /// The shape key of the lockfile: inputs and outputs with dtypes and shapes, in order, each by its
+    /// `key` (so an output named like an input reads `<name>_ref`).
     pub fn shape_key(&self) -> String {
         self.inputs
             .iter()
@@ -375,7 +391,7 @@ impl OpSpec {
                     let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
                     format!("={}", v.join(","))
                 });
-                format!("{}:{}[{}]{pinned}", t.name, t.dtype.name(), dims.join(","))
+                format!("{}:{}[{}]{pinned}", t.key, t.dtype.name(), dims.join(","))
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -716,6 +732,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             };
             Ok((
                 TensorSpec {
+                    key: t.name.get_ref().clone(),
                     name: t.name.into_inner(),
                     dtype,
                     shape,
@@ -725,6 +742,35 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 file,
             ))
         };
+        // A name may repeat across the sides (an output updating an input in place) but not within one.
+        for (side, list) in [("input", &op.input), ("output", &op.output)] {
+            let mut seen = std::collections::BTreeSet::new();
+            for t in list.iter() {
+                if !seen.insert(t.get_ref().name.get_ref().clone()) {
+                    return Err(err(
+                        span(&t.get_ref().name),
+                        format!(
+                            "{side} `{}` of op `{name}` is declared twice",
+                            t.get_ref().name.get_ref()
+                        ),
+                        &format!(
+                            "give each {side} its own name (an output may share its name with an input)"
+                        ),
+                    ));
+                }
+            }
+        }
+        let input_names: Vec<String> = op
+            .input
+            .iter()
+            .map(|t| t.get_ref().name.get_ref().to_ascii_uppercase())
+            .collect();
+        let name_spans: Vec<Range<usize>> = op
+            .input
+            .iter()
+            .chain(op.output.iter())
+            .map(|t| span(&t.get_ref().name))
+            .collect();
         let (inputs, input_files): (Vec<_>, Vec<_>) = op
             .input
             .into_iter()
@@ -732,27 +778,33 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .unzip();
-        let (outputs, output_files): (Vec<_>, Vec<_>) = op
+        let (mut outputs, output_files): (Vec<_>, Vec<_>) = op
             .output
             .into_iter()
             .map(|t| tensor(t, false))
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .unzip();
-        if outputs.is_empty() {
-            return Err(err(
-                op_span.clone(),
-                format!("op `{name}` declares no [[op.output]]"),
-                "add the op's outputs with name, dtype and shape",
-            ));
+        // An op may have no output (say, one that only waits or only writes its workspace): it runs
+        // and is measured, and tuning has nothing of its results to verify (`unverified_note`).
+        // CANN's build compares the names upper-cased (they become macro names).
+        for t in &mut outputs {
+            if input_names.contains(&t.name.to_ascii_uppercase()) {
+                t.key = format!("{}_ref", t.name);
+            }
         }
-        let mut seen = std::collections::BTreeSet::new();
-        for t in inputs.iter().chain(outputs.iter()) {
-            if !seen.insert(t.name.clone()) {
+        // Every tensor needs its own kernel macro DTYPE_<KEY>.
+        let mut keys = std::collections::BTreeMap::new();
+        for (t, at) in inputs.iter().chain(outputs.iter()).zip(name_spans) {
+            if let Some(other) = keys.insert(t.key.to_ascii_uppercase(), t.name.clone()) {
                 return Err(err(
-                    op_span.clone(),
-                    format!("tensor `{}` of op `{name}` is declared twice", t.name),
-                    "give inputs and outputs distinct names",
+                    at,
+                    format!(
+                        "tensor `{}` of op `{name}` gets the kernel macro DTYPE_{}, as does the tensor `{other}`",
+                        t.name,
+                        t.key.to_ascii_uppercase()
+                    ),
+                    "rename one of them (names that differ only in case give one macro; an output named like an input is `<name>_ref`)",
                 ));
             }
         }
@@ -1116,8 +1168,12 @@ fn default_tiling_header(root: &Path, name: &str, host: &[String]) -> Option<Str
         .chain(std::iter::once(
             PathBuf::from("op_host").join(format!("{name}_tiling.h")),
         ));
+    // Only a header that defines the tiling data with BEGIN_TILING_DATA_DEF is one the device build
+    // hands the kernel; in the ops-math / ops-nn layout `op_host/<name>_tiling.h` is a host-only header
+    // (it includes the host registries) and the kernel includes its own `<name>_tiling_data.h`.
     for c in candidates {
-        if root.join(&c).is_file() {
+        let text = std::fs::read_to_string(root.join(&c)).unwrap_or_default();
+        if text.contains("BEGIN_TILING_DATA_DEF") {
             return Some(c.to_string_lossy().into_owned());
         }
     }

@@ -431,3 +431,138 @@ fn tensor_files_stay_inside_the_project_and_apart() {
         "{e}"
     );
 }
+
+/// The fixture's output `z` renamed: `name = "<to>"`.
+fn output_named(to: &str) -> String {
+    fixture_text().replace("name = \"z\"", &format!("name = \"{to}\""))
+}
+
+#[test]
+fn an_output_may_share_its_name_with_an_input() {
+    // Ops whose names do not clash keep their shape key (existing lockfile entries stay valid).
+    let m = load(&fixture_text()).unwrap();
+    assert_eq!(
+        m.ops[0].shape_key(),
+        "x:float16[48,16384] y:float16[48,16384] z:float16[48,16384]"
+    );
+    let m = load(&output_named("x")).unwrap();
+    let op = &m.ops[0];
+    assert_eq!(
+        (
+            op.inputs[0].key.as_str(),
+            op.outputs[0].name.as_str(),
+            op.outputs[0].key.as_str()
+        ),
+        ("x", "x", "x_ref")
+    );
+    assert_eq!(
+        op.shape_key(),
+        "x:float16[48,16384] y:float16[48,16384] x_ref:float16[48,16384]"
+    );
+    // The default data files stay apart.
+    assert_eq!(
+        (op.input_files[0].as_str(), op.output_files[0].as_str()),
+        ("input/input_x.bin", "output/output_x.bin")
+    );
+    // CANN compares the names upper-cased.
+    let m = load(&output_named("X")).unwrap();
+    assert_eq!(m.ops[0].outputs[0].key, "X_ref");
+}
+
+#[test]
+fn a_name_may_not_repeat_on_one_side_nor_give_two_tensors_one_macro() {
+    let cases = [
+        // Twice among the inputs.
+        (
+            fixture_text().replace("name = \"y\"", "name = \"x\""),
+            "name = \"x\"",
+            2,
+            "input `x` of op `add_custom` is declared twice",
+        ),
+        // Twice among the outputs.
+        (
+            fixture_text().replace(
+                "[op.tune]",
+                "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [4]\n\n[op.tune]",
+            ),
+            "name = \"z\"",
+            2,
+            "output `z` of op `add_custom` is declared twice",
+        ),
+        // Names differing only in case share DTYPE_<NAME>.
+        (
+            fixture_text().replace("name = \"y\"", "name = \"X\""),
+            "name = \"X\"",
+            1,
+            "gets the kernel macro DTYPE_X, as does the tensor `x`",
+        ),
+        // `x_ref` is taken by an input, so the output `x` cannot be called so.
+        (
+            output_named("x").replace("name = \"y\"", "name = \"x_ref\""),
+            "name = \"x\"",
+            2,
+            "tensor `x` of op `add_custom` gets the kernel macro DTYPE_X_REF, as does the tensor `x_ref`",
+        ),
+    ];
+    for (text, at, nth, message) in cases {
+        let e = error_of(&text);
+        assert!(e.to_string().contains(message), "{message}: {e}");
+        let line = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with(at))
+            .nth(nth - 1)
+            .unwrap()
+            .0
+            + 1;
+        assert_eq!(e.location.as_ref().map(|l| l.1), Some(line), "{message}");
+    }
+}
+
+#[test]
+fn an_op_may_have_no_outputs() {
+    let text = fixture_text().replace(
+        "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [48, 16384]\n",
+        "",
+    );
+    let m = load(&text).unwrap();
+    let op = &m.ops[0];
+    assert!(op.outputs.is_empty() && op.output_files.is_empty());
+    assert_eq!(op.shape_key(), "x:float16[48,16384] y:float16[48,16384]");
+    assert!(op.unverified_note().unwrap().contains("has no outputs"));
+    assert!(
+        load(&fixture_text()).unwrap().ops[0]
+            .unverified_note()
+            .is_none()
+    );
+}
+
+/// The default tiling header is `op_host/<name>_tiling.h` only when it defines tiling data the way the
+/// device build hands it to the kernel; a host-only header of that name (the ops-nn layout) is not
+/// force-included into the kernel.
+#[test]
+fn default_tiling_header_is_one_that_defines_tiling_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("op_host");
+    std::fs::create_dir_all(&host).unwrap();
+    let h = host.join("add_custom_tiling.h");
+    std::fs::write(
+        &h,
+        "#include \"register/op_impl_registry.h\"\nstruct HostOnly {};\n",
+    )
+    .unwrap();
+    let hosts = ["op_host/add_custom.cpp".to_string()];
+    assert_eq!(
+        default_tiling_header(dir.path(), "add_custom", &hosts),
+        None
+    );
+    std::fs::write(
+        &h,
+        "BEGIN_TILING_DATA_DEF(TilingData)\nEND_TILING_DATA_DEF;\n",
+    )
+    .unwrap();
+    assert_eq!(
+        default_tiling_header(dir.path(), "add_custom", &hosts).as_deref(),
+        Some("op_host/add_custom_tiling.h")
+    );
+}

@@ -25,6 +25,11 @@ pub const SCALAR_DEFAULT_CYCLES: f64 = 4.0;
 /// `GetValue`/`SetValue` on a GlobalTensor (`gm=` present): a scalar access through the data cache to GM,
 /// about an HBM round trip. G.
 pub const SCALAR_GM_CYCLES: f64 = 200.0;
+/// The system counter `GetSystemCycle` reads runs at 50 MHz (GetSystemCycle, asc-devkit docs:
+/// https://www.hiascend.com/document/detail/en/canncommercial/850/API/ascendcopapi/atlasascendc_api_07_0282.html).
+/// The twin advances it one tick per read, so a read is charged one tick of the core clock: a loop that
+/// waits for the counter to pass a target then takes as long as the target says. D.
+pub const SYS_CNT_MHZ: f64 = 50.0;
 /// `SyncAll` after the last block arrives: a few GM round trips through the workspace (FACTS §4 says it
 /// synchronises all cores through GM; no figure). G.
 pub const SYNC_ALL_CYCLES: f64 = 1000.0;
@@ -334,6 +339,7 @@ pub fn compute_cost(ins: &Instr, api: &str, soc: &Soc) -> (f64, bool) {
         Pipe::S => match api {
             "GetValue" | "SetValue" if ins.gm.is_some() => (SCALAR_GM_CYCLES, true),
             "SyncAll" => (SYNC_ALL_CYCLES, true),
+            "GetSystemCycle" => (soc.clock_ghz * 1e3 / SYS_CNT_MHZ, true),
             "GetValue" => (GET_VALUE_CYCLES, true),
             "SetValue" => (SET_VALUE_CYCLES, true),
             _ => (SCALAR_DEFAULT_CYCLES, false),
@@ -396,6 +402,22 @@ mod tests {
             vector_class("Frobnicate", 2),
             (VEC_DEFAULT_FIXED, VEC_DEFAULT_PER_REPEAT, false)
         );
+    }
+
+    /// A read of the system counter costs one 50 MHz tick of the core clock, so a loop that waits for
+    /// N ticks (the twin advances the counter one tick per read) models N / 50 us.
+    #[test]
+    fn a_system_counter_read_costs_one_tick() {
+        let t =
+            crate::model::trace::parse("twin-trace 1\nblock 0 1\nI S GetSystemCycle line=3\nend\n")
+                .unwrap();
+        let crate::model::trace::Record::Instr(i) = &t.blocks[0].records[0] else {
+            panic!()
+        };
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let (cycles, known) = compute_cost(i, "GetSystemCycle", soc);
+        assert!(known);
+        assert_eq!(cycles / soc.clock_ghz / 1e3, 1.0 / 50.0);
     }
 
     #[test]

@@ -117,7 +117,7 @@ pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
         let Ok(text) = std::fs::read_to_string(&k) else {
             continue;
         };
-        for (name, params) in kernel_entries(&text) {
+        for KernelEntry { name, params, .. } in kernel_entries(&text) {
             let camel = crate::manifest::camel_case(&name);
             let host_of_op: Vec<&(String, String)> = host_texts
                 .iter()
@@ -132,6 +132,15 @@ pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
                 host_of_op
             };
             let op_type = host_of_op.iter().find_map(|(_, t)| op_add_name(t));
+            // The ops-math / ops-nn layout registers the tiling function apart from the OpDef, with
+            // IMPL_OP_OPTILING(Type) in its own file: the tiling program needs that file too.
+            let mut host_of_op = host_of_op;
+            let tiling_mark = format!("IMPL_OP_OPTILING({})", op_type.as_deref().unwrap_or(&camel));
+            for h in &host_texts {
+                if h.1.contains(&tiling_mark) && !host_of_op.iter().any(|x| x.0 == h.0) {
+                    host_of_op.push(h);
+                }
+            }
             let (inputs, outputs) = op_json
                 .as_ref()
                 .and_then(|j| tensors_of(j, op_type.as_deref().unwrap_or(&camel)))
@@ -163,95 +172,153 @@ pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
     }
     if ops.is_empty() {
         return Err(format!(
-            "found no kernel entry (`extern \"C\" __global__ __aicore__ void name(GM_ADDR ...)`) in {}",
+            "found no kernel entry (`__global__ __aicore__ void name(GM_ADDR ...)`, `extern \"C\"`, a template or neither) in {}",
             kernel_dir.display()
         ));
     }
     Ok(ops)
 }
 
-/// `extern "C"` functions marked `__global__`/`__aicore__`, with their parameter names.
-pub fn kernel_entries(text: &str) -> Vec<(String, Vec<String>)> {
+/// How a kernel entry is declared, which decides how a launch reaches it: an `extern "C"` entry can
+/// be declared and called from another file; a C++-linkage one has a mangled name that depends on its
+/// parameter types and namespace, and a template one must be instantiated where its definition is seen,
+/// so for those two the launch file includes the kernel source instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    C,
+    Cpp,
+    Template,
+}
+
+/// A kernel entry function found in a source file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelEntry {
+    pub name: String,
+    /// The name with its enclosing namespaces, e.g. `ops::softmax` (an anonymous namespace adds nothing:
+    /// the launch file that includes the source sees its names).
+    pub qualified: String,
+    /// Parameter names, in order.
+    pub params: Vec<String>,
+    pub linkage: Linkage,
+}
+
+/// Kernel entry functions defined in `text`, whatever their linkage: `__global__` functions, at file
+/// scope or in namespaces, `extern "C"` (one declaration or a `{ }` block), plain C++ or templates. Inside
+/// `extern "C"` an `__aicore__` mark alone also counts (older samples write entries so); elsewhere it
+/// marks every device helper, so only `__global__` does.
+pub fn kernel_entries(text: &str) -> Vec<KernelEntry> {
     let Some(tree) = parse_cpp(text) else {
         return vec![];
     };
     let mut out = vec![];
-    let root = tree.root_node();
-    let mut cursor = root.walk();
-    for node in root.children(&mut cursor) {
-        if node.kind() != "linkage_specification" {
-            continue;
-        }
-        let Some(body) = node.child_by_field_name("body") else {
-            continue;
-        };
-        if body.kind() != "function_definition" {
-            continue;
-        }
-        let head = &text[body.start_byte()
-            ..body
-                .child_by_field_name("body")
-                .map_or(body.end_byte(), |b| b.start_byte())];
-        if !(head.contains("__aicore__") || head.contains("__global__")) {
-            continue;
-        }
-        let Some(decl) = body
-            .child_by_field_name("declarator")
-            .filter(|d| d.kind() == "function_declarator")
-        else {
-            continue;
-        };
-        let Some(name) = decl.child_by_field_name("declarator") else {
-            continue;
-        };
-        let mut params = vec![];
-        if let Some(list) = decl.child_by_field_name("parameters") {
-            let mut c = list.walk();
-            for p in list.named_children(&mut c) {
-                if let Some(d) = p.child_by_field_name("declarator") {
-                    params.push(text[d.byte_range()].trim_start_matches('*').to_string());
-                }
-            }
-        }
-        out.push((text[name.byte_range()].to_string(), params));
-    }
+    collect_entries(tree.root_node(), text, "", Linkage::Cpp, &mut out);
     out
 }
 
-/// True when `name` is a kernel entry declared as a template (`ASCENDC_TPL_*` tiling keys pick the
-/// instance at launch), e.g. `template <uint32_t D> __global__ __aicore__ void name(GM_ADDR ...)`.
-pub fn is_template_entry(text: &str, name: &str) -> bool {
-    let Some(tree) = parse_cpp(text) else {
-        return false;
+fn collect_entries(
+    scope: Node,
+    text: &str,
+    ns: &str,
+    linkage: Linkage,
+    out: &mut Vec<KernelEntry>,
+) {
+    let mut cursor = scope.walk();
+    for node in scope.named_children(&mut cursor) {
+        match node.kind() {
+            "namespace_definition" => {
+                let name = node
+                    .child_by_field_name("name")
+                    .map(|n| &text[n.byte_range()])
+                    .unwrap_or("");
+                let inner = match (ns.is_empty(), name.is_empty()) {
+                    (_, true) => ns.to_string(),
+                    (true, false) => name.to_string(),
+                    (false, false) => format!("{ns}::{name}"),
+                };
+                if let Some(body) = node.child_by_field_name("body") {
+                    collect_entries(body, text, &inner, linkage, out);
+                }
+            }
+            "linkage_specification" => {
+                let Some(body) = node.child_by_field_name("body") else {
+                    continue;
+                };
+                if body.kind() == "function_definition" {
+                    push_entry(body, text, ns, Linkage::C, out);
+                } else {
+                    collect_entries(body, text, ns, Linkage::C, out);
+                }
+            }
+            "template_declaration" => {
+                let mut c = node.walk();
+                for child in node.named_children(&mut c) {
+                    if child.kind() == "function_definition" {
+                        push_entry(child, text, ns, Linkage::Template, out);
+                    }
+                }
+            }
+            "function_definition" => push_entry(node, text, ns, linkage, out),
+            _ => {}
+        }
+    }
+}
+
+fn push_entry(def: Node, text: &str, ns: &str, linkage: Linkage, out: &mut Vec<KernelEntry>) {
+    let head = &text[def.start_byte()
+        ..def
+            .child_by_field_name("body")
+            .map_or(def.end_byte(), |b| b.start_byte())];
+    let marked =
+        has_word(head, "__global__") || (linkage == Linkage::C && has_word(head, "__aicore__"));
+    if !marked {
+        return;
+    }
+    let Some(decl) = def
+        .child_by_field_name("declarator")
+        .filter(|d| d.kind() == "function_declarator")
+    else {
+        return;
     };
-    let mut found = false;
-    visit(tree.root_node(), &mut |n| {
-        if found || n.kind() != "template_declaration" {
-            return;
-        }
-        let mut c = n.walk();
-        for child in n.named_children(&mut c) {
-            if child.kind() != "function_definition" {
-                continue;
-            }
-            let head = &text[child.start_byte()
-                ..child
-                    .child_by_field_name("body")
-                    .map_or(child.end_byte(), |b| b.start_byte())];
-            let decl = child
-                .child_by_field_name("declarator")
-                .filter(|d| d.kind() == "function_declarator");
-            let decl_name = decl
-                .and_then(|d| d.child_by_field_name("declarator"))
-                .map(|d| &text[d.byte_range()]);
-            if decl_name == Some(name)
-                && (head.contains("__aicore__") || head.contains("__global__"))
-            {
-                found = true;
+    let Some(name) = decl.child_by_field_name("declarator") else {
+        return;
+    };
+    let name = text[name.byte_range()].to_string();
+    if !crate::manifest::is_identifier(&name) {
+        return;
+    }
+    let mut params = vec![];
+    if let Some(list) = decl.child_by_field_name("parameters") {
+        let mut c = list.walk();
+        for p in list.named_children(&mut c) {
+            if let Some(d) = p.child_by_field_name("declarator") {
+                params.push(text[d.byte_range()].trim_start_matches('*').to_string());
             }
         }
+    }
+    let qualified = if ns.is_empty() {
+        name.clone()
+    } else {
+        format!("{ns}::{name}")
+    };
+    out.push(KernelEntry {
+        name,
+        qualified,
+        params,
+        linkage,
     });
-    found
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        !text[..i].ends_with(ident) && !text[i + word.len()..].starts_with(ident)
+    })
+}
+
+/// The kernel entry `name` as defined in `text`, if it is.
+pub fn find_entry(text: &str, name: &str) -> Option<KernelEntry> {
+    kernel_entries(text).into_iter().find(|e| e.name == name)
 }
 
 fn op_add_name(text: &str) -> Option<String> {
@@ -493,13 +560,45 @@ mod tests {
         );
     }
 
+    fn entries(text: &str) -> Vec<(String, String, Linkage, usize)> {
+        kernel_entries(text)
+            .into_iter()
+            .map(|e| (e.name, e.qualified, e.linkage, e.params.len()))
+            .collect()
+    }
+
     #[test]
-    fn finds_template_entries() {
-        let t = "template <uint32_t D>\n__global__ __aicore__ void op(GM_ADDR x, GM_ADDR y) { }\n";
-        assert!(is_template_entry(t, "op"));
-        assert!(!is_template_entry(t, "other"));
-        let plain = "extern \"C\" __global__ __aicore__ void op(GM_ADDR x) { }\ntemplate <int N> void helper() {}\n";
-        assert!(!is_template_entry(plain, "op"));
+    fn finds_entries_whatever_their_linkage() {
+        let e = |n: &str, q: &str, l, p| (n.to_string(), q.to_string(), l, p);
+        // A template entry; a plain function template beside it is no entry.
+        let t = "template <uint32_t D>\n__global__ __aicore__ void op(GM_ADDR x, GM_ADDR y) { }\ntemplate <int N> void helper() {}\n";
+        assert_eq!(entries(t), [e("op", "op", Linkage::Template, 2)]);
+        assert_eq!(find_entry(t, "op").unwrap().linkage, Linkage::Template);
+        assert!(find_entry(t, "other").is_none());
+        // extern "C", one declaration or a block; `__aicore__` alone counts there.
+        let c = "extern \"C\" __global__ __aicore__ void a(GM_ADDR x) { }\nextern \"C\" {\n__aicore__ void b(GM_ADDR x, GM_ADDR t) { }\n}\n";
+        assert_eq!(
+            entries(c),
+            [e("a", "a", Linkage::C, 1), e("b", "b", Linkage::C, 2)]
+        );
+        // C++ linkage, at file scope and in (nested, anonymous) namespaces. `__aicore__ inline`
+        // helpers and a declaration without a body are not entries.
+        let cpp = "__aicore__ inline int helper(int a) { return a; }\n\
+            __global__ __aicore__ void fwd(GM_ADDR y, GM_ADDR dy);\n\
+            __global__ __aicore__ void plain(GM_ADDR y, GM_ADDR dy, GM_ADDR dx, GM_ADDR w, GM_ADDR t) { }\n\
+            namespace outer { namespace inner {\n__global__ __aicore__ void deep(GM_ADDR x) { }\n} }\n\
+            namespace {\n__global__ __aicore__ void hidden(GM_ADDR x) { }\n}\n\
+            class K { public: __aicore__ inline void Process() { } };\n";
+        assert_eq!(
+            entries(cpp),
+            [
+                e("plain", "plain", Linkage::Cpp, 5),
+                e("deep", "outer::inner::deep", Linkage::Cpp, 1),
+                e("hidden", "hidden", Linkage::Cpp, 1),
+            ]
+        );
+        // The mark is a whole word, not part of another name.
+        assert!(entries("void not__global__(GM_ADDR x) { }\n").is_empty());
     }
 
     #[test]

@@ -262,7 +262,7 @@ fn type_size(t: &str, op: &OpSpec) -> Option<i64> {
             .inputs
             .iter()
             .chain(&op.outputs)
-            .find(|x| x.name.eq_ignore_ascii_case(name))
+            .find(|x| x.key.eq_ignore_ascii_case(name))
             .map(|x| x.dtype.size() as i64);
     }
     const ALL: [DType; 12] = [
@@ -505,7 +505,7 @@ impl<'a> Env<'a> {
             }
             ("GetShapeSize", []) => match self.eval(receiver()?)? {
                 Val::Shape(k) => Some(Val::Num(Term::Var(
-                    format!("{}_elems", self.op.inputs[k].name),
+                    format!("{}_elems", self.op.inputs[k].key),
                     false,
                 ))),
                 _ => None,
@@ -522,7 +522,7 @@ impl<'a> Env<'a> {
                     let i = usize::try_from(i).ok()?;
                     (i < self.op.inputs[k].shape.len()).then(|| {
                         Val::Num(Term::Var(
-                            format!("{}_dim{i}", self.op.inputs[k].name),
+                            format!("{}_dim{i}", self.op.inputs[k].key),
                             false,
                         ))
                     })

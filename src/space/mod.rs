@@ -196,7 +196,8 @@ impl Space {
     }
 }
 
-/// Facts a constraint can name: SoC figures, the 32-byte block, and each tensor's element and byte count.
+/// Facts a constraint can name: SoC figures, the 32-byte block, and each tensor's element and byte count
+/// and dimensions, by its `key` (an output named like an input is `<name>_ref`).
 pub fn facts(op: &OpSpec, soc: &Soc) -> BTreeMap<String, i64> {
     let mut f = BTreeMap::new();
     f.insert("ub_bytes".to_string(), soc.ub_bytes as i64);
@@ -204,11 +205,44 @@ pub fn facts(op: &OpSpec, soc: &Soc) -> BTreeMap<String, i64> {
     f.insert("aic_cores".to_string(), soc.aic_cores as i64);
     f.insert("block_bytes".to_string(), 32);
     for t in op.inputs.iter().chain(op.outputs.iter()) {
-        f.insert(format!("{}_elems", t.name), t.elems() as i64);
-        f.insert(format!("{}_bytes", t.name), t.bytes() as i64);
+        f.insert(format!("{}_elems", t.key), t.elems() as i64);
+        f.insert(format!("{}_bytes", t.key), t.bytes() as i64);
         for (i, d) in t.shape.iter().enumerate() {
-            f.insert(format!("{}_dim{i}", t.name), *d as i64);
+            f.insert(format!("{}_dim{i}", t.key), *d as i64);
         }
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each tensor's facts are named by its key, so an output named like an input (`x_ref`) does not
+    /// overwrite the input's.
+    #[test]
+    fn facts_of_an_output_named_like_an_input_stay_apart() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/add_custom/ascend.toml");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("name = \"z\"", "name = \"x\"")
+            .replacen(
+                "shape = [48, 16384]\n\n[op.tune]",
+                "shape = [4, 8]\n\n[op.tune]",
+                1,
+            );
+        let m = crate::manifest::Manifest::parse(text, &path).unwrap();
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let f = facts(&m.ops[0], soc);
+        assert_eq!(
+            (
+                f["x_elems"],
+                f["x_ref_elems"],
+                f["x_ref_bytes"],
+                f["x_ref_dim1"]
+            ),
+            (48 * 16384, 32, 64, 8)
+        );
+    }
 }

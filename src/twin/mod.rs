@@ -286,21 +286,7 @@ impl Twin {
         )
         .map_err(BuildError::Io)?;
         let defines = defines(op, side);
-        // A template entry cannot be called from another file: the shim includes its source instead, and
-        // that unit is not compiled on its own.
-        let template_unit = (side == "kernel")
-            .then(|| {
-                op.kernel.iter().find(|k| {
-                    files
-                        .get(*k)
-                        .is_some_and(|text| crate::project::is_template_entry(text, &op.name))
-                })
-            })
-            .flatten();
-        let shim = (side == "kernel").then(|| match template_unit {
-            Some(unit) => protocol::template_launch_shim(op, &format!("src/{unit}")),
-            None => protocol::launch_shim(op),
-        });
+        let shim = (side == "kernel").then(|| kernel_shim(op, &files));
         let mut h = KeyHasher::new();
         h.part(&self.version)
             .part(side)
@@ -542,7 +528,7 @@ impl Twin {
         let output_paths: Vec<PathBuf> = op
             .outputs
             .iter()
-            .map(|t| dir.join(format!("{}.out.bin", t.name)))
+            .map(|t| dir.join(format!("{}.out.bin", t.key)))
             .collect();
         let trace_path = dir.join("trace.txt");
         let run = protocol::RunFile {
@@ -555,13 +541,13 @@ impl Twin {
                 .inputs
                 .iter()
                 .zip(inputs)
-                .map(|(t, p)| (t.name.as_str(), p.as_path(), t.bytes()))
+                .map(|(t, p)| (t.key.as_str(), p.as_path(), t.bytes()))
                 .collect(),
             outputs: op
                 .outputs
                 .iter()
                 .zip(&output_paths)
-                .map(|(t, p)| (t.name.as_str(), p.as_path(), t.bytes()))
+                .map(|(t, p)| (t.key.as_str(), p.as_path(), t.bytes()))
                 .collect(),
             trace: &trace_path,
         };
@@ -635,12 +621,75 @@ fn io_kind(e: &std::io::Error, otherwise: FailureKind) -> FailureKind {
     }
 }
 
+/// The launch file of the kernel program. An `extern "C"` entry is declared and called; one with C++
+/// linkage or a template is reached by including the kernel unit that defines it (its mangled name
+/// depends on its parameter types and namespace; a template must be instantiated where it is seen),
+/// and that unit is then not compiled on its own. An entry found in none of the files (say, one a
+/// macro writes) is taken to be `extern "C"`, as CANN's samples write them.
+fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
+    use crate::project::{Linkage, find_entry};
+    let in_units = op
+        .kernel
+        .iter()
+        .find_map(|k| Some((k, find_entry(files.get(k)?, &op.name)?)));
+    // Defined in a header beside the kernel: the first kernel unit includes it, directly or not.
+    let found = in_units.or_else(|| {
+        let entry = files
+            .iter()
+            .filter(|(rel, _)| !op.kernel.contains(rel))
+            .find_map(|(_, text)| find_entry(text, &op.name))?;
+        Some((op.kernel.first()?, entry))
+    });
+    match found {
+        Some((unit, e)) if e.linkage == Linkage::Template => {
+            let key_header = tiling_key_header(op, unit, files).map(|h| format!("src/{h}"));
+            protocol::template_launch_shim(
+                op,
+                &format!("src/{unit}"),
+                &e.qualified,
+                key_header.as_deref(),
+            )
+        }
+        Some((unit, e)) if e.linkage == Linkage::Cpp => {
+            protocol::included_launch_shim(op, &format!("src/{unit}"), &e.qualified)
+        }
+        _ => protocol::launch_shim(op),
+    }
+}
+
+/// The tiling-key header of a template kernel (`<op>_tiling_key.h`, or `tiling_key_<op>.h` as the
+/// "Tiling Template Programming" guide names it) beside the kernel `unit`, if there is one. Its
+/// `ASCENDC_TPL_ARGS_DECL` is what lets the twin pick the instance from the tiling key. The device build
+/// always sees it, but kernels often include it only `#if !defined(ASCENDC_CPU_DEBUG)` (CANN's CPU
+/// debug flow names the instance itself, e.g. ops-math truncate_div), and the twin is a CPU-debug
+/// build: so the launch file includes it before the kernel, whose own include is then a no-op.
+/// https://www.hiascend.com/document/detail/en/canncommercial/latest/opdevg/Ascendcopdevg/atlas_ascendc_10_00025.html
+fn tiling_key_header<'a>(
+    op: &OpSpec,
+    unit: &str,
+    files: &'a BTreeMap<String, String>,
+) -> Option<&'a String> {
+    let dir = Path::new(unit).parent().unwrap_or(Path::new(""));
+    [
+        format!("{}_tiling_key.h", op.name),
+        format!("tiling_key_{}.h", op.name),
+    ]
+    .iter()
+    .find_map(|name| {
+        let rel = dir.join(name).to_string_lossy().replace('\\', "/");
+        files.get_key_value(&rel).map(|(k, _)| k)
+    })
+}
+
 /// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, and the op type.
+/// An output named like an input gets `DTYPE_<NAME>_REF` (its `key`), as CANN's op build does
+/// (`get_dtype_fmt_options` in cmake/asc/fwk_modules/util/ascendc_impl_build.py of
+/// https://gitcode.com/cann/asc-devkit).
 fn defines(op: &OpSpec, side: &str) -> Vec<String> {
     let mut d = vec![format!("-DTWIN_OP_TYPE={}", op.op_type)];
     if side == "kernel" {
         for t in op.inputs.iter().chain(op.outputs.iter()) {
-            let upper = t.name.to_ascii_uppercase();
+            let upper = t.key.to_ascii_uppercase();
             d.push(format!("-DDTYPE_{upper}={}", t.dtype.c_type()));
             d.push(format!("-DORIG_DTYPE_{upper}={}", t.dtype.ge_name()));
         }
@@ -690,4 +739,113 @@ fn first_errors(stderr: &str) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add_custom() -> OpSpec {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom/ascend.toml");
+        crate::manifest::Manifest::load(&path).unwrap().ops[0].clone()
+    }
+
+    /// add_custom with its output renamed `x`, like its first input.
+    fn in_place_add() -> OpSpec {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom/ascend.toml");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("name = \"z\"", "name = \"x\"")
+            .replacen(
+                "dtype = \"float16\"\nshape = [48, 16384]\n\n[op.tune]",
+                "dtype = \"float32\"\nshape = [48, 16384]\n\n[op.tune]",
+                1,
+            );
+        crate::manifest::Manifest::parse(text, &path).unwrap().ops[0].clone()
+    }
+
+    /// An output named like an input gets the macros DTYPE_<NAME>_REF, as CANN's build names them.
+    #[test]
+    fn an_output_named_like_an_input_gets_ref_macros() {
+        let d = defines(&in_place_add(), "kernel");
+        for want in [
+            "-DDTYPE_X=half",
+            "-DDTYPE_Y=half",
+            "-DDTYPE_X_REF=float",
+            "-DORIG_DTYPE_X_REF=DT_FLOAT",
+        ] {
+            assert!(d.contains(&want.to_string()), "{want} not in {d:?}");
+        }
+        assert_eq!(d.iter().filter(|f| f.starts_with("-DDTYPE_X=")).count(), 1);
+        let d = defines(&add_custom(), "kernel");
+        assert!(d.contains(&"-DDTYPE_Z=half".to_string()), "{d:?}");
+    }
+
+    /// The launch file reaches the entry as the kernel declares it: declared `extern "C"`, or through
+    /// the kernel source for C++ linkage (by its qualified name) and templates. The kernel may define
+    /// the entry in a header beside it.
+    #[test]
+    fn the_launch_file_follows_the_entry_linkage() {
+        let op = add_custom();
+        let unit = "op_kernel/add_custom.cpp";
+        let shim_of = |files: &[(&str, &str)]| {
+            let files: BTreeMap<String, String> = files
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            kernel_shim(&op, &files)
+        };
+        let c = shim_of(&[(
+            unit,
+            "extern \"C\" __global__ __aicore__ void add_custom(GM_ADDR x) {}",
+        )]);
+        assert!(c.contains("extern \"C\" void add_custom("), "{c}");
+        assert!(!c.contains("#include \"src/"), "{c}");
+
+        let cpp = shim_of(&[(
+            unit,
+            "namespace k {\n__global__ __aicore__ void add_custom(GM_ADDR x) {}\n}",
+        )]);
+        assert!(
+            cpp.contains("#include \"src/op_kernel/add_custom.cpp\""),
+            "{cpp}"
+        );
+        assert!(
+            cpp.contains("{ k::add_custom(args[0], args[1], args[2], args[3], args[4]); }"),
+            "{cpp}"
+        );
+        assert!(!cpp.contains("extern \"C\" void add_custom"), "{cpp}");
+
+        let tpl_text = "template <int M>\n__global__ __aicore__ void add_custom(GM_ADDR x) {}";
+        let tpl = shim_of(&[(unit, tpl_text)]);
+        assert!(tpl.contains("TWIN_TPL_LAUNCH(add_custom, 5)"), "{tpl}");
+        assert!(!tpl.contains("tiling_key"), "{tpl}");
+        // A tiling-key header beside a template kernel comes first, under either documented name.
+        for key in ["add_custom_tiling_key.h", "tiling_key_add_custom.h"] {
+            let path = format!("op_kernel/{key}");
+            let tpl = shim_of(&[(unit, tpl_text), (&path, "")]);
+            let at = |s: &str| tpl.find(s).unwrap_or_else(|| panic!("{s} not in {tpl}"));
+            assert!(
+                at(&format!("#include \"src/{path}\""))
+                    < at("#include \"src/op_kernel/add_custom.cpp\""),
+                "{tpl}"
+            );
+        }
+
+        let in_header = shim_of(&[
+            (unit, "#include \"entry.h\"\n"),
+            (
+                "op_kernel/entry.h",
+                "__global__ __aicore__ void add_custom(GM_ADDR x) {}",
+            ),
+        ]);
+        assert!(
+            in_header.contains("#include \"src/op_kernel/add_custom.cpp\""),
+            "{in_header}"
+        );
+
+        // Nowhere to be found (a macro writes it): declared extern "C", as before.
+        let hidden = shim_of(&[(unit, "ENTRY_MACRO(add_custom)\n")]);
+        assert!(hidden.contains("extern \"C\" void add_custom("), "{hidden}");
+    }
 }

@@ -134,6 +134,7 @@ mod tests {
     fn spec(dtype: DType) -> TensorSpec {
         TensorSpec {
             name: "x".into(),
+            key: "x".into(),
             dtype,
             shape: vec![4, 8],
             range: (-2.0, 2.0),

@@ -8,6 +8,7 @@ mod bench;
 mod cann;
 mod check_report;
 mod cmake;
+mod entries;
 mod errors;
 mod fixtures_a;
 mod fixtures_b;

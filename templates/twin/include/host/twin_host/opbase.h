@@ -100,6 +100,8 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #define D_OP_LOGI(name, ...) OP_LOGI(name, ##__VA_ARGS__)
 #define D_OP_LOGD(name, ...) OP_LOGD(name, ##__VA_ARGS__)
 #define REPORT_INNER_ERR_MSG(code, ...) ::twin_log::write(::twin_log::ERROR, code, __FILE__, __LINE__, ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_DTYPE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtype", ##__VA_ARGS__)
 
 namespace twin_log {
 inline void join_one(std::string &out, const char *s) { out += ": "; out += s ? s : ""; }

@@ -51,6 +51,7 @@ struct BlockState {
     float deq_scale;      // SetDeqScale(half): scale of Cast int32 -> half
     bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)
     uint8_t event_alloc[64]; // per HardEvent: bit k set while event id k is held by AllocEventID
+    int64_t sys_cnt;      // GetSystemCycle: the block's system counter, one tick per call
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;

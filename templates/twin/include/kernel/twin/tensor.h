@@ -503,7 +503,16 @@ inline int64_t GetBlockNum() { return twin::g.block_dim; }
 inline int64_t GetSubBlockIdx() { return 0; }
 inline int64_t GetSubBlockNum() { return 1; }
 inline int64_t GetTaskRation() { return 1; }
-inline int64_t GetSystemCycle() { return 0; }
+// GetSystemCycle reads the 50 MHz system counter (PIPE_S; asc-devkit docs, GetSystemCycle:
+// https://www.hiascend.com/document/detail/en/canncommercial/850/API/ascendcopapi/atlasascendc_api_07_0282.html).
+// The twin keeps no clock while it runs, so the counter advances one tick per read, each read a scalar
+// instruction in the trace: a loop waiting for it to pass a target ends after that many reads, and the
+// model charges them.
+inline int64_t GetSystemCycle(TWIN_LOC) {
+    twin::tr_scalar("GetSystemCycle", twin_line);
+    (void)twin_file;
+    return ++twin::g.sys_cnt;
+}
 
 // SetFlag/WaitFlag: recorded as flags src->dst keyed e<id> (asc-devkit docs, SetFlag/WaitFlag).
 template <HardEvent evt> inline void SetFlag(int32_t eventID, TWIN_LOC) {

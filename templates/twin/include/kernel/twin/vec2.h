@@ -1,10 +1,11 @@
-// twin: per-repeat and per-block reductions, Brcb and Gather (pipe V).
+// twin: per-repeat and per-block reductions, reductions over one axis of a 2-D tensor, Brcb and Gather (pipe V).
 // Destination repeat strides of reductions are in units of "one repeat's reduced output"
 // (asc-devkit docs, reduction instructions: WholeReduce*, BlockReduce*, PairReduceSum). Sums are
 // binary trees of pairwise additions rounded to T (twin::tree_sum; BlockReduceSum docs,
 // atlasascendc_api_07_0084: "two by two, in a binary tree").
 #pragma once
 #include <cstring>
+#include <vector>
 #include "vec.h"
 
 namespace twin {
@@ -372,5 +373,77 @@ inline void TransDataTo5HD(const LocalTensor<uint64_t> &dst, const LocalTensor<u
     }
     twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reductions over one axis of a 2-D tensor (asc-devkit docs, ReduceSum / ReduceMax / ReduceMin of the
+// high-level API, e.g. https://www.hiascend.com/document/detail/zh/canncommercial/850/API/ascendcopapi/atlasascendc_api_07_10017.html):
+// srcShape = {rows, cols}; pattern AR reduces each row (dst has `rows` elements), RA each column (dst
+// has `cols`). With srcInnerPad (the only form A2/A3 accept) each row starts 32 B after the last, so the
+// row stride is cols rounded up to 32 B. isReuseSource and the temporary buffer change no result.
+// Order of additions (no figure in the docs, G): a row is summed as a tree, like ReduceSum of the basic
+// API; columns add the rows one after another, as a run of vector Adds would.
+// ---------------------------------------------------------------------------------------------
+namespace Pattern {
+namespace Reduce {
+struct AR {};
+struct RA {};
+} // namespace Reduce
+} // namespace Pattern
+
+namespace twin_red2 {
+enum Op { SUM, MAX, MIN };
+template <class T, class pattern>
+inline void reduce(Op op, const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t srcShape[],
+                   bool srcInnerPad, TWIN_LOC_DECL) {
+    static_assert(std::is_same<pattern, Pattern::Reduce::AR>::value || std::is_same<pattern, Pattern::Reduce::RA>::value,
+                  "the twin's ReduceSum/Max/Min take pattern AR or RA (the ones the docs allow)");
+    const uint64_t rows = srcShape[0], cols = srcShape[1], per = 32 / sizeof(T);
+    const uint64_t stride = srcInnerPad ? (cols + per - 1) / per * per : cols;
+    if (rows == 0 || cols == 0) return;
+    const uint8_t *ps = twin::ub_span(src.addr_, ((rows - 1) * stride + cols) * sizeof(T), api, TWIN_LOC_ARGS);
+    auto at = [&](uint64_t r, uint64_t c) { return twin::ld<T>(ps + (r * stride + c) * sizeof(T)); };
+    auto pick = [op](T a, T b) -> T {
+        if (op == SUM) return twin::red_add(a, b);
+        auto x = twin::up(a), y = twin::up(b);
+        return (op == MAX ? (y > x) : (y < x)) ? b : a;
+    };
+    const bool ar = std::is_same<pattern, Pattern::Reduce::AR>::value;
+    const uint64_t outs = ar ? rows : cols;
+    uint8_t *pd = twin::ub_span(dst.addr_, outs * sizeof(T), api, TWIN_LOC_ARGS);
+    if (ar) {
+        std::vector<T> row(cols);
+        for (uint64_t r = 0; r < rows; r++) {
+            for (uint64_t c = 0; c < cols; c++) row[c] = at(r, c);
+            T v = row[0];
+            if (op == SUM) v = twin::tree_sum(row.data(), (uint32_t)cols);
+            else for (uint64_t c = 1; c < cols; c++) v = pick(v, row[c]);
+            twin::st<T>(pd + r * sizeof(T), v);
+        }
+    } else {
+        for (uint64_t c = 0; c < cols; c++) {
+            T v = at(0, c);
+            for (uint64_t r = 1; r < rows; r++) v = pick(v, at(r, c));
+            twin::st<T>(pd + c * sizeof(T), v);
+        }
+    }
+    twin::tr_vec(api, sizeof(T), rows * cols, twin::vec_rep(rows * cols, sizeof(T)), twin_line);
+}
+} // namespace twin_red2
+
+#define TWIN_RED2(NAME, OP)                                                                                      \
+    template <class T, class pattern, bool isReuseSource = false>                                                \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,         \
+                     const uint32_t srcShape[], bool srcInnerPad, TWIN_LOC) {                                    \
+        twin_red2::reduce<T, pattern>(twin_red2::OP, #NAME, dst, src, srcShape, srcInnerPad, TWIN_LOC_ARGS);     \
+    }                                                                                                            \
+    template <class T, class pattern, bool isReuseSource = false>                                                \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t srcShape[],            \
+                     bool srcInnerPad, TWIN_LOC) {                                                               \
+        twin_red2::reduce<T, pattern>(twin_red2::OP, #NAME, dst, src, srcShape, srcInnerPad, TWIN_LOC_ARGS);     \
+    }
+TWIN_RED2(ReduceSum, SUM)
+TWIN_RED2(ReduceMax, MAX)
+TWIN_RED2(ReduceMin, MIN)
+#undef TWIN_RED2
 
 } // namespace AscendC
