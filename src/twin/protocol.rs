@@ -220,6 +220,7 @@ mod tests {
     #[test]
     fn input_lines_carry_the_data_file_only_when_given_and_scalars_read_as_brackets() {
         let t = |name: &str, shape: Vec<u64>| TensorSpec {
+            key: name.into(),
             name: name.into(),
             dtype: crate::manifest::DType::Float32,
             shape,
