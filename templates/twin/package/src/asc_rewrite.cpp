@@ -92,26 +92,35 @@ std::string flatten(const std::string &s, size_t from, size_t to) {
     return out;
 }
 
-// The index of the bracket closing the one at `open` (`(`, `[`, `{`), skipping literals and comments.
-size_t matching(const std::string &s, size_t open) {
+// Walks the code of s from `from` (literals and comments skipped), keeping the bracket depth, and
+// returns the first index where stop(index, depth before that character) holds; npos when none does.
+template <class Stop> size_t scan_code(const std::string &s, size_t from, Stop stop) {
     int depth = 0;
-    for (size_t i = open; i < s.size();) {
+    for (size_t i = from; i < s.size();) {
         size_t j = skip_non_code(s, i);
         if (j != i) {
             i = j;
             continue;
         }
+        if (stop(i, depth)) {
+            return i;
+        }
         char c = s[i];
         if (c == '(' || c == '[' || c == '{') {
             depth++;
         } else if (c == ')' || c == ']' || c == '}') {
-            if (--depth == 0) {
-                return i;
-            }
+            depth--;
         }
         i++;
     }
     return std::string::npos;
+}
+
+// The index of the bracket closing the one at `open` (`(`, `[`, `{`).
+size_t matching(const std::string &s, size_t open) {
+    return scan_code(s, open, [&](size_t i, int depth) {
+        return depth == 1 && (s[i] == ')' || s[i] == ']' || s[i] == '}');
+    });
 }
 
 // Splits s at the commas outside brackets and template angle brackets of depth 0.
@@ -239,28 +248,12 @@ int main(int argc, char **argv) {
         if (start == std::string::npos || start < copied) {
             return fail("no kernel name before `<<<`");
         }
-        // The launch configuration runs to the first `>>>` outside brackets.
-        size_t k = i + 3;
-        int depth = 0;
-        size_t cfg_end = std::string::npos;
-        while (k < s.size()) {
-            size_t jj = skip_non_code(s, k);
-            if (jj != k) {
-                k = jj;
-                continue;
-            }
-            char c = s[k];
-            if (c == '(' || c == '[' || c == '{') {
-                depth++;
-            } else if (c == ')' || c == ']' || c == '}') {
-                depth--;
-            } else if (depth == 0 && s.compare(k, 3, ">>>") == 0) {
-                cfg_end = k;
-                break;
-            } else if (c == ';') {
-                break;
-            }
-            k++;
+        // The launch configuration runs to the first `>>>` outside brackets (a `;` first: no launch).
+        size_t cfg_end = scan_code(s, i + 3, [&](size_t k, int depth) {
+            return s[k] == ';' || (depth == 0 && s.compare(k, 3, ">>>") == 0);
+        });
+        if (cfg_end != std::string::npos && s[cfg_end] == ';') {
+            cfg_end = std::string::npos;
         }
         if (cfg_end == std::string::npos) {
             return fail("no `>>>` closes the launch configuration");
