@@ -366,7 +366,7 @@ fn new_api_semantics_match_rust_references() {
         .collect();
     check(&run, 15, &want, "Power int32");
 
-    // 16: Sort (full) of rint(x / 1000) over 64 with indexes 0..63; 17: Sort32 of x[64..128) in two
+    // 16: Sort (full) of rint(x / 1000) (through int32, so -0 is 0) over 64 with indexes 0..63; 17: Sort32 of x[64..128) in two
     // groups of 32 with indexes 100..163. Descending, equal scores in input order (a stable sort).
     let sorted = |scores: Vec<(f32, u32)>, group: usize| -> Vec<f32> {
         let mut out = zeros();
@@ -382,7 +382,7 @@ fn new_api_semantics_match_rust_references() {
         out
     };
     let scores: Vec<(f32, u32)> = (0..64)
-        .map(|i| ((x[i] * 0.001).round_ties_even(), i as u32))
+        .map(|i| ((x[i] * 0.001).round_ties_even() as i32 as f32, i as u32))
         .collect();
     let distinct: std::collections::BTreeSet<u32> = scores.iter().map(|s| s.0.to_bits()).collect();
     assert!(distinct.len() < 40, "the test data must have ties");
