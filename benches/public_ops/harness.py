@@ -4,6 +4,7 @@ and compares an operator's outputs with a numpy expression.
 
   harness.py outcome RUN_JSON RUN_ERR EXIT_CODE   prints "ok" or "fails <first error line>"
   harness.py numpy OP_FOLDER EXPRESSION           prints "ok (...)" or "MISMATCH ..." (exit 1)
+  harness.py selftest                             checks the error-line extraction on known messages
 """
 import glob
 import json
@@ -155,7 +156,36 @@ def numpy_check(folder, expression):
 TWIN_COPY = re.compile(r"\S*/target/ascend-tune/twin/[0-9a-f]+/")
 
 
+# (tool error message, the cell harness.py makes of it): one of each kind the tool reports.
+SELFTEST = [
+    ("op `a` failed (build): the kernel code does not compile:\nop_kernel/a.h:3:5: error: 'Foo' was not declared\n  3 | Foo();",
+     "build: op_kernel/a.h:3:5: error: 'Foo' was not declared"),
+    ("op `a` failed (build): the kernel code does not compile:\ncollect2: error: ld returned 1 exit status",
+     "build: the kernel code does not compile: collect2: error: ld returned 1 exit status"),
+    ("op `a` failed (tiling): the tiling program failed (exit code 4): [error] A (a.cpp:9): bad shape\n"
+     "error: tiling function of 'A' returned GRAPH_FAILED",
+     "tiling: [error] A (a.cpp:9): bad shape"),
+    ("op `a` failed (fault): the kernel failed (exit code 3):\nerror: InitBuffer: UB overflow\n  --> a.h:1 (block 0)",
+     "fault: error: InitBuffer: UB overflow"),
+    ("tensor `var` of op `a` is declared twice", "tensor `var` of op `a` is declared twice"),
+    ("", "(empty error message)"),
+]
+
+
+def selftest():
+    bad = 0
+    for message, want in SELFTEST:
+        got = first_error(message)
+        if got != want:
+            bad += 1
+            print(f"first_error({message!r})\n  gave {got!r}\n  want {want!r}")
+    print(f"{len(SELFTEST) - bad} / {len(SELFTEST)} ok")
+    return 1 if bad else 0
+
+
 def main(argv):
+    if len(argv) == 2 and argv[1] == "selftest":
+        return selftest()
     if len(argv) == 5 and argv[1] == "outcome":
         print(TWIN_COPY.sub("<twin>/", outcome(argv[2], argv[3], argv[4])).replace("\n", " "))
         return 0

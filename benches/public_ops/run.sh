@@ -10,7 +10,7 @@ set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-TABLE="$HERE/ops.tsv"
+TABLE="${ASCEND_PUBLIC_OPS_TABLE:-$HERE/ops.tsv}"   # another table, for testing the parser
 NUMPY_TABLE="$HERE/numpy.tsv"
 HELPER="$HERE/harness.py"
 
@@ -46,6 +46,8 @@ Runs the operators of ops.tsv (all, or the ones named) and prints a markdown tab
   --candidates     print every candidate operator in the seeded order and exit (see README.md)
   --pick N         print the first N candidates not yet in ops.tsv, as ops.tsv rows, and exit
   --seed S         seed of the candidate order (default $SEED)
+  --self-test      check ops.tsv and the manifests beside it and the error-line extraction, and exit
+                   (needs neither the mirrors nor the binary)
 EOF
 }
 
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
             [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--pick takes a positive count, got '$2'"
             MODE=pick; PICK="$2"; shift 2 ;;
         --seed) [ $# -ge 2 ] || die "--seed needs a value"; SEED="$2"; shift 2 ;;
+        --self-test) MODE=selftest; shift ;;
         -h|--help) usage; exit 0 ;;
         -*) usage >&2; die "unknown option '$1'" ;;
         *) NAMES+=("$1"); shift ;;
@@ -141,6 +144,11 @@ candidates() {
     done | sort | cut -d' ' -f2-
 }
 
+if [ "$MODE" = selftest ]; then
+    load_table
+    echo "ops.tsv: ${#ROWS[@]} operators, each with its manifest"
+    exec python3 "$HELPER" selftest
+fi
 if [ "$MODE" = candidates ]; then
     candidates
     exit 0
