@@ -4,7 +4,8 @@
 //! order (binary trees per the asc-devkit ReduceSum / BlockReduceSum pages, with the documented half
 //! example [60000, 60000, -30000, 100] -> 35604), the mask/repeat forms of ReduceSum and ReduceMax,
 //! Broadcast, LocalMemAllocator, ArithProgression, TransDataTo5HD (8/16/32-bit, all three forms
-//! but the UB-held one), Cast to int4b_t, and the register-level Reg / MicroAPI subset. It also compiles a small
+//! but the UB-held one), Cast to int4b_t, the register-level Reg / MicroAPI subset, Power and the sort
+//! family (Concat, Sort, Sort32, Extract: descending, ties in input order). It also compiles a small
 //! host program against the twin's operator-base headers (`log/log.h`, `util/math_util.h`) and checks
 //! what it prints. It knows nothing of the tool's Rust side.
 
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 17;
+const FLOAT_SLOTS: usize = 22;
 const HALF_SLOTS: usize = 6;
 
 fn twin_dir() -> PathBuf {
@@ -330,7 +331,76 @@ fn new_api_semantics_match_rust_references() {
     }
     check(&run, 13, &want, "CreateVecIndex");
 
-    // 14: TransDataTo5HD 32-bit, 2 repeats. Pass j of a repeat takes element j of the 16 source
+    // 14: Power, three forms (powf in f32, as the C library the twin calls).
+    let mut want = zeros();
+    for i in 0..64 {
+        want[i] = x[i].abs().powf(0.5);
+    }
+    for i in 64..128 {
+        want[i] = 1.5f32.powf(x[i] * 0.001);
+    }
+    for i in 128..256 {
+        want[i] = x[i].abs().powf(x[i] * 0.001);
+    }
+    check(&run, 14, &want, "Power tensor/scalar forms");
+
+    // 15: integer Power: exact with wrap-around; a negative exponent truncates 1 / x^-y.
+    let ipow = |b: i32, e: i32| -> i32 {
+        if e < 0 {
+            match b {
+                1 => 1,
+                -1 => {
+                    if e % 2 == 0 {
+                        1
+                    } else {
+                        -1
+                    }
+                }
+                _ => 0,
+            }
+        } else {
+            b.wrapping_pow(e as u32)
+        }
+    };
+    let want: Vec<f32> = (0..N as i32)
+        .map(|i| f32::from_bits(ipow(i % 7 - 3, i % 9 - 1) as u32))
+        .collect();
+    check(&run, 15, &want, "Power int32");
+
+    // 16: Sort (full) of rint(x / 1000) (through int32, so -0 is 0) over 64 with indexes 0..63; 17: Sort32 of x[64..128) in two
+    // groups of 32 with indexes 100..163. Descending, equal scores in input order (a stable sort).
+    let sorted = |scores: Vec<(f32, u32)>, group: usize| -> Vec<f32> {
+        let mut out = zeros();
+        let n = scores.len();
+        let mut all = scores;
+        for g in all.chunks_mut(group) {
+            g.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+        }
+        for (i, (v, ix)) in all.into_iter().enumerate() {
+            out[i] = v;
+            out[n + i] = f32::from_bits(ix);
+        }
+        out
+    };
+    let scores: Vec<(f32, u32)> = (0..64)
+        .map(|i| ((x[i] * 0.001).round_ties_even() as i32 as f32, i as u32))
+        .collect();
+    let distinct: std::collections::BTreeSet<u32> = scores.iter().map(|s| s.0.to_bits()).collect();
+    assert!(distinct.len() < 40, "the test data must have ties");
+    check(
+        &run,
+        16,
+        &sorted(scores, 64),
+        "Concat + Sort (full) + Extract",
+    );
+    let scores: Vec<(f32, u32)> = (0..64).map(|i| (x[64 + i], 100 + i as u32)).collect();
+    check(&run, 17, &sorted(scores, 32), "Sort32 + Extract");
+
+    // 18: high-level Exp (any Taylor level) is exp in f32.
+    let want: Vec<f32> = x.iter().map(|v| (v * 0.001).exp()).collect();
+    check(&run, 18, &want, "high-level Exp<T, taylorExpandLevel>");
+
+    // 19: TransDataTo5HD 32-bit, 2 repeats. Pass j of a repeat takes element j of the 16 source
     // blocks: sources 0..7 fill destination block 2j, sources 8..15 block 2j+1.
     let mut want = zeros();
     for rep in 0..2 {
@@ -343,9 +413,9 @@ fn new_api_semantics_match_rust_references() {
             }
         }
     }
-    check(&run, 14, &want, "TransDataTo5HD 32-bit, two repeats");
+    check(&run, 19, &want, "TransDataTo5HD 32-bit, two repeats");
 
-    // 15: TransDataTo5HD 16-bit, repeatTimes 1 with dstRepStride 16: blocks 16..31 of r (as halves)
+    // 20: TransDataTo5HD 16-bit, repeatTimes 1 with dstRepStride 16: blocks 16..31 of r (as halves)
     // hold the transpose of h's first 256 halves; blocks 0..15 stay zero.
     let mut halves = vec![f16::ZERO; 2 * N];
     for j in 0..16 {
@@ -359,10 +429,25 @@ fn new_api_semantics_match_rust_references() {
         .collect();
     check(
         &run,
-        15,
+        20,
         &want,
         "TransDataTo5HD repeatTimes 1 starts one stride on",
     );
+
+    // 21: Cast half -> int4b_t with CAST_RINT: each half rounded to the nearest integer (ties to
+    // even), held to [-8, 7], two to a byte with the low nibble first, in r's first 128 bytes; and
+    // r[64] = sqrt(x5 * x5 + 2) in f32 (the scalar sqrt of kernel code).
+    let mut bytes = vec![0u8; 4 * N];
+    for (i, v) in h.iter().enumerate() {
+        let q = (v.to_f32().round_ties_even() as i32).clamp(-8, 7) as u8 & 0xf;
+        bytes[i / 2] |= if i % 2 == 0 { q } else { q << 4 };
+    }
+    let mut want: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    want[64] = (x[5] * x[5] + 2.0).sqrt();
+    check(&run, 21, &want, "Cast half -> int4b_t, and scalar sqrt");
 
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.
@@ -479,7 +564,7 @@ int main() {
 }
 
 /// ASCENDC_TPL_DATATYPE_DECL parameters reach a template kernel as types (`template <typename T, ...>`),
-/// mixed with value parameters: the tiling key (dtype in the low 8 bits, then the 2-bit mode) picks
+/// mixed with value parameters (a value list may end in a comma): the tiling key (dtype in the low 8 bits, then the 2-bit mode) picks
 /// the instance. The declaration may end in a trailing comma and may be read twice (a tiling-key
 /// header without include guard).
 #[test]
@@ -493,7 +578,7 @@ fn template_kernels_take_datatype_parameters_as_types() {
 #include "ascendc/host_api/tiling/template_argument.h"
 #define TYPED_OP_KEY_DECL                                                                                     \
     ASCENDC_TPL_ARGS_DECL(TypedOp, ASCENDC_TPL_DATATYPE_DECL(D_T, C_DT_FLOAT, C_DT_FLOAT16, C_DT_INT8, ASCENDC_TPL_INPUT(0)), \
-                          ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3), )
+                          ASCENDC_TPL_UINT_DECL(MODE, ASCENDC_TPL_2_BW, ASCENDC_TPL_UI_LIST, 0, 3, ), )
 TYPED_OP_KEY_DECL;
 TYPED_OP_KEY_DECL; // a tiling-key header without include guard, read twice
 
@@ -721,4 +806,53 @@ extern "C" void twin_launch(uint8_t **a) { red2(a[0], a[1], a[2], a[3]); }
         let min = (0..ROWS).map(|r| at(r, c)).fold(f32::MAX, f32::min);
         assert_eq!(y[24 + c], min, "RA min of column {c}");
     }
+}
+
+/// The high-level APIs' temporary-space queries the public operators call from their tiling: the
+/// Reduce family by ge::DataType and ReducePattern, Broadcast by the destination shape, and the
+/// TmpBufferFactorSize family, all answering one tile (the twin's APIs need no scratch), reached
+/// through the headers operators include.
+#[test]
+fn high_level_tmp_queries_answer_one_tile() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "tiling/math/log_tiling.h"
+#include "tiling/broadcast/broadcast_tiling.h"
+int main() {
+    uint32_t mx = 0, mn = 0, live = 9, extra = 9;
+    AscendC::GetReduceSumMaxMinTmpSize(ge::Shape({100}), ge::DT_FLOAT, AscendC::ReducePattern::R, true, false, mx, mn);
+    std::printf("%u %u\n", mx, mn);
+    AscendC::GetReduceMaxMaxMinTmpSize(ge::Shape({8, 7}), ge::DT_FLOAT16, AscendC::ReducePattern::AR, false, false, mx, mn);
+    std::printf("%u %u\n", mx, mn);
+    platform_ascendc::PlatformAscendC plat;
+    AscendC::GetBroadCastMaxMinTmpSize(plat, ge::Shape({16, 1}), ge::Shape({16, 16}), 2, false, mx, mn);
+    std::printf("%u %u\n", mx, mn);
+    AscendC::GetLogTmpBufferFactorSize(4, live, extra);
+    std::printf("%u %u\n", live, extra);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.path().join("host");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("include/host"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "building the tmp-size query check",
+    );
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success());
+    // 100 floats = 400 B -> 416; 56 halves = 112 B -> 128; 256 halves = 512 B; one tile, no extra.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "416 416\n128 128\n512 512\n1 0\n"
+    );
 }

@@ -194,8 +194,10 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("Ceil", 0, 2.0, 2.0 * D),
     vc("Round", 0, 2.0, 2.0 * D),
     vc("Trunc", 0, 2.0, 2.0 * D),
-    vc("Frac", 0, 4.0, 3.0 * D),    // x - Trunc(x)
-    vc("Sign", 0, 4.0, 3.0 * D),    // compares and selects
+    vc("Frac", 0, 4.0, 3.0 * D),  // x - Trunc(x)
+    vc("Sign", 0, 4.0, 3.0 * D),  // compares and selects
+    vc("Power", 0, 6.0, 3.0 * D), // Ln, Mul, Exp
+    vc("Power", 2, 10.0, 3.0 * D),
     vc("PairReduceSum", 0, 3.0, D), // as BlockReduce (G)
     vc("PairReduceSum", 2, 7.0, D),
     // Gathers and sorts.
@@ -205,6 +207,8 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("MrgSort", 0, 16.0, D),
     vc("MrgSort4", 0, 16.0, D), // (G)
     vc("Sort32", 0, 16.0, D),   // (G)
+    vc("Concat", 0, 1.0, D),    // a copy into the sort layout, as Copy (G)
+    vc("Extract", 0, 2.0, D),   // splits (score, index) pairs: two outputs per repeat (G)
 ];
 
 /// Cost of one vector call: (fixed cycles, cycles per repeat, known api?).
@@ -398,6 +402,11 @@ mod tests {
         assert_eq!(vector_class("Add", 1), (VEC_DEFAULT_FIXED, 2.0, true));
         assert_eq!(vector_class("Exp", 2).1, 4.0);
         assert_eq!(vector_class("Exp", 4).1, 2.0);
+        // The names the twin's sort family and Power trace are costed, not defaulted.
+        for api in ["Power", "Concat", "Sort32", "MrgSort", "Extract"] {
+            assert!(vector_class(api, 4).2, "{api} has a cost class");
+        }
+        assert_eq!(vector_class("Power", 2).1, 10.0);
         assert_eq!(
             vector_class("Frobnicate", 2),
             (VEC_DEFAULT_FIXED, VEC_DEFAULT_PER_REPEAT, false)

@@ -1,11 +1,20 @@
 // Unit kernel for the semantics of API names added to the twin (not a real operator): reduction
 // order (binary trees, half saturation), the mask/repeat forms of ReduceSum / ReduceMax, Broadcast,
-// LocalMemAllocator, ArithProgression, TransDataTo5HD, Cast to int4b_t and the register-level Reg/MicroAPI subset. Each test writes one slot of N float
+// LocalMemAllocator, ArithProgression, the register-level Reg/MicroAPI subset, Power and the sort family
+// (Concat, Sort, Sort32, Extract), TransDataTo5HD and Cast to int4b_t. Each test writes one slot of N float
 // values into `out` or N halves into `outh`; tests/api_semantics.rs recomputes every slot in Rust.
 #include "kernel_operator.h"
 using namespace AscendC;
 
 constexpr int32_t N = 256;
+
+// half and bfloat16_t convert in constant expressions, as operators' `constexpr half ONE = 1.0f;` needs
+// (round to nearest even; 65520 is the first value that rounds to half infinity).
+constexpr half HALF_ONE = 1.0f;
+static_assert(HALF_ONE.Bits() == 0x3c00 && (-HALF_ONE).Bits() == 0xbc00 && float(HALF_ONE) == 1.0f, "constexpr half");
+static_assert(half(65519.0f).Bits() == 0x7bff && half(65520.0f).Bits() == 0x7c00 && half(3).Bits() == 0x4200,
+              "constexpr half rounding");
+static_assert(bfloat16_t(3.5f).Bits() == 0x4060, "constexpr bfloat16_t");
 
 class SemTest {
 public:
@@ -20,6 +29,7 @@ public:
         pipe.InitBuffer(bufR, N * sizeof(float));
         pipe.InitBuffer(bufW, N * sizeof(float));
         pipe.InitBuffer(bufRH, N * sizeof(half));
+        pipe.InitBuffer(bufE, 4 * N * sizeof(float));
     }
     __aicore__ inline void Store(int slot, const LocalTensor<float> &t)
     {
@@ -146,7 +156,70 @@ public:
             Duplicate(idx, 0, N); CreateVecIndex(idx, (int32_t)-10, 100); Store(13, r);
         }
 
-        // 14: TransDataTo5HD, 32-bit, address-list form: 2 repeats; sources are the even blocks of x
+        // 14: Power, the three forms: |x|^0.5 (tensor, scalar), 1.5^(x/1000) (scalar, tensor),
+        // |x|^(x/1000) (tensor, tensor)
+        {
+            LocalTensor<float> e = bufE.Get<float>();
+            LocalTensor<float> base = e[N];
+            LocalTensor<uint8_t> tmp = e[2 * N].ReinterpretCast<uint8_t>();
+            Abs(base, x, N);
+            Muls(e, x, 0.001f, N);
+            Duplicate(r, 0.0f, N);
+            Power(r, base, 0.5f, tmp, 64);
+            Power(r[64], 1.5f, e[64], 64);
+            Power<float, false>(r[128], base[128], e[128], 128);
+            Store(14, r);
+        }
+        // 15: Power on int32: (i % 7 - 3) ^ (i % 9 - 1), negative exponents included
+        {
+            LocalTensor<int32_t> bi = bufE.Get<int32_t>();
+            LocalTensor<int32_t> ei = bi[N];
+            LocalTensor<int32_t> ri = r.ReinterpretCast<int32_t>();
+            for (int32_t i = 0; i < N; i++) {
+                bi.SetValue(i, i % 7 - 3);
+                ei.SetValue(i, i % 9 - 1);
+            }
+            Power(ri, bi, ei);
+            Store(15, r);
+        }
+        // 16: Concat + full Sort of 64 scores rint(x / 1000) (many ties) with indexes 0..63, then
+        // Extract: values in r[0..64), indexes (uint32 bits) in r[64..128); 17: Sort32 (one group of 32
+        // each) of x[64..128) with indexes 100.., Extract into r[0..64) / r[64..128)
+        {
+            LocalTensor<float> e = bufE.Get<float>();
+            LocalTensor<float> scores = e;              // 64
+            LocalTensor<float> concat = e[64];          // 64
+            LocalTensor<uint32_t> idx = e[128].ReinterpretCast<uint32_t>(); // 64
+            LocalTensor<float> sorted = e[256];         // 64 * 2
+            LocalTensor<float> tmp = e[512];
+            LocalTensor<int32_t> ri = e[768].ReinterpretCast<int32_t>();
+            Muls(scores, x, 0.001f, 64);
+            Cast(ri, scores, RoundMode::CAST_RINT, 64);
+            Cast(scores, ri, RoundMode::CAST_NONE, 64);
+            CreateVecIndex(idx.ReinterpretCast<int32_t>(), (int32_t)0, 64);
+            Concat(concat, scores, tmp, 4);
+            Sort<float, true>(sorted, concat, idx, tmp, 2);
+            Duplicate(r, 0.0f, N);
+            Extract(r, r[64].ReinterpretCast<uint32_t>(), sorted, 2);
+            Store(16, r);
+            CreateVecIndex(idx.ReinterpretCast<int32_t>(), (int32_t)100, 64);
+            Sort32(sorted, x[64], idx, 2);
+            Duplicate(r, 0.0f, N);
+            Extract(r, r[64].ReinterpretCast<uint32_t>(), sorted, 2);
+            Store(17, r);
+        }
+
+        // 18: the high-level Exp<T, taylorExpandLevel>: exp(x / 1000) with and without a tmp buffer
+        {
+            LocalTensor<float> e = bufE.Get<float>();
+            Muls(e, x, 0.001f, N);
+            Duplicate(r, 0.0f, N);
+            Exp<float, false>(r, e, 128);
+            Exp<float, 2, false>(r[128], e[128], e[N].ReinterpretCast<uint8_t>(), 128);
+            Store(18, r);
+        }
+
+        // 19: TransDataTo5HD, 32-bit, address-list form: 2 repeats; sources are the even blocks of x
         // (the odd ones in repeat 1, srcRepStride 1), destinations blocks 0..15 of r (16..31 in repeat 1).
         Duplicate(r, 0.0f, N);
         {
@@ -155,8 +228,8 @@ public:
             TransDataTo5HDParams p(false, false, 2, 16, 1);
             TransDataTo5HD<float>(dl, sl, p);
         }
-        Store(14, r);
-        // 15: 16-bit with repeatTimes 1: the one repeat starts one dstRepStride (16 blocks) after the list.
+        Store(19, r);
+        // 20: 16-bit with repeatTimes 1: the one repeat starts one dstRepStride (16 blocks) after the list.
         Duplicate(r, 0.0f, N);
         {
             LocalTensor<half> rhalf = r.ReinterpretCast<half>();
@@ -164,8 +237,8 @@ public:
             for (int i = 0; i < 16; i++) { sl[i] = h.GetPhyAddr(i * 16); dl[i] = rhalf.GetPhyAddr(i * 16); }
             TransDataTo5HD<half>(dl, sl, TransDataTo5HDParams{false, false, 1, 16, 0});
         }
-        Store(15, r);
-        // 16: Cast half -> int4b_t (an int8 tensor reinterpreted), CAST_RINT, two to a byte, low
+        Store(20, r);
+        // 21: Cast half -> int4b_t (an int8 tensor reinterpreted), CAST_RINT, two to a byte, low
         // nibble first, into r's first 128 bytes; and the scalar sqrt kernel code calls, at r[64].
         Duplicate(r, 0.0f, N);
         {
@@ -174,7 +247,7 @@ public:
             PipeBarrier<PIPE_ALL>();
             r.SetValue(64, sqrt(x.GetValue(5) * x.GetValue(5) + 2.0f));
         }
-        Store(16, r);
+        Store(21, r);
 
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);
@@ -228,12 +301,11 @@ public:
             TransDataTo5HD<uint8_t>(dl, sl, TransDataTo5HDParams(true, true, 1, 0, 0));
         }
         StoreH(5, rh);
-
     }
 
 private:
     TPipe pipe;
-    TBuf<TPosition::VECCALC> bufX, bufH, bufR, bufW, bufRH;
+    TBuf<TPosition::VECCALC> bufX, bufH, bufR, bufW, bufRH, bufE;
     GlobalTensor<float> xGm, outGm;
     GlobalTensor<half> hGm, ohGm;
 };

@@ -40,6 +40,7 @@ using float32_t = float;
 #include "twin/copy.h"
 #include "twin/vec.h"
 #include "twin/vec2.h"
+#include "twin/sort.h"
 #include "twin/reg.h"
 #include "twin/std.h"
 

@@ -46,5 +46,77 @@ TWIN_TMP_SIZE(GetTruncMaxMinTmpSize)
 TWIN_TMP_SIZE(GetFracMaxMinTmpSize)
 TWIN_TMP_SIZE(GetPowerMaxMinTmpSize)
 #undef TWIN_TMP_SIZE
+
+// The Reduce high-level APIs' queries take the element type as a ge::DataType and the axes as a
+// ReducePattern (A: kept axis, R: reduced axis), e.g. GetReduceSumMaxMinTmpSize,
+// https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900/API/ascendcopapi/atlasascendc_api_07_10160.html
+enum class ReducePattern : uint32_t {
+    AR = 0, RA = 1, R, ARA, ARAR, ARARA, ARARAR, ARARARA, ARARARAR, ARARARARA,
+    RAR, RARA, RARAR, RARARA, RARARAR, RARARARA,
+};
+#define TWIN_REDUCE_TMP_SIZE(NAME)                                                                          \
+    inline void NAME(const ge::Shape &srcShape, const ge::DataType dataType, ReducePattern pattern,        \
+                     bool isSrcInnerPad, bool isReuseSource, uint32_t &maxValue, uint32_t &minValue) {     \
+        (void)pattern; (void)isSrcInnerPad; (void)isReuseSource;                                           \
+        uint32_t typeSize = 0;                                                                             \
+        if (!ge::TypeUtils::GetDataTypeLength(dataType, typeSize)) typeSize = 4;                           \
+        maxValue = minValue = TwinTmpBytes(srcShape, typeSize);                                            \
+    }
+TWIN_REDUCE_TMP_SIZE(GetReduceSumMaxMinTmpSize)
+TWIN_REDUCE_TMP_SIZE(GetReduceMaxMaxMinTmpSize)
+TWIN_REDUCE_TMP_SIZE(GetReduceMinMaxMinTmpSize)
+TWIN_REDUCE_TMP_SIZE(GetReduceProdMaxMinTmpSize)
+TWIN_REDUCE_TMP_SIZE(GetReduceMeanMaxMinTmpSize)
+TWIN_REDUCE_TMP_SIZE(GetReduceAnyMaxMinTmpSize)
+TWIN_REDUCE_TMP_SIZE(GetReduceAllMaxMinTmpSize)
+#undef TWIN_REDUCE_TMP_SIZE
+
+// Broadcast's query takes the platform and both shapes (GetBroadCastMaxMinTmpSize,
+// https://www.hiascend.com/document/detail/zh/canncommercial/800/apiref/ascendcopapi/atlasascendc_api_07_0854.html);
+// the twin answers one tile of the output.
+inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC &ascendcPlatform,
+                                      const ge::Shape &srcShape, const ge::Shape &dstShape, uint32_t typeSize,
+                                      const bool isReuseSource, uint32_t &maxValue, uint32_t &minValue) {
+    (void)ascendcPlatform; (void)srcShape; (void)isReuseSource;
+    maxValue = minValue = TwinTmpBytes(dstShape, typeSize);
+}
+
+// GetXxxTmpBufferFactorSize(typeSize, maxLiveNodeCount, extraBuf): the scratch an API needs for n
+// elements is maxLiveNodeCount * n * typeSize + extraBuf bytes (asc-devkit docs, e.g.
+// "GetExpTmpBufferFactorSize"). The twin's answer, one input-sized tile and nothing extra, matches
+// the one tile its GetXxxMaxMinTmpSize queries answer.
+#define TWIN_TMP_FACTOR(NAME)                                                                               \
+    inline void NAME(const uint32_t typeSize, uint32_t &maxLiveNodeCount, uint32_t &extraBuf) {            \
+        (void)typeSize;                                                                                    \
+        maxLiveNodeCount = 1;                                                                              \
+        extraBuf = 0;                                                                                      \
+    }
+TWIN_TMP_FACTOR(GetExpTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetLogTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetLog2TmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetLog10TmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetSinTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetCosTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetTanTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetAsinTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetAcosTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetAtanTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetSinhTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetCoshTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetTanhTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetAsinhTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetAcoshTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetAtanhTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetErfTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetErfcTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetSigmoidTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetSignTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetFloorTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetCeilTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetRoundTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetTruncTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetFracTmpBufferFactorSize)
+TWIN_TMP_FACTOR(GetPowerTmpBufferFactorSize)
+#undef TWIN_TMP_FACTOR
 } // namespace AscendC
 

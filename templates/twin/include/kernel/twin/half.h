@@ -8,11 +8,12 @@
 
 namespace twin {
 
-inline uint32_t f32_bits(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
-inline float bits_f32(uint32_t u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
+// constexpr throughout, so operators may write `constexpr half ONE = 1.0f;` as device code does.
+constexpr uint32_t f32_bits(float f) { return __builtin_bit_cast(uint32_t, f); }
+constexpr float bits_f32(uint32_t u) { return __builtin_bit_cast(float, u); }
 
 // float -> binary16, round to nearest even.
-inline uint16_t f32_to_f16_rne(float f) {
+constexpr uint16_t f32_to_f16_rne(float f) {
     uint32_t x = f32_bits(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     x &= 0x7fffffffu;
@@ -39,7 +40,7 @@ inline uint16_t f32_to_f16_rne(float f) {
     return (uint16_t)(sign | h);
 }
 
-inline float f16_to_f32(uint16_t h) {
+constexpr float f16_to_f32(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t e = (h >> 10) & 0x1fu;
     uint32_t m = h & 0x3ffu;
@@ -53,13 +54,13 @@ inline float f16_to_f32(uint16_t h) {
     return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
 }
 
-inline uint16_t f32_to_bf16_rne(float f) {
+constexpr uint16_t f32_to_bf16_rne(float f) {
     uint32_t x = f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); // quiet NaN
     x += 0x7fffu + ((x >> 16) & 1u);
     return (uint16_t)(x >> 16);
 }
-inline float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+constexpr float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
 
 struct from_bits_t {};
 
@@ -70,19 +71,19 @@ struct from_bits_t {};
         uint16_t bits_;                                                                       \
         NAME() = default;                                                                     \
         constexpr NAME(twin::from_bits_t, uint16_t b) : bits_(b) {}                           \
-        NAME(float f) : bits_(TOBITS(f)) {}                                                   \
+        constexpr NAME(float f) : bits_(TOBITS(f)) {}                                         \
         template <class U, typename std::enable_if<std::is_arithmetic<U>::value &&           \
                                                    !std::is_same<U, float>::value, int>::type = 0> \
-        NAME(U v) : bits_(TOBITS((float)v)) {}                                                \
-        operator float() const { return TOF(bits_); }                                         \
-        static NAME FromBits(uint16_t b) { return NAME(twin::from_bits_t{}, b); }            \
-        uint16_t Bits() const { return bits_; }                                               \
+        constexpr NAME(U v) : bits_(TOBITS((float)v)) {}                                      \
+        constexpr operator float() const { return TOF(bits_); }                               \
+        static constexpr NAME FromBits(uint16_t b) { return NAME(twin::from_bits_t{}, b); }  \
+        constexpr uint16_t Bits() const { return bits_; }                                     \
         NAME &operator+=(const NAME &o) { *this = NAME(float(*this) + float(o)); return *this; } \
         NAME &operator-=(const NAME &o) { *this = NAME(float(*this) - float(o)); return *this; } \
         NAME &operator*=(const NAME &o) { *this = NAME(float(*this) * float(o)); return *this; } \
         NAME &operator/=(const NAME &o) { *this = NAME(float(*this) / float(o)); return *this; } \
-        NAME operator-() const { return FromBits((uint16_t)(bits_ ^ 0x8000u)); }              \
-        NAME operator+() const { return *this; }                                              \
+        constexpr NAME operator-() const { return FromBits((uint16_t)(bits_ ^ 0x8000u)); }    \
+        constexpr NAME operator+() const { return *this; }                                    \
     };                                                                                        \
     static_assert(true, "")
 // Binary arithmetic and comparisons go through the implicit conversion to float

@@ -168,11 +168,22 @@ template <class F> bool launch(uint64_t key, F f) {
 // ASCENDC_TPL_ARGS_DECL is an alias of the resulting type, so a tiling-key header without an include
 // guard may be read twice in one unit (an alias may be declared again as the same type; the
 // registration is instantiated once).
-#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<bw, mode, __VA_ARGS__>{}
-#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>{}
-#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, true, __VA_ARGS__>{}
-#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<8, false, __VA_ARGS__>{}
-#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<1, false, __VA_ARGS__>{}
+// A value list may end in a comma too (`schMode, 1, ASCENDC_TPL_UI_LIST, A, B, )`), which a template
+// argument list does not allow: TWIN_TPL_VALUES turns each non-empty argument into `, value` and
+// drops an empty last one (__VA_OPT__, which GCC and Clang accept in C++17 mode).
+#define TWIN_TPL_PARENS ()
+#define TWIN_TPL_EXPAND(...) TWIN_TPL_EXPAND3(TWIN_TPL_EXPAND3(TWIN_TPL_EXPAND3(TWIN_TPL_EXPAND3(__VA_ARGS__))))
+#define TWIN_TPL_EXPAND3(...) TWIN_TPL_EXPAND2(TWIN_TPL_EXPAND2(TWIN_TPL_EXPAND2(TWIN_TPL_EXPAND2(__VA_ARGS__))))
+#define TWIN_TPL_EXPAND2(...) TWIN_TPL_EXPAND1(TWIN_TPL_EXPAND1(TWIN_TPL_EXPAND1(TWIN_TPL_EXPAND1(__VA_ARGS__))))
+#define TWIN_TPL_EXPAND1(...) __VA_ARGS__
+#define TWIN_TPL_VALUES(...) __VA_OPT__(TWIN_TPL_EXPAND(TWIN_TPL_VALUES_STEP(__VA_ARGS__)))
+#define TWIN_TPL_VALUES_STEP(a, ...) , a __VA_OPT__(TWIN_TPL_VALUES_AGAIN TWIN_TPL_PARENS(__VA_ARGS__))
+#define TWIN_TPL_VALUES_AGAIN() TWIN_TPL_VALUES_STEP
+#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<bw, mode TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, true TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<8, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<1, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
 #define ASCENDC_TPL_ARGS_DECL(op, ...)                                                                     \
     using TWIN_TPL_CAT(twin_tpl_reg_, op) = ::twin_tpl::DeclOf<decltype(std::tuple{__VA_ARGS__})>;        \
     using TWIN_TPL_CAT(twin_tpl_set_, op) =                                                                \

@@ -345,6 +345,19 @@ inline void MulAddDst(const LocalTensor<T> &dst, const LocalTensor<T> &src0, con
     }
 
 TWIN_UNARY(Exp, twin::m_exp(x))
+// The high-level Exp (asc-devkit docs, "Exp" in the math library: template <T, taylorExpandLevel,
+// isReuseSource>, with or without a shared tmp buffer): the twin computes exp exactly whatever the
+// Taylor expansion level, and traces it as Exp.
+template <class T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, TWIN_LOC) {
+    twin::vun("Exp", dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)twin::m_exp(x); },
+              TWIN_LOC_ARGS);
+}
+template <class T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,
+                const uint32_t calCount, TWIN_LOC) {
+    Exp<T, taylorExpandLevel, isReuseSource>(dst, src, calCount, TWIN_LOC_ARGS);
+}
 TWIN_UNARY(Ln, twin::m_log(x))
 TWIN_UNARY(Abs, (x < 0 ? -x : x))
 TWIN_UNARY(Reciprocal, (decltype(x))1 / x)

@@ -1,0 +1,3 @@
+// twin: forward of the high-level API tiling header broadcast/broadcast_tiling.h (the queries live in tiling/tiling_api.h).
+#pragma once
+#include "../tiling_api.h"

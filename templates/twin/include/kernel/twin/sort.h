@@ -1,0 +1,211 @@
+// twin: the high-level Power API and the sort family of the Atlas A2 / A3 layout (Concat, Sort,
+// Sort32, Extract), pipe V. Written from the public AscendC documentation:
+//   Power   https://www.hiascend.com/document/detail/zh/canncommercial/800/apiref/ascendcopapi/atlasascendc_api_07_0520.html
+//   Concat  https://www.hiascend.com/document/detail/zh/canncommercial/800/apiref/ascendcopapi/atlasascendc_api_07_0838.html
+//   Sort    https://www.hiascend.com/document/detail/en/canncommercial/latest/API/ascendcopapi/atlasascendc_api_07_0842.html
+//   Sort32  https://www.hiascend.com/doc_center/source/zh/canncommercial/700/operatordev/Ascendcopdevg/atlasascendc_api_07_0172.html
+// Sorted data on A2 / A3 ("layout 1") is one 8-byte (score, index) structure per element: the score in
+// the low bytes (a half score in the low 2, the next 2 reserved), the uint32 index in the high 4.
+// Sorting is descending by score; equal scores keep their input order.
+#pragma once
+#include "vec.h"
+
+namespace twin {
+
+// x ** y as the twin computes Power: floats in float (half / bfloat16 widened), integers exactly by
+// repeated squaring with wrap-around; a negative integer exponent gives 1 / x ** -y truncated (0
+// unless |x| == 1).
+template <class T> inline T power_one(T x, T y) {
+    if constexpr (std::is_integral<T>::value) {
+        using W = typename std::make_unsigned<T>::type;
+        if (y < 0) {
+            if (x == 1) return (T)1;
+            if (x == (T)-1) return (T)(((-(int64_t)y) & 1) ? -1 : 1);
+            return (T)0;
+        }
+        W acc = 1, base = (W)x;
+        for (uint64_t e = (uint64_t)y; e; e >>= 1) {
+            if (e & 1) acc = (W)(acc * base);
+            base = (W)(base * base);
+        }
+        return (T)acc;
+    } else {
+        return (T)m_pow((float)up(x), (float)up(y));
+    }
+}
+
+template <class T, class F>
+inline void power_each(const AscendC::LocalTensor<T> &dst, uint32_t n, F value_at, TWIN_LOC_DECL) {
+    uint8_t *pd = vspan(dst, n, "Power", TWIN_LOC_ARGS);
+    for (uint32_t i = 0; i < n; i++) st<T>(pd + (uint64_t)i * sizeof(T), value_at(i));
+    tr_vec("Power", sizeof(T), n, vec_rep(n, sizeof(T)), twin_line);
+}
+
+// One (score, index) structure of the A2 layout.
+template <class T> inline void sort_store(uint8_t *p, T score, uint32_t index) {
+    uint8_t zero[8] = {0};
+    __builtin_memcpy(p, zero, 8);
+    st<T>(p, score);
+    st<uint32_t>(p + 4, index);
+}
+
+} // namespace twin
+
+namespace AscendC {
+
+// ---- Power: dst = src0 ** src1, tensor ** tensor, tensor ** scalar, scalar ** tensor; with or without
+// a shared tmp buffer (the twin needs none), over calCount elements or the whole destination.
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint32_t calCount,
+                  TWIN_LOC) {
+    const uint8_t *a = twin::vspan(src0, calCount, "Power", TWIN_LOC_ARGS);
+    const uint8_t *b = twin::vspan(src1, calCount, "Power", TWIN_LOC_ARGS);
+    twin::power_each(dst, calCount, [&](uint32_t i) {
+        return twin::power_one<T>(twin::ld<T>(a + (uint64_t)i * sizeof(T)), twin::ld<T>(b + (uint64_t)i * sizeof(T)));
+    }, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const T &src1, uint32_t calCount, TWIN_LOC) {
+    const uint8_t *a = twin::vspan(src0, calCount, "Power", TWIN_LOC_ARGS);
+    const T e = src1;
+    twin::power_each(dst, calCount, [&](uint32_t i) { return twin::power_one<T>(twin::ld<T>(a + (uint64_t)i * sizeof(T)), e); },
+                     TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const T &src0, const LocalTensor<T> &src1, uint32_t calCount, TWIN_LOC) {
+    const uint8_t *b = twin::vspan(src1, calCount, "Power", TWIN_LOC_ARGS);
+    const T x = src0;
+    twin::power_each(dst, calCount, [&](uint32_t i) { return twin::power_one<T>(x, twin::ld<T>(b + (uint64_t)i * sizeof(T))); },
+                     TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                  const LocalTensor<uint8_t> &, uint32_t calCount, TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, calCount, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const T &src1, const LocalTensor<uint8_t> &,
+                  uint32_t calCount, TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, calCount, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const T &src0, const LocalTensor<T> &src1, const LocalTensor<uint8_t> &,
+                  uint32_t calCount, TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, calCount, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                  const LocalTensor<uint8_t> &, TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, dst.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const T &src1, const LocalTensor<uint8_t> &,
+                  TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, dst.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const T &src0, const LocalTensor<T> &src1, const LocalTensor<uint8_t> &,
+                  TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, dst.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, dst.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const T &src1, TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, dst.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T> &dst, const T &src0, const LocalTensor<T> &src1, TWIN_LOC) {
+    Power<T, isReuseSource>(dst, src0, src1, dst.GetSize(), TWIN_LOC_ARGS);
+}
+
+// ---- Concat: on A2 / A3 the scores go into `concat` one to one (16 elements per repeat), ready for Sort.
+template <class T>
+inline void Concat(LocalTensor<T> &concat, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t repeatTime,
+                   TWIN_LOC) {
+    if (repeatTime < 0 || repeatTime > 255)
+        twin::fault(twin_file, twin_line, "Concat: repeatTime %d out of range 0..255", repeatTime);
+    const uint32_t n = (uint32_t)repeatTime * 16;
+    const uint8_t *ps = twin::vspan(src, n, "Concat", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(concat, n, "Concat", TWIN_LOC_ARGS);
+    __builtin_memmove(pd, ps, (size_t)n * sizeof(T));
+    twin::tr_vec("Concat", sizeof(T), n, (uint64_t)repeatTime, twin_line);
+}
+
+// ---- Sort32: each repeat sorts 32 scores with their indexes into 32 (score, index) structures.
+// ---- Sort<T, isFullSort>: repeatTime * 32 scores; all of them (isFullSort) or each group of 32.
+namespace twin_sort {
+template <class T>
+inline void sort_groups(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &scores,
+                        const LocalTensor<uint32_t> &index, uint32_t n, uint32_t group, TWIN_LOC_DECL) {
+    static_assert(sizeof(T) <= 4, "Sort scores are half or float");
+    const uint8_t *ps = twin::vspan(scores, n, api, TWIN_LOC_ARGS);
+    const uint8_t *pi = twin::vspan(index, n, api, TWIN_LOC_ARGS);
+    uint8_t *pd = twin::ub_span(dst.addr_, (uint64_t)n * 8, api, TWIN_LOC_ARGS);
+    struct Item { float key; T score; uint32_t index; uint32_t pos; };
+    static thread_local Item items[65536];
+    if (n > 65536) twin::fault(twin_file, twin_line, "%s: %u elements, more than UB can hold", api, n);
+    for (uint32_t i = 0; i < n; i++) {
+        T s = twin::ld<T>(ps + (uint64_t)i * sizeof(T));
+        items[i] = Item{(float)twin::up(s), s, twin::ld<uint32_t>(pi + (uint64_t)i * 4), i};
+    }
+    for (uint32_t g = 0; g < n; g += group) {
+        uint32_t end = g + group < n ? g + group : n;
+        // descending by score, ties in input order (a stable sort)
+        for (uint32_t i = g + 1; i < end; i++) {
+            Item it = items[i];
+            uint32_t j = i;
+            while (j > g && items[j - 1].key < it.key) { items[j] = items[j - 1]; j--; }
+            items[j] = it;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) twin::sort_store<T>(pd + (uint64_t)i * 8, items[i].score, items[i].index);
+}
+} // namespace twin_sort
+
+template <class T>
+inline void Sort32(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<uint32_t> &src1,
+                   const int32_t repeatTime, TWIN_LOC) {
+    if (repeatTime < 0 || repeatTime > 255)
+        twin::fault(twin_file, twin_line, "Sort32: repeatTime %d out of range 0..255", repeatTime);
+    const uint32_t n = (uint32_t)repeatTime * 32;
+    twin_sort::sort_groups<T>("Sort32", dst, src0, src1, n, 32, TWIN_LOC_ARGS);
+    twin::tr_vec("Sort32", sizeof(T), n, (uint64_t)repeatTime, twin_line);
+}
+
+template <class T, bool isFullSort>
+inline void Sort(const LocalTensor<T> &dst, const LocalTensor<T> &concat, const LocalTensor<uint32_t> &index,
+                 LocalTensor<T> &, const int32_t repeatTime, TWIN_LOC) {
+    if (repeatTime < 0)
+        twin::fault(twin_file, twin_line, "Sort: negative repeatTime %d", repeatTime);
+    const uint32_t n = (uint32_t)repeatTime * 32;
+    twin_sort::sort_groups<T>("Sort", dst, concat, index, n, isFullSort ? (n ? n : 1) : 32, TWIN_LOC_ARGS);
+    // Sort32 per group, then merge passes (MrgSort of 4 lists) when the whole input is sorted.
+    twin::tr_vec("Sort32", sizeof(T), n, (uint64_t)repeatTime, twin_line);
+    if (isFullSort) {
+        for (uint32_t len = 32; len < n; len *= 4) twin::tr_vec("MrgSort", sizeof(T), n, (n + 31) / 32, twin_line);
+    }
+}
+
+// ---- Extract: repeatTime * 32 (score, index) structures split into scores and indexes.
+template <class T>
+inline void Extract(const LocalTensor<T> &dstValue, const LocalTensor<uint32_t> &dstIndex, const LocalTensor<T> &sorted,
+                    const int32_t repeatTime, TWIN_LOC) {
+    if (repeatTime < 0 || repeatTime > 255)
+        twin::fault(twin_file, twin_line, "Extract: repeatTime %d out of range 0..255", repeatTime);
+    const uint32_t n = (uint32_t)repeatTime * 32;
+    const uint8_t *ps = twin::ub_span(sorted.addr_, (uint64_t)n * 8, "Extract", TWIN_LOC_ARGS);
+    uint8_t *pv = twin::vspan(dstValue, n, "Extract", TWIN_LOC_ARGS);
+    uint8_t *pi = twin::vspan(dstIndex, n, "Extract", TWIN_LOC_ARGS);
+    for (uint32_t i = 0; i < n; i++) {
+        const T s = twin::ld<T>(ps + (uint64_t)i * 8);
+        const uint32_t ix = twin::ld<uint32_t>(ps + (uint64_t)i * 8 + 4);
+        twin::st<T>(pv + (uint64_t)i * sizeof(T), s);
+        twin::st<uint32_t>(pi + (uint64_t)i * 4, ix);
+    }
+    twin::tr_vec("Extract", sizeof(T), n, (uint64_t)repeatTime, twin_line);
+}
+
+} // namespace AscendC
