@@ -517,6 +517,8 @@ pub fn run_program(
 
 pub struct CmakeFlow {
     project: PathBuf,
+    /// The folder under the project whose CMakeLists.txt is configured (empty: the project root).
+    cmake_source: PathBuf,
     work: PathBuf,
     tool: Arc<Toolchain>,
     soc: &'static Soc,
@@ -527,24 +529,27 @@ pub struct CmakeFlow {
 }
 
 impl CmakeFlow {
-    /// A flow for the kernel-launch project at `project`; `profiler` is needed in sim and npu mode.
+    /// A flow for the kernel-launch project at `project`, configured from `cmake_source` under it (None:
+    /// the project root); `profiler` is needed in sim and npu mode.
     pub fn new(
         project: &Path,
+        cmake_source: Option<&Path>,
         work: &Path,
         tool: Arc<Toolchain>,
         soc: &'static Soc,
         mode: RunMode,
         profiler: Option<Profiler>,
     ) -> Result<CmakeFlow> {
-        let lists = project.join("CMakeLists.txt");
+        let cmake_source = cmake_source.map(Path::to_path_buf).unwrap_or_default();
+        let lists = project.join(&cmake_source).join("CMakeLists.txt");
         let text = std::fs::read_to_string(&lists).map_err(|e| {
             Error::bad_input(
                 format!(
                     "{} has no readable CMakeLists.txt ({e}), which a kernel-launch project builds with",
-                    project.display()
+                    project.join(&cmake_source).display()
                 ),
                 Some(
-                    "add the project's CMakeLists.txt with the RUN_MODE switch (see fixtures/*_launch), or set layout = \"custom-op\" under [project]"
+                    "add the project's CMakeLists.txt with the RUN_MODE switch (see fixtures/*_launch), name the folder that holds it with cmake-source = \"...\" under [project], or set layout = \"custom-op\""
                         .into(),
                 ),
             )
@@ -569,6 +574,7 @@ impl CmakeFlow {
         }
         Ok(CmakeFlow {
             project: project.to_path_buf(),
+            cmake_source,
             work: work.to_path_buf(),
             tool,
             soc,
@@ -601,6 +607,7 @@ impl CmakeFlow {
             .part(self.mode.as_str())
             .part(self.soc.name)
             .part(format!("{:?}", self.generation))
+            .part(self.cmake_source.to_string_lossy().as_bytes())
             .part(&program);
         for (rel, bytes) in &files {
             h.part(rel).part(bytes);
@@ -618,7 +625,7 @@ impl CmakeFlow {
             self.mode,
             self.soc,
             &self.tool.install.root,
-            &src,
+            &src.join(&self.cmake_source),
             &build,
             &prefix,
         )

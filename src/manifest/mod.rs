@@ -406,6 +406,10 @@ pub struct Manifest {
     pub soc: String,
     pub backend: BackendKind,
     pub layout: Layout,
+    /// `cmake-source` (kernel-launch only): the folder, relative to the root, whose `CMakeLists.txt` the
+    /// project is configured from, when it is not the root itself (e.g. `examples/`, with sources
+    /// beside it under the root). None: the root.
+    pub cmake_source: Option<PathBuf>,
     /// `cann-path`: the CANN toolkit to use (absolute, or relative to the project root), searched before
     /// the environment; with the span of its value, for errors about it.
     pub cann_path: Option<(PathBuf, Range<usize>)>,
@@ -479,6 +483,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
     let (mut soc, mut backend, mut cann_path, mut include) =
         ("Ascend910B1".to_string(), BackendKind::Twin, None, vec![]);
     let (mut layout, mut run_mode, mut devices) = (Layout::default(), None, vec![]);
+    let mut cmake_source = None;
     if let Some(p) = project {
         if let Some(s) = p.soc {
             let Some(found) = crate::model::soc::lookup(s.get_ref()) else {
@@ -520,6 +525,30 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     "use `custom-op` (op_host/ + op_kernel/, built by build.sh) or `kernel-launch` (a CMake project with the RUN_MODE switch)",
                 )
             })?;
+        }
+        if let Some(c) = p.cmake_source {
+            if layout != Layout::KernelLaunch {
+                return Err(err(
+                    span(&c),
+                    "`cmake-source` is for kernel-launch projects".into(),
+                    "set layout = \"kernel-launch\" under [project], or remove the key",
+                ));
+            }
+            let dir = fsx::confined_join(&root, c.get_ref()).map_err(|m| {
+                err(
+                    span(&c),
+                    m,
+                    "name a folder inside the project; the whole project is what a candidate copies",
+                )
+            })?;
+            if !dir.join("CMakeLists.txt").is_file() {
+                return Err(err(
+                    span(&c),
+                    format!("`{}` holds no CMakeLists.txt", c.get_ref()),
+                    "name the folder (relative to ascend.toml) whose CMakeLists.txt builds the program",
+                ));
+            }
+            cmake_source = Some(Path::new(c.get_ref().trim_end_matches('/')).to_path_buf());
         }
         if let Some(m) = p.run_mode {
             run_mode = Some(RunMode::parse(m.get_ref()).ok_or_else(|| {
@@ -1088,6 +1117,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         soc,
         backend,
         layout,
+        cmake_source,
         cann_path,
         run_mode,
         devices,

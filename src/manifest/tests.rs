@@ -566,3 +566,25 @@ fn default_tiling_header_is_one_that_defines_tiling_data() {
         Some("op_host/add_custom_tiling.h")
     );
 }
+
+/// `cmake-source` names the folder of a kernel-launch project's CMakeLists.txt; elsewhere, outside the
+/// project, or at a folder with no CMakeLists.txt it is refused at its line.
+#[test]
+fn cmake_source_is_a_folder_with_a_cmakelists_inside_a_kernel_launch_project() {
+    let launch = |project_extra: &str| {
+        format!(
+            "[project]\nlayout = \"kernel-launch\"\n{project_extra}\n[[op]]\nname = \"add_custom\"\nkernel = [\"op_kernel/add_custom.cpp\"]\n"
+        )
+    };
+    // op_host/ holds no CMakeLists.txt in the fixture copy.
+    let e = error_of(&launch("cmake-source = \"op_host\""));
+    assert!(e.to_string().contains("holds no CMakeLists.txt"), "{e}");
+    assert_eq!(e.location.as_ref().map(|l| l.1), Some(3));
+    let e = error_of(&launch("cmake-source = \"../elsewhere\""));
+    assert!(e.to_string().contains("outside the project"), "{e}");
+    let e = error_of(
+        "[project]\ncmake-source = \"op_host\"\n[[op]]\nname = \"add_custom\"\nhost = [\"op_host/add_custom.cpp\"]\nkernel = [\"op_kernel/add_custom.cpp\"]\n",
+    );
+    assert!(e.to_string().contains("for kernel-launch projects"), "{e}");
+    assert!(load(&launch("")).unwrap().cmake_source.is_none());
+}

@@ -21,6 +21,7 @@ pub struct Project {
     #[serde(default)]
     pub include: Vec<Spanned<String>>,
     pub layout: Option<Spanned<String>>,
+    pub cmake_source: Option<Spanned<String>>,
     pub run_mode: Option<Spanned<String>>,
     pub devices: Option<Spanned<Vec<i64>>>,
 }

@@ -179,3 +179,55 @@ fn twin_asc_compiles_a_lone_file_and_locates_faults_and_bad_launches() {
         "{stderr}"
     );
 }
+
+/// A kernel-launch project whose CMakeLists.txt lives in a subfolder and builds sources from beside it
+/// (`examples/CMakeLists.txt` compiling `../kernel/mul_custom.asc`, as operator repositories lay out
+/// their kernel examples): `cmake-source = "examples"` configures from there, the candidate copies the
+/// whole project, and the result is still x * y.
+#[test]
+fn a_project_configured_from_a_subfolder_runs_with_cmake_source() {
+    if !have_cmake("a_project_configured_from_a_subfolder_runs_with_cmake_source") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let base = Path::new(FIXTURES).join("mul_asc");
+    std::fs::create_dir_all(p.join("kernel")).unwrap();
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::copy(base.join("mul_custom.asc"), p.join("kernel/mul_custom.asc")).unwrap();
+    std::fs::write(
+        p.join("examples/CMakeLists.txt"),
+        "cmake_minimum_required(VERSION 3.16)\nfind_package(ASC REQUIRED)\nproject(nested LANGUAGES ASC CXX)\n\
+         add_executable(mul_custom ${CMAKE_CURRENT_SOURCE_DIR}/../kernel/mul_custom.asc)\n",
+    )
+    .unwrap();
+    let manifest = std::fs::read_to_string(base.join("ascend.toml"))
+        .unwrap()
+        .replace(
+            "layout = \"kernel-launch\"",
+            "layout = \"kernel-launch\"\ncmake-source = \"examples\"",
+        )
+        .replace("\"mul_custom.asc\"", "\"kernel/mul_custom.asc\"");
+    assert!(manifest.contains("cmake-source") && manifest.contains("kernel/mul_custom.asc"));
+    std::fs::write(p.join("ascend.toml"), manifest).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let keep = PathBuf::from("1");
+    let out = without_cann(
+        p,
+        home.path(),
+        &["run", "--message-format", "json"],
+        &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let runs: Vec<PathBuf> = std::fs::read_dir(p.join("target/ascend-tune/cann-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let x = read_f32(&runs[0].join("input/input_x.bin"));
+    let y = read_f32(&runs[0].join("input/input_y.bin"));
+    let z = read_f32(&runs[0].join("output/output_z.bin"));
+    assert_eq!(z.len(), 48 * 8192);
+    for i in 0..z.len() {
+        assert_eq!(z[i].to_bits(), (x[i] * y[i]).to_bits(), "z[{i}]");
+    }
+}

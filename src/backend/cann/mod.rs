@@ -148,6 +148,7 @@ impl CannBackend {
                 let p = (mode != RunMode::Cpu).then(profiler).transpose()?;
                 Flow::KernelLaunch(CmakeFlow::new(
                     &manifest.root,
+                    manifest.cmake_source.as_deref(),
                     work,
                     tool.clone(),
                     soc,
