@@ -55,6 +55,24 @@ fn run_ok(cmd: &mut Command, what: &str) -> String {
 }
 
 /// Mixed magnitudes, so the order of additions shows in the last bits.
+/// Compiles a host program against the twin's host headers beside its source, runs it, and returns
+/// its output after checking it exited 0.
+fn run_host_program(src: &Path, what: &str) -> std::process::Output {
+    let exe = src.with_extension("");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("include/host"))
+            .arg(src)
+            .arg("-o")
+            .arg(&exe),
+        what,
+    );
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success(), "{what}: the program failed: {out:?}");
+    out
+}
+
 fn input_x() -> Vec<f32> {
     let mut s: u32 = 12345;
     (0..N)
@@ -538,18 +556,7 @@ int main() {
 "#,
     )
     .unwrap();
-    let exe = dir.path().join("host");
-    run_ok(
-        Command::new(compiler())
-            .args(["-std=c++17", "-w", "-I"])
-            .arg(twin_dir().join("include/host"))
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe),
-        "building the operator-base host check",
-    );
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success());
+    let out = run_host_program(&src, "building the operator-base host check");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         stdout, "0 4294967295 1 1\n4 3 128 96\n32 [1]\n",
@@ -667,18 +674,7 @@ int main() {
 "#,
     )
     .unwrap();
-    let exe = dir.path().join("graph");
-    run_ok(
-        Command::new(compiler())
-            .args(["-std=c++17", "-w", "-I"])
-            .arg(twin_dir().join("include/host"))
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe),
-        "building the graph-API host check",
-    );
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success());
+    let out = run_host_program(&src, "building the graph-API host check");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "NCHW ND FRACTAL_NZ 1\nNHWC\n1 conv1 Conv2D 0 2 2 SAME 4294967295 4294967295\n"
@@ -838,18 +834,7 @@ int main() {
 "#,
     )
     .unwrap();
-    let exe = dir.path().join("host");
-    run_ok(
-        Command::new(compiler())
-            .args(["-std=c++17", "-w", "-I"])
-            .arg(twin_dir().join("include/host"))
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe),
-        "building the tmp-size query check",
-    );
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success());
+    let out = run_host_program(&src, "building the tmp-size query check");
     // 100 floats = 400 B -> 416; 56 halves = 112 B -> 128; 256 halves = 512 B; one tile, no extra.
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
