@@ -178,6 +178,21 @@ fn twin_asc_compiles_a_lone_file_and_locates_faults_and_bad_launches() {
         stderr.contains("nameless.asc:3: error: kernel launch"),
         "{stderr}"
     );
+
+    // A compiler that is not there: said so, with the fix, not a silent exit.
+    let out = Command::new(pkg.path().join("pkg/tools/asc/bin/twin-asc"))
+        .args(["mul.asc", "-o", "never"])
+        .current_dir(dir.path())
+        .env("TWIN_ASC_CXX", "no-such-compiler-here")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("no C++ compiler 'no-such-compiler-here'")
+            && stderr.contains("TWIN_ASC_CXX"),
+        "{stderr}"
+    );
 }
 
 /// A kernel-launch project whose CMakeLists.txt lives in a subfolder and builds sources from beside it
