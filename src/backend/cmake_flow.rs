@@ -298,6 +298,23 @@ impl CandidateDir {
         Ok(src)
     }
 
+    /// Records a finished build of this candidate (`key`) whose program is `program` (inside the
+    /// folder) and returns its artifact: the counterpart of `cached_artifact`.
+    pub fn finish(&self, key: &str, program: PathBuf) -> std::io::Result<Artifact> {
+        let rel = program
+            .strip_prefix(&self.dir)
+            .unwrap_or(&program)
+            .to_string_lossy()
+            .into_owned();
+        self.mark_built(std::slice::from_ref(&rel))?;
+        Ok(Artifact {
+            key: key.to_string(),
+            host: program,
+            kernel: self.dir.clone(),
+            cached: false,
+        })
+    }
+
     /// Records a finished build: `lines[0]` is the program (relative to the folder).
     pub fn mark_built(&self, lines: &[String]) -> std::io::Result<()> {
         let mut text = lines.join("\n");
@@ -672,18 +689,7 @@ impl CmakeFlow {
                 ),
             ));
         };
-        let rel = found
-            .strip_prefix(&cand.dir)
-            .unwrap_or(&found)
-            .to_string_lossy()
-            .into_owned();
-        cand.mark_built(std::slice::from_ref(&rel)).map_err(io)?;
-        Ok(Artifact {
-            key,
-            host: found,
-            kernel: cand.dir.clone(),
-            cached: false,
-        })
+        cand.finish(&key, found).map_err(io)
     }
 
     pub fn run(

@@ -3,12 +3,11 @@
 //! build of the same sources cheap); `--trace` writes the modelled pipelines as a Chrome/Perfetto trace.
 
 use super::Session;
-use crate::backend::{SourceSet, TrialFailure};
 use crate::cli::args::{Common, RunArgs};
 use crate::errors::{Error, Result};
 use crate::exit_codes;
 use crate::report::Printer;
-use std::time::Instant;
+use crate::tune::evaluate::Evaluator;
 
 pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
     let session = Session::open(common)?;
@@ -27,24 +26,18 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
             format!("{} on {} ({})", op.name, soc.name, backend.kind().as_str()),
         );
         let inputs = crate::tune::inputs(op);
-        let failed = |f: TrialFailure| {
-            Error::NoValidCandidate(format!(
-                "op `{}` failed ({}): {}",
-                op.name,
-                f.kind.as_str(),
-                f.message
-            ))
-        };
-        let started = Instant::now();
-        let artifact = backend.build(op, &SourceSet::default()).map_err(failed)?;
-        let built = started.elapsed();
-        let started = Instant::now();
-        let m = backend
-            .run(op, &artifact, &inputs, args.trace.is_some())
-            .map_err(failed)?;
-        let ran = started.elapsed();
+        let (m, timings) =
+            Evaluator::baseline_timed(backend.as_ref(), op, &inputs, args.trace.is_some())
+                .map_err(|f| {
+                    Error::NoValidCandidate(format!(
+                        "op `{}` failed ({}): {}",
+                        op.name,
+                        f.kind.as_str(),
+                        f.message
+                    ))
+                })?;
         printer.op_measured(&op.name, &m, backend.kind().as_str(), soc.name);
-        printer.op_timings(&op.name, built, artifact.cached, ran);
+        printer.op_timings(&op.name, &timings);
         if let Some(note) = op.unverified_note() {
             printer.warn(note);
         }

@@ -73,13 +73,8 @@ impl Printer {
     }
 
     /// How long building and running one op took on this machine (wall clock, not a latency of the op).
-    pub fn op_timings(
-        &self,
-        op: &str,
-        build: std::time::Duration,
-        cached: bool,
-        run: std::time::Duration,
-    ) {
+    pub fn op_timings(&self, op: &str, t: &crate::tune::evaluate::BaselineTimings) {
+        let (build, cached, run) = (t.build, t.cached, t.run);
         if self.json() {
             self.emit(json!({
                 "reason": "op-timings", "op": op, "build_s": round(build.as_secs_f64()),

@@ -44,6 +44,15 @@ pub struct Evaluated {
     pub build_cached: bool,
 }
 
+/// How long a baseline's build and run took on this machine (wall clock, not the op's latency).
+#[derive(Debug, Clone, Copy)]
+pub struct BaselineTimings {
+    pub build: std::time::Duration,
+    /// The build cache served the build.
+    pub cached: bool,
+    pub run: std::time::Duration,
+}
+
 impl Evaluator {
     /// Runs the unmodified sources once: the baseline measurement and the reference outputs.
     pub fn baseline(
@@ -52,8 +61,27 @@ impl Evaluator {
         inputs: &Inputs,
         keep_trace: bool,
     ) -> Result<Measurement, TrialFailure> {
+        Self::baseline_timed(backend, op, inputs, keep_trace).map(|(m, _)| m)
+    }
+
+    /// `baseline`, with how long the build and the run took on this machine (wall clock).
+    pub fn baseline_timed(
+        backend: &dyn Backend,
+        op: &OpSpec,
+        inputs: &Inputs,
+        keep_trace: bool,
+    ) -> Result<(Measurement, BaselineTimings), TrialFailure> {
+        let started = std::time::Instant::now();
         let artifact = backend.build(op, &SourceSet::default())?;
-        backend.run(op, &artifact, inputs, keep_trace)
+        let build = started.elapsed();
+        let started = std::time::Instant::now();
+        let m = backend.run(op, &artifact, inputs, keep_trace)?;
+        let timings = BaselineTimings {
+            build,
+            cached: artifact.cached,
+            run: started.elapsed(),
+        };
+        Ok((m, timings))
     }
 
     /// The journal key of a point: everything that decides its outcome.

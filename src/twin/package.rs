@@ -41,6 +41,19 @@ const CMAKE_DIR: &str = "tools/tikicpulib/lib/cmake";
 /// The twin's ASC toolchain (CANN 9 `.asc` single-source files), and its CMake package.
 const ASC_DIR: &str = "tools/asc";
 const ASC_CMAKE_DIR: &str = "tools/asc/lib/cmake/ASC";
+/// The CANN host libraries that kernel-launch and `.asc` projects link on a device build and a CPU run
+/// needs none of: both CMake packages define them as empty targets (unless the project has them).
+const ACL_STUB_LIBS: &[&str] = &[
+    "ascendcl",
+    "runtime",
+    "c_sec",
+    "tiling_api",
+    "register",
+    "platform",
+    "ascendalog",
+    "unified_dlog",
+    "graph_base",
+];
 /// Package files that must be executable.
 const EXECUTABLES: &[&str] = &["tools/asc/bin/twin-asc"];
 
@@ -246,7 +259,8 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
     let config = template("package/cmake/tikicpulib-config.cmake.in")
         .replace("@TWIN_VERSION@", &version)
         .replace("@TWIN_SOC_TABLE@", table.trim_end())
-        .replace("@TWIN_SOC_NAMES@", &names.join(", "));
+        .replace("@TWIN_SOC_NAMES@", &names.join(", "))
+        .replace("@TWIN_STUB_LIBS@", &ACL_STUB_LIBS.join(" "));
     out.push((
         format!("{CMAKE_DIR}/tikicpulib-config.cmake"),
         config.into_bytes(),
@@ -310,7 +324,9 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
     ] {
         out.push((
             format!("{ASC_CMAKE_DIR}/{rel}"),
-            embedded_file(&format!("package/asc/cmake/{rel}")).to_vec(),
+            template(&format!("package/asc/cmake/{rel}"))
+                .replace("@TWIN_STUB_LIBS@", &ACL_STUB_LIBS.join(" "))
+                .into_bytes(),
         ));
     }
 
@@ -430,6 +446,17 @@ mod tests {
             EXECUTABLES
                 .iter()
                 .all(|e| files.iter().any(|(rel, _)| rel == e))
+        );
+        // Both CMake packages stub the same host libraries, from one list.
+        let stubs = format!("foreach(_twin_stub {})", ACL_STUB_LIBS.join(" "));
+        let info = file(
+            &files,
+            &format!("{ASC_CMAKE_DIR}/modules/CMakeASCInformation.cmake"),
+        );
+        let tikicpulib = file(&files, &format!("{CMAKE_DIR}/tikicpulib-config.cmake"));
+        assert!(
+            info.contains(&stubs) && tikicpulib.contains(&stubs),
+            "{stubs}"
         );
     }
 

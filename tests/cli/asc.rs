@@ -18,48 +18,49 @@ fn read_f32(path: &Path) -> Vec<f32> {
         .collect()
 }
 
-/// `cargo ascend-tune run` on `fixtures/mul_asc` (or its reference, under the fixture's manifest),
-/// keeping the run folder: (latency in us, block_dim, the run folder's x, y and z).
-fn run_mul_asc(reference: bool) -> (f64, u64, Vec<f32>, Vec<f32>, Vec<f32>) {
-    let dir = tempfile::tempdir().unwrap();
-    let base = Path::new(FIXTURES).join("mul_asc");
-    copy_tree(
-        &if reference {
-            base.join("reference")
-        } else {
-            base.clone()
-        },
-        dir.path(),
-    );
-    std::fs::copy(base.join("ascend.toml"), dir.path().join("ascend.toml")).unwrap();
+/// `cargo ascend-tune run` in `project` with no CANN about, keeping the run folder: the op-measured
+/// record (checked to be the twin's, modelled) and the one run folder, which holds a trace.
+fn run_kept(project: &Path) -> (serde_json::Value, PathBuf) {
     let home = tempfile::tempdir().unwrap();
     let keep = PathBuf::from("1");
     let out = without_cann(
-        dir.path(),
+        project,
         home.path(),
         &["run", "--message-format", "json"],
         &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
     );
     assert!(out.status.success(), "{:?}", text(&out));
-    let measured = records(&out)
-        .into_iter()
-        .find(|r| r["reason"] == "op-measured")
-        .expect("an op-measured record");
+    let measured = record(&out, "op-measured");
     assert_eq!(measured["backend"], "twin", "{measured}");
     assert_eq!(measured["modelled"], true, "{measured}");
-    let runs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("target/ascend-tune/cann-runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut runs = kept_runs(project);
     assert_eq!(runs.len(), 1, "{runs:?}");
-    assert!(runs[0].join("twin.trace").is_file(), "no trace was left");
-    (
-        measured["latency_us"].as_f64().unwrap(),
-        measured["block_dim"].as_u64().unwrap(),
-        read_f32(&runs[0].join("input/input_x.bin")),
-        read_f32(&runs[0].join("input/input_y.bin")),
-        read_f32(&runs[0].join("output/output_z.bin")),
-    )
+    let run = runs.remove(0);
+    assert!(run.join("twin.trace").is_file(), "no trace was left");
+    (measured, run)
+}
+
+/// The run folder's z is x * y, one fp32 rounding of the exact product as Rust's f32 multiply: bit
+/// for bit; and x was generated (not zeros, not y).
+fn assert_products(run: &Path, what: &str) {
+    let x = read_f32(&run.join("input/input_x.bin"));
+    let y = read_f32(&run.join("input/input_y.bin"));
+    let z = read_f32(&run.join("output/output_z.bin"));
+    assert_eq!(z.len(), 48 * 8192, "{what}");
+    assert!(
+        x.iter().any(|v| *v != 0.0) && x != y,
+        "{what}: inputs were not generated"
+    );
+    for i in 0..z.len() {
+        assert_eq!(
+            z[i].to_bits(),
+            (x[i] * y[i]).to_bits(),
+            "{what}: z[{i}] = {} for {} * {}",
+            z[i],
+            x[i],
+            y[i]
+        );
+    }
 }
 
 #[test]
@@ -67,27 +68,28 @@ fn a_single_source_asc_project_runs_through_the_tool_and_agrees_with_rust() {
     if !have_cmake("a_single_source_asc_project_runs_through_the_tool_and_agrees_with_rust") {
         return;
     }
+    let base = Path::new(FIXTURES).join("mul_asc");
     let mut latency = vec![];
     for (reference, block_dim) in [(false, 8), (true, 32)] {
-        let (us, blocks, x, y, z) = run_mul_asc(reference);
-        assert_eq!(blocks, block_dim, "reference {reference}");
-        assert_eq!(z.len(), 48 * 8192);
-        assert!(
-            x.iter().any(|v| *v != 0.0) && x != y,
-            "inputs were not generated"
+        // The naive project, or its reference under the fixture's manifest.
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(
+            &if reference {
+                base.join("reference")
+            } else {
+                base.clone()
+            },
+            dir.path(),
         );
-        // One fp32 rounding of the exact product, as Rust's f32 multiply: bit for bit.
-        for i in 0..z.len() {
-            assert_eq!(
-                z[i].to_bits(),
-                (x[i] * y[i]).to_bits(),
-                "reference {reference}: z[{i}] = {} for {} * {}",
-                z[i],
-                x[i],
-                y[i]
-            );
-        }
-        latency.push(us);
+        std::fs::copy(base.join("ascend.toml"), dir.path().join("ascend.toml")).unwrap();
+        let (measured, run) = run_kept(dir.path());
+        assert_eq!(
+            measured["block_dim"].as_u64(),
+            Some(block_dim),
+            "reference {reference}"
+        );
+        assert_products(&run, &format!("reference {reference}"));
+        latency.push(measured["latency_us"].as_f64().unwrap());
     }
     assert!(
         latency[1] < latency[0],
@@ -225,24 +227,6 @@ fn a_project_configured_from_a_subfolder_runs_with_cmake_source() {
         .replace("\"mul_custom.asc\"", "\"kernel/mul_custom.asc\"");
     assert!(manifest.contains("cmake-source") && manifest.contains("kernel/mul_custom.asc"));
     std::fs::write(p.join("ascend.toml"), manifest).unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let keep = PathBuf::from("1");
-    let out = without_cann(
-        p,
-        home.path(),
-        &["run", "--message-format", "json"],
-        &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
-    );
-    assert!(out.status.success(), "{:?}", text(&out));
-    let runs: Vec<PathBuf> = std::fs::read_dir(p.join("target/ascend-tune/cann-runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    let x = read_f32(&runs[0].join("input/input_x.bin"));
-    let y = read_f32(&runs[0].join("input/input_y.bin"));
-    let z = read_f32(&runs[0].join("output/output_z.bin"));
-    assert_eq!(z.len(), 48 * 8192);
-    for i in 0..z.len() {
-        assert_eq!(z[i].to_bits(), (x[i] * y[i]).to_bits(), "z[{i}]");
-    }
+    let (_, run) = run_kept(p);
+    assert_products(&run, "configured from examples/");
 }

@@ -248,10 +248,7 @@ fn npu_mode_builds_with_the_projects_cmake_and_measures_with_msprof() {
         &[("COUNTER", &counter)],
     );
     assert!(out.status.success(), "{:?}", text(&out));
-    let measured = records(&out)
-        .into_iter()
-        .find(|r| r["reason"] == "op-measured")
-        .expect("an op-measured record");
+    let measured = record(&out, "op-measured");
     // Five samples (11.5 .. 15.5 us), reduced to their median, measured rather than modelled.
     assert_eq!(std::fs::read_to_string(&counter).unwrap().trim(), "5");
     assert_eq!(measured["latency_us"], 13.5, "{measured}");
@@ -306,10 +303,7 @@ fn the_twin_backend_runs_a_kernel_launch_fixture_through_its_cmake_and_agrees_wi
         &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
     );
     assert!(out.status.success(), "{:?}", text(&out));
-    let measured = records(&out)
-        .into_iter()
-        .find(|r| r["reason"] == "op-measured")
-        .expect("an op-measured record");
+    let measured = record(&out, "op-measured");
     assert_eq!(measured["backend"], "twin", "{measured}");
     assert_eq!(measured["modelled"], true, "{measured}");
     assert_eq!(measured["block_dim"], 8, "{measured}");
@@ -317,10 +311,7 @@ fn the_twin_backend_runs_a_kernel_launch_fixture_through_its_cmake_and_agrees_wi
     // The package the backend wrote for itself, and the run it kept: z = x + y, computed here.
     let work = dir.path().join("target/ascend-tune");
     assert!(work.join("twin-package/ascend-twin-package.toml").is_file());
-    let runs: Vec<PathBuf> = std::fs::read_dir(work.join("cann-runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let runs = kept_runs(dir.path());
     assert_eq!(runs.len(), 1, "{runs:?}");
     let x = read_f16(&runs[0].join("input/input_x.bin"));
     let y = read_f16(&runs[0].join("input/input_y.bin"));

@@ -88,6 +88,23 @@ pub fn records(o: &Output) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The record with this `reason` in `--message-format json` output (the first, if several).
+pub fn record(o: &Output, reason: &str) -> serde_json::Value {
+    records(o)
+        .into_iter()
+        .find(|r| r["reason"] == reason)
+        .unwrap_or_else(|| panic!("no {reason} record in {:?}", text(o)))
+}
+
+/// The run folders a kernel-launch project's runs left under `target/ascend-tune/cann-runs/` (kept
+/// with `ASCEND_TUNE_KEEP_RUNS`).
+pub fn kept_runs(project: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(project.join("target/ascend-tune/cann-runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect()
+}
+
 /// One fixture variant built and run on the twin through the library: the naive operator
 /// (`variant` None) or its optimised `reference/`, always with the fixture's own `ascend.toml`.
 pub struct FixtureRun {

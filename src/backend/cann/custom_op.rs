@@ -238,18 +238,7 @@ impl CustomOpFlow {
                 opp.display()
             ))
         })?;
-        let rel = vendor_env
-            .strip_prefix(&cand.dir)
-            .unwrap_or(&vendor_env)
-            .to_string_lossy()
-            .into_owned();
-        cand.mark_built(std::slice::from_ref(&rel)).map_err(io)?;
-        Ok(Artifact {
-            key,
-            host: vendor_env,
-            kernel: cand.dir.clone(),
-            cached: false,
-        })
+        cand.finish(&key, vendor_env).map_err(io)
     }
 
     pub fn run(

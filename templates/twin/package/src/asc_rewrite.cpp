@@ -123,34 +123,19 @@ size_t matching(const std::string &s, size_t open) {
     });
 }
 
-// Splits s at the commas outside brackets and template angle brackets of depth 0.
+// Splits s at the commas outside brackets, literals and comments.
 std::vector<std::string> split_args(const std::string &s) {
     std::vector<std::string> out;
-    std::string cur;
-    int depth = 0;
-    for (size_t i = 0; i < s.size();) {
-        size_t j = skip_non_code(s, i);
-        if (j != i) {
-            cur += s.substr(i, j - i);
-            i = j;
-            continue;
+    size_t from = 0;
+    for (;;) {
+        size_t comma = scan_code(s, from, [&](size_t i, int depth) { return depth == 0 && s[i] == ','; });
+        if (comma == std::string::npos) {
+            out.push_back(s.substr(from));
+            return out;
         }
-        char c = s[i];
-        if (c == '(' || c == '[' || c == '{') {
-            depth++;
-        } else if (c == ')' || c == ']' || c == '}') {
-            depth--;
-        }
-        if (c == ',' && depth == 0) {
-            out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += c;
-        }
-        i++;
+        out.push_back(s.substr(from, comma - from));
+        from = comma + 1;
     }
-    out.push_back(cur);
-    return out;
 }
 
 std::string trim(const std::string &s) {

@@ -27,7 +27,7 @@ set(CMAKE_ASC_CREATE_STATIC_LIBRARY "<CMAKE_AR> qc <TARGET> <LINK_FLAGS> <OBJECT
 # The ACL host libraries that programs link on a device build: a CPU run needs none of them, so they
 # are empty targets here (unless the project defines them, or sets ASC_TWIN_NO_STUBS).
 if(NOT ASC_TWIN_NO_STUBS)
-    foreach(_twin_stub ascendcl runtime c_sec tiling_api register platform ascendalog unified_dlog graph_base)
+    foreach(_twin_stub @TWIN_STUB_LIBS@)
         if(NOT TARGET ${_twin_stub})
             add_library(${_twin_stub} INTERFACE IMPORTED)
         endif()
