@@ -1,12 +1,13 @@
 //! How fast the performance model parses and models a large twin trace (a 48-block double-buffered add of
-//! about 200k records). Run with `cargo bench --bench model`; figures go to stdout.
+//! about 200k records, trace version 3, so the memory plan's L2 lines are tracked too). Run with
+//! `cargo bench --bench model`; figures go to stdout.
 
 use ascend_tune::model::{SimOptions, parse, simulate, soc};
 use std::fmt::Write;
 use std::time::Instant;
 
 fn trace(blocks: u32, tiles: u32, tile_bytes: u64) -> String {
-    let mut t = String::from("twin-trace 1\n");
+    let mut t = String::from("twin-trace 3\n");
     for b in 0..blocks {
         let _ = writeln!(t, "block {b} {blocks}");
         for i in 0..tiles {
@@ -18,7 +19,7 @@ fn trace(blocks: u32, tiles: u32, tile_bytes: u64) -> String {
                 }
                 let _ = writeln!(
                     t,
-                    "I MTE2 DataCopy bytes={tile_bytes} bursts=1 burst={tile_bytes} gm={gm} gap=0 line=40"
+                    "I MTE2 DataCopy bytes={tile_bytes} bursts=1 burst={tile_bytes} gm={gm} gap=0 buf={q} line=40"
                 );
                 let _ = writeln!(t, "set MTE2 V q{q}.b{buf}");
             }
@@ -38,7 +39,7 @@ fn trace(blocks: u32, tiles: u32, tile_bytes: u64) -> String {
             );
             let _ = writeln!(
                 t,
-                "I MTE3 DataCopy bytes={tile_bytes} bursts=1 burst={tile_bytes} gm={gm} gap=0 line=54"
+                "I MTE3 DataCopy bytes={tile_bytes} bursts=1 burst={tile_bytes} gm={gm} gap=0 buf=2 line=54"
             );
             let _ = writeln!(t, "set MTE3 V q2.b{buf}");
         }

@@ -1,9 +1,11 @@
-// What one instruction costs, in cycles, on one core with the chip otherwise idle: DMA from the measured
-// curves plus burst, stride, alignment and DataCopyPad terms; vector ops from a class table; scalar, cube and
-// synchronisation constants; the once-per-kernel heads. Every constant names its source (FACTS.md section,
-// confidence C confirmed / I inferred / G guess).
+// What one instruction costs, in cycles, on one core: GM copies from the measured DMA engine and memory
+// system (soc.rs `MemSys`, with what memory.rs found for the copy: L2 hits, misses, split lines, same-address
+// reads, write-backs); vector ops from a class table plus UB bank conflicts; scalar, cube and synchronisation
+// constants; the fixed cost of a launch. Every constant names its source (a measured row id of
+// shared/measured/figures.json, M; or FACTS.md section, confidence C confirmed / I inferred / G guess).
 // Does not know when anything runs (that is pipeline.rs) nor how traces are written (trace.rs).
 
+use super::memory::{Dir, DmaMem};
 use super::soc::Soc;
 use super::trace::{Instr, Pipe};
 
@@ -16,10 +18,6 @@ pub const ISSUE_CYCLES: f64 = 8.0;
 pub const FLAG_CYCLES: f64 = 1.0;
 /// Cost of a PipeBarrier on top of waiting for the pipes to drain. FACTS §4 suggests 10-40 cycles (G).
 pub const BARRIER_CYCLES: f64 = 20.0;
-/// `GetValue` (scalar read of a UB element). G.
-pub const GET_VALUE_CYCLES: f64 = 20.0;
-/// `SetValue` (scalar write of a UB element). G.
-pub const SET_VALUE_CYCLES: f64 = 10.0;
 /// Any other scalar-pipe instruction. G.
 pub const SCALAR_DEFAULT_CYCLES: f64 = 4.0;
 /// `GetValue`/`SetValue` on a GlobalTensor (`gm=` present): a scalar access through the data cache to GM,
@@ -34,44 +32,16 @@ pub const SYS_CNT_MHZ: f64 = 50.0;
 /// synchronises all cores through GM; no figure). G.
 pub const SYNC_ALL_CYCLES: f64 = 1000.0;
 
-// ---- once per kernel (GE ATT v1 model, FACTS §2/§3, C as published model) ----
+// ---- once per kernel ----
 
-pub const OP_HEAD_CYCLES: f64 = 300.0;
-/// MTE2 pipe head: (base, per block_dim), small and large copies.
-pub const MTE2_HEAD_SMALL: (f64, f64) = (882.0, 15.9);
-pub const MTE2_HEAD_LARGE: (f64, f64) = (1575.0, 32.7);
-/// ATT switches to its "large copy" fit at this many bytes per instruction.
-pub const MTE2_LARGE_COPY_BYTES: f64 = 25_000.0;
-pub const MTE3_HEAD_CYCLES: f64 = 497.0;
-pub const V_HEAD_CYCLES: f64 = 37.0;
+/// The fixed cost a launch adds to `Task Duration`, in cycles: measured per block (soc `MemSys`
+/// `launch_us`, `launch_per_block_us`: ascdevkit_add_case1 and the 48-block rows).
+pub fn launch_cycles(block_dim: u32, soc: &Soc) -> f64 {
+    let extra = f64::from(block_dim.max(1) - 1);
+    (soc.mem.launch_us + soc.mem.launch_per_block_us * extra) * soc.cycles_per_us()
+}
 
-// ---- DMA ----
-
-/// GM addresses not 512 B aligned reach about 70% of the aligned bandwidth (FACTS §2, C).
-pub const UNALIGNED_BW_FACTOR: f64 = 0.7;
-/// Alignment that gets full bandwidth (L2 line, FACTS §1/§2, C).
-pub const GM_ALIGN: u64 = 512;
-/// DMA granule: UB blocks are 32 B (FACTS §1, C); each burst moves whole granules.
-pub const DMA_GRANULE: u64 = 32;
-/// ATT stride penalty: + k * blockCount * (stride mod 256) cycles, k = 0.07 load, 0.02 store (FACTS §2, C).
-/// The stride is read in 32 B units, the unit of DataCopyParams strides (I).
-pub const STRIDE_PENALTY_LOAD: f64 = 0.07;
-pub const STRIDE_PENALTY_STORE: f64 = 0.02;
-/// Per extra burst of a multi-burst copy (descriptor handling). G.
-pub const BURST_OVERHEAD_CYCLES: f64 = 4.0;
-/// DataCopyPad over DataCopy: per burst and per instruction (FACTS §2 says it costs more through per-burst
-/// overhead; no official figure). G.
-pub const PAD_BURST_CYCLES: f64 = 6.0;
-pub const PAD_FIXED_CYCLES: f64 = 20.0;
-
-// ---- cube side (only what FACTS gives; rarely exercised by vector kernels) ----
-
-/// L1->L0 bytes per cycle: L1->L0B 256, L1->L0A 512 (platform .ini, FACTS §1, I); the slower one taken.
-pub const MTE1_BYTES_PER_CYCLE: f64 = 256.0;
-/// Fixed cost of an MTE1, M or FIX instruction. G.
-pub const CUBE_FIXED_CYCLES: f64 = 20.0;
-/// Cube: one 16x16x16 fp16 fractal per cycle (FACTS §1, C); int8 16x32x16 per cycle (C); fp32 half rate (G).
-pub const CUBE_FRACTAL: u64 = 16;
+// The cube side's rates and latencies live in cube.rs.
 
 // ---- vector ----
 
@@ -244,90 +214,103 @@ pub fn vector_repeats(ins: &Instr, soc: &Soc) -> f64 {
 
 // ---- DMA cost ----
 
-/// Direction of a GM copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    Load,
-    Store,
-}
-
-/// One GM copy on one core: `fixed` cycles (latency and per-burst terms, never shared), `stream` cycles (the
-/// bandwidth part at single-core speed), and `share_bytes`: what it takes from the chip's bandwidth
-/// (alignment waste included).
+/// One GM copy on one core: `engine` cycles its pipe is busy (per instruction, per burst, bytes at the
+/// engine's rate), and what it takes from the chip: `hbm_bytes` of HBM bandwidth, `l2_bytes` of L2 read
+/// bandwidth (writes counted at the L2 read rate over the L2 write rate).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DmaCost {
-    pub fixed: f64,
-    pub stream: f64,
-    pub share_bytes: f64,
+    pub engine: f64,
+    pub hbm_bytes: f64,
+    pub l2_bytes: f64,
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
+/// Cost of one GM copy (`DataCopy` / `DataCopyPad`; `pad` for the latter) given what the memory system made
+/// of it. A burst takes the longer of its burst cost (served from L2 or HBM, DataCopyPad's extra, the
+/// same-address wait) and its bytes at the engine's rate (soc `MemSys`, measured).
+pub fn dma_cost(ins: &Instr, dir: Dir, pad: bool, m: &DmaMem, soc: &Soc) -> DmaCost {
+    let mem = &soc.mem;
+    let bursts = ins.bursts.unwrap_or(1).max(1) as f64;
+    let pad_cycles = if pad { mem.pad_burst_cycles } else { 0.0 };
+    match dir {
+        Dir::Load => {
+            let miss = m.miss_bytes + m.split_bytes;
+            let bytes_time = (m.hit_bytes / mem.core_hit_bytes_per_cycle
+                + miss / mem.core_miss_bytes_per_cycle)
+                / bursts;
+            let miss_share = (m.miss_bursts / bursts).clamp(0.0, 1.0);
+            let burst_cost = mem.burst_hit_cycles
+                + (mem.burst_miss_cycles - mem.burst_hit_cycles) * miss_share
+                + pad_cycles
+                + mem.same_addr_cycles_per_core * f64::from(m.same_addr_others);
+            DmaCost {
+                engine: mem.dma_instr_cycles + bursts * burst_cost.max(bytes_time),
+                hbm_bytes: miss,
+                l2_bytes: m.hit_bytes,
+            }
+        }
+        Dir::Store => {
+            let bytes = ins.bytes.unwrap_or(0) as f64 + m.split_bytes;
+            let bytes_time = bytes / mem.core_store_bytes_per_cycle / bursts;
+            let burst_cost = mem.burst_hit_cycles + pad_cycles;
+            DmaCost {
+                engine: mem.dma_instr_cycles + bursts * burst_cost.max(bytes_time),
+                hbm_bytes: m.writeback_bytes,
+                l2_bytes: bytes * mem.l2_read_gbps / mem.l2_write_gbps.max(1e-9),
+            }
+        }
     }
-    a
 }
 
-/// Fraction of bursts whose GM start is not 512 B aligned.
-pub fn unaligned_fraction(gm: u64, bursts: u64, burst: u64, gap: u64) -> f64 {
-    let first = if gm % GM_ALIGN == 0 { 0.0 } else { 1.0 };
-    let stride = burst.wrapping_add(gap) % GM_ALIGN;
-    if bursts <= 1 || stride == 0 {
-        return first;
+// ---- UB bank conflicts ----
+
+/// UB address fields (bank_conflict_ub README, asc-devkit examples/01_simd_cpp_api/05_best_practices/
+/// 04_memory_access/bank_conflict_ub: UB_ADDR[17:0] = {bank[1:0], row[6:0], bank group[3:0], offset[4:0]};
+/// 16 groups of 3 banks of 128 rows of 32 B). A repeat reads 8 blocks of 32 B: 8 consecutive groups.
+fn ub_groups(addr: u64) -> (u64, u16) {
+    let bank = (addr >> 16) & 3;
+    let group = (addr >> 5) & 15;
+    let mut set = 0u16;
+    for j in 0..8 {
+        set |= 1 << ((group + j) % 16);
     }
-    // Burst starts gm + i*stride (mod 512) cycle with period 512/g; at most one start per period is aligned,
-    // and only if gm is a multiple of g.
-    let g = gcd(stride, GM_ALIGN);
-    if gm % g != 0 {
-        return 1.0;
-    }
-    let period = (GM_ALIGN / g) as f64;
-    1.0 - 1.0 / period
+    (bank, set)
 }
 
-/// Cost of one GM copy (`DataCopy` / `DataCopyPad`) on `soc`.
-pub fn dma_cost(ins: &Instr, dir: Dir, pad: bool, soc: &Soc) -> DmaCost {
-    let curve = match dir {
-        Dir::Load => &soc.gm_to_ub,
-        Dir::Store => &soc.ub_to_gm,
+/// Extra cycles per repeat from UB bank conflicts of a contiguous binary vector instruction with operand
+/// addresses `ubd`, `ubs0`, `ubs1` (trace version 3). Read-read: the two sources' blocks in the same bank
+/// group in one repeat. Read-write: the write of the previous repeat (the hardware delays writes by one
+/// repeat) in the same bank as a read. A repeat pays the larger; the pattern repeats every two repeats
+/// (8 of 16 groups per repeat), so repeats 1 and 2 stand for all.
+pub fn bank_conflict_cycles_per_repeat(ins: &Instr, soc: &Soc) -> f64 {
+    let (Some(d), Some(s0)) = (ins.ub_dst, ins.ub_src0) else {
+        return 0.0;
     };
-    let cyc = soc.cycles_per_us();
-    let bytes = ins.bytes.unwrap_or(0);
-    let bursts = ins.bursts.unwrap_or(1).max(1);
-    let burst = ins.burst.unwrap_or(bytes / bursts);
-    let gap = ins.gap.unwrap_or(0);
-    let gm = ins.gm.unwrap_or(0);
-
-    // Each burst moves whole 32 B granules.
-    let moved = if bursts == 1 {
-        bytes.div_ceil(DMA_GRANULE).saturating_mul(DMA_GRANULE)
-    } else {
-        bursts.saturating_mul(burst.div_ceil(DMA_GRANULE).saturating_mul(DMA_GRANULE))
-    } as f64;
-
-    let u = unaligned_fraction(gm, bursts, burst, gap);
-    let align = (1.0 - u) + u / UNALIGNED_BW_FACTOR;
-
-    let fixed_us = curve.fixed_time_us();
-    let stream_us = (curve.time_us(moved) - fixed_us).max(0.0) * align;
-
-    let b = bursts as f64;
-    let mut fixed = fixed_us * cyc + (b - 1.0) * BURST_OVERHEAD_CYCLES;
-    if bursts > 1 && gap > 0 {
-        let k = match dir {
-            Dir::Load => STRIDE_PENALTY_LOAD,
-            Dir::Store => STRIDE_PENALTY_STORE,
-        };
-        fixed += k * b * ((gap / DMA_GRANULE) % 256) as f64;
+    let reps = ins.rep.unwrap_or(0);
+    if reps == 0 {
+        return 0.0;
     }
-    if pad {
-        fixed += PAD_FIXED_CYCLES + b * PAD_BURST_CYCLES;
+    let mut extra = 0.0;
+    let tried = reps.min(2);
+    for r in 1..=tried {
+        let at = |a: u64, r: u64| ub_groups(a + 256 * r);
+        let src: Vec<(u64, u16)> = [Some(s0), ins.ub_src1]
+            .into_iter()
+            .flatten()
+            .map(|a| at(a, r))
+            .collect();
+        let rr = src.len() == 2 && src[0].1 & src[1].1 != 0;
+        let (wb, wg) = at(d, r - 1);
+        let rw = src.iter().any(|&(b, g)| b == wb && g & wg != 0);
+        let mut c: f64 = 0.0;
+        if rr {
+            c = c.max(soc.mem.ub_read_read_cycles);
+        }
+        if rw {
+            c = c.max(soc.mem.ub_read_write_cycles);
+        }
+        extra += c;
     }
-    DmaCost {
-        fixed,
-        stream: stream_us * cyc,
-        share_bytes: moved * align,
-    }
+    extra / tried as f64
 }
 
 /// Cost in cycles of a non-DMA instruction on its pipe (vector, scalar, cube), and whether its API was known.
@@ -338,57 +321,23 @@ pub fn compute_cost(ins: &Instr, api: &str, soc: &Soc) -> (f64, bool) {
     match ins.pipe {
         Pipe::V => {
             let (fixed, per_rep, known) = vector_class(api, ins.dt.unwrap_or(2));
+            let per_rep = per_rep + bank_conflict_cycles_per_repeat(ins, soc);
             (fixed + per_rep * vector_repeats(ins, soc), known)
         }
         Pipe::S => match api {
             "GetValue" | "SetValue" if ins.gm.is_some() => (SCALAR_GM_CYCLES, true),
             "SyncAll" => (SYNC_ALL_CYCLES, true),
             "GetSystemCycle" => (soc.clock_ghz * 1e3 / SYS_CNT_MHZ, true),
-            "GetValue" => (GET_VALUE_CYCLES, true),
-            "SetValue" => (SET_VALUE_CYCLES, true),
+            "GetValue" | "SetValue" => (soc.mem.scalar_ub_access_cycles, true),
             _ => (SCALAR_DEFAULT_CYCLES, false),
         },
-        Pipe::Mte1 => (
-            CUBE_FIXED_CYCLES + ins.bytes.unwrap_or(0) as f64 / MTE1_BYTES_PER_CYCLE,
-            true,
-        ),
-        Pipe::M => {
-            let f = |x: Option<u64>, unit: u64| x.unwrap_or(0).div_ceil(unit) as f64;
-            let (kunit, rate) = match ins.dt.unwrap_or(2) {
-                1 => (2 * CUBE_FRACTAL, 1.0),
-                4 => (CUBE_FRACTAL, 0.5),
-                _ => (CUBE_FRACTAL, 1.0),
-            };
-            let fractals = f(ins.m, CUBE_FRACTAL) * f(ins.k, kunit) * f(ins.n, CUBE_FRACTAL);
-            (CUBE_FIXED_CYCLES + fractals / rate, ins.m.is_some())
+        // The cube pipes: src/model/cube.rs.
+        Pipe::Mte1 | Pipe::M | Pipe::Fix => {
+            super::cube::cost(ins, api, soc).unwrap_or((0.0, false))
         }
-        // FIX without bytes (e.g. to L1): a fixed cost only.
-        Pipe::Fix => (CUBE_FIXED_CYCLES, true),
         // DMA pipes are costed by dma_cost; a cycles-less DMA here means zero bytes.
         Pipe::Mte2 | Pipe::Mte3 => (0.0, true),
     }
-}
-
-/// The once-per-kernel heads in cycles: op head plus the heads of the pipes the kernel uses.
-/// `mean_mte2_bytes` picks ATT's small or large MTE2 head.
-pub fn kernel_heads(block_dim: u32, uses: [bool; 7], mean_mte2_bytes: f64) -> [f64; 7] {
-    let mut heads = [0.0; 7];
-    let bd = f64::from(block_dim);
-    if uses[Pipe::Mte2.index()] {
-        let (base, per) = if mean_mte2_bytes >= MTE2_LARGE_COPY_BYTES {
-            MTE2_HEAD_LARGE
-        } else {
-            MTE2_HEAD_SMALL
-        };
-        heads[Pipe::Mte2.index()] = base + per * bd;
-    }
-    if uses[Pipe::Mte3.index()] {
-        heads[Pipe::Mte3.index()] = MTE3_HEAD_CYCLES;
-    }
-    if uses[Pipe::V.index()] {
-        heads[Pipe::V.index()] = V_HEAD_CYCLES;
-    }
-    heads
 }
 
 #[cfg(test)]
@@ -430,11 +379,34 @@ mod tests {
     }
 
     #[test]
-    fn unaligned_fractions() {
-        assert_eq!(unaligned_fraction(0, 1, 1024, 0), 0.0);
-        assert_eq!(unaligned_fraction(32, 1, 1024, 0), 1.0);
-        assert_eq!(unaligned_fraction(0, 8, 512, 512), 0.0);
-        assert_eq!(unaligned_fraction(0, 8, 256, 0), 0.5);
-        assert_eq!(unaligned_fraction(32, 8, 256, 0), 1.0);
+    fn bank_conflicts_follow_the_ub_address_fields() {
+        // bank_conflict_ub scenarios (fp32 Add, 64 repeats): src0, src1, dst and the conflict the README
+        // finds; extra cycles per repeat as the model costs them.
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let rr = soc.mem.ub_read_read_cycles;
+        let rw = soc.mem.ub_read_write_cycles;
+        let cases: &[(u64, u64, u64, f64)] = &[
+            (0, 0x10100, 0x20000, 0.0), // 1: no conflict
+            (0, 0x4000, 0x10000, rr),   // 2: sources in one bank
+            (0, 0x10000, 0x14100, rr),  // 3: sources in one bank group
+            (0, 0x10100, 0x4000, 0.0),  // 4: src0 and dst in one bank, the write delayed a repeat
+            (0, 0x10100, 0x4020, rw),   // 5: the delayed write meets src0's bank
+            (0, 0x10100, 0x10100, 0.0), // 6: src1 and dst the same
+        ];
+        for (i, &(s0, s1, d, want)) in cases.iter().enumerate() {
+            let text = format!(
+                "twin-trace 3\nblock 0 1\nI V Add dt=4 n=4096 rep=64 ubd={d} ubs0={s0} ubs1={s1} line=1\nend\n"
+            );
+            let t = crate::model::trace::parse(&text).unwrap();
+            let crate::model::trace::Record::Instr(ins) = &t.blocks[0].records[0] else {
+                panic!()
+            };
+            assert_eq!(
+                bank_conflict_cycles_per_repeat(ins, soc),
+                want,
+                "scenario {}",
+                i + 1
+            );
+        }
     }
 }

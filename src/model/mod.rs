@@ -5,12 +5,16 @@
 //
 //   soc.rs       SoC parameter tables, each figure with its source
 //   trace.rs     the twin trace format: parsing and validation, typed errors with line numbers
-//   costs.rs     what one instruction costs (DMA curves, vector classes, heads, constants)
+//   memory.rs    the memory system over a launch: L2 hits and misses, write-backs, same-address reads
+//   costs.rs     what one instruction costs (DMA engine, vector classes, bank conflicts, launch, constants)
+//   cube.rs      what the cube pipes' instructions cost (MTE1 loads, Mmad, FIX to L1)
 //   pipeline.rs  when instructions run: pipes, flags, barriers, cores, chip bandwidth; the bound
 //   chrome.rs    Chrome/Perfetto JSON of a modelled launch
 
 pub mod chrome;
 pub mod costs;
+pub mod cube;
+pub mod memory;
 pub mod pipeline;
 pub mod soc;
 pub mod trace;
@@ -20,7 +24,7 @@ pub use pipeline::{
     BlockTiming, Bound, PipeBusy, PipeStat, SimOptions, Span, Timing, roofline_us, simulate,
     trace_gm_bytes,
 };
-pub use soc::{DmaCurve, Soc};
+pub use soc::{MemSys, Soc};
 pub use trace::{Pipe, Trace, TraceError, parse};
 
 /// Parses a twin trace and models it: the one call most users need.

@@ -10,15 +10,19 @@
 // instruction of its source pipe has finished (and any wait queued before it on that pipe has passed);
 // a `wait` raises its destination pipe's not-before time to the set's firing time.
 //
-// Chip bandwidth: the n blocks running at once share the chip's streaming bandwidth. Each core gets
-// chip_bw / n, kept as a calendar of 64-cycle bins over the block's timeline: a copy takes bytes from the
-// bins from its start on, no faster than its single-core rate and no more than what its core has left in a
-// bin. The copy ends at the later of its single-core end (fixed + stream) and its last byte placed, so the
-// fixed latency of one copy overlaps the streaming of others and a saturated chip streams at exactly
-// chip_bw. Every core is assumed to see the same share (the launch is symmetric); cores that finish early
-// leave their share unused.
+// GM copies: memory.rs first decides, for the whole launch, which bytes of each copy come from L2 and which
+// from HBM (and the write-backs, split lines and same-address reads); costs.rs turns that into the cycles
+// the copy holds its DMA pipe. A copy's data is usable `dma_latency_cycles` after it leaves the pipe: a
+// `set` on a DMA pipe fires then, so back-to-back copies pipeline and a wait sees the latency once.
 //
-// Cores: block i runs on core i % cores, in waves; the latency is the launch heads plus the busiest core's
+// Chip bandwidth: the n blocks running at once share the chip's HBM and L2 bandwidth. Each core gets
+// 1/n of each, kept as two calendars of 64-cycle bins over the block's timeline: a copy takes its HBM bytes
+// and its L2 bytes from the bins from its start on, no faster than its engine time allows and no more than
+// what its core has left in a bin. The copy ends at the latest of its engine time and its last byte placed,
+// so a saturated chip streams at exactly its bandwidth. Every core is assumed to see the same share (the
+// launch is symmetric); cores that finish early, or wait, leave their share unused.
+//
+// Cores: block i runs on core i % cores, in waves; the latency is the launch cost plus the busiest core's
 // blocks. `SyncAll` (an `I S SyncAll` record) holds every block until the last one arrives when all blocks are
 // resident at once; with more blocks than cores it is costed per block and noted.
 
@@ -27,7 +31,8 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::costs::{self, Dir};
+use super::costs;
+use super::memory::{self, MemPlan};
 use super::soc::Soc;
 use super::trace::{BarrierScope, Block, Instr, Pipe, Record, Trace};
 
@@ -64,7 +69,7 @@ pub struct BlockTiming {
     pub wave: u32,
     pub start_us: f64,
     pub end_us: f64,
-    /// Busy time per pipe used by the block (heads excluded).
+    /// Busy time per pipe used by the block.
     pub busy: Vec<PipeBusy>,
 }
 
@@ -84,10 +89,10 @@ pub struct Span {
 /// What limits the kernel.
 ///
 /// Chosen in this order:
-/// 1. `LaunchOverhead` when the once-per-kernel heads (op head + pipe heads) are at least half the latency;
-/// 2. `ChipBandwidth` when more than one block runs at once and moving the kernel's GM bytes at the chip's
-///    streaming bandwidth takes at least 80% of the time after the heads (the roofline is reached: more blocks
-///    or bigger copies will not help, fewer bytes will);
+/// 1. `LaunchOverhead` when the launch's fixed cost is at least half the latency;
+/// 2. `ChipBandwidth` when more than one block runs at once and the memory roofline (the launch's HBM or L2
+///    traffic at the chip's bandwidth) takes at least 80% of the time after the launch cost (more blocks or
+///    bigger copies will not help, fewer bytes will);
 /// 3. otherwise the busiest pipe on the critical core (the core that sets the latency), if it is busy at least
 ///    half of that core's time;
 /// 4. otherwise `Dependency`: no pipe is near full, the pipes mostly wait on each other (barriers, single
@@ -142,7 +147,7 @@ impl fmt::Display for Bound {
 /// The modelled timing of one launch.
 #[derive(Debug, Clone, Serialize)]
 pub struct Timing {
-    /// Device time of the kernel: launch heads plus the busiest core's blocks.
+    /// Device time of the kernel: the launch's fixed cost plus the busiest core's blocks.
     pub latency_us: f64,
     pub pipes: Vec<PipeStat>,
     pub bound: Bound,
@@ -151,14 +156,15 @@ pub struct Timing {
     pub spans: Vec<Span>,
     /// Always true: these numbers come from the model, not from hardware.
     pub modelled: bool,
-    /// Once-per-kernel op head and pipe heads.
+    /// The launch's fixed cost (measured per block; see `MemSys::launch_us`).
     pub launch_us: f64,
     pub block_dim: u32,
     /// Cores the blocks were spread over (AIV cores, or AIC cores for a cube-only kernel).
     pub cores: u32,
     /// Bytes moved between GM and the cores.
     pub gm_bytes: u64,
-    /// gm_bytes at the chip's streaming bandwidth.
+    /// The memory roofline: the launch's HBM traffic at the chip's HBM bandwidth or its L2 traffic at the L2
+    /// bandwidth, whichever is longer (for measured timings: gm_bytes at the chip's streaming bandwidth).
     pub roofline_us: f64,
     /// What the model had to assume (unknown APIs costed by default).
     pub notes: Vec<String>,
@@ -173,18 +179,6 @@ impl Timing {
 /// Time to move `total_gm_bytes` at the SoC's achievable chip streaming bandwidth, in microseconds.
 pub fn roofline_us(total_gm_bytes: u64, soc: &Soc) -> f64 {
     total_gm_bytes as f64 / (soc.chip_bw_gbps * 1e3)
-}
-
-fn dma_dir(ins: &Instr) -> Option<Dir> {
-    if ins.cycles.is_some() {
-        return None;
-    }
-    match ins.pipe {
-        Pipe::Mte2 => Some(Dir::Load),
-        Pipe::Mte3 => Some(Dir::Store),
-        Pipe::Fix if ins.bytes.is_some() => Some(Dir::Store),
-        _ => None,
-    }
 }
 
 /// Bytes moved between GM and the cores by all blocks of the trace (MTE2, MTE3, and FIX copies to GM).
@@ -287,37 +281,50 @@ const S: usize = 3; // Pipe::S.index()
 /// One block's machine state, resumable across `SyncAll`s.
 struct BlockState {
     free: [f64; 7],
+    /// When each pipe's work is done and usable (DMA latency included): what a `set` waits for.
+    done: [f64; 7],
     not_before: [f64; 7],
     busy: [f64; 7],
     issue: f64,
     fires: Vec<f64>,
-    cal: Calendar,
-    /// Next record to run.
+    hbm: Calendar,
+    l2: Calendar,
+    /// Next record to run, and the number of GM copies run so far (the index into the memory plan).
     pos: usize,
+    copies: usize,
+    /// The block's position in `trace.blocks` (its memory plan).
+    plan: usize,
     spans: Vec<RawSpan>,
 }
 
 impl BlockState {
-    fn new(block: &Block, share_bytes_per_cycle: f64) -> BlockState {
-        let mut cal = Calendar {
-            cap: 0.0,
-            used: Vec::new(),
+    fn new(block: &Block, plan: usize, share: Share) -> BlockState {
+        let cal = |bytes_per_cycle: f64| {
+            let mut c = Calendar {
+                cap: 0.0,
+                used: Vec::new(),
+            };
+            c.reset(bytes_per_cycle);
+            c
         };
-        cal.reset(share_bytes_per_cycle);
         BlockState {
             free: [0.0; 7],
+            done: [0.0; 7],
             not_before: [0.0; 7],
             busy: [0.0; 7],
             issue: 0.0,
             fires: vec![0.0; block.sets as usize],
-            cal,
+            hbm: cal(share.hbm),
+            l2: cal(share.l2),
             pos: 0,
+            copies: 0,
+            plan,
             spans: Vec::new(),
         }
     }
 
     fn duration(&self) -> f64 {
-        self.free.iter().fold(self.issue, |a, &b| a.max(b))
+        self.done.iter().fold(self.issue, |a, &b| a.max(b))
     }
 
     /// Finishes a `SyncAll` the block reached: it leaves at `release` (the last block's arrival, or its own
@@ -326,6 +333,7 @@ impl BlockState {
         let end = release.max(arrival) + costs::SYNC_ALL_CYCLES;
         self.busy[S] += costs::SYNC_ALL_CYCLES;
         self.free[S] = end;
+        self.done[S] = end;
         self.issue = end;
         if record_spans {
             if let Some(Record::Instr(ins)) =
@@ -343,9 +351,27 @@ impl BlockState {
     }
 }
 
+/// A core's share of the chip's bandwidth, bytes per cycle.
+#[derive(Debug, Clone, Copy)]
+struct Share {
+    hbm: f64,
+    l2: f64,
+}
+
+impl Share {
+    fn of(soc: &Soc, running: u32) -> Share {
+        let n = f64::from(running.max(1));
+        Share {
+            hbm: soc.chip_bytes_per_cycle() / n,
+            l2: soc.mem.l2_read_gbps / soc.clock_ghz / n,
+        }
+    }
+}
+
 struct Sim<'a> {
     trace: &'a Trace,
     soc: &'a Soc,
+    mem: MemPlan,
     apis: Vec<ApiInfo>,
     unknown: BTreeSet<u32>,
     record_spans: bool,
@@ -372,6 +398,7 @@ impl Sim<'_> {
             if !known {
                 self.unknown.insert(ins.api);
             }
+            let per_rep = per_rep + costs::bank_conflict_cycles_per_repeat(ins, self.soc);
             return fixed + per_rep * costs::vector_repeats(ins, self.soc);
         }
         let (c, known) = costs::compute_cost(ins, self.trace.api_name(ins.api), self.soc);
@@ -414,25 +441,28 @@ impl Sim<'_> {
                         }
                         end = e;
                         st.issue = end;
+                        st.done[p] = st.done[p].max(end);
                     } else {
                         st.issue += costs::ISSUE_CYCLES;
                         st.busy[S] += costs::ISSUE_CYCLES;
                         start = st.issue.max(st.free[p]).max(st.not_before[p]);
-                        end = match dma_dir(ins) {
+                        let mut latency = 0.0;
+                        end = match memory::dma_dir(ins) {
                             Some(dir) => {
                                 let pad = self.apis.get(ins.api as usize).is_some_and(|a| a.pad);
-                                let d = costs::dma_cost(ins, dir, pad, self.soc);
-                                let single = start + d.fixed + d.stream;
-                                let placed = if d.stream > 0.0 && d.share_bytes > 0.0 {
-                                    st.cal.place(start, d.share_bytes, d.share_bytes / d.stream)
-                                } else {
-                                    start
-                                };
-                                single.max(placed)
+                                let m = self.mem.get(st.plan, st.copies);
+                                st.copies += 1;
+                                let d = costs::dma_cost(ins, dir, pad, &m, self.soc);
+                                let engine = d.engine.max(1e-9);
+                                let hbm = st.hbm.place(start, d.hbm_bytes, d.hbm_bytes / engine);
+                                let l2 = st.l2.place(start, d.l2_bytes, d.l2_bytes / engine);
+                                latency = self.soc.mem.dma_latency_cycles;
+                                (start + d.engine).max(hbm).max(l2)
                             }
                             None => start + self.instr_cost(ins),
                         };
                         st.busy[p] += end - start;
+                        st.done[p] = st.done[p].max(end + latency);
                     }
                     st.free[p] = end;
                     if self.record_spans {
@@ -447,7 +477,7 @@ impl Sim<'_> {
                 }
                 Record::Set { src, slot, .. } => {
                     let s = src.index();
-                    let fire = st.issue.max(st.free[s]).max(st.not_before[s]);
+                    let fire = st.issue.max(st.done[s]).max(st.not_before[s]);
                     if let Some(f) = st.fires.get_mut(*slot as usize) {
                         *f = fire;
                     }
@@ -470,7 +500,7 @@ impl Sim<'_> {
                 } => {
                     let mut t = st.issue;
                     for i in 0..7 {
-                        t = t.max(st.free[i]).max(st.not_before[i]);
+                        t = t.max(st.done[i]).max(st.not_before[i]);
                     }
                     t += costs::BARRIER_CYCLES;
                     st.not_before = [t; 7];
@@ -484,11 +514,11 @@ impl Sim<'_> {
                     let i = p.index();
                     if *p == Pipe::S {
                         st.issue =
-                            st.issue.max(st.free[i]).max(st.not_before[i]) + costs::BARRIER_CYCLES;
+                            st.issue.max(st.done[i]).max(st.not_before[i]) + costs::BARRIER_CYCLES;
                     } else {
                         st.issue += costs::FLAG_CYCLES;
                         st.not_before[i] =
-                            st.not_before[i].max(st.free[i]).max(st.issue) + costs::BARRIER_CYCLES;
+                            st.not_before[i].max(st.done[i]).max(st.issue) + costs::BARRIER_CYCLES;
                     }
                     st.busy[S] += costs::FLAG_CYCLES;
                 }
@@ -498,8 +528,8 @@ impl Sim<'_> {
     }
 
     /// Runs one block to its end, each `SyncAll` costed on its own (no other block to wait for).
-    fn run_alone(&mut self, block: &Block, share: f64) -> BlockState {
-        let mut st = BlockState::new(block, share);
+    fn run_alone(&mut self, block: &Block, plan: usize, share: Share) -> BlockState {
+        let mut st = BlockState::new(block, plan, share);
         while let Some(arrival) = self.advance(block, &mut st) {
             st.leave_sync(block, arrival, arrival, self.record_spans);
         }
@@ -508,13 +538,15 @@ impl Sim<'_> {
 
     /// Runs blocks that are all resident at once in lockstep between `SyncAll`s: each leaves the k-th
     /// `SyncAll` when the last block has reached it.
-    fn run_synced(&mut self, blocks: &[&Block], share: f64) -> Vec<BlockState> {
-        let mut states: Vec<BlockState> =
-            blocks.iter().map(|b| BlockState::new(b, share)).collect();
+    fn run_synced(&mut self, blocks: &[(usize, &Block)], share: Share) -> Vec<BlockState> {
+        let mut states: Vec<BlockState> = blocks
+            .iter()
+            .map(|&(plan, b)| BlockState::new(b, plan, share))
+            .collect();
         let mut done = vec![false; blocks.len()];
         loop {
             let mut arrivals = vec![None; blocks.len()];
-            for (i, (b, st)) in blocks.iter().zip(states.iter_mut()).enumerate() {
+            for (i, ((_, b), st)) in blocks.iter().zip(states.iter_mut()).enumerate() {
                 if !done[i] {
                     arrivals[i] = self.advance(b, st);
                     done[i] = arrivals[i].is_none();
@@ -525,7 +557,7 @@ impl Sim<'_> {
             };
             for (i, arrival) in arrivals.iter().enumerate() {
                 if let Some(a) = arrival {
-                    states[i].leave_sync(blocks[i], *a, release, self.record_spans);
+                    states[i].leave_sync(blocks[i].1, *a, release, self.record_spans);
                 }
             }
         }
@@ -538,15 +570,10 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     let cyc = soc.cycles_per_us();
 
     let mut uses = [false; 7];
-    let (mut mte2_bytes, mut mte2_count) = (0.0f64, 0u64);
     for block in &trace.blocks {
         for rec in &block.records {
             if let Record::Instr(ins) = rec {
                 uses[ins.pipe.index()] = true;
-                if ins.pipe == Pipe::Mte2 {
-                    mte2_bytes += ins.bytes.unwrap_or(0) as f64;
-                    mte2_count += 1;
-                }
             }
         }
     }
@@ -559,13 +586,9 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     }
     .max(1);
     let block_dim = trace.block_dim().max(trace.blocks.len() as u32).max(1);
-    let mean_mte2 = if mte2_count > 0 {
-        mte2_bytes / mte2_count as f64
-    } else {
-        0.0
-    };
-    let heads = costs::kernel_heads(block_dim, uses, mean_mte2);
-    let launch_cy = costs::OP_HEAD_CYCLES + heads.iter().sum::<f64>();
+    let launch_cy = costs::launch_cycles(block_dim, soc);
+    let mem = memory::plan(trace, soc, cores);
+    let roof = mem.roofline_us(soc);
 
     let apis = trace
         .apis()
@@ -579,13 +602,15 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     let mut sim = Sim {
         trace,
         soc,
+        mem,
         apis,
         unknown: BTreeSet::new(),
         record_spans: opts.record_spans,
     };
 
-    let mut order: Vec<&Block> = trace.blocks.iter().collect();
-    order.sort_by_key(|b| b.idx);
+    // (position in trace.blocks, block), in launch order.
+    let mut order: Vec<(usize, &Block)> = trace.blocks.iter().enumerate().collect();
+    order.sort_by_key(|(_, b)| b.idx);
 
     let mut core_time = vec![0.0f64; cores as usize];
     let mut core_busy = vec![[0.0f64; 7]; cores as usize];
@@ -596,15 +621,14 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     // SyncAll waits for every block: model it across blocks when they are all resident at once. With more
     // blocks than cores a SyncAll would deadlock on hardware; each block is then costed alone.
     let has_sync = sim.apis.iter().any(|a| a.sync_all)
-        && order.iter().any(|b| {
+        && order.iter().any(|(_, b)| {
             b.records
                 .iter()
                 .any(|r| matches!(r, Record::Instr(i) if sim.is_sync_all(i)))
         });
     let mut notes_extra = Vec::new();
     let states: Vec<BlockState> = if has_sync && block_dim <= cores {
-        let share = soc.chip_bytes_per_cycle() / f64::from(block_dim.clamp(1, cores));
-        sim.run_synced(&order, share)
+        sim.run_synced(&order, Share::of(soc, block_dim.clamp(1, cores)))
     } else {
         if has_sync {
             notes_extra.push(format!(
@@ -613,15 +637,15 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         }
         order
             .iter()
-            .map(|block| {
+            .map(|&(plan, block)| {
                 let wave = block.idx / cores;
                 let running = block_dim.saturating_sub(wave * cores).clamp(1, cores);
-                sim.run_alone(block, soc.chip_bytes_per_cycle() / f64::from(running))
+                sim.run_alone(block, plan, Share::of(soc, running))
             })
             .collect()
     };
 
-    for (block, st) in order.into_iter().zip(states) {
+    for ((_, block), st) in order.into_iter().zip(states) {
         let core = block.idx % cores;
         let wave = block.idx / cores;
         let run = BlockRunView {
@@ -664,7 +688,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         }
     }
 
-    // Per-core totals include the once-per-kernel heads, as a core's own time does in msprof.
+    // Per-core totals include the launch cost.
     let core_total: Vec<f64> = core_time.iter().map(|t| launch_cy + t).collect();
     let critical = (0..cores as usize).filter(|&c| core_used[c]).fold(
         None,
@@ -684,7 +708,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         }
         let mut best: Option<(usize, f64)> = None;
         for c in (0..cores as usize).filter(|&c| core_used[c]) {
-            let b = core_busy[c][i] + heads[i];
+            let b = core_busy[c][i];
             if best.is_none_or(|(_, bb)| b > bb) {
                 best = Some((c, b));
             }
@@ -698,7 +722,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
                     0.0
                 },
             ),
-            None => (heads[i], 0.0),
+            None => (0.0, 0.0),
         };
         pipes.push(PipeStat {
             pipe: p,
@@ -709,7 +733,6 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     }
 
     let gm_bytes = trace_gm_bytes(trace);
-    let roof = roofline_us(gm_bytes, soc);
     let latency_us = latency_cy / cyc;
     let launch_us = launch_cy / cyc;
     let running_max = block_dim.min(cores);
@@ -722,7 +745,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         let c = critical.unwrap_or(0);
         let (top, busy) = Pipe::ALL
             .into_iter()
-            .map(|p| (p, core_busy[c][p.index()] + heads[p.index()]))
+            .map(|p| (p, core_busy[c][p.index()]))
             .fold((Pipe::Mte2, -1.0), |a, b| if b.1 > a.1 { b } else { a });
         if busy >= 0.5 * core_total[c] {
             Bound::of_pipe(top)

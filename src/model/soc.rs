@@ -4,54 +4,140 @@
 
 use serde::Serialize;
 
-/// A measured single-core DMA curve: effective bandwidth by bytes per instruction (FACTS §2, msKPP tables,
-/// 910B1, one core), read as time-vs-bytes, piecewise linear through `(0, fixed_us)` and the measured points,
-/// extended past the last point at `asymptote_gib_s`.
+/// The memory system and the DMA engines, as measured on 910B (the ids are rows of
+/// `shared/measured/figures.json`; where FACTS.md and a measurement disagree, the measurement is taken).
+/// Per-cycle figures are core-clock cycles; derivations use the 1.85 GHz of the measuring board.
 #[derive(Debug, Clone, Serialize)]
-pub struct DmaCurve {
-    /// Time of a zero-byte copy, in microseconds at the reference clock (the fit's fixed cost).
-    pub fixed_us: f64,
-    /// Measured points: (KiB per instruction, GiB/s).
-    pub points: &'static [(f64, f64)],
-    /// Marginal rate past the last point, GiB/s.
-    pub asymptote_gib_s: f64,
-    /// Rates are multiplied (times divided) by this: the SoC clock over the 1.8 GHz the curve was measured at.
-    /// Per-core DMA engines move a fixed number of bytes per cycle (platform `.ini` rates are per cycle, FACTS §1).
-    pub rate_scale: f64,
-    pub source: &'static str,
+pub struct MemSys {
+    /// Chip HBM bandwidth for L2 misses, bypassing reads and write-backs, GB/s.
+    pub hbm_gbps: f64,
+    /// Chip L2 bandwidth for read hits and for writes landing in L2, GB/s.
+    pub l2_read_gbps: f64,
+    pub l2_write_gbps: f64,
+    /// L2 line: the unit the L2 allocates and the unit a split burst pays for.
+    pub line_bytes: u64,
+    /// What one core's DMA engine moves per cycle: from HBM (miss), from L2 (hit), into GM (store).
+    pub core_miss_bytes_per_cycle: f64,
+    pub core_hit_bytes_per_cycle: f64,
+    pub core_store_bytes_per_cycle: f64,
+    /// Engine cycles per DMA instruction, and per burst served from L2 or from HBM; DataCopyPad's extra per
+    /// burst. A burst takes the longer of its burst cost and its bytes at the engine's rate.
+    pub dma_instr_cycles: f64,
+    pub burst_hit_cycles: f64,
+    pub burst_miss_cycles: f64,
+    pub pad_burst_cycles: f64,
+    /// Latency from a copy leaving the engine to its data being usable (what a wait on it sees).
+    pub dma_latency_cycles: f64,
+    /// Per burst, per other core reading the same address in the same step (same-address conflict).
+    pub same_addr_cycles_per_core: f64,
+    /// UB bank conflicts: extra cycles per vector repeat for a read-read (same bank group) and a
+    /// read-write (same bank, write delayed one repeat) conflict; a repeat pays the larger.
+    pub ub_read_read_cycles: f64,
+    pub ub_read_write_cycles: f64,
+    /// Scalar `GetValue` / `SetValue` on UB, cycles each.
+    pub scalar_ub_access_cycles: f64,
+    /// Fixed cost a launch adds to `Task Duration`: one block, and each further block.
+    pub launch_us: f64,
+    pub launch_per_block_us: f64,
 }
 
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+/// Where each `MemSys` figure comes from (910B rows; other SoCs say how they are scaled).
+pub const MEMSYS_SOURCES: &[(&str, &str)] = &[
+    (
+        "hbm_gbps",
+        "ascdevkit_add_hbm_bw / ascdevkit_add_case5: reads that bypass L2, 2 x 134.2 MB in aiv_mte2_time          175.997 us = 1525 GB/s (checked: data_copy s5, 4 x 302 MB of misses, 816 us modelled as 792) (M)",
+    ),
+    (
+        "l2_read_gbps",
+        "ascdevkit_datacopy_ub_s5_to_s6: s6 reads 302 MB from HBM (198 us at 1525 GB/s) and 906 MB of L2 hits          in the rest of aiv_time 354.56 us -> 5790 GB/s; the README's documented 5.2 TB/s          (ascdevkit_datacopy_assumed_bw) is lower than measured (M)",
+    ),
+    (
+        "l2_write_gbps",
+        "ascdevkit_add_case3: z, 134.2 MB, written by 48 cores in aiv_mte3_time 57.354 us = 2340 GB/s (M)",
+    ),
+    (
+        "line_bytes",
+        "ascdevkit_datacopy_assumed_bw align_bytes 512; FACTS §1/§2 512 B (D); the split-burst cost it implies          reproduces ascdevkit_datacopy_ub_s3_to_s4 (x1.25 modelled, x1.28 measured) and          ascdevkit_datacopy_l1_s2_to_s3 (x2, x1.91 measured)",
+    ),
+    (
+        "core_miss_bytes_per_cycle",
+        "ascdevkit_datacopy_l1_s4: 24 AIC read 4 x 302 MB of misses in aicore_time 872.19 us, below the chip's          HBM rate, so core-bound: 57.7 GB/s per core = 31.2 B/cycle (M); FACTS §2's single-copy 78.5 GiB/s          includes no sharing and is not used",
+    ),
+    (
+        "core_hit_bytes_per_cycle",
+        "not measured apart: L2 hits are chip-bound in every row (s6 needs >= 65 B/cycle per AIV core, L1 s5          >= 102 per AIC core); 128 B/cycle taken (G)",
+    ),
+    (
+        "core_store_bytes_per_cycle",
+        "ascdevkit_add_case1: one core writes 16384 x 8 KB in aiv_mte3_time 2613.2 us = 295 cycles each;          minus the instruction and the latency, 59 B/cycle (M, derived)",
+    ),
+    (
+        "dma_instr_cycles",
+        "ascdevkit_datacopy_ub_s1 and s2: 128 B rows, 1 vs 64 bursts per DataCopyPad: 20.6 and 531 cycles per          instruction (aiv_mte2_time) -> 12.5 per instruction, 8.1 per 128 B burst (M, derived)",
+    ),
+    (
+        "burst_hit_cycles",
+        "ascdevkit_datacopy_l1_s1 (DataCopy Nd2Nz, 64 x 128 B rows, 3 of 4 rows L2 hits): 341 cycles per          instruction -> 4.2 per hit burst given burst_miss_cycles (M, derived)",
+    ),
+    (
+        "burst_miss_cycles",
+        "ascdevkit_datacopy_l1_s7 (staggered, 256 x 128 B rows from HBM per DataCopy): about 2060 cycles per          instruction -> 8.0 per miss burst (M, derived)",
+    ),
+    (
+        "pad_burst_cycles",
+        "DataCopyPad over DataCopy per 128 B burst: UB s2 / s8 (8.1 mixed, 11.5 miss) against L1 s1 / s7          (5.1 mixed, 8.0 miss) -> about 3.0 (M, derived)",
+    ),
+    (
+        "dma_latency_cycles",
+        "ascdevkit_add_case1: one core, per tile two 8 KB reads, Add, write: 780 cycles per tile measured, of          which 550 reads and 86 Add -> 144 cycles of exposed latency; case 2 gives 130 by the same reckoning          (M, derived)",
+    ),
+    (
+        "same_addr_cycles_per_core",
+        "ascdevkit_datacopy_ub_s7_to_s8: aiv_mte2_time 474.7 vs 307.4 us over 49152 bursts per core with 48          cores in step -> 6.3 cycles per burst = 0.134 per other core; predicts L1 s6/s7 (24 cores) within 9%          (M, derived)",
+    ),
+    (
+        "ub_read_read_cycles",
+        "ascdevkit_add_case5_to_case6: aiv_vec_time 12.846 -> 6.954 us for the same Adds, 4.0 vs 2.0 cycles per          repeat once the sources leave the same bank group (M); bank layout: bank_conflict_ub README,          UB_ADDR = {bank[17:16], row[15:9], group[8:5], offset[4:0]} (D)",
+    ),
+    (
+        "ub_read_write_cycles",
+        "ascdevkit_ub_bank_conflict_cycles: read-write 3751 and read-read 4167 against 2390 cycles -> a          read-write conflict costs 0.766 of a read-read one: 1.53 cycles per repeat (M, relative)",
+    ),
+    (
+        "scalar_ub_access_cycles",
+        "ascdevkit_add_case0: aiv_scalar_time 1233742.5 us for 67.1 M elements, each two GetValue and one          SetValue -> 34.0 cycles per element, 11.34 per access (M, derived)",
+    ),
+    (
+        "launch_us",
+        "ascdevkit_add_case1: Task Duration - aiv_time = 6909.6 - 6909.14 = 0.46 us for one block (M)",
+    ),
+    (
+        "launch_per_block_us",
+        "median of Task Duration - aiv time over the 48-block rows (add cases 2-6, data_copy UB s1-s3): 6.55 us          -> (6.55 - 0.46) / 47 = 0.1296 us per further block (M, derived)",
+    ),
+];
 
-impl DmaCurve {
-    /// Fixed (zero-byte) cost in microseconds on this SoC.
-    pub fn fixed_time_us(&self) -> f64 {
-        self.fixed_us / self.rate_scale
-    }
-
-    /// Time in microseconds for one contiguous copy of `bytes` on one core with the chip otherwise idle.
-    pub fn time_us(&self, bytes: f64) -> f64 {
-        let bytes = if bytes.is_finite() && bytes > 0.0 {
-            bytes
-        } else {
-            0.0
-        };
-        let (mut x0, mut t0) = (0.0, self.fixed_us);
-        for &(kib, gib_s) in self.points {
-            let x1 = kib * 1024.0;
-            let t1 = x1 / (gib_s * GIB) * 1e6;
-            if bytes <= x1 {
-                let t = t0 + (t1 - t0) * (bytes - x0) / (x1 - x0);
-                return t / self.rate_scale;
-            }
-            (x0, t0) = (x1, t1);
-        }
-        (t0 + (bytes - x0) / (self.asymptote_gib_s * GIB) * 1e6) / self.rate_scale
-    }
-
-    /// Effective bandwidth in GiB/s of one copy of `bytes` (for reports and calibration).
-    pub fn effective_gib_s(&self, bytes: f64) -> f64 {
-        bytes / (self.time_us(bytes) * 1e-6) / GIB
+/// The 910B memory system (see `MEMSYS_SOURCES`); `hbm_gbps` and the L2 rates scale to another chip.
+const fn memsys(hbm_gbps: f64, l2_scale: f64) -> MemSys {
+    MemSys {
+        hbm_gbps,
+        l2_read_gbps: 5790.0 * l2_scale,
+        l2_write_gbps: 2340.0 * l2_scale,
+        line_bytes: 512,
+        core_miss_bytes_per_cycle: 31.2,
+        core_hit_bytes_per_cycle: 128.0,
+        core_store_bytes_per_cycle: 59.0,
+        dma_instr_cycles: 12.5,
+        burst_hit_cycles: 4.2,
+        burst_miss_cycles: 8.0,
+        pad_burst_cycles: 3.0,
+        dma_latency_cycles: 144.0,
+        same_addr_cycles_per_core: 0.134,
+        ub_read_read_cycles: 2.0,
+        ub_read_write_cycles: 1.53,
+        scalar_ub_access_cycles: 11.34,
+        launch_us: 0.46,
+        launch_per_block_us: 0.1296,
     }
 }
 
@@ -75,12 +161,10 @@ pub struct Soc {
     pub l0c_bytes: u64,
     pub l2_bytes: u64,
     pub hbm_bytes: u64,
-    /// Achievable whole-chip streaming bandwidth (not the nominal figure), GB/s.
+    /// Achievable whole-chip streaming bandwidth (not the nominal figure), GB/s: `mem.hbm_gbps`.
     pub chip_bw_gbps: f64,
-    /// Single-core GM->UB (MTE2) copy curve.
-    pub gm_to_ub: DmaCurve,
-    /// Single-core UB->GM (MTE3) copy curve.
-    pub ub_to_gm: DmaCurve,
+    /// The memory system and DMA engines.
+    pub mem: MemSys,
     /// Bytes per operand per vector repeat (8 blocks of 32 B).
     pub vector_repeat_bytes: u32,
     /// Vector throughput, unary and binary ops, bytes per cycle.
@@ -112,49 +196,6 @@ impl Soc {
     }
 }
 
-/// FACTS §2, msKPP measured single-core tables, 910B1.
-const GM_TO_UB_POINTS: &[(f64, f64)] = &[
-    (1.0, 7.3),
-    (2.0, 13.5),
-    (4.0, 23.6),
-    (8.0, 42.7),
-    (16.0, 68.0),
-    (32.0, 77.2),
-    (64.0, 78.5),
-];
-const UB_TO_GM_POINTS: &[(f64, f64)] = &[
-    (1.0, 11.4),
-    (2.0, 22.1),
-    (4.0, 37.9),
-    (8.0, 57.8),
-    (16.0, 86.8),
-    (32.0, 108.4),
-    (64.0, 110.0),
-];
-const CURVE_SOURCE: &str = "FACTS §2 msKPP single-core table (910B1); fixed cost from the fit (0.12 us load, \
-0.08 us store) (C, fit I); absolute values good to about 2x";
-const REF_CLOCK_GHZ: f64 = 1.8;
-
-const fn gm_to_ub(clock_ghz: f64) -> DmaCurve {
-    DmaCurve {
-        fixed_us: 0.12,
-        points: GM_TO_UB_POINTS,
-        asymptote_gib_s: 78.5,
-        rate_scale: clock_ghz / REF_CLOCK_GHZ,
-        source: CURVE_SOURCE,
-    }
-}
-
-const fn ub_to_gm(clock_ghz: f64) -> DmaCurve {
-    DmaCurve {
-        fixed_us: 0.08,
-        points: UB_TO_GM_POINTS,
-        asymptote_gib_s: 110.0,
-        rate_scale: clock_ghz / REF_CLOCK_GHZ,
-        source: CURVE_SOURCE,
-    }
-}
-
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
 const GIB_U: u64 = 1024 * MIB;
@@ -179,7 +220,7 @@ const A2_COMMON: [(&str, &str); 8] = [
     ("event_ids", "FACTS §1: event ids 0-7 on A2/A3/310P (C)"),
     (
         "dma",
-        "FACTS §2 msKPP single-core curves measured on 910B1 at 1.8 GHz; scaled by clock (I)",
+        "MEMSYS_SOURCES: DMA engines and memory system measured on 910B (M)",
     ),
 ];
 
@@ -198,7 +239,7 @@ static SOCS: [Soc; 6] = [
         short_name: "ascend910b",
         aiv_cores: 48,
         aic_cores: 24,
-        clock_ghz: 1.8,
+        clock_ghz: 1.85,
         ub_bytes: 196352,
         l1_bytes: 512 * KIB,
         l0a_bytes: 64 * KIB,
@@ -206,20 +247,20 @@ static SOCS: [Soc; 6] = [
         l0c_bytes: 128 * KIB,
         l2_bytes: 192 * MIB,
         hbm_bytes: 64 * GIB_U,
-        chip_bw_gbps: 1350.0,
-        gm_to_ub: gm_to_ub(1.8),
-        ub_to_gm: ub_to_gm(1.8),
+        chip_bw_gbps: 1525.0,
+        mem: memsys(1525.0, 1.0),
         vector_repeat_bytes: 256,
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
         event_ids: 8,
         sources: sources!(
             "cores" => "FACTS §1: 24 AIC / 48 AIV (C)",
-            "clock_ghz" => "FACTS §1: 1.8 GHz (1.85 in some configs) (C)",
+            "clock_ghz" => "1.85 GHz: the measured 910B1 board (ascdevkit_matmul_case0, ascdevkit_add_case1 rows); \
+                            FACTS §1 says 1.8 (1.85 in some configs) (M)",
             "l2_bytes" => "FACTS §1: L2 192 MB (C)",
             "hbm_bytes" => "FACTS §1: 64 GB (C)",
-            "chip_bw_gbps" => "FACTS §2: nominal ~1.6 TB/s; achievable streaming 1.3-1.4 TB/s measured on 910B2 and a \
-                               910_93 die; 1350 GB/s taken (C/I)",
+            "chip_bw_gbps" => "mem.hbm_gbps, 1525 GB/s (ascdevkit_add_hbm_bw, see MEMSYS_SOURCES); FACTS §2's \
+                               1.3-1.4 TB/s was lower than the 910B measurements (M)",
         ),
     },
     Soc {
@@ -235,9 +276,8 @@ static SOCS: [Soc; 6] = [
         l0c_bytes: 128 * KIB,
         l2_bytes: 192 * MIB,
         hbm_bytes: 64 * GIB_U,
-        chip_bw_gbps: 1350.0,
-        gm_to_ub: gm_to_ub(1.8),
-        ub_to_gm: ub_to_gm(1.8),
+        chip_bw_gbps: 1525.0,
+        mem: memsys(1525.0, 1.0),
         vector_repeat_bytes: 256,
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
@@ -247,8 +287,8 @@ static SOCS: [Soc; 6] = [
             "clock_ghz" => "FACTS §1: 1.8 GHz (C)",
             "l2_bytes" => "FACTS §1: L2 192 MB (C)",
             "hbm_bytes" => "not in FACTS; taken equal to 910B1, 64 GB (G)",
-            "chip_bw_gbps" => "FACTS §2: elementwise kernel moved 671 MB in 0.510 ms (~1.32 TB/s); 1.3-1.4 TB/s \
-                               measured streaming; 1350 GB/s taken (C)",
+            "chip_bw_gbps" => "mem.hbm_gbps: 1525 GB/s as measured on 910B (ascdevkit_add_hbm_bw); FACTS §2's \
+                               1.32 TB/s elementwise figure counted writes that stay in L2 (M)",
         ),
     },
     Soc {
@@ -264,9 +304,8 @@ static SOCS: [Soc; 6] = [
         l0c_bytes: 128 * KIB,
         l2_bytes: 192 * MIB,
         hbm_bytes: 64 * GIB_U,
-        chip_bw_gbps: 1350.0,
-        gm_to_ub: gm_to_ub(1.8),
-        ub_to_gm: ub_to_gm(1.8),
+        chip_bw_gbps: 1525.0,
+        mem: memsys(1525.0, 1.0),
         vector_repeat_bytes: 256,
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
@@ -276,7 +315,7 @@ static SOCS: [Soc; 6] = [
             "clock_ghz" => "FACTS §1: 1.8 GHz (C)",
             "l2_bytes" => "FACTS §1: L2 192 MB (C)",
             "hbm_bytes" => "not in FACTS; same HBM as 910B1 assumed, 64 GB (G)",
-            "chip_bw_gbps" => "not in FACTS; same memory system and L2 as 910B1/B2 assumed, 1350 GB/s (G)",
+            "chip_bw_gbps" => "not measured; same memory system as the measured 910B assumed, 1525 GB/s (I)",
         ),
     },
     Soc {
@@ -293,8 +332,7 @@ static SOCS: [Soc; 6] = [
         l2_bytes: 96 * MIB,
         hbm_bytes: 32 * GIB_U,
         chip_bw_gbps: 1010.0,
-        gm_to_ub: gm_to_ub(1.5),
-        ub_to_gm: ub_to_gm(1.5),
+        mem: memsys(1010.0, 0.5),
         vector_repeat_bytes: 256,
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
@@ -306,7 +344,8 @@ static SOCS: [Soc; 6] = [
             "hbm_bytes" => "FACTS §1: 32 GB (I)",
             "chip_bw_gbps" => "not in FACTS; derived: half the HBM capacity of 910B1 suggests fewer stacks; a \
                                secondary source gives 1.2 TB/s nominal for a 32 GB part, scaled by the 910B \
-                               achievable/nominal ratio 1.35/1.6 = 0.84 -> ~1010 GB/s (G)",
+                               achievable/nominal ratio 1.35/1.6 = 0.84 -> ~1010 GB/s (G); the rest of its memory \
+                               system is 910B's (MEMSYS_SOURCES) with half the L2 bandwidth for half the L2 (G)",
         ),
     },
     Soc {
@@ -322,9 +361,8 @@ static SOCS: [Soc; 6] = [
         l0c_bytes: 128 * KIB,
         l2_bytes: 192 * MIB,
         hbm_bytes: 64 * GIB_U,
-        chip_bw_gbps: 1360.0,
-        gm_to_ub: gm_to_ub(1.85),
-        ub_to_gm: ub_to_gm(1.85),
+        chip_bw_gbps: 1525.0,
+        mem: memsys(1525.0, 1.0),
         vector_repeat_bytes: 256,
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
@@ -334,7 +372,8 @@ static SOCS: [Soc; 6] = [
             "clock_ghz" => "FACTS §1: 1.85 GHz (C)",
             "l2_bytes" => "not in FACTS; taken equal to 910B1, 192 MB (G)",
             "hbm_bytes" => "not in FACTS; taken equal to a 910B1 die, 64 GB (G)",
-            "chip_bw_gbps" => "FACTS §2: bf16 GEMV of 185 MB on one die in 136 us (~1.36 TB/s) (C)",
+            "chip_bw_gbps" => "1525 GB/s: the data_copy rows were measured on the A2/A3 series alike \
+                               (ascdevkit_datacopy_*); FACTS §2's GEMV gives 1.36 TB/s (M)",
         ),
     },
     Soc {
@@ -351,8 +390,7 @@ static SOCS: [Soc; 6] = [
         l2_bytes: 16 * MIB,
         hbm_bytes: 24 * GIB_U,
         chip_bw_gbps: 172.0,
-        gm_to_ub: gm_to_ub(1.08),
-        ub_to_gm: ub_to_gm(1.08),
+        mem: memsys(172.0, 0.113),
         vector_repeat_bytes: 256,
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
@@ -377,7 +415,8 @@ static SOCS: [Soc; 6] = [
             (
                 "chip_bw_gbps",
                 "FACTS §1: ~204 GB/s LPDDR4X nominal (I), scaled by the 910B achievable/nominal \
-                              ratio 0.84 -> 172 GB/s (G)",
+                              ratio 0.84 -> 172 GB/s (G); the rest of its memory system is 910B's with the L2 \
+                              rates scaled by 172/1525 (G)",
             ),
             (
                 "vector",
@@ -386,7 +425,7 @@ static SOCS: [Soc; 6] = [
             ("event_ids", "FACTS §1: event ids 0-7 on A2/A3/310P (C)"),
             (
                 "dma",
-                "FACTS §2 910B1 single-core curves scaled by clock 1.08/1.8 (G)",
+                "MEMSYS_SOURCES: 910B's DMA engines per cycle, taken for 310P (G)",
             ),
         ],
     },
@@ -430,23 +469,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn curves_pass_through_the_facts_table_points() {
-        // FACTS §2 table: the curve reproduces the measured GiB/s at each point exactly.
-        let soc = lookup("Ascend910B1").unwrap();
-        for &(kib, gib) in GM_TO_UB_POINTS {
-            let got = soc.gm_to_ub.effective_gib_s(kib * 1024.0);
-            assert!((got - gib).abs() < 1e-9, "GM->UB {kib} KiB: {got} vs {gib}");
-        }
-        for &(kib, gib) in UB_TO_GM_POINTS {
-            let got = soc.ub_to_gm.effective_gib_s(kib * 1024.0);
-            assert!((got - gib).abs() < 1e-9, "UB->GM {kib} KiB: {got} vs {gib}");
-        }
-        assert!((soc.gm_to_ub.time_us(0.0) - 0.12).abs() < 1e-12);
-        // Past 64 KiB the effective rate stays at the asymptote.
-        assert!((soc.gm_to_ub.effective_gib_s(192.0 * 1024.0) - 78.5).abs() < 1e-9);
     }
 
     #[test]

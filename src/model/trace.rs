@@ -1,10 +1,10 @@
-// The twin trace format (version 2; version 1 is read too): the text the C++ twin writes, parsed into
-// blocks of records.
+// The twin trace format (version 3; versions 1 and 2 are read too): the text the C++ twin writes, parsed
+// into blocks of records.
 // Owns: syntax, validation (block structure, flag pairing) and typed errors with the trace line.
 // Does not know what anything costs, nor where the text came from (no files here).
 //
 // Format:
-//   twin-trace 2
+//   twin-trace 3
 //   block <idx> <block_dim>
 //   I <pipe> <Api> key=value ...        one instruction; unknown keys are ignored; on S records
 //                                       `count=N` (version 2) stands for N identical back-to-back ones
@@ -13,6 +13,16 @@
 //   barrier <ALL|pipe|NONE>             PipeBarrier (NONE: a pipe the twin does not model; ignored)
 //   end
 // Blank lines are skipped. Unknown record types are errors.
+//
+// Changelog:
+//   1  the first format.
+//   2  `count=N` on scalar records (N identical back-to-back ones).
+//   3  GM copies carry `buf=` (the GM allocation, numbered in allocation order; with `gm=`, the byte offset
+//      in it, an absolute address) and `cache=disable|last|persistent` (SetL2CacheHint, when it is not
+//      CACHE_MODE_NORMAL; read as AscendC's CacheMode value 0, 2, 4); GM->L1 copies `mem=L1 nd2nz=1`
+//      (ignored by the model); binary vector records carry the UB byte addresses of their operands,
+//      `ubd=`, `ubs0=`, `ubs1=`. Older traces lack them: the model then treats every GM copy as its own
+//      buffer read once (no L2 reuse, no same-address reads) and finds no bank conflicts.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -20,9 +30,9 @@ use std::fmt;
 use serde::Serialize;
 use thiserror::Error;
 
-/// The trace format version the twin writes; this parser reads it and every earlier one (version 2 added
-/// `count=` on scalar records).
-pub const TRACE_VERSION: u32 = 2;
+/// The trace format version the twin writes; this parser reads it and every earlier one (see the changelog
+/// at the top of this file).
+pub const TRACE_VERSION: u32 = 3;
 
 /// A pipe of the AI core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -176,8 +186,8 @@ pub struct Instr {
     pub trace_line: u32,
     /// `line=`: the kernel source line that issued it (0 when absent).
     pub src_line: u32,
-    /// DMA: total bytes, bursts (blockCount), bytes per burst, GM offset within its 512-B-aligned
-    /// allocation, GM-side gap between bursts.
+    /// DMA: total bytes, bursts (blockCount), bytes per burst, GM byte offset of the first burst within its
+    /// allocation (allocations are 512 B aligned on the device), GM-side gap between bursts.
     pub bytes: Option<u64>,
     pub bursts: Option<u64>,
     pub burst: Option<u64>,
@@ -195,6 +205,15 @@ pub struct Instr {
     pub cycles: Option<f64>,
     /// `count=`: this many identical back-to-back instructions (scalar records only; 1 when absent).
     pub count: u32,
+    /// `buf=` (version 3): the GM allocation a copy reads or writes; `gm` is then the offset in it.
+    pub buf: Option<u64>,
+    /// `cache=` (version 3): the L2 cache-mode hint as AscendC's CacheMode value (`disable` 0, `last` 2,
+    /// `persistent` 4).
+    pub cache: Option<u64>,
+    /// `ubd=`, `ubs0=`, `ubs1=` (version 3): UB byte addresses of a vector instruction's operands.
+    pub ub_dst: Option<u64>,
+    pub ub_src0: Option<u64>,
+    pub ub_src1: Option<u64>,
 }
 
 /// A trace that cannot be read. Every variant but `Empty` names the 1-based trace line.
@@ -327,7 +346,7 @@ struct OpenBlock {
     pending: HashMap<(Pipe, Pipe, u32), VecDeque<u32>>,
 }
 
-/// Parses a version-1 twin trace.
+/// Parses a twin trace of any version up to `TRACE_VERSION`.
 pub fn parse(text: &str) -> Result<Trace, TraceError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     let (first_no, first) = loop {
@@ -471,6 +490,11 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                             k: None,
                             cycles: None,
                             count: 1,
+                            buf: None,
+                            cache: None,
+                            ub_dst: None,
+                            ub_src0: None,
+                            ub_src1: None,
                         };
                         for kv in tok {
                             let Some((key, value)) = kv.split_once('=') else {
@@ -491,6 +515,21 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                                 "rep" => &mut ins.rep,
                                 "m" => &mut ins.m,
                                 "k" => &mut ins.k,
+                                "buf" => &mut ins.buf,
+                                "cache" => {
+                                    // The twin writes the mode's name; a CacheMode number is read too.
+                                    ins.cache = Some(match value {
+                                        "disable" => 0,
+                                        "normal" => 1,
+                                        "last" => 2,
+                                        "persistent" => 4,
+                                        v => parse_u64(no, key, v)?,
+                                    });
+                                    continue;
+                                }
+                                "ubd" => &mut ins.ub_dst,
+                                "ubs0" => &mut ins.ub_src0,
+                                "ubs1" => &mut ins.ub_src1,
                                 "line" => {
                                     ins.src_line = parse_u32(no, key, value)?;
                                     continue;
@@ -666,6 +705,40 @@ mod tests {
     }
 
     #[test]
+    fn version_3_keys_are_read_and_older_traces_still_parse() {
+        let t = parse(
+            "twin-trace 3\nblock 0 1\nI MTE2 DataCopy bytes=512 bursts=1 burst=512 gm=1024 gap=0 buf=2 cache=disable mem=L1 nd2nz=1 line=4\n\
+             I V Add dt=2 n=128 rep=1 ubd=65536 ubs0=0 ubs1=32768 line=5\nend\n",
+        )
+        .unwrap();
+        assert_eq!(t.version, 3);
+        let Record::Instr(copy) = &t.blocks[0].records[0] else {
+            panic!()
+        };
+        assert_eq!(
+            (copy.buf, copy.gm, copy.cache),
+            (Some(2), Some(1024), Some(0))
+        );
+        let Record::Instr(add) = &t.blocks[0].records[1] else {
+            panic!()
+        };
+        assert_eq!(
+            (add.ub_dst, add.ub_src0, add.ub_src1),
+            (Some(65536), Some(0), Some(32768))
+        );
+        for v in [1, 2] {
+            let t = parse(&format!(
+                "twin-trace {v}\nblock 0 1\nI MTE2 DataCopy bytes=512 gm=0 line=1\nend\n"
+            ))
+            .unwrap();
+            let Record::Instr(i) = &t.blocks[0].records[0] else {
+                panic!()
+            };
+            assert_eq!((t.version, i.buf, i.cache), (v, None, None));
+        }
+    }
+
+    #[test]
     fn errors_carry_line_numbers() {
         let cases: &[(&str, usize)] = &[
             ("twin-trace 1\nblock 0 1\nfrob x\nend\n", 3),
@@ -680,10 +753,14 @@ mod tests {
             ("twin-trace 1\nblock 0 1\nblock 1 1\n", 3),
             ("twin-trace 1\nblock 0 1\nI V Add oops\nend\n", 3),
             ("trace 1\n", 1),
-            ("\n\ntwin-trace 3\n", 3),
+            ("\n\ntwin-trace 4\n", 3),
             ("twin-trace 2\nblock 0 1\nI V Add dt=2 count=2\nend\n", 3),
             ("twin-trace 2\nblock 0 1\nI S GetValue count=0\nend\n", 3),
             ("twin-trace 2\nblock 0 1\nI S GetValue count=x\nend\n", 3),
+            (
+                "twin-trace 3\nblock 0 1\nI MTE2 DataCopy bytes=1 cache=often\nend\n",
+                3,
+            ),
         ];
         for (text, line) in cases {
             let err = parse(text).unwrap_err();

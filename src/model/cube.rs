@@ -1,0 +1,134 @@
+// What one instruction of the cube pipes costs: MTE1 (L1 -> L0A / L0B, L1 -> bias table), M (Mmad) and
+// the FIX copies that stay on the core (L0C -> L1). L0C -> GM copies are DMA stores (costs::dma_cost).
+// Owns: the cube rate and latency table and the Mmad fractal arithmetic. Does not know: when instructions
+// run (pipeline.rs), the trace syntax (trace.rs), the twin.
+//
+// Figures: the documented row `ascdevkit_perf_l1_l0_fixpipe_params` of ../shared/measured/figures.json
+// (asc-devkit tests/perf/{load_data,fixpipe,mmad}_perf/README.md, dav-2201 = Atlas A2/A3): L1 -> L0A
+// LoadData2D 256 B/cycle, latency 28; L1 -> L0B 128 B/cycle, latency 28; L1 -> BiasTable 32 B/cycle,
+// latency 20; L0C -> L1 fp32 -> fp16 128 B/cycle and fp32 -> int8 64 B/cycle (both 64 output elements a
+// cycle), latency 20; Mmad b16 4096 MAC/cycle, b8 8192 MAC/cycle. Marked G where guessed.
+
+use super::soc::Soc;
+use super::trace::{Instr, Pipe};
+
+/// One row of the table: bytes (or MACs) per cycle and a fixed latency in cycles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    pub per_cycle: f64,
+    pub latency: f64,
+}
+
+/// L1 -> L0A LoadData2D (documented row).
+pub const LOAD_L0A: Rate = Rate {
+    per_cycle: 256.0,
+    latency: 28.0,
+};
+/// L1 -> L0B LoadData2D (documented row).
+pub const LOAD_L0B: Rate = Rate {
+    per_cycle: 128.0,
+    latency: 28.0,
+};
+/// Any other MTE1 copy (L1 -> bias table, L1 -> fixpipe buffer): the L1 -> BiasTable row.
+pub const LOAD_BT: Rate = Rate {
+    per_cycle: 32.0,
+    latency: 20.0,
+};
+/// L0C -> L1: 64 output elements a cycle (both documented rows), latency 20.
+pub const FIX_L1_ELEMS: Rate = Rate {
+    per_cycle: 64.0,
+    latency: 20.0,
+};
+/// Mmad MACs per cycle by input element size: b16 4096, b8 8192 (documented); b32 (float) 2048, half the
+/// b16 rate (G: the float fractal is 16 x 8, one a cycle assumed).
+pub fn mmad_rate(dt: u64) -> f64 {
+    match dt {
+        1 => 8192.0,
+        4 => 2048.0,
+        _ => 4096.0,
+    }
+}
+/// Issue latency of one Mmad before its first fractal (G: not documented; the other cube rows' 20-28).
+pub const MMAD_LATENCY: f64 = 20.0;
+
+/// MACs the cube performs for one Mmad: m and n rounded up to 16, k to the fractal depth (32 bytes of
+/// input), as the hardware computes whole fractals (asc-devkit Mmad page: partly filled fractals).
+pub fn mmad_macs(m: u64, k: u64, n: u64, dt: u64) -> u64 {
+    let k0 = 32 / dt.clamp(1, 4);
+    m.div_ceil(16) * 16 * k.div_ceil(k0) * k0 * n.div_ceil(16) * 16
+}
+
+/// Cycles of one MTE1, M or FIX (not to GM) instruction, and whether the record carried what its cost
+/// needs. None for other pipes.
+pub fn cost(ins: &Instr, api: &str, _soc: &Soc) -> Option<(f64, bool)> {
+    let timed = |r: Rate, amount: u64| r.latency + amount as f64 / r.per_cycle;
+    Some(match ins.pipe {
+        Pipe::Mte1 => {
+            let rate = match (api, ins.dst) {
+                ("LoadData", Some(2)) => LOAD_L0B,
+                ("LoadData", _) => LOAD_L0A,
+                _ => LOAD_BT,
+            };
+            (timed(rate, ins.bytes.unwrap_or(0)), ins.bytes.is_some())
+        }
+        Pipe::M => {
+            let dt = ins.dt.unwrap_or(2);
+            let macs = mmad_macs(
+                ins.m.unwrap_or(0),
+                ins.k.unwrap_or(0),
+                ins.n.unwrap_or(0),
+                dt,
+            );
+            (MMAD_LATENCY + macs as f64 / mmad_rate(dt), ins.m.is_some())
+        }
+        // L0C -> L1 (`n` elements); a FIX record without them costs the latency only.
+        Pipe::Fix => (timed(FIX_L1_ELEMS, ins.n.unwrap_or(0)), true),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::trace::{Record, parse};
+
+    fn one(rec: &str) -> (f64, bool) {
+        let t = parse(&format!("twin-trace 2\nblock 0 1\n{rec}\nend\n")).unwrap();
+        let Record::Instr(i) = &t.blocks[0].records[0] else {
+            panic!("not an instruction")
+        };
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        cost(i, t.api_name(i.api), soc).unwrap()
+    }
+
+    #[test]
+    fn mte1_loads_cost_the_documented_rates() {
+        // 2560 B into L0A at 256 B/cycle after 28; into L0B at 128 B/cycle.
+        assert_eq!(one("I MTE1 LoadData bytes=2560 dst=1 line=3"), (38.0, true));
+        assert_eq!(one("I MTE1 LoadData bytes=2560 dst=2 line=3"), (48.0, true));
+        // L1 -> bias table: 256 B at 32 B/cycle after 20.
+        assert_eq!(
+            one("I MTE1 DataCopy bytes=256 bursts=1 burst=256 gm=0 gap=0 line=3"),
+            (28.0, true)
+        );
+    }
+
+    #[test]
+    fn mmad_costs_whole_fractals_at_the_dtype_rate() {
+        // 30 x 70 x 40 half: 32 x 80 x 48 MACs = 122880, at 4096 a cycle = 30 cycles, after 20.
+        assert_eq!(mmad_macs(30, 70, 40, 2), 122_880);
+        assert_eq!(one("I M Mmad m=30 k=70 n=40 dt=2 line=9"), (50.0, true));
+        // int8 16 x 64 x 32: 32768 MACs at 8192 a cycle.
+        assert_eq!(one("I M Mmad m=16 k=64 n=32 dt=1 line=9"), (24.0, true));
+        // float: k in fractals of 8, half the b16 rate.
+        assert_eq!(mmad_macs(16, 12, 16, 4), 16 * 16 * 16);
+        assert_eq!(one("I M Mmad m=16 k=12 n=16 dt=4 line=9"), (22.0, true));
+        // A record without its shape is flagged unknown.
+        assert!(!one("I M Mmad line=9").1);
+    }
+
+    #[test]
+    fn fixpipe_to_l1_costs_64_elements_a_cycle() {
+        assert_eq!(one("I FIX FixpipeL1 n=1280 dst=2 line=4"), (40.0, true));
+    }
+}
