@@ -1,0 +1,335 @@
+// twin: lib/matmul_intf.h, the high-level Matmul of the cube: Matmul<MatmulType<...> x4, MM_CFG>,
+// REGIST_MATMUL_OBJ, Init, SetTensorA / SetTensorB (with transpose), SetBias / DisableBias, SetOrgShape,
+// SetSingleShape, SetTail, IterateAll, Iterate + GetTensorC, End. Interface from the asc-devkit docs
+// (高阶API/矩阵计算/Matmul-Kernel侧接口/); the schedule is the twin's own, built on the basic cube API
+// (twin/cube.h), so its results are those of LoadData / Mmad / Fixpipe and its trace is what they record.
+// Owns: the Matmul object's state and schedule. Must not know: the host's tiling rule
+// (include/host/tiling/matmul_tiling.h), the model.
+//
+// Schedule of one base block (baseM x baseN of C, tails clipped), for each chunk of stepKa * baseK of K:
+// A and B chunks GM -> L1 (MTE2, ND -> NZ; B kept as NZ of its transpose so that the L0B load needs no
+// transpose), then per baseK: L1 -> L0A / L0B (MTE1, double-buffered), Mmad (M) accumulating in L0C;
+// the bias row (GM -> L1 -> bias table) starts the first Mmad; then Fixpipe L0C -> GM (FIX, NZ2ND,
+// casting float to half / bfloat16 for such C). Flags MTE2->MTE1, MTE1->M, M->MTE1, M->FIX and FIX->M
+// (event ids 6 and 7) order the pipes as the hardware's would. Norm and MDL configurations run this same schedule (the twin
+// does not model MDL's different L1 prefetch yet); iterateOrder 0 walks M first, 1 N first.
+#pragma once
+#include "../kernel_operator.h"
+#include "../kernel_tiling/kernel_tiling.h"
+
+enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR, ROW_MAJOR = ND, COLUMN_MAJOR = 8 };
+
+namespace AscendC {
+using ::CubeFormat;
+
+enum class LayoutMode : int32_t { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
+
+template <TPosition POSITION, CubeFormat FORMAT, class TYPE, bool ISTRANS = false, LayoutMode LAYOUT = LayoutMode::NONE,
+          bool IBSHARE = false>
+struct MatmulType {
+    constexpr static TPosition pos = POSITION;
+    constexpr static CubeFormat format = FORMAT;
+    using T = TYPE;
+    constexpr static bool isTrans = ISTRANS;
+    constexpr static LayoutMode layout = LAYOUT;
+    constexpr static bool ibShare = IBSHARE;
+};
+
+struct MatmulConfig {
+    bool doNorm = true;
+    bool doBasicBlock = false;
+    bool doMultiDataLoad = false;
+    uint32_t basicM = 0, basicN = 0, basicK = 0;
+    bool intrinsicsCheck = false;
+    bool isNBatch = false;
+    bool enVecND2NZ = false;
+    bool doSpecialBasicBlock = false;
+    uint32_t doMTE2Preload = 0;
+    uint32_t singleCoreM = 0, singleCoreN = 0, singleCoreK = 0;
+    uint32_t stepM = 0, stepN = 0;
+    uint32_t baseMN = 0;
+    uint32_t singleCoreMN = 0;
+    bool enUnitFlag = true;
+};
+constexpr MatmulConfig CFG_NORM = {true, false, false};
+constexpr MatmulConfig CFG_MDL = {false, false, true};
+constexpr MatmulConfig GetNormalConfig() { return CFG_NORM; }
+constexpr MatmulConfig GetMDLConfig() { return CFG_MDL; }
+
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM, class... Rest>
+class Matmul {
+    using SrcT = typename A_TYPE::T;
+    using SrcBT = typename B_TYPE::T;
+    using DstT = typename C_TYPE::T;
+    using BiasT = typename BIAS_TYPE::T;
+    using L0cT = typename std::conditional<std::is_same<SrcT, int8_t>::value, int32_t, float>::type;
+    static_assert(std::is_same<SrcT, SrcBT>::value, "Matmul: the twin supports A and B of the same type");
+    static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM && C_TYPE::pos == TPosition::GM,
+                  "Matmul: the twin supports A, B and C in GM (TPosition::GM)");
+    static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND && C_TYPE::format == CubeFormat::ND,
+                  "Matmul: the twin supports ND A, B and C");
+
+public:
+    __aicore__ inline Matmul() = default;
+
+    void Init(const TCubeTiling *tiling, TPipe *tpipe = nullptr, TWIN_LOC) {
+        (void)tpipe;
+        if (!tiling) twin::fault(twin_file, twin_line, "Matmul::Init: the tiling pointer is null");
+        t_ = *tiling;
+        if (t_.baseM <= 0 || t_.baseN <= 0 || t_.baseK <= 0 || t_.singleCoreM <= 0 || t_.singleCoreN <= 0 || t_.singleCoreK <= 0)
+            twin::fault(twin_file, twin_line,
+                        "Matmul::Init: the tiling has baseM %d, baseN %d, baseK %d, singleCoreM %d, singleCoreN %d, singleCoreK %d; "
+                        "all must be positive (did GetTiling fail or the tiling data not reach the kernel?)",
+                        t_.baseM, t_.baseN, t_.baseK, t_.singleCoreM, t_.singleCoreN, t_.singleCoreK);
+        if (t_.baseM % 16 || t_.baseN % 16 || t_.baseK % (int32_t)c0())
+            twin::fault(twin_file, twin_line, "Matmul::Init: baseM %d and baseN %d must be multiples of 16 and baseK %d of %u",
+                        t_.baseM, t_.baseN, t_.baseK, c0());
+        orgM_ = t_.M; orgN_ = t_.N; orgKa_ = t_.Ka; orgKb_ = t_.Kb;
+        sM_ = t_.singleCoreM; sN_ = t_.singleCoreN; sK_ = t_.singleCoreK;
+        step_ = t_.stepKa > 0 ? (uint32_t)t_.stepKa : 1u;
+        bias_ = t_.isBias != 0;
+        // The buffers, from the pipe's L1 / L0 (capacity checked: a tiling too big for the core is a fault).
+        uint64_t tileA = (uint64_t)t_.baseM * t_.baseK * sizeof(SrcT), tileB = (uint64_t)t_.baseN * t_.baseK * sizeof(SrcT);
+        need(twin::HW_L1, (tileA + tileB) * step_ + (uint64_t)t_.baseN * 4, "stepKa x (baseM + baseN) x baseK inputs and a bias row", TWIN_LOC_ARGS);
+        need(twin::HW_L0A, 2 * tileA, "two baseM x baseK blocks", TWIN_LOC_ARGS);
+        need(twin::HW_L0B, 2 * tileB, "two baseK x baseN blocks", TWIN_LOC_ARGS);
+        need(twin::HW_L0C, (uint64_t)t_.baseM * t_.baseN * sizeof(L0cT), "one baseM x baseN block", TWIN_LOC_ARGS);
+        if (bias_) need(twin::HW_BT, (uint64_t)t_.baseN * sizeof(L0cT), "a baseN bias row", TWIN_LOC_ARGS);
+        a1_ = twin::hw_carve(twin::HW_L1, align(tileA * step_, 512), TWIN_LOC_ARGS);
+        b1_ = twin::hw_carve(twin::HW_L1, align(tileB * step_, 512), TWIN_LOC_ARGS);
+        bias1_ = twin::hw_carve(twin::HW_L1, align((uint64_t)t_.baseN * 4, 64), TWIN_LOC_ARGS);
+        a2_ = twin::hw_carve(twin::HW_L0A, 2 * align(tileA, 512), TWIN_LOC_ARGS);
+        b2_ = twin::hw_carve(twin::HW_L0B, 2 * align(tileB, 512), TWIN_LOC_ARGS);
+        co1_ = twin::hw_carve(twin::HW_L0C, align((uint64_t)t_.baseM * t_.baseN * sizeof(L0cT), 1024), TWIN_LOC_ARGS);
+        bt_ = bias_ ? twin::hw_carve(twin::HW_BT, align((uint64_t)t_.baseN * sizeof(L0cT), 64), TWIN_LOC_ARGS) : 0;
+        inited_ = true;
+    }
+    void SetTensorA(const GlobalTensor<SrcT> &gm, bool isTransposeA = false) { a_ = gm; transA_ = isTransposeA || A_TYPE::isTrans; aSet_ = true; iter_ = 0; }
+    void SetTensorB(const GlobalTensor<SrcT> &gm, bool isTransposeB = false) { b_ = gm; transB_ = isTransposeB || B_TYPE::isTrans; bSet_ = true; iter_ = 0; }
+    void SetBias(const GlobalTensor<BiasT> &gm) { biasGm_ = gm; bias_ = true; biasSet_ = true; }
+    void DisableBias() { bias_ = false; }
+    void ClearBias() { bias_ = false; }
+    void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK); }
+    void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
+        (void)orgKc;
+        orgM_ = orgM; orgN_ = orgN; orgKa_ = orgKa; orgKb_ = orgKb;
+    }
+    void SetSingleShape(int singleM, int singleN, int singleK) { sM_ = singleM; sN_ = singleN; sK_ = singleK; iter_ = 0; }
+    void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) {
+        if (tailM > 0) sM_ = tailM;
+        if (tailN > 0) sN_ = tailN;
+        if (tailK > 0) sK_ = tailK;
+        iter_ = 0;
+    }
+    template <class T> void SetLocalWorkspace(const LocalTensor<T> &) {}
+    template <class T> void SetWorkspace(const GlobalTensor<T> &) {}
+    void SetWorkspace(GM_ADDR, int) {}
+
+    // All base blocks of this core's C, written to gm (enAtomic 1: added to what is there).
+    void IterateAll(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                    bool waitIterateAll = false, bool fakeMsg = false, TWIN_LOC) {
+        (void)enSequentialWrite; (void)waitIterateAll; (void)fakeMsg;
+        ready("IterateAll", TWIN_LOC_ARGS);
+        iter_ = 0;
+        while (Iterate(false, TWIN_LOC_ARGS)) GetTensorC(gm, enAtomic, false, TWIN_LOC_ARGS);
+    }
+    // Computes the next base block into L0C; false when every block is done.
+    bool Iterate(bool enPartialSum = false, TWIN_LOC) {
+        (void)enPartialSum;
+        ready("Iterate", TWIN_LOC_ARGS);
+        uint32_t mIters = ceil(sM_, t_.baseM), nIters = ceil(sN_, t_.baseN);
+        if (iter_ >= mIters * nIters) return false;
+        if (t_.iterateOrder == 1) { nIdx_ = iter_ % nIters; mIdx_ = iter_ / nIters; }
+        else { mIdx_ = iter_ % mIters; nIdx_ = iter_ / mIters; }
+        iter_++;
+        compute_block(TWIN_LOC_ARGS);
+        return true;
+    }
+    // The block of the last Iterate, into gm at its place in this core's C.
+    void GetTensorC(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, TWIN_LOC) {
+        if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");
+        uint64_t off = enSequentialWrite ? 0 : (uint64_t)mIdx_ * t_.baseM * orgN_ + (uint64_t)nIdx_ * t_.baseN;
+        uint32_t stride = enSequentialWrite ? tileN_ : (uint32_t)orgN_;
+        uint8_t op = twin::g.atomic_op, ty = (uint8_t)twin::g.atomic_type;
+        if (enAtomic == 1) { twin::g.atomic_op = 1; twin::g.atomic_type = twin::dcode<DstT>(); }
+        twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
+        FixpipeParamsV220 fp((uint16_t)tileN_, (uint16_t)tileM_, (uint16_t)align(tileM_, 16), stride, false);
+        fp.quantPre = quant();
+        Fixpipe(gm[off], LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp, TWIN_LOC_ARGS);
+        twin::event_set(twin::P_FIX, twin::P_M, EV, TWIN_LOC_ARGS);
+        fix_pending_ = true;
+        twin::g.atomic_op = op; twin::g.atomic_type = ty;
+        computed_ = false;
+    }
+    // The block of the last Iterate into a UB tensor (VECIN / VECCALC), rows of tileN padded to 32 bytes.
+    void GetTensorC(const LocalTensor<DstT> &ub, uint8_t enAtomic = 0, bool enSequentialWrite = false, TWIN_LOC) {
+        (void)enAtomic; (void)enSequentialWrite;
+        if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");
+        uint32_t rowElems = (uint32_t)align((uint64_t)tileN_ * sizeof(DstT), 32) / (uint32_t)sizeof(DstT);
+        twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
+        FixpipeParamsV220 fp((uint16_t)tileN_, (uint16_t)tileM_, (uint16_t)align(tileM_, 16), rowElems, false);
+        fp.quantPre = quant();
+        twin::fix_walk(LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp,
+                       [&](uint32_t, uint32_t m, uint32_t n, L0cT v) {
+                           DstT o = twin::fix_convert<DstT>(v, fp, TWIN_LOC_ARGS);
+                           twin::st<DstT>(twin::local_span(ub.pos_, ub.addr_ + ((uint64_t)m * rowElems + n) * sizeof(DstT),
+                                                           sizeof(DstT), "Matmul::GetTensorC", TWIN_LOC_ARGS), o);
+                       }, TWIN_LOC_ARGS);
+        twin::CubeKeys c;
+        c.n = (uint64_t)tileM_ * tileN_;
+        c.dst = sizeof(DstT);
+        twin::tr_cube(twin::P_FIX, "FixpipeUB", c, twin_line);
+        twin::event_set(twin::P_FIX, twin::P_M, EV, TWIN_LOC_ARGS);
+        fix_pending_ = true;
+        computed_ = false;
+    }
+    void End() { iter_ = 0; }
+
+private:
+    static constexpr uint32_t c0() { return 32u / (uint32_t)sizeof(SrcT); }
+    static int64_t mn64(int64_t a, int64_t b) { return a < b ? a : b; }
+    static uint32_t mn32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+    // Event ids of the Matmul's own flags: the high ones, clear of the ids kernels usually take.
+    static constexpr int EV = 6;
+    static uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+    static uint32_t ceil(int32_t v, int32_t b) { return v <= 0 ? 0u : (uint32_t)((v + b - 1) / b); }
+    static QuantMode_t quant() {
+        return std::is_same<DstT, half>::value ? QuantMode_t::F322F16
+             : std::is_same<DstT, bfloat16_t>::value ? QuantMode_t::F322BF16 : QuantMode_t::NoQuant;
+    }
+    void need(twin::Hw h, uint64_t bytes, const char *what, TWIN_LOC_DECL) {
+        uint64_t free = twin::hw_cap(h) - twin::hw_used(h);
+        if (bytes > free)
+            twin::fault(twin_file, twin_line,
+                        "Matmul::Init: the tiling needs %llu bytes of %s for %s (baseM %d, baseN %d, baseK %d, stepKa %d) but %llu are free; "
+                        "make the base blocks or stepKa smaller",
+                        (unsigned long long)bytes, twin::hw_name(h), what, t_.baseM, t_.baseN, t_.baseK, t_.stepKa,
+                        (unsigned long long)free);
+    }
+    void ready(const char *api, TWIN_LOC_DECL) const {
+        if (!inited_) twin::fault(twin_file, twin_line, "Matmul::%s: the object was never initialised (REGIST_MATMUL_OBJ or Init)", api);
+        if (!aSet_ || !bSet_) twin::fault(twin_file, twin_line, "Matmul::%s: SetTensorA and SetTensorB first", api);
+        if (bias_ && t_.isBias && !biasSet_)
+            twin::fault(twin_file, twin_line, "Matmul::%s: the tiling has isBias but SetBias was not called", api);
+    }
+    // Rows x cols of a logical matrix into L1 as NZ (16 x C0 fractals in column-major order); element
+    // (r, c) is g[r * ld + c], or g[c * ld + r] when `trans`. Padding is zero.
+    void to_l1(uint32_t l1, const GlobalTensor<SrcT> &g, uint64_t ld, bool trans, uint32_t rows, uint32_t cols,
+               uint64_t bytes_cap, TWIN_LOC_DECL) {
+        const uint32_t C0 = c0(), R1 = (rows + 15) / 16, C1 = (cols + C0 - 1) / C0;
+        uint64_t bytes = (uint64_t)R1 * C1 * 512;
+        if (bytes > bytes_cap) twin::fault(twin_file, twin_line, "Matmul: an L1 block of %llu bytes exceeds its %llu", (unsigned long long)bytes, (unsigned long long)bytes_cap);
+        uint8_t *d = twin::hw_span(twin::HW_L1, l1, bytes, "Matmul", TWIN_LOC_ARGS);
+        __builtin_memset(d, 0, bytes);
+        uint64_t gm0 = twin::gm_check(g.ptr_, 0, false, "Matmul", TWIN_LOC_ARGS);
+        for (uint32_t r = 0; r < rows; r++)
+            for (uint32_t c = 0; c < cols; c++) {
+                const SrcT *p = g.ptr_ + (trans ? (uint64_t)c * ld + r : (uint64_t)r * ld + c);
+                twin::gm_check(p, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
+                __builtin_memcpy(d + ((uint64_t)((c / C0) * R1 + r / 16) * 16 * C0 + (r % 16) * C0 + c % C0) * sizeof(SrcT), p, sizeof(SrcT));
+            }
+        // One burst a contiguous GM row of the block.
+        uint32_t bursts = trans ? cols : rows, burst = (trans ? rows : cols) * (uint32_t)sizeof(SrcT);
+        uint64_t pitch = ld * sizeof(SrcT);
+        twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)bursts * burst, bursts, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line);
+    }
+    void compute_block(TWIN_LOC_DECL) {
+        tileM_ = (uint32_t)mn64(t_.baseM, (int64_t)sM_ - (int64_t)mIdx_ * t_.baseM);
+        tileN_ = (uint32_t)mn64(t_.baseN, (int64_t)sN_ - (int64_t)nIdx_ * t_.baseN);
+        const uint32_t M1 = (tileM_ + 15) / 16, N1 = (tileN_ + 15) / 16;
+        const uint64_t tileA = (uint64_t)t_.baseM * t_.baseK * sizeof(SrcT), tileB = (uint64_t)t_.baseN * t_.baseK * sizeof(SrcT);
+        const uint32_t chunkK = t_.baseK * step_;
+        uint64_t mRow = (uint64_t)mIdx_ * t_.baseM, nCol = (uint64_t)nIdx_ * t_.baseN;
+        if (fix_pending_) { twin::event_wait(twin::P_FIX, twin::P_M, EV, "Matmul", TWIN_LOC_ARGS); fix_pending_ = false; }
+        bool first = true;
+        for (uint32_t k0 = 0; k0 < (uint32_t)sK_; k0 += chunkK) {
+            uint32_t ck = mn32(chunkK, (uint32_t)sK_ - k0);
+            if (l1_pending_) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV, "Matmul", TWIN_LOC_ARGS); l1_pending_ = false; }
+            // A block: rows m, cols k (A is M x Ka, or Ka x M when transposed).
+            to_l1(a1_, transA_ ? a_[(uint64_t)k0 * orgM_ + mRow] : a_[mRow * orgKa_ + k0], transA_ ? orgM_ : orgKa_, transA_,
+                  tileM_, ck, align(tileA * step_, 512), TWIN_LOC_ARGS);
+            // B block as its transpose: rows n, cols k (B is Kb x N, or N x Kb when transposed).
+            to_l1(b1_, transB_ ? b_[nCol * orgKb_ + k0] : b_[(uint64_t)k0 * orgN_ + nCol], transB_ ? orgKb_ : orgN_, !transB_,
+                  tileN_, ck, align(tileB * step_, 512), TWIN_LOC_ARGS);
+            if (bias_ && first) {
+                bias_to_bt(nCol, TWIN_LOC_ARGS);
+            }
+            twin::event_set(twin::P_MTE2, twin::P_MTE1, EV, TWIN_LOC_ARGS);
+            twin::event_wait(twin::P_MTE2, twin::P_MTE1, EV, "Matmul", TWIN_LOC_ARGS);
+            const uint32_t K1c = (ck + c0() - 1) / c0();
+            for (uint32_t kk = 0; kk < ck; kk += t_.baseK) {
+                uint32_t bk = mn32(t_.baseK, ck - kk);
+                uint32_t k1 = (bk + c0() - 1) / c0(), kf = kk / c0();
+                int buf = (int)(pp_ & 1u);
+                pp_++;
+                if (l0_pending_[buf]) { twin::event_wait(twin::P_M, twin::P_MTE1, EV + buf, "Matmul", TWIN_LOC_ARGS); l0_pending_[buf] = false; }
+                uint32_t a2 = a2_ + (uint32_t)(buf * align(tileA, 512)), b2 = b2_ + (uint32_t)(buf * align(tileB, 512));
+                // L1 NZ -> L0A Zz: one row of fractals at a time.
+                LoadData2DParams la(0, (uint8_t)k1, (uint16_t)M1, 0, 0, false, 0);
+                for (uint32_t i = 0; i < M1; i++)
+                    LoadData(LocalTensor<SrcT>(TPosition::A2, a2 + i * k1 * 512, k1 * 512 / (uint32_t)sizeof(SrcT)),
+                             LocalTensor<SrcT>(TPosition::A1, a1_ + (kf * M1 + i) * 512, 256), la, TWIN_LOC_ARGS);
+                // L1 NZ of B's transpose -> L0B Zn: the fractals are already in order.
+                LoadData2DParams lb(0, 0, 1, 0, 0, false, 0);
+                for (uint32_t done = 0; done < k1 * N1; done += 255) {
+                    lb.repeatTimes = (uint8_t)mn32(255, k1 * N1 - done);
+                    LoadData(LocalTensor<SrcT>(TPosition::B2, b2 + done * 512, 256),
+                             LocalTensor<SrcT>(TPosition::B1, b1_ + (kf * N1 + done) * 512, 256), lb, TWIN_LOC_ARGS);
+                }
+                (void)K1c;
+                twin::event_set(twin::P_MTE1, twin::P_M, EV + buf, TWIN_LOC_ARGS);
+                twin::event_wait(twin::P_MTE1, twin::P_M, EV + buf, "Matmul", TWIN_LOC_ARGS);
+                MmadParams mp;
+                mp.m = (uint16_t)tileM_; mp.n = (uint16_t)tileN_; mp.k = (uint16_t)bk;
+                mp.cmatrixInitVal = first;
+                LocalTensor<L0cT> c(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN));
+                LocalTensor<SrcT> a(TPosition::A2, a2, 256), b(TPosition::B2, b2, 256);
+                if (first && bias_) Mmad(c, a, b, LocalTensor<L0cT>(TPosition::C2, bt_, (uint32_t)t_.baseN), mp, TWIN_LOC_ARGS);
+                else Mmad(c, a, b, mp, TWIN_LOC_ARGS);
+                first = false;
+                twin::event_set(twin::P_M, twin::P_MTE1, EV + buf, TWIN_LOC_ARGS);
+                l0_pending_[buf] = true;
+            }
+            twin::event_set(twin::P_MTE1, twin::P_MTE2, EV, TWIN_LOC_ARGS);
+            l1_pending_ = true;
+        }
+        twin::event_set(twin::P_M, twin::P_FIX, EV, TWIN_LOC_ARGS);
+        computed_ = true;
+    }
+    // The bias row of this block: GM -> L1 (MTE2), converted to the L0C type, -> bias table (MTE1).
+    void bias_to_bt(uint64_t nCol, TWIN_LOC_DECL) {
+        uint8_t *l1 = twin::hw_span(twin::HW_L1, bias1_, (uint64_t)tileN_ * 4, "Matmul (bias)", TWIN_LOC_ARGS);
+        uint64_t gm0 = twin::gm_check(biasGm_.ptr_ + nCol, (uint64_t)tileN_ * sizeof(BiasT), false, "Matmul (bias)", TWIN_LOC_ARGS);
+        for (uint32_t n = 0; n < tileN_; n++) {
+            L0cT v = (L0cT)twin::ld<BiasT>(reinterpret_cast<const uint8_t *>(biasGm_.ptr_ + nCol + n));
+            twin::st<L0cT>(l1 + (uint64_t)n * 4, v);
+        }
+        twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)tileN_ * sizeof(BiasT), 1, (uint64_t)tileN_ * sizeof(BiasT), gm0, 0, twin_line);
+        uint8_t *bt = twin::hw_span(twin::HW_BT, bt_, (uint64_t)tileN_ * 4, "Matmul (bias)", TWIN_LOC_ARGS);
+        __builtin_memcpy(bt, l1, (uint64_t)tileN_ * 4);
+        twin::tr_dma(twin::P_MTE1, "DataCopy", (uint64_t)tileN_ * 4, 1, (uint64_t)tileN_ * 4, 0, 0, twin_line);
+    }
+
+    TCubeTiling t_{};
+    GlobalTensor<SrcT> a_, b_;
+    GlobalTensor<BiasT> biasGm_;
+    bool aSet_ = false, bSet_ = false, biasSet_ = false, transA_ = false, transB_ = false, bias_ = false, inited_ = false;
+    bool computed_ = false, fix_pending_ = false, l1_pending_ = false, l0_pending_[2] = {false, false};
+    int32_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, sM_ = 0, sN_ = 0, sK_ = 0;
+    uint32_t step_ = 1, iter_ = 0, mIdx_ = 0, nIdx_ = 0, tileM_ = 0, tileN_ = 0, pp_ = 0;
+    uint32_t a1_ = 0, b1_ = 0, bias1_ = 0, a2_ = 0, b2_ = 0, co1_ = 0, bt_ = 0;
+};
+
+} // namespace AscendC
+
+namespace twin {
+inline void regist_matmul(AscendC::TPipe *) {}
+template <class MM, class... Rest> void regist_matmul(AscendC::TPipe *pipe, MM &mm, const TCubeTiling *tiling, Rest &&...rest) {
+    if (tiling) mm.Init(tiling, pipe);
+    regist_matmul(pipe, rest...);
+}
+} // namespace twin
+
+// REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1, mm2, &tiling2, ...): initialises each object with its
+// tiling (a null tiling leaves the object for a later Init).
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) ::twin::regist_matmul(tpipe, __VA_ARGS__)

@@ -1,0 +1,392 @@
+// twin: the cube unit's basic API: LoadData (2D: L1 or GM -> L0A / L0B, with per-fractal transpose),
+// Mmad (L0A x L0B -> L0C, fp16 / bf16 / fp32 / int8 in, fp32 / int32 accumulation, bias from the bias
+// table) and Fixpipe (L0C -> GM or L1: NZ2ND or NZ, the float -> half / bfloat16 casts, scalar
+// dequantisation to half, ReLU), on the fractal layouts those pages define.
+// Owns: the cube's arithmetic and data layouts, their checks, their trace records. Must not know: where
+// the buffers are kept (mem.h), what anything costs (the Rust model), the high-level Matmul.
+//
+// Semantics, all from the asc-devkit docs at docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/:
+//  - 矩阵计算的搬入/LoadData_2D.md: LoadData moves 512-byte fractals; repeat r reads source fractal
+//    startIndex + r * srcStride (minus with addrMode 1) and writes destination fractal r * (1 + dstGap);
+//    ifTranspose transposes each fractal and needs a 16-bit type; the L0 destination is 512-byte
+//    aligned, an L1 source 32-byte aligned. From L1 it runs on MTE1, from GM on MTE2.
+//  - Mmad计算/Mmad.md: C = A x B (+ C), A in L0A (Zz: 16 x C0 fractals in row-major order, each row-major),
+//    B in L0B (Zn: C0 x 16 fractals in row-major order, each column-major), C in L0C (Nz: 16 x 16
+//    fractals in column-major order, each row-major), C0 = 32 bytes / sizeof(input); invalid data in a
+//    partly filled fractal is ignored; m, n or k 0 is a NOP; m = 1 reads A as ND (GEMV); cmatrixInitVal
+//    true starts C at 0, false (with cmatrixSource false) accumulates into C; the bias overload starts C
+//    at the bias row (BT); the deprecated isBias true accumulates; for float input, kDirectionAlign
+//    aligns K to 16 instead of 8. dst 1024-, fm and filter 512-, bias 64-byte aligned.
+//  - 矩阵计算的搬出/Fixpipe（L0C到GM数据搬运）.md and 矩阵搬出关键特性说明/随路量化.md: FixpipeParamsV220;
+//    srcStride in rows of 16 elements (mSize rounded up to 16); NZ2ND (CFG_ROW_MAJOR) writes row m of
+//    matrix i at dst[i * dstNdStride + m * dstStride], srcNdStride counts 16 x 16 fractals; NZ output
+//    (CFG_NZ) puts column block j at j * dstStride * 32 bytes; F322F16 / F322BF16 cast with CAST_RINT;
+//    DEQF16 multiplies int32 by the float in bits 0-31 of deqScalar, read with a 10-bit mantissa; reluEn
+//    is NormReLU.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+#include "half.h"
+#include "tensor.h"
+#include "copy.h"
+
+namespace AscendC {
+
+struct LoadData2DParams {
+    uint16_t startIndex = 0;
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0;
+    uint8_t sid = 0;
+    uint16_t dstGap = 0;
+    bool ifTranspose = false;
+    uint8_t addrMode = 0;
+    LoadData2DParams() = default;
+    LoadData2DParams(uint16_t startIndexIn, uint8_t repeatTimesIn, uint16_t srcStrideIn, uint8_t sidIn, uint16_t dstGapIn,
+                     bool ifTransposeIn, uint8_t addrModeIn)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), sid(sidIn), dstGap(dstGapIn),
+          ifTranspose(ifTransposeIn), addrMode(addrModeIn) {}
+};
+
+struct MmadParams {
+    uint16_t m = 0;
+    uint16_t n = 0;
+    uint16_t k = 0;
+    bool isBias = false;
+    int32_t fmOffset = 0;
+    bool enSsparse = false;
+    bool enWinogradA = false;
+    bool enWinogradB = false;
+    uint8_t unitFlag = 0;
+    bool kDirectionAlign = false;
+    bool cmatrixSource = false;
+    bool cmatrixInitVal = true;
+    bool disableGemv = false;
+    MmadParams() = default;
+    MmadParams(uint16_t mIn, uint16_t nIn, uint16_t kIn, bool isBiasIn, int32_t fmOffsetIn, bool enSsparseIn,
+               bool enWinogradAIn, bool enWinogradBIn)
+        : m(mIn), n(nIn), k(kIn), isBias(isBiasIn), fmOffset(fmOffsetIn), enSsparse(enSsparseIn),
+          enWinogradA(enWinogradAIn), enWinogradB(enWinogradBIn) {}
+    MmadParams(uint16_t mIn, uint16_t nIn, uint16_t kIn, uint8_t unitFlagIn, bool cmatrixSourceIn, bool cmatrixInitValIn)
+        : m(mIn), n(nIn), k(kIn), unitFlag(unitFlagIn), cmatrixSource(cmatrixSourceIn), cmatrixInitVal(cmatrixInitValIn) {}
+};
+
+enum QuantMode_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8 };
+enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
+struct FixpipeConfig {
+    CO2Layout format;
+    bool isToUB = false;
+};
+constexpr FixpipeConfig CFG_NZ = {CO2Layout::NZ};
+constexpr FixpipeConfig CFG_ROW_MAJOR = {CO2Layout::ROW_MAJOR};
+
+struct FixpipeParamsV220 {
+    uint16_t nSize = 0;
+    uint16_t mSize = 0;
+    uint16_t srcStride = 0;
+    uint32_t dstStride = 0;
+    QuantMode_t quantPre = QuantMode_t::NoQuant;
+    uint64_t deqScalar = 0;
+    uint16_t ndNum = 1;
+    uint16_t srcNdStride = 0;
+    uint16_t dstNdStride = 0;
+    bool reluEn = false;
+    uint8_t unitFlag = 0;
+    bool isChannelSplit = false;
+    FixpipeParamsV220() = default;
+    FixpipeParamsV220(uint16_t nSizeIn, uint16_t mSizeIn, uint16_t srcStrideIn, uint32_t dstStrideIn, bool reluEnIn)
+        : nSize(nSizeIn), mSize(mSizeIn), srcStride(srcStrideIn), dstStride(dstStrideIn), reluEn(reluEnIn) {}
+};
+
+} // namespace AscendC
+
+namespace twin {
+using AscendC::LocalTensor;
+using AscendC::GlobalTensor;
+
+constexpr uint32_t FRACTAL_BYTES = 512;
+
+template <class T> inline void need_pos(const LocalTensor<T> &t, Hw want, const char *api, const char *what, TWIN_LOC_DECL) {
+    if (hw_of(t.pos_) != want)
+        fault(twin_file, twin_line, "%s: %s must be in %s (TPosition %s), not %s (TPosition %s)", api, what, hw_name(want),
+              want == HW_L0A ? "A2" : want == HW_L0B ? "B2" : want == HW_L0C ? "CO1" : want == HW_BT ? "C2" : "A1/B1",
+              hw_name(hw_of(t.pos_)), pos_name(t.pos_));
+}
+inline void need_align(uint64_t addr, uint64_t a, Hw h, const char *api, const char *what, TWIN_LOC_DECL) {
+    if (addr % a != 0)
+        fault(twin_file, twin_line, "%s: %s address %llu in %s is not %llu-byte aligned", api, what,
+              (unsigned long long)addr, hw_name(h), (unsigned long long)a);
+}
+
+// ---- LoadData 2D ------------------------------------------------------------------------------------
+template <class T>
+void load2d(const LocalTensor<T> &dst, const uint8_t *src_l1, const GlobalTensor<T> *src_gm, uint32_t src_addr,
+            const AscendC::LoadData2DParams &p, TWIN_LOC_DECL) {
+    const char *api = "LoadData";
+    Hw dh = hw_of(dst.pos_);
+    if (dh != HW_L0A && dh != HW_L0B)
+        fault(twin_file, twin_line, "LoadData: the destination must be L0A (TPosition A2) or L0B (B2), not %s (TPosition %s)",
+              hw_name(dh), pos_name(dst.pos_));
+    need_align(dst.addr_, FRACTAL_BYTES, dh, api, "destination", TWIN_LOC_ARGS);
+    if (p.ifTranspose && sizeof(T) != 2)
+        fault(twin_file, twin_line, "LoadData: ifTranspose needs a 16-bit type (this is %u-bit); the twin has no LoadDataWithTranspose yet",
+              (unsigned)(sizeof(T) * 8));
+    if (p.ifTranspose && src_gm)
+        fault(twin_file, twin_line, "LoadData: ifTranspose only works from L1 (TPosition A1/B1), not from GM");
+    if (p.repeatTimes == 0) return; // a NOP
+    uint64_t gm0 = 0;
+    uint8_t tmp[FRACTAL_BYTES];
+    for (uint32_t r = 0; r < p.repeatTimes; r++) {
+        int64_t idx = p.addrMode == 1 ? (int64_t)p.startIndex - (int64_t)r * p.srcStride
+                                      : (int64_t)p.startIndex + (int64_t)r * p.srcStride;
+        if (idx < 0)
+            fault(twin_file, twin_line, "LoadData: repeat %u reads source fractal %lld (addrMode 1 counts down past 0)", r,
+                  (long long)idx);
+        const uint8_t *s;
+        if (src_gm) {
+            const uint8_t *sp = reinterpret_cast<const uint8_t *>(src_gm->ptr_) + (uint64_t)idx * FRACTAL_BYTES;
+            uint64_t avail = FRACTAL_BYTES;
+            uint64_t off = gm_check(sp, FRACTAL_BYTES, false, api, TWIN_LOC_ARGS, &avail);
+            if (r == 0) gm0 = off;
+            __builtin_memcpy(tmp, sp, avail);
+            if (avail < FRACTAL_BYTES) __builtin_memset(tmp + avail, 0, FRACTAL_BYTES - avail);
+            s = tmp;
+        } else {
+            s = hw_span(HW_L1, (uint64_t)src_addr + (uint64_t)idx * FRACTAL_BYTES, FRACTAL_BYTES, api, TWIN_LOC_ARGS);
+            (void)src_l1;
+        }
+        uint8_t *d = hw_span(dh, (uint64_t)dst.addr_ + (uint64_t)r * (1u + p.dstGap) * FRACTAL_BYTES, FRACTAL_BYTES, api,
+                             TWIN_LOC_ARGS);
+        if (p.ifTranspose) {
+            uint8_t t[FRACTAL_BYTES];
+            for (int i = 0; i < 16; i++)
+                for (int j = 0; j < 16; j++) __builtin_memcpy(t + (j * 16 + i) * 2, s + (i * 16 + j) * 2, 2);
+            __builtin_memcpy(d, t, FRACTAL_BYTES);
+        } else {
+            __builtin_memmove(d, s, FRACTAL_BYTES);
+        }
+    }
+    uint64_t bytes = (uint64_t)p.repeatTimes * FRACTAL_BYTES;
+    if (src_gm) {
+        uint64_t gap = p.srcStride > 1 ? (uint64_t)(p.srcStride - 1) * FRACTAL_BYTES : 0;
+        tr_dma(P_MTE2, api, bytes, p.repeatTimes, FRACTAL_BYTES, gm0, gap, twin_line);
+    } else {
+        CubeKeys c;
+        c.bytes = bytes;
+        c.dst = dh == HW_L0A ? 1 : 2; // which L0 buffer: their load rates differ
+        tr_cube(P_MTE1, api, c, twin_line);
+    }
+}
+
+// ---- Mmad -------------------------------------------------------------------------------------------
+template <class U, class T> constexpr bool mmad_types_ok() {
+    return (std::is_same<U, half>::value && std::is_same<T, float>::value) ||
+           (std::is_same<U, bfloat16_t>::value && std::is_same<T, float>::value) ||
+           (std::is_same<U, float>::value && std::is_same<T, float>::value) ||
+           (std::is_same<U, int8_t>::value && std::is_same<T, int32_t>::value);
+}
+template <class T, class U> inline T acc_of(U v) {
+    if constexpr (std::is_same<T, int32_t>::value) return (int32_t)v;
+    else return (float)v;
+}
+
+template <class T, class U, class S>
+void mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor<S> &filter, const uint8_t *bias,
+          const AscendC::MmadParams &p, TWIN_LOC_DECL) {
+    static_assert(std::is_same<U, S>::value, "Mmad: the twin supports fm and filter of the same type");
+    static_assert(mmad_types_ok<U, T>(),
+                  "Mmad: supported (fm, filter, dst) types are (half, half, float), (bfloat16_t, bfloat16_t, float), "
+                  "(float, float, float) and (int8_t, int8_t, int32_t) (asc-devkit Mmad page, Atlas A2/A3)");
+    const char *api = "Mmad";
+    need_pos(dst, HW_L0C, api, "dst", TWIN_LOC_ARGS);
+    need_pos(fm, HW_L0A, api, "fm", TWIN_LOC_ARGS);
+    need_pos(filter, HW_L0B, api, "filter", TWIN_LOC_ARGS);
+    need_align(dst.addr_, 1024, HW_L0C, api, "dst", TWIN_LOC_ARGS);
+    need_align(fm.addr_, 512, HW_L0A, api, "fm", TWIN_LOC_ARGS);
+    need_align(filter.addr_, 512, HW_L0B, api, "filter", TWIN_LOC_ARGS);
+    if (p.m == 0 || p.n == 0 || p.k == 0) return; // a NOP
+    if (p.m > 4095 || p.n > 4095 || p.k > 4095)
+        fault(twin_file, twin_line, "Mmad: m %u, n %u, k %u: each must be at most 4095", p.m, p.n, p.k);
+    if (p.cmatrixSource && !bias)
+        fault(twin_file, twin_line,
+              "Mmad: cmatrixSource without a bias tensor is not implemented by the twin; use the Mmad overload that takes the bias");
+    const uint32_t c0 = 32 / (uint32_t)sizeof(U);
+    const uint32_t m1 = (p.m + 15u) / 16u, n1 = (p.n + 15u) / 16u;
+    const uint32_t k1 = std::is_same<U, float>::value && p.kDirectionAlign ? (p.k + 15u) / 16u * 2u : (p.k + c0 - 1u) / c0;
+    const bool gemv = p.m == 1;
+    const uint8_t *a = hw_span(HW_L0A, fm.addr_, gemv ? (uint64_t)p.k * sizeof(U) : (uint64_t)m1 * k1 * FRACTAL_BYTES, api, TWIN_LOC_ARGS);
+    const uint8_t *b = hw_span(HW_L0B, filter.addr_, (uint64_t)k1 * n1 * FRACTAL_BYTES, api, TWIN_LOC_ARGS);
+    uint8_t *c = hw_span(HW_L0C, dst.addr_, (uint64_t)m1 * n1 * 256u * sizeof(T), api, TWIN_LOC_ARGS);
+    const bool accumulate = !bias && ((!p.cmatrixInitVal && !p.cmatrixSource) || p.isBias);
+    for (uint32_t mi = 0; mi < p.m; mi++) {
+        for (uint32_t ni = 0; ni < p.n; ni++) {
+            uint8_t *cp = c + ((uint64_t)((ni / 16) * m1 + mi / 16) * 256u + (mi % 16) * 16u + ni % 16) * sizeof(T);
+            T acc = bias ? ld<T>(bias + (uint64_t)ni * sizeof(T)) : accumulate ? ld<T>(cp) : T(0);
+            for (uint32_t ki = 0; ki < p.k; ki++) {
+                uint64_t ao = gemv ? ki : ((uint64_t)(mi / 16) * k1 + ki / c0) * (FRACTAL_BYTES / sizeof(U)) + (mi % 16) * c0 + ki % c0;
+                uint64_t bo = ((uint64_t)(ki / c0) * n1 + ni / 16) * (FRACTAL_BYTES / sizeof(U)) + (ni % 16) * c0 + ki % c0;
+                acc += acc_of<T>(ld<U>(a + ao * sizeof(U))) * acc_of<T>(ld<U>(b + bo * sizeof(U)));
+            }
+            st<T>(cp, acc);
+        }
+    }
+    CubeKeys k;
+    k.m = p.m;
+    k.k = p.k;
+    k.n = p.n;
+    k.dt = sizeof(U);
+    tr_cube(P_M, api, k, twin_line);
+}
+
+// ---- Fixpipe ----------------------------------------------------------------------------------------
+inline float quant_scale(uint64_t deq) {
+    uint32_t bits = (uint32_t)deq & ~0x1FFFu; // the hardware reads a (1, 8, 10) float: bits 13-22 of the mantissa
+    float f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+}
+
+// One L0C element, converted to the output type under the quantisation mode.
+template <class T, class U> inline T fix_convert(U v, const AscendC::FixpipeParamsV220 &p, TWIN_LOC_DECL) {
+    using AscendC::QuantMode_t;
+    if (p.reluEn && v < U(0)) v = U(0);
+    switch (p.quantPre) {
+    case QuantMode_t::NoQuant:
+        if constexpr (std::is_same<T, U>::value) return v;
+        break;
+    case QuantMode_t::F322F16:
+        if constexpr (std::is_same<U, float>::value && std::is_same<T, half>::value) return half(v);
+        break;
+    case QuantMode_t::F322BF16:
+        if constexpr (std::is_same<U, float>::value && std::is_same<T, bfloat16_t>::value) return bfloat16_t(v);
+        break;
+    case QuantMode_t::DEQF16:
+        if constexpr (std::is_same<U, int32_t>::value && std::is_same<T, half>::value) {
+            if ((p.deqScalar >> 36) & 1)
+                fault(twin_file, twin_line, "Fixpipe: DEQF16 with the MCB bit (36) of deqScalar set is not implemented by the twin");
+            return half((float)v * quant_scale(p.deqScalar));
+        }
+        break;
+    default:
+        fault(twin_file, twin_line, "Fixpipe: quantPre %d is not implemented by the twin (NoQuant, F322F16, F322BF16 and DEQF16 are)",
+              (int)p.quantPre);
+    }
+    fault(twin_file, twin_line,
+          "Fixpipe: quantPre %d does not convert %u-byte L0C data into this %u-byte output type; set quantPre to the "
+          "conversion (NoQuant: same type; F322F16: float -> half; F322BF16: float -> bfloat16_t; DEQF16: int32_t -> half)",
+          (int)p.quantPre, (unsigned)sizeof(U), (unsigned)sizeof(T));
+}
+
+// Walks the valid elements of the NZ source: f(i, m, n, element) for ND matrix i, row m, column n.
+template <class U, class F>
+void fix_walk(const LocalTensor<U> &src, const AscendC::FixpipeParamsV220 &p, F f, TWIN_LOC_DECL) {
+    const char *api = "Fixpipe";
+    need_pos(src, HW_L0C, api, "src", TWIN_LOC_ARGS);
+    uint32_t nblk = (p.nSize + 15u) / 16u;
+    if (p.srcStride < p.mSize && nblk > 1)
+        fault(twin_file, twin_line, "Fixpipe: srcStride %u is below mSize %u (it counts rows of 16 elements: mSize rounded up to 16)",
+              p.srcStride, p.mSize);
+    uint64_t span = ((uint64_t)(p.ndNum - 1) * p.srcNdStride * 256u + (uint64_t)(nblk - 1) * p.srcStride * 16u +
+                     (uint64_t)p.mSize * 16u) * sizeof(U);
+    const uint8_t *s = hw_span(HW_L0C, src.addr_, span, api, TWIN_LOC_ARGS);
+    for (uint32_t i = 0; i < p.ndNum; i++)
+        for (uint32_t m = 0; m < p.mSize; m++)
+            for (uint32_t n = 0; n < p.nSize; n++) {
+                uint64_t o = (uint64_t)i * p.srcNdStride * 256u + (uint64_t)(n / 16) * p.srcStride * 16u + m * 16u + n % 16;
+                f(i, m, n, ld<U>(s + o * sizeof(U)));
+            }
+}
+
+// Byte offset of element (i, m, n) of the output.
+template <class T>
+uint64_t fix_dst_off(AscendC::CO2Layout fmt, const AscendC::FixpipeParamsV220 &p, uint32_t i, uint32_t m, uint32_t n) {
+    if (fmt == AscendC::CO2Layout::ROW_MAJOR)
+        return ((uint64_t)i * p.dstNdStride + (uint64_t)m * p.dstStride + n) * sizeof(T);
+    return (uint64_t)(n / 16) * p.dstStride * 32u + ((uint64_t)m * 16u + n % 16) * sizeof(T);
+}
+
+template <class T> void fix_check(AscendC::CO2Layout fmt, const AscendC::FixpipeParamsV220 &p, TWIN_LOC_DECL) {
+    if (fmt == AscendC::CO2Layout::COLUMN_MAJOR)
+        fault(twin_file, twin_line, "Fixpipe: CO2Layout::COLUMN_MAJOR (NZ2DN) exists only on Ascend 950; use CFG_ROW_MAJOR or CFG_NZ");
+    if (fmt == AscendC::CO2Layout::NZ && sizeof(T) == 1)
+        fault(twin_file, twin_line, "Fixpipe: NZ output of 8-bit data is not implemented by the twin");
+    if (fmt == AscendC::CO2Layout::ROW_MAJOR && p.dstStride < p.nSize && p.mSize > 1)
+        fault(twin_file, twin_line, "Fixpipe: dstStride %u is below nSize %u (with NZ2ND it is the elements in one output row)",
+              p.dstStride, p.nSize);
+    if (p.isChannelSplit) fault(twin_file, twin_line, "Fixpipe: channel split is not implemented by the twin");
+}
+
+} // namespace twin
+
+namespace AscendC {
+
+// LoadData 2D from L1 (TPosition A1/B1) or from GM.
+template <class T> void LoadData(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LoadData2DParams &p, TWIN_LOC) {
+    if (twin::hw_of(src.pos_) != twin::HW_L1)
+        twin::fault(twin_file, twin_line, "LoadData: a local source must be in L1 (TPosition A1/B1), not %s (TPosition %s)",
+                    twin::hw_name(twin::hw_of(src.pos_)), twin::pos_name(src.pos_));
+    twin::need_align(src.addr_, 32, twin::HW_L1, "LoadData", "source", TWIN_LOC_ARGS);
+    twin::load2d(dst, nullptr, (const GlobalTensor<T> *)nullptr, src.addr_, p, TWIN_LOC_ARGS);
+}
+template <class T> void LoadData(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const LoadData2DParams &p, TWIN_LOC) {
+    twin::load2d(dst, nullptr, &src, 0, p, TWIN_LOC_ARGS);
+}
+
+template <class T, class U, class S>
+void Mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor<S> &filter, const MmadParams &p, TWIN_LOC) {
+    twin::mmad(dst, fm, filter, nullptr, p, TWIN_LOC_ARGS);
+}
+template <class T, class U, class S, class V>
+void Mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor<S> &filter, const LocalTensor<V> &bias,
+          const MmadParams &p, TWIN_LOC) {
+    static_assert(std::is_same<T, V>::value, "Mmad: the bias type must be the dst type (float, or int32_t for int8 input)");
+    twin::need_pos(bias, twin::HW_BT, "Mmad", "bias", TWIN_LOC_ARGS);
+    twin::need_align(bias.addr_, 64, twin::HW_BT, "Mmad", "bias", TWIN_LOC_ARGS);
+    const uint8_t *b = p.n ? twin::hw_span(twin::HW_BT, bias.addr_, (uint64_t)p.n * sizeof(V), "Mmad", TWIN_LOC_ARGS) : nullptr;
+    if (!p.n) return;
+    twin::mmad(dst, fm, filter, b, p, TWIN_LOC_ARGS);
+}
+
+// Fixpipe L0C -> GM.
+template <class T, class U, const FixpipeConfig &config = CFG_ROW_MAJOR>
+void Fixpipe(const GlobalTensor<T> &dst, const LocalTensor<U> &src, const FixpipeParamsV220 &p, TWIN_LOC) {
+    if (p.nSize == 0 || p.mSize == 0 || p.ndNum == 0) return; // a NOP
+    twin::fix_check<T>(config.format, p, TWIN_LOC_ARGS);
+    uint8_t *d = reinterpret_cast<uint8_t *>(dst.ptr_);
+    uint64_t gm0 = twin::gm_check(d, 0, false, "Fixpipe", TWIN_LOC_ARGS);
+    twin::fix_walk(src, p, [&](uint32_t i, uint32_t m, uint32_t n, U v) {
+        T out = twin::fix_convert<T>(v, p, TWIN_LOC_ARGS);
+        uint8_t *dp = d + twin::fix_dst_off<T>(config.format, p, i, m, n);
+        twin::gm_check(dp, sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
+        twin::gm_store(dp, reinterpret_cast<const uint8_t *>(&out), sizeof(T), "Fixpipe", TWIN_LOC_ARGS);
+    }, TWIN_LOC_ARGS);
+    // One burst a row (ND) or a column block (NZ).
+    uint64_t rows = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.ndNum * p.mSize : (p.nSize + 15u) / 16u;
+    uint64_t burst = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.nSize * sizeof(T) : (uint64_t)p.mSize * 16u * sizeof(T);
+    uint64_t pitch = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.dstStride * sizeof(T) : (uint64_t)p.dstStride * 32u;
+    twin::tr_dma(twin::P_FIX, "Fixpipe", rows * burst, rows, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line);
+}
+
+// Fixpipe L0C -> L1 (TPosition A1/B1/C1).
+template <class T, class U, const FixpipeConfig &config = CFG_ROW_MAJOR>
+void Fixpipe(const LocalTensor<T> &dst, const LocalTensor<U> &src, const FixpipeParamsV220 &p, TWIN_LOC) {
+    if (p.nSize == 0 || p.mSize == 0 || p.ndNum == 0) return; // a NOP
+    if (twin::hw_of(dst.pos_) != twin::HW_L1)
+        twin::fault(twin_file, twin_line, "Fixpipe: a local destination must be in L1 (TPosition A1/B1/C1), not %s (TPosition %s)",
+                    twin::hw_name(twin::hw_of(dst.pos_)), twin::pos_name(dst.pos_));
+    twin::fix_check<T>(config.format, p, TWIN_LOC_ARGS);
+    uint64_t elems = 0;
+    twin::fix_walk(src, p, [&](uint32_t i, uint32_t m, uint32_t n, U v) {
+        T out = twin::fix_convert<T>(v, p, TWIN_LOC_ARGS);
+        uint8_t *dp = twin::hw_span(twin::HW_L1, dst.addr_ + twin::fix_dst_off<T>(config.format, p, i, m, n), sizeof(T),
+                                    "Fixpipe", TWIN_LOC_ARGS);
+        twin::st<T>(dp, out);
+        elems++;
+    }, TWIN_LOC_ARGS);
+    // Elements and their size, not bytes: a FIX record with bytes is a copy to GM for the model.
+    twin::CubeKeys c;
+    c.n = elems;
+    c.dst = sizeof(T);
+    twin::tr_cube(twin::P_FIX, "FixpipeL1", c, twin_line);
+}
+
+} // namespace AscendC

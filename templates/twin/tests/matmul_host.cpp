@@ -1,0 +1,32 @@
+// Host side of tests/cube_semantics.rs's Matmul check: the twin's matmul tiling for a 96 x 80 x 200
+// half matmul with a float bias on 2 cores and 32 x 32 x 64 base blocks; prints the TCubeTiling bytes in
+// hex on the first line, then the fields the test checks.
+#include <cstdio>
+#include "tiling/tiling_api.h"
+
+int main() {
+    matmul_tiling::MultiCoreMatmulTiling t;
+    t.SetDim(2);
+    t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16, true);
+    t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    t.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    t.SetShape(96, 80, 200);
+    t.SetOrgShape(96, 80, 200);
+    t.EnableBias(true);
+    t.SetBufferSpace(-1, -1, -1);
+    t.SetFixSplit(32, 32, 64);
+    optiling::TCubeTiling td;
+    if (t.GetTiling(td) != 0) return 1;
+    const unsigned char *p = reinterpret_cast<const unsigned char *>(&td);
+    for (size_t i = 0; i < sizeof td; i++) std::printf("%02x", p[i]);
+    std::printf("\nusedCoreNum=%d singleCoreM=%d singleCoreN=%d singleCoreK=%d baseM=%d baseN=%d baseK=%d stepKa=%d depthA1=%d isBias=%d\n",
+                td.usedCoreNum, td.singleCoreM, td.singleCoreN, td.singleCoreK, td.baseM, td.baseN, td.baseK, td.stepKa,
+                td.depthA1, td.isBias);
+    // An empty shape is refused.
+    matmul_tiling::MatmulApiTiling bad;
+    bad.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    bad.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    std::printf("empty=%lld\n", (long long)bad.GetTiling(td));
+    return 0;
+}

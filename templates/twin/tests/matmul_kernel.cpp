@@ -1,0 +1,47 @@
+// Kernel side of tests/cube_semantics.rs's Matmul check: 2 blocks, each its singleCoreM rows of
+// C = A x B + bias (B given transposed, N x K) through IterateAll, and of C16 = half(A x B) from A given
+// transposed (K x M) through Iterate / GetTensorC. The tiling bytes come from matmul_host.cpp.
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt, GM_ADDR bias, GM_ADDR c, GM_ADDR c16,
+                                              GM_ADDR workspace, GM_ADDR tilingGm) {
+    TCubeTiling tiling;
+    __builtin_memcpy(&tiling, tilingGm, sizeof tiling);
+    TPipe pipe;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half, true>,
+           MatmulType<TPosition::GM, CubeFormat::ND, float>, MatmulType<TPosition::GM, CubeFormat::ND, float>>
+        mm;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, true>, MatmulType<TPosition::GM, CubeFormat::ND, half, true>,
+           MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>, CFG_MDL>
+        mm16;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    int64_t blk = GetBlockIdx();
+    int32_t sM = tiling.singleCoreM, N = tiling.N, K = tiling.Ka, M = tiling.M;
+    GlobalTensor<half> ag, atg, btg;
+    GlobalTensor<float> biasg, cg;
+    GlobalTensor<half> c16g;
+    ag.SetGlobalBuffer((__gm__ half *)a, M * K);
+    atg.SetGlobalBuffer((__gm__ half *)at, M * K);
+    btg.SetGlobalBuffer((__gm__ half *)bt, N * K);
+    biasg.SetGlobalBuffer((__gm__ float *)bias, N);
+    cg.SetGlobalBuffer((__gm__ float *)c, M * N);
+    c16g.SetGlobalBuffer((__gm__ half *)c16, M * N);
+    mm.SetTensorA(ag[blk * sM * K]);
+    mm.SetTensorB(btg, true);
+    mm.SetBias(biasg);
+    if (M - blk * sM < sM) mm.SetTail(M - blk * sM);
+    mm.IterateAll(cg[blk * sM * N]);
+    mm.End();
+
+    TCubeTiling t2 = tiling;
+    t2.isBias = 0;
+    mm16.Init(&t2, &pipe);
+    mm16.SetTensorA(atg[blk * sM], true);
+    mm16.SetTensorB(btg, true);
+    while (mm16.Iterate()) mm16.GetTensorC(c16g[blk * sM * N]);
+    mm16.End();
+}
+
+extern "C" void twin_launch(uint8_t **x) { mm_test(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]); }

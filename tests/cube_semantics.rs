@@ -1,0 +1,474 @@
+//! The numbers behind the twin's cube API: builds `templates/twin/tests/cube_kernel.cpp` against the
+//! twin with the system C++ compiler, runs it through the twin's kernel program (one block), and checks
+//! every result against a reference computed here in Rust from the documented layouts (asc-devkit
+//! docs, 矩阵计算（ISASI）: LoadData_2D, Mmad, Fixpipe（L0C到GM数据搬运）): A in Nz in L1, loaded into L0A
+//! as Zz; B in Nz in L1, loaded into L0B as Zn with the per-fractal transpose; C in L0C as Nz, written
+//! out NZ2ND (float; half with F322F16 and ReLU) and NZ; accumulation over two K chunks; the bias
+//! table; GEMV (m = 1); int8 x int8 -> int32 straight from GM, and DEQF16. Then the faults: L0A
+//! overflow, fm outside L0A, a Fixpipe read past L0C. And the trace the model reads.
+
+use half::f16;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+// Offsets shared with cube_kernel.cpp.
+const IN_A: usize = 0;
+const IN_B: usize = 5120;
+const IN_A8: usize = 12800;
+const IN_B8: usize = 13824;
+const IN_BIAS: usize = 15872;
+const IN_G: usize = 16128;
+const IN_BYTES: usize = 16640;
+const O_F: usize = 0;
+const O_H: usize = 4800;
+const O_NZ: usize = 7200;
+const O_ACC: usize = 12960;
+const O_I: usize = 15520;
+const O_DQ: usize = 17568;
+const O_BIAS: usize = 18592;
+const O_G: usize = 23392;
+const OUT_BYTES: usize = 23552;
+const M: usize = 30;
+const K: usize = 70;
+const N: usize = 40;
+
+fn twin_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
+}
+
+fn compiler() -> String {
+    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
+}
+
+/// Row-major `rows x cols` into fractals of `16 x c0`, the fractals in column-major order (Nz, the
+/// L1 layout of the LoadData page), zero padding.
+fn nz<T: Copy + Default>(mat: &[T], rows: usize, cols: usize, c0: usize) -> Vec<T> {
+    let (r1, c1) = (rows.div_ceil(16), cols.div_ceil(c0));
+    let mut out = vec![T::default(); r1 * c1 * 16 * c0];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[((c / c0) * r1 + r / 16) * 16 * c0 + (r % 16) * c0 + c % c0] = mat[r * cols + c];
+        }
+    }
+    out
+}
+
+/// Fractals of `16 x c0` in row-major order, each row-major (Zz: L0A).
+fn zz<T: Copy + Default>(mat: &[T], rows: usize, cols: usize, c0: usize) -> Vec<T> {
+    let (r1, c1) = (rows.div_ceil(16), cols.div_ceil(c0));
+    let mut out = vec![T::default(); r1 * c1 * 16 * c0];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[((r / 16) * c1 + c / c0) * 16 * c0 + (r % 16) * c0 + c % c0] = mat[r * cols + c];
+        }
+    }
+    out
+}
+
+/// A `k x n` matrix as fractals of `c0 x 16` in row-major order, each column-major (Zn: L0B).
+fn zn<T: Copy + Default>(mat: &[T], k: usize, n: usize, c0: usize) -> Vec<T> {
+    let (k1, n1) = (k.div_ceil(c0), n.div_ceil(16));
+    let mut out = vec![T::default(); k1 * n1 * 16 * c0];
+    for r in 0..k {
+        for c in 0..n {
+            out[((r / c0) * n1 + c / 16) * 16 * c0 + (c % 16) * c0 + r % c0] = mat[r * n + c];
+        }
+    }
+    out
+}
+
+/// C = init + A x B, f32 accumulation in K order.
+fn matmul(a: &[f32], b: &[f32], init: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
+    let mut c = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = init[j];
+            for t in 0..k {
+                acc += a[i * k + t] * b[t * n + j];
+            }
+            c[i * n + j] = acc;
+        }
+    }
+    c
+}
+
+/// Distinct small values, exact in half.
+fn val(i: usize, salt: usize) -> f16 {
+    f16::from_f32(((i * 7919 + salt * 104729) % 61) as f32 / 16.0 - 1.875)
+}
+
+struct Data {
+    a: Vec<f16>,
+    b: Vec<f16>,
+    g: Vec<f16>,
+    bias: Vec<f32>,
+    a8: Vec<i8>,
+    b8: Vec<i8>,
+}
+
+fn data() -> Data {
+    Data {
+        a: (0..M * K).map(|i| val(i, 1)).collect(),
+        b: (0..K * N).map(|i| val(i, 2)).collect(),
+        g: (0..K).map(|i| val(i, 3)).collect(),
+        bias: (0..64).map(|i| i as f32 * 0.75 - 20.0).collect(),
+        a8: (0..16 * 64usize)
+            .map(|i| ((i * 31 + 7) % 255) as u8 as i8)
+            .collect(),
+        b8: (0..64 * 32usize)
+            .map(|i| ((i * 57 + 3) % 251) as u8 as i8)
+            .collect(),
+    }
+}
+
+fn input_bytes(d: &Data) -> Vec<u8> {
+    let mut buf = vec![0u8; IN_BYTES];
+    let put = |buf: &mut Vec<u8>, off: usize, bytes: Vec<u8>| {
+        buf[off..off + bytes.len()].copy_from_slice(&bytes)
+    };
+    let h = |v: Vec<f16>| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    put(&mut buf, IN_A, h(nz(&d.a, M, K, 16)));
+    put(&mut buf, IN_B, h(nz(&d.b, K, N, 16)));
+    put(
+        &mut buf,
+        IN_A8,
+        zz(&d.a8, 16, 64, 32).iter().map(|&x| x as u8).collect(),
+    );
+    put(
+        &mut buf,
+        IN_B8,
+        zn(&d.b8, 64, 32, 32).iter().map(|&x| x as u8).collect(),
+    );
+    put(
+        &mut buf,
+        IN_BIAS,
+        d.bias.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    );
+    put(&mut buf, IN_G, h(d.g.clone()));
+    buf
+}
+
+struct Run {
+    status: std::process::Output,
+    out: Vec<u8>,
+    trace: String,
+}
+
+/// Builds the kernel once per call and runs it with tiling key `mode`.
+fn build_and_run(w: &Path, mode: u32) -> Run {
+    let twin = twin_dir();
+    let exe = w.join("kernel");
+    if !exe.exists() {
+        let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_str().unwrap();
+                n.starts_with("kernel_") && n.ends_with(".cpp")
+            })
+            .collect();
+        sources.sort();
+        let out = Command::new(compiler())
+            .args(["-std=c++17", "-O1", "-w", "-I"])
+            .arg(twin.join("include/kernel"))
+            .arg(twin.join("tests/cube_kernel.cpp"))
+            .args(&sources)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("install g++ or set CXX");
+        assert!(
+            out.status.success(),
+            "building cube_kernel.cpp: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::write(w.join("in.bin"), input_bytes(&data())).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let p = |n: &str| w.join(n).display().to_string();
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 1\nub_bytes 196352\ntiling {}\ntiling_key {mode}\nworkspace 0\ninput in {} {IN_BYTES}\n\
+             output out {} {OUT_BYTES}\ntrace {}\n",
+            p("tiling.bin"),
+            p("in.bin"),
+            p("out.bin"),
+            p("trace.txt")
+        ),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(w.join("out.bin"));
+    let status = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+    Run {
+        status,
+        out: std::fs::read(w.join("out.bin")).unwrap_or_default(),
+        trace: std::fs::read_to_string(w.join("trace.txt")).unwrap_or_default(),
+    }
+}
+
+fn f32s(b: &[u8], off: usize, n: usize) -> Vec<f32> {
+    b[off..off + 4 * n]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+fn f16s(b: &[u8], off: usize, n: usize) -> Vec<f16> {
+    b[off..off + 2 * n]
+        .chunks_exact(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+fn i32s(b: &[u8], off: usize, n: usize) -> Vec<i32> {
+    b[off..off + 4 * n]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn cube_api_matches_rust_references_and_faults_name_the_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let run = build_and_run(w, 0);
+    assert!(
+        run.status.status.success(),
+        "cube kernel failed: {}",
+        String::from_utf8_lossy(&run.status.stderr)
+    );
+    let d = data();
+    let af: Vec<f32> = d.a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = d.b.iter().map(|x| x.to_f32()).collect();
+    let c = matmul(&af, &bf, &[0.0; N], M, K, N);
+    // The values are not all small integers: the check would miss nothing a layout bug changes.
+    assert!(c.iter().any(|v| v.fract() != 0.0) && c.iter().any(|v| *v < 0.0));
+
+    assert_eq!(f32s(&run.out, O_F, M * N), c, "Mmad + Fixpipe NZ2ND float");
+    let relu_h: Vec<f16> = c.iter().map(|v| f16::from_f32(v.max(0.0))).collect();
+    assert_eq!(
+        f16s(&run.out, O_H, M * N),
+        relu_h,
+        "Fixpipe F322F16 with ReLU"
+    );
+    // NZ output: column block j at j * (30 rows * 16 floats); rows of 16 floats.
+    let nz_out = f32s(&run.out, O_NZ, 3 * 480);
+    for m in 0..M {
+        for n in 0..N {
+            assert_eq!(
+                nz_out[(n / 16) * 480 + m * 16 + n % 16],
+                c[m * N + n],
+                "NZ output ({m}, {n})"
+            );
+        }
+    }
+    assert_eq!(
+        f32s(&run.out, O_ACC, 16 * N),
+        c[..16 * N].to_vec(),
+        "two Mmads accumulating over K (cmatrixInitVal false) equal one"
+    );
+    assert_eq!(
+        f32s(&run.out, O_BIAS, M * N),
+        matmul(&af, &bf, &d.bias[..N], M, K, N),
+        "Mmad with the bias table"
+    );
+    let gf: Vec<f32> = d.g.iter().map(|x| x.to_f32()).collect();
+    assert_eq!(
+        f32s(&run.out, O_G, N),
+        matmul(&gf, &bf, &[0.0; N], 1, K, N),
+        "GEMV (m = 1 reads A as ND)"
+    );
+    let a8: Vec<i64> = d.a8.iter().map(|&x| x as i64).collect();
+    let b8: Vec<i64> = d.b8.iter().map(|&x| x as i64).collect();
+    let ci: Vec<i32> = (0..16 * 32)
+        .map(|e| {
+            let (i, j) = (e / 32, e % 32);
+            (0..64)
+                .map(|t| a8[i * 64 + t] * b8[t * 32 + j])
+                .sum::<i64>() as i32
+        })
+        .collect();
+    assert!(ci.iter().any(|v| *v < 0) && ci.iter().any(|v| *v > 0));
+    assert_eq!(i32s(&run.out, O_I, 512), ci, "int8 Mmad into int32");
+    let dq: Vec<f16> = ci
+        .iter()
+        .map(|&v| f16::from_f32(v as f32 * 0.0625))
+        .collect();
+    assert_eq!(f16s(&run.out, O_DQ, 512), dq, "Fixpipe DEQF16");
+
+    // The trace: what the model costs.
+    for rec in [
+        "I MTE1 LoadData bytes=2560 dst=1 ", // one row of A's fractals into L0A
+        "I MTE1 LoadData bytes=1536 dst=2 ", // one row of B's fractals into L0B
+        "I M Mmad m=30 k=70 n=40 dt=2 ",     // the half Mmad
+        "I M Mmad m=16 k=64 n=32 dt=1 ",     // the int8 one
+        "I FIX Fixpipe bytes=4800 bursts=30 ", // NZ2ND float: a burst a row
+        "I MTE2 LoadData bytes=1024 bursts=2 ", // GM -> L0A
+    ] {
+        assert!(
+            run.trace.contains(rec),
+            "trace lacks `{rec}`:\n{}",
+            run.trace
+        );
+    }
+    let t = ascend_tune::model::trace::parse(&run.trace).expect("the model reads the cube trace");
+    assert_eq!(t.blocks.len(), 1);
+
+    // Faults: each names the buffer or position and the kernel line.
+    for (mode, want) in [
+        (
+            1,
+            "InitBuffer: L0A overflow: need 81920 bytes, 0 of its 65536 bytes in use",
+        ),
+        (
+            2,
+            "Mmad: fm must be in L0A (TPosition A2), not L0B (TPosition B2)",
+        ),
+        (3, "Fixpipe: L0C access out of bounds"),
+    ] {
+        let r = build_and_run(w, mode);
+        let err = String::from_utf8_lossy(&r.status.stderr);
+        assert_eq!(r.status.status.code(), Some(3), "mode {mode}: {err}");
+        assert!(err.contains(want), "mode {mode}: `{want}` not in {err}");
+        assert!(
+            err.contains("cube_kernel.cpp:"),
+            "mode {mode}: no kernel line in {err}"
+        );
+    }
+}
+
+/// The high-level Matmul and the host's matmul tiling: `matmul_host.cpp` tiles 96 x 80 x 200 half with a
+/// float bias on 2 cores (32 x 32 x 64 base blocks, so blocks and K chunks have tails), and
+/// `matmul_kernel.cpp` runs it: C = A x B + bias with B given transposed, through IterateAll; half(A x B)
+/// with A given transposed, through Iterate / GetTensorC under CFG_MDL. Both against Rust.
+#[test]
+fn matmul_api_and_tiling_match_rust_references() {
+    const MM: usize = 96;
+    const NN: usize = 80;
+    const KK: usize = 200;
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let twin = twin_dir();
+    let host = w.join("host");
+    let out = Command::new(compiler())
+        .args(["-std=c++17", "-w", "-I"])
+        .arg(twin.join("include/host"))
+        .arg(twin.join("tests/matmul_host.cpp"))
+        .arg("-o")
+        .arg(&host)
+        .output()
+        .expect("install g++ or set CXX");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&host).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let hex = lines.next().unwrap();
+    assert_eq!(
+        lines.next().unwrap(),
+        "usedCoreNum=2 singleCoreM=48 singleCoreN=80 singleCoreK=200 baseM=32 baseN=32 baseK=64 stepKa=4 depthA1=8 isBias=1",
+        "the twin's tiling rule (matmul_tiling.h): M split over the 2 cores, SetFixSplit's blocks, 4 K blocks a step"
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        "empty=-1",
+        "GetTiling refuses an unset shape"
+    );
+    let tiling: Vec<u8> = (0..hex.len() / 2)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.starts_with("kernel_") && n.ends_with(".cpp")
+        })
+        .collect();
+    sources.sort();
+    let exe = w.join("kernel");
+    let out = Command::new(compiler())
+        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(twin.join("tests/matmul_kernel.cpp"))
+        .args(&sources)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let a: Vec<f16> = (0..MM * KK).map(|i| val(i, 5)).collect();
+    let b: Vec<f16> = (0..KK * NN).map(|i| val(i, 6)).collect(); // K x N
+    let bias: Vec<f32> = (0..NN).map(|i| i as f32 * 0.5 - 7.25).collect();
+    let at: Vec<f16> = (0..KK * MM).map(|i| a[(i % MM) * KK + i / MM]).collect(); // K x M
+    let bt: Vec<f16> = (0..NN * KK).map(|i| b[(i % KK) * NN + i / KK]).collect(); // N x K
+    let h = |v: &[f16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    std::fs::write(w.join("a.bin"), h(&a)).unwrap();
+    std::fs::write(w.join("at.bin"), h(&at)).unwrap();
+    std::fs::write(w.join("bt.bin"), h(&bt)).unwrap();
+    let bias_bytes: Vec<u8> = bias.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(w.join("bias.bin"), &bias_bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), &tiling).unwrap();
+    let p = |n: &str| w.join(n).display().to_string();
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 2\nub_bytes 196352\ntiling {}\nworkspace 0\ninput a {} {}\ninput at {} {}\ninput bt {} {}\n\
+             input bias {} {}\noutput c {} {}\noutput c16 {} {}\ntrace {}\n",
+            p("tiling.bin"),
+            p("a.bin"),
+            MM * KK * 2,
+            p("at.bin"),
+            MM * KK * 2,
+            p("bt.bin"),
+            NN * KK * 2,
+            p("bias.bin"),
+            NN * 4,
+            p("c.bin"),
+            MM * NN * 4,
+            p("c16.bin"),
+            MM * NN * 2,
+            p("trace.txt"),
+        ),
+    )
+    .unwrap();
+    let run = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+    assert!(
+        run.status.success(),
+        "matmul kernel: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let want = matmul(&af, &bf, &bias, MM, KK, NN);
+    let c = std::fs::read(w.join("c.bin")).unwrap();
+    assert_eq!(f32s(&c, 0, MM * NN), want, "IterateAll: A x B^T^T + bias");
+    let plain = matmul(&af, &bf, &[0.0; NN], MM, KK, NN);
+    let c16 = std::fs::read(w.join("c16.bin")).unwrap();
+    let want16: Vec<f16> = plain.iter().map(|&v| f16::from_f32(v)).collect();
+    assert_eq!(
+        f16s(&c16, 0, MM * NN),
+        want16,
+        "Iterate / GetTensorC: half(A^T^T x B)"
+    );
+    // The trace: per core and Matmul, base blocks of 32 and 16 rows by 32, 32 and 16 columns, each three
+    // K blocks of 64 and a tail of 8: two full 32 x 32 blocks, one 32 x 16.
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    let t = ascend_tune::model::trace::parse(&trace).expect("the model reads the Matmul trace");
+    assert_eq!(t.blocks.len(), 2);
+    assert_eq!(
+        trace.matches("I M Mmad m=32 k=64 n=32 dt=2 ").count(),
+        2 * 2 * 2 * 3
+    );
+    assert_eq!(trace.matches("I M Mmad m=32 k=8 n=16 dt=2 ").count(), 2 * 2);
+    assert_eq!(trace.matches("I M Mmad m=16 k=8 n=16 dt=2 ").count(), 2 * 2);
+}
