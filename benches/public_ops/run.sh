@@ -29,6 +29,7 @@ MODE=run
 PICK=20
 SEED=20261122
 NAMES=()
+SAMPLE=0
 
 usage() {
     cat <<EOF
@@ -46,6 +47,9 @@ Runs the operators of ops.tsv (all, or the ones named) and prints a markdown tab
   --candidates     print every candidate operator in the seeded order and exit (see README.md)
   --pick N         print the first N candidates not yet in ops.tsv, as ops.tsv rows, and exit
   --seed S         seed of the candidate order (default $SEED)
+  --all            the new-user run instead: every vector and mixed operator of ops-math, ops-nn and
+                   asc-devkit's examples, init then run, no manifest of ours (corpus.py; see README.md)
+  --sample N       with --all: the first N of the seeded order (default: all)
   --self-test      check ops.tsv and the manifests beside it and the error-line extraction, and exit
                    (needs neither the mirrors nor the binary)
 EOF
@@ -75,6 +79,11 @@ while [ $# -gt 0 ]; do
             MODE=pick; PICK="$2"; shift 2 ;;
         --seed) [ $# -ge 2 ] || die "--seed needs a value"; SEED="$2"; shift 2 ;;
         --self-test) MODE=selftest; shift ;;
+        --all) MODE=all; shift ;;
+        --sample)
+            [ $# -ge 2 ] || die "--sample needs a count"
+            [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--sample takes a positive count, got '$2'"
+            SAMPLE="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) usage >&2; die "unknown option '$1'" ;;
         *) NAMES+=("$1"); shift ;;
@@ -165,6 +174,16 @@ if [ "$MODE" = pick ]; then
         printf '%s\t%s\t%s\tpick-%s\n' "${folder##*/}" "$repo" "$folder" "$SEED"
     done | head -n "$PICK"
     exit 0
+fi
+
+if [ "$MODE" = all ]; then
+    if [ ! -x "$BIN" ]; then
+        (cd "$ROOT" && cargo build --locked -q) || die "cargo build failed"
+    fi
+    [ -n "$WORK" ] || WORK="$(mktemp -d "${TMPDIR:-/tmp}/public-all.XXXXXX")" || die "mktemp failed"
+    args=(--bin "$BIN" --work "$WORK" --sample "$SAMPLE" --seed "$SEED" --timeout "$TIMEOUT")
+    [ "$NUMPY" = 1 ] && args+=(--numpy)
+    ASCEND_PUBLIC_MATH="$MATH_REPO" ASCEND_PUBLIC_NN="$NN_REPO" exec python3 "$HERE/corpus.py" "${args[@]}"
 fi
 
 # --- run -----------------------------------------------------------------------------------------

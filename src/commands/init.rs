@@ -3,8 +3,9 @@
 //! the SoC and the values the sources hold now. The result runs with `tune` as it is; the user refines it.
 
 use crate::errors::{Error, Result};
-use crate::project::{self, FoundOp, TunableKind};
+use crate::project::{self, FoundOp, opdef};
 use crate::report::Printer;
+use crate::space::discover;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
@@ -12,24 +13,52 @@ use std::path::Path;
 /// The shape given to tensors when `--shape` names none: a realistic size for a vector op.
 const DEFAULT_SHAPE: [u64; 2] = [48, 16384];
 
+/// What `init` does with tunables beyond discovering them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TunableOptions {
+    /// Keep the existing ascend.toml and rewrite only its `[[op.tunable]]` tables.
+    pub tunables_only: bool,
+    /// Build and run each op with each tunable moved once, and leave out those that change nothing.
+    pub probe: bool,
+}
+
 pub fn init(
     root: &Path,
-    soc_name: &str,
+    soc_name: Option<&str>,
     shapes: &[String],
     force: bool,
+    opts: TunableOptions,
     printer: &Printer,
 ) -> Result<i32> {
     let path = root.join(crate::manifest::FILE_NAME);
-    if path.exists() && !force {
-        return Err(Error::bad_input(
-            format!("{} already exists", path.display()),
-            Some("pass --force to replace it".into()),
-        ));
+    let existing = if opts.tunables_only {
+        Some(std::fs::read_to_string(&path).map_err(|e| {
+            Error::bad_input(
+                format!(
+                    "--tunables-only rewrites the tunables of an existing {}, and it could not be read: {e}",
+                    path.display()
+                ),
+                Some("run `cargo ascend-tune init` without --tunables-only first".into()),
+            )
+        })?)
+    } else {
+        if path.exists() && !force {
+            return Err(Error::bad_input(
+                format!("{} already exists", path.display()),
+                Some(
+                    "pass --force to replace it, or --tunables-only to rewrite only its tunables"
+                        .into(),
+                ),
+            ));
+        }
+        None
+    };
+    if let Some(name) = soc_name {
+        crate::model::soc::lookup(name)
+            .ok_or_else(|| Error::bad_input(format!("unknown SoC `{name}`"), None))?;
     }
-    let soc = crate::model::soc::lookup(soc_name)
-        .ok_or_else(|| Error::bad_input(format!("unknown SoC `{soc_name}`"), None))?;
     let shapes = parse_shapes(shapes)?;
-    let ops = project::discover(root).map_err(|m| {
+    let mut ops = project::discover(root).map_err(|m| {
         Error::bad_input(
             m,
             Some(
@@ -38,14 +67,41 @@ pub fn init(
             ),
         )
     })?;
-    let text = render(&ops, soc, &shapes, &BTreeMap::new());
-    crate::fsx::write_atomic(&path, text.as_bytes())?;
+    let (soc, soc_note) = choose_soc(&ops, soc_name);
+    let (_, guesses) = render(&ops, soc, soc_note.as_deref(), &shapes, &BTreeMap::new());
+    let guesses = if existing.is_some() { vec![] } else { guesses };
+    let text_of = |ops: &[FoundOp], derived: &BTreeMap<String, Vec<String>>| match &existing {
+        Some(old) => {
+            let tables: Vec<(String, String)> = ops
+                .iter()
+                .map(|o| {
+                    (
+                        o.name.clone(),
+                        discover::render_tunables(&o.tunables, soc.aiv_cores),
+                    )
+                })
+                .collect();
+            discover::replace_tunables(old, &tables)
+        }
+        None => render(ops, soc, soc_note.as_deref(), &shapes, derived).0,
+    };
+    crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new()).as_bytes())?;
+    if let Some(old) = &existing
+        && let Err(e) = crate::manifest::Manifest::load(&path)
+    {
+        // The manifest was the user's: put it back as it was.
+        crate::fsx::write_atomic(&path, old.as_bytes())?;
+        return Err(e);
+    }
+    if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
+        probe_ops(&path, &mut ops, printer)?;
+        crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new()).as_bytes())?;
+    }
     // The constraints `tune` will derive from the kernel, shown in the manifest as comments: they need
     // the manifest itself (tensors, bindings), so it is read back once written.
     let derived = derived_constraints(&path);
-    if derived.values().any(|v| !v.is_empty()) {
-        let text = render(&ops, soc, &shapes, &derived);
-        crate::fsx::write_atomic(&path, text.as_bytes())?;
+    if existing.is_none() && derived.values().any(|v| !v.is_empty()) {
+        crate::fsx::write_atomic(&path, text_of(&ops, &derived).as_bytes())?;
     }
     for op in &ops {
         let names: Vec<&str> = op.tunables.iter().map(|t| t.name.as_str()).collect();
@@ -61,13 +117,104 @@ pub fn init(
                 }
             ),
         );
+        for l in &op.left_out {
+            printer.status(
+                "Left out",
+                format!(
+                    "`{}` ({}:{}): {}",
+                    l.name,
+                    l.file,
+                    l.line,
+                    l.reason.describe()
+                ),
+            );
+        }
     }
     printer.status("Wrote", path.display().to_string());
+    for g in &guesses {
+        printer.status("Guessed", g);
+    }
+    if !guesses.is_empty() {
+        printer.status(
+            "Check",
+            format!(
+                "the {} guess(es) above, marked `# guess:` in ascend.toml",
+                guesses.len()
+            ),
+        );
+    }
     printer.status(
         "Next",
         "`cargo ascend-tune tune`; for CMake builds, `cargo ascend-tune cmake-module cmake` writes a module with an `ascend_tune` target and an `ascend_tune_check` CTest test",
     );
     Ok(crate::exit_codes::OK)
+}
+
+/// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
+/// change leaves the run unchanged from `tunables` to `left_out`. When the manifest does not load or an
+/// op does not run as it is, says so and keeps that op's tunables.
+fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> {
+    let manifest = match crate::manifest::Manifest::load(path) {
+        Ok(m) => m,
+        Err(e) => {
+            printer.warn(format!(
+                "tunables not probed: the manifest does not load yet ({e})"
+            ));
+            return Ok(());
+        }
+    };
+    let work = manifest.root.join("target").join("ascend-tune");
+    crate::fsx::create_dir_all(&work)?;
+    let backend = match crate::backend::open(&manifest, manifest.backend, &manifest.soc, work) {
+        Ok(b) => b,
+        Err(e) => {
+            printer.warn(format!("tunables not probed: {e}"));
+            return Ok(());
+        }
+    };
+    for op in ops.iter_mut().filter(|o| !o.tunables.is_empty()) {
+        let Some(spec) = manifest.op(&op.name) else {
+            continue;
+        };
+        printer.status(
+            "Probing",
+            format!(
+                "{} tunable(s) of `{}`: one build and run each, to leave out those that change nothing",
+                op.tunables.len(),
+                op.name
+            ),
+        );
+        match super::probe_tunables::probe(&manifest, spec, backend.as_ref()) {
+            Err(why) => printer.warn(format!(
+                "tunables of `{}` not probed, all kept: the op as it is fails ({why})",
+                op.name
+            )),
+            Ok(verdicts) => {
+                for (name, verdict) in verdicts {
+                    if verdict != super::probe_tunables::Verdict::Unchanged {
+                        continue;
+                    }
+                    let Some(i) = op.tunables.iter().position(|t| t.name == name) else {
+                        continue;
+                    };
+                    let t = op.tunables.remove(i);
+                    let line = std::fs::read_to_string(manifest.root.join(&t.file))
+                        .ok()
+                        .and_then(|text| {
+                            crate::space::binding::find_site(&text, &t.file, &t.bind).ok()
+                        })
+                        .map_or(0, |s| s.line);
+                    op.left_out.push(discover::LeftOut {
+                        name: t.name,
+                        file: t.file,
+                        line,
+                        reason: discover::Reason::TraceUnchanged,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Op name -> the constraints derived from its sources, for the manifest at `path`. Empty when the
@@ -115,51 +262,376 @@ fn parse_shapes(args: &[String]) -> Result<BTreeMap<String, Vec<u64>>> {
     Ok(out)
 }
 
-fn domain(kind: TunableKind, value: i64, aiv_cores: u32) -> String {
-    match kind {
-        TunableKind::BufferCount => "range = [1, 2]".into(),
-        TunableKind::BlockDim => {
-            let mut v: Vec<i64> = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40, 48]
-                .into_iter()
-                .filter(|&c| c <= aiv_cores as i64)
-                .collect();
-            v.extend([aiv_cores as i64, value]);
-            v.sort_unstable();
-            v.dedup();
-            format!("values = {v:?}")
-        }
-        TunableKind::Size if value > 0 && value & (value - 1) == 0 => {
-            let lo = (value / 64).max(16);
-            let lo = 1i64 << (63 - lo.leading_zeros());
-            let hi = (value * 64).min(65536).max(value);
-            format!("pow2 = [{}, {}]", lo.min(value), hi)
-        }
-        TunableKind::Size => {
-            let mut v: Vec<i64> = [value / 4, value / 2, value, value * 2, value * 4]
-                .into_iter()
-                .filter(|&x| x > 0)
-                .collect();
-            v.dedup();
-            format!("values = {v:?}")
+/// The SoC to write: `--soc` when given, else the first `AddConfig` SoC of the ops that the model
+/// knows, else Ascend910B1 with a note saying why.
+fn choose_soc(
+    ops: &[FoundOp],
+    given: Option<&str>,
+) -> (&'static crate::model::soc::Soc, Option<String>) {
+    let default = || crate::model::soc::lookup("Ascend910B1").expect("the default SoC is modelled");
+    if let Some(soc) = given.and_then(crate::model::soc::lookup) {
+        return (soc, None);
+    }
+    let mut configs: Vec<&String> = ops
+        .iter()
+        .filter_map(|o| o.opdef.as_ref())
+        .flat_map(|d| &d.socs)
+        .collect();
+    // The 910B first when the op names it: the model's tables are calibrated on it.
+    configs.sort_by_key(|c| !c.eq_ignore_ascii_case("ascend910b"));
+    if configs.is_empty() {
+        return (default(), None);
+    }
+    for c in &configs {
+        if let Some(soc) = opdef::soc_of_config(c).and_then(crate::model::soc::lookup) {
+            return (soc, Some(format!("from the OpDef's AddConfig(\"{c}\")")));
         }
     }
+    let names: Vec<&str> = configs.iter().map(|c| c.as_str()).collect();
+    (
+        default(),
+        Some(format!(
+            "guess: the OpDef's AddConfig names {} only, which the model has no tables for",
+            names.join(", ")
+        )),
+    )
+}
+
+/// Per-channel operands of normalisations and affine ops: one value per element of the last axis
+/// (not `mean` and `var`: as inputs they are as often whole tensors, e.g. a Gaussian loss's).
+const PER_CHANNEL: &[&str] = &[
+    "gamma",
+    "beta",
+    "bias",
+    "weight",
+    "scale",
+    "offset",
+    "variance",
+    "running_mean",
+    "running_var",
+    "smooth_scales",
+    "smooth_scale",
+];
+/// Operands that are one number.
+const SCALARS: &[&str] = &[
+    "alpha",
+    "value",
+    "scalar",
+    "scalars",
+    "lr",
+    "learning_rate",
+    "epsilon",
+    "eps",
+    "momentum",
+    "start",
+    "end",
+    "limit",
+    "delta",
+    "step",
+    "weight_decay",
+    "beta1",
+    "beta2",
+    "beta1_power",
+    "beta2_power",
+    "lambd",
+    "lambda",
+    "threshold",
+    "num",
+    "rho",
+    "decay",
+    "global_step",
+];
+/// Integer operands naming axes.
+const AXES: &[&str] = &["axis", "axes", "dim", "dims"];
+/// Outputs of normalisations that keep one value per row.
+const PER_ROW_OUTPUTS: &[&str] = &[
+    "rstd", "mean", "variance", "var", "invstd", "inv_std", "mean_out", "rstd_out",
+];
+
+/// A tensor as written: shape, pinned values, and the note beside a guess.
+struct Tensor {
+    name: String,
+    dtype: crate::manifest::DType,
+    shape: Vec<u64>,
+    values: Option<String>,
+    guess: Option<String>,
+}
+
+/// Shapes of an OpDef's tensors from their roles: the first input that is not a per-channel,
+/// scalar or axis operand is the main one (`--shape` or the default), per-channel operands take its
+/// last axis, scalars `[]`, axes one element pinned to 1 (the last axis of the default 2-D shape).
+fn opdef_tensors(
+    op: &FoundOp,
+    def: &opdef::OpDef,
+    shapes: &BTreeMap<String, Vec<u64>>,
+) -> (Vec<Tensor>, Vec<Tensor>) {
+    #[derive(PartialEq)]
+    enum Role {
+        Main,
+        PerChannel,
+        Scalar,
+        Axis,
+    }
+    let role = |p: &opdef::ParamDef| {
+        let n = p.name.to_ascii_lowercase();
+        if AXES.contains(&n.as_str()) {
+            Role::Axis
+        } else if SCALARS.contains(&n.as_str()) || p.value_depend {
+            Role::Scalar
+        } else if PER_CHANNEL.contains(&n.as_str()) {
+            Role::PerChannel
+        } else {
+            Role::Main
+        }
+    };
+    let main_name = def
+        .inputs
+        .iter()
+        .find(|p| role(p) == Role::Main)
+        .map(|p| p.name.clone());
+    let main: Vec<u64> = main_name
+        .as_ref()
+        .and_then(|n| shapes.get(n).cloned())
+        .unwrap_or(DEFAULT_SHAPE.to_vec());
+    let main_note = |name: &str| {
+        (!shapes.contains_key(name))
+            .then(|| "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string())
+    };
+    let mut inputs = vec![];
+    for (p, (name, dtype)) in def.inputs.iter().zip(&op.inputs) {
+        let mut t = Tensor {
+            name: name.clone(),
+            dtype: *dtype,
+            shape: main.clone(),
+            values: None,
+            guess: None,
+        };
+        match role(p) {
+            Role::Main => {
+                t.guess = main_note(name).filter(|_| main_name.as_deref() == Some(name.as_str()))
+            }
+            Role::PerChannel => {
+                t.shape = vec![*main.last().unwrap_or(&1)];
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as per-channel, one value per element of the last axis"
+                ));
+            }
+            Role::Scalar => {
+                t.shape = vec![];
+                t.guess = Some(if p.value_depend {
+                    format!(
+                        "guess: `{name}` is value-dependent (the tiling reads its data): one number; pin it with `values`"
+                    )
+                } else {
+                    format!("guess: `{name}` taken as a scalar operand")
+                });
+            }
+            Role::Axis => {
+                t.shape = vec![1];
+                if !dtype.is_float() {
+                    t.values = Some(format!("[{}]", main.len().saturating_sub(1)));
+                }
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as the axis to work along, the last one"
+                ));
+            }
+        }
+        if p.param_type == opdef::ParamType::Dynamic {
+            let g = format!("guess: `{name}` is a tensor list (DYNAMIC); one tensor written");
+            t.guess = Some(t.guess.map_or(g.clone(), |x| format!("{x}; {g}")));
+        }
+        if let Some(s) = shapes.get(name) {
+            t.shape = s.clone();
+            t.guess = None;
+        }
+        inputs.push(t);
+    }
+    // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
+    let find = |names: &[&str]| {
+        inputs.iter().position(|t: &Tensor| {
+            names.contains(&t.name.to_ascii_lowercase().as_str()) && t.shape.is_empty()
+        })
+    };
+    let range = match (
+        find(&["start"]),
+        find(&["end", "limit"]),
+        find(&["step", "delta"]),
+    ) {
+        (Some(a), Some(b), Some(c)) if def.inputs.len() == 3 => {
+            let n = main.iter().product::<u64>();
+            for (i, v) in [(a, 0u64), (b, n), (c, 1)] {
+                inputs[i].values = Some(format!("[{v}]"));
+                inputs[i].guess = Some(format!(
+                    "guess: a range from 0 to {n} by 1, pinned so the output has {n} elements"
+                ));
+            }
+            Some(vec![n])
+        }
+        _ => None,
+    };
+    let mut outputs = vec![];
+    for (name, dtype) in &op.outputs {
+        let n = name.to_ascii_lowercase();
+        let mut t = Tensor {
+            name: name.clone(),
+            dtype: *dtype,
+            shape: main.clone(),
+            values: None,
+            guess: Some(
+                "guess: the main input's shape (the op's InferShape is not run by init)".into(),
+            ),
+        };
+        if let Some(same) = inputs.iter().find(|i| i.name == *name) {
+            // An in-place update (the same name in and out) has the input's shape.
+            t.shape = same.shape.clone();
+            t.guess = None;
+        } else if let Some(r) = &range {
+            t.shape = r.clone();
+            t.guess = Some("guess: the length of the pinned range".into());
+        } else if PER_ROW_OUTPUTS.contains(&n.as_str()) && main.len() >= 2 {
+            let mut s = main.clone();
+            *s.last_mut().unwrap() = 1;
+            t.shape = s;
+            t.guess = Some(format!(
+                "guess: `{name}` taken as one value per row (the last axis reduced)"
+            ));
+        }
+        if let Some(s) = shapes.get(name) {
+            t.shape = s.clone();
+            t.guess = None;
+        }
+        outputs.push(t);
+    }
+    (inputs, outputs)
+}
+
+/// A TOML float that reads back as the same number.
+fn toml_float(f: f64) -> String {
+    if f.is_nan() {
+        "nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        let s = format!("{f:?}");
+        if s.contains(['.', 'e', 'E']) {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    }
+}
+
+/// An attr's `value = ...` and the note beside it: its default, or for a required attr a value of
+/// its type; `None` for types the twin cannot pass (then the attr is left out, with a note).
+fn attr_value(a: &opdef::AttrDef) -> (Option<String>, Option<String>) {
+    use opdef::{AttrDefault as D, AttrKind as K};
+    let written = |d: &D| -> Option<String> {
+        Some(match d {
+            D::Int(i) => i.to_string(),
+            D::Float(f) => toml_float(*f),
+            D::Bool(b) => b.to_string(),
+            D::Str(s) if !s.contains(char::is_whitespace) && !s.contains(['"', '\\']) => {
+                format!("\"{s}\"")
+            }
+            D::Ints(v) => format!("{v:?}"),
+            _ => return None,
+        })
+    };
+    if let Some(d) = &a.default {
+        return match written(d) {
+            Some(v) => (Some(v), None),
+            None => (
+                None,
+                Some(format!(
+                    "guess: attr `{}` left out: the twin cannot pass its default {d:?}",
+                    a.name
+                )),
+            ),
+        };
+    }
+    let v = match a.kind {
+        K::Int => "1",
+        K::Float => "1.0",
+        K::Bool => "false",
+        K::ListInt => "[1]",
+        K::String => "\"\"",
+        K::ListFloat | K::ListBool | K::Unknown => {
+            return (
+                None,
+                Some(format!(
+                    "guess: attr `{}` left out: no default, and the twin cannot pass its type",
+                    a.name
+                )),
+            );
+        }
+    };
+    let why = if a.required {
+        "required, no default"
+    } else {
+        "no default written"
+    };
+    (
+        Some(v.to_string()),
+        Some(format!("guess: attr `{}` {why}: {v} written", a.name)),
+    )
 }
 
 fn render(
     ops: &[FoundOp],
     soc: &crate::model::soc::Soc,
+    soc_note: Option<&str>,
     shapes: &BTreeMap<String, Vec<u64>>,
     derived: &BTreeMap<String, Vec<String>>,
-) -> String {
+) -> (String, Vec<String>) {
     let mut s = String::new();
+    let mut guesses: Vec<String> = vec![];
+    let note = |guesses: &mut Vec<String>, line: &mut String, g: Option<String>, op: &str| {
+        if let Some(g) = g {
+            line.push_str(&format!("   # {g}"));
+            if g.starts_with("guess:") {
+                guesses.push(format!("{op}: {}", g.trim_start_matches("guess: ")));
+            }
+        }
+    };
     let _ = writeln!(
         s,
         "# Written by `cargo ascend-tune init`. Check the shapes (what the op is tuned for) and the domains,"
     );
-    let _ = writeln!(s, "# then run `cargo ascend-tune tune`.");
-    let _ = writeln!(s, "[project]\nsoc = \"{}\"\nbackend = \"twin\"", soc.name);
+    let _ = writeln!(
+        s,
+        "# and every `# guess:`, then run `cargo ascend-tune tune`."
+    );
+    let mut soc_line = format!("[project]\nsoc = \"{}\"", soc.name);
+    note(
+        &mut guesses,
+        &mut soc_line,
+        soc_note.map(str::to_string),
+        "project",
+    );
+    let _ = writeln!(s, "{soc_line}\nbackend = \"twin\"");
+    if ops.iter().any(|o| o.launch.is_some()) {
+        let _ = writeln!(s, "layout = \"kernel-launch\"");
+    }
+    let mut include: Vec<&String> = vec![];
+    for i in ops.iter().flat_map(|o| &o.include) {
+        if !include.contains(&i) {
+            include.push(i);
+        }
+    }
+    if !include.is_empty() {
+        let list: Vec<String> = include.iter().map(|i| format!("\"{i}\"")).collect();
+        let _ = writeln!(
+            s,
+            "include = [{}]   # the folders holding headers the sources include",
+            list.join(", ")
+        );
+    }
     for op in ops {
         let _ = writeln!(s, "\n[[op]]\nname = \"{}\"", op.name);
+        for n in &op.notes {
+            let _ = writeln!(s, "# {n}");
+            guesses.push(format!("{}: {n}", op.name));
+        }
         if let Some(t) = &op.op_type {
             let _ = writeln!(s, "type = \"{t}\"");
         }
@@ -169,45 +641,40 @@ fn render(
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let _ = writeln!(
-            s,
-            "host = [{}]\nkernel = [{}]",
-            list(&op.host),
-            list(&op.kernel)
-        );
-        // Without an op json, the kernel's GM parameters before workspace and tiling name the tensors:
-        // all but the last are taken as inputs.
-        let (inputs, outputs) = if op.inputs.is_empty() && op.outputs.is_empty() {
-            let tensors: Vec<String> = op
-                .params
-                .iter()
-                .filter(|p| !matches!(p.as_str(), "workspace" | "tiling" | "usrWorkspace"))
-                .cloned()
-                .collect();
-            let n = tensors.len().saturating_sub(1);
-            let f = |v: &[String]| {
-                v.iter()
-                    .map(|n| (n.clone(), crate::manifest::DType::Float16))
-                    .collect::<Vec<_>>()
-            };
-            (f(&tensors[..n]), f(&tensors[n..]))
-        } else {
-            (op.inputs.clone(), op.outputs.clone())
+        if !op.host.is_empty() || op.launch.is_none() {
+            let _ = writeln!(s, "host = [{}]", list(&op.host));
+        }
+        let _ = writeln!(s, "kernel = [{}]", list(&op.kernel));
+        if let Some(l) = &op.launch {
+            let _ = writeln!(s, "program = \"{}\"", l.program);
+        }
+        let (inputs, outputs) = match &op.opdef {
+            Some(def) => opdef_tensors(op, def, shapes),
+            None => legacy_tensors(op, shapes),
         };
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
-            for (name, dtype) in list {
-                let shape = shapes.get(name).cloned().unwrap_or(DEFAULT_SHAPE.to_vec());
-                let note = if shapes.contains_key(name) {
-                    ""
-                } else {
-                    "   # a default: give the shape you tune for (init --shape NAME=D0xD1)"
-                };
-                let _ = writeln!(
-                    s,
-                    "\n[[op.{kind}]]\nname = \"{name}\"\ndtype = \"{}\"\nshape = {shape:?}{note}",
-                    dtype.name()
+            for t in list {
+                let mut line = format!(
+                    "\n[[op.{kind}]]\nname = \"{}\"\ndtype = \"{}\"\nshape = {:?}",
+                    t.name,
+                    t.dtype.name(),
+                    t.shape
                 );
+                note(&mut guesses, &mut line, t.guess.clone(), &op.name);
+                if let Some(v) = &t.values {
+                    line.push_str(&format!("\nvalues = {v}"));
+                }
+                let _ = writeln!(s, "{line}");
             }
+        }
+        for a in op.opdef.iter().flat_map(|d| &d.attrs) {
+            let (value, g) = attr_value(a);
+            let mut line = match &value {
+                Some(v) => format!("\n[[op.attr]]\nname = \"{}\"\nvalue = {v}", a.name),
+                None => String::from("\n#"),
+            };
+            note(&mut guesses, &mut line, g, &op.name);
+            let _ = writeln!(s, "{line}");
         }
         let _ = writeln!(s, "\n[op.tune]\nbudget = 32\nseed = 0");
         if let Some(lines) = derived.get(&op.name).filter(|l| !l.is_empty()) {
@@ -219,49 +686,60 @@ fn render(
                 let _ = writeln!(s, "#   {l}");
             }
         }
-        for t in &op.tunables {
-            let _ = writeln!(
-                s,
-                "\n[[op.tunable]]\nname = \"{}\"\nfile = \"{}\"",
-                t.name, t.file
-            );
-            match &t.bind {
-                crate::manifest::Bind::Symbol(sym) => {
-                    let _ = writeln!(s, "symbol = \"{sym}\"");
-                }
-                crate::manifest::Bind::Call { func, arg } => {
-                    let _ = writeln!(s, "call = \"{func}\"\narg = {arg}");
-                }
-            }
-            let _ = writeln!(
-                s,
-                "{}   # now {}",
-                domain(t.kind, t.value, soc.aiv_cores),
-                t.value
-            );
-        }
+        s.push_str(&discover::render_tunables(&op.tunables, soc.aiv_cores));
     }
-    s
+    (s, guesses)
+}
+
+/// Tensors of an op without an OpDef: from the op json, else the kernel's GM parameters before
+/// workspace and tiling, all but the last taken as inputs (a guess the manifest says).
+fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Tensor>, Vec<Tensor>) {
+    let from_params = op.inputs.is_empty() && op.outputs.is_empty();
+    let (inputs, outputs) = if from_params {
+        let tensors: Vec<String> = op
+            .params
+            .iter()
+            .filter(|p| !matches!(p.as_str(), "workspace" | "tiling" | "usrWorkspace"))
+            .cloned()
+            .collect();
+        let n = tensors.len().saturating_sub(1);
+        let f = |v: &[String]| {
+            v.iter()
+                .map(|n| (n.clone(), crate::manifest::DType::Float16))
+                .collect::<Vec<_>>()
+        };
+        (f(&tensors[..n]), f(&tensors[n..]))
+    } else {
+        (op.inputs.clone(), op.outputs.clone())
+    };
+    let make = |(name, dtype): &(String, crate::manifest::DType)| {
+        let shape = shapes.get(name).cloned().unwrap_or(DEFAULT_SHAPE.to_vec());
+        let guess = if from_params {
+            Some(format!(
+                "guess: from the kernel's parameter `{name}` (no OpDef, no op json); float16, a default shape"
+            ))
+        } else if shapes.contains_key(name) {
+            None
+        } else {
+            Some("a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string())
+        };
+        Tensor {
+            name: name.clone(),
+            dtype: *dtype,
+            shape,
+            values: None,
+            guess,
+        }
+    };
+    (
+        inputs.iter().map(make).collect(),
+        outputs.iter().map(make).collect(),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn domains_fit_the_value_and_the_soc() {
-        assert_eq!(domain(TunableKind::BufferCount, 1, 48), "range = [1, 2]");
-        assert_eq!(
-            domain(TunableKind::BlockDim, 8, 40),
-            "values = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40]"
-        );
-        assert_eq!(domain(TunableKind::Size, 256, 48), "pow2 = [16, 16384]");
-        assert_eq!(domain(TunableKind::Size, 8192, 48), "pow2 = [128, 65536]");
-        assert_eq!(
-            domain(TunableKind::Size, 300, 48),
-            "values = [75, 150, 300, 600, 1200]"
-        );
-    }
 
     #[test]
     fn shapes_parse() {
@@ -270,5 +748,52 @@ mod tests {
         assert_eq!(s["y"], vec![2, 3, 4]);
         assert!(parse_shapes(&["x=48xq".into()]).is_err());
         assert!(parse_shapes(&["x".into()]).is_err());
+    }
+
+    #[test]
+    fn attrs_get_their_defaults_and_required_ones_a_value_of_their_type() {
+        use opdef::{AttrDef, AttrDefault as D, AttrKind as K};
+        let a = |name: &str, required, kind, default| AttrDef {
+            name: name.into(),
+            required,
+            kind,
+            default,
+        };
+        assert_eq!(
+            attr_value(&a("p", false, K::Float, Some(D::Float(2.0)))),
+            (Some("2.0".into()), None)
+        );
+        assert_eq!(
+            attr_value(&a("e", false, K::Float, Some(D::Float(1e-6))))
+                .0
+                .as_deref(),
+            Some("1e-6")
+        );
+        assert_eq!(
+            attr_value(&a("k", false, K::Bool, Some(D::Bool(true))))
+                .0
+                .as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            attr_value(&a("m", false, K::String, Some(D::Str("mean".into()))))
+                .0
+                .as_deref(),
+            Some("\"mean\"")
+        );
+        assert_eq!(
+            attr_value(&a("d", false, K::ListInt, Some(D::Ints(vec![1, -2]))))
+                .0
+                .as_deref(),
+            Some("[1, -2]")
+        );
+        let (v, g) = attr_value(&a("n", true, K::Int, None));
+        assert_eq!(v.as_deref(), Some("1"));
+        assert!(g.unwrap().starts_with("guess: attr `n` required"));
+        let (v, g) = attr_value(&a("w", false, K::ListFloat, Some(D::Floats(vec![0.5]))));
+        assert_eq!(v, None);
+        assert!(g.unwrap().contains("left out"));
+        assert_eq!(toml_float(f64::INFINITY), "inf");
+        assert_eq!(toml_float(3.0), "3.0");
     }
 }

@@ -1,11 +1,17 @@
 //! Finding an operator project's parts without a manifest: kernel entry functions, the op type registered
-//! with `OP_ADD`, tensors from the msopgen op json, the tiling header, and literals that look like tuning
-//! parameters (buffer counts, tile sizes, block counts). Used by `init`; `operator_projects` finds the
+//! with `OP_ADD`, tensors from the msopgen op json, the tiling header; the tunables among the op's files
+//! are `space::discover`'s. Used by `init`; `operator_projects` finds the
 //! projects a command line names (for `bank mine` and `bench`). Reads C++ through tree-sitter-cpp.
 //! Knows nothing of searching or building.
 
-use crate::manifest::{Bind, DType};
-use crate::space::binding::{self, parse_cpp};
+pub mod launch;
+pub mod opdef;
+pub mod registered;
+
+use crate::manifest::DType;
+use crate::space::binding::parse_cpp;
+use crate::space::discover;
+pub use crate::space::discover::{FoundTunable, TunableKind};
 use std::path::{Path, PathBuf};
 use tree_sitter::Node;
 
@@ -26,50 +32,16 @@ pub struct FoundOp {
     pub inputs: Vec<(String, DType)>,
     pub outputs: Vec<(String, DType)>,
     pub tunables: Vec<FoundTunable>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct FoundTunable {
-    pub name: String,
-    pub file: String,
-    pub bind: Bind,
-    pub value: i64,
-    pub kind: TunableKind,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TunableKind {
-    BufferCount,
-    BlockDim,
-    /// Tile lengths, tile counts, chunk sizes.
-    Size,
-}
-
-/// Classifies a symbol name as a likely tuning parameter.
-pub fn classify(name: &str) -> Option<TunableKind> {
-    let n = name.to_ascii_uppercase();
-    if n.contains("BUFFER_NUM")
-        || n.contains("BUFFER_COUNT")
-        || n.contains("BUF_NUM")
-        || n == "DOUBLE_BUFFER"
-    {
-        Some(TunableKind::BufferCount)
-    } else if n.contains("BLOCK_DIM")
-        || n.contains("CORE_NUM")
-        || n.contains("BLOCK_NUM")
-        || n.contains("USE_CORE")
-    {
-        Some(TunableKind::BlockDim)
-    } else if ["TILE", "LENGTH", "CHUNK", "SIZE", "_LEN"]
-        .iter()
-        .any(|k| n.contains(k))
-        && !n.contains("ALIGN")
-        && !n.contains("BYTES_PER")
-    {
-        Some(TunableKind::Size)
-    } else {
-        None
-    }
+    /// The OpDef registered for the op, when `op_host/` has one (`registered`).
+    pub opdef: Option<opdef::OpDef>,
+    /// Include folders the sources need, relative to the project root (may lie above it).
+    pub include: Vec<String>,
+    /// What discovery had to choose or guess, for `init` to tell the user.
+    pub notes: Vec<String>,
+    /// Set for a kernel-launch project (or `.asc` program): the program its CMake builds.
+    pub launch: Option<launch::Launch>,
+    /// Literals that look like tuning parameters but are not offered, with why.
+    pub left_out: Vec<discover::LeftOut>,
 }
 
 fn rel(root: &Path, p: &Path) -> String {
@@ -96,15 +68,44 @@ fn cpp_files(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// The tunables of one op (`space::discover`'s rules) from its host files and its kernel files, with the
+/// `op_kernel/` headers those include.
+pub fn op_tunables(
+    root: &Path,
+    host: &[(String, String)],
+    kernel: &[(String, String)],
+) -> discover::Discovery {
+    let mut kernel_files = kernel.to_vec();
+    for (rel, text) in kernel {
+        for h in discover::kernel_headers(root, rel, text) {
+            if !kernel_files.iter().any(|(f, _)| *f == h.0) {
+                kernel_files.push(h);
+            }
+        }
+    }
+    discover::discover(&discover::OpFiles {
+        host,
+        kernel: &kernel_files,
+    })
+}
+
 /// Finds the ops of a custom-op project (`op_host/` + `op_kernel/`) at `root`.
 pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
     let kernel_dir = root.join("op_kernel");
     let host_dir = root.join("op_host");
     if !kernel_dir.is_dir() {
+        if let Some(found) = launch::discover(root) {
+            return found;
+        }
         return Err(format!(
-            "{} has no op_kernel/ folder; `init` knows the msopgen custom-op layout (op_host/ + op_kernel/)",
+            "{} has no op_kernel/ folder, nor a CMakeLists.txt building a program from kernel sources; \
+             `init` knows the msopgen custom-op layout (op_host/ + op_kernel/), kernel-launch projects and `.asc` programs",
             root.display()
         ));
+    }
+    // An op_host/ that defines OpDefs is read as CANN's op build reads it: one op per registration.
+    if let Some(found) = registered::discover(root) {
+        return found;
     }
     let host_files = cpp_files(&host_dir);
     let host_texts: Vec<(String, String)> = host_files
@@ -146,18 +147,16 @@ pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
                 .and_then(|j| tensors_of(j, op_type.as_deref().unwrap_or(&camel)))
                 .unwrap_or_default();
             let kernel_rel = rel(root, &k);
-            let mut tunables = vec![];
-            for (file, text) in host_of_op
+            let host_files: Vec<(String, String)> = host_of_op
                 .iter()
                 .map(|(f, t)| (f.clone(), t.clone()))
-                .chain(std::iter::once((kernel_rel.clone(), text.clone())))
-            {
-                for t in tunables_in(&file, &text) {
-                    if !tunables.iter().any(|x: &FoundTunable| x.name == t.name) {
-                        tunables.push(t);
-                    }
-                }
-            }
+                .collect();
+            let mut kernel_files = vec![(kernel_rel.clone(), text.clone())];
+            kernel_files.extend(discover::kernel_headers(root, &kernel_rel, &text));
+            let found = discover::discover(&discover::OpFiles {
+                host: &host_files,
+                kernel: &kernel_files,
+            });
             ops.push(FoundOp {
                 name,
                 op_type,
@@ -166,7 +165,12 @@ pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
                 params,
                 inputs,
                 outputs,
-                tunables,
+                tunables: found.offered,
+                left_out: found.left_out,
+                opdef: None,
+                include: vec![],
+                notes: vec![],
+                launch: None,
             });
         }
     }
@@ -291,7 +295,13 @@ fn push_entry(def: Node, text: &str, ns: &str, linkage: Linkage, out: &mut Vec<K
         let mut c = list.walk();
         for p in list.named_children(&mut c) {
             if let Some(d) = p.child_by_field_name("declarator") {
-                params.push(text[d.byte_range()].trim_start_matches('*').to_string());
+                // The name is the declarator's last identifier: `*x`, `* x`, `*__restrict__ x`.
+                let decl = &text[d.byte_range()];
+                let name = decl
+                    .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .find(|w| !w.is_empty())
+                    .unwrap_or(decl);
+                params.push(name.to_string());
             }
         }
     }
@@ -344,64 +354,6 @@ fn visit<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
     for child in node.children(&mut cursor) {
         visit(child, f);
     }
-}
-
-/// Literals that look like tuning parameters: file-scope `const`/`constexpr` integers and `#define`s with
-/// telling names, and literal `SetBlockDim(n)` arguments. Each must be a unique site (`binding::find_site`).
-pub fn tunables_in(file: &str, text: &str) -> Vec<FoundTunable> {
-    let Some(tree) = parse_cpp(text) else {
-        return vec![];
-    };
-    let mut names = vec![];
-    visit(tree.root_node(), &mut |n| {
-        let name = match n.kind() {
-            "init_declarator" => n
-                .child_by_field_name("declarator")
-                .map(|d| &text[d.byte_range()]),
-            "preproc_def" => n.child_by_field_name("name").map(|d| &text[d.byte_range()]),
-            _ => None,
-        };
-        if let Some(name) = name
-            && crate::manifest::is_identifier(name)
-            && !names.contains(&name.to_string())
-        {
-            names.push(name.to_string());
-        }
-    });
-    let mut out = vec![];
-    for name in names {
-        let Some(kind) = classify(&name) else {
-            continue;
-        };
-        let bind = Bind::Symbol(name.clone());
-        if let Ok(site) = binding::find_site(text, file, &bind)
-            && site.value > 0
-        {
-            out.push(FoundTunable {
-                name: name.to_ascii_lowercase(),
-                file: file.to_string(),
-                bind,
-                value: site.value,
-                kind,
-            });
-        }
-    }
-    let call = Bind::Call {
-        func: "SetBlockDim".into(),
-        arg: 0,
-    };
-    if !out.iter().any(|t| t.kind == TunableKind::BlockDim)
-        && let Ok(site) = binding::find_site(text, file, &call)
-    {
-        out.push(FoundTunable {
-            name: "block_dim".into(),
-            file: file.to_string(),
-            bind: call,
-            value: site.value,
-            kind: TunableKind::BlockDim,
-        });
-    }
-    out
 }
 
 /// The msopgen op json (`<op>.json` at the project root listing `input_desc`), parsed.
@@ -597,17 +549,13 @@ mod tests {
                 e("hidden", "hidden", Linkage::Cpp, 1),
             ]
         );
+        // Parameter names without the pointer marks, however they are spaced.
+        let spaced = kernel_entries(
+            "__global__ __aicore__ void k(__gm__ float* x, __gm__ float * __restrict__ y) { }\n",
+        );
+        assert_eq!(spaced[0].params, ["x", "y"]);
         // The mark is a whole word, not part of another name.
         assert!(entries("void not__global__(GM_ADDR x) { }\n").is_empty());
-    }
-
-    #[test]
-    fn classifies_names() {
-        assert_eq!(classify("BUFFER_NUM"), Some(TunableKind::BufferCount));
-        assert_eq!(classify("USE_CORE_NUM"), Some(TunableKind::BlockDim));
-        assert_eq!(classify("TILE_LENGTH"), Some(TunableKind::Size));
-        assert_eq!(classify("ALIGN_SIZE"), None);
-        assert_eq!(classify("PI"), None);
     }
 
     #[test]

@@ -131,7 +131,8 @@ fn init_finds_a_tiling_function_registered_apart_from_the_opdef() {
     std::fs::remove_file(p.join("ascend.toml")).unwrap();
     std::fs::write(
         p.join("op_host/add_custom_tiling_impl.cpp"),
-        "// stands for a file registering the tiling function\n// IMPL_OP_OPTILING(AddCustom).Tiling(TilingFunc);\n",
+        "// stands for a file registering the tiling function (a comment naming it is no registration)\n\
+         // IMPL_OP_OPTILING(Other).Tiling(F);\nnamespace optiling {\nIMPL_OP_OPTILING(AddCustom).Tiling(TilingFunc);\n}\n",
     )
     .unwrap();
     std::fs::write(p.join("op_host/unrelated.cpp"), "int unrelated = 0;\n").unwrap();
@@ -144,4 +145,261 @@ fn init_finds_a_tiling_function_registered_apart_from_the_opdef() {
         ),
         "{manifest}"
     );
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// `init` reads the OpDef as CANN does, without the op json: tensors named and typed by the OpDef
+/// (not by the kernel's parameters), the SoC from `AddConfig`; the manifest runs unedited.
+#[test]
+fn init_reads_the_opdef_without_an_op_json_and_runs() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    std::fs::remove_file(p.join("add_custom.json")).unwrap();
+    // Kernel parameters renamed: the OpDef's names must win.
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    let renamed = source.replacen(
+        "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z",
+        "void add_custom(GM_ADDR a, GM_ADDR b, GM_ADDR c",
+        1,
+    );
+    assert_ne!(
+        renamed, source,
+        "the fixture's entry changed; update this test"
+    );
+    std::fs::write(
+        &kernel,
+        renamed.replacen("op.Init(x, y, z", "op.Init(a, b, c", 1),
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--shape", "x=8x2048"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    for needle in [
+        "soc = \"Ascend910B1\"   # from the OpDef's AddConfig(\"ascend910b\")",
+        "[[op.input]]\nname = \"x\"\ndtype = \"float16\"\nshape = [8, 2048]\n",
+        "[[op.input]]\nname = \"y\"\ndtype = \"float16\"\nshape = [8, 2048]\n",
+        "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [8, 2048]   # guess:",
+    ] {
+        assert!(
+            manifest.contains(needle),
+            "{needle} missing from\n{manifest}"
+        );
+    }
+    assert!(!manifest.contains("name = \"a\""), "{manifest}");
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
+/// An operator in the ops-math / ops-nn layout, written here: OpDef apart from its tiling (one for
+/// the 910B, one in `arch35/`), two kernel files defining one entry, a header two folders up, a bool
+/// output, per-channel and value-dependent inputs, attrs with and without defaults, and SoC configs.
+#[test]
+fn init_reads_an_ops_repository_operator_as_cann_does() {
+    let repo = tempfile::tempdir().unwrap();
+    let r = repo.path();
+    write(r, "CMakeLists.txt", "");
+    write(r, "common/inc/foo_util/helper.h", "#pragma once\n");
+    let op = r.join("norm/masked_norm");
+    write(&op, "CMakeLists.txt", "");
+    write(
+        &op,
+        "op_host/masked_norm_def.cpp",
+        r#"#include "register/op_def_registry.h"
+namespace ops {
+class MaskedNorm : public OpDef {
+public:
+    explicit MaskedNorm(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("gamma").ParamType(OPTIONAL).DataType({ge::DT_FLOAT, ge::DT_FLOAT16});
+        this->Input("axis").ParamType(REQUIRED).DataType({ge::DT_INT32, ge::DT_INT32}).ValueDepend(REQUIRED);
+        this->Output("mask").ParamType(REQUIRED).DataType({ge::DT_BOOL, ge::DT_BOOL});
+        this->Output("rstd").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT});
+        this->Input("var").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16});
+        this->Output("var").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16});
+        this->Attr("epsilon").AttrType(OPTIONAL).Float(0.5);
+        this->Attr("groups").AttrType(REQUIRED).Int();
+        this->AICore().AddConfig("ascend910_93");
+        this->AICore().AddConfig("ascend910b");
+    }
+};
+OP_ADD(MaskedNorm);
+}
+"#,
+    );
+    write(
+        &op,
+        "op_host/masked_norm_tiling.cpp",
+        "#include \"foo_util/helper.h\"\nnamespace optiling {\nIMPL_OP_OPTILING(MaskedNorm).Tiling(TilingFunc);\n}\n",
+    );
+    write(
+        &op,
+        "op_host/arch35/masked_norm_tiling_arch35.cpp",
+        "namespace optiling {\nIMPL_OP_OPTILING(MaskedNorm).Tiling(TilingFunc950);\n}\n",
+    );
+    let entry = "extern \"C\" __global__ __aicore__ void masked_norm(GM_ADDR in0, GM_ADDR in1, GM_ADDR in2, GM_ADDR in3, GM_ADDR out0, GM_ADDR out1, GM_ADDR out2, GM_ADDR workspace, GM_ADDR tiling) {}\n";
+    write(&op, "op_kernel/masked_norm.cpp", entry);
+    write(&op, "op_kernel/arch35/masked_norm.cpp", entry);
+    let out = cargo_ascend_tune(&op, &["init", "--shape", "x=4x256"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(op.join("ascend.toml")).unwrap();
+    for needle in [
+        "soc = \"Ascend910B1\"   # from the OpDef's AddConfig(\"ascend910b\")",
+        "include = [\"../../common/inc\"]",
+        "host = [\"op_host/masked_norm_def.cpp\", \"op_host/masked_norm_tiling.cpp\"]",
+        "kernel = [\"op_kernel/masked_norm.cpp\"]",
+        "name = \"x\"\ndtype = \"float32\"\nshape = [4, 256]\n",
+        "name = \"gamma\"\ndtype = \"float32\"\nshape = [256]   # guess:",
+        "name = \"axis\"\ndtype = \"int32\"\nshape = [1]   # guess:",
+        "values = [1]",
+        "name = \"mask\"\ndtype = \"bool\"\nshape = [4, 256]",
+        "name = \"rstd\"\ndtype = \"float32\"\nshape = [4, 1]",
+        // An in-place output named like a per-row statistic keeps its input's shape.
+        "[[op.output]]\nname = \"var\"\ndtype = \"float32\"\nshape = [4, 256]\n",
+        "[[op.attr]]\nname = \"epsilon\"\nvalue = 0.5\n",
+        "[[op.attr]]\nname = \"groups\"\nvalue = 1   # guess: attr `groups` required",
+    ] {
+        assert!(
+            manifest.contains(needle),
+            "{needle:?} missing from\n{manifest}"
+        );
+    }
+    // One [[op]] although two kernel files define the entry; the kernel's parameter names are not tensors.
+    assert_eq!(manifest.matches("[[op]]").count(), 1, "{manifest}");
+    assert!(!manifest.contains("in0"), "{manifest}");
+    // The manifest loads as it is, and init lists its guesses when it ends.
+    let (_, err) = text(&out);
+    assert!(
+        err.contains("Guessed masked_norm: attr `groups` required"),
+        "{err}"
+    );
+    assert!(err.contains("guess(es) above"), "{err}");
+    let check = ascend_tune::manifest::Manifest::load(&op.join("ascend.toml"));
+    assert!(check.is_ok(), "{:?}", check.err());
+}
+
+/// `init` takes kernel-launch projects and CANN 9 `.asc` programs: the layout, the program its
+/// CMake builds, the kernel entry; tensors from the entry's parameters only when the program trades
+/// in `.bin` files, none when it makes and checks its own data.
+#[test]
+fn init_takes_asc_programs_and_kernel_launch_projects() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures.join("mul_asc"), dir.path());
+    std::fs::remove_file(dir.path().join("ascend.toml")).unwrap();
+    let out = cargo_ascend_tune(dir.path(), &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
+    for needle in [
+        "layout = \"kernel-launch\"",
+        "name = \"mul_custom\"\nkernel = [\"mul_custom.asc\"]\nprogram = \"mul_custom\"",
+        "[[op.output]]\nname = \"z\"",
+    ] {
+        assert!(
+            manifest.contains(needle),
+            "{needle:?} missing from\n{manifest}"
+        );
+    }
+    assert!(!manifest.contains("reference/"), "{manifest}");
+    assert!(ascend_tune::manifest::Manifest::load(&dir.path().join("ascend.toml")).is_ok());
+
+    // A program that makes its own data: no tensors, and init says so.
+    let own = tempfile::tempdir().unwrap();
+    write(
+        own.path(),
+        "CMakeLists.txt",
+        "find_package(ASC REQUIRED)\nproject(demo_project LANGUAGES ASC CXX)\nadd_executable(${PROJECT_NAME}\n    demo.asc\n)\n",
+    );
+    write(
+        own.path(),
+        "demo.asc",
+        "__global__ __aicore__ void scale(GM_ADDR x, GM_ADDR y) {}\nint main() { /* makes x, checks y */ return 0; }\n",
+    );
+    let out = cargo_ascend_tune(own.path(), &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(own.path().join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("program = \"demo_project\""),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("[[op.input]]"), "{manifest}");
+    assert!(text(&out).1.contains("no tensors"), "{:?}", text(&out));
+}
+/// `init` leaves out what a kernel engineer would not tune, saying why: an alignment unit, and (found by
+/// building and running once with it moved) a tile cap that the declared shape never reaches. The
+/// manifest it writes keeps the tunables that decide the tiling.
+#[test]
+fn init_leaves_out_alignment_units_and_literals_that_change_nothing() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let source = std::fs::read_to_string(&host).unwrap();
+    let edited = source
+        .replace(
+            "const uint32_t TILE_LENGTH = 256; // elements each block moves per tile",
+            "const uint32_t TILE_LENGTH = 256; // elements each block moves per tile\n\
+             const uint32_t BLOCK_SIZE = 32;\nconst uint32_t MAX_TILE_LENGTH = 1048576;",
+        )
+        .replace(
+            "    tiling.set_tileNum(totalLength / BLOCK_DIM / TILE_LENGTH);",
+            "    uint32_t tileLength = TILE_LENGTH < MAX_TILE_LENGTH ? TILE_LENGTH : MAX_TILE_LENGTH;\n\
+             \x20   tiling.set_tileNum(totalLength / BLOCK_DIM / tileLength / (BLOCK_SIZE / 32));",
+        );
+    assert_ne!(edited, source);
+    std::fs::write(&host, edited).unwrap();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "init",
+            "--shape",
+            "x=48x16384",
+            "--shape",
+            "y=48x16384",
+            "--shape",
+            "z=48x16384",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "Found op `add_custom` with tunables: block_dim, tile_length, buffer_num",
+        "Left out `block_size` (op_host/add_custom.cpp:10): an alignment unit",
+        "Left out `max_tile_length` (op_host/add_custom.cpp:11): changing it leaves the trace unchanged",
+    ] {
+        assert!(err.contains(needle), "{needle} missing from\n{err}");
+    }
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(!manifest.contains("MAX_TILE_LENGTH"), "{manifest}");
+    assert!(!manifest.contains("BLOCK_SIZE"), "{manifest}");
+
+    // --tunables-only keeps a hand-written manifest and rewrites only its tunables.
+    let hand = "# mine\n[project]\nsoc = \"Ascend910B1\"\n\n[[op]]\nname = \"add_custom\"\ntype = \"AddCustom\"\n\
+        host = [\"op_host/add_custom.cpp\"]\nkernel = [\"op_kernel/add_custom.cpp\"]\n\n\
+        [[op.input]]\nname = \"x\"\ndtype = \"float16\"\nshape = [8, 2048]   # my shape\n\n\
+        [[op.input]]\nname = \"y\"\ndtype = \"float16\"\nshape = [8, 2048]\n\n\
+        [[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [8, 2048]\n\n\
+        [[op.tunable]]\nname = \"old\"\nfile = \"op_host/add_custom.cpp\"\nsymbol = \"BLOCK_SIZE\"\nvalues = [32]\n";
+    std::fs::write(p.join("ascend.toml"), hand).unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--tunables-only", "--no-probe"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.starts_with(&hand[..hand.find("[[op.tunable]]").unwrap()]),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("name = \"old\""), "{manifest}");
+    assert!(
+        manifest.ends_with("symbol = \"BUFFER_NUM\"\nrange = [1, 2]   # now 1\n"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
 }

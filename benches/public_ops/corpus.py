@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""The new-user run over whole repositories (run.sh --all): every vector and mixed operator of
+hicann/ops-math, hicann/ops-nn (experimental folders included) and asc-devkit's examples at the pinned
+commits, each taken as a new user would: export, `cargo-ascend-tune init`, `run`, nothing edited by
+hand. Prints, per repository, how many ran unchanged and agreed with numpy (where numpy.tsv has a
+reference), and the first error of each failure grouped by cause.
+
+  corpus.py --bin BIN --work DIR [--sample N] [--seed S] [--timeout SECS] [--numpy] [--tsv FILE]
+            [--repos ops-math,ops-nn,asc-devkit] [--list]
+
+No public code is kept in this repository: each repository is exported (`git archive`) once into the
+work folder, and init writes the manifest there.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
+
+REPOS = {
+    # name: (default mirror, pinned commit, the folders searched)
+    "ops-math": ("/work/.mirror/hicann+ops-math/repo", "c41933244c31e44fd496e3bb3212164f8c48c214"),
+    "ops-nn": ("/work/.mirror/hicann+ops-nn/repo", "e5c3fa9327ea95ba26d06227e746923580d10921"),
+    "asc-devkit": ("/work/.mirror/mirror-cann+asc-devkit/repo", "82b89a15f26329511fc7fbc807d5132a1f9b4ba7"),
+}
+ENV = {"ops-math": "ASCEND_PUBLIC_MATH", "ops-nn": "ASCEND_PUBLIC_NN", "asc-devkit": "ASCEND_PUBLIC_DEVKIT"}
+# Cube (matrix-unit) code: another issue's. Mixed operators (vector kernels with MIX markers) stay in.
+CUBE = re.compile(r"Matmul|MatMul|Mmad|LoadData|matmul_intf|Conv2D|Conv3D|KERNEL_TYPE_AIC_ONLY")
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, check=True).stdout
+
+
+def candidates(name, repo, commit):
+    """(folder, kind) of every operator of the repository: a custom-op folder (op_kernel/ beside
+    op_host/ naming the ascend910b config, no cube code in op_kernel/), or, in asc-devkit, a folder
+    holding `.asc` programs (kind "asc"). Returns (kept, skipped counts by reason)."""
+    files = git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
+    if name == "asc-devkit":
+        files = [f for f in files if f.startswith("examples/")]
+    ops = {}
+    for f in files:
+        parts = f.split("/")
+        if "op_kernel" in parts:
+            i = parts.index("op_kernel")
+            if i > 0:
+                ops.setdefault("/".join(parts[:i]), set()).add(f)
+    # Unit-test folders are no operators.
+    files = [f for f in files if "/tests/" not in f and not f.startswith("tests/")]
+    asc = sorted({os.path.dirname(f) for f in files if f.endswith(".asc")})
+    def grep(pattern, flag):
+        p = subprocess.run(["git", "-C", repo, "grep", "-l", flag, pattern, commit],
+                           capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            sys.exit(f"corpus.py: error: git grep in {repo}: {p.stderr.strip()}")
+        return {l.split(":", 1)[1] for l in p.stdout.splitlines()}
+    configs, cubes = grep("ascend910b", "-F"), grep(CUBE.pattern, "-E")
+    kept, skipped = [], {}
+
+    def skip(reason):
+        skipped[reason] = skipped.get(reason, 0) + 1
+    for folder in sorted(ops):
+        host = [f for f in files if f.startswith(folder + "/op_host/")]
+        if not host:
+            skip("no op_host/")
+        elif name != "asc-devkit" and not any(f in configs for f in host):
+            skip("no ascend910b config (other SoCs only)")
+        elif any(f in cubes for f in ops[folder]):
+            skip("cube code in op_kernel/")
+        else:
+            kept.append((folder, "custom-op"))
+    for folder in asc:
+        if any(f in cubes for f in files if os.path.dirname(f) == folder and f.endswith(".asc")):
+            skip("cube code in the .asc")
+        else:
+            kept.append((folder, "asc"))
+    return kept, skipped
+
+
+def order(seed, repo, folder):
+    return hashlib.sha256(f"{seed}:{repo}:{folder}".encode()).hexdigest()
+
+
+def export(repo, commit, dest):
+    """The whole repository at the commit, once per work folder (marker file beside it)."""
+    mark = dest + ".exported"
+    if os.path.exists(mark) and open(mark).read().strip() == commit:
+        return
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    archive = subprocess.Popen(["git", "-C", repo, "archive", commit], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", dest], stdin=archive.stdout, check=True)
+    archive.wait()
+    with open(mark, "w") as f:
+        f.write(commit + "\n")
+
+
+# Causes: the first matching rule names the group of a failure's first error line.
+CAUSES = [
+    (r"^init: .*no op_kernel/ folder", "init: no custom-op folder, and (before db026bc) kernel-launch / .asc not taken"),
+    (r"^init: .*found no kernel entry", "init: no kernel entry found"),
+    (r"^init: ", "init: other"),
+    (r"timeout|no result within", "timeout"),
+    (r"fatal error: ([^:]+): No such file", "build: missing header {0}"),
+    (r"['‘]([A-Za-z_:]+)['’] (was not declared|has not been declared|is not a member|does not name a type)", "build: twin API gap `{0}`"),
+    (r"has no member named ['‘]([A-Za-z_]+)", "build: twin API gap (member) `{0}`"),
+    (r"no matching function for call to ['‘]([A-Za-z_:]+)", "build: twin API gap (overload) `{0}`"),
+    (r"undefined reference to `([^'(]+)", "build: link: undefined `{0}`"),
+    (r"^build: ", "build: other compile error"),
+    (r"^tiling: ", "tiling: the op's tiling function refused the manifest"),
+    (r"^fault: .*UB overflow|InitBuffer", "fault: UB overflow"),
+    (r"^fault: ", "fault: kernel fault"),
+    (r"declared twice", "manifest: an op written twice"),
+    (r"manifest|ascend\.toml", "manifest refused"),
+]
+
+
+def cause(line):
+    for pat, name in CAUSES:
+        m = re.search(pat, line)
+        if m:
+            groups = [g for g in m.groups() if g] if m.groups() else []
+            return name.format(*groups) if groups else name.replace("{0}", "?")
+    return "other: " + re.sub(r"\d+", "N", line)[:80]
+
+
+def numpy_expressions():
+    out = {}
+    path = os.path.join(HERE, "numpy.tsv")
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("#") or "\t" not in line:
+            continue
+        name, expr = line.rstrip("\n").split("\t", 1)
+        out[name] = expr
+    return out
+
+
+def run_one(binary, folder, timeout, kind):
+    """init then run in `folder`: (result, stage, first error line)."""
+    for old in ("ascend.toml",):
+        p = os.path.join(folder, old)
+        if os.path.exists(p):
+            os.remove(p)
+    shutil.rmtree(os.path.join(folder, "target"), ignore_errors=True)
+    env = dict(os.environ, ASCEND_TUNE_KEEP_RUNS="1")
+    init = subprocess.run([binary, "init", "--color", "never"], cwd=folder, capture_output=True,
+                          text=True, env=env, timeout=300)
+    if init.returncode != 0:
+        msg = (init.stderr.strip() or init.stdout.strip() or f"exit code {init.returncode}")
+        msg = re.sub(r"^(error:|×)\s*", "", msg.splitlines()[0].strip()).replace(folder, "<op folder>")
+        return "init fails", "init: " + msg
+    try:
+        run = subprocess.run(["timeout", "--kill-after=10", str(timeout), binary, "run", "-q",
+                              "--message-format", "json", "--color", "never"],
+                             cwd=folder, capture_output=True, text=True, env=env, timeout=timeout + 60)
+    except subprocess.TimeoutExpired:
+        return "timeout", f"no result within {timeout}s"
+    if run.returncode in (124, 137):
+        return "timeout", f"no result within {timeout}s"
+    jp, ep = os.path.join(folder, "run.json.tmp"), os.path.join(folder, "run.err.tmp")
+    with open(jp, "w") as f:
+        f.write(run.stdout)
+    with open(ep, "w") as f:
+        f.write(run.stderr)
+    out = harness.TWIN_COPY.sub("<twin>/", harness.outcome(jp, ep, str(run.returncode))).replace("\n", " ")
+    os.remove(jp)
+    os.remove(ep)
+    if out == "ok":
+        return "ok", ""
+    return "fails", out[len("fails "):].replace(folder + "/", "")
+
+
+def numpy_check(folder, expr):
+    """("ok" | "mismatch", the cell) of an operator's kept outputs against its numpy.tsv expression."""
+    p = subprocess.run([sys.executable, os.path.join(HERE, "harness.py"), "numpy", folder, expr],
+                       capture_output=True, text=True)
+    return ("ok" if p.returncode == 0 else "mismatch",
+            "numpy: " + ((p.stdout.strip() or p.stderr.strip()).splitlines() or ["?"])[-1])
+
+
+_INDEX = {}
+
+
+def in_repository(work, repo, header):
+    """Whether the exported repository holds a file named like `header`'s last part: a missing header
+    that is there is the tool's to find (include folders, layout), one that is not is the twin's."""
+    if repo not in _INDEX:
+        names = set()
+        for _, _, files in os.walk(os.path.join(work, repo)):
+            names.update(files)
+        _INDEX[repo] = names
+    return os.path.basename(header) in _INDEX[repo]
+
+
+def summary(rows, work=None):
+    """Per repository: run, ran unchanged, numpy; then the causes of the failures, most first."""
+    totals = list(dict.fromkeys(r[0] for r in rows))
+    print("\n| repository | operators run | ran unchanged | numpy references | agreed with numpy |\n|---|---|---|---|---|")
+    for name in totals:
+        mine = [r for r in rows if r[0] == name]
+        if not mine:
+            continue
+        ok = sum(r[2] == "ok" for r in mine)
+        refs = sum(r[4] != "" for r in mine)
+        agreed = sum(r[4] == "ok" for r in mine)
+        print(f"| {name} | {len(mine)} | {ok} | {refs} | {agreed} |")
+    ok = sum(r[2] == "ok" for r in rows)
+    print(f"\n{ok} / {len(rows)} ran unchanged with the manifest init wrote")
+    causes = {}
+    for r in rows:
+        if r[2] != "ok":
+            c = cause(r[3])
+            m = re.match(r"build: missing header (.*)", c)
+            if m and work:
+                where = "in the repository" if in_repository(work, r[0], m.group(1)) else "not in the repository"
+                c = f"{c} ({where})"
+            causes.setdefault(c, []).append(os.path.basename(r[1]))
+    print("\n| cause of the first error | operators | which |\n|---|---|---|")
+    for c, ops in sorted(causes.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        print(f"| {c} | {len(ops)} | {', '.join(sorted(ops)[:8])}{' ...' if len(ops) > 8 else ''} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin")
+    ap.add_argument("--work")
+    ap.add_argument("--sample", type=int, default=0, help="the first N of the seeded order (0: all)")
+    ap.add_argument("--seed", default="20261122")
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--numpy", action="store_true")
+    ap.add_argument("--tsv", help="also write one row per operator here")
+    ap.add_argument("--repos", default="ops-math,ops-nn,asc-devkit")
+    ap.add_argument("--list", action="store_true", help="print the seeded order and the counts, run nothing")
+    ap.add_argument("--from-tsv", help="print the summary of an earlier run's --tsv file (causes by today's rules), run nothing")
+    a = ap.parse_args()
+    if a.from_tsv:
+        rows = []
+        for line in open(a.from_tsv, encoding="utf-8"):
+            f = line.rstrip("\n").split("\t")
+            rows.append((f[0], f[1], f[2], f[4], f[5], float(f[6])))
+        if a.numpy and a.work:
+            # The outputs an earlier run kept in the work folder, compared with numpy now.
+            exprs = numpy_expressions()
+            for k, r in enumerate(rows):
+                base = os.path.basename(r[1])
+                if r[2] == "ok" and base in exprs and not r[4]:
+                    numpy, detail = numpy_check(os.path.join(os.path.abspath(a.work), r[0], r[1]), exprs[base])
+                    print(f"{r[0]} {r[1]}: {detail}")
+                    rows[k] = (r[0], r[1], r[2], detail, numpy, r[5])
+        summary(rows, a.work and os.path.abspath(a.work))
+        return 0
+
+    chosen = []
+    totals = {}
+    for name in a.repos.split(","):
+        if name not in REPOS:
+            sys.exit(f"corpus.py: error: unknown repository '{name}' (ops-math, ops-nn, asc-devkit)")
+        repo = os.environ.get(ENV[name], REPOS[name][0])
+        commit = REPOS[name][1]
+        kept, skipped = candidates(name, repo, commit)
+        totals[name] = (len(kept), skipped)
+        for folder, kind in kept:
+            chosen.append((order(a.seed, name, folder), name, repo, commit, folder, kind))
+    chosen.sort()
+    population = len(chosen)
+    if a.sample:
+        chosen = chosen[: a.sample]
+    for name, (n, skipped) in totals.items():
+        skip = ", ".join(f"{v} {k}" for k, v in sorted(skipped.items(), key=lambda kv: -kv[1])) or "none"
+        print(f"{name}: {n} operators (left out: {skip})")
+    print(f"sample: {len(chosen)} of {population}, seed {a.seed}\n")
+    if a.list:
+        for _, name, _, _, folder, kind in chosen:
+            print(f"{name}\t{folder}\t{kind}")
+        return 0
+
+    if not a.bin or not a.work:
+        sys.exit("corpus.py: error: --bin and --work are needed to run")
+    os.makedirs(a.work, exist_ok=True)
+    binary = os.path.abspath(a.bin)
+    exprs = numpy_expressions() if a.numpy else {}
+    rows = []
+    print("| repository | operator | result | first error line | seconds |\n|---|---|---|---|---|")
+    for _, name, repo, commit, folder, kind in chosen:
+        dest = os.path.join(os.path.abspath(a.work), name)
+        export(repo, commit, dest)
+        started = time.time()
+        result, detail = run_one(binary, os.path.join(dest, folder), a.timeout, kind)
+        took = time.time() - started
+        numpy = ""
+        base = os.path.basename(folder)
+        if result == "ok" and base in exprs:
+            numpy, detail = numpy_check(os.path.join(dest, folder), exprs[base])
+        rows.append((name, folder, result, detail, numpy, took))
+        cell = detail.replace("|", "\\|")
+        cell = cell if len(cell) <= 200 else cell[:197] + "..."
+        print(f"| {name} | `{folder}` | {result} | {cell} | {took:.0f} |", flush=True)
+
+    summary(rows, os.path.abspath(a.work))
+    if a.tsv:
+        with open(a.tsv, "w") as f:
+            for r in rows:
+                f.write("\t".join([r[0], r[1], r[2], cause(r[3]) if r[2] != "ok" else "", r[3], r[4], f"{r[5]:.0f}"]) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,655 @@
+//! Reading an operator's definition as CANN's op build does: the `OpDef` class registered with
+//! `OP_ADD(Type)` in `op_host/` (`this->Input("x").ParamType(REQUIRED).DataType({...}).Format({...})`,
+//! `Output(...)`, `Attr("a").AttrType(OPTIONAL).Float(1.0)`, `.ValueDepend(...)`,
+//! `this->AICore().AddConfig("ascend910b", ...)`), parsed with tree-sitter-cpp. The behaviour read is the
+//! one the Ascend C custom-op guide documents for the OpDef prototype (asc-devkit
+//! `docs/` "算子原型定义" pages); nothing of CANN's own code is used. Knows nothing of manifests'
+//! shapes, of tunables or of building: `init` decides what to write from what is read here.
+
+use crate::manifest::DType;
+use crate::space::binding::parse_cpp;
+use tree_sitter::Node;
+
+/// `ParamType` of an input or output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    Required,
+    Optional,
+    /// A list of tensors (`DYNAMIC`).
+    Dynamic,
+}
+
+/// One `Input(...)` or `Output(...)` of an OpDef.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamDef {
+    pub name: String,
+    pub param_type: ParamType,
+    /// The `DataType` list as written (`ge::DT_FLOAT16` -> `DT_FLOAT16`), one per supported combination.
+    pub dtypes: Vec<String>,
+    pub formats: Vec<String>,
+    /// `.ValueDepend(...)`: the tiling function reads this input's data.
+    pub value_depend: bool,
+}
+
+/// The type of an `Attr`, as its typed setter names it (`.Float(1.0)`, `.ListInt({...})`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttrKind {
+    Int,
+    Float,
+    Bool,
+    String,
+    ListInt,
+    ListFloat,
+    ListBool,
+    /// No typed setter was found.
+    Unknown,
+}
+
+/// An attr's default value as the OpDef writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttrDefault {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    Ints(Vec<i64>),
+    Floats(Vec<f64>),
+    Bools(Vec<bool>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttrDef {
+    pub name: String,
+    pub required: bool,
+    pub kind: AttrKind,
+    /// `None` for a required attr (or a setter without an argument).
+    pub default: Option<AttrDefault>,
+}
+
+/// An operator definition: one class registered with `OP_ADD`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpDef {
+    /// The op type given to `OP_ADD`.
+    pub op_type: String,
+    pub inputs: Vec<ParamDef>,
+    pub outputs: Vec<ParamDef>,
+    pub attrs: Vec<AttrDef>,
+    /// The SoC configs of `AICore().AddConfig("...")`, in order (e.g. `ascend910b`).
+    pub socs: Vec<String>,
+}
+
+impl OpDef {
+    /// The first `DataType` column whose dtypes the manifest can all name, as (column, inputs'
+    /// dtypes, outputs' dtypes). Column 0 unless one of its dtypes (double, complex, ...) has no
+    /// manifest spelling. A tensor with no `DataType` list takes float16 (`None` in the flags).
+    pub fn dtype_column(&self) -> Option<(usize, Vec<Option<DType>>, Vec<Option<DType>>)> {
+        let width = self
+            .inputs
+            .iter()
+            .chain(&self.outputs)
+            .map(|p| p.dtypes.len())
+            .max()
+            .unwrap_or(0);
+        let pick = |p: &ParamDef, c: usize| -> Result<Option<DType>, ()> {
+            if p.dtypes.is_empty() {
+                return Ok(None);
+            }
+            // A shorter list (DataTypeList / Follow) repeats its one entry for every column.
+            let name = p.dtypes.get(c).or(p.dtypes.last()).ok_or(())?;
+            ge_dtype(name).map(Some).ok_or(())
+        };
+        for c in 0..width.max(1) {
+            let ins: Result<Vec<_>, ()> = self.inputs.iter().map(|p| pick(p, c)).collect();
+            let outs: Result<Vec<_>, ()> = self.outputs.iter().map(|p| pick(p, c)).collect();
+            if let (Ok(i), Ok(o)) = (ins, outs) {
+                return Some((c, i, o));
+            }
+        }
+        None
+    }
+}
+
+/// `DT_FLOAT16` (or `ge::DT_FLOAT16`) as a manifest dtype; `None` for types the manifest has no name for.
+pub fn ge_dtype(name: &str) -> Option<DType> {
+    let name = name.rsplit("::").next().unwrap_or(name).trim();
+    let alias = match name {
+        "DT_BFLOAT16" => "DT_BF16",
+        other => other,
+    };
+    DType::from_ge_name(alias)
+}
+
+/// The OpDefs of a host source file: each class whose constructor declares inputs, outputs or attrs,
+/// named by its `OP_ADD` (the class name when the file has no `OP_ADD` for it).
+pub fn read_opdefs(text: &str) -> Vec<OpDef> {
+    let Some(tree) = parse_cpp(text) else {
+        return vec![];
+    };
+    let root = tree.root_node();
+    let mut added = vec![];
+    let mut classes = vec![];
+    visit(root, &mut |n| match n.kind() {
+        "call_expression" => {
+            if let Some(f) = n.child_by_field_name("function")
+                && &text[f.byte_range()] == "OP_ADD"
+                && let Some(a) = n
+                    .child_by_field_name("arguments")
+                    .and_then(|a| a.named_child(0))
+            {
+                added.push(text[a.byte_range()].to_string());
+            }
+        }
+        "class_specifier" | "struct_specifier" => {
+            if let (Some(name), Some(body)) =
+                (n.child_by_field_name("name"), n.child_by_field_name("body"))
+            {
+                classes.push((text[name.byte_range()].to_string(), body));
+            }
+        }
+        _ => {}
+    });
+    let mut out = vec![];
+    for (class, body) in classes {
+        let mut def = OpDef {
+            op_type: class.clone(),
+            inputs: vec![],
+            outputs: vec![],
+            attrs: vec![],
+            socs: vec![],
+        };
+        visit(body, &mut |n| {
+            if n.kind() == "expression_statement"
+                && let Some(e) = n.named_child(0)
+            {
+                read_statement(e, text, root, &mut def);
+            }
+        });
+        if def.inputs.is_empty() && def.outputs.is_empty() && def.attrs.is_empty() {
+            continue;
+        }
+        if added.is_empty() || added.contains(&class) {
+            out.push(def);
+        }
+    }
+    out
+}
+
+/// One method call of a chain: its name and its argument list.
+struct Link<'t> {
+    method: String,
+    args: Option<Node<'t>>,
+}
+
+/// `this->Input("x").ParamType(REQUIRED)...` as links from the innermost call outwards, and whether
+/// the chain starts at `this` (or at a bare call): per-SoC `OpAICoreConfig` objects declare their own
+/// inputs, which are not the op's.
+fn chain<'t>(mut e: Node<'t>, text: &str) -> (Vec<Link<'t>>, bool) {
+    let mut links = vec![];
+    let mut on_this = false;
+    loop {
+        if e.kind() != "call_expression" {
+            on_this = matches!(e.kind(), "this") || &text[e.byte_range()] == "this";
+            break;
+        }
+        let args = e.child_by_field_name("arguments");
+        let Some(f) = e.child_by_field_name("function") else {
+            break;
+        };
+        match f.kind() {
+            "field_expression" => {
+                let field = f
+                    .child_by_field_name("field")
+                    .map(|x| text[x.byte_range()].to_string())
+                    .unwrap_or_default();
+                links.push(Link {
+                    method: field,
+                    args,
+                });
+                match f.child_by_field_name("argument") {
+                    Some(inner) => e = inner,
+                    None => break,
+                }
+            }
+            "identifier" => {
+                links.push(Link {
+                    method: text[f.byte_range()].to_string(),
+                    args,
+                });
+                on_this = true;
+                break;
+            }
+            _ => break,
+        }
+    }
+    links.reverse();
+    (links, on_this)
+}
+
+fn read_statement(e: Node, text: &str, root: Node, def: &mut OpDef) {
+    let (links, on_this) = chain(e, text);
+    let Some(first) = links.first() else {
+        return;
+    };
+    // AICore().AddConfig("ascend910b"[, config]) also counts on a named OpAICoreConfig's chain.
+    for l in &links {
+        if l.method == "AddConfig"
+            && let Some(s) = l.args.and_then(|a| a.named_child(0))
+            && let Some(soc) = string_literal(s, text)
+            && !def.socs.contains(&soc)
+        {
+            def.socs.push(soc);
+        }
+    }
+    if !on_this {
+        return;
+    }
+    let Some(name) = first
+        .args
+        .and_then(|a| a.named_child(0))
+        .and_then(|a| string_literal(a, text))
+    else {
+        return;
+    };
+    match first.method.as_str() {
+        "Input" | "Output" => {
+            let mut p = ParamDef {
+                name,
+                param_type: ParamType::Required,
+                dtypes: vec![],
+                formats: vec![],
+                value_depend: false,
+            };
+            for l in &links[1..] {
+                let arg0 = l.args.and_then(|a| a.named_child(0));
+                match l.method.as_str() {
+                    "ParamType" => {
+                        if let Some(a) = arg0 {
+                            p.param_type = match last_word(&text[a.byte_range()]) {
+                                "OPTIONAL" => ParamType::Optional,
+                                "DYNAMIC" => ParamType::Dynamic,
+                                _ => ParamType::Required,
+                            };
+                        }
+                    }
+                    "DataType" | "DataTypeList" => {
+                        if let Some(a) = arg0 {
+                            p.dtypes = list_items(a, text, root);
+                        }
+                    }
+                    "Format" | "FormatList" => {
+                        if let Some(a) = arg0 {
+                            p.formats = list_items(a, text, root);
+                        }
+                    }
+                    "ValueDepend" => p.value_depend = true,
+                    _ => {}
+                }
+            }
+            let list = if first.method == "Input" {
+                &mut def.inputs
+            } else {
+                &mut def.outputs
+            };
+            if !list.iter().any(|x| x.name == p.name) {
+                list.push(p);
+            }
+        }
+        "Attr" => {
+            let mut a = AttrDef {
+                name,
+                required: false,
+                kind: AttrKind::Unknown,
+                default: None,
+            };
+            for l in &links[1..] {
+                let arg0 = l.args.and_then(|x| x.named_child(0));
+                let kind = match l.method.as_str() {
+                    "AttrType" => {
+                        a.required =
+                            arg0.is_some_and(|x| last_word(&text[x.byte_range()]) == "REQUIRED");
+                        continue;
+                    }
+                    "Int" => AttrKind::Int,
+                    "Float" => AttrKind::Float,
+                    "Bool" => AttrKind::Bool,
+                    "String" => AttrKind::String,
+                    "ListInt" => AttrKind::ListInt,
+                    "ListFloat" => AttrKind::ListFloat,
+                    "ListBool" => AttrKind::ListBool,
+                    _ => continue,
+                };
+                a.kind = kind;
+                a.default = arg0.and_then(|x| attr_default(kind, x, text, root));
+            }
+            if !def.attrs.iter().any(|x| x.name == a.name) {
+                def.attrs.push(a);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn last_word(s: &str) -> &str {
+    s.rsplit("::").next().unwrap_or(s).trim()
+}
+
+fn string_literal(n: Node, text: &str) -> Option<String> {
+    let s = text[n.byte_range()].trim();
+    (n.kind() == "string_literal" || s.starts_with('"'))
+        .then(|| s.trim_matches('"').to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// The items of `{a, b}` (or of a variable initialised with such a list elsewhere in the file), each
+/// reduced to its last `::` part.
+fn list_items(n: Node, text: &str, root: Node) -> Vec<String> {
+    let n = resolve(n, text, root).unwrap_or(n);
+    if n.kind() != "initializer_list" {
+        return vec![last_word(&text[n.byte_range()]).to_string()];
+    }
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|x| x.kind() != "comment")
+        .map(|x| last_word(&text[x.byte_range()]).to_string())
+        .collect()
+}
+
+/// An identifier naming a variable initialised with a brace list in this file: that list.
+fn resolve<'t>(n: Node<'t>, text: &str, root: Node<'t>) -> Option<Node<'t>> {
+    if !matches!(n.kind(), "identifier" | "qualified_identifier") {
+        return None;
+    }
+    let want = last_word(&text[n.byte_range()]);
+    let mut found = None;
+    visit(root, &mut |d| {
+        if found.is_none()
+            && d.kind() == "init_declarator"
+            && d.child_by_field_name("declarator")
+                .is_some_and(|x| &text[x.byte_range()] == want)
+        {
+            found = d
+                .child_by_field_name("value")
+                .filter(|v| v.kind() == "initializer_list");
+        }
+    });
+    found
+}
+
+fn number(s: &str) -> Option<f64> {
+    let s = s.trim().trim_end_matches(['f', 'F', 'l', 'L', 'u', 'U']);
+    s.parse::<f64>()
+        .ok()
+        .or_else(|| s.parse::<i64>().ok().map(|i| i as f64))
+}
+
+fn int(s: &str) -> Option<i64> {
+    let s = s.trim().trim_end_matches(['l', 'L', 'u', 'U']);
+    s.parse::<i64>().ok()
+}
+
+fn boolean(s: &str) -> Option<bool> {
+    match s.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+fn attr_default(kind: AttrKind, n: Node, text: &str, root: Node) -> Option<AttrDefault> {
+    let s = text[n.byte_range()].trim();
+    match kind {
+        AttrKind::Int => int(s).map(AttrDefault::Int),
+        AttrKind::Float => number(s).map(AttrDefault::Float),
+        AttrKind::Bool => boolean(s).map(AttrDefault::Bool),
+        AttrKind::String => string_literal(n, text)
+            .or(Some(String::new()).filter(|_| s == "\"\""))
+            .map(AttrDefault::Str),
+        AttrKind::ListInt => list_items(n, text, root)
+            .iter()
+            .map(|x| int(x))
+            .collect::<Option<Vec<_>>>()
+            .map(AttrDefault::Ints),
+        AttrKind::ListFloat => list_items(n, text, root)
+            .iter()
+            .map(|x| number(x))
+            .collect::<Option<Vec<_>>>()
+            .map(AttrDefault::Floats),
+        AttrKind::ListBool => list_items(n, text, root)
+            .iter()
+            .map(|x| boolean(x))
+            .collect::<Option<Vec<_>>>()
+            .map(AttrDefault::Bools),
+        AttrKind::Unknown => None,
+    }
+}
+
+fn visit<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
+    f(node);
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        visit(child, f);
+    }
+}
+
+/// The names registered with `IMPL_OP_OPTILING(Type)` / `IMPL_OP_INFERSHAPE(Type)` (and `IMPL_OP(Type)`)
+/// in a host file, as (macro, type).
+pub fn registrations(text: &str) -> Vec<(String, String)> {
+    let Some(tree) = parse_cpp(text) else {
+        return vec![];
+    };
+    let mut out = vec![];
+    visit(tree.root_node(), &mut |n| {
+        if n.kind() == "call_expression"
+            && let Some(f) = n.child_by_field_name("function")
+        {
+            let f = &text[f.byte_range()];
+            if matches!(f, "IMPL_OP_OPTILING" | "IMPL_OP_INFERSHAPE" | "IMPL_OP")
+                && let Some(a) = n
+                    .child_by_field_name("arguments")
+                    .and_then(|a| a.named_child(0))
+            {
+                let pair = (f.to_string(), text[a.byte_range()].to_string());
+                if !out.contains(&pair) {
+                    out.push(pair);
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The manifest SoC for an `AddConfig` name, when the model has one: `ascend910b` -> `Ascend910B1`.
+pub fn soc_of_config(config: &str) -> Option<&'static str> {
+    match config.to_ascii_lowercase().as_str() {
+        "ascend910b" => Some("Ascend910B1"),
+        "ascend910_93" => Some("Ascend910_93"),
+        "ascend310p" => Some("Ascend310P3"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE: &str = r#"
+#include "register/op_def_registry.h"
+namespace ops {
+static const std::vector<ge::DataType> kTypes = {ge::DT_BF16, ge::DT_FLOAT};
+class Foo : public OpDef {
+public:
+    explicit Foo(const char* name) : OpDef(name)
+    {
+        this->Input("x")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
+            .Format({ge::FORMAT_ND, ge::FORMAT_ND});
+        this->Input("gamma").ParamType(OPTIONAL).DataType(kTypes).Format({ge::FORMAT_ND});
+        this->Input("xs").ParamType(DYNAMIC).DataType({ge::DT_INT32, ge::DT_INT64});
+        this->Input("axis").ParamType(REQUIRED).DataType({DT_INT64, DT_INT64}).ValueDepend(OPTIONAL);
+        this->Output("mask").ParamType(REQUIRED).DataType({ge::DT_BOOL, ge::DT_BOOL});
+        this->Attr("alpha").AttrType(OPTIONAL).Float(1.5);
+        this->Attr("keep").AttrType(OPTIONAL).Bool(true);
+        this->Attr("n").AttrType(REQUIRED).Int();
+        this->Attr("dims").AttrType(OPTIONAL).ListInt({1, -2});
+        this->Attr("mode").AttrType(OPTIONAL).String("mean");
+        this->Attr("w").AttrType(OPTIONAL).ListFloat({0.5f, 2});
+        OpAICoreConfig cfg;
+        cfg.Input("other").DataType({ge::DT_DOUBLE});
+        this->AICore().AddConfig("ascend910b", cfg);
+        this->AICore().AddConfig("ascend950");
+    }
+};
+OP_ADD(Foo);
+}
+"#;
+
+    #[test]
+    fn reads_inputs_outputs_with_param_types_dtypes_and_value_depend() {
+        let defs = read_opdefs(ONE);
+        assert_eq!(defs.len(), 1);
+        let d = &defs[0];
+        assert_eq!(d.op_type, "Foo");
+        let ins: Vec<(&str, ParamType, Vec<&str>, bool)> = d
+            .inputs
+            .iter()
+            .map(|p| {
+                (
+                    p.name.as_str(),
+                    p.param_type,
+                    p.dtypes.iter().map(|s| s.as_str()).collect(),
+                    p.value_depend,
+                )
+            })
+            .collect();
+        assert_eq!(
+            ins,
+            [
+                (
+                    "x",
+                    ParamType::Required,
+                    vec!["DT_FLOAT16", "DT_FLOAT"],
+                    false
+                ),
+                (
+                    "gamma",
+                    ParamType::Optional,
+                    vec!["DT_BF16", "DT_FLOAT"],
+                    false
+                ),
+                (
+                    "xs",
+                    ParamType::Dynamic,
+                    vec!["DT_INT32", "DT_INT64"],
+                    false
+                ),
+                (
+                    "axis",
+                    ParamType::Required,
+                    vec!["DT_INT64", "DT_INT64"],
+                    true
+                ),
+            ]
+        );
+        // The per-SoC config's own Input is not the op's.
+        assert!(!d.inputs.iter().any(|p| p.name == "other"));
+        assert_eq!(d.inputs[0].formats, ["FORMAT_ND", "FORMAT_ND"]);
+        assert_eq!(d.outputs.len(), 1);
+        assert_eq!(d.outputs[0].name, "mask");
+        assert_eq!(d.socs, ["ascend910b", "ascend950"]);
+        // The first DataType column: fp16 x, bf16 gamma, int32 list, int64 axis, and bool stays bool.
+        let (c, i, o) = d.dtype_column().unwrap();
+        assert_eq!(c, 0);
+        assert_eq!(
+            i,
+            [
+                Some(DType::Float16),
+                Some(DType::BFloat16),
+                Some(DType::Int32),
+                Some(DType::Int64)
+            ]
+        );
+        assert_eq!(o, [Some(DType::Bool)]);
+    }
+
+    #[test]
+    fn reads_attrs_with_their_defaults() {
+        let d = &read_opdefs(ONE)[0];
+        let attrs: Vec<(&str, bool, AttrKind, Option<AttrDefault>)> = d
+            .attrs
+            .iter()
+            .map(|a| (a.name.as_str(), a.required, a.kind, a.default.clone()))
+            .collect();
+        assert_eq!(
+            attrs,
+            [
+                (
+                    "alpha",
+                    false,
+                    AttrKind::Float,
+                    Some(AttrDefault::Float(1.5))
+                ),
+                ("keep", false, AttrKind::Bool, Some(AttrDefault::Bool(true))),
+                ("n", true, AttrKind::Int, None),
+                (
+                    "dims",
+                    false,
+                    AttrKind::ListInt,
+                    Some(AttrDefault::Ints(vec![1, -2]))
+                ),
+                (
+                    "mode",
+                    false,
+                    AttrKind::String,
+                    Some(AttrDefault::Str("mean".into()))
+                ),
+                (
+                    "w",
+                    false,
+                    AttrKind::ListFloat,
+                    Some(AttrDefault::Floats(vec![0.5, 2.0]))
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_column_the_manifest_cannot_name_is_passed_over() {
+        let text = r#"class Bar : public OpDef { public: Bar(const char* n) : OpDef(n) {
+            this->Input("x").DataType({ge::DT_DOUBLE, ge::DT_FLOAT});
+            this->Output("y").DataType({ge::DT_COMPLEX64, ge::DT_FLOAT});
+        } }; OP_ADD(Bar);"#;
+        let d = &read_opdefs(text)[0];
+        let (c, i, o) = d.dtype_column().unwrap();
+        assert_eq!(
+            (c, i, o),
+            (1, vec![Some(DType::Float32)], vec![Some(DType::Float32)])
+        );
+        let none = r#"class Baz : public OpDef { public: Baz(const char* n) : OpDef(n) {
+            this->Input("x").DataType({ge::DT_DOUBLE});
+        } }; OP_ADD(Baz);"#;
+        assert!(read_opdefs(none)[0].dtype_column().is_none());
+    }
+
+    #[test]
+    fn only_classes_given_to_op_add_count_and_registrations_are_found() {
+        let text = r#"class Helper { void f() { this->Input("no"); } };
+            class Real : public OpDef { public: Real(const char* n) : OpDef(n) { this->Input("x"); } };
+            OP_ADD(Real);
+            IMPL_OP_OPTILING(Real).Tiling(TilingFunc);
+            IMPL_OP_INFERSHAPE(Real).InferShape(Infer);"#;
+        let defs = read_opdefs(text);
+        assert_eq!(defs.len(), 1);
+        assert_eq!(defs[0].op_type, "Real");
+        assert_eq!(defs[0].inputs[0].dtypes, Vec::<String>::new());
+        assert_eq!(
+            registrations(text),
+            [
+                ("IMPL_OP_OPTILING".to_string(), "Real".to_string()),
+                ("IMPL_OP_INFERSHAPE".to_string(), "Real".to_string())
+            ]
+        );
+        assert_eq!(soc_of_config("ascend910b"), Some("Ascend910B1"));
+        assert_eq!(soc_of_config("ascend950"), None);
+    }
+}

@@ -1,0 +1,479 @@
+//! Operators as CANN's op build finds them in a custom-op folder: one per class registered with
+//! `OP_ADD(Type)` anywhere under `op_host/` (arch subfolders too), with the host files that register
+//! its tiling and infershape functions (`IMPL_OP_OPTILING(Type)`, `IMPL_OP_INFERSHAPE(Type)`), the kernel
+//! file that defines its entry (`snake_case(Type)`), and the include folders those sources need,
+//! followed from their `#include`s up to the repository root. Knows nothing of manifests' shapes,
+//! of how tunables are chosen (it asks `tunables_in`, as the older discovery does) or of building.
+
+use super::opdef::{self, OpDef};
+use super::{FoundOp, kernel_entries, rel};
+use crate::manifest::DType;
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+/// Files of `dir` and its subfolders with one of `exts`, in path order.
+fn files_deep(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files_deep(&p, exts, out);
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| exts.contains(&e))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Whether a source is for another architecture than the 910B / 310P ones the twin models: the
+/// ops repositories keep the Ascend 950 (arch35) variants beside the others, in `arch35/` folders or
+/// files named `*_apt.cpp`, `*_arch35.cpp`, `*regbase*`.
+pub fn other_arch(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    ["arch35", "_apt.", "regbase", "ascend950", "arch32", "/v35/"]
+        .iter()
+        .any(|k| p.contains(k))
+}
+
+/// `AddRmsNorm` -> `add_rms_norm`, `SoftmaxV2` -> `softmax_v2`, `ApplyAdagradD` -> `apply_adagrad_d`:
+/// the kernel entry name CANN's build expects for an op type.
+pub fn snake_case(op_type: &str) -> String {
+    let c: Vec<char> = op_type.chars().collect();
+    let mut s = String::new();
+    for (i, &ch) in c.iter().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            let prev = c[i - 1];
+            let next_lower = c.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                s.push('_');
+            }
+        }
+        s.push(ch.to_ascii_lowercase());
+    }
+    s
+}
+
+/// The registered ops of the custom-op folder `root`, or `None` when its `op_host/` defines no OpDef
+/// (then the older discovery, from kernel entries and the op json, applies).
+pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
+    let mut host_files = vec![];
+    files_deep(
+        &root.join("op_host"),
+        &["cpp", "cc", "cxx"],
+        &mut host_files,
+    );
+    let hosts: Vec<(String, String)> = host_files
+        .iter()
+        .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?)))
+        .collect();
+    let mut defs: Vec<(String, OpDef)> = vec![];
+    for (file, text) in &hosts {
+        if !text.contains("OpDef") {
+            continue;
+        }
+        for d in opdef::read_opdefs(text) {
+            if !defs.iter().any(|(_, x)| x.op_type == d.op_type) {
+                defs.push((file.clone(), d));
+            }
+        }
+    }
+    if defs.is_empty() {
+        return None;
+    }
+    let regs: Vec<(&String, Vec<(String, String)>)> = hosts
+        .iter()
+        .filter(|(_, t)| t.contains("IMPL_OP"))
+        .map(|(f, t)| (f, opdef::registrations(t)))
+        .collect();
+    let mut kernel_files = vec![];
+    files_deep(
+        &root.join("op_kernel"),
+        &["cpp", "cc", "cxx", "asc"],
+        &mut kernel_files,
+    );
+    let kernels: Vec<(String, String)> = kernel_files
+        .iter()
+        .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?)))
+        .collect();
+    let entries: Vec<(String, super::KernelEntry)> = kernels
+        .iter()
+        .flat_map(|(f, t)| kernel_entries(t).into_iter().map(move |e| (f.clone(), e)))
+        .collect();
+    let mut ops = vec![];
+    let mut problems = vec![];
+    for (def_file, def) in defs.iter() {
+        let mut notes = vec![];
+        let want = snake_case(&def.op_type);
+        let mut matching: Vec<&(String, super::KernelEntry)> =
+            entries.iter().filter(|(_, e)| e.name == want).collect();
+        if matching.is_empty() {
+            let names: BTreeSet<&str> = entries.iter().map(|(_, e)| e.name.as_str()).collect();
+            if defs.len() == 1 && names.len() == 1 {
+                notes.push(format!(
+                    "kernel entry `{}` taken for op {}: it is the only entry under op_kernel/ (CANN expects `{want}`)",
+                    names.first().unwrap(),
+                    def.op_type
+                ));
+                matching = entries.iter().collect();
+            } else {
+                problems.push(format!(
+                    "op {} ({def_file}): no kernel entry `{want}` under op_kernel/ (entries found: {})",
+                    def.op_type,
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.into_iter().collect::<Vec<_>>().join(", ")
+                    }
+                ));
+                continue;
+            }
+        }
+        // Two kernel files may define one entry (one per architecture): the one for this SoC, named
+        // after the entry when several remain.
+        let mut best = matching.clone();
+        best.sort_by_key(|(f, e)| {
+            (
+                other_arch(f),
+                Path::new(f).file_stem().and_then(|s| s.to_str()) != Some(e.name.as_str()),
+                f.matches('/').count(),
+                f.clone(),
+            )
+        });
+        let (kernel_file, entry) = best[0];
+        let others: BTreeSet<&str> = matching
+            .iter()
+            .map(|(f, _)| f.as_str())
+            .filter(|f| *f != kernel_file)
+            .collect();
+        if !others.is_empty() {
+            notes.push(format!(
+                "kernel {kernel_file} chosen for `{}`; {} define(s) it too (other architectures)",
+                entry.name,
+                others.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        // Host files: the OpDef's, and those registering its tiling / infershape, for this SoC where
+        // a macro is registered both for it and for another architecture.
+        let mut host = vec![def_file.clone()];
+        for mac in ["IMPL_OP_OPTILING", "IMPL_OP_INFERSHAPE", "IMPL_OP"] {
+            let files: Vec<&String> = regs
+                .iter()
+                .filter(|(_, r)| r.iter().any(|(m, t)| m == mac && *t == def.op_type))
+                .map(|(f, _)| *f)
+                .collect();
+            let mine: Vec<&String> = files.iter().copied().filter(|f| !other_arch(f)).collect();
+            for f in if mine.is_empty() { files } else { mine } {
+                if !host.contains(f) {
+                    host.push(f.clone());
+                }
+            }
+        }
+        if !regs.iter().any(|(_, r)| {
+            r.iter()
+                .any(|(m, t)| m == "IMPL_OP_OPTILING" && *t == def.op_type)
+        }) {
+            notes.push(format!(
+                "no host file registers a tiling function for {} (IMPL_OP_OPTILING)",
+                def.op_type
+            ));
+        }
+        let kernel_text = &kernels.iter().find(|(f, _)| f == kernel_file).unwrap().1;
+        let host_files: Vec<(String, String)> = host
+            .iter()
+            .filter_map(|h| hosts.iter().find(|(f, _)| f == h).cloned())
+            .collect();
+        let found = super::op_tunables(
+            root,
+            &host_files,
+            &[(kernel_file.clone(), kernel_text.clone())],
+        );
+        let (inputs, outputs) = match def.dtype_column() {
+            Some((col, i, o)) => {
+                if col > 0 {
+                    notes.push(format!(
+                        "dtypes of {} from DataType column {col}: the manifest cannot name a dtype of the first",
+                        def.op_type
+                    ));
+                }
+                let f = |ps: &[opdef::ParamDef], ds: Vec<Option<DType>>| {
+                    ps.iter()
+                        .zip(ds)
+                        .map(|(p, d)| (p.name.clone(), d.unwrap_or(DType::Float16)))
+                        .collect::<Vec<_>>()
+                };
+                (f(&def.inputs, i), f(&def.outputs, o))
+            }
+            None => {
+                notes.push(format!(
+                    "{}: no DataType column has dtypes the manifest can name (double, complex, ...); float32 written",
+                    def.op_type
+                ));
+                let f = |ps: &[opdef::ParamDef]| {
+                    ps.iter()
+                        .map(|p| (p.name.clone(), DType::Float32))
+                        .collect::<Vec<_>>()
+                };
+                (f(&def.inputs), f(&def.outputs))
+            }
+        };
+        let mut sources: Vec<PathBuf> = host.iter().map(|h| root.join(h)).collect();
+        sources.push(root.join(kernel_file));
+        let include = include_folders(root, &sources);
+        ops.push(FoundOp {
+            name: entry.name.clone(),
+            op_type: Some(def.op_type.clone()),
+            host,
+            kernel: vec![kernel_file.clone()],
+            params: entry.params.clone(),
+            inputs,
+            outputs,
+            tunables: found.offered,
+            left_out: found.left_out,
+            opdef: Some(def.clone()),
+            include,
+            notes,
+            launch: None,
+        });
+    }
+    if ops.is_empty() {
+        return Some(Err(problems.join("; ")));
+    }
+    Some(Ok(ops))
+}
+
+/// `#include "..."` and `#include <...>` targets of a C++ source, in order.
+fn includes_of(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let rest = l.strip_prefix('#')?.trim_start().strip_prefix("include")?;
+            let rest = rest.trim();
+            let (open, close) = match rest.chars().next()? {
+                '"' => ('"', '"'),
+                '<' => ('<', '>'),
+                _ => return None,
+            };
+            let inner = rest.strip_prefix(open)?;
+            Some(inner[..inner.find(close)?].to_string())
+        })
+        .collect()
+}
+
+/// The folder an operator's repository starts at: the nearest folder above `root` holding `.git`,
+/// else the highest of the next six that still holds a `CMakeLists.txt` (an exported repository has
+/// no `.git`), else `root`.
+fn repository_root(root: &Path) -> PathBuf {
+    let mut best = root.to_path_buf();
+    for a in root.ancestors().take(7) {
+        if a.join(".git").exists() {
+            return a.to_path_buf();
+        }
+        if a.join("CMakeLists.txt").is_file() {
+            best = a.to_path_buf();
+        }
+    }
+    best
+}
+
+/// The include folders the sources need beyond their own folders and the twin's headers, as paths
+/// relative to `root` (they may lie above it): each `#include` that does not resolve beside the file
+/// that names it, nor in the twin, is looked for in each folder from `root` up to the repository root,
+/// and in the `inc/` and `include/` folders of their subfolders (`common/inc`); found headers are
+/// followed in turn.
+pub fn include_folders(root: &Path, sources: &[PathBuf]) -> Vec<String> {
+    let top = repository_root(root);
+    let ancestors: Vec<PathBuf> = root
+        .ancestors()
+        .take_while(|a| a.starts_with(&top))
+        .map(Path::to_path_buf)
+        .collect();
+    let mut bases: Vec<PathBuf> = vec![];
+    for a in &ancestors {
+        bases.push(a.clone());
+        if let Ok(rd) = std::fs::read_dir(a) {
+            let mut subs: Vec<PathBuf> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            subs.sort();
+            for s in subs {
+                for inc in ["inc", "include"] {
+                    if s.join(inc).is_dir() {
+                        bases.push(s.join(inc));
+                    }
+                }
+            }
+        }
+    }
+    let mut found: Vec<PathBuf> = vec![];
+    let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut queue: Vec<PathBuf> = sources.to_vec();
+    while let Some(file) = queue.pop() {
+        if seen.len() > 2000 || !seen.insert(file.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let dir = file.parent().unwrap_or(root).to_path_buf();
+        for inc in includes_of(&text) {
+            if inc.starts_with('/') {
+                continue;
+            }
+            let here = dir.join(&inc);
+            if here.is_file() {
+                queue.push(here);
+                continue;
+            }
+            if let Some(f) = found.iter().map(|b| b.join(&inc)).find(|p| p.is_file()) {
+                queue.push(f);
+                continue;
+            }
+            if crate::twin::provides_header(&inc) {
+                continue;
+            }
+            if let Some(b) = bases.iter().find(|b| b.join(&inc).is_file()) {
+                queue.push(b.join(&inc));
+                found.push(b.clone());
+            }
+        }
+    }
+    found.iter().map(|f| relative(root, f)).collect()
+}
+
+/// `to` relative to `from` (both absolute or both relative to one folder), with `..` where it lies above.
+fn relative(from: &Path, to: &Path) -> String {
+    let a: Vec<Component> = from.components().collect();
+    let b: Vec<Component> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_types_become_kernel_entry_names() {
+        for (t, n) in [
+            ("AddRmsNorm", "add_rms_norm"),
+            ("SoftmaxV2", "softmax_v2"),
+            ("ApplyAdagradD", "apply_adagrad_d"),
+            ("Tan", "tan"),
+            ("Log1pV2", "log1p_v2"),
+            ("ReluGradV4", "relu_grad_v4"),
+            ("AddCustom", "add_custom"),
+        ] {
+            assert_eq!(snake_case(t), n, "{t}");
+        }
+    }
+
+    #[test]
+    fn includes_and_relative_paths() {
+        assert_eq!(
+            includes_of("#include \"a/b.h\"\n  # include <c.h>\n#define X\n#include MACRO\n"),
+            ["a/b.h", "c.h"]
+        );
+        assert_eq!(
+            relative(Path::new("/r/a/b"), Path::new("/r/common/inc")),
+            "../../common/inc"
+        );
+        assert_eq!(relative(Path::new("/r/a"), Path::new("/r/a")), ".");
+        assert!(other_arch("op_host/arch35/x_tiling.cpp"));
+        assert!(other_arch("op_kernel/add_rms_norm_apt.cpp"));
+        assert!(!other_arch("op_kernel/add_rms_norm.cpp"));
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// One op, two kernel files defining its entry (one for arch35), its tiling registered apart
+    /// from the OpDef both at the top and in `arch35/`, and a header found two folders up.
+    #[test]
+    fn one_op_per_registration_with_its_files_and_include_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "");
+        write(
+            repo,
+            "common/inc/util/helper.h",
+            "#include \"util/more.h\"\n",
+        );
+        write(repo, "common/inc/util/more.h", "\n");
+        let root = repo.join("math/norm_x");
+        write(&root, "CMakeLists.txt", "");
+        write(
+            &root,
+            "op_host/norm_x_def.cpp",
+            "#include \"register/op_def_registry.h\"\nnamespace ops {\nclass NormX : public OpDef {\npublic:\n explicit NormX(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Input(\"gamma\").DataType({ge::DT_FLOAT});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(NormX);\n}\n",
+        );
+        write(
+            &root,
+            "op_host/norm_x_tiling.cpp",
+            "#include \"util/helper.h\"\nnamespace optiling { IMPL_OP_OPTILING(NormX).Tiling(F); }\n",
+        );
+        write(
+            &root,
+            "op_host/arch35/norm_x_tiling_arch35.cpp",
+            "namespace optiling { IMPL_OP_OPTILING(NormX).Tiling(G); }\n",
+        );
+        write(
+            &root,
+            "op_host/norm_x_infershape.cpp",
+            "IMPL_OP_INFERSHAPE(NormX).InferShape(I);\n",
+        );
+        let entry = "extern \"C\" __global__ __aicore__ void norm_x(GM_ADDR x, GM_ADDR gamma, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n";
+        write(&root, "op_kernel/norm_x.cpp", entry);
+        write(&root, "op_kernel/norm_x_apt.cpp", entry);
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(ops.len(), 1, "{ops:?}");
+        let op = &ops[0];
+        assert_eq!(op.name, "norm_x");
+        assert_eq!(op.op_type.as_deref(), Some("NormX"));
+        assert_eq!(op.kernel, ["op_kernel/norm_x.cpp"]);
+        assert_eq!(
+            op.host,
+            [
+                "op_host/norm_x_def.cpp",
+                "op_host/norm_x_tiling.cpp",
+                "op_host/norm_x_infershape.cpp"
+            ]
+        );
+        assert_eq!(op.include, ["../../common/inc"]);
+        assert_eq!(
+            op.inputs,
+            [
+                ("x".to_string(), DType::Float32),
+                ("gamma".to_string(), DType::Float32)
+            ]
+        );
+        assert!(
+            op.notes.iter().any(|n| n.contains("norm_x_apt.cpp")),
+            "{:?}",
+            op.notes
+        );
+    }
+}

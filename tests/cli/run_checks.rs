@@ -1,0 +1,184 @@
+//! What `run` says about an op's outputs and about the time the user waited: the manifest's `golden`
+//! command as part of the verdict, warnings for degenerate outputs, and the twin runtime compiled once
+//! per machine in the user's cache folder, not once per project.
+
+use super::*;
+
+/// A golden script in the style of the CANN samples' verify scripts, independent of the tool: reads
+/// the fp16 files it is given (x, y, z) and checks z == x + y within fp16 rounding.
+const ADD_GOLDEN: &str = r#"import struct, sys
+x, y, z = (open(p, "rb").read() for p in sys.argv[1:4])
+n = len(z) // 2
+x, y, z = (struct.unpack("<%de" % n, b) for b in (x, y, z))
+bad = [i for i in range(n) if abs(z[i] - (x[i] + y[i])) > 1e-3 * (1 + abs(x[i] + y[i]))]
+if bad:
+    print("%d of %d elements differ, first at %d: %r, want %r" % (len(bad), n, bad[0], z[bad[0]], x[bad[0]] + y[bad[0]]))
+    sys.exit(1)
+"#;
+
+fn with_golden(p: &Path) {
+    std::fs::create_dir_all(p.join("scripts")).unwrap();
+    std::fs::write(p.join("scripts/golden.py"), ADD_GOLDEN).unwrap();
+    let manifest = std::fs::read_to_string(p.join("ascend.toml"))
+        .unwrap()
+        .replace(
+            "host = [\"op_host/add_custom.cpp\"]\n",
+            "host = [\"op_host/add_custom.cpp\"]\ngolden = [\"python3\", \"scripts/golden.py\"]\n",
+        );
+    assert!(manifest.contains("golden = "));
+    std::fs::write(p.join("ascend.toml"), manifest).unwrap();
+}
+
+/// The fixture's kernel with its `Add` call replaced by `call`.
+fn replace_add(p: &Path, call: &str) {
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let text =
+        std::fs::read_to_string(Path::new(FIXTURES).join("add_custom/op_kernel/add_custom.cpp"))
+            .unwrap();
+    let add = "AscendC::Add(zLocal, xLocal, yLocal, this->tileLength);";
+    assert!(text.contains(add));
+    std::fs::write(&kernel, text.replace(add, call)).unwrap();
+}
+
+#[test]
+fn the_golden_command_is_part_of_the_verdict_of_run() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    with_golden(p);
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let g = record(&out, "op-golden");
+    assert_eq!(g["passed"], true, "{g}");
+    assert_eq!(
+        g["command"],
+        serde_json::json!(["python3", "scripts/golden.py"])
+    );
+    assert_eq!(record(&out, "op-timings")["golden"], true);
+
+    // The same op computing x - y: it runs, but its outputs are wrong, and run says so (exit 1).
+    replace_add(p, "AscendC::Sub(zLocal, xLocal, yLocal, this->tileLength);");
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("us modelled"),
+        "the measurement is still shown: {stdout}"
+    );
+    assert!(
+        stderr.contains("`python3 scripts/golden.py` rejected the outputs (exit code 1)")
+            && stderr.contains("elements differ, first at"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn degenerate_outputs_draw_warnings() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    // x - x: all zeros.
+    replace_add(p, "AscendC::Sub(zLocal, xLocal, xLocal, this->tileLength);");
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let warnings: Vec<String> = records(&out)
+        .into_iter()
+        .filter(|r| r["reason"] == "warning")
+        .map(|r| r["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("output `z` of op `add_custom` is all zeros (786432 elements)"),
+        "{warnings:?}"
+    );
+    // x + 0: a copy of x.
+    replace_add(
+        p,
+        "AscendC::Adds(zLocal, xLocal, (DTYPE_Z)0.0f, this->tileLength);",
+    );
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning: output `z` of op `add_custom` is identical to input `x`"),
+        "{stderr}"
+    );
+}
+
+/// `run` in `dir` with the user cache at `xdg` and no shared build cache, as a new user runs it.
+fn fresh_run(dir: &Path, xdg: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cargo-ascend-tune"))
+        .args(["ascend-tune", "run", "--message-format", "json"])
+        .current_dir(dir)
+        .env_remove("ASCEND_TUNE_BUILD_CACHE")
+        .env("XDG_CACHE_HOME", xdg)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The twin runtime is compiled once per machine, in the user's cache folder: two first runs at once
+/// (fresh projects, empty cache) both succeed, and a third project's first run finds it, and says so.
+#[test]
+fn the_twin_runtime_is_compiled_once_per_machine_in_the_user_cache() {
+    let xdg = tempfile::tempdir().unwrap();
+    let projects: Vec<_> = (0..3).map(|_| project("add_custom")).collect();
+    let first: Vec<_> = projects[..2]
+        .iter()
+        .map(|p| fresh_run(p.path(), xdg.path()))
+        .collect();
+    let mut latencies = vec![];
+    for child in first {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+        let t = record(&out, "op-timings");
+        assert!(t["setup_s"].as_f64().unwrap() > 0.0, "{t}");
+        latencies.push(record(&out, "op-measured")["latency_us"].clone());
+    }
+    let out = fresh_run(projects[2].path(), xdg.path())
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let t = record(&out, "op-timings");
+    assert_eq!(t["setup_cached"], true, "{t}");
+    let root = xdg.path().join("cargo-ascend-tune/twin");
+    assert!(
+        t["setup"]
+            .as_str()
+            .unwrap()
+            .contains(&root.display().to_string()),
+        "{t}"
+    );
+    // Every second is counted: the parts add up to no more than the total.
+    let parts: f64 = ["setup_s", "inputs_s", "build_s", "run_s", "checks_s"]
+        .iter()
+        .map(|k| t[*k].as_f64().unwrap())
+        .sum();
+    assert!(parts <= t["total_s"].as_f64().unwrap() + 0.01, "{t}");
+    assert_eq!(record(&out, "op-measured")["latency_us"], latencies[0]);
+    assert_eq!(latencies[0], latencies[1]);
+    // No project built a runtime of its own, and no half-made entry is left in the cache.
+    for p in &projects {
+        assert!(!p.path().join("target/ascend-tune/twin").exists());
+    }
+    let leftovers: Vec<_> = walk(&root)
+        .into_iter()
+        .filter(|f| {
+            f.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.') && n != ".complete")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
+}
