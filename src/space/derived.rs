@@ -22,7 +22,10 @@
 //! the sizes tunables produce; each buffer's 32 B round-up is left out of (a), which makes (a) weaker than
 //! the twin's own check, never stricter. (c) is derived only when the kernel has no `%`, no `DataCopyPad`
 //! and no name mentioning a tail or remainder, and only for divisions in statements that store into an
-//! integer whose dividend is not a sum (a sum is how rounding up is written).
+//! integer whose dividend is not a sum (a sum is how rounding up is written). (d) Two tunables bound to
+//! the same symbol, one in a host file and one elsewhere, holding the same value now, are kept equal.
+//!
+//! (e) Cube buffer capacity of a matmul tiling's fixed split over tunables: derived/cube.rs.
 //!
 //! This module knows the AscendC idioms above; it knows nothing of strategies, building or running.
 
@@ -37,6 +40,11 @@ pub enum Kind {
     UbCapacity,
     CopyAlignment,
     Divisibility,
+    /// L0A / L0B / L0C capacity of the matmul tiling's base blocks (derived/cube.rs).
+    CubeCapacity,
+    /// A constant defined alike on both sides (host `BUFFER_NUM`, kernel `BUFFER_NUM`): the host sizes
+    /// the tiles for the kernel's value, so the two move together.
+    Agreement,
 }
 
 impl Kind {
@@ -45,6 +53,8 @@ impl Kind {
             Kind::UbCapacity => "UB capacity",
             Kind::CopyAlignment => "32 B copy alignment",
             Kind::Divisibility => "divisibility",
+            Kind::CubeCapacity => "cube buffer capacity",
+            Kind::Agreement => "host/kernel agreement",
         }
     }
 }
@@ -100,22 +110,65 @@ pub fn derive(
     if found_host > 1 {
         host = HostFacts::default();
     }
-    let mut out: Vec<Derived> = vec![];
+    let mut found: Vec<(Kind, String, String)> = cube::cube_capacity(op, sources, &binds);
+    let mut out: Vec<Derived> = agreements(op, tunables, &names, facts);
     for f in &op.kernel {
         let Some(text) = sources.get(f) else {
             continue;
         };
-        for (kind, text_c, origin) in read_kernel(op, f, text, &binds, &host) {
-            if out.iter().any(|d| d.constraint.text() == text_c) {
+        found.extend(read_kernel(op, f, text, &binds, &host));
+    }
+    for (kind, text_c, origin) in found {
+        if out.iter().any(|d| d.constraint.text() == text_c) {
+            continue;
+        }
+        // A constraint we wrote ourselves names only tunables and facts; if it does not compile the
+        // derivation is wrong, and nothing is better than a wrong constraint.
+        if let Ok(c) = Constraint::compile(&text_c, &names, facts) {
+            out.push(Derived {
+                kind,
+                constraint: c,
+                origin,
+            });
+        }
+    }
+    out
+}
+
+/// Tunables bound to the same symbol in a host file and in a kernel file, holding the same value now,
+/// must stay equal: `(d)` of the module comment.
+fn agreements(
+    op: &OpSpec,
+    tunables: &[Tunable],
+    names: &[&str],
+    facts: &BTreeMap<String, i64>,
+) -> Vec<Derived> {
+    let symbol = |name: &str| {
+        op.tunables
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| match &t.bind {
+                Bind::Symbol(s) => Some(s.clone()),
+                Bind::Call { .. } => None,
+            })
+    };
+    let mut out = vec![];
+    for h in tunables.iter().filter(|t| op.host.contains(&t.site.file)) {
+        for k in tunables.iter().filter(|t| !op.host.contains(&t.site.file)) {
+            let (Some(hs), Some(ks)) = (symbol(&h.name), symbol(&k.name)) else {
+                continue;
+            };
+            if hs != ks || h.site.value != k.site.value {
                 continue;
             }
-            // A constraint we wrote ourselves names only tunables and facts; if it does not compile the
-            // derivation is wrong, and nothing is better than a wrong constraint.
-            if let Ok(c) = Constraint::compile(&text_c, &names, facts) {
+            if let Ok(c) = Constraint::compile(&format!("{} == {}", h.name, k.name), names, facts) {
                 out.push(Derived {
-                    kind,
+                    kind: Kind::Agreement,
                     constraint: c,
-                    origin,
+                    origin: format!(
+                        "`{hs}` in {}:{} and {}:{}",
+                        h.site.file, h.site.line, k.site.file, k.site.line
+                    ),
                 });
             }
         }
@@ -265,21 +318,7 @@ fn type_size(t: &str, op: &OpSpec) -> Option<i64> {
             .find(|x| x.key.eq_ignore_ascii_case(name))
             .map(|x| x.dtype.size() as i64);
     }
-    const ALL: [DType; 12] = [
-        DType::Float16,
-        DType::BFloat16,
-        DType::Float32,
-        DType::Int8,
-        DType::Int16,
-        DType::Int32,
-        DType::Int64,
-        DType::UInt8,
-        DType::UInt16,
-        DType::UInt32,
-        DType::UInt64,
-        DType::Bool,
-    ];
-    if let Some(d) = ALL.iter().find(|d| d.c_type() == t) {
+    if let Some(d) = DType::from_c_type(t) {
         return Some(d.size() as i64);
     }
     match t {
@@ -1124,6 +1163,8 @@ fn read_kernel(
     }
     out
 }
+
+mod cube;
 
 #[cfg(test)]
 mod tests;

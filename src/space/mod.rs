@@ -6,6 +6,7 @@
 pub mod binding;
 mod constraint;
 pub mod derived;
+pub mod discover;
 mod domain;
 
 pub use binding::Site;
@@ -203,6 +204,10 @@ pub fn facts(op: &OpSpec, soc: &Soc) -> BTreeMap<String, i64> {
     f.insert("ub_bytes".to_string(), soc.ub_bytes as i64);
     f.insert("aiv_cores".to_string(), soc.aiv_cores as i64);
     f.insert("aic_cores".to_string(), soc.aic_cores as i64);
+    f.insert("l1_bytes".to_string(), soc.l1_bytes as i64);
+    f.insert("l0a_bytes".to_string(), soc.l0a_bytes as i64);
+    f.insert("l0b_bytes".to_string(), soc.l0b_bytes as i64);
+    f.insert("l0c_bytes".to_string(), soc.l0c_bytes as i64);
     f.insert("block_bytes".to_string(), 32);
     for t in op.inputs.iter().chain(op.outputs.iter()) {
         f.insert(format!("{}_elems", t.key), t.elems() as i64);

@@ -351,7 +351,8 @@ fn better(a: Option<(Point, f64)>, b: Option<(Point, f64)>) -> Option<(Point, f6
 
 /// Makes a kept rewrite the current variant. Its best trial beat the best so far, so it is the
 /// runner's overall best, which supplies the point, latency and profile.
-fn adopt(runner: &Runner, current: &mut Current, variant: Variant) {
+fn adopt(runner: &mut Runner, current: &mut Current, variant: Variant) {
+    runner.accept(&variant);
     current.variant = variant;
     update_from_best(runner, current);
 }

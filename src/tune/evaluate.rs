@@ -31,9 +31,43 @@ pub struct Evaluator {
     pub originals: BTreeMap<String, String>,
     pub inputs: Inputs,
     pub reference: Reference,
+    /// The shape probes every candidate that passes at the tuned shape must pass too.
+    pub probes: super::probes::Probes,
     pub journal: Mutex<Journal>,
     /// Faults to inject (the soak test only); the backend is then a `faults::FaultyBackend`.
     pub faults: Option<Arc<FaultPlan>>,
+    /// The manifest's `golden` command, an extra check of every trial whose outputs are not the
+    /// reference's bytes (the reference passed it; the same bytes get the same verdict).
+    pub golden: Option<Golden>,
+}
+
+/// A golden command and the folders it needs (`crate::verify::golden`).
+pub struct Golden {
+    pub command: Vec<String>,
+    /// The project root, where the command runs.
+    pub root: std::path::PathBuf,
+    /// `target/ascend-tune/`: the tensor files are written under its `golden/`.
+    pub work: std::path::PathBuf,
+}
+
+impl Golden {
+    /// The verdict of the command on `outputs`: Ok, or the failure of a wrong trial. A command that
+    /// cannot run at all is a failure too (the trial cannot be verified).
+    pub fn check(&self, op: &OpSpec, inputs: &Inputs, outputs: &[Vec<u8>]) -> Result<(), String> {
+        use crate::verify::golden;
+        match golden::check(
+            op,
+            &self.command,
+            &self.root,
+            &self.work,
+            &inputs.tensors,
+            outputs,
+        ) {
+            Ok(golden::Verdict::Passed) => Ok(()),
+            Ok(golden::Verdict::Failed(why)) => Err(why),
+            Err(golden::CannotRun(why)) => Err(why),
+        }
+    }
 }
 
 /// What the loop learns from one evaluation.
@@ -92,8 +126,18 @@ impl Evaluator {
             .part(&self.op.name)
             .part(self.op.shape_key());
         h.part(&self.inputs.key).part(&self.reference.key);
+        if !self.probes.live.is_empty() {
+            h.part(self.probes.key());
+        }
         for (file, text) in &self.originals {
             h.part(file).part(patched.get(file).unwrap_or(text));
+        }
+        // Only when set, so journals written before `golden` existed still serve.
+        if let Some(g) = &self.golden {
+            h.part("golden");
+            for a in &g.command {
+                h.part(a);
+            }
         }
         h.finish()
     }
@@ -127,7 +171,21 @@ impl Evaluator {
                 build_cached: false,
             });
         }
+        if let Some(why) = self
+            .probes
+            .excluded(&variant.space, point, self.backend.soc())
+        {
+            trial.failure = Some(FailureKind::Shape);
+            trial.error = Some(why);
+            return Ok(Evaluated {
+                trial,
+                from_journal: false,
+                build_cached: false,
+            });
+        }
         let mut patched = variant.patched(point);
+        // Where each value sits in the patched text, so a backend may read the values at run time.
+        let placed = crate::rewrite::params::placed(&variant.space, point, &variant.sources);
         trial.key = self.key(&patched);
         // Only files that differ from the project's are handed to the backend.
         patched.retain(|f, text| self.originals.get(f) != Some(text));
@@ -145,7 +203,7 @@ impl Evaluator {
         let mut attempt = 0;
         let outcome = loop {
             let armed = faults::arm(plan.attempts[attempt]);
-            let outcome = self.attempt(&sources, &mut build_cached);
+            let outcome = self.attempt(&sources, &placed, &mut build_cached);
             if let Some(infra) = plan.attempts[attempt] {
                 self.log(
                     &trial,
@@ -209,7 +267,8 @@ impl Evaluator {
         patched.retain(|f, text| self.originals.get(f) != Some(text));
         let sources = SourceSet { overrides: patched };
         let mut build_cached = false;
-        let outcome = self.attempt(&sources, &mut build_cached);
+        // Always built as written: the hostile code must be compiled in.
+        let outcome = self.attempt(&sources, &[], &mut build_cached);
         self.settle(&mut trial, outcome);
         self.journal.lock().expect("journal lock").record(&trial)?;
         self.log(&trial, fault, None, 0, true);
@@ -240,16 +299,24 @@ impl Evaluator {
         }
     }
 
-    /// Builds, runs and verifies once.
+    /// Builds, runs and verifies once, at the tuned shape and then on the shape probes (same build).
+    /// `placed` (where the tunables' values sit in `sources`) lets the backend share one build between
+    /// points that differ only in them; empty, it builds as written.
     fn attempt(
         &self,
         sources: &SourceSet,
+        placed: &[crate::rewrite::params::Placed],
         build_cached: &mut bool,
     ) -> Result<Measurement, TrialFailure> {
-        self.backend.build(&self.op, sources).and_then(|artifact| {
+        let built = match placed {
+            [] => self.backend.build(&self.op, sources),
+            _ => self.backend.build_point(&self.op, sources, placed),
+        };
+        built.and_then(|artifact| {
             *build_cached = artifact.cached;
             let m = self.backend.run(&self.op, &artifact, &self.inputs, false)?;
             self.verify(&m)?;
+            self.probes.check(self.backend.as_ref(), &artifact)?;
             Ok(m)
         })
     }
@@ -304,7 +371,13 @@ impl Evaluator {
 
     fn verify(&self, m: &Measurement) -> Result<(), TrialFailure> {
         crate::verify::outputs_match(&self.op, &m.outputs, &self.reference.outputs)
-            .map_err(|why| TrialFailure::new(FailureKind::Wrong, why))
+            .map_err(|why| TrialFailure::new(FailureKind::Wrong, why))?;
+        match &self.golden {
+            Some(g) if m.outputs != self.reference.outputs => g
+                .check(&self.op, &self.inputs, &m.outputs)
+                .map_err(|why| TrialFailure::new(FailureKind::Wrong, why)),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -315,10 +388,11 @@ mod tests {
     use crate::backend::Artifact;
     use crate::manifest::{BackendKind, Manifest};
 
-    /// Fails its builds with the kinds in `script`, one per build, then succeeds.
+    /// Fails its builds with the kinds in `script`, one per build, then succeeds with `outputs`.
     struct Scripted {
         script: Mutex<Vec<FailureKind>>,
         builds: Mutex<usize>,
+        outputs: Vec<Vec<u8>>,
     }
 
     impl Backend for Scripted {
@@ -346,6 +420,7 @@ mod tests {
                 host: "h".into(),
                 kernel: "k".into(),
                 cached: false,
+                run_env: vec![],
             })
         }
         fn run(
@@ -367,7 +442,7 @@ mod tests {
                 samples: vec![7.0],
                 timing,
                 block_dim: 8,
-                outputs: vec![],
+                outputs: self.outputs.clone(),
                 modelled: true,
                 trace: None,
             })
@@ -376,6 +451,17 @@ mod tests {
 
     /// The trial a scripted backend gives add_custom's current point, and how many builds it took.
     fn trial_with(script: Vec<FailureKind>) -> (Trial, usize, Option<Trial>) {
+        trial_checked(script, vec![], vec![], None)
+    }
+
+    /// `trial_with`, the backend giving `outputs` against the reference `reference`, with a golden
+    /// command.
+    fn trial_checked(
+        script: Vec<FailureKind>,
+        outputs: Vec<Vec<u8>>,
+        reference: Vec<Vec<u8>>,
+        golden: Option<Vec<String>>,
+    ) -> (Trial, usize, Option<Trial>) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
         let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
         let op = manifest.ops[0].clone();
@@ -386,8 +472,14 @@ mod tests {
         let backend = Arc::new(Scripted {
             script: Mutex::new(script),
             builds: Mutex::new(0),
+            outputs,
         });
         let dir = tempfile::tempdir().unwrap();
+        let golden = golden.map(|command| Golden {
+            command,
+            root: root.clone(),
+            work: dir.path().to_path_buf(),
+        });
         let ev = Evaluator {
             backend: backend.clone(),
             op: op.clone(),
@@ -397,11 +489,13 @@ mod tests {
                 key: "in".into(),
             },
             reference: Reference {
-                outputs: vec![],
+                outputs: reference,
                 key: "ref".into(),
             },
+            probes: Default::default(),
             journal: Mutex::new(Journal::open(dir.path(), &op.name).unwrap()),
             faults: None,
+            golden,
         };
         let point = variant.space.current().unwrap();
         let t = ev.evaluate(0, &variant, &point).unwrap().trial;
@@ -434,6 +528,34 @@ mod tests {
             served.is_none(),
             "an infra failure is measured again next run"
         );
+    }
+
+    /// The golden command checks a trial whose outputs pass the comparison with the reference but
+    /// are not its bytes; the reference's own bytes are not checked again.
+    #[cfg(unix)]
+    #[test]
+    fn the_golden_command_is_an_extra_check_of_trials() {
+        // add_custom's z is fp16: 0x0001 (6e-8) is within the tolerance of 0.
+        let (near, zero) = (vec![vec![1u8, 0]], vec![vec![0u8, 0]]);
+        let rejects = Some(vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            "echo no >&2; exit 1".to_string(),
+        ]);
+        let (t, _, _) = trial_checked(vec![], near.clone(), zero.clone(), rejects.clone());
+        assert_eq!(t.failure, Some(FailureKind::Wrong), "{t:?}");
+        assert!(
+            t.error
+                .as_deref()
+                .unwrap()
+                .contains("rejected the outputs (exit code 1)"),
+            "{t:?}"
+        );
+        let (t, _, _) = trial_checked(vec![], zero.clone(), zero.clone(), rejects);
+        assert_eq!(t.failure, None, "the reference's bytes: {t:?}");
+        let accepts = Some(vec!["true".to_string()]);
+        let (t, _, _) = trial_checked(vec![], near, zero, accepts);
+        assert_eq!(t.failure, None, "{t:?}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod choice;
 pub mod evaluate;
 pub mod journal;
 pub mod last_run;
+pub mod probes;
 pub mod variant;
 
 use crate::backend::faults::TrialPlan;
@@ -19,7 +20,7 @@ use crate::fsx::{self, KeyHasher};
 use crate::manifest::{Manifest, OpSpec};
 use crate::search::{self, SearchContext, Strategy};
 use crate::space::{Point, Space};
-use evaluate::{Evaluator, Reference};
+use evaluate::{Evaluator, Golden, Reference};
 use journal::{Journal, Trial};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,6 +47,23 @@ pub struct TuneOptions {
     pub rewriter_attempts: u32,
     /// Faults to inject (`bench --inject-faults`, the soak test); None in every real run.
     pub faults: Option<Arc<crate::backend::faults::FaultPlan>>,
+    /// How much faster (percent) than the sources a candidate must be to be written back (`--noise-floor`);
+    /// None: the manifest's `noise-floor`, else `DEFAULT_NOISE_FLOOR_PCT`.
+    pub noise_floor_pct: Option<f64>,
+}
+
+/// The default noise floor, in percent: `check`'s default tolerance, so nothing is written back that
+/// `check` could not tell from the sources as they were.
+pub const DEFAULT_NOISE_FLOOR_PCT: f64 = 2.0;
+
+impl TuneOptions {
+    /// The noise floor for `op` as a fraction: the flag's, else the manifest's, else the default.
+    pub fn noise_floor(&self, op: &OpSpec) -> f64 {
+        self.noise_floor_pct
+            .or(op.tune.noise_floor)
+            .unwrap_or(DEFAULT_NOISE_FLOOR_PCT)
+            / 100.0
+    }
 }
 
 /// Told about the loop's progress; the CLI's progress bar and JSON messages implement it.
@@ -56,6 +74,8 @@ pub trait Observer {
     fn trial(&mut self, _trial: &Trial, _from_journal: bool) {}
     /// The kernel phase tried a rewrite: what came of it, in words.
     fn rewrite(&mut self, _op: &str, _rewrite: &str, _outcome: &str) {}
+    /// Something the user should know that does not stop the run (a shape probe left out, ...).
+    fn warning(&mut self, _message: &str) {}
 }
 
 pub struct TuneResult {
@@ -73,6 +93,13 @@ pub struct TuneResult {
     pub journal_hits: usize,
     /// Kernel rewrites the loop tried, in order: (rewrite, what came of it).
     pub rewrites_tried: Vec<(String, String)>,
+    /// Every verified trial of a variant the run kept (the sources, and each kept rewrite chain): what
+    /// may be written back. Trials of rewrites the loop dropped are not here.
+    pub candidates: Vec<Best>,
+    /// The noise floor (a fraction): a candidate must beat the baseline by more to be written back.
+    pub noise_floor: f64,
+    /// The shape probes candidates were verified on, and those the sources themselves could not run.
+    pub probes: probes::Probes,
 }
 
 /// A verified trial, and the variant and point it measured.
@@ -93,14 +120,68 @@ impl Best {
 }
 
 impl TuneResult {
-    /// The best trial if it is faster than the sources as they are.
+    /// What is written back: among the candidates faster than the sources by more than the noise
+    /// floor, those within the floor of the fastest are equal, and the one closest to the sources
+    /// (fewest tunables changed plus rewrites applied) wins; then the faster, then the earlier. None
+    /// when no candidate beats the floor.
     pub fn improvement(&self) -> Option<&Best> {
-        self.best.as_ref().filter(|b| {
-            b.trial
-                .latency_us
-                .is_some_and(|l| l < self.baseline.latency_us)
-        })
+        let beating: Vec<&Best> = self
+            .candidates
+            .iter()
+            .filter(|b| {
+                b.trial
+                    .latency_us
+                    .is_some_and(|l| l < self.baseline.latency_us * (1.0 - self.noise_floor))
+            })
+            .collect();
+        let fastest = beating
+            .iter()
+            .filter_map(|b| b.trial.latency_us)
+            .fold(f64::INFINITY, f64::min);
+        beating
+            .into_iter()
+            .filter(|b| {
+                b.trial
+                    .latency_us
+                    .is_some_and(|l| l <= fastest * (1.0 + self.noise_floor))
+            })
+            .min_by(|a, b| {
+                self.distance(a)
+                    .cmp(&self.distance(b))
+                    .then(
+                        a.trial
+                            .latency_us
+                            .partial_cmp(&b.trial.latency_us)
+                            .unwrap_or(std::cmp::Ordering::Equal),
+                    )
+                    .then(a.trial.index.cmp(&b.trial.index))
+            })
     }
+
+    /// How far a candidate is from the sources as they are: tunables changed plus rewrites applied.
+    pub fn distance(&self, b: &Best) -> usize {
+        let changed = self
+            .space
+            .tunables
+            .iter()
+            .filter(|t| {
+                b.trial
+                    .params
+                    .get(&t.name)
+                    .is_some_and(|v| *v != t.site.value)
+            })
+            .count();
+        changed + b.variant.rewrites.len()
+    }
+}
+
+/// The verified trials that may be written back: those of the variants the run kept (`accepted`). A
+/// trial of a rewrite the loop reported as dropped is not among them, even when it was faster.
+pub fn kept_candidates(verified: Vec<Best>, accepted: &[Vec<String>]) -> Vec<Best> {
+    verified
+        .into_iter()
+        .filter(|b| accepted.contains(&b.variant.rewrites))
+        .collect()
 }
 
 /// Inputs of an op, generated from its data seed.
@@ -150,6 +231,21 @@ pub fn tune_op(
     };
     let baseline = Evaluator::baseline(backend.as_ref(), op, &inputs, false)
         .map_err(|f| Error::NoValidCandidate(format!("op `{}`: the sources as they are fail ({}): {}\nfix the operator first: tuning needs its own outputs as the reference", op.name, f.kind.as_str(), f.message)))?;
+    // The manifest's golden command judges the unmodified operator first: a reference that fails it
+    // would make every trial that reproduces it count as right.
+    let golden = op.golden.as_ref().map(|command| Golden {
+        command: command.clone(),
+        root: manifest.root.clone(),
+        work: work.to_path_buf(),
+    });
+    if let Some(g) = &golden {
+        g.check(op, &inputs, &baseline.outputs).map_err(|why| {
+            Error::NoValidCandidate(format!(
+                "op `{}`: the sources as they are fail the golden check: {why}\nfix the operator (or the golden command) first: tuning needs outputs that pass it as the reference",
+                op.name
+            ))
+        })?;
+    }
     let mut h = KeyHasher::new();
     baseline.outputs.iter().for_each(|o| {
         h.part(o);
@@ -158,6 +254,34 @@ pub fn tune_op(
         outputs: baseline.outputs.clone(),
         key: h.finish(),
     };
+    // The sources as they are run once on every probe shape: their outputs are the probes' references.
+    let probes = if op.tune.shape_probes == Some(false) {
+        probes::Probes::default()
+    } else {
+        let artifact = backend
+            .build(op, &crate::backend::SourceSet::default())
+            .map_err(|f| {
+                Error::NoValidCandidate(format!(
+                    "op `{}`: the sources as they are no longer build ({}): {}",
+                    op.name,
+                    f.kind.as_str(),
+                    f.message
+                ))
+            })?;
+        probes::Probes::prepare(
+            backend.as_ref(),
+            op,
+            &artifact,
+            &start.space,
+            op.tune.probe_max_elems,
+        )
+    };
+    for d in &probes.dropped {
+        observer.warning(&format!(
+            "op `{}`: shape probe `{} {:?}` left out: {}",
+            op.name, d.probe, d.shape, d.why
+        ));
+    }
     let journal = Journal::open(&work.join("journal"), &op.name)?;
     let evaluator = Arc::new(Evaluator {
         backend: backend.clone(),
@@ -165,8 +289,10 @@ pub fn tune_op(
         originals: originals.clone(),
         inputs,
         reference,
+        probes: probes.clone(),
         journal: Mutex::new(journal),
         faults: opts.faults.clone(),
+        golden,
     });
     observer.started(&op.name, baseline.latency_us, opts.budget);
     let derived: Vec<String> = start.space.derived.iter().map(|d| d.describe()).collect();
@@ -200,9 +326,16 @@ pub fn tune_op(
         build_cache_hits,
         journal_hits,
         rewrites_tried,
+        verified,
+        accepted,
         ..
     } = runner;
+    // Only what the run kept may be written back: a rewrite reported as dropped never is.
+    let candidates = kept_candidates(verified, &accepted);
     Ok(TuneResult {
+        candidates,
+        noise_floor: opts.noise_floor(op),
+        probes,
         op: op.name.clone(),
         baseline,
         trials,
@@ -241,6 +374,10 @@ pub struct Runner<'o> {
     measured: Vec<(Vec<String>, Point)>,
     /// Extra trials of hostile candidates the soak test injected (outside the budget).
     pub injected: usize,
+    /// Every verified trial (not the hostile ones), with its variant and point.
+    pub verified: Vec<Best>,
+    /// The rewrite chains of the variants the run kept: the sources' (none) and each one `loop` adopted.
+    pub accepted: Vec<Vec<String>>,
 }
 
 impl<'o> Runner<'o> {
@@ -274,7 +411,16 @@ impl<'o> Runner<'o> {
             rewrites_tried: vec![],
             measured: vec![],
             injected: 0,
+            verified: vec![],
+            accepted: vec![vec![]],
         })
+    }
+
+    /// Records that the run keeps `variant` (a rewrite `loop` adopted): its trials may be written back.
+    pub fn accept(&mut self, variant: &Variant) {
+        if !self.accepted.contains(&variant.rewrites) {
+            self.accepted.push(variant.rewrites.clone());
+        }
     }
 
     /// Records what came of a kernel rewrite and tells the observer.
@@ -344,7 +490,13 @@ impl<'o> Runner<'o> {
             .filter(|(rewrites, _)| *rewrites == variant.rewrites)
             .map(|(_, p)| p.clone())
             .collect();
-        let mut ctx = SearchContext::new(&variant.space, seed)
+        // The search sees the constraints at the probes' shapes too, so it does not propose a point
+        // that cannot serve one of them.
+        let space = self
+            .evaluator
+            .probes
+            .augment(&variant.space, self.evaluator.backend.soc());
+        let mut ctx = SearchContext::new(&space, seed)
             .starting_at(start)
             .knowing(known);
         let mut spent = 0;
@@ -399,6 +551,11 @@ impl<'o> Runner<'o> {
                 self.measured
                     .push((variant.rewrites.clone(), point.clone()));
                 if let Some(l) = e.trial.latency_us {
+                    self.verified.push(Best {
+                        variant: variant.clone(),
+                        point: point.clone(),
+                        trial: e.trial.clone(),
+                    });
                     // Ties go to the earliest, so the choice is reproducible.
                     if best.as_ref().is_none_or(|(_, b)| l < *b) {
                         best = Some((point.clone(), l));
@@ -473,4 +630,178 @@ async fn evaluate_batch(
         out.push(joined.map_err(|e| Error::Internal(format!("an evaluation panicked: {e}")))??);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The choice of what is written back, on made-up trials of add_custom's space.
+    use super::*;
+
+    fn measurement(latency_us: f64) -> Measurement {
+        let timing = crate::model::pipeline::simulate(
+            &crate::model::trace::Trace::default(),
+            crate::model::soc::lookup("Ascend910B1").unwrap(),
+            &crate::model::pipeline::SimOptions {
+                record_spans: false,
+            },
+        );
+        Measurement {
+            latency_us,
+            samples: vec![latency_us],
+            timing,
+            block_dim: 8,
+            outputs: vec![],
+            modelled: true,
+            trace: None,
+        }
+    }
+
+    /// add_custom's sources (block_dim 8, tile_length 256, buffer_num 1) and its space.
+    fn start() -> (Manifest, Variant) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
+        let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
+        let op = manifest.ops[0].clone();
+        let soc = crate::model::soc::lookup(&manifest.soc).unwrap();
+        let sources = read_sources(&manifest, &op).unwrap();
+        let v = variant::original(&manifest, &op, soc, sources).unwrap();
+        (manifest, v)
+    }
+
+    /// A verified trial at these values (with these rewrites), numbered `index`.
+    fn candidate(
+        v: &Variant,
+        index: usize,
+        values: &[(&str, i64)],
+        rewrites: &[&str],
+        l: f64,
+    ) -> Best {
+        let values: BTreeMap<String, i64> = v
+            .space
+            .tunables
+            .iter()
+            .map(|t| {
+                let x = values
+                    .iter()
+                    .find(|(n, _)| *n == t.name)
+                    .map_or(t.site.value, |(_, x)| *x);
+                (t.name.clone(), x)
+            })
+            .collect();
+        let point = v.space.point_of(&values).expect("a point of the space");
+        let mut variant = v.clone();
+        variant.rewrites = rewrites.iter().map(|r| r.to_string()).collect();
+        Best {
+            variant,
+            point,
+            trial: Trial {
+                v: journal::VERSION,
+                key: String::new(),
+                op: "add_custom".into(),
+                index,
+                params: values,
+                rewrites: rewrites.iter().map(|r| r.to_string()).collect(),
+                latency_us: Some(l),
+                block_dim: None,
+                bound: None,
+                pipes: BTreeMap::new(),
+                failure: None,
+                error: None,
+                samples: vec![],
+                retried: vec![],
+                injected: None,
+            },
+        }
+    }
+
+    fn result(v: &Variant, baseline_us: f64, candidates: Vec<Best>, floor: f64) -> TuneResult {
+        TuneResult {
+            op: "add_custom".into(),
+            baseline: measurement(baseline_us),
+            trials: candidates.iter().map(|b| b.trial.clone()).collect(),
+            best: None,
+            space: (*v.space).clone(),
+            originals: (*v.sources).clone(),
+            builds: 0,
+            build_cache_hits: 0,
+            journal_hits: 0,
+            rewrites_tried: vec![],
+            candidates,
+            noise_floor: floor,
+            probes: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_gain_within_the_noise_floor_is_not_written_back() {
+        let (_, v) = start();
+        // 0.1% faster than the sources: below the default 2% floor.
+        let r = result(
+            &v,
+            100.0,
+            vec![candidate(&v, 0, &[("block_dim", 16)], &[], 99.9)],
+            0.02,
+        );
+        assert!(r.improvement().is_none());
+        let c = r.choice();
+        assert!(!c.improved && c.patched.is_empty());
+        assert_eq!(c.latency_us, 100.0);
+        assert_eq!(c.params["block_dim"], 8, "the sources' values are locked");
+        // With no floor the same trial is a gain.
+        let r = result(
+            &v,
+            100.0,
+            vec![candidate(&v, 0, &[("block_dim", 16)], &[], 99.9)],
+            0.0,
+        );
+        assert!(r.improvement().is_some());
+    }
+
+    #[test]
+    fn among_near_equal_candidates_the_closest_to_the_sources_wins() {
+        let (_, v) = start();
+        let far = candidate(
+            &v,
+            0,
+            &[("block_dim", 16), ("tile_length", 1024), ("buffer_num", 2)],
+            &[],
+            50.0,
+        );
+        let near = candidate(&v, 1, &[("block_dim", 16)], &[], 50.9);
+        let slower = candidate(&v, 2, &[("tile_length", 512)], &[], 60.0);
+        let r = result(&v, 100.0, vec![far, near, slower], 0.02);
+        let chosen = r.improvement().unwrap();
+        assert_eq!(
+            chosen.trial.index, 1,
+            "50.9 is within 2% of 50.0 and changes one value, not three"
+        );
+        assert_eq!(r.distance(chosen), 1);
+        // Beyond the floor of each other, the faster wins.
+        let far = candidate(
+            &v,
+            0,
+            &[("block_dim", 16), ("tile_length", 1024), ("buffer_num", 2)],
+            &[],
+            50.0,
+        );
+        let near = candidate(&v, 1, &[("block_dim", 16)], &[], 51.5);
+        let r = result(&v, 100.0, vec![far, near], 0.02);
+        assert_eq!(r.improvement().unwrap().trial.index, 0);
+    }
+
+    /// The path that wrote back a rewrite the loop had reported as dropped: its trial was faster than
+    /// the best so far, but by less than the loop's keep margin, so the verdict was "dropped" while the
+    /// runner's overall best (which the write-back took) was that trial.
+    #[test]
+    fn a_dropped_rewrite_is_never_a_candidate() {
+        let (_, v) = start();
+        let kept = candidate(&v, 0, &[("block_dim", 16)], &[], 50.0);
+        let dropped = candidate(&v, 1, &[("block_dim", 16)], &["double-buffer"], 49.9);
+        let adopted = candidate(&v, 2, &[("block_dim", 16)], &["narrow-barrier"], 49.8);
+        let accepted = vec![vec![], vec!["narrow-barrier".to_string()]];
+        let c = kept_candidates(vec![kept, dropped, adopted], &accepted);
+        let rewrites: Vec<&Vec<String>> = c.iter().map(|b| &b.variant.rewrites).collect();
+        assert_eq!(rewrites, [&vec![], &vec!["narrow-barrier".to_string()]]);
+        let r = result(&v, 100.0, c, 0.0);
+        assert_eq!(r.choice().rewrites, ["narrow-barrier"]);
+    }
 }

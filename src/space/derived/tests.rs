@@ -405,3 +405,57 @@ fn the_best_points_found_satisfy_the_derived_constraints() {
         assert!(s.check(&p).is_ok(), "{op}: {values:?}: {:?}", s.check(&p));
     }
 }
+
+/// add_custom with a host `BUFFER_NUM` holding `host_value` beside the kernel's (1), both tunables.
+fn add_custom_with_host_buffer_num(host_value: i64) -> (tempfile::TempDir, Space) {
+    let (dir, _) = add_custom_with(|k| k.to_string());
+    let host = dir.path().join("op_host/add_custom.cpp");
+    let text = std::fs::read_to_string(&host).unwrap().replacen(
+        "const uint32_t TILE_LENGTH",
+        &format!("const uint32_t BUFFER_NUM = {host_value};\nconst uint32_t TILE_LENGTH"),
+        1,
+    );
+    std::fs::write(&host, text).unwrap();
+    let manifest = dir.path().join("ascend.toml");
+    let mut m = std::fs::read_to_string(&manifest).unwrap();
+    m.push_str(
+        "\n[[op.tunable]]\nname = \"buffer_num_host\"\nfile = \"op_host/add_custom.cpp\"\nsymbol = \"BUFFER_NUM\"\nrange = [1, 2]\n",
+    );
+    std::fs::write(&manifest, m).unwrap();
+    let space = space_of(dir.path(), None).unwrap();
+    (dir, space)
+}
+
+#[test]
+fn a_constant_defined_alike_on_host_and_kernel_is_tied() {
+    let (_dir, s) = add_custom_with_host_buffer_num(1);
+    let ties: Vec<String> = texts(&s)
+        .into_iter()
+        .filter(|t| t.starts_with("host/kernel agreement"))
+        .collect();
+    assert_eq!(
+        ties,
+        ["host/kernel agreement: buffer_num_host == buffer_num"]
+    );
+    let tie = s
+        .derived
+        .iter()
+        .find(|d| d.kind == Kind::Agreement)
+        .unwrap();
+    assert_eq!(
+        tie.origin,
+        "`BUFFER_NUM` in op_host/add_custom.cpp:9 and op_kernel/add_custom.cpp:5"
+    );
+    // Tunables in manifest order: block_dim, tile_length, buffer_num, buffer_num_host.
+    let start = s.current().unwrap();
+    let mut apart = start.clone();
+    apart[3] = 1; // host 2, kernel 1
+    assert!(s.check(&apart).unwrap_err().contains("agreement"));
+    let mut together = apart.clone();
+    together[2] = 1; // both 2
+    assert!(tie.constraint.check(&s.values(&together), &s.facts).is_ok());
+
+    // Different values now: the sides mean different things, and nothing ties them.
+    let (_dir, s) = add_custom_with_host_buffer_num(2);
+    assert!(s.derived.iter().all(|d| d.kind != Kind::Agreement));
+}

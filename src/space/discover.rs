@@ -1,0 +1,625 @@
+//! Tunable discovery: which literals of an op's host and kernel sources `init` offers as tunables, of
+//! what kind, and with what domain, and which look like tuning parameters but are left out, and why.
+//! Reads C++ through tree-sitter-cpp and binds through `binding`; knows nothing of the manifest's other
+//! parts (ops, tensors, attrs), searching, building or running (the trace probe that drops literals
+//! which change nothing is `init`'s, since it builds).
+//!
+//! What a kernel engineer tunes is what decides a tiling: block counts and core caps, tile and loop
+//! lengths, queue depths and the number of parts the UB is split into. What is never offered, whatever
+//! its name suggests: alignment units (the 32-byte block, the 256-byte repeat, a cache line), data-type
+//! sizes, workspace sizes, template / tiling-key / mode selectors, variables that are assigned again after their definition (counters,
+//! accumulators, values computed later), constants nothing reads, and block counts of a kernel that
+//! never asks which block it is (every block would then repeat the whole job).
+
+use crate::manifest::Bind;
+use crate::space::binding::{self, parse_cpp};
+use std::path::Path;
+use tree_sitter::Node;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundTunable {
+    pub name: String,
+    pub file: String,
+    pub bind: Bind,
+    pub value: i64,
+    pub kind: TunableKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TunableKind {
+    /// Queue depth (`TQue<..., BUFFER_NUM>`): 1 or 2.
+    BufferCount,
+    /// Block count or a cap on the cores used.
+    BlockDim,
+    /// Tile lengths, tile counts, chunk sizes.
+    Size,
+    /// How many parts the UB is divided into when the tile is sized from it (`ubSize / UB_PARTS`).
+    UbSplit,
+}
+
+/// Why a literal that looks like a tuning parameter is not offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    AlignmentUnit,
+    DataTypeSize,
+    Workspace,
+    /// Selects a template, tiling key or mode: a switch, not a size.
+    Selector,
+    /// Assigned again after its definition: a counter, an accumulator or a value computed later.
+    Reassigned,
+    /// Nothing in the op's sources reads it.
+    Unread,
+    /// A block count, but the kernel never calls `GetBlockIdx`/`GetBlockNum` to split its work.
+    NoBlockSplit,
+    /// Changing it leaves the op's trace unchanged (found by `init`'s probe).
+    TraceUnchanged,
+}
+
+impl Reason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reason::AlignmentUnit => "an alignment unit (block, repeat or cache-line size)",
+            Reason::DataTypeSize => "a data-type size",
+            Reason::Workspace => "a workspace size",
+            Reason::Selector => "selects a template, tiling key or mode",
+            Reason::Reassigned => {
+                "assigned again after its definition (a counter, accumulator or computed value)"
+            }
+            Reason::Unread => "nothing reads it",
+            Reason::NoBlockSplit => {
+                "a block count, but the kernel does not split its work by block (no GetBlockIdx/GetBlockNum)"
+            }
+            Reason::TraceUnchanged => "changing it leaves the trace unchanged",
+        }
+    }
+}
+
+/// A literal that looks like a tuning parameter and is not offered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeftOut {
+    pub name: String,
+    pub file: String,
+    pub line: usize,
+    pub reason: Reason,
+}
+
+/// What discovery found for one op.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Discovery {
+    pub offered: Vec<FoundTunable>,
+    pub left_out: Vec<LeftOut>,
+}
+
+/// `tileBlockNum` and `TILE_BLOCK_NUM` alike, as upper-case words.
+fn words(name: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        cur.push(c.to_ascii_uppercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+const DTYPES: &[&str] = &[
+    "FLOAT", "FLOAT16", "FLOAT32", "FP16", "FP32", "BF16", "HALF", "INT8", "INT16", "INT32",
+    "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "B8", "B16", "B32", "B64", "DOUBLE", "BOOL",
+];
+
+/// What the name alone rules out, whatever kind it would be: alignment units, data-type sizes,
+/// workspace sizes.
+fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
+    let w = words(name);
+    let joined = w.join("_");
+    let has = |s: &str| w.iter().any(|x| x == s);
+    let contains = |s: &str| joined.contains(s);
+    if has("WORKSPACE") || has("WS") || contains("WORK_SPACE") {
+        return Some(Reason::Workspace);
+    }
+    if has("TPL") || has("KEY") || has("MODE") || has("SCH") || has("TEMPLATE") {
+        return Some(Reason::Selector);
+    }
+    if has("TYPE")
+        || has("DTYPE")
+        || has("DATATYPE")
+        || has("TYPESIZE")
+        || has("TYPELENGTH")
+        || has("DATATYPELENGTH")
+        || has("DATATYPESIZE")
+        || has("SIZEOF")
+        || (w.iter().any(|x| DTYPES.contains(&x.as_str()))
+            && (has("SIZE") || has("BYTES") || has("BYTE") || has("LEN") || has("LENGTH"))
+            && matches!(value, 1 | 2 | 4 | 8))
+    {
+        return Some(Reason::DataTypeSize);
+    }
+    let alignment = has("ALIGN")
+        || has("ALIGNED")
+        || has("ALIGNMENT")
+        || has("BLK")
+        || has("REPEAT")
+        || has("MASK")
+        || contains("BLOCK_SIZE")
+        || contains("BLOCK_BYTES")
+        || contains("BLOCK_BYTE")
+        || contains("BLOCK_LEN")
+        || contains("BLOCK_ELEM")
+        || contains("CACHE_LINE")
+        || contains("BYTES_PER")
+        || contains("PER_BLOCK")
+        || contains("PER_REPEAT")
+        || contains("ONE_BLOCK");
+    alignment.then_some(Reason::AlignmentUnit)
+}
+
+/// Classifies a symbol name (with its current value) as a likely tuning parameter.
+pub fn classify(name: &str) -> Option<TunableKind> {
+    classify_valued(name, 1)
+}
+
+fn classify_valued(name: &str, value: i64) -> Option<TunableKind> {
+    let w = words(name);
+    let joined = w.join("_");
+    let has = |s: &str| w.iter().any(|x| x == s);
+    let contains = |s: &str| joined.contains(s);
+    let split_word = [
+        "NUM", "FACTOR", "SPLIT", "DIV", "DIVISOR", "PART", "PARTS", "COUNT", "CNT", "RATIO",
+    ];
+    if has("UB") {
+        if w.iter().any(|x| split_word.contains(&x.as_str())) {
+            return Some(TunableKind::UbSplit);
+        }
+        if [
+            "TILE", "LENGTH", "LEN", "CHUNK", "SIZE", "ELEMS", "ELEMENTS",
+        ]
+        .iter()
+        .any(|k| has(k))
+        {
+            return Some(TunableKind::Size);
+        }
+        return None;
+    }
+    if contains("BUFFER_NUM")
+        || contains("BUFFER_COUNT")
+        || contains("BUFFER_CNT")
+        || contains("BUF_NUM")
+        || contains("BUFFER_NUMBER")
+        || contains("DB_NUM")
+        || joined == "DOUBLE_BUFFER"
+        || contains("QUEUE_DEPTH")
+        || contains("QUE_DEPTH")
+    {
+        return Some(if value <= 2 {
+            TunableKind::BufferCount
+        } else {
+            TunableKind::UbSplit
+        });
+    }
+    let tile_like = has("TILE") || has("PER") || has("LOOP");
+    if contains("BLOCK_DIM")
+        || contains("CORE_NUM")
+        || contains("CORE_CNT")
+        || contains("CORE_COUNT")
+        || contains("USE_CORE")
+        || contains("CORE_LIMIT")
+        || contains("MAX_CORE")
+        || contains("NUM_CORES")
+        || (contains("BLOCK_NUM") && !tile_like)
+    {
+        return Some(TunableKind::BlockDim);
+    }
+    if [
+        "TILE", "LENGTH", "CHUNK", "SIZE", "LEN", "ELEMS", "ELEMENTS", "ROWS", "LOOP", "TILEDATA",
+    ]
+    .iter()
+    .any(|k| has(k))
+    {
+        return Some(TunableKind::Size);
+    }
+    if ["FACTOR", "SPLIT", "DIVISOR"].iter().any(|k| has(k)) {
+        return Some(TunableKind::UbSplit);
+    }
+    None
+}
+
+/// The files of one op: host files (relative path, text) and its kernel files, the entry file first
+/// and then the `op_kernel/` headers it includes (`kernel_headers`).
+pub struct OpFiles<'a> {
+    pub host: &'a [(String, String)],
+    pub kernel: &'a [(String, String)],
+}
+
+/// The `op_kernel/` headers that `kernel` (relative path `kernel_rel` under `root`) includes with
+/// `#include "..."`, directly or through one another, in include order.
+pub fn kernel_headers(root: &Path, kernel_rel: &str, kernel: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = vec![];
+    let mut queue = vec![(kernel_rel.to_string(), kernel.to_string())];
+    while let Some((rel, text)) = queue.pop() {
+        let dir = Path::new(&rel)
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        for line in text.lines() {
+            let line = line.trim_start();
+            let Some(rest) = line.strip_prefix("#include") else {
+                continue;
+            };
+            let rest = rest.trim();
+            let Some(inc) = rest.strip_prefix('"').and_then(|r| r.split('"').next()) else {
+                continue;
+            };
+            let joined = dir.join(inc);
+            // Only headers beside the kernel (the op's own), never shared ones.
+            if joined
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+            {
+                continue;
+            }
+            let rel_inc = joined.to_string_lossy().replace('\\', "/");
+            if rel_inc == kernel_rel || out.iter().any(|(r, _)| *r == rel_inc) {
+                continue;
+            }
+            if let Ok(t) = std::fs::read_to_string(root.join(&rel_inc)) {
+                out.push((rel_inc.clone(), t.clone()));
+                queue.push((rel_inc, t));
+            }
+        }
+    }
+    out
+}
+
+/// The tunables of one op, host files first. A name defined on both sides (host `BUFFER_NUM` and kernel
+/// `BUFFER_NUM`) gives two tunables, the kernel's with a `_kernel` suffix; `derived` ties them.
+pub fn discover(files: &OpFiles) -> Discovery {
+    let kernel_splits = files
+        .kernel
+        .iter()
+        .any(|(_, t)| count_word(t, "GetBlockIdx") + count_word(t, "GetBlockNum") > 0);
+    let mut d = Discovery::default();
+    for (side, list) in [(Side::Host, files.host), (Side::Kernel, files.kernel)] {
+        for (file, text) in list {
+            let same_side: Vec<&str> = list.iter().map(|(_, t)| t.as_str()).collect();
+            for found in candidates_in(file, text, &same_side, kernel_splits) {
+                match found {
+                    Ok(mut t) => {
+                        if d.offered
+                            .iter()
+                            .any(|x| x.name == t.name && x.file == t.file)
+                        {
+                            continue;
+                        }
+                        if d.offered.iter().any(|x| x.name == t.name) {
+                            if side == Side::Host {
+                                continue;
+                            }
+                            t.name = format!("{}_kernel", t.name);
+                            if d.offered.iter().any(|x| x.name == t.name) {
+                                continue;
+                            }
+                        }
+                        d.offered.push(t)
+                    }
+                    Err(l) => {
+                        if !d.left_out.contains(&l) {
+                            d.left_out.push(l)
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // `SetBlockDim(n)` with a literal is the block count when no constant names one.
+    if !d.offered.iter().any(|t| t.kind == TunableKind::BlockDim) {
+        let call = Bind::Call {
+            func: "SetBlockDim".into(),
+            arg: 0,
+        };
+        for (file, text) in files.host {
+            if let Ok(site) = binding::find_site(text, file, &call) {
+                if kernel_splits {
+                    d.offered.push(FoundTunable {
+                        name: "block_dim".into(),
+                        file: file.clone(),
+                        bind: call,
+                        value: site.value,
+                        kind: TunableKind::BlockDim,
+                    });
+                } else {
+                    d.left_out.push(LeftOut {
+                        name: "block_dim".into(),
+                        file: file.clone(),
+                        line: site.line,
+                        reason: Reason::NoBlockSplit,
+                    });
+                }
+                break;
+            }
+        }
+    }
+    d
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Host,
+    Kernel,
+}
+
+fn visit<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
+    f(node);
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        visit(child, f);
+    }
+}
+
+/// Occurrences of `word` in `text` as a whole identifier.
+fn count_word(text: &str, word: &str) -> usize {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .filter(|(i, _)| !text[..*i].ends_with(ident) && !text[i + word.len()..].starts_with(ident))
+        .count()
+}
+
+/// A definition of an integer name in one file: `#define`, or a variable with an initialiser.
+struct Definition {
+    name: String,
+    /// `#define`, `const` or `constexpr`.
+    constant: bool,
+}
+
+fn definitions(root: Node, text: &str) -> Vec<Definition> {
+    let mut out: Vec<Definition> = vec![];
+    visit(root, &mut |n| {
+        let def = match n.kind() {
+            "init_declarator" => n.child_by_field_name("declarator").map(|d| {
+                let decl = n.parent();
+                let head = decl.map_or("", |p| &text[p.start_byte()..d.start_byte()]);
+                Definition {
+                    name: text[d.byte_range()].to_string(),
+                    constant: count_word(head, "const") + count_word(head, "constexpr") > 0,
+                }
+            }),
+            "preproc_def" => n.child_by_field_name("name").map(|d| Definition {
+                name: text[d.byte_range()].to_string(),
+                constant: true,
+            }),
+            _ => None,
+        };
+        if let Some(def) = def
+            && crate::manifest::is_identifier(&def.name)
+            && !out.iter().any(|x| x.name == def.name)
+        {
+            out.push(def);
+        }
+    });
+    out
+}
+
+/// Whether `name` is assigned (`=`, `+=`, ...) or incremented anywhere in the tree.
+fn reassigned(root: Node, text: &str, name: &str) -> bool {
+    let mut found = false;
+    visit(root, &mut |n| {
+        let target = match n.kind() {
+            "assignment_expression" => n.child_by_field_name("left"),
+            "update_expression" => n.child_by_field_name("argument"),
+            _ => None,
+        };
+        if target.is_some_and(|t| &text[t.byte_range()] == name) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// The named literals of one file that look like tuning parameters: offered (Ok) or left out (Err).
+/// `same_side` holds the texts of the files on the same side (host or kernel), this one included,
+/// where a constant must be read.
+fn candidates_in(
+    file: &str,
+    text: &str,
+    same_side: &[&str],
+    kernel_splits: bool,
+) -> Vec<Result<FoundTunable, LeftOut>> {
+    let Some(tree) = parse_cpp(text) else {
+        return vec![];
+    };
+    let root = tree.root_node();
+    let mut out = vec![];
+    for def in definitions(root, text) {
+        let bind = Bind::Symbol(def.name.clone());
+        let Ok(site) = binding::find_site(text, file, &bind) else {
+            continue;
+        };
+        if site.value <= 0 {
+            continue;
+        }
+        let kind = classify_valued(&def.name, site.value);
+        let by_name = rejected_by_name(&def.name, site.value);
+        if kind.is_none() && by_name.is_none() {
+            continue;
+        }
+        let left_out = |reason| {
+            Err(LeftOut {
+                name: def.name.to_ascii_lowercase(),
+                file: file.to_string(),
+                line: site.line,
+                reason,
+            })
+        };
+        if let Some(reason) = by_name {
+            // Only names that would otherwise be offered are worth a word.
+            if kind.is_some() {
+                out.push(left_out(reason));
+            }
+            continue;
+        }
+        let kind = kind.expect("classified");
+        if !def.constant && reassigned(root, text, &def.name) {
+            out.push(left_out(Reason::Reassigned));
+            continue;
+        }
+        let uses: usize = same_side.iter().map(|t| count_word(t, &def.name)).sum();
+        if uses < 2 {
+            out.push(left_out(Reason::Unread));
+            continue;
+        }
+        if kind == TunableKind::BlockDim && !kernel_splits {
+            out.push(left_out(Reason::NoBlockSplit));
+            continue;
+        }
+        out.push(Ok(FoundTunable {
+            name: def.name.to_ascii_lowercase(),
+            file: file.to_string(),
+            bind,
+            value: site.value,
+            kind,
+        }));
+    }
+    out
+}
+
+/// The `[[op.tunable]]` tables of `tunables`, as `init` writes them: each with a blank line before it,
+/// its binding, its domain and the value the sources hold now.
+pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for t in tunables {
+        let _ = writeln!(
+            s,
+            "\n[[op.tunable]]\nname = \"{}\"\nfile = \"{}\"",
+            t.name, t.file
+        );
+        match &t.bind {
+            Bind::Symbol(sym) => {
+                let _ = writeln!(s, "symbol = \"{sym}\"");
+            }
+            Bind::Call { func, arg } => {
+                let _ = writeln!(s, "call = \"{func}\"\narg = {arg}");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "{}   # now {}",
+            domain(t.kind, t.value, aiv_cores),
+            t.value
+        );
+    }
+    s
+}
+
+/// `manifest` (the text of an ascend.toml) with the `[[op.tunable]]` tables of each op named in
+/// `tunables` (op name, rendered tables) replaced by the given ones, appended at the end of that op's
+/// part; everything else is kept as it is, comments included. Ops not named keep their tunables.
+pub fn replace_tunables(manifest: &str, tunables: &[(String, String)]) -> String {
+    let header = |l: &str| l.trim_start().starts_with('[');
+    let lines: Vec<&str> = manifest.lines().collect();
+    // Each op's part: from its `[[op]]` line to the line before the next one.
+    let starts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == "[[op]]")
+        .map(|(i, _)| i)
+        .collect();
+    let mut out = String::new();
+    let prelude_end = starts.first().copied().unwrap_or(lines.len());
+    for l in &lines[..prelude_end] {
+        out.push_str(l);
+        out.push('\n');
+    }
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(lines.len());
+        let part = &lines[start..end];
+        // The op's name: the first `name = "..."` before any other table header.
+        let name = part[1..].iter().take_while(|l| !header(l)).find_map(|l| {
+            let (key, value) = l.split_once('=')?;
+            (key.trim() == "name").then(|| {
+                let v = value.split('#').next().unwrap_or("").trim();
+                v.trim_matches('"').to_string()
+            })
+        });
+        let new = name.and_then(|n| tunables.iter().find(|(op, _)| *op == n));
+        let Some((_, rendered)) = new else {
+            for l in part {
+                out.push_str(l);
+                out.push('\n');
+            }
+            continue;
+        };
+        let mut kept: Vec<&str> = vec![];
+        let mut in_tunable = false;
+        for l in part {
+            if header(l) {
+                in_tunable = l.trim() == "[[op.tunable]]";
+            }
+            if !in_tunable {
+                kept.push(l);
+            }
+        }
+        while kept.last().is_some_and(|l| l.trim().is_empty()) {
+            kept.pop();
+        }
+        for l in kept {
+            out.push_str(l);
+            out.push('\n');
+        }
+        out.push_str(rendered);
+        if k + 1 < starts.len() {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The domain `init` writes for a tunable of `kind` whose sources hold `value` now, as manifest text.
+/// It always holds `value`.
+pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32) -> String {
+    match kind {
+        TunableKind::BufferCount if value <= 2 => "range = [1, 2]".into(),
+        TunableKind::BufferCount | TunableKind::UbSplit => {
+            format!("range = [{}, {}]", (value / 2).max(1), (value * 2).max(2))
+        }
+        TunableKind::BlockDim => {
+            let mut v: Vec<i64> = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40, 48]
+                .into_iter()
+                .filter(|&c| c <= aiv_cores as i64)
+                .collect();
+            v.extend([aiv_cores as i64, value]);
+            v.sort_unstable();
+            v.dedup();
+            format!("values = {v:?}")
+        }
+        TunableKind::Size if value > 0 && value & (value - 1) == 0 => {
+            let lo = (value / 64).max(16);
+            let lo = 1i64 << (63 - lo.leading_zeros());
+            let hi = (value * 64).min(65536).max(value);
+            format!("pow2 = [{}, {}]", lo.min(value), hi)
+        }
+        TunableKind::Size => {
+            let mut v: Vec<i64> = [value / 4, value / 2, value, value * 2, value * 4]
+                .into_iter()
+                .filter(|&x| x > 0)
+                .collect();
+            v.dedup();
+            format!("values = {v:?}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

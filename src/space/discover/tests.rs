@@ -1,0 +1,234 @@
+use super::*;
+
+fn files(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(f, t)| (f.to_string(), t.to_string()))
+        .collect()
+}
+
+/// Discovery over one host file and one kernel file.
+fn run(host: &str, kernel: &str) -> Discovery {
+    let host = files(&[("op_host/op.cpp", host)]);
+    let kernel = files(&[("op_kernel/op.cpp", kernel)]);
+    discover(&OpFiles {
+        host: &host,
+        kernel: &kernel,
+    })
+}
+
+fn offered(d: &Discovery) -> Vec<(&str, &str, i64, TunableKind)> {
+    d.offered
+        .iter()
+        .map(|t| (t.name.as_str(), t.file.as_str(), t.value, t.kind))
+        .collect()
+}
+
+fn left_out(d: &Discovery) -> Vec<(&str, Reason)> {
+    d.left_out
+        .iter()
+        .map(|l| (l.name.as_str(), l.reason))
+        .collect()
+}
+
+/// A kernel that splits its work by block and reads the host's tile length through tiling data.
+const SPLITTING_KERNEL: &str = "constexpr int32_t BUFFER_NUM = 2;\n\
+    class K { TQue<QuePosition::VECIN, BUFFER_NUM> q;\n\
+    __aicore__ inline void Init(GM_ADDR x, uint32_t n) { x += n * GetBlockIdx(); pipe.InitBuffer(q, BUFFER_NUM, n); } };\n";
+
+#[test]
+fn classifies_names() {
+    assert_eq!(classify("BUFFER_NUM"), Some(TunableKind::BufferCount));
+    assert_eq!(
+        classify_valued("BUFFER_NUM_FP32", 6),
+        Some(TunableKind::UbSplit)
+    );
+    assert_eq!(classify("USE_CORE_NUM"), Some(TunableKind::BlockDim));
+    assert_eq!(classify("MAX_VECTOR_CORE_NUM"), Some(TunableKind::BlockDim));
+    assert_eq!(classify("TILE_LENGTH"), Some(TunableKind::Size));
+    assert_eq!(classify("tileBlockNum"), Some(TunableKind::Size));
+    assert_eq!(classify("UB_BLOCK_NUM"), Some(TunableKind::UbSplit));
+    assert_eq!(classify("UB_CHUNK_ELEMS"), Some(TunableKind::Size));
+    assert_eq!(classify("PI"), None);
+    assert_eq!(words("tileBlockNum"), ["TILE", "BLOCK", "NUM"]);
+    assert_eq!(words("BUFFER_NUM_FP32"), ["BUFFER", "NUM", "FP32"]);
+}
+
+#[test]
+fn alignment_units_type_sizes_and_workspaces_are_never_offered() {
+    let host = "const uint32_t BLOCK_SIZE = 32;\nconst uint32_t ONE_BLK_SIZE = 32;\n\
+        constexpr uint32_t CACHE_LINE_BYTE_LENGTH = 512;\nconst uint32_t ALIGN_LEN = 16;\n\
+        const uint32_t FLOAT32_SIZE = 4;\nconst int typeSize = 4;\nconst uint32_t DATA_TYPE_LENGTH = 2;\n\
+        const uint32_t WS_SYS_SIZE = 16777216;\nconst uint32_t WORKSPACE_SIZE = 1024;\n\
+        const uint32_t TILE_LENGTH = 2048;\nconstexpr uint32_t OP_TPL_SCH_MODE_TILE = 1;\n\
+        void Tiling(Ctx* c) { uint32_t n = TILE_LENGTH / BLOCK_SIZE / ONE_BLK_SIZE * CACHE_LINE_BYTE_LENGTH\n\
+          * ALIGN_LEN * FLOAT32_SIZE * typeSize * DATA_TYPE_LENGTH + WS_SYS_SIZE + WORKSPACE_SIZE + OP_TPL_SCH_MODE_TILE; c->SetBlockDim(8); }\n";
+    let d = run(host, SPLITTING_KERNEL);
+    assert_eq!(
+        left_out(&d),
+        [
+            ("block_size", Reason::AlignmentUnit),
+            ("one_blk_size", Reason::AlignmentUnit),
+            ("cache_line_byte_length", Reason::AlignmentUnit),
+            ("align_len", Reason::AlignmentUnit),
+            ("float32_size", Reason::DataTypeSize),
+            ("typesize", Reason::DataTypeSize),
+            ("data_type_length", Reason::DataTypeSize),
+            ("ws_sys_size", Reason::Workspace),
+            ("workspace_size", Reason::Workspace),
+            ("op_tpl_sch_mode_tile", Reason::Selector),
+        ]
+    );
+    assert_eq!(
+        offered(&d),
+        [
+            ("tile_length", "op_host/op.cpp", 2048, TunableKind::Size),
+            (
+                "buffer_num",
+                "op_kernel/op.cpp",
+                2,
+                TunableKind::BufferCount
+            ),
+            ("block_dim", "op_host/op.cpp", 8, TunableKind::BlockDim),
+        ]
+    );
+}
+
+#[test]
+fn counters_accumulators_and_unread_constants_are_not_offered() {
+    // `tileNum` is a counter, `loopSize` an accumulator, `chunkLength` a value computed later;
+    // `TILE_LENGTH` and `MAX_TILE_ROWS` are constants nothing reads.
+    let host = "constexpr uint32_t TILE_LENGTH = 256;\nconst uint32_t MAX_TILE_ROWS = 64;\n\
+        void Tiling(Ctx* c, uint32_t n) {\n  uint32_t tileNum = 1;\n  while (tileNum * 8 < n) { tileNum++; }\n\
+          uint32_t loopSize = 4;\n  for (int i = 0; i < 3; i++) { loopSize += i; }\n\
+          uint32_t chunkLength = 128;\n  if (n > 4) { chunkLength = n / 4; }\n\
+          uint32_t tileRows = 16;\n  c->Set(tileNum, loopSize, chunkLength, tileRows);\n}\n";
+    let d = run(host, SPLITTING_KERNEL);
+    assert_eq!(
+        left_out(&d),
+        [
+            ("tile_length", Reason::Unread),
+            ("max_tile_rows", Reason::Unread),
+            ("tilenum", Reason::Reassigned),
+            ("loopsize", Reason::Reassigned),
+            ("chunklength", Reason::Reassigned),
+        ]
+    );
+    // A local that is set once and read is a constant in all but name.
+    assert_eq!(
+        offered(&d)[0],
+        ("tilerows", "op_host/op.cpp", 16, TunableKind::Size)
+    );
+}
+
+#[test]
+fn block_dim_only_where_the_kernel_splits_work_by_block() {
+    let host =
+        "const uint32_t USE_CORE_NUM = 8;\nvoid Tiling(Ctx* c) { c->SetBlockDim(USE_CORE_NUM); }\n";
+    let whole_job = "class K { __aicore__ inline void Init(GM_ADDR x, uint32_t n) { x += n; } };\n";
+    let d = run(host, whole_job);
+    assert!(offered(&d).is_empty(), "{:?}", offered(&d));
+    assert_eq!(left_out(&d), [("use_core_num", Reason::NoBlockSplit)]);
+    let literal = "void Tiling(Ctx* c) { c->SetBlockDim(8); }\n";
+    assert_eq!(
+        left_out(&run(literal, whole_job)),
+        [("block_dim", Reason::NoBlockSplit)]
+    );
+
+    let by_num = "class K { __aicore__ inline void Init(GM_ADDR x, uint32_t n) { x += n / GetBlockNum(); } };\n";
+    assert_eq!(
+        offered(&run(host, by_num)),
+        [("use_core_num", "op_host/op.cpp", 8, TunableKind::BlockDim)]
+    );
+    assert_eq!(
+        offered(&run(literal, SPLITTING_KERNEL))[1],
+        ("block_dim", "op_host/op.cpp", 8, TunableKind::BlockDim)
+    );
+}
+
+#[test]
+fn a_constant_on_both_sides_gives_two_tunables_that_derived_ties() {
+    let host = "const uint32_t BUFFER_NUM = 2;\nvoid Tiling(Ctx* c, uint64_t ub) { c->tile = ub / BUFFER_NUM / 3; }\n";
+    let d = run(host, SPLITTING_KERNEL);
+    assert_eq!(
+        offered(&d),
+        [
+            ("buffer_num", "op_host/op.cpp", 2, TunableKind::BufferCount),
+            (
+                "buffer_num_kernel",
+                "op_kernel/op.cpp",
+                2,
+                TunableKind::BufferCount
+            ),
+        ]
+    );
+}
+
+#[test]
+fn kernel_headers_beside_the_kernel_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("op_kernel");
+    std::fs::create_dir_all(&k).unwrap();
+    std::fs::write(
+        k.join("op.h"),
+        "#include \"op_tiling.h\"\nconstexpr int32_t BUFFER_NUM = 2;\n",
+    )
+    .unwrap();
+    std::fs::write(k.join("op_tiling.h"), "struct T { uint32_t n; };\n").unwrap();
+    let kernel =
+        "#include \"kernel_operator.h\"\n#include \"op.h\"\n#include \"../../common/x.h\"\n";
+    let h = kernel_headers(dir.path(), "op_kernel/op.cpp", kernel);
+    let names: Vec<&str> = h.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(names, ["op_kernel/op.h", "op_kernel/op_tiling.h"]);
+}
+
+/// The values a domain written by `domain` holds.
+fn domain_values(text: &str) -> Vec<i64> {
+    let (key, list) = text.split_once(" = ").unwrap();
+    let nums: Vec<i64> = list
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|n| n.trim().parse().unwrap())
+        .collect();
+    match key {
+        "values" => nums,
+        "range" => (nums[0]..=nums[1]).collect(),
+        "pow2" => (0..40)
+            .map(|e| 1i64 << e)
+            .filter(|v| (nums[0]..=nums[1]).contains(v))
+            .collect(),
+        _ => panic!("{text}"),
+    }
+}
+
+#[test]
+fn domains_hold_the_current_value() {
+    for kind in [
+        TunableKind::BufferCount,
+        TunableKind::BlockDim,
+        TunableKind::Size,
+        TunableKind::UbSplit,
+    ] {
+        for value in (1..=130).chain([255, 256, 1000, 8192, 20480, 65536, 131072]) {
+            let d = domain(kind, value, 48);
+            let v = domain_values(&d);
+            assert!(v.contains(&value), "{kind:?} {value}: {d}");
+            assert!(v.len() >= 2, "{kind:?} {value}: {d} offers no choice");
+        }
+    }
+}
+
+#[test]
+fn domains_fit_the_value_and_the_soc() {
+    assert_eq!(domain(TunableKind::BufferCount, 1, 48), "range = [1, 2]");
+    assert_eq!(domain(TunableKind::UbSplit, 6, 48), "range = [3, 12]");
+    assert_eq!(
+        domain(TunableKind::BlockDim, 8, 40),
+        "values = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40]"
+    );
+    assert_eq!(domain(TunableKind::Size, 256, 48), "pow2 = [16, 16384]");
+    assert_eq!(domain(TunableKind::Size, 8192, 48), "pow2 = [128, 65536]");
+    assert_eq!(
+        domain(TunableKind::Size, 300, 48),
+        "values = [75, 150, 300, 600, 1200]"
+    );
+}

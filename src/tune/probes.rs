@@ -1,0 +1,462 @@
+//! Shape probes: the other shapes a written-back source must serve besides the one it was tuned on. A
+//! probe is the op with every tensor's dimensions mapped (the tuned shape's row length and row count
+//! replaced consistently in inputs and outputs alike): a tail that is a multiple of no tile or block, a
+//! single row, a single element, an unaligned length, the largest shape allowed. The unmodified op runs
+//! on each probe once; its outputs are the probe's reference, and a probe it cannot run (it faults, its
+//! tiling refuses the shape, the manifest's constraints exclude the shape) is dropped with the reason.
+//! A candidate then runs on the live probes with the artifact already built for it: no new build.
+//! This module owns choosing the probe shapes and judging a candidate on them; it knows nothing of
+//! searching, journals or lockfiles.
+
+use crate::backend::{Artifact, Backend, FailureKind, Inputs, TrialFailure};
+use crate::fsx::KeyHasher;
+use crate::manifest::OpSpec;
+use crate::space::{Point, Space};
+use std::collections::BTreeMap;
+
+/// The `largest` probe's main tensor holds this many times the tuned shape's elements, unless the
+/// manifest says how large with `probe-max-elems`.
+pub const DEFAULT_LARGEST_FACTOR: u64 = 2;
+
+/// One shape the op must serve, with its inputs and (once the unmodified op ran on it) its reference.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// `tail`, `one-row`, `one-element`, `unaligned`, `largest`.
+    pub name: String,
+    /// The op with the probe's shapes.
+    pub op: OpSpec,
+    pub inputs: Inputs,
+    /// The unmodified op's outputs on this probe.
+    pub reference: Vec<Vec<u8>>,
+}
+
+impl Probe {
+    /// The probe's name and the shape of its largest tensor, e.g. `tail [47, 16381]`.
+    pub fn label(&self) -> String {
+        format!("{} {:?}", self.name, main_shape(&self.op))
+    }
+}
+
+/// A probe the unmodified op could not serve: left out, with the reason.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Dropped {
+    pub probe: String,
+    pub shape: Vec<u64>,
+    pub why: String,
+}
+
+/// The probes of one tune: the live ones, and those dropped because the baseline cannot run them.
+#[derive(Debug, Clone, Default)]
+pub struct Probes {
+    pub live: Vec<Probe>,
+    pub dropped: Vec<Dropped>,
+}
+
+impl Probes {
+    /// A key of everything that decides a candidate's verdict on the probes (part of a trial's key).
+    pub fn key(&self) -> String {
+        let mut h = KeyHasher::new();
+        for p in &self.live {
+            h.part(&p.name).part(p.op.shape_key()).part(&p.inputs.key);
+            p.reference.iter().for_each(|r| {
+                h.part(r);
+            });
+        }
+        h.finish()
+    }
+
+    /// Runs the unmodified op (its built `artifact`, the space at its current point) on every probe
+    /// shape: a shape it serves becomes a live probe with its outputs as the reference, one it cannot
+    /// is dropped with the reason.
+    pub fn prepare(
+        backend: &dyn Backend,
+        op: &OpSpec,
+        artifact: &Artifact,
+        space: &Space,
+        max_elems: Option<u64>,
+    ) -> Probes {
+        let mut out = Probes::default();
+        let current = space.current();
+        for (name, probe_op) in shapes(op, max_elems) {
+            let drop = |why: String| Dropped {
+                probe: name.clone(),
+                shape: main_shape(&probe_op),
+                why,
+            };
+            if let Some(p) = &current
+                && let Err(why) = at_shape(space, &probe_op, backend.soc()).check(p)
+            {
+                out.dropped
+                    .push(drop(format!("the op's constraints exclude it: {why}")));
+                continue;
+            }
+            let inputs = super::inputs(&probe_op);
+            match backend.run_outputs(&probe_op, artifact, &inputs) {
+                Ok(reference) => out.live.push(Probe {
+                    name: name.clone(),
+                    op: probe_op,
+                    inputs,
+                    reference,
+                }),
+                Err(f) => out.dropped.push(drop(format!(
+                    "the sources as they are fail on it ({}): {}",
+                    f.kind.as_str(),
+                    first_line(&f.message)
+                ))),
+            }
+        }
+        out
+    }
+
+    /// Why `point` cannot serve a probe's shape by the op's own constraints (manifest and derived,
+    /// with the probe's tensor sizes), if it cannot: such a candidate is never built.
+    pub fn excluded(
+        &self,
+        space: &Space,
+        point: &Point,
+        soc: &crate::model::soc::Soc,
+    ) -> Option<String> {
+        self.live.iter().find_map(|p| {
+            at_shape(space, &p.op, soc).check(point).err().map(|why| {
+                format!(
+                    "probe `{}`: the constraints exclude it there: {why}",
+                    p.label()
+                )
+            })
+        })
+    }
+
+    /// `space` with its constraints also stated at every live probe's shape, for the search: it then
+    /// never proposes a point that cannot serve a probe.
+    pub fn augment(&self, space: &Space, soc: &crate::model::soc::Soc) -> Space {
+        let mut out = space.clone();
+        let names: Vec<&str> = space.tunables.iter().map(|t| t.name.as_str()).collect();
+        let texts: Vec<&str> = space
+            .constraints
+            .iter()
+            .map(|c| c.text())
+            .chain(space.derived.iter().map(|d| d.constraint.text()))
+            .collect();
+        for p in &self.live {
+            let facts = crate::space::facts(&p.op, soc);
+            for text in &texts {
+                let stated = substitute(text, &facts, &space.facts);
+                if stated != *text
+                    && let Ok(c) = crate::space::Constraint::compile(&stated, &names, &space.facts)
+                {
+                    out.constraints.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// Judges a candidate that passed at the tuned shape on every live probe, with its artifact: a
+    /// run that fails or outputs that differ from the unmodified op's is a `shape` failure naming the
+    /// probe.
+    pub fn check(&self, backend: &dyn Backend, artifact: &Artifact) -> Result<(), TrialFailure> {
+        for p in &self.live {
+            let fail = |why: String| {
+                TrialFailure::new(FailureKind::Shape, format!("probe `{}`: {why}", p.label()))
+            };
+            let outputs = backend
+                .run_outputs(&p.op, artifact, &p.inputs)
+                .map_err(|f| {
+                    fail(format!(
+                        "{}: {}",
+                        f.kind.as_str(),
+                        without_warnings(&f.message)
+                    ))
+                })?;
+            crate::verify::outputs_match(&p.op, &outputs, &p.reference)
+                .map_err(|why| fail(format!("differs from the unmodified op: {why}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// `text` with every fact whose value at the probe (`probe`) differs from the tuned shape's (`tuned`)
+/// replaced by the probe's value, e.g. `x_elems % tile_length == 0` -> `(16384) % tile_length == 0`.
+fn substitute(text: &str, probe: &BTreeMap<String, i64>, tuned: &BTreeMap<String, i64>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match probe.get(word.as_str()) {
+            Some(v) if tuned.get(word.as_str()) != Some(v) => out.push_str(&format!("({v})")),
+            _ => out.push_str(word),
+        }
+        word.clear();
+    };
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '_' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// The space with the facts of the probe's shapes, to check a point's constraints there.
+fn at_shape(space: &Space, probe: &OpSpec, soc: &crate::model::soc::Soc) -> Space {
+    Space {
+        facts: crate::space::facts(probe, soc),
+        ..space.clone()
+    }
+}
+
+/// A failure message without the twin's warnings (each a `warning:` line and its indented location),
+/// so the fault itself is what a probe's failure shows.
+fn without_warnings(message: &str) -> String {
+    let mut out = vec![];
+    let mut in_warning = false;
+    for line in message.lines() {
+        if line.starts_with("warning:") {
+            in_warning = true;
+        } else if !(in_warning && line.starts_with(' ')) {
+            in_warning = false;
+            out.push(line);
+        }
+    }
+    out.join("\n")
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
+}
+
+/// The shape of the op's largest tensor (inputs first), the one probes are described by.
+pub fn main_shape(op: &OpSpec) -> Vec<u64> {
+    let mut best: Option<&crate::manifest::TensorSpec> = None;
+    for t in op.inputs.iter().chain(op.outputs.iter()) {
+        if best.is_none_or(|b| t.elems() > b.elems()) {
+            best = Some(t);
+        }
+    }
+    best.map(|t| t.shape.clone()).unwrap_or_default()
+}
+
+/// The largest prime below `n` (n >= 3), else `n`: a length that is a multiple of no tile or block.
+fn prime_below(n: u64) -> u64 {
+    if n < 3 {
+        return n;
+    }
+    (2..n)
+        .rev()
+        .find(|&c| (2..).take_while(|d| d * d <= c).all(|d| c % d != 0))
+        .unwrap_or(n)
+}
+
+/// The op with every dimension `d` of every tensor that `map` names replaced by `map[d]`; None when a
+/// tensor with pinned values would change size (its values no longer fit).
+fn mapped(op: &OpSpec, map: &BTreeMap<u64, u64>) -> Option<OpSpec> {
+    let mut out = op.clone();
+    for t in out.inputs.iter_mut().chain(out.outputs.iter_mut()) {
+        let before = t.elems();
+        for d in t.shape.iter_mut() {
+            if let Some(n) = map.get(d) {
+                *d = *n;
+            }
+        }
+        if t.values.as_ref().is_some_and(|v| v.len() > 1) && t.elems() != before {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The probe shapes of `op`, named, without the tuned shape itself and without repeats. The row length
+/// `l` is the last dimension of the largest tensor, the row count `r` its first (rank 2 and up); each
+/// is replaced wherever it occurs, so outputs follow inputs (a reduction's kept rows, a norm's weight).
+/// Dimensions of 1 stay as they are.
+pub fn shapes(op: &OpSpec, max_elems: Option<u64>) -> Vec<(String, OpSpec)> {
+    let main = main_shape(op);
+    let elems: u64 = main.iter().product();
+    let Some(&l) = main.last() else {
+        return vec![];
+    };
+    if elems <= 1 || l == 0 {
+        return vec![];
+    }
+    let r = (main.len() >= 2)
+        .then(|| main[0])
+        .filter(|&r| r > 1 && r != l);
+    let map = |pairs: &[(u64, u64)]| -> BTreeMap<u64, u64> {
+        pairs
+            .iter()
+            .filter(|(from, _)| *from > 1)
+            .copied()
+            .collect()
+    };
+    let mut wanted: Vec<(&str, BTreeMap<u64, u64>)> = vec![];
+    // A tail: every length prime, so no tile, block or core count divides it.
+    let mut tail = vec![(l, prime_below(l))];
+    if let Some(r) = r {
+        tail.push((r, prime_below(r)));
+    }
+    wanted.push(("tail", map(&tail)));
+    if let Some(r) = r {
+        wanted.push(("one-row", map(&[(r, 1)])));
+    }
+    let mut one = vec![(l, 1)];
+    if let Some(r) = r {
+        one.push((r, 1));
+    }
+    wanted.push(("one-element", map(&one)));
+    // An unaligned length: one element short of the row, over at most 3 rows (fewer rows than cores).
+    let mut unaligned = vec![(l, l - 1)];
+    if let Some(r) = r {
+        unaligned.push((r, r.min(3)));
+    }
+    wanted.push(("unaligned", map(&unaligned)));
+    // The largest: more rows (or a longer row for rank 1) up to the allowed size.
+    let limit = max_elems.unwrap_or(elems.saturating_mul(DEFAULT_LARGEST_FACTOR));
+    let grown = match r {
+        Some(r) => (r, (limit / (elems / r)).max(r)),
+        None => (l, (limit / (elems / l)).max(l)),
+    };
+    wanted.push(("largest", map(&[grown])));
+
+    let mut seen = vec![op.shape_key()];
+    let mut out = vec![];
+    for (name, m) in wanted {
+        if m.iter().all(|(a, b)| a == b) {
+            continue;
+        }
+        let Some(probe) = mapped(op, &m) else {
+            continue;
+        };
+        let key = probe.shape_key();
+        if seen.contains(&key) || probe.inputs.iter().any(|t| t.elems() == 0) {
+            continue;
+        }
+        seen.push(key);
+        out.push((name.to_string(), probe));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::Manifest;
+
+    fn op_of(fixture: &str) -> OpSpec {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(fixture);
+        Manifest::load(&root.join("ascend.toml")).unwrap().ops[0].clone()
+    }
+
+    fn table(op: &OpSpec, max: Option<u64>) -> Vec<String> {
+        shapes(op, max)
+            .iter()
+            .map(|(n, p)| {
+                let s: Vec<String> = p
+                    .inputs
+                    .iter()
+                    .chain(&p.outputs)
+                    .map(|t| format!("{:?}", t.shape))
+                    .collect();
+                format!("{n} {}", s.join(" "))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_constraint_is_stated_at_a_probe_by_its_sizes() {
+        let tuned = BTreeMap::from([
+            ("x_elems".to_string(), 786432),
+            ("ub_bytes".to_string(), 196608),
+        ]);
+        let probe = BTreeMap::from([
+            ("x_elems".to_string(), 16384),
+            ("ub_bytes".to_string(), 196608),
+        ]);
+        assert_eq!(
+            substitute(
+                "x_elems % (block_dim * tile_length) == 0 && 2 * tile_length <= ub_bytes",
+                &probe,
+                &tuned
+            ),
+            "(16384) % (block_dim * tile_length) == 0 && 2 * tile_length <= ub_bytes"
+        );
+        // A name that merely contains a fact's name is left alone.
+        assert_eq!(substitute("x_elems2 > 0", &probe, &tuned), "x_elems2 > 0");
+    }
+
+    #[test]
+    fn a_probe_failure_shows_the_fault_not_the_warnings() {
+        let m = "the kernel failed (exit code 3):\nwarning: DataCopy: GM read past the end\n  --> k.cpp:31 (block 0)\nerror: DataCopy: GM write out of bounds\n  --> k.cpp:44 (block 0)";
+        assert_eq!(
+            without_warnings(m),
+            "the kernel failed (exit code 3):\nerror: DataCopy: GM write out of bounds\n  --> k.cpp:44 (block 0)"
+        );
+    }
+
+    #[test]
+    fn primes_below() {
+        assert_eq!(prime_below(16384), 16381);
+        assert_eq!(prime_below(48), 47);
+        assert_eq!(prime_below(3), 2);
+        assert_eq!(prime_below(2), 2);
+        assert_eq!(prime_below(1), 1);
+    }
+
+    #[test]
+    fn an_elementwise_op_gets_a_tail_one_row_one_element_unaligned_and_largest() {
+        let op = op_of("add_custom"); // x, y, z: [48, 16384]
+        assert_eq!(
+            table(&op, None),
+            [
+                "tail [47, 16381] [47, 16381] [47, 16381]",
+                "one-row [1, 16384] [1, 16384] [1, 16384]",
+                "one-element [1, 1] [1, 1] [1, 1]",
+                "unaligned [3, 16383] [3, 16383] [3, 16383]",
+                "largest [96, 16384] [96, 16384] [96, 16384]",
+            ]
+        );
+        // The manifest says how large.
+        assert_eq!(
+            table(&op, Some(16384 * 200)).last().unwrap(),
+            "largest [200, 16384] [200, 16384] [200, 16384]"
+        );
+        // No larger than the tuned shape: no `largest` probe.
+        assert!(
+            !table(&op, Some(10))
+                .iter()
+                .any(|l| l.starts_with("largest"))
+        );
+    }
+
+    #[test]
+    fn a_reduction_keeps_its_output_rows_with_its_input_rows() {
+        let op = op_of("reduce_sum_custom");
+        let main = main_shape(&op);
+        let rows = main[0];
+        for (name, p) in shapes(&op, None) {
+            let r = p.inputs[0].shape[0];
+            assert_eq!(
+                p.outputs[0].shape[0], r,
+                "{name}: output rows follow input rows"
+            );
+            if name == "one-row" {
+                assert_eq!(r, 1);
+            }
+            if name == "largest" {
+                assert_eq!(r, rows * 2);
+            }
+        }
+    }
+
+    #[test]
+    fn a_scalar_op_has_no_probes() {
+        let mut op = op_of("add_custom");
+        for t in op.inputs.iter_mut().chain(op.outputs.iter_mut()) {
+            t.shape = vec![];
+        }
+        assert!(shapes(&op, None).is_empty());
+    }
+}

@@ -1,0 +1,203 @@
+//! What makes a result true: candidates verified on shape probes (reason `shape`), only gains beyond
+//! the noise floor written back, and an op without tunables tuned and locked like any other.
+
+use super::*;
+
+/// A copy of `tests/cli/projects/<name>`, committed to its own git repository.
+fn test_project(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli/projects")
+        .join(name);
+    copy_tree(&from, dir.path());
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "operator"]);
+    dir
+}
+
+fn trials(o: &Output) -> Vec<serde_json::Value> {
+    records(o)
+        .into_iter()
+        .filter(|r| r["reason"] == "trial")
+        .collect()
+}
+
+/// The check after a tune: exit 0 and `ok`, not `stale`.
+fn assert_check_passes(p: &Path) {
+    let out = cargo_ascend_tune(p, &["check", "--message-format", "json"]);
+    assert!(out.status.success(), "check failed: {:?}", text(&out));
+    assert_eq!(
+        record(&out, "op-checked")["status"],
+        "ok",
+        "{:?}",
+        text(&out)
+    );
+}
+
+/// An alignment unit raised past the 32-byte block passes at the tuned shape (every length there is a
+/// whole number of units) but writes past the end of the output at a tail: the probes reject it.
+#[test]
+fn an_alignment_raised_past_the_block_fails_a_probe_and_is_never_written_back() {
+    let dir = test_project("align_add_custom");
+    let p = dir.path();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--strategy",
+            "grid",
+            "--budget",
+            "3",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "tune failed: {:?}", text(&out));
+    let trials = trials(&out);
+    assert_eq!(trials.len(), 3, "{trials:?}");
+    for t in &trials {
+        let align = t["params"]["align"].as_i64().unwrap();
+        if align == 16 {
+            assert!(t["latency_us"].is_number(), "{t}");
+        } else {
+            assert_eq!(t["failure"], "shape", "align {align}: {t}");
+            let error = t["error"].as_str().unwrap();
+            assert!(error.starts_with("probe `"), "the probe is named: {error}");
+            assert!(
+                !error.contains("warning:"),
+                "the fault, not the warnings: {error}"
+            );
+        }
+    }
+    let source = std::fs::read_to_string(p.join("op_host/align_add_custom.cpp")).unwrap();
+    assert!(source.contains("const uint32_t ALIGN = 16;"), "{source}");
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+    assert!(lock.contains("align = 16"), "{lock}");
+    assert_check_passes(p);
+}
+
+/// With no tunables the loop still runs (the rewrites from the bank), and whatever it finds, the op
+/// gets a lock entry, so the `check` that follows passes instead of calling the lock stale.
+#[test]
+fn an_op_without_tunables_is_tuned_and_locked_and_check_passes() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let manifest = p.join("ascend.toml");
+    let toml = std::fs::read_to_string(&manifest).unwrap();
+    let cut = toml.find("[[op.tunable]]").expect("a tunable");
+    let kept: String = toml[..cut]
+        .lines()
+        .filter(|l| !l.contains("tile_length") && !l.contains("block_dim"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&manifest, kept).unwrap();
+    git(p, &["commit", "-qam", "no tunables"]);
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "3", "--message-format", "json"]);
+    assert!(out.status.success(), "tune failed: {:?}", text(&out));
+    let tuned = record(&out, "op-tuned");
+    assert_eq!(tuned["op"], "add_custom", "{tuned}");
+    assert!(
+        records(&out).iter().any(|r| r["reason"] == "rewrite"),
+        "the rewrite loop ran: {:?}",
+        text(&out)
+    );
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).expect("a lock entry");
+    assert!(lock.contains("name = \"add_custom\""), "{lock}");
+    assert_check_passes(p);
+}
+
+/// A gain below the noise floor is not written back: the sources stay, the lock records them at the
+/// baseline's latency, and `check` passes.
+#[test]
+fn a_gain_below_the_noise_floor_is_not_written_back() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let before = std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap();
+    // add_custom's host search finds 2x and more within 4 trials; a floor of 99% refuses all of it.
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--strategy",
+            "host",
+            "--budget",
+            "4",
+            "--seed",
+            "1",
+            "--noise-floor",
+            "99",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "tune failed: {:?}", text(&out));
+    let faster = trials(&out)
+        .iter()
+        .filter_map(|t| t["latency_us"].as_f64())
+        .fold(f64::INFINITY, f64::min);
+    let tuned = record(&out, "op-tuned");
+    assert!(
+        faster < tuned["baseline_latency_us"].as_f64().unwrap(),
+        "a faster trial existed: {tuned}"
+    );
+    assert_eq!(tuned["latency_us"], tuned["baseline_latency_us"], "{tuned}");
+    let after = std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap();
+    assert_eq!(before, after, "nothing written back");
+    assert_check_passes(p);
+    // A floor above 100% is refused with the fix.
+    let out = cargo_ascend_tune(p, &["tune", "--noise-floor", "150"]);
+    assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+    assert!(text(&out).1.contains("--noise-floor 2"), "{:?}", text(&out));
+}
+
+/// `bench` over a project without `reference/` (as public operators come): no reference figures, and
+/// the shape-probe evidence per run: the live probes, the trials each rejected, and nothing written
+/// back that a probe could fail.
+#[test]
+fn bench_reports_the_probe_evidence_of_a_project_without_reference() {
+    let dir = test_project("align_add_custom");
+    let out = tempfile::tempdir().unwrap();
+    let o = cargo_ascend_tune(
+        dir.path(),
+        &[
+            "bench",
+            dir.path().to_str().unwrap(),
+            "--strategies",
+            "grid",
+            "--budget",
+            "3",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "bench failed: {:?}", text(&o));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("bench.json")).unwrap())
+            .unwrap();
+    let row = &json["ops"][0];
+    assert!(row["reference_us"].is_null(), "{row}");
+    assert_eq!(row["tuned_us"], row["baseline_us"], "align 16 stays: {row}");
+    let probes = &row["probes"];
+    let live: Vec<&str> = probes["live"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(live.contains(&"one-element [1, 1]"), "{probes}");
+    let rejected: i64 = probes["rejected"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_i64().unwrap())
+        .sum();
+    assert_eq!(rejected, 2, "align 64 and 128: {probes}");
+    assert_eq!(
+        probes["written_back_checked"], 0,
+        "nothing written back: {probes}"
+    );
+    assert_eq!(probes["written_back_failed"].as_array().unwrap().len(), 0);
+    let md = std::fs::read_to_string(out.path().join("bench.md")).unwrap();
+    assert!(md.contains("## Shape probes"), "{md}");
+}
