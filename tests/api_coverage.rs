@@ -3,8 +3,8 @@
 //! Owns the coverage tables: for every name among the 150 most used kernel-side names and every
 //! host-side name used by 10 or more of the 81 public operators ranked in `API_RANK.md` (the ranking
 //! the project keeps beside its design notes), either a tiny C++ use that must compile against the
-//! twin headers, or the reason the twin leaves it out (cube / matmul and the SoftMax / LayerNorm
-//! high-level APIs are out of the twin's scope). All uses of one side compile in one translation unit
+//! twin headers, or the reason the twin leaves it out (some cube names and the SoftMax / LayerNorm
+//! high-level APIs). All uses of one side compile in one translation unit
 //! (one compiler call per side); a failing use is named with the compiler's message. The test prints
 //! the coverage counts. It knows nothing of the tool's Rust side: it calls the C++ compiler directly.
 //!
@@ -55,7 +55,8 @@ const fn s(rank: u32, name: &'static str, why: &'static str) -> Skip {
     Skip { rank, name, why }
 }
 
-const CUBE: &str = "cube unit / Matmul (out of the twin's scope)";
+const CUBE: &str =
+    "matmul namespace internals and Nd2Nz / LoadData2DParamsV2 (not yet in the twin)";
 const HIGH_LEVEL: &str = "SoftMax / LayerNorm / RmsNorm high-level API (out of the twin's scope)";
 
 /// How many top kernel-side names the issue asks for, and the host-side threshold (operators).
@@ -65,6 +66,7 @@ const HOST_TOP: u32 = 96; // rank 96 (`ge::DT_INT8`) is the last host name used 
 const KERNEL_PRELUDE: &str = r#"
 #include "kernel_operator.h"
 #include "kernel_tiling/kernel_tiling.h"
+#include "lib/matmul_intf.h"
 #include "ascendc/host_api/tiling/template_argument.h"
 using namespace AscendC;
 namespace cov {
@@ -262,45 +264,45 @@ const KERNEL: &[Use] = &[
     u(201, "RegLayout", Body, "MicroAPI::RegLayout l = MicroAPI::RegLayout::ONE; (void)l;"),
     u(202, "MaskMergeMode", Body, "MicroAPI::MaskMergeMode m = MicroAPI::MaskMergeMode::MERGING; (void)m;"),
     u(203, "NO_SAT", Body, "MicroAPI::SatMode m = MicroAPI::SatMode::NO_SAT; (void)m;"),
+    u(100, "Mmad", Body, "LocalTensor<float> c(TPosition::CO1, 0, 256); LocalTensor<half> a(TPosition::A2, 0, 256), b(TPosition::B2, 0, 256); MmadParams p(16, 16, 16, false, 0, false, false, false); Mmad(c, a, b, p);"),
+    u(103, "LoadData", Body, "LocalTensor<half> a1(TPosition::A1, 0, 256), a2(TPosition::A2, 0, 256); LoadData2DParams p; p.repeatTimes = 1; LoadData(a2, a1, p); LoadData(a2, gh, p);"),
+    u(141, "MmadParams", Body, "MmadParams p; p.m = 16; p.n = 16; p.k = 16; p.cmatrixInitVal = false; (void)p;"),
+    u(142, "Fixpipe", Body, "LocalTensor<float> c(TPosition::CO1, 0, 256); FixpipeParamsV220 p(16, 16, 16, 16, false); Fixpipe(gf, c, p); Fixpipe<float, float, CFG_NZ>(gf, c, p);"),
+    u(143, "FixpipeParamsV220", Body, "FixpipeParamsV220 p; p.quantPre = QuantMode_t::F322F16; p.ndNum = 1; (void)p;"),
+    u(144, "LoadData2DParams", Body, "LoadData2DParams p(0, 1, 1, 0, 0, true, 0); (void)p;"),
+    u(206, "L1", Body, "LocalMemAllocator<Hardware::L1> l1; LocalTensor<half> t = l1.Alloc<half>(256); (void)t;"),
+    u(207, "MTE1_M", Body, "SetFlag<HardEvent::MTE1_M>(0); WaitFlag<HardEvent::MTE1_M>(0);"),
+    u(208, "L0A", Body, "LocalMemAllocator<Hardware::L0A> l0a; LocalTensor<half> t = l0a.Alloc<half>(256); (void)t;"),
+    u(209, "M_FIX", Body, "SetFlag<HardEvent::M_FIX>(0); WaitFlag<HardEvent::M_FIX>(0);"),
+    u(210, "MTE2_MTE1", Body, "SetFlag<HardEvent::MTE2_MTE1>(0); WaitFlag<HardEvent::MTE2_MTE1>(0);"),
+    u(211, "L0C", Body, "LocalMemAllocator<Hardware::L0C> l0c; LocalTensor<float> t = l0c.Alloc<float>(256); (void)t;"),
+    u(212, "L0B", Body, "LocalMemAllocator<Hardware::L0B> l0b; LocalTensor<half> t = l0b.Alloc<half>(256); (void)t;"),
+    u(73, "SetTensorA", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.SetTensorA(gh); mm.SetTensorA(gh, true);"),
+    u(75, "MatmulType", Body, "using A = MatmulType<TPosition::GM, CubeFormat::ND, half, true>; static_assert(A::isTrans, \"\");"),
+    u(76, "TCubeTiling", Body, "TCubeTiling t{}; t.baseM = 128; (void)t;"),
+    u(77, "CubeFormat", Body, "CubeFormat f = CubeFormat::ND; (void)f;"),
+    u(78, "SetTensorB", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.SetTensorB(gh, true);"),
+    u(82, "SetBias", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.SetBias(gf);"),
+    u(89, "Matmul", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; (void)mm;"),
+    u(90, "IterateAll", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.IterateAll(gf);"),
+    u(91, "REGIST_MATMUL_OBJ", Body, "TPipe pipe; TCubeTiling t{}; Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, (TCubeTiling *)nullptr); (void)t;"),
+    u(136, "MatmulConfig", Body, "constexpr MatmulConfig c = GetMDLConfig(); static_assert(c.doMultiDataLoad, \"\");"),
+    u(137, "SetLocalWorkspace", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.SetLocalWorkspace(m8);"),
+    u(138, "GetTensorC", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.GetTensorC(gf);"),
+    u(140, "Iterate", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; while (mm.Iterate()) mm.GetTensorC(gf); mm.End();"),
+    u(188, "SetSingleShape", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.SetSingleShape(16, 16, 16); mm.SetTail(16, 16, 16);"),
+    u(190, "SetOrgShape", Body, "Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>> mm; mm.SetOrgShape(16, 16, 16); mm.SetOrgShape(16, 16, 16, 16);"),
 ];
 
 #[rustfmt::skip]
 const KERNEL_SKIPPED: &[Skip] = &[
-    s(73, "SetTensorA", CUBE),
     s(74, "matmul", CUBE),
-    s(75, "MatmulType", CUBE),
-    s(76, "TCubeTiling", CUBE),
-    s(77, "CubeFormat", CUBE),
-    s(78, "SetTensorB", CUBE),
-    s(82, "SetBias", CUBE),
-    s(89, "Matmul", CUBE),
-    s(90, "IterateAll", CUBE),
-    s(91, "REGIST_MATMUL_OBJ", CUBE),
-    s(100, "Mmad", CUBE),
-    s(103, "LoadData", CUBE),
     s(113, "Nd2NzParams", CUBE),
-    s(136, "MatmulConfig", CUBE),
-    s(137, "SetLocalWorkspace", CUBE),
-    s(138, "GetTensorC", CUBE),
-    s(140, "Iterate", CUBE),
-    s(141, "MmadParams", CUBE),
-    s(142, "Fixpipe", CUBE),
-    s(143, "FixpipeParamsV220", CUBE),
-    s(144, "LoadData2DParams", CUBE),
     s(155, "RmsNorm", HIGH_LEVEL),
     s(165, "SoftMax", HIGH_LEVEL),
     s(166, "SoftMaxShapeInfo", HIGH_LEVEL),
-    s(188, "SetSingleShape", CUBE),
     s(189, "MatmulImpl", CUBE),
-    s(190, "SetOrgShape", CUBE),
     s(204, "TensorShape", "static-tensor layout traits (not yet in the twin)"),
-    s(206, "L1", CUBE),
-    s(207, "MTE1_M", CUBE),
-    s(208, "L0A", CUBE),
-    s(209, "M_FIX", CUBE),
-    s(210, "MTE2_MTE1", CUBE),
-    s(211, "L0C", CUBE),
-    s(212, "L0B", CUBE),
     s(213, "LoadData2DParamsV2", CUBE),
 ];
 

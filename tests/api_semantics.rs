@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 22;
-const HALF_SLOTS: usize = 6;
+const FLOAT_SLOTS: usize = 27;
+const HALF_SLOTS: usize = 11;
 
 fn twin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
@@ -467,6 +467,24 @@ fn new_api_semantics_match_rust_references() {
     want[64] = (x[5] * x[5] + 2.0).sqrt();
     check(&run, 21, &want, "Cast half -> int4b_t, and scalar sqrt");
 
+    // 22..26 and half 6..10: a float -> float Cast with a rounding mode rounds to an integral value
+    // (asc-devkit precision_conversion.md, "float → float": 0.5 gives 0 / 0 / 1 / 1 / 0 under RINT /
+    // FLOOR / CEIL / ROUND / TRUNC); ROUND takes ties away from zero, RINT to even.
+    type Round = fn(f32) -> f32;
+    let modes: [(&str, Round); 5] = [
+        ("CAST_RINT", f32::round_ties_even),
+        ("CAST_FLOOR", f32::floor),
+        ("CAST_CEIL", f32::ceil),
+        ("CAST_ROUND", f32::round),
+        ("CAST_TRUNC", f32::trunc),
+    ];
+    for (k, (name, f)) in modes.iter().enumerate() {
+        let want: Vec<f32> = x.iter().map(|v| f(*v)).collect();
+        check(&run, 22 + k, &want, &format!("Cast float -> float, {name}"));
+        let want_h: Vec<f16> = h.iter().map(|v| f16::from_f32(f(v.to_f32()))).collect();
+        check_h(&run, 6 + k, &want_h, &format!("Cast half -> half, {name}"));
+    }
+
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.
     let mut want = vec![f16::ZERO; N];
@@ -840,4 +858,310 @@ int main() {
         String::from_utf8_lossy(&out.stdout),
         "416 416\n128 128\n512 512\n1 0\n"
     );
+}
+
+/// The GM -> L1 copy with ND -> NZ conversion (asc-devkit docs, "DataCopy（GMToL1随路转换-ND2NZ搬运）"):
+/// two half ND matrices of 5 x 23 (rows 32 apart, matrices 6 rows apart) and one float matrix of
+/// 3 x 10 land in L1 tensors at A1 / B1 built from a position and an address, in NZ order: 32-byte
+/// C0 blocks `dstNzC0Stride` C0 apart, rows `dstNzNStride` C0 apart, each row's last block padded with
+/// zeros. L1 is filled with 7 first, so the padding shows. The L1 contents are read back with
+/// GetValue and copied out; the reference is the documented index formula, computed here. The same
+/// kernel checks the L2 cache hint: a tensor given CACHE_MODE_DISABLE (and a view taken from it
+/// afterwards) reads with `cache=disable` on its trace records, one without a hint carries no key.
+#[test]
+fn gm_to_l1_nd2nz_lays_out_nz_fractals() {
+    const HL: usize = 2 * 7 * 16 * 2; // half elements of L1 read back (two NZ matrices of 7 C0 rows x 2 blocks)
+    const FL: usize = 4 * 8 * 2; // float elements read back (C0 stride 4, 2 blocks of 8)
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        format!(
+            r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void nz(GM_ADDR h, GM_ADDR f, GM_ADDR oh, GM_ADDR of) {{
+    GlobalTensor<half> hg, ohg;
+    GlobalTensor<float> fg, ofg;
+    hg.SetGlobalBuffer((__gm__ half *)h, 32 * 12);
+    fg.SetGlobalBuffer((__gm__ float *)f, 12 * 3);
+    ohg.SetGlobalBuffer((__gm__ half *)oh, {HL});
+    ofg.SetGlobalBuffer((__gm__ float *)of, {FL});
+    LocalTensor<half> a1(TPosition::A1, 1024, {HL});
+    LocalTensor<float> b1(TPosition::B1, 65536, {FL});
+    for (uint32_t i = 0; i < {HL}; i++) a1.SetValue(i, (half)7.0f);
+    for (uint32_t i = 0; i < {FL}; i++) b1.SetValue(i, 7.0f);
+    Nd2NzParams p;
+    p.ndNum = 2; p.nValue = 5; p.dValue = 23; p.srcNdMatrixStride = 32 * 6; p.srcDValue = 32;
+    p.dstNzC0Stride = 7; p.dstNzNStride = 1; p.dstNzMatrixStride = 7 * 16 * 2;
+    DataCopy(a1, hg, p);
+    fg.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);
+    DataCopy(b1, fg[12], Nd2NzParams(1, 2, 10, 0, 12, 4, 1, 0));
+    Nd2NzParams nop(1, 0, 10, 0, 12, 4, 1, 0);
+    DataCopy(b1, fg, nop); // nValue 0: no operation
+    PipeBarrier<PIPE_ALL>();
+    LocalTensor<half> uh(TPosition::VECCALC, 0, {HL});
+    LocalTensor<float> uf(TPosition::VECCALC, 4096, {FL});
+    for (uint32_t i = 0; i < {HL}; i++) uh.SetValue(i, a1.GetValue(i));
+    for (uint32_t i = 0; i < {FL}; i++) uf.SetValue(i, b1.GetValue(i));
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(ohg, uh, {HL});
+    DataCopy(ofg, uf, {FL});
+}}
+extern "C" void twin_launch(uint8_t **a) {{ nz(a[0], a[1], a[2], a[3]); }}
+"#
+        ),
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building the ND2NZ kernel");
+    let h: Vec<f16> = (0..32 * 12).map(|i| f16::from_f32(i as f32)).collect();
+    let f: Vec<f32> = (0..12 * 3).map(|i| 1000.0 + i as f32).collect();
+    std::fs::write(
+        w.join("h.bin"),
+        h.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::write(
+        w.join("f.bin"),
+        f.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let p = |n: &str| w.join(n).display().to_string();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\ninput h {} {}\ninput f {} {}\n\
+         output oh {} {}\noutput of {} {}\ntrace {}\n",
+        p("tiling.bin"),
+        p("h.bin"),
+        32 * 12 * 2,
+        p("f.bin"),
+        12 * 3 * 4,
+        p("oh.bin"),
+        HL * 2,
+        p("of.bin"),
+        FL * 4,
+        p("trace.txt"),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the ND2NZ kernel",
+    );
+
+    // Reference: dst[k*mstride + (c/c0)*c0stride*c0 + r*nstride*c0 + c%c0] = src[k*srcnd + r*srcd + c],
+    // the rest of each touched C0 block 0, everything else untouched (7).
+    #[allow(clippy::too_many_arguments)]
+    fn nd2nz<T: Copy>(
+        dst: &mut [T],
+        src: &[T],
+        zero: T,
+        c0: usize,
+        nd: usize,
+        n: usize,
+        d: usize,
+        srcnd: usize,
+        srcd: usize,
+        c0stride: usize,
+        nstride: usize,
+        mstride: usize,
+    ) {
+        for k in 0..nd {
+            for r in 0..n {
+                for c in 0..d.div_ceil(c0) * c0 {
+                    let at = k * mstride + (c / c0) * c0stride * c0 + r * nstride * c0 + c % c0;
+                    dst[at] = if c < d {
+                        src[k * srcnd + r * srcd + c]
+                    } else {
+                        zero
+                    };
+                }
+            }
+        }
+    }
+    let mut want_h = vec![f16::from_f32(7.0); HL];
+    nd2nz(
+        &mut want_h,
+        &h,
+        f16::ZERO,
+        16,
+        2,
+        5,
+        23,
+        32 * 6,
+        32,
+        7,
+        1,
+        7 * 16 * 2,
+    );
+    let mut want_f = vec![7.0f32; FL];
+    nd2nz(&mut want_f, &f[12..], 0.0, 8, 1, 2, 10, 0, 12, 4, 1, 0);
+    let got_h: Vec<f16> = std::fs::read(w.join("oh.bin"))
+        .unwrap()
+        .chunks_exact(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    let got_f: Vec<f32> = std::fs::read(w.join("of.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for i in 0..HL {
+        assert_eq!(
+            got_h[i].to_bits(),
+            want_h[i].to_bits(),
+            "half L1 element {i}: twin {} vs reference {}",
+            got_h[i],
+            want_h[i]
+        );
+    }
+    for i in 0..FL {
+        assert_eq!(
+            got_f[i].to_bits(),
+            want_f[i].to_bits(),
+            "float L1 element {i}: twin {} vs reference {}",
+            got_f[i],
+            want_f[i]
+        );
+    }
+    // The trace: GM rows as bursts (10 rows of 46 B, 18 B apart; 2 rows of 40 B, 8 B apart), L1 marked,
+    // the cache hint on the hinted tensor's view only, the NOP copy absent.
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    let copies: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.starts_with("I MTE2 DataCopy"))
+        .collect();
+    assert_eq!(copies.len(), 2, "{trace}");
+    // Keys by name: trace version 3 puts the allocation (`buf=`) between them.
+    let has_all = |line: &str, keys: &[&str]| {
+        keys.iter()
+            .all(|k| line.split_whitespace().any(|w| w == *k))
+    };
+    assert!(
+        has_all(
+            copies[0],
+            &[
+                "bytes=460",
+                "bursts=10",
+                "burst=46",
+                "gm=0",
+                "gap=18",
+                "mem=L1",
+                "nd2nz=1"
+            ]
+        ) && !copies[0].contains("cache="),
+        "{}",
+        copies[0]
+    );
+    assert!(
+        has_all(
+            copies[1],
+            &[
+                "bytes=80",
+                "bursts=2",
+                "burst=40",
+                "gm=48",
+                "gap=8",
+                "cache=disable",
+                "mem=L1",
+                "nd2nz=1"
+            ]
+        ),
+        "{}",
+        copies[1]
+    );
+    let outs: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.starts_with("I MTE3 DataCopy"))
+        .collect();
+    assert_eq!(outs.len(), 2);
+    assert!(outs.iter().all(|l| !l.contains("cache=")), "{outs:?}");
+}
+
+/// The UB is 192 KiB on 910B while the runtime reports 256 B less (FACTS §1): a tensor placed by address
+/// may use the last 256 B (asc-devkit's add_high_performance example does, measured on 910B), one byte
+/// past the UB is a fault naming both sizes, and TPipe still carves only the reported size.
+#[test]
+fn static_tensors_reach_the_whole_ub_and_no_further() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void top(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<half> xg, yg;
+    xg.SetGlobalBuffer((__gm__ half *)x, 128);
+    yg.SetGlobalBuffer((__gm__ half *)y, 128);
+    LocalTensor<half> t(TPosition::VECCALC, 196608 - 256 + OFFSET, 128);
+    DataCopy(t, xg, 128);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 128);
+#ifdef CARVE
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 196352 + 32);
+#endif
+}
+extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let build = |name: &str, defs: &[&str]| {
+        let mut cc = Command::new(compiler());
+        cc.args(["-std=c++17", "-O0", "-w"])
+            .args(defs)
+            .arg("-I")
+            .arg(twin.join("include/kernel"))
+            .arg(w.join("launch.cpp"));
+        cc.args(kernel_runtime_sources(&twin));
+        cc.arg("-o").arg(w.join(name));
+        run_ok(&mut cc, "building the UB-top kernel");
+    };
+    build("fits", &["-DOFFSET=0"]);
+    build("over", &["-DOFFSET=32"]);
+    build("carve", &["-DOFFSET=0", "-DCARVE"]);
+    let x: Vec<u8> = (0..256u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(w.join("x.bin"), &x).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput x {x} 256\noutput y {y} 256\ntrace {tr}\n",
+        t = w.join("tiling.bin").display(),
+        x = w.join("x.bin").display(),
+        y = w.join("y.bin").display(),
+        tr = w.join("trace.txt").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("fits")).arg(w.join("run.txt")),
+        "the kernel using the UB's last 256 B",
+    );
+    assert_eq!(
+        std::fs::read(w.join("y.bin")).unwrap(),
+        x,
+        "the bytes through the UB's top"
+    );
+    for (prog, want) in [
+        (
+            "over",
+            "UB access out of bounds: bytes [196384, 196640) but the UB holds 196608 bytes (ub_bytes 196352",
+        ),
+        ("carve", "InitBuffer: UB overflow"),
+    ] {
+        let out = Command::new(w.join(prog))
+            .arg(w.join("run.txt"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{prog}: {err}");
+        assert!(err.contains(want), "{prog}: {err}");
+    }
 }

@@ -2,14 +2,16 @@
 //! implementation of the AscendC API (`templates/twin/`), and running them on the CPU.
 //!
 //! Building goes through the `cc` crate's view of the system C++ compiler. The twin's own runtime is
-//! compiled once per twin version; each candidate compiles only the operator's sources, and both
-//! programs are cached by a content hash of everything they read. Running is a child process per
-//! program with a time limit. This module knows nothing of timing models, searching or lockfiles: it hands
+//! compiled once per machine and toolchain, in the user's cache folder (`runtime_root`), keyed by the
+//! twin's content hash, the compiler and its flags; each candidate compiles only the operator's
+//! sources, and both programs are cached by a content hash of everything they read. Running is a
+//! child process per program with a time limit. This module knows nothing of timing models, searching or lockfiles: it hands
 //! back the trace text and the outputs.
 
 use crate::child as process;
 pub mod package;
 pub mod protocol;
+pub mod runtime;
 
 use crate::backend::{Artifact, FailureKind, SourceSet, TrialFailure};
 use crate::errors::{Error, Result};
@@ -47,14 +49,59 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "h", "hh", "hpp", "hxx", "inc", "inl", "c", "cc", "cpp", "cxx", "asc",
 ];
 
+/// What preparing the twin did: where its runtime lives and what had to be made now (nothing when
+/// an earlier run on this machine, in any project, had made it).
+#[derive(Debug, Clone)]
+pub struct RuntimeReport {
+    /// The folder of the compiled runtime (`<runtime root>/<twin version>/obj-<toolchain>/`).
+    pub dir: PathBuf,
+    /// The twin's sources were unpacked now.
+    pub unpacked: bool,
+    /// Runtime units compiled now (`src/kernel_main.cpp`, ..., `host_pch.h` for the precompiled header).
+    pub compiled: Vec<String>,
+    /// How long preparing took (wall clock).
+    pub elapsed: Duration,
+}
+
+impl RuntimeReport {
+    /// Everything came from the cache.
+    pub fn cached(&self) -> bool {
+        !self.unpacked && self.compiled.is_empty()
+    }
+}
+
+/// Where the twin runtime is kept when the caller does not say: with the build cache when
+/// `ASCEND_TUNE_BUILD_CACHE` names one (so CI caches and test suites keep everything in one place),
+/// else the user's cache folder, `$XDG_CACHE_HOME/cargo-ascend-tune/twin` or
+/// `~/.cache/cargo-ascend-tune/twin`, shared by every project on the machine; `fallback` (the
+/// project's own cache) when there is no home.
+pub fn runtime_root(fallback: &Path) -> PathBuf {
+    if let Some(cache) = std::env::var_os("ASCEND_TUNE_BUILD_CACHE").filter(|v| !v.is_empty()) {
+        return PathBuf::from(cache).join("twin");
+    }
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(xdg) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
+        return xdg.join("cargo-ascend-tune").join("twin");
+    }
+    if let Some(home) = std::env::var_os("HOME").and_then(absolute) {
+        return home.join(".cache").join("cargo-ascend-tune").join("twin");
+    }
+    fallback.join("twin")
+}
+
 /// The twin toolchain, extracted and with its runtime compiled.
 pub struct Twin {
     dir: PathBuf,
+    /// Where the runtime's objects and precompiled header live (one folder per toolchain).
+    obj_dir: PathBuf,
+    runtime: RuntimeReport,
     /// Where runs happen (the project's `target/ascend-tune/`).
     work: PathBuf,
     /// Where built programs are cached (shared between projects with `ASCEND_TUNE_BUILD_CACHE`).
     cache: PathBuf,
     version: String,
+    /// `toolchain_key`: the compiler, its version and flags.
+    toolchain: String,
     compiler: cc::Tool,
     host_objects: Vec<PathBuf>,
     kernel_objects: Vec<PathBuf>,
@@ -69,6 +116,17 @@ pub struct RunOutput {
     pub trace: String,
 }
 
+/// Whether the twin's own headers hold `header` (as an `#include` names it) for kernel or host code,
+/// so that `init` need not look for it in the operator's repository.
+pub fn provides_header(header: &str) -> bool {
+    let header = header.trim_start_matches("./");
+    embedded::FILES.iter().any(|(rel, _)| {
+        rel.strip_prefix("include/kernel/")
+            .or_else(|| rel.strip_prefix("include/host/"))
+            == Some(header)
+    })
+}
+
 /// Version of the embedded twin: a hash of its files and of this tool's version.
 pub fn version() -> String {
     let mut h = KeyHasher::new();
@@ -80,14 +138,23 @@ pub fn version() -> String {
 }
 
 impl Twin {
-    /// Extracts the twin under `cache/twin/<version>/` and compiles its runtime, both only once.
+    /// Extracts the twin under `cache/twin/<version>/` and compiles its runtime there, both only once.
     pub fn prepare(work: &Path, cache: &Path) -> Result<Twin> {
+        Self::prepare_in(work, cache, &cache.join("twin"))
+    }
+
+    /// Extracts the twin under `runtime/<version>/` and compiles its runtime into
+    /// `runtime/<version>/obj-<toolchain>/`, each only once per machine; built programs go to `cache`.
+    /// Concurrent first runs (other projects, other processes) never see each other's half-made files:
+    /// everything is written under a temporary name and renamed into place.
+    pub fn prepare_in(work: &Path, cache: &Path, runtime: &Path) -> Result<Twin> {
+        let started = std::time::Instant::now();
         let version = version();
-        let dir = cache.join("twin").join(&version);
+        let dir = runtime.join(&version);
+        let mut unpacked = false;
         if !dir.join(".complete").is_file() {
-            let staging = cache
-                .join("twin")
-                .join(format!(".{version}.{}", fsx::unique_suffix()));
+            fsx::create_dir_all(runtime)?;
+            let staging = runtime.join(format!(".{version}.{}", fsx::unique_suffix()));
             for (rel, bytes) in embedded::FILES {
                 let path = staging.join(rel);
                 fsx::create_dir_all(path.parent().unwrap())?;
@@ -95,11 +162,14 @@ impl Twin {
             }
             std::fs::write(staging.join(".complete"), b"")
                 .map_err(|e| Error::io("could not write", &staging, e))?;
-            if let Err(e) = std::fs::rename(&staging, &dir) {
-                let _ = std::fs::remove_dir_all(&staging);
-                // Another process may have got there first; its copy is identical.
-                if !dir.join(".complete").is_file() {
-                    return Err(Error::io("could not unpack the twin into", &dir, e));
+            match std::fs::rename(&staging, &dir) {
+                Ok(()) => unpacked = true,
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&staging);
+                    // Another process may have got there first; its copy is identical.
+                    if !dir.join(".complete").is_file() {
+                        return Err(Error::io("could not unpack the twin into", &dir, e));
+                    }
                 }
             }
         }
@@ -117,20 +187,37 @@ impl Twin {
                     Some("install g++ or clang++ (e.g. `apt-get install g++`), or set CXX".into()),
                 )
             })?;
+        let toolchain = toolchain_key(&compiler);
+        let obj_dir = dir.join(format!("obj-{toolchain}"));
         let mut twin = Twin {
             dir,
+            obj_dir,
+            runtime: RuntimeReport {
+                dir: PathBuf::new(),
+                unpacked,
+                compiled: vec![],
+                elapsed: Duration::ZERO,
+            },
             work: work.to_path_buf(),
             cache: cache.to_path_buf(),
             version,
+            toolchain,
             compiler,
             host_objects: vec![],
             kernel_objects: vec![],
             host_pch: None,
         };
+        twin.runtime.dir = twin.obj_dir.clone();
         twin.host_objects = twin.compile_runtime("host")?;
         twin.kernel_objects = twin.compile_runtime("kernel")?;
         twin.host_pch = twin.precompile_host_headers();
+        twin.runtime.elapsed = started.elapsed();
         Ok(twin)
+    }
+
+    /// What preparing the twin did, and how long it took.
+    pub fn runtime(&self) -> &RuntimeReport {
+        &self.runtime
     }
 
     pub fn version(&self) -> &str {
@@ -146,14 +233,13 @@ impl Twin {
                 .iter()
                 .filter(|a| !a.to_string_lossy().starts_with("-O")),
         );
-        let opt = if side == "host" { "-O1" } else { "-O2" };
-        cmd.args(["-std=c++17", opt, "-w", "-fno-strict-aliasing"]);
+        cmd.args(own_flags(side));
         cmd.arg("-I").arg(self.dir.join("include").join(side));
         cmd
     }
 
-    fn compile_runtime(&self, side: &str) -> Result<Vec<PathBuf>> {
-        let obj_dir = self.dir.join("obj");
+    fn compile_runtime(&mut self, side: &str) -> Result<Vec<PathBuf>> {
+        let obj_dir = self.obj_dir.clone();
         fsx::create_dir_all(&obj_dir)?;
         let mut objects = vec![];
         let mut sources: Vec<&str> = embedded::FILES
@@ -173,10 +259,18 @@ impl Twin {
                 let tmp = obj_dir.join(format!(".{stem}.{}.o", fsx::unique_suffix()));
                 let mut cmd = self.cxx(side);
                 cmd.arg("-c").arg(self.dir.join(rel)).arg("-o").arg(&tmp);
-                match process::run(cmd, COMPILE_LIMIT, &obj_dir.join(format!("{stem}.log"))) {
+                let finished =
+                    process::run(cmd, COMPILE_LIMIT, &obj_dir.join(format!("{stem}.log")));
+                if !matches!(&finished, Ok(process::Finished::Exited { status, .. }) if status.success())
+                {
+                    // Nothing half-made stays in the cache folder all projects share.
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                match finished {
                     Ok(process::Finished::Exited { status, .. }) if status.success() => {
                         std::fs::rename(&tmp, &obj)
-                            .map_err(|e| Error::io("could not write", &obj, e))?
+                            .map_err(|e| Error::io("could not write", &obj, e))?;
+                        self.runtime.compiled.push(rel.to_string());
                     }
                     Ok(process::Finished::Exited { stderr, .. }) => {
                         return Err(Error::Internal(format!(
@@ -198,11 +292,11 @@ impl Twin {
 
     /// Precompiles the host API headers (about half of a host build's time is parsing them). Any failure
     /// only means builds read the headers as usual, so it is not an error.
-    fn precompile_host_headers(&self) -> Option<PathBuf> {
+    fn precompile_host_headers(&mut self) -> Option<PathBuf> {
         if !self.compiler.is_like_gnu() || self.compiler.is_like_clang() {
             return None;
         }
-        let obj_dir = self.dir.join("obj");
+        let obj_dir = self.obj_dir.clone();
         let header = obj_dir.join("host_pch.h");
         let gch = obj_dir.join("host_pch.h.gch");
         if header.is_file() && gch.is_file() {
@@ -219,8 +313,13 @@ impl Twin {
         match process::run(cmd, COMPILE_LIMIT, &obj_dir.join("host_pch.log")) {
             Ok(process::Finished::Exited { status, .. }) if status.success() => {
                 let text = std::fs::read_to_string(&source).ok()?;
-                std::fs::write(&header, text).ok()?;
+                // Header first, then its .gch, each renamed into place: a concurrent build sees either
+                // no header, a header alone (parsed as usual), or both.
+                let tmp_header = obj_dir.join(format!(".host_pch.{}.h", fsx::unique_suffix()));
+                std::fs::write(&tmp_header, text).ok()?;
+                std::fs::rename(&tmp_header, &header).ok()?;
                 std::fs::rename(&tmp, &gch).ok()?;
+                self.runtime.compiled.push("host_pch.h".into());
                 Some(header)
             }
             _ => {
@@ -259,6 +358,7 @@ impl Twin {
             host,
             kernel,
             cached: host_cached && kernel_cached,
+            run_env: vec![],
         })
     }
 
@@ -270,27 +370,11 @@ impl Twin {
         sources: &SourceSet,
         side: &str,
     ) -> std::result::Result<(PathBuf, bool), BuildError> {
-        // Both sides read the tiling header (the host fills it, the kernel reads it), wherever it lives:
-        // it takes part in both builds and cache keys.
-        let units: Vec<&String> = if side == "host" {
-            op.host.iter().collect()
-        } else {
-            op.kernel.iter().collect()
-        };
-        let mut extra_headers: Vec<&String> = op.tiling_header.iter().collect();
-        extra_headers.retain(|h| !units.contains(h));
-        let files = gather(
-            root,
-            units.iter().chain(extra_headers.iter()).copied(),
-            sources,
-        )
-        .map_err(BuildError::Io)?;
+        let (_, files) = side_files(root, op, sources, side)?;
         let defines = defines(op, side);
         let shim = (side == "kernel").then(|| kernel_shim(op, &files));
         let mut h = KeyHasher::new();
-        h.part(&self.version)
-            .part(side)
-            .part(self.compiler.path().to_string_lossy().as_bytes());
+        h.part(&self.version).part(side).part(&self.toolchain);
         for d in &defines {
             h.part(d);
         }
@@ -479,9 +563,12 @@ impl Twin {
         let spec = dir.join("tiling.spec");
         let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         fsx::write_file(&spec, protocol::tiling_spec(op, soc, &data)).map_err(io)?;
-        let result_path = dir.join("tiling.out");
+        // Not `tiling.out`: that is where the program's stdout goes (`process::run_candidate` logs to
+        // `<stem>.out`), and an operator's own `printf` in its tiling function overwrote the result.
+        let result_path = dir.join("tiling.result");
         let mut cmd = Command::new(&programs.host);
         cmd.arg(&spec).arg(&result_path).current_dir(dir);
+        cmd.envs(programs.run_env.iter().map(|(k, v)| (k, v)));
         let tiling =
             match process::run_candidate(cmd, TILING_LIMIT, &dir.join("tiling")).map_err(io)? {
                 process::Finished::Exited { status, .. } if status.success() => {
@@ -534,6 +621,7 @@ impl Twin {
         let run = protocol::RunFile {
             block_dim: tiling.block_dim,
             ub_bytes: soc.ub_bytes,
+            cube_bytes: [soc.l1_bytes, soc.l0a_bytes, soc.l0b_bytes, soc.l0c_bytes],
             tiling: &tiling_path,
             tiling_key: tiling.tiling_key,
             workspace: tiling.workspace.iter().sum(),
@@ -555,6 +643,7 @@ impl Twin {
         fsx::write_file(&run_path, run.render()).map_err(io)?;
         let mut cmd = Command::new(&programs.kernel);
         cmd.arg(&run_path).current_dir(dir);
+        cmd.envs(programs.run_env.iter().map(|(k, v)| (k, v)));
         let limit = kernel_limit();
         match process::run_candidate(cmd, limit, &dir.join("kernel")).map_err(io)? {
             process::Finished::Exited { status, .. } if status.success() => {}
@@ -597,6 +686,36 @@ impl Twin {
     }
 }
 
+/// The flags the tool adds to the compiler's own for one side of a build.
+fn own_flags(side: &str) -> [&'static str; 4] {
+    let opt = if side == "host" { "-O1" } else { "-O2" };
+    ["-std=c++17", opt, "-w", "-fno-strict-aliasing"]
+}
+
+/// The toolchain part of the runtime's cache key: the compiler's path, what it says it is
+/// (`--version`: an upgraded compiler at the same path gets a fresh runtime), and every flag.
+fn toolchain_key(compiler: &cc::Tool) -> String {
+    let mut h = KeyHasher::new();
+    h.part(compiler.path().to_string_lossy().as_bytes());
+    if let Ok(out) = Command::new(compiler.path())
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+    {
+        h.part(&out.stdout);
+    }
+    for a in compiler.args() {
+        h.part(a.to_string_lossy().as_bytes());
+    }
+    for side in ["host", "kernel"] {
+        for f in own_flags(side) {
+            h.part(f);
+        }
+    }
+    h.part(env!("TWIN_TARGET"));
+    h.finish()[..16].to_string()
+}
+
 enum BuildError {
     Failed(TrialFailure),
     Io(std::io::Error),
@@ -626,6 +745,31 @@ fn io_kind(e: &std::io::Error, otherwise: FailureKind) -> FailureKind {
 /// depends on its parameter types and namespace; a template must be instantiated where it is seen),
 /// and that unit is then not compiled on its own. An entry found in none of the files (say, one a
 /// macro writes) is taken to be `extern "C"`, as CANN's samples write them.
+/// The translation units of one side (`host` or `kernel`) and the texts of the files its build reads.
+/// Both sides read the tiling header (the host fills it, the kernel reads it), wherever it lives: it
+/// takes part in both builds and cache keys.
+fn side_files<'o>(
+    root: &Path,
+    op: &'o OpSpec,
+    sources: &SourceSet,
+    side: &str,
+) -> std::result::Result<(Vec<&'o String>, BTreeMap<String, String>), BuildError> {
+    let units: Vec<&String> = if side == "host" {
+        op.host.iter().collect()
+    } else {
+        op.kernel.iter().collect()
+    };
+    let mut extra_headers: Vec<&String> = op.tiling_header.iter().collect();
+    extra_headers.retain(|h| !units.contains(h));
+    let files = gather(
+        root,
+        units.iter().chain(extra_headers.iter()).copied(),
+        sources,
+    )
+    .map_err(BuildError::Io)?;
+    Ok((units, files))
+}
+
 fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
     use crate::project::{Linkage, find_entry};
     let in_units = op

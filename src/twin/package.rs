@@ -63,6 +63,7 @@ const RUNTIME_SOURCES: &[&str] = &[
     "src/kernel_runtime.cpp",
     "src/kernel_math.cpp",
     "src/kernel_blocks.cpp",
+    "src/kernel_cube.cpp",
     "package/src/icpu_runtime.cpp",
 ];
 
@@ -285,8 +286,8 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
         .iter()
         .map(|s| {
             format!(
-                "    {}) ub_bytes={}; aiv_cores={}; aic_cores={} ;;",
-                s.name, s.ub_bytes, s.aiv_cores, s.aic_cores
+                "    {}) ub_bytes={}; l1_bytes={}; aiv_cores={}; aic_cores={} ;;",
+                s.name, s.ub_bytes, s.l1_bytes, s.aiv_cores, s.aic_cores
             )
         })
         .collect::<Vec<_>>()
@@ -303,7 +304,7 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
         format!("{ASC_DIR}/src/asc_rewrite.cpp"),
         embedded_file("package/src/asc_rewrite.cpp").to_vec(),
     ));
-    for rel in ["twin_asc.h", "acl/acl.h"] {
+    for rel in ["twin_asc.h", "cpu_debug_launch.h", "acl/acl.h"] {
         out.push((
             format!("{ASC_DIR}/include/{rel}"),
             embedded_file(&format!("package/include/{rel}")).to_vec(),
@@ -420,8 +421,8 @@ mod tests {
         );
         for soc in crate::model::soc::all() {
             let case = format!(
-                "{}) ub_bytes={}; aiv_cores={}; aic_cores={} ;;",
-                soc.name, soc.ub_bytes, soc.aiv_cores, soc.aic_cores
+                "{}) ub_bytes={}; l1_bytes={}; aiv_cores={}; aic_cores={} ;;",
+                soc.name, soc.ub_bytes, soc.l1_bytes, soc.aiv_cores, soc.aic_cores
             );
             assert!(script.contains(&case), "{case}");
         }

@@ -122,6 +122,8 @@ pub fn parse_tiling_result(text: &str) -> Result<TilingResult, String> {
 pub struct RunFile<'a> {
     pub block_dim: u32,
     pub ub_bytes: u64,
+    /// L1, L0A, L0B, L0C capacities (the cube buffers' checks; templates/twin/include/kernel/twin/mem.h).
+    pub cube_bytes: [u64; 4],
     pub tiling: &'a Path,
     pub tiling_key: u64,
     pub workspace: u64,
@@ -135,6 +137,12 @@ impl RunFile<'_> {
         let mut s = String::new();
         let _ = writeln!(s, "block_dim {}", self.block_dim);
         let _ = writeln!(s, "ub_bytes {}", self.ub_bytes);
+        for (key, bytes) in ["l1_bytes", "l0a_bytes", "l0b_bytes", "l0c_bytes"]
+            .iter()
+            .zip(self.cube_bytes)
+        {
+            let _ = writeln!(s, "{key} {bytes}");
+        }
         let _ = writeln!(s, "tiling {}", self.tiling.display());
         let _ = writeln!(s, "tiling_key {}", self.tiling_key);
         let _ = writeln!(s, "workspace {}", self.workspace);

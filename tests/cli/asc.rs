@@ -230,3 +230,71 @@ fn a_project_configured_from_a_subfolder_runs_with_cmake_source() {
     let (_, run) = run_kept(p);
     assert_products(&run, "configured from examples/");
 }
+
+/// `model-trace` times a trace file as the library's model does (same figure, labelled modelled, for
+/// the SoC named), and a file that is not a trace, or a SoC the model does not know, is bad input
+/// that names the file and line, or the SoCs there are.
+#[test]
+fn model_trace_times_a_trace_file_and_names_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace_text = "twin-trace 2\nblock 0 2\nI MTE2 DataCopy bytes=65536 bursts=1 burst=65536 gm=0 gap=0 cache=disable line=3\n\
+                set MTE2 V e0\nwait MTE2 V e0\nI V Add dt=2 n=32768 rep=256 line=4\nset V MTE3 e0\nwait V MTE3 e0\n\
+                I MTE3 DataCopy bytes=65536 bursts=1 burst=65536 gm=0 gap=0 line=5\nend\n\
+                block 1 2\nI MTE2 DataCopy bytes=65536 bursts=1 burst=65536 gm=65536 gap=0 line=3\nend\n";
+    let trace = dir.path().join("twin.trace");
+    std::fs::write(&trace, trace_text).unwrap();
+    let soc = ascend_tune::model::soc::lookup("Ascend910B4").unwrap();
+    let want = ascend_tune::model::model_trace(trace_text, soc, &Default::default()).unwrap();
+    let out = cargo_ascend_tune(
+        dir.path(),
+        &[
+            "model-trace",
+            "twin.trace",
+            "--soc",
+            "Ascend910B4",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let r = record(&out, "trace-modelled");
+    assert_eq!(r["latency_us"].as_f64().unwrap(), want.latency_us, "{r}");
+    assert_eq!(r["soc"], "Ascend910B4");
+    assert_eq!(r["modelled"], true);
+    assert_eq!(r["block_dim"], 2);
+    assert_eq!(r["pipes"].as_array().unwrap().len(), want.pipes.len());
+
+    let human = cargo_ascend_tune(
+        dir.path(),
+        &["model-trace", "twin.trace", "--soc", "Ascend910B4"],
+    );
+    let (stdout, _) = text(&human);
+    assert!(
+        stdout.contains(&format!(
+            "{:.3} us modelled on Ascend910B4",
+            want.latency_us
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("not measured on hardware"), "{stdout}");
+
+    std::fs::write(
+        dir.path().join("bad.trace"),
+        "twin-trace 2\nblock 0 1\nI V Add oops\nend\n",
+    )
+    .unwrap();
+    let bad = cargo_ascend_tune(dir.path(), &["model-trace", "bad.trace"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).1.contains("bad.trace:3"), "{:?}", text(&bad));
+
+    let unknown = cargo_ascend_tune(
+        dir.path(),
+        &["model-trace", "twin.trace", "--soc", "Ascend999"],
+    );
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        text(&unknown).1.contains("Ascend910B1"),
+        "{:?}",
+        text(&unknown)
+    );
+}

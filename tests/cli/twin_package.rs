@@ -239,6 +239,30 @@ fn add_launch_builds_runs_and_models_on_the_twin_package() {
         -498.0 / 64.0
     );
     assert_reference_faster("add_launch", &naive, &reference);
+    // Trace version 3: GM copies name their allocation (`buf=`, x y z in allocation order) and the Add its
+    // UB operands (`ubd= ubs0= ubs1=`), which the model's L2 and bank-conflict costs read.
+    let trace = std::fs::read_to_string(reference.dir.path().join("twin.trace")).unwrap();
+    assert!(trace.starts_with("twin-trace 3\n"), "{}", &trace[..40]);
+    let copies: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.starts_with("I MTE2 ") || l.starts_with("I MTE3 "))
+        .collect();
+    assert!(
+        !copies.is_empty() && copies.iter().all(|l| l.contains(" buf=")),
+        "{copies:?}"
+    );
+    let bufs: std::collections::BTreeSet<&str> = copies
+        .iter()
+        .filter_map(|l| l.split(' ').find(|kv| kv.starts_with("buf=")))
+        .collect();
+    assert_eq!(bufs.len(), 3, "{bufs:?}");
+    assert!(
+        trace
+            .lines()
+            .filter(|l| l.starts_with("I V Add "))
+            .all(|l| l.contains(" ubd=") && l.contains(" ubs0=") && l.contains(" ubs1=")),
+        "Add records without UB addresses"
+    );
     assert!(
         !reference.build_log.contains("kernel_runtime.cpp"),
         "the second build folder compiled the twin runtime again:\n{}",

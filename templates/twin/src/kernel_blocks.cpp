@@ -75,14 +75,30 @@ std::vector<uint8_t *> g_ubs; // UB arena of each started block (shared while no
 uint64_t g_ub_cap = 0;
 volatile sig_atomic_t g_cur_block = 0;
 
+// A signal in the kernel's own code (the twin's API checks its accesses and throws a Fault instead):
+// named, with the block and the last API call the block made, which is as near as the twin can place
+// it without debug information. Runs on the faulting block's thread, so twin::g is that block's.
 void on_signal(int sig) {
-    char buf[256];
-    int n = std::snprintf(buf, sizeof buf,
-                          "error: %s in kernel code (a raw pointer access outside the twin's checked API?)\n"
-                          "  --> <unknown>:0 (block %d)\n",
-                          sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : sig == SIGFPE ? "arithmetic exception" : "signal",
-                          (int)g_cur_block);
-    if (n > 0) { ssize_t w = write(2, buf, (size_t)n); (void)w; }
+    const char *what = sig == SIGSEGV ? "segmentation fault (a raw pointer access outside the twin's checked API?)"
+                       : sig == SIGBUS ? "bus error (a misaligned or unmapped raw pointer access?)"
+                       : sig == SIGFPE ? "arithmetic exception (SIGFPE: an integer division by zero, or INT_MIN / -1)"
+                                       : "signal";
+    const twin::BlockState &s = twin::g;
+    char buf[768];
+    int n;
+    if (s.last_file)
+        n = std::snprintf(buf, sizeof buf,
+                          "error: %s in the kernel's own code, after its last API call `%s`\n"
+                          "  --> %s:%d (block %d)\n"
+                          "  = note: the fault lies after that call and before the block's next one; the twin sees "
+                          "API calls, not the kernel's own arithmetic and pointer accesses\n",
+                          what, s.last_api ? s.last_api : "?", s.last_file, s.last_line, (int)g_cur_block);
+    else
+        n = std::snprintf(buf, sizeof buf,
+                          "error: %s in the kernel's own code, before its first API call\n"
+                          "  --> <kernel>:0 (block %d)\n",
+                          what, (int)g_cur_block);
+    if (n > 0) { ssize_t w = write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1); (void)w; }
     _exit(3);
 }
 
@@ -104,6 +120,8 @@ void block_thread(int64_t b) {
     std::memset(&g, 0, sizeof g);
     g.ub = g_ubs[(size_t)b];
     g.ub_bytes = (uint32_t)L.ub_bytes;
+    g.ub_phys = (uint32_t)L.ub_bytes + twin::UB_RESERVED;
+    g.l1_bytes = (uint32_t)L.l1_bytes;
     g.block_idx = b;
     g.block_dim = L.block_dim;
     g.tiling_key = L.tiling_key;
@@ -125,6 +143,8 @@ void block_thread(int64_t b) {
         B.failed = true;
     }
     B.trace.swap(twin::g_trace);
+    std::free(g.l1);
+    g.l1 = nullptr;
     B.done = true;
     std::unique_lock<std::mutex> lk(g_m);
     g_turn = -1;
@@ -151,6 +171,14 @@ void run_block(int64_t b) {
 
 namespace twin {
 
+uint8_t *l1_arena(const char *file, int line) {
+    if (!g.l1) {
+        g.l1 = static_cast<uint8_t *>(std::calloc(1, g.l1_bytes ? g.l1_bytes : 1));
+        if (!g.l1) fault(file, line, "out of memory allocating the L1 buffer (%u bytes)", g.l1_bytes);
+    }
+    return g.l1;
+}
+
 void sync_all(const char *api, const char *file, int line) {
     (void)api; (void)file; (void)line;
     g.sync_count++;
@@ -175,7 +203,7 @@ LaunchResult run_blocks(const Launch &launch) {
     std::vector<Block> &blocks = *owned_blocks;
     g_blocks = owned_blocks;
     g_launch = &launch;
-    g_ub_cap = (launch.ub_bytes + 63) / 64 * 64;
+    g_ub_cap = (launch.ub_bytes + twin::UB_RESERVED + 63) / 64 * 64;
     g_ubs.clear();
     std::vector<uint8_t *> owned_ubs;
 
@@ -230,7 +258,7 @@ LaunchResult run_blocks(const Launch &launch) {
         }
     }
 
-    res.trace = "twin-trace 2\n";
+    res.trace = "twin-trace 3\n";
     for (int64_t b = 0; b < launch.block_dim; b++) {
         Block &B = blocks[(size_t)b];
         if (!B.started) break;

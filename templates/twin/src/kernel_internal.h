@@ -22,6 +22,10 @@ void trace_u64(uint64_t v);
 uint8_t *gm_alloc(uint64_t bytes, const char *name);
 bool gm_free(void *p);
 
+// Capacities of the L0A, L0B, L0C, BT and FB buffers for the launches that follow (L1's is the launch's
+// l1_bytes); 0 keeps the A2 default (kernel_cube.cpp, include/kernel/twin/mem.h).
+void hw_set_caps(uint64_t l0a, uint64_t l0b, uint64_t l0c, uint64_t bt, uint64_t fb);
+
 // One launch: `entry(ctx)` runs the kernel for the block that GetBlockIdx() names.
 struct Launch {
     void (*entry)(void *ctx);
@@ -30,10 +34,11 @@ struct Launch {
     uint64_t ub_bytes;
     uint64_t tiling_key;
     uint64_t sys_workspace;
+    uint64_t l1_bytes = 512u * 1024u; // the SoC's L1 buffer (FACTS: 512 KiB on 910B); kernel_main's `l1_bytes`
 };
 struct LaunchResult {
     int rc = 0;         // 0 ok, 2 bad launch parameters, 3 fault (err holds the located message)
-    std::string trace;  // the launch's trace (`twin-trace 2`), up to a faulting call
+    std::string trace;  // the launch's trace (`twin-trace 3`), up to a faulting call
     std::string err;
 };
 // Runs every block of the launch (see kernel_blocks.cpp). After a fault (rc 3) blocks stopped at

@@ -1,7 +1,8 @@
 // twin: main of the kernel program.  Usage: kernel <run-file>
 // Run-file directives (one a line, space separated; unknown ones are ignored):
-//   block_dim N | ub_bytes N | tiling PATH | tiling_key K | workspace BYTES | sys_workspace BYTES
+//   block_dim N | ub_bytes N | l1_bytes N (default 512 KiB) | tiling PATH | tiling_key K | workspace BYTES | sys_workspace BYTES
 //   input NAME PATH BYTES | output NAME PATH BYTES | trace PATH
+//   l0a_bytes N | l0b_bytes N | l0c_bytes N | bt_bytes N | fb_bytes N  (cube buffers; A2 sizes if absent)
 // Runs the kernel once per block index (kernel_blocks.cpp), writes outputs and the trace.
 // Exit 0 ok, 2 bad run-file or I/O, 3 kernel fault.
 #include <cstdint>
@@ -66,7 +67,8 @@ int main(int argc, char **argv) {
     if (!in) die(std::string("cannot read run-file ") + argv[1]);
 
     int64_t block_dim = 1;
-    uint64_t ub_bytes = 196352, ws_bytes = 0, tiling_key = 0, sys_ws = 16u * 1024u * 1024u;
+    uint64_t ub_bytes = 196352, l1_bytes = 512u * 1024u, ws_bytes = 0, tiling_key = 0, sys_ws = 16u * 1024u * 1024u;
+    uint64_t caps[5] = {0, 0, 0, 0, 0}; // L0A, L0B, L0C, BT, FB bytes (0: the A2 default, mem.h)
     std::string tiling_path, trace_path;
     std::vector<Tensor> inputs, outputs;
     std::string line;
@@ -76,10 +78,16 @@ int main(int argc, char **argv) {
         if (!(ss >> d) || d[0] == '#') continue;
         if (d == "block_dim") ss >> block_dim;
         else if (d == "ub_bytes") ss >> ub_bytes;
+        else if (d == "l1_bytes") ss >> l1_bytes;
         else if (d == "tiling") ss >> tiling_path;
         else if (d == "tiling_key") ss >> tiling_key;
         else if (d == "workspace") ss >> ws_bytes;
         else if (d == "sys_workspace") ss >> sys_ws;
+        else if (d == "l0a_bytes") ss >> caps[0];
+        else if (d == "l0b_bytes") ss >> caps[1];
+        else if (d == "l0c_bytes") ss >> caps[2];
+        else if (d == "bt_bytes") ss >> caps[3];
+        else if (d == "fb_bytes") ss >> caps[4];
         else if (d == "trace") ss >> trace_path;
         else if (d == "input" || d == "output") {
             Tensor t;
@@ -89,7 +97,9 @@ int main(int argc, char **argv) {
     }
     if (block_dim < 1 || block_dim > 65535) die("block_dim out of range: " + std::to_string(block_dim));
     if (ub_bytes < 32 || ub_bytes > (1u << 30)) die("ub_bytes out of range");
+    if (l1_bytes < 32 || l1_bytes > (1u << 30)) die("l1_bytes out of range");
 
+    twin::hw_set_caps(caps[0], caps[1], caps[2], caps[3], caps[4]);
     std::vector<uint8_t *> args;
     for (auto &t : inputs) {
         t.buf = gm_alloc(t.bytes, t.name);
@@ -113,7 +123,7 @@ int main(int argc, char **argv) {
     if (!tiling_bytes.empty()) std::memcpy(tiling, tiling_bytes.data(), tiling_bytes.size());
     args.push_back(tiling);
 
-    twin::Launch launch{call_twin_launch, args.data(), block_dim, ub_bytes, tiling_key, sys_ws};
+    twin::Launch launch{call_twin_launch, args.data(), block_dim, ub_bytes, tiling_key, sys_ws, l1_bytes};
     twin::LaunchResult res = twin::run_blocks(launch);
     if (res.rc) std::fputs(res.err.c_str(), stderr);
     if (res.rc == 0) {

@@ -53,7 +53,7 @@ std::vector<GmAlloc> &gm_allocs() {
 }
 void gm_register(uint8_t *base, uint64_t size, uint64_t cap, const char *name) {
     auto &v = gm_allocs();
-    v.push_back(GmAlloc{base, size, cap, name});
+    v.push_back(GmAlloc{base, size, cap, name, (uint32_t)v.size()});
     std::sort(v.begin(), v.end(), [](const GmAlloc &a, const GmAlloc &b) { return a.base < b.base; });
 }
 static const GmAlloc *gm_find_inclusive(const void *p, bool inclusive_end) {
@@ -68,8 +68,13 @@ static const GmAlloc *gm_find_inclusive(const void *p, bool inclusive_end) {
     return nullptr;
 }
 const GmAlloc *gm_find(const void *p) { return gm_find_inclusive(p, false); }
+int64_t gm_buf_id(const void *p) {
+    const GmAlloc *a = gm_find_inclusive(p, true);
+    return a ? (int64_t)a->id : -1;
+}
 
 uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, const char *file, int line, uint64_t *avail) {
+    note_call(api, file, line);
     if (avail) *avail = bytes;
     const GmAlloc *a = gm_find_inclusive(p, bytes == 0);
     if (!a) {
@@ -171,7 +176,8 @@ static inline void line_kv(int line) {
     g_trace.push_back('\n');
 }
 
-void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_t burst, uint64_t gm, uint64_t gap, int line) {
+void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_t burst, uint64_t gm, uint64_t gap, int line,
+            const char *extra, int64_t buf) {
     g_trace.append("I ");
     g_trace.append(pipe_name(pipe));
     g_trace.push_back(' ');
@@ -181,7 +187,21 @@ void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_
     kv("burst", burst);
     kv("gm", gm);
     kv("gap", gap);
+    if (buf >= 0) kv("buf", (uint64_t)buf);
+    if (extra) g_trace.append(extra);
     line_kv(line);
+}
+namespace {
+thread_local bool tl_vec_ub = false;
+thread_local uint32_t tl_vec_ub_d = 0, tl_vec_ub_s0 = 0;
+thread_local int64_t tl_vec_ub_s1 = -1;
+} // namespace
+void tr_vec_ub_reset() { tl_vec_ub = false; }
+void tr_vec_ub(uint32_t dst, uint32_t src0, int64_t src1) {
+    tl_vec_ub = true;
+    tl_vec_ub_d = dst;
+    tl_vec_ub_s0 = src0;
+    tl_vec_ub_s1 = src1;
 }
 void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, int dst_bytes) {
     g_trace.append("I V ");
@@ -190,6 +210,12 @@ void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, in
     kv("n", n);
     kv("rep", rep);
     if (dst_bytes >= 0) kv("dst", (uint64_t)dst_bytes);
+    if (tl_vec_ub) {
+        kv("ubd", tl_vec_ub_d);
+        kv("ubs0", tl_vec_ub_s0);
+        if (tl_vec_ub_s1 >= 0) kv("ubs1", (uint64_t)tl_vec_ub_s1);
+        tl_vec_ub = false;
+    }
     line_kv(line);
 }
 // Scalar records repeat by the million in element-by-element loops (GetValue / SetValue on UB), and
@@ -204,7 +230,9 @@ thread_local uint64_t tl_scalar_count = 0;
 thread_local std::string tl_scratch;
 } // namespace
 
+void tr_vec_ub_reset();
 void trace_begin() {
+    tr_vec_ub_reset();
     g_trace.clear();
     tl_scalar_end = (size_t)-1;
     tl_scalar_count = 0;

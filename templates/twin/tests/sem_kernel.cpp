@@ -248,6 +248,23 @@ public:
             r.SetValue(64, sqrt(x.GetValue(5) * x.GetValue(5) + 2.0f));
         }
         Store(21, r);
+        // 22..26: Cast float -> float with CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC: each
+        // rounds to an integral value (asc-devkit precision_conversion.md, "float → float").
+        {
+            const RoundMode modes[5] = {RoundMode::CAST_RINT, RoundMode::CAST_FLOOR, RoundMode::CAST_CEIL,
+                                        RoundMode::CAST_ROUND, RoundMode::CAST_TRUNC};
+            for (int k = 0; k < 5; k++) {
+                Duplicate(r, 0.0f, N);
+                Cast(r, x, modes[k], N);
+                Store(22 + k, r);
+            }
+            // half 6..10: the same five modes on half -> half (h holds ties such as -22.5 and 1.5).
+            for (int k = 0; k < 5; k++) {
+                Duplicate(rh, (half)0.0f, N);
+                Cast(rh, h, modes[k], N);
+                StoreH(6 + k, rh);
+            }
+        }
 
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);

@@ -38,6 +38,7 @@ using float32_t = float;
 #include "twin/tiling.h"
 #include "twin/tensor.h"
 #include "twin/copy.h"
+#include "twin/cube.h"
 #include "twin/vec.h"
 #include "twin/vec2.h"
 #include "twin/sort.h"

@@ -4,7 +4,7 @@
 // of these names in Ascend C kernel-launch projects (CPU-side debugging); no CANN file is copied.
 //
 // ICPU_RUN_KF runs every block of the launch on this process's GM (the twin's block scheduler,
-// src/kernel_blocks.cpp), with every access checked, and writes the launch's trace (`twin-trace 2`) to
+// src/kernel_blocks.cpp), with every access checked, and writes the launch's trace (`twin-trace 3`) to
 // the file named by the environment variable ASCEND_TWIN_TRACE, or `twin.trace` in the current folder;
 // the second launch of a process writes `<path>.1`, the third `<path>.2`, ... A fault prints the twin's
 // message (API call, source line, block) and exits the process with code 3. Launches run one at a time:
@@ -18,6 +18,10 @@
 // The UB size of the SoC the project was configured for (set by the tikicpulib::<SOC_VERSION> target).
 #ifndef TWIN_UB_BYTES
 #define TWIN_UB_BYTES 196352
+#endif
+// The L1 buffer size of that SoC (twin-asc sets it; 512 KiB, the 910B's, otherwise).
+#ifndef TWIN_L1_BYTES
+#define TWIN_L1_BYTES 524288
 #endif
 
 // How a launch is written in the user's source (for messages): ICPU_RUN_KF, or `<<<...>>>` in a `.asc`.
@@ -33,6 +37,7 @@ void twin_icpu_run(const char *kernel, int64_t block_dim, uint64_t ub_bytes, voi
                    const char *file, int line);
 void twin_icpu_launch(int form, const char *kernel, int64_t block_dim, uint64_t ub_bytes, void (*entry)(void *),
                       void *ctx, const char *file, int line);
+void twin_icpu_set_l1_bytes(uint64_t l1_bytes);
 }
 
 namespace AscendC {
@@ -50,6 +55,7 @@ template <class F> void call(void *f) { (*static_cast<F *>(f))(); }
 template <class F>
 void launch(const char *kernel, int64_t block_dim, F &&body, const char *file, int line, int form = TWIN_LAUNCH_ICPU_RUN_KF) {
     using Body = typename std::remove_reference<F>::type;
+    twin_icpu_set_l1_bytes(TWIN_L1_BYTES);
     twin_icpu_launch(form, kernel, block_dim, TWIN_UB_BYTES, &call<Body>,
                      const_cast<void *>(static_cast<const void *>(&body)), file, line);
 }

@@ -17,11 +17,13 @@
 extern "C" void *twin_icpu_gm_alloc_by(uint64_t bytes, const char *api);
 extern "C" void twin_icpu_launch(int form, const char *kernel, int64_t block_dim, uint64_t ub_bytes,
                                  void (*entry)(void *), void *ctx, const char *file, int line);
+extern "C" void twin_icpu_set_l1_bytes(uint64_t l1_bytes);
 
 namespace {
 
 uint64_t g_allocs = 0;   // GmAlloc calls so far: names the buffers in fault messages
 uint64_t g_launches = 0; // ICPU_RUN_KF calls so far: numbers the trace files
+uint64_t g_l1_bytes = 512u * 1024u; // the L1 buffer of each block (twin_icpu_set_l1_bytes)
 
 // ASCEND_TWIN_TRACE, or twin.trace in the current folder; launch n > 0 appends ".n".
 std::string trace_path(uint64_t launch) {
@@ -66,6 +68,10 @@ extern "C" void twin_icpu_gm_free(void *ptr) {
     }
 }
 
+extern "C" void twin_icpu_set_l1_bytes(uint64_t l1_bytes) {
+    if (l1_bytes >= 32 && l1_bytes <= (1u << 30)) g_l1_bytes = l1_bytes;
+}
+
 extern "C" void twin_icpu_run(const char *kernel, int64_t block_dim, uint64_t ub_bytes, void (*entry)(void *), void *ctx,
                               const char *file, int line) {
     twin_icpu_launch(TWIN_LAUNCH_ICPU_RUN_KF, kernel, block_dim, ub_bytes, entry, ctx, file, line);
@@ -86,7 +92,7 @@ extern "C" void twin_icpu_launch(int form, const char *kernel, int64_t block_dim
                      (long long)block_dim, file, line);
         quit(3);
     }
-    twin::Launch launch{entry, ctx, block_dim, ub_bytes, 0, 16u * 1024u * 1024u};
+    twin::Launch launch{entry, ctx, block_dim, ub_bytes, 0, 16u * 1024u * 1024u, g_l1_bytes};
     twin::LaunchResult res = twin::run_blocks(launch);
     std::string path = trace_path(g_launches++);
     bool written = write_file(path, res.trace);

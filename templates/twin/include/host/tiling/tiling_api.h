@@ -1,9 +1,10 @@
 // twin: tiling API umbrella: platform, tiling data and the high-level APIs' temporary-space queries.
-// Matmul tiling helpers are not provided by the twin.
+// The matmul tiling classes are in matmul_tiling.h.
 #pragma once
 #include "../twin_host/core.h"
 #include "../twin_host/platform.h"
 #include "../register/tilingdata_base.h"
+#include "matmul_tiling.h"
 
 // Temporary-space queries of the high-level math APIs (asc-devkit docs, "GetXxxMaxMinTmpSize":
 // the minimum and maximum scratch bytes a kernel reserves for the API). The twin's high-level APIs

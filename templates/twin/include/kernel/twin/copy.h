@@ -68,15 +68,40 @@ template <class T> constexpr int dcode() {
          : std::is_same<T, uint64_t>::value ? DC_U64 : DC_NONE;
 }
 
+// The trace keys a GM copy adds to its record beyond bytes / bursts / gap: `cache=` when the GM tensor's
+// L2 cache mode is not the default (SetL2CacheHint: disable, last, persistent), `mem=L1` when the local
+// side is the L1 buffer, `nd2nz=1` for the ND->NZ conversion. nullptr when there is none.
+inline const char *dma_extra(AscendC::CacheMode cache, bool l1, bool nd2nz) {
+    static thread_local char buf[64];
+    const char *c = cache == AscendC::CacheMode::CACHE_MODE_DISABLE ? " cache=disable"
+                  : cache == AscendC::CacheMode::CACHE_MODE_LAST ? " cache=last"
+                  : cache == AscendC::CacheMode::CACHE_MODE_PERSISTENT ? " cache=persistent" : "";
+    if (!*c && !l1 && !nd2nz) return nullptr;
+    char *o = buf;
+    for (const char *s = c; *s;) *o++ = *s++;
+    if (l1) for (const char *s = " mem=L1"; *s;) *o++ = *s++;
+    if (nd2nz) for (const char *s = " nd2nz=1"; *s;) *o++ = *s++;
+    *o = 0;
+    return buf;
+}
+
 // Copy bytes UB -> GM honouring SetAtomicAdd/Max/Min (implemented in kernel_runtime.cpp).
 void gm_store(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, TWIN_LOC_DECL);
 
+// The pipe of a copy between two local buffers: UB -> UB on V; L1 -> BT / FB (the bias table, the
+// fixpipe buffer) on MTE1; UB -> L1 on MTE3 (asc-devkit docs, DataCopy（UBToL1连续数据搬运）).
+inline Pipe local_copy_pipe(AscendC::TPosition dst, AscendC::TPosition src) {
+    Hw d = hw_of(dst), s = hw_of(src);
+    if (d == HW_UB && s == HW_UB) return P_V;
+    if (s == HW_UB && d == HW_L1) return P_MTE3;
+    return P_MTE1;
+}
 inline void check_ub_align(uint32_t addr, const char *api, TWIN_LOC_DECL) {
     if (addr % 32 != 0)
         fault(twin_file, twin_line, "%s: UB address %u is not 32-byte aligned", api, addr);
 }
 
-// GM -> UB, bursts of `burst` bytes; GM gap and UB gap in bytes.
+// GM -> UB (or GM -> L1 when dst is at A1 / B1 / C1), bursts of `burst` bytes; GM gap and local gap in bytes.
 template <class T>
 void copy_gm_ub(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<T> &src, uint64_t bursts, uint64_t burst,
                 uint64_t gm_gap, uint64_t ub_gap, const char *api, TWIN_LOC_DECL) {
@@ -88,12 +113,13 @@ void copy_gm_ub(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<
         uint64_t avail = burst;
         uint64_t off = gm_check(sp, burst, false, api, TWIN_LOC_ARGS, &avail);
         if (i == 0) gm0 = off;
-        uint8_t *dp = ub_span((uint64_t)dst.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
+        uint8_t *dp = local_span(dst.pos_, (uint64_t)dst.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
         __builtin_memcpy(dp, sp, avail);
         if (avail < burst) __builtin_memset(dp + avail, 0, burst - avail);
     }
     if (bursts == 0) gm0 = src.ptr_ ? gm_check(s, 0, false, api, TWIN_LOC_ARGS) : 0;
-    tr_dma(P_MTE2, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line);
+    tr_dma(P_MTE2, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line,
+           dma_extra(src.cache_, pos_is_l1(dst.pos_), false), gm_buf_id(s));
 }
 template <class T>
 void copy_ub_gm(const AscendC::GlobalTensor<T> &dst, const AscendC::LocalTensor<T> &src, uint64_t bursts, uint64_t burst,
@@ -105,11 +131,12 @@ void copy_ub_gm(const AscendC::GlobalTensor<T> &dst, const AscendC::LocalTensor<
         uint8_t *dp = d + i * (burst + gm_gap);
         uint64_t off = gm_check(dp, burst, true, api, TWIN_LOC_ARGS);
         if (i == 0) gm0 = off;
-        const uint8_t *sp = ub_span((uint64_t)src.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
+        const uint8_t *sp = local_span(src.pos_, (uint64_t)src.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
         gm_store(dp, sp, burst, api, TWIN_LOC_ARGS);
     }
     if (bursts == 0) gm0 = dst.ptr_ ? gm_check(d, 0, false, api, TWIN_LOC_ARGS) : 0;
-    tr_dma(P_MTE3, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line);
+    tr_dma(P_MTE3, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line, dma_extra(dst.cache_, false, false),
+           gm_buf_id(d));
 }
 
 } // namespace twin
@@ -142,10 +169,10 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T>
                         (unsigned long long)bytes, (unsigned long long)al);
     twin::check_ub_align(dst.addr_, "DataCopy", TWIN_LOC_ARGS);
     twin::check_ub_align(src.addr_, "DataCopy", TWIN_LOC_ARGS);
-    const uint8_t *sp = twin::ub_span(src.addr_, al, "DataCopy", TWIN_LOC_ARGS);
-    uint8_t *dp = twin::ub_span(dst.addr_, al, "DataCopy", TWIN_LOC_ARGS);
+    const uint8_t *sp = twin::local_span(src.pos_, src.addr_, al, "DataCopy", TWIN_LOC_ARGS);
+    uint8_t *dp = twin::local_span(dst.pos_, dst.addr_, al, "DataCopy", TWIN_LOC_ARGS);
     __builtin_memmove(dp, sp, al);
-    twin::tr_dma(twin::P_V, "DataCopy", al, 1, al, 0, 0, twin_line);
+    twin::tr_dma(twin::local_copy_pipe(dst.pos_, src.pos_), "DataCopy", al, 1, al, 0, 0, twin_line);
 }
 // ---- DataCopy with DataCopyParams (32 B units).
 template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p, TWIN_LOC) {
@@ -161,16 +188,81 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T>
     twin::check_ub_align(src.addr_, "DataCopy", TWIN_LOC_ARGS);
     uint64_t burst = (uint64_t)p.blockLen * 32;
     for (uint32_t i = 0; i < p.blockCount; i++) {
-        const uint8_t *sp = twin::ub_span(src.addr_ + i * (burst + p.srcStride * 32ull), burst, "DataCopy", TWIN_LOC_ARGS);
-        uint8_t *dp = twin::ub_span(dst.addr_ + i * (burst + p.dstStride * 32ull), burst, "DataCopy", TWIN_LOC_ARGS);
+        const uint8_t *sp = twin::local_span(src.pos_, src.addr_ + i * (burst + p.srcStride * 32ull), burst, "DataCopy", TWIN_LOC_ARGS);
+        uint8_t *dp = twin::local_span(dst.pos_, dst.addr_ + i * (burst + p.dstStride * 32ull), burst, "DataCopy", TWIN_LOC_ARGS);
         __builtin_memmove(dp, sp, burst);
     }
-    twin::tr_dma(twin::P_V, "DataCopy", burst * p.blockCount, p.blockCount, burst, 0, (uint64_t)p.dstStride * 32, twin_line);
+    twin::tr_dma(twin::local_copy_pipe(dst.pos_, src.pos_), "DataCopy", burst * p.blockCount, p.blockCount, burst, 0, (uint64_t)p.dstStride * 32, twin_line);
 }
 template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
                                  const DataCopyEnhancedParams &, TWIN_LOC) { DataCopy(dst, src, p, TWIN_LOC_ARGS); }
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
                                  const DataCopyEnhancedParams &, TWIN_LOC) { DataCopy(dst, src, p, TWIN_LOC_ARGS); }
+
+// ---- DataCopy GM -> L1 with ND -> NZ conversion (asc-devkit docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/
+// 矩阵计算的搬入/DataCopy（GMToL1随路转换-ND2NZ搬运）.md). ndNum ND matrices of nValue rows by dValue columns
+// (source rows srcDValue elements apart, matrices srcNdMatrixStride elements apart) land in L1 in NZ
+// layout: columns are cut into C0 blocks of 32 bytes (32 / sizeof(T) elements); element (r, c) of
+// matrix k goes to element k * dstNzMatrixStride + (c / C0) * dstNzC0Stride * C0 + r * dstNzNStride * C0
+// + c % C0 (both strides in 32-byte C0 units). When dValue * sizeof(T) is not a multiple of 32, each
+// row's last C0 block is filled up with zeros. ndNum, nValue or dValue 0: no operation.
+struct Nd2NzParams {
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcDValue = 0;
+    uint16_t dstNzC0Stride = 0;
+    uint16_t dstNzNStride = 0;
+    uint16_t dstNzMatrixStride = 0;
+    Nd2NzParams() = default;
+    Nd2NzParams(uint16_t nd, uint16_t n, uint16_t d, uint16_t srcNdStride, uint16_t srcD, uint16_t c0Stride,
+                uint16_t nStride, uint16_t dstNdStride)
+        : ndNum(nd), nValue(n), dValue(d), srcNdMatrixStride(srcNdStride), srcDValue(srcD),
+          dstNzC0Stride(c0Stride), dstNzNStride(nStride), dstNzMatrixStride(dstNdStride) {}
+};
+template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Nd2NzParams &p, TWIN_LOC) {
+    const char *api = "DataCopy";
+    if (!twin::pos_is_l1(dst.pos_))
+        twin::fault(twin_file, twin_line,
+                    "DataCopy with Nd2NzParams: the destination is at TPosition %s; the GM -> L1 ND2NZ copy writes an "
+                    "L1 tensor (TPosition A1 or B1)", twin::pos_name(dst.pos_));
+    if (dst.addr_ % 32 != 0)
+        twin::fault(twin_file, twin_line, "DataCopy with Nd2NzParams: L1 address %u is not 32-byte aligned", dst.addr_);
+    if (p.ndNum == 0 || p.nValue == 0 || p.dValue == 0) return; // documented NOP
+    if (p.ndNum > 4095 || p.nValue > 16384 || p.srcDValue == 0 || p.dstNzC0Stride == 0 || p.dstNzC0Stride > 16384 ||
+        p.dstNzNStride == 0 || p.dstNzNStride > 16384 || p.dstNzMatrixStride > 16384)
+        twin::fault(twin_file, twin_line,
+                    "DataCopy with Nd2NzParams: a parameter is out of its documented range (ndNum %u in [0, 4095], "
+                    "nValue %u in [0, 16384], srcDValue %u in [1, 65535], dstNzC0Stride %u and dstNzNStride %u in "
+                    "[1, 16384], dstNzMatrixStride %u in [0, 16384])",
+                    p.ndNum, p.nValue, p.srcDValue, p.dstNzC0Stride, p.dstNzNStride, p.dstNzMatrixStride);
+    constexpr uint64_t es = sizeof(T);
+    constexpr uint64_t c0 = 32 / es;
+    const uint64_t blocks = (p.dValue + c0 - 1) / c0;
+    const uint8_t *s = reinterpret_cast<const uint8_t *>(src.ptr_);
+    uint64_t gm0 = 0;
+    for (uint64_t k = 0; k < p.ndNum; k++) {
+        for (uint64_t r = 0; r < p.nValue; r++) {
+            const uint8_t *row = s + (k * p.srcNdMatrixStride + r * p.srcDValue) * es;
+            uint64_t avail = p.dValue * es;
+            uint64_t off = twin::gm_check(row, p.dValue * es, false, "DataCopy (Nd2Nz)", TWIN_LOC_ARGS, &avail);
+            if (k == 0 && r == 0) gm0 = off;
+            for (uint64_t j = 0; j < blocks; j++) {
+                uint64_t e = (k * p.dstNzMatrixStride + j * p.dstNzC0Stride * c0 + r * p.dstNzNStride * c0) * es;
+                uint8_t *dp = twin::l1_span((uint64_t)dst.addr_ + e, 32, "DataCopy (Nd2Nz)", TWIN_LOC_ARGS);
+                uint64_t first = j * c0 * es, want = (j + 1 == blocks ? p.dValue * es - first : 32);
+                uint64_t have = avail > first ? (avail - first < want ? avail - first : want) : 0;
+                if (have) __builtin_memcpy(dp, row + first, have);
+                if (have < 32) __builtin_memset(dp + have, 0, 32 - have);
+            }
+        }
+    }
+    uint64_t rows = (uint64_t)p.ndNum * p.nValue, burst = p.dValue * es;
+    uint64_t gap = p.srcDValue > p.dValue ? (uint64_t)(p.srcDValue - p.dValue) * es : 0;
+    twin::tr_dma(twin::P_MTE2, api, rows * burst, rows, burst, gm0, gap, twin_line, twin::dma_extra(src.cache_, true, true),
+                 twin::gm_buf_id(src.ptr_));
+}
 
 // ---- DataCopyPad GM -> UB: each burst of blockLen bytes lands 32 B aligned in UB, after
 // leftPadding elements and followed by rightPadding elements (filled with paddingValue when isPad),
@@ -201,7 +293,8 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
             for (uint32_t k = 0; k < pad.rightPadding; k++) twin::st<T>(dp + lp + p.blockLen + k * sizeof(T), pad.paddingValue);
         }
     }
-    twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line);
+    twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line,
+                 twin::dma_extra(src.cache_, false, false), twin::gm_buf_id(s));
 }
 // ---- DataCopyPad UB -> GM: bursts start 32 B aligned in UB (UB gap in 32 B blocks); GM gap in bytes.
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p, TWIN_LOC) {
@@ -217,7 +310,8 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
         const uint8_t *sp = twin::ub_span(src.addr_ + (uint64_t)i * (ub_burst + (uint64_t)p.srcStride * 32), p.blockLen, api, TWIN_LOC_ARGS);
         twin::gm_store(dp, sp, p.blockLen, api, TWIN_LOC_ARGS);
     }
-    twin::tr_dma(twin::P_MTE3, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.dstStride, twin_line);
+    twin::tr_dma(twin::P_MTE3, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.dstStride, twin_line,
+                 twin::dma_extra(dst.cache_, false, false), twin::gm_buf_id(d));
 }
 // Older DataCopyParams/DataCopyPadParams forms: same units (blockLen in bytes).
 template <class T>
@@ -248,7 +342,8 @@ inline void InitGlobalMemory(const GlobalTensor<T> &gm, const uint64_t size, con
     const T v = (T)value;
     uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
     for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), v);
-    twin::tr_dma(twin::P_MTE3, "InitGlobalMemory", size * sizeof(T), 1, size * sizeof(T), off, 0, twin_line);
+    twin::tr_dma(twin::P_MTE3, "InitGlobalMemory", size * sizeof(T), 1, size * sizeof(T), off, 0, twin_line,
+                 twin::dma_extra(gm.cache_, false, false), twin::gm_buf_id(gm.ptr_));
 }
 template <class T, class U = T>
 inline void InitOutput(const GlobalTensor<T> &gm, uint32_t size, U value = U(0), TWIN_LOC) {
@@ -256,7 +351,8 @@ inline void InitOutput(const GlobalTensor<T> &gm, uint32_t size, U value = U(0),
     const T v = (T)value;
     uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
     for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), v);
-    twin::tr_dma(twin::P_MTE3, "InitOutput", (uint64_t)size * sizeof(T), 1, (uint64_t)size * sizeof(T), off, 0, twin_line);
+    twin::tr_dma(twin::P_MTE3, "InitOutput", (uint64_t)size * sizeof(T), 1, (uint64_t)size * sizeof(T), off, 0, twin_line,
+                 twin::dma_extra(gm.cache_, false, false), twin::gm_buf_id(gm.ptr_));
 }
 
 // ---- workspace helpers

@@ -34,7 +34,8 @@ void warn_once(const char *file, int line, const char *fmt, ...) __attribute__((
 // Trivial on purpose (zero-initialised thread_local, no TLS wrapper calls); kernel_main sets it up.
 struct BlockState {
     uint8_t *ub;          // the UB arena of this block
-    uint32_t ub_bytes;    // its size
+    uint32_t ub_bytes;    // its size as the runtime reports it (TPipe carves, GetUBSizeInBytes)
+    uint32_t ub_phys;     // the bytes an access may reach: ub_bytes plus the runtime's reserve (UB_RESERVED)
     uint32_t ub_used;     // bytes carved by InitBuffer so far
     int64_t block_idx;
     int64_t block_dim;
@@ -52,6 +53,13 @@ struct BlockState {
     bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)
     uint8_t event_alloc[64]; // per HardEvent: bit k set while event id k is held by AllocEventID
     int64_t sys_cnt;      // GetSystemCycle: the block's system counter, one tick per call
+    // The last checked API call of the block (every UB or GM access goes through ub_span / gm_check):
+    // a signal in the kernel's own code (a division by zero, a raw pointer access) is reported there.
+    const char *last_api;
+    const char *last_file;
+    int last_line;
+    uint8_t *l1;          // the L1 buffer of this block (TPosition A1 / B1 / C1), allocated on first use
+    uint32_t l1_bytes;    // its size (the SoC's l1_bytes; 512 KiB on 910B)
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;
@@ -62,13 +70,38 @@ void sync_all(const char *api, TWIN_LOC_DECL);
 enum DCode { DC_NONE = 0, DC_F16, DC_BF16, DC_F32, DC_I8, DC_I16, DC_I32, DC_I64, DC_U8, DC_U16, DC_U32, DC_U64 };
 
 // ---- UB access --------------------------------------------------------------------------------
+inline void note_call(const char *api, TWIN_LOC_DECL) {
+    g.last_api = api;
+    g.last_file = twin_file;
+    g.last_line = twin_line;
+}
+// The UB is larger than what the runtime reports as usable: 192 KiB on 910B, reported as 196352 B, 256 B
+// kept back (FACTS §1). Queues and buffers are carved from the reported size, but a kernel that places
+// tensors by address (static tensor programming) may use the whole UB, as asc-devkit's
+// add_high_performance example does with six 32 KiB buffers, measured on 910B. Accesses are checked
+// against the whole UB.
+constexpr uint32_t UB_RESERVED = 256;
 inline uint8_t *ub_span(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
-    if (addr + bytes > g.ub_bytes) {
+    note_call(api, TWIN_LOC_ARGS);
+    if (addr + bytes > g.ub_phys) {
         fault(twin_file, twin_line,
-              "%s: UB access out of bounds: bytes [%llu, %llu) but ub_bytes is %u", api,
-              (unsigned long long)addr, (unsigned long long)(addr + bytes), g.ub_bytes);
+              "%s: UB access out of bounds: bytes [%llu, %llu) but the UB holds %u bytes (ub_bytes %u plus the "
+              "runtime's reserve of %u)", api,
+              (unsigned long long)addr, (unsigned long long)(addr + bytes), g.ub_phys, g.ub_bytes, UB_RESERVED);
     }
     return g.ub + addr;
+}
+
+// ---- L1 access (the cube core's L1 buffer: positions A1, B1, C1). A block gets its L1 on first use,
+// zeroed; kernel_blocks.cpp frees it when the block ends.
+uint8_t *l1_arena(TWIN_LOC_DECL);
+inline uint8_t *l1_span(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
+    if (addr + bytes > g.l1_bytes) {
+        fault(twin_file, twin_line,
+              "%s: L1 access out of bounds: bytes [%llu, %llu) but l1_bytes is %u", api,
+              (unsigned long long)addr, (unsigned long long)(addr + bytes), g.l1_bytes);
+    }
+    return (g.l1 ? g.l1 : l1_arena(TWIN_LOC_ARGS)) + addr;
 }
 
 // ---- GM registry ------------------------------------------------------------------------------
@@ -77,6 +110,7 @@ struct GmAlloc {
     uint64_t size;  // bytes the program asked for
     uint64_t cap;   // accessible bytes: size rounded up to 32 B, plus 32 B (device allocation padding)
     const char *name;
+    uint32_t id;    // registration order: the trace's `buf=` (the model tells buffers apart by it)
 };
 void gm_register(uint8_t *base, uint64_t size, uint64_t cap, const char *name);
 const GmAlloc *gm_find(const void *p);
@@ -89,9 +123,18 @@ const GmAlloc *gm_find(const void *p);
 uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, TWIN_LOC_DECL, uint64_t *avail = nullptr);
 
 // ---- trace ------------------------------------------------------------------------------------
+// `extra`: further ` key=value` pairs written before `line=` (e.g. " cache=disable", " mem=L1 nd2nz=1").
+// `buf` (trace version 3): the GM allocation (GmAlloc::id) of a GM copy, written as `buf=`; with `gm=`, the
+// byte offset of the first burst in it, an absolute address, so the model sees reuse and same-address reads.
+// UB-only copies (pipe V) pass -1 and write no `buf=`.
 void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_t burst, uint64_t gm,
-            uint64_t gap, int line);
+            uint64_t gap, int line, const char *extra = nullptr, int64_t buf = -1);
+// The GM allocation id of a pointer, or -1 when it lies in none.
+int64_t gm_buf_id(const void *p);
 void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, int dst_bytes = -1);
+// The UB byte addresses of a contiguous vector instruction's operands (trace version 3: `ubd=`, `ubs0=`,
+// `ubs1=`), for the model's bank-conflict check; written into the next tr_vec record. src1 < 0: unary.
+void tr_vec_ub(uint32_t dst, uint32_t src0, int64_t src1 = -1);
 void tr_scalar(const char *api, int line, int64_t gm = -1);
 void tr_flag(bool set, Pipe src, Pipe dst, char kind, int a, int b); // kind 'q' -> q<a>.b<b>, 'e' -> e<a>
 void tr_barrier(Pipe p);

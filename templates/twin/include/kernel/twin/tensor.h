@@ -37,6 +37,7 @@ enum class HardEvent : uint8_t {
 using TEventID = int8_t;
 
 } // namespace AscendC
+#include "mem.h"
 
 namespace twin {
 using AscendC::HardEvent;
@@ -96,6 +97,9 @@ inline void que_pipes(TPosition src, TPosition dst, Pipe &prod, Pipe &cons) {
     else if (dst == TPosition::CO1) { prod = P_M; cons = P_FIX; }
     else if (dst == TPosition::CO2) { prod = P_FIX; cons = P_MTE3; }
 }
+// Whether a position lives in the L1 buffer (asc-devkit docs, "TPosition": A1 / B1 / C1). Which buffer
+// every position lives in, and local_span, the bytes of a local tensor: mem.h.
+inline bool pos_is_l1(TPosition p) { return p == TPosition::A1 || p == TPosition::B1 || p == TPosition::C1; }
 inline const char *pos_name(TPosition p) {
     switch (p) {
     case TPosition::GM: return "GM"; case TPosition::VECIN: return "VECIN"; case TPosition::VECOUT: return "VECOUT";
@@ -141,7 +145,8 @@ public:
 
     LocalTensor() = default;
     LocalTensor(uint32_t addr, uint32_t size, TPosition pos) : addr_(addr), size_(size), pos_(pos) {}
-    // Static tensor programming: a tensor of tileSize elements at UB byte address addr (asc-devkit
+    // Static tensor programming: a tensor of tileSize elements at byte address addr of the memory that
+    // pos lives in: the UB for VECIN / VECOUT / VECCALC, the L1 buffer for A1 / B1 / C1 (asc-devkit
     // docs, "LocalTensor constructor", atlasascendc_api_07_00101; addr must be 32-byte aligned).
     LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize) : addr_(addr), size_(tileSize), pos_(pos) {}
 
@@ -152,18 +157,18 @@ public:
         return r;
     }
     T GetValue(uint32_t i, TWIN_LOC) const {
-        const uint8_t *p = twin::ub_span((uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "GetValue", TWIN_LOC_ARGS);
+        const uint8_t *p = twin::local_span(pos_, (uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "GetValue", TWIN_LOC_ARGS);
         twin::tr_scalar("GetValue", twin_line);
         return twin::ld<T>(p);
     }
     template <class U> void SetValue(uint32_t i, U v, TWIN_LOC) const {
-        uint8_t *p = twin::ub_span((uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "SetValue", TWIN_LOC_ARGS);
+        uint8_t *p = twin::local_span(pos_, (uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "SetValue", TWIN_LOC_ARGS);
         twin::tr_scalar("SetValue", twin_line);
         twin::st<T>(p, (T)v);
     }
     // operator(): a reference into UB (scalar access)
     T &operator()(uint32_t i) const {
-        uint8_t *p = twin::ub_span((uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "LocalTensor::operator()", __builtin_FILE(), __builtin_LINE());
+        uint8_t *p = twin::local_span(pos_, (uint64_t)addr_ + (uint64_t)i * sizeof(T), sizeof(T), "LocalTensor::operator()", __builtin_FILE(), __builtin_LINE());
         return *reinterpret_cast<T *>(p);
     }
     uint32_t GetSize() const { return size_; }
@@ -194,7 +199,7 @@ public:
     uint32_t GetUserTag() const { return tag_; }
     void SetShapeInfo(const ShapeInfo &) {}
     ShapeInfo GetShapeInfo() const { return ShapeInfo(); }
-    // Raw host pointer (twin only).
+    // Raw host pointer (twin only; UB tensors).
     T *TwinPtr() const { return reinterpret_cast<T *>(g_ub_base() + addr_); }
 
 private:
@@ -202,6 +207,9 @@ private:
 };
 
 enum class CacheMode : uint8_t { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+// Reserved read/write selector of SetL2CacheHint (docs/zh/api/SIMD-API/基础API/数据结构/GlobalTensor/
+// SetL2CacheHint.md: "reserved, use the default").
+enum CacheRwMode : uint8_t { READ = 1, WRITE = 2, RW = 3 };
 
 // ---------------------------------------------------------------------------------------------
 // GlobalTensor<T>: a pointer into a GM allocation. Accesses are checked against the allocation.
@@ -211,6 +219,9 @@ public:
     using PrimType = T;
     T *ptr_ = nullptr;
     uint64_t size_ = 0;
+    // The L2 cache mode of this tensor's accesses (SetL2CacheHint; CACHE_MODE_NORMAL unless set). The
+    // twin moves data the same either way; its GM copy records carry the mode as `cache=` for the model.
+    CacheMode cache_ = CacheMode::CACHE_MODE_NORMAL;
 
     GlobalTensor() = default;
     void SetGlobalBuffer(T *p, uint64_t n) { ptr_ = p; size_ = n; }
@@ -219,6 +230,7 @@ public:
         GlobalTensor r;
         r.ptr_ = ptr_ + offset;
         r.size_ = offset <= size_ ? size_ - offset : 0;
+        r.cache_ = cache_;
         return r;
     }
     T GetValue(uint64_t i, TWIN_LOC) const {
@@ -238,11 +250,16 @@ public:
     uint64_t GetSize() const { return size_; }
     T *GetPhyAddr() const { return ptr_; }
     T *GetPhyAddr(uint64_t offset) const { return ptr_ + offset; }
-    void SetL2CacheHint(CacheMode) {}
+    // asc-devkit docs/zh/api/SIMD-API/基础API/数据结构/GlobalTensor/SetL2CacheHint.md: whether this
+    // tensor's accesses use the L2 cache (default CACHE_MODE_NORMAL: they do). Kept as state of this
+    // object; views taken with operator[] afterwards inherit it.
+    template <CacheRwMode rwMode = CacheRwMode::RW> void SetL2CacheHint(CacheMode mode) { cache_ = mode; }
+    CacheMode TwinCacheMode() const { return cache_; }
     template <class U> GlobalTensor<U> ReinterpretCast() const {
         GlobalTensor<U> r;
         r.ptr_ = reinterpret_cast<U *>(ptr_);
         r.size_ = size_ * sizeof(T) / sizeof(U);
+        r.cache_ = cache_;
         return r;
     }
     void SetShapeInfo(const ShapeInfo &) {}
@@ -385,35 +402,31 @@ public:
 // ---------------------------------------------------------------------------------------------
 class TPipe {
 public:
-    uint32_t base_ = 0;
-    TPipe() { base_ = twin::g.ub_used; twin::g.pipe = this; }
+    uint32_t base_[twin::HW_COUNT] = {0}; // what each buffer had carved before this pipe
+    TPipe() {
+        for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = twin::hw_used((twin::Hw)h);
+        twin::g.pipe = this;
+    }
     ~TPipe() { if (twin::g.pipe == this) twin::g.pipe = nullptr; }
     TPipe(const TPipe &) = delete;
     TPipe &operator=(const TPipe &) = delete;
 
-    static uint32_t carve(uint64_t bytes, TWIN_LOC_DECL) {
-        uint64_t need = bytes;
-        if ((uint64_t)twin::g.ub_used + need > twin::g.ub_bytes)
-            twin::fault(twin_file, twin_line, "InitBuffer: UB overflow: need %llu bytes, %u of %u ub_bytes in use",
-                        (unsigned long long)need, twin::g.ub_used, twin::g.ub_bytes);
-        uint32_t a = twin::g.ub_used;
-        twin::g.ub_used += (uint32_t)need;
-        return a;
-    }
+    // Each queue or buffer is carved from the buffer of its position (mem.h).
+    static uint32_t carve(twin::Hw h, uint64_t bytes, TWIN_LOC_DECL) { return twin::hw_carve(h, bytes, TWIN_LOC_ARGS); }
     template <TPosition S, TPosition D, int32_t DEP, auto M>
     bool InitBuffer(TQueBind<S, D, DEP, M> &que, uint8_t num, uint32_t len, TWIN_LOC) {
         if (num == 0 || num > TQueBind<S, D, DEP, M>::MAXBUF)
             twin::fault(twin_file, twin_line, "InitBuffer: buffer count %u out of range 1..%d", num, TQueBind<S, D, DEP, M>::MAXBUF);
         if (len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer length");
         uint32_t alen = (len + 31u) / 32u * 32u;
-        uint32_t a = carve((uint64_t)alen * num, TWIN_LOC_ARGS);
+        uint32_t a = carve(twin::hw_of_queue(S, D), (uint64_t)alen * num, TWIN_LOC_ARGS);
         que.twin_init(twin::g.next_qid++, a, alen, num);
         return true;
     }
     template <TPosition P> bool InitBuffer(TBuf<P> &buf, uint32_t len, TWIN_LOC) {
         if (len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer length");
         uint32_t alen = (len + 31u) / 32u * 32u;
-        uint32_t a = carve(alen, TWIN_LOC_ARGS);
+        uint32_t a = carve(twin::hw_of(P), alen, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen);
         return true;
     }
@@ -421,12 +434,12 @@ public:
     template <TPosition P> bool InitBuffer(TBuf<P> &buf, uint8_t num, uint32_t len, TWIN_LOC) {
         if (num == 0 || len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer count or length");
         uint32_t alen = (len + 31u) / 32u * 32u;
-        uint32_t a = carve((uint64_t)alen * num, TWIN_LOC_ARGS);
+        uint32_t a = carve(twin::hw_of(P), (uint64_t)alen * num, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen * num);
         return true;
     }
-    void Reset() { twin::g.ub_used = base_; }
-    void Destroy() { twin::g.ub_used = base_; }
+    void Reset() { for (int h = 0; h < twin::HW_COUNT; h++) twin::hw_set_used((twin::Hw)h, base_[h]); }
+    void Destroy() { Reset(); }
     void Init() {}
     // Event ids (asc-devkit docs, TPipe FetchEventID / AllocEventID / ReleaseEventID): FetchEventID
     // names the lowest id not held, without holding it (two fetches give the same id);
@@ -457,8 +470,8 @@ inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(twin::g.pipe); }
 // ---------------------------------------------------------------------------------------------
 // LocalMemAllocator: static tensor programming without TPipe/TQue (asc-devkit docs,
 // "LocalMemAllocator", atlasascendc_api_07_00096). Tensors are handed out one after another from
-// address 0 of the buffer, each start 32-byte aligned; GetCurAddr is the next free address. Only
-// the UB is modelled by the twin: other Hardware positions give tensors the twin cannot compute on.
+// address 0 of the buffer, each start 32-byte aligned; GetCurAddr is the next free address. Each
+// Hardware is checked against its own capacity (mem.h); the cube buffers are computed on by cube.h.
 // ---------------------------------------------------------------------------------------------
 template <Hardware hard = Hardware::UB> class LocalMemAllocator {
 public:
@@ -485,10 +498,11 @@ private:
     }
     template <class T> LocalTensor<T> take(TPosition pos, uint32_t n, TWIN_LOC_DECL) {
         uint64_t bytes = ((uint64_t)n * sizeof(T) + 31) / 32 * 32;
-        if (hard == Hardware::UB && (uint64_t)cur_ + bytes > twin::g.ub_bytes)
+        twin::Hw h = twin::hw_of(pos);
+        if ((uint64_t)cur_ + bytes > twin::hw_cap(h))
             twin::fault(twin_file, twin_line,
-                        "LocalMemAllocator::Alloc: %u elements (%llu bytes) at address %u exceed ub_bytes %u", n,
-                        (unsigned long long)bytes, cur_, twin::g.ub_bytes);
+                        "LocalMemAllocator::Alloc: %u elements (%llu bytes) at address %u exceed the %u bytes of %s", n,
+                        (unsigned long long)bytes, cur_, twin::hw_cap(h), twin::hw_name(h));
         LocalTensor<T> t(pos, cur_, n);
         cur_ += (uint32_t)bytes;
         return t;

@@ -74,6 +74,7 @@ inline void vbin(const char *api, const AscendC::LocalTensor<T> &d, const Ascend
     const uint8_t *pb = vspan(b, n, api, TWIN_LOC_ARGS);
     for (int64_t i = 0; i < n; i++)
         st<T>(pd + i * sizeof(T), (T)f(up(ld<T>(pa + i * sizeof(T))), up(ld<T>(pb + i * sizeof(T)))));
+    tr_vec_ub(d.addr_, a.addr_, b.addr_);
     tr_vec(api, sizeof(T), n, vec_rep(n, sizeof(T)), twin_line);
 }
 template <class D, class S, class F>
@@ -138,6 +139,11 @@ inline void vbin0(const char *api, const AscendC::LocalTensor<T> &d, const Ascen
         uint8_t *pd = ub_span(l0_addr(d.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, api, TWIN_LOC_ARGS);
         st<T>(pd, (T)f(up(ld<T>(pa)), up(ld<T>(pb))));
     });
+    // Operand addresses for the bank-conflict check, only for the contiguous layout the model assumes
+    // (block stride 1, repeat stride 8 blocks on every operand).
+    if (p.dstBlkStride == 1 && p.src0BlkStride == 1 && p.src1BlkStride == 1 && p.dstRepStride == 8 &&
+        p.src0RepStride == 8 && p.src1RepStride == 8)
+        tr_vec_ub(d.addr_, a.addr_, b.addr_);
     tr_vec(api, sz, n, m.counter ? vec_rep(n, sz) : repeat, twin_line);
 }
 template <class D, class S, class F>
@@ -255,10 +261,31 @@ template <class D> inline D sat_int(double v) {
     if (v >= hi) return std::numeric_limits<D>::max();
     return (D)v;
 }
+template <class T> struct is_vfloat
+    : std::integral_constant<bool, std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value ||
+                                       std::is_same<T, float>::value || std::is_same<T, double>::value> {};
+// The float -> float casts whose rounding mode rounds to an integral value rather than to the
+// destination's precision. The asc-devkit precision-conversion page
+// (docs/zh/api/SIMD-API/基础API/数据结构/precision_conversion.md) says float -> float and
+// half -> bfloat16_t round the value to an integer with the mode (its examples: float 0.5 gives
+// 0 / 0 / 1 / 1 / 0 under RINT / FLOOR / CEIL / ROUND / TRUNC; half 1.75 gives 2 / 1 / 2 / 2 / 1), while
+// float -> half, float -> bfloat16_t, bfloat16_t -> half and double -> float round to the
+// destination's precision. A cast to the same 16-bit float type is taken as float -> float (the
+// twin's reading: the page lists float only). CAST_NONE (and CAST_ODD, not offered for these pairs)
+// leaves the value as it is.
+template <class D, class S> constexpr bool cast_rounds_to_integral() {
+    return is_vfloat<D>::value && is_vfloat<S>::value &&
+           (std::is_same<D, S>::value || (std::is_same<S, half>::value && std::is_same<D, bfloat16_t>::value));
+}
+inline bool mode_rounds(RoundMode m) {
+    return m == RoundMode::CAST_RINT || m == RoundMode::CAST_FLOOR || m == RoundMode::CAST_CEIL ||
+           m == RoundMode::CAST_ROUND || m == RoundMode::CAST_TRUNC;
+}
 // Convert one element S -> D with the rounding mode (asc-devkit docs, Cast and RoundMode: CAST_NONE is
 // CAST_RINT when precision is lost; float->int saturates).
 template <class D, class S> inline D cast_one(S s, RoundMode m) {
     double v = (double)up(s);
+    if (cast_rounds_to_integral<D, S>() && mode_rounds(m)) v = rnd_int(v, m);
     // int32 -> half goes through the DEQSCALE register (asc-devkit docs, SetDeqScale: "s322f16").
     if (std::is_same<S, int32_t>::value && std::is_same<D, half>::value && g.deq_set) v *= (double)g.deq_scale;
     if (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value) {
