@@ -19,6 +19,7 @@ pub mod child;
 pub mod cli;
 pub mod commands;
 pub mod errors;
+pub mod executor;
 pub mod exit_codes;
 pub mod fsx;
 pub mod fuzz;

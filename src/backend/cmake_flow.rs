@@ -274,6 +274,7 @@ impl CandidateDir {
             host: self.dir.join(&lines[0]),
             kernel: self.dir.clone(),
             cached: true,
+            run_env: vec![],
         })
     }
 
@@ -312,6 +313,7 @@ impl CandidateDir {
             host: program,
             kernel: self.dir.clone(),
             cached: false,
+            run_env: vec![],
         })
     }
 

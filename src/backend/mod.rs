@@ -30,6 +30,9 @@ pub struct Artifact {
     pub kernel: PathBuf,
     /// Served from the build cache.
     pub cached: bool,
+    /// Environment the programs must run with: the values of tunables a build reads at run time
+    /// (`crate::twin::runtime`); empty for a build with every value compiled in.
+    pub run_env: Vec<(String, String)>,
 }
 
 /// The result of running a candidate once.
@@ -106,6 +109,9 @@ pub enum FailureKind {
     /// The machine failed, not the candidate: the compiler was killed, the disk was full. The tuner
     /// retries such a trial once; a journal never serves it, so a later run measures it again.
     Infra,
+    /// Right at the tuned shape, but faults or differs from the unmodified op on a shape probe (another
+    /// shape the op must serve: a tail, a single row, an unaligned length, the largest allowed, ...).
+    Shape,
 }
 
 impl FailureKind {
@@ -120,6 +126,7 @@ impl FailureKind {
             Self::Wrong => "wrong",
             Self::Rewrite => "rewrite",
             Self::Infra => "infra",
+            Self::Shape => "shape",
         }
     }
 }
@@ -166,6 +173,41 @@ pub trait Backend: Send + Sync {
         inputs: &Inputs,
         keep_trace: bool,
     ) -> std::result::Result<Measurement, TrialFailure>;
+    /// What opening the backend made before any op was built (the twin: its runtime), for the timings
+    /// `run` reports. None when there is nothing to say.
+    fn setup(&self) -> Option<Setup> {
+        None
+    }
+    /// `build`, for a point of the space: `tunables` says where each tunable's value sits in `sources`
+    /// (overrides first, else the project's file). A backend that can read tunable values at run time
+    /// may build one program for every point that differs only in them, giving the values in
+    /// `Artifact::run_env`; it must give the same outputs and measurement as `build`. The default is
+    /// `build`.
+    fn build_point(
+        &self,
+        op: &OpSpec,
+        sources: &SourceSet,
+        tunables: &[crate::rewrite::params::Placed],
+    ) -> std::result::Result<Artifact, TrialFailure> {
+        let _ = tunables;
+        self.build(op, sources)
+    }
+    /// Runs a built artifact for its outputs only (a shape probe): backends that can skip timing do.
+    fn run_outputs(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+    ) -> std::result::Result<Vec<Vec<u8>>, TrialFailure> {
+        self.run(op, artifact, inputs, false).map(|m| m.outputs)
+    }
+}
+
+/// What opening a backend made, and whether all of it came from a cache.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub what: String,
+    pub cached: bool,
 }
 
 /// Opens the backend the manifest and flags ask for.

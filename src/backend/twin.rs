@@ -24,7 +24,7 @@ impl TwinBackend {
         work_dir: PathBuf,
         cache: PathBuf,
     ) -> Result<Self> {
-        let twin = Twin::prepare(&work_dir, &cache)?;
+        let twin = Twin::prepare_in(&work_dir, &cache, &crate::twin::runtime_root(&cache))?;
         Ok(TwinBackend {
             twin,
             root: manifest.root.clone(),
@@ -55,6 +55,25 @@ impl TwinBackend {
     }
 }
 
+impl TwinBackend {
+    fn run_twin(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+    ) -> std::result::Result<crate::twin::RunOutput, TrialFailure> {
+        let files = self.input_files(op, inputs).map_err(|e| {
+            let kind = if fsx::is_disk_full(&e) {
+                FailureKind::Infra
+            } else {
+                FailureKind::Crash
+            };
+            TrialFailure::new(kind, format!("writing inputs: {e}"))
+        })?;
+        self.twin.run(op, artifact, self.soc, &files)
+    }
+}
+
 impl Backend for TwinBackend {
     fn kind(&self) -> BackendKind {
         BackendKind::Twin
@@ -68,12 +87,43 @@ impl Backend for TwinBackend {
         format!("twin-{}", self.twin.version())
     }
 
+    fn setup(&self) -> Option<super::Setup> {
+        let r = self.twin.runtime();
+        let what = if r.cached() {
+            format!("the twin runtime, from the cache in {}", r.dir.display())
+        } else if r.compiled.is_empty() {
+            format!("the twin runtime, unpacked into {}", r.dir.display())
+        } else {
+            format!(
+                "the twin runtime, compiled once for this machine and compiler ({} units) into {}",
+                r.compiled.len(),
+                r.dir.display()
+            )
+        };
+        Some(super::Setup {
+            what,
+            cached: r.cached(),
+        })
+    }
+
     fn build(
         &self,
         op: &OpSpec,
         sources: &SourceSet,
     ) -> std::result::Result<Artifact, TrialFailure> {
         self.twin.build(&self.root, &self.include, op, sources)
+    }
+
+    /// Points that differ only in tunables the twin can read at run time share one build
+    /// (`crate::twin::runtime`).
+    fn build_point(
+        &self,
+        op: &OpSpec,
+        sources: &SourceSet,
+        tunables: &[crate::rewrite::params::Placed],
+    ) -> std::result::Result<Artifact, TrialFailure> {
+        self.twin
+            .build_point(&self.root, &self.include, op, sources, tunables)
     }
 
     fn run(
@@ -83,18 +133,20 @@ impl Backend for TwinBackend {
         inputs: &Inputs,
         keep_trace: bool,
     ) -> std::result::Result<Measurement, TrialFailure> {
-        let files = self.input_files(op, inputs).map_err(|e| {
-            let kind = if fsx::is_disk_full(&e) {
-                FailureKind::Infra
-            } else {
-                FailureKind::Crash
-            };
-            TrialFailure::new(kind, format!("writing inputs: {e}"))
-        })?;
-        let out = self.twin.run(op, artifact, self.soc, &files)?;
+        let out = self.run_twin(op, artifact, inputs)?;
         let mut m =
             Measurement::modelled(&out.trace, self.soc, out.outputs, keep_trace, "the twin")?;
         m.block_dim = out.tiling.block_dim;
         Ok(m)
+    }
+
+    /// A shape probe: the twin runs the kernel, the performance model is not asked.
+    fn run_outputs(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+    ) -> std::result::Result<Vec<Vec<u8>>, TrialFailure> {
+        Ok(self.run_twin(op, artifact, inputs)?.outputs)
     }
 }

@@ -121,6 +121,53 @@ fn stage(project: &Path, work: &Path) -> Result<(PathBuf, Manifest)> {
     Ok((dir, manifest))
 }
 
+/// The kernel files of `op` (texts from `sources`) and the op's own headers they include: real kernels
+/// keep their class in `op_kernel/*.h`, where the motifs' sites are.
+pub fn kernel_files(
+    manifest: &Manifest,
+    op: &OpSpec,
+    sources: &std::collections::BTreeMap<String, String>,
+) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = vec![];
+    for file in &op.kernel {
+        let Some(text) = sources.get(file) else {
+            continue;
+        };
+        files.push((file.clone(), text.clone()));
+        for h in crate::space::discover::kernel_headers(&manifest.root, file, text) {
+            if !files.iter().any(|(f, _)| *f == h.0) {
+                files.push(h);
+            }
+        }
+    }
+    files
+}
+
+/// Where each motif applies and where it rewinds in `op`'s kernel files and headers, without building:
+/// (motif, apply sites, rewind sites), each site as `file:line`.
+pub fn sites(
+    manifest: &Manifest,
+    op: &OpSpec,
+) -> Result<Vec<(&'static str, Vec<String>, Vec<String>)>> {
+    let sources = crate::tune::read_sources(manifest, op)?;
+    let files = kernel_files(manifest, op, &sources);
+    let mut out = vec![];
+    for m in motifs::ALL.iter().copied() {
+        let at = |d: Direction| -> Vec<String> {
+            files
+                .iter()
+                .flat_map(|(f, t)| {
+                    m.sites(t, d)
+                        .into_iter()
+                        .map(move |s| format!("{f}:{}", s.line))
+                })
+                .collect()
+        };
+        out.push((m.name(), at(Direction::Apply), at(Direction::Rewind)));
+    }
+    Ok(out)
+}
+
 fn mine_op(
     manifest: &Manifest,
     op: &OpSpec,
@@ -129,6 +176,21 @@ fn mine_op(
     on_rewind: &mut dyn FnMut(&Rewind),
 ) -> std::result::Result<Vec<Rewind>, String> {
     let sources = crate::tune::read_sources(manifest, op).map_err(|e| e.to_string())?;
+    let files = kernel_files(manifest, op, &sources);
+    let wanted = |m: &dyn Motif| {
+        opts.motifs
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|n| n == m.name()))
+    };
+    // Nothing to rewind: no need to build anything.
+    if !motifs::ALL.iter().any(|m| {
+        wanted(*m)
+            && files
+                .iter()
+                .any(|(_, t)| !m.sites(t, Direction::Rewind).is_empty())
+    }) {
+        return Ok(vec![]);
+    }
     let inputs = crate::tune::inputs(op);
     let fast = measure(backend, op, &SourceSet::default(), &inputs)
         .map_err(|why| format!("the optimised sources fail: {why}"))?;
@@ -143,17 +205,10 @@ fn mine_op(
     };
     let mut out = vec![];
     for motif in motifs::ALL.iter().copied() {
-        if opts
-            .motifs
-            .as_ref()
-            .is_some_and(|only| !only.iter().any(|m| m == motif.name()))
-        {
+        if !wanted(motif) {
             continue;
         }
-        for file in &op.kernel {
-            let Some(text) = sources.get(file) else {
-                continue;
-            };
+        for (file, text) in &files {
             for site in motif.sites(text, Direction::Rewind) {
                 let outcome = rewind_one(&cx, motif, file, text, &site);
                 let r = Rewind {

@@ -13,7 +13,7 @@ use crate::fsx;
 use crate::manifest::Manifest;
 use crate::tune::evaluate::Evaluator;
 use crate::tune::{self, Observer, TuneOptions};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -37,15 +37,20 @@ pub struct BenchOptions {
     pub leave_one_out: bool,
     /// After each tuning run, the soak test: the same run with faults injected (`soak`).
     pub soak: Option<soak::SoakOptions>,
+    /// Noise floor of the tuning runs in percent (None: each manifest's, else the default).
+    pub noise_floor_pct: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OpRow {
     pub op: String,
     pub strategy: String,
     pub budget: usize,
     pub baseline_us: f64,
-    pub reference_us: f64,
+    /// The hand-optimised reference's latency; None for a project without `reference/` (a public op).
+    pub reference_us: Option<f64>,
+    /// The latency of what the run writes back (the baseline's when nothing beats the noise floor);
+    /// None when no candidate was valid.
     pub tuned_us: Option<f64>,
     pub roofline_us: f64,
     pub speedup: Option<f64>,
@@ -63,6 +68,24 @@ pub struct OpRow {
     pub trials_per_s: f64,
     /// Best latency so far after each trial (None until the first success).
     pub convergence: Vec<Option<f64>>,
+    /// The shape-probe evidence of the run.
+    pub probes: ProbeEvidence,
+}
+
+/// What the shape probes of one tuning run show: which ran, which the sources could not serve, how
+/// many trials each rejected, and the written-back change run again on every live probe.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProbeEvidence {
+    /// The live probes, e.g. `tail [47, 16381]`.
+    pub live: Vec<String>,
+    /// Probes left out: the sources as they are cannot serve them.
+    pub dropped: Vec<crate::tune::probes::Dropped>,
+    /// Trials failed with reason `shape`, by probe name.
+    pub rejected: BTreeMap<String, usize>,
+    /// Live probes the written-back change was run on again after the tune (0 when nothing is written).
+    pub written_back_checked: usize,
+    /// Live probes on which the written-back change fails (must be empty), with why.
+    pub written_back_failed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -76,15 +99,15 @@ pub struct SummaryRow {
     pub fast_p_baseline: BTreeMap<String, f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OpInfo {
     pub op: String,
     pub project: String,
     pub baseline_us: f64,
-    pub reference_us: f64,
+    pub reference_us: Option<f64>,
     pub roofline_us: f64,
     pub baseline_bound: String,
-    pub reference_bound: String,
+    pub reference_bound: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -108,17 +131,45 @@ pub struct BenchReport {
     pub pipeline: Option<(String, Measurement, Measurement)>,
 }
 
-/// The projects of a suite folder: each subfolder holding an `ascend.toml` and a `reference/`.
+/// The projects of a suite folder: each subfolder holding an `ascend.toml` (fixtures also hold a
+/// `reference/`, the hand-optimised version; public operators do not).
 pub fn projects(suite: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = crate::project::operator_projects(suite)?;
-    out.retain(|p| p.join("reference").is_dir());
+    let out = crate::project::operator_projects(suite)?;
     if out.is_empty() {
         return Err(Error::bad_input(
-            "the suite holds no operator project with an ascend.toml and a reference/ folder",
+            "the suite holds no operator project with an ascend.toml",
             Some("name suite folders, e.g. `cargo ascend-tune bench fixtures`".into()),
         ));
     }
     Ok(out)
+}
+
+/// Points the `include` folders of the copy at `to` of the project at `from` to where they are for the
+/// original (absolute paths): a public operator's project includes its repository's `common/` above it,
+/// which the copy does not take along. A manifest without `include` is left as it is.
+fn pin_includes(from: &Path, to: &Path) -> Result<()> {
+    let path = to.join(crate::manifest::FILE_NAME);
+    let text = crate::fsx::read_to_string(&path)?;
+    let Ok(mut doc) = text.parse::<toml::Table>() else {
+        return Ok(()); // loading the copy reports what is wrong with it
+    };
+    let Some(toml::Value::Array(include)) = doc
+        .get_mut("project")
+        .and_then(|p| p.as_table_mut())
+        .and_then(|p| p.get_mut("include"))
+    else {
+        return Ok(());
+    };
+    for inc in include.iter_mut() {
+        if let Some(rel) = inc.as_str() {
+            let abs = from.join(rel);
+            let abs = abs.canonicalize().unwrap_or(abs);
+            *inc = toml::Value::String(abs.display().to_string());
+        }
+    }
+    let text =
+        toml::to_string(&doc).map_err(|e| Error::Internal(format!("{}: {e}", path.display())))?;
+    crate::fsx::write_atomic(&path, text.as_bytes())
 }
 
 /// Lays out the optimised version of a fixture-style project (naive sources at the root, optimised ones
@@ -184,9 +235,18 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
         let naive_dir = work.join(&name).join("naive");
         let reference_dir = work.join(&name).join("reference");
         copy_project(project, &naive_dir)?;
-        stage_reference(project, &reference_dir)?;
+        pin_includes(project, &naive_dir)?;
+        let has_reference = project.join("reference").is_dir();
+        if has_reference {
+            stage_reference(project, &reference_dir)?;
+        }
         let naive = Manifest::load(&naive_dir.join(crate::manifest::FILE_NAME))?;
-        let reference = Manifest::load(&reference_dir.join(crate::manifest::FILE_NAME))?;
+        let reference = match has_reference {
+            true => Some(Manifest::load(
+                &reference_dir.join(crate::manifest::FILE_NAME),
+            )?),
+            false => None,
+        };
         let soc = opts.soc.clone().unwrap_or_else(|| naive.soc.clone());
         let open = |m: &Manifest, dir: &Path| -> Result<Arc<dyn Backend>> {
             Ok(Arc::from(backend::open_with_cache(
@@ -198,7 +258,10 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
             )?))
         };
         let naive_backend = open(&naive, &naive_dir)?;
-        let reference_backend = open(&reference, &reference_dir)?;
+        let reference_backend = match &reference {
+            Some(r) => Some(open(r, &reference_dir)?),
+            None => None,
+        };
         soc_name = naive_backend.soc().name.to_string();
         for op in &naive.ops {
             if opts
@@ -208,8 +271,12 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
             {
                 continue;
             }
-            let Some(ref_op) = reference.op(&op.name) else {
-                continue;
+            let ref_op = match &reference {
+                Some(r) => match r.op(&op.name) {
+                    Some(o) => Some(o),
+                    None => continue,
+                },
+                None => None,
             };
             let inputs = tune::inputs(op);
             let fail = |what: &str, f: crate::backend::TrialFailure| {
@@ -222,17 +289,25 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
             };
             let base = Evaluator::baseline(naive_backend.as_ref(), op, &inputs, true)
                 .map_err(|f| fail("naive version", f))?;
-            let refm = Evaluator::baseline(reference_backend.as_ref(), ref_op, &inputs, false)
-                .map_err(|f| fail("reference", f))?;
-            let roofline_us = base.timing.roofline_us.min(refm.timing.roofline_us);
+            let refm = match (&reference_backend, ref_op) {
+                (Some(b), Some(o)) => Some(
+                    Evaluator::baseline(b.as_ref(), o, &inputs, false)
+                        .map_err(|f| fail("reference", f))?,
+                ),
+                _ => None,
+            };
+            let roofline_us = refm.as_ref().map_or(base.timing.roofline_us, |r| {
+                base.timing.roofline_us.min(r.timing.roofline_us)
+            });
+            let reference_us = refm.as_ref().map(|r| r.latency_us);
             infos.push(OpInfo {
                 op: op.name.clone(),
                 project: name.clone(),
                 baseline_us: base.latency_us,
-                reference_us: refm.latency_us,
+                reference_us,
                 roofline_us,
                 baseline_bound: base.timing.bound.to_string(),
-                reference_bound: refm.timing.bound.to_string(),
+                reference_bound: refm.as_ref().map(|r| r.timing.bound.to_string()),
             });
             for strategy in &opts.strategies {
                 for &budget in &opts.budgets {
@@ -252,6 +327,7 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
                         rewriter: None,
                         rewriter_attempts: 0,
                         faults: None,
+                        noise_floor_pct: opts.noise_floor_pct,
                     };
                     let started = Instant::now();
                     let result = tune::tune_op(
@@ -285,28 +361,32 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
                             best
                         })
                         .collect();
-                    let best_trial = result.best.as_ref().map(|b| &b.trial);
-                    let tuned_us = best_trial.and_then(|t| t.latency_us);
+                    // The figures are those of what the run writes back, as `tune` would.
+                    let choice = result.choice();
+                    let chosen = result.improvement().map(|b| &b.trial);
+                    let tuned_us = result.best.as_ref().map(|_| choice.latency_us);
+                    let evidence = probe_evidence(&result, op, naive_backend.as_ref(), &choice);
                     let row = OpRow {
                         op: op.name.clone(),
                         strategy: strategy.clone(),
                         budget,
                         baseline_us: base.latency_us,
-                        reference_us: refm.latency_us,
+                        reference_us,
                         tuned_us,
                         roofline_us,
                         speedup: tuned_us.map(|t| base.latency_us / t),
-                        vs_reference: tuned_us.map(|t| refm.latency_us / t),
+                        vs_reference: tuned_us.and_then(|t| reference_us.map(|r| r / t)),
                         percent_of_roofline: tuned_us.map(|t| roofline_us / t * 100.0),
                         trials: result.trials.len(),
                         failures,
-                        params: best_trial.map(|t| t.params.clone()).unwrap_or_default(),
-                        rewrites: best_trial.map(|t| t.rewrites.clone()).unwrap_or_default(),
+                        params: chosen.map(|t| t.params.clone()).unwrap_or_default(),
+                        rewrites: chosen.map(|t| t.rewrites.clone()).unwrap_or_default(),
                         wall_s,
                         builds: result.builds,
                         build_cache_hits: result.build_cache_hits,
                         trials_per_s: result.trials.len() as f64 / wall_s.max(1e-9),
                         convergence,
+                        probes: evidence,
                     };
                     progress(Progress::Tuned(&row));
                     if let Some(so) = &opts.soak {
@@ -328,7 +408,7 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
                     if pipeline.is_none()
                         && strategy == &opts.strategies[0]
                         && budget == *opts.budgets.iter().max().unwrap_or(&budget)
-                        && let Some(best) = &result.best
+                        && let Some(best) = result.improvement()
                     {
                         let patched = best.changed_files(&result.originals);
                         let sources = crate::backend::SourceSet { overrides: patched };
@@ -362,6 +442,60 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
             .map(|so| soak::SoakReport::new(so, soaks)),
         pipeline,
     })
+}
+
+/// The probe evidence of a tuning run, with the written-back change (`choice`) built and run again on
+/// every live probe against the unmodified op's outputs there.
+fn probe_evidence(
+    result: &tune::TuneResult,
+    op: &crate::manifest::OpSpec,
+    backend: &dyn Backend,
+    choice: &tune::choice::Choice,
+) -> ProbeEvidence {
+    let mut rejected = BTreeMap::new();
+    for t in &result.trials {
+        if t.failure == Some(crate::backend::FailureKind::Shape) {
+            let probe = t
+                .error
+                .as_deref()
+                .and_then(|e| e.strip_prefix("probe `"))
+                .and_then(|e| e.split([' ', '`']).next())
+                .unwrap_or("?");
+            *rejected.entry(probe.to_string()).or_insert(0) += 1;
+        }
+    }
+    let mut failed = vec![];
+    let mut checked = 0;
+    if choice.improved && !result.probes.live.is_empty() {
+        let sources = crate::backend::SourceSet {
+            overrides: choice.patched.clone(),
+        };
+        match backend.build(op, &sources) {
+            Ok(artifact) => {
+                for p in &result.probes.live {
+                    checked += 1;
+                    let single = tune::probes::Probes {
+                        live: vec![p.clone()],
+                        dropped: vec![],
+                    };
+                    if let Err(f) = single.check(backend, &artifact) {
+                        failed.push(f.message);
+                    }
+                }
+            }
+            Err(f) => failed.push(format!(
+                "the written-back sources do not build: {}",
+                f.message
+            )),
+        }
+    }
+    ProbeEvidence {
+        live: result.probes.live.iter().map(|p| p.label()).collect(),
+        dropped: result.probes.dropped.clone(),
+        rejected,
+        written_back_checked: checked,
+        written_back_failed: failed,
+    }
 }
 
 /// Geometric-mean speedup and fast_p per strategy and budget. An op with no valid candidate counts as
@@ -417,7 +551,7 @@ mod tests {
             strategy: strategy.into(),
             budget: 16,
             baseline_us: baseline,
-            reference_us: reference,
+            reference_us: Some(reference),
             tuned_us: tuned,
             roofline_us: 1.0,
             speedup: tuned.map(|t| baseline / t),
@@ -432,7 +566,34 @@ mod tests {
             build_cache_hits: 0,
             trials_per_s: 16.0,
             convergence: vec![],
+            probes: Default::default(),
         }
+    }
+
+    /// bench.md gives each tuning run's trials per second (wall clock), as bench.json does.
+    #[test]
+    fn the_markdown_gives_trials_per_second() {
+        let mut r = row("a", "host", 100.0, 10.0, Some(10.0));
+        r.trials = 32;
+        r.wall_s = 12.8;
+        r.trials_per_s = 2.5;
+        let report = BenchReport {
+            tool: "t".into(),
+            backend: "twin".into(),
+            soc: "Ascend910B1".into(),
+            modelled: true,
+            seed: 0,
+            budgets: vec![16],
+            strategies: vec!["host".into()],
+            summary: vec![],
+            ops: vec![r],
+            op_info: vec![],
+            soak: None,
+            pipeline: None,
+        };
+        let md = render::markdown(&report);
+        assert!(md.contains("| wall (s) | trials/s |"), "{md}");
+        assert!(md.contains("| 12.8 | 2.50 |"), "{md}");
     }
 
     #[test]

@@ -203,8 +203,62 @@ pub fn markdown(r: &BenchReport) -> String {
     for i in &r.op_info {
         let _ = writeln!(
             s,
-            "| {} | {:.3} | {:.3} | {:.3} | {} | {} |",
-            i.op, i.baseline_us, i.reference_us, i.roofline_us, i.baseline_bound, i.reference_bound
+            "| {} | {:.3} | {} | {:.3} | {} | {} |",
+            i.op,
+            i.baseline_us,
+            i.reference_us
+                .map_or_else(|| "-".to_string(), |r| format!("{r:.3}")),
+            i.roofline_us,
+            i.baseline_bound,
+            i.reference_bound.as_deref().unwrap_or("-")
+        );
+    }
+    let _ = writeln!(s, "\n## Shape probes\n");
+    let _ = writeln!(
+        s,
+        "| op | strategy | budget | live probes | left out | trials rejected (by probe) | written-back change failed |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+    for o in &r.ops {
+        let p = &o.probes;
+        let dropped: Vec<String> = p
+            .dropped
+            .iter()
+            .map(|d| format!("{} {:?}: {}", d.probe, d.shape, d.why.replace('|', "/")))
+            .collect();
+        let rejected: Vec<String> = p.rejected.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        let failed = if p.written_back_checked == 0 {
+            "- (nothing written back)".to_string()
+        } else if p.written_back_failed.is_empty() {
+            format!("none of {}", p.written_back_checked)
+        } else {
+            format!(
+                "{} of {}: {}",
+                p.written_back_failed.len(),
+                p.written_back_checked,
+                p.written_back_failed
+                    .join("; ")
+                    .replace('|', "/")
+                    .replace('\n', " ")
+            )
+        };
+        let or_none = |v: Vec<String>| {
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                v.join("; ")
+            }
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            o.op,
+            o.strategy,
+            o.budget,
+            or_none(p.live.clone()),
+            or_none(dropped),
+            or_none(rejected),
+            failed
         );
     }
     if let Some(k) = &r.soak {
@@ -214,9 +268,12 @@ pub fn markdown(r: &BenchReport) -> String {
     let _ = writeln!(s, "\n## Tuning runs\n");
     let _ = writeln!(
         s,
-        "| op | strategy | budget | tuned (us) | speedup | vs reference | % of roofline | trials | failures | builds (cached) | wall (s) | params | rewrites |"
+        "| op | strategy | budget | tuned (us) | speedup | vs reference | % of roofline | trials | failures | builds (cached) | wall (s) | trials/s | params | rewrites |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     for o in &r.ops {
         let opt = |v: Option<f64>, suffix: &str| {
             v.map(|v| format!("{v:.3}{suffix}"))
@@ -226,7 +283,7 @@ pub fn markdown(r: &BenchReport) -> String {
         let params: Vec<String> = o.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {:.1} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {:.1} | {:.2} | {} | {} |",
             o.op,
             o.strategy,
             o.budget,
@@ -245,6 +302,7 @@ pub fn markdown(r: &BenchReport) -> String {
             o.builds,
             o.build_cache_hits,
             o.wall_s,
+            o.trials_per_s,
             params.join(" "),
             o.rewrites.join(", ")
         );
@@ -454,14 +512,17 @@ pub fn speedup_svg(r: &BenchReport) -> String {
             }
         }
         let gw = 28.0 * n_s as f64;
-        let refx = info.baseline_us / info.reference_us;
         let roof = info.baseline_us / info.roofline_us.max(1e-9);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{gx:.1}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"4 2\"><title>reference {refx:.2}x</title></line>",
-            y(refx),
-            gx + gw - 4.0
-        );
+        // A public operator has no hand-optimised reference: no reference line.
+        if let Some(r) = info.reference_us {
+            let refx = info.baseline_us / r;
+            let _ = writeln!(
+                s,
+                "<line x1=\"{gx:.1}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"4 2\"><title>reference {refx:.2}x</title></line>",
+                y(refx),
+                gx + gw - 4.0
+            );
+        }
         let _ = writeln!(
             s,
             "<line x1=\"{gx:.1}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"#888\" stroke-width=\"2\"><title>roofline {roof:.2}x</title></line>",

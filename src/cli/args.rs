@@ -45,8 +45,9 @@ pub struct Common {
     #[arg(long, global = true, value_enum, default_value = "auto")]
     pub color: ColorArg,
     /// Where working files go, when not `target/ascend-tune/` of the project: set by `--workspace` runs
-    /// to a folder under the cargo workspace's target directory. Not a command-line flag.
-    #[arg(skip)]
+    /// to a folder under the cargo workspace's target directory, and passed to Slurm jobs so they use the
+    /// folder the coordinating command reads. Hidden: not for users.
+    #[arg(long, global = true, hide = true, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
 }
 
@@ -93,6 +94,16 @@ pub enum Command {
     /// Write the twin package into DIR: a CANN-shaped folder whose tikicpulib is the twin, for
     /// kernel-launch projects built with -DRUN_MODE=cpu -DASCEND_CANN_PACKAGE_PATH=DIR
     TwinPackage(TwinPackageArgs),
+    /// Time twin trace files (twin.trace of a program built against the twin package) with the
+    /// performance model for --soc (else $ASCEND_TWIN_SOC, else Ascend910B1); modelled, not measured
+    ModelTrace(ModelTraceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelTraceArgs {
+    /// Trace files to model, each on its own
+    #[arg(required = true, value_name = "TRACE")]
+    pub traces: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -107,10 +118,14 @@ pub struct CmakeModuleArgs {
     pub dir: PathBuf,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
-    /// Suite folders (each holding operator projects with ascend.toml and reference/), or projects
+    /// Suite folders (each holding operator projects with ascend.toml, and reference/ where there is a
+    /// hand-optimised version), or projects
     pub suite: Vec<PathBuf>,
+    /// Noise floor of the tuning runs, in percent (default: each manifest's, else 2)
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub noise_floor: Option<f64>,
     /// Only these ops, comma separated
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub ops: Option<Vec<String>>,
@@ -157,6 +172,10 @@ pub struct BenchArgs {
     /// disk-full (default: all this machine can take)
     #[arg(long, value_name = "KINDS", value_delimiter = ',')]
     pub faults: Option<Vec<String>>,
+    /// Where each op is benchmarked: here, or one Slurm job per op (default: local; `[project] executor`
+    /// of the suite's manifests when they all say slurm)
+    #[arg(long, value_enum)]
+    pub executor: Option<ExecutorArg>,
 }
 
 #[derive(Debug, Args)]
@@ -167,6 +186,12 @@ pub struct InitArgs {
     /// Replace an existing ascend.toml
     #[arg(long)]
     pub force: bool,
+    /// Keep the existing ascend.toml and rewrite only its tunables ([[op.tunable]] tables)
+    #[arg(long)]
+    pub tunables_only: bool,
+    /// Do not build and run the op to leave out tunables whose change leaves the run unchanged
+    #[arg(long)]
+    pub no_probe: bool,
 }
 
 #[derive(Debug, Args)]
@@ -179,7 +204,7 @@ pub struct RunArgs {
     pub trace: Option<PathBuf>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct TuneArgs {
     #[arg(long, value_name = "NAME")]
     pub op: Option<String>,
@@ -217,6 +242,42 @@ pub struct TuneArgs {
     /// Bank of lessons for kernel rewrites (default: the built-in bank plus the project's ascend-bank.toml)
     #[arg(long, value_name = "FILE")]
     pub bank: Option<PathBuf>,
+    /// Where each op is tuned: here, or one Slurm job per op (default: the manifest's `[project] executor`,
+    /// else local)
+    #[arg(long, value_enum)]
+    pub executor: Option<ExecutorArg>,
+    /// Search and journal the trials only: no write-back, no lockfile, no project lock (what a Slurm job
+    /// of `--executor slurm` runs; the coordinating command finishes the op from the journal). Hidden.
+    #[arg(long, hide = true)]
+    pub search_only: bool,
+    /// Write back only a change faster than the sources by more than this, in percent (default: the
+    /// manifest's noise-floor, else 2, check's tolerance)
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub noise_floor: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExecutorArg {
+    Local,
+    Slurm,
+}
+
+impl From<ExecutorArg> for crate::manifest::ExecutorKind {
+    fn from(e: ExecutorArg) -> Self {
+        match e {
+            ExecutorArg::Local => Self::Local,
+            ExecutorArg::Slurm => Self::Slurm,
+        }
+    }
+}
+
+fn parse_percent(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..100.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a percentage in [0, 100); for example --noise-floor 2"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -246,6 +307,15 @@ pub enum BankAction {
     Show(BankShowArgs),
     /// The motif catalogue: what each rewrite does and when it preserves meaning
     Motifs,
+    /// Where each motif would apply and rewind in the kernels of operator projects (and the op_kernel/
+    /// headers they include), without building anything
+    Sites(BankSitesArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BankSitesArgs {
+    /// Operator projects, or folders holding them (default: the current project)
+    pub projects: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

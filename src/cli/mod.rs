@@ -41,30 +41,33 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
     };
     let result = match args.command {
         Command::Run(a) => crate::commands::run::run(&args.common, &a, &printer),
-        Command::Tune(a) if a.workspace => crate::commands::workspace::for_each_member(
-            &args.common,
-            &printer,
-            a.op.as_deref(),
-            |c| crate::commands::tune::tune(c, &a, &printer),
-        ),
-        Command::Tune(a) => crate::commands::tune::tune(&args.common, &a, &printer),
+        Command::Tune(a) => crate::commands::dispatch::tune(&args.common, &a, &printer),
         Command::Check(a) => crate::commands::check::check(&args.common, &a, &printer),
         Command::Init(a) => std::env::current_dir()
             .map_err(|e| Error::io("could not read", ".", e))
             .and_then(|cwd| {
                 crate::commands::init::init(
                     &cwd,
-                    args.common.soc.as_deref().unwrap_or("Ascend910B1"),
+                    args.common.soc.as_deref(),
                     &a.shape,
                     a.force,
+                    crate::commands::init::TunableOptions {
+                        tunables_only: a.tunables_only,
+                        probe: !a.no_probe,
+                    },
                     &printer,
                 )
             }),
         Command::Bank(a) => crate::commands::bank::bank(&args.common, &a, &printer),
         Command::Report(a) => crate::commands::report::report(&args.common, &a, &printer),
-        Command::Bench(a) => crate::commands::bench::bench(&args.common, &a, &printer),
+        Command::Bench(a) => crate::commands::dispatch::bench(&args.common, &a, &printer),
         Command::CmakeModule(a) => crate::commands::cmake_module::cmake_module(&a.dir, &printer),
         Command::TwinPackage(a) => crate::commands::twin_package::twin_package(&a.dir, &printer),
+        Command::ModelTrace(a) => crate::commands::model_trace::model_trace(
+            &a.traces,
+            args.common.soc.as_deref(),
+            &printer,
+        ),
     };
     match result {
         Ok(code) => code,

@@ -18,6 +18,7 @@ pub fn bank(common: &Common, args: &BankArgs, printer: &Printer) -> Result<i32> 
         BankAction::List(a) => list(a, printer),
         BankAction::Show(a) => show(a, printer),
         BankAction::Motifs => motif_catalogue(printer),
+        BankAction::Sites(a) => sites(a, printer),
     }
 }
 
@@ -233,6 +234,68 @@ fn show(args: &BankShowArgs, printer: &Printer) -> Result<i32> {
             println!("  {label}:   {}-bound; {}", p.bound, pipes.join(", "));
         }
         println!("{}", l.diff);
+    }
+    Ok(exit_codes::OK)
+}
+
+/// `bank sites`: per op and motif, where it applies and where it rewinds; then the totals per motif.
+fn sites(args: &crate::cli::args::BankSitesArgs, printer: &Printer) -> Result<i32> {
+    let projects = if args.projects.is_empty() {
+        vec![cwd()?]
+    } else {
+        crate::project::operator_projects(&args.projects)?
+    };
+    let mut totals: Vec<(&str, usize, usize, usize)> = vec![];
+    for project in projects {
+        let manifest = crate::manifest::Manifest::load(&project.join(crate::manifest::FILE_NAME))?;
+        for op in &manifest.ops {
+            for (motif, apply, rewind) in crate::bank::mine::sites(&manifest, op)? {
+                let i = match totals.iter().position(|t| t.0 == motif) {
+                    Some(i) => i,
+                    None => {
+                        totals.push((motif, 0, 0, 0));
+                        totals.len() - 1
+                    }
+                };
+                totals[i].1 += apply.len();
+                totals[i].2 += rewind.len();
+                totals[i].3 += usize::from(!apply.is_empty() || !rewind.is_empty());
+                if apply.is_empty() && rewind.is_empty() {
+                    continue;
+                }
+                if printer.json() {
+                    println!(
+                        "{}",
+                        json!({"reason": "sites", "op": op.name, "motif": motif, "apply": apply, "rewind": rewind})
+                    );
+                } else {
+                    println!(
+                        "{:<28} {:<24} apply {:>3}  rewind {:>3}  {}",
+                        op.name,
+                        motif,
+                        apply.len(),
+                        rewind.len(),
+                        apply
+                            .iter()
+                            .chain(&rewind)
+                            .take(4)
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    );
+                }
+            }
+        }
+    }
+    for (motif, apply, rewind, ops) in totals {
+        if printer.json() {
+            println!(
+                "{}",
+                json!({"reason": "sites-total", "motif": motif, "apply": apply, "rewind": rewind, "ops": ops})
+            );
+        } else {
+            println!("total {motif:<24} apply {apply:>4}  rewind {rewind:>4}  in {ops} op(s)");
+        }
     }
     Ok(exit_codes::OK)
 }

@@ -27,18 +27,8 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
             "each injected hang waits out the run timeout (120 s by default); set ASCEND_TUNE_RUN_TIMEOUT=5 for a quicker soak",
         );
     }
-    let suite = if args.suite.is_empty() {
-        let local = PathBuf::from("fixtures");
-        let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        vec![if local.is_dir() { local } else { bundled }]
-    } else {
-        args.suite.clone()
-    };
-    let cwd = std::env::current_dir().map_err(|e| Error::io("could not read", ".", e))?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| cwd.join("target/ascend-tune/bench"));
+    let suite = suite_of(args);
+    let out = out_of(args)?;
     let opts = BenchOptions {
         suite,
         ops: args.ops.clone(),
@@ -53,6 +43,7 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
         bank: std::sync::Arc::new(crate::bank::Bank::chosen(args.bank.as_deref(), None)?),
         leave_one_out: args.leave_one_out,
         soak,
+        noise_floor_pct: args.noise_floor,
     };
     let report = bench::run(&opts, &mut |p| match p {
         Progress::Tuned(row) => {
@@ -60,6 +51,15 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
                 .tuned_us
                 .map(|t| format!("{t:.3} us ({:.2}x)", row.baseline_us / t))
                 .unwrap_or_else(|| "no valid candidate".into());
+            let p = &row.probes;
+            let rejected: usize = p.rejected.values().sum();
+            let tuned = format!(
+                "{tuned}; probes {} live, {} left out, {rejected} trials rejected, written-back change failed {} of {}",
+                p.live.len(),
+                p.dropped.len(),
+                p.written_back_failed.len(),
+                p.written_back_checked
+            );
             printer.status(
                 "Benched",
                 format!(
@@ -95,7 +95,37 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
             }
         }
     })?;
-    let files = bench::render::write_all(&report, &out)?;
+    finish(&report, &out, args, printer)
+}
+
+/// The suite folders a bench covers: those given, else `fixtures/` here or the bundled ones.
+pub fn suite_of(args: &BenchArgs) -> Vec<PathBuf> {
+    if args.suite.is_empty() {
+        let local = PathBuf::from("fixtures");
+        let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        vec![if local.is_dir() { local } else { bundled }]
+    } else {
+        args.suite.clone()
+    }
+}
+
+/// The output folder: `--out`, else `target/ascend-tune/bench/` of the current folder.
+pub fn out_of(args: &BenchArgs) -> Result<PathBuf> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io("could not read", ".", e))?;
+    Ok(args
+        .out
+        .clone()
+        .unwrap_or_else(|| cwd.join("target/ascend-tune/bench")))
+}
+
+/// Writes and prints a finished benchmark (however its ops were run) and updates the README table.
+pub fn finish(
+    report: &bench::BenchReport,
+    out: &std::path::Path,
+    args: &BenchArgs,
+    printer: &Printer,
+) -> Result<i32> {
+    let files = bench::render::write_all(report, out)?;
     if printer.json() {
         println!(
             "{}",
@@ -104,7 +134,7 @@ pub fn bench(common: &Common, args: &BenchArgs, printer: &Printer) -> Result<i32
     } else {
         print!(
             "{}",
-            bench::render::markdown(&report)
+            bench::render::markdown(report)
                 .split("## Operators")
                 .next()
                 .unwrap_or_default()

@@ -5,7 +5,10 @@ pub mod bank;
 pub mod bench;
 pub mod check;
 pub mod cmake_module;
+pub mod dispatch;
 pub mod init;
+pub mod model_trace;
+pub mod probe_tunables;
 pub mod report;
 pub mod run;
 pub mod tune;
@@ -76,6 +79,16 @@ impl Session {
             kind,
             soc,
         })
+    }
+
+    /// The backend kind this session uses (flag over manifest).
+    pub fn backend_kind(&self) -> BackendKind {
+        self.kind
+    }
+
+    /// The SoC this session targets (flag over manifest), as given.
+    pub fn soc_name(&self) -> &str {
+        &self.soc
     }
 
     /// Opens the backend (for the twin: extracts it and compiles its runtime the first time).

@@ -1,15 +1,20 @@
 //! `run`: build and run the current sources once, print latency, per-pipe utilisation and the bound,
-//! and how long the build and the run took on this machine (wall clock; the build cache makes a second
-//! build of the same sources cheap); `--trace` writes the modelled pipelines as a Chrome/Perfetto trace.
+//! check the outputs where it can (the manifest's `golden` command; warnings for degenerate outputs),
+//! and say how long every step took on this machine (wall clock: opening the backend, which compiles
+//! the twin runtime once per machine, the build, the run and the golden check); `--trace` writes the
+//! modelled pipelines as a Chrome/Perfetto trace.
 
 use super::Session;
 use crate::cli::args::{Common, RunArgs};
 use crate::errors::{Error, Result};
 use crate::exit_codes;
-use crate::report::Printer;
+use crate::report::{Printer, RunTimings};
 use crate::tune::evaluate::Evaluator;
+use crate::verify::golden;
+use std::time::Instant;
 
 pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
+    let mut waited_since = Instant::now();
     let session = Session::open(common)?;
     let ops = session.ops(args.op.as_deref())?;
     if args.trace.is_some() && ops.len() > 1 {
@@ -18,14 +23,19 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
             Some("add --op NAME".into()),
         ));
     }
+    let opened = Instant::now();
     let backend = session.backend()?;
+    let mut setup = Some((opened.elapsed(), backend.setup()));
     let soc = backend.soc();
+    let mut failed = vec![];
     for op in &ops {
         printer.status(
             "Running",
             format!("{} on {} ({})", op.name, soc.name, backend.kind().as_str()),
         );
+        let started = Instant::now();
         let inputs = crate::tune::inputs(op);
+        let inputs_time = started.elapsed();
         let (m, timings) =
             Evaluator::baseline_timed(backend.as_ref(), op, &inputs, args.trace.is_some())
                 .map_err(|f| {
@@ -37,7 +47,32 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
                     ))
                 })?;
         printer.op_measured(&op.name, &m, backend.kind().as_str(), soc.name);
-        printer.op_timings(&op.name, &timings);
+        let started = Instant::now();
+        for w in golden::degenerate(op, &inputs.tensors, &m.outputs) {
+            printer.warn(w);
+        }
+        let mut checks_time = started.elapsed();
+        if let Some(command) = &op.golden {
+            let verdict = golden::check(
+                op,
+                command,
+                &session.manifest.root,
+                &session.work,
+                &inputs.tensors,
+                &m.outputs,
+            )
+            .map_err(|e| {
+                Error::bad_input(
+                    format!("op `{}`: {}", op.name, e.0),
+                    Some("fix `golden` of this op in ascend.toml: a program and its arguments, run without a shell in the project root".into()),
+                )
+            })?;
+            checks_time = started.elapsed();
+            printer.op_golden(&op.name, command, &verdict);
+            if let golden::Verdict::Failed(why) = verdict {
+                failed.push(format!("op `{}`: {why}", op.name));
+            }
+        }
         if let Some(note) = op.unverified_note() {
             printer.warn(note);
         }
@@ -52,6 +87,23 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
                 ),
             );
         }
+        printer.op_timings(
+            &op.name,
+            &RunTimings {
+                setup: setup.take(),
+                inputs: inputs_time,
+                build: timings.build,
+                cached: timings.cached,
+                run: timings.run,
+                checks: checks_time,
+                golden: op.golden.is_some(),
+                total: waited_since.elapsed(),
+            },
+        );
+        waited_since = Instant::now();
+    }
+    if !failed.is_empty() {
+        return Err(Error::NoValidCandidate(failed.join("\n")));
     }
     Ok(exit_codes::OK)
 }

@@ -17,8 +17,19 @@ pub const DEFAULT_BUDGET: u32 = 32;
 pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> {
     let session = Session::open(common)?;
     let ops = session.ops(args.op.as_deref())?;
-    // One tuner per project: the journal, the sources and the lockfile have one writer at a time.
-    let _project_lock = take_project_lock(&session.work, "tune", printer)?;
+    // One tuner per project: the journal, the sources and the lockfile have one writer at a time. A
+    // search-only run (a Slurm job) writes only its op's journal, so it locks that op alone and jobs of
+    // one project's ops run side by side.
+    let _project_lock = match (&args.search_only, &args.op) {
+        (true, Some(op)) => take_project_lock(&session.work.join("ops").join(op), "tune", printer)?,
+        (true, None) => {
+            return Err(Error::bad_input(
+                "--search-only tunes one op",
+                Some("pass --op NAME".into()),
+            ));
+        }
+        (false, _) => take_project_lock(&session.work, "tune", printer)?,
+    };
     let root = session.manifest.root.clone();
     let lock_path = Lockfile::path(&root);
     let mut lock = Lockfile::load(&lock_path)?;
@@ -40,27 +51,18 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     };
 
     // Refuse before searching, not after: nobody should wait for a run whose result cannot be written.
-    if !args.dry_run {
-        for op in &ops {
-            // Kernel rewrites touch kernel files; parameters touch the tunables' files.
-            let files: Vec<&String> = op
-                .sources()
-                .chain(op.tunables.iter().map(|t| &t.file))
-                .collect();
-            let ours = entry_of(&lock, op).map(|e| e.sources).unwrap_or_default();
-            crate::writeback::guard(&root, &files, &ours, args.allow_dirty, args.allow_no_vcs)?;
-        }
+    if !args.dry_run && !args.search_only {
+        refuse_unwritable(&root, &ops, &lock, soc.name, backend_name, args)?;
     }
 
     let mut no_valid = vec![];
     let mut locked_any = false;
     for (op, opts) in ops.iter().zip(options) {
-        if op.tunables.is_empty() {
+        if op.tunables.is_empty() && opts.strategy != "loop" {
             printer.warn(format!(
-                "op `{}` declares no [[op.tunable]]; nothing to tune",
-                op.name
+                "op `{}` declares no [[op.tunable]]: the {} search has nothing to vary, so only the sources as they are are measured and locked",
+                op.name, opts.strategy
             ));
-            continue;
         }
         if let Some(note) = op.unverified_note() {
             printer.warn(note);
@@ -85,12 +87,19 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             started.elapsed().as_secs_f64(),
         )
         .write(&session.work)?;
+        if args.search_only {
+            searched(printer, &result);
+            continue;
+        }
         let failures = result
             .trials
             .iter()
             .filter(|t| t.latency_us.is_none())
             .count();
-        if result.best.is_none() {
+        // An op without tunables whose loop found no rewrite to try ran no trial at all: that is not a
+        // failure, the sources as they are are the result and are locked. With tunables, no trial
+        // means no point of the space was valid.
+        if result.best.is_none() && !(result.trials.is_empty() && op.tunables.is_empty()) {
             let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
             for t in &result.trials {
                 *reasons
@@ -107,7 +116,11 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         if !choice.improved {
             printer.status(
                 "Kept",
-                format!("{}: no candidate beat the current sources", op.name),
+                format!(
+                    "{}: no candidate beat the current sources by more than the {}% noise floor",
+                    op.name,
+                    result.noise_floor * 100.0
+                ),
             );
         }
         let previous = entry_of(&lock, op);
@@ -158,6 +171,67 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     Ok(exit_codes::OK)
 }
 
+/// Refuses, before any search, sources that `tune` may not overwrite (uncommitted changes that an earlier
+/// tune did not write, no version control): the same test the write-back makes, made early.
+pub fn refuse_unwritable(
+    root: &std::path::Path,
+    ops: &[crate::manifest::OpSpec],
+    lock: &Lockfile,
+    soc: &str,
+    backend_name: &str,
+    args: &TuneArgs,
+) -> Result<()> {
+    for op in ops {
+        // Kernel rewrites touch kernel files; parameters touch the tunables' files.
+        let files: Vec<&String> = op
+            .sources()
+            .chain(op.tunables.iter().map(|t| &t.file))
+            .collect();
+        let ours = lock
+            .find(&op.name, &op.shape_key(), soc, backend_name)
+            .map(|e| e.sources.clone())
+            .unwrap_or_default();
+        crate::writeback::guard(root, &files, &ours, args.allow_dirty, args.allow_no_vcs)?;
+    }
+    Ok(())
+}
+
+/// What a search-only run (a Slurm job) tells its coordinator: the op's trials are in its journal.
+fn searched(printer: &Printer, result: &crate::tune::TuneResult) {
+    let best = result.best.as_ref().and_then(|b| b.trial.latency_us);
+    let ok = result
+        .trials
+        .iter()
+        .filter(|t| t.latency_us.is_some())
+        .count();
+    if printer.json() {
+        println!(
+            "{}",
+            serde_json::json!({
+                "reason": "op-searched",
+                "op": result.op,
+                "baseline_latency_us": crate::report::round(result.baseline.latency_us),
+                "best_latency_us": best.map(crate::report::round),
+                "trials": result.trials.len(),
+                "valid": ok,
+                "journal_hits": result.journal_hits,
+            })
+        );
+    } else {
+        printer.status(
+            "Searched",
+            format!(
+                "{}: {} trials ({} valid), best {} (baseline {:.3} us); the trials are in the journal",
+                result.op,
+                result.trials.len(),
+                ok,
+                best.map_or("none".to_string(), |b| format!("{b:.3} us")),
+                result.baseline.latency_us
+            ),
+        );
+    }
+}
+
 /// Takes the project's run lock (see `project_lock`), warning when a killed run left it behind.
 pub fn take_project_lock(
     work: &std::path::Path,
@@ -204,5 +278,6 @@ fn options_of(args: &TuneArgs, op: &crate::manifest::OpSpec, bank: Arc<Bank>) ->
             .rewriter_attempts
             .unwrap_or(DEFAULT_REWRITER_ATTEMPTS),
         faults: None,
+        noise_floor_pct: args.noise_floor,
     }
 }

@@ -78,17 +78,26 @@ pub fn for_each_member(
             "Member",
             format!("{} ({})", member.name, member.dir.display()),
         );
-        let result = each(&member_common(common, &ws, member));
-        let this = match result {
-            Ok(c) => c,
-            Err(e) => {
-                printer.error(&e);
-                e.exit_code()
-            }
-        };
-        if code == crate::exit_codes::OK {
-            code = this;
-        }
+        keep_first_failure(
+            &mut code,
+            each(&member_common(common, &ws, member)),
+            printer,
+        );
     }
     Ok(code)
+}
+
+/// One of several runs ended: its error is printed where it happens, and `code` keeps the first
+/// failing run's exit code.
+pub fn keep_first_failure(code: &mut i32, result: Result<i32>, printer: &Printer) {
+    let this = match result {
+        Ok(c) => c,
+        Err(e) => {
+            printer.error(&e);
+            e.exit_code()
+        }
+    };
+    if *code == crate::exit_codes::OK {
+        *code = this;
+    }
 }

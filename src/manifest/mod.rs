@@ -4,7 +4,10 @@
 //! unknown keys; `load` validates into `Manifest`. Every error names the file, line and column and says how
 //! to fix it. This module knows nothing of sources' contents, searching or building.
 
+pub mod executor;
 mod wire;
+
+pub use executor::{ExecutorKind, SlurmSettings};
 
 use crate::fsx;
 use crate::space::Domain;
@@ -241,6 +244,17 @@ impl DType {
     pub fn ge_name(self) -> &'static str {
         self.row().ge_name
     }
+    /// The dtype whose AscendC C++ type is `c_type` (`half`, `int32_t`, ...).
+    pub fn from_c_type(c_type: &str) -> Option<Self> {
+        DTYPES.iter().find(|r| r.c_type == c_type).map(|r| r.dtype)
+    }
+    /// The dtype whose `ge::DataType` enumerator is `ge_name` (`DT_FLOAT16`, ...).
+    pub fn from_ge_name(ge_name: &str) -> Option<Self> {
+        DTYPES
+            .iter()
+            .find(|r| r.ge_name == ge_name)
+            .map(|r| r.dtype)
+    }
     pub fn is_float(self) -> bool {
         matches!(self, DType::Float16 | DType::BFloat16 | DType::Float32)
     }
@@ -328,6 +342,12 @@ pub struct TuneDefaults {
     pub rewriter_attempts: Option<u32>,
     /// `derive-constraints`: whether the tool adds the constraints it reads from the kernel (default on).
     pub derive_constraints: Option<bool>,
+    /// `noise-floor`: how much faster (percent) a candidate must be than the sources to be written back.
+    pub noise_floor: Option<f64>,
+    /// `shape-probes`: whether candidates are verified on shape probes too (default on).
+    pub shape_probes: Option<bool>,
+    /// `probe-max-elems`: elements of the largest tensor in the `largest` shape probe.
+    pub probe_max_elems: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -351,6 +371,10 @@ pub struct OpSpec {
     pub program: Option<String>,
     /// Custom-op projects on CANN: the aclnn caller app, a program and its arguments run without a shell.
     pub app: Option<Vec<String>>,
+    /// `golden`: the user's check of the outputs, a program and its arguments run without a shell in
+    /// the project root with the input and output files appended; exit code 0 accepts them
+    /// (`crate::verify::golden`).
+    pub golden: Option<Vec<String>>,
     /// Where the op's program reads each input (`file` of `[[op.input]]`), relative to the folder it
     /// runs in; in `inputs` order. Default `input/input_<name>.bin`.
     pub input_files: Vec<String>,
@@ -419,6 +443,10 @@ pub struct Manifest {
     /// device 0.
     pub devices: Vec<u32>,
     pub include: Vec<PathBuf>,
+    /// `[project] executor`: where `tune` and `bench` run per-op work unless `--executor` says otherwise.
+    pub executor: ExecutorKind,
+    /// `[slurm]`: what this project's jobs are submitted with under `--executor slurm`.
+    pub slurm: SlurmSettings,
     pub ops: Vec<OpSpec>,
 }
 
@@ -479,12 +507,15 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
     let err =
         |sp: Range<usize>, msg: String, help: &str| source.error(sp, msg, Some(help.to_string()));
 
+    let slurm = executor::slurm(&source, wire.slurm)?;
+    let mut executor_kind = ExecutorKind::Local;
     let project = wire.project;
     let (mut soc, mut backend, mut cann_path, mut include) =
         ("Ascend910B1".to_string(), BackendKind::Twin, None, vec![]);
     let (mut layout, mut run_mode, mut devices) = (Layout::default(), None, vec![]);
     let mut cmake_source = None;
     if let Some(p) = project {
+        executor_kind = executor::executor(&source, p.executor)?;
         if let Some(s) = p.soc {
             let Some(found) = crate::model::soc::lookup(s.get_ref()) else {
                 let known: Vec<&str> = crate::model::soc::all().iter().map(|s| s.name).collect();
@@ -848,6 +879,19 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             }
         }
         let (program, app) = program_and_app(&source, layout, &name, op.program, op.app)?;
+        let golden = match op.golden {
+            None => None,
+            Some(g) if g.get_ref().first().is_some_and(|p| !p.trim().is_empty()) => {
+                Some(g.into_inner())
+            }
+            Some(g) => {
+                return Err(err(
+                    span(&g),
+                    format!("the golden command of op `{name}` is empty"),
+                    "name a program and its arguments, e.g. golden = [\"python3\", \"scripts/golden.py\"]; the input and output files are appended",
+                ));
+            }
+        };
 
         let mut attrs = Vec::new();
         for a in op.attr {
@@ -943,6 +987,33 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     }
                     None => None,
                 };
+                let noise_floor = match t.noise_floor {
+                    Some(f) if (0.0..100.0).contains(f.get_ref()) => Some(*f.get_ref()),
+                    Some(f) => {
+                        return Err(err(
+                            span(&f),
+                            format!(
+                                "noise-floor {} is not a percentage in [0, 100)",
+                                f.get_ref()
+                            ),
+                            "for example noise-floor = 2.0 (a candidate must be 2% faster to be written back)",
+                        ));
+                    }
+                    None => None,
+                };
+                let probe_max_elems = match t.probe_max_elems {
+                    Some(m) if (1..=(1i64 << 30)).contains(m.get_ref()) => {
+                        Some(*m.get_ref() as u64)
+                    }
+                    Some(m) => {
+                        return Err(err(
+                            span(&m),
+                            format!("probe-max-elems {} is out of range", m.get_ref()),
+                            "use a number of elements between 1 and 1073741824",
+                        ));
+                    }
+                    None => None,
+                };
                 TuneDefaults {
                     budget,
                     strategy,
@@ -951,6 +1022,9 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     rewriter,
                     rewriter_attempts,
                     derive_constraints: t.derive_constraints.map(|d| d.into_inner()),
+                    noise_floor,
+                    shape_probes: t.shape_probes.map(|d| d.into_inner()),
+                    probe_max_elems,
                 }
             }
         };
@@ -1106,6 +1180,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             tolerance,
             program,
             app,
+            golden,
             input_files,
             output_files,
             span: op_span,
@@ -1122,6 +1197,8 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         run_mode,
         devices,
         include,
+        executor: executor_kind,
+        slurm,
         ops,
     })
 }

@@ -8,8 +8,22 @@ use toml::Spanned;
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub project: Option<Project>,
+    pub slurm: Option<Spanned<Slurm>>,
     #[serde(default)]
     pub op: Vec<Spanned<Op>>,
+}
+
+/// `[slurm]`: how `--executor slurm` submits this project's jobs (manifest/executor.rs).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Slurm {
+    pub partition: Option<Spanned<String>>,
+    pub account: Option<Spanned<String>>,
+    pub time_limit: Option<Spanned<String>>,
+    #[serde(default)]
+    pub gres: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub sbatch_args: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -24,6 +38,7 @@ pub struct Project {
     pub cmake_source: Option<Spanned<String>>,
     pub run_mode: Option<Spanned<String>>,
     pub devices: Option<Spanned<Vec<i64>>>,
+    pub executor: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -51,6 +66,7 @@ pub struct Op {
     pub tunable: Vec<Spanned<Tunable>>,
     pub program: Option<Spanned<String>>,
     pub app: Option<Spanned<Vec<String>>>,
+    pub golden: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,6 +97,9 @@ pub struct Tune {
     pub rewriter: Option<Spanned<Vec<String>>>,
     pub rewriter_attempts: Option<Spanned<i64>>,
     pub derive_constraints: Option<Spanned<bool>>,
+    pub noise_floor: Option<Spanned<f64>>,
+    pub shape_probes: Option<Spanned<bool>>,
+    pub probe_max_elems: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -17,6 +17,25 @@ pub enum MessageFormat {
     Json,
 }
 
+/// What `run` reports of the time the user waited for one op (wall clock on this machine).
+#[derive(Debug, Clone)]
+pub struct RunTimings {
+    /// Opening the backend, for the first op only, with what it made.
+    pub setup: Option<(std::time::Duration, Option<crate::backend::Setup>)>,
+    /// Generating the input data.
+    pub inputs: std::time::Duration,
+    pub build: std::time::Duration,
+    /// The build cache served the build.
+    pub cached: bool,
+    pub run: std::time::Duration,
+    /// Checking the outputs: the degenerate-output warnings, and the golden command if any.
+    pub checks: std::time::Duration,
+    /// The checks include the manifest's golden command.
+    pub golden: bool,
+    /// All of it, from the command's start (first op) or the previous op's end.
+    pub total: std::time::Duration,
+}
+
 pub struct Printer {
     pub format: MessageFormat,
     pub quiet: bool,
@@ -72,29 +91,82 @@ impl Printer {
         Value::Object(pipes)
     }
 
-    /// How long building and running one op took on this machine (wall clock, not a latency of the op).
-    pub fn op_timings(&self, op: &str, t: &crate::tune::evaluate::BaselineTimings) {
-        let (build, cached, run) = (t.build, t.cached, t.run);
+    /// How long the user waited for one op on this machine (wall clock, not a latency of the op):
+    /// opening the backend (first op only: the twin runtime, compiled once per machine), the build,
+    /// the run, the golden check, and all of it.
+    pub fn op_timings(&self, op: &str, t: &RunTimings) {
+        let secs = |d: std::time::Duration| round(d.as_secs_f64());
         if self.json() {
-            self.emit(json!({
-                "reason": "op-timings", "op": op, "build_s": round(build.as_secs_f64()),
-                "build_cached": cached, "run_s": round(run.as_secs_f64()),
-            }));
+            let mut v = json!({
+                "reason": "op-timings", "op": op, "inputs_s": secs(t.inputs), "build_s": secs(t.build),
+                "build_cached": t.cached, "run_s": secs(t.run), "checks_s": secs(t.checks),
+                "golden": t.golden, "total_s": secs(t.total),
+            });
+            if let Some((d, setup)) = &t.setup {
+                v["setup_s"] = json!(secs(*d));
+                if let Some(s) = setup {
+                    v["setup_cached"] = json!(s.cached);
+                    v["setup"] = json!(s.what);
+                }
+            }
+            self.emit(v);
             return;
         }
+        let mut parts = vec![];
+        if let Some((d, setup)) = &t.setup {
+            parts.push(match setup {
+                Some(s) => format!("setup {:.2} s ({})", d.as_secs_f64(), s.what),
+                None => format!("setup {:.2} s", d.as_secs_f64()),
+            });
+        }
+        parts.push(format!("inputs {:.2} s", t.inputs.as_secs_f64()));
+        parts.push(format!(
+            "build {:.2} s{}",
+            t.build.as_secs_f64(),
+            if t.cached {
+                " (from the build cache)"
+            } else {
+                ""
+            }
+        ));
+        parts.push(format!("run {:.2} s", t.run.as_secs_f64()));
+        parts.push(format!(
+            "checks{} {:.2} s",
+            if t.golden { " (golden)" } else { "" },
+            t.checks.as_secs_f64()
+        ));
         self.status(
             "Timings",
             format!(
-                "{op}: build {:.2} s{}, run {:.2} s (wall clock on this machine)",
-                build.as_secs_f64(),
-                if cached {
-                    " (from the build cache)"
-                } else {
-                    ""
-                },
-                run.as_secs_f64()
+                "{op}: {}; {:.2} s in all (wall clock on this machine)",
+                parts.join(", "),
+                t.total.as_secs_f64()
             ),
         );
+    }
+
+    /// The verdict of the manifest's golden command on one op's outputs.
+    pub fn op_golden(&self, op: &str, command: &[String], v: &crate::verify::golden::Verdict) {
+        use crate::verify::golden::Verdict;
+        let cmd = crate::verify::golden::describe(command);
+        if self.json() {
+            let (passed, message) = match v {
+                Verdict::Passed => (true, None),
+                Verdict::Failed(why) => (false, Some(why.as_str())),
+            };
+            self.emit(json!({
+                "reason": "op-golden", "op": op, "command": command, "passed": passed,
+                "message": message,
+            }));
+            return;
+        }
+        match v {
+            Verdict::Passed => self.status("Golden", format!("{op}: outputs accepted by `{cmd}`")),
+            // The failure itself is the run's error, printed once at the end.
+            Verdict::Failed(_) => {
+                self.status("Golden", format!("{op}: outputs rejected by `{cmd}`"))
+            }
+        }
     }
 
     pub fn op_measured(&self, op: &str, m: &Measurement, backend: &str, soc: &str) {
@@ -356,6 +428,13 @@ impl crate::tune::Observer for Progress<'_> {
         match &self.bar {
             Some(bar) => bar.println(format!("{:>12} {line}", "Rewrite")),
             None => self.printer.status("Rewrite", line),
+        }
+    }
+
+    fn warning(&mut self, message: &str) {
+        match &self.bar {
+            Some(bar) if !self.printer.json() => bar.suspend(|| self.printer.warn(message)),
+            _ => self.printer.warn(message),
         }
     }
 }

@@ -395,6 +395,12 @@ impl<'t> Flow<'t> {
     /// The statements that may run right after `item` has run (`forward`), or right before it started,
     /// without entering it.
     pub fn past(&self, item: Node<'t>, forward: bool) -> Vec<Node<'t>> {
+        self.past_from(item, forward, &mut Vec::new())
+    }
+
+    /// `past`, leaving each function at most once: functions that call each other (or share a name)
+    /// would otherwise send it from one's end to the other's callers and back without end.
+    fn past_from(&self, item: Node<'t>, forward: bool, left: &mut Vec<String>) -> Vec<Node<'t>> {
         let mut sibling = if forward {
             item.next_named_sibling()
         } else {
@@ -428,17 +434,22 @@ impl<'t> Flow<'t> {
                 let Some((_, name)) = enclosing_function(item, self.text) else {
                     return vec![];
                 };
-                self.call_sites
-                    .get(&name)
-                    .into_iter()
-                    .flatten()
-                    .flat_map(|site| self.past(*site, forward))
-                    .collect()
+                if left.contains(&name) {
+                    return vec![];
+                }
+                left.push(name.clone());
+                let mut out = vec![];
+                for site in self.call_sites.get(&name).into_iter().flatten() {
+                    out.extend(self.past_from(*site, forward, left));
+                }
+                out
             }
             k if is_loop(k) => vec![holder],
-            "else_clause" => holder.parent().map_or(vec![], |i| self.past(i, forward)),
-            "if_statement" | "compound_statement" => self.past(holder, forward),
-            _ => self.past(holder, forward),
+            "else_clause" => holder
+                .parent()
+                .map_or(vec![], |i| self.past_from(i, forward, left)),
+            "if_statement" | "compound_statement" => self.past_from(holder, forward, left),
+            _ => self.past_from(holder, forward, left),
         }
     }
 }
@@ -496,6 +507,24 @@ mod tests {
         assert_eq!(indent_at(K, stmt.start_byte()), "    ");
         assert_eq!(syntax_errors(&splice(K, span, "")), 0);
         assert!(syntax_errors("void f( {") > 0);
+    }
+
+    /// Functions that call each other: leaving one leads to the other's callers and back. `past` used
+    /// to recurse without end here (a stack overflow on the public right_shift kernel).
+    #[test]
+    fn flow_leaves_functions_that_call_each_other_once() {
+        let k = "void A(int n) {\n    if (n) { B(n - 1); }\n}\nvoid B(int n) {\n    A(n);\n}\nvoid C() { A(3); w(); }\n";
+        let tree = parse(k);
+        let root = tree.root_node();
+        let flow = Flow::new(root, k);
+        let stmt = |name: &str| calls_named(root, k, name)[0].statement().unwrap();
+        let after: Vec<&str> = flow
+            .past(stmt("A"), true)
+            .iter()
+            .map(|n| &k[n.byte_range()])
+            .collect();
+        // After `A(n);` ends B: what follows B's call in A (A's end: its callers C and B), once each.
+        assert_eq!(after, ["w();"]);
     }
 
     #[test]

@@ -34,6 +34,54 @@ pub fn apply(
     out
 }
 
+/// Where one tunable's literal lies in a candidate's text after `apply`, with the value written there.
+/// A backend that can read tunable values at run time uses this to build one program for all points that
+/// differ only in them (`crate::twin::runtime`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub name: String,
+    /// Path relative to the project root.
+    pub file: String,
+    /// Byte range of the literal's digits in the patched text of `file` (as `Site::range`).
+    pub range: std::ops::Range<usize>,
+    pub value: i64,
+}
+
+/// Where `apply(space, point, originals)` puts each tunable's digits: its site's range, moved by the
+/// edits before it in the same file. A tunable whose file is not in `originals` is left out, as `apply`
+/// leaves the file out.
+pub fn placed(space: &Space, point: &Point, originals: &BTreeMap<String, String>) -> Vec<Placed> {
+    let edits: Vec<(&str, &std::ops::Range<usize>, i64, String)> = space
+        .tunables
+        .iter()
+        .zip(point)
+        .map(|(t, &i)| {
+            let v = t.domain.value(i);
+            (t.site.file.as_str(), &t.site.range, v, t.site.render(v))
+        })
+        .collect();
+    let mut out = vec![];
+    for (t, &(file, range, value, ref new)) in space.tunables.iter().zip(&edits) {
+        if !originals.contains_key(file) {
+            continue;
+        }
+        // Every edit that ends before this one in the same file shifts it by its change of length.
+        let shift: isize = edits
+            .iter()
+            .filter(|(f, r, _, _)| *f == file && r.end <= range.start)
+            .map(|(_, r, _, n)| n.len() as isize - r.len() as isize)
+            .sum();
+        let start = (range.start as isize + shift) as usize;
+        out.push(Placed {
+            name: t.name.clone(),
+            file: file.to_string(),
+            range: start..start + new.len(),
+            value,
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +144,16 @@ mod tests {
             .unwrap();
             assert_eq!(again.value, space.values(&point)[&t.name]);
         }
+        // `placed` finds each new literal where `apply` wrote it, shifted by the edits before it.
+        let placed = placed(&space, &point, &originals);
+        assert_eq!(placed.len(), 3);
+        for p in &placed {
+            let text = &patched[&p.file];
+            assert_eq!(text[p.range.clone()], p.value.to_string(), "{p:?}");
+        }
+        assert_eq!(
+            placed.iter().map(|p| p.value).collect::<Vec<_>>(),
+            [48, 16384, 2]
+        );
     }
 }

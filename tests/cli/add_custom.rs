@@ -18,7 +18,10 @@ fn run_tune_check_and_regression() {
         "{stdout}"
     );
 
-    assert!(stderr.contains("Timings add_custom: build"), "{stderr}");
+    assert!(
+        stderr.contains("Timings add_custom: setup") && stderr.contains(", build "),
+        "{stderr}"
+    );
 
     let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
     let recs = records(&out);

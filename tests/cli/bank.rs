@@ -128,3 +128,54 @@ fn a_broken_bank_file_is_refused_with_its_line() {
     let out = cargo_ascend_tune(dir.path(), &["bank", "mine", "--out", "x.toml", "nowhere"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Real operators keep their kernel class in `op_kernel/*.h`: mining rewinds the sites there too (it
+/// looked at the kernel's .cpp only, and found nothing to rewind in 65 public operators).
+#[test]
+fn mining_rewinds_sites_in_the_kernels_own_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("add_custom");
+    copy_tree(&Path::new(FIXTURES).join("add_custom"), &p);
+    // (copy_tree leaves `reference/` out)
+    copy_tree(
+        &Path::new(FIXTURES).join("add_custom/reference"),
+        &p.join("reference"),
+    );
+    // The kernel class (queues, depth constant) moves to a header; the entry stays in the .cpp.
+    let kernel = p.join("reference/op_kernel/add_custom.cpp");
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    let entry = source.find("extern \"C\"").unwrap();
+    assert!(source[..entry].contains("constexpr int32_t BUFFER_NUM = 2;"));
+    std::fs::write(
+        p.join("reference/op_kernel/add_custom_kernel.h"),
+        format!("#pragma once\n{}", &source[..entry]),
+    )
+    .unwrap();
+    std::fs::write(
+        &kernel,
+        format!("#include \"add_custom_kernel.h\"\n{}", &source[entry..]),
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(
+        dir.path(),
+        &[
+            "bank",
+            "mine",
+            "add_custom",
+            "--out",
+            "b.toml",
+            "--motifs",
+            "double-buffer",
+            "--message-format",
+            "json",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let rewind = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "rewind")
+        .expect(&stdout);
+    assert_eq!(rewind["file"], "op_kernel/add_custom_kernel.h", "{rewind}");
+    assert_eq!(rewind["outcome"], "lesson", "{rewind}");
+}

@@ -102,3 +102,75 @@ fn an_endless_kernel_is_a_timeout() {
         "{stderr}"
     );
 }
+
+/// Found on a public operator: its tiling function's own `printf` overwrote the tiling result (the
+/// program's stdout and its result shared a file), and the run said, falsely, that the tiling function
+/// never called `SetBlockDim`. Its output is now apart from the result.
+#[test]
+fn a_tiling_function_that_prints_still_gives_its_result() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let host = p.join("op_host/add_custom.cpp");
+    let chatty = std::fs::read_to_string(&host)
+        .unwrap()
+        .replace(
+            "    context->SetBlockDim(BLOCK_DIM);\n",
+            "    context->SetBlockDim(BLOCK_DIM);\n    printf(\"tiling: %u elements over %u blocks\\n\", totalLength, BLOCK_DIM);\n",
+        )
+        .replace(
+            "#include \"add_custom_tiling.h\"\n",
+            "#include <cstdio>\n#include \"add_custom_tiling.h\"\n",
+        );
+    assert!(chatty.contains("printf("));
+    std::fs::write(&host, chatty).unwrap();
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    // BLOCK_DIM in the fixture's host file.
+    assert_eq!(record(&out, "op-measured")["block_dim"], 8);
+}
+
+/// The add_custom kernel with `code` inserted after its `Add` call; the 1-based line of that call.
+fn kernel_with_fault(p: &Path, code: &str) -> usize {
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    let call = "        AscendC::Add(zLocal, xLocal, yLocal, this->tileLength);\n";
+    let line = text[..text.find(call).unwrap()].lines().count() + 1;
+    std::fs::write(&kernel, text.replace(call, &format!("{call}{code}\n"))).unwrap();
+    line
+}
+
+/// A signal in the kernel's own code names the block and the last API call before it (file:line),
+/// not "<unknown>:0".
+fn assert_fault_located(code: &str, what: &str) {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let line = kernel_with_fault(p, code);
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(what), "{stderr}");
+    assert!(
+        stderr.contains("after its last API call `Add`")
+            && stderr.contains(&format!("--> op_kernel/add_custom.cpp:{line} (block 0)")),
+        "line {line}: {stderr}"
+    );
+    assert!(!stderr.contains("<unknown>"), "{stderr}");
+}
+
+#[test]
+fn a_null_pointer_write_in_kernel_code_names_the_last_api_call_and_block() {
+    assert_fault_located(
+        "        { volatile uintptr_t at = 0; *(volatile int32_t *)at = progress; }",
+        "segmentation fault",
+    );
+}
+
+/// x86-64 traps an integer division by zero (aarch64 gives 0 and goes on).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn an_integer_division_by_zero_in_kernel_code_names_the_last_api_call_and_block() {
+    assert_fault_located(
+        "        { volatile int32_t zero = 0; volatile int32_t q = progress / zero; (void)q; }",
+        "arithmetic exception",
+    );
+}

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 /// A copy of the fixture workspace whose members depend on this repository by absolute path, with the
 /// repository's Cargo.lock so that `cargo build --offline` resolves the same versions the tool uses.
-fn workspace() -> tempfile::TempDir {
+pub fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     copy_tree(&Path::new(FIXTURES).join("cargo_workspace"), p);
@@ -51,7 +51,7 @@ fn cargo_build(dir: &Path, args: &[&str]) -> (bool, String) {
 
 /// `cargo ascend-tune ARGS` in `dir` with no target-directory override from the environment, so the
 /// workspace's own `target/` is the one cargo metadata reports.
-fn in_workspace(dir: &Path, args: &[&str]) -> Output {
+pub fn in_workspace(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-ascend-tune"))
         .arg("ascend-tune")
         .args(args)
