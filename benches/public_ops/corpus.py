@@ -6,7 +6,7 @@ hand. Prints, per repository, how many ran unchanged and agreed with numpy (wher
 reference), and the first error of each failure grouped by cause.
 
   corpus.py --bin BIN --work DIR [--sample N] [--seed S] [--timeout SECS] [--numpy] [--tsv FILE]
-            [--repos ops-math,ops-nn,asc-devkit] [--list]
+            [--repos ops-math,ops-nn,asc-devkit] [--only REGEX] [--list]
 
 No public code is kept in this repository: each repository is exported (`git archive`) once into the
 work folder, and init writes the manifest there.
@@ -239,6 +239,7 @@ def main():
     ap.add_argument("--numpy", action="store_true")
     ap.add_argument("--tsv", help="also write one row per operator here")
     ap.add_argument("--repos", default="ops-math,ops-nn,asc-devkit")
+    ap.add_argument("--only", help="only the operators whose '<repo>/<folder>' matches this regular expression (applied before --sample)")
     ap.add_argument("--list", action="store_true", help="print the seeded order and the counts, run nothing")
     ap.add_argument("--from-tsv", help="print the summary of an earlier run's --tsv file (causes by today's rules), run nothing")
     a = ap.parse_args()
@@ -271,6 +272,9 @@ def main():
         for folder, kind in kept:
             chosen.append((order(a.seed, name, folder), name, repo, commit, folder, kind))
     chosen.sort()
+    if a.only:
+        pick = re.compile(a.only)
+        chosen = [c for c in chosen if pick.search(f"{c[1]}/{c[4]}")]
     population = len(chosen)
     if a.sample:
         chosen = chosen[: a.sample]
