@@ -229,6 +229,66 @@ def summary(rows, work=None):
         print(f"| {c} | {len(ops)} | {', '.join(sorted(ops)[:8])}{' ...' if len(ops) > 8 else ''} |")
 
 
+def bench_ran(a):
+    """`bench` over every operator an earlier run ran (`ok` rows of its --tsv), each from the manifest init
+    wrote in the work folder, one bench per op so one op's failure does not stop the others. Prints a row
+    per op and the summary issue 17 asks for: geometric-mean speedup (modelled), ops improved by more
+    than 5%, and written-back changes that failed a shape probe (must be none)."""
+    import math
+    if not a.bin or not a.work:
+        sys.exit("corpus.py: error: --bench needs --bin and --work (the earlier run's)")
+    binary, work = os.path.abspath(a.bin), os.path.abspath(a.work)
+    out = os.path.abspath(a.out or os.path.join(work, "bench"))
+    rows = []
+    for line in open(a.bench, encoding="utf-8"):
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= 3 and f[2] == "ok" and (not a.only or re.search(a.only, f"{f[0]}/{f[1]}")):
+            rows.append((f[0], f[1]))
+    if a.sample:
+        rows = rows[: a.sample]
+    print(f"bench: {len(rows)} operators that ran, budget {a.budget}, seed {a.bench_seed}\n")
+    print("| repository | operator | tunables | baseline (us) | tuned (us) | speedup | rewrites written back | probes live | "
+          "written back failed a probe | trials/s | note |\n|---|---|---|---|---|---|---|---|---|---|---|")
+    results = []
+    for repo, folder in rows:
+        src = os.path.join(work, repo, folder)
+        dest = os.path.join(out, repo, folder.replace("/", "__"))
+        shutil.rmtree(dest, ignore_errors=True)
+        os.makedirs(dest)
+        manifest = open(os.path.join(src, "ascend.toml"), encoding="utf-8").read()
+        tunables = manifest.count("[[op.tunable]]")
+        started = time.time()
+        p = subprocess.run([binary, "bench", src, "--budget", str(a.budget), "--strategies", "loop", "--seed",
+                            a.bench_seed, "--out", dest, "--color", "never", "-q"],
+                           capture_output=True, text=True, timeout=a.timeout * 8)
+        took = time.time() - started
+        path = os.path.join(dest, "bench.json")
+        if p.returncode != 0 or not os.path.exists(path):
+            err = (p.stderr.strip() or p.stdout.strip() or f"exit {p.returncode}").splitlines()
+            note = re.sub(r"\s+", " ", err[0] if err else "?")[:160].replace("|", "\\|")
+            print(f"| {repo} | `{folder}` | {tunables} | - | - | - | - | - | - | - | bench failed: {note} |", flush=True)
+            results.append((repo, folder, None, None, []))
+            continue
+        for r in json.load(open(path))["ops"]:
+            probes = r.get("probes") or {}
+            failed = probes.get("written_back_failed") or []
+            kept = r.get("rewrites") or []
+            speedup = r["baseline_us"] / r["tuned_us"] if r.get("tuned_us") else None
+            results.append((repo, folder, r["baseline_us"], r.get("tuned_us"), failed))
+            print(f"| {repo} | `{folder}` ({r['op']}) | {tunables} | {r['baseline_us']:.3f} | {r['tuned_us']:.3f} | "
+                  f"{speedup:.3f}x | {len(kept)} | {len(probes.get('live') or [])} | {len(failed)} | "
+                  f"{r.get('trials_per_s') or 0:.2f} | {took:.0f} s |", flush=True)
+    done = [(b, t) for _, _, b, t, _ in results if b and t]
+    if done:
+        geo = math.exp(sum(math.log(b / t) for b, t in done) / len(done))
+        improved = sum(b / t > 1.05 for b, t in done)
+        print(f"\ngeometric-mean speedup (modelled): {geo:.3f}x over {len(done)} ops "
+              f"({len(results) - len(done)} failed to bench)")
+        print(f"improved by more than 5%: {improved} / {len(done)}")
+    print(f"written-back changes that failed a shape probe: {sum(len(r[4]) for r in results)}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin")
@@ -242,7 +302,15 @@ def main():
     ap.add_argument("--only", help="only the operators whose '<repo>/<folder>' matches this regular expression (applied before --sample)")
     ap.add_argument("--list", action="store_true", help="print the seeded order and the counts, run nothing")
     ap.add_argument("--from-tsv", help="print the summary of an earlier run's --tsv file (causes by today's rules), run nothing")
+    ap.add_argument("--bench", metavar="TSV", help="tune every operator that ran in an earlier run (its --tsv file and "
+                    "--work folder, with the manifest init wrote there) with `bench`, one op at a time; print the "
+                    "speedups, their geometric mean and the shape-probe evidence")
+    ap.add_argument("--budget", type=int, default=32, help="with --bench: trials per op")
+    ap.add_argument("--bench-seed", default="1", help="with --bench: the tuning seed")
+    ap.add_argument("--out", help="with --bench: where each op's bench folder goes (default WORK/bench)")
     a = ap.parse_args()
+    if a.bench:
+        return bench_ran(a)
     if a.from_tsv:
         rows = []
         for line in open(a.from_tsv, encoding="utf-8"):

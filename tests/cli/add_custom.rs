@@ -278,3 +278,52 @@ fn killed_tune_resumes_to_the_same_lockfile() {
         "{lines} journal lines for 12 trials ({done} before the kill): trials were repeated"
     );
 }
+
+/// A queue of two buffers hands them out in turn, as AscendC's TQue does, so in the usual loop
+/// (`CopyIn(i)`, `Compute(i)` freeing the inputs, `CopyOut(i)`) the next tile's copy-in goes to the other
+/// buffer and overlaps the vector work on this one. The twin once handed back the lowest free buffer, the
+/// one `Compute(i)` had just freed, so every copy-in waited for the vector unit and double buffering
+/// modelled as single buffering.
+#[test]
+fn double_buffered_queues_overlap_copy_in_with_compute() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    assert!(source.contains("BUFFER_NUM = 1;"));
+    std::fs::write(&kernel, source.replace("BUFFER_NUM = 1;", "BUFFER_NUM = 2;")).unwrap();
+    let out = cargo_ascend_tune(p, &["run", "--trace", "pipes.json"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join("pipes.json")).unwrap()).unwrap();
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    // The pipes of core 0 (pid 1) by thread id, from the thread-name records.
+    let thread = |name: &str| {
+        events
+            .iter()
+            .find(|e| e["ph"] == "M" && e["pid"] == 1 && e["args"]["name"] == name)
+            .map(|e| e["tid"].clone())
+            .unwrap_or_else(|| panic!("no {name} thread on core 0"))
+    };
+    let spans = |tid: &serde_json::Value| -> Vec<(f64, f64)> {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["pid"] == 1 && e["tid"] == *tid)
+            .map(|e| {
+                let ts = e["ts"].as_f64().unwrap();
+                (ts, ts + e["dur"].as_f64().unwrap())
+            })
+            .collect()
+    };
+    let (mte2, v) = (spans(&thread("MTE2")), spans(&thread("V")));
+    assert!(!mte2.is_empty() && !v.is_empty());
+    // Spans are written in microseconds to three decimals: count an overlap of more than 2 ns only.
+    let overlapping = mte2
+        .iter()
+        .filter(|(s, e)| v.iter().any(|(vs, ve)| e.min(*ve) - s.max(*vs) > 0.002))
+        .count();
+    assert!(
+        overlapping > 0,
+        "no copy-in overlaps vector work with two buffers per queue"
+    );
+}

@@ -286,13 +286,19 @@ public:
     uint8_t freed_[MAXBUF] = {0};
     uint8_t fifo_[MAXBUF] = {0};
     uint32_t head_ = 0, count_ = 0;
+    // AllocTensor hands out the queue's buffers in turn, from the one after the last it gave, as a ring:
+    // with two buffers, the tile copied in next lands in the other buffer from the one the vector unit
+    // is still computing on, which is what "num = 2 enables double buffer" means (asc-devkit
+    // docs/zh/api/SIMD-API/基础API/资源管理/TPipe/InitBuffer.md, parameter `num`). Taking the lowest
+    // free buffer instead would hand the just-freed buffer back and wait for its reader every tile.
+    uint32_t cursor_ = 0;
 
     TQueBind() = default;
 
     void twin_init(int qid, uint32_t addr, uint32_t len, uint32_t num) {
         b_.qid = qid; b_.addr = addr; b_.len = len; b_.num = num;
         for (int i = 0; i < MAXBUF; i++) { st_[i] = FREE; freed_[i] = 0; }
-        head_ = 0; count_ = 0;
+        head_ = 0; count_ = 0; cursor_ = 0;
     }
     int find(uint32_t addr) const {
         if (b_.num == 0 || addr < b_.addr) return -1;
@@ -305,9 +311,11 @@ public:
 
     template <class T> LocalTensor<T> AllocTensor(TWIN_LOC) {
         need_init("AllocTensor", TWIN_LOC_ARGS);
-        for (uint32_t i = 0; i < b_.num; i++) {
+        for (uint32_t k = 0; k < b_.num; k++) {
+            uint32_t i = (cursor_ + k) % b_.num;
             if (st_[i] == FREE) {
                 st_[i] = ALLOC;
+                cursor_ = (i + 1) % b_.num;
                 twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
                 if (freed_[i] && p != twin::P_NONE) twin::tr_flag(false, c, p, 'q', b_.qid, (int)i);
                 return LocalTensor<T>(b_.addr + i * b_.len, b_.len / (uint32_t)sizeof(T), dst);
