@@ -34,11 +34,20 @@ pub const SYNC_ALL_CYCLES: f64 = 1000.0;
 
 // ---- once per kernel ----
 
-/// The fixed cost a launch adds to `Task Duration`, in cycles: measured per block (soc `MemSys`
-/// `launch_us`, `launch_per_block_us`: ascdevkit_add_case1 and the 48-block rows).
-pub fn launch_cycles(block_dim: u32, soc: &Soc) -> f64 {
-    let extra = f64::from(block_dim.max(1) - 1);
-    (soc.mem.launch_us + soc.mem.launch_per_block_us * extra) * soc.cycles_per_us()
+/// The fixed cost a launch adds to `Task Duration`, in cycles (soc `MemSys::launch_us`:
+/// ascdevkit_add_case1, Task Duration - aiv_time of a one-block launch).
+pub fn launch_cycles(soc: &Soc) -> f64 {
+    soc.mem.launch_us * soc.cycles_per_us()
+}
+
+/// The fraction by which the slowest of `running` cores ends after the modelled one (soc
+/// `MemSys::core_skew`: the 48-block add rows), none for one core.
+pub fn core_skew(running: u32, soc: &Soc) -> f64 {
+    if running <= 1 || soc.aiv_cores <= 1 {
+        return 0.0;
+    }
+    let share = f64::from(running.min(soc.aiv_cores) - 1) / f64::from(soc.aiv_cores - 1);
+    soc.mem.core_skew * share
 }
 
 // The cube side's rates and latencies live in cube.rs.

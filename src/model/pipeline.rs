@@ -156,8 +156,10 @@ pub struct Timing {
     pub spans: Vec<Span>,
     /// Always true: these numbers come from the model, not from hardware.
     pub modelled: bool,
-    /// The launch's fixed cost (measured per block; see `MemSys::launch_us`).
+    /// The launch's fixed cost (see `MemSys::launch_us`).
     pub launch_us: f64,
+    /// How much later the slowest core ends than the modelled one (see `MemSys::core_skew`).
+    pub skew_us: f64,
     pub block_dim: u32,
     /// Cores the blocks were spread over (AIV cores, or AIC cores for a cube-only kernel).
     pub cores: u32,
@@ -586,7 +588,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     }
     .max(1);
     let block_dim = trace.block_dim().max(trace.blocks.len() as u32).max(1);
-    let launch_cy = costs::launch_cycles(block_dim, soc);
+    let launch_cy = costs::launch_cycles(soc);
     let mem = memory::plan(trace, soc, cores);
     let roof = mem.roofline_us(soc);
 
@@ -697,7 +699,11 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
             _ => Some(c),
         },
     );
-    let latency_cy = critical.map(|c| core_total[c]).unwrap_or(launch_cy);
+    // The cores are modelled alike; on the chip the slowest of many streaming cores ends later.
+    let skew_cy = critical.map_or(0.0, |c| {
+        core_time[c] * costs::core_skew(block_dim.min(cores), soc)
+    });
+    let latency_cy = critical.map(|c| core_total[c]).unwrap_or(launch_cy) + skew_cy;
 
     let mut pipes = Vec::new();
     for p in Pipe::ALL {
@@ -735,11 +741,12 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     let gm_bytes = trace_gm_bytes(trace);
     let latency_us = latency_cy / cyc;
     let launch_us = launch_cy / cyc;
+    let skew_us = skew_cy / cyc;
     let running_max = block_dim.min(cores);
 
     let bound = if critical.is_none() || launch_us >= 0.5 * latency_us {
         Bound::LaunchOverhead
-    } else if running_max > 1 && roof >= 0.8 * (latency_us - launch_us) {
+    } else if running_max > 1 && roof >= 0.8 * (latency_us - launch_us - skew_us) {
         Bound::ChipBandwidth
     } else {
         let c = critical.unwrap_or(0);
@@ -777,6 +784,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         spans,
         modelled: true,
         launch_us,
+        skew_us,
         block_dim,
         cores: cores.min(block_dim),
         gm_bytes,

@@ -38,7 +38,9 @@ pub struct MemSys {
     pub scalar_ub_access_cycles: f64,
     /// Fixed cost a launch adds to `Task Duration`: one block, and each further block.
     pub launch_us: f64,
-    pub launch_per_block_us: f64,
+    /// How much later than the modelled (average) core the slowest of all the vector cores ends, as a
+    /// fraction of the kernel's time; `(n - 1) / (aiv_cores - 1)` of it with n cores running.
+    pub core_skew: f64,
 }
 
 /// Where each `MemSys` figure comes from (910B rows; other SoCs say how they are scaled).
@@ -112,8 +114,15 @@ pub const MEMSYS_SOURCES: &[(&str, &str)] = &[
         "ascdevkit_add_case1: Task Duration - aiv_time = 6909.6 - 6909.14 = 0.46 us for one block (M)",
     ),
     (
-        "launch_per_block_us",
-        "median of Task Duration - aiv time over the 48-block rows (add cases 2-6, data_copy UB s1-s3): 6.55 us          -> (6.55 - 0.46) / 47 = 0.1296 us per further block (M, derived)",
+        "core_skew",
+        "Task Duration - aiv_time - launch_us over aiv_time on the 48-block add rows (cases 2-6, the \
+         only multi-block rows with aiv_time): 3.02, 2.50, 2.33, 1.12, 3.12% -> median 2.5% of the \
+         kernel: the slowest of 48 streaming cores ends that much after the average one, which a \
+         symmetric model of the cores misses; (n - 1) / 47 of it with n cores, none for one core \
+         (ascdevkit_add_case1: 0.01%) (M at 48 cores, G in between). It replaces a fit of the same \
+         rows as 0.13 us per further block, which they do not support (the gap follows the kernel's \
+         length and memory pressure: 2.5 us with L2 bypass in case 5, 6-9 us in cases 2-4) and which \
+         charged a 2 us kernel 6 us for using every core",
     ),
 ];
 
@@ -137,7 +146,7 @@ const fn memsys(hbm_gbps: f64, l2_scale: f64) -> MemSys {
         ub_read_write_cycles: 1.53,
         scalar_ub_access_cycles: 11.34,
         launch_us: 0.46,
-        launch_per_block_us: 0.1296,
+        core_skew: 0.025,
     }
 }
 

@@ -328,6 +328,7 @@ pub fn measured_timing(launch: &OpLaunch, latency_us: f64, gm_bytes: u64, soc: &
         spans: vec![],
         modelled: false,
         launch_us: 0.0,
+        skew_us: 0.0,
         block_dim: launch.block_dim,
         cores: launch.block_dim.min(soc.aiv_cores),
         gm_bytes,
