@@ -191,9 +191,19 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> 
             )),
             Ok(verdicts) => {
                 for (name, verdict) in verdicts {
-                    if verdict != super::probe_tunables::Verdict::Unchanged {
-                        continue;
-                    }
+                    let reason = match verdict {
+                        super::probe_tunables::Verdict::Unchanged => {
+                            discover::Reason::TraceUnchanged
+                        }
+                        super::probe_tunables::Verdict::NoOtherValueRuns(why) => {
+                            printer.status(
+                                "Probed",
+                                format!("`{name}` of `{}`: no neighbouring value runs ({why})", op.name),
+                            );
+                            discover::Reason::NoOtherValueRuns
+                        }
+                        _ => continue,
+                    };
                     let Some(i) = op.tunables.iter().position(|t| t.name == name) else {
                         continue;
                     };
@@ -208,7 +218,7 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> 
                         name: t.name,
                         file: t.file,
                         line,
-                        reason: discover::Reason::TraceUnchanged,
+                        reason,
                     });
                 }
             }

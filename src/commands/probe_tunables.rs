@@ -1,8 +1,11 @@
 //! `init`'s trace probe: builds and runs an op once as it is and once with each offered tunable moved to
 //! the next value of its domain, and compares what the runs did (the trace of every block, the block
 //! count and the outputs). A literal whose change leaves all of that unchanged decides nothing at the
-//! shape the manifest declares, so `init` does not offer it. Owns only that comparison; knows nothing of
-//! how tunables are discovered or how the manifest is written.
+//! shape the manifest declares, so `init` does not offer it. One whose change gives outputs that differ
+//! from the op's own (beyond its tolerance), or fails, is moved the other way too: when neither
+//! neighbour runs right it is a constant of the computation (a shift, a bound, a sentinel), not of the
+//! tiling, and would only spend the tuning budget on wrong trials. Owns only that comparison; knows
+//! nothing of how tunables are discovered or how the manifest is written.
 
 use crate::backend::{Backend, Measurement, SourceSet};
 use crate::manifest::{Manifest, OpSpec};
@@ -11,12 +14,15 @@ use crate::space::binding;
 /// What moving one tunable did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
-    /// The run differs: the literal decides something.
+    /// The run differs and its outputs are still the op's: the literal decides something.
     Changed,
     /// Build, trace, block count and outputs are all the same.
     Unchanged,
-    /// The changed value fails to build or run; the literal matters (kept, with why).
+    /// One neighbouring value fails to build or run, or gives other outputs, and the other one (if
+    /// any) was not tried or works: the literal matters (kept, with why).
     Fails(String),
+    /// Every neighbouring value tried fails or gives other outputs: not a tiling parameter.
+    NoOtherValueRuns(String),
 }
 
 /// What a run did, as one hash: every block's trace, the block count and the outputs.
@@ -50,15 +56,18 @@ pub fn probe(
             .run(op, &artifact, &inputs, true)
             .map_err(|f| format!("{}: {}", f.kind.as_str(), first_line(&f.message)))
     };
-    let base = signature(&run(&SourceSet::default())?);
-    // Where each tunable lives now, and the value it is moved to.
+    let base_run = run(&SourceSet::default())?;
+    let base = signature(&base_run);
+    // Where each tunable lives now, and the values it is moved to: the next smaller one of its domain
+    // first, then the next larger.
     let mut moves = vec![];
     for t in &op.tunables {
         let text = &sources[&t.file];
         let site = binding::find_site(text, &t.file, &t.bind).ok();
         let to = site
             .as_ref()
-            .and_then(|s| probe_value(t.domain.values(), s.value));
+            .map(|s| probe_values(t.domain.values(), s.value))
+            .unwrap_or_default();
         let symbol = match &t.bind {
             crate::manifest::Bind::Symbol(s) => Some(s.clone()),
             crate::manifest::Bind::Call { .. } => None,
@@ -70,7 +79,7 @@ pub fn probe(
         if out.iter().any(|(n, _)| *n == t.name) {
             continue;
         }
-        let (Some(site), Some(_)) = (site, to) else {
+        let Some(site) = site.as_ref().filter(|_| !to.is_empty()) else {
             out.push((t.name.clone(), Verdict::Changed));
             continue;
         };
@@ -84,25 +93,45 @@ pub fn probe(
                         && moves[j].2 == *to)
             })
             .collect();
-        let mut patched: std::collections::BTreeMap<String, String> = Default::default();
-        for &j in &group {
-            let (t, Some(site), Some(value), _) = &moves[j] else {
-                continue;
-            };
-            let text = patched
-                .get(&t.file)
-                .cloned()
-                .unwrap_or_else(|| sources[&t.file].clone());
-            let again =
-                binding::find_site(&text, &t.file, &t.bind).unwrap_or_else(|_| site.clone());
-            let new =
-                crate::rewrite::cst::splice(&text, again.range.clone(), &again.render(*value));
-            patched.insert(t.file.clone(), new);
+        // Every neighbour that fails or gives other outputs, with why; the verdict is that of the first
+        // neighbour that runs right, or NoOtherValueRuns when none does.
+        let mut why_not: Vec<String> = vec![];
+        let mut ran_right = None;
+        for &value in to {
+            let mut patched: std::collections::BTreeMap<String, String> = Default::default();
+            for &j in &group {
+                let (t, Some(site), _, _) = &moves[j] else {
+                    continue;
+                };
+                let text = patched
+                    .get(&t.file)
+                    .cloned()
+                    .unwrap_or_else(|| sources[&t.file].clone());
+                let again =
+                    binding::find_site(&text, &t.file, &t.bind).unwrap_or_else(|_| site.clone());
+                let new =
+                    crate::rewrite::cst::splice(&text, again.range.clone(), &again.render(value));
+                patched.insert(t.file.clone(), new);
+            }
+            match run(&SourceSet { overrides: patched }) {
+                Ok(m) if signature(&m) == base => ran_right = Some(false),
+                Ok(m) => match crate::verify::outputs_match(op, &m.outputs, &base_run.outputs) {
+                    Ok(()) => ran_right = Some(true),
+                    Err(diff) => {
+                        why_not.push(format!("{value}: outputs differ from the op's own ({diff})"))
+                    }
+                },
+                Err(why) => why_not.push(format!("{value}: {why}")),
+            }
+            if ran_right.is_some() {
+                break;
+            }
         }
-        let verdict = match run(&SourceSet { overrides: patched }) {
-            Ok(m) if signature(&m) == base => Verdict::Unchanged,
-            Ok(_) => Verdict::Changed,
-            Err(why) => Verdict::Fails(why),
+        let verdict = match ran_right {
+            None => Verdict::NoOtherValueRuns(why_not.join("; ")),
+            Some(_) if !why_not.is_empty() => Verdict::Fails(why_not.join("; ")),
+            Some(true) => Verdict::Changed,
+            Some(false) => Verdict::Unchanged,
         };
         for &j in &group {
             out.push((moves[j].0.name.clone(), verdict.clone()));
@@ -111,12 +140,12 @@ pub fn probe(
     Ok(out)
 }
 
-/// The value a probe moves `current` to: the next smaller one of the domain (smaller tiles and fewer
-/// buffers still fit the UB), else the next larger one.
-pub fn probe_value(domain: &[i64], current: i64) -> Option<i64> {
+/// The values a probe moves `current` to, in order: the next smaller one of the domain (smaller tiles
+/// and fewer buffers still fit the UB), then the next larger one.
+pub fn probe_values(domain: &[i64], current: i64) -> Vec<i64> {
     let below = domain.iter().copied().filter(|&v| v < current).max();
     let above = domain.iter().copied().filter(|&v| v > current).min();
-    below.or(above)
+    below.into_iter().chain(above).collect()
 }
 
 fn first_line(s: &str) -> &str {
@@ -131,11 +160,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn probes_move_to_the_next_smaller_value_else_the_next_larger() {
-        assert_eq!(probe_value(&[1, 2], 2), Some(1));
-        assert_eq!(probe_value(&[1, 2], 1), Some(2));
-        assert_eq!(probe_value(&[16, 32, 64, 128, 256], 256), Some(128));
-        assert_eq!(probe_value(&[3, 4, 5, 6, 12], 6), Some(5));
-        assert_eq!(probe_value(&[8], 8), None);
+    fn probes_move_to_the_next_smaller_value_then_the_next_larger() {
+        assert_eq!(probe_values(&[1, 2], 2), [1]);
+        assert_eq!(probe_values(&[1, 2], 1), [2]);
+        assert_eq!(probe_values(&[16, 32, 64, 128, 256], 64), [32, 128]);
+        assert_eq!(probe_values(&[3, 4, 5, 6, 12], 6), [5, 12]);
+        assert!(probe_values(&[8], 8).is_empty());
     }
 }

@@ -53,6 +53,9 @@ pub enum Reason {
     NoBlockSplit,
     /// Changing it leaves the op's trace unchanged (found by `init`'s probe).
     TraceUnchanged,
+    /// Neither neighbouring value runs with the op's outputs (found by `init`'s probe): a constant of
+    /// the computation, not of the tiling.
+    NoOtherValueRuns,
 }
 
 impl Reason {
@@ -70,6 +73,9 @@ impl Reason {
                 "a block count, but the kernel does not split its work by block (no GetBlockIdx/GetBlockNum)"
             }
             Reason::TraceUnchanged => "changing it leaves the trace unchanged",
+            Reason::NoOtherValueRuns => {
+                "no neighbouring value runs with the op's outputs (a constant of the computation, not of the tiling)"
+            }
         }
     }
 }
@@ -176,8 +182,11 @@ fn classify_valued(name: &str, value: i64) -> Option<TunableKind> {
     let joined = w.join("_");
     let has = |s: &str| w.iter().any(|x| x == s);
     let contains = |s: &str| joined.contains(s);
+    // Real tiling functions size the tile as the UB over a count of parts: UB_DIVIDER_FP16 (ops-math
+    // floor_mod), UB_DATA_NUMBER_32, FLOAT_BUFFER_COEFFICIENT.
     let split_word = [
-        "NUM", "FACTOR", "SPLIT", "DIV", "DIVISOR", "PART", "PARTS", "COUNT", "CNT", "RATIO",
+        "NUM", "NUMBER", "FACTOR", "SPLIT", "DIV", "DIVISOR", "DIVIDER", "PART", "PARTS", "COUNT",
+        "CNT", "RATIO", "COEF", "COEFF", "COEFFICIENT",
     ];
     if has("UB") {
         if w.iter().any(|x| split_word.contains(&x.as_str())) {
@@ -230,8 +239,21 @@ fn classify_valued(name: &str, value: i64) -> Option<TunableKind> {
     {
         return Some(TunableKind::Size);
     }
-    if ["FACTOR", "SPLIT", "DIVISOR"].iter().any(|k| has(k)) {
+    if ["FACTOR", "SPLIT", "DIVISOR", "DIVIDER", "COEFFICIENT"]
+        .iter()
+        .any(|k| has(k))
+    {
         return Some(TunableKind::UbSplit);
+    }
+    // How much work a core takes before another is used: MINIMUM_ELEMENT_PER_CORE (floor_mod),
+    // MIN_PER_CORE, SMALL_BROADCAST_ELEMENTS_PER_CORE; the element count from which a tiling switches
+    // (MIN_SPLIT_THRESHOLD).
+    if (has("PER") && (has("CORE") || has("BLOCK")))
+        || has("THRESHOLD")
+        || has("ELEMENT")
+        || has("ELEMS")
+    {
+        return Some(TunableKind::Size);
     }
     None
 }

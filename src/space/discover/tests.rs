@@ -49,6 +49,14 @@ fn classifies_names() {
     assert_eq!(classify("UB_BLOCK_NUM"), Some(TunableKind::UbSplit));
     assert_eq!(classify("UB_CHUNK_ELEMS"), Some(TunableKind::Size));
     assert_eq!(classify("PI"), None);
+    // The names real tiling functions give their UB split and per-core minimum (ops-math floor_mod,
+    // ops-nn softsign).
+    assert_eq!(classify("UB_DIVIDER_FP16"), Some(TunableKind::UbSplit));
+    assert_eq!(classify("UB_DATA_NUMBER_32"), Some(TunableKind::UbSplit));
+    assert_eq!(classify("FLOAT_BUFFER_COEFFICIENT"), Some(TunableKind::UbSplit));
+    assert_eq!(classify("MINIMUM_ELEMENT_PER_CORE"), Some(TunableKind::Size));
+    assert_eq!(classify("MIN_SPLIT_THRESHOLD"), Some(TunableKind::UbSplit));
+    assert_eq!(classify("SHIFT_PARAM"), None);
     assert_eq!(words("tileBlockNum"), ["TILE", "BLOCK", "NUM"]);
     assert_eq!(words("BUFFER_NUM_FP32"), ["BUFFER", "NUM", "FP32"]);
 }
