@@ -291,7 +291,11 @@ fn a_tiny_kernel_costs_about_the_measured_launch() {
     let t48 = run(&add_trace(48, 1, 256, 2, 1, false), soc);
     assert_eq!(t48.launch_us, 0.46);
     let core_us = t48.latency_us - t48.launch_us - t48.skew_us;
-    assert!((t48.skew_us - 0.025 * core_us).abs() < 1e-9, "{}", t48.skew_us);
+    assert!(
+        (t48.skew_us - 0.025 * core_us).abs() < 1e-9,
+        "{}",
+        t48.skew_us
+    );
     assert!(t48.latency_us < 1.5, "{}", t48.latency_us);
 }
 

@@ -198,7 +198,10 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> 
                         super::probe_tunables::Verdict::NoOtherValueRuns(why) => {
                             printer.status(
                                 "Probed",
-                                format!("`{name}` of `{}`: no neighbouring value runs ({why})", op.name),
+                                format!(
+                                    "`{name}` of `{}`: no neighbouring value runs ({why})",
+                                    op.name
+                                ),
                             );
                             discover::Reason::NoOtherValueRuns
                         }

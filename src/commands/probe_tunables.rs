@@ -70,7 +70,7 @@ pub fn probe(
             .unwrap_or_default();
         let symbol = match &t.bind {
             crate::manifest::Bind::Symbol(s) => Some(s.clone()),
-            crate::manifest::Bind::Call { .. } => None,
+            crate::manifest::Bind::Call { .. } | crate::manifest::Bind::UbParts { .. } => None,
         };
         moves.push((t, site, to, symbol));
     }
@@ -117,9 +117,9 @@ pub fn probe(
                 Ok(m) if signature(&m) == base => ran_right = Some(false),
                 Ok(m) => match crate::verify::outputs_match(op, &m.outputs, &base_run.outputs) {
                     Ok(()) => ran_right = Some(true),
-                    Err(diff) => {
-                        why_not.push(format!("{value}: outputs differ from the op's own ({diff})"))
-                    }
+                    Err(diff) => why_not.push(format!(
+                        "{value}: outputs differ from the op's own ({diff})"
+                    )),
                 },
                 Err(why) => why_not.push(format!("{value}: {why}")),
             }

@@ -311,6 +311,12 @@ pub enum Bind {
     Symbol(String),
     /// The `arg`-th literal argument of calls to this function, e.g. `SetBlockDim(8)`.
     Call { func: String, arg: usize },
+    /// How many parts the tiling divides the UB size it reads from the platform into: `var` is the
+    /// variable `GetCoreMemSize(CoreMemType::UB, var)` fills, and the value N is the statement
+    /// `var = var / N;` right after that call (none there is N = 1). A tiling that plans for 1/N of the
+    /// UB cuts each core's work into more, smaller tiles, which overlap copies with compute better when
+    /// a core has only a few.
+    UbParts { var: String },
 }
 
 #[derive(Debug, Clone)]
@@ -1061,6 +1067,26 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             }
             let file = check_file(&t.file)?;
             let bind = match (&t.symbol, &t.call) {
+                (None, None) if t.ub_parts_of.is_some() => {
+                    let v = t.ub_parts_of.as_ref().expect("checked");
+                    if !is_identifier(v.get_ref()) {
+                        return Err(err(
+                            span(v),
+                            format!("`{}` is not a C identifier", v.get_ref()),
+                            "name the variable GetCoreMemSize(CoreMemType::UB, ...) fills, e.g. ub-parts-of = \"ubSize\"",
+                        ));
+                    }
+                    Bind::UbParts {
+                        var: v.get_ref().clone(),
+                    }
+                }
+                _ if t.ub_parts_of.is_some() => {
+                    return Err(err(
+                        t_span,
+                        format!("tunable `{tname}` has `ub-parts-of` and `symbol` or `call`"),
+                        "bind it with exactly one of symbol, call or ub-parts-of",
+                    ));
+                }
                 (Some(s), None) if is_identifier(s.get_ref()) => Bind::Symbol(s.get_ref().clone()),
                 (Some(s), None) => {
                     return Err(err(
@@ -1096,8 +1122,10 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 _ => {
                     return Err(err(
                         t_span,
-                        format!("tunable `{tname}` needs exactly one of `symbol` or `call`"),
-                        "bind it with symbol = \"TILE_LENGTH\" or call = \"SetBlockDim\"",
+                        format!(
+                            "tunable `{tname}` needs exactly one of `symbol`, `call` or `ub-parts-of`"
+                        ),
+                        "bind it with symbol = \"TILE_LENGTH\", call = \"SetBlockDim\" or ub-parts-of = \"ubSize\"",
                     ));
                 }
             };

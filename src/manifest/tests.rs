@@ -157,6 +157,29 @@ fn impossible_domain_is_refused() {
 }
 
 #[test]
+fn ub_parts_of_binds_a_variable_and_excludes_the_other_bindings() {
+    // The fixture's host file has no UB query: the key reads, and binding it (at `tune`) says so.
+    let m = load(&fixture_text().replace("symbol = \"BUFFER_NUM\"", "ub-parts-of = \"ubSize\""))
+        .unwrap();
+    assert!(m.ops[0].tunables.iter().any(|t| t.bind
+        == Bind::UbParts {
+            var: "ubSize".into()
+        }));
+    let e = error_of(&fixture_text().replace(
+        "symbol = \"BUFFER_NUM\"",
+        "symbol = \"BUFFER_NUM\"\nub-parts-of = \"ubSize\"",
+    ));
+    assert!(
+        e.to_string()
+            .contains("`ub-parts-of` and `symbol` or `call`"),
+        "{e}"
+    );
+    let e =
+        error_of(&fixture_text().replace("symbol = \"BUFFER_NUM\"", "ub-parts-of = \"ub size\""));
+    assert!(e.to_string().contains("not a C identifier"), "{e}");
+}
+
+#[test]
 fn unknown_dtype_soc_and_strategy_are_refused() {
     assert!(
         error_of(&fixture_text().replacen("dtype = \"float16\"", "dtype = \"float13\"", 1))

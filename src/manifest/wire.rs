@@ -110,6 +110,8 @@ pub struct Tunable {
     pub symbol: Option<Spanned<String>>,
     pub call: Option<Spanned<String>>,
     pub arg: Option<Spanned<i64>>,
+    #[serde(rename = "ub-parts-of")]
+    pub ub_parts_of: Option<Spanned<String>>,
     pub values: Option<Spanned<Vec<i64>>>,
     pub range: Option<Spanned<Vec<i64>>>,
     pub pow2: Option<Spanned<Vec<i64>>>,

@@ -15,6 +15,7 @@ fn space() -> Space {
             value: 1,
             radix: 10,
             line: 1,
+            divides: None,
         },
     };
     let facts: BTreeMap<String, i64> = [("x_elems".to_string(), 786432)].into();

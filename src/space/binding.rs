@@ -2,28 +2,48 @@
 //! C++ syntax tree (tree-sitter-cpp), never text search. A site is a `constexpr`/`const` variable's
 //! initialiser, a `#define`'s value, an enum value, or the n-th literal argument of a named call such as
 //! `SetBlockDim(8)`. Rendering a new value keeps the literal's radix and suffix (`256U` -> `1024U`).
+//! One binding owns a statement instead of a literal: `ub-parts-of`, the optional `var = var / N;` right
+//! after the `GetCoreMemSize(CoreMemType::UB, var)` query, which is absent (N = 1) until a value other
+//! than 1 is written and removed again when 1 is.
 
 use crate::manifest::Bind;
 use std::ops::Range;
 use tree_sitter::{Node, Parser, Tree};
 
-pub const HELP: &str = "bind the tunable to a `constexpr`/`const` variable, a `#define`, an enum value (symbol = \"NAME\") or a call with a literal argument (call = \"SetBlockDim\"), whose value is a plain integer literal";
+pub const HELP: &str = "bind the tunable to a `constexpr`/`const` variable, a `#define`, an enum value (symbol = \"NAME\") or a call with a literal argument (call = \"SetBlockDim\"), whose value is a plain integer literal, or to the variable a `GetCoreMemSize(CoreMemType::UB, var)` query fills (ub-parts-of = \"var\")";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Site {
     /// Path relative to the project root.
     pub file: String,
-    /// Byte range of the digits of the literal (prefix and suffix excluded).
+    /// Byte range of the digits of the literal (prefix and suffix excluded); for a `ub-parts-of` site,
+    /// of the statement after the UB query and the blank before it (empty when there is none).
     pub range: Range<usize>,
     pub value: i64,
     pub radix: u32,
     /// 1-based line of the literal.
     pub line: usize,
+    /// Set for a `ub-parts-of` site: what its statement divides and how it is indented.
+    pub divides: Option<Divides>,
+}
+
+/// The statement a `ub-parts-of` site owns: `{indent}{var} = {var} / N;` on the line after the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Divides {
+    pub var: String,
+    pub indent: String,
 }
 
 impl Site {
     /// The text that replaces `range` to hold `value`.
     pub fn render(&self, value: i64) -> String {
+        if let Some(d) = &self.divides {
+            return if value == 1 {
+                String::new()
+            } else {
+                format!("\n{}{} = {} / {value};", d.indent, d.var, d.var)
+            };
+        }
         match self.radix {
             16 => format!("{value:X}"),
             2 => format!("{value:b}"),
@@ -44,6 +64,9 @@ pub fn parse_cpp(text: &str) -> Option<Tree> {
 /// Finds the single site of `bind` in `text` (the contents of `file`).
 pub fn find_site(text: &str, file: &str, bind: &Bind) -> Result<Site, String> {
     let tree = parse_cpp(text).ok_or_else(|| format!("could not parse {file} as C++"))?;
+    if let Bind::UbParts { var } = bind {
+        return find_ub_parts(tree.root_node(), text, file, var);
+    }
     let mut found: Vec<(Node, Option<Range<usize>>)> = Vec::new();
     visit(tree.root_node(), &mut |node| {
         if let Some(lit) = match_bind(node, text, bind) {
@@ -53,6 +76,7 @@ pub fn find_site(text: &str, file: &str, bind: &Bind) -> Result<Site, String> {
     let what = match bind {
         Bind::Symbol(s) => format!("symbol `{s}`"),
         Bind::Call { func, arg } => format!("argument {arg} of a call to `{func}`"),
+        Bind::UbParts { .. } => unreachable!("handled above"),
     };
     match found.as_slice() {
         [] => Err(format!("{what} is not defined in {file}")),
@@ -71,6 +95,7 @@ pub fn find_site(text: &str, file: &str, bind: &Bind) -> Result<Site, String> {
                 value,
                 radix,
                 line,
+                divides: None,
             })
         }
         many => {
@@ -85,6 +110,118 @@ pub fn find_site(text: &str, file: &str, bind: &Bind) -> Result<Site, String> {
             ))
         }
     }
+}
+
+/// The `GetCoreMemSize(<...UB...>, var)` calls of a tree, as their expression statements.
+pub fn ub_queries<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, String)> {
+    let mut out = vec![];
+    visit(root, &mut |n| {
+        if n.kind() != "expression_statement" {
+            return;
+        }
+        let Some(call) = n.named_child(0).filter(|c| c.kind() == "call_expression") else {
+            return;
+        };
+        let Some(callee) = call.child_by_field_name("function") else {
+            return;
+        };
+        let name = match callee.kind() {
+            "field_expression" => callee.child_by_field_name("field"),
+            "qualified_identifier" => callee.child_by_field_name("name"),
+            "identifier" => Some(callee),
+            _ => None,
+        };
+        if name.is_none_or(|m| text_of(m, text) != "GetCoreMemSize") {
+            return;
+        }
+        let Some(args) = call.child_by_field_name("arguments") else {
+            return;
+        };
+        let mut cursor = args.walk();
+        let list: Vec<Node> = args
+            .named_children(&mut cursor)
+            .filter(|a| a.kind() != "comment")
+            .collect();
+        if let [kind, var] = list.as_slice()
+            && text_of(*kind, text).ends_with("UB")
+            && var.kind() == "identifier"
+        {
+            out.push((n, text_of(*var, text).to_string()));
+        }
+    });
+    out
+}
+
+/// The site of `ub-parts-of = var`: the one UB query filling `var`, and the `var = var / N;` after it.
+fn find_ub_parts(root: Node, text: &str, file: &str, var: &str) -> Result<Site, String> {
+    let queries: Vec<Node> = ub_queries(root, text)
+        .into_iter()
+        .filter(|(_, v)| v == var)
+        .map(|(n, _)| n)
+        .collect();
+    let query = match queries.as_slice() {
+        [] => {
+            return Err(format!(
+                "no `GetCoreMemSize(CoreMemType::UB, {var})` in {file}"
+            ));
+        }
+        [one] => *one,
+        many => {
+            let lines: Vec<String> = many
+                .iter()
+                .map(|n| (n.start_position().row + 1).to_string())
+                .collect();
+            return Err(format!(
+                "`GetCoreMemSize(CoreMemType::UB, {var})` appears {} times in {file} (lines {}); a tunable must own exactly one",
+                many.len(),
+                lines.join(", ")
+            ));
+        }
+    };
+    let line_start = text[..query.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+    let indent: String = text[line_start..query.start_byte()]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let end = query.end_byte();
+    let line = text[..end].matches('\n').count() + 1;
+    let divides = Some(Divides {
+        var: var.to_string(),
+        indent: indent.clone(),
+    });
+    // The statement the site owns, if it is there: the next sibling, on the next line, exactly
+    // `var = var / N;` with N a plain decimal literal.
+    let own = query.next_named_sibling().filter(|n| {
+        n.kind() == "expression_statement" && text[end..n.start_byte()] == format!("\n{indent}")
+    });
+    if let Some(next) = own {
+        let stmt = &text[next.byte_range()];
+        let prefix = format!("{var} = {var} / ");
+        if let Some(n) = stmt
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(';'))
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<i64>().ok())
+            .filter(|&n| n > 1)
+        {
+            return Ok(Site {
+                file: file.to_string(),
+                range: end..next.end_byte(),
+                value: n,
+                radix: 10,
+                line: line + 1,
+                divides,
+            });
+        }
+    }
+    Ok(Site {
+        file: file.to_string(),
+        range: end..end,
+        value: 1,
+        radix: 10,
+        line,
+        divides,
+    })
 }
 
 fn visit<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
@@ -103,6 +240,7 @@ fn text_of<'a>(node: Node, text: &'a str) -> &'a str {
 /// without one, None when it is not a site.
 fn match_bind(node: Node, text: &str, bind: &Bind) -> Option<Option<Range<usize>>> {
     match bind {
+        Bind::UbParts { .. } => None,
         Bind::Symbol(symbol) => match node.kind() {
             "init_declarator" => {
                 let decl = node.child_by_field_name("declarator")?;
@@ -248,6 +386,45 @@ mod tests {
         .unwrap();
         assert_eq!((c.value, c.line), (8, 4));
         assert_eq!(find_site(src, "k.cpp", &sym("N")).unwrap().value, 32);
+    }
+
+    #[test]
+    fn ub_parts_owns_the_division_after_the_ub_query_and_round_trips() {
+        let src = "void T(P& p, uint64_t& ubSize) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    use(ubSize);\n}\n";
+        let bind = Bind::UbParts {
+            var: "ubSize".into(),
+        };
+        let s = find_site(src, "h.cpp", &bind).unwrap();
+        assert_eq!((s.value, s.range.is_empty(), s.line), (1, true, 2));
+        let mut three = src.to_string();
+        three.replace_range(s.range.clone(), &s.render(3));
+        assert_eq!(
+            three,
+            src.replace("UB, ubSize);\n", "UB, ubSize);\n    ubSize = ubSize / 3;\n")
+        );
+        let t = find_site(&three, "h.cpp", &bind).unwrap();
+        assert_eq!((t.value, t.line), (3, 3));
+        // Back to 1 removes the statement: the text is the original, byte for byte.
+        let mut one = three.clone();
+        one.replace_range(t.range.clone(), &t.render(1));
+        assert_eq!(one, src);
+        // A division right after the query in this form is the site's, whoever wrote it; one a line
+        // further is not (N = 1 there, and it stays).
+        let theirs = src.replace(
+            "UB, ubSize);\n",
+            "UB, ubSize);\n    ubSize = ubSize / 2; // reserve\n",
+        );
+        assert_eq!(find_site(&theirs, "h.cpp", &bind).unwrap().value, 2);
+        let apart = src.replace(
+            "UB, ubSize);\n",
+            "UB, ubSize);\n\n    ubSize = ubSize / 2;\n",
+        );
+        assert_eq!(find_site(&apart, "h.cpp", &bind).unwrap().value, 1);
+        assert!(
+            find_site(src, "h.cpp", &Bind::UbParts { var: "x".into() })
+                .unwrap_err()
+                .contains("no `GetCoreMemSize")
+        );
     }
 
     #[test]

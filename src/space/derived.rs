@@ -149,7 +149,7 @@ fn agreements(
             .find(|t| t.name == name)
             .and_then(|t| match &t.bind {
                 Bind::Symbol(s) => Some(s.clone()),
-                Bind::Call { .. } => None,
+                Bind::Call { .. } | Bind::UbParts { .. } => None,
             })
     };
     let mut out = vec![];

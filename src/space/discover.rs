@@ -35,6 +35,9 @@ pub enum TunableKind {
     Size,
     /// How many parts the UB is divided into when the tile is sized from it (`ubSize / UB_PARTS`).
     UbSplit,
+    /// The parts of the UB size the host reads from the platform that the tiling plans for
+    /// (`ub-parts-of`): 1 (as written) to 4.
+    UbParts,
 }
 
 /// Why a literal that looks like a tuning parameter is not offered.
@@ -185,8 +188,21 @@ fn classify_valued(name: &str, value: i64) -> Option<TunableKind> {
     // Real tiling functions size the tile as the UB over a count of parts: UB_DIVIDER_FP16 (ops-math
     // floor_mod), UB_DATA_NUMBER_32, FLOAT_BUFFER_COEFFICIENT.
     let split_word = [
-        "NUM", "NUMBER", "FACTOR", "SPLIT", "DIV", "DIVISOR", "DIVIDER", "PART", "PARTS", "COUNT",
-        "CNT", "RATIO", "COEF", "COEFF", "COEFFICIENT",
+        "NUM",
+        "NUMBER",
+        "FACTOR",
+        "SPLIT",
+        "DIV",
+        "DIVISOR",
+        "DIVIDER",
+        "PART",
+        "PARTS",
+        "COUNT",
+        "CNT",
+        "RATIO",
+        "COEF",
+        "COEFF",
+        "COEFFICIENT",
     ];
     if has("UB") {
         if w.iter().any(|x| split_word.contains(&x.as_str())) {
@@ -343,6 +359,39 @@ pub fn discover(files: &OpFiles) -> Discovery {
                     }
                 }
             }
+        }
+    }
+    // Real tiling functions size their tiles from the UB the platform reports
+    // (`GetCoreMemSize(CoreMemType::UB, ubSize)`), with no literal to tune: the parts of it they plan
+    // for are one (`ub-parts-of`). Taken where a host file queries it once per variable; the first such
+    // file only, as one tiling function plans one op.
+    'files: for (file, text) in files.host {
+        let Some(tree) = parse_cpp(text) else {
+            continue;
+        };
+        let queries = binding::ub_queries(tree.root_node(), text);
+        for (_, var) in &queries {
+            if queries.iter().filter(|(_, v)| v == var).count() != 1 {
+                continue;
+            }
+            let bind = Bind::UbParts { var: var.clone() };
+            if let Ok(site) = binding::find_site(text, file, &bind) {
+                let name = if d.offered.iter().any(|t| t.name == "ub_parts") {
+                    format!("ub_parts_{}", var.to_ascii_lowercase())
+                } else {
+                    "ub_parts".to_string()
+                };
+                d.offered.push(FoundTunable {
+                    name,
+                    file: file.clone(),
+                    bind,
+                    value: site.value,
+                    kind: TunableKind::UbParts,
+                });
+            }
+        }
+        if !queries.is_empty() {
+            break 'files;
         }
     }
     // `SetBlockDim(n)` with a literal is the block count when no constant names one.
@@ -534,6 +583,12 @@ pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32) -> String {
             Bind::Call { func, arg } => {
                 let _ = writeln!(s, "call = \"{func}\"\narg = {arg}");
             }
+            Bind::UbParts { var } => {
+                let _ = writeln!(
+                    s,
+                    "ub-parts-of = \"{var}\"   # tiles planned for 1/N of the UB this query reports"
+                );
+            }
         }
         let _ = writeln!(
             s,
@@ -612,6 +667,7 @@ pub fn replace_tunables(manifest: &str, tunables: &[(String, String)]) -> String
 /// It always holds `value`.
 pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32) -> String {
     match kind {
+        TunableKind::UbParts => format!("range = [1, {}]", value.max(4)),
         TunableKind::BufferCount if value <= 2 => "range = [1, 2]".into(),
         TunableKind::BufferCount | TunableKind::UbSplit => {
             format!("range = [{}, {}]", (value / 2).max(1), (value * 2).max(2))

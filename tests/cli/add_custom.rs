@@ -291,7 +291,11 @@ fn double_buffered_queues_overlap_copy_in_with_compute() {
     let kernel = p.join("op_kernel/add_custom.cpp");
     let source = std::fs::read_to_string(&kernel).unwrap();
     assert!(source.contains("BUFFER_NUM = 1;"));
-    std::fs::write(&kernel, source.replace("BUFFER_NUM = 1;", "BUFFER_NUM = 2;")).unwrap();
+    std::fs::write(
+        &kernel,
+        source.replace("BUFFER_NUM = 1;", "BUFFER_NUM = 2;"),
+    )
+    .unwrap();
     let out = cargo_ascend_tune(p, &["run", "--trace", "pipes.json"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let trace: serde_json::Value =

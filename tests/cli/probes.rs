@@ -201,3 +201,41 @@ fn bench_reports_the_probe_evidence_of_a_project_without_reference() {
     let md = std::fs::read_to_string(out.path().join("bench.md")).unwrap();
     assert!(md.contains("## Shape probes"), "{md}");
 }
+
+/// Real tiling functions size their tiles from the UB the platform reports, with no literal to tune:
+/// `init` offers the parts of it the tiling plans for (`ub_parts`, bound with `ub-parts-of`), and `tune`
+/// writes a gain back as one statement after the query, which `check` then reads back as the locked value.
+#[test]
+fn the_ub_a_tiling_plans_for_is_tuned_and_written_back_as_one_statement() {
+    let dir = test_project("ub_add_custom");
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["init", "--force", "--no-probe"]);
+    assert!(out.status.success(), "init failed: {:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"ub_parts\"")
+            && manifest.contains("ub-parts-of = \"ubSize\"")
+            && manifest.contains("range = [1, 4]   # now 1"),
+        "{manifest}"
+    );
+    git(p, &["commit", "-qam", "init"]);
+    let host = "op_host/ub_add_custom.cpp";
+    let before = std::fs::read_to_string(p.join(host)).unwrap();
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "8", "--seed", "1"]);
+    assert!(out.status.success(), "tune failed: {:?}", text(&out));
+    let after = std::fs::read_to_string(p.join(host)).unwrap();
+    let query = "ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n";
+    let at = after.find(query).expect("the query stays") + query.len();
+    let added = after[at..].lines().next().unwrap().trim();
+    let parts: i64 = added
+        .strip_prefix("ubSize = ubSize / ")
+        .and_then(|r| r.strip_suffix(';'))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no division written after the query: {added:?}"));
+    assert!(parts > 1, "{added}");
+    // Nothing else in the file moved.
+    assert_eq!(after.replacen(&format!("    {added}\n"), "", 1), before);
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+    assert!(lock.contains(&format!("ub_parts = {parts} }}")), "{lock}");
+    assert_check_passes(p);
+}

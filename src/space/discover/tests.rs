@@ -53,8 +53,14 @@ fn classifies_names() {
     // ops-nn softsign).
     assert_eq!(classify("UB_DIVIDER_FP16"), Some(TunableKind::UbSplit));
     assert_eq!(classify("UB_DATA_NUMBER_32"), Some(TunableKind::UbSplit));
-    assert_eq!(classify("FLOAT_BUFFER_COEFFICIENT"), Some(TunableKind::UbSplit));
-    assert_eq!(classify("MINIMUM_ELEMENT_PER_CORE"), Some(TunableKind::Size));
+    assert_eq!(
+        classify("FLOAT_BUFFER_COEFFICIENT"),
+        Some(TunableKind::UbSplit)
+    );
+    assert_eq!(
+        classify("MINIMUM_ELEMENT_PER_CORE"),
+        Some(TunableKind::Size)
+    );
     assert_eq!(classify("MIN_SPLIT_THRESHOLD"), Some(TunableKind::UbSplit));
     assert_eq!(classify("SHIFT_PARAM"), None);
     assert_eq!(words("tileBlockNum"), ["TILE", "BLOCK", "NUM"]);
@@ -238,5 +244,33 @@ fn domains_fit_the_value_and_the_soc() {
     assert_eq!(
         domain(TunableKind::Size, 300, 48),
         "values = [75, 150, 300, 600, 1200]"
+    );
+}
+
+#[test]
+fn a_tiling_that_sizes_tiles_from_the_platform_ub_offers_the_parts_it_plans_for() {
+    let host = "static ge::graphStatus T(gert::TilingContext* c) {\n    uint64_t ubSize;\n    \
+        auto p = platform_ascendc::PlatformAscendC(c->GetPlatformInfo());\n    \
+        p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    t.set_tile(ubSize / 12);\n    \
+        return 0;\n}\n";
+    let d = run(host, SPLITTING_KERNEL);
+    let ub: Vec<_> = offered(&d)
+        .into_iter()
+        .filter(|t| t.3 == TunableKind::UbParts)
+        .collect();
+    assert_eq!(
+        ub,
+        [("ub_parts", "op_host/op.cpp", 1, TunableKind::UbParts)]
+    );
+    assert_eq!(domain(TunableKind::UbParts, 1, 48), "range = [1, 4]");
+    // Two queries filling one variable: no single statement to own, nothing offered.
+    let twice = host.replace(
+        "    t.set_tile",
+        "    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    t.set_tile",
+    );
+    assert!(
+        offered(&run(&twice, SPLITTING_KERNEL))
+            .iter()
+            .all(|t| t.3 != TunableKind::UbParts)
     );
 }
