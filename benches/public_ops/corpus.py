@@ -152,8 +152,11 @@ def run_one(binary, folder, timeout, kind):
             os.remove(p)
     shutil.rmtree(os.path.join(folder, "target"), ignore_errors=True)
     env = dict(os.environ, ASCEND_TUNE_KEEP_RUNS="1")
-    init = subprocess.run([binary, "init", "--color", "never"], cwd=folder, capture_output=True,
-                          text=True, env=env, timeout=300)
+    try:
+        init = subprocess.run([binary, "init", "--color", "never"], cwd=folder, capture_output=True,
+                              text=True, env=env, timeout=max(timeout, 300))
+    except subprocess.TimeoutExpired:
+        return "timeout", f"init: no manifest within {max(timeout, 300)}s"
     if init.returncode != 0:
         msg = (init.stderr.strip() or init.stdout.strip() or f"exit code {init.returncode}")
         msg = re.sub(r"^(error:|×)\s*", "", msg.splitlines()[0].strip()).replace(folder, "<op folder>")
@@ -297,7 +300,8 @@ def main():
     ap.add_argument("--seed", default="20261122")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--numpy", action="store_true")
-    ap.add_argument("--tsv", help="also write one row per operator here")
+    ap.add_argument("--tsv", help="also write one row per operator here, as each ends")
+    ap.add_argument("--resume", action="store_true", help="with --tsv: keep the operators that file has, run the rest")
     ap.add_argument("--repos", default="ops-math,ops-nn,asc-devkit")
     ap.add_argument("--only", help="only the operators whose '<repo>/<folder>' matches this regular expression (applied before --sample)")
     ap.add_argument("--list", action="store_true", help="print the seeded order and the counts, run nothing")
@@ -361,8 +365,18 @@ def main():
     binary = os.path.abspath(a.bin)
     exprs = numpy_expressions() if a.numpy else {}
     rows = []
+    done = {}
+    if a.tsv and a.resume and os.path.exists(a.tsv):
+        for line in open(a.tsv, encoding="utf-8"):
+            f = line.rstrip("\n").split("\t")
+            if len(f) >= 7:
+                done[(f[0], f[1])] = (f[0], f[1], f[2], f[4], f[5], float(f[6]))
+    tsv = open(a.tsv, "a" if a.resume else "w", encoding="utf-8") if a.tsv else None
     print("| repository | operator | result | first error line | seconds |\n|---|---|---|---|---|")
     for _, name, repo, commit, folder, kind in chosen:
+        if (name, folder) in done:
+            rows.append(done[(name, folder)])
+            continue
         dest = os.path.join(os.path.abspath(a.work), name)
         export(repo, commit, dest)
         started = time.time()
@@ -373,15 +387,18 @@ def main():
         if result == "ok" and base in exprs:
             numpy, detail = numpy_check(os.path.join(dest, folder), exprs[base])
         rows.append((name, folder, result, detail, numpy, took))
+        if tsv:
+            # One row per operator as it ends, so a run that stops keeps what it did (--resume).
+            tsv.write("\t".join([name, folder, result, cause(detail) if result != "ok" else "", detail.replace("\t", " "),
+                                 numpy, f"{took:.0f}"]) + "\n")
+            tsv.flush()
         cell = detail.replace("|", "\\|")
         cell = cell if len(cell) <= 200 else cell[:197] + "..."
         print(f"| {name} | `{folder}` | {result} | {cell} | {took:.0f} |", flush=True)
 
+    if tsv:
+        tsv.close()
     summary(rows, os.path.abspath(a.work))
-    if a.tsv:
-        with open(a.tsv, "w") as f:
-            for r in rows:
-                f.write("\t".join([r[0], r[1], r[2], cause(r[3]) if r[2] != "ok" else "", r[3], r[4], f"{r[5]:.0f}"]) + "\n")
     return 0
 
 
