@@ -258,12 +258,31 @@ def bench_ran(a):
         dest = os.path.join(out, repo, folder.replace("/", "__"))
         shutil.rmtree(dest, ignore_errors=True)
         os.makedirs(dest)
+        if a.reinit:
+            try:
+                p = subprocess.run([binary, "init", "--force", "--color", "never"], cwd=src, capture_output=True,
+                                   text=True, timeout=max(a.timeout, 300))
+                if p.returncode != 0:
+                    err = (p.stderr.strip() or p.stdout.strip() or "?").splitlines()[0][:160]
+                    print(f"| {repo} | `{folder}` | - | - | - | - | - | - | - | - | init failed: {err} |", flush=True)
+                    results.append((repo, folder, None, None, []))
+                    continue
+            except subprocess.TimeoutExpired:
+                print(f"| {repo} | `{folder}` | - | - | - | - | - | - | - | - | init timed out |", flush=True)
+                results.append((repo, folder, None, None, []))
+                continue
         manifest = open(os.path.join(src, "ascend.toml"), encoding="utf-8").read()
         tunables = manifest.count("[[op.tunable]]")
         started = time.time()
-        p = subprocess.run([binary, "bench", src, "--budget", str(a.budget), "--strategies", "loop", "--seed",
-                            a.bench_seed, "--out", dest, "--color", "never", "-q"],
-                           capture_output=True, text=True, timeout=a.timeout * 8)
+        try:
+            p = subprocess.run([binary, "bench", src, "--budget", str(a.budget), "--strategies", "loop", "--seed",
+                                a.bench_seed, "--out", dest, "--color", "never", "-q"],
+                               capture_output=True, text=True, timeout=a.timeout * 8)
+        except subprocess.TimeoutExpired:
+            print(f"| {repo} | `{folder}` | {tunables} | - | - | - | - | - | - | - | bench timed out after "
+                  f"{a.timeout * 8} s |", flush=True)
+            results.append((repo, folder, None, None, []))
+            continue
         took = time.time() - started
         path = os.path.join(dest, "bench.json")
         if p.returncode != 0 or not os.path.exists(path):
@@ -310,6 +329,8 @@ def main():
                     "--work folder, with the manifest init wrote there) with `bench`, one op at a time; print the "
                     "speedups, their geometric mean and the shape-probe evidence")
     ap.add_argument("--budget", type=int, default=32, help="with --bench: trials per op")
+    ap.add_argument("--reinit", action="store_true", help="with --bench: first write each op's manifest again "
+                    "with this --bin's init (the run's were written by the binary of that run)")
     ap.add_argument("--bench-seed", default="1", help="with --bench: the tuning seed")
     ap.add_argument("--out", help="with --bench: where each op's bench folder goes (default WORK/bench)")
     a = ap.parse_args()
