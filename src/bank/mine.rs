@@ -143,16 +143,15 @@ pub fn kernel_files(
     files
 }
 
-/// Where each motif applies and where it rewinds in `op`'s kernel files and headers, without building:
-/// (motif, apply sites, rewind sites), each site as `file:line`.
-pub fn sites(
-    manifest: &Manifest,
-    op: &OpSpec,
-) -> Result<Vec<(&'static str, Vec<String>, Vec<String>)>> {
+/// Per motif: its name, the sites where it applies and those where it rewinds, each as `file:line`.
+pub type MotifSites = Vec<(&'static str, Vec<String>, Vec<String>)>;
+
+/// Where each motif applies and where it rewinds in `op`'s kernel files and headers, without building.
+pub fn sites(manifest: &Manifest, op: &OpSpec) -> Result<MotifSites> {
     let sources = crate::tune::read_sources(manifest, op)?;
     let files = kernel_files(manifest, op, &sources);
     let mut out = vec![];
-    for m in motifs::ALL.iter().copied() {
+    for m in motifs::ALL {
         let at = |d: Direction| -> Vec<String> {
             files
                 .iter()

@@ -148,7 +148,7 @@ pub fn finish(
     }
     if let Some(readme) = &args.update_readme {
         let text = crate::fsx::read_to_string(readme)?;
-        let updated = bench::render::readme_section(&text, &report, &command_line())
+        let updated = bench::render::readme_section(&text, report, &command_line())
             .ok_or_else(|| {
                 Error::bad_input(
                     format!("{} has no bench table markers", readme.display()),

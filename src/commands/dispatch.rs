@@ -9,6 +9,7 @@
 //! - `bench`: a job benchmarks its op into a folder of its own; the coordinator reads each job's
 //!   `bench.json`, puts the rows together in the local order and summarises and renders them with the
 //!   local code.
+//!
 //! Owns the job command lines and the merging; Slurm itself is `crate::executor`'s.
 
 use crate::cli::args::{BenchArgs, Common, ExecutorArg, TuneArgs};

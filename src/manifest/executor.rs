@@ -153,8 +153,8 @@ fn is_slurm_time(s: &str) -> bool {
         return false;
     }
     let parts: Vec<&str> = rest.split(':').collect();
-    let max = if days.is_some() { 3 } else { 3 };
-    parts.len() <= max && parts.iter().all(|p| digits(p))
+    // MM, MM:SS, HH:MM:SS; after `D-`: HH, HH:MM, HH:MM:SS.
+    parts.len() <= 3 && parts.iter().all(|p| digits(p))
 }
 
 /// `NAME[:TYPE]:COUNT` or `NAME` (count 1).

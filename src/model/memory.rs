@@ -182,6 +182,8 @@ pub fn plan(trace: &Trace, soc: &Soc, cores: u32) -> MemPlan {
 
     for wave in order.chunks(cores) {
         let steps = wave.iter().map(|&b| copies[b].len()).max().unwrap_or(0);
+        // Step k of every block of the wave at once (blocks index `copies` and `per_block` by b).
+        #[allow(clippy::needless_range_loop)]
         for k in 0..steps {
             // Same-address copies: loads of this step starting at the same address.
             let mut starts: HashMap<(u64, u64), u32> = HashMap::new();

@@ -78,11 +78,14 @@ pub struct OpDef {
     pub socs: Vec<String>,
 }
 
+/// A `DataType` column of an OpDef: its index, the inputs' dtypes and the outputs' dtypes.
+pub type DtypeColumn = (usize, Vec<Option<DType>>, Vec<Option<DType>>);
+
 impl OpDef {
     /// The first `DataType` column whose dtypes the manifest can all name, as (column, inputs'
     /// dtypes, outputs' dtypes). Column 0 unless one of its dtypes (double, complex, ...) has no
     /// manifest spelling. A tensor with no `DataType` list takes float16 (`None` in the flags).
-    pub fn dtype_column(&self) -> Option<(usize, Vec<Option<DType>>, Vec<Option<DType>>)> {
+    pub fn dtype_column(&self) -> Option<DtypeColumn> {
         let width = self
             .inputs
             .iter()
