@@ -166,9 +166,9 @@ fn timeless(path: &Path) -> serde_json::Value {
 #[test]
 fn bench_on_slurm_matches_local() {
     let Some(conf) = slurm() else { return };
-    // The fixtures themselves: bench tunes copies under --out, never the suite's sources. Two keep the
-    // test short; the merge is the same for any number (README: four were compared by hand).
-    let suite: Vec<String> = ["add_custom", "relu_custom"]
+    // The fixtures themselves: bench tunes copies under --out, never the suite's sources. Four, as
+    // issue 20 checks: four jobs side by side on the local Slurm's slots, ending in any order.
+    let suite: Vec<String> = ["add_custom", "relu_custom", "mul_custom", "sigmoid_custom"]
         .iter()
         .map(|n| format!("{FIXTURES}/{n}"))
         .collect();
@@ -198,13 +198,13 @@ fn bench_on_slurm_matches_local() {
     let (a, b) = (outs.path().join("slurm"), outs.path().join("local"));
     let o = bench("slurm", &a);
     let (_, stderr) = text(&o);
-    assert!(stderr.contains("2 done, 0 failed"), "{stderr}");
+    assert!(stderr.contains("4 done, 0 failed"), "{stderr}");
     bench("local", &b);
     let (x, y) = (
         timeless(&a.join("bench.json")),
         timeless(&b.join("bench.json")),
     );
-    assert_eq!(x["ops"].as_array().unwrap().len(), 2);
+    assert_eq!(x["ops"].as_array().unwrap().len(), 4);
     assert_eq!(
         serde_json::to_string_pretty(&x).unwrap(),
         serde_json::to_string_pretty(&y).unwrap()
