@@ -208,7 +208,7 @@ pub fn verify_dir(dir: &Path, allow_stale: bool) -> Result<Locked, BuildError> {
             });
         };
         let sources = crate::tune::read_sources(&manifest, op)?;
-        let stale = entry.stale_sources(&sources);
+        let stale = entry.stale_sources(&sources, &crate::tune::header_sources(op, &sources));
         if !stale.is_empty() {
             let err = BuildError::Stale {
                 op: op.name.clone(),

@@ -137,7 +137,7 @@ fn check_project(
         };
         row.locked_us = Some(entry.latency_us);
         let sources = crate::tune::read_sources(&session.manifest, op)?;
-        let stale = entry.stale_sources(&sources);
+        let stale = entry.stale_sources(&sources, &crate::tune::header_sources(op, &sources));
         let inputs = crate::tune::inputs(op);
         let m = match Evaluator::baseline(backend_handle.as_ref(), op, &inputs, false) {
             Ok(m) => m,

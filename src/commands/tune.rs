@@ -129,7 +129,13 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         // from the sources tuning started from.
         let mut choice = choice;
         let baseline = match &previous {
-            Some(e) if e.stale_sources(&result.originals).is_empty() => {
+            Some(e)
+                if e.stale_sources(
+                    &result.originals,
+                    &crate::tune::header_sources(op, &result.originals),
+                )
+                .is_empty() =>
+            {
                 choice.rewrites = [e.rewrites.clone(), choice.rewrites].concat();
                 e.baseline_latency_us
             }

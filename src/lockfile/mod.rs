@@ -63,8 +63,14 @@ impl Entry {
         (&self.name, &self.shape, &self.soc, &self.backend)
     }
 
-    /// The files whose current contents no longer match what was locked.
-    pub fn stale_sources(&self, current: &BTreeMap<String, String>) -> Vec<String> {
+    /// The files whose current contents no longer match what was locked. A file of `current` that the
+    /// lock does not name is a change, except the `unlisted_ok` ones: files that a lock written by an
+    /// older version did not record (the op's kernel headers, `tune::header_sources`).
+    pub fn stale_sources(
+        &self,
+        current: &BTreeMap<String, String>,
+        unlisted_ok: &[String],
+    ) -> Vec<String> {
         let mut stale: Vec<String> = self
             .sources
             .iter()
@@ -76,7 +82,7 @@ impl Entry {
         stale.extend(
             current
                 .keys()
-                .filter(|f| !self.sources.contains_key(*f))
+                .filter(|f| !self.sources.contains_key(*f) && !unlisted_ok.contains(f))
                 .cloned(),
         );
         stale

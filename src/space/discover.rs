@@ -284,6 +284,18 @@ pub struct OpFiles<'a> {
 /// The `op_kernel/` headers that `kernel` (relative path `kernel_rel` under `root`) includes with
 /// `#include "..."`, directly or through one another, in include order.
 pub fn kernel_headers(root: &Path, kernel_rel: &str, kernel: &str) -> Vec<(String, String)> {
+    kernel_headers_with(kernel_rel, kernel, |rel| {
+        std::fs::read_to_string(root.join(rel)).ok()
+    })
+}
+
+/// `kernel_headers` with the files read by `read` (a relative path to its text, None where there is
+/// no such file): from disk, or from a set of sources already read.
+pub fn kernel_headers_with(
+    kernel_rel: &str,
+    kernel: &str,
+    read: impl Fn(&str) -> Option<String>,
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = vec![];
     let mut queue = vec![(kernel_rel.to_string(), kernel.to_string())];
     while let Some((rel, text)) = queue.pop() {
@@ -312,7 +324,7 @@ pub fn kernel_headers(root: &Path, kernel_rel: &str, kernel: &str) -> Vec<(Strin
             if rel_inc == kernel_rel || out.iter().any(|(r, _)| *r == rel_inc) {
                 continue;
             }
-            if let Ok(t) = std::fs::read_to_string(root.join(&rel_inc)) {
+            if let Some(t) = read(&rel_inc) {
                 out.push((rel_inc.clone(), t.clone()));
                 queue.push((rel_inc, t));
             }

@@ -202,7 +202,9 @@ pub fn inputs(op: &OpSpec) -> Inputs {
     }
 }
 
-/// Reads the current contents of every file the op is built from or a tunable lives in.
+/// Reads the current contents of every file the op is built from or a tunable lives in, and of the
+/// op's own headers its kernel files include (`op_kernel/*.h`: real kernels keep their class there, so
+/// that is where rewrites apply and what a write-back may change).
 pub fn read_sources(manifest: &Manifest, op: &OpSpec) -> Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     for f in op.sources().chain(op.tunables.iter().map(|t| &t.file)) {
@@ -210,7 +212,48 @@ pub fn read_sources(manifest: &Manifest, op: &OpSpec) -> Result<BTreeMap<String,
             out.insert(f.clone(), fsx::read_to_string(&manifest.root.join(f))?);
         }
     }
+    for f in &op.kernel {
+        let text = out[f].clone();
+        for (h, t) in crate::space::discover::kernel_headers(&manifest.root, f, &text) {
+            out.entry(h).or_insert(t);
+        }
+    }
     Ok(out)
+}
+
+/// The op's kernel files in `sources` and, after each, the own headers it includes (as read by
+/// `read_sources`): the files kernel rewrites apply to.
+pub fn kernel_files(op: &OpSpec, sources: &BTreeMap<String, String>) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for f in &op.kernel {
+        let Some(text) = sources.get(f) else {
+            continue;
+        };
+        if !out.contains(f) {
+            out.push(f.clone());
+        }
+        for (h, _) in
+            crate::space::discover::kernel_headers_with(f, text, |rel| sources.get(rel).cloned())
+        {
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
+/// The files of `read_sources` that a lockfile written before it read kernel headers may lack: a
+/// header missing from such a lock is not a change of the sources.
+pub fn header_sources(op: &OpSpec, sources: &BTreeMap<String, String>) -> Vec<String> {
+    let listed: Vec<&String> = op
+        .sources()
+        .chain(op.tunables.iter().map(|t| &t.file))
+        .collect();
+    kernel_files(op, sources)
+        .into_iter()
+        .filter(|f| !listed.contains(&f))
+        .collect()
 }
 
 /// Tunes one op. `work` is `target/ascend-tune/`.

@@ -40,11 +40,11 @@ impl Variant {
         out
     }
 
-    /// The kernel files of `op` as they are in this variant.
+    /// The kernel files of `op` and the own headers they include, as they are in this variant.
     pub fn kernels(&self, op: &OpSpec) -> BTreeMap<String, String> {
-        op.kernel
-            .iter()
-            .filter_map(|f| self.sources.get(f).map(|t| (f.clone(), t.clone())))
+        super::kernel_files(op, &self.sources)
+            .into_iter()
+            .filter_map(|f| self.sources.get(&f).map(|t| (f, t.clone())))
             .collect()
     }
 
@@ -58,13 +58,13 @@ impl Variant {
     ) -> std::result::Result<Variant, String> {
         let mut sources = (*self.sources).clone();
         let mut edited = 0;
-        for file in &op.kernel {
-            let Some(text) = sources.get(file) else {
+        for file in super::kernel_files(op, &self.sources) {
+            let Some(text) = sources.get(&file) else {
                 continue;
             };
             match motif::edit_all(motif, text, Direction::Apply) {
                 Ok(Some((new, n))) => {
-                    sources.insert(file.clone(), new);
+                    sources.insert(file, new);
                     edited += n;
                 }
                 Ok(None) => {}

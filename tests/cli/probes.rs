@@ -239,3 +239,48 @@ fn the_ub_a_tiling_plans_for_is_tuned_and_written_back_as_one_statement() {
     assert!(lock.contains(&format!("ub_parts = {parts} }}")), "{lock}");
     assert_check_passes(p);
 }
+
+/// Real kernels keep their class in `op_kernel/<op>.h`: the rewrite loop applies motifs there (here the
+/// double buffering of queues of one buffer, with the UB split that makes room for it), writes the header
+/// back and locks it; a lock written before headers were recorded is not stale for lacking it.
+#[test]
+fn a_rewrite_applies_in_the_kernel_header_and_is_written_back_and_locked() {
+    let dir = test_project("header_add_custom");
+    let p = dir.path();
+    let header = "op_kernel/header_add_custom.h";
+    let entry = "op_kernel/header_add_custom.cpp";
+    let entry_before = std::fs::read_to_string(p.join(entry)).unwrap();
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "8", "--seed", "1"]);
+    assert!(out.status.success(), "tune failed: {:?}", text(&out));
+    let after = std::fs::read_to_string(p.join(header)).unwrap();
+    assert!(
+        after.contains("constexpr int32_t BUFFER_NUM = 2;"),
+        "{after}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join(entry)).unwrap(),
+        entry_before
+    );
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+    assert!(lock.contains("rewrites = [\"double-buffer\"]"), "{lock}");
+    assert!(lock.contains(&format!("\"{header}\" = ")), "{lock}");
+    assert_check_passes(p);
+    // The same lock as an older version wrote it, without the header's hash: still current.
+    let old: String = lock
+        .lines()
+        .filter(|l| !l.starts_with(&format!("\"{header}\"")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(p.join("ascend-tune.lock"), old).unwrap();
+    assert_check_passes(p);
+    // A header edited since the lock is a change of the sources.
+    std::fs::write(p.join("ascend-tune.lock"), &lock).unwrap();
+    std::fs::write(p.join(header), format!("{after}\n// edited\n")).unwrap();
+    let out = cargo_ascend_tune(p, &["check", "--message-format", "json"]);
+    assert_eq!(
+        record(&out, "op-checked")["status"],
+        "stale",
+        "{:?}",
+        text(&out)
+    );
+}
