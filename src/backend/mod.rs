@@ -192,6 +192,16 @@ pub trait Backend: Send + Sync {
         let _ = tunables;
         self.build(op, sources)
     }
+    /// The op's own InferShape run on `inputs` (the twin runs it in the op's host program): one entry
+    /// per output, Ok(None) where the op registers none or the backend cannot run it.
+    fn infer_outputs(
+        &self,
+        op: &OpSpec,
+        inputs: &Inputs,
+    ) -> std::result::Result<Option<Vec<crate::twin::protocol::InferredOutput>>, String> {
+        let _ = (op, inputs);
+        Ok(None)
+    }
     /// Runs a built artifact for its outputs only (a shape probe): backends that can skip timing do.
     fn run_outputs(
         &self,

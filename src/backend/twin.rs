@@ -140,6 +140,18 @@ impl Backend for TwinBackend {
         Ok(m)
     }
 
+    fn infer_outputs(
+        &self,
+        op: &OpSpec,
+        inputs: &Inputs,
+    ) -> std::result::Result<Option<Vec<crate::twin::protocol::InferredOutput>>, String> {
+        let files = self
+            .input_files(op, inputs)
+            .map_err(|e| format!("writing inputs: {e}"))?;
+        self.twin
+            .infer_outputs(&self.root, &self.include, op, self.soc, &files)
+    }
+
     /// A shape probe: the twin runs the kernel, the performance model is not asked.
     fn run_outputs(
         &self,

@@ -68,9 +68,10 @@ pub fn init(
         )
     })?;
     let (soc, soc_note) = choose_soc(&ops, soc_name);
-    let (_, guesses) = render(&ops, soc, soc_note.as_deref(), &shapes, &BTreeMap::new());
-    let guesses = if existing.is_some() { vec![] } else { guesses };
-    let text_of = |ops: &[FoundOp], derived: &BTreeMap<String, Vec<String>>| match &existing {
+    let mut inferred = Inferred::default();
+    let text_of = |ops: &[FoundOp],
+                   derived: &BTreeMap<String, Vec<String>>,
+                   inferred: &Inferred| match &existing {
         Some(old) => {
             let tables: Vec<(String, String)> = ops
                 .iter()
@@ -83,9 +84,9 @@ pub fn init(
                 .collect();
             discover::replace_tunables(old, &tables)
         }
-        None => render(ops, soc, soc_note.as_deref(), &shapes, derived).0,
+        None => render(ops, soc, soc_note.as_deref(), &shapes, derived, inferred).0,
     };
-    crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new()).as_bytes())?;
+    crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
     if let Some(old) = &existing
         && let Err(e) = crate::manifest::Manifest::load(&path)
     {
@@ -93,16 +94,26 @@ pub fn init(
         crate::fsx::write_atomic(&path, old.as_bytes())?;
         return Err(e);
     }
+    // Output shapes from the op's own InferShape, before the probe runs the op with them.
+    if existing.is_none() && opts.probe {
+        inferred = infer_ops(&path, &ops, printer);
+        crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+    }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
         probe_ops(&path, &mut ops, printer)?;
-        crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new()).as_bytes())?;
+        crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
     }
     // The constraints `tune` will derive from the kernel, shown in the manifest as comments: they need
     // the manifest itself (tensors, bindings), so it is read back once written.
     let derived = derived_constraints(&path);
     if existing.is_none() && derived.values().any(|v| !v.is_empty()) {
-        crate::fsx::write_atomic(&path, text_of(&ops, &derived).as_bytes())?;
+        crate::fsx::write_atomic(&path, text_of(&ops, &derived, &inferred).as_bytes())?;
     }
+    let guesses = if existing.is_some() {
+        vec![]
+    } else {
+        render(&ops, soc, soc_note.as_deref(), &shapes, &derived, &inferred).1
+    };
     for op in &ops {
         let names: Vec<&str> = op.tunables.iter().map(|t| t.name.as_str()).collect();
         printer.status(
@@ -148,6 +159,100 @@ pub fn init(
         "`cargo ascend-tune tune`; for CMake builds, `cargo ascend-tune cmake-module cmake` writes a module with an `ascend_tune` target and an `ascend_tune_check` CTest test",
     );
     Ok(crate::exit_codes::OK)
+}
+
+/// What the ops' own InferShape functions said of their outputs, by op name, and why it could not be
+/// run where it could not.
+#[derive(Default)]
+struct Inferred {
+    outputs: BTreeMap<String, Vec<crate::twin::protocol::InferredOutput>>,
+    failed: BTreeMap<String, String>,
+}
+
+impl Inferred {
+    /// Gives `outputs` of `op` the shapes its InferShape computed (a `--shape` given for an output
+    /// still wins), and says where it could not be run.
+    fn apply(&self, op: &str, outputs: &mut [Tensor], shapes: &BTreeMap<String, Vec<u64>>) {
+        if let Some(why) = self.failed.get(op) {
+            for t in outputs.iter_mut() {
+                if let Some(g) = &mut t.guess
+                    && g.starts_with("guess:")
+                {
+                    g.push_str(&format!(" (the op's InferShape could not be run: {why})"));
+                }
+            }
+        }
+        let Some(inferred) = self.outputs.get(op) else {
+            return;
+        };
+        for (t, i) in outputs.iter_mut().zip(inferred) {
+            if shapes.contains_key(&t.name) {
+                continue;
+            }
+            if let Some(shape) = &i.shape {
+                t.shape = shape.clone();
+                t.guess = Some("from the op's InferShape at these input shapes".into());
+            }
+        }
+    }
+}
+
+/// Runs each op's own InferShape (custom-op projects: the twin runs it in the op's host program) on
+/// the inputs of the manifest at `path`. An op whose host program does not build or whose InferShape
+/// fails keeps init's guesses, and the manifest says why.
+fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
+    let mut inferred = Inferred::default();
+    let Ok(manifest) = crate::manifest::Manifest::load(path) else {
+        return inferred;
+    };
+    let work = manifest.root.join("target").join("ascend-tune");
+    if crate::fsx::create_dir_all(&work).is_err() {
+        return inferred;
+    }
+    let Ok(backend) = crate::backend::open(&manifest, manifest.backend, &manifest.soc, work) else {
+        return inferred;
+    };
+    for op in ops
+        .iter()
+        .filter(|o| o.launch.is_none() && !o.outputs.is_empty())
+    {
+        let Some(spec) = manifest.op(&op.name) else {
+            continue;
+        };
+        let inputs = crate::tune::inputs(spec);
+        match backend.infer_outputs(spec, &inputs) {
+            Ok(Some(outs)) => {
+                let shapes: Vec<String> = spec
+                    .outputs
+                    .iter()
+                    .zip(&outs)
+                    .filter_map(|(t, o)| o.shape.as_ref().map(|s| format!("{} {s:?}", t.name)))
+                    .collect();
+                if !shapes.is_empty() {
+                    printer.status(
+                        "Inferred",
+                        format!(
+                            "`{}` outputs from its InferShape: {}",
+                            op.name,
+                            shapes.join(", ")
+                        ),
+                    );
+                }
+                inferred.outputs.insert(op.name.clone(), outs);
+            }
+            Ok(None) => {}
+            Err(why) => {
+                let first = why.lines().next().unwrap_or("").trim();
+                let short: String = first.chars().take(160).collect();
+                printer.warn(format!(
+                    "`{}`: its InferShape could not be run, output shapes guessed ({short})",
+                    op.name
+                ));
+                inferred.failed.insert(op.name.clone(), short);
+            }
+        }
+    }
+    inferred
 }
 
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
@@ -490,9 +595,7 @@ fn opdef_tensors(
             dtype: *dtype,
             shape: main.clone(),
             values: None,
-            guess: Some(
-                "guess: the main input's shape (the op's InferShape is not run by init)".into(),
-            ),
+            guess: Some("guess: the main input's shape".into()),
         };
         if let Some(same) = inputs.iter().find(|i| i.name == *name) {
             // An in-place update (the same name in and out) has the input's shape.
@@ -595,6 +698,7 @@ fn render(
     soc_note: Option<&str>,
     shapes: &BTreeMap<String, Vec<u64>>,
     derived: &BTreeMap<String, Vec<String>>,
+    inferred: &Inferred,
 ) -> (String, Vec<String>) {
     let mut s = String::new();
     let mut guesses: Vec<String> = vec![];
@@ -661,10 +765,11 @@ fn render(
         if let Some(l) = &op.launch {
             let _ = writeln!(s, "program = \"{}\"", l.program);
         }
-        let (inputs, outputs) = match &op.opdef {
+        let (inputs, mut outputs) = match &op.opdef {
             Some(def) => opdef_tensors(op, def, shapes),
             None => legacy_tensors(op, shapes),
         };
+        inferred.apply(&op.name, &mut outputs, shapes);
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
             for t in list {
                 let mut line = format!(

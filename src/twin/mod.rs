@@ -546,6 +546,60 @@ impl Twin {
         result
     }
 
+    /// Runs the op's own InferShape (and InferDataType) in its host program, built as for a tiling,
+    /// on the op's input shapes, dtypes, attrs and input data. Ok(None) when the op registers no
+    /// InferShape; Err says why it could not be run.
+    pub fn infer_outputs(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        soc: &crate::model::soc::Soc,
+        inputs: &[PathBuf],
+    ) -> std::result::Result<Option<Vec<protocol::InferredOutput>>, String> {
+        let (host, _) = self
+            .build_side(root, include, op, &SourceSet::default(), "host")
+            .map_err(|e| match e {
+                BuildError::Io(e) => format!("build folder: {e}"),
+                BuildError::Failed(t) => t.message,
+            })?;
+        let dir = self.work.join("runs").join(fsx::unique_suffix());
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        let spec = dir.join("infer.spec");
+        let result_path = dir.join("infer.result");
+        let result = (|| {
+            fsx::write_file(
+                &spec,
+                format!("{}infer 1\n", protocol::tiling_spec(op, soc, &data)),
+            )
+            .map_err(|e| e.to_string())?;
+            let mut cmd = Command::new(&host);
+            cmd.arg(&spec).arg(&result_path).current_dir(&dir);
+            match process::run_candidate(cmd, TILING_LIMIT, &dir.join("infer"))
+                .map_err(|e| e.to_string())?
+            {
+                process::Finished::Exited { status, .. } if status.success() => {
+                    let text = std::fs::read_to_string(&result_path).map_err(|e| e.to_string())?;
+                    protocol::parse_infer_result(&text, op.outputs.len())
+                }
+                process::Finished::Exited { status, stderr } => Err(format!(
+                    "the host program failed ({}): {}",
+                    process::describe(status, &stderr),
+                    stderr.trim()
+                )),
+                process::Finished::TimedOut => Err(format!(
+                    "the host program ran longer than {}s",
+                    TILING_LIMIT.as_secs()
+                )),
+            }
+        })();
+        if std::env::var_os("ASCEND_TUNE_KEEP_RUNS").is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        result
+    }
+
     fn run_in(
         &self,
         op: &OpSpec,

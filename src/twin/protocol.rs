@@ -2,7 +2,7 @@
 //! `templates/twin/README.md`): the tiling spec in, the tiling result out, and the kernel run file.
 //! Plain "key value" lines so the C++ side needs no parser library.
 
-use crate::manifest::{AttrValue, OpSpec, TensorSpec};
+use crate::manifest::{AttrValue, DType, OpSpec, TensorSpec};
 use crate::model::soc::Soc;
 use std::fmt::Write;
 use std::path::Path;
@@ -67,6 +67,56 @@ pub struct TilingResult {
     pub tiling_key: u64,
     pub tiling_data: Vec<u8>,
     pub workspace: Vec<u64>,
+}
+
+/// What the op's own InferShape / InferDataType said of one output (`infer 1` in the spec).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InferredOutput {
+    /// None when InferShape left the output untouched (rank 0 and nothing set is a scalar: `[]`).
+    pub shape: Option<Vec<u64>>,
+    pub dtype: Option<DType>,
+}
+
+/// The result of a host program run with `infer 1`: None when the op registers no InferShape, else
+/// one entry per output of the spec.
+pub fn parse_infer_result(
+    text: &str,
+    outputs: usize,
+) -> Result<Option<Vec<InferredOutput>>, String> {
+    let mut out = vec![InferredOutput::default(); outputs];
+    let mut registered = None;
+    for (n, line) in text.lines().enumerate() {
+        let bad = || format!("infer result line {}: cannot read `{line}`", n + 1);
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("infer_shape") => registered = Some(it.next() == Some("ok")),
+            Some(kind @ ("output_shape" | "output_dtype")) => {
+                let i: usize = it.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                let value = it.next().ok_or_else(bad)?;
+                let Some(slot) = out.get_mut(i) else {
+                    return Err(bad());
+                };
+                if kind == "output_shape" {
+                    let dims: Option<Vec<u64>> = if value == "[]" {
+                        Some(vec![])
+                    } else {
+                        value.split(',').map(|d| d.parse::<u64>().ok()).collect()
+                    };
+                    // A negative (unknown) dimension is no shape to run with.
+                    slot.shape = dims;
+                } else {
+                    slot.dtype = DType::parse(value);
+                }
+            }
+            Some(_) => return Err(bad()),
+            None => {}
+        }
+    }
+    match registered {
+        None => Err("the infer result has no `infer_shape` line".into()),
+        Some(false) => Ok(None),
+        Some(true) => Ok(Some(out)),
+    }
 }
 
 pub fn parse_tiling_result(text: &str) -> Result<TilingResult, String> {
@@ -198,6 +248,24 @@ pub fn launch_shim(op: &OpSpec) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn infer_results_give_each_output_its_shape_and_dtype() {
+        let text = "infer_shape ok\noutput_shape 0 48,1\noutput_shape 1 []\noutput_dtype 1 bool\n";
+        let out = parse_infer_result(text, 2).unwrap().unwrap();
+        assert_eq!(out[0].shape, Some(vec![48, 1]));
+        assert_eq!(out[0].dtype, None);
+        assert_eq!(out[1].shape, Some(vec![]));
+        assert_eq!(out[1].dtype, Some(DType::Bool));
+        // An unknown (negative) dimension is no shape; no InferShape is None; junk is an error.
+        let out = parse_infer_result("infer_shape ok\noutput_shape 0 -1,4\n", 1)
+            .unwrap()
+            .unwrap();
+        assert_eq!(out[0].shape, None);
+        assert_eq!(parse_infer_result("infer_shape none\n", 1).unwrap(), None);
+        assert!(parse_infer_result("infer_shape ok\noutput_shape 3 1\n", 1).is_err());
+        assert!(parse_infer_result("", 1).is_err());
+    }
 
     /// Found by the fuzz target `tiling_result`: a non-ASCII character in the hex of `tiling_data`
     /// made the parser slice inside it and panic, taking the tuner down with a hostile candidate.

@@ -185,7 +185,7 @@ fn init_reads_the_opdef_without_an_op_json_and_runs() {
         "soc = \"Ascend910B1\"   # from the OpDef's AddConfig(\"ascend910b\")",
         "[[op.input]]\nname = \"x\"\ndtype = \"float16\"\nshape = [8, 2048]\n",
         "[[op.input]]\nname = \"y\"\ndtype = \"float16\"\nshape = [8, 2048]\n",
-        "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [8, 2048]   # guess:",
+        "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [8, 2048]   # from the op's InferShape",
     ] {
         assert!(
             manifest.contains(needle),
@@ -402,4 +402,38 @@ fn init_leaves_out_alignment_units_and_literals_that_change_nothing() {
     );
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
+}
+
+/// The output shapes come from the op's own InferShape, run by the twin in the op's host program (the
+/// reduce_sum fixture's drops the last axis); an InferShape that fails leaves a guess that says why.
+#[test]
+fn init_takes_output_shapes_from_the_ops_infershape() {
+    let dir = project("reduce_sum_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--shape", "x=64x1024"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [64]   # from the op's InferShape at these input shapes"),
+        "{manifest}"
+    );
+    assert!(text(&out).1.contains("Inferred"), "{:?}", text(&out));
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+
+    // The same op whose InferShape fails: the guess stays, with the reason.
+    let host = p.join("op_host/reduce_sum_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let broken = src.replacen("    *yShape = *xShape;\n", "    return GRAPH_FAILED;\n", 1);
+    assert_ne!(broken, src);
+    std::fs::write(&host, broken).unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--force", "--shape", "x=64x1024"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("# guess: the main input's shape (the op's InferShape could not be run:")
+            && manifest.contains("InferShape of 'ReduceSumCustom' returned status"),
+        "{manifest}"
+    );
 }

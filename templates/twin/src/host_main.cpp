@@ -4,7 +4,10 @@
 // and writes block_dim / tiling_key / tiling_data (hex) / workspace to the out-file.
 // An `input` line may end with the path of the input's data file; the inputs the op declares
 // data-dependent read it on first access (gert::Tensor in twin_host/core.h).
-// Exit 0 ok, 2 bad spec or I/O, 4 tiling failed or op type not registered.
+// With the directive `infer 1` it runs the op's InferShape (and InferDataType) instead of its tiling
+// and writes `infer_shape none|ok`, then per output `output_shape <i> <dims>` (`[]` for a scalar) and
+// `output_dtype <i> <name>` (`cargo ascend-tune init` takes the output shapes from them).
+// Exit 0 ok, 2 bad spec or I/O, 4 tiling (or InferShape) failed or op type not registered.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -76,6 +79,7 @@ int main(int argc, char **argv) {
     auto plat = std::make_unique<fe::PlatFormInfos>();
     auto op = std::make_unique<gert::TwinOpInfo>();
     std::vector<SpecAttr> spec_attrs;
+    bool infer_mode = false;
     std::string line;
     while (std::getline(in, line)) {
         std::istringstream ss(line);
@@ -89,6 +93,7 @@ int main(int argc, char **argv) {
         std::istringstream rs(rest);
         try {
             if (d == "op_type") rs >> op->op_type;
+            else if (d == "infer") { int v = 0; rs >> v; infer_mode = v != 0; }
             else if (d == "soc_version") rs >> plat->soc_version;
             else if (d == "short_soc") rs >> plat->short_soc;
             else if (d == "aiv_cores") rs >> plat->aiv_cores;
@@ -185,7 +190,7 @@ int main(int argc, char **argv) {
         die(4, "op type '" + op->op_type + "' is not registered (OP_ADD or IMPL_OP_OPTILING); registered:" +
                    (known.empty() ? std::string(" none") : known));
     }
-    if (!tiling) die(4, "op type '" + op->op_type + "' has no tiling function (AICore().SetTiling or IMPL_OP_OPTILING(...).Tiling)");
+    if (!tiling && !infer_mode) die(4, "op type '" + op->op_type + "' has no tiling function (AICore().SetTiling or IMPL_OP_OPTILING(...).Tiling)");
 
     // Data-dependent inputs (by IR index): OpDef ValueDepend, then the registration's
     // (Tiling)InputsDataDependency. Their data reaches GetInputTensor(i)->GetData<T>().
@@ -217,6 +222,60 @@ int main(int argc, char **argv) {
         }
     } else {
         for (auto &sa : spec_attrs) op->attrs.attrs_.push_back(sa.value);
+    }
+
+    if (infer_mode) {
+        twin_host::InferShapeFunc infer_shape = def ? def->infer_shape_ : nullptr;
+        if (!infer_shape && impl) infer_shape = impl->infer_shape;
+        twin_host::InferDataTypeFunc infer_dtype = def ? def->infer_dtype_ : nullptr;
+        if (!infer_dtype && impl) infer_dtype = impl->infer_dtype;
+        std::string out;
+        if (!infer_shape) {
+            out += "infer_shape none\n";
+        } else {
+            gert::InferShapeContext ic;
+            ic.op_ = op.get();
+            for (auto &t : op->inputs) ic.in_.push_back(t.GetOriginShape());
+            ic.out_.resize(op->outputs.size());
+            ge::graphStatus ist = ge::GRAPH_SUCCESS;
+            try {
+                ist = infer_shape(&ic);
+            } catch (const std::exception &e) {
+                die(4, "InferShape of '" + op->op_type + "' threw: " + e.what());
+            }
+            if (ist != ge::GRAPH_SUCCESS)
+                die(4, "InferShape of '" + op->op_type + "' returned status " + std::to_string(ist));
+            out += "infer_shape ok\n";
+            for (size_t i = 0; i < ic.out_.size(); i++) {
+                out += "output_shape " + std::to_string(i) + " ";
+                if (ic.out_[i].GetDimNum() == 0) out += "[]";
+                for (size_t k = 0; k < ic.out_[i].GetDimNum(); k++)
+                    out += (k ? "," : "") + std::to_string(ic.out_[i].GetDim(k));
+                out += "\n";
+            }
+        }
+        if (infer_dtype) {
+            gert::InferDataTypeContext dc;
+            dc.op_ = op.get();
+            dc.out_.resize(op->outputs.size(), ge::DT_UNDEFINED);
+            ge::graphStatus dst = ge::GRAPH_FAILED;
+            try { dst = infer_dtype(&dc); } catch (const std::exception &) { dst = ge::GRAPH_FAILED; }
+            static const struct { const char *n; ge::DataType d; } names[] = {
+                {"float16", ge::DT_FLOAT16}, {"bfloat16", ge::DT_BF16}, {"float32", ge::DT_FLOAT},
+                {"int8", ge::DT_INT8}, {"int16", ge::DT_INT16}, {"int32", ge::DT_INT32}, {"int64", ge::DT_INT64},
+                {"uint8", ge::DT_UINT8}, {"uint16", ge::DT_UINT16}, {"uint32", ge::DT_UINT32},
+                {"uint64", ge::DT_UINT64}, {"bool", ge::DT_BOOL}, {"float64", ge::DT_DOUBLE},
+            };
+            if (dst == ge::GRAPH_SUCCESS)
+                for (size_t i = 0; i < dc.out_.size(); i++)
+                    for (auto &e : names)
+                        if (dc.out_[i] == e.d) out += "output_dtype " + std::to_string(i) + " " + e.n + "\n";
+        }
+        FILE *f = std::fopen(argv[2], "wb");
+        if (!f) die(2, std::string("cannot write ") + argv[2]);
+        std::fwrite(out.data(), 1, out.size(), f);
+        std::fclose(f);
+        return 0;
     }
 
     auto ctx = std::make_unique<gert::TilingContext>();
