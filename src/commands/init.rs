@@ -189,9 +189,20 @@ impl Inferred {
             if shapes.contains_key(&t.name) {
                 continue;
             }
-            if let Some(shape) = &i.shape {
-                t.shape = shape.clone();
-                t.guess = Some("from the op's InferShape at these input shapes".into());
+            match &i.shape {
+                // An empty output is nothing to run or check: the guess stays, and says so.
+                Some(shape) if shape.contains(&0) => {
+                    if let Some(g) = &mut t.guess {
+                        g.push_str(&format!(
+                            " (the op's InferShape gave {shape:?}, an empty output, at these inputs)"
+                        ));
+                    }
+                }
+                Some(shape) => {
+                    t.shape = shape.clone();
+                    t.guess = Some("from the op's InferShape at these input shapes".into());
+                }
+                None => {}
             }
         }
     }
@@ -858,6 +869,50 @@ fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Ten
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inferred_shapes_replace_guesses_but_not_given_shapes_or_empty_outputs() {
+        use crate::twin::protocol::InferredOutput;
+        let tensor = |name: &str| Tensor {
+            name: name.into(),
+            dtype: crate::manifest::DType::Float16,
+            shape: vec![48, 16384],
+            values: None,
+            guess: Some("guess: the main input's shape".into()),
+        };
+        let mut outs = vec![tensor("y"), tensor("z"), tensor("w")];
+        let mut inferred = Inferred::default();
+        inferred.outputs.insert(
+            "op".into(),
+            ["48,1", "0", "8"]
+                .iter()
+                .map(|s| InferredOutput {
+                    shape: Some(s.split(',').map(|d| d.parse().unwrap()).collect()),
+                    dtype: None,
+                })
+                .collect(),
+        );
+        let given = BTreeMap::from([("w".to_string(), vec![8u64])]);
+        inferred.apply("op", &mut outs, &given);
+        assert_eq!(outs[0].shape, [48, 1]);
+        assert_eq!(
+            outs[0].guess.as_deref(),
+            Some("from the op's InferShape at these input shapes")
+        );
+        assert_eq!(outs[1].shape, [48, 16384]);
+        assert!(
+            outs[1]
+                .guess
+                .as_deref()
+                .unwrap()
+                .contains("an empty output")
+        );
+        // A `--shape` for the output wins (the tensor keeps what opdef_tensors gave it).
+        assert_eq!(
+            outs[2].guess.as_deref(),
+            Some("guess: the main input's shape")
+        );
+    }
 
     #[test]
     fn shapes_parse() {
