@@ -436,7 +436,8 @@ fn visit<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
 
 /// The names registered with `IMPL_OP_OPTILING(Type)` / `IMPL_OP_INFERSHAPE(Type)` (and `IMPL_OP(Type)`)
 /// in a host file, as (macro, type).
-pub fn registrations(text: &str) -> Vec<(String, String)> {
+/// The registrations tree-sitter reads as calls.
+fn parsed_registrations(text: &str) -> Vec<(String, String)> {
     let Some(tree) = parse_cpp(text) else {
         return vec![];
     };
@@ -458,6 +459,36 @@ pub fn registrations(text: &str) -> Vec<(String, String)> {
             }
         }
     });
+    out
+}
+
+pub fn registrations(text: &str) -> Vec<(String, String)> {
+    let mut out = parsed_registrations(text);
+    // A registration tree-sitter could not read as a call (a macro earlier in the file it does not
+    // know, e.g. `OP_CHECK_NULL_WITH_CONTEXT(...);`, can turn the rest into an error node): registrations
+    // stand at the start of a line, so the line's text says it too.
+    for line in text.lines() {
+        let line = line.trim_start();
+        for mac in ["IMPL_OP_OPTILING", "IMPL_OP_INFERSHAPE", "IMPL_OP"] {
+            let Some(rest) = line.strip_prefix(mac) else {
+                continue;
+            };
+            let Some(arg) = rest.trim_start().strip_prefix('(') else {
+                continue;
+            };
+            let name: String = arg
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && arg.trim_start()[name.len()..].trim_start().starts_with(')') {
+                let pair = (mac.to_string(), name);
+                if !out.contains(&pair) {
+                    out.push(pair);
+                }
+            }
+        }
+    }
     out
 }
 
@@ -654,5 +685,35 @@ OP_ADD(Foo);
         );
         assert_eq!(soc_of_config("ascend910b"), Some("Ascend910B1"));
         assert_eq!(soc_of_config("ascend950"), None);
+    }
+
+    /// Found in ops-math's pdist: in a check macro's arguments, `N < 2, ... >= 2 ...` reads to
+    /// tree-sitter as a template argument list, the rest of the file goes into an error node, and the
+    /// registration was missed: the op's InferShape file was left out of `host`.
+    #[test]
+    fn a_registration_after_an_unreadable_macro_is_found() {
+        let text = "namespace ops {
+static ge::graphStatus Infer(gert::InferShapeContext* c)
+{
+    const gert::Shape* in = c->GetInputShape(0);
+    CHECK_NOT_NULL(c, in);
+    int64_t n = in->GetDim(0);
+    CHECK_IF(n < 2, LOG(c, \"needs n >= 2, got %ld\", n), return ge::GRAPH_FAILED);
+    gert::Shape* out = c->GetOutputShape(0);
+    CHECK_NOT_NULL(c, out);
+    int64_t pairs = n * (n - 1) / 2;
+    out->SetDimNum(1);
+    out->SetDim(0, pairs);
+    return ge::GRAPH_SUCCESS;
+}
+IMPL_OP_INFERSHAPE(Pd).InferShape(Infer);
+} // namespace ops
+";
+        assert_eq!(parsed_registrations(text), []);
+        assert_eq!(
+            registrations(text),
+            [("IMPL_OP_INFERSHAPE".to_string(), "Pd".to_string())]
+        );
+        assert_eq!(registrations("// IMPL_OP_OPTILING(X) in a comment\n"), []);
     }
 }

@@ -370,22 +370,17 @@ impl Twin {
         sources: &SourceSet,
         side: &str,
     ) -> std::result::Result<(PathBuf, bool), BuildError> {
-        let (_, files) = side_files(root, op, sources, side)?;
+        let (units, files) = side_files(root, op, sources, side)?;
         let defines = defines(op, side);
         let shim = (side == "kernel").then(|| kernel_shim(op, &files));
-        let mut h = KeyHasher::new();
-        h.part(&self.version).part(side).part(&self.toolchain);
-        for d in &defines {
-            h.part(d);
-        }
-        for (rel, text) in &files {
-            h.part(rel).part(text);
-        }
-        h.part(shim.as_deref().unwrap_or(""));
-        for inc in include {
-            h.part(inc.to_string_lossy().as_bytes());
-        }
-        let key = h.finish();
+        let key = side_key(
+            [self.version.as_str(), side, self.toolchain.as_str()],
+            &units,
+            &defines,
+            &files,
+            shim.as_deref(),
+            include,
+        );
         let dir = self.cache.join("build").join(format!("{side}-{key}"));
         let program = dir.join(if side == "host" { "tiling" } else { "kernel" });
         if program.is_file() {
@@ -802,6 +797,38 @@ fn io_kind(e: &std::io::Error, otherwise: FailureKind) -> FailureKind {
 /// The translation units of one side (`host` or `kernel`) and the texts of the files its build reads.
 /// Both sides read the tiling header (the host fills it, the kernel reads it), wherever it lives: it
 /// takes part in both builds and cache keys.
+/// The build cache key of one side: the twin and toolchain, which files are compiled (not only what they
+/// and the files beside them hold: a manifest that lists one more host file, an InferShape's, must not
+/// get the program built without it), the defines, every file's text, the launch shim and the include
+/// folders.
+fn side_key(
+    what: [&str; 3],
+    units: &[&String],
+    defines: &[String],
+    files: &BTreeMap<String, String>,
+    shim: Option<&str>,
+    include: &[PathBuf],
+) -> String {
+    let mut h = KeyHasher::new();
+    for w in what {
+        h.part(w);
+    }
+    for u in units {
+        h.part("unit").part(u);
+    }
+    for d in defines {
+        h.part(d);
+    }
+    for (rel, text) in files {
+        h.part(rel).part(text);
+    }
+    h.part(shim.unwrap_or(""));
+    for inc in include {
+        h.part(inc.to_string_lossy().as_bytes());
+    }
+    h.finish()
+}
+
 fn side_files<'o>(
     root: &Path,
     op: &'o OpSpec,
@@ -960,6 +987,23 @@ mod tests {
                 1,
             );
         crate::manifest::Manifest::parse(text, &path).unwrap().ops[0].clone()
+    }
+
+    /// Found when init listed an op's InferShape file in `host`: the file was already beside the others
+    /// (so in the key's texts), and the program built without it was taken from the cache.
+    #[test]
+    fn the_build_key_changes_with_the_files_compiled() {
+        let files = BTreeMap::from([
+            ("op_host/a.cpp".to_string(), "int a;".to_string()),
+            ("op_host/a_infershape.cpp".to_string(), "int b;".to_string()),
+        ]);
+        let (a, b) = (
+            "op_host/a.cpp".to_string(),
+            "op_host/a_infershape.cpp".to_string(),
+        );
+        let key = |units: &[&String]| side_key(["v", "host", "t"], units, &[], &files, None, &[]);
+        assert_ne!(key(&[&a]), key(&[&a, &b]));
+        assert_eq!(key(&[&a, &b]), key(&[&a, &b]));
     }
 
     /// An output named like an input gets the macros DTYPE_<NAME>_REF, as CANN's build names them.
