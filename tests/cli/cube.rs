@@ -115,3 +115,66 @@ fn matmul_launch_naive_and_reference_run_through_their_cmake_and_match_rust() {
         latency[0]
     );
 }
+
+/// `init` on fixtures/matmul_custom without its manifest finds the matmul tiling's parameters where the
+/// host sets them (`SetDim(CORE_NUM)`, `SetFixSplit(BASE_M, BASE_N, BASE_K)`) as the hand-written
+/// manifest has them: the same names and symbols, base blocks as powers of two from 16 to 256, the
+/// core split within the SoC's 24 cube cores (not its 48 vector cores); all four survive init's probe
+/// (the op runs as written and each changes the trace).
+#[test]
+fn init_finds_the_matmul_tilings_parameters_as_the_hand_written_manifest_has_them() {
+    use ascend_tune::manifest::{Bind, Manifest};
+    let dir = project("matmul_custom");
+    let p = dir.path();
+    let hand = Manifest::load(&p.join("ascend.toml")).unwrap();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    std::fs::remove_dir_all(p.join("reference")).ok();
+    git(p, &["commit", "-q", "-am", "no manifest"]);
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "init",
+            "--shape",
+            "a=256x256",
+            "--shape",
+            "b=256x256",
+            "--shape",
+            "bias=256",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let (_, stderr) = text(&out);
+    assert!(!stderr.contains("not probed"), "{stderr}");
+    let found = Manifest::load(&p.join("ascend.toml")).unwrap();
+    let symbols = |m: &Manifest| -> Vec<(String, String, String)> {
+        let mut v: Vec<_> = m.ops[0]
+            .tunables
+            .iter()
+            .map(|t| {
+                let Bind::Symbol(s) = &t.bind else {
+                    panic!("{}: {:?}", t.name, t.bind)
+                };
+                (t.name.clone(), t.file.clone(), s.clone())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(symbols(&found), symbols(&hand));
+    for t in &found.ops[0].tunables {
+        let values = t.domain.values();
+        if t.name == "core_num" {
+            assert_eq!(values, [1, 2, 4, 8, 12, 16, 20, 24], "{}", t.name);
+        } else {
+            assert_eq!(values, [16, 32, 64, 128, 256], "{}", t.name);
+        }
+        let by_hand = hand.ops[0].tunables.iter().find(|h| h.name == t.name).unwrap();
+        assert!(
+            by_hand.domain.values().iter().all(|v| values.contains(v)),
+            "{}: {:?} misses some of the hand-written {:?}",
+            t.name,
+            values,
+            by_hand.domain.values()
+        );
+    }
+}
