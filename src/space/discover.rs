@@ -500,7 +500,8 @@ fn callee_name<'a>(call: Node, text: &'a str) -> Option<&'a str> {
 }
 
 /// The matmul tiling's parameters where the host sets them (`CUBE_SETTERS`): a literal argument bound
-/// as that argument of the call, a constant argument as its definition in a host file. A constant
+/// as that argument of the call, a named one as its definition in a host file (`const`, `#define`, or
+/// a variable with a literal initialiser that nothing assigns again). A constant
 /// the name rules already offered takes the cube kind (its domain then follows the cube, not the
 /// vector cores); a literal or constant used by more than one call is left to the name rules.
 fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
@@ -550,9 +551,13 @@ fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
                         let symbol = text[arg.byte_range()].to_string();
                         let bind = Bind::Symbol(symbol.clone());
                         files.host.iter().find_map(|(f, t)| {
-                            let defs = parse_cpp(t).map(|tr| definitions(tr.root_node(), t))?;
-                            let def = defs.into_iter().find(|x| x.name == symbol)?;
-                            if !def.constant {
+                            let tree = parse_cpp(t)?;
+                            let def = definitions(tree.root_node(), t)
+                                .into_iter()
+                                .find(|x| x.name == symbol)?;
+                            // `int32_t baseM = 128;` as the public examples write it counts, unless
+                            // it is assigned again (computed from the shape, say).
+                            if !def.constant && reassigned(tree.root_node(), t, &symbol) {
                                 return None;
                             }
                             binding::find_site(t, f, &bind)

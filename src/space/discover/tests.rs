@@ -353,6 +353,13 @@ fn literal_arguments_of_the_matmul_tiling_are_offered_as_those_arguments() {
         let site = binding::find_site(host, f, &t.bind).unwrap();
         assert_eq!(site.value, t.value, "{}", t.name);
     }
+    // A local with a literal initialiser, as the public examples write it; not one assigned again.
+    let local = "int T() {\n    int32_t baseM = 128;\n    int32_t baseN = 64;\n    \
+        if (m < 64) { baseN = 32; }\n    mt.SetFixSplit(baseM, baseN, -1);\n}\n";
+    assert_eq!(
+        offered(&run(local, MATMUL_KERNEL)),
+        [("basem", f, 128, TunableKind::CubeBase)]
+    );
     // Runtime values (the usual -1 defaults and shapes) give nothing.
     let computed = "int T(Ctx *c) { mt.SetDim(n); mt.SetFixSplit(bm, bn, -1); mt.SetBufferSpace(-1, -1, -1); }\n";
     assert!(offered(&run(computed, MATMUL_KERNEL)).is_empty());
