@@ -78,7 +78,7 @@ pub fn init(
                 .map(|o| {
                     (
                         o.name.clone(),
-                        discover::render_tunables(&o.tunables, soc.aiv_cores),
+                        discover::render_tunables(&o.tunables, soc.aiv_cores, soc.aic_cores),
                     )
                 })
                 .collect();
@@ -815,7 +815,7 @@ fn render(
                 let _ = writeln!(s, "#   {l}");
             }
         }
-        s.push_str(&discover::render_tunables(&op.tunables, soc.aiv_cores));
+        s.push_str(&discover::render_tunables(&op.tunables, soc.aiv_cores, soc.aic_cores));
     }
     (s, guesses)
 }

@@ -575,6 +575,7 @@ mod tests {
             "add_launch",
             "leaky_relu_launch",
             "softmax_launch",
+            "matmul_launch",
             "mul_asc",
         ] {
             assert!(!names.contains(&launch.to_string()), "{names:?}");

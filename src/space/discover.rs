@@ -10,6 +10,12 @@
 //! sizes, workspace sizes, template / tiling-key / mode selectors, variables that are assigned again after their definition (counters,
 //! accumulators, values computed later), constants nothing reads, and block counts of a kernel that
 //! never asks which block it is (every block would then repeat the whole job).
+//!
+//! Cube kernels: the host's matmul tiling (`matmul_tiling::MultiCoreMatmulTiling` and friends) takes
+//! its tuning parameters as arguments, `SetFixSplit(baseM, baseN, baseK)`, `SetDim(cores)`,
+//! `SetBufferSpace(l1, l0c, ub)`, and the depths and K steps of `TCubeTiling` (`set_depthA1`,
+//! `set_stepKa`, ...). An argument that is a literal, or a constant of the host's files holding one, is
+//! offered under its role, whatever the constant is called (`CUBE_SETTERS`).
 
 use crate::manifest::Bind;
 use crate::space::binding::{self, parse_cpp};
@@ -38,6 +44,14 @@ pub enum TunableKind {
     /// The parts of the UB size the host reads from the platform that the tiling plans for
     /// (`ub-parts-of`): 1 (as written) to 4.
     UbParts,
+    /// A base block side of the matmul tiling (`SetFixSplit`): a power of two from 16 (one fractal).
+    CubeBase,
+    /// The cube cores the matmul tiling splits over (`SetDim`): within the SoC's AIC count.
+    CubeCores,
+    /// Bytes of a cube buffer the matmul tiling may plan for (`SetBufferSpace`): at most as written.
+    CubeBuffer,
+    /// An L1 depth or K / M / N step of `TCubeTiling` (`set_depthA1`, `set_stepKa`, ...).
+    CubeStep,
 }
 
 /// Why a literal that looks like a tuning parameter is not offered.
@@ -406,8 +420,13 @@ pub fn discover(files: &OpFiles) -> Discovery {
             break 'files;
         }
     }
+    cube_setters(files, kernel_splits, &mut d);
     // `SetBlockDim(n)` with a literal is the block count when no constant names one.
-    if !d.offered.iter().any(|t| t.kind == TunableKind::BlockDim) {
+    if !d
+        .offered
+        .iter()
+        .any(|t| matches!(t.kind, TunableKind::BlockDim | TunableKind::CubeCores))
+    {
         let call = Bind::Call {
             func: "SetBlockDim".into(),
             arg: 0,
@@ -435,6 +454,159 @@ pub fn discover(files: &OpFiles) -> Discovery {
         }
     }
     d
+}
+
+/// The matmul tiling's setters whose integer arguments are tunables: the method, and per argument its
+/// index, the role name a literal there is offered under, and its kind. (Host API pages of asc-devkit:
+/// SetFixSplit, SetDim, SetBufferSpace; the TCubeTiling fields depthA1 / depthB1 / stepKa / stepKb /
+/// stepM / stepN, set through the tiling data's `set_<field>`.) `-1` ("the tiling chooses") and
+/// computed arguments are not literals and are left alone.
+const CUBE_SETTERS: &[(&str, &[(usize, &str, TunableKind)])] = &[
+    (
+        "SetFixSplit",
+        &[
+            (0, "base_m", TunableKind::CubeBase),
+            (1, "base_n", TunableKind::CubeBase),
+            (2, "base_k", TunableKind::CubeBase),
+        ],
+    ),
+    ("SetDim", &[(0, "core_num", TunableKind::CubeCores)]),
+    (
+        "SetBufferSpace",
+        &[
+            (0, "l1_space", TunableKind::CubeBuffer),
+            (1, "l0c_space", TunableKind::CubeBuffer),
+            (2, "ub_space", TunableKind::CubeBuffer),
+        ],
+    ),
+    ("set_depthA1", &[(0, "depth_a1", TunableKind::CubeStep)]),
+    ("set_depthB1", &[(0, "depth_b1", TunableKind::CubeStep)]),
+    ("set_stepKa", &[(0, "step_ka", TunableKind::CubeStep)]),
+    ("set_stepKb", &[(0, "step_kb", TunableKind::CubeStep)]),
+    ("set_stepM", &[(0, "step_m", TunableKind::CubeStep)]),
+    ("set_stepN", &[(0, "step_n", TunableKind::CubeStep)]),
+];
+
+/// The name of the function a call expression calls (`t.SetDim(...)`, `SetDim(...)`, `ns::SetDim`).
+fn callee_name<'a>(call: Node, text: &'a str) -> Option<&'a str> {
+    let callee = call.child_by_field_name("function")?;
+    let name = match callee.kind() {
+        "identifier" => callee,
+        "field_expression" => callee.child_by_field_name("field")?,
+        "qualified_identifier" | "template_function" => callee.child_by_field_name("name")?,
+        _ => return None,
+    };
+    Some(&text[name.byte_range()])
+}
+
+/// The matmul tiling's parameters where the host sets them (`CUBE_SETTERS`): a literal argument bound
+/// as that argument of the call, a named one as its definition in a host file (`const`, `#define`, or
+/// a variable with a literal initialiser that nothing assigns again). A constant
+/// the name rules already offered takes the cube kind (its domain then follows the cube, not the
+/// vector cores); a literal or constant used by more than one call is left to the name rules.
+fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
+    for (file, text) in files.host {
+        let Some(tree) = parse_cpp(text) else {
+            continue;
+        };
+        let mut calls: Vec<(String, Vec<Node>)> = vec![];
+        visit(tree.root_node(), &mut |n| {
+            if n.kind() != "call_expression" {
+                return;
+            }
+            let Some(name) = callee_name(n, text) else {
+                return;
+            };
+            if !CUBE_SETTERS.iter().any(|(f, _)| *f == name) {
+                return;
+            }
+            let Some(args) = n.child_by_field_name("arguments") else {
+                return;
+            };
+            let mut cursor = args.walk();
+            let list: Vec<Node> = args
+                .named_children(&mut cursor)
+                .filter(|a| a.kind() != "comment")
+                .collect();
+            calls.push((name.to_string(), list));
+        });
+        for (func, args) in calls {
+            let roles = CUBE_SETTERS.iter().find(|(f, _)| *f == func).unwrap().1;
+            for &(index, role, kind) in roles {
+                let Some(arg) = args.get(index) else {
+                    continue;
+                };
+                let found = match arg.kind() {
+                    "number_literal" => {
+                        let bind = Bind::Call {
+                            func: func.clone(),
+                            arg: index,
+                        };
+                        // One call of this name per file: find_site refuses more.
+                        binding::find_site(text, file, &bind)
+                            .ok()
+                            .map(|site| (role.to_string(), file.clone(), bind, site))
+                    }
+                    "identifier" => {
+                        let symbol = text[arg.byte_range()].to_string();
+                        let bind = Bind::Symbol(symbol.clone());
+                        files.host.iter().find_map(|(f, t)| {
+                            let tree = parse_cpp(t)?;
+                            let def = definitions(tree.root_node(), t)
+                                .into_iter()
+                                .find(|x| x.name == symbol)?;
+                            // `int32_t baseM = 128;` as the public examples write it counts, unless
+                            // it is assigned again (computed from the shape, say).
+                            if !def.constant && reassigned(tree.root_node(), t, &symbol) {
+                                return None;
+                            }
+                            binding::find_site(t, f, &bind)
+                                .ok()
+                                .map(|site| (symbol.to_ascii_lowercase(), f.clone(), bind.clone(), site))
+                        })
+                    }
+                    _ => None,
+                };
+                let Some((name, at, bind, site)) = found else {
+                    continue;
+                };
+                if site.value <= 0 {
+                    continue;
+                }
+                if let Some(t) = d.offered.iter_mut().find(|t| t.bind == bind && t.file == at) {
+                    t.kind = kind;
+                    continue;
+                }
+                if kind == TunableKind::CubeCores && !kernel_splits {
+                    let l = LeftOut {
+                        name,
+                        file: at,
+                        line: site.line,
+                        reason: Reason::NoBlockSplit,
+                    };
+                    if !d.left_out.contains(&l) {
+                        d.left_out.push(l);
+                    }
+                    continue;
+                }
+                // A name already taken (a kernel constant, another call's role) gets a suffix.
+                let mut unique = name.clone();
+                let mut k = 2;
+                while d.offered.iter().any(|t| t.name == unique) {
+                    unique = format!("{name}_{k}");
+                    k += 1;
+                }
+                d.left_out.retain(|l| !(l.name == name && l.file == at));
+                d.offered.push(FoundTunable {
+                    name: unique,
+                    file: at,
+                    bind,
+                    value: site.value,
+                    kind,
+                });
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -579,7 +751,7 @@ fn candidates_in(
 
 /// The `[[op.tunable]]` tables of `tunables`, as `init` writes them: each with a blank line before it,
 /// its binding, its domain and the value the sources hold now.
-pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32) -> String {
+pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32, aic_cores: u32) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     for t in tunables {
@@ -605,7 +777,7 @@ pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32) -> String {
         let _ = writeln!(
             s,
             "{}   # now {}",
-            domain(t.kind, t.value, aiv_cores),
+            domain(t.kind, t.value, aiv_cores, aic_cores),
             t.value
         );
     }
@@ -676,24 +848,53 @@ pub fn replace_tunables(manifest: &str, tunables: &[(String, String)]) -> String
 }
 
 /// The domain `init` writes for a tunable of `kind` whose sources hold `value` now, as manifest text.
-/// It always holds `value`.
-pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32) -> String {
+/// It always holds `value`. `aiv_cores` bounds block counts, `aic_cores` the cube cores of a matmul.
+pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32, aic_cores: u32) -> String {
+    let cores = |cap: u32| {
+        let mut v: Vec<i64> = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40, 48]
+            .into_iter()
+            .filter(|&c| c <= cap as i64)
+            .collect();
+        v.extend([cap as i64, value]);
+        v.sort_unstable();
+        v.dedup();
+        format!("values = {v:?}")
+    };
     match kind {
+        // 16 (one fractal side) to 256: the largest side a double-buffered fp16 L0A / L0B block of
+        // depth 64 and an fp32 L0C block of side 128 leave room for; the L0 capacities themselves are
+        // checked by the tiling (GetTiling fails) and by the twin's buffers.
+        TunableKind::CubeBase => {
+            let hi = value.max(256);
+            if value & (value - 1) == 0 && value >= 16 {
+                format!("pow2 = [16, {hi}]")
+            } else {
+                let mut v: Vec<i64> = vec![16, 32, 64, 128, 256, value];
+                v.sort_unstable();
+                v.dedup();
+                format!("values = {v:?}")
+            }
+        }
+        TunableKind::CubeCores => cores(aic_cores),
+        // Never more than written: the author's figure is the most of that buffer known to be free.
+        TunableKind::CubeBuffer => {
+            let mut v: Vec<i64> = [value / 4, value / 2, value]
+                .into_iter()
+                .filter(|&x| x > 0)
+                .collect();
+            v.dedup();
+            format!("values = {v:?}")
+        }
+        TunableKind::CubeStep if value > 0 && value & (value - 1) == 0 => {
+            format!("pow2 = [1, {}]", (value * 2).max(8))
+        }
+        TunableKind::CubeStep => format!("range = [1, {}]", (value * 2).max(8)),
         TunableKind::UbParts => format!("range = [1, {}]", value.max(4)),
         TunableKind::BufferCount if value <= 2 => "range = [1, 2]".into(),
         TunableKind::BufferCount | TunableKind::UbSplit => {
             format!("range = [{}, {}]", (value / 2).max(1), (value * 2).max(2))
         }
-        TunableKind::BlockDim => {
-            let mut v: Vec<i64> = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40, 48]
-                .into_iter()
-                .filter(|&c| c <= aiv_cores as i64)
-                .collect();
-            v.extend([aiv_cores as i64, value]);
-            v.sort_unstable();
-            v.dedup();
-            format!("values = {v:?}")
-        }
+        TunableKind::BlockDim => cores(aiv_cores),
         TunableKind::Size if value > 0 && value & (value - 1) == 0 => {
             let lo = (value / 64).max(16);
             let lo = 1i64 << (63 - lo.leading_zeros());

@@ -1,7 +1,9 @@
 //! Cube fixtures: `fixtures/matmul_custom` (the high-level Matmul with the host's matmul tiling), naive
 //! (one core, 32 x 32 x 32 base blocks) and reference (8 cores, 128 x 256 x 64), each run on the twin and
 //! checked against c = a x b + bias computed here in f64; the reference must be clearly faster in the
-//! model, and the naive one must use one cube core and the reference eight.
+//! model, and the naive one must use one cube core and the reference eight. And `fixtures/matmul_launch`
+//! (the basic cube API in a kernel-launch project with its own CMake), naive and reference, through
+//! `cargo ascend-tune run` on the twin: c = a x b checked here in f64, the reference clearly faster.
 
 #[allow(unused_imports)]
 use super::*;
@@ -40,4 +42,139 @@ fn matmul_custom_naive_and_reference_match_rust() {
         latency[1],
         latency[0]
     );
+}
+
+/// The kernel-launch matmul, naive (32 x 32 x 32 blocks, single-buffered, one block) and reference
+/// (64 x 64 x 64, double-buffered, 16 blocks): each project built by its own CMakeLists.txt against the
+/// twin package and run by `run`; the kept run's inputs and output give c = a x b, computed here.
+#[test]
+fn matmul_launch_naive_and_reference_run_through_their_cmake_and_match_rust() {
+    use super::cann::without_cann;
+    if !super::cmake::have_cmake(
+        "matmul_launch_naive_and_reference_run_through_their_cmake_and_match_rust",
+    ) {
+        return;
+    }
+    let (m, k, n) = (256usize, 256usize, 256usize);
+    let base = Path::new(FIXTURES).join("matmul_launch");
+    let read = |dtype, path: &Path| {
+        decode(
+            dtype,
+            &std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+        )
+    };
+    let mut latency = vec![];
+    for (reference, blocks) in [(false, 1u64), (true, 16)] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&base, dir.path());
+        if reference {
+            copy_tree(&base.join("reference"), dir.path());
+        }
+        let home = tempfile::tempdir().unwrap();
+        let keep = PathBuf::from("1");
+        let out = without_cann(
+            dir.path(),
+            home.path(),
+            &["run", "--message-format", "json"],
+            &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
+        );
+        assert!(out.status.success(), "reference {reference}: {:?}", text(&out));
+        let measured = record(&out, "op-measured");
+        assert_eq!(measured["backend"], "twin", "{measured}");
+        assert_eq!(measured["modelled"], true, "{measured}");
+        assert_eq!(measured["block_dim"], blocks, "{measured}");
+        let runs = kept_runs(dir.path());
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        use ascend_tune::manifest::DType;
+        let a = read(DType::Float16, &runs[0].join("input/input_a.bin"));
+        let b = read(DType::Float16, &runs[0].join("input/input_b.bin"));
+        let c = read(DType::Float32, &runs[0].join("output/output_c.bin"));
+        assert_eq!((a.len(), b.len()), (m * k, k * n));
+        assert!(a.iter().any(|v| *v != 0.0) && a != b, "inputs were not generated");
+        let want: Vec<f64> = (0..m * n)
+            .map(|e| {
+                let (i, j) = (e / n, e % n);
+                (0..k).map(|t| a[i * k + t] * b[t * n + j]).sum::<f64>()
+            })
+            .collect();
+        // f32 accumulation of 256 products of magnitude <= 1.
+        assert_close(
+            &format!("matmul_launch reference {reference}"),
+            &c,
+            &want,
+            1e-4,
+            1e-5,
+        );
+        latency.push(measured["latency_us"].as_f64().unwrap());
+    }
+    eprintln!("matmul_launch: naive {} us, reference {} us", latency[0], latency[1]);
+    assert!(
+        latency[1] * 10.0 < latency[0],
+        "reference {} us vs naive {} us",
+        latency[1],
+        latency[0]
+    );
+}
+
+/// `init` on fixtures/matmul_custom without its manifest finds the matmul tiling's parameters where the
+/// host sets them (`SetDim(CORE_NUM)`, `SetFixSplit(BASE_M, BASE_N, BASE_K)`) as the hand-written
+/// manifest has them: the same names and symbols, base blocks as powers of two from 16 to 256, the
+/// core split within the SoC's 24 cube cores (not its 48 vector cores); all four survive init's probe
+/// (the op runs as written and each changes the trace).
+#[test]
+fn init_finds_the_matmul_tilings_parameters_as_the_hand_written_manifest_has_them() {
+    use ascend_tune::manifest::{Bind, Manifest};
+    let dir = project("matmul_custom");
+    let p = dir.path();
+    let hand = Manifest::load(&p.join("ascend.toml")).unwrap();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    std::fs::remove_dir_all(p.join("reference")).ok();
+    git(p, &["commit", "-q", "-am", "no manifest"]);
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "init",
+            "--shape",
+            "a=256x256",
+            "--shape",
+            "b=256x256",
+            "--shape",
+            "bias=256",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let (_, stderr) = text(&out);
+    assert!(!stderr.contains("not probed"), "{stderr}");
+    let found = Manifest::load(&p.join("ascend.toml")).unwrap();
+    let symbols = |m: &Manifest| -> Vec<(String, String, String)> {
+        let mut v: Vec<_> = m.ops[0]
+            .tunables
+            .iter()
+            .map(|t| {
+                let Bind::Symbol(s) = &t.bind else {
+                    panic!("{}: {:?}", t.name, t.bind)
+                };
+                (t.name.clone(), t.file.clone(), s.clone())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(symbols(&found), symbols(&hand));
+    for t in &found.ops[0].tunables {
+        let values = t.domain.values();
+        if t.name == "core_num" {
+            assert_eq!(values, [1, 2, 4, 8, 12, 16, 20, 24], "{}", t.name);
+        } else {
+            assert_eq!(values, [16, 32, 64, 128, 256], "{}", t.name);
+        }
+        let by_hand = hand.ops[0].tunables.iter().find(|h| h.name == t.name).unwrap();
+        assert!(
+            by_hand.domain.values().iter().all(|v| values.contains(v)),
+            "{}: {:?} misses some of the hand-written {:?}",
+            t.name,
+            values,
+            by_hand.domain.values()
+        );
+    }
 }

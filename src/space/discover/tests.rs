@@ -221,9 +221,12 @@ fn domains_hold_the_current_value() {
         TunableKind::BlockDim,
         TunableKind::Size,
         TunableKind::UbSplit,
+        TunableKind::CubeBase,
+        TunableKind::CubeCores,
+        TunableKind::CubeStep,
     ] {
         for value in (1..=130).chain([255, 256, 1000, 8192, 20480, 65536, 131072]) {
-            let d = domain(kind, value, 48);
+            let d = domain(kind, value, 48, 24);
             let v = domain_values(&d);
             assert!(v.contains(&value), "{kind:?} {value}: {d}");
             assert!(v.len() >= 2, "{kind:?} {value}: {d} offers no choice");
@@ -233,16 +236,16 @@ fn domains_hold_the_current_value() {
 
 #[test]
 fn domains_fit_the_value_and_the_soc() {
-    assert_eq!(domain(TunableKind::BufferCount, 1, 48), "range = [1, 2]");
-    assert_eq!(domain(TunableKind::UbSplit, 6, 48), "range = [3, 12]");
+    assert_eq!(domain(TunableKind::BufferCount, 1, 48, 24), "range = [1, 2]");
+    assert_eq!(domain(TunableKind::UbSplit, 6, 48, 24), "range = [3, 12]");
     assert_eq!(
-        domain(TunableKind::BlockDim, 8, 40),
+        domain(TunableKind::BlockDim, 8, 40, 20),
         "values = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40]"
     );
-    assert_eq!(domain(TunableKind::Size, 256, 48), "pow2 = [16, 16384]");
-    assert_eq!(domain(TunableKind::Size, 8192, 48), "pow2 = [128, 65536]");
+    assert_eq!(domain(TunableKind::Size, 256, 48, 24), "pow2 = [16, 16384]");
+    assert_eq!(domain(TunableKind::Size, 8192, 48, 24), "pow2 = [128, 65536]");
     assert_eq!(
-        domain(TunableKind::Size, 300, 48),
+        domain(TunableKind::Size, 300, 48, 24),
         "values = [75, 150, 300, 600, 1200]"
     );
 }
@@ -262,7 +265,7 @@ fn a_tiling_that_sizes_tiles_from_the_platform_ub_offers_the_parts_it_plans_for(
         ub,
         [("ub_parts", "op_host/op.cpp", 1, TunableKind::UbParts)]
     );
-    assert_eq!(domain(TunableKind::UbParts, 1, 48), "range = [1, 4]");
+    assert_eq!(domain(TunableKind::UbParts, 1, 48, 24), "range = [1, 4]");
     // Two queries filling one variable: no single statement to own, nothing offered.
     let twice = host.replace(
         "    t.set_tile",
@@ -273,4 +276,121 @@ fn a_tiling_that_sizes_tiles_from_the_platform_ub_offers_the_parts_it_plans_for(
             .iter()
             .all(|t| t.3 != TunableKind::UbParts)
     );
+}
+
+/// A kernel with the high-level Matmul, splitting its work by block.
+const MATMUL_KERNEL: &str = "extern \"C\" __global__ __aicore__ void mm(GM_ADDR a, GM_ADDR t) {\n    \
+    GET_TILING_DATA(d, t);\n    int32_t m = GetBlockIdx() % 4;\n    mm.IterateAll(c);\n}\n";
+
+/// The host's matmul tiling with the fixture's named constants (fixtures/matmul_custom).
+const MATMUL_HOST: &str = "namespace optiling {\nconst int32_t CORE_NUM = 1;\nconst int32_t BASE_M = 32;\n\
+    const int32_t BASE_N = 64;\nconst int32_t BASE_K = 16;\n\
+    static ge::graphStatus TilingFunc(gert::TilingContext *context) {\n    \
+    matmul_tiling::MultiCoreMatmulTiling cubeTiling(p);\n    cubeTiling.SetDim(CORE_NUM);\n    \
+    cubeTiling.SetShape(M, N, K);\n    cubeTiling.SetFixSplit(BASE_M, BASE_N, BASE_K);\n    \
+    cubeTiling.SetBufferSpace(-1, -1, -1);\n    \
+    context->SetBlockDim(tiling.cubeTilingData.usedCoreNum);\n    return 0;\n}\n}\n";
+
+#[test]
+fn the_matmul_tilings_constants_are_offered_as_cube_tunables() {
+    let d = run(MATMUL_HOST, MATMUL_KERNEL);
+    let f = "op_host/op.cpp";
+    assert_eq!(
+        offered(&d),
+        [
+            // Found by its name first, then given the cube kind since it feeds SetDim.
+            ("core_num", f, 1, TunableKind::CubeCores),
+            ("base_m", f, 32, TunableKind::CubeBase),
+            ("base_n", f, 64, TunableKind::CubeBase),
+            ("base_k", f, 16, TunableKind::CubeBase),
+        ]
+    );
+    assert!(d.offered[1..]
+        .iter()
+        .all(|t| matches!(&t.bind, Bind::Symbol(s) if s.to_ascii_lowercase() == t.name)));
+    assert!(d.left_out.is_empty(), "{:?}", d.left_out);
+    // Whatever the constants are called.
+    let renamed = MATMUL_HOST.replace("BASE_M", "kTileRows");
+    assert_eq!(offered(&run(&renamed, MATMUL_KERNEL))[1].0, "ktilerows");
+    // A kernel that never asks its block: the core split is left out, the blocks still offered.
+    let whole = MATMUL_KERNEL.replace("GetBlockIdx() % 4", "0");
+    let d = run(MATMUL_HOST, &whole);
+    assert_eq!(left_out(&d), [("core_num", Reason::NoBlockSplit)]);
+    assert_eq!(offered(&d).len(), 3);
+}
+
+#[test]
+fn literal_arguments_of_the_matmul_tiling_are_offered_as_those_arguments() {
+    let host = "int T(Ctx *c) {\n    MultiCoreMatmulTiling mt(p);\n    mt.SetDim(8);\n    \
+        mt.SetFixSplit(128, 256, 64);\n    mt.SetBufferSpace(262144, 131072, -1);\n    \
+        mt.GetTiling(td.mm);\n    td.mm.set_depthA1(8);\n    td.mm.set_stepKa(4);\n    \
+        td.mm.set_stepM(baseSteps);\n    return 0;\n}\n";
+    let d = run(host, MATMUL_KERNEL);
+    let f = "op_host/op.cpp";
+    assert_eq!(
+        offered(&d),
+        [
+            ("core_num", f, 8, TunableKind::CubeCores),
+            ("base_m", f, 128, TunableKind::CubeBase),
+            ("base_n", f, 256, TunableKind::CubeBase),
+            ("base_k", f, 64, TunableKind::CubeBase),
+            // -1 (the tiling decides the UB) is not a literal to tune; a computed step neither.
+            ("l1_space", f, 262144, TunableKind::CubeBuffer),
+            ("l0c_space", f, 131072, TunableKind::CubeBuffer),
+            ("depth_a1", f, 8, TunableKind::CubeStep),
+            ("step_ka", f, 4, TunableKind::CubeStep),
+        ]
+    );
+    assert_eq!(
+        d.offered[2].bind,
+        Bind::Call {
+            func: "SetFixSplit".into(),
+            arg: 1
+        }
+    );
+    // Each binding finds its literal again, as tune will.
+    for t in &d.offered {
+        let site = binding::find_site(host, f, &t.bind).unwrap();
+        assert_eq!(site.value, t.value, "{}", t.name);
+    }
+    // A local with a literal initialiser, as the public examples write it; not one assigned again.
+    let local = "int T() {\n    int32_t baseM = 128;\n    int32_t baseN = 64;\n    \
+        if (m < 64) { baseN = 32; }\n    mt.SetFixSplit(baseM, baseN, -1);\n}\n";
+    assert_eq!(
+        offered(&run(local, MATMUL_KERNEL)),
+        [("basem", f, 128, TunableKind::CubeBase)]
+    );
+    // Runtime values (the usual -1 defaults and shapes) give nothing.
+    let computed = "int T(Ctx *c) { mt.SetDim(n); mt.SetFixSplit(bm, bn, -1); mt.SetBufferSpace(-1, -1, -1); }\n";
+    assert!(offered(&run(computed, MATMUL_KERNEL)).is_empty());
+    // Two calls of one setter: no single literal to own; left to the name rules.
+    let twice = "int T() { a.SetDim(8); b.SetDim(4); }\n";
+    assert!(offered(&run(twice, MATMUL_KERNEL)).is_empty());
+}
+
+#[test]
+fn cube_domains_follow_the_cube() {
+    // The AIC count, not the AIV count.
+    assert_eq!(
+        domain(TunableKind::CubeCores, 1, 48, 24),
+        "values = [1, 2, 4, 8, 12, 16, 20, 24]"
+    );
+    assert_eq!(domain(TunableKind::CubeBase, 32, 48, 24), "pow2 = [16, 256]");
+    assert_eq!(
+        domain(TunableKind::CubeBase, 48, 48, 24),
+        "values = [16, 32, 48, 64, 128, 256]"
+    );
+    assert_eq!(domain(TunableKind::CubeStep, 4, 48, 24), "pow2 = [1, 8]");
+    assert_eq!(
+        domain(TunableKind::CubeBuffer, 262144, 48, 24),
+        "values = [65536, 131072, 262144]"
+    );
+    // Rendered as init writes them.
+    let d = run(MATMUL_HOST, MATMUL_KERNEL);
+    let text = render_tunables(&d.offered, 48, 24);
+    assert!(
+        text.contains("name = \"base_m\"\nfile = \"op_host/op.cpp\"\nsymbol = \"BASE_M\"\npow2 = [16, 256]   # now 32"),
+        "{text}"
+    );
+    assert!(text.contains("values = [1, 2, 4, 8, 12, 16, 20, 24]   # now 1"), "{text}");
 }
