@@ -107,6 +107,8 @@ pub struct Twin {
     kernel_objects: Vec<PathBuf>,
     /// `obj/host_pch.h`, with its precompiled `.gch` beside it, when the compiler is GCC.
     host_pch: Option<PathBuf>,
+    /// The manifest's `include-as`: (path inside the project, folder shown there) for every build.
+    mounts: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What one run of the two programs produced.
@@ -206,6 +208,7 @@ impl Twin {
             host_objects: vec![],
             kernel_objects: vec![],
             host_pch: None,
+            mounts: vec![],
         };
         twin.runtime.dir = twin.obj_dir.clone();
         twin.host_objects = twin.compile_runtime("host")?;
@@ -216,6 +219,11 @@ impl Twin {
     }
 
     /// What preparing the twin did, and how long it took.
+    /// Folders every build shows at a path inside the project (the manifest's `include-as`).
+    pub fn set_mounts(&mut self, mounts: Vec<(PathBuf, PathBuf)>) {
+        self.mounts = mounts;
+    }
+
     pub fn runtime(&self) -> &RuntimeReport {
         &self.runtime
     }
@@ -385,6 +393,10 @@ impl Twin {
         for inc in include {
             h.part(inc.to_string_lossy().as_bytes());
         }
+        for (at, dir) in &self.mounts {
+            h.part(at.to_string_lossy().as_bytes())
+                .part(dir.to_string_lossy().as_bytes());
+        }
         let key = h.finish();
         let dir = self.cache.join("build").join(format!("{side}-{key}"));
         let program = dir.join(if side == "host" { "tiling" } else { "kernel" });
@@ -433,6 +445,17 @@ impl Twin {
             let p = mirror.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).map_err(BuildError::Io)?;
             fsx::write_file(&p, text).map_err(BuildError::Io)?;
+        }
+        // `include-as`: the folder shown at its path beside the sources, so `#include "../utils/x.h"`
+        // from `op_kernel/` reads it as the original build's layout has it.
+        for (at, dir) in &self.mounts {
+            let link = mirror.join(at);
+            if link.exists() {
+                continue;
+            }
+            std::fs::create_dir_all(link.parent().unwrap()).map_err(BuildError::Io)?;
+            let target = std::fs::canonicalize(dir).map_err(BuildError::Io)?;
+            std::os::unix::fs::symlink(&target, &link).map_err(BuildError::Io)?;
         }
         let mut cmd = self.cxx(side);
         // Source locations in compiler errors and in the twin's fault messages read as project paths.
