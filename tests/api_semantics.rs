@@ -728,6 +728,60 @@ int main() {
     );
 }
 
+/// ge::GetPrimaryFormat / GetSubFormat / HasSubFormat split a packed format value (primary in bits
+/// 0-7, sub-format in bits 8-23; CANN graph API graph/types.h), checked against the same split done
+/// here; and log/error_code.h's reporters (the tensor-count and shape-size ones ops-nn's foreach
+/// tiling uses) print one error naming the op and their strings.
+#[test]
+fn packed_formats_split_and_error_code_reporters_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fmt.cpp");
+    let packed: [u32; 4] = [2, 29 | (3 << 8), 4 | (0x1234 << 8) | (1 << 24), 0xff];
+    let values: Vec<String> = packed.iter().map(|v| format!("{v}u")).collect();
+    std::fs::write(
+        &src,
+        format!(
+            r#"
+#include <cstdio>
+#include "graph/types.h"
+#include "log/log.h"
+#include "log/error_code.h"
+#include "platform/platform_info_def.h"
+int main() {{
+    const unsigned vs[] = {{{}}};
+    for (unsigned v : vs) {{
+        int32_t f = static_cast<int32_t>(v);
+        std::printf("%d %d %d\n", ge::GetPrimaryFormat(f), ge::GetSubFormat(f), ge::HasSubFormat(f) ? 1 : 0);
+    }}
+    std::printf("%d\n", ge::GetPrimaryFormat(ge::FORMAT_FRACTAL_NZ));
+    OP_LOGE_FOR_INVALID_TENSORNUM("NodeT", "x", "300", "at most 256");
+    OP_LOGE_FOR_INVALID_SHAPESIZE("NodeS", "scalar", "2", "1");
+    return 0;
+}}
+"#,
+            values.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the packed-format host check");
+    let mut want = String::new();
+    for v in packed {
+        let (primary, sub) = (v & 0xff, (v >> 8) & 0xffff);
+        want += &format!("{primary} {sub} {}\n", u32::from(sub > 0));
+    }
+    want += "29\n";
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for w in [
+        "NodeT",
+        "invalid tensor count: x: 300: at most 256",
+        "NodeS",
+        "invalid shape size: scalar: 2: 1",
+    ] {
+        assert!(stderr.contains(w), "{w} in {stderr}");
+    }
+}
+
 /// ReduceSum / ReduceMax / ReduceMin over one axis of a 2-D tensor (`Pattern::Reduce::AR` / `RA`,
 /// srcShape {rows, cols}, rows 32 B apart with srcInnerPad): AR gives one result per row (a row sums
 /// as a tree), RA one per column (rows added in order); the padding lanes between rows are never read.

@@ -24,7 +24,8 @@ impl TwinBackend {
         work_dir: PathBuf,
         cache: PathBuf,
     ) -> Result<Self> {
-        let twin = Twin::prepare_in(&work_dir, &cache, &crate::twin::runtime_root(&cache))?;
+        let mut twin = Twin::prepare_in(&work_dir, &cache, &crate::twin::runtime_root(&cache))?;
+        twin.set_mounts(manifest.include_as.clone());
         Ok(TwinBackend {
             twin,
             root: manifest.root.clone(),

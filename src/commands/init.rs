@@ -754,6 +754,23 @@ fn render(
             list.join(", ")
         );
     }
+    let mut include_as: Vec<&(String, String)> = vec![];
+    for m in ops.iter().flat_map(|o| &o.include_as) {
+        if !include_as.iter().any(|(at, _)| *at == m.0) {
+            include_as.push(m);
+        }
+    }
+    if !include_as.is_empty() {
+        let list: Vec<String> = include_as
+            .iter()
+            .map(|(at, d)| format!("\"{at}\" = \"{d}\""))
+            .collect();
+        let _ = writeln!(
+            s,
+            "include-as = {{ {} }}   # sibling folders the sources include as `../<name>/`, shown where the original build puts them",
+            list.join(", ")
+        );
+    }
     for op in ops {
         let _ = writeln!(s, "\n[[op]]\nname = \"{}\"", op.name);
         for n in &op.notes {
@@ -815,7 +832,11 @@ fn render(
                 let _ = writeln!(s, "#   {l}");
             }
         }
-        s.push_str(&discover::render_tunables(&op.tunables, soc.aiv_cores, soc.aic_cores));
+        s.push_str(&discover::render_tunables(
+            &op.tunables,
+            soc.aiv_cores,
+            soc.aic_cores,
+        ));
     }
     (s, guesses)
 }

@@ -449,6 +449,9 @@ pub struct Manifest {
     /// device 0.
     pub devices: Vec<u32>,
     pub include: Vec<PathBuf>,
+    /// `include-as`: (a path inside the project, the folder outside it the build shows there), so a
+    /// source's `#include "../utils/x.h"` finds a sibling folder the way the original build lays it out.
+    pub include_as: Vec<(PathBuf, PathBuf)>,
     /// `[project] executor`: where `tune` and `bench` run per-op work unless `--executor` says otherwise.
     pub executor: ExecutorKind,
     /// `[slurm]`: what this project's jobs are submitted with under `--executor slurm`.
@@ -520,6 +523,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         ("Ascend910B1".to_string(), BackendKind::Twin, None, vec![]);
     let (mut layout, mut run_mode, mut devices) = (Layout::default(), None, vec![]);
     let mut cmake_source = None;
+    let mut include_as = vec![];
     if let Some(p) = project {
         executor_kind = executor::executor(&source, p.executor)?;
         if let Some(s) = p.soc {
@@ -622,6 +626,30 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 ));
             }
             include.push(path);
+        }
+        for (at, inc) in p.include_as {
+            let path = root.join(inc.get_ref());
+            if !path.is_dir() {
+                return Err(err(
+                    span(&inc),
+                    format!("include-as folder `{}` does not exist", inc.get_ref()),
+                    "create it or fix the path (relative to ascend.toml)",
+                ));
+            }
+            let rel = Path::new(&at);
+            if at.is_empty()
+                || rel.is_absolute()
+                || rel
+                    .components()
+                    .any(|c| !matches!(c, std::path::Component::Normal(_)))
+            {
+                return Err(err(
+                    span(&inc),
+                    format!("include-as name `{at}` is not a plain path inside the project"),
+                    "name the folder the sources expect, relative to the project root, e.g. \"foreach_utils\"",
+                ));
+            }
+            include_as.push((rel.to_path_buf(), path));
         }
     }
 
@@ -1225,6 +1253,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         run_mode,
         devices,
         include,
+        include_as,
         executor: executor_kind,
         slurm,
         ops,

@@ -34,6 +34,10 @@ pub struct Project {
     pub cann_path: Option<Spanned<String>>,
     #[serde(default)]
     pub include: Vec<Spanned<String>>,
+    /// `include-as`: folders the build shows at a path inside the project (`{ "foreach_utils" =
+    /// "../foreach_utils/op_kernel" }`), for sources that include a sibling folder by a relative path.
+    #[serde(default)]
+    pub include_as: std::collections::BTreeMap<String, Spanned<String>>,
     pub layout: Option<Spanned<String>>,
     pub cmake_source: Option<Spanned<String>>,
     pub run_mode: Option<Spanned<String>>,

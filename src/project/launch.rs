@@ -147,7 +147,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     let found = super::op_tunables(root, &side(&host), &side(&kernel));
     let mut srcs: Vec<PathBuf> = kernel.iter().chain(&host).map(|f| root.join(f)).collect();
     srcs.dedup();
-    let include = super::registered::include_folders(root, &srcs);
+    let (include, include_as) = super::registered::include_layout(root, &srcs);
     Some(Ok(vec![FoundOp {
         name: entry.name.clone(),
         op_type: None,
@@ -160,6 +160,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         left_out: found.left_out,
         opdef: None,
         include,
+        include_as,
         notes,
         launch: Some(Launch { program }),
     }]))

@@ -36,6 +36,10 @@ pub struct FoundOp {
     pub opdef: Option<opdef::OpDef>,
     /// Include folders the sources need, relative to the project root (may lie above it).
     pub include: Vec<String>,
+    /// `include-as` pairs (a path inside the project, the folder shown there, relative to the root)
+    /// for `#include "../<sibling>/x.h"` whose sibling folder the original build lays out beside the
+    /// sources.
+    pub include_as: Vec<(String, String)>,
     /// What discovery had to choose or guess, for `init` to tell the user.
     pub notes: Vec<String>,
     /// Set for a kernel-launch project (or `.asc` program): the program its CMake builds.
@@ -169,6 +173,7 @@ pub fn discover(root: &Path) -> Result<Vec<FoundOp>, String> {
                 left_out: found.left_out,
                 opdef: None,
                 include: vec![],
+                include_as: vec![],
                 notes: vec![],
                 launch: None,
             });

@@ -227,7 +227,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         };
         let mut sources: Vec<PathBuf> = host.iter().map(|h| root.join(h)).collect();
         sources.push(root.join(kernel_file));
-        let include = include_folders(root, &sources);
+        let (include, include_as) = include_layout(root, &sources);
         ops.push(FoundOp {
             name: entry.name.clone(),
             op_type: Some(def.op_type.clone()),
@@ -240,6 +240,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             left_out: found.left_out,
             opdef: Some(def.clone()),
             include,
+            include_as,
             notes,
             launch: None,
         });
@@ -290,6 +291,53 @@ fn repository_root(root: &Path) -> PathBuf {
 /// and in the `inc/` and `include/` folders of their subfolders (`common/inc`); found headers are
 /// followed in turn.
 pub fn include_folders(root: &Path, sources: &[PathBuf]) -> Vec<String> {
+    include_layout(root, sources).0
+}
+
+/// A folder the original build lays out where a `#include "../<name>/x.h"` looks, found among the
+/// folders beside `root` and beside its ancestors up to `top`: `<name>/x.h` itself or `x.h` under
+/// `<name>/op_kernel/` (`<name>/op_host/`, `inc/`, `include/`), as ops-nn's shared `foreach_utils/`.
+/// Returns the folder to show at `<name>`.
+fn sibling_folder(root: &Path, top: &Path, name: &str, rest: &Path) -> Option<PathBuf> {
+    for a in root.ancestors().skip(1).take_while(|a| a.starts_with(top)) {
+        let f = a.join(name);
+        if !f.is_dir() || f == root {
+            continue;
+        }
+        for sub in ["", "op_kernel", "op_host", "inc", "include"] {
+            let d = if sub.is_empty() {
+                f.clone()
+            } else {
+                f.join(sub)
+            };
+            if d.join(rest).is_file() {
+                return Some(d);
+            }
+        }
+    }
+    None
+}
+
+/// `p` with `.` and `..` folded away without touching the file system.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// As `include_folders`, and the `include-as` pairs: an `#include "../<name>/x.h"` that resolves
+/// nowhere but lands inside the project names a sibling folder the original build copies beside the
+/// sources (ops-nn's kernels include `../foreach_utils/...`); when `sibling_folder` finds it, the
+/// pair (the path inside the project, the folder) lets the build show it there.
+pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(String, String)>) {
     let top = repository_root(root);
     let ancestors: Vec<PathBuf> = root
         .ancestors()
@@ -315,7 +363,27 @@ pub fn include_folders(root: &Path, sources: &[PathBuf]) -> Vec<String> {
             }
         }
     }
+    // The `op_host/` and `op_kernel/` folders of the folders beside `root` and beside its ancestors.
+    let mut shared: Vec<PathBuf> = vec![];
+    for a in ancestors.iter().skip(1) {
+        if let Ok(rd) = std::fs::read_dir(a) {
+            let mut subs: Vec<PathBuf> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir() && p != root)
+                .collect();
+            subs.sort();
+            for s in subs {
+                for side in ["op_host", "op_kernel"] {
+                    if s.join(side).is_dir() {
+                        shared.push(s.join(side));
+                    }
+                }
+            }
+        }
+    }
     let mut found: Vec<PathBuf> = vec![];
+    let mut mounts: Vec<(PathBuf, PathBuf)> = vec![];
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
     let mut queue: Vec<PathBuf> = sources.to_vec();
     while let Some(file) = queue.pop() {
@@ -345,10 +413,53 @@ pub fn include_folders(root: &Path, sources: &[PathBuf]) -> Vec<String> {
             if let Some(b) = bases.iter().find(|b| b.join(&inc).is_file()) {
                 queue.push(b.join(&inc));
                 found.push(b.clone());
+                continue;
+            }
+            // A bare name kept in a sibling operator folder's `op_host/` or `op_kernel/` (a family's
+            // shared `foreach_utils/op_host/`, which the original build puts on the include path):
+            // taken when exactly one such folder holds it.
+            let holders: Vec<&PathBuf> = shared.iter().filter(|b| b.join(&inc).is_file()).collect();
+            if let [b] = holders[..] {
+                queue.push(b.join(&inc));
+                found.push(b.clone());
+                continue;
+            }
+            if !inc.starts_with("../") {
+                continue;
+            }
+            // `../<name>/x.h` landing inside the project, where no folder `<name>` is.
+            let at = lexical(&dir.join(&inc));
+            let Ok(inside) = at.strip_prefix(lexical(root)) else {
+                continue;
+            };
+            let mut parts = inside.components();
+            let Some(Component::Normal(first)) = parts.next() else {
+                continue;
+            };
+            let mount = root.join(first);
+            let rest = parts.as_path().to_path_buf();
+            if mount.exists() || rest.as_os_str().is_empty() {
+                continue;
+            }
+            if let Some((_, d)) = mounts.iter().find(|(m, _)| *m == mount) {
+                if d.join(&rest).is_file() {
+                    queue.push(d.join(&rest));
+                }
+                continue;
+            }
+            if let Some(d) = sibling_folder(root, &top, &first.to_string_lossy(), &rest) {
+                queue.push(d.join(&rest));
+                mounts.push((mount, d));
             }
         }
     }
-    found.iter().map(|f| relative(root, f)).collect()
+    (
+        found.iter().map(|f| relative(root, f)).collect(),
+        mounts
+            .iter()
+            .map(|(m, d)| (relative(root, m), relative(root, d)))
+            .collect(),
+    )
 }
 
 /// `to` relative to `from` (both absolute or both relative to one folder), with `..` where it lies above.
@@ -408,6 +519,52 @@ mod tests {
         let p = root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
+    }
+
+    /// `../shared/x.h` from `op_kernel/` lands in the op folder, where no `shared/` is: the sibling
+    /// folder `shared/` found up the repository (its `op_kernel/` holding `x.h`) becomes an
+    /// `include-as` pair, and the headers it includes beside itself are followed; a relative include
+    /// that resolves as written, or lands outside the op, is left alone.
+    #[test]
+    fn a_sibling_folder_included_by_a_relative_path_becomes_an_include_as_pair() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "");
+        write(
+            repo,
+            "fam/shared/op_kernel/x.h",
+            "#include \"y.h\"\n#include \"util/z.h\"\n",
+        );
+        write(repo, "fam/shared/op_kernel/y.h", "\n");
+        write(repo, "fam/shared/op_host/shared_tiling.h", "\n");
+        write(repo, "fam/op_b/op_host/twice.h", "\n");
+        write(repo, "fam/op_c/op_host/twice.h", "\n");
+        write(repo, "common/inc/util/z.h", "\n");
+        let root = repo.join("fam/op_a");
+        write(
+            &root,
+            "op_kernel/op_a.cpp",
+            "#include \"../shared/x.h\"\n#include \"../../missing/w.h\"\n",
+        );
+        // A bare name held by one sibling's `op_host/` is found there; one held by two is not guessed.
+        write(
+            &root,
+            "op_host/op_a_tiling.cpp",
+            "#include \"shared_tiling.h\"\n#include \"twice.h\"\n",
+        );
+        let (include, _) = include_layout(&root, &[root.join("op_host/op_a_tiling.cpp")]);
+        assert_eq!(include, ["../shared/op_host"]);
+        let (include, include_as) = include_layout(&root, &[root.join("op_kernel/op_a.cpp")]);
+        assert_eq!(
+            include_as,
+            [("shared".to_string(), "../shared/op_kernel".to_string())]
+        );
+        // Found through the mounted header's own include.
+        assert_eq!(include, ["../../common/inc"]);
+        // An op folder that has `shared/` itself needs no pair.
+        write(&root, "shared/x.h", "\n");
+        let (_, include_as) = include_layout(&root, &[root.join("op_kernel/op_a.cpp")]);
+        assert!(include_as.is_empty(), "{include_as:?}");
     }
 
     /// One op, two kernel files defining its entry (one for arch35), its tiling registered apart

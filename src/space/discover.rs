@@ -560,9 +560,9 @@ fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
                             if !def.constant && reassigned(tree.root_node(), t, &symbol) {
                                 return None;
                             }
-                            binding::find_site(t, f, &bind)
-                                .ok()
-                                .map(|site| (symbol.to_ascii_lowercase(), f.clone(), bind.clone(), site))
+                            binding::find_site(t, f, &bind).ok().map(|site| {
+                                (symbol.to_ascii_lowercase(), f.clone(), bind.clone(), site)
+                            })
                         })
                     }
                     _ => None,
@@ -573,7 +573,11 @@ fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
                 if site.value <= 0 {
                     continue;
                 }
-                if let Some(t) = d.offered.iter_mut().find(|t| t.bind == bind && t.file == at) {
+                if let Some(t) = d
+                    .offered
+                    .iter_mut()
+                    .find(|t| t.bind == bind && t.file == at)
+                {
                     t.kind = kind;
                     continue;
                 }

@@ -107,6 +107,8 @@ pub struct Twin {
     kernel_objects: Vec<PathBuf>,
     /// `obj/host_pch.h`, with its precompiled `.gch` beside it, when the compiler is GCC.
     host_pch: Option<PathBuf>,
+    /// The manifest's `include-as`: (path inside the project, folder shown there) for every build.
+    mounts: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What one run of the two programs produced.
@@ -206,6 +208,7 @@ impl Twin {
             host_objects: vec![],
             kernel_objects: vec![],
             host_pch: None,
+            mounts: vec![],
         };
         twin.runtime.dir = twin.obj_dir.clone();
         twin.host_objects = twin.compile_runtime("host")?;
@@ -216,6 +219,11 @@ impl Twin {
     }
 
     /// What preparing the twin did, and how long it took.
+    /// Folders every build shows at a path inside the project (the manifest's `include-as`).
+    pub fn set_mounts(&mut self, mounts: Vec<(PathBuf, PathBuf)>) {
+        self.mounts = mounts;
+    }
+
     pub fn runtime(&self) -> &RuntimeReport {
         &self.runtime
     }
@@ -373,7 +381,7 @@ impl Twin {
         let (units, files) = side_files(root, op, sources, side)?;
         let defines = defines(op, side);
         let shim = (side == "kernel").then(|| kernel_shim(op, &files));
-        let key = side_key(
+        let mut key = side_key(
             [self.version.as_str(), side, self.toolchain.as_str()],
             &units,
             &defines,
@@ -381,6 +389,16 @@ impl Twin {
             shim.as_deref(),
             include,
         );
+        // Sibling folders shown beside the sources (`include-as`) are part of what the build reads.
+        if !self.mounts.is_empty() {
+            let mut h = KeyHasher::new();
+            h.part(&key);
+            for (at, dir) in &self.mounts {
+                h.part(at.to_string_lossy().as_bytes())
+                    .part(dir.to_string_lossy().as_bytes());
+            }
+            key = h.finish();
+        }
         let dir = self.cache.join("build").join(format!("{side}-{key}"));
         let program = dir.join(if side == "host" { "tiling" } else { "kernel" });
         if program.is_file() {
@@ -428,6 +446,17 @@ impl Twin {
             let p = mirror.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).map_err(BuildError::Io)?;
             fsx::write_file(&p, text).map_err(BuildError::Io)?;
+        }
+        // `include-as`: the folder shown at its path beside the sources, so `#include "../utils/x.h"`
+        // from `op_kernel/` reads it as the original build's layout has it.
+        for (at, dir) in &self.mounts {
+            let link = mirror.join(at);
+            if link.exists() {
+                continue;
+            }
+            std::fs::create_dir_all(link.parent().unwrap()).map_err(BuildError::Io)?;
+            let target = std::fs::canonicalize(dir).map_err(BuildError::Io)?;
+            std::os::unix::fs::symlink(&target, &link).map_err(BuildError::Io)?;
         }
         let mut cmd = self.cxx(side);
         // Source locations in compiler errors and in the twin's fault messages read as project paths.

@@ -78,7 +78,11 @@ fn matmul_launch_naive_and_reference_run_through_their_cmake_and_match_rust() {
             &["run", "--message-format", "json"],
             &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
         );
-        assert!(out.status.success(), "reference {reference}: {:?}", text(&out));
+        assert!(
+            out.status.success(),
+            "reference {reference}: {:?}",
+            text(&out)
+        );
         let measured = record(&out, "op-measured");
         assert_eq!(measured["backend"], "twin", "{measured}");
         assert_eq!(measured["modelled"], true, "{measured}");
@@ -90,7 +94,10 @@ fn matmul_launch_naive_and_reference_run_through_their_cmake_and_match_rust() {
         let b = read(DType::Float16, &runs[0].join("input/input_b.bin"));
         let c = read(DType::Float32, &runs[0].join("output/output_c.bin"));
         assert_eq!((a.len(), b.len()), (m * k, k * n));
-        assert!(a.iter().any(|v| *v != 0.0) && a != b, "inputs were not generated");
+        assert!(
+            a.iter().any(|v| *v != 0.0) && a != b,
+            "inputs were not generated"
+        );
         let want: Vec<f64> = (0..m * n)
             .map(|e| {
                 let (i, j) = (e / n, e % n);
@@ -107,7 +114,10 @@ fn matmul_launch_naive_and_reference_run_through_their_cmake_and_match_rust() {
         );
         latency.push(measured["latency_us"].as_f64().unwrap());
     }
-    eprintln!("matmul_launch: naive {} us, reference {} us", latency[0], latency[1]);
+    eprintln!(
+        "matmul_launch: naive {} us, reference {} us",
+        latency[0], latency[1]
+    );
     assert!(
         latency[1] * 10.0 < latency[0],
         "reference {} us vs naive {} us",
@@ -168,7 +178,11 @@ fn init_finds_the_matmul_tilings_parameters_as_the_hand_written_manifest_has_the
         } else {
             assert_eq!(values, [16, 32, 64, 128, 256], "{}", t.name);
         }
-        let by_hand = hand.ops[0].tunables.iter().find(|h| h.name == t.name).unwrap();
+        let by_hand = hand.ops[0]
+            .tunables
+            .iter()
+            .find(|h| h.name == t.name)
+            .unwrap();
         assert!(
             by_hand.domain.values().iter().all(|v| values.contains(v)),
             "{}: {:?} misses some of the hand-written {:?}",

@@ -437,3 +437,50 @@ fn init_takes_output_shapes_from_the_ops_infershape() {
         "{manifest}"
     );
 }
+
+/// A kernel that includes shared code from a sibling folder by a relative path the original build
+/// makes true (`#include "../utils/x.h"` from `op_kernel/`, with `utils/op_kernel/` copied beside
+/// the op's kernel), as ops-nn's foreach kernels do: init finds the folder up to the repository's
+/// top and writes it as `include-as`, and `run` builds and runs with the manifest as written.
+#[test]
+fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expects_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/sibling_utils");
+    copy_tree(&from, dir.path());
+    let op = dir.path().join("sib_add");
+    let out = cargo_ascend_tune(
+        &op,
+        &[
+            "init",
+            "--no-probe",
+            "--shape",
+            "x=4x1000",
+            "--shape",
+            "y=4x1000",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(op.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("include-as = { \"utils\" = \"../utils/op_kernel\" }"),
+        "{manifest}"
+    );
+    let out = cargo_ascend_tune(&op, &["run", "--message-format", "json"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let measured = record(&out, "op-measured");
+    assert_eq!(measured["op"], "sib_add", "{measured}");
+    // Without the pair the kernel's include does not resolve: the build fails naming it.
+    let without: String = manifest
+        .lines()
+        .filter(|l| !l.starts_with("include-as"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(op.join("ascend.toml"), without).unwrap();
+    let out = cargo_ascend_tune(&op, &["run"]);
+    assert!(!out.status.success(), "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("../utils/elementwise_add.h"),
+        "{:?}",
+        text(&out)
+    );
+}

@@ -236,14 +236,20 @@ fn domains_hold_the_current_value() {
 
 #[test]
 fn domains_fit_the_value_and_the_soc() {
-    assert_eq!(domain(TunableKind::BufferCount, 1, 48, 24), "range = [1, 2]");
+    assert_eq!(
+        domain(TunableKind::BufferCount, 1, 48, 24),
+        "range = [1, 2]"
+    );
     assert_eq!(domain(TunableKind::UbSplit, 6, 48, 24), "range = [3, 12]");
     assert_eq!(
         domain(TunableKind::BlockDim, 8, 40, 20),
         "values = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40]"
     );
     assert_eq!(domain(TunableKind::Size, 256, 48, 24), "pow2 = [16, 16384]");
-    assert_eq!(domain(TunableKind::Size, 8192, 48, 24), "pow2 = [128, 65536]");
+    assert_eq!(
+        domain(TunableKind::Size, 8192, 48, 24),
+        "pow2 = [128, 65536]"
+    );
     assert_eq!(
         domain(TunableKind::Size, 300, 48, 24),
         "values = [75, 150, 300, 600, 1200]"
@@ -305,9 +311,11 @@ fn the_matmul_tilings_constants_are_offered_as_cube_tunables() {
             ("base_k", f, 16, TunableKind::CubeBase),
         ]
     );
-    assert!(d.offered[1..]
-        .iter()
-        .all(|t| matches!(&t.bind, Bind::Symbol(s) if s.to_ascii_lowercase() == t.name)));
+    assert!(
+        d.offered[1..]
+            .iter()
+            .all(|t| matches!(&t.bind, Bind::Symbol(s) if s.to_ascii_lowercase() == t.name))
+    );
     assert!(d.left_out.is_empty(), "{:?}", d.left_out);
     // Whatever the constants are called.
     let renamed = MATMUL_HOST.replace("BASE_M", "kTileRows");
@@ -375,7 +383,10 @@ fn cube_domains_follow_the_cube() {
         domain(TunableKind::CubeCores, 1, 48, 24),
         "values = [1, 2, 4, 8, 12, 16, 20, 24]"
     );
-    assert_eq!(domain(TunableKind::CubeBase, 32, 48, 24), "pow2 = [16, 256]");
+    assert_eq!(
+        domain(TunableKind::CubeBase, 32, 48, 24),
+        "pow2 = [16, 256]"
+    );
     assert_eq!(
         domain(TunableKind::CubeBase, 48, 48, 24),
         "values = [16, 32, 48, 64, 128, 256]"
@@ -392,5 +403,8 @@ fn cube_domains_follow_the_cube() {
         text.contains("name = \"base_m\"\nfile = \"op_host/op.cpp\"\nsymbol = \"BASE_M\"\npow2 = [16, 256]   # now 32"),
         "{text}"
     );
-    assert!(text.contains("values = [1, 2, 4, 8, 12, 16, 20, 24]   # now 1"), "{text}");
+    assert!(
+        text.contains("values = [1, 2, 4, 8, 12, 16, 20, 24]   # now 1"),
+        "{text}"
+    );
 }

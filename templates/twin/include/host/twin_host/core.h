@@ -67,6 +67,13 @@ enum Format {
     FORMAT_MAX = 0xff
 };
 
+// A format value packs a primary format (bits 0-7) with a sub-format (bits 8-23), as GE's
+// GetPrimaryFormat / GetSubFormat / HasSubFormat (graph/types.h of the CANN graph API) read it; a
+// storage format of a plain tensor is its primary format alone.
+inline int32_t GetPrimaryFormat(int32_t format) { return static_cast<int32_t>(static_cast<uint32_t>(format) & 0xffU); }
+inline int32_t GetSubFormat(int32_t format) { return static_cast<int32_t>((static_cast<uint32_t>(format) & 0xffff00U) >> 8); }
+inline bool HasSubFormat(int32_t format) { return GetSubFormat(format) > 0; }
+
 // GetFormatName: a Format's name, nullptr when it is not one (basicdataapi atlasopapi_07_00506,
 // https://www.hiascend.com/document/detail/en/canncommercial/850/API/basicdataapi/atlasopapi_07_00506.html).
 // The names are the enumerators without their FORMAT_ prefix.

@@ -1,0 +1,4 @@
+// twin: lib/math/kernel_operator_cos_intf.h -- the header of the high-level Cos API, which the twin
+// defines with the rest of its vector API (see kernel_operator.h); kernels that include it by name find it.
+#pragma once
+#include "../../kernel_operator.h"
