@@ -106,6 +106,9 @@ def export(repo, commit, dest):
 
 # Causes: the first matching rule names the group of a failure's first error line.
 CAUSES = [
+    (r"^init: .*the twin cannot run this program: .*(SIMT|dav-3510|C API)", "init: refused, out of the twin's scope ({0})"),
+    (r"the verify command .* failed", "wrong: the example's own verify script rejected the outputs"),
+    (r"the prepare command .* failed", "prepare: the example's own gen_data script failed"),
     (r"^init: .*no op_kernel/ folder", "init: no custom-op folder, and (before db026bc) kernel-launch / .asc not taken"),
     (r"^init: .*found no kernel entry", "init: no kernel entry found"),
     (r"^init: ", "init: other"),

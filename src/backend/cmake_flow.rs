@@ -703,15 +703,23 @@ impl CmakeFlow {
     ) -> std::result::Result<Measurement, TrialFailure> {
         let run = RunDir::new(&self.work)?;
         run.write_inputs(op, inputs)?;
+        use super::data_flow::{run_step, Step};
+        if let Some(prepare) = &op.prepare {
+            run_step(Step::Prepare, prepare, &self.project, &run.dir)?;
+        }
         let program: Vec<OsString> = vec![artifact.host.clone().into_os_string()];
-        match &self.profiler {
-            None => self.run_cpu(op, &run, &program, keep_trace),
+        let measured = match &self.profiler {
+            None => self.run_cpu(op, &run, &program, keep_trace)?,
             Some(p) => {
                 let measured = p.measure(&op.name, &program, &run.dir, &self.tool, &[])?;
                 let outputs = run.read_outputs(op)?;
-                Ok(profile::measurement(measured, op, outputs, self.soc))
+                profile::measurement(measured, op, outputs, self.soc)
             }
+        };
+        if let Some(verify) = &op.verify {
+            run_step(Step::Verify, verify, &self.project, &run.dir)?;
         }
+        Ok(measured)
     }
 
     /// cpu mode: the program runs on the twin package's CPU library and leaves a trace the model times.

@@ -5,6 +5,7 @@
 
 pub mod cann;
 pub mod cmake_flow;
+pub mod data_flow;
 pub mod faults;
 pub mod twin;
 

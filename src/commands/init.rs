@@ -792,6 +792,11 @@ fn render(
         let _ = writeln!(s, "kernel = [{}]", list(&op.kernel));
         if let Some(l) = &op.launch {
             let _ = writeln!(s, "program = \"{}\"", l.program);
+            for (key, cmd) in [("prepare", &l.prepare), ("verify", &l.verify)] {
+                if let Some(cmd) = cmd {
+                    let _ = writeln!(s, "{key} = [{}]", list(cmd));
+                }
+            }
         }
         let (inputs, mut outputs) = match &op.opdef {
             Some(def) => opdef_tensors(op, def, shapes),

@@ -381,6 +381,13 @@ pub struct OpSpec {
     /// the project root with the input and output files appended; exit code 0 accepts them
     /// (`crate::verify::golden`).
     pub golden: Option<Vec<String>>,
+    /// Kernel-launch projects that make and check their own data (the asc-devkit examples'
+    /// `gen_data.py` / `verify_result.py`): `prepare` runs in the run folder before the program (it writes
+    /// the program's input files and the expected results there), `verify` runs there after it; each is a
+    /// program and its arguments run without a shell, a relative program path with a `/` taken from the
+    /// project root (`crate::backend::data_flow`). A `verify` that exits non-zero makes the trial wrong.
+    pub prepare: Option<Vec<String>>,
+    pub verify: Option<Vec<String>>,
     /// Where the op's program reads each input (`file` of `[[op.input]]`), relative to the folder it
     /// runs in; in `inputs` order. Default `input/input_<name>.bin`.
     pub input_files: Vec<String>,
@@ -392,7 +399,8 @@ pub struct OpSpec {
 impl OpSpec {
     /// For an op without outputs, what running it cannot check, said where results would be verified.
     pub fn unverified_note(&self) -> Option<String> {
-        self.outputs.is_empty().then(|| {
+        // A `verify` command checks what the program wrote in each run, tensors or not.
+        (self.outputs.is_empty() && self.verify.is_none()).then(|| {
             format!(
                 "op `{}` has no outputs, so nothing of its results is verified: a candidate counts as correct when it runs without a fault",
                 self.name
@@ -913,6 +921,29 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             }
         }
         let (program, app) = program_and_app(&source, layout, &name, op.program, op.app)?;
+        let mut data_flow = [None, None];
+        for (slot, (key, cmd)) in [("prepare", op.prepare), ("verify", op.verify)]
+            .into_iter()
+            .enumerate()
+        {
+            let Some(cmd) = cmd else { continue };
+            if layout != Layout::KernelLaunch {
+                return Err(err(
+                    span(&cmd),
+                    format!("`{key}` of op `{name}` is for kernel-launch projects"),
+                    "set layout = \"kernel-launch\" under [project], or check a custom op's outputs with golden = [...]",
+                ));
+            }
+            if !cmd.get_ref().first().is_some_and(|p| !p.trim().is_empty()) {
+                return Err(err(
+                    span(&cmd),
+                    format!("the {key} command of op `{name}` is empty"),
+                    "name a program and its arguments, e.g. prepare = [\"python3\", \"scripts/gen_data.py\"]",
+                ));
+            }
+            data_flow[slot] = Some(cmd.into_inner());
+        }
+        let [prepare, verify] = data_flow;
         let golden = match op.golden {
             None => None,
             Some(g) if g.get_ref().first().is_some_and(|p| !p.trim().is_empty()) => {
@@ -1237,6 +1268,8 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             program,
             app,
             golden,
+            prepare,
+            verify,
             input_files,
             output_files,
             span: op_span,

@@ -611,3 +611,31 @@ fn cmake_source_is_a_folder_with_a_cmakelists_inside_a_kernel_launch_project() {
     assert!(e.to_string().contains("for kernel-launch projects"), "{e}");
     assert!(load(&launch("")).unwrap().cmake_source.is_none());
 }
+
+/// `prepare` / `verify` (an example's own gen_data and verify scripts) are read for kernel-launch
+/// projects, refused elsewhere and when empty, and a `verify` counts as checking an op with no outputs.
+#[test]
+fn prepare_and_verify_are_kernel_launch_commands() {
+    let launch = fixture_text()
+        .replacen("[project]\n", "[project]\nlayout = \"kernel-launch\"\n", 1)
+        .replace(
+            "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [48, 16384]\n",
+            "",
+        );
+    let with = |extra: &str, text: &str| {
+        text.replacen("[[op]]\n", &format!("[[op]]\n{extra}\n"), 1)
+    };
+    let cmds = "prepare = [\"python3\", \"scripts/gen_data.py\"]\nverify = [\"python3\", \"scripts/verify_result.py\", \"output/output.bin\"]";
+    let m = load(&with(cmds, &launch)).unwrap();
+    let op = &m.ops[0];
+    assert_eq!(op.prepare.as_deref().unwrap(), ["python3", "scripts/gen_data.py"]);
+    assert_eq!(op.verify.as_deref().unwrap()[2], "output/output.bin");
+    assert!(op.unverified_note().is_none());
+    let plain = load(&launch).unwrap();
+    assert!(plain.ops[0].prepare.is_none() && plain.ops[0].unverified_note().is_some());
+
+    let e = load(&with(cmds, &fixture_text())).unwrap_err();
+    assert!(e.message.contains("is for kernel-launch projects"), "{}", e.message);
+    let e = load(&with("verify = []", &launch)).unwrap_err();
+    assert!(e.message.contains("the verify command of op `add_custom` is empty"), "{}", e.message);
+}

@@ -71,6 +71,8 @@ pub struct Op {
     pub program: Option<Spanned<String>>,
     pub app: Option<Spanned<Vec<String>>>,
     pub golden: Option<Spanned<Vec<String>>>,
+    pub prepare: Option<Spanned<Vec<String>>>,
+    pub verify: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -13,6 +13,94 @@ use std::path::{Path, PathBuf};
 pub struct Launch {
     /// The executable the project's CMake builds.
     pub program: String,
+    /// The example's own data flow (`[op] prepare` / `verify`), when it has a `gen_data.py` and a
+    /// `verify_result.py` (the asc-devkit examples): each a program and its arguments.
+    pub prepare: Option<Vec<String>>,
+    pub verify: Option<Vec<String>>,
+}
+
+/// Why the twin cannot take the program at `root`, when it cannot: a SIMT program (`--enable-simt`), one
+/// built only for dav-3510 (Ascend950, whose register-compute and SoC-only APIs the twin does not model)
+/// or one written against the C API (`c_api/...` headers). The twin implements the SIMD AscendC C++ API
+/// of the Atlas A2/A3 cores (templates/twin/README.md).
+pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
+    let words = cmake_words(cmake);
+    let simt_source = texts
+        .iter()
+        .find(|(_, t)| t.contains("__simt_vf__") || t.contains("__simt__"));
+    if let Some((f, _)) = simt_source {
+        return Some(format!(
+            "{f} holds SIMT functions (__simt_vf__); the twin implements the SIMD AscendC API only, not SIMT"
+        ));
+    }
+    if words.iter().any(|w| w.contains("--enable-simt")) {
+        return Some(
+            "the program is built with --enable-simt (SIMT); the twin implements the SIMD AscendC API only, not SIMT"
+                .into(),
+        );
+    }
+    // `set(CMAKE_ASC_ARCHITECTURES "dav-3510" ...)`: the example's own default target.
+    if let Some(i) = words
+        .iter()
+        .position(|w| w == "CMAKE_ASC_ARCHITECTURES")
+        .filter(|&i| i >= 2 && words[i - 1] == "(" && words[i - 2].eq_ignore_ascii_case("set"))
+    {
+        if words.get(i + 1).is_some_and(|w| w.trim_matches('"') == "dav-3510") {
+            return Some(
+                "its CMakeLists.txt targets dav-3510 (Ascend950: CMAKE_ASC_ARCHITECTURES \"dav-3510\"); the twin models the dav-2201 cores (Atlas A2/A3) and not dav-3510's SoC-only APIs"
+                    .into(),
+            );
+        }
+    }
+    for (f, t) in texts {
+        if let Some(l) = t
+            .lines()
+            .find(|l| l.trim_start().starts_with("#include") && l.contains("c_api/"))
+        {
+            return Some(format!(
+                "{f} uses the AscendC C API (`{}`), which the twin does not implement (it implements the C++ API of kernel_operator.h)",
+                l.trim()
+            ));
+        }
+    }
+    None
+}
+
+/// The example's data flow: `prepare` runs its `gen_data.py` (in `scripts/` or the root), `verify` its
+/// `verify_result.py` with the arguments its README gives (`output/output.bin output/golden.bin` when
+/// the README gives none without shell variables). Neither without a `gen_data.py`; no `verify`
+/// without a `verify_result.py` (the program's results are then not checked).
+pub fn data_flow(root: &Path) -> (Option<Vec<String>>, Option<Vec<String>>) {
+    let script = |name: &str| {
+        ["scripts/", ""]
+            .iter()
+            .map(|d| format!("{d}{name}"))
+            .find(|p| root.join(p).is_file())
+    };
+    let Some(gen_data) = script("gen_data.py") else {
+        return (None, None);
+    };
+    let prepare = Some(vec!["python3".to_string(), gen_data]);
+    let Some(verify) = script("verify_result.py") else {
+        return (prepare, None);
+    };
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
+    let args: Vec<String> = readme
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| l.starts_with("python") && l.contains("verify_result.py"))
+        .map(|l| {
+            l.split_whitespace()
+                .skip_while(|w| !w.ends_with("verify_result.py"))
+                .skip(1)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .find(|a| !a.is_empty() && a.iter().all(|w| !w.contains('$') && !w.contains(';')))
+        .unwrap_or_else(|| vec!["output/output.bin".into(), "output/golden.bin".into()]);
+    let mut verify = vec!["python3".to_string(), verify];
+    verify.extend(args);
+    (prepare, Some(verify))
 }
 
 /// The CMake words of `text`, comments dropped: `add_executable(demo add.asc)` gives
@@ -116,7 +204,14 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         }
     }
     let entry = entries.first()?;
+    if let Some(why) = refusal(&cmake, &texts) {
+        return Some(Err(format!(
+            "{}: the twin cannot run this program: {why}",
+            root.display()
+        )));
+    }
     let mut notes = vec![];
+    let (prepare, verify) = data_flow(root);
     if entries.len() > 1 {
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         notes.push(format!(
@@ -128,7 +223,20 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     // A program that names `....bin` files (the CANN samples read `input/*.bin`) is given its inputs as files (the CANN samples' flow);
     // one that makes its own data and checks it (the asc-devkit examples) is given none.
     let reads_files = texts.iter().any(|(_, t)| t.contains(".bin\""));
-    let params: Vec<String> = if reads_files {
+    let params: Vec<String> = if prepare.is_some() {
+        notes.push(match &verify {
+            Some(v) => format!(
+                "no tensors: the program's data comes from its own `{}` and is checked by `{}` in each run folder",
+                prepare.as_deref().unwrap_or_default().join(" "),
+                v.join(" ")
+            ),
+            None => format!(
+                "no tensors: the program's data comes from its own `{}`, and it has no verify_result.py, so nothing of its results is verified",
+                prepare.as_deref().unwrap_or_default().join(" ")
+            ),
+        });
+        vec![]
+    } else if reads_files {
         entry.params.clone()
     } else {
         notes.push(
@@ -162,7 +270,11 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         include,
         include_as,
         notes,
-        launch: Some(Launch { program }),
+        launch: Some(Launch {
+            program,
+            prepare,
+            verify,
+        }),
     }]))
 }
 
@@ -198,7 +310,9 @@ mod tests {
         assert_eq!(
             ops[0].launch,
             Some(Launch {
-                program: "mul_custom".into()
+                program: "mul_custom".into(),
+                prepare: None,
+                verify: None,
             })
         );
         let ops = discover(&fixtures.join("add_launch")).unwrap().unwrap();
@@ -208,9 +322,58 @@ mod tests {
         assert_eq!(
             ops[0].launch,
             Some(Launch {
-                program: "ascendc_kernels_bbit".into()
+                program: "ascendc_kernels_bbit".into(),
+                prepare: None,
+                verify: None,
             })
         );
         assert_eq!(ops[0].params[..3], ["x", "y", "z"]);
+    }
+
+    #[test]
+    fn simt_dav_3510_and_c_api_programs_are_refused_and_a_dav_2201_one_is_not() {
+        let ok = "set(CMAKE_ASC_ARCHITECTURES \"dav-2201\" CACHE STRING \"dav-2201, dav-3510\")\nadd_executable(demo a.asc)\n";
+        let src = vec![("a.asc".to_string(), "#include \"kernel_operator.h\"\n".to_string())];
+        assert_eq!(refusal(ok, &src), None);
+        let simt = format!("{ok}target_compile_options(demo PRIVATE --npu-arch=dav-2201 --enable-simt)\n");
+        assert!(refusal(&simt, &src).unwrap().contains("SIMT"));
+        let vf = vec![("h.asc".to_string(), "__simt_vf__ void f() {}\n".to_string())];
+        assert!(refusal(ok, &vf).unwrap().starts_with("h.asc holds SIMT"));
+        let a5 = ok.replace("\"dav-2201\" CACHE", "\"dav-3510\" CACHE");
+        assert!(refusal(&a5, &src).unwrap().contains("dav-3510"));
+        // A comment naming the other architecture is not a target.
+        let commented = format!("# set(CMAKE_ASC_ARCHITECTURES \"dav-3510\")\n{ok}");
+        assert_eq!(refusal(&commented, &src), None);
+        let c_api = vec![("a.asc".to_string(), "#include \"c_api/asc_simd.h\"\n".to_string())];
+        assert!(refusal(ok, &c_api).unwrap().contains("a.asc uses the AscendC C API"));
+    }
+
+    #[test]
+    fn the_data_flow_takes_the_readme_verify_arguments_or_the_usual_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(data_flow(root), (None, None));
+        std::fs::create_dir_all(root.join("scripts")).unwrap();
+        std::fs::write(root.join("scripts/gen_data.py"), "").unwrap();
+        let (p, v) = data_flow(root);
+        assert_eq!(p.unwrap(), ["python3", "scripts/gen_data.py"], "gen_data alone");
+        assert_eq!(v, None);
+        std::fs::write(root.join("scripts/verify_result.py"), "").unwrap();
+        let (p, v) = data_flow(root);
+        assert_eq!(p.unwrap(), ["python3", "scripts/gen_data.py"]);
+        assert_eq!(
+            v.unwrap(),
+            ["python3", "scripts/verify_result.py", "output/output.bin", "output/golden.bin"]
+        );
+        std::fs::write(
+            root.join("README.md"),
+            "```bash\n  python3 ../scripts/verify_result.py -scenarioNum=$N output/output.bin output/golden.bin\n  python3 ../scripts/verify_result.py ./output/o.bin ./output/g.bin  # compare\n```\n",
+        )
+        .unwrap();
+        let (_, v) = data_flow(root);
+        assert_eq!(
+            v.unwrap(),
+            ["python3", "scripts/verify_result.py", "./output/o.bin", "./output/g.bin"]
+        );
     }
 }
