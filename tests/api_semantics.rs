@@ -1219,3 +1219,56 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
         assert!(err.contains(want), "{prog}: {err}");
     }
 }
+
+/// `block_idx`, the compiler's built-in variable some SDK examples read instead of GetBlockIdx()
+/// (asc-devkit docs/zh/api/SIMD-API/C-API/sys_var/asc_get_block_idx.md for the value): on 4 blocks each
+/// block writes what `block_idx` gives, used in pointer arithmetic and as an integer, into its own part
+/// of y; the reference is the block numbers 0..4 computed here.
+#[test]
+fn the_block_idx_builtin_is_the_running_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void bidx(GM_ADDR y) {
+    AscendC::GlobalTensor<int32_t> g;
+    const uint32_t perBlock = 2;
+    g.SetGlobalBuffer((__gm__ int32_t *)y + block_idx * perBlock, perBlock);
+    int64_t b = block_idx;
+    g.SetValue(0, (int32_t)b);
+    g.SetValue(1, (int32_t)(block_idx * 10 + AscendC::GetBlockNum()));
+}
+extern "C" void twin_launch(uint8_t **a) { bidx(a[0]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building a kernel reading block_idx");
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 4\nub_bytes 196352\ntiling {t}\nworkspace 0\noutput y {y} 32\ntrace {tr}\n",
+        t = w.join("tiling.bin").display(),
+        y = w.join("y.bin").display(),
+        tr = w.join("trace.txt").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the block_idx kernel",
+    );
+    let got: Vec<i32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let want: Vec<i32> = (0..4).flat_map(|b| [b, b * 10 + 4]).collect();
+    assert_eq!(got, want);
+}

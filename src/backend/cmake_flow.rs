@@ -703,7 +703,7 @@ impl CmakeFlow {
     ) -> std::result::Result<Measurement, TrialFailure> {
         let run = RunDir::new(&self.work)?;
         run.write_inputs(op, inputs)?;
-        use super::data_flow::{run_step, Step};
+        use super::data_flow::{Step, run_step};
         if let Some(prepare) = &op.prepare {
             run_step(Step::Prepare, prepare, &self.project, &run.dir)?;
         }

@@ -127,24 +127,41 @@ mod tests {
         assert_eq!(a[0], "python3");
         assert_eq!(
             a[1],
-            root.path().join("scripts/verify_result.py").to_string_lossy()
+            root.path()
+                .join("scripts/verify_result.py")
+                .to_string_lossy()
         );
         assert_eq!(a[2], "output/output.bin");
     }
 
     #[cfg(unix)]
     #[test]
-    fn a_failing_verify_is_a_wrong_trial_quoting_what_it_said_and_prepare_writes_in_the_run_folder() {
+    fn a_failing_verify_is_a_wrong_trial_quoting_what_it_said_and_prepare_writes_in_the_run_folder()
+    {
         let root = tempfile::tempdir().unwrap();
         let run = tempfile::tempdir().unwrap();
         let sh = |s: &str| -> Vec<String> { vec!["sh".into(), "-c".into(), s.into()] };
-        run_step(Step::Prepare, &sh("mkdir -p input && echo hi > input/x.bin"), root.path(), run.path())
-            .unwrap();
+        run_step(
+            Step::Prepare,
+            &sh("mkdir -p input && echo hi > input/x.bin"),
+            root.path(),
+            run.path(),
+        )
+        .unwrap();
         assert!(run.path().join("input/x.bin").is_file());
-        let e = run_step(Step::Verify, &sh("echo 'error ratio: 0.5'; exit 1"), root.path(), run.path())
-            .unwrap_err();
+        let e = run_step(
+            Step::Verify,
+            &sh("echo 'error ratio: 0.5'; exit 1"),
+            root.path(),
+            run.path(),
+        )
+        .unwrap_err();
         assert_eq!(e.kind, FailureKind::Wrong);
-        assert!(e.message.contains("error ratio: 0.5") && e.message.contains("verify"), "{}", e.message);
+        assert!(
+            e.message.contains("error ratio: 0.5") && e.message.contains("verify"),
+            "{}",
+            e.message
+        );
         let e = run_step(Step::Prepare, &sh("exit 2"), root.path(), run.path()).unwrap_err();
         assert_eq!(e.kind, FailureKind::Crash);
     }

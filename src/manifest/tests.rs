@@ -622,20 +622,31 @@ fn prepare_and_verify_are_kernel_launch_commands() {
             "[[op.output]]\nname = \"z\"\ndtype = \"float16\"\nshape = [48, 16384]\n",
             "",
         );
-    let with = |extra: &str, text: &str| {
-        text.replacen("[[op]]\n", &format!("[[op]]\n{extra}\n"), 1)
-    };
+    let with =
+        |extra: &str, text: &str| text.replacen("[[op]]\n", &format!("[[op]]\n{extra}\n"), 1);
     let cmds = "prepare = [\"python3\", \"scripts/gen_data.py\"]\nverify = [\"python3\", \"scripts/verify_result.py\", \"output/output.bin\"]";
     let m = load(&with(cmds, &launch)).unwrap();
     let op = &m.ops[0];
-    assert_eq!(op.prepare.as_deref().unwrap(), ["python3", "scripts/gen_data.py"]);
+    assert_eq!(
+        op.prepare.as_deref().unwrap(),
+        ["python3", "scripts/gen_data.py"]
+    );
     assert_eq!(op.verify.as_deref().unwrap()[2], "output/output.bin");
     assert!(op.unverified_note().is_none());
     let plain = load(&launch).unwrap();
     assert!(plain.ops[0].prepare.is_none() && plain.ops[0].unverified_note().is_some());
 
     let e = load(&with(cmds, &fixture_text())).unwrap_err();
-    assert!(e.message.contains("is for kernel-launch projects"), "{}", e.message);
+    assert!(
+        e.message.contains("is for kernel-launch projects"),
+        "{}",
+        e.message
+    );
     let e = load(&with("verify = []", &launch)).unwrap_err();
-    assert!(e.message.contains("the verify command of op `add_custom` is empty"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("the verify command of op `add_custom` is empty"),
+        "{}",
+        e.message
+    );
 }

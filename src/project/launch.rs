@@ -45,7 +45,10 @@ pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
         .position(|w| w == "CMAKE_ASC_ARCHITECTURES")
         .filter(|&i| i >= 2 && words[i - 1] == "(" && words[i - 2].eq_ignore_ascii_case("set"))
     {
-        if words.get(i + 1).is_some_and(|w| w.trim_matches('"') == "dav-3510") {
+        if words
+            .get(i + 1)
+            .is_some_and(|w| w.trim_matches('"') == "dav-3510")
+        {
             return Some(
                 "its CMakeLists.txt targets dav-3510 (Ascend950: CMAKE_ASC_ARCHITECTURES \"dav-3510\"); the twin models the dav-2201 cores (Atlas A2/A3) and not dav-3510's SoC-only APIs"
                     .into(),
@@ -333,9 +336,13 @@ mod tests {
     #[test]
     fn simt_dav_3510_and_c_api_programs_are_refused_and_a_dav_2201_one_is_not() {
         let ok = "set(CMAKE_ASC_ARCHITECTURES \"dav-2201\" CACHE STRING \"dav-2201, dav-3510\")\nadd_executable(demo a.asc)\n";
-        let src = vec![("a.asc".to_string(), "#include \"kernel_operator.h\"\n".to_string())];
+        let src = vec![(
+            "a.asc".to_string(),
+            "#include \"kernel_operator.h\"\n".to_string(),
+        )];
         assert_eq!(refusal(ok, &src), None);
-        let simt = format!("{ok}target_compile_options(demo PRIVATE --npu-arch=dav-2201 --enable-simt)\n");
+        let simt =
+            format!("{ok}target_compile_options(demo PRIVATE --npu-arch=dav-2201 --enable-simt)\n");
         assert!(refusal(&simt, &src).unwrap().contains("SIMT"));
         let vf = vec![("h.asc".to_string(), "__simt_vf__ void f() {}\n".to_string())];
         assert!(refusal(ok, &vf).unwrap().starts_with("h.asc holds SIMT"));
@@ -344,8 +351,15 @@ mod tests {
         // A comment naming the other architecture is not a target.
         let commented = format!("# set(CMAKE_ASC_ARCHITECTURES \"dav-3510\")\n{ok}");
         assert_eq!(refusal(&commented, &src), None);
-        let c_api = vec![("a.asc".to_string(), "#include \"c_api/asc_simd.h\"\n".to_string())];
-        assert!(refusal(ok, &c_api).unwrap().contains("a.asc uses the AscendC C API"));
+        let c_api = vec![(
+            "a.asc".to_string(),
+            "#include \"c_api/asc_simd.h\"\n".to_string(),
+        )];
+        assert!(
+            refusal(ok, &c_api)
+                .unwrap()
+                .contains("a.asc uses the AscendC C API")
+        );
     }
 
     #[test]
@@ -356,14 +370,23 @@ mod tests {
         std::fs::create_dir_all(root.join("scripts")).unwrap();
         std::fs::write(root.join("scripts/gen_data.py"), "").unwrap();
         let (p, v) = data_flow(root);
-        assert_eq!(p.unwrap(), ["python3", "scripts/gen_data.py"], "gen_data alone");
+        assert_eq!(
+            p.unwrap(),
+            ["python3", "scripts/gen_data.py"],
+            "gen_data alone"
+        );
         assert_eq!(v, None);
         std::fs::write(root.join("scripts/verify_result.py"), "").unwrap();
         let (p, v) = data_flow(root);
         assert_eq!(p.unwrap(), ["python3", "scripts/gen_data.py"]);
         assert_eq!(
             v.unwrap(),
-            ["python3", "scripts/verify_result.py", "output/output.bin", "output/golden.bin"]
+            [
+                "python3",
+                "scripts/verify_result.py",
+                "output/output.bin",
+                "output/golden.bin"
+            ]
         );
         std::fs::write(
             root.join("README.md"),
@@ -373,7 +396,12 @@ mod tests {
         let (_, v) = data_flow(root);
         assert_eq!(
             v.unwrap(),
-            ["python3", "scripts/verify_result.py", "./output/o.bin", "./output/g.bin"]
+            [
+                "python3",
+                "scripts/verify_result.py",
+                "./output/o.bin",
+                "./output/g.bin"
+            ]
         );
     }
 }

@@ -9,6 +9,7 @@ mod cann;
 mod check_report;
 mod cmake;
 mod cube;
+mod devkit;
 mod entries;
 mod errors;
 mod fast_trials;

@@ -566,6 +566,14 @@ template <bool isAIVOnly = true> inline void SyncAll(const GlobalTensor<int32_t>
 enum event_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
 inline int64_t get_block_idx() { return twin::g.block_idx; }
 inline int64_t get_block_num() { return twin::g.block_dim; }
+// `block_idx`: the compiler's built-in variable holding the running core's block index, which SDK
+// examples read directly in kernel code (`x + block_idx * blockLength`); the same value as GetBlockIdx()
+// and the C API's asc_get_block_idx() (asc-devkit docs/zh/api/SIMD-API/C-API/sys_var/asc_get_block_idx.md).
+// An object converting to int64_t, so the twin's per-block state is read where it is used.
+struct TwinBlockIdxVar {
+    operator int64_t() const { return twin::g.block_idx; }
+};
+inline constexpr TwinBlockIdxVar block_idx{};
 inline int64_t get_subblockid() { return 0; }
 inline int64_t get_subblockdim() { return 1; }
 inline void set_flag(pipe_t src, pipe_t dst, event_t id, TWIN_LOC) { twin::event_set(twin::pipe_of(src), twin::pipe_of(dst), (int)id, TWIN_LOC_ARGS); }

@@ -1,0 +1,126 @@
+//! SDK-example-shaped `.asc` programs (issue 18, the asc-devkit examples' layout) through `init` then
+//! `run` as a new user would: `tests/cli/projects/devkit_scale` (written for these tests: y = 3 * x,
+//! `scripts/gen_data.py` makes the input and the expected output, `scripts/verify_result.py` compares,
+//! README.md gives the commands) gets `prepare` / `verify` from `init` and passes `run`; a wrong kernel
+//! fails `run` with the verify script's words; programs the twin cannot run (SIMT, dav-3510 only, the C
+//! API) are refused by `init` with the reason. Skipped, with the reason printed, when cmake is missing and
+//! CI is not set.
+
+use super::cann::without_cann;
+use super::cmake::have_cmake;
+use super::*;
+
+fn scale_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/devkit_scale"),
+        dir.path(),
+    );
+    dir
+}
+
+#[test]
+fn an_example_with_gen_data_and_verify_result_runs_its_own_data_flow_and_a_wrong_kernel_fails_it() {
+    if !have_cmake(
+        "an_example_with_gen_data_and_verify_result_runs_its_own_data_flow_and_a_wrong_kernel_fails_it",
+    ) {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let dir = scale_project();
+    let init = without_cann(dir.path(), home.path(), &["init", "--no-probe"], &[]);
+    assert!(init.status.success(), "{:?}", text(&init));
+    let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("prepare = [\"python3\", \"scripts/gen_data.py\"]")
+            && manifest.contains(
+                "verify = [\"python3\", \"scripts/verify_result.py\", \"output/output.bin\", \"output/golden.bin\"]"
+            )
+            && manifest.contains("program = \"demo\"")
+            && !manifest.contains("[[op.input]]"),
+        "{manifest}"
+    );
+
+    let keep = PathBuf::from("1");
+    let run = without_cann(
+        dir.path(),
+        home.path(),
+        &["run", "--message-format", "json"],
+        &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
+    );
+    assert!(run.status.success(), "{:?}", text(&run));
+    let measured = record(&run, "op-measured");
+    assert_eq!(measured["modelled"], true, "{measured}");
+    // The run folder holds what gen_data wrote and what the program wrote, and verify said so.
+    let runs = kept_runs(dir.path());
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let r = &runs[0];
+    assert!(r.join("input/input_x.bin").is_file() && r.join("output/golden.bin").is_file());
+    let out = std::fs::read(r.join("output/output.bin")).unwrap();
+    let x = std::fs::read(r.join("input/input_x.bin")).unwrap();
+    assert_eq!(out.len(), 16 * 1024 * 4);
+    for (o, i) in out.chunks_exact(4).zip(x.chunks_exact(4)) {
+        let (o, i) = (
+            f32::from_le_bytes(o.try_into().unwrap()),
+            f32::from_le_bytes(i.try_into().unwrap()),
+        );
+        assert_eq!(o.to_bits(), (i * 3.0).to_bits());
+    }
+    let said = std::fs::read_to_string(r.join("verify.out")).unwrap();
+    assert!(said.contains("test pass!"), "{said}");
+
+    // A kernel that scales by 2: the verify script rejects it and `run` fails quoting it.
+    let src = std::fs::read_to_string(dir.path().join("scale.asc")).unwrap();
+    let bad = src.replace("Muls(b, a, 3.0f, TILE)", "Muls(b, a, 2.0f, TILE)");
+    assert_ne!(bad, src);
+    std::fs::write(dir.path().join("scale.asc"), bad).unwrap();
+    let run = without_cann(dir.path(), home.path(), &["run"], &[]);
+    assert!(!run.status.success(), "{:?}", text(&run));
+    let (stdout, stderr) = text(&run);
+    let all = format!("{stdout}\n{stderr}");
+    assert!(
+        all.contains("verify") && all.contains("error ratio: 1.0000"),
+        "{all}"
+    );
+}
+
+#[test]
+fn init_refuses_simt_dav_3510_only_and_c_api_programs_with_the_reason() {
+    let home = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str, &str); 3] = [
+        (
+            "CMakeLists.txt",
+            "--npu-arch=${CMAKE_ASC_ARCHITECTURES}>",
+            "--npu-arch=${CMAKE_ASC_ARCHITECTURES} --enable-simt>",
+            "SIMT",
+        ),
+        (
+            "CMakeLists.txt",
+            "\"dav-2201\" CACHE",
+            "\"dav-3510\" CACHE",
+            "dav-3510",
+        ),
+        (
+            "scale.asc",
+            "#include \"kernel_operator.h\"",
+            "#include \"c_api/asc_simd.h\"",
+            "C API",
+        ),
+    ];
+    for (file, from, to, reason) in cases {
+        let dir = scale_project();
+        let p = dir.path().join(file);
+        let text0 = std::fs::read_to_string(&p).unwrap();
+        let changed = text0.replace(from, to);
+        assert_ne!(changed, text0, "{file}: {from}");
+        std::fs::write(&p, changed).unwrap();
+        let out = without_cann(dir.path(), home.path(), &["init", "--no-probe"], &[]);
+        assert_eq!(out.status.code(), Some(2), "{reason}: {:?}", text(&out));
+        let (_, stderr) = text(&out);
+        assert!(
+            stderr.contains("the twin cannot run this program") && stderr.contains(reason),
+            "{reason}: {stderr}"
+        );
+        assert!(!dir.path().join("ascend.toml").exists());
+    }
+}
