@@ -1181,6 +1181,7 @@ fn platform_local_mem_size_and_nn_ensure_not_scalar() {
 #include <cstdio>
 #include "platform/platform_infos_def.h"
 #include "op_host/tiling_util.h"
+#include "kernel_tiling/kernel_tiling.h" // reachable from host tiling headers by its public name
 int main() {{
     fe::PlatFormInfos p;
     p.ub_bytes = {ub}; p.l1_bytes = {l1}; p.l0a_bytes = {l0a}; p.l0b_bytes = {l0b}; p.l0c_bytes = {l0c}; p.l2_bytes = {l2}; p.hbm_bytes = {hbm}ULL;
