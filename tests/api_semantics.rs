@@ -1189,8 +1189,8 @@ int main() {{
                                     fe::LocalMemType::L0_C, fe::LocalMemType::L2, fe::LocalMemType::HBM}};
     for (auto t : ts) {{ uint64_t v = 7; p.GetLocalMemSize(t, v); std::printf("%llu ", (unsigned long long)v); }}
     gert::Shape s23; s23.AppendDim(2); s23.AppendDim(3);
-    std::printf("%s %s\n", Ops::Base::ToString(Ops::NN::OpTiling::EnsureNotScalar(gert::Shape())).c_str(),
-                Ops::Base::ToString(Ops::NN::OpTiling::EnsureNotScalar(s23)).c_str());
+    std::printf("%s %s\n", Ops::Base::ToString(Ops::Base::EnsureNotScalar(gert::Shape())).c_str(),
+                Ops::Base::ToString(Ops::Base::EnsureNotScalar(s23)).c_str());
     return 0;
 }}
 "#

@@ -230,6 +230,3 @@ inline ge::graphStatus InferShape4Elewise(gert::InferShapeContext *context) {
 } // namespace Base
 } // namespace Ops
 
-// ops-nn's tiling utilities also name the scalar-to-[1] helper under Ops::NN::OpTiling
-// (op_host/tiling_util.h in ops-nn); it is the same function.
-namespace Ops { namespace NN { namespace OpTiling { using Ops::Base::EnsureNotScalar; } } }
