@@ -1272,3 +1272,51 @@ extern "C" void twin_launch(uint8_t **a) { bidx(a[0]); }
     let want: Vec<i32> = (0..4).flat_map(|b| [b, b * 10 + 4]).collect();
     assert_eq!(got, want);
 }
+
+/// fe::PlatFormInfos::GetLocalMemSize answers each memory's capacity from the platform description
+/// (the same figures as GetPlatformRes), reached through `platform/platform_infos_def.h`; ops-nn's
+/// `Ops::NN::OpTiling::EnsureNotScalar` turns a rank-0 shape into [1] and keeps any other.
+#[test]
+fn platform_local_mem_size_and_nn_ensure_not_scalar() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    let (ub, l1, l0a, l0b, l0c, l2, hbm) = (
+        196_608u64,
+        524_288u64,
+        65_536u64,
+        65_537u64,
+        131_072u64,
+        33_554_432u64,
+        1u64 << 34,
+    );
+    std::fs::write(
+        &src,
+        format!(
+            r#"
+#include <cstdio>
+#include "platform/platform_infos_def.h"
+#include "op_host/tiling_util.h"
+#include "kernel_tiling/kernel_tiling.h" // reachable from host tiling headers by its public name
+int main() {{
+    fe::PlatFormInfos p;
+    p.ub_bytes = {ub}; p.l1_bytes = {l1}; p.l0a_bytes = {l0a}; p.l0b_bytes = {l0b}; p.l0c_bytes = {l0c}; p.l2_bytes = {l2}; p.hbm_bytes = {hbm}ULL;
+    const fe::LocalMemType ts[] = {{fe::LocalMemType::UB, fe::LocalMemType::L1, fe::LocalMemType::L0_A, fe::LocalMemType::L0_B,
+                                    fe::LocalMemType::L0_C, fe::LocalMemType::L2, fe::LocalMemType::HBM}};
+    for (auto t : ts) {{ uint64_t v = 7; p.GetLocalMemSize(t, v); std::printf("%llu ", (unsigned long long)v); }}
+    gert::Shape s23; s23.AppendDim(2); s23.AppendDim(3);
+    std::printf("%s %s\n", Ops::Base::ToString(Ops::Base::EnsureNotScalar(gert::Shape())).c_str(),
+                Ops::Base::ToString(Ops::Base::EnsureNotScalar(s23)).c_str());
+    return 0;
+}}
+"#
+        ),
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the GetLocalMemSize check");
+    let want = format!("{ub} {l1} {l0a} {l0b} {l0c} {l2} {hbm} [1] [2, 3]\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        want,
+        "stdout of the GetLocalMemSize check"
+    );
+}

@@ -186,6 +186,9 @@ using ge::GRAPH_NULL_PTR;
 
 // ---- platform information handle (fe::PlatFormInfos), filled by the twin host main from the spec.
 namespace fe {
+// The on-chip memories a platform description sizes (fe::LocalMemType).
+enum class LocalMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, RESERVED };
+
 class PlatFormInfos {
 public:
     std::string soc_version, short_soc;
@@ -216,6 +219,23 @@ public:
     }
     uint32_t GetCoreNum() const { return aiv_cores; }
     void SetCoreNumByCoreType(const std::string &) {}
+    // PlatFormInfos::GetLocalMemSize(type, size): the capacity in bytes of one on-chip memory of
+    // the platform (the same figures GetPlatformRes gives under ub_size, l1_size, ...). A type the
+    // twin's platform description has no figure for is an error, not a zero.
+    void GetLocalMemSize(const LocalMemType &type, uint64_t &size) const {
+        switch (type) {
+        case LocalMemType::L0_A: size = l0a_bytes; return;
+        case LocalMemType::L0_B: size = l0b_bytes; return;
+        case LocalMemType::L0_C: size = l0c_bytes; return;
+        case LocalMemType::L1: size = l1_bytes; return;
+        case LocalMemType::L2: size = l2_bytes; return;
+        case LocalMemType::UB: size = ub_bytes; return;
+        case LocalMemType::HBM: size = hbm_bytes; return;
+        default: break;
+        }
+        fprintf(stderr, "twin: fe::PlatFormInfos::GetLocalMemSize: unknown memory type %d\n", (int)type);
+        std::exit(3);
+    }
 };
 class OptionalInfos {};
 } // namespace fe

@@ -229,3 +229,4 @@ inline ge::graphStatus InferShape4Elewise(gert::InferShapeContext *context) {
 
 } // namespace Base
 } // namespace Ops
+
