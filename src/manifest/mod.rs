@@ -934,7 +934,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     "set layout = \"kernel-launch\" under [project], or check a custom op's outputs with golden = [...]",
                 ));
             }
-            if !cmd.get_ref().first().is_some_and(|p| !p.trim().is_empty()) {
+            if cmd.get_ref().first().is_none_or(|p| p.trim().is_empty()) {
                 return Err(err(
                     span(&cmd),
                     format!("the {key} command of op `{name}` is empty"),

@@ -456,12 +456,15 @@ pub fn discover(files: &OpFiles) -> Discovery {
     d
 }
 
+/// A setter's tunable arguments: (argument index, tunable name, kind).
+type SetterArgs = &'static [(usize, &'static str, TunableKind)];
+
 /// The matmul tiling's setters whose integer arguments are tunables: the method, and per argument its
 /// index, the role name a literal there is offered under, and its kind. (Host API pages of asc-devkit:
 /// SetFixSplit, SetDim, SetBufferSpace; the TCubeTiling fields depthA1 / depthB1 / stepKa / stepKb /
 /// stepM / stepN, set through the tiling data's `set_<field>`.) `-1` ("the tiling chooses") and
 /// computed arguments are not literals and are left alone.
-const CUBE_SETTERS: &[(&str, &[(usize, &str, TunableKind)])] = &[
+const CUBE_SETTERS: &[(&str, SetterArgs)] = &[
     (
         "SetFixSplit",
         &[
