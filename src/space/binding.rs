@@ -134,14 +134,9 @@ pub fn ub_queries<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, String)> {
         if name.is_none_or(|m| text_of(m, text) != "GetCoreMemSize") {
             return;
         }
-        let Some(args) = call.child_by_field_name("arguments") else {
+        let Some(list) = call_arguments(call) else {
             return;
         };
-        let mut cursor = args.walk();
-        let list: Vec<Node> = args
-            .named_children(&mut cursor)
-            .filter(|a| a.kind() != "comment")
-            .collect();
         if let [kind, var] = list.as_slice()
             && text_of(*kind, text).ends_with("UB")
             && var.kind() == "identifier"
@@ -356,6 +351,17 @@ pub fn parse_integer_literal(lit: &str) -> Option<(i64, u32, Range<usize>)> {
     let digits: String = body[..digits_len].chars().filter(|&c| c != '\'').collect();
     let value = i64::from_str_radix(&digits, radix).ok()?;
     Some((value, radix, start..start + digits_len))
+}
+
+/// The arguments of a call expression, comments left out; None when the node has no argument list.
+pub fn call_arguments(call: Node<'_>) -> Option<Vec<Node<'_>>> {
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    Some(
+        args.named_children(&mut cursor)
+            .filter(|a| a.kind() != "comment")
+            .collect(),
+    )
 }
 
 #[cfg(test)]

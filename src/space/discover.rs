@@ -523,14 +523,9 @@ fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
             if !CUBE_SETTERS.iter().any(|(f, _)| *f == name) {
                 return;
             }
-            let Some(args) = n.child_by_field_name("arguments") else {
+            let Some(list) = binding::call_arguments(n) else {
                 return;
             };
-            let mut cursor = args.walk();
-            let list: Vec<Node> = args
-                .named_children(&mut cursor)
-                .filter(|a| a.kind() != "comment")
-                .collect();
             calls.push((name.to_string(), list));
         });
         for (func, args) in calls {
