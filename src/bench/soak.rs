@@ -349,10 +349,13 @@ fn write_back(
     let choice = result.choice();
     crate::writeback::write(&manifest.root, &choice.patched, &result.originals)?;
     let sources = result.sources_after(&choice);
-    let entry = result.lock_entry(op, backend, options, &choice, result.baseline.latency_us);
+    let entries = result.lock_entries(op, backend, options, &choice, &|_, now| now);
+    let entry = entries[0].clone();
     let path = Lockfile::path(&manifest.root);
     let mut lock = Lockfile::load(&path)?;
-    lock.upsert(entry.clone());
+    for e in entries {
+        lock.upsert(e);
+    }
     lock.write(&path)?;
     Ok(Chosen { entry, sources })
 }
@@ -456,6 +459,7 @@ mod tests {
             samples: vec![],
             retried: vec![],
             injected: None,
+            shapes: BTreeMap::new(),
         }
     }
 

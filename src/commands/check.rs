@@ -107,118 +107,126 @@ fn check_project(
     let mut rows = vec![];
     let mut modelled = false;
     for op in &ops {
-        let started = Instant::now();
-        let mut row = CheckRow {
-            project: project.clone(),
-            op: op.name.clone(),
-            status: Status::Ok,
-            locked_us: None,
-            latency_us: None,
-            change_pct: None,
-            message: String::new(),
-            fails: false,
-            seconds: 0.0,
-        };
-        let Some(entry) = lock.find(&op.name, &op.shape_key(), soc.name, backend) else {
-            row.status = Status::Stale;
-            row.message = format!(
-                "{} has no entry for this op, shape, SoC ({}) and backend ({backend}); run `cargo ascend-tune tune`",
-                lock_path.display(),
-                soc.name
-            );
-            printer.op_checked(&op.name, "stale", None, None, &row.message);
-            row.fails = args.locked;
-            if !args.locked {
-                printer.warn(format!("{}: {}", op.name, row.message));
-            }
-            row.seconds = started.elapsed().as_secs_f64();
-            rows.push(row);
-            continue;
-        };
-        row.locked_us = Some(entry.latency_us);
-        let sources = crate::tune::read_sources(&session.manifest, op)?;
-        let stale = entry.stale_sources(&sources, &crate::tune::header_sources(op, &sources));
-        let inputs = crate::tune::inputs(op);
-        let m = match Evaluator::baseline(backend_handle.as_ref(), op, &inputs, false) {
-            Ok(m) => m,
-            Err(f) => {
-                row.status = Status::Failed;
+        // An op with several shapes (`[[op.shape]]`) has a lock entry for each; each is checked,
+        // the row of a further shape named `<op>@<shape>`.
+        for (shape_name, _, case) in op.cases() {
+            let label = match shape_name.as_str() {
+                crate::manifest::DECLARED_SHAPE => op.name.clone(),
+                _ => format!("{}@{shape_name}", op.name),
+            };
+            let started = Instant::now();
+            let mut row = CheckRow {
+                project: project.clone(),
+                op: label.clone(),
+                status: Status::Ok,
+                locked_us: None,
+                latency_us: None,
+                change_pct: None,
+                message: String::new(),
+                fails: false,
+                seconds: 0.0,
+            };
+            let Some(entry) = lock.find(&op.name, &case.shape_key(), soc.name, backend) else {
+                row.status = Status::Stale;
                 row.message = format!(
-                    "the current sources fail ({}): {}",
-                    f.kind.as_str(),
-                    f.message
+                    "{} has no entry for this op, shape, SoC ({}) and backend ({backend}); run `cargo ascend-tune tune`",
+                    lock_path.display(),
+                    soc.name
                 );
-                printer.op_checked(
-                    &op.name,
-                    "failed",
-                    Some(entry.latency_us),
-                    None,
-                    &row.message,
-                );
-                row.fails = true;
+                printer.op_checked(&label, "stale", None, None, &row.message);
+                row.fails = args.locked;
+                if !args.locked {
+                    printer.warn(format!("{}: {}", label, row.message));
+                }
                 row.seconds = started.elapsed().as_secs_f64();
                 rows.push(row);
                 continue;
-            }
-        };
-        modelled |= m.modelled;
-        row.latency_us = Some(m.latency_us);
-        // Percent, to 0.1 (the resolution reports show); + 0.0 turns -0.0 into 0.0.
-        let change = ((m.latency_us / entry.latency_us - 1.0) * 1000.0).round() / 10.0 + 0.0;
-        row.change_pct = Some(change);
-        let kind = crate::report::provenance(m.modelled);
-        if !m.modelled {
-            let j = judge_measured(
-                &Summary::of(&m.samples).unwrap_or(Summary::point(m.latency_us)),
-                &entry
-                    .latency_samples
-                    .unwrap_or(Summary::point(entry.latency_us)),
-                change,
-                args.tolerance,
-                &stale,
-            );
-            row.status = j.0;
-            row.message = j.1;
-            row.fails = match row.status {
-                Status::Regressed => true,
-                Status::Stale => args.locked,
-                _ => false,
             };
-        } else if change > args.tolerance {
-            row.status = Status::Regressed;
-            row.message = format!(
-                "{:.3} us {kind} now vs {:.3} us locked: {change:+.1}%, beyond the {}% tolerance",
-                m.latency_us, entry.latency_us, args.tolerance
+            row.locked_us = Some(entry.latency_us);
+            let sources = crate::tune::read_sources(&session.manifest, op)?;
+            let stale = entry.stale_sources(&sources, &crate::tune::header_sources(op, &sources));
+            let inputs = crate::tune::inputs(&case);
+            let m = match Evaluator::baseline(backend_handle.as_ref(), &case, &inputs, false) {
+                Ok(m) => m,
+                Err(f) => {
+                    row.status = Status::Failed;
+                    row.message = format!(
+                        "the current sources fail ({}): {}",
+                        f.kind.as_str(),
+                        f.message
+                    );
+                    printer.op_checked(
+                        &label,
+                        "failed",
+                        Some(entry.latency_us),
+                        None,
+                        &row.message,
+                    );
+                    row.fails = true;
+                    row.seconds = started.elapsed().as_secs_f64();
+                    rows.push(row);
+                    continue;
+                }
+            };
+            modelled |= m.modelled;
+            row.latency_us = Some(m.latency_us);
+            // Percent, to 0.1 (the resolution reports show); + 0.0 turns -0.0 into 0.0.
+            let change = ((m.latency_us / entry.latency_us - 1.0) * 1000.0).round() / 10.0 + 0.0;
+            row.change_pct = Some(change);
+            let kind = crate::report::provenance(m.modelled);
+            if !m.modelled {
+                let j = judge_measured(
+                    &Summary::of(&m.samples).unwrap_or(Summary::point(m.latency_us)),
+                    &entry
+                        .latency_samples
+                        .unwrap_or(Summary::point(entry.latency_us)),
+                    change,
+                    args.tolerance,
+                    &stale,
+                );
+                row.status = j.0;
+                row.message = j.1;
+                row.fails = match row.status {
+                    Status::Regressed => true,
+                    Status::Stale => args.locked,
+                    _ => false,
+                };
+            } else if change > args.tolerance {
+                row.status = Status::Regressed;
+                row.message = format!(
+                    "{:.3} us {kind} now vs {:.3} us locked: {change:+.1}%, beyond the {}% tolerance",
+                    m.latency_us, entry.latency_us, args.tolerance
+                );
+                row.fails = true;
+            } else if !stale.is_empty() {
+                row.status = Status::Stale;
+                row.message = format!(
+                    "sources changed since the lock was written: {} ({change:+.1}%)",
+                    stale.join(", ")
+                );
+                row.fails = args.locked;
+            } else {
+                row.message = format!("{change:+.1}% ({kind})");
+            }
+            printer.op_checked(
+                &label,
+                row.status.as_str(),
+                Some(entry.latency_us),
+                Some(m.latency_us),
+                &row.message,
             );
-            row.fails = true;
-        } else if !stale.is_empty() {
-            row.status = Status::Stale;
-            row.message = format!(
-                "sources changed since the lock was written: {} ({change:+.1}%)",
-                stale.join(", ")
-            );
-            row.fails = args.locked;
-        } else {
-            row.message = format!("{change:+.1}% ({kind})");
+            if row.status == Status::Stale && !args.locked {
+                printer.warn(format!(
+                    "{}: {}; run `cargo ascend-tune tune` to refresh the lock",
+                    label, row.message
+                ));
+            }
+            if row.status == Status::Noisy {
+                printer.warn(format!("{}: {}", label, row.message));
+            }
+            row.seconds = started.elapsed().as_secs_f64();
+            rows.push(row);
         }
-        printer.op_checked(
-            &op.name,
-            row.status.as_str(),
-            Some(entry.latency_us),
-            Some(m.latency_us),
-            &row.message,
-        );
-        if row.status == Status::Stale && !args.locked {
-            printer.warn(format!(
-                "{}: {}; run `cargo ascend-tune tune` to refresh the lock",
-                op.name, row.message
-            ));
-        }
-        if row.status == Status::Noisy {
-            printer.warn(format!("{}: {}", op.name, row.message));
-        }
-        row.seconds = started.elapsed().as_secs_f64();
-        rows.push(row);
     }
     Ok((rows, modelled))
 }

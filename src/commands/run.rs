@@ -76,6 +76,25 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
         if let Some(note) = op.unverified_note() {
             printer.warn(note);
         }
+        // The further shapes the op declares (`[[op.shape]]`), each measured and checked the same way,
+        // reported as `<op>@<shape>`.
+        for (shape_name, _, case) in op.cases().into_iter().skip(1) {
+            let label = format!("{}@{shape_name}", op.name);
+            let inputs = crate::tune::inputs(&case);
+            let m = Evaluator::baseline(backend.as_ref(), &case, &inputs, false).map_err(|f| {
+                Error::NoValidCandidate(format!(
+                    "op `{}` failed at its shape `{shape_name}` {:?} ({}): {}",
+                    op.name,
+                    crate::tune::probes::main_shape(&case),
+                    f.kind.as_str(),
+                    f.message
+                ))
+            })?;
+            printer.op_measured(&label, &m, backend.kind().as_str(), soc.name);
+            for w in golden::degenerate(&case, &inputs.tensors, &m.outputs) {
+                printer.warn(format!("shape `{shape_name}`: {w}"));
+            }
+        }
         if let Some(path) = &args.trace {
             let json = crate::model::chrome::chrome_trace_json(&m.timing, soc);
             crate::fsx::write_atomic(path, json.as_bytes())?;

@@ -45,10 +45,6 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
     let backend = session.backend()?;
     let soc = backend.soc();
     let backend_name = backend.kind().as_str();
-    let entry_of = |lock: &Lockfile, op: &crate::manifest::OpSpec| {
-        lock.find(&op.name, &op.shape_key(), soc.name, backend_name)
-            .cloned()
-    };
 
     // Refuse before searching, not after: nobody should wait for a run whose result cannot be written.
     if !args.dry_run && !args.search_only {
@@ -123,24 +119,31 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
                 ),
             );
         }
-        let previous = entry_of(&lock, op);
         // Re-tuning sources that an earlier run wrote keeps that run's baseline and its rewrites (they
         // are in the sources now): the lock records how far the op has come, and by which rewrites,
-        // from the sources tuning started from.
-        let mut choice = choice;
-        let baseline = match &previous {
-            Some(e)
-                if e.stale_sources(
-                    &result.originals,
-                    &crate::tune::header_sources(op, &result.originals),
-                )
-                .is_empty() =>
-            {
-                choice.rewrites = [e.rewrites.clone(), choice.rewrites].concat();
-                e.baseline_latency_us
-            }
-            _ => result.baseline.latency_us,
+        // from the sources tuning started from. Each shape keeps its own entry's baseline.
+        let unlisted_ok = crate::tune::header_sources(op, &result.originals);
+        let current = |shape: &crate::manifest::OpSpec| {
+            lock.find(&op.name, &shape.shape_key(), soc.name, backend_name)
+                .filter(|e| e.stale_sources(&result.originals, &unlisted_ok).is_empty())
+                .cloned()
         };
+        let mut choice = choice;
+        if let Some(e) = current(op) {
+            choice.rewrites = [e.rewrites.clone(), choice.rewrites].concat();
+        }
+        let baseline_of = |shape: &crate::manifest::OpSpec, now: f64| {
+            current(shape).map_or(now, |e| e.baseline_latency_us)
+        };
+        let entries = result.lock_entries(op, backend.as_ref(), &opts, &choice, &baseline_of);
+        // The baseline shown is the objective's: the weighted geometric mean over the shapes.
+        let baseline = crate::tune::probes::weighted_geomean(
+            &op.cases()
+                .iter()
+                .zip(&entries)
+                .map(|((_, w, _), e)| (*w, e.baseline_latency_us))
+                .collect::<Vec<_>>(),
+        );
         printer.op_tuned(
             &op.name,
             baseline,
@@ -163,7 +166,9 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
             printer.status("Rewrote", f);
         }
         locked_any = true;
-        lock.upsert(result.lock_entry(op, backend.as_ref(), &opts, &choice, baseline));
+        for e in entries {
+            lock.upsert(e);
+        }
     }
     if locked_any && lock.write(&lock_path)? {
         printer.status("Wrote", lock_path.display().to_string());

@@ -393,10 +393,82 @@ pub struct OpSpec {
     pub input_files: Vec<String>,
     /// Where the op's program writes each output, in `outputs` order. Default `output/output_<name>.bin`.
     pub output_files: Vec<String>,
+    /// `weight`: the declared shape's weight in the objective of a tune over several shapes (default 1).
+    pub weight: f64,
+    /// `[[op.shape]]`: further shapes the op serves. A tune minimises the weighted geometric mean of
+    /// the latencies at the declared shape and these, verifies every candidate at each, and locks each.
+    pub shapes: Vec<ShapeCase>,
     pub span: Range<usize>,
 }
 
+/// The name of the shape the op's tensors declare, among its `[[op.shape]]`s.
+pub const DECLARED_SHAPE: &str = "declared";
+
+/// One `[[op.shape]]`: the dims of the tensors it names; the others keep their declared shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapeCase {
+    pub name: String,
+    pub weight: f64,
+    pub dims: std::collections::BTreeMap<String, Vec<u64>>,
+}
+
+impl ShapeCase {
+    /// `inputs` and `outputs` with this case's dims (by tensor name: an in-place pair changes together).
+    fn applied(
+        &self,
+        inputs: &[TensorSpec],
+        outputs: &[TensorSpec],
+    ) -> (Vec<TensorSpec>, Vec<TensorSpec>) {
+        let map = |ts: &[TensorSpec]| -> Vec<TensorSpec> {
+            ts.iter()
+                .map(|t| {
+                    let mut t = t.clone();
+                    if let Some(d) = self.dims.get(&t.name) {
+                        t.shape = d.clone();
+                    }
+                    t
+                })
+                .collect()
+        };
+        (map(inputs), map(outputs))
+    }
+}
+
+/// A shape's `weight`: a finite number > 0.
+fn shape_weight(w: &Spanned<f64>) -> Result<f64, (String, &'static str)> {
+    let v = *w.get_ref();
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err((
+            format!("weight {v} is not a positive number"),
+            "for example weight = 2.0 (this shape counts twice as much as one of weight 1)",
+        ))
+    }
+}
+
 impl OpSpec {
+    /// Every shape the op serves, named and weighted, the declared one first; each op has only its
+    /// own tensors' shapes (and no further `shapes`). A single entry when there is no `[[op.shape]]`.
+    pub fn cases(&self) -> Vec<(String, f64, OpSpec)> {
+        let mut base = self.clone();
+        base.shapes.clear();
+        let mut out = vec![(DECLARED_SHAPE.to_string(), self.weight, base.clone())];
+        for c in &self.shapes {
+            let (inputs, outputs) = c.applied(&self.inputs, &self.outputs);
+            out.push((
+                c.name.clone(),
+                c.weight,
+                OpSpec {
+                    inputs,
+                    outputs,
+                    ..base.clone()
+                },
+            ));
+        }
+        out
+    }
+
     /// For an op without outputs, what running it cannot check, said where results would be verified.
     pub fn unverified_note(&self) -> Option<String> {
         // A `verify` command checks what the program wrote in each run, tensors or not.
@@ -419,9 +491,13 @@ impl OpSpec {
     /// The shape key of the lockfile: inputs and outputs with dtypes and shapes, in order, each by its
     /// `key` (so an output named like an input reads `<name>_ref`).
     pub fn shape_key(&self) -> String {
-        self.inputs
+        Self::shape_key_of(&self.inputs, &self.outputs)
+    }
+
+    fn shape_key_of(inputs: &[TensorSpec], outputs: &[TensorSpec]) -> String {
+        inputs
             .iter()
-            .chain(self.outputs.iter())
+            .chain(outputs.iter())
             .map(|t| {
                 let dims: Vec<String> = t.shape.iter().map(|d| d.to_string()).collect();
                 // Pinned values feed value-dependent tilings, so they are part of the problem solved.
@@ -1252,6 +1328,118 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             })
             .collect();
 
+        let weight = match &op.weight {
+            None => 1.0,
+            Some(w) => shape_weight(w).map_err(|(m, f)| err(span(w), m, f))?,
+        };
+        let mut shapes: Vec<ShapeCase> = vec![];
+        let mut keys_seen = vec![(
+            DECLARED_SHAPE.to_string(),
+            OpSpec::shape_key_of(&inputs, &outputs),
+        )];
+        for (i, case) in op.shape.into_iter().enumerate() {
+            let case_span = span(&case);
+            let case = case.into_inner();
+            let cname = match &case.name {
+                Some(n) => {
+                    let v = n.get_ref();
+                    if v.is_empty()
+                        || !v
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                    {
+                        return Err(err(
+                            span(n),
+                            format!("shape name `{v}` is not a plain name"),
+                            "use letters, digits, `-` and `_`, e.g. name = \"short-rows\"",
+                        ));
+                    }
+                    v.clone()
+                }
+                None => format!("shape-{}", i + 2),
+            };
+            if keys_seen.iter().any(|(n, _)| *n == cname) {
+                return Err(err(
+                    case.name.as_ref().map_or(case_span.clone(), span),
+                    format!("op `{name}` has two shapes named `{cname}`"),
+                    &format!(
+                        "give each [[op.shape]] its own name (`{DECLARED_SHAPE}` is the shape the tensors declare)"
+                    ),
+                ));
+            }
+            let cweight = match &case.weight {
+                None => 1.0,
+                Some(w) => shape_weight(w).map_err(|(m, f)| err(span(w), m, f))?,
+            };
+            let mut dims = std::collections::BTreeMap::new();
+            for (tensor, shape) in case.dims.get_ref() {
+                let known = inputs
+                    .iter()
+                    .chain(outputs.iter())
+                    .find(|t| t.name == *tensor);
+                let Some(known) = known else {
+                    return Err(err(
+                        span(&case.dims),
+                        format!(
+                            "shape `{cname}` of op `{name}` gives dims for `{tensor}`, which is no input or output of the op"
+                        ),
+                        "name the op's tensors, e.g. dims = { x = [8, 2048], z = [8, 2048] }",
+                    ));
+                };
+                let d = shape.get_ref();
+                if d.iter().any(|&v| v <= 0) {
+                    return Err(err(
+                        span(shape),
+                        format!("shape {d:?} of `{tensor}` is impossible"),
+                        "give every dimension as a positive integer, or [] for a scalar",
+                    ));
+                }
+                let d: Vec<u64> = d.iter().map(|&v| v as u64).collect();
+                let elems = d.iter().try_fold(1u64, |a, &v| a.checked_mul(v));
+                if elems
+                    .and_then(|e| e.checked_mul(known.dtype.size() as u64))
+                    .is_none_or(|b| b > 4 << 30)
+                {
+                    return Err(err(
+                        span(shape),
+                        format!("shape {d:?} of `{tensor}` is larger than 4 GiB"),
+                        "tune on smaller, representative shapes",
+                    ));
+                }
+                if known.values.as_ref().is_some_and(|v| v.len() > 1)
+                    && elems != Some(known.elems())
+                {
+                    return Err(err(
+                        span(shape),
+                        format!(
+                            "`{tensor}` has pinned values for {} elements, so its shape cannot change",
+                            known.elems()
+                        ),
+                        "keep its element count, or pin one value for all elements (values = [v])",
+                    ));
+                }
+                dims.insert(tensor.clone(), d);
+            }
+            let case = ShapeCase {
+                name: cname.clone(),
+                weight: cweight,
+                dims,
+            };
+            let (ci, co) = case.applied(&inputs, &outputs);
+            let key = OpSpec::shape_key_of(&ci, &co);
+            if let Some((other, _)) = keys_seen.iter().find(|(_, k)| *k == key) {
+                return Err(err(
+                    case_span,
+                    format!(
+                        "shape `{cname}` of op `{name}` gives the same tensors as the shape `{other}`"
+                    ),
+                    "change its dims or remove it",
+                ));
+            }
+            keys_seen.push((cname, key));
+            shapes.push(case);
+        }
+
         ops.push(OpSpec {
             name,
             op_type,
@@ -1272,6 +1460,8 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             verify,
             input_files,
             output_files,
+            weight,
+            shapes,
             span: op_span,
         });
     }

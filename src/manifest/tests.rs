@@ -650,3 +650,65 @@ fn prepare_and_verify_are_kernel_launch_commands() {
         e.message
     );
 }
+
+/// `[[op.shape]]`: further shapes, each with the dims of the tensors it names (the others keep theirs),
+/// named and weighted; `OpSpec::cases` gives the declared shape first.
+#[test]
+fn further_shapes_read_with_their_weights_and_bad_ones_are_refused() {
+    let with = |extra: &str| format!("{}\n{extra}\n", fixture_text());
+    let m = load(&with(
+        "[[op.shape]]\nname = \"short-rows\"\nweight = 2.0\ndims = { x = [8, 2048], y = [8, 2048], z = [8, 2048] }\n\n[[op.shape]]\ndims = { x = [1, 16384], y = [1, 16384], z = [1, 16384] }",
+    ))
+    .unwrap();
+    let op = &m.ops[0];
+    assert_eq!(op.weight, 1.0);
+    let cases: Vec<(String, f64, String)> = op
+        .cases()
+        .into_iter()
+        .map(|(n, w, o)| (n, w, o.shape_key()))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            (
+                "declared".to_string(),
+                1.0,
+                "x:float16[48,16384] y:float16[48,16384] z:float16[48,16384]".to_string()
+            ),
+            (
+                "short-rows".to_string(),
+                2.0,
+                "x:float16[8,2048] y:float16[8,2048] z:float16[8,2048]".to_string()
+            ),
+            (
+                "shape-3".to_string(),
+                1.0,
+                "x:float16[1,16384] y:float16[1,16384] z:float16[1,16384]".to_string()
+            ),
+        ]
+    );
+    assert!(op.cases().iter().all(|(_, _, o)| o.shapes.is_empty()));
+
+    let shape = |body: &str| with(&format!("[[op.shape]]\n{body}"));
+    let e = error_of(&shape("dims = { w = [8, 2048] }"));
+    assert!(
+        e.to_string().contains("`w`, which is no input or output"),
+        "{e}"
+    );
+    let e = error_of(&shape("weight = 0.0\ndims = { x = [8, 2048] }"));
+    assert!(e.to_string().contains("not a positive number"), "{e}");
+    let e = error_of(&shape("dims = { x = [8, 0] }"));
+    assert!(e.to_string().contains("impossible"), "{e}");
+    let e = error_of(&shape("name = \"declared\"\ndims = { x = [8, 2048] }"));
+    assert!(e.to_string().contains("two shapes named `declared`"), "{e}");
+    let e = error_of(&shape("dims = { x = [48, 16384] }"));
+    assert!(
+        e.to_string()
+            .contains("gives the same tensors as the shape `declared`"),
+        "{e}"
+    );
+    let e = error_of(&shape("name = \"a b\"\ndims = { x = [8, 2048] }"));
+    assert!(e.to_string().contains("is not a plain name"), "{e}");
+    let e = error_of(&shape("dims = { x = [8, 2048] }\nbatch = 3"));
+    assert!(e.to_string().contains("unknown field `batch`"), "{e}");
+}

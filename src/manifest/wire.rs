@@ -73,6 +73,19 @@ pub struct Op {
     pub golden: Option<Spanned<Vec<String>>>,
     pub prepare: Option<Spanned<Vec<String>>>,
     pub verify: Option<Spanned<Vec<String>>>,
+    /// The declared shape's weight among the op's shapes (`[[op.shape]]`).
+    pub weight: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub shape: Vec<Spanned<ShapeCase>>,
+}
+
+/// `[[op.shape]]`: a further shape the op serves, tuned for together with the declared one.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeCase {
+    pub name: Option<Spanned<String>>,
+    pub weight: Option<Spanned<f64>>,
+    pub dims: Spanned<std::collections::BTreeMap<String, Spanned<Vec<i64>>>>,
 }
 
 #[derive(Debug, Deserialize)]

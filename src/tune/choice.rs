@@ -20,18 +20,22 @@ pub struct Choice {
     pub improved: bool,
     /// The spread of a measured (not modelled) latency, when there is more than one sample.
     pub latency_samples: Option<Summary>,
+    /// For an op with several shapes: the latency at each, by name (`latency_us` is their weighted
+    /// geometric mean). Empty for one shape.
+    pub shapes: BTreeMap<String, f64>,
 }
 
 impl TuneResult {
     pub fn choice(&self) -> Choice {
         let modelled = self.baseline.modelled;
-        let (params, latency_us, patched, rewrites, samples) = match self.improvement() {
+        let (params, latency_us, patched, rewrites, samples, shapes) = match self.improvement() {
             Some(best) => (
                 best.trial.params.clone(),
                 best.trial.latency_us.unwrap_or(f64::NAN),
                 best.changed_files(&self.originals),
                 best.variant.rewrites.clone(),
                 &best.trial.samples,
+                best.trial.shapes.clone(),
             ),
             None => (
                 self.space
@@ -43,6 +47,7 @@ impl TuneResult {
                 BTreeMap::new(),
                 vec![],
                 &self.baseline.samples,
+                self.baseline_shapes.clone(),
             ),
         };
         Choice {
@@ -51,6 +56,7 @@ impl TuneResult {
             patched,
             rewrites,
             improved: self.improvement().is_some(),
+            shapes,
             // A measured latency keeps its spread, for `check` to tell a regression from noise.
             latency_samples: if modelled {
                 None
@@ -67,37 +73,58 @@ impl TuneResult {
         after
     }
 
-    /// The lock entry for `choice`, with `baseline_us` as the latency tuning started from.
-    pub fn lock_entry(
+    /// The lock entries for `choice`: one per shape the op serves (`OpSpec::cases`), each with the
+    /// latency there. `baseline_of(shape, now)` gives the baseline to record for a shape whose
+    /// sources measure `now` (an earlier lock's, when tuning goes on from sources it wrote).
+    pub fn lock_entries(
         &self,
         op: &OpSpec,
         backend: &dyn Backend,
         options: &TuneOptions,
         choice: &Choice,
-        baseline_us: f64,
-    ) -> Entry {
-        Entry {
-            name: op.name.clone(),
-            shape: op.shape_key(),
-            soc: backend.soc().name.to_string(),
-            backend: backend.kind().as_str().to_string(),
-            latency_us: choice.latency_us,
-            latency_samples: choice.latency_samples,
-            baseline_latency_us: baseline_us,
-            modelled: self.baseline.modelled,
-            strategy: options.strategy.clone(),
-            seed: options.seed,
-            trials: self.trials.len(),
-            tool: env!("CARGO_PKG_VERSION").to_string(),
-            toolchain: backend.fingerprint(),
-            space: self.space.fingerprint(),
-            params: choice.params.clone(),
-            rewrites: choice.rewrites.clone(),
-            sources: self
-                .sources_after(choice)
-                .iter()
-                .map(|(f, text)| (f.clone(), fsx::hash_hex(text.as_bytes())))
-                .collect(),
-        }
+        baseline_of: &dyn Fn(&OpSpec, f64) -> f64,
+    ) -> Vec<Entry> {
+        let sources: BTreeMap<String, String> = self
+            .sources_after(choice)
+            .iter()
+            .map(|(f, text)| (f.clone(), fsx::hash_hex(text.as_bytes())))
+            .collect();
+        op.cases()
+            .into_iter()
+            .map(|(name, _, case)| {
+                let latency_us = choice
+                    .shapes
+                    .get(&name)
+                    .copied()
+                    .unwrap_or(choice.latency_us);
+                let now = self
+                    .baseline_shapes
+                    .get(&name)
+                    .copied()
+                    .unwrap_or(self.baseline.latency_us);
+                Entry {
+                    name: op.name.clone(),
+                    shape: case.shape_key(),
+                    soc: backend.soc().name.to_string(),
+                    backend: backend.kind().as_str().to_string(),
+                    latency_us,
+                    // The spread is the tuned shape's (the only one measured repeatedly).
+                    latency_samples: choice
+                        .latency_samples
+                        .filter(|_| name == crate::manifest::DECLARED_SHAPE),
+                    baseline_latency_us: baseline_of(&case, now),
+                    modelled: self.baseline.modelled,
+                    strategy: options.strategy.clone(),
+                    seed: options.seed,
+                    trials: self.trials.len(),
+                    tool: env!("CARGO_PKG_VERSION").to_string(),
+                    toolchain: backend.fingerprint(),
+                    space: self.space.fingerprint(),
+                    params: choice.params.clone(),
+                    rewrites: choice.rewrites.clone(),
+                    sources: sources.clone(),
+                }
+            })
+            .collect()
     }
 }

@@ -296,6 +296,7 @@ impl Evaluator {
             samples: vec![],
             retried: vec![],
             injected: None,
+            shapes: BTreeMap::new(),
         }
     }
 
@@ -307,7 +308,7 @@ impl Evaluator {
         sources: &SourceSet,
         placed: &[crate::rewrite::params::Placed],
         build_cached: &mut bool,
-    ) -> Result<Measurement, TrialFailure> {
+    ) -> Result<(Measurement, Vec<(String, f64)>), TrialFailure> {
         let built = match placed {
             [] => self.backend.build(&self.op, sources),
             _ => self.backend.build_point(&self.op, sources, placed),
@@ -316,8 +317,8 @@ impl Evaluator {
             *build_cached = artifact.cached;
             let m = self.backend.run(&self.op, &artifact, &self.inputs, false)?;
             self.verify(&m)?;
-            self.probes.check(self.backend.as_ref(), &artifact)?;
-            Ok(m)
+            let at = self.probes.check(self.backend.as_ref(), &artifact)?;
+            Ok((m, at))
         })
     }
 
@@ -342,10 +343,22 @@ impl Evaluator {
         }
     }
 
-    fn settle(&self, trial: &mut Trial, outcome: Result<Measurement, TrialFailure>) {
+    fn settle(
+        &self,
+        trial: &mut Trial,
+        outcome: Result<(Measurement, Vec<(String, f64)>), TrialFailure>,
+    ) {
         match outcome {
-            Ok(m) => {
-                trial.latency_us = Some(m.latency_us);
+            Ok((m, at)) => {
+                trial.latency_us = Some(self.probes.objective(self.op.weight, m.latency_us, &at));
+                if !at.is_empty() {
+                    trial.shapes = std::iter::once((
+                        crate::manifest::DECLARED_SHAPE.to_string(),
+                        m.latency_us,
+                    ))
+                    .chain(at)
+                    .collect();
+                }
                 // A modelled latency is exact; a measured one keeps its spread for the lock.
                 if !m.modelled {
                     trial.samples = m.samples.clone();

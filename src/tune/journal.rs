@@ -53,6 +53,10 @@ pub struct Trial {
     /// The fault the soak test injected into this trial (`bench --inject-faults`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub injected: Option<String>,
+    /// For an op with several shapes (`[[op.shape]]`): the latency at each, by name (`declared` for
+    /// the tensors' own); `latency_us` is then their weighted geometric mean. Empty for one shape.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shapes: BTreeMap<String, f64>,
 }
 
 /// Writes in a row a full disk may refuse before `record` gives up.
@@ -207,6 +211,7 @@ mod tests {
             samples: vec![],
             retried: vec![],
             injected: None,
+            shapes: BTreeMap::new(),
         }
     }
 
@@ -266,6 +271,7 @@ mod full_disk_tests {
             samples: vec![],
             retried: vec![],
             injected: None,
+            shapes: BTreeMap::new(),
         }
     }
 

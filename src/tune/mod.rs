@@ -80,7 +80,11 @@ pub trait Observer {
 
 pub struct TuneResult {
     pub op: String,
+    /// The sources as they are; for an op with several shapes its `latency_us` is the weighted
+    /// geometric mean of theirs (`baseline_shapes`), the figure every trial is compared with.
     pub baseline: Measurement,
+    /// For an op with several shapes: the sources' latency at each, by name. Empty for one shape.
+    pub baseline_shapes: BTreeMap<String, f64>,
     pub trials: Vec<Trial>,
     /// The best verified trial, if any succeeded (see `improvement` for whether it beats the baseline).
     pub best: Option<Best>,
@@ -298,7 +302,10 @@ pub fn tune_op(
         key: h.finish(),
     };
     // The sources as they are run once on every probe shape: their outputs are the probes' references.
-    let probes = if op.tune.shape_probes == Some(false) {
+    // The declared shapes (`[[op.shape]]`) are probes too, measured: they are run even when
+    // generated probes are off.
+    let generated = op.tune.shape_probes != Some(false);
+    let probes = if !generated && op.shapes.is_empty() {
         probes::Probes::default()
     } else {
         let artifact = backend
@@ -316,9 +323,31 @@ pub fn tune_op(
             op,
             &artifact,
             &start.space,
+            generated,
             op.tune.probe_max_elems,
         )
+        .map_err(|why| {
+            Error::NoValidCandidate(format!(
+                "op `{}`: {why}\nfix the operator or that [[op.shape]] in ascend.toml: every shape the op declares must run before tuning",
+                op.name
+            ))
+        })?
     };
+    // With several shapes the baseline is their weighted geometric mean, as every trial is.
+    let at: Vec<(String, f64)> = probes
+        .declared()
+        .map(|(n, m)| (n.to_string(), m.baseline_us))
+        .collect();
+    let mut baseline_shapes = BTreeMap::new();
+    if !at.is_empty() {
+        baseline_shapes.insert(
+            crate::manifest::DECLARED_SHAPE.to_string(),
+            baseline.latency_us,
+        );
+        baseline_shapes.extend(at.iter().cloned());
+    }
+    let mut baseline = baseline;
+    baseline.latency_us = probes.objective(op.weight, baseline.latency_us, &at);
     for d in &probes.dropped {
         observer.warning(&format!(
             "op `{}`: shape probe `{} {:?}` left out: {}",
@@ -376,6 +405,7 @@ pub fn tune_op(
     // Only what the run kept may be written back: a rewrite reported as dropped never is.
     let candidates = kept_candidates(verified, &accepted);
     Ok(TuneResult {
+        baseline_shapes,
         candidates,
         noise_floor: opts.noise_floor(op),
         probes,
@@ -497,6 +527,7 @@ impl<'o> Runner<'o> {
             samples: vec![],
             retried: vec![],
             injected: None,
+            shapes: BTreeMap::new(),
         };
         self.observer.trial(&trial, false);
         self.trials.push(trial);
@@ -752,6 +783,7 @@ mod tests {
                 samples: vec![],
                 retried: vec![],
                 injected: None,
+                shapes: BTreeMap::new(),
             },
         }
     }
@@ -760,6 +792,7 @@ mod tests {
         TuneResult {
             op: "add_custom".into(),
             baseline: measurement(baseline_us),
+            baseline_shapes: BTreeMap::new(),
             trials: candidates.iter().map(|b| b.trial.clone()).collect(),
             best: None,
             space: (*v.space).clone(),

@@ -5,6 +5,10 @@
 //! on each probe once; its outputs are the probe's reference, and a probe it cannot run (it faults, its
 //! tiling refuses the shape, the manifest's constraints exclude the shape) is dropped with the reason.
 //! A candidate then runs on the live probes with the artifact already built for it: no new build.
+//! The shapes the manifest declares besides the tuned one (`[[op.shape]]`) are probes too, and
+//! measured ones: a candidate must reproduce the unmodified op there as well, and its latencies there
+//! join the tuned shape's in the objective, their weighted geometric mean (`Probes::objective`). A
+//! declared shape the unmodified op cannot serve is an error, not a dropped probe.
 //! This module owns choosing the probe shapes and judging a candidate on them; it knows nothing of
 //! searching, journals or lockfiles.
 
@@ -28,12 +32,26 @@ pub struct Probe {
     pub inputs: Inputs,
     /// The unmodified op's outputs on this probe.
     pub reference: Vec<Vec<u8>>,
+    /// For a shape the manifest declares (`[[op.shape]]`): its weight in the objective and the
+    /// unmodified op's latency there. None for a generated probe, which is only checked.
+    pub measured: Option<Measured>,
+}
+
+/// A declared shape's part in the objective.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    pub weight: f64,
+    pub baseline_us: f64,
 }
 
 impl Probe {
-    /// The probe's name and the shape of its largest tensor, e.g. `tail [47, 16381]`.
+    /// The probe's name and the shape of its largest tensor, e.g. `tail [47, 16381]`, or for a
+    /// declared shape `shape short-rows [8, 2048]`.
     pub fn label(&self) -> String {
-        format!("{} {:?}", self.name, main_shape(&self.op))
+        match self.measured {
+            Some(_) => format!("shape {} {:?}", self.name, main_shape(&self.op)),
+            None => format!("{} {:?}", self.name, main_shape(&self.op)),
+        }
     }
 }
 
@@ -73,11 +91,48 @@ impl Probes {
         op: &OpSpec,
         artifact: &Artifact,
         space: &Space,
+        generated: bool,
         max_elems: Option<u64>,
-    ) -> Probes {
+    ) -> Result<Probes, String> {
         let mut out = Probes::default();
         let current = space.current();
+        // The declared shapes first: the unmodified op must serve each.
+        for (name, weight, case) in op.cases().into_iter().skip(1) {
+            let label = format!("shape `{name}` {:?}", main_shape(&case));
+            if let Some(p) = &current
+                && let Err(why) = at_shape(space, &case, backend.soc()).check(p)
+            {
+                return Err(format!(
+                    "{label}: the op's constraints exclude its current values there: {why}"
+                ));
+            }
+            let inputs = super::inputs(&case);
+            let m = backend.run(&case, artifact, &inputs, false).map_err(|f| {
+                format!(
+                    "{label}: the sources as they are fail there ({}): {}",
+                    f.kind.as_str(),
+                    first_line(&without_warnings(&f.message))
+                )
+            })?;
+            out.live.push(Probe {
+                name,
+                op: case,
+                inputs,
+                reference: m.outputs,
+                measured: Some(Measured {
+                    weight,
+                    baseline_us: m.latency_us,
+                }),
+            });
+        }
+        if !generated {
+            return Ok(out);
+        }
+        let declared: Vec<String> = out.live.iter().map(|p| p.op.shape_key()).collect();
         for (name, probe_op) in shapes(op, max_elems) {
+            if declared.contains(&probe_op.shape_key()) {
+                continue;
+            }
             let drop = |why: String| Dropped {
                 probe: name.clone(),
                 shape: main_shape(&probe_op),
@@ -97,6 +152,7 @@ impl Probes {
                     op: probe_op,
                     inputs,
                     reference,
+                    measured: None,
                 }),
                 Err(f) => out.dropped.push(drop(format!(
                     "the sources as they are fail on it ({}): {}",
@@ -105,7 +161,7 @@ impl Probes {
                 ))),
             }
         }
-        out
+        Ok(out)
     }
 
     /// Why `point` cannot serve a probe's shape by the op's own constraints (manifest and derived,
@@ -154,24 +210,73 @@ impl Probes {
     /// Judges a candidate that passed at the tuned shape on every live probe, with its artifact: a
     /// run that fails or outputs that differ from the unmodified op's is a `shape` failure naming the
     /// probe.
-    pub fn check(&self, backend: &dyn Backend, artifact: &Artifact) -> Result<(), TrialFailure> {
+    /// Returns the candidate's latency at each declared shape, by name, in order.
+    pub fn check(
+        &self,
+        backend: &dyn Backend,
+        artifact: &Artifact,
+    ) -> Result<Vec<(String, f64)>, TrialFailure> {
+        let mut latencies = vec![];
         for p in &self.live {
             let fail = |why: String| {
                 TrialFailure::new(FailureKind::Shape, format!("probe `{}`: {why}", p.label()))
             };
-            let outputs = backend
-                .run_outputs(&p.op, artifact, &p.inputs)
-                .map_err(|f| {
-                    fail(format!(
-                        "{}: {}",
-                        f.kind.as_str(),
-                        without_warnings(&f.message)
-                    ))
-                })?;
+            let ran = match p.measured {
+                Some(_) => backend
+                    .run(&p.op, artifact, &p.inputs, false)
+                    .map(|m| (m.outputs, Some(m.latency_us))),
+                None => backend
+                    .run_outputs(&p.op, artifact, &p.inputs)
+                    .map(|o| (o, None)),
+            };
+            let (outputs, latency) = ran.map_err(|f| {
+                fail(format!(
+                    "{}: {}",
+                    f.kind.as_str(),
+                    without_warnings(&f.message)
+                ))
+            })?;
             crate::verify::outputs_match(&p.op, &outputs, &p.reference)
                 .map_err(|why| fail(format!("differs from the unmodified op: {why}")))?;
+            if let Some(l) = latency {
+                latencies.push((p.name.clone(), l));
+            }
         }
-        Ok(())
+        Ok(latencies)
+    }
+
+    /// The declared shapes (`[[op.shape]]`), by name, with their part in the objective.
+    pub fn declared(&self) -> impl Iterator<Item = (&str, Measured)> {
+        self.live
+            .iter()
+            .filter_map(|p| p.measured.map(|m| (p.name.as_str(), m)))
+    }
+
+    /// The objective of a tune: the weighted geometric mean of the latency at the tuned shape (weight
+    /// `tuned_weight`) and those `at` the declared shapes (as `check` returns them). Exactly
+    /// `tuned_us` for an op with no declared shapes.
+    pub fn objective(&self, tuned_weight: f64, tuned_us: f64, at: &[(String, f64)]) -> f64 {
+        let mut parts = vec![(tuned_weight, tuned_us)];
+        for (name, l) in at {
+            let w = self
+                .declared()
+                .find(|(n, _)| n == name)
+                .map_or(1.0, |(_, m)| m.weight);
+            parts.push((w, *l));
+        }
+        weighted_geomean(&parts)
+    }
+}
+
+/// The weighted geometric mean of latencies, given as (weight, latency); a single latency exactly.
+pub fn weighted_geomean(parts: &[(f64, f64)]) -> f64 {
+    match parts {
+        [] => f64::NAN,
+        [(_, l)] => *l,
+        _ => {
+            let w: f64 = parts.iter().map(|(w, _)| w).sum();
+            (parts.iter().map(|(w, l)| w * l.ln()).sum::<f64>() / w).exp()
+        }
     }
 }
 
@@ -458,5 +563,42 @@ mod tests {
             t.shape = vec![];
         }
         assert!(shapes(&op, None).is_empty());
+    }
+
+    #[test]
+    fn the_objective_is_the_weighted_geometric_mean_and_one_shape_is_itself() {
+        assert_eq!(weighted_geomean(&[(1.0, 7.125)]), 7.125);
+        // (4^1 * 16^3)^(1/4) = 2^((2 + 12) / 4) = 2^3.5
+        let g = weighted_geomean(&[(1.0, 4.0), (3.0, 16.0)]);
+        assert!((g - 2f64.powf(3.5)).abs() < 1e-12, "{g}");
+        let probes = Probes {
+            live: vec![Probe {
+                name: "short-rows".into(),
+                op: op_of("add_custom"),
+                inputs: Inputs {
+                    tensors: vec![],
+                    key: String::new(),
+                },
+                reference: vec![],
+                measured: Some(Measured {
+                    weight: 3.0,
+                    baseline_us: 16.0,
+                }),
+            }],
+            dropped: vec![],
+        };
+        assert_eq!(probes.objective(2.0, 5.0, &[]), 5.0);
+        let o = probes.objective(1.0, 4.0, &[("short-rows".into(), 16.0)]);
+        assert!((o - 2f64.powf(3.5)).abs() < 1e-12, "{o}");
+        assert_eq!(
+            probes.declared().collect::<Vec<_>>(),
+            [(
+                "short-rows",
+                Measured {
+                    weight: 3.0,
+                    baseline_us: 16.0
+                }
+            )]
+        );
     }
 }

@@ -284,3 +284,112 @@ fn a_rewrite_applies_in_the_kernel_header_and_is_written_back_and_locked() {
         text(&out)
     );
 }
+
+/// An op that declares a further shape (`[[op.shape]]`): `run` measures both, `tune` weighs both in
+/// its objective and locks each shape's latency, `check` checks each, and the lock's figure at the
+/// further shape is what `run` measures there after the tune.
+#[test]
+fn an_op_with_two_shapes_is_tuned_for_both_and_each_is_locked_and_checked() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let manifest = p.join("ascend.toml");
+    let mut toml_text = std::fs::read_to_string(&manifest).unwrap();
+    toml_text.push_str("\n[[op.shape]]\nname = \"short-rows\"\nweight = 2.0\ndims = { x = [8, 2048], y = [8, 2048], z = [8, 2048] }\n");
+    std::fs::write(&manifest, toml_text).unwrap();
+    git(p, &["commit", "-qam", "a second shape"]);
+
+    let measured = |o: &Output| -> Vec<(String, f64)> {
+        records(o)
+            .into_iter()
+            .filter(|r| r["reason"] == "op-measured")
+            .map(|r| {
+                (
+                    r["op"].as_str().unwrap().to_string(),
+                    r["latency_us"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let before = measured(&out);
+    assert_eq!(
+        before.iter().map(|(o, _)| o.as_str()).collect::<Vec<_>>(),
+        ["add_custom", "add_custom@short-rows"]
+    );
+
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--budget",
+            "6",
+            "--seed",
+            "1",
+            "--strategy",
+            "random",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let lock: toml::Value =
+        toml::from_str(&std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap()).unwrap();
+    let entries = lock["op"].as_array().unwrap();
+    let shapes: Vec<&str> = entries
+        .iter()
+        .map(|e| e["shape"].as_str().unwrap())
+        .collect();
+    assert_eq!(entries.len(), 2, "{shapes:?}");
+    assert!(shapes.contains(&"x:float16[8,2048] y:float16[8,2048] z:float16[8,2048]"));
+    assert!(shapes.contains(&"x:float16[48,16384] y:float16[48,16384] z:float16[48,16384]"));
+    // Both entries record the one choice: the same parameters and source hashes.
+    assert_eq!(entries[0]["params"], entries[1]["params"]);
+    assert_eq!(entries[0]["sources"], entries[1]["sources"]);
+
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    let after = measured(&out);
+    for e in entries {
+        let at = match e["shape"].as_str().unwrap().contains("[8,2048]") {
+            true => &after[1],
+            false => &after[0],
+        };
+        let locked = e["latency-us"].as_float().unwrap();
+        assert!(
+            (locked - at.1).abs() < 1e-3,
+            "{} locked {locked}, run {}",
+            at.0,
+            at.1
+        );
+        let base = e["baseline-latency-us"].as_float().unwrap();
+        let was = match at.0.as_str() {
+            "add_custom" => before[0].1,
+            _ => before[1].1,
+        };
+        assert!(
+            (base - was).abs() < 1e-3,
+            "{} baseline {base}, run {was}",
+            at.0
+        );
+    }
+
+    let out = cargo_ascend_tune(p, &["check", "--message-format", "json"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let checked: Vec<(String, String)> = records(&out)
+        .into_iter()
+        .filter(|r| r["reason"] == "op-checked")
+        .map(|r| {
+            (
+                r["op"].as_str().unwrap().to_string(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        checked,
+        [
+            ("add_custom".to_string(), "ok".to_string()),
+            ("add_custom@short-rows".to_string(), "ok".to_string())
+        ]
+    );
+}
