@@ -18,7 +18,7 @@ pub fn bank(common: &Common, args: &BankArgs, printer: &Printer) -> Result<i32> 
         BankAction::List(a) => list(a, printer),
         BankAction::Show(a) => show(a, printer),
         BankAction::Motifs => motif_catalogue(printer),
-        BankAction::Sites(a) => sites(a, printer),
+        BankAction::Sites(a) => sites(common, a, printer),
     }
 }
 
@@ -239,9 +239,14 @@ fn show(args: &BankShowArgs, printer: &Printer) -> Result<i32> {
 }
 
 /// `bank sites`: per op and motif, where it applies and where it rewinds; then the totals per motif.
-fn sites(args: &crate::cli::args::BankSitesArgs, printer: &Printer) -> Result<i32> {
+fn sites(
+    common: &Common,
+    args: &crate::cli::args::BankSitesArgs,
+    printer: &Printer,
+) -> Result<i32> {
+    // No projects named: the one `--manifest-path` names, else the one around the current folder.
     let projects = if args.projects.is_empty() {
-        vec![cwd()?]
+        vec![super::Session::open(common)?.manifest.root.clone()]
     } else {
         crate::project::operator_projects(&args.projects)?
     };

@@ -179,3 +179,32 @@ fn mining_rewinds_sites_in_the_kernels_own_headers() {
     assert_eq!(rewind["file"], "op_kernel/add_custom_kernel.h", "{rewind}");
     assert_eq!(rewind["outcome"], "lesson", "{rewind}");
 }
+
+/// `bank sites` without projects reads the project `--manifest-path` names (it read the current folder
+/// whatever the flag said).
+#[test]
+fn bank_sites_reads_the_project_the_manifest_path_names() {
+    let dir = project("add_custom");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("ascend.toml");
+    let out = cargo_ascend_tune(
+        elsewhere.path(),
+        &[
+            "bank",
+            "sites",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "--message-format",
+            "json",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let ops: Vec<serde_json::Value> = records(&out)
+        .into_iter()
+        .filter(|r| r["reason"] == "sites")
+        .map(|r| r["op"].clone())
+        .collect();
+    assert!(!ops.is_empty(), "{stdout}");
+    assert!(ops.iter().all(|o| o == "add_custom"), "{ops:?}");
+}
