@@ -5,7 +5,7 @@
 //! when the budget allows. Retrieval reads the bank and asks motifs for sites; it measures nothing.
 
 use super::{Bank, Lesson, Profile};
-use crate::rewrite::motif::{Direction, Motif};
+use crate::rewrite::motif::{Direction, Motif, Scope};
 use crate::rewrite::motifs;
 use std::collections::BTreeMap;
 
@@ -42,11 +42,27 @@ pub fn similarity(a: &Profile, b: &Profile) -> f64 {
 
 /// The motifs that apply to `kernels` (file -> text), best evidence first.
 pub fn rank(bank: &Bank, kernels: &BTreeMap<String, String>, now: &Profile) -> Vec<Candidate> {
+    let files = kernels
+        .iter()
+        .map(|(f, t)| (f.clone(), (Scope::Kernel, t.clone())))
+        .collect();
+    rank_in(bank, &files, now)
+}
+
+/// `rank` over the files of both scopes (`Variant::rewrite_targets`): each motif's sites are counted in
+/// the files of its own scope only, so a host motif never fires in a kernel nor a kernel motif in a
+/// tiling function.
+pub fn rank_in(
+    bank: &Bank,
+    files: &BTreeMap<String, (Scope, String)>,
+    now: &Profile,
+) -> Vec<Candidate> {
     let mut out = vec![];
     for motif in motifs::ALL.iter().copied() {
-        let sites: BTreeMap<String, usize> = kernels
+        let sites: BTreeMap<String, usize> = files
             .iter()
-            .map(|(f, text)| (f.clone(), motif.sites(text, Direction::Apply).len()))
+            .filter(|(_, (scope, _))| *scope == motif.scope())
+            .map(|(f, (_, text))| (f.clone(), motif.sites(text, Direction::Apply).len()))
             .filter(|(_, n)| *n > 0)
             .collect();
         if sites.is_empty() {
