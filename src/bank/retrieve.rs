@@ -157,4 +157,26 @@ mod tests {
         assert!(ranked[0].score > 0.0);
         assert_eq!(ranked[0].evidence.len(), 1);
     }
+
+    /// A host motif is ranked on host files only, a kernel motif on kernel files only: the same UB
+    /// query text counts for `ub-split-double-buffer` in a tiling function and not in a kernel.
+    #[test]
+    fn each_motif_is_ranked_on_the_files_of_its_scope() {
+        let host = "void T(P p, uint64_t ub) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n}\n";
+        let now = profile("mte2", 0.9, 0.1);
+        let names = |files: &BTreeMap<String, (Scope, String)>| -> Vec<&'static str> {
+            rank_in(&Bank::default(), files, &now)
+                .iter()
+                .map(|c| c.motif.name())
+                .collect()
+        };
+        let as_host =
+            BTreeMap::from([("op_host/t.cpp".to_string(), (Scope::Host, host.to_string()))]);
+        assert_eq!(names(&as_host), vec!["ub-split-double-buffer"]);
+        let as_kernel = BTreeMap::from([(
+            "op_kernel/t.cpp".to_string(),
+            (Scope::Kernel, host.to_string()),
+        )]);
+        assert!(!names(&as_kernel).contains(&"ub-split-double-buffer"));
+    }
 }
