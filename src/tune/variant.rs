@@ -155,3 +155,53 @@ pub fn original(
     let space = Space::resolve(manifest, op, soc, &sources)?;
     Ok(Variant::original(sources, space))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// tests/cli/projects/queue_add_custom's manifest, with `extra` appended, its op and its variant.
+    fn queue_add_custom(extra: &str) -> (Manifest, OpSpec, Variant) {
+        let root =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/queue_add_custom");
+        let path = root.join("ascend.toml");
+        let text = std::fs::read_to_string(&path).unwrap() + extra;
+        let manifest = Manifest::parse(text, &path).unwrap();
+        let op = manifest.ops[0].clone();
+        let soc = crate::model::soc::lookup(&manifest.soc).unwrap();
+        let sources = super::super::read_sources(&manifest, &op).unwrap();
+        let v = original(&manifest, &op, soc, sources).unwrap();
+        (manifest, op, v)
+    }
+
+    #[test]
+    fn a_kernel_motif_brings_its_host_companion_unless_a_tunable_owns_its_site() {
+        let motif = crate::rewrite::motifs::by_name("double-buffer-queue").unwrap();
+        let (m, op, v) = queue_add_custom("");
+        let soc = crate::model::soc::lookup(&m.soc).unwrap();
+        let both = v.with_motif(motif, &m, &op, soc).unwrap();
+        assert_eq!(
+            both.rewrites,
+            ["double-buffer-queue", "ub-split-double-buffer"]
+        );
+        let host = "op_host/queue_add_custom.cpp";
+        assert!(both.sources[host].contains("ubSize = ubSize / 2;"));
+        assert!(both.sources["op_kernel/queue_add_custom.h"].contains("VECIN, 2>"));
+        // The targets of retrieval: the header is a kernel file, the tiling function a host one.
+        let targets = both.rewrite_targets(&op);
+        assert_eq!(targets[host].0, Scope::Host);
+        assert_eq!(targets["op_kernel/queue_add_custom.h"].0, Scope::Kernel);
+
+        // With `ub_parts` tunable there, the host search owns the UB split: the kernel motif goes alone.
+        let (m, op, v) = queue_add_custom(
+            "\n[[op.tunable]]\nname = \"ub_parts\"\nfile = \"op_host/queue_add_custom.cpp\"\nub-parts-of = \"ubSize\"\nrange = [1, 4]\n",
+        );
+        let alone = v.with_motif(motif, &m, &op, soc).unwrap();
+        assert_eq!(alone.rewrites, ["double-buffer-queue"]);
+        assert_eq!(alone.sources[host], v.sources[host]);
+        // The host motif alone cannot change what a tunable owns.
+        let split = crate::rewrite::motifs::by_name("ub-split-double-buffer").unwrap();
+        assert!(v.with_motif(split, &m, &op, soc).is_err());
+    }
+}
