@@ -9,7 +9,7 @@ use super::{Lesson, Profile};
 use crate::backend::{self, Backend, Measurement, SourceSet};
 use crate::errors::Result;
 use crate::manifest::{Manifest, OpSpec};
-use crate::rewrite::motif::{Direction, Motif};
+use crate::rewrite::motif::{Direction, Motif, Scope};
 use crate::rewrite::motifs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -143,19 +143,41 @@ pub fn kernel_files(
     files
 }
 
+/// The files motifs edit, with the scope of each: the kernel files and their own headers
+/// (`kernel_files`), then the op's host files (tiling functions, where host motifs act).
+pub fn scoped_files(
+    manifest: &Manifest,
+    op: &OpSpec,
+    sources: &std::collections::BTreeMap<String, String>,
+) -> Vec<(String, Scope, String)> {
+    let mut out: Vec<(String, Scope, String)> = kernel_files(manifest, op, sources)
+        .into_iter()
+        .map(|(f, t)| (f, Scope::Kernel, t))
+        .collect();
+    for f in &op.host {
+        if let Some(t) = sources.get(f)
+            && !out.iter().any(|(g, _, _)| g == f)
+        {
+            out.push((f.clone(), Scope::Host, t.clone()));
+        }
+    }
+    out
+}
+
 /// Per motif: its name, the sites where it applies and those where it rewinds, each as `file:line`.
 pub type MotifSites = Vec<(&'static str, Vec<String>, Vec<String>)>;
 
 /// Where each motif applies and where it rewinds in `op`'s kernel files and headers, without building.
 pub fn sites(manifest: &Manifest, op: &OpSpec) -> Result<MotifSites> {
     let sources = crate::tune::read_sources(manifest, op)?;
-    let files = kernel_files(manifest, op, &sources);
+    let files = scoped_files(manifest, op, &sources);
     let mut out = vec![];
     for m in motifs::ALL {
         let at = |d: Direction| -> Vec<String> {
             files
                 .iter()
-                .flat_map(|(f, t)| {
+                .filter(|(_, scope, _)| *scope == m.scope())
+                .flat_map(|(f, _, t)| {
                     m.sites(t, d)
                         .into_iter()
                         .map(move |s| format!("{f}:{}", s.line))
@@ -175,7 +197,7 @@ fn mine_op(
     on_rewind: &mut dyn FnMut(&Rewind),
 ) -> std::result::Result<Vec<Rewind>, String> {
     let sources = crate::tune::read_sources(manifest, op).map_err(|e| e.to_string())?;
-    let files = kernel_files(manifest, op, &sources);
+    let files = scoped_files(manifest, op, &sources);
     let wanted = |m: &dyn Motif| {
         opts.motifs
             .as_ref()
@@ -184,9 +206,9 @@ fn mine_op(
     // Nothing to rewind: no need to build anything.
     if !motifs::ALL.iter().any(|m| {
         wanted(*m)
-            && files
-                .iter()
-                .any(|(_, t)| !m.sites(t, Direction::Rewind).is_empty())
+            && files.iter().any(|(_, scope, t)| {
+                *scope == m.scope() && !m.sites(t, Direction::Rewind).is_empty()
+            })
     }) {
         return Ok(vec![]);
     }
@@ -207,7 +229,7 @@ fn mine_op(
         if !wanted(motif) {
             continue;
         }
-        for (file, text) in &files {
+        for (file, _, text) in files.iter().filter(|(_, s, _)| *s == motif.scope()) {
             for site in motif.sites(text, Direction::Rewind) {
                 let outcome = rewind_one(&cx, motif, file, text, &site);
                 let r = Rewind {

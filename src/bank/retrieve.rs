@@ -5,7 +5,7 @@
 //! when the budget allows. Retrieval reads the bank and asks motifs for sites; it measures nothing.
 
 use super::{Bank, Lesson, Profile};
-use crate::rewrite::motif::{Direction, Motif};
+use crate::rewrite::motif::{Direction, Motif, Scope};
 use crate::rewrite::motifs;
 use std::collections::BTreeMap;
 
@@ -42,11 +42,27 @@ pub fn similarity(a: &Profile, b: &Profile) -> f64 {
 
 /// The motifs that apply to `kernels` (file -> text), best evidence first.
 pub fn rank(bank: &Bank, kernels: &BTreeMap<String, String>, now: &Profile) -> Vec<Candidate> {
+    let files = kernels
+        .iter()
+        .map(|(f, t)| (f.clone(), (Scope::Kernel, t.clone())))
+        .collect();
+    rank_in(bank, &files, now)
+}
+
+/// `rank` over the files of both scopes (`Variant::rewrite_targets`): each motif's sites are counted in
+/// the files of its own scope only, so a host motif never fires in a kernel nor a kernel motif in a
+/// tiling function.
+pub fn rank_in(
+    bank: &Bank,
+    files: &BTreeMap<String, (Scope, String)>,
+    now: &Profile,
+) -> Vec<Candidate> {
     let mut out = vec![];
     for motif in motifs::ALL.iter().copied() {
-        let sites: BTreeMap<String, usize> = kernels
+        let sites: BTreeMap<String, usize> = files
             .iter()
-            .map(|(f, text)| (f.clone(), motif.sites(text, Direction::Apply).len()))
+            .filter(|(_, (scope, _))| *scope == motif.scope())
+            .map(|(f, (_, text))| (f.clone(), motif.sites(text, Direction::Apply).len()))
             .filter(|(_, n)| *n > 0)
             .collect();
         if sites.is_empty() {
@@ -140,5 +156,27 @@ mod tests {
         assert_eq!(ranked[0].motif.name(), "double-buffer");
         assert!(ranked[0].score > 0.0);
         assert_eq!(ranked[0].evidence.len(), 1);
+    }
+
+    /// A host motif is ranked on host files only, a kernel motif on kernel files only: the same UB
+    /// query text counts for `ub-split-double-buffer` in a tiling function and not in a kernel.
+    #[test]
+    fn each_motif_is_ranked_on_the_files_of_its_scope() {
+        let host = "void T(P p, uint64_t ub) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n}\n";
+        let now = profile("mte2", 0.9, 0.1);
+        let names = |files: &BTreeMap<String, (Scope, String)>| -> Vec<&'static str> {
+            rank_in(&Bank::default(), files, &now)
+                .iter()
+                .map(|c| c.motif.name())
+                .collect()
+        };
+        let as_host =
+            BTreeMap::from([("op_host/t.cpp".to_string(), (Scope::Host, host.to_string()))]);
+        assert_eq!(names(&as_host), vec!["ub-split-double-buffer"]);
+        let as_kernel = BTreeMap::from([(
+            "op_kernel/t.cpp".to_string(),
+            (Scope::Kernel, host.to_string()),
+        )]);
+        assert!(!names(&as_kernel).contains(&"ub-split-double-buffer"));
     }
 }

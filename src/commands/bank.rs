@@ -307,14 +307,22 @@ fn sites(
 
 fn motif_catalogue(printer: &Printer) -> Result<i32> {
     for m in motifs::ALL {
+        let scope = match m.scope() {
+            crate::rewrite::motif::Scope::Kernel => "kernel",
+            crate::rewrite::motif::Scope::Host => "host",
+        };
         if printer.json() {
             println!(
                 "{}",
-                json!({"reason": "motif", "name": m.name(), "summary": m.summary(), "preserves_meaning_when": m.preserves_meaning_when()})
+                json!({"reason": "motif", "name": m.name(), "edits": scope, "summary": m.summary(), "preserves_meaning_when": m.preserves_meaning_when(), "host_companion": m.host_companion()})
             );
         } else {
+            let with = m
+                .host_companion()
+                .map(|c| format!(" (with {c} in the host files)"))
+                .unwrap_or_default();
             println!(
-                "{}\n  {}\n  preserves meaning when: {}\n",
+                "{} [{scope}]{with}\n  {}\n  preserves meaning when: {}\n",
                 m.name(),
                 m.summary(),
                 m.preserves_meaning_when()

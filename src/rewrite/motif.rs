@@ -65,6 +65,14 @@ pub enum Direction {
     Rewind,
 }
 
+/// Which files of an op a motif edits: the kernel files and their own headers, or the host files (the
+/// tiling functions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Kernel,
+    Host,
+}
+
 pub trait Motif: Sync {
     /// Stable kebab-case id; it is written to lockfiles and banks, so never renamed.
     fn name(&self) -> &'static str;
@@ -90,6 +98,16 @@ pub trait Motif: Sync {
     /// overlaps them; the loop keeps it when it is verified and no slower.
     fn relaxes_sync(&self) -> bool {
         false
+    }
+    /// Which files the motif edits (kernel unless it says otherwise).
+    fn scope(&self) -> Scope {
+        Scope::Kernel
+    }
+    /// A host motif that must go with this kernel motif for the kernel to fit (a deeper queue needs the
+    /// tiling to plan for less UB each). The loop applies it with this one where it has a site and the
+    /// host search does not own that site already.
+    fn host_companion(&self) -> Option<&'static str> {
+        None
     }
 
     fn sites(&self, text: &str, dir: Direction) -> Vec<Site> {

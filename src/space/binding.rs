@@ -112,7 +112,9 @@ pub fn find_site(text: &str, file: &str, bind: &Bind) -> Result<Site, String> {
     }
 }
 
-/// The `GetCoreMemSize(<...UB...>, var)` calls of a tree, as their expression statements.
+/// The `GetCoreMemSize(<...UB...>, var)` calls of a tree, as their expression statements, with the
+/// variable they fill (`ubSize` also for `*ubSize`, a query through a pointer, as helper functions that
+/// return the platform's sizes write it).
 pub fn ub_queries<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, String)> {
     let mut out = vec![];
     visit(root, &mut |n| {
@@ -139,12 +141,30 @@ pub fn ub_queries<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, String)> {
         };
         if let [kind, var] = list.as_slice()
             && text_of(*kind, text).ends_with("UB")
-            && var.kind() == "identifier"
+            && let Some(name) = filled_variable(*var)
         {
-            out.push((n, text_of(*var, text).to_string()));
+            out.push((n, text_of(name, text).to_string()));
         }
     });
     out
+}
+
+/// The variable a query's argument fills: `v` itself, or `v` in `*v`.
+fn filled_variable(arg: Node) -> Option<Node> {
+    match arg.kind() {
+        "identifier" => Some(arg),
+        "pointer_expression" => arg.child_by_field_name("argument").filter(|a| {
+            a.kind() == "identifier" && arg.child(0).is_some_and(|op| op.kind() == "*")
+        }),
+        _ => None,
+    }
+}
+
+/// The query's variable as it writes it (`ubSize` or `*ubSize`): the form the owned statement uses.
+fn written_variable(query: Node, text: &str) -> Option<String> {
+    let call = query.named_child(0)?;
+    let list = call_arguments(call)?;
+    list.get(1).map(|a| text_of(*a, text).to_string())
 }
 
 /// The site of `ub-parts-of = var`: the one UB query filling `var`, and the `var = var / N;` after it.
@@ -180,8 +200,9 @@ fn find_ub_parts(root: Node, text: &str, file: &str, var: &str) -> Result<Site, 
         .collect();
     let end = query.end_byte();
     let line = text[..end].matches('\n').count() + 1;
+    let written = written_variable(query, text).unwrap_or_else(|| var.to_string());
     let divides = Some(Divides {
-        var: var.to_string(),
+        var: written.clone(),
         indent: indent.clone(),
     });
     // The statement the site owns, if it is there: the next sibling, on the next line, exactly
@@ -191,7 +212,7 @@ fn find_ub_parts(root: Node, text: &str, file: &str, var: &str) -> Result<Site, 
     });
     if let Some(next) = own {
         let stmt = &text[next.byte_range()];
-        let prefix = format!("{var} = {var} / ");
+        let prefix = format!("{written} = {written} / ");
         if let Some(n) = stmt
             .strip_prefix(&prefix)
             .and_then(|r| r.strip_suffix(';'))
@@ -431,6 +452,32 @@ mod tests {
                 .unwrap_err()
                 .contains("no `GetCoreMemSize")
         );
+    }
+
+    /// A helper that returns the platform's sizes through pointers fills `*ubSize`: the site is the same
+    /// variable, and the statement it owns divides what the pointer points to.
+    #[test]
+    fn ub_parts_of_a_query_through_a_pointer_divides_the_pointee() {
+        let src = "int G(P& p, uint64_t* ubSize) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, *ubSize);\n    return 0;\n}\n";
+        let bind = Bind::UbParts {
+            var: "ubSize".into(),
+        };
+        let s = find_site(src, "h.cpp", &bind).unwrap();
+        assert_eq!(s.value, 1);
+        let mut two = src.to_string();
+        two.replace_range(s.range.clone(), &s.render(2));
+        assert_eq!(
+            two,
+            src.replace("*ubSize);\n", "*ubSize);\n    *ubSize = *ubSize / 2;\n")
+        );
+        let t = find_site(&two, "h.cpp", &bind).unwrap();
+        assert_eq!(t.value, 2);
+        let mut one = two.clone();
+        one.replace_range(t.range.clone(), &t.render(1));
+        assert_eq!(one, src);
+        // `&ubSize` or an expression is not a variable the query fills.
+        let addr = src.replace("*ubSize);", "ubSize + 1);");
+        assert!(find_site(&addr, "h.cpp", &bind).is_err());
     }
 
     #[test]

@@ -77,9 +77,9 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     let mut reported_skips: HashSet<&'static str> = HashSet::new();
     let mut round = 0u64;
     'phases: while runner.remaining() > 0 {
-        let ranked = retrieve::rank(
+        let ranked = retrieve::rank_in(
             &runner.bank,
-            &current.variant.kernels(cx.op),
+            &current.variant.rewrite_targets(cx.op),
             &current.profile,
         );
         let mut improved = false;

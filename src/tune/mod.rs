@@ -247,6 +247,24 @@ pub fn kernel_files(op: &OpSpec, sources: &BTreeMap<String, String>) -> Vec<Stri
     out
 }
 
+/// The files a motif of `scope` edits: the kernel files and their own headers (`kernel_files`), or the
+/// op's host files (its tiling functions) in `sources`.
+pub fn rewrite_files(
+    op: &OpSpec,
+    sources: &BTreeMap<String, String>,
+    scope: crate::rewrite::motif::Scope,
+) -> Vec<String> {
+    match scope {
+        crate::rewrite::motif::Scope::Kernel => kernel_files(op, sources),
+        crate::rewrite::motif::Scope::Host => op
+            .host
+            .iter()
+            .filter(|f| sources.contains_key(*f))
+            .cloned()
+            .collect(),
+    }
+}
+
 /// The files of `read_sources` that a lockfile written before it read kernel headers may lack: a
 /// header missing from such a lock is not a change of the sources.
 pub fn header_sources(op: &OpSpec, sources: &BTreeMap<String, String>) -> Vec<String> {

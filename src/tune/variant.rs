@@ -6,7 +6,7 @@
 use crate::errors::Result;
 use crate::manifest::{Manifest, OpSpec};
 use crate::model::soc::Soc;
-use crate::rewrite::motif::{self, Direction, Motif};
+use crate::rewrite::motif::{self, Direction, Motif, Scope};
 use crate::space::{Point, Space};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -48,7 +48,24 @@ impl Variant {
             .collect()
     }
 
-    /// This variant with `motif` applied at every site of every kernel file, or why not.
+    /// The files motifs may edit, as they are in this variant: kernel files and their own headers,
+    /// then the host files (tiling functions). Retrieval counts each motif's sites in those of its scope.
+    pub fn rewrite_targets(&self, op: &OpSpec) -> BTreeMap<String, (Scope, String)> {
+        let mut out = BTreeMap::new();
+        for scope in [Scope::Host, Scope::Kernel] {
+            for f in super::rewrite_files(op, &self.sources, scope) {
+                if let Some(t) = self.sources.get(&f) {
+                    out.insert(f, (scope, t.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// This variant with `motif` applied at every site of every file of its scope (kernel or host), or
+    /// why not. A kernel motif's host companion (the UB split a deeper queue needs) is applied with it
+    /// where it has a site and the host search does not own that site (a `ub_parts` tunable there);
+    /// without it the kernel motif stands alone, and its trials show whether it fits.
     pub fn with_motif(
         &self,
         motif: &dyn Motif,
@@ -56,25 +73,51 @@ impl Variant {
         op: &OpSpec,
         soc: &Soc,
     ) -> std::result::Result<Variant, String> {
-        let mut sources = (*self.sources).clone();
+        let (sources, edited) = self.edited(motif, op, &self.sources)?;
+        if edited == 0 {
+            let place = match motif.scope() {
+                Scope::Kernel => "the kernel",
+                Scope::Host => "the host files",
+            };
+            return Err(format!("{} has no site in {place}", motif.name()));
+        }
+        if let Some(companion) = motif
+            .host_companion()
+            .and_then(crate::rewrite::motifs::by_name)
+            && let Ok((both, n)) = self.edited(companion, op, &sources)
+            && n > 0
+            && let Ok(v) = self.rebound(both, motif.name().to_string(), manifest, op, soc)
+        {
+            let mut v = v;
+            v.rewrites.push(companion.name().to_string());
+            return Ok(v);
+        }
+        self.rebound(sources, motif.name().to_string(), manifest, op, soc)
+    }
+
+    /// `sources` with `motif` applied at every site of the files of its scope, and how many it edited.
+    fn edited(
+        &self,
+        motif: &dyn Motif,
+        op: &OpSpec,
+        sources: &BTreeMap<String, String>,
+    ) -> std::result::Result<(BTreeMap<String, String>, usize), String> {
+        let mut out = sources.clone();
         let mut edited = 0;
-        for file in super::kernel_files(op, &self.sources) {
-            let Some(text) = sources.get(&file) else {
+        for file in super::rewrite_files(op, sources, motif.scope()) {
+            let Some(text) = out.get(&file) else {
                 continue;
             };
             match motif::edit_all(motif, text, Direction::Apply) {
                 Ok(Some((new, n))) => {
-                    sources.insert(file, new);
+                    out.insert(file, new);
                     edited += n;
                 }
                 Ok(None) => {}
                 Err(e) => return Err(e.to_string()),
             }
         }
-        if edited == 0 {
-            return Err(format!("{} has no site in the kernel", motif.name()));
-        }
-        self.rebound(sources, motif.name().to_string(), manifest, op, soc)
+        Ok((out, edited))
     }
 
     /// This variant with whole new sources (an external rewriter's kernel), named `rewrite`.
@@ -111,4 +154,54 @@ pub fn original(
 ) -> Result<Variant> {
     let space = Space::resolve(manifest, op, soc, &sources)?;
     Ok(Variant::original(sources, space))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// tests/cli/projects/queue_add_custom's manifest, with `extra` appended, its op and its variant.
+    fn queue_add_custom(extra: &str) -> (Manifest, OpSpec, Variant) {
+        let root =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/queue_add_custom");
+        let path = root.join("ascend.toml");
+        let text = std::fs::read_to_string(&path).unwrap() + extra;
+        let manifest = Manifest::parse(text, &path).unwrap();
+        let op = manifest.ops[0].clone();
+        let soc = crate::model::soc::lookup(&manifest.soc).unwrap();
+        let sources = super::super::read_sources(&manifest, &op).unwrap();
+        let v = original(&manifest, &op, soc, sources).unwrap();
+        (manifest, op, v)
+    }
+
+    #[test]
+    fn a_kernel_motif_brings_its_host_companion_unless_a_tunable_owns_its_site() {
+        let motif = crate::rewrite::motifs::by_name("double-buffer-queue").unwrap();
+        let (m, op, v) = queue_add_custom("");
+        let soc = crate::model::soc::lookup(&m.soc).unwrap();
+        let both = v.with_motif(motif, &m, &op, soc).unwrap();
+        assert_eq!(
+            both.rewrites,
+            ["double-buffer-queue", "ub-split-double-buffer"]
+        );
+        let host = "op_host/queue_add_custom.cpp";
+        assert!(both.sources[host].contains("ubSize = ubSize / 2;"));
+        assert!(both.sources["op_kernel/queue_add_custom.h"].contains("VECIN, 2>"));
+        // The targets of retrieval: the header is a kernel file, the tiling function a host one.
+        let targets = both.rewrite_targets(&op);
+        assert_eq!(targets[host].0, Scope::Host);
+        assert_eq!(targets["op_kernel/queue_add_custom.h"].0, Scope::Kernel);
+
+        // With `ub_parts` tunable there, the host search owns the UB split: the kernel motif goes alone.
+        let (m, op, v) = queue_add_custom(
+            "\n[[op.tunable]]\nname = \"ub_parts\"\nfile = \"op_host/queue_add_custom.cpp\"\nub-parts-of = \"ubSize\"\nrange = [1, 4]\n",
+        );
+        let alone = v.with_motif(motif, &m, &op, soc).unwrap();
+        assert_eq!(alone.rewrites, ["double-buffer-queue"]);
+        assert_eq!(alone.sources[host], v.sources[host]);
+        // The host motif alone cannot change what a tunable owns.
+        let split = crate::rewrite::motifs::by_name("ub-split-double-buffer").unwrap();
+        assert!(v.with_motif(split, &m, &op, soc).is_err());
+    }
 }

@@ -104,6 +104,14 @@ fn the_motif_catalogue_and_the_built_in_bank_are_readable() {
         assert!(stdout.contains(name), "{name} missing from:\n{stdout}");
     }
     assert!(stdout.contains("preserves meaning when"));
+    // Which files each motif edits, and the host half a kernel motif needs.
+    assert!(stdout.contains("ub-split-double-buffer [host]"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "double-buffer-queue [kernel] (with ub-split-double-buffer in the host files)"
+        ),
+        "{stdout}"
+    );
     let out = cargo_ascend_tune(dir.path(), &["bank", "list"]);
     let (stdout, _) = text(&out);
     assert!(out.status.success());

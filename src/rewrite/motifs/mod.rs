@@ -4,6 +4,7 @@
 mod balance_block_split;
 mod constant_buffer;
 mod double_buffer;
+mod double_buffer_queue;
 mod drop_queue_barrier;
 mod fold_scalar_ops;
 mod fuse_leaky_relu;
@@ -15,6 +16,7 @@ mod reciprocal_mul;
 mod reduce_max;
 mod relu_from_max_zero;
 mod scalar_wait;
+mod ub_split_double_buffer;
 mod vector_copy_loop;
 mod vector_reduce;
 
@@ -28,6 +30,7 @@ pub static ALL: &[&dyn Motif] = &[
     &vector_copy_loop::VectorCopyLoop,
     &drop_queue_barrier::DropQueueBarrier,
     &double_buffer::DoubleBuffer,
+    &double_buffer_queue::DoubleBufferQueue,
     &relu_from_max_zero::ReluFromMaxZero,
     &reciprocal_from_div_ones::ReciprocalFromDivOnes,
     &fuse_leaky_relu::FuseLeakyRelu,
@@ -38,6 +41,8 @@ pub static ALL: &[&dyn Motif] = &[
     &reciprocal_mul::ReciprocalMul,
     &balance_block_split::BalanceBlockSplit,
     &prefetch_next_tile::PrefetchNextTile,
+    // Host motifs: they edit the tiling functions (`op_host/`), not the kernel.
+    &ub_split_double_buffer::UbSplitDoubleBuffer,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Motif> {
@@ -66,6 +71,12 @@ mod tests {
                 m.name()
             );
             assert!(!m.summary().is_empty() && !m.preserves_meaning_when().is_empty());
+            // A companion is a host motif of the catalogue.
+            if let Some(c) = m.host_companion() {
+                assert!(
+                    by_name(c).is_some_and(|c| c.scope() == crate::rewrite::motif::Scope::Host)
+                );
+            }
         }
     }
 
