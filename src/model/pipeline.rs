@@ -997,4 +997,78 @@ mod tests {
         // And a count really repeats: one record costs less.
         assert!(run(&body("I S GetValue line=5\n")).latency_us < b.latency_us);
     }
+
+    /// A mixed trace (version 4): the AIC's Mmad work and the AIVs' vector work land on their own cores
+    /// (the M pipe's busiest core is an AIC, the V pipe's an AIV); a cross-core wait holds the AIVs until
+    /// the AIC's set has fired, so the launch takes longer than the same work without the flag, where
+    /// the kinds overlap; and the parser tells the cores apart.
+    #[test]
+    fn mixed_traces_put_cube_work_on_the_aic_and_flags_order_the_aivs() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let body = |flags: bool| {
+            let (set, wait) = if flags {
+                ("xset M x0.0\n", "xwait S x0.0 n1\n")
+            } else {
+                ("", "")
+            };
+            let mut t = String::from("twin-trace 4\n");
+            for b in 0..2 {
+                t += &format!("block {b} 2 aic\n");
+                for _ in 0..20 {
+                    t += "I M Mmad m=128 k=128 n=128 dt=2 line=4\n";
+                }
+                t += set;
+                t += "end\n";
+                for k in 0..2 {
+                    t += &format!("block {b} 2 aiv{k}\n{wait}");
+                    for _ in 0..20 {
+                        t += "I V Add dt=4 n=8192 rep=128 line=9\n";
+                    }
+                    t += "end\n";
+                }
+            }
+            t
+        };
+        let run = |text: &str| {
+            let t = crate::model::trace::parse(text).unwrap();
+            assert_eq!(t.blocks.len(), 6);
+            assert_eq!(t.blocks[2].core, CoreKind::Aiv(1));
+            simulate(&t, soc, &Default::default())
+        };
+        let (with, without) = (run(&body(true)), run(&body(false)));
+        assert_eq!(with.block_dim, 2);
+        assert_eq!(with.cores, 6, "2 groups of one AIC and two AIVs");
+        // core numbers: group slot * 3 + (0 AIC, 1 + k AIV k)
+        let kinds: Vec<u32> = with.blocks.iter().map(|b| b.core).collect();
+        assert_eq!(kinds, vec![0, 1, 2, 3, 4, 5]);
+        let busy = |t: &Timing, core: u32, p: Pipe| {
+            t.blocks
+                .iter()
+                .filter(|b| b.core == core)
+                .flat_map(|b| b.busy.iter())
+                .filter(|x| x.pipe == p)
+                .map(|x| x.busy_us)
+                .sum::<f64>()
+        };
+        assert!(busy(&with, 0, Pipe::M) > 0.0 && busy(&with, 0, Pipe::V) == 0.0);
+        assert!(busy(&with, 1, Pipe::V) > 0.0 && busy(&with, 1, Pipe::M) == 0.0);
+        // The AIVs start after the AIC's 20 Mmads: the flag serialises what otherwise overlaps.
+        let aic_end = with.blocks[0].end_us;
+        let aiv_end = with.blocks[1].end_us;
+        assert!(aiv_end > aic_end, "AIV ends {aiv_end} us, AIC {aic_end} us");
+        assert!(
+            with.latency_us > without.latency_us * 1.3,
+            "with the flag {} us, without {} us",
+            with.latency_us,
+            without.latency_us
+        );
+        // A wait whose set never comes is noted, not a hang.
+        let stuck = body(true).replace("xset M x0.0\n", "");
+        let t = run(&stuck);
+        assert!(
+            t.notes.iter().any(|n| n.contains("cross-core waits")),
+            "{:?}",
+            t.notes
+        );
+    }
 }
