@@ -686,12 +686,11 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         .max()
         .unwrap_or(0);
     let per_group = 1 + ratio;
-    let slots = if ratio > 0 {
-        soc.aic_cores.min(soc.aiv_cores / ratio)
-    } else {
-        soc.aic_cores
-    }
-    .max(1);
+    let slots = soc
+        .aiv_cores
+        .checked_div(ratio)
+        .map_or(soc.aic_cores, |aiv_groups| soc.aic_cores.min(aiv_groups))
+        .max(1);
     let cores = if mixed {
         slots * per_group
     } else if cube_only {
