@@ -611,3 +611,58 @@ fn mixed_kernels_give_each_core_its_index_and_pass_values_through_cross_core_fla
         "{err}"
     );
 }
+
+/// `__mix__(1, 2)` alone makes a kernel mixed (templates/twin/tests/mix_qualifier_kernel.cpp): two logical
+/// blocks run as two AICs and four AIVs, GetBlockIdx 0..2 on the AICs and 0..4 on the AIVs.
+#[test]
+fn the_mix_qualifier_alone_makes_a_kernel_mixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let twin = twin_dir();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.starts_with("kernel_") && n.ends_with(".cpp")
+        })
+        .collect();
+    sources.sort();
+    let exe = w.join("kernel");
+    let out = Command::new(compiler())
+        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(twin.join("tests/mix_qualifier_kernel.cpp"))
+        .args(&sources)
+        .args(["-lpthread", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("install g++ or set CXX");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = w.join("out.bin");
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 2\nub_bytes 196352\nworkspace 0\noutput out {} 256\n",
+            o.display()
+        ),
+    )
+    .unwrap();
+    let st = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let v: Vec<i32> = std::fs::read(&o)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // (GetBlockIdx, ASCEND_IS_AIV) per core: AIC 0, AIV 0, AIV 1, AIC 1, AIV 2, AIV 3
+    assert_eq!(v[..12], [0, 0, 0, 1, 1, 1, 1, 0, 2, 1, 3, 1]);
+}
