@@ -575,7 +575,7 @@ fn mixed_kernels_give_each_core_its_index_and_pass_values_through_cross_core_fla
     assert!(
         err.contains("CrossCoreWaitFlag")
             && err.contains("flag 5")
-            && err.contains("mix_kernel.cpp:47 (block 0, AIV 0)"),
+            && err.contains("mix_kernel.cpp:57 (block 0, AIV 0)"),
         "{err}"
     );
 
@@ -607,9 +607,19 @@ fn mixed_kernels_give_each_core_its_index_and_pass_values_through_cross_core_fla
     let err = String::from_utf8_lossy(&st.stderr);
     assert_eq!(st.status.code(), Some(3), "{err}");
     assert!(
-        err.contains("KERNEL_TASK_TYPE_DEFAULT") && err.contains("mix_kernel.cpp:18"),
+        err.contains("KERNEL_TASK_TYPE_DEFAULT") && err.contains("mix_kernel.cpp:28"),
         "{err}"
     );
+    // KERNEL_TYPE_AIC_ONLY: two blocks, each a cube core (ASCEND_IS_AIC), no AIVs.
+    let (st, v, trace) = run(6);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(slot(&v, 0), vec![0, 0, 0, 1, 1, 0, 0, 0]);
+    assert_eq!(slot(&v, 1), vec![1, 0, 0, 1, 1, 0, 0, 0]);
+    assert_eq!(trace.matches("block ").count(), 2, "{trace}");
 }
 
 /// `__mix__(1, 2)` alone makes a kernel mixed (templates/twin/tests/mix_qualifier_kernel.cpp): two logical

@@ -278,6 +278,8 @@ int note_static_mix(int aiv_per_aic) {
 // KernelMetaType (kernel_operator.h): KERNEL_TYPE_MIX_AIC_1_1 = 4, KERNEL_TYPE_MIX_AIC_1_2 = 5.
 void declare_kernel_type(int type, const char *file, int line) {
     int mix = type == 4 ? 1 : type == 5 ? 2 : 0;
+    // KERNEL_TYPE_AIC_ONLY (1) or KERNEL_TYPE_MIX_AIC_1_0 (3): every block is a cube core (ASCEND_IS_AIC).
+    if (!mix && (type == 1 || type == 3) && g.core_kind == 0) g.core_kind = 1;
     if (!g_mix_decided && g.core_idx == 0) {
         if (mix && g.kind_queried)
             fault(file, line,

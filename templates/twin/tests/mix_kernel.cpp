@@ -4,7 +4,7 @@
 //   [GetBlockIdx, GetBlockNum, GetSubBlockIdx, GetSubBlockNum, ASCEND_IS_AIC, ASCEND_IS_AIV, value, after]
 // mode (tiling key): 0 MIX_AIC_1_2 with the handshake, 1 the same as MIX_AIC_1_1, 2 an AIV waits for a
 // flag nobody sets, 3 mode-1 flags between the AIVs of a block, 4 SyncAll<false> across AIC and AIVs,
-// 5 the mixed type declared after ASCEND_IS_AIV.
+// 5 the mixed type declared after ASCEND_IS_AIV, 6 KERNEL_TYPE_AIC_ONLY (not mixed, every block an AIC).
 #include "kernel_operator.h"
 using namespace AscendC;
 
@@ -13,6 +13,16 @@ extern "C" __global__ __aicore__ void mix_test(GM_ADDR out, GM_ADDR workspace)
     uint64_t mode = twin::g.tiling_key;
     if (mode == 5) {
         if ASCEND_IS_AIV { }
+    }
+    if (mode == 6) {
+        KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);
+        GlobalTensor<int32_t> o;
+        o.SetGlobalBuffer((__gm__ int32_t *)out, 8 * 8 * 3);
+        o.SetValue(GetBlockIdx() * 8 + 0, (int32_t)GetBlockIdx());
+        o.SetValue(GetBlockIdx() * 8 + 3, (int32_t)GetSubBlockNum());
+        o.SetValue(GetBlockIdx() * 8 + 4, ASCEND_IS_AIC ? 1 : 0);
+        o.SetValue(GetBlockIdx() * 8 + 5, ASCEND_IS_AIV ? 1 : 0);
+        return;
     }
     if (mode == 1) KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1);
     else KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);

@@ -337,7 +337,7 @@ template <class MM, class... Rest> void regist_matmul(AscendC::TPipe *pipe, MM &
 // request on the AIV that makes it, so the AIC core ends at the registration.
 namespace twin {
 inline void matmul_aic_serves() {
-    if (g.core_kind == 1) throw_core_end();
+    if (g.core_kind == 1 && g.mix_aiv > 0) throw_core_end();
 }
 } // namespace twin
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...) (::twin::matmul_aic_serves(), ::twin::regist_matmul(tpipe, __VA_ARGS__))
