@@ -472,3 +472,207 @@ fn matmul_api_and_tiling_match_rust_references() {
     assert_eq!(trace.matches("I M Mmad m=32 k=8 n=16 dt=2 ").count(), 2 * 2);
     assert_eq!(trace.matches("I M Mmad m=16 k=8 n=16 dt=2 ").count(), 2 * 2);
 }
+
+/// Mixed kernels (templates/twin/tests/mix_kernel.cpp, two logical blocks): what each core sees
+/// (GetBlockIdx / GetBlockNum / GetSubBlockIdx / GetSubBlockNum / ASCEND_IS_AIC / ASCEND_IS_AIV, as the
+/// asc-devkit pages GetBlockIdx.md and GetSubBlockNum(ISASI).md give them for 1:2 and 1:1), values handed
+/// over through GM with cross-core flags (mode 2 both ways, mode 1 between the AIVs), SyncAll<false>
+/// across AIC and AIVs, and the faults: a wait nothing can satisfy, a mixed type declared too late.
+#[test]
+fn mixed_kernels_give_each_core_its_index_and_pass_values_through_cross_core_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let twin = twin_dir();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.starts_with("kernel_") && n.ends_with(".cpp")
+        })
+        .collect();
+    sources.sort();
+    let exe = w.join("kernel");
+    let out = Command::new(compiler())
+        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(twin.join("tests/mix_kernel.cpp"))
+        .args(&sources)
+        .args(["-lpthread", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("install g++ or set CXX");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = |mode: u32| {
+        let o = w.join(format!("out{mode}.bin"));
+        let t = w.join(format!("trace{mode}.txt"));
+        std::fs::write(
+            w.join("run.txt"),
+            format!(
+                "block_dim 2\nub_bytes 196352\ntiling_key {mode}\nworkspace 0\noutput out {} 768\ntrace {}\n",
+                o.display(),
+                t.display()
+            ),
+        )
+        .unwrap();
+        let status = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+        let bytes = std::fs::read(&o).unwrap_or_default();
+        let v: Vec<i32> = bytes
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        (status, v, std::fs::read_to_string(&t).unwrap_or_default())
+    };
+    let slot = |v: &[i32], c: usize| v[c * 8..c * 8 + 8].to_vec();
+
+    // 1:2, mode-2 handshake: the AIC writes 100 (b + 1), each AIV adds 1 + its sub index, the AIC sums.
+    let (st, v, trace) = run(0);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    for b in 0..2i32 {
+        let aic = (b * 3) as usize;
+        let base = 100 * (b + 1);
+        assert_eq!(
+            slot(&v, aic),
+            vec![b, 2, 0, 1, 1, 0, base, 2 * base + 3],
+            "AIC of block {b}"
+        );
+        for s in 0..2i32 {
+            assert_eq!(
+                slot(&v, aic + 1 + s as usize),
+                vec![2 * b + s, 2, s, 2, 0, 1, base + 1 + s, 0],
+                "AIV {s} of block {b}"
+            );
+        }
+    }
+    assert!(trace.starts_with("twin-trace 4\n"), "{trace}");
+    assert!(trace.contains("block 1 2 aiv1\n") && trace.contains("xset FIX x"));
+    let parsed = ascend_tune::model::trace::parse(&trace).unwrap();
+    assert_eq!(parsed.blocks.len(), 6, "one trace block per core");
+
+    // 1:1: one AIV per block, GetBlockIdx in [0, numBlocks) on both kinds.
+    let (st, v, _) = run(1);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(slot(&v, 0), vec![0, 2, 0, 1, 1, 0, 100, 101]);
+    assert_eq!(slot(&v, 1), vec![0, 2, 0, 1, 0, 1, 101, 0]);
+    assert_eq!(slot(&v, 3), vec![1, 2, 0, 1, 0, 1, 201, 0]);
+
+    // A wait no core will satisfy: a fault at the wait's line, not a hang.
+    let (st, _, _) = run(2);
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("CrossCoreWaitFlag")
+            && err.contains("flag 5")
+            && err.contains("mix_kernel.cpp:57 (block 0, AIV 0)"),
+        "{err}"
+    );
+
+    // Mode 1: the two AIVs of a block swap their values.
+    let (st, v, _) = run(3);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    for b in 0..2usize {
+        assert_eq!(slot(&v, b * 3 + 1)[6..], [10, 11]);
+        assert_eq!(slot(&v, b * 3 + 2)[6..], [11, 10]);
+    }
+
+    // SyncAll<false>: every core sees every core's value (1 + 2 + ... + 6).
+    let (st, v, _) = run(4);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    for c in 0..6 {
+        assert_eq!(slot(&v, c)[6..], [c as i32 + 1, 21], "core {c}");
+    }
+
+    // The mixed type after ASCEND_IS_AIV: named at the declaration.
+    let (st, _, _) = run(5);
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("KERNEL_TASK_TYPE_DEFAULT") && err.contains("mix_kernel.cpp:28"),
+        "{err}"
+    );
+    // KERNEL_TYPE_AIC_ONLY: two blocks, each a cube core (ASCEND_IS_AIC), no AIVs.
+    let (st, v, trace) = run(6);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(slot(&v, 0), vec![0, 0, 0, 1, 1, 0, 0, 0]);
+    assert_eq!(slot(&v, 1), vec![1, 0, 0, 1, 1, 0, 0, 0]);
+    assert_eq!(trace.matches("block ").count(), 2, "{trace}");
+}
+
+/// `__mix__(1, 2)` alone makes a kernel mixed (templates/twin/tests/mix_qualifier_kernel.cpp): two logical
+/// blocks run as two AICs and four AIVs, GetBlockIdx 0..2 on the AICs and 0..4 on the AIVs.
+#[test]
+fn the_mix_qualifier_alone_makes_a_kernel_mixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let twin = twin_dir();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.starts_with("kernel_") && n.ends_with(".cpp")
+        })
+        .collect();
+    sources.sort();
+    let exe = w.join("kernel");
+    let out = Command::new(compiler())
+        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(twin.join("tests/mix_qualifier_kernel.cpp"))
+        .args(&sources)
+        .args(["-lpthread", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("install g++ or set CXX");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = w.join("out.bin");
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 2\nub_bytes 196352\nworkspace 0\noutput out {} 256\n",
+            o.display()
+        ),
+    )
+    .unwrap();
+    let st = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let v: Vec<i32> = std::fs::read(&o)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // (GetBlockIdx, ASCEND_IS_AIV) per core: AIC 0, AIV 0, AIV 1, AIC 1, AIV 2, AIV 3
+    assert_eq!(v[..12], [0, 0, 0, 1, 1, 1, 1, 0, 2, 1, 3, 1]);
+}

@@ -31,6 +31,10 @@ pub const SYS_CNT_MHZ: f64 = 50.0;
 /// `SyncAll` after the last block arrives: a few GM round trips through the workspace (FACTS §4 says it
 /// synchronises all cores through GM; no figure). G.
 pub const SYNC_ALL_CYCLES: f64 = 1000.0;
+/// A cross-core flag (CrossCoreSetFlag -> CrossCoreWaitFlag between the AIC and its AIVs) from the set
+/// firing to the waiting core going on: a round trip through the task scheduler the documentation
+/// describes (CrossCoreSetFlag(ISASI).md: the cores report to it, it updates the counters). G: no figure.
+pub const XCORE_FLAG_CYCLES: f64 = 100.0;
 
 // ---- once per kernel ----
 

@@ -23,7 +23,11 @@
 // launch is symmetric); cores that finish early, or wait, leave their share unused.
 //
 // Cores: block i runs on core i % cores, in waves; the latency is the launch cost plus the busiest core's
-// blocks. `SyncAll` (an `I S SyncAll` record) holds every block until the last one arrives when all blocks are
+// blocks. Mixed kernels (trace version 4): logical block i is one AIC and its AIVs, each its own core with
+// its own pipes (cube pipes on the AIC, vector pipes on the AIVs); the groups run on min(AIC cores, AIV
+// cores / ratio) group slots in waves, a group holding its cores until its last one ends. Cross-core flags
+// (`xset`/`xwait`) pair across the cores of a group (or of the launch), so a group's cores are simulated
+// together: a core stops at a wait whose sets have not all been simulated yet and another goes on. `SyncAll` (an `I S SyncAll` record) holds every block until the last one arrives when all blocks are
 // resident at once; with more blocks than cores it is costed per block and noted.
 
 use std::collections::BTreeSet;
@@ -34,7 +38,9 @@ use serde::Serialize;
 use super::costs;
 use super::memory::{self, MemPlan};
 use super::soc::Soc;
-use super::trace::{BarrierScope, Block, Instr, Pipe, Record, Trace};
+use std::collections::HashMap;
+
+use super::trace::{BarrierScope, Block, CoreKind, Instr, Pipe, Record, Trace};
 
 /// What to record besides the summary.
 #[derive(Debug, Clone, Copy, Default)]
@@ -370,7 +376,20 @@ impl Share {
     }
 }
 
+/// Where `Sim::advance` stopped.
+enum Stop {
+    End,
+    /// At a `SyncAll`, arriving at that cycle.
+    Sync(f64),
+    /// At a cross-core wait whose sets have not all been simulated.
+    Blocked,
+}
+
 struct Sim<'a> {
+    /// Per cross-core flag key: the latest firing of its sets so far and how many have been simulated.
+    xfire: HashMap<u32, (f64, u32)>,
+    /// Take a blocked cross-core wait as released (cores that cannot run at once: no partner to wait for).
+    xforce: bool,
     trace: &'a Trace,
     soc: &'a Soc,
     mem: MemPlan,
@@ -416,15 +435,39 @@ impl Sim<'_> {
 
     /// Runs the block's records from `st.pos` to the next `SyncAll` (returns the cycle the block arrives
     /// there, every pipe drained) or to the end (returns None).
-    fn advance(&mut self, block: &Block, st: &mut BlockState) -> Option<f64> {
+    fn advance(&mut self, block: &Block, st: &mut BlockState) -> Stop {
         while let Some(rec) = block.records.get(st.pos) {
             st.pos += 1;
             match rec {
                 Record::Instr(ins) if self.is_sync_all(ins) => {
-                    return Some(
+                    return Stop::Sync(
                         st.duration()
                             .max(st.not_before.iter().fold(0.0, |a: f64, &b| a.max(b))),
                     );
+                }
+                Record::XSet { pipe, key, .. } => {
+                    let s = pipe.index();
+                    let fire = st.issue.max(st.done[s]).max(st.not_before[s]);
+                    let e = self.xfire.entry(*key).or_insert((0.0, 0));
+                    e.0 = e.0.max(fire);
+                    e.1 += 1;
+                    st.issue += costs::FLAG_CYCLES;
+                    st.busy[S] += costs::FLAG_CYCLES;
+                }
+                Record::XWait {
+                    pipe, key, sets, ..
+                } => {
+                    let fired = self.xfire.get(key).copied().unwrap_or((0.0, 0));
+                    if fired.1 < *sets && !self.xforce {
+                        st.pos -= 1;
+                        return Stop::Blocked;
+                    }
+                    // The wait holds the issue of every later instruction (CrossCoreWaitFlag(ISASI).md).
+                    let fire = fired.0 + costs::XCORE_FLAG_CYCLES;
+                    let d = pipe.index();
+                    st.not_before[d] = st.not_before[d].max(fire);
+                    st.issue = st.issue.max(fire) + costs::FLAG_CYCLES;
+                    st.busy[S] += costs::FLAG_CYCLES;
                 }
                 Record::Instr(ins) => {
                     let p = ins.pipe.index();
@@ -526,44 +569,94 @@ impl Sim<'_> {
                 }
             }
         }
-        None
+        Stop::End
     }
 
     /// Runs one block to its end, each `SyncAll` costed on its own (no other block to wait for).
     fn run_alone(&mut self, block: &Block, plan: usize, share: Share) -> BlockState {
         let mut st = BlockState::new(block, plan, share);
-        while let Some(arrival) = self.advance(block, &mut st) {
-            st.leave_sync(block, arrival, arrival, self.record_spans);
+        loop {
+            match self.advance(block, &mut st) {
+                Stop::End => break,
+                Stop::Sync(arrival) => st.leave_sync(block, arrival, arrival, self.record_spans),
+                Stop::Blocked => {
+                    self.xforce = true;
+                    let _ = self.advance_one_wait(block, &mut st);
+                    self.xforce = false;
+                }
+            }
         }
         st
     }
 
-    /// Runs blocks that are all resident at once in lockstep between `SyncAll`s: each leaves the k-th
-    /// `SyncAll` when the last block has reached it.
-    fn run_synced(&mut self, blocks: &[(usize, &Block)], share: Share) -> Vec<BlockState> {
+    /// Passes the cross-core wait `st` stopped at, as released (see `xforce`).
+    fn advance_one_wait(&mut self, block: &Block, st: &mut BlockState) -> Option<()> {
+        if let Some(Record::XWait { pipe, .. }) = block.records.get(st.pos) {
+            st.pos += 1;
+            st.issue += costs::FLAG_CYCLES;
+            let d = pipe.index();
+            st.not_before[d] = st.not_before[d].max(st.issue);
+            return Some(());
+        }
+        None
+    }
+
+    /// Runs cores that are resident at once: between `SyncAll`s each goes on until it ends, reaches the
+    /// next one or waits for a cross-core flag not yet set; each leaves the k-th `SyncAll` when the last
+    /// of them has reached it. A trace whose waits can never be met (the twin faults first) ends the
+    /// remaining cores where they stand.
+    fn run_group(&mut self, blocks: &[(usize, &Block)], share: Share) -> (Vec<BlockState>, bool) {
         let mut states: Vec<BlockState> = blocks
             .iter()
             .map(|&(plan, b)| BlockState::new(b, plan, share))
             .collect();
         let mut done = vec![false; blocks.len()];
+        let mut arrivals: Vec<Option<f64>> = vec![None; blocks.len()];
+        let mut stuck = false;
         loop {
-            let mut arrivals = vec![None; blocks.len()];
+            let mut progress = false;
             for (i, ((_, b), st)) in blocks.iter().zip(states.iter_mut()).enumerate() {
-                if !done[i] {
-                    arrivals[i] = self.advance(b, st);
-                    done[i] = arrivals[i].is_none();
+                if done[i] || arrivals[i].is_some() {
+                    continue;
+                }
+                let pos = st.pos;
+                match self.advance(b, st) {
+                    Stop::End => {
+                        done[i] = true;
+                        progress = true;
+                    }
+                    Stop::Sync(a) => {
+                        arrivals[i] = Some(a);
+                        progress = true;
+                    }
+                    Stop::Blocked => progress |= st.pos != pos,
                 }
             }
-            let Some(release) = arrivals.iter().flatten().copied().reduce(f64::max) else {
+            if done.iter().all(|&d| d) {
                 break;
-            };
-            for (i, arrival) in arrivals.iter().enumerate() {
-                if let Some(a) = arrival {
-                    states[i].leave_sync(blocks[i].1, *a, release, self.record_spans);
+            }
+            let all_arrived = (0..blocks.len()).all(|i| done[i] || arrivals[i].is_some());
+            if all_arrived {
+                let release = arrivals.iter().flatten().copied().fold(0.0, f64::max);
+                for (i, a) in arrivals.iter_mut().enumerate() {
+                    if let Some(arrival) = a.take() {
+                        states[i].leave_sync(blocks[i].1, arrival, release, self.record_spans);
+                    }
                 }
+                continue;
+            }
+            if !progress {
+                stuck = true;
+                break;
             }
         }
-        states
+        (states, stuck)
+    }
+
+    /// Runs blocks that are all resident at once in lockstep between `SyncAll`s: each leaves the k-th
+    /// `SyncAll` when the last block has reached it.
+    fn run_synced(&mut self, blocks: &[(usize, &Block)], share: Share) -> Vec<BlockState> {
+        self.run_group(blocks, share).0
     }
 }
 
@@ -581,13 +674,36 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     }
     let cube_only = (uses[Pipe::M.index()] || uses[Pipe::Mte1.index()] || uses[Pipe::Fix.index()])
         && !uses[Pipe::V.index()];
-    let cores = if cube_only {
+    // A mixed kernel: AIVs per AIC, and the group slots (one AIC and `ratio` AIVs each).
+    let mixed = trace.blocks.iter().any(|b| b.core != CoreKind::Single);
+    let ratio = trace
+        .blocks
+        .iter()
+        .filter_map(|b| match b.core {
+            CoreKind::Aiv(k) => Some(u32::from(k) + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let per_group = 1 + ratio;
+    let slots = soc
+        .aiv_cores
+        .checked_div(ratio)
+        .map_or(soc.aic_cores, |aiv_groups| soc.aic_cores.min(aiv_groups))
+        .max(1);
+    let cores = if mixed {
+        slots * per_group
+    } else if cube_only {
         soc.aic_cores
     } else {
         soc.aiv_cores
     }
     .max(1);
-    let block_dim = trace.block_dim().max(trace.blocks.len() as u32).max(1);
+    let block_dim = if mixed {
+        trace.block_dim().max(1)
+    } else {
+        trace.block_dim().max(trace.blocks.len() as u32).max(1)
+    };
     let launch_cy = costs::launch_cycles(soc);
     let mem = memory::plan(trace, soc, cores);
     let roof = mem.roofline_us(soc);
@@ -602,6 +718,8 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         })
         .collect();
     let mut sim = Sim {
+        xfire: HashMap::new(),
+        xforce: false,
         trace,
         soc,
         mem,
@@ -629,7 +747,37 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
                 .any(|r| matches!(r, Record::Instr(i) if sim.is_sync_all(i)))
         });
     let mut notes_extra = Vec::new();
-    let states: Vec<BlockState> = if has_sync && block_dim <= cores {
+    let states: Vec<BlockState> = if mixed {
+        // Groups resident at once are simulated together (flags and SyncAll pair across them); more
+        // groups than slots run group by group, in waves.
+        let mut stuck = false;
+        let states = if block_dim <= slots {
+            let (st, s) = sim.run_group(&order, Share::of(soc, block_dim * per_group));
+            stuck |= s;
+            st
+        } else {
+            let mut all = Vec::with_capacity(order.len());
+            let mut i = 0;
+            while i < order.len() {
+                let idx = order[i].1.idx;
+                let j = i + order[i..].iter().take_while(|(_, b)| b.idx == idx).count();
+                let wave = idx / slots;
+                let running = block_dim.saturating_sub(wave * slots).clamp(1, slots);
+                let (st, s) = sim.run_group(&order[i..j], Share::of(soc, running * per_group));
+                stuck |= s;
+                all.extend(st);
+                i = j;
+            }
+            all
+        };
+        if stuck {
+            notes_extra.push(
+                "cross-core waits whose sets never come (or a SyncAll some cores never reach): those cores end there in the model"
+                    .to_string(),
+            );
+        }
+        states
+    } else if has_sync && block_dim <= cores {
         sim.run_synced(&order, Share::of(soc, block_dim.clamp(1, cores)))
     } else {
         if has_sync {
@@ -647,9 +795,28 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
             .collect()
     };
 
+    // Per trace block: its core, its wave, and how long it holds the core (a mixed group holds its cores
+    // until its last core ends).
+    let mut group_hold: HashMap<u32, f64> = HashMap::new();
+    for ((_, block), st) in order.iter().zip(&states) {
+        let h = group_hold.entry(block.idx).or_insert(0.0);
+        *h = h.max(st.duration());
+    }
     for ((_, block), st) in order.into_iter().zip(states) {
-        let core = block.idx % cores;
-        let wave = block.idx / cores;
+        let (core, wave) = if mixed {
+            let off = match block.core {
+                CoreKind::Aiv(k) => 1 + u32::from(k).min(ratio.saturating_sub(1)),
+                _ => 0,
+            };
+            ((block.idx % slots) * per_group + off, block.idx / slots)
+        } else {
+            (block.idx % cores, block.idx / cores)
+        };
+        let hold = if mixed {
+            group_hold.get(&block.idx).copied().unwrap_or(0.0)
+        } else {
+            st.duration()
+        };
         let run = BlockRunView {
             duration: st.duration(),
             busy: st.busy,
@@ -657,7 +824,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         };
         let c = core as usize;
         let start = launch_cy + core_time[c];
-        core_time[c] += run.duration;
+        core_time[c] += hold;
         core_used[c] = true;
         for (acc, b) in core_busy[c].iter_mut().zip(run.busy) {
             *acc += b;
@@ -690,6 +857,12 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         }
     }
 
+    // Cores running at once: a mixed launch's groups count each of their cores.
+    let running_cores = if mixed {
+        block_dim.min(slots) * per_group
+    } else {
+        block_dim.min(cores)
+    };
     // Per-core totals include the launch cost.
     let core_total: Vec<f64> = core_time.iter().map(|t| launch_cy + t).collect();
     let critical = (0..cores as usize).filter(|&c| core_used[c]).fold(
@@ -700,9 +873,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         },
     );
     // The cores are modelled alike; on the chip the slowest of many streaming cores ends later.
-    let skew_cy = critical.map_or(0.0, |c| {
-        core_time[c] * costs::core_skew(block_dim.min(cores), soc)
-    });
+    let skew_cy = critical.map_or(0.0, |c| core_time[c] * costs::core_skew(running_cores, soc));
     let latency_cy = critical.map(|c| core_total[c]).unwrap_or(launch_cy) + skew_cy;
 
     let mut pipes = Vec::new();
@@ -742,7 +913,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     let latency_us = latency_cy / cyc;
     let launch_us = launch_cy / cyc;
     let skew_us = skew_cy / cyc;
-    let running_max = block_dim.min(cores);
+    let running_max = running_cores;
 
     let bound = if critical.is_none() || launch_us >= 0.5 * latency_us {
         Bound::LaunchOverhead
@@ -786,7 +957,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         launch_us,
         skew_us,
         block_dim,
-        cores: cores.min(block_dim),
+        cores: running_cores,
         gm_bytes,
         roofline_us: roof,
         notes,
@@ -824,5 +995,79 @@ mod tests {
         }
         // And a count really repeats: one record costs less.
         assert!(run(&body("I S GetValue line=5\n")).latency_us < b.latency_us);
+    }
+
+    /// A mixed trace (version 4): the AIC's Mmad work and the AIVs' vector work land on their own cores
+    /// (the M pipe's busiest core is an AIC, the V pipe's an AIV); a cross-core wait holds the AIVs until
+    /// the AIC's set has fired, so the launch takes longer than the same work without the flag, where
+    /// the kinds overlap; and the parser tells the cores apart.
+    #[test]
+    fn mixed_traces_put_cube_work_on_the_aic_and_flags_order_the_aivs() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let body = |flags: bool| {
+            let (set, wait) = if flags {
+                ("xset M x0.0\n", "xwait S x0.0 n1\n")
+            } else {
+                ("", "")
+            };
+            let mut t = String::from("twin-trace 4\n");
+            for b in 0..2 {
+                t += &format!("block {b} 2 aic\n");
+                for _ in 0..20 {
+                    t += "I M Mmad m=128 k=128 n=128 dt=2 line=4\n";
+                }
+                t += set;
+                t += "end\n";
+                for k in 0..2 {
+                    t += &format!("block {b} 2 aiv{k}\n{wait}");
+                    for _ in 0..20 {
+                        t += "I V Add dt=4 n=8192 rep=128 line=9\n";
+                    }
+                    t += "end\n";
+                }
+            }
+            t
+        };
+        let run = |text: &str| {
+            let t = crate::model::trace::parse(text).unwrap();
+            assert_eq!(t.blocks.len(), 6);
+            assert_eq!(t.blocks[2].core, CoreKind::Aiv(1));
+            simulate(&t, soc, &Default::default())
+        };
+        let (with, without) = (run(&body(true)), run(&body(false)));
+        assert_eq!(with.block_dim, 2);
+        assert_eq!(with.cores, 6, "2 groups of one AIC and two AIVs");
+        // core numbers: group slot * 3 + (0 AIC, 1 + k AIV k)
+        let kinds: Vec<u32> = with.blocks.iter().map(|b| b.core).collect();
+        assert_eq!(kinds, vec![0, 1, 2, 3, 4, 5]);
+        let busy = |t: &Timing, core: u32, p: Pipe| {
+            t.blocks
+                .iter()
+                .filter(|b| b.core == core)
+                .flat_map(|b| b.busy.iter())
+                .filter(|x| x.pipe == p)
+                .map(|x| x.busy_us)
+                .sum::<f64>()
+        };
+        assert!(busy(&with, 0, Pipe::M) > 0.0 && busy(&with, 0, Pipe::V) == 0.0);
+        assert!(busy(&with, 1, Pipe::V) > 0.0 && busy(&with, 1, Pipe::M) == 0.0);
+        // The AIVs start after the AIC's 20 Mmads: the flag serialises what otherwise overlaps.
+        let aic_end = with.blocks[0].end_us;
+        let aiv_end = with.blocks[1].end_us;
+        assert!(aiv_end > aic_end, "AIV ends {aiv_end} us, AIC {aic_end} us");
+        assert!(
+            with.latency_us > without.latency_us * 1.3,
+            "with the flag {} us, without {} us",
+            with.latency_us,
+            without.latency_us
+        );
+        // A wait whose set never comes is noted, not a hang.
+        let stuck = body(true).replace("xset M x0.0\n", "");
+        let t = run(&stuck);
+        assert!(
+            t.notes.iter().any(|n| n.contains("cross-core waits")),
+            "{:?}",
+            t.notes
+        );
     }
 }

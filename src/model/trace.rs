@@ -17,6 +17,11 @@
 // Changelog:
 //   1  the first format.
 //   2  `count=N` on scalar records (N identical back-to-back ones).
+//   4  mixed kernels: a block header may end in the core kind, `block <idx> <block_dim> aic|aiv<k>` (the
+//      AIC, or AIV k, of logical block idx: one header per core); cross-core flags
+//      `xset <pipe> x<scope>.<round>` (a CrossCoreSetFlag after <pipe>'s earlier work) and
+//      `xwait <pipe> x<scope>.<round> n<sets>` (a CrossCoreWaitFlag released once the <sets> xset records
+//      of that key, on any cores, have fired).
 //   3  GM copies carry `buf=` (the GM allocation, numbered in allocation order; with `gm=`, the byte offset
 //      in it, an absolute address) and `cache=disable|last|persistent` (SetL2CacheHint, when it is not
 //      CACHE_MODE_NORMAL; read as AscendC's CacheMode value 0, 2, 4); GM->L1 copies `mem=L1 nd2nz=1`
@@ -32,7 +37,7 @@ use thiserror::Error;
 
 /// The trace format version the twin writes; this parser reads it and every earlier one (see the changelog
 /// at the top of this file).
-pub const TRACE_VERSION: u32 = 3;
+pub const TRACE_VERSION: u32 = 4;
 
 /// A pipe of the AI core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -130,11 +135,24 @@ impl Trace {
     }
 }
 
+/// Which core of a logical block a trace block ran on (trace version 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum CoreKind {
+    /// A kernel that is not mixed: one core per block.
+    Single,
+    /// The cube core of a mixed kernel's logical block.
+    Aic,
+    /// Vector core k of a mixed kernel's logical block.
+    Aiv(u8),
+}
+
 /// One block's records, in program order.
 #[derive(Debug, Clone)]
 pub struct Block {
     pub idx: u32,
     pub block_dim: u32,
+    /// The core it ran on (`Single` unless the kernel is mixed).
+    pub core: CoreKind,
     /// Trace line of the `block` header.
     pub line: u32,
     pub records: Vec<Record>,
@@ -172,6 +190,19 @@ pub enum Record {
     },
     Barrier {
         scope: BarrierScope,
+        line: u32,
+    },
+    /// A cross-core set (version 4): fires when `pipe`'s earlier work is done. `key`: interned `x<scope>.<round>`.
+    XSet {
+        pipe: Pipe,
+        key: u32,
+        line: u32,
+    },
+    /// A cross-core wait (version 4): holds `pipe` (S: issue) until all `sets` xsets of `key` have fired.
+    XWait {
+        pipe: Pipe,
+        key: u32,
+        sets: u32,
         line: u32,
     },
 }
@@ -229,7 +260,7 @@ pub enum TraceError {
     )]
     UnsupportedVersion { line: usize, found: u32 },
     #[error(
-        "line {line}: unknown record type `{token}` (expected I, set, wait, barrier, block or end)"
+        "line {line}: unknown record type `{token}` (expected I, set, wait, xset, xwait, barrier, block or end)"
     )]
     UnknownRecord { line: usize, token: String },
     #[error("line {line}: unknown pipe `{token}` (expected MTE2, MTE3, V, S, MTE1, M or FIX)")]
@@ -387,7 +418,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
     };
     let mut api_index: HashMap<String, u32> = HashMap::new();
     let mut key_index: HashMap<String, u32> = HashMap::new();
-    let mut seen: HashMap<u32, usize> = HashMap::new();
+    let mut seen: HashMap<(u32, CoreKind), usize> = HashMap::new();
     let mut open: Option<OpenBlock> = None;
 
     for (no, raw) in lines {
@@ -404,11 +435,25 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                 }
                 let idx_tok = tok.next();
                 let dim_tok = tok.next();
+                let core_tok = tok.next();
                 let (Some(idx_tok), Some(dim_tok), None) = (idx_tok, dim_tok, tok.next()) else {
                     return Err(TraceError::Malformed {
                         line: no,
-                        what: "expected `block <idx> <block_dim>`".into(),
+                        what: "expected `block <idx> <block_dim> [aic|aiv<k>]`".into(),
                     });
+                };
+                let core = match core_tok {
+                    None => CoreKind::Single,
+                    Some("aic") => CoreKind::Aic,
+                    Some(t) => match t.strip_prefix("aiv").and_then(|k| k.parse::<u8>().ok()) {
+                        Some(k) => CoreKind::Aiv(k),
+                        None => {
+                            return Err(TraceError::Malformed {
+                                line: no,
+                                what: format!("unknown core kind `{t}` (expected aic or aiv<k>)"),
+                            });
+                        }
+                    },
                 };
                 let idx = parse_u32(no, "block idx", idx_tok)?;
                 let block_dim = parse_u32(no, "block_dim", dim_tok)?;
@@ -428,13 +473,14 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                         });
                     }
                 }
-                if seen.insert(idx, no).is_some() {
+                if seen.insert((idx, core), no).is_some() {
                     return Err(TraceError::DuplicateBlock { line: no, idx });
                 }
                 open = Some(OpenBlock {
                     block: Block {
                         idx,
                         block_dim,
+                        core,
                         line: line32,
                         records: Vec::new(),
                         sets: 0,
@@ -457,7 +503,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                 }
                 trace.blocks.push(o.block);
             }
-            "I" | "set" | "wait" | "barrier" => {
+            "I" | "set" | "wait" | "barrier" | "xset" | "xwait" => {
                 let Some(o) = open.as_mut() else {
                     return Err(TraceError::OutsideBlock {
                         line: no,
@@ -575,6 +621,42 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                             });
                         }
                         Record::Instr(ins)
+                    }
+                    "xset" | "xwait" => {
+                        let pipe = pipe_token(no, tok.next(), "pipe")?;
+                        let key_tok = tok.next().ok_or_else(|| TraceError::Malformed {
+                            line: no,
+                            what: "missing cross-core flag key".into(),
+                        })?;
+                        let key = intern(&mut trace.keys, &mut key_index, key_tok);
+                        if kind == "xset" {
+                            if tok.next().is_some() {
+                                return Err(TraceError::Malformed {
+                                    line: no,
+                                    what: "`xset <pipe> <key>` takes two arguments".into(),
+                                });
+                            }
+                            Record::XSet {
+                                pipe,
+                                key,
+                                line: line32,
+                            }
+                        } else {
+                            let n_tok = tok.next().and_then(|t| t.strip_prefix('n'));
+                            let (Some(n_tok), None) = (n_tok, tok.next()) else {
+                                return Err(TraceError::Malformed {
+                                    line: no,
+                                    what: "expected `xwait <pipe> <key> n<sets>`".into(),
+                                });
+                            };
+                            let sets = parse_u32(no, "xwait sets", n_tok)?;
+                            Record::XWait {
+                                pipe,
+                                key,
+                                sets,
+                                line: line32,
+                            }
+                        }
                     }
                     "set" | "wait" => {
                         let src = pipe_token(no, tok.next(), "source pipe")?;
@@ -753,7 +835,11 @@ mod tests {
             ("twin-trace 1\nblock 0 1\nblock 1 1\n", 3),
             ("twin-trace 1\nblock 0 1\nI V Add oops\nend\n", 3),
             ("trace 1\n", 1),
-            ("\n\ntwin-trace 4\n", 3),
+            ("\n\ntwin-trace 5\n", 3),
+            ("twin-trace 4\nblock 0 1 gpu\nend\n", 2),
+            ("twin-trace 4\nblock 0 1 aic\nend\nblock 0 1 aic\nend\n", 4),
+            ("twin-trace 4\nblock 0 1 aiv0\nxwait S x0.0\nend\n", 3),
+            ("twin-trace 4\nblock 0 1 aiv0\nxset S x0.0 n1\nend\n", 3),
             ("twin-trace 2\nblock 0 1\nI V Add dt=2 count=2\nend\n", 3),
             ("twin-trace 2\nblock 0 1\nI S GetValue count=0\nend\n", 3),
             ("twin-trace 2\nblock 0 1\nI S GetValue count=x\nend\n", 3),

@@ -44,6 +44,47 @@ fn matmul_custom_naive_and_reference_match_rust() {
     );
 }
 
+/// `fixtures/matmul_epilogue`: c = relu(a x b + bias) as a KERNEL_TYPE_MIX_AIC_1_2 kernel (the AIC's Matmul
+/// into a GM workspace, the AIVs' bias and ReLU), naive (one logical core, 32^3 base blocks, one flag after
+/// the whole product) and reference (four logical cores, one flag per base block): both checked here
+/// against the product computed in f64, the reference clearly faster in the model, and the model sees
+/// the cube pipes (AIC) and the vector pipes (AIVs) at work.
+#[test]
+fn matmul_epilogue_mixed_naive_and_reference_match_rust() {
+    let (m, k, n) = (256usize, 128usize, 256usize);
+    let mut latency = vec![];
+    for (variant, cores) in [(None, 1u32), (Some("reference"), 4)] {
+        let run = run_fixture("matmul_epilogue", variant);
+        let (a, b, bias) = (run.input(0), run.input(1), run.input(2));
+        let want: Vec<f64> = (0..m * n)
+            .map(|e| {
+                let (i, j) = (e / n, e % n);
+                (bias[j] + (0..k).map(|t| a[i * k + t] * b[t * n + j]).sum::<f64>()).max(0.0)
+            })
+            .collect();
+        assert_close(
+            &format!("matmul_epilogue {variant:?}"),
+            &run.output(0),
+            &want,
+            1e-4,
+            1e-5,
+        );
+        assert!(run.measurement.modelled);
+        assert_eq!(run.measurement.block_dim, cores, "{variant:?}");
+        latency.push(run.latency_us());
+    }
+    eprintln!(
+        "matmul_epilogue: naive {} us, reference {} us (modelled)",
+        latency[0], latency[1]
+    );
+    assert!(
+        latency[1] * 4.0 < latency[0],
+        "reference {} us vs naive {} us",
+        latency[1],
+        latency[0]
+    );
+}
+
 /// The kernel-launch matmul, naive (32 x 32 x 32 blocks, single-buffered, one block) and reference
 /// (64 x 64 x 64, double-buffered, 16 blocks): each project built by its own CMakeLists.txt against the
 /// twin package and run by `run`; the kept run's inputs and output give c = a x b, computed here.

@@ -1,10 +1,16 @@
 // twin: running a launch's blocks, shared by the run-file program (kernel_main.cpp) and the ICPU_RUN_KF
 // glue of the twin package (package/src/icpu_runtime.cpp). Also GM allocation and release.
-// Every block runs on its own thread, but only one thread runs at a time (a baton), so the run is
-// deterministic and blocks execute in index order. SyncAll hands the baton to the next block; after
-// the last block the first one continues: each phase between two SyncAll runs all blocks in order, as
-// they would all have to arrive before any continues on the device.
+// Every core (a block; in a mixed kernel the AIC and each AIV of a block) runs on its own thread, but only
+// one thread runs at a time (a baton), so the run is deterministic and cores execute in index order.
+// SyncAll hands the baton to the next core; after the last one the first continues: each phase between
+// two SyncAll runs all cores in order, as they would all have to arrive before any continues on the
+// device. A CrossCoreWaitFlag whose counter is 0 hands the baton over too (twin/mix.h).
+#include <algorithm>
 #include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <tuple>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -59,21 +65,57 @@ bool gm_free(void *p) {
 
 namespace {
 
+// One core of the launch: a block of a kernel that is not mixed, or the AIC or one AIV of a mixed one.
+enum class St { Fresh, Ready, Sync, Wait, Done };
 struct Block {
     std::thread th;
     bool started = false, done = false, failed = false;
+    St st = St::Fresh;
+    int64_t logical = 0; // the logical block
+    uint8_t kind = 0;    // 0 not mixed, 1 AIC, 2 AIV
+    uint8_t sub = 0;     // the AIV's sub-block index
+    bool sync_aiv_only = true;
+    // CrossCoreWaitFlag in progress: the flag, where it was called
+    int wait_flag = 0;
+    const char *wait_file = nullptr;
+    int wait_line = 0;
+    // per flag id, the releases not yet taken by a wait: (scope id, round), the trace's key
+    std::deque<std::pair<uint32_t, uint32_t>> tokens[16];
+    uint8_t *ub = nullptr;
     std::string trace;
     std::string err;
 };
 
+// A cross-core synchronisation scope (a mode, a flag id, and the cores taking part): round r is released
+// when every participant has made its r-th set; each target core then holds one more count of the flag.
+struct Scope {
+    uint32_t id;
+    std::vector<int64_t> parts, targets;
+    std::vector<uint32_t> made;
+    uint32_t released = 0;
+};
+
 std::mutex g_m;
 std::condition_variable g_cv;
-int64_t g_turn = -1; // block allowed to run; -1 = the scheduler (the launching thread)
-std::vector<Block> *g_blocks = nullptr;
+int64_t g_turn = -1; // core allowed to run; -1 = the scheduler (the launching thread)
+std::vector<std::unique_ptr<Block>> *g_blocks = nullptr;
 const twin::Launch *g_launch = nullptr;
-std::vector<uint8_t *> g_ubs; // UB arena of each started block (shared while no block syncs)
+std::vector<uint8_t *> g_ub_pool; // UB arenas of finished cores, for the next ones
 uint64_t g_ub_cap = 0;
 volatile sig_atomic_t g_cur_block = 0;
+int g_static_mix = 0;   // `__mix__(1, v)` in the program: v
+int g_mix = 0;          // AIVs per AIC of this launch (0: not mixed)
+bool g_mix_decided = false;
+std::map<std::tuple<int, int64_t, int, int>, Scope> g_scopes;
+
+Block &core(int64_t c) { return *(*g_blocks)[(size_t)c]; }
+const char *kind_name(const Block &B) { return B.kind == 1 ? "AIC" : B.kind == 2 ? "AIV" : "core"; }
+std::string where(const Block &B) {
+    std::string s = "block " + std::to_string(B.logical);
+    if (B.kind == 1) s += ", AIC";
+    else if (B.kind == 2) s += ", AIV " + std::to_string(B.sub);
+    return s;
+}
 
 // A signal in the kernel's own code (the twin's API checks its accesses and throws a Fault instead):
 // named, with the block and the last API call the block made, which is as near as the twin can place
@@ -109,20 +151,30 @@ void yield_to_scheduler(int64_t me) {
     g_cv.wait(lk, [me] { return g_turn == me; });
 }
 
-void block_thread(int64_t b) {
+// Thrown on the AIC of a mixed kernel by REGIST_MATMUL_OBJ (lib/matmul_intf.h): that core serves the
+// AIVs' matmul requests until the end, which the twin computes on the AIVs; the core ends there.
+struct CoreEnd {};
+
+void block_thread(int64_t c) {
     {
         std::unique_lock<std::mutex> lk(g_m);
-        g_cv.wait(lk, [b] { return g_turn == b; });
+        g_cv.wait(lk, [c] { return g_turn == c; });
     }
-    Block &B = (*g_blocks)[(size_t)b];
+    Block &B = core(c);
     const twin::Launch &L = *g_launch;
     twin::BlockState &g = twin::g;
     std::memset(&g, 0, sizeof g);
-    g.ub = g_ubs[(size_t)b];
+    g.ub = B.ub;
     g.ub_bytes = (uint32_t)L.ub_bytes;
     g.ub_phys = (uint32_t)L.ub_bytes + twin::UB_RESERVED;
     g.l1_bytes = (uint32_t)L.l1_bytes;
-    g.block_idx = b;
+    g.core_idx = c;
+    g.logical_block = B.logical;
+    g.core_kind = B.kind;
+    g.sub_idx = B.sub;
+    g.mix_aiv = (uint8_t)g_mix;
+    // GetBlockIdx: [0, ratio * numBlocks) on an AIV of a mixed launch (GetBlockIdx.md)
+    g.block_idx = B.kind == 2 ? B.logical * g_mix + B.sub : B.logical;
     g.block_dim = L.block_dim;
     g.tiling_key = L.tiling_key;
     g.sys_workspace = L.sys_workspace;
@@ -133,38 +185,68 @@ void block_thread(int64_t b) {
     twin::g_trace.reserve(1 << 16);
     try {
         L.entry(L.ctx);
+    } catch (const CoreEnd &) {
     } catch (const twin::Fault &f) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, " (block %lld)", (long long)b);
-        B.err = "error: " + f.msg + "\n  --> " + f.file + ":" + std::to_string(f.line) + buf + "\n";
+        B.err = "error: " + f.msg + "\n  --> " + f.file + ":" + std::to_string(f.line) + " (" + where(B) + ")\n";
         B.failed = true;
     } catch (const std::exception &e) {
-        B.err = std::string("error: C++ exception in kernel: ") + e.what() + "\n  --> <unknown>:0 (block " + std::to_string(b) + ")\n";
+        B.err = std::string("error: C++ exception in kernel: ") + e.what() + "\n  --> <unknown>:0 (" + where(B) + ")\n";
         B.failed = true;
     }
     B.trace.swap(twin::g_trace);
     std::free(g.l1);
     g.l1 = nullptr;
     B.done = true;
+    B.st = St::Done;
     std::unique_lock<std::mutex> lk(g_m);
     g_turn = -1;
     g_cv.notify_all();
 }
 
-// Runs block b until it finishes or reaches SyncAll.
-void run_block(int64_t b) {
-    Block &B = (*g_blocks)[(size_t)b];
-    g_cur_block = (sig_atomic_t)b;
+// Runs core c until it finishes, reaches SyncAll or waits for a cross-core flag.
+void run_block(int64_t c) {
+    Block &B = core(c);
+    g_cur_block = (sig_atomic_t)B.logical;
     std::unique_lock<std::mutex> lk(g_m);
+    B.st = St::Ready;
     if (!B.started) {
         B.started = true;
+        if (!g_ub_pool.empty()) {
+            B.ub = g_ub_pool.back();
+            g_ub_pool.pop_back();
+        } else {
+            B.ub = static_cast<uint8_t *>(std::aligned_alloc(64, g_ub_cap));
+            if (!B.ub) {
+                std::fputs("error: out of memory allocating UB\n", stderr);
+                _exit(2);
+            }
+        }
         lk.unlock();
-        B.th = std::thread(block_thread, b);
+        B.th = std::thread(block_thread, c);
         lk.lock();
     }
-    g_turn = b;
+    g_turn = c;
     g_cv.notify_all();
     g_cv.wait(lk, [] { return g_turn == -1; });
+}
+
+void add_cores(std::vector<std::unique_ptr<Block>> &v, int64_t logical, uint8_t kind, uint8_t sub) {
+    v.push_back(std::make_unique<Block>());
+    v.back()->logical = logical;
+    v.back()->kind = kind;
+    v.back()->sub = sub;
+}
+
+// The launch's cores: per logical block the AIC, then its AIVs (mixed), or one core. Core 0 may exist
+// already (it ran first to declare the kernel type): it is kept, as the AIC of block 0 when mixed.
+void lay_out_cores() {
+    auto &blocks = *g_blocks;
+    blocks.resize(std::min<size_t>(blocks.size(), 1));
+    for (int64_t b = 0; b < g_launch->block_dim; b++) {
+        if (b > 0 || blocks.empty()) add_cores(blocks, b, g_mix ? 1 : 0, 0);
+        for (int s = 0; s < g_mix; s++) add_cores(blocks, b, 2, (uint8_t)s);
+    }
+    if (g_mix) blocks[0]->kind = 1;
 }
 
 } // namespace
@@ -179,11 +261,151 @@ uint8_t *l1_arena(const char *file, int line) {
     return g.l1;
 }
 
-void sync_all(const char *api, const char *file, int line) {
+void sync_all(const char *api, const char *file, int line, bool aiv_only) {
     (void)api; (void)file; (void)line;
     g.sync_count++;
-    yield_to_scheduler(g.block_idx);
+    Block &B = core(g.core_idx);
+    B.sync_aiv_only = aiv_only;
+    B.st = St::Sync;
+    yield_to_scheduler(g.core_idx);
 }
+
+int note_static_mix(int aiv_per_aic) {
+    if (aiv_per_aic > g_static_mix) g_static_mix = aiv_per_aic;
+    return aiv_per_aic;
+}
+
+// KernelMetaType (kernel_operator.h): KERNEL_TYPE_MIX_AIC_1_1 = 4, KERNEL_TYPE_MIX_AIC_1_2 = 5.
+void declare_kernel_type(int type, const char *file, int line) {
+    int mix = type == 4 ? 1 : type == 5 ? 2 : 0;
+    // KERNEL_TYPE_AIC_ONLY (1) or KERNEL_TYPE_MIX_AIC_1_0 (3): every block is a cube core (ASCEND_IS_AIC).
+    if (!mix && (type == 1 || type == 3) && g.core_kind == 0) g.core_kind = 1;
+    if (!g_mix_decided && g.core_idx == 0) {
+        if (mix && g.kind_queried)
+            fault(file, line,
+                  "KERNEL_TASK_TYPE_DEFAULT: the mixed kernel type comes after ASCEND_IS_AIC / ASCEND_IS_AIV or a "
+                  "sub-block query; declare it first in the kernel function");
+        if (mix) {
+            g_mix = mix;
+            g_mix_decided = true;
+            lay_out_cores();
+            g.mix_aiv = (uint8_t)mix;
+            g.core_kind = 1;
+        }
+        return;
+    }
+    if (mix != g_mix && (mix || g_mix))
+        fault(file, line,
+              "KERNEL_TASK_TYPE_DEFAULT: kernel type %d here, but the launch started as %s; one launch has one "
+              "kernel type", type, g_mix == 2 ? "KERNEL_TYPE_MIX_AIC_1_2" : g_mix == 1 ? "KERNEL_TYPE_MIX_AIC_1_1" : "not mixed");
+}
+
+void xcore_set(int mode, Pipe pipe, int flag, const char *file, int line) {
+    note_call("CrossCoreSetFlag", file, line);
+    if (flag > 15) {
+        warn_once(file, line, "CrossCoreSetFlag: flag id %d is past 15; the hardware keeps its low 4 bits (%d)", flag, flag & 15);
+        flag &= 15;
+    }
+    Block &me = core(g.core_idx);
+    const int64_t n = g_launch->block_dim;
+    const int64_t cpb = g_mix ? 1 + g_mix : 1; // cores per logical block
+    std::vector<int64_t> parts, targets;
+    int dir = 0;
+    int64_t group = -1;
+    if (mode == 0) {
+        // every AIC, or every AIV, of the launch (every block when not mixed)
+        dir = me.kind;
+        for (int64_t b = 0; b < n; b++) {
+            if (!g_mix) parts.push_back(b);
+            else if (me.kind == 1) parts.push_back(b * cpb);
+            else for (int s = 0; s < g_mix; s++) parts.push_back(b * cpb + 1 + s);
+        }
+        targets = parts;
+    } else if (mode == 1 || mode == 2) {
+        if (!g_mix)
+            fault(file, line,
+                  "CrossCoreSetFlag: mode %d synchronises the cores of one mixed logical block, but this kernel is not "
+                  "mixed; declare KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2) (or _1_1) or use __mix__(1, 2)", mode);
+        group = me.logical;
+        int64_t aic = group * cpb;
+        std::vector<int64_t> aivs;
+        for (int s = 0; s < g_mix; s++) aivs.push_back(aic + 1 + s);
+        if (mode == 1) {
+            if (me.kind != 2) fault(file, line, "CrossCoreSetFlag: mode 1 synchronises the AIVs of a logical block; called on the AIC");
+            parts = aivs;
+            targets = aivs;
+        } else if (me.kind == 1) {
+            dir = 1;
+            parts = {aic};
+            targets = aivs;
+        } else {
+            dir = 2;
+            parts = aivs;
+            targets = {aic};
+        }
+    } else {
+        fault(file, line, "CrossCoreSetFlag: mode %d is not supported on this SoC (modes 0, 1 and 2 on Atlas A2/A3)", mode);
+    }
+    auto key = std::make_tuple(mode, group, flag, dir);
+    auto it = g_scopes.find(key);
+    if (it == g_scopes.end()) {
+        Scope sc;
+        sc.id = (uint32_t)g_scopes.size();
+        sc.parts = parts;
+        sc.targets = targets;
+        sc.made.assign(parts.size(), 0);
+        it = g_scopes.emplace(key, std::move(sc)).first;
+    }
+    Scope &sc = it->second;
+    size_t slot = 0;
+    while (slot < sc.parts.size() && sc.parts[slot] != g.core_idx) slot++;
+    if (slot == sc.parts.size()) fault(file, line, "CrossCoreSetFlag: this core takes no part in mode %d", mode);
+    uint32_t round = sc.made[slot]++;
+    // trace: `xset <pipe> x<scope>.<round>`
+    trace_append("xset ");
+    trace_append(pipe_name(pipe));
+    trace_append(" x");
+    trace_u64(sc.id);
+    trace_append(".");
+    trace_u64(round);
+    trace_append("\n");
+    uint32_t low = *std::min_element(sc.made.begin(), sc.made.end());
+    while (sc.released < low) {
+        for (int64_t t : sc.targets) core(t).tokens[flag].emplace_back(sc.id, sc.released);
+        sc.released++;
+    }
+}
+
+void xcore_wait(int mode, Pipe pipe, int flag, const char *file, int line) {
+    (void)mode;
+    note_call("CrossCoreWaitFlag", file, line);
+    if (flag > 15) flag &= 15;
+    Block &me = core(g.core_idx);
+    while (me.tokens[flag].empty()) {
+        me.st = St::Wait;
+        me.wait_flag = flag;
+        me.wait_file = file;
+        me.wait_line = line;
+        yield_to_scheduler(g.core_idx);
+    }
+    auto tok = me.tokens[flag].front();
+    me.tokens[flag].pop_front();
+    uint64_t parts = 0;
+    for (auto &kv : g_scopes)
+        if (kv.second.id == tok.first) parts = kv.second.parts.size();
+    // trace: `xwait <pipe> x<scope>.<round> n<participants>`: released when that many sets of the key ran
+    trace_append("xwait ");
+    trace_append(pipe_name(pipe));
+    trace_append(" x");
+    trace_u64(tok.first);
+    trace_append(".");
+    trace_u64(tok.second);
+    trace_append(" n");
+    trace_u64(parts);
+    trace_append("\n");
+}
+
+void throw_core_end() { throw CoreEnd{}; }
 
 LaunchResult run_blocks(const Launch &launch) {
     LaunchResult res;
@@ -197,15 +419,21 @@ LaunchResult run_blocks(const Launch &launch) {
         res.err = "error: ub_bytes " + std::to_string(launch.ub_bytes) + " is out of range\n";
         return res;
     }
-    // Owned by this call, but left alive after a fault: blocks stopped at SyncAll still hold their
-    // threads, which must not be destroyed before the caller exits.
-    auto *owned_blocks = new std::vector<Block>((size_t)launch.block_dim);
-    std::vector<Block> &blocks = *owned_blocks;
+    // Owned by this call, but left alive after a fault: cores stopped at SyncAll or a flag wait still
+    // hold their threads, which must not be destroyed before the caller exits.
+    auto *owned_blocks = new std::vector<std::unique_ptr<Block>>();
+    std::vector<std::unique_ptr<Block>> &blocks = *owned_blocks;
     g_blocks = owned_blocks;
     g_launch = &launch;
     g_ub_cap = (launch.ub_bytes + twin::UB_RESERVED + 63) / 64 * 64;
-    g_ubs.clear();
-    std::vector<uint8_t *> owned_ubs;
+    g_ub_pool.clear();
+    g_scopes.clear();
+    // The core layout: a `__mix__` qualifier fixes it now; otherwise core 0 runs first and a
+    // KERNEL_TASK_TYPE_DEFAULT it executes decides it (declare_kernel_type).
+    g_mix = g_static_mix;
+    g_mix_decided = g_static_mix != 0;
+    if (g_mix_decided) lay_out_cores();
+    else add_cores(blocks, 0, 0, 0);
 
     struct sigaction sa, old_segv, old_bus, old_fpe;
     std::memset(&sa, 0, sizeof sa);
@@ -217,68 +445,114 @@ LaunchResult run_blocks(const Launch &launch) {
 
     int rc = 0;
     std::string err;
-    // Phase loop: run every unfinished block in order until it ends or reaches SyncAll.
-    for (int phase = 0; rc == 0; phase++) {
-        bool any_sync = false, any_done_now = false;
-        for (int64_t b = 0; b < launch.block_dim && rc == 0; b++) {
-            Block &B = blocks[(size_t)b];
-            if (B.done) continue;
-            if (!B.started && g_ubs.size() <= (size_t)b) {
-                uint8_t *ub = static_cast<uint8_t *>(std::aligned_alloc(64, g_ub_cap));
-                if (!ub) {
-                    std::fputs("error: out of memory allocating UB\n", stderr);
-                    _exit(2);
-                }
-                owned_ubs.push_back(ub);
-                g_ubs.push_back(ub);
-            }
-            run_block(b);
-            if (B.failed) { rc = 3; err = B.err; break; }
-            if (B.done) {
-                any_done_now = true;
-                if (B.th.joinable()) B.th.join();
-                // a block without SyncAll never needs its UB again: reuse it for the next block
-                if (!any_sync && phase == 0 && (size_t)b + 1 == g_ubs.size()) g_ubs.push_back(g_ubs[(size_t)b]);
-            } else {
-                any_sync = true;
+    // Scheduler: run the lowest-numbered core that can go on (fresh, released from SyncAll, or waiting
+    // for a flag that now has a count) until it ends, reaches SyncAll or waits. With none left: release
+    // a SyncAll every participant reached, or report the deadlock. Without flags this runs blocks in
+    // index order, each phase between two SyncAll in turn, as before.
+    while (rc == 0) {
+        int64_t pick = -1;
+        for (size_t c = 0; c < blocks.size(); c++) {
+            Block &B = *blocks[c];
+            if (B.st == St::Fresh || B.st == St::Ready ||
+                (B.st == St::Wait && !B.tokens[B.wait_flag].empty())) {
+                pick = (int64_t)c;
+                break;
             }
         }
-        if (rc) break;
-        if (!any_sync) break;
-        if (any_done_now) {
-            for (int64_t b = 0; b < launch.block_dim; b++)
-                if (blocks[(size_t)b].done) {
-                    err = "error: SyncAll: block " + std::to_string(b) +
-                          " finished without reaching a SyncAll that other blocks wait at (deadlock on the device)\n"
-                          "  --> <kernel>:0 (block " + std::to_string(b) + ")\n";
-                    break;
-                }
+        if (pick >= 0) {
+            run_block(pick);
+            Block &B = *blocks[(size_t)pick];
+            if (B.failed) { rc = 3; err = B.err; break; }
+            if (B.done) {
+                if (B.th.joinable()) B.th.join();
+                g_ub_pool.push_back(B.ub);
+                B.ub = nullptr;
+            }
+            if (!g_mix_decided) {
+                g_mix_decided = true;
+                lay_out_cores();
+            }
+            continue;
+        }
+        bool all_done = true;
+        bool any_sync = false, all_scope = false;
+        for (auto &B : blocks) {
+            if (!B->done) all_done = false;
+            if (B->st == St::Sync) {
+                any_sync = true;
+                if (!B->sync_aiv_only || B->kind == 1) all_scope = true;
+            }
+        }
+        if (all_done) break;
+        // SyncAll<true> of a mixed kernel meets every AIV; SyncAll<false> (or on an AIC) every core.
+        auto takes_part = [&](const Block &B) { return !g_mix || all_scope || B.kind == 2; };
+        if (any_sync) {
+            const Block *gone = nullptr, *waiting = nullptr;
+            for (auto &B : blocks) {
+                if (!takes_part(*B) || B->st == St::Sync) continue;
+                if (B->done && !gone) gone = B.get();
+                if (B->st == St::Wait && !waiting) waiting = B.get();
+            }
+            if (!gone && !waiting) {
+                for (auto &B : blocks)
+                    if (B->st == St::Sync && takes_part(*B)) B->st = St::Ready;
+                continue;
+            }
+            if (gone) {
+                err = "error: SyncAll: " + where(*gone) +
+                      " finished without reaching a SyncAll that other cores wait at (deadlock on the device)\n"
+                      "  --> <kernel>:0 (" + where(*gone) + ")\n";
+                rc = 3;
+                break;
+            }
+        }
+        // Deadlock: a flag wait no core can satisfy any more.
+        for (auto &B : blocks) {
+            if (B->st != St::Wait) continue;
+            std::string others;
+            for (auto &O : blocks)
+                if (O.get() != B.get() && !O->done)
+                    others += std::string(others.empty() ? "" : ", ") + where(*O) +
+                              (O->st == St::Sync ? " at SyncAll" : O->st == St::Wait ? " waiting for flag " + std::to_string(O->wait_flag) : "");
+            err = "error: CrossCoreWaitFlag: the " + std::string(kind_name(*B)) + " waits for flag " + std::to_string(B->wait_flag) +
+                  " but no core can set it any more (the device would hang)\n  --> " + (B->wait_file ? B->wait_file : "?") + ":" +
+                  std::to_string(B->wait_line) + " (" + where(*B) + ")\n  = note: " +
+                  (others.empty() ? std::string("every other core has finished") : "still running: " + others) +
+                  "; a CrossCoreSetFlag of the same flag id and a matching mode (2: AIC <-> its AIVs, 1: the AIVs of a block, "
+                  "0: all AICs or all AIVs) must come before\n";
             rc = 3;
             break;
         }
+        if (rc == 0) {
+            err = "error: the launch's cores stopped with none able to continue (twin scheduler)\n  --> <kernel>:0\n";
+            rc = 3;
+        }
     }
 
-    res.trace = "twin-trace 3\n";
-    for (int64_t b = 0; b < launch.block_dim; b++) {
-        Block &B = blocks[(size_t)b];
-        if (!B.started) break;
-        res.trace += "block " + std::to_string(b) + " " + std::to_string(launch.block_dim) + "\n";
+    res.trace = "twin-trace 4\n";
+    for (auto &Bp : blocks) {
+        Block &B = *Bp;
+        if (!B.started) continue;
+        res.trace += "block " + std::to_string(B.logical) + " " + std::to_string(launch.block_dim);
+        if (B.kind == 1) res.trace += " aic";
+        else if (B.kind == 2) res.trace += " aiv" + std::to_string(B.sub);
+        res.trace += "\n";
         res.trace += B.trace;
         res.trace += "end\n";
     }
     res.rc = rc;
     res.err = err;
     if (rc) {
-        // Blocks stopped at SyncAll still hold their threads (and the UBs): the caller exits.
+        // Cores stopped at SyncAll or a wait still hold their threads (and the UBs): the caller exits.
         return res;
     }
     for (auto &B : blocks)
-        if (B.th.joinable()) B.th.join();
+        if (B->th.joinable()) B->th.join();
     sigaction(SIGSEGV, &old_segv, nullptr);
     sigaction(SIGBUS, &old_bus, nullptr);
     sigaction(SIGFPE, &old_fpe, nullptr);
-    for (uint8_t *ub : owned_ubs) std::free(ub);
-    g_ubs.clear();
+    for (uint8_t *ub : g_ub_pool) std::free(ub);
+    g_ub_pool.clear();
     g_blocks = nullptr;
     delete owned_blocks;
     g_launch = nullptr;

@@ -37,6 +37,7 @@ using float32_t = float;
 #include "twin/runtime.h"
 #include "twin/tiling.h"
 #include "twin/tensor.h"
+#include "twin/mix.h"
 #include "twin/copy.h"
 #include "twin/cube.h"
 #include "twin/vec.h"
@@ -54,7 +55,9 @@ using float32_t = float;
     } while (0)
 #define KERNEL_LOG(...)
 
-#define KERNEL_TASK_TYPE_DEFAULT(t)
+// The kernel type decides whether the launch is mixed (twin/mix.h); KERNEL_TASK_TYPE (per tiling key) is
+// not followed yet.
+#define KERNEL_TASK_TYPE_DEFAULT(t) ::twin::declare_kernel_type((int)(t), __FILE__, __LINE__)
 #define KERNEL_TASK_TYPE(key, t)
 #define ENABLE_DETERMINISTIC()
 
@@ -64,12 +67,13 @@ enum KernelMetaType {
     KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX
 };
 
-// Used as `if ASCEND_IS_AIV { ... }`, so the parentheses are part of the macro. The twin runs
-// vector (AIV) blocks only.
-#define ASCEND_IS_AIV (true)
-#define ASCEND_IS_AIC (false)
-#define ASCEND_IS_NOT_AIV (false)
-#define ASCEND_IS_NOT_AIC (true)
+// Used as `if ASCEND_IS_AIV { ... }`, so the parentheses are part of the macro. In a mixed kernel the
+// same function runs on the AIC and on each AIV (twin/mix.h); a kernel that is not mixed runs as AIV
+// blocks that also execute cube instructions.
+#define ASCEND_IS_AIV (::twin::core_is_aiv())
+#define ASCEND_IS_AIC (::twin::core_is_aic())
+#define ASCEND_IS_NOT_AIV (!::twin::core_is_aiv())
+#define ASCEND_IS_NOT_AIC (!::twin::core_is_aic())
 
 namespace AscendC {
 

@@ -331,5 +331,13 @@ template <class MM, class... Rest> void regist_matmul(AscendC::TPipe *pipe, MM &
 } // namespace twin
 
 // REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1, mm2, &tiling2, ...): initialises each object with its
-// tiling (a null tiling leaves the object for a later Init).
-#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) ::twin::regist_matmul(tpipe, __VA_ARGS__)
+// tiling (a null tiling leaves the object for a later Init). In a mixed kernel (twin/mix.h) the AIVs
+// call the Matmul and the AIC serves their requests from here to the end of the kernel (asc-devkit docs,
+// 高阶API/矩阵计算/Matmul: the AIV side is the client, the AIC side the server); the twin computes each
+// request on the AIV that makes it, so the AIC core ends at the registration.
+namespace twin {
+inline void matmul_aic_serves() {
+    if (g.core_kind == 1 && g.mix_aiv > 0) throw_core_end();
+}
+} // namespace twin
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) (::twin::matmul_aic_serves(), ::twin::regist_matmul(tpipe, __VA_ARGS__))

@@ -60,11 +60,20 @@ struct BlockState {
     int last_line;
     uint8_t *l1;          // the L1 buffer of this block (TPosition A1 / B1 / C1), allocated on first use
     uint32_t l1_bytes;    // its size (the SoC's l1_bytes; 512 KiB on 910B)
+    // Mixed kernels (twin/mix.h, kernel_blocks.cpp): every logical block is one AIC and mix_aiv AIVs, each
+    // a core of its own with its own state. Not mixed: one core per block, core_kind 0.
+    int64_t core_idx;     // this core's index in the launch (the scheduler's baton)
+    int64_t logical_block;// the logical block (GetBlockIdx on the AIC; GetBlockIdx / ratio on an AIV)
+    uint8_t core_kind;    // 0 not mixed, 1 AIC, 2 AIV
+    uint8_t mix_aiv;      // AIVs per AIC of a mixed launch (1 or 2), 0 when not mixed
+    uint8_t sub_idx;      // GetSubBlockIdx: the AIV's index in its logical block (0 on the AIC)
+    bool kind_queried;    // ASCEND_IS_AIC/AIV or a sub-block query ran (a later mixed declaration is a fault)
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;
 // SyncAll: hands control to the next block; returns when every block has reached this barrier.
-void sync_all(const char *api, TWIN_LOC_DECL);
+// aiv_only: SyncAll<true> of a mixed kernel meets the AIV cores only, SyncAll<false> every core.
+void sync_all(const char *api, TWIN_LOC_DECL, bool aiv_only = true);
 
 // element type codes (used for atomics)
 enum DCode { DC_NONE = 0, DC_F16, DC_BF16, DC_F32, DC_I8, DC_I16, DC_I32, DC_I64, DC_U8, DC_U16, DC_U32, DC_U64 };

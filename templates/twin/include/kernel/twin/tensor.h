@@ -522,9 +522,7 @@ private:
 // ---------------------------------------------------------------------------------------------
 inline int64_t GetBlockIdx() { return twin::g.block_idx; }
 inline int64_t GetBlockNum() { return twin::g.block_dim; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetSubBlockNum() { return 1; }
-inline int64_t GetTaskRation() { return 1; }
+// GetSubBlockIdx, GetSubBlockNum, GetTaskRatio: twin/mix.h (mixed kernels).
 // GetSystemCycle reads the 50 MHz system counter (PIPE_S; asc-devkit docs, GetSystemCycle:
 // https://www.hiascend.com/document/detail/en/canncommercial/850/API/ascendcopapi/atlasascendc_api_07_0282.html).
 // The twin keeps no clock while it runs, so the counter advances one tick per read, each read a scalar
@@ -552,12 +550,12 @@ template <pipe_t pipe> inline void DataSyncBarrier() { twin::tr_barrier(twin::pi
 template <bool isAIVOnly = true> inline void SyncAll(TWIN_LOC) {
     twin::tr_barrier(twin::P_ALL);
     twin::tr_instr(twin::P_S, "SyncAll", twin_line);
-    twin::sync_all("SyncAll", TWIN_LOC_ARGS);
+    twin::sync_all("SyncAll", TWIN_LOC_ARGS, isAIVOnly);
 }
 template <bool isAIVOnly = true> inline void SyncAll(const GlobalTensor<int32_t> &, const LocalTensor<int32_t> &, int32_t = 0, TWIN_LOC) {
     twin::tr_barrier(twin::P_ALL);
     twin::tr_instr(twin::P_S, "SyncAll", twin_line);
-    twin::sync_all("SyncAll", TWIN_LOC_ARGS);
+    twin::sync_all("SyncAll", TWIN_LOC_ARGS, isAIVOnly);
 }
 
 } // namespace AscendC
