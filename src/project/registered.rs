@@ -177,6 +177,12 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
                 }
             }
         }
+        for f in companion_sources(&host, &hosts) {
+            notes.push(format!(
+                "{f} compiled too: it defines what a header the host files include declares"
+            ));
+            host.push(f);
+        }
         if !regs.iter().any(|(_, r)| {
             r.iter()
                 .any(|(m, t)| m == "IMPL_OP_OPTILING" && *t == def.op_type)
@@ -249,6 +255,50 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         return Some(Err(problems.join("; ")));
     }
     Some(Ok(ops))
+}
+
+/// Host sources beside the chosen ones that CANN's op build compiles with them and that they need:
+/// a chosen file includes `x_tiling.h` and `x_tiling.cpp` (same folder and stem under `op_host/`)
+/// defines what it declares, as ops-nn's `*_regbase_tiling.cpp`, whose class the 910B tiling
+/// function names even when it takes another branch (else the link misses its vtable). Followed
+/// from the added files in turn; a source that registers an OpDef (another op's) is never added.
+fn companion_sources(chosen: &[String], hosts: &[(String, String)]) -> Vec<String> {
+    let mut added: Vec<String> = vec![];
+    let mut todo: Vec<String> = chosen.to_vec();
+    while let Some(file) = todo.pop() {
+        let Some((_, text)) = hosts.iter().find(|(f, _)| *f == file) else {
+            continue;
+        };
+        let dir = Path::new(&file).parent().unwrap_or(Path::new(""));
+        for inc in includes_of(text) {
+            let header = lexical(&dir.join(&inc));
+            let (Some(stem), Some(ext)) = (
+                header.file_stem().and_then(|s| s.to_str()),
+                header.extension().and_then(|s| s.to_str()),
+            ) else {
+                continue;
+            };
+            if !matches!(ext, "h" | "hpp" | "hh") {
+                continue;
+            }
+            let folder = header.parent().unwrap_or(Path::new(""));
+            for (f, t) in hosts {
+                let p = Path::new(f);
+                let same = p.parent() == Some(folder)
+                    && p.file_stem().and_then(|s| s.to_str()) == Some(stem);
+                if same
+                    && !chosen.contains(f)
+                    && !added.contains(f)
+                    && !t.contains("OpDef")
+                    && !t.contains("IMPL_OP")
+                {
+                    added.push(f.clone());
+                    todo.push(f.clone());
+                }
+            }
+        }
+    }
+    added
 }
 
 /// `#include "..."` and `#include <...>` targets of a C++ source, in order.
@@ -631,6 +681,55 @@ mod tests {
             op.notes.iter().any(|n| n.contains("norm_x_apt.cpp")),
             "{:?}",
             op.notes
+        );
+    }
+
+    /// Found in the new-user run (ops-nn modulate, embedding_dense_grad_v2): the tiling file includes
+    /// `x_regbase_tiling.h`, whose class it names, and the link missed the vtable that
+    /// `x_regbase_tiling.cpp` defines. That file is compiled too; one that registers anything is not.
+    #[test]
+    fn a_host_source_defining_an_included_header_is_compiled_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("op");
+        write(&root, "CMakeLists.txt", "");
+        write(
+            &root,
+            "op_host/mod_x_def.cpp",
+            "namespace ops {\nclass ModX : public OpDef {\npublic:\n explicit ModX(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(ModX);\n}\n",
+        );
+        write(
+            &root,
+            "op_host/mod_x_tiling.cpp",
+            "#include \"mod_x_regbase_tiling.h\"\n#include \"mod_x_other.h\"\nIMPL_OP_OPTILING(ModX).Tiling(F);\n",
+        );
+        write(&root, "op_host/mod_x_regbase_tiling.h", "class R { virtual void f(); };\n");
+        write(
+            &root,
+            "op_host/mod_x_regbase_tiling.cpp",
+            "#include \"mod_x_helper.h\"\nvoid R::f() {}\n",
+        );
+        write(&root, "op_host/mod_x_helper.h", "int h();\n");
+        write(&root, "op_host/mod_x_helper.cpp", "int h() { return 1; }\n");
+        write(&root, "op_host/mod_x_other.h", "\n");
+        write(
+            &root,
+            "op_host/mod_x_other.cpp",
+            "IMPL_OP_OPTILING(Other).Tiling(G);\n",
+        );
+        write(
+            &root,
+            "op_kernel/mod_x.cpp",
+            "extern \"C\" __global__ __aicore__ void mod_x(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        );
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(
+            ops[0].host,
+            [
+                "op_host/mod_x_def.cpp",
+                "op_host/mod_x_tiling.cpp",
+                "op_host/mod_x_regbase_tiling.cpp",
+                "op_host/mod_x_helper.cpp"
+            ]
         );
     }
 }

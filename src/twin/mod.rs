@@ -986,7 +986,16 @@ fn gather<'a>(
 /// The compiler's first error lines, which are the ones that explain the rest.
 fn first_errors(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let start = lines.iter().position(|l| l.contains("error")).unwrap_or(0);
+    // A link failure says what is wrong in lines that hold no "error" ("undefined reference to",
+    // "multiple definition of"): the last line, "collect2: error: ld returned 1", says nothing.
+    let start = lines
+        .iter()
+        .position(|l| {
+            l.contains("error")
+                || l.contains("undefined reference")
+                || l.contains("multiple definition")
+        })
+        .unwrap_or(0);
     lines[start..]
         .iter()
         .take(12)
@@ -998,6 +1007,19 @@ fn first_errors(stderr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found in the new-user run (ops-nn modulate): a link failure was reported as "collect2: error:
+    /// ld returned 1 exit status", hiding the symbol that was missing.
+    #[test]
+    fn a_link_failure_names_the_missing_symbol() {
+        let stderr = "/usr/bin/ld: /tmp/cc1.o: in function `f()':\n\
+                      a.cpp:(.text+0x5): undefined reference to `g()'\n\
+                      collect2: error: ld returned 1 exit status\n";
+        let said = first_errors(stderr);
+        assert!(said.starts_with("a.cpp:(.text+0x5): undefined reference to `g()'"), "{said}");
+        let compile = "a.cpp: In function 'f':\na.cpp:3:1: error: 'x' was not declared\n";
+        assert!(first_errors(compile).starts_with("a.cpp:3:1: error"));
+    }
 
     fn add_custom() -> OpSpec {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom/ascend.toml");
