@@ -12,6 +12,9 @@ use std::path::Path;
 
 /// The shape given to tensors when `--shape` names none: a realistic size for a vector op.
 const DEFAULT_SHAPE: [u64; 2] = [48, 16384];
+/// Smaller default shapes tried, in order, for an op whose tiling function refuses the default one
+/// (ops that tile one row per core, or bound the last axis: "last dim should be no more than 1024").
+const SMALLER_SHAPES: [[u64; 2]; 3] = [[8, 1024], [8, 256], [2, 64]];
 
 /// What `init` does with tunables beyond discovering them.
 #[derive(Debug, Clone, Copy, Default)]
@@ -98,6 +101,11 @@ pub fn init(
     if existing.is_none() && opts.probe {
         inferred = infer_ops(&path, &ops, printer);
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+        let write = |inferred: &Inferred| -> Result<()> {
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), inferred).as_bytes())?;
+            Ok(())
+        };
+        fit_tiling(&path, &ops, &shapes, &mut inferred, &write, printer)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
         probe_ops(&path, &mut ops, printer)?;
@@ -167,6 +175,9 @@ pub fn init(
 struct Inferred {
     outputs: BTreeMap<String, Vec<crate::twin::protocol::InferredOutput>>,
     failed: BTreeMap<String, String>,
+    /// Op name -> the default main shape taken instead of DEFAULT_SHAPE, and why (the op's tiling
+    /// function refused the larger one).
+    defaults: BTreeMap<String, (Vec<u64>, String)>,
 }
 
 impl Inferred {
@@ -264,6 +275,87 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
         }
     }
     inferred
+}
+
+/// Asks each op's tiling function whether it takes the manifest at `path` as written; for one that
+/// refuses it while its main input has the default shape (no `--shape`), tries SMALLER_SHAPES in
+/// turn, re-running its InferShape at each, and keeps the first that the tiling takes (the manifest
+/// says so beside the shape). `write` renders the manifest for `inferred`. An op whose host code
+/// does not build, or that no smaller shape fits, keeps the default: `run` will say why.
+fn fit_tiling(
+    path: &Path,
+    ops: &[FoundOp],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inferred: &mut Inferred,
+    write: &dyn Fn(&Inferred) -> Result<()>,
+    printer: &Printer,
+) -> Result<()> {
+    let refusal = |op: &FoundOp| -> Option<String> {
+        let manifest = crate::manifest::Manifest::load(path).ok()?;
+        let work = manifest.root.join("target").join("ascend-tune");
+        crate::fsx::create_dir_all(&work).ok()?;
+        let backend =
+            crate::backend::open(&manifest, manifest.backend, &manifest.soc, work).ok()?;
+        let spec = manifest.op(&op.name)?;
+        let inputs = crate::tune::inputs(spec);
+        backend.tiling_refusal(spec, &inputs).ok().flatten()
+    };
+    for op in ops.iter().filter(|o| o.launch.is_none()) {
+        let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
+        if given {
+            continue;
+        }
+        let Some(why) = refusal(op) else {
+            continue;
+        };
+        let first: String = why
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take(160)
+            .collect();
+        let mut fitted = false;
+        for smaller in SMALLER_SHAPES {
+            inferred
+                .defaults
+                .insert(op.name.clone(), (smaller.to_vec(), first.clone()));
+            inferred.outputs.remove(&op.name);
+            inferred.failed.remove(&op.name);
+            write(inferred)?;
+            let again = infer_ops(path, std::slice::from_ref(op), printer);
+            inferred.outputs.extend(again.outputs);
+            inferred.failed.extend(again.failed);
+            write(inferred)?;
+            if refusal(op).is_none() {
+                printer.status(
+                    "Fitted",
+                    format!(
+                        "`{}`: its tiling function refused the default shape {DEFAULT_SHAPE:?} ({first}); {smaller:?} written instead",
+                        op.name
+                    ),
+                );
+                fitted = true;
+                break;
+            }
+        }
+        if !fitted {
+            inferred.defaults.remove(&op.name);
+            inferred.outputs.remove(&op.name);
+            inferred.failed.remove(&op.name);
+            write(inferred)?;
+            let again = infer_ops(path, std::slice::from_ref(op), printer);
+            inferred.outputs.extend(again.outputs);
+            inferred.failed.extend(again.failed);
+            write(inferred)?;
+            printer.warn(format!(
+                "`{}`: its tiling function refuses the manifest ({first}), at the default shape and at smaller ones",
+                op.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
@@ -493,6 +585,7 @@ fn opdef_tensors(
     op: &FoundOp,
     def: &opdef::OpDef,
     shapes: &BTreeMap<String, Vec<u64>>,
+    default: Option<&(Vec<u64>, String)>,
 ) -> (Vec<Tensor>, Vec<Tensor>) {
     #[derive(PartialEq)]
     enum Role {
@@ -521,11 +614,8 @@ fn opdef_tensors(
     let main: Vec<u64> = main_name
         .as_ref()
         .and_then(|n| shapes.get(n).cloned())
-        .unwrap_or(DEFAULT_SHAPE.to_vec());
-    let main_note = |name: &str| {
-        (!shapes.contains_key(name))
-            .then(|| "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string())
-    };
+        .unwrap_or_else(|| default.map_or(DEFAULT_SHAPE.to_vec(), |d| d.0.clone()));
+    let main_note = |name: &str| (!shapes.contains_key(name)).then(|| default_note(default));
     let mut inputs = vec![];
     for (p, (name, dtype)) in def.inputs.iter().zip(&op.inputs) {
         let mut t = Tensor {
@@ -630,6 +720,17 @@ fn opdef_tensors(
         outputs.push(t);
     }
     (inputs, outputs)
+}
+
+/// The comment beside a main input's default shape: the plain default, or the smaller one taken
+/// because the op's tiling function refused the larger (a guess, with the refusal).
+fn default_note(default: Option<&(Vec<u64>, String)>) -> String {
+    match default {
+        None => "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string(),
+        Some((_, why)) => format!(
+            "guess: a default smaller than {DEFAULT_SHAPE:?}, which the op's tiling function refused ({why}); give the shape you tune for (init --shape NAME=D0xD1)"
+        ),
+    }
 }
 
 /// A TOML float that reads back as the same number.
@@ -798,9 +899,10 @@ fn render(
                 }
             }
         }
+        let default = inferred.defaults.get(&op.name);
         let (inputs, mut outputs) = match &op.opdef {
-            Some(def) => opdef_tensors(op, def, shapes),
-            None => legacy_tensors(op, shapes),
+            Some(def) => opdef_tensors(op, def, shapes, default),
+            None => legacy_tensors(op, shapes, default),
         };
         inferred.apply(&op.name, &mut outputs, shapes);
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
@@ -848,7 +950,11 @@ fn render(
 
 /// Tensors of an op without an OpDef: from the op json, else the kernel's GM parameters before
 /// workspace and tiling, all but the last taken as inputs (a guess the manifest says).
-fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Tensor>, Vec<Tensor>) {
+fn legacy_tensors(
+    op: &FoundOp,
+    shapes: &BTreeMap<String, Vec<u64>>,
+    default: Option<&(Vec<u64>, String)>,
+) -> (Vec<Tensor>, Vec<Tensor>) {
     let from_params = op.inputs.is_empty() && op.outputs.is_empty();
     let (inputs, outputs) = if from_params {
         let tensors: Vec<String> = op
@@ -868,7 +974,10 @@ fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Ten
         (op.inputs.clone(), op.outputs.clone())
     };
     let make = |(name, dtype): &(String, crate::manifest::DType)| {
-        let shape = shapes.get(name).cloned().unwrap_or(DEFAULT_SHAPE.to_vec());
+        let shape = shapes
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| default.map_or(DEFAULT_SHAPE.to_vec(), |d| d.0.clone()));
         let guess = if from_params {
             Some(format!(
                 "guess: from the kernel's parameter `{name}` (no OpDef, no op json); float16, a default shape"
@@ -876,7 +985,7 @@ fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Ten
         } else if shapes.contains_key(name) {
             None
         } else {
-            Some("a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string())
+            Some(default_note(default))
         };
         Tensor {
             name: name.clone(),

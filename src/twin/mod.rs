@@ -624,6 +624,70 @@ impl Twin {
         result
     }
 
+    /// Runs the op's tiling function alone in its host program on the op's inputs and attrs, as `run`
+    /// would before the kernel: Ok(None) when it accepts them (and sets a block_dim in range),
+    /// Ok(Some(why)) when it refuses them (its own failure status, or a block_dim out of range), Err
+    /// when the host program does not build or fails otherwise.
+    pub fn tiling_refusal(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        soc: &crate::model::soc::Soc,
+        inputs: &[PathBuf],
+    ) -> std::result::Result<Option<String>, String> {
+        let (host, _) = self
+            .build_side(root, include, op, &SourceSet::default(), "host")
+            .map_err(|e| match e {
+                BuildError::Io(e) => format!("build folder: {e}"),
+                BuildError::Failed(t) => t.message,
+            })?;
+        let dir = self.work.join("runs").join(fsx::unique_suffix());
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        let spec = dir.join("tiling.spec");
+        let result_path = dir.join("tiling.result");
+        let result = (|| {
+            fsx::write_file(&spec, protocol::tiling_spec(op, soc, &data))
+                .map_err(|e| e.to_string())?;
+            let mut cmd = Command::new(&host);
+            cmd.arg(&spec).arg(&result_path).current_dir(&dir);
+            match process::run_candidate(cmd, TILING_LIMIT, &dir.join("tiling"))
+                .map_err(|e| e.to_string())?
+            {
+                process::Finished::Exited { status, .. } if status.success() => {
+                    let text = std::fs::read_to_string(&result_path).map_err(|e| e.to_string())?;
+                    let tiling = match protocol::parse_tiling_result(&text) {
+                        Ok(t) => t,
+                        Err(m) => return Ok(Some(m)),
+                    };
+                    Ok((tiling.block_dim == 0 || tiling.block_dim > MAX_BLOCK_DIM).then(|| {
+                        format!(
+                            "the tiling function set block_dim {}; it must be 1..={MAX_BLOCK_DIM}",
+                            tiling.block_dim
+                        )
+                    }))
+                }
+                process::Finished::Exited { status, stderr } if status.code() == Some(EXIT_TILING) => {
+                    Ok(Some(stderr.trim().to_string()))
+                }
+                process::Finished::Exited { status, stderr } => Err(format!(
+                    "the host program failed ({}): {}",
+                    process::describe(status, &stderr),
+                    stderr.trim()
+                )),
+                process::Finished::TimedOut => Err(format!(
+                    "the host program ran longer than {}s",
+                    TILING_LIMIT.as_secs()
+                )),
+            }
+        })();
+        if std::env::var_os("ASCEND_TUNE_KEEP_RUNS").is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        result
+    }
+
     fn run_in(
         &self,
         op: &OpSpec,
