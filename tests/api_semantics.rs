@@ -1320,3 +1320,158 @@ int main() {{
         "stdout of the GetLocalMemSize check"
     );
 }
+
+/// Host helpers found missing in the new-user run (issue 18): `Ops::Base::fp16_t` of
+/// `op_host/util/fp16.h` (addr_v2 reads float16 attrs with it) against the `half` crate's IEEE
+/// binary16, both ways (every half bit pattern to float; floats around every rounding case to half);
+/// `ge::GetSizeInBytes`; the broadcasting rule of `infershape_broadcast_util.h` against a rule written
+/// here.
+#[test]
+fn fp16_size_in_bytes_and_broadcast_host_helpers_match_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    let floats: Vec<f32> = {
+        let mut v = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            65504.0,
+            65519.99,
+            65520.0,
+            1e6,
+            -1e6,
+            5.96e-8,
+            2.98e-8,
+            2.99e-8,
+            1e-8,
+            6.1e-5,
+            3.0e-5,
+            1.0009765625,
+            1.00048828125,
+            1.00146484375,
+            2049.0,
+            2051.0,
+            -3.14159,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        // Halfway and near-halfway points between neighbouring halves, across the range.
+        for bits in (0u16..0x7c00).step_by(97) {
+            let a = f16::from_bits(bits).to_f32();
+            let b = f16::from_bits(bits + 1).to_f32();
+            let mid = (a as f64 + b as f64) / 2.0;
+            v.extend([
+                mid as f32,
+                f32::from_bits((mid as f32).to_bits() + 1),
+                -(mid as f32),
+            ]);
+        }
+        v
+    };
+    let list: Vec<String> = floats
+        .iter()
+        .map(|f| format!("0x{:08x}u", f.to_bits()))
+        .collect();
+    std::fs::write(
+        &src,
+        format!(
+            r#"
+#include <cstdio>
+#include <cstring>
+#include "op_host/util/fp16.h"
+#include "graph/types.h"
+#include "infershape_broadcast_util.h"
+static const unsigned kFloats[] = {{ {} }};
+static void shape(const gert::Shape &s) {{ std::printf("%s\n", Ops::Base::ToString(s).c_str()); }}
+int main() {{
+    for (unsigned h = 0; h < 65536; h++) {{
+        float f = Ops::Base::fp16_t::ToFloat((uint16_t)h);
+        unsigned b; std::memcpy(&b, &f, 4);
+        std::printf("%08x\n", b);
+    }}
+    for (unsigned x : kFloats) {{
+        float f; std::memcpy(&f, &x, 4);
+        Ops::Base::fp16_t h(f);
+        std::printf("%04x\n", h.val);
+    }}
+    std::printf("%lld %lld %lld %lld\n", (long long)ge::GetSizeInBytes(10, ge::DT_FLOAT16), (long long)ge::GetSizeInBytes(7, ge::DT_INT4),
+                (long long)ge::GetSizeInBytes(3, ge::DT_INT64), (long long)ge::GetSizeInBytes(-1, ge::DT_FLOAT));
+    gert::Shape a, b, out;
+    a.AppendDim(4); a.AppendDim(1); a.AppendDim(3);
+    b.AppendDim(5); b.AppendDim(1);
+    std::printf("%d ", Ops::Base::BroadcastShape(a, b, out)); shape(out);
+    gert::Shape c; c.AppendDim(2); c.AppendDim(3);
+    std::printf("%d ", Ops::Base::BroadcastShape(a, c, out)); shape(out);
+    gert::Shape d; d.AppendDim(4); d.AppendDim(2); d.AppendDim(3);
+    std::printf("%d ", Ops::Base::BroadcastShape(a, d, out)); shape(out);
+    std::printf("%d ", Ops::Base::BroadcastShape(gert::Shape(), c, out)); shape(out);
+    return 0;
+}}
+"#,
+            list.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the fp16 / broadcast host check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    for h in 0..65536usize {
+        let want = f16::from_bits(h as u16).to_f32();
+        let got = f32::from_bits(u32::from_str_radix(lines[h], 16).unwrap());
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "fp16_t 0x{h:04x} -> {got}, want {want}"
+        );
+    }
+    for (i, f) in floats.iter().enumerate() {
+        let got = u16::from_str_radix(lines[65536 + i], 16).unwrap();
+        let want = f16::from_f32(*f);
+        assert!(
+            got == want.to_bits() || (f.is_nan() && f16::from_bits(got).is_nan()),
+            "fp16_t({f:e}) = 0x{got:04x}, want 0x{:04x}",
+            want.to_bits()
+        );
+    }
+    // Broadcast, per numpy: align at the last axis; equal, or one side 1.
+    fn broadcast(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
+        let n = a.len().max(b.len());
+        let at = |s: &[i64], i: usize| {
+            if i + s.len() >= n {
+                s[i + s.len() - n]
+            } else {
+                1
+            }
+        };
+        (0..n)
+            .map(|i| match (at(a, i), at(b, i)) {
+                (x, y) if x == y || y == 1 => Some(x),
+                (1, y) => Some(y),
+                _ => None,
+            })
+            .collect()
+    }
+    let show = |s: Option<Vec<i64>>, fallback: &str| match s {
+        Some(v) => format!(
+            "1 [{}]",
+            v.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("0 {fallback}"),
+    };
+    let a = [4, 1, 3];
+    let first = broadcast(&a, &[5, 1]);
+    let want = [
+        format!("{} {} {} -1", 10 * 2, 4, 3 * 8),
+        show(first.clone(), ""),
+        // A failed broadcast leaves `out` as it was.
+        show(broadcast(&a, &[2, 3]), &show(first, "")[2..]),
+        show(broadcast(&a, &[4, 2, 3]), ""),
+        show(broadcast(&[], &[2, 3]), ""),
+    ];
+    assert_eq!(&lines[65536 + floats.len()..], &want[..], "{stdout}");
+}

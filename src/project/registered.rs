@@ -432,6 +432,18 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             }
         }
     }
+    // A shared include folder's `op_host/` and `op_kernel/` (ops-nn's `common/inc/op_host/`): the
+    // original build puts them on the path too, and sources name their headers bare
+    // (`#include "tiling_util.h"`).
+    for b in &bases {
+        if b.ends_with("inc") || b.ends_with("include") {
+            for side in ["op_host", "op_kernel"] {
+                if b.join(side).is_dir() {
+                    shared.push(b.join(side));
+                }
+            }
+        }
+    }
     let mut found: Vec<PathBuf> = vec![];
     let mut mounts: Vec<(PathBuf, PathBuf)> = vec![];
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
@@ -457,7 +469,7 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
                 queue.push(f);
                 continue;
             }
-            if crate::twin::provides_header(&inc) {
+            if crate::twin::provides_header(&inc) && !crate::twin::reads_repository_header(&inc) {
                 continue;
             }
             if let Some(b) = bases.iter().find(|b| b.join(&inc).is_file()) {
@@ -702,7 +714,11 @@ mod tests {
             "op_host/mod_x_tiling.cpp",
             "#include \"mod_x_regbase_tiling.h\"\n#include \"mod_x_other.h\"\nIMPL_OP_OPTILING(ModX).Tiling(F);\n",
         );
-        write(&root, "op_host/mod_x_regbase_tiling.h", "class R { virtual void f(); };\n");
+        write(
+            &root,
+            "op_host/mod_x_regbase_tiling.h",
+            "class R { virtual void f(); };\n",
+        );
         write(
             &root,
             "op_host/mod_x_regbase_tiling.cpp",
@@ -731,5 +747,37 @@ mod tests {
                 "op_host/mod_x_helper.cpp"
             ]
         );
+    }
+
+    /// Found in the new-user run (ops-nn add_layer_norm_grad, kl_div_loss_grad,
+    /// fake_quant_affine_cachemask): `op_host/tiling_util.h` is one the twin holds, and its version
+    /// reads the repository's own too (`#include_next`), so the repository's folder must be on the
+    /// path; a bare `tiling_util.h` is found in the shared `common/inc/op_host/`.
+    #[test]
+    fn a_header_the_twin_extends_and_a_bare_name_in_a_shared_op_host_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "");
+        write(repo, "common/inc/op_host/tiling_util.h", "\n");
+        let root = repo.join("norm/op_a");
+        write(
+            &root,
+            "op_host/a.cpp",
+            "#include \"op_host/tiling_util.h\"\n",
+        );
+        write(&root, "op_host/b.cpp", "#include \"tiling_util.h\"\n");
+        let (include, _) = include_layout(&root, &[root.join("op_host/a.cpp")]);
+        assert_eq!(include, ["../../common/inc"]);
+        let (include, _) = include_layout(&root, &[root.join("op_host/b.cpp")]);
+        assert_eq!(include, ["../../common/inc/op_host"]);
+        // A header the twin holds and does not extend is not looked for.
+        write(repo, "common/inc/register/op_def_registry.h", "\n");
+        write(
+            &root,
+            "op_host/c.cpp",
+            "#include \"register/op_def_registry.h\"\n",
+        );
+        let (include, _) = include_layout(&root, &[root.join("op_host/c.cpp")]);
+        assert!(include.is_empty(), "{include:?}");
     }
 }

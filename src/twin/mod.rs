@@ -129,6 +129,19 @@ pub fn provides_header(header: &str) -> bool {
     })
 }
 
+/// Whether the twin's header `header` reads the operator repository's own header of that name as
+/// well (`#include_next`, as the twin's `op_host/tiling_util.h` does, which ops-nn ships with its
+/// own helpers): then `init` still looks for the repository's, to put its folder on the path.
+pub fn reads_repository_header(header: &str) -> bool {
+    let header = header.trim_start_matches("./");
+    embedded::FILES.iter().any(|(rel, bytes)| {
+        rel.strip_prefix("include/kernel/")
+            .or_else(|| rel.strip_prefix("include/host/"))
+            == Some(header)
+            && String::from_utf8_lossy(bytes).contains("#include_next")
+    })
+}
+
 /// Version of the embedded twin: a hash of its files and of this tool's version.
 pub fn version() -> String {
     let mut h = KeyHasher::new();
@@ -668,7 +681,9 @@ impl Twin {
                         )
                     }))
                 }
-                process::Finished::Exited { status, stderr } if status.code() == Some(EXIT_TILING) => {
+                process::Finished::Exited { status, stderr }
+                    if status.code() == Some(EXIT_TILING) =>
+                {
                     Ok(Some(stderr.trim().to_string()))
                 }
                 process::Finished::Exited { status, stderr } => Err(format!(
@@ -1080,7 +1095,10 @@ mod tests {
                       a.cpp:(.text+0x5): undefined reference to `g()'\n\
                       collect2: error: ld returned 1 exit status\n";
         let said = first_errors(stderr);
-        assert!(said.starts_with("a.cpp:(.text+0x5): undefined reference to `g()'"), "{said}");
+        assert!(
+            said.starts_with("a.cpp:(.text+0x5): undefined reference to `g()'"),
+            "{said}"
+        );
         let compile = "a.cpp: In function 'f':\na.cpp:3:1: error: 'x' was not declared\n";
         assert!(first_errors(compile).starts_with("a.cpp:3:1: error"));
     }

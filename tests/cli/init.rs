@@ -496,13 +496,17 @@ fn init_writes_a_smaller_default_shape_when_the_tiling_refuses_the_default() {
     std::fs::remove_file(p.join("ascend.toml")).unwrap();
     let host = p.join("op_host/add_custom.cpp");
     let src = std::fs::read_to_string(&host).unwrap();
-    let anchor = "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
+    let anchor =
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
     let refusing = src.replacen(
         anchor,
         &format!("{anchor}    if (totalLength > 8 * 1024) {{ return ge::GRAPH_FAILED; }}\n"),
         1,
     );
-    assert_ne!(refusing, src, "the fixture's tiling changed; update this test");
+    assert_ne!(
+        refusing, src,
+        "the fixture's tiling changed; update this test"
+    );
     std::fs::write(&host, refusing).unwrap();
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
@@ -513,7 +517,10 @@ fn init_writes_a_smaller_default_shape_when_the_tiling_refuses_the_default() {
         ),
         "{manifest}"
     );
-    assert!(manifest.contains("shape = [8, 1024]   # from the op's InferShape"), "{manifest}");
+    assert!(
+        manifest.contains("shape = [8, 1024]   # from the op's InferShape"),
+        "{manifest}"
+    );
     assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
