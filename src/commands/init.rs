@@ -564,6 +564,16 @@ const SCALARS: &[&str] = &[
 ];
 /// Integer operands naming axes.
 const AXES: &[&str] = &["axis", "axes", "dim", "dims"];
+/// Names of the incoming gradient of a loss's backward op: a scalar when the loss is reduced.
+const REDUCED_GRADS: &[&str] = &[
+    "grad",
+    "grad_output",
+    "gradoutput",
+    "grad_out",
+    "out_grad",
+    "y_grad",
+    "dy",
+];
 /// Outputs of normalisations that keep one value per row.
 const PER_ROW_OUTPUTS: &[&str] = &[
     "rstd", "mean", "variance", "var", "invstd", "inv_std", "mean_out", "rstd_out",
@@ -593,10 +603,18 @@ fn opdef_tensors(
         PerChannel,
         Scalar,
         Axis,
+        ReducedGrad,
     }
+    // The backward of a loss reduced to one number ("mean" or "sum") takes that number's gradient.
+    let reduced = def.attrs.iter().any(|a| {
+        a.name.eq_ignore_ascii_case("reduction")
+            && matches!(&a.default, Some(opdef::AttrDefault::Str(r)) if r == "mean" || r == "sum")
+    });
     let role = |p: &opdef::ParamDef| {
         let n = p.name.to_ascii_lowercase();
-        if AXES.contains(&n.as_str()) {
+        if reduced && REDUCED_GRADS.contains(&n.as_str()) {
+            Role::ReducedGrad
+        } else if AXES.contains(&n.as_str()) {
             Role::Axis
         } else if SCALARS.contains(&n.as_str()) || p.value_depend {
             Role::Scalar
@@ -644,6 +662,12 @@ fn opdef_tensors(
                 } else {
                     format!("guess: `{name}` taken as a scalar operand")
                 });
+            }
+            Role::ReducedGrad => {
+                t.shape = vec![];
+                t.guess = Some(format!(
+                    "guess: `{name}` is the gradient of the loss reduced to one number (reduction \"mean\" / \"sum\"): a scalar"
+                ));
             }
             Role::Axis => {
                 t.shape = vec![1];
@@ -1047,6 +1071,44 @@ mod tests {
             outs[2].guess.as_deref(),
             Some("guess: the main input's shape")
         );
+    }
+
+    /// Found in the new-user run (ops-nn gaussian_nll_loss_grad: "mean reduction requires scalar
+    /// gradOutput"): the incoming gradient of a loss reduced to one number is a scalar, and the main
+    /// shape comes from the next input; with reduction "none" it is a full tensor.
+    #[test]
+    fn a_reduced_loss_gradient_is_a_scalar() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let def = |reduction: &str| {
+            format!(
+                "namespace ops {{\nclass LossGrad : public OpDef {{\npublic:\n explicit LossGrad(const char* n) : OpDef(n) {{\n  this->Input(\"gradOutput\").DataType({{ge::DT_FLOAT}});\n  this->Input(\"input\").DataType({{ge::DT_FLOAT}});\n  this->Output(\"gradInput\").DataType({{ge::DT_FLOAT}});\n  this->Attr(\"reduction\").AttrType(OPTIONAL).String(\"{reduction}\");\n  this->AICore().AddConfig(\"ascend910b\");\n }}\n}};\nOP_ADD(LossGrad);\n}}\n"
+            )
+        };
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(
+            root.join("op_kernel/loss_grad.cpp"),
+            "extern \"C\" __global__ __aicore__ void loss_grad(GM_ADDR g, GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        )
+        .unwrap();
+        for (reduction, grad_shape) in [
+            ("mean", vec![]),
+            ("sum", vec![]),
+            ("none", vec![48u64, 16384]),
+        ] {
+            std::fs::write(root.join("op_host/loss_grad_def.cpp"), def(reduction)).unwrap();
+            let ops = project::discover(root).unwrap();
+            let (inputs, outputs) = opdef_tensors(
+                &ops[0],
+                ops[0].opdef.as_ref().unwrap(),
+                &BTreeMap::new(),
+                None,
+            );
+            assert_eq!(inputs[0].shape, grad_shape, "{reduction}");
+            assert_eq!(inputs[1].shape, [48, 16384], "{reduction}");
+            assert_eq!(outputs[0].shape, [48, 16384], "{reduction}");
+        }
     }
 
     #[test]
