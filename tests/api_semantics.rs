@@ -1475,3 +1475,93 @@ int main() {{
     ];
     assert_eq!(&lines[65536 + floats.len()..], &want[..], "{stdout}");
 }
+
+/// Found in the new-user run (asc-devkit acosh, ceil, power): the whole-tensor forms of the unary
+/// high-level math APIs, `Acosh(dst, src, sharedTmpBuffer)` and `Acosh(dst, src)`, take every
+/// element of src (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Acosh接口/Acosh.md), against
+/// f64 references computed here; and `.asc` programs, built against the kernel headers alone, reach
+/// `AscendC::TensorShape` and the temporary-space queries (Power's two-shape form) through
+/// "tiling/tiling_api.h".
+#[test]
+fn whole_tensor_unary_math_forms_and_kernel_side_tensor_shape() {
+    const N: usize = 64;
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void whole(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 4096);
+    LocalTensor<float> all = buf.Get<float>();
+    LocalTensor<float> src = all[0];
+    src.SetSize(64);
+    LocalTensor<float> out = all[64];
+    LocalTensor<uint8_t> tmp = buf.Get<uint8_t>()[2048];
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 192);
+    DataCopy(src, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    Acosh(out, src, tmp);
+    Ceil(out[64], src);
+    LocalTensor<float> q = all[192];
+    uint32_t mx = 0, mn = 0;
+    GetAcoshMaxMinTmpSize(AscendC::TensorShape{{16}}, sizeof(float), false, mx, mn);
+    q.SetValue(0, (float)mx);
+    GetPowerMaxMinTmpSize(AscendC::TensorShape{{1}}, AscendC::TensorShape{{40}}, false, 2, false, mx, mn);
+    q.SetValue(1, (float)mn);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, out, 128);
+    DataCopy(yg[128], q, 64);
+}
+extern "C" void twin_launch(uint8_t **a) { whole(a[0], a[1], a[2], a[3]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building the whole-tensor math kernel");
+    let x: Vec<f32> = (0..N).map(|i| 1.0 + i as f32 * 0.37).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {t}\ntiling_key 0\nworkspace 0\ninput x {x} 256\noutput y {y} 768\ntrace {tr}\n",
+        t = w.join("tiling.bin").display(),
+        x = w.join("x.bin").display(),
+        y = w.join("y.bin").display(),
+        tr = w.join("trace.txt").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the whole-tensor math kernel",
+    );
+    let y: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for i in 0..N {
+        let v = x[i] as f64;
+        let acosh = (v + (v * v - 1.0).sqrt()).ln();
+        assert!(
+            (y[i] as f64 - acosh).abs() <= 1e-5 * acosh.abs().max(1.0),
+            "Acosh({v}) = {}, want {acosh}",
+            y[i]
+        );
+        assert_eq!(y[64 + i] as f64, v.ceil(), "Ceil({v})");
+    }
+    // 16 floats = 64 B; the larger of 1 and 40 halves = 80 B -> 96.
+    assert_eq!(&y[128..130], &[64.0, 96.0]);
+}

@@ -565,6 +565,10 @@ public:
     int32_t GetDeterministic() const { return 0; }
     ge::graphStatus SetAicpuBlockDim(uint32_t) { return ge::GRAPH_SUCCESS; }
     ge::graphStatus SetTilingCond(int32_t) { return ge::GRAPH_SUCCESS; }
+    // The local memory a SIMT kernel of the regbase SoCs (Ascend 950) may use; the twin models
+    // SIMD cores only, so the size is kept and nothing reads it.
+    ge::graphStatus SetLocalMemorySize(uint32_t n) { local_memory_size_ = n; return ge::GRAPH_SUCCESS; }
+    uint32_t local_memory_size_ = 0;
 };
 
 class TilingParseContext {
