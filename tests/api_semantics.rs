@@ -1384,6 +1384,7 @@ fn fp16_size_in_bytes_and_broadcast_host_helpers_match_references() {
 #include "op_host/util/fp16.h"
 #include "graph/types.h"
 #include "infershape_broadcast_util.h"
+#include "securec.h"
 static const unsigned kFloats[] = {{ {} }};
 static void shape(const gert::Shape &s) {{ std::printf("%s\n", Ops::Base::ToString(s).c_str()); }}
 int main() {{
@@ -1397,6 +1398,9 @@ int main() {{
         Ops::Base::fp16_t h(f);
         std::printf("%04x\n", h.val);
     }}
+    char buf[8] = "ab";
+    int r1 = strcat_s(buf, sizeof buf, "cde"), r2 = strcat_s(buf, sizeof buf, "xyz");
+    std::printf("%s %d %d\n", buf, r1 == EOK, r2 != EOK);
     std::printf("%lld %lld %lld %lld\n", (long long)ge::GetSizeInBytes(10, ge::DT_FLOAT16), (long long)ge::GetSizeInBytes(7, ge::DT_INT4),
                 (long long)ge::GetSizeInBytes(3, ge::DT_INT64), (long long)ge::GetSizeInBytes(-1, ge::DT_FLOAT));
     gert::Shape a, b, out;
@@ -1466,6 +1470,8 @@ int main() {{
     let a = [4, 1, 3];
     let first = broadcast(&a, &[5, 1]);
     let want = [
+        // strcat_s appends while the result fits ("abcde" + NUL in 8), refuses past that.
+        "abcde 1 1".to_string(),
         format!("{} {} {} -1", 10 * 2, 4, 3 * 8),
         show(first.clone(), ""),
         // A failed broadcast leaves `out` as it was.
@@ -1481,7 +1487,8 @@ int main() {{
 /// element of src (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Acosh接口/Acosh.md), against
 /// f64 references computed here; and `.asc` programs, built against the kernel headers alone, reach
 /// `AscendC::TensorShape` and the temporary-space queries (Power's two-shape form) through
-/// "tiling/tiling_api.h".
+/// "tiling/tiling_api.h"; the query answers pass through a bound queue with the positioned
+/// `EnQue<VECOUT, GM, T>` (relu, sigmoid_v2).
 #[test]
 fn whole_tensor_unary_math_forms_and_kernel_side_tensor_shape() {
     const N: usize = 64;
@@ -1517,7 +1524,16 @@ extern "C" __global__ __aicore__ void whole(GM_ADDR x, GM_ADDR y, GM_ADDR worksp
     q.SetValue(1, (float)mn);
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg, out, 128);
-    DataCopy(yg[128], q, 64);
+    // A VECIN -> VECOUT bound queue handing its tensor on with the positioned EnQue / DeQue.
+    TQueBind<TPosition::VECIN, TPosition::VECOUT, 1> bind;
+    pipe.InitBuffer(bind, 1, 256);
+    LocalTensor<float> b = bind.AllocTensor<float>();
+    DataCopy(b, q, 64);
+    PipeBarrier<PIPE_ALL>();
+    bind.EnQue<TPosition::VECOUT, TPosition::GM, float>(b);
+    LocalTensor<float> c = bind.DeQue<TPosition::VECOUT, TPosition::GM, float>();
+    DataCopy(yg[128], c, 64);
+    bind.FreeTensor(c);
 }
 extern "C" void twin_launch(uint8_t **a) { whole(a[0], a[1], a[2], a[3]); }
 "#,

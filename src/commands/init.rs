@@ -101,6 +101,37 @@ pub fn init(
     if existing.is_none() && opts.probe {
         inferred = infer_ops(&path, &ops, printer);
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+        // A host program whose link misses what another host source of the op defines (an arch35
+        // file the 910B tiling calls into): that source is compiled too, and InferShape run again.
+        for _ in 0..3 {
+            let mut changed = false;
+            for op in ops.iter_mut() {
+                let Some(missing) = inferred.link.remove(&op.name) else {
+                    continue;
+                };
+                let more = project::registered::sources_defining(root, &op.host, &missing);
+                if more.is_empty() {
+                    continue;
+                }
+                for f in more {
+                    op.notes.push(format!(
+                        "{f} compiled too: it defines what the host program's link missed ({})",
+                        missing.join(", ")
+                    ));
+                    op.host.push(f);
+                }
+                changed = true;
+            }
+            if !changed {
+                break;
+            }
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+            let again = infer_ops(&path, &ops, printer);
+            inferred.outputs = again.outputs;
+            inferred.failed = again.failed;
+            inferred.link = again.link;
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+        }
         let write = |inferred: &Inferred| -> Result<()> {
             crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), inferred).as_bytes())?;
             Ok(())
@@ -178,6 +209,8 @@ struct Inferred {
     /// Op name -> the default main shape taken instead of DEFAULT_SHAPE, and why (the op's tiling
     /// function refused the larger one).
     defaults: BTreeMap<String, (Vec<u64>, String)>,
+    /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
+    link: BTreeMap<String, Vec<String>>,
 }
 
 impl Inferred {
@@ -264,6 +297,10 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
             }
             Ok(None) => {}
             Err(why) => {
+                let missing = crate::project::registered::missing_symbols(&why);
+                if !missing.is_empty() {
+                    inferred.link.insert(op.name.clone(), missing);
+                }
                 let first = why.lines().next().unwrap_or("").trim();
                 let short: String = first.chars().take(160).collect();
                 printer.warn(format!(

@@ -301,6 +301,77 @@ fn companion_sources(chosen: &[String], hosts: &[(String, String)]) -> Vec<Strin
     added
 }
 
+/// The names a link failure says are missing: `undefined reference to `ns::Class::f(int)'` gives
+/// `f` (and `Class`, whose members may be defined apart), `vtable for ns::Class` gives `Class`.
+pub fn missing_symbols(link_error: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for line in link_error.lines() {
+        let Some(at) = line.find("undefined reference to") else {
+            continue;
+        };
+        let sym = line[at + "undefined reference to".len()..]
+            .trim()
+            .trim_matches(|c| c == '`' || c == '\'' || c == '\u{2018}' || c == '\u{2019}');
+        let sym = sym.strip_prefix("vtable for ").unwrap_or(sym);
+        let head = sym.split('(').next().unwrap_or(sym);
+        let parts: Vec<&str> = head.split("::").map(str::trim).collect();
+        for name in parts.iter().rev().take(2) {
+            let ok = !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.chars().next().unwrap().is_ascii_digit();
+            if ok && !out.iter().any(|o| o == name) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Host sources under `root/op_host/` (arch subfolders too), not among `chosen`, that define one of
+/// `symbols`: a line that names it followed by `(` or `::` and does not end in `;` (a definition,
+/// not a declaration or a call). A source that registers an OpDef or a tiling / infershape function
+/// is never taken (it would register the op twice).
+pub fn sources_defining(root: &Path, chosen: &[String], symbols: &[String]) -> Vec<String> {
+    let mut files = vec![];
+    files_deep(&root.join("op_host"), &["cpp", "cc", "cxx"], &mut files);
+    let mut out = vec![];
+    for p in files {
+        let r = rel(root, &p);
+        if chosen.contains(&r) || r.contains("op_api") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        if text.contains("OpDef") || text.contains("IMPL_OP") {
+            continue;
+        }
+        let defines = symbols.iter().any(|sym| {
+            text.lines().any(|l| {
+                let t = l.trim_end();
+                !t.ends_with(';')
+                    && [format!("{sym}("), format!("{sym} ("), format!("{sym}::")]
+                        .iter()
+                        .any(|k| {
+                            t.find(k.as_str()).is_some_and(|i| {
+                                i == 0 || {
+                                    let c = t.as_bytes()[i - 1];
+                                    !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+                                        && !t[..i].ends_with("->")
+                                }
+                            })
+                        })
+                    && !t.trim_start().starts_with("return")
+                    && !t.trim_start().starts_with("//")
+            })
+        });
+        if defines {
+            out.push(r);
+        }
+    }
+    out
+}
+
 /// `#include "..."` and `#include <...>` targets of a C++ source, in order.
 fn includes_of(text: &str) -> Vec<String> {
     text.lines()
@@ -779,5 +850,45 @@ mod tests {
         );
         let (include, _) = include_layout(&root, &[root.join("op_host/c.cpp")]);
         assert!(include.is_empty(), "{include:?}");
+    }
+
+    /// Found in the new-user run (ops-nn add_rms_norm): the 910B tiling calls a function that the
+    /// arch35 source defines; the link names it, and the source that defines it (not one that calls
+    /// it or registers anything) is found.
+    #[test]
+    fn a_missing_symbol_is_found_where_it_is_defined() {
+        let err = "x.cpp:(.text+0x1): undefined reference to `optiling::ns::TilingRegbase(gert::TilingContext*)'\n\
+                   y.cpp:(.text+0x2): undefined reference to `vtable for optiling::ModTiling'\n";
+        assert_eq!(
+            missing_symbols(err),
+            ["TilingRegbase", "ns", "ModTiling", "optiling"]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "op_host/a_tiling.cpp",
+            "IMPL_OP_OPTILING(A).Tiling(F);\nint g() { return TilingRegbase(nullptr); }\n",
+        );
+        write(
+            root,
+            "op_host/arch35/a_tiling_arch35.cpp",
+            "int TilingRegbase(void *c)\n{\n    return 0;\n}\n",
+        );
+        write(
+            root,
+            "op_host/arch35/other.cpp",
+            "int h() {\n    return TilingRegbase(nullptr);\n}\n",
+        );
+        write(root, "op_host/mod.cpp", "void ModTiling::f() {}\n");
+        let found = sources_defining(
+            root,
+            &["op_host/a_tiling.cpp".to_string()],
+            &missing_symbols(err),
+        );
+        assert_eq!(
+            found,
+            ["op_host/arch35/a_tiling_arch35.cpp", "op_host/mod.cpp"]
+        );
     }
 }

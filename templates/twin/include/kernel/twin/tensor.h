@@ -352,6 +352,13 @@ public:
     }
     template <class T> void DeQue(LocalTensor<T> &t, TWIN_LOC) { t = DeQue<T>(TWIN_LOC_ARGS); }
     template <TPosition S2, TPosition D2, class T> LocalTensor<T> DeQue(TWIN_LOC) { return DeQue<T>(TWIN_LOC_ARGS); }
+    // EnQue with the user positions named (asc-devkit docs, TQueBind "EnQue": `template <TPosition
+    // srcUserPos, TPosition dstUserPos, typename T> bool EnQue(const LocalTensor<T>&)`, as a VECIN ->
+    // VECOUT bound queue hands a tensor on to the GM copy): the same queue step as EnQue<T>, as the
+    // positioned DeQue above is DeQue<T>.
+    template <TPosition S2, TPosition D2, class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) {
+        return EnQue<T>(t, TWIN_LOC_ARGS);
+    }
 
     template <class T> void FreeTensor(const LocalTensor<T> &t, TWIN_LOC) {
         need_init("FreeTensor", TWIN_LOC_ARGS);
