@@ -356,8 +356,10 @@ pub fn sources_defining(root: &Path, chosen: &[String], symbols: &[String]) -> V
                             t.find(k.as_str()).is_some_and(|i| {
                                 i == 0 || {
                                     let c = t.as_bytes()[i - 1];
-                                    !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
-                                        && !t[..i].ends_with("->")
+                                    !(c.is_ascii_alphanumeric()
+                                        || c == b'_'
+                                        || c == b'.'
+                                        || t[..i].ends_with("->"))
                                 }
                             })
                         })
