@@ -687,6 +687,11 @@ int main() {
     D_OP_LOGE(Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(op)), "bad %s", "thing");
     REPORT_INNER_ERR_MSG("E89999", "op[%s], reported %d", Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(&c)), 7);
     OP_LOGE_FOR_INVALID_FORMAT(c.GetNodeName(), "x", ge::GetFormatName(ge::FORMAT_NC1HWC0), "NCHW or NHWC");
+    OP_LOGE_FOR_INVALID_SHAPEDIMS_WITH_REASON(c.GetNodeName(), "x1 and gamma", "2 and 3", "gamma deeper");
+    OP_LOGE_FOR_INVALID_SHAPESIZES_WITH_REASON(c.GetNodeName(), "x and y", "4 and 5", "sizes differ");
+    OP_LOGE_FOR_INVALID_SHAPESIZE(c.GetNodeName(), "z", "0");
+    ge::char_t key[4] = "ab";
+    std::printf("%s %lld\n", key, (long long)ge::GetSizeInBytes(3, ge::DT_FLOAT));
     return 0;
 }
 "#,
@@ -695,7 +700,7 @@ int main() {
     let out = run_host_program(&src, "building the graph-API host check");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "NCHW ND FRACTAL_NZ 1\nNHWC\n1 conv1 Conv2D 0 2 2 SAME 4294967295 4294967295\n"
+        "NCHW ND FRACTAL_NZ 1\nNHWC\n1 conv1 Conv2D 0 2 2 SAME 4294967295 4294967295\nab 12\n"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     for want in [
@@ -704,6 +709,9 @@ int main() {
         "E89999",
         "op[NodeG], reported 7",
         "invalid format: x: NC1HWC0: NCHW or NHWC",
+        "invalid shape ranks: x1 and gamma: 2 and 3: gamma deeper",
+        "invalid shape sizes: x and y: 4 and 5: sizes differ",
+        "invalid shape size: z: 0",
     ] {
         assert!(stderr.contains(want), "{want} in {stderr}");
     }

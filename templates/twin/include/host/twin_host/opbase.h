@@ -94,6 +94,7 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #define OP_LOGE_FOR_INVALID_SHAPEDIM_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPEDIMS_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape ranks", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPESIZE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape size", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPESIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape size", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPESIZES_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape sizes", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_DTYPES(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtypes", ##__VA_ARGS__)
 // The D_OP_LOG* forms take the op's name as a string; REPORT_INNER_ERR_MSG(code, fmt, ...) reports an
