@@ -1589,3 +1589,54 @@ extern "C" void twin_launch(uint8_t **a) { whole(a[0], a[1], a[2], a[3]); }
     // 16 floats = 64 B; the larger of 1 and 40 halves = 80 B -> 96.
     assert_eq!(&y[128..130], &[64.0, 96.0]);
 }
+
+/// `Ops::Base::TilingBaseClass` (op_host/tiling_base_class.h, missing in the new-user run for
+/// ops-math circular_pad and the many ops-math tilings that derive from it): DoTiling runs the
+/// overridden steps in order, stops at the first that fails with its status, answers
+/// GRAPH_PARAM_INVALID when the class cannot tile the case, and sets the tiling key at the end.
+#[test]
+fn tiling_base_class_runs_the_steps_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include <string>
+#include "op_host/tiling_base_class.h"
+struct T : public Ops::Base::TilingBaseClass {
+    std::string log; bool capable = true; int fail_at = -1;
+    explicit T(gert::TilingContext *c) : Ops::Base::TilingBaseClass(c) {}
+    ge::graphStatus step(const char *s, int i) { log += s; return i == fail_at ? ge::GRAPH_FAILED : ge::GRAPH_SUCCESS; }
+    bool IsCapable() override { log += "C"; return capable; }
+    ge::graphStatus GetPlatformInfo() override { aicoreParams_.ubSize = 192 * 1024; return step("P", 1); }
+    ge::graphStatus GetShapeAttrsInfo() override { return step("S", 0); }
+    ge::graphStatus DoOpTiling() override { return step("O", 2); }
+    ge::graphStatus DoLibApiTiling() override { return step("L", 3); }
+    uint64_t GetTilingKey() const override { return 42; }
+    ge::graphStatus GetWorkspaceSize() override { workspaceSize_ = 16; return step("W", 4); }
+    ge::graphStatus PostTiling() override { return step("T", 5); }
+};
+int main() {
+    gert::TilingContext ctx;
+    T ok(&ctx);
+    unsigned st = ok.DoTiling();
+    std::printf("%s %u %llu\n", ok.log.c_str(), st, (unsigned long long)ctx.GetTilingKey());
+    gert::TilingContext ctx2;
+    T no(&ctx2); no.capable = false;
+    st = no.DoTiling();
+    std::printf("%s %d %llu\n", no.log.c_str(), st == ge::GRAPH_PARAM_INVALID, (unsigned long long)ctx2.GetTilingKey());
+    T bad(&ctx2); bad.fail_at = 3;
+    st = bad.DoTiling();
+    std::printf("%s %d %llu\n", bad.log.c_str(), st == ge::GRAPH_FAILED, (unsigned long long)ctx2.GetTilingKey());
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the TilingBaseClass check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "SPCOLWT 0 42\nSPC 1 0\nSPCOL 1 0\n"
+    );
+}
