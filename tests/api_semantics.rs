@@ -1537,8 +1537,11 @@ extern "C" __global__ __aicore__ void whole(GM_ADDR x, GM_ADDR y, GM_ADDR worksp
     pipe.InitBuffer(bind, 1, 256);
     LocalTensor<float> b = bind.AllocTensor<float>();
     DataCopy(b, q, 64);
-    PipeBarrier<PIPE_ALL>();
-    bind.EnQue<TPosition::VECOUT, TPosition::GM, float>(b);
+    bind.EnQue<TPosition::GM, TPosition::VECIN, float>(b);
+    LocalTensor<float> m = bind.DeQue<TPosition::GM, TPosition::VECIN, float>();
+    Adds(m, m, 1.0f, 64);
+    // Handed on to the copy out without being freed (relu's and sigmoid_v2's pattern).
+    bind.EnQue<TPosition::VECOUT, TPosition::GM, float>(m);
     LocalTensor<float> c = bind.DeQue<TPosition::VECOUT, TPosition::GM, float>();
     DataCopy(yg[128], c, 64);
     bind.FreeTensor(c);
@@ -1586,8 +1589,9 @@ extern "C" void twin_launch(uint8_t **a) { whole(a[0], a[1], a[2], a[3]); }
         );
         assert_eq!(y[64 + i] as f64, v.ceil(), "Ceil({v})");
     }
-    // 16 floats = 64 B; the larger of 1 and 40 halves = 80 B -> 96.
-    assert_eq!(&y[128..130], &[64.0, 96.0]);
+    // 16 floats = 64 B; the larger of 1 and 40 halves = 80 B -> 96; plus the 1 added on the way
+    // through the bound queue.
+    assert_eq!(&y[128..130], &[65.0, 97.0]);
 }
 
 /// `Ops::Base::TilingBaseClass` (op_host/tiling_base_class.h, missing in the new-user run for
