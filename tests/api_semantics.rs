@@ -687,6 +687,11 @@ int main() {
     D_OP_LOGE(Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(op)), "bad %s", "thing");
     REPORT_INNER_ERR_MSG("E89999", "op[%s], reported %d", Ops::Base::GetSafeStr(Ops::Base::GetOpInfo(&c)), 7);
     OP_LOGE_FOR_INVALID_FORMAT(c.GetNodeName(), "x", ge::GetFormatName(ge::FORMAT_NC1HWC0), "NCHW or NHWC");
+    OP_LOGE_FOR_INVALID_SHAPEDIMS_WITH_REASON(c.GetNodeName(), "x1 and gamma", "2 and 3", "gamma deeper");
+    OP_LOGE_FOR_INVALID_SHAPESIZES_WITH_REASON(c.GetNodeName(), "x and y", "4 and 5", "sizes differ");
+    OP_LOGE_FOR_INVALID_SHAPESIZE(c.GetNodeName(), "z", "0");
+    ge::char_t key[4] = "ab";
+    std::printf("%s %lld\n", key, (long long)ge::GetSizeInBytes(3, ge::DT_FLOAT));
     return 0;
 }
 "#,
@@ -695,7 +700,7 @@ int main() {
     let out = run_host_program(&src, "building the graph-API host check");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "NCHW ND FRACTAL_NZ 1\nNHWC\n1 conv1 Conv2D 0 2 2 SAME 4294967295 4294967295\n"
+        "NCHW ND FRACTAL_NZ 1\nNHWC\n1 conv1 Conv2D 0 2 2 SAME 4294967295 4294967295\nab 12\n"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     for want in [
@@ -704,6 +709,9 @@ int main() {
         "E89999",
         "op[NodeG], reported 7",
         "invalid format: x: NC1HWC0: NCHW or NHWC",
+        "invalid shape ranks: x1 and gamma: 2 and 3: gamma deeper",
+        "invalid shape sizes: x and y: 4 and 5: sizes differ",
+        "invalid shape size: z: 0",
     ] {
         assert!(stderr.contains(want), "{want} in {stderr}");
     }
@@ -1318,5 +1326,321 @@ int main() {{
         String::from_utf8_lossy(&out.stdout),
         want,
         "stdout of the GetLocalMemSize check"
+    );
+}
+
+/// Host helpers found missing in the new-user run (issue 18): `Ops::Base::fp16_t` of
+/// `op_host/util/fp16.h` (addr_v2 reads float16 attrs with it) against the `half` crate's IEEE
+/// binary16, both ways (every half bit pattern to float; floats around every rounding case to half);
+/// `ge::GetSizeInBytes`; the broadcasting rule of `infershape_broadcast_util.h` against a rule written
+/// here.
+#[test]
+fn fp16_size_in_bytes_and_broadcast_host_helpers_match_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    let floats: Vec<f32> = {
+        let mut v = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            65504.0,
+            65519.99,
+            65520.0,
+            1e6,
+            -1e6,
+            5.96e-8,
+            2.98e-8,
+            2.99e-8,
+            1e-8,
+            6.1e-5,
+            3.0e-5,
+            1.0 + 1.0 / 1024.0,
+            1.0 + 1.0 / 2048.0,
+            1.0 + 3.0 / 2048.0,
+            2049.0,
+            2051.0,
+            -2.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        // Halfway and near-halfway points between neighbouring halves, across the range.
+        for bits in (0u16..0x7c00).step_by(97) {
+            let a = f16::from_bits(bits).to_f32();
+            let b = f16::from_bits(bits + 1).to_f32();
+            let mid = (a as f64 + b as f64) / 2.0;
+            v.extend([
+                mid as f32,
+                f32::from_bits((mid as f32).to_bits() + 1),
+                -(mid as f32),
+            ]);
+        }
+        v
+    };
+    let list: Vec<String> = floats
+        .iter()
+        .map(|f| format!("0x{:08x}u", f.to_bits()))
+        .collect();
+    std::fs::write(
+        &src,
+        format!(
+            r#"
+#include <cstdio>
+#include <cstring>
+#include "op_host/util/fp16.h"
+#include "graph/types.h"
+#include "infershape_broadcast_util.h"
+#include "securec.h"
+static const unsigned kFloats[] = {{ {} }};
+static void shape(const gert::Shape &s) {{ std::printf("%s\n", Ops::Base::ToString(s).c_str()); }}
+int main() {{
+    for (unsigned h = 0; h < 65536; h++) {{
+        float f = Ops::Base::fp16_t::ToFloat((uint16_t)h);
+        unsigned b; std::memcpy(&b, &f, 4);
+        std::printf("%08x\n", b);
+    }}
+    for (unsigned x : kFloats) {{
+        float f; std::memcpy(&f, &x, 4);
+        Ops::Base::fp16_t h(f);
+        std::printf("%04x\n", h.val);
+    }}
+    char buf[8] = "ab";
+    int r1 = strcat_s(buf, sizeof buf, "cde"), r2 = strcat_s(buf, sizeof buf, "xyz");
+    std::printf("%s %d %d\n", buf, r1 == EOK, r2 != EOK);
+    std::printf("%lld %lld %lld %lld\n", (long long)ge::GetSizeInBytes(10, ge::DT_FLOAT16), (long long)ge::GetSizeInBytes(7, ge::DT_INT4),
+                (long long)ge::GetSizeInBytes(3, ge::DT_INT64), (long long)ge::GetSizeInBytes(-1, ge::DT_FLOAT));
+    gert::Shape a, b, out;
+    a.AppendDim(4); a.AppendDim(1); a.AppendDim(3);
+    b.AppendDim(5); b.AppendDim(1);
+    std::printf("%d ", Ops::Base::BroadcastShape(a, b, out)); shape(out);
+    gert::Shape c; c.AppendDim(2); c.AppendDim(3);
+    std::printf("%d ", Ops::Base::BroadcastShape(a, c, out)); shape(out);
+    gert::Shape d; d.AppendDim(4); d.AppendDim(2); d.AppendDim(3);
+    std::printf("%d ", Ops::Base::BroadcastShape(a, d, out)); shape(out);
+    std::printf("%d ", Ops::Base::BroadcastShape(gert::Shape(), c, out)); shape(out);
+    return 0;
+}}
+"#,
+            list.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the fp16 / broadcast host check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    for (h, line) in lines.iter().take(65536).enumerate() {
+        let want = f16::from_bits(h as u16).to_f32();
+        let got = f32::from_bits(u32::from_str_radix(line, 16).unwrap());
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "fp16_t 0x{h:04x} -> {got}, want {want}"
+        );
+    }
+    for (i, f) in floats.iter().enumerate() {
+        let got = u16::from_str_radix(lines[65536 + i], 16).unwrap();
+        let want = f16::from_f32(*f);
+        assert!(
+            got == want.to_bits() || (f.is_nan() && f16::from_bits(got).is_nan()),
+            "fp16_t({f:e}) = 0x{got:04x}, want 0x{:04x}",
+            want.to_bits()
+        );
+    }
+    // Broadcast, per numpy: align at the last axis; equal, or one side 1.
+    fn broadcast(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
+        let n = a.len().max(b.len());
+        let at = |s: &[i64], i: usize| {
+            if i + s.len() >= n {
+                s[i + s.len() - n]
+            } else {
+                1
+            }
+        };
+        (0..n)
+            .map(|i| match (at(a, i), at(b, i)) {
+                (x, y) if x == y || y == 1 => Some(x),
+                (1, y) => Some(y),
+                _ => None,
+            })
+            .collect()
+    }
+    let show = |s: Option<Vec<i64>>, fallback: &str| match s {
+        Some(v) => format!(
+            "1 [{}]",
+            v.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("0 {fallback}"),
+    };
+    let a = [4, 1, 3];
+    let first = broadcast(&a, &[5, 1]);
+    let want = [
+        // strcat_s appends while the result fits ("abcde" + NUL in 8), refuses past that.
+        "abcde 1 1".to_string(),
+        format!("{} {} {} -1", 10 * 2, 4, 3 * 8),
+        show(first.clone(), ""),
+        // A failed broadcast leaves `out` as it was.
+        show(broadcast(&a, &[2, 3]), &show(first, "")[2..]),
+        show(broadcast(&a, &[4, 2, 3]), ""),
+        show(broadcast(&[], &[2, 3]), ""),
+    ];
+    assert_eq!(&lines[65536 + floats.len()..], &want[..], "{stdout}");
+}
+
+/// Found in the new-user run (asc-devkit acosh, ceil, power): the whole-tensor forms of the unary
+/// high-level math APIs, `Acosh(dst, src, sharedTmpBuffer)` and `Acosh(dst, src)`, take every
+/// element of src (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Acosh接口/Acosh.md), against
+/// f64 references computed here; and `.asc` programs, built against the kernel headers alone, reach
+/// `AscendC::TensorShape` and the temporary-space queries (Power's two-shape form) through
+/// "tiling/tiling_api.h"; the query answers pass through a bound queue with the positioned
+/// `EnQue<VECOUT, GM, T>` (relu, sigmoid_v2).
+#[test]
+fn whole_tensor_unary_math_forms_and_kernel_side_tensor_shape() {
+    const N: usize = 64;
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void whole(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 4096);
+    LocalTensor<float> all = buf.Get<float>();
+    LocalTensor<float> src = all[0];
+    src.SetSize(64);
+    LocalTensor<float> out = all[64];
+    LocalTensor<uint8_t> tmp = buf.Get<uint8_t>()[2048];
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 192);
+    DataCopy(src, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    Acosh(out, src, tmp);
+    Ceil(out[64], src);
+    LocalTensor<float> q = all[192];
+    uint32_t mx = 0, mn = 0;
+    GetAcoshMaxMinTmpSize(AscendC::TensorShape{{16}}, sizeof(float), false, mx, mn);
+    q.SetValue(0, (float)mx);
+    GetPowerMaxMinTmpSize(AscendC::TensorShape{{1}}, AscendC::TensorShape{{40}}, false, 2, false, mx, mn);
+    q.SetValue(1, (float)mn);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, out, 128);
+    // A VECIN -> VECOUT bound queue handing its tensor on with the positioned EnQue / DeQue.
+    TQueBind<TPosition::VECIN, TPosition::VECOUT, 1> bind;
+    pipe.InitBuffer(bind, 1, 256);
+    LocalTensor<float> b = bind.AllocTensor<float>();
+    DataCopy(b, q, 64);
+    bind.EnQue<TPosition::GM, TPosition::VECIN, float>(b);
+    LocalTensor<float> m = bind.DeQue<TPosition::GM, TPosition::VECIN, float>();
+    Adds(m, m, 1.0f, 64);
+    // Handed on to the copy out without being freed (relu's and sigmoid_v2's pattern).
+    bind.EnQue<TPosition::VECOUT, TPosition::GM, float>(m);
+    LocalTensor<float> c = bind.DeQue<TPosition::VECOUT, TPosition::GM, float>();
+    DataCopy(yg[128], c, 64);
+    bind.FreeTensor(c);
+}
+extern "C" void twin_launch(uint8_t **a) { whole(a[0], a[1], a[2], a[3]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, "building the whole-tensor math kernel");
+    let x: Vec<f32> = (0..N).map(|i| 1.0 + i as f32 * 0.37).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {t}\ntiling_key 0\nworkspace 0\ninput x {x} 256\noutput y {y} 768\ntrace {tr}\n",
+        t = w.join("tiling.bin").display(),
+        x = w.join("x.bin").display(),
+        y = w.join("y.bin").display(),
+        tr = w.join("trace.txt").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the whole-tensor math kernel",
+    );
+    let y: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for i in 0..N {
+        let v = x[i] as f64;
+        let acosh = (v + (v * v - 1.0).sqrt()).ln();
+        assert!(
+            (y[i] as f64 - acosh).abs() <= 1e-5 * acosh.abs().max(1.0),
+            "Acosh({v}) = {}, want {acosh}",
+            y[i]
+        );
+        assert_eq!(y[64 + i] as f64, v.ceil(), "Ceil({v})");
+    }
+    // 16 floats = 64 B; the larger of 1 and 40 halves = 80 B -> 96; plus the 1 added on the way
+    // through the bound queue.
+    assert_eq!(&y[128..130], &[65.0, 97.0]);
+}
+
+/// `Ops::Base::TilingBaseClass` (op_host/tiling_base_class.h, missing in the new-user run for
+/// ops-math circular_pad and the many ops-math tilings that derive from it): DoTiling runs the
+/// overridden steps in order, stops at the first that fails with its status, answers
+/// GRAPH_PARAM_INVALID when the class cannot tile the case, and sets the tiling key at the end.
+#[test]
+fn tiling_base_class_runs_the_steps_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include <string>
+#include "op_host/tiling_base_class.h"
+struct T : public Ops::Base::TilingBaseClass {
+    std::string log; bool capable = true; int fail_at = -1;
+    explicit T(gert::TilingContext *c) : Ops::Base::TilingBaseClass(c) {}
+    ge::graphStatus step(const char *s, int i) { log += s; return i == fail_at ? ge::GRAPH_FAILED : ge::GRAPH_SUCCESS; }
+    bool IsCapable() override { log += "C"; return capable; }
+    ge::graphStatus GetPlatformInfo() override { aicoreParams_.ubSize = 192 * 1024; return step("P", 1); }
+    ge::graphStatus GetShapeAttrsInfo() override { return step("S", 0); }
+    ge::graphStatus DoOpTiling() override { return step("O", 2); }
+    ge::graphStatus DoLibApiTiling() override { return step("L", 3); }
+    uint64_t GetTilingKey() const override { return 42; }
+    ge::graphStatus GetWorkspaceSize() override { workspaceSize_ = 16; return step("W", 4); }
+    ge::graphStatus PostTiling() override { return step("T", 5); }
+};
+int main() {
+    gert::TilingContext ctx;
+    T ok(&ctx);
+    unsigned st = ok.DoTiling();
+    std::printf("%s %u %llu\n", ok.log.c_str(), st, (unsigned long long)ctx.GetTilingKey());
+    gert::TilingContext ctx2;
+    T no(&ctx2); no.capable = false;
+    st = no.DoTiling();
+    std::printf("%s %d %llu\n", no.log.c_str(), st == ge::GRAPH_PARAM_INVALID, (unsigned long long)ctx2.GetTilingKey());
+    T bad(&ctx2); bad.fail_at = 3;
+    st = bad.DoTiling();
+    std::printf("%s %d %llu\n", bad.log.c_str(), st == ge::GRAPH_FAILED, (unsigned long long)ctx2.GetTilingKey());
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the TilingBaseClass check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "SPCOLWT 0 42\nSPC 1 0\nSPCOL 1 0\n"
     );
 }

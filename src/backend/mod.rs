@@ -203,6 +203,17 @@ pub trait Backend: Send + Sync {
         let _ = (op, inputs);
         Ok(None)
     }
+    /// Whether the op's tiling function refuses `inputs` (and the op's attrs): Ok(Some(why)) when it
+    /// does, Ok(None) when it accepts them or the backend cannot run it alone, Err when it could not
+    /// be asked (its host code does not build).
+    fn tiling_refusal(
+        &self,
+        op: &OpSpec,
+        inputs: &Inputs,
+    ) -> std::result::Result<Option<String>, String> {
+        let _ = (op, inputs);
+        Ok(None)
+    }
     /// Runs a built artifact for its outputs only (a shape probe): backends that can skip timing do.
     fn run_outputs(
         &self,

@@ -153,6 +153,18 @@ impl Backend for TwinBackend {
             .infer_outputs(&self.root, &self.include, op, self.soc, &files)
     }
 
+    fn tiling_refusal(
+        &self,
+        op: &OpSpec,
+        inputs: &Inputs,
+    ) -> std::result::Result<Option<String>, String> {
+        let files = self
+            .input_files(op, inputs)
+            .map_err(|e| format!("writing inputs: {e}"))?;
+        self.twin
+            .tiling_refusal(&self.root, &self.include, op, self.soc, &files)
+    }
+
     /// A shape probe: the twin runs the kernel, the performance model is not asked.
     fn run_outputs(
         &self,

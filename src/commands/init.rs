@@ -12,6 +12,9 @@ use std::path::Path;
 
 /// The shape given to tensors when `--shape` names none: a realistic size for a vector op.
 const DEFAULT_SHAPE: [u64; 2] = [48, 16384];
+/// Smaller default shapes tried, in order, for an op whose tiling function refuses the default one
+/// (ops that tile one row per core, or bound the last axis: "last dim should be no more than 1024").
+const SMALLER_SHAPES: [[u64; 2]; 3] = [[8, 1024], [8, 256], [2, 64]];
 
 /// What `init` does with tunables beyond discovering them.
 #[derive(Debug, Clone, Copy, Default)]
@@ -98,6 +101,42 @@ pub fn init(
     if existing.is_none() && opts.probe {
         inferred = infer_ops(&path, &ops, printer);
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+        // A host program whose link misses what another host source of the op defines (an arch35
+        // file the 910B tiling calls into): that source is compiled too, and InferShape run again.
+        for _ in 0..3 {
+            let mut changed = false;
+            for op in ops.iter_mut() {
+                let Some(missing) = inferred.link.remove(&op.name) else {
+                    continue;
+                };
+                let more = project::registered::sources_defining(root, &op.host, &missing);
+                if more.is_empty() {
+                    continue;
+                }
+                for f in more {
+                    op.notes.push(format!(
+                        "{f} compiled too: it defines what the host program's link missed ({})",
+                        missing.join(", ")
+                    ));
+                    op.host.push(f);
+                }
+                changed = true;
+            }
+            if !changed {
+                break;
+            }
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+            let again = infer_ops(&path, &ops, printer);
+            inferred.outputs = again.outputs;
+            inferred.failed = again.failed;
+            inferred.link = again.link;
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+        }
+        let write = |inferred: &Inferred| -> Result<()> {
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), inferred).as_bytes())?;
+            Ok(())
+        };
+        fit_tiling(&path, &ops, &shapes, &mut inferred, &write, printer)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
         probe_ops(&path, &mut ops, printer)?;
@@ -167,6 +206,11 @@ pub fn init(
 struct Inferred {
     outputs: BTreeMap<String, Vec<crate::twin::protocol::InferredOutput>>,
     failed: BTreeMap<String, String>,
+    /// Op name -> the default main shape taken instead of DEFAULT_SHAPE, and why (the op's tiling
+    /// function refused the larger one).
+    defaults: BTreeMap<String, (Vec<u64>, String)>,
+    /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
+    link: BTreeMap<String, Vec<String>>,
 }
 
 impl Inferred {
@@ -253,6 +297,10 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
             }
             Ok(None) => {}
             Err(why) => {
+                let missing = crate::project::registered::missing_symbols(&why);
+                if !missing.is_empty() {
+                    inferred.link.insert(op.name.clone(), missing);
+                }
                 let first = why.lines().next().unwrap_or("").trim();
                 let short: String = first.chars().take(160).collect();
                 printer.warn(format!(
@@ -264,6 +312,87 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
         }
     }
     inferred
+}
+
+/// Asks each op's tiling function whether it takes the manifest at `path` as written; for one that
+/// refuses it while its main input has the default shape (no `--shape`), tries SMALLER_SHAPES in
+/// turn, re-running its InferShape at each, and keeps the first that the tiling takes (the manifest
+/// says so beside the shape). `write` renders the manifest for `inferred`. An op whose host code
+/// does not build, or that no smaller shape fits, keeps the default: `run` will say why.
+fn fit_tiling(
+    path: &Path,
+    ops: &[FoundOp],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inferred: &mut Inferred,
+    write: &dyn Fn(&Inferred) -> Result<()>,
+    printer: &Printer,
+) -> Result<()> {
+    let refusal = |op: &FoundOp| -> Option<String> {
+        let manifest = crate::manifest::Manifest::load(path).ok()?;
+        let work = manifest.root.join("target").join("ascend-tune");
+        crate::fsx::create_dir_all(&work).ok()?;
+        let backend =
+            crate::backend::open(&manifest, manifest.backend, &manifest.soc, work).ok()?;
+        let spec = manifest.op(&op.name)?;
+        let inputs = crate::tune::inputs(spec);
+        backend.tiling_refusal(spec, &inputs).ok().flatten()
+    };
+    for op in ops.iter().filter(|o| o.launch.is_none()) {
+        let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
+        if given {
+            continue;
+        }
+        let Some(why) = refusal(op) else {
+            continue;
+        };
+        let first: String = why
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take(160)
+            .collect();
+        let mut fitted = false;
+        for smaller in SMALLER_SHAPES {
+            inferred
+                .defaults
+                .insert(op.name.clone(), (smaller.to_vec(), first.clone()));
+            inferred.outputs.remove(&op.name);
+            inferred.failed.remove(&op.name);
+            write(inferred)?;
+            let again = infer_ops(path, std::slice::from_ref(op), printer);
+            inferred.outputs.extend(again.outputs);
+            inferred.failed.extend(again.failed);
+            write(inferred)?;
+            if refusal(op).is_none() {
+                printer.status(
+                    "Fitted",
+                    format!(
+                        "`{}`: its tiling function refused the default shape {DEFAULT_SHAPE:?} ({first}); {smaller:?} written instead",
+                        op.name
+                    ),
+                );
+                fitted = true;
+                break;
+            }
+        }
+        if !fitted {
+            inferred.defaults.remove(&op.name);
+            inferred.outputs.remove(&op.name);
+            inferred.failed.remove(&op.name);
+            write(inferred)?;
+            let again = infer_ops(path, std::slice::from_ref(op), printer);
+            inferred.outputs.extend(again.outputs);
+            inferred.failed.extend(again.failed);
+            write(inferred)?;
+            printer.warn(format!(
+                "`{}`: its tiling function refuses the manifest ({first}), at the default shape and at smaller ones",
+                op.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
@@ -472,6 +601,16 @@ const SCALARS: &[&str] = &[
 ];
 /// Integer operands naming axes.
 const AXES: &[&str] = &["axis", "axes", "dim", "dims"];
+/// Names of the incoming gradient of a loss's backward op: a scalar when the loss is reduced.
+const REDUCED_GRADS: &[&str] = &[
+    "grad",
+    "grad_output",
+    "gradoutput",
+    "grad_out",
+    "out_grad",
+    "y_grad",
+    "dy",
+];
 /// Outputs of normalisations that keep one value per row.
 const PER_ROW_OUTPUTS: &[&str] = &[
     "rstd", "mean", "variance", "var", "invstd", "inv_std", "mean_out", "rstd_out",
@@ -493,6 +632,7 @@ fn opdef_tensors(
     op: &FoundOp,
     def: &opdef::OpDef,
     shapes: &BTreeMap<String, Vec<u64>>,
+    default: Option<&(Vec<u64>, String)>,
 ) -> (Vec<Tensor>, Vec<Tensor>) {
     #[derive(PartialEq)]
     enum Role {
@@ -500,10 +640,18 @@ fn opdef_tensors(
         PerChannel,
         Scalar,
         Axis,
+        ReducedGrad,
     }
+    // The backward of a loss reduced to one number ("mean" or "sum") takes that number's gradient.
+    let reduced = def.attrs.iter().any(|a| {
+        a.name.eq_ignore_ascii_case("reduction")
+            && matches!(&a.default, Some(opdef::AttrDefault::Str(r)) if r == "mean" || r == "sum")
+    });
     let role = |p: &opdef::ParamDef| {
         let n = p.name.to_ascii_lowercase();
-        if AXES.contains(&n.as_str()) {
+        if reduced && REDUCED_GRADS.contains(&n.as_str()) {
+            Role::ReducedGrad
+        } else if AXES.contains(&n.as_str()) {
             Role::Axis
         } else if SCALARS.contains(&n.as_str()) || p.value_depend {
             Role::Scalar
@@ -521,11 +669,8 @@ fn opdef_tensors(
     let main: Vec<u64> = main_name
         .as_ref()
         .and_then(|n| shapes.get(n).cloned())
-        .unwrap_or(DEFAULT_SHAPE.to_vec());
-    let main_note = |name: &str| {
-        (!shapes.contains_key(name))
-            .then(|| "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string())
-    };
+        .unwrap_or_else(|| default.map_or(DEFAULT_SHAPE.to_vec(), |d| d.0.clone()));
+    let main_note = |name: &str| (!shapes.contains_key(name)).then(|| default_note(default));
     let mut inputs = vec![];
     for (p, (name, dtype)) in def.inputs.iter().zip(&op.inputs) {
         let mut t = Tensor {
@@ -554,6 +699,12 @@ fn opdef_tensors(
                 } else {
                     format!("guess: `{name}` taken as a scalar operand")
                 });
+            }
+            Role::ReducedGrad => {
+                t.shape = vec![];
+                t.guess = Some(format!(
+                    "guess: `{name}` is the gradient of the loss reduced to one number (reduction \"mean\" / \"sum\"): a scalar"
+                ));
             }
             Role::Axis => {
                 t.shape = vec![1];
@@ -630,6 +781,17 @@ fn opdef_tensors(
         outputs.push(t);
     }
     (inputs, outputs)
+}
+
+/// The comment beside a main input's default shape: the plain default, or the smaller one taken
+/// because the op's tiling function refused the larger (a guess, with the refusal).
+fn default_note(default: Option<&(Vec<u64>, String)>) -> String {
+    match default {
+        None => "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string(),
+        Some((_, why)) => format!(
+            "guess: a default smaller than {DEFAULT_SHAPE:?}, which the op's tiling function refused ({why}); give the shape you tune for (init --shape NAME=D0xD1)"
+        ),
+    }
 }
 
 /// A TOML float that reads back as the same number.
@@ -798,9 +960,10 @@ fn render(
                 }
             }
         }
+        let default = inferred.defaults.get(&op.name);
         let (inputs, mut outputs) = match &op.opdef {
-            Some(def) => opdef_tensors(op, def, shapes),
-            None => legacy_tensors(op, shapes),
+            Some(def) => opdef_tensors(op, def, shapes, default),
+            None => legacy_tensors(op, shapes, default),
         };
         inferred.apply(&op.name, &mut outputs, shapes);
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
@@ -848,7 +1011,11 @@ fn render(
 
 /// Tensors of an op without an OpDef: from the op json, else the kernel's GM parameters before
 /// workspace and tiling, all but the last taken as inputs (a guess the manifest says).
-fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Tensor>, Vec<Tensor>) {
+fn legacy_tensors(
+    op: &FoundOp,
+    shapes: &BTreeMap<String, Vec<u64>>,
+    default: Option<&(Vec<u64>, String)>,
+) -> (Vec<Tensor>, Vec<Tensor>) {
     let from_params = op.inputs.is_empty() && op.outputs.is_empty();
     let (inputs, outputs) = if from_params {
         let tensors: Vec<String> = op
@@ -868,7 +1035,10 @@ fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Ten
         (op.inputs.clone(), op.outputs.clone())
     };
     let make = |(name, dtype): &(String, crate::manifest::DType)| {
-        let shape = shapes.get(name).cloned().unwrap_or(DEFAULT_SHAPE.to_vec());
+        let shape = shapes
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| default.map_or(DEFAULT_SHAPE.to_vec(), |d| d.0.clone()));
         let guess = if from_params {
             Some(format!(
                 "guess: from the kernel's parameter `{name}` (no OpDef, no op json); float16, a default shape"
@@ -876,7 +1046,7 @@ fn legacy_tensors(op: &FoundOp, shapes: &BTreeMap<String, Vec<u64>>) -> (Vec<Ten
         } else if shapes.contains_key(name) {
             None
         } else {
-            Some("a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string())
+            Some(default_note(default))
         };
         Tensor {
             name: name.clone(),
@@ -938,6 +1108,44 @@ mod tests {
             outs[2].guess.as_deref(),
             Some("guess: the main input's shape")
         );
+    }
+
+    /// Found in the new-user run (ops-nn gaussian_nll_loss_grad: "mean reduction requires scalar
+    /// gradOutput"): the incoming gradient of a loss reduced to one number is a scalar, and the main
+    /// shape comes from the next input; with reduction "none" it is a full tensor.
+    #[test]
+    fn a_reduced_loss_gradient_is_a_scalar() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let def = |reduction: &str| {
+            format!(
+                "namespace ops {{\nclass LossGrad : public OpDef {{\npublic:\n explicit LossGrad(const char* n) : OpDef(n) {{\n  this->Input(\"gradOutput\").DataType({{ge::DT_FLOAT}});\n  this->Input(\"input\").DataType({{ge::DT_FLOAT}});\n  this->Output(\"gradInput\").DataType({{ge::DT_FLOAT}});\n  this->Attr(\"reduction\").AttrType(OPTIONAL).String(\"{reduction}\");\n  this->AICore().AddConfig(\"ascend910b\");\n }}\n}};\nOP_ADD(LossGrad);\n}}\n"
+            )
+        };
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(
+            root.join("op_kernel/loss_grad.cpp"),
+            "extern \"C\" __global__ __aicore__ void loss_grad(GM_ADDR g, GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        )
+        .unwrap();
+        for (reduction, grad_shape) in [
+            ("mean", vec![]),
+            ("sum", vec![]),
+            ("none", vec![48u64, 16384]),
+        ] {
+            std::fs::write(root.join("op_host/loss_grad_def.cpp"), def(reduction)).unwrap();
+            let ops = project::discover(root).unwrap();
+            let (inputs, outputs) = opdef_tensors(
+                &ops[0],
+                ops[0].opdef.as_ref().unwrap(),
+                &BTreeMap::new(),
+                None,
+            );
+            assert_eq!(inputs[0].shape, grad_shape, "{reduction}");
+            assert_eq!(inputs[1].shape, [48, 16384], "{reduction}");
+            assert_eq!(outputs[0].shape, [48, 16384], "{reduction}");
+        }
     }
 
     #[test]

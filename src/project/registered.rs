@@ -177,6 +177,12 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
                 }
             }
         }
+        for f in companion_sources(&host, &hosts) {
+            notes.push(format!(
+                "{f} compiled too: it defines what a header the host files include declares"
+            ));
+            host.push(f);
+        }
         if !regs.iter().any(|(_, r)| {
             r.iter()
                 .any(|(m, t)| m == "IMPL_OP_OPTILING" && *t == def.op_type)
@@ -249,6 +255,123 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         return Some(Err(problems.join("; ")));
     }
     Some(Ok(ops))
+}
+
+/// Host sources beside the chosen ones that CANN's op build compiles with them and that they need:
+/// a chosen file includes `x_tiling.h` and `x_tiling.cpp` (same folder and stem under `op_host/`)
+/// defines what it declares, as ops-nn's `*_regbase_tiling.cpp`, whose class the 910B tiling
+/// function names even when it takes another branch (else the link misses its vtable). Followed
+/// from the added files in turn; a source that registers an OpDef (another op's) is never added.
+fn companion_sources(chosen: &[String], hosts: &[(String, String)]) -> Vec<String> {
+    let mut added: Vec<String> = vec![];
+    let mut todo: Vec<String> = chosen.to_vec();
+    while let Some(file) = todo.pop() {
+        let Some((_, text)) = hosts.iter().find(|(f, _)| *f == file) else {
+            continue;
+        };
+        let dir = Path::new(&file).parent().unwrap_or(Path::new(""));
+        for inc in includes_of(text) {
+            let header = lexical(&dir.join(&inc));
+            let (Some(stem), Some(ext)) = (
+                header.file_stem().and_then(|s| s.to_str()),
+                header.extension().and_then(|s| s.to_str()),
+            ) else {
+                continue;
+            };
+            if !matches!(ext, "h" | "hpp" | "hh") {
+                continue;
+            }
+            let folder = header.parent().unwrap_or(Path::new(""));
+            for (f, t) in hosts {
+                let p = Path::new(f);
+                let same = p.parent() == Some(folder)
+                    && p.file_stem().and_then(|s| s.to_str()) == Some(stem);
+                if same
+                    && !chosen.contains(f)
+                    && !added.contains(f)
+                    && !t.contains("OpDef")
+                    && !t.contains("IMPL_OP")
+                {
+                    added.push(f.clone());
+                    todo.push(f.clone());
+                }
+            }
+        }
+    }
+    added
+}
+
+/// The names a link failure says are missing: `undefined reference to `ns::Class::f(int)'` gives
+/// `f` (and `Class`, whose members may be defined apart), `vtable for ns::Class` gives `Class`.
+pub fn missing_symbols(link_error: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for line in link_error.lines() {
+        let Some(at) = line.find("undefined reference to") else {
+            continue;
+        };
+        let sym = line[at + "undefined reference to".len()..]
+            .trim()
+            .trim_matches(|c| c == '`' || c == '\'' || c == '\u{2018}' || c == '\u{2019}');
+        let sym = sym.strip_prefix("vtable for ").unwrap_or(sym);
+        let head = sym.split('(').next().unwrap_or(sym);
+        let parts: Vec<&str> = head.split("::").map(str::trim).collect();
+        for name in parts.iter().rev().take(2) {
+            let ok = !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.chars().next().unwrap().is_ascii_digit();
+            if ok && !out.iter().any(|o| o == name) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Host sources under `root/op_host/` (arch subfolders too), not among `chosen`, that define one of
+/// `symbols`: a line that names it followed by `(` or `::` and does not end in `;` (a definition,
+/// not a declaration or a call). A source that registers an OpDef or a tiling / infershape function
+/// is never taken (it would register the op twice).
+pub fn sources_defining(root: &Path, chosen: &[String], symbols: &[String]) -> Vec<String> {
+    let mut files = vec![];
+    files_deep(&root.join("op_host"), &["cpp", "cc", "cxx"], &mut files);
+    let mut out = vec![];
+    for p in files {
+        let r = rel(root, &p);
+        if chosen.contains(&r) || r.contains("op_api") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        if text.contains("OpDef") || text.contains("IMPL_OP") {
+            continue;
+        }
+        let defines = symbols.iter().any(|sym| {
+            text.lines().any(|l| {
+                let t = l.trim_end();
+                !t.ends_with(';')
+                    && [format!("{sym}("), format!("{sym} ("), format!("{sym}::")]
+                        .iter()
+                        .any(|k| {
+                            t.find(k.as_str()).is_some_and(|i| {
+                                i == 0 || {
+                                    let c = t.as_bytes()[i - 1];
+                                    !(c.is_ascii_alphanumeric()
+                                        || c == b'_'
+                                        || c == b'.'
+                                        || t[..i].ends_with("->"))
+                                }
+                            })
+                        })
+                    && !t.trim_start().starts_with("return")
+                    && !t.trim_start().starts_with("//")
+            })
+        });
+        if defines {
+            out.push(r);
+        }
+    }
+    out
 }
 
 /// `#include "..."` and `#include <...>` targets of a C++ source, in order.
@@ -382,6 +505,18 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             }
         }
     }
+    // A shared include folder's `op_host/` and `op_kernel/` (ops-nn's `common/inc/op_host/`): the
+    // original build puts them on the path too, and sources name their headers bare
+    // (`#include "tiling_util.h"`).
+    for b in &bases {
+        if b.ends_with("inc") || b.ends_with("include") {
+            for side in ["op_host", "op_kernel"] {
+                if b.join(side).is_dir() {
+                    shared.push(b.join(side));
+                }
+            }
+        }
+    }
     let mut found: Vec<PathBuf> = vec![];
     let mut mounts: Vec<(PathBuf, PathBuf)> = vec![];
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
@@ -407,7 +542,7 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
                 queue.push(f);
                 continue;
             }
-            if crate::twin::provides_header(&inc) {
+            if crate::twin::provides_header(&inc) && !crate::twin::reads_repository_header(&inc) {
                 continue;
             }
             if let Some(b) = bases.iter().find(|b| b.join(&inc).is_file()) {
@@ -631,6 +766,131 @@ mod tests {
             op.notes.iter().any(|n| n.contains("norm_x_apt.cpp")),
             "{:?}",
             op.notes
+        );
+    }
+
+    /// Found in the new-user run (ops-nn modulate, embedding_dense_grad_v2): the tiling file includes
+    /// `x_regbase_tiling.h`, whose class it names, and the link missed the vtable that
+    /// `x_regbase_tiling.cpp` defines. That file is compiled too; one that registers anything is not.
+    #[test]
+    fn a_host_source_defining_an_included_header_is_compiled_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("op");
+        write(&root, "CMakeLists.txt", "");
+        write(
+            &root,
+            "op_host/mod_x_def.cpp",
+            "namespace ops {\nclass ModX : public OpDef {\npublic:\n explicit ModX(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(ModX);\n}\n",
+        );
+        write(
+            &root,
+            "op_host/mod_x_tiling.cpp",
+            "#include \"mod_x_regbase_tiling.h\"\n#include \"mod_x_other.h\"\nIMPL_OP_OPTILING(ModX).Tiling(F);\n",
+        );
+        write(
+            &root,
+            "op_host/mod_x_regbase_tiling.h",
+            "class R { virtual void f(); };\n",
+        );
+        write(
+            &root,
+            "op_host/mod_x_regbase_tiling.cpp",
+            "#include \"mod_x_helper.h\"\nvoid R::f() {}\n",
+        );
+        write(&root, "op_host/mod_x_helper.h", "int h();\n");
+        write(&root, "op_host/mod_x_helper.cpp", "int h() { return 1; }\n");
+        write(&root, "op_host/mod_x_other.h", "\n");
+        write(
+            &root,
+            "op_host/mod_x_other.cpp",
+            "IMPL_OP_OPTILING(Other).Tiling(G);\n",
+        );
+        write(
+            &root,
+            "op_kernel/mod_x.cpp",
+            "extern \"C\" __global__ __aicore__ void mod_x(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        );
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(
+            ops[0].host,
+            [
+                "op_host/mod_x_def.cpp",
+                "op_host/mod_x_tiling.cpp",
+                "op_host/mod_x_regbase_tiling.cpp",
+                "op_host/mod_x_helper.cpp"
+            ]
+        );
+    }
+
+    /// Found in the new-user run (ops-nn add_layer_norm_grad, kl_div_loss_grad,
+    /// fake_quant_affine_cachemask): `op_host/tiling_util.h` is one the twin holds, and its version
+    /// reads the repository's own too (`#include_next`), so the repository's folder must be on the
+    /// path; a bare `tiling_util.h` is found in the shared `common/inc/op_host/`.
+    #[test]
+    fn a_header_the_twin_extends_and_a_bare_name_in_a_shared_op_host_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "");
+        write(repo, "common/inc/op_host/tiling_util.h", "\n");
+        let root = repo.join("norm/op_a");
+        write(
+            &root,
+            "op_host/a.cpp",
+            "#include \"op_host/tiling_util.h\"\n",
+        );
+        write(&root, "op_host/b.cpp", "#include \"tiling_util.h\"\n");
+        let (include, _) = include_layout(&root, &[root.join("op_host/a.cpp")]);
+        assert_eq!(include, ["../../common/inc"]);
+        let (include, _) = include_layout(&root, &[root.join("op_host/b.cpp")]);
+        assert_eq!(include, ["../../common/inc/op_host"]);
+        // A header the twin holds and does not extend is not looked for.
+        write(repo, "common/inc/register/op_def_registry.h", "\n");
+        write(
+            &root,
+            "op_host/c.cpp",
+            "#include \"register/op_def_registry.h\"\n",
+        );
+        let (include, _) = include_layout(&root, &[root.join("op_host/c.cpp")]);
+        assert!(include.is_empty(), "{include:?}");
+    }
+
+    /// Found in the new-user run (ops-nn add_rms_norm): the 910B tiling calls a function that the
+    /// arch35 source defines; the link names it, and the source that defines it (not one that calls
+    /// it or registers anything) is found.
+    #[test]
+    fn a_missing_symbol_is_found_where_it_is_defined() {
+        let err = "x.cpp:(.text+0x1): undefined reference to `optiling::ns::TilingRegbase(gert::TilingContext*)'\n\
+                   y.cpp:(.text+0x2): undefined reference to `vtable for optiling::ModTiling'\n";
+        assert_eq!(
+            missing_symbols(err),
+            ["TilingRegbase", "ns", "ModTiling", "optiling"]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "op_host/a_tiling.cpp",
+            "IMPL_OP_OPTILING(A).Tiling(F);\nint g() { return TilingRegbase(nullptr); }\n",
+        );
+        write(
+            root,
+            "op_host/arch35/a_tiling_arch35.cpp",
+            "int TilingRegbase(void *c)\n{\n    return 0;\n}\n",
+        );
+        write(
+            root,
+            "op_host/arch35/other.cpp",
+            "int h() {\n    return TilingRegbase(nullptr);\n}\n",
+        );
+        write(root, "op_host/mod.cpp", "void ModTiling::f() {}\n");
+        let found = sources_defining(
+            root,
+            &["op_host/a_tiling.cpp".to_string()],
+            &missing_symbols(err),
+        );
+        assert_eq!(
+            found,
+            ["op_host/arch35/a_tiling_arch35.cpp", "op_host/mod.cpp"]
         );
     }
 }

@@ -129,6 +129,19 @@ pub fn provides_header(header: &str) -> bool {
     })
 }
 
+/// Whether the twin's header `header` reads the operator repository's own header of that name as
+/// well (`#include_next`, as the twin's `op_host/tiling_util.h` does, which ops-nn ships with its
+/// own helpers): then `init` still looks for the repository's, to put its folder on the path.
+pub fn reads_repository_header(header: &str) -> bool {
+    let header = header.trim_start_matches("./");
+    embedded::FILES.iter().any(|(rel, bytes)| {
+        rel.strip_prefix("include/kernel/")
+            .or_else(|| rel.strip_prefix("include/host/"))
+            == Some(header)
+            && String::from_utf8_lossy(bytes).contains("#include_next")
+    })
+}
+
 /// Version of the embedded twin: a hash of its files and of this tool's version.
 pub fn version() -> String {
     let mut h = KeyHasher::new();
@@ -624,6 +637,72 @@ impl Twin {
         result
     }
 
+    /// Runs the op's tiling function alone in its host program on the op's inputs and attrs, as `run`
+    /// would before the kernel: Ok(None) when it accepts them (and sets a block_dim in range),
+    /// Ok(Some(why)) when it refuses them (its own failure status, or a block_dim out of range), Err
+    /// when the host program does not build or fails otherwise.
+    pub fn tiling_refusal(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        soc: &crate::model::soc::Soc,
+        inputs: &[PathBuf],
+    ) -> std::result::Result<Option<String>, String> {
+        let (host, _) = self
+            .build_side(root, include, op, &SourceSet::default(), "host")
+            .map_err(|e| match e {
+                BuildError::Io(e) => format!("build folder: {e}"),
+                BuildError::Failed(t) => t.message,
+            })?;
+        let dir = self.work.join("runs").join(fsx::unique_suffix());
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        let spec = dir.join("tiling.spec");
+        let result_path = dir.join("tiling.result");
+        let result = (|| {
+            fsx::write_file(&spec, protocol::tiling_spec(op, soc, &data))
+                .map_err(|e| e.to_string())?;
+            let mut cmd = Command::new(&host);
+            cmd.arg(&spec).arg(&result_path).current_dir(&dir);
+            match process::run_candidate(cmd, TILING_LIMIT, &dir.join("tiling"))
+                .map_err(|e| e.to_string())?
+            {
+                process::Finished::Exited { status, .. } if status.success() => {
+                    let text = std::fs::read_to_string(&result_path).map_err(|e| e.to_string())?;
+                    let tiling = match protocol::parse_tiling_result(&text) {
+                        Ok(t) => t,
+                        Err(m) => return Ok(Some(m)),
+                    };
+                    Ok((tiling.block_dim == 0 || tiling.block_dim > MAX_BLOCK_DIM).then(|| {
+                        format!(
+                            "the tiling function set block_dim {}; it must be 1..={MAX_BLOCK_DIM}",
+                            tiling.block_dim
+                        )
+                    }))
+                }
+                process::Finished::Exited { status, stderr }
+                    if status.code() == Some(EXIT_TILING) =>
+                {
+                    Ok(Some(stderr.trim().to_string()))
+                }
+                process::Finished::Exited { status, stderr } => Err(format!(
+                    "the host program failed ({}): {}",
+                    process::describe(status, &stderr),
+                    stderr.trim()
+                )),
+                process::Finished::TimedOut => Err(format!(
+                    "the host program ran longer than {}s",
+                    TILING_LIMIT.as_secs()
+                )),
+            }
+        })();
+        if std::env::var_os("ASCEND_TUNE_KEEP_RUNS").is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        result
+    }
+
     fn run_in(
         &self,
         op: &OpSpec,
@@ -986,7 +1065,16 @@ fn gather<'a>(
 /// The compiler's first error lines, which are the ones that explain the rest.
 fn first_errors(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let start = lines.iter().position(|l| l.contains("error")).unwrap_or(0);
+    // A link failure says what is wrong in lines that hold no "error" ("undefined reference to",
+    // "multiple definition of"): the last line, "collect2: error: ld returned 1", says nothing.
+    let start = lines
+        .iter()
+        .position(|l| {
+            l.contains("error")
+                || l.contains("undefined reference")
+                || l.contains("multiple definition")
+        })
+        .unwrap_or(0);
     lines[start..]
         .iter()
         .take(12)
@@ -998,6 +1086,22 @@ fn first_errors(stderr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found in the new-user run (ops-nn modulate): a link failure was reported as "collect2: error:
+    /// ld returned 1 exit status", hiding the symbol that was missing.
+    #[test]
+    fn a_link_failure_names_the_missing_symbol() {
+        let stderr = "/usr/bin/ld: /tmp/cc1.o: in function `f()':\n\
+                      a.cpp:(.text+0x5): undefined reference to `g()'\n\
+                      collect2: error: ld returned 1 exit status\n";
+        let said = first_errors(stderr);
+        assert!(
+            said.starts_with("a.cpp:(.text+0x5): undefined reference to `g()'"),
+            "{said}"
+        );
+        let compile = "a.cpp: In function 'f':\na.cpp:3:1: error: 'x' was not declared\n";
+        assert!(first_errors(compile).starts_with("a.cpp:3:1: error"));
+    }
 
     fn add_custom() -> OpSpec {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom/ascend.toml");

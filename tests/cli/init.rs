@@ -484,3 +484,50 @@ fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expe
         text(&out)
     );
 }
+
+/// Found in the new-user run (ops-nn silu_mul: "Last dim size should be no more than 1024"): an op
+/// whose tiling function refuses init's default 48x16384 got it anyway, and `run` stopped there. init
+/// now asks the tiling function and writes the first smaller default it takes, as a guess that says
+/// why; a `--shape` the user gave is never changed.
+#[test]
+fn init_writes_a_smaller_default_shape_when_the_tiling_refuses_the_default() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let anchor =
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
+    let refusing = src.replacen(
+        anchor,
+        &format!("{anchor}    if (totalLength > 8 * 1024) {{ return ge::GRAPH_FAILED; }}\n"),
+        1,
+    );
+    assert_ne!(
+        refusing, src,
+        "the fixture's tiling changed; update this test"
+    );
+    std::fs::write(&host, refusing).unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "name = \"x\"\ndtype = \"float16\"\nshape = [8, 1024]   # guess: a default smaller than [48, 16384]"
+        ),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("shape = [8, 1024]   # from the op's InferShape"),
+        "{manifest}"
+    );
+    assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    // A shape the user gave stays, refused or not: run says why.
+    let out = cargo_ascend_tune(p, &["init", "--force", "--shape", "x=48x16384"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(manifest.contains("shape = [48, 16384]"), "{manifest}");
+    assert!(!manifest.contains("smaller than"), "{manifest}");
+}

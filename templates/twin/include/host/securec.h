@@ -1,5 +1,5 @@
 // twin: the bounds-checked memory and string functions host code gets with the CANN headers
-// (memset_s, memcpy_s, memmove_s, strcpy_s, strncpy_s; EOK). Each returns EOK on success and a
+// (memset_s, memcpy_s, memmove_s, strcpy_s, strcat_s, strncpy_s; EOK). Each returns EOK on success and a
 // non-zero code, leaving the destination unchanged, when the destination is null or too small.
 #pragma once
 #include <cstddef>
@@ -28,6 +28,14 @@ inline errno_t memmove_s(void *dest, size_t destMax, const void *src, size_t cou
 inline errno_t strcpy_s(char *dest, size_t destMax, const char *src) {
     if (dest == nullptr || src == nullptr || std::strlen(src) + 1 > destMax) return 34;
     std::memcpy(dest, src, std::strlen(src) + 1);
+    return EOK;
+}
+// strcat_s(dest, destMax, src): appends src when the result and its terminator fit in destMax.
+inline errno_t strcat_s(char *dest, size_t destMax, const char *src) {
+    if (dest == nullptr || src == nullptr) return 34;
+    const size_t d = strnlen(dest, destMax);
+    if (d == destMax || d + std::strlen(src) + 1 > destMax) return 34;
+    std::memcpy(dest + d, src, std::strlen(src) + 1);
     return EOK;
 }
 inline errno_t strncpy_s(char *dest, size_t destMax, const char *src, size_t count) {

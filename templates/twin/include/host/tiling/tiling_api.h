@@ -11,6 +11,8 @@
 // need no scratch, so any size works there; the twin answers one tile of the input, rounded up to
 // 32 bytes, for both, so operators that size a scratch buffer from the answer get a usable one.
 namespace AscendC {
+// AscendC::TensorShape is an alias of ge::Shape (asc-devkit docs/zh/api/SIMD-API/高阶API/数据结构/TensorShape.md).
+using TensorShape = ge::Shape;
 inline uint32_t TwinTmpBytes(const ge::Shape &shape, uint32_t typeSize) {
     uint64_t n = (uint64_t)shape.GetShapeSize() * typeSize;
     if (n == 0) n = 32;
@@ -46,6 +48,7 @@ TWIN_TMP_SIZE(GetRoundMaxMinTmpSize)
 TWIN_TMP_SIZE(GetTruncMaxMinTmpSize)
 TWIN_TMP_SIZE(GetFracMaxMinTmpSize)
 TWIN_TMP_SIZE(GetPowerMaxMinTmpSize)
+TWIN_TMP_SIZE(GetRintMaxMinTmpSize)
 #undef TWIN_TMP_SIZE
 
 // The Reduce high-level APIs' queries take the element type as a ge::DataType and the axes as a
@@ -72,6 +75,15 @@ TWIN_REDUCE_TMP_SIZE(GetReduceAnyMaxMinTmpSize)
 TWIN_REDUCE_TMP_SIZE(GetReduceAllMaxMinTmpSize)
 #undef TWIN_REDUCE_TMP_SIZE
 
+// Power's query takes both operands' shapes and whether the type is an integer one
+// (asc-devkit docs, "GetPowerMaxMinTmpSize"); the twin answers one tile of the larger operand.
+inline void GetPowerMaxMinTmpSize(const ge::Shape &srcShape1, const ge::Shape &srcShape2, const bool typeIsInt,
+                                  const uint32_t typeSize, const bool isReuseSource, uint32_t &maxValue,
+                                  uint32_t &minValue) {
+    (void)typeIsInt; (void)isReuseSource;
+    const ge::Shape &big = srcShape1.GetShapeSize() >= srcShape2.GetShapeSize() ? srcShape1 : srcShape2;
+    maxValue = minValue = TwinTmpBytes(big, typeSize);
+}
 // Broadcast's query takes the platform and both shapes (GetBroadCastMaxMinTmpSize,
 // https://www.hiascend.com/document/detail/zh/canncommercial/800/apiref/ascendcopapi/atlasascendc_api_07_0854.html);
 // the twin answers one tile of the output.

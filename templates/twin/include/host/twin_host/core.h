@@ -145,6 +145,16 @@ inline int GetSizeByDataType(DataType dt) {
     default: return 0;
     }
 }
+// Bytes held by `count` elements of `dt` (graph/types.h GetSizeInBytes: the element size times the
+// count, int4 packing two elements a byte, rounded up); -1 for a negative count or a type
+// of unknown size.
+inline int64_t GetSizeInBytes(int64_t count, DataType dt) {
+    if (count < 0) return -1;
+    if (dt == DT_INT4) return (count + 1) / 2;
+    const int s = GetSizeByDataType(dt);
+    return s > 0 ? count * s : -1;
+}
+using char_t = char;
 inline const char *TwinDataTypeName(DataType dt) {
     switch (dt) {
     case DT_FLOAT: return "DT_FLOAT"; case DT_FLOAT16: return "DT_FLOAT16"; case DT_BF16: return "DT_BF16";
@@ -555,6 +565,10 @@ public:
     int32_t GetDeterministic() const { return 0; }
     ge::graphStatus SetAicpuBlockDim(uint32_t) { return ge::GRAPH_SUCCESS; }
     ge::graphStatus SetTilingCond(int32_t) { return ge::GRAPH_SUCCESS; }
+    // The local memory a SIMT kernel of the regbase SoCs (Ascend 950) may use; the twin models
+    // SIMD cores only, so the size is kept and nothing reads it.
+    ge::graphStatus SetLocalMemorySize(uint32_t n) { local_memory_size_ = n; return ge::GRAPH_SUCCESS; }
+    uint32_t local_memory_size_ = 0;
 };
 
 class TilingParseContext {

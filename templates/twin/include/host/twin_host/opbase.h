@@ -92,7 +92,11 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #define OP_LOGE_FOR_INVALID_LISTSIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid list size", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPEDIM(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPEDIM_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPEDIMS_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape ranks", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPESIZE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape size", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPESIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape size", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_SHAPESIZES_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape sizes", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_DTYPES(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtypes", ##__VA_ARGS__)
 // The D_OP_LOG* forms take the op's name as a string; REPORT_INNER_ERR_MSG(code, fmt, ...) reports an
 // error under its code (the twin prints it like OP_LOGE).
 #define D_OP_LOGE(name, ...) OP_LOGE(name, ##__VA_ARGS__)

@@ -1,3 +1,4 @@
 // twin: kernel-side stub (a tiling header included by the kernel may include this).
 #pragma once
 #include "../kernel_tiling/kernel_tiling.h"
+#include "twin_tmp_size.h"

@@ -327,31 +327,44 @@ public:
     }
     template <class T> void AllocTensor(LocalTensor<T> &t, TWIN_LOC) { t = AllocTensor<T>(TWIN_LOC_ARGS); }
 
-    template <class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) {
+    template <class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) { return enque(t, src, dst, false, TWIN_LOC_ARGS); }
+    // EnQue / DeQue at one stage of the queue's data path: `from` -> `to` (the synchronisation is
+    // that stage's pipes). `handed_on`: a tensor taken from the previous stage (DeQue'd, not freed)
+    // may be queued again for the next one, as a VECIN -> VECOUT bound queue does.
+    template <class T> bool enque(const LocalTensor<T> &t, TPosition from, TPosition to, bool handed_on, TWIN_LOC_DECL) {
         need_init("EnQue", TWIN_LOC_ARGS);
         int i = find(t.addr_);
         if (i < 0) twin::fault(twin_file, twin_line, "EnQue: tensor (UB address %u) does not belong to queue q%d", t.addr_, b_.qid);
-        if (st_[i] != ALLOC) twin::fault(twin_file, twin_line, "EnQue: buffer q%d.b%d is not allocated (state %d)", b_.qid, i, st_[i]);
+        if (st_[i] != ALLOC && !(handed_on && st_[i] == DEQUEUED))
+            twin::fault(twin_file, twin_line, "EnQue: buffer q%d.b%d is not allocated (state %d)", b_.qid, i, st_[i]);
         st_[i] = QUEUED;
         fifo_[(head_ + count_) % MAXBUF] = (uint8_t)i;
         count_++;
-        twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
+        twin::Pipe p, c; twin::que_pipes(from, to, p, c);
         if (p != twin::P_NONE) twin::tr_flag(true, p, c, 'q', b_.qid, i);
         return true;
     }
-    template <class T> LocalTensor<T> DeQue(TWIN_LOC) {
+    template <class T> LocalTensor<T> DeQue(TWIN_LOC) { return deque<T>(src, dst, TWIN_LOC_ARGS); }
+    template <class T> LocalTensor<T> deque(TPosition from, TPosition to, TWIN_LOC_DECL) {
         need_init("DeQue", TWIN_LOC_ARGS);
         if (count_ == 0) twin::fault(twin_file, twin_line, "DeQue: queue q%d is empty (EnQue missing?)", b_.qid);
         int i = fifo_[head_];
         head_ = (head_ + 1) % MAXBUF;
         count_--;
         st_[i] = DEQUEUED;
-        twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
+        twin::Pipe p, c; twin::que_pipes(from, to, p, c);
         if (p != twin::P_NONE) twin::tr_flag(false, p, c, 'q', b_.qid, i);
         return LocalTensor<T>(b_.addr + (uint32_t)i * b_.len, b_.len / (uint32_t)sizeof(T), dst);
     }
     template <class T> void DeQue(LocalTensor<T> &t, TWIN_LOC) { t = DeQue<T>(TWIN_LOC_ARGS); }
-    template <TPosition S2, TPosition D2, class T> LocalTensor<T> DeQue(TWIN_LOC) { return DeQue<T>(TWIN_LOC_ARGS); }
+    // EnQue / DeQue with the user positions named (asc-devkit docs, TQueBind "EnQue" / "DeQue":
+    // `template <TPosition srcUserPos, TPosition dstUserPos, typename T>`): one stage of a bound
+    // queue's path, GM -> VECIN after the copy in, VECOUT -> GM before the copy out; the tensor
+    // DeQue'd at one stage is EnQue'd at the next without being freed.
+    template <TPosition S2, TPosition D2, class T> LocalTensor<T> DeQue(TWIN_LOC) { return deque<T>(S2, D2, TWIN_LOC_ARGS); }
+    template <TPosition S2, TPosition D2, class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) {
+        return enque(t, S2, D2, true, TWIN_LOC_ARGS);
+    }
 
     template <class T> void FreeTensor(const LocalTensor<T> &t, TWIN_LOC) {
         need_init("FreeTensor", TWIN_LOC_ARGS);

@@ -412,6 +412,17 @@ TWIN_UNARY(Not, (~x))
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
                      const uint32_t calCount, TWIN_LOC) {                                                     \
         twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    /* The whole-tensor forms: every element of src takes part (the asc-devkit pages of these APIs, */       \
+    /* "源操作数Tensor全部参与计算", e.g. docs/zh/api/SIMD-API/高阶API/数学计算/Acosh接口/Acosh.md). */         \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
+                     TWIN_LOC) {                                                                              \
+        twin::vun(#NAME, dst, src, (uint32_t)src.GetSize(), [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, TWIN_LOC) {                        \
+        twin::vun(#NAME, dst, src, (uint32_t)src.GetSize(), [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
     }
 
 TWIN_UNARY_HL(Log, twin::m_log(x))
