@@ -482,6 +482,18 @@ struct TwinOpInfo {
         for (size_t k = 0; k < in_names.size(); k++) if (in_names[k] == ir_in_names[ir]) return (int)k;
         return -1;
     }
+    // The instance index of the rel-th tensor of IR input `ir` (a DYNAMIC input's instances are the
+    // consecutive inputs named like it, as the manifest's `list = N` writes them), or -1 past its last
+    // one. Without the OpDef's input names, instance ir + rel (every IR input taken as one tensor).
+    // CANN: GetDynamicInputShape(irIndex, relativeIndex), TilingContext / InferShapeContext
+    // (asc-devkit docs/zh/api, basicdataapi "GetDynamicInputShape").
+    int dynamic_instance(size_t ir, size_t rel) const {
+        if (ir_in_names.empty()) return ir + rel < inputs.size() ? (int)(ir + rel) : -1;
+        int k = ir_to_instance(ir);
+        if (k < 0) return -1;
+        size_t i = (size_t)k + rel;
+        return i < in_names.size() && in_names[i] == ir_in_names[ir] ? (int)i : -1;
+    }
 };
 
 class ComputeNodeInfo {
@@ -514,14 +526,20 @@ public:
     const StorageShape *GetInputShape(size_t i) const { return i < op_->in_shapes.size() ? &op_->in_shapes[i] : nullptr; }
     const StorageShape *GetOutputShape(size_t i) const { return i < op_->out_shapes.size() ? &op_->out_shapes[i] : nullptr; }
     const StorageShape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
-    const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(ir + rel); }
+    const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return instance_shape(op_->dynamic_instance(ir, rel)); }
+    // GetRequiredInputShape(ir): the shape of the REQUIRED input at OpDef (IR) index ir, counted in
+    // IR inputs, so a DYNAMIC list before it counts once (CANN TilingContext::GetRequiredInputShape).
+    const StorageShape *GetRequiredInputShape(size_t ir) const { return instance_shape(op_->ir_to_instance(ir)); }
+    const Tensor *GetRequiredInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
+    const CompileTimeTensorDesc *GetRequiredInputDesc(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
+    const StorageShape *instance_shape(int k) const { return k < 0 ? nullptr : GetInputShape((size_t)k); }
     const Tensor *GetInputTensor(size_t i) const { return i < op_->inputs.size() ? &op_->inputs[i] : nullptr; }
     const Tensor *GetOptionalInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
-    const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { return GetInputTensor(ir + rel); }
+    const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
     const Tensor *GetOutputTensor(size_t i) const { return i < op_->outputs.size() ? &op_->outputs[i] : nullptr; }
     const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < op_->in_desc.size() ? &op_->in_desc[i] : nullptr; }
     const CompileTimeTensorDesc *GetOptionalInputDesc(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
-    const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { return GetInputDesc(ir + rel); }
+    const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
     const ComputeNodeInfo *GetComputeNodeInfo() { node_info_.op_ = op_; return &node_info_; }
@@ -575,7 +593,8 @@ public:
     std::vector<Shape> in_, out_;
     const Shape *GetInputShape(size_t i) const { return i < in_.size() ? &in_[i] : nullptr; }
     const Shape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
-    const Shape *GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(ir + rel); }
+    const Shape *GetDynamicInputShape(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputShape((size_t)k); }
+    const Shape *GetRequiredInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
     Shape *GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
     const Tensor *GetInputTensor(size_t i) const { return i < op_->inputs.size() ? &op_->inputs[i] : nullptr; }
     const Tensor *GetOptionalInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
