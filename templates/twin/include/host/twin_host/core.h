@@ -472,6 +472,7 @@ struct TwinOpInfo {
     std::string op_type, node_name;
     std::vector<std::string> in_names, out_names;
     std::vector<std::string> ir_in_names;        // OpDef input order (for optional inputs)
+    std::vector<std::string> ir_out_names;       // OpDef output order (for output lists)
     std::vector<Tensor> inputs, outputs;
     std::vector<CompileTimeTensorDesc> in_desc, out_desc;
     std::vector<StorageShape> in_shapes, out_shapes;
@@ -496,9 +497,52 @@ struct TwinOpInfo {
     }
 };
 
+// Where the instances of one IR (OpDef) input or output are among the node's tensors: the first
+// instance's index and how many there are (0 for an absent optional one, N for a list of N).
+// CANN gert::AnchorInstanceInfo (asc-devkit docs, basicdataapi "AnchorInstanceInfo"/"GetInstanceNum").
+class AnchorInstanceInfo {
+public:
+    AnchorInstanceInfo() = default;
+    AnchorInstanceInfo(uint32_t start, uint32_t num) : start_(start), num_(num) {}
+    size_t GetInstanceNum() const { return num_; }
+    size_t GetInstanceStart() const { return start_; }
+    void SetInstanceStart(uint32_t s) { start_ = s; }
+    void SetInstantiationNum(uint32_t n) { num_ = n; }
+private:
+    uint32_t start_ = 0, num_ = 0;
+};
+
+// The instances of IR parameter `ir` among `names` (the consecutive tensors named like it); without
+// IR names (no OpDef), every tensor is one IR parameter.
+inline AnchorInstanceInfo twin_anchor(const std::vector<std::string> &ir_names, const std::vector<std::string> &names, size_t ir) {
+    if (ir_names.empty()) return ir < names.size() ? AnchorInstanceInfo((uint32_t)ir, 1) : AnchorInstanceInfo((uint32_t)names.size(), 0);
+    // Absent instances sit where the next present IR parameter starts (after those before it).
+    size_t start = 0;
+    for (size_t j = 0; j < ir && j < ir_names.size(); j++)
+        while (start < names.size() && names[start] == ir_names[j]) start++;
+    uint32_t num = 0;
+    if (ir < ir_names.size())
+        for (size_t k = start; k < names.size() && names[k] == ir_names[ir]; k++) num++;
+    return AnchorInstanceInfo((uint32_t)start, num);
+}
+
 class ComputeNodeInfo {
 public:
     const TwinOpInfo *op_ = nullptr;
+    // The OpDef's inputs / outputs (a list counts once), CANN ComputeNodeInfo::GetIrInputsNum.
+    size_t GetIrInputsNum() const { return op_->ir_in_names.empty() ? op_->inputs.size() : op_->ir_in_names.size(); }
+    size_t GetIrOutputsNum() const { return op_->ir_out_names.empty() ? op_->outputs.size() : op_->ir_out_names.size(); }
+    const AnchorInstanceInfo *GetInputInstanceInfo(size_t ir) const {
+        if (ir >= GetIrInputsNum()) return nullptr;
+        in_anchor_ = twin_anchor(op_->ir_in_names, op_->in_names, ir);
+        return &in_anchor_;
+    }
+    const AnchorInstanceInfo *GetOutputInstanceInfo(size_t ir) const {
+        if (ir >= GetIrOutputsNum()) return nullptr;
+        out_anchor_ = twin_anchor(op_->ir_out_names, op_->out_names, ir);
+        return &out_anchor_;
+    }
+    mutable AnchorInstanceInfo in_anchor_, out_anchor_;
     const char *GetNodeName() const { return op_->node_name.c_str(); }
     const char *GetNodeType() const { return op_->op_type.c_str(); }
     size_t GetInputsNum() const { return op_->inputs.size(); }
