@@ -381,7 +381,7 @@ impl Twin {
     ) -> std::result::Result<(PathBuf, bool), BuildError> {
         let (units, mut files) = side_files(root, op, sources, side)?;
         if side == "kernel" && op.tiling_header.is_none() {
-            if let Some(h) = tiling_extract::kernel_tiling_header(root, op, &files) {
+            if let Some(h) = tiling_extract::kernel_tiling_header(root, include, op, &files) {
                 files.insert(tiling_extract::GENERATED.to_string(), h);
             }
         }

@@ -20,10 +20,11 @@ pub const GENERATED: &str = "twin_generated/host_tiling_data.h";
 /// reaches registers its struct for the op type, and no kernel file defines that struct.
 pub fn kernel_tiling_header(
     root: &Path,
+    include: &[PathBuf],
     op: &OpSpec,
     kernel_files: &BTreeMap<String, String>,
 ) -> Option<String> {
-    let kernel: Vec<(PathBuf, String)> = reach(root, &op.kernel);
+    let kernel: Vec<(PathBuf, String)> = reach(root, include, &op.kernel);
     let kernel_texts = kernel
         .iter()
         .map(|(_, t)| t.as_str())
@@ -38,7 +39,7 @@ pub fn kernel_tiling_header(
     if !uses_tiling {
         return None;
     }
-    let host = reach(root, &op.host);
+    let host = reach(root, include, &op.host);
     let registered = host.iter().find_map(|(_, t)| registration(t, &op.op_type))?;
     let (path, text) = host
         .iter()
@@ -87,8 +88,9 @@ pub fn kernel_tiling_header(
 }
 
 /// The files `units` (relative to `root`) and the headers they include with `#include "..."`,
-/// transitively, resolved against the including file's folder; what cannot be read is left out.
-fn reach(root: &Path, units: &[String]) -> Vec<(PathBuf, String)> {
+/// transitively, resolved against the including file's folder, then the include folders (`-I`);
+/// what cannot be read is left out.
+fn reach(root: &Path, include: &[PathBuf], units: &[String]) -> Vec<(PathBuf, String)> {
     let mut out: Vec<(PathBuf, String)> = vec![];
     let mut todo: Vec<PathBuf> = units.iter().map(|u| root.join(u)).collect();
     while let Some(p) = todo.pop() {
@@ -103,7 +105,11 @@ fn reach(root: &Path, units: &[String]) -> Vec<(PathBuf, String)> {
         };
         let dir = canon.parent().map(Path::to_path_buf).unwrap_or_default();
         for inc in quoted_includes(&text) {
-            todo.push(dir.join(inc));
+            let found = std::iter::once(&dir)
+                .chain(include)
+                .map(|d| d.join(inc))
+                .find(|p| p.is_file());
+            todo.extend(found);
         }
         out.push((canon, text));
     }
@@ -232,7 +238,7 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
     #[test]
     fn a_struct_only_the_host_defines_is_generated_for_the_kernel_with_its_constants() {
         let (dir, op) = project("void k(){ GET_TILING_DATA(t, tiling); }\n");
-        let h = kernel_tiling_header(&dir.path().join("op"), &op, &BTreeMap::new()).unwrap();
+        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()).unwrap();
         assert!(h.contains("constexpr uint16_t MAX_T = 8;"), "{h}");
         assert!(!h.contains("UNUSED_HERE"), "{h}");
         assert!(h.contains("TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_T, counts);"));
@@ -247,12 +253,12 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             "struct ListTiling { int x; };\nvoid k(){ GET_TILING_DATA(t, tiling); }\n",
         );
         assert_eq!(
-            kernel_tiling_header(&dir.path().join("op"), &op, &BTreeMap::new()),
+            kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()),
             None
         );
         let (dir, op) = project("void k(){}\n");
         assert_eq!(
-            kernel_tiling_header(&dir.path().join("op"), &op, &BTreeMap::new()),
+            kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()),
             None
         );
     }
