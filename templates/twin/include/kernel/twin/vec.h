@@ -403,10 +403,20 @@ TWIN_UNARY(Not, (~x))
 
 // High-level math APIs (count form, optionally with a shared temporary buffer that the twin does
 // not need): computed elementwise in float (double for float inputs is not used: float libm).
+// The count form twice: with the caller's location for a call on a named (non-const) destination,
+// and with the exact documented type `void(const LocalTensor<T>&, const LocalTensor<T>&, const
+// uint32_t)` so that kernels can pass Acos<T, false> and the like as a function pointer (the foreach
+// ops' TriangleOp). A call binds the first (a non-const reference is the better match); a pointer or
+// a temporary destination takes the second, whose faults name no source line.
 #define TWIN_UNARY_HL(NAME, EXPR)                                                                            \
     template <class T, bool isReuseSource = false>                                                            \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, TWIN_LOC) { \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, TWIN_LOC) {     \
         twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount) {         \
+        twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, \
+                  "(a call through a function pointer or on a temporary destination)", 0);                    \
     }                                                                                                         \
     template <class T, bool isReuseSource = false>                                                            \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
