@@ -305,11 +305,20 @@ namespace AscendC {
 // ---------------------------------------------------------------------------------------------
 // Binary ops: count form, continuous-mask form, bit-mask form.
 // ---------------------------------------------------------------------------------------------
+// The count form twice, as TWIN_UNARY_HL explains: with the caller's location for a call on a named
+// destination, and with the documented type for use as a function pointer (the foreach ops'
+// NoScalarBinaryOp) or a temporary destination.
 #define TWIN_BINARY(NAME, EXPR)                                                                              \
     template <class T>                                                                                        \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,            \
                      const int32_t &calCount, TWIN_LOC) {                                                     \
         twin::vbin(#NAME, dst, src0, src1, calCount, [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T>                                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+                     const int32_t &calCount) {                                                               \
+        twin::vbin(#NAME, dst, src0, src1, calCount, [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, \
+                   "(a call through a function pointer or on a temporary destination)", 0);                   \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
@@ -353,10 +362,16 @@ inline void MulAddDst(const LocalTensor<T> &dst, const LocalTensor<T> &src0, con
 // ---------------------------------------------------------------------------------------------
 // Unary ops.
 // ---------------------------------------------------------------------------------------------
+// The count form twice, as TWIN_UNARY_HL explains (function pointers: the foreach ops' ImplictOutputOp).
 #define TWIN_UNARY(NAME, EXPR)                                                                               \
     template <class T>                                                                                        \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount, TWIN_LOC) { \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount, TWIN_LOC) {     \
         twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T>                                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount) {         \
+        twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, \
+                  "(a call through a function pointer or on a temporary destination)", 0);                    \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, const uint8_t repeatTimes, \
