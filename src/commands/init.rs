@@ -542,6 +542,10 @@ fn opdef_tensors(
             .then(|| "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string())
     };
     let mut inputs = vec![];
+    let has_list = def
+        .inputs
+        .iter()
+        .any(|p| p.param_type == opdef::ParamType::Dynamic);
     for (p, (name, dtype)) in def.inputs.iter().zip(&op.inputs) {
         let mut t = Tensor {
             name: name.clone(),
@@ -582,7 +586,19 @@ fn opdef_tensors(
             }
         }
         if p.param_type == opdef::ParamType::Dynamic {
+            // A list's tensors are operands like the main one (a per-channel or scalar guess from the
+            // name does not hold for a list: foreach_lerp_list's `weight`).
+            if t.shape != main {
+                t.shape = main.clone();
+                t.guess = None;
+            }
             t.list = Some(list_note(name));
+        } else if has_list && name.ends_with("scalars") {
+            // One value per tensor of the op's lists (the foreach ops' `scalars`).
+            t.shape = vec![LIST_TENSORS as u64];
+            t.guess = Some(format!(
+                "guess: `{name}` taken as one value per tensor of the lists ({LIST_TENSORS})"
+            ));
         }
         if let Some(s) = shapes.get(name) {
             t.shape = s.clone();

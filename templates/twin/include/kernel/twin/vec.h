@@ -437,6 +437,12 @@ TWIN_UNARY(Not, (~x))
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
                      const uint32_t calCount, TWIN_LOC) {                                                     \
         twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    /* The whole source tensor ("源操作数Tensor全部参与计算", e.g. docs/zh/api/SIMD-API/高阶API/数学计算/ \
+       Log接口/Log-79.md): its element count is the count. */                                              \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, TWIN_LOC) {                        \
+        twin::vun(#NAME, dst, src, src.GetSize(), [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
     }
 
 TWIN_UNARY_HL(Log, twin::m_log(x))
