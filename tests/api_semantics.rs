@@ -1335,7 +1335,10 @@ fn tensor_list_inputs_are_indexed_by_ir_and_instance() {
     for dims in &list {
         adds.push_str(&format!(
             "    add(\"x\", {{{}}});\n",
-            dims.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            dims.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     std::fs::write(
@@ -1390,7 +1393,9 @@ int main() {{
         want.push_str(&format!("x{i} {}\n", dims.iter().product::<i64>()));
     }
     let n = list.len();
-    want.push_str(&format!("end {n}\nbias 1\nscalar 1\nscalar-is-last 1\nir 3\n"));
+    want.push_str(&format!(
+        "end {n}\nbias 1\nscalar 1\nscalar-is-last 1\nir 3\n"
+    ));
     want.push_str(&format!(
         "anchor 0 0 {n}\nanchor 1 {n} 0\nanchor 2 {n} 1\npast 1\n"
     ));

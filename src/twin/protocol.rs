@@ -211,12 +211,26 @@ impl<'a> RunTensor<'a> {
     }
 
     fn render(&self, kind: &str, s: &mut String) {
-        let _ = write!(s, "{kind} {} {} {}", self.name, self.path.display(), self.bytes);
+        let _ = write!(
+            s,
+            "{kind} {} {} {}",
+            self.name,
+            self.path.display(),
+            self.bytes
+        );
         if let Some((elem, shapes)) = &self.list {
             let _ = write!(s, " list {elem}");
             for dims in shapes {
                 let d: Vec<String> = dims.iter().map(u64::to_string).collect();
-                let _ = write!(s, " {}", if d.is_empty() { "[]".into() } else { d.join(",") });
+                let _ = write!(
+                    s,
+                    " {}",
+                    if d.is_empty() {
+                        "[]".into()
+                    } else {
+                        d.join(",")
+                    }
+                );
             }
         }
         s.push('\n');

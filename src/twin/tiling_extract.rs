@@ -40,10 +40,10 @@ pub fn kernel_tiling_header(
         return None;
     }
     let host = reach(root, include, &op.host);
-    let registered = host.iter().find_map(|(_, t)| registration(t, &op.op_type))?;
-    let (path, text) = host
+    let registered = host
         .iter()
-        .find(|(_, t)| defines_struct(t, &registered))?;
+        .find_map(|(_, t)| registration(t, &op.op_type))?;
+    let (path, text) = host.iter().find(|(_, t)| defines_struct(t, &registered))?;
     if defines_struct(&kernel_text, &registered)
         || kernel_text.contains(&format!("struct {registered} "))
         || kernel_text.contains(&format!("struct {registered}{{"))
@@ -128,11 +128,12 @@ fn quoted_includes(text: &str) -> Vec<&str> {
 
 /// `S` of `REGISTER_TILING_DATA_CLASS(op_type, S)` in `text`.
 fn registration(text: &str, op_type: &str) -> Option<String> {
-    text.match_indices("REGISTER_TILING_DATA_CLASS(").find_map(|(at, m)| {
-        let args = text[at + m.len()..].split(')').next()?;
-        let (op, cls) = args.split_once(',')?;
-        (op.trim() == op_type).then(|| cls.trim().to_string())
-    })
+    text.match_indices("REGISTER_TILING_DATA_CLASS(")
+        .find_map(|(at, m)| {
+            let args = text[at + m.len()..].split(')').next()?;
+            let (op, cls) = args.split_once(',')?;
+            (op.trim() == op_type).then(|| cls.trim().to_string())
+        })
 }
 
 fn defines_struct(text: &str, name: &str) -> bool {
@@ -203,7 +204,10 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         assert_eq!(b.len(), 1);
         assert!(b[0].starts_with("BEGIN_TILING_DATA_DEF(ListTiling)"));
         assert!(b[0].ends_with("END_TILING_DATA_DEF;"));
-        assert_eq!(constant_name("constexpr uint16_t MAX_T = 8;"), Some("MAX_T"));
+        assert_eq!(
+            constant_name("constexpr uint16_t MAX_T = 8;"),
+            Some("MAX_T")
+        );
         assert_eq!(
             quoted_includes("#include <x>\n  # include \"a/b.h\"\n#include\"c.h\"\n"),
             ["a/b.h", "c.h"]
@@ -243,15 +247,20 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         assert!(!h.contains("UNUSED_HERE"), "{h}");
         assert!(h.contains("TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_T, counts);"));
         assert!(h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"));
-        assert!(!h.contains("OtherOp"), "only the op's own registration: {h}");
-        assert!(!h.contains("host_only"), "no host include reaches the kernel: {h}");
+        assert!(
+            !h.contains("OtherOp"),
+            "only the op's own registration: {h}"
+        );
+        assert!(
+            !h.contains("host_only"),
+            "no host include reaches the kernel: {h}"
+        );
     }
 
     #[test]
     fn nothing_is_generated_when_the_kernel_defines_the_struct_or_reads_no_tiling() {
-        let (dir, op) = project(
-            "struct ListTiling { int x; };\nvoid k(){ GET_TILING_DATA(t, tiling); }\n",
-        );
+        let (dir, op) =
+            project("struct ListTiling { int x; };\nvoid k(){ GET_TILING_DATA(t, tiling); }\n");
         assert_eq!(
             kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()),
             None

@@ -11,7 +11,12 @@ fn newest_file(dir: &Path, name: &str) -> Vec<u8> {
         .filter(|p| p.is_file())
         .collect();
     found.sort_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap());
-    std::fs::read(found.last().unwrap_or_else(|| panic!("no {name} in {}", dir.display()))).unwrap()
+    std::fs::read(
+        found
+            .last()
+            .unwrap_or_else(|| panic!("no {name} in {}", dir.display())),
+    )
+    .unwrap()
 }
 
 fn floats(bytes: &[u8]) -> Vec<f64> {
@@ -29,7 +34,14 @@ fn init_writes_tensor_lists_and_run_feeds_them_as_cann_does() {
     let op = dir.path().join("list_axpy");
     let out = cargo_ascend_tune(
         &op,
-        &["init", "--no-probe", "--shape", "a=4x1000", "--shape", "b=4x1000"],
+        &[
+            "init",
+            "--no-probe",
+            "--shape",
+            "a=4x1000",
+            "--shape",
+            "b=4x1000",
+        ],
     );
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(op.join("ascend.toml")).unwrap();
@@ -66,7 +78,9 @@ fn init_writes_tensor_lists_and_run_feeds_them_as_cann_does() {
     let out = cargo_ascend_tune(&op, &["run"]);
     assert!(!out.status.success(), "{:?}", text(&out));
     assert!(
-        text(&out).1.contains("list = 0 of `a` is not a tensor count"),
+        text(&out)
+            .1
+            .contains("list = 0 of `a` is not a tensor count"),
         "{:?}",
         text(&out)
     );
