@@ -1448,3 +1448,97 @@ int main() {
     let want: String = words.iter().map(|w| format!("{w} ")).collect();
     assert_eq!(out, format!("{want}\n64 4\n"));
 }
+
+/// Kernels pass the vector APIs as function pointers of their documented types (the foreach ops'
+/// TriangleOp `void(const LocalTensor<T>&, const LocalTensor<T>&, const uint32_t)`, NoScalarBinaryOp
+/// with `const int32_t&` count, ImplictOutputOp) and call the high-level unary APIs on the whole
+/// source tensor (`Log(dst, src)`); the input is a tensor list read through its descriptor, as the
+/// kernel program builds it from a run-file `list` line.
+#[test]
+fn vector_apis_work_through_function_pointers_and_on_whole_tensors_from_a_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+template <class T> using Un = void(const LocalTensor<T> &, const LocalTensor<T> &, const uint32_t);
+template <class T> using Bin = void(const LocalTensor<T> &, const LocalTensor<T> &, const LocalTensor<T> &, const int32_t &);
+template <class T> using UnI = void(const LocalTensor<T> &, const LocalTensor<T> &, const int32_t &);
+template <Un<float> *op> void apply_un(const LocalTensor<float> &d, const LocalTensor<float> &s) { op(d, s, 64); }
+__gm__ float *entry(GM_ADDR list, int i) {
+    __gm__ uint64_t *w = (__gm__ uint64_t *)list;
+    return (__gm__ float *)(w + w[0] / 8)[i];
+}
+extern "C" __global__ __aicore__ void fp(GM_ADDR xs, GM_ADDR y, GM_ADDR ws, GM_ADDR tiling) {
+    GlobalTensor<float> x0, x1, out;
+    x0.SetGlobalBuffer(entry(xs, 0), 64);
+    x1.SetGlobalBuffer(entry(xs, 1), 64);
+    out.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, cb;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(bb, 256); pipe.InitBuffer(cb, 256);
+    LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), c = cb.Get<float>();
+    DataCopy(a, x0, 64); DataCopy(b, x1, 64);
+    PipeBarrier<PIPE_ALL>();
+    apply_un<Acos<float, false>>(c, a);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[0], c, 64); PipeBarrier<PIPE_ALL>();
+    Bin<float> *mul = Mul<float>;
+    mul(c, a, b, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[64], c, 64); PipeBarrier<PIPE_ALL>();
+    Log<float>(c, a);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[128], c, 64); PipeBarrier<PIPE_ALL>();
+    UnI<float> *ex = Exp<float>;
+    ex(c, b, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[192], c, 64); PipeBarrier<PIPE_ALL>();
+}
+extern "C" void twin_launch(uint8_t **a) { fp(a[0], a[1], a[2], a[3]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(
+        &mut cc,
+        "building a kernel taking vector APIs as function pointers",
+    );
+    let x0: Vec<f32> = (0..64).map(|i| 0.05 + i as f32 / 80.0).collect();
+    let x1: Vec<f32> = (0..64).map(|i| -1.0 + i as f32 / 40.0).collect();
+    let bytes: Vec<u8> = x0.iter().chain(&x1).flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("xs.bin"), &bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput xs {x} 512 list 4 64 64\noutput y {y} 1024\ntrace {tr}\n",
+        t = w.join("tiling.bin").display(),
+        x = w.join("xs.bin").display(),
+        y = w.join("y.bin").display(),
+        tr = w.join("trace.txt").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the function-pointer kernel",
+    );
+    let got: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let want: Vec<f32> = (x0.iter().map(|v| v.acos()))
+        .chain(x0.iter().zip(&x1).map(|(a, b)| a * b))
+        .chain(x0.iter().map(|v| v.ln()))
+        .chain(x1.iter().map(|v| v.exp()))
+        .collect();
+    for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            (g - r).abs() <= 1e-5 * r.abs().max(1.0),
+            "element {i}: got {g}, want {r}"
+        );
+    }
+}
