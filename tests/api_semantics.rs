@@ -1644,3 +1644,225 @@ int main() {
         "SPCOLWT 0 42\nSPC 1 0\nSPCOL 1 0\n"
     );
 }
+
+/// Tensor lists (DYNAMIC OpDef inputs) on the host: a list's instances are the consecutive inputs
+/// named like it; GetDynamicInputShape / GetDynamicInputTensor count within the list and end at its
+/// last tensor; GetRequiredInputShape and GetInputInstanceInfo count OpDef (IR) inputs, a list once
+/// and an absent optional input with no instance (CANN TilingContext / ComputeNodeInfo, basicdataapi).
+#[test]
+fn tensor_list_inputs_are_indexed_by_ir_and_instance() {
+    // The op: IR inputs x (a list of 3, shapes [2,k+1]), bias (optional, absent), scalar (required).
+    let list: Vec<Vec<i64>> = (0..3).map(|k| vec![2, k + 1]).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    let mut adds = String::new();
+    for dims in &list {
+        adds.push_str(&format!(
+            "    add(\"x\", {{{}}});\n",
+            dims.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    std::fs::write(
+        &src,
+        format!(
+            r#"
+#include <cstdio>
+#include <initializer_list>
+#include "register/op_def_registry.h"
+gert::TwinOpInfo op;
+void add(const char *name, std::initializer_list<int64_t> dims) {{
+    gert::StorageShape s;
+    for (int64_t d : dims) {{ s.MutableStorageShape().AppendDim(d); s.MutableOriginShape().AppendDim(d); }}
+    gert::Tensor t; t.shape_ = s;
+    op.in_names.push_back(name); op.inputs.push_back(t); op.in_shapes.push_back(s);
+    op.in_desc.push_back(gert::CompileTimeTensorDesc());
+}}
+int main() {{
+    op.ir_in_names = {{"x", "bias", "scalar"}};
+{adds}    add("scalar", {{1}});
+    gert::TilingContext ctx; ctx.op_ = &op;
+    for (size_t i = 0; i < 5; i++) {{
+        auto s = ctx.GetDynamicInputShape(0, i);
+        if (!s) {{ std::printf("end %zu\n", i); break; }}
+        std::printf("x%zu %lld\n", i, (long long)s->GetStorageShape().GetShapeSize());
+        if (ctx.GetDynamicInputTensor(0, i) != ctx.GetInputTensor(i)) std::printf("tensor %zu differs\n", i);
+    }}
+    std::printf("bias %d\n", ctx.GetRequiredInputShape(1) == nullptr);
+    std::printf("scalar %lld\n", (long long)ctx.GetRequiredInputShape(2)->GetStorageShape().GetDim(0));
+    std::printf("scalar-is-last %d\n", ctx.GetRequiredInputShape(2) == ctx.GetInputShape(3));
+    auto info = ctx.GetComputeNodeInfo();
+    std::printf("ir %zu\n", info->GetIrInputsNum());
+    for (size_t ir = 0; ir < 3; ir++) {{
+        auto a = info->GetInputInstanceInfo(ir);
+        std::printf("anchor %zu %zu %zu\n", ir, a->GetInstanceStart(), a->GetInstanceNum());
+    }}
+    std::printf("past %d\n", info->GetInputInstanceInfo(3) == nullptr);
+    gert::InferShapeContext ic; ic.op_ = &op;
+    for (auto &s : op.in_shapes) ic.in_.push_back(s.GetOriginShape());
+    std::printf("infer %lld %d\n", (long long)ic.GetDynamicInputShape(0, 2)->GetShapeSize(), ic.GetDynamicInputShape(0, 3) == nullptr);
+    return 0;
+}}
+"#
+        ),
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the tensor-list host check");
+    // The reference: each list tensor's element count, then the IR view (x at 0 with 3 instances,
+    // bias absent where scalar starts, scalar after the list).
+    let mut want = String::new();
+    for (i, dims) in list.iter().enumerate() {
+        want.push_str(&format!("x{i} {}\n", dims.iter().product::<i64>()));
+    }
+    let n = list.len();
+    want.push_str(&format!(
+        "end {n}\nbias 1\nscalar 1\nscalar-is-last 1\nir 3\n"
+    ));
+    want.push_str(&format!(
+        "anchor 0 0 {n}\nanchor 1 {n} 0\nanchor 2 {n} 1\npast 1\n"
+    ));
+    want.push_str(&format!("infer {} 1\n", list[2].iter().product::<i64>()));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}
+
+/// The descriptor a kernel gets for a tensor list (templates/twin/include/kernel/twin/list_desc.h),
+/// against the layout the AscendC ListTensorDesc docs give: the byte offset of the pointer table, then
+/// per tensor (dim | index << 32) and its dims, then the data pointers.
+#[test]
+fn tensor_list_descriptor_has_the_documented_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("desc.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "twin/list_desc.h"
+int main() {
+    std::vector<std::vector<uint64_t>> shapes = {{4, 8}, {}, {3}};
+    std::vector<uint8_t *> data = {(uint8_t *)0x1000, (uint8_t *)0x2000, (uint8_t *)0x3000};
+    for (uint64_t w : twin::list_desc_words(shapes, data)) std::printf("%llu ", (unsigned long long)w);
+    std::printf("\n%llu %llu\n", (unsigned long long)twin::list_tensor_bytes({4, 8}, 2),
+                (unsigned long long)twin::list_tensor_bytes({}, 4));
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.path().join("desc");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("include/kernel"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "building the list descriptor check",
+    );
+    let out = run_ok(&mut Command::new(&exe), "the list descriptor check");
+    let shapes: [&[u64]; 3] = [&[4, 8], &[], &[3]];
+    let mut words: Vec<u64> = vec![0];
+    for (i, s) in shapes.iter().enumerate() {
+        words.push(s.len() as u64 | ((i as u64) << 32));
+        words.extend_from_slice(s);
+    }
+    words[0] = 8 * words.len() as u64;
+    words.extend([0x1000, 0x2000, 0x3000]);
+    let want: String = words.iter().map(|w| format!("{w} ")).collect();
+    assert_eq!(out, format!("{want}\n64 4\n"));
+}
+
+/// Kernels pass the vector APIs as function pointers of their documented types (the foreach ops'
+/// TriangleOp `void(const LocalTensor<T>&, const LocalTensor<T>&, const uint32_t)`, NoScalarBinaryOp
+/// with `const int32_t&` count, ImplictOutputOp) and call the high-level unary APIs on the whole
+/// source tensor (`Log(dst, src)`); the input is a tensor list read through its descriptor, as the
+/// kernel program builds it from a run-file `list` line.
+#[test]
+fn vector_apis_work_through_function_pointers_and_on_whole_tensors_from_a_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+template <class T> using Un = void(const LocalTensor<T> &, const LocalTensor<T> &, const uint32_t);
+template <class T> using Bin = void(const LocalTensor<T> &, const LocalTensor<T> &, const LocalTensor<T> &, const int32_t &);
+template <class T> using UnI = void(const LocalTensor<T> &, const LocalTensor<T> &, const int32_t &);
+template <Un<float> *op> void apply_un(const LocalTensor<float> &d, const LocalTensor<float> &s) { op(d, s, 64); }
+__gm__ float *entry(GM_ADDR list, int i) {
+    __gm__ uint64_t *w = (__gm__ uint64_t *)list;
+    return (__gm__ float *)(w + w[0] / 8)[i];
+}
+extern "C" __global__ __aicore__ void fp(GM_ADDR xs, GM_ADDR y, GM_ADDR ws, GM_ADDR tiling) {
+    GlobalTensor<float> x0, x1, out;
+    x0.SetGlobalBuffer(entry(xs, 0), 64);
+    x1.SetGlobalBuffer(entry(xs, 1), 64);
+    out.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, cb;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(bb, 256); pipe.InitBuffer(cb, 256);
+    LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), c = cb.Get<float>();
+    DataCopy(a, x0, 64); DataCopy(b, x1, 64);
+    PipeBarrier<PIPE_ALL>();
+    apply_un<Acos<float, false>>(c, a);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[0], c, 64); PipeBarrier<PIPE_ALL>();
+    Bin<float> *mul = Mul<float>;
+    mul(c, a, b, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[64], c, 64); PipeBarrier<PIPE_ALL>();
+    Log<float>(c, a);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[128], c, 64); PipeBarrier<PIPE_ALL>();
+    UnI<float> *ex = Exp<float>;
+    ex(c, b, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(out[192], c, 64); PipeBarrier<PIPE_ALL>();
+}
+extern "C" void twin_launch(uint8_t **a) { fp(a[0], a[1], a[2], a[3]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(
+        &mut cc,
+        "building a kernel taking vector APIs as function pointers",
+    );
+    let x0: Vec<f32> = (0..64).map(|i| 0.05 + i as f32 / 80.0).collect();
+    let x1: Vec<f32> = (0..64).map(|i| -1.0 + i as f32 / 40.0).collect();
+    let bytes: Vec<u8> = x0.iter().chain(&x1).flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("xs.bin"), &bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput xs {x} 512 list 4 64 64\noutput y {y} 1024\ntrace {tr}\n",
+        t = w.join("tiling.bin").display(),
+        x = w.join("xs.bin").display(),
+        y = w.join("y.bin").display(),
+        tr = w.join("trace.txt").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the function-pointer kernel",
+    );
+    let got: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let want: Vec<f32> = (x0.iter().map(|v| v.acos()))
+        .chain(x0.iter().zip(&x1).map(|(a, b)| a * b))
+        .chain(x0.iter().map(|v| v.ln()))
+        .chain(x1.iter().map(|v| v.exp()))
+        .collect();
+    for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            (g - r).abs() <= 1e-5 * r.abs().max(1.0),
+            "element {i}: got {g}, want {r}"
+        );
+    }
+}

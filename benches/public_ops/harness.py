@@ -95,6 +95,11 @@ def load(np, path, dtype, shape):
     return data.reshape(shape)
 
 
+def dims(t):
+    """A manifest tensor's shape; a tensor list (`list = N`) is its N tensors stacked."""
+    return ([t["list"]] if "list" in t else []) + list(t["shape"])
+
+
 def newest(pattern):
     found = sorted(glob.glob(pattern), key=os.path.getmtime)
     if not found:
@@ -113,7 +118,7 @@ def numpy_check(folder, expression):
     run = newest(os.path.join(folder, "target/ascend-tune/runs/*/"))
     names = {"np": np, "__builtins__": __builtins__}
     for t in op.get("input", []):
-        arr = load(np, os.path.join(data, t["name"] + ".bin"), t["dtype"], t["shape"])
+        arr = load(np, os.path.join(data, t["name"] + ".bin"), t["dtype"], dims(t))
         names[t["name"]] = arr.astype(np.float64) if arr.dtype.kind == "f" else arr
     for a in op.get("attr", []):
         names[a["name"]] = a["value"]
@@ -128,7 +133,7 @@ def numpy_check(folder, expression):
     for t in outputs:
         if t["name"] not in want:
             continue
-        got = load(np, os.path.join(run, t["name"] + ".out.bin"), t["dtype"], t["shape"])
+        got = load(np, os.path.join(run, t["name"] + ".out.bin"), t["dtype"], dims(t))
         ref = np.broadcast_to(np.asarray(want[t["name"]]), got.shape)
         if t["dtype"] in TOLERANCE:
             rtol, atol = TOLERANCE[t["dtype"]]

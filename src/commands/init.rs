@@ -623,6 +623,21 @@ struct Tensor {
     shape: Vec<u64>,
     values: Option<String>,
     guess: Option<String>,
+    /// A tensor list (an OpDef `ParamType(DYNAMIC)` parameter): `list = N`, with its note.
+    list: Option<(u32, String)>,
+}
+
+/// How many tensors init gives a tensor list: a few, so that a tiling that spreads the list's data
+/// over the cores has tensors that straddle cores.
+const LIST_TENSORS: u32 = 3;
+
+fn list_note(name: &str) -> (u32, String) {
+    (
+        LIST_TENSORS,
+        format!(
+            "guess: `{name}` is a tensor list (DYNAMIC): {LIST_TENSORS} tensors of this shape; give the count you tune for"
+        ),
+    )
 }
 
 /// Shapes of an OpDef's tensors from their roles: the first input that is not a per-channel,
@@ -672,6 +687,10 @@ fn opdef_tensors(
         .unwrap_or_else(|| default.map_or(DEFAULT_SHAPE.to_vec(), |d| d.0.clone()));
     let main_note = |name: &str| (!shapes.contains_key(name)).then(|| default_note(default));
     let mut inputs = vec![];
+    let has_list = def
+        .inputs
+        .iter()
+        .any(|p| p.param_type == opdef::ParamType::Dynamic);
     for (p, (name, dtype)) in def.inputs.iter().zip(&op.inputs) {
         let mut t = Tensor {
             name: name.clone(),
@@ -679,6 +698,7 @@ fn opdef_tensors(
             shape: main.clone(),
             values: None,
             guess: None,
+            list: None,
         };
         match role(p) {
             Role::Main => {
@@ -717,8 +737,19 @@ fn opdef_tensors(
             }
         }
         if p.param_type == opdef::ParamType::Dynamic {
-            let g = format!("guess: `{name}` is a tensor list (DYNAMIC); one tensor written");
-            t.guess = Some(t.guess.map_or(g.clone(), |x| format!("{x}; {g}")));
+            // A list's tensors are operands like the main one (a per-channel or scalar guess from the
+            // name does not hold for a list: foreach_lerp_list's `weight`).
+            if t.shape != main {
+                t.shape = main.clone();
+                t.guess = None;
+            }
+            t.list = Some(list_note(name));
+        } else if has_list && name.ends_with("scalars") {
+            // One value per tensor of the op's lists (the foreach ops' `scalars`).
+            t.shape = vec![LIST_TENSORS as u64];
+            t.guess = Some(format!(
+                "guess: `{name}` taken as one value per tensor of the lists ({LIST_TENSORS})"
+            ));
         }
         if let Some(s) = shapes.get(name) {
             t.shape = s.clone();
@@ -750,19 +781,25 @@ fn opdef_tensors(
         _ => None,
     };
     let mut outputs = vec![];
-    for (name, dtype) in &op.outputs {
+    for (k, (name, dtype)) in op.outputs.iter().enumerate() {
         let n = name.to_ascii_lowercase();
+        let dynamic = def
+            .outputs
+            .get(k)
+            .is_some_and(|p| p.param_type == opdef::ParamType::Dynamic);
         let mut t = Tensor {
             name: name.clone(),
             dtype: *dtype,
             shape: main.clone(),
             values: None,
             guess: Some("guess: the main input's shape".into()),
+            list: dynamic.then(|| list_note(name)),
         };
         if let Some(same) = inputs.iter().find(|i| i.name == *name) {
             // An in-place update (the same name in and out) has the input's shape.
             t.shape = same.shape.clone();
             t.guess = None;
+            t.list = same.list.clone();
         } else if let Some(r) = &range {
             t.shape = r.clone();
             t.guess = Some("guess: the length of the pinned range".into());
@@ -978,6 +1015,10 @@ fn render(
                 if let Some(v) = &t.values {
                     line.push_str(&format!("\nvalues = {v}"));
                 }
+                if let Some((n, g)) = &t.list {
+                    line.push_str(&format!("\nlist = {n}"));
+                    note(&mut guesses, &mut line, Some(g.clone()), &op.name);
+                }
                 let _ = writeln!(s, "{line}");
             }
         }
@@ -1054,6 +1095,7 @@ fn legacy_tensors(
             shape,
             values: None,
             guess,
+            list: None,
         }
     };
     (
@@ -1075,6 +1117,7 @@ mod tests {
             shape: vec![48, 16384],
             values: None,
             guess: Some("guess: the main input's shape".into()),
+            list: None,
         };
         let mut outs = vec![tensor("y"), tensor("z"), tensor("w")];
         let mut inferred = Inferred::default();

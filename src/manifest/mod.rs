@@ -277,11 +277,21 @@ pub struct TensorSpec {
     pub range: (f64, f64),
     /// Exact values pinned by `values = [...]` (inputs only): one per element, or one for all.
     pub values: Option<Vec<f64>>,
+    /// `list = N`: a tensor list (an OpDef `ParamType(DYNAMIC)` parameter) of N tensors, each of
+    /// `shape`. Its data is the N tensors one after another (`elems` and `bytes` count them all); the
+    /// kernel gets the list's descriptor (templates/twin/include/kernel/twin/list_desc.h) and the
+    /// tiling function N instances of the parameter.
+    pub list: Option<u32>,
 }
 
 impl TensorSpec {
+    /// The elements of all the tensor's data (every tensor of a list).
     pub fn elems(&self) -> u64 {
-        self.shape.iter().product()
+        self.shape.iter().product::<u64>() * self.list.map_or(1, u64::from)
+    }
+    /// How many tensors the parameter passes: 1, or a list's N.
+    pub fn instances(&self) -> usize {
+        self.list.map_or(1, |n| n as usize)
     }
     pub fn bytes(&self) -> u64 {
         self.elems() * self.dtype.size() as u64
@@ -898,10 +908,34 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     (v[0], v[1])
                 }
             };
+            // A tensor list: 1..=256 tensors (256 is the most a CANN tensor list op takes, e.g. the
+            // foreach ops' MAX_TENSOR_CONT).
+            let list = match &t.list {
+                None => None,
+                Some(n) => {
+                    let v = *n.get_ref();
+                    if !(1..=256).contains(&v) {
+                        return Err(err(
+                            span(n),
+                            format!("list = {v} of `{}` is not a tensor count", t.name.get_ref()),
+                            "give the number of tensors in the list, 1 to 256, e.g. list = 4",
+                        ));
+                    }
+                    let total = elems.unwrap_or(0) * dtype.size() as u64 * v as u64;
+                    if total > MAX_BYTES {
+                        return Err(err(
+                            span(n),
+                            format!("the list `{}` is larger than 4 GiB", t.name.get_ref()),
+                            "tune on fewer or smaller tensors",
+                        ));
+                    }
+                    Some(v as u32)
+                }
+            };
             let values = match &t.values {
                 None => None,
                 Some(v) => {
-                    let elems = shape.iter().product::<u64>();
+                    let elems = shape.iter().product::<u64>() * list.map_or(1, u64::from);
                     Some(
                         pinned_values(v.get_ref(), dtype, elems, is_input, has_range)
                             .map_err(|(msg, fix)| err(span(v), msg, fix))?,
@@ -916,6 +950,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     shape,
                     range,
                     values,
+                    list,
                 },
                 file,
             ))

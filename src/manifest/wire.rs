@@ -97,6 +97,8 @@ pub struct Tensor {
     pub range: Option<Spanned<Vec<f64>>>,
     pub values: Option<Spanned<Vec<f64>>>,
     pub file: Option<Spanned<String>>,
+    /// A tensor list (a DYNAMIC OpDef parameter) of this many tensors, each of `shape`.
+    pub list: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

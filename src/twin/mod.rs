@@ -12,6 +12,7 @@ use crate::child as process;
 pub mod package;
 pub mod protocol;
 pub mod runtime;
+mod tiling_extract;
 
 use crate::backend::{Artifact, FailureKind, SourceSet, TrialFailure};
 use crate::errors::{Error, Result};
@@ -391,7 +392,12 @@ impl Twin {
         sources: &SourceSet,
         side: &str,
     ) -> std::result::Result<(PathBuf, bool), BuildError> {
-        let (units, files) = side_files(root, op, sources, side)?;
+        let (units, mut files) = side_files(root, op, sources, side)?;
+        if side == "kernel" && op.tiling_header.is_none() {
+            if let Some(h) = tiling_extract::kernel_tiling_header(root, include, op, &files) {
+                files.insert(tiling_extract::GENERATED.to_string(), h);
+            }
+        }
         let defines = defines(op, side);
         let shim = (side == "kernel").then(|| kernel_shim(op, &files));
         let mut key = side_key(
@@ -498,6 +504,9 @@ impl Twin {
         cmd.args(defines);
         if let Some(header) = op.tiling_header.as_ref().filter(|_| side == "kernel") {
             cmd.arg("-include").arg(mirror.join(header));
+        } else if side == "kernel" && files.contains_key(tiling_extract::GENERATED) {
+            cmd.arg("-include")
+                .arg(mirror.join(tiling_extract::GENERATED));
         }
         let units = if side == "host" { &op.host } else { &op.kernel };
         for u in units
@@ -618,7 +627,22 @@ impl Twin {
             {
                 process::Finished::Exited { status, .. } if status.success() => {
                     let text = std::fs::read_to_string(&result_path).map_err(|e| e.to_string())?;
-                    protocol::parse_infer_result(&text, op.outputs.len())
+                    // One result per instance (a tensor list has several): each output takes
+                    // its first instance's (a list's tensors share the manifest's shape).
+                    let n: usize = op.outputs.iter().map(|t| t.instances()).sum();
+                    protocol::parse_infer_result(&text, n).map(|r| {
+                        r.map(|all| {
+                            let mut at = 0;
+                            op.outputs
+                                .iter()
+                                .map(|t| {
+                                    let first = all[at].clone();
+                                    at += t.instances();
+                                    first
+                                })
+                                .collect()
+                        })
+                    })
                 }
                 process::Finished::Exited { status, stderr } => Err(format!(
                     "the host program failed ({}): {}",
@@ -786,13 +810,13 @@ impl Twin {
                 .inputs
                 .iter()
                 .zip(inputs)
-                .map(|(t, p)| (t.key.as_str(), p.as_path(), t.bytes()))
+                .map(|(t, p)| protocol::RunTensor::of(t, p))
                 .collect(),
             outputs: op
                 .outputs
                 .iter()
                 .zip(&output_paths)
-                .map(|(t, p)| (t.key.as_str(), p.as_path(), t.bytes()))
+                .map(|(t, p)| protocol::RunTensor::of(t, p))
                 .collect(),
             trace: &trace_path,
         };

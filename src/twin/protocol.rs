@@ -38,12 +38,19 @@ pub fn tiling_spec(op: &OpSpec, soc: &Soc, input_data: &[&Path]) -> String {
         }
         s.push('\n');
     };
+    // A tensor list is N instances of its parameter, one line each, as CANN's tiling context holds
+    // them (GetDynamicInputShape(ir, i)). Its data file holds them all, so no instance names it.
     for (i, t) in op.inputs.iter().enumerate() {
-        tensor(&mut s, "input", t, input_data.get(i).copied());
+        let data = input_data.get(i).copied().filter(|_| t.list.is_none());
+        for _ in 0..t.instances() {
+            tensor(&mut s, "input", t, data);
+        }
     }
-    op.outputs
-        .iter()
-        .for_each(|t| tensor(&mut s, "output", t, None));
+    for t in &op.outputs {
+        for _ in 0..t.instances() {
+            tensor(&mut s, "output", t, None);
+        }
+    }
     for a in &op.attrs {
         let (kind, value) = match &a.value {
             AttrValue::Int(i) => ("int", i.to_string()),
@@ -177,9 +184,57 @@ pub struct RunFile<'a> {
     pub tiling: &'a Path,
     pub tiling_key: u64,
     pub workspace: u64,
-    pub inputs: Vec<(&'a str, &'a Path, u64)>,
-    pub outputs: Vec<(&'a str, &'a Path, u64)>,
+    pub inputs: Vec<RunTensor<'a>>,
+    pub outputs: Vec<RunTensor<'a>>,
     pub trace: &'a Path,
+}
+
+/// One input or output of the kernel run: its name, data file, bytes and, for a tensor list, the
+/// element size and each tensor's shape (the run file's `list` field, templates/twin/src/kernel_main.cpp).
+pub struct RunTensor<'a> {
+    pub name: &'a str,
+    pub path: &'a Path,
+    pub bytes: u64,
+    pub list: Option<(usize, Vec<Vec<u64>>)>,
+}
+
+impl<'a> RunTensor<'a> {
+    pub fn of(t: &'a TensorSpec, path: &'a Path) -> Self {
+        RunTensor {
+            name: t.key.as_str(),
+            path,
+            bytes: t.bytes(),
+            list: t
+                .list
+                .map(|n| (t.dtype.size(), vec![t.shape.clone(); n as usize])),
+        }
+    }
+
+    fn render(&self, kind: &str, s: &mut String) {
+        let _ = write!(
+            s,
+            "{kind} {} {} {}",
+            self.name,
+            self.path.display(),
+            self.bytes
+        );
+        if let Some((elem, shapes)) = &self.list {
+            let _ = write!(s, " list {elem}");
+            for dims in shapes {
+                let d: Vec<String> = dims.iter().map(u64::to_string).collect();
+                let _ = write!(
+                    s,
+                    " {}",
+                    if d.is_empty() {
+                        "[]".into()
+                    } else {
+                        d.join(",")
+                    }
+                );
+            }
+        }
+        s.push('\n');
+    }
 }
 
 impl RunFile<'_> {
@@ -196,11 +251,11 @@ impl RunFile<'_> {
         let _ = writeln!(s, "tiling {}", self.tiling.display());
         let _ = writeln!(s, "tiling_key {}", self.tiling_key);
         let _ = writeln!(s, "workspace {}", self.workspace);
-        for (name, path, bytes) in &self.inputs {
-            let _ = writeln!(s, "input {name} {} {bytes}", path.display());
+        for t in &self.inputs {
+            t.render("input", &mut s);
         }
-        for (name, path, bytes) in &self.outputs {
-            let _ = writeln!(s, "output {name} {} {bytes}", path.display());
+        for t in &self.outputs {
+            t.render("output", &mut s);
         }
         let _ = writeln!(s, "trace {}", self.trace.display());
         s
@@ -302,6 +357,7 @@ mod tests {
             shape,
             range: (0.0, 1.0),
             values: None,
+            list: None,
         };
         let op = op_with(vec![t("start", vec![]), t("x", vec![4, 8])]);
         let soc = crate::model::soc::lookup("Ascend910B1").unwrap();

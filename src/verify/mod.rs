@@ -141,6 +141,7 @@ mod tests {
             shape: vec![4, 8],
             range: (-2.0, 2.0),
             values: None,
+            list: None,
         }
     }
 

@@ -23,6 +23,7 @@ mod reliability;
 mod run_checks;
 mod slurm;
 mod soak;
+mod tensor_list;
 mod twin_package;
 mod twin_reference;
 mod value_depend;

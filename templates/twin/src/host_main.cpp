@@ -175,6 +175,7 @@ int main(int argc, char **argv) {
         def.reset(di->second(op->op_type.c_str()));
         tiling = def->AICore().tiling_;
         for (auto &p : def->inputs_) op->ir_in_names.push_back(p->name_);
+        for (auto &p : def->outputs_) op->ir_out_names.push_back(p->name_);
     }
     twin_host::OpImpl *impl = nullptr;
     auto &impls = twin_host::impl_registry();

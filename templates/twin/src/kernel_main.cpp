@@ -2,6 +2,9 @@
 // Run-file directives (one a line, space separated; unknown ones are ignored):
 //   block_dim N | ub_bytes N | l1_bytes N (default 512 KiB) | tiling PATH | tiling_key K | workspace BYTES | sys_workspace BYTES
 //   input NAME PATH BYTES | output NAME PATH BYTES | trace PATH
+//   (an input or output that is a tensor list, a DYNAMIC OpDef parameter, ends with
+//    `list ELEM_BYTES SHAPE...`, one SHAPE (dims joined by `,`, `[]` for a scalar) per tensor: the file
+//    holds the tensors one after another, and the kernel gets the list's descriptor, list_desc.h)
 //   l0a_bytes N | l0b_bytes N | l0c_bytes N | bt_bytes N | fb_bytes N  (cube buffers; A2 sizes if absent)
 // Runs the kernel once per block index (kernel_blocks.cpp), writes outputs and the trace.
 // Exit 0 ok, 2 bad run-file or I/O, 3 kernel fault.
@@ -16,6 +19,7 @@
 #include <unistd.h>
 #include <vector>
 #include "kernel_internal.h"
+#include "../include/kernel/twin/list_desc.h"
 
 extern "C" void twin_launch(uint8_t **args);
 
@@ -25,6 +29,10 @@ struct Tensor {
     std::string name, path;
     uint64_t bytes = 0;
     uint8_t *buf = nullptr;
+    bool is_list = false;
+    uint64_t elem_bytes = 0;
+    std::vector<std::vector<uint64_t>> shapes; // a list's tensors
+    std::vector<uint8_t *> parts;              // a list's tensors' GM buffers
 };
 
 [[noreturn]] void die(const std::string &msg) {
@@ -52,6 +60,34 @@ bool write_file(const std::string &path, const void *src, uint64_t bytes) {
     bool ok = std::fwrite(src, 1, bytes, f) == bytes;
     ok = (std::fclose(f) == 0) && ok;
     return ok;
+}
+
+// A tensor list: each tensor in a GM buffer of its own (so a read past one tensor's end is caught,
+// as on the device where aclCreateTensorList gathers separate allocations), and the descriptor the
+// kernel's parameter points at. An input's tensors are filled from its file (held in t.buf).
+uint8_t *list_args(Tensor &t, bool is_input) {
+    uint64_t off = 0;
+    for (size_t i = 0; i < t.shapes.size(); i++) {
+        uint64_t n = twin::list_tensor_bytes(t.shapes[i], t.elem_bytes);
+        uint8_t *p = gm_alloc(n, t.name + "[" + std::to_string(i) + "]");
+        if (is_input) std::memcpy(p, t.buf + off, n);
+        t.parts.push_back(p);
+        off += n;
+    }
+    std::vector<uint64_t> words = twin::list_desc_words(t.shapes, t.parts);
+    uint8_t *desc = gm_alloc(words.size() * sizeof(uint64_t), t.name + " (list descriptor)");
+    std::memcpy(desc, words.data(), words.size() * sizeof(uint64_t));
+    return desc;
+}
+
+// An output list's tensors, back into one buffer in list order (the output file's layout).
+void gather_list(Tensor &t) {
+    uint64_t off = 0;
+    for (size_t i = 0; i < t.shapes.size(); i++) {
+        uint64_t n = twin::list_tensor_bytes(t.shapes[i], t.elem_bytes);
+        std::memcpy(t.buf + off, t.parts[i], n);
+        off += n;
+    }
 }
 
 void call_twin_launch(void *args) { twin_launch(static_cast<uint8_t **>(args)); }
@@ -92,6 +128,26 @@ int main(int argc, char **argv) {
         else if (d == "input" || d == "output") {
             Tensor t;
             if (!(ss >> t.name >> t.path >> t.bytes)) die("bad directive: " + line);
+            std::string kw;
+            if (ss >> kw) {
+                if (kw != "list" || !(ss >> t.elem_bytes) || t.elem_bytes == 0) die("bad directive: " + line);
+                t.is_list = true;
+                std::string sh;
+                while (ss >> sh) {
+                    std::vector<uint64_t> dims;
+                    if (sh != "[]") {
+                        std::istringstream ds(sh);
+                        std::string dim;
+                        while (std::getline(ds, dim, ','))
+                            try { dims.push_back(std::stoull(dim)); } catch (...) { die("bad shape in: " + line); }
+                    }
+                    t.shapes.push_back(dims);
+                }
+                if (t.shapes.empty()) die("a list without tensors in: " + line);
+                uint64_t total = 0;
+                for (auto &dims : t.shapes) total += twin::list_tensor_bytes(dims, t.elem_bytes);
+                if (total != t.bytes) die("the list's shapes hold " + std::to_string(total) + " bytes, not " + std::to_string(t.bytes) + ": " + line);
+            }
             (d == "input" ? inputs : outputs).push_back(t);
         }
     }
@@ -106,11 +162,11 @@ int main(int argc, char **argv) {
         uint64_t got = 0;
         if (!read_file(t.path, t.buf, t.bytes, &got)) die("cannot read input " + t.name + " from " + t.path);
         if (got < t.bytes) die("input " + t.name + ": file " + t.path + " has " + std::to_string(got) + " bytes, expected " + std::to_string(t.bytes));
-        args.push_back(t.buf);
+        args.push_back(t.is_list ? list_args(t, true) : t.buf);
     }
     for (auto &t : outputs) {
         t.buf = gm_alloc(t.bytes, t.name);
-        args.push_back(t.buf);
+        args.push_back(t.is_list ? list_args(t, false) : t.buf);
     }
     args.push_back(gm_alloc(ws_bytes, "workspace"));
     std::vector<uint8_t> tiling_bytes;
@@ -127,6 +183,8 @@ int main(int argc, char **argv) {
     twin::LaunchResult res = twin::run_blocks(launch);
     if (res.rc) std::fputs(res.err.c_str(), stderr);
     if (res.rc == 0) {
+        for (auto &t : outputs)
+            if (t.is_list) gather_list(t);
         for (auto &t : outputs)
             if (!write_file(t.path, t.buf, t.bytes)) die("cannot write output " + t.name + " to " + t.path);
     }

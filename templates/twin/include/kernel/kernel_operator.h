@@ -25,6 +25,11 @@
 #ifndef __NPU_ARCH__
 #define __NPU_ARCH__ 2201
 #endif
+// The AI core generation that goes with __NPU_ARCH__ 2201 (Atlas A2, dav-c220), as CANN's compiler
+// defines it; kernels pick their A2 code paths with `#if __CCE_AICORE__ >= 220` / `== 220`.
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
+#endif
 #ifndef ASCENDC_CPU_DEBUG
 #define ASCENDC_CPU_DEBUG 1
 #endif

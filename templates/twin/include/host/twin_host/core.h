@@ -482,6 +482,7 @@ struct TwinOpInfo {
     std::string op_type, node_name;
     std::vector<std::string> in_names, out_names;
     std::vector<std::string> ir_in_names;        // OpDef input order (for optional inputs)
+    std::vector<std::string> ir_out_names;       // OpDef output order (for output lists)
     std::vector<Tensor> inputs, outputs;
     std::vector<CompileTimeTensorDesc> in_desc, out_desc;
     std::vector<StorageShape> in_shapes, out_shapes;
@@ -492,11 +493,66 @@ struct TwinOpInfo {
         for (size_t k = 0; k < in_names.size(); k++) if (in_names[k] == ir_in_names[ir]) return (int)k;
         return -1;
     }
+    // The instance index of the rel-th tensor of IR input `ir` (a DYNAMIC input's instances are the
+    // consecutive inputs named like it, as the manifest's `list = N` writes them), or -1 past its last
+    // one. Without the OpDef's input names, instance ir + rel (every IR input taken as one tensor).
+    // CANN: GetDynamicInputShape(irIndex, relativeIndex), TilingContext / InferShapeContext
+    // (asc-devkit docs/zh/api, basicdataapi "GetDynamicInputShape").
+    int dynamic_instance(size_t ir, size_t rel) const {
+        if (ir_in_names.empty()) return ir + rel < inputs.size() ? (int)(ir + rel) : -1;
+        int k = ir_to_instance(ir);
+        if (k < 0) return -1;
+        size_t i = (size_t)k + rel;
+        return i < in_names.size() && in_names[i] == ir_in_names[ir] ? (int)i : -1;
+    }
 };
+
+// Where the instances of one IR (OpDef) input or output are among the node's tensors: the first
+// instance's index and how many there are (0 for an absent optional one, N for a list of N).
+// CANN gert::AnchorInstanceInfo (asc-devkit docs, basicdataapi "AnchorInstanceInfo"/"GetInstanceNum").
+class AnchorInstanceInfo {
+public:
+    AnchorInstanceInfo() = default;
+    AnchorInstanceInfo(uint32_t start, uint32_t num) : start_(start), num_(num) {}
+    size_t GetInstanceNum() const { return num_; }
+    size_t GetInstanceStart() const { return start_; }
+    void SetInstanceStart(uint32_t s) { start_ = s; }
+    void SetInstantiationNum(uint32_t n) { num_ = n; }
+private:
+    uint32_t start_ = 0, num_ = 0;
+};
+
+// The instances of IR parameter `ir` among `names` (the consecutive tensors named like it); without
+// IR names (no OpDef), every tensor is one IR parameter.
+inline AnchorInstanceInfo twin_anchor(const std::vector<std::string> &ir_names, const std::vector<std::string> &names, size_t ir) {
+    if (ir_names.empty()) return ir < names.size() ? AnchorInstanceInfo((uint32_t)ir, 1) : AnchorInstanceInfo((uint32_t)names.size(), 0);
+    // Absent instances sit where the next present IR parameter starts (after those before it).
+    size_t start = 0;
+    for (size_t j = 0; j < ir && j < ir_names.size(); j++)
+        while (start < names.size() && names[start] == ir_names[j]) start++;
+    uint32_t num = 0;
+    if (ir < ir_names.size())
+        for (size_t k = start; k < names.size() && names[k] == ir_names[ir]; k++) num++;
+    return AnchorInstanceInfo((uint32_t)start, num);
+}
 
 class ComputeNodeInfo {
 public:
     const TwinOpInfo *op_ = nullptr;
+    // The OpDef's inputs / outputs (a list counts once), CANN ComputeNodeInfo::GetIrInputsNum.
+    size_t GetIrInputsNum() const { return op_->ir_in_names.empty() ? op_->inputs.size() : op_->ir_in_names.size(); }
+    size_t GetIrOutputsNum() const { return op_->ir_out_names.empty() ? op_->outputs.size() : op_->ir_out_names.size(); }
+    const AnchorInstanceInfo *GetInputInstanceInfo(size_t ir) const {
+        if (ir >= GetIrInputsNum()) return nullptr;
+        in_anchor_ = twin_anchor(op_->ir_in_names, op_->in_names, ir);
+        return &in_anchor_;
+    }
+    const AnchorInstanceInfo *GetOutputInstanceInfo(size_t ir) const {
+        if (ir >= GetIrOutputsNum()) return nullptr;
+        out_anchor_ = twin_anchor(op_->ir_out_names, op_->out_names, ir);
+        return &out_anchor_;
+    }
+    mutable AnchorInstanceInfo in_anchor_, out_anchor_;
     const char *GetNodeName() const { return op_->node_name.c_str(); }
     const char *GetNodeType() const { return op_->op_type.c_str(); }
     size_t GetInputsNum() const { return op_->inputs.size(); }
@@ -524,14 +580,20 @@ public:
     const StorageShape *GetInputShape(size_t i) const { return i < op_->in_shapes.size() ? &op_->in_shapes[i] : nullptr; }
     const StorageShape *GetOutputShape(size_t i) const { return i < op_->out_shapes.size() ? &op_->out_shapes[i] : nullptr; }
     const StorageShape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
-    const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(ir + rel); }
+    const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return instance_shape(op_->dynamic_instance(ir, rel)); }
+    // GetRequiredInputShape(ir): the shape of the REQUIRED input at OpDef (IR) index ir, counted in
+    // IR inputs, so a DYNAMIC list before it counts once (CANN TilingContext::GetRequiredInputShape).
+    const StorageShape *GetRequiredInputShape(size_t ir) const { return instance_shape(op_->ir_to_instance(ir)); }
+    const Tensor *GetRequiredInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
+    const CompileTimeTensorDesc *GetRequiredInputDesc(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
+    const StorageShape *instance_shape(int k) const { return k < 0 ? nullptr : GetInputShape((size_t)k); }
     const Tensor *GetInputTensor(size_t i) const { return i < op_->inputs.size() ? &op_->inputs[i] : nullptr; }
     const Tensor *GetOptionalInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
-    const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { return GetInputTensor(ir + rel); }
+    const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputTensor((size_t)k); }
     const Tensor *GetOutputTensor(size_t i) const { return i < op_->outputs.size() ? &op_->outputs[i] : nullptr; }
     const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < op_->in_desc.size() ? &op_->in_desc[i] : nullptr; }
     const CompileTimeTensorDesc *GetOptionalInputDesc(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
-    const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { return GetInputDesc(ir + rel); }
+    const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
     const ComputeNodeInfo *GetComputeNodeInfo() { node_info_.op_ = op_; return &node_info_; }
@@ -589,7 +651,8 @@ public:
     std::vector<Shape> in_, out_;
     const Shape *GetInputShape(size_t i) const { return i < in_.size() ? &in_[i] : nullptr; }
     const Shape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
-    const Shape *GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(ir + rel); }
+    const Shape *GetDynamicInputShape(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputShape((size_t)k); }
+    const Shape *GetRequiredInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
     Shape *GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
     const Tensor *GetInputTensor(size_t i) const { return i < op_->inputs.size() ? &op_->inputs[i] : nullptr; }
     const Tensor *GetOptionalInputTensor(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputTensor((size_t)k); }

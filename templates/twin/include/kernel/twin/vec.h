@@ -305,11 +305,20 @@ namespace AscendC {
 // ---------------------------------------------------------------------------------------------
 // Binary ops: count form, continuous-mask form, bit-mask form.
 // ---------------------------------------------------------------------------------------------
+// The count form twice, as TWIN_UNARY_HL explains: with the caller's location for a call on a named
+// destination, and with the documented type for use as a function pointer (the foreach ops'
+// NoScalarBinaryOp) or a temporary destination.
 #define TWIN_BINARY(NAME, EXPR)                                                                              \
     template <class T>                                                                                        \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,            \
                      const int32_t &calCount, TWIN_LOC) {                                                     \
         twin::vbin(#NAME, dst, src0, src1, calCount, [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T>                                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+                     const int32_t &calCount) {                                                               \
+        twin::vbin(#NAME, dst, src0, src1, calCount, [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, \
+                   "(a call through a function pointer or on a temporary destination)", 0);                   \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
@@ -353,10 +362,16 @@ inline void MulAddDst(const LocalTensor<T> &dst, const LocalTensor<T> &src0, con
 // ---------------------------------------------------------------------------------------------
 // Unary ops.
 // ---------------------------------------------------------------------------------------------
+// The count form twice, as TWIN_UNARY_HL explains (function pointers: the foreach ops' ImplictOutputOp).
 #define TWIN_UNARY(NAME, EXPR)                                                                               \
     template <class T>                                                                                        \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount, TWIN_LOC) { \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount, TWIN_LOC) {     \
         twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T>                                                                                        \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount) {         \
+        twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, \
+                  "(a call through a function pointer or on a temporary destination)", 0);                    \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, const uint8_t repeatTimes, \
@@ -403,10 +418,20 @@ TWIN_UNARY(Not, (~x))
 
 // High-level math APIs (count form, optionally with a shared temporary buffer that the twin does
 // not need): computed elementwise in float (double for float inputs is not used: float libm).
+// The count form twice: with the caller's location for a call on a named (non-const) destination,
+// and with the exact documented type `void(const LocalTensor<T>&, const LocalTensor<T>&, const
+// uint32_t)` so that kernels can pass Acos<T, false> and the like as a function pointer (the foreach
+// ops' TriangleOp). A call binds the first (a non-const reference is the better match); a pointer or
+// a temporary destination takes the second, whose faults name no source line.
 #define TWIN_UNARY_HL(NAME, EXPR)                                                                            \
     template <class T, bool isReuseSource = false>                                                            \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, TWIN_LOC) { \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, TWIN_LOC) {     \
         twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
+    }                                                                                                         \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount) {         \
+        twin::vun(#NAME, dst, src, calCount, [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, \
+                  "(a call through a function pointer or on a temporary destination)", 0);                    \
     }                                                                                                         \
     template <class T, bool isReuseSource = false>                                                            \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
