@@ -134,7 +134,7 @@ pub struct BenchReport {
 /// The projects of a suite folder: each subfolder holding an `ascend.toml` (fixtures also hold a
 /// `reference/`, the hand-optimised version; public operators do not).
 pub fn projects(suite: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let out = crate::project::operator_projects(suite)?;
+    let out = crate::project::operator_projects(suite, true)?;
     if out.is_empty() {
         return Err(Error::bad_input(
             "the suite holds no operator project with an ascend.toml",
@@ -366,15 +366,18 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
                     let chosen = result.improvement().map(|b| &b.trial);
                     let tuned_us = result.best.as_ref().map(|_| choice.latency_us);
                     let evidence = probe_evidence(&result, op, naive_backend.as_ref(), &choice);
+                    // The tune's own baseline: for an op with several shapes (`[[op.shape]]`) the
+                    // weighted geometric mean over them, the figure `tuned_us` is comparable with.
+                    let baseline_us = result.baseline.latency_us;
                     let row = OpRow {
                         op: op.name.clone(),
                         strategy: strategy.clone(),
                         budget,
-                        baseline_us: base.latency_us,
+                        baseline_us,
                         reference_us,
                         tuned_us,
                         roofline_us,
-                        speedup: tuned_us.map(|t| base.latency_us / t),
+                        speedup: tuned_us.map(|t| baseline_us / t),
                         vs_reference: tuned_us.and_then(|t| reference_us.map(|r| r / t)),
                         percent_of_roofline: tuned_us.map(|t| roofline_us / t * 100.0),
                         trials: result.trials.len(),

@@ -48,7 +48,7 @@ fn mine_cmd(common: &Common, args: &BankMineArgs, printer: &Printer) -> Result<i
         (vec![session.manifest.root.clone()], session.work.clone())
     } else {
         (
-            crate::project::operator_projects(&args.projects)?,
+            crate::project::operator_projects(&args.projects, false)?,
             cwd()?.join("target/ascend-tune"),
         )
     };
@@ -248,7 +248,7 @@ fn sites(
     let projects = if args.projects.is_empty() {
         vec![super::Session::open(common)?.manifest.root.clone()]
     } else {
-        crate::project::operator_projects(&args.projects)?
+        crate::project::operator_projects(&args.projects, false)?
     };
     let mut totals: Vec<(&str, usize, usize, usize)> = vec![];
     for project in projects {

@@ -426,19 +426,20 @@ pub fn is_kernel_launch(dir: &Path) -> bool {
 }
 
 /// Operator projects named on the command line (`bank mine`, `bench`): each path is a project (it holds
-/// an ascend.toml) or a folder of projects, found in name order. Both commands rewind and tune custom-op
-/// projects only for now: kernel-launch projects found in a folder are skipped, and one named on its own
-/// is refused.
-pub fn operator_projects(paths: &[PathBuf]) -> crate::errors::Result<Vec<PathBuf>> {
+/// an ascend.toml) or a folder of projects, found in name order. Kernel-launch projects found in a
+/// folder are skipped (the fixtures' `*_launch` projects are built by their own tests); one named on its
+/// own is taken when `named_launch` (`bench`, which tunes it as `tune` does) and refused otherwise
+/// (`bank mine` does not rewind them yet).
+pub fn operator_projects(
+    paths: &[PathBuf],
+    named_launch: bool,
+) -> crate::errors::Result<Vec<PathBuf>> {
     let mut out = vec![];
     for p in paths {
         if p.join(crate::manifest::FILE_NAME).is_file() {
-            if is_kernel_launch(p) {
+            if is_kernel_launch(p) && !named_launch {
                 return Err(crate::errors::Error::not_built(
-                    format!(
-                        "mining and benchmarking kernel-launch projects ({})",
-                        p.display()
-                    ),
+                    format!("mining kernel-launch projects ({})", p.display()),
                     "name custom-op projects (op_host/ + op_kernel/), or folders holding them; \
                      kernel-launch projects in such folders are skipped",
                 ));
@@ -570,7 +571,7 @@ mod tests {
         assert!(!is_kernel_launch(&fixtures.join("add_custom")));
         assert!(!is_kernel_launch(&fixtures));
 
-        let found = operator_projects(std::slice::from_ref(&fixtures)).unwrap();
+        let found = operator_projects(std::slice::from_ref(&fixtures), true).unwrap();
         let names: Vec<String> = found
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -586,8 +587,11 @@ mod tests {
             assert!(!names.contains(&launch.to_string()), "{names:?}");
         }
 
-        let e = operator_projects(&[fixtures.join("add_launch")]).unwrap_err();
+        let e = operator_projects(&[fixtures.join("add_launch")], false).unwrap_err();
         assert!(e.to_string().contains("kernel-launch"), "{e}");
         assert_eq!(e.exit_code(), crate::exit_codes::BAD_INPUT);
+        // `bench` takes one named on its own.
+        let named = operator_projects(&[fixtures.join("add_launch")], true).unwrap();
+        assert_eq!(named, [fixtures.join("add_launch")]);
     }
 }
