@@ -47,12 +47,45 @@ fn no_manifest_and_unknown_op_exit_2() {
 
 #[test]
 fn commands_not_built_yet_exit_2_and_say_so() {
-    // `bench` (and `bank mine`) do not take kernel-launch projects yet. (The `cann` backend, the
-    // previous example here, is built: its missing-CANN exit 2 is tested in cann.rs.)
+    // `bank mine` does not rewind kernel-launch projects yet (`bench` takes one named on its own, tested
+    // below). (The `cann` backend, an earlier example here, is built: its missing-CANN exit 2 is tested
+    // in cann.rs.)
     let dir = project("add_launch");
-    let out = cargo_ascend_tune(dir.path(), &["bench", "."]);
+    let out = cargo_ascend_tune(dir.path(), &["bank", "mine", "."]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).1.contains("not built yet"), "{}", text(&out).1);
+}
+
+/// `bench` on a kernel-launch project named on its own (a public asc-devkit example, say): it tunes it
+/// as `tune` does and reports it like any other.
+#[test]
+fn bench_takes_a_kernel_launch_project_named_on_its_own() {
+    let dir = project("add_launch");
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = cargo_ascend_tune(
+        dir.path(),
+        &[
+            "bench",
+            ".",
+            "--budget",
+            "2",
+            "--strategies",
+            "random",
+            "--seed",
+            "1",
+            "--out",
+            out_dir.path().to_str().unwrap(),
+            "-q",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.path().join("bench.json")).unwrap())
+            .unwrap();
+    let ops = report["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 1, "{report}");
+    assert!(ops[0]["baseline_us"].as_f64().unwrap() > 0.0, "{report}");
+    assert_eq!(ops[0]["trials"], 2, "{report}");
 }
 
 #[test]
