@@ -239,10 +239,11 @@ fn add_launch_builds_runs_and_models_on_the_twin_package() {
         -498.0 / 64.0
     );
     assert_reference_faster("add_launch", &naive, &reference);
-    // Trace version 3: GM copies name their allocation (`buf=`, x y z in allocation order) and the Add its
-    // UB operands (`ubd= ubs0= ubs1=`), which the model's L2 and bank-conflict costs read.
+    // Trace version 3 and up (4 adds the core kind of mixed kernels): GM copies name their allocation
+    // (`buf=`, x y z in allocation order) and the Add its UB operands (`ubd= ubs0= ubs1=`), which the
+    // model's L2 and bank-conflict costs read.
     let trace = std::fs::read_to_string(reference.dir.path().join("twin.trace")).unwrap();
-    assert!(trace.starts_with("twin-trace 3\n"), "{}", &trace[..40]);
+    assert!(trace.starts_with("twin-trace 4\n"), "{}", &trace[..40]);
     let copies: Vec<&str> = trace
         .lines()
         .filter(|l| l.starts_with("I MTE2 ") || l.starts_with("I MTE3 "))
