@@ -603,62 +603,27 @@ impl Twin {
         soc: &crate::model::soc::Soc,
         inputs: &[PathBuf],
     ) -> std::result::Result<Option<Vec<protocol::InferredOutput>>, String> {
-        let (host, _) = self
-            .build_side(root, include, op, &SourceSet::default(), "host")
-            .map_err(|e| match e {
-                BuildError::Io(e) => format!("build folder: {e}"),
-                BuildError::Failed(t) => t.message,
-            })?;
-        let dir = self.work.join("runs").join(fsx::unique_suffix());
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        let spec = dir.join("infer.spec");
-        let result_path = dir.join("infer.result");
-        let result = (|| {
-            fsx::write_file(
-                &spec,
-                format!("{}infer 1\n", protocol::tiling_spec(op, soc, &data)),
-            )
-            .map_err(|e| e.to_string())?;
-            let mut cmd = Command::new(&host);
-            cmd.arg(&spec).arg(&result_path).current_dir(&dir);
-            match process::run_candidate(cmd, TILING_LIMIT, &dir.join("infer"))
-                .map_err(|e| e.to_string())?
-            {
-                process::Finished::Exited { status, .. } if status.success() => {
-                    let text = std::fs::read_to_string(&result_path).map_err(|e| e.to_string())?;
-                    // One result per instance (a tensor list has several): each output takes
-                    // its first instance's (a list's tensors share the manifest's shape).
-                    let n: usize = op.outputs.iter().map(|t| t.instances()).sum();
-                    protocol::parse_infer_result(&text, n).map(|r| {
-                        r.map(|all| {
-                            let mut at = 0;
-                            op.outputs
-                                .iter()
-                                .map(|t| {
-                                    let first = all[at].clone();
-                                    at += t.instances();
-                                    first
-                                })
-                                .collect()
-                        })
+        match self.run_host_alone(root, include, op, soc, inputs, "infer", "infer 1\n")? {
+            HostAlone::Result(text) => {
+                // One result per instance (a tensor list has several): each output takes its first
+                // instance's (a list's tensors share the manifest's shape).
+                let n: usize = op.outputs.iter().map(|t| t.instances()).sum();
+                protocol::parse_infer_result(&text, n).map(|r| {
+                    r.map(|all| {
+                        let mut at = 0;
+                        op.outputs
+                            .iter()
+                            .map(|t| {
+                                let first = all[at].clone();
+                                at += t.instances();
+                                first
+                            })
+                            .collect()
                     })
-                }
-                process::Finished::Exited { status, stderr } => Err(format!(
-                    "the host program failed ({}): {}",
-                    process::describe(status, &stderr),
-                    stderr.trim()
-                )),
-                process::Finished::TimedOut => Err(format!(
-                    "the host program ran longer than {}s",
-                    TILING_LIMIT.as_secs()
-                )),
+                })
             }
-        })();
-        if std::env::var_os("ASCEND_TUNE_KEEP_RUNS").is_none() {
-            let _ = std::fs::remove_dir_all(&dir);
+            HostAlone::Failed { status, stderr } => Err(host_failed(status, &stderr)),
         }
-        result
     }
 
     /// Runs the op's tiling function alone in its host program on the op's inputs and attrs, as `run`
@@ -673,6 +638,42 @@ impl Twin {
         soc: &crate::model::soc::Soc,
         inputs: &[PathBuf],
     ) -> std::result::Result<Option<String>, String> {
+        match self.run_host_alone(root, include, op, soc, inputs, "tiling", "")? {
+            HostAlone::Result(text) => {
+                let tiling = match protocol::parse_tiling_result(&text) {
+                    Ok(t) => t,
+                    Err(m) => return Ok(Some(m)),
+                };
+                Ok(
+                    (tiling.block_dim == 0 || tiling.block_dim > MAX_BLOCK_DIM).then(|| {
+                        format!(
+                            "the tiling function set block_dim {}; it must be 1..={MAX_BLOCK_DIM}",
+                            tiling.block_dim
+                        )
+                    }),
+                )
+            }
+            HostAlone::Failed { status, stderr } if status.code() == Some(EXIT_TILING) => {
+                Ok(Some(stderr.trim().to_string()))
+            }
+            HostAlone::Failed { status, stderr } => Err(host_failed(status, &stderr)),
+        }
+    }
+
+    /// Builds the op's host program and runs it alone (no kernel) on a tiling spec of the op, with
+    /// `extra` lines after it, in a run folder of its own (kept under `ASCEND_TUNE_KEEP_RUNS`): the
+    /// result file's text when it exits 0, else its exit. `stem` names the spec and result files.
+    #[allow(clippy::too_many_arguments)]
+    fn run_host_alone(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        soc: &crate::model::soc::Soc,
+        inputs: &[PathBuf],
+        stem: &str,
+        extra: &str,
+    ) -> std::result::Result<HostAlone, String> {
         let (host, _) = self
             .build_side(root, include, op, &SourceSet::default(), "host")
             .map_err(|e| match e {
@@ -682,39 +683,27 @@ impl Twin {
         let dir = self.work.join("runs").join(fsx::unique_suffix());
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        let spec = dir.join("tiling.spec");
-        let result_path = dir.join("tiling.result");
+        let spec = dir.join(format!("{stem}.spec"));
+        let result_path = dir.join(format!("{stem}.result"));
         let result = (|| {
-            fsx::write_file(&spec, protocol::tiling_spec(op, soc, &data))
-                .map_err(|e| e.to_string())?;
+            fsx::write_file(
+                &spec,
+                format!("{}{extra}", protocol::tiling_spec(op, soc, &data)),
+            )
+            .map_err(|e| e.to_string())?;
             let mut cmd = Command::new(&host);
             cmd.arg(&spec).arg(&result_path).current_dir(&dir);
-            match process::run_candidate(cmd, TILING_LIMIT, &dir.join("tiling"))
+            match process::run_candidate(cmd, TILING_LIMIT, &dir.join(stem))
                 .map_err(|e| e.to_string())?
             {
                 process::Finished::Exited { status, .. } if status.success() => {
-                    let text = std::fs::read_to_string(&result_path).map_err(|e| e.to_string())?;
-                    let tiling = match protocol::parse_tiling_result(&text) {
-                        Ok(t) => t,
-                        Err(m) => return Ok(Some(m)),
-                    };
-                    Ok((tiling.block_dim == 0 || tiling.block_dim > MAX_BLOCK_DIM).then(|| {
-                        format!(
-                            "the tiling function set block_dim {}; it must be 1..={MAX_BLOCK_DIM}",
-                            tiling.block_dim
-                        )
-                    }))
+                    std::fs::read_to_string(&result_path)
+                        .map(HostAlone::Result)
+                        .map_err(|e| e.to_string())
                 }
-                process::Finished::Exited { status, stderr }
-                    if status.code() == Some(EXIT_TILING) =>
-                {
-                    Ok(Some(stderr.trim().to_string()))
+                process::Finished::Exited { status, stderr } => {
+                    Ok(HostAlone::Failed { status, stderr })
                 }
-                process::Finished::Exited { status, stderr } => Err(format!(
-                    "the host program failed ({}): {}",
-                    process::describe(status, &stderr),
-                    stderr.trim()
-                )),
                 process::Finished::TimedOut => Err(format!(
                     "the host program ran longer than {}s",
                     TILING_LIMIT.as_secs()
@@ -1105,6 +1094,26 @@ fn first_errors(stderr: &str) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// What the host program run alone (`Twin::run_host_alone`) gave.
+enum HostAlone {
+    /// It exited 0: its result file's text.
+    Result(String),
+    /// It exited otherwise.
+    Failed {
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+}
+
+/// The error of a host program run alone that failed other than by the op's own refusal.
+fn host_failed(status: std::process::ExitStatus, stderr: &str) -> String {
+    format!(
+        "the host program failed ({}): {}",
+        process::describe(status, stderr),
+        stderr.trim()
+    )
 }
 
 #[cfg(test)]
