@@ -109,6 +109,8 @@ fn check_project(
     for op in &ops {
         // An op with several shapes (`[[op.shape]]`) has a lock entry for each; each is checked,
         // the row of a further shape named `<op>@<shape>`.
+        let sources = crate::tune::read_sources(&session.manifest, op)?;
+        let unlisted_ok = crate::tune::header_sources(op, &sources);
         for (shape_name, _, case) in op.cases() {
             let label = match shape_name.as_str() {
                 crate::manifest::DECLARED_SHAPE => op.name.clone(),
@@ -143,8 +145,7 @@ fn check_project(
                 continue;
             };
             row.locked_us = Some(entry.latency_us);
-            let sources = crate::tune::read_sources(&session.manifest, op)?;
-            let stale = entry.stale_sources(&sources, &crate::tune::header_sources(op, &sources));
+            let stale = entry.stale_sources(&sources, &unlisted_ok);
             let inputs = crate::tune::inputs(&case);
             let m = match Evaluator::baseline(backend_handle.as_ref(), &case, &inputs, false) {
                 Ok(m) => m,
