@@ -72,6 +72,11 @@ pub fn init(
     })?;
     let (soc, soc_note) = choose_soc(&ops, soc_name);
     let mut inferred = Inferred::default();
+    for op in ops.iter().filter(|o| is_matmul(root, o)) {
+        inferred
+            .defaults
+            .insert(op.name.clone(), (MATMUL_SHAPE.to_vec(), matmul_note()));
+    }
     let text_of = |ops: &[FoundOp],
                    derived: &BTreeMap<String, Vec<String>>,
                    inferred: &Inferred| match &existing {
@@ -99,7 +104,9 @@ pub fn init(
     }
     // Output shapes from the op's own InferShape, before the probe runs the op with them.
     if existing.is_none() && opts.probe {
+        let defaults = std::mem::take(&mut inferred.defaults);
         inferred = infer_ops(&path, &ops, printer);
+        inferred.defaults = defaults;
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
         // A host program whose link misses what another host source of the op defines (an arch35
         // file the 910B tiling calls into): that source is compiled too, and InferShape run again.
@@ -206,8 +213,9 @@ pub fn init(
 struct Inferred {
     outputs: BTreeMap<String, Vec<crate::twin::protocol::InferredOutput>>,
     failed: BTreeMap<String, String>,
-    /// Op name -> the default main shape taken instead of DEFAULT_SHAPE, and why (the op's tiling
-    /// function refused the larger one).
+    /// Op name -> the default main shape taken instead of DEFAULT_SHAPE, and the manifest's comment
+    /// beside it that says why (a matmul's square default; the op's tiling function refused the
+    /// larger one).
     defaults: BTreeMap<String, (Vec<u64>, String)>,
     /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
     link: BTreeMap<String, Vec<String>>,
@@ -354,10 +362,11 @@ fn fit_tiling(
             .take(160)
             .collect();
         let mut fitted = false;
+        let before = inferred.defaults.get(&op.name).cloned();
         for smaller in SMALLER_SHAPES {
             inferred
                 .defaults
-                .insert(op.name.clone(), (smaller.to_vec(), first.clone()));
+                .insert(op.name.clone(), (smaller.to_vec(), smaller_note(&first)));
             inferred.outputs.remove(&op.name);
             inferred.failed.remove(&op.name);
             write(inferred)?;
@@ -378,7 +387,10 @@ fn fit_tiling(
             }
         }
         if !fitted {
-            inferred.defaults.remove(&op.name);
+            match &before {
+                Some(d) => inferred.defaults.insert(op.name.clone(), d.clone()),
+                None => inferred.defaults.remove(&op.name),
+            };
             inferred.outputs.remove(&op.name);
             inferred.failed.remove(&op.name);
             write(inferred)?;
@@ -825,10 +837,56 @@ fn opdef_tensors(
 fn default_note(default: Option<&(Vec<u64>, String)>) -> String {
     match default {
         None => "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string(),
-        Some((_, why)) => format!(
-            "guess: a default smaller than {DEFAULT_SHAPE:?}, which the op's tiling function refused ({why}); give the shape you tune for (init --shape NAME=D0xD1)"
-        ),
+        Some((_, note)) => note.clone(),
     }
+}
+
+/// The comment beside a smaller default that the op's tiling function took, with its refusal of the
+/// larger one.
+fn smaller_note(why: &str) -> String {
+    format!(
+        "guess: a default smaller than {DEFAULT_SHAPE:?}, which the op's tiling function refused ({why}); give the shape you tune for (init --shape NAME=D0xD1)"
+    )
+}
+
+/// The default of a matmul's operands: square, so that A [M, K], B [K, N], a per-channel bias [N] and
+/// C [M, N] agree whichever operand is transposed (the [48, 16384] default gives A and B different K).
+const MATMUL_SHAPE: [u64; 2] = [512, 512];
+
+fn matmul_note() -> String {
+    format!(
+        "guess: a matmul: operands square ({}x{}, M = K = N) so that they agree; give the shapes you tune for (init --shape a=MxK --shape b=KxN)",
+        MATMUL_SHAPE[0], MATMUL_SHAPE[1]
+    )
+}
+
+/// Whether `op`'s kernel multiplies matrices on the cube: the high-level Matmul API or `Mmad`, in its
+/// kernel files or the headers beside them.
+fn is_matmul(root: &Path, op: &FoundOp) -> bool {
+    let cube = |f: &Path| {
+        std::fs::read_to_string(f).is_ok_and(|text| {
+            ["REGIST_MATMUL_OBJ", "matmul_intf.h", "Mmad("]
+                .iter()
+                .any(|m| text.contains(m))
+        })
+    };
+    let headers = |k: &Path| -> Vec<std::path::PathBuf> {
+        let Some(dir) = k.parent() else {
+            return vec![];
+        };
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "h" || x == "hpp"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    op.launch.is_none()
+        && op.kernel.iter().any(|k| {
+            let k = root.join(k);
+            cube(&k) || headers(&k).iter().any(|h| cube(h))
+        })
 }
 
 /// A TOML float that reads back as the same number.

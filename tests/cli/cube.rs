@@ -233,3 +233,36 @@ fn init_finds_the_matmul_tilings_parameters_as_the_hand_written_manifest_has_the
         );
     }
 }
+
+/// `init` with no `--shape` gives a matmul operands that agree (A [M, K] and B [K, N] square), so the op
+/// runs as init wrote it; the [48, 16384] default of vector ops gave A and B different K, and the kernel
+/// read B out of bounds (init then kept every tunable unprobed).
+#[test]
+fn init_without_shapes_gives_a_matmul_operands_that_agree() {
+    use ascend_tune::manifest::Manifest;
+    let dir = project("matmul_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    std::fs::remove_dir_all(p.join("reference")).ok();
+    git(p, &["commit", "-q", "-am", "no manifest"]);
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let (_, stderr) = text(&out);
+    assert!(!stderr.contains("not probed"), "{stderr}");
+    assert!(stderr.contains("a matmul: operands square"), "{stderr}");
+    let found = Manifest::load(&p.join("ascend.toml")).unwrap();
+    let shape = |name: &str| {
+        found.ops[0]
+            .inputs
+            .iter()
+            .chain(&found.ops[0].outputs)
+            .find(|t| t.name == name)
+            .unwrap()
+            .shape
+            .clone()
+    };
+    assert_eq!(shape("a"), [512, 512]);
+    assert_eq!(shape("b"), [512, 512]);
+    assert_eq!(shape("bias"), [512]);
+    assert_eq!(shape("c"), [512, 512]);
+}
