@@ -10,7 +10,7 @@
 // kept (MERGING). `__ubuf__ T *` addresses are UB byte offsets, as LocalTensor::GetPhyAddr() gives
 // them in the twin; every load and store is checked against the UB. Each instruction is one
 // `I V Reg<Name>` trace record of one repeat. Not modelled: unaligned loads/stores, gathers,
-// AddrReg offsets, 64-bit two-register traits, SIMT (asc_vf_call).
+// AddrReg offsets, 64-bit two-register traits, SIMT (`__simt_vf__`).
 #pragma once
 #include "vec.h"
 
@@ -371,3 +371,8 @@ inline void Reduce(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC
 #define __simd_vf__
 #define __simd_callee__
 template <auto F, class... A> inline void VF_CALL(A &&...args) { F(static_cast<A &&>(args)...); }
+// asc_vf_call<F>(args...): starts the SIMD vector function F (a `__simd_vf__` free or static function) with
+// the given plain pointers and scalars (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/VF调用/
+// asc_vf_call.md). The twin runs F at once on the calling core; its register instructions are traced (and
+// costed) one by one, the call itself adds nothing.
+template <auto F, class... A> inline void asc_vf_call(A &&...args) { F(static_cast<A &&>(args)...); }
