@@ -101,6 +101,8 @@ const C_API_MISSING: &[(&str, &str)] = &[
     ("asc_copy_l12", "copies out of L1 (cube)"),
     ("asc_copy_l0c2gm", "copies out of L0C (cube)"),
     ("asc_fill_l1", "L1 fills (cube)"),
+    ("asc_set_gm2l1", "L1 copy settings (cube)"),
+    ("asc_set_l0c", "L0C copy settings (cube)"),
 ];
 
 /// The example's data flow: `prepare` runs its `gen_data.py` (in `scripts/` or the root), `verify` its

@@ -161,6 +161,33 @@ template <class T> inline void asc_copy_ub2gm(T *dst, T *src, uint32_t size, TWI
     AscendC::DataCopy(twin_capi::gm_tensor(dst, size / sizeof(T)), twin_capi::ub_tensor(src, size / sizeof(T)),
                       size / (uint32_t)sizeof(T), TWIN_LOC_ARGS);
 }
+// The n-burst forms (asc_copy_gm2ub_arch_3510.md, asc_copy_ub2gm_arch_3510.md): n_burst bursts of len_burst
+// bytes, src_stride / dst_stride bytes from one burst's start to the next (0: the bursts are packed).
+template <class T>
+inline void asc_copy_gm2ub(T *dst, T *src, uint16_t n_burst, uint32_t len_burst, uint64_t src_stride, uint64_t dst_stride,
+                           TWIN_LOC) {
+    using namespace AscendC;
+    const uint64_t ss = src_stride ? src_stride : len_burst, ds = dst_stride ? dst_stride : len_burst;
+    if (len_burst % 32 != 0 || ds % 32 != 0)
+        twin::fault(twin_file, twin_line, "asc_copy_gm2ub: burst length %u or UB stride %llu is not a multiple of 32 bytes",
+                    len_burst, (unsigned long long)ds);
+    DataCopyExtParams p{n_burst, len_burst, (uint32_t)(ss - len_burst), (uint32_t)((ds - len_burst) / 32), 0};
+    DataCopyPadExtParams<T> pad{false, 0, 0, T(0)};
+    DataCopyPad(twin_capi::ub_tensor(dst, n_burst * ds / sizeof(T)), twin_capi::gm_tensor(src, n_burst * ss / sizeof(T)), p,
+                pad, TWIN_LOC_ARGS);
+}
+template <class T>
+inline void asc_copy_ub2gm(T *dst, T *src, uint16_t n_burst, uint32_t len_burst, uint64_t src_stride, uint64_t dst_stride,
+                           TWIN_LOC) {
+    using namespace AscendC;
+    const uint64_t ss = src_stride ? src_stride : len_burst, ds = dst_stride ? dst_stride : len_burst;
+    if (len_burst % 32 != 0 || ss % 32 != 0)
+        twin::fault(twin_file, twin_line, "asc_copy_ub2gm: burst length %u or UB stride %llu is not a multiple of 32 bytes",
+                    len_burst, (unsigned long long)ss);
+    DataCopyExtParams p{n_burst, len_burst, (uint32_t)((ss - len_burst) / 32), (uint32_t)(ds - len_burst), 0};
+    DataCopyPad(twin_capi::gm_tensor(dst, n_burst * ds / sizeof(T)), twin_capi::ub_tensor(src, n_burst * ss / sizeof(T)), p,
+                TWIN_LOC_ARGS);
+}
 template <class T> inline void asc_copy_gm2ub_sync(T *dst, T *src, uint32_t size, TWIN_LOC) {
     asc_copy_gm2ub(dst, src, size, TWIN_LOC_ARGS);
     asc_sync();
@@ -205,6 +232,17 @@ template <class T> inline void asc_loadalign(AscendC::Reg::RegTensor<T> &dst, T 
 }
 template <class T> inline void asc_loadalign(AscendC::Reg::RegTensor<T> &dst, T *src, int32_t offset, TWIN_LOC) {
     AscendC::Reg::LoadAlign(dst, src + offset, TWIN_LOC_ARGS);
+}
+// The post-update forms (reg/reg_load/asc_loadalign_postupdate.md): load (store) at src (dst), then move
+// the pointer on by `offset` elements.
+template <class T> inline void asc_loadalign_postupdate(AscendC::Reg::RegTensor<T> &dst, T *&src, int32_t offset, TWIN_LOC) {
+    AscendC::Reg::LoadAlign(dst, src, TWIN_LOC_ARGS);
+    src += offset;
+}
+template <class T>
+inline void asc_storealign_postupdate(T *&dst, AscendC::Reg::RegTensor<T> src, int32_t offset, vector_bool mask, TWIN_LOC) {
+    AscendC::Reg::StoreAlign(dst, src, mask, TWIN_LOC_ARGS);
+    dst += offset;
 }
 template <class T> inline void asc_load(AscendC::Reg::RegTensor<T> &dst, T *src, TWIN_LOC) {
     AscendC::Reg::LoadAlign(dst, src, TWIN_LOC_ARGS);

@@ -333,6 +333,13 @@ inline void CompareScalar(MaskReg &dst, RegTensor<E> &src0, S scalar, MaskReg &m
     dst = out;
     twin_reg::trace<E>("RegCompareScalar", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
 }
+// Compares: the comparison of every lane against one scalar, the register form of the Compares the
+// asc-devkit docs give for tensors (docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/Compares.md) as
+// examples/01_simd_cpp_api/03_basic_api/02_reg_vector_compute/compare (README, scenario 2) uses it.
+template <class T = DefaultType, CMPMODE mode = CMPMODE::EQ, class E, class S>
+inline void Compares(MaskReg &dst, RegTensor<E> &src0, S scalar, MaskReg &mask, TWIN_LOC) {
+    CompareScalar<T, mode>(dst, src0, scalar, mask, TWIN_LOC_ARGS);
+}
 // Select: src0 where the selection predicate is set, src1 elsewhere.
 template <class T = DefaultType, class E>
 inline void Select(RegTensor<E> &dst, RegTensor<E> &src0, RegTensor<E> &src1, MaskReg &sel, TWIN_LOC) {
