@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 27;
+const FLOAT_SLOTS: usize = 29;
 const HALF_SLOTS: usize = 11;
 
 fn twin_dir() -> PathBuf {
@@ -306,6 +306,38 @@ fn new_api_semantics_match_rust_references() {
         want[i] = x[i] * 2.0 + x[i];
     }
     check(&run, 8, &want, "Reg Muls/Add with UpdateMask");
+
+    // 27: asc_vf_call of a __simd_vf__ function: max((x - 1) / 2, x * x) on the first 150 lanes, 7
+    // (MERGING keeps the Duplicate'd value) on the rest of the 4 registers.
+    let mut want = zeros();
+    for i in 0..N {
+        want[i] = if i < 150 {
+            ((x[i] - 1.0) / 2.0).max(x[i] * x[i])
+        } else {
+            7.0
+        };
+    }
+    check(
+        &run,
+        27,
+        &want,
+        "asc_vf_call of a Reg vector function (Adds/Div/Mul/Max MERGING)",
+    );
+
+    // 28: the C API (c_api/asc_simd.h) on the same core: x > 0.5 ? x * 3 : |x| + 1 on the first 100
+    // lanes, 0 elsewhere; then the first 128 elements multiplied by x (asc_mul_sync, the count form).
+    let mut want = zeros();
+    for i in 0..N {
+        let v = if i >= 100 {
+            0.0
+        } else if x[i] > 0.5 {
+            x[i] * 3.0
+        } else {
+            x[i].abs() + 1.0
+        };
+        want[i] = if i < 128 { v * x[i] } else { v };
+    }
+    check(&run, 28, &want, "C API register functions and asc_mul_sync");
 
     // 9: Reg Reduce SUM over MaskPattern::VL8, lane 0 stored with DIST_FIRST_ELEMENT_B32.
     let mut want = zeros();

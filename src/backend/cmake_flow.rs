@@ -125,8 +125,12 @@ pub fn generation(cmakelists: &str) -> Generation {
 }
 
 /// The `CMAKE_ASC_ARCHITECTURES` value of a SoC: `dav-2201` for the A2/A3 chips (910B, 910_93), as the
-/// CANN 9 samples pass it. None for SoCs whose architecture name this tool does not know.
+/// CANN 9 samples pass it, `dav-3510` for Ascend950. None for SoCs whose architecture name this tool does
+/// not know.
 pub fn asc_architecture(soc: &Soc) -> Option<&'static str> {
+    if soc.name == "Ascend950" {
+        return Some("dav-3510");
+    }
     (soc.name.starts_with("Ascend910B") || soc.name.starts_with("Ascend910_93"))
         .then_some("dav-2201")
 }
@@ -873,6 +877,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("Ascend310P3") && e.contains("dav-2201"), "{e}");
+        assert_eq!(asc_architecture(soc("Ascend950")), Some("dav-3510"));
     }
 
     #[test]

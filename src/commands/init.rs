@@ -542,6 +542,21 @@ fn choose_soc(
     if let Some(soc) = given.and_then(crate::model::soc::lookup) {
         return (soc, None);
     }
+    // A program whose CMakeLists.txt targets dav-3510 runs as an Ascend950 one.
+    if ops
+        .iter()
+        .any(|o| o.launch.as_ref().is_some_and(|l| l.targets_dav_3510))
+    {
+        let a5 = crate::model::soc::lookup("Ascend950").expect("Ascend950 is in the SoC table");
+        return (
+            a5,
+            Some(
+                "from the CMakeLists.txt's CMAKE_ASC_ARCHITECTURES \"dav-3510\"; its latency is modelled with \
+                 assumed dav-2201 (Ascend910B1) figures"
+                    .into(),
+            ),
+        );
+    }
     let mut configs: Vec<&String> = ops
         .iter()
         .filter_map(|o| o.opdef.as_ref())

@@ -47,6 +47,9 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
                     ))
                 })?;
         printer.op_measured(&op.name, &m, backend.kind().as_str(), soc.name);
+        if let Some(note) = crate::model::soc::assumed_figures(soc).filter(|_| m.modelled) {
+            printer.warn(format!("op `{}`: {note}", op.name));
+        }
         let started = Instant::now();
         for w in golden::degenerate(op, &inputs.tensors, &m.outputs) {
             printer.warn(w);

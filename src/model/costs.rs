@@ -195,7 +195,25 @@ pub static VEC_CLASSES: &[VecClass] = &[
 ];
 
 /// Cost of one vector call: (fixed cycles, cycles per repeat, known api?).
+///
+/// Register instructions (`Reg<Name>`, the Reg / MicroAPI and C API vector functions, traced one record of
+/// one repeat each by templates/twin/include/kernel/twin/reg.h) are costed as one vector instruction over
+/// VL = 256 bytes: one repeat of their class's per-repeat cycles (the class of `<Name>`; 1 cycle for the
+/// register loads and stores and mask moves), and no fixed cost, since they issue back to back inside a
+/// running vector function rather than as separate repeat-form calls. Assumption (G): no Ascend950 figure
+/// is known; VL equals the dav-2201 repeat, whose per-repeat figures are taken.
 pub fn vector_class(api: &str, dt: u64) -> (f64, f64, bool) {
+    if let Some(name) = api.strip_prefix("Reg") {
+        return match name {
+            "LoadAlign" | "StoreAlign" | "Move" | "CreateMask" | "UpdateMask" => (0.0, 1.0, true),
+            "Compare" | "CompareScalar" => (0.0, 1.0, true),
+            "Reduce" => (0.0, vector_class("ReduceSum", dt).1, true),
+            _ => {
+                let (_, per_repeat, known) = vector_class(name, dt);
+                (0.0, per_repeat, known)
+            }
+        };
+    }
     let mut any = None;
     for c in VEC_CLASSES {
         if c.api == api {
@@ -356,6 +374,20 @@ pub fn compute_cost(ins: &Instr, api: &str, soc: &Soc) -> (f64, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_register_instruction_is_one_repeat_of_its_class_without_a_call_cost() {
+        assert_eq!(
+            vector_class("RegMul", 4),
+            (0.0, vector_class("Mul", 4).1, true)
+        );
+        assert_eq!(vector_class("RegAdds", 4), (0.0, 1.0, true));
+        assert_eq!(vector_class("RegLoadAlign", 4), (0.0, 1.0, true));
+        assert_eq!(
+            vector_class("RegNoSuchOp", 4),
+            (0.0, VEC_DEFAULT_PER_REPEAT, false)
+        );
+    }
 
     #[test]
     fn class_lookup_prefers_exact_dtype() {

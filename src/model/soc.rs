@@ -242,7 +242,7 @@ macro_rules! sources {
     };
 }
 
-static SOCS: [Soc; 6] = [
+static SOCS: [Soc; 7] = [
     Soc {
         name: "Ascend910B1",
         short_name: "ascend910b",
@@ -385,6 +385,60 @@ static SOCS: [Soc; 6] = [
                                (ascdevkit_datacopy_*); FACTS §2's GEMV gives 1.36 TB/s (M)",
         ),
     },
+    // Ascend950 (dav-3510, Atlas 350): no figure of it is known here (nothing in FACTS.md nor in
+    // shared/measured), so every number below is the Ascend910B1 (dav-2201) row's, marked assumed (A). It is
+    // here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
+    // modelled with assumed dav-2201 figures (`ASSUMED_FROM_DAV_2201`). Only the vector length is the
+    // chip's own: VL = 256 B (GetVecLen, asc-devkit docs/zh/api/SIMD-API/基础API/工具接口/系统资源与变量/
+    // GetVecLen.md; the twin's RegTensor, templates/twin/include/kernel/twin/reg.h), equal to a dav-2201
+    // repeat, so one register instruction costs one repeat of its class (src/model/costs.rs).
+    Soc {
+        name: "Ascend950",
+        short_name: "ascend950",
+        aiv_cores: 48,
+        aic_cores: 24,
+        clock_ghz: 1.85,
+        ub_bytes: 196352,
+        l1_bytes: 512 * KIB,
+        l0a_bytes: 64 * KIB,
+        l0b_bytes: 64 * KIB,
+        l0c_bytes: 128 * KIB,
+        l2_bytes: 192 * MIB,
+        hbm_bytes: 64 * GIB_U,
+        chip_bw_gbps: 1525.0,
+        mem: memsys(1525.0, 1.0),
+        vector_repeat_bytes: 256,
+        vector_unary_bytes_per_cycle: 256,
+        vector_binary_bytes_per_cycle: 128,
+        event_ids: 8,
+        sources: &[
+            (
+                "cores",
+                "assumed: Ascend910B1's 24 AIC / 48 AIV; no Ascend950 figure known (A)",
+            ),
+            ("clock_ghz", "assumed: Ascend910B1's 1.85 GHz (A)"),
+            ("ub_bytes", "assumed: Ascend910B1's 196352 B usable UB (A)"),
+            ("l1_bytes", "assumed: Ascend910B1's 512 KiB (A)"),
+            ("l0a_bytes", "assumed: Ascend910B1's 64 KiB (A)"),
+            ("l0b_bytes", "assumed: Ascend910B1's 64 KiB (A)"),
+            ("l0c_bytes", "assumed: Ascend910B1's 128 KiB (A)"),
+            ("l2_bytes", "assumed: Ascend910B1's 192 MB (A)"),
+            ("hbm_bytes", "assumed: Ascend910B1's 64 GB (A)"),
+            (
+                "chip_bw_gbps",
+                "assumed: Ascend910B1's measured 1525 GB/s (A)",
+            ),
+            (
+                "vector",
+                "VL 256 B (GetVecLen.md, D); per-cycle vector rates assumed Ascend910B1's (A)",
+            ),
+            ("event_ids", "assumed: 0-7 as on A2/A3 (A)"),
+            (
+                "dma",
+                "MEMSYS_SOURCES: 910B's measured memory system, assumed for Ascend950 (A)",
+            ),
+        ],
+    },
     Soc {
         name: "Ascend310P3",
         short_name: "ascend310p",
@@ -440,6 +494,14 @@ static SOCS: [Soc; 6] = [
     },
 ];
 
+/// What `run` says of a SoC whose every figure is another chip's, assumed: Ascend950 (dav-3510) is
+/// modelled with the dav-2201 (Ascend910B1) figures.
+pub fn assumed_figures(soc: &Soc) -> Option<&'static str> {
+    (soc.name == "Ascend950").then_some(
+        "the dav-3510 (Ascend950) latency is modelled with assumed dav-2201 (Ascend910B1) figures: none of Ascend950's own are known",
+    )
+}
+
 /// All known SoCs, in table order.
 pub fn all() -> &'static [Soc] {
     &SOCS
@@ -459,8 +521,8 @@ mod tests {
     fn lookup_is_case_insensitive_and_total() {
         assert_eq!(lookup("ascend910b1").unwrap().name, "Ascend910B1");
         assert_eq!(lookup(" ASCEND910_93 ").unwrap().aiv_cores, 48);
-        assert!(lookup("Ascend950").is_none());
-        assert_eq!(all().len(), 6);
+        assert!(lookup("Ascend960").is_none());
+        assert_eq!(all().len(), 7);
         for soc in all() {
             assert_eq!(lookup(soc.name).unwrap().name, soc.name);
             for field in [
@@ -478,6 +540,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn ascend950_is_the_910b1_row_marked_assumed() {
+        let a5 = lookup("ascend950").unwrap();
+        let b1 = lookup("Ascend910B1").unwrap();
+        assert_eq!(
+            serde_json::to_value(&a5.mem).unwrap(),
+            serde_json::to_value(&b1.mem).unwrap()
+        );
+        assert_eq!((a5.aiv_cores, a5.ub_bytes), (b1.aiv_cores, b1.ub_bytes));
+        assert_eq!(a5.clock_ghz, b1.clock_ghz);
+        assert!(a5.sources.iter().all(|(_, s)| s.contains("(A)")));
+        assert!(assumed_figures(a5).unwrap().contains("assumed dav-2201"));
+        assert_eq!(assumed_figures(b1), None);
     }
 
     #[test]

@@ -17,12 +17,28 @@ pub struct Launch {
     /// `verify_result.py` (the asc-devkit examples): each a program and its arguments.
     pub prepare: Option<Vec<String>>,
     pub verify: Option<Vec<String>>,
+    /// The CMakeLists.txt's own default target is dav-3510 (Ascend950): `init` then writes the Ascend950
+    /// SoC, whose latency the model gives with assumed dav-2201 figures (src/model/soc.rs).
+    pub targets_dav_3510: bool,
 }
 
-/// Why the twin cannot take the program at `root`, when it cannot: a SIMT program (`--enable-simt`), one
-/// built only for dav-3510 (Ascend950, whose register-compute and SoC-only APIs the twin does not model)
-/// or one written against the C API (`c_api/...` headers). The twin implements the SIMD AscendC C++ API
-/// of the Atlas A2/A3 cores (templates/twin/README.md).
+/// Whether `cmake` sets `CMAKE_ASC_ARCHITECTURES` to `dav-3510` (`set(CMAKE_ASC_ARCHITECTURES "dav-3510"
+/// ...)`, the asc-devkit examples' own default target), comments ignored.
+pub fn targets_dav_3510(cmake: &str) -> bool {
+    let words = cmake_words(cmake);
+    words
+        .iter()
+        .position(|w| w == "CMAKE_ASC_ARCHITECTURES")
+        .filter(|&i| i >= 2 && words[i - 1] == "(" && words[i - 2].eq_ignore_ascii_case("set"))
+        .and_then(|i| words.get(i + 1))
+        .is_some_and(|w| w.trim_matches('"') == "dav-3510")
+}
+
+/// Why the twin cannot take the program at `root`, when it cannot: a SIMT program (`__simt_vf__`,
+/// `--enable-simt`), or a C API one (`c_api/...` headers) using the C API's cube functions or an L2
+/// cache mode other than the normal one, which the twin does not implement. dav-3510 (Ascend950) programs are taken: their register-compute (Reg / MicroAPI) vector
+/// functions run on the twin's register core (templates/twin/include/kernel/twin/reg.h); what of them the
+/// twin lacks fails the build naming the API.
 pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
     let words = cmake_words(cmake);
     let simt_source = texts
@@ -30,44 +46,64 @@ pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
         .find(|(_, t)| t.contains("__simt_vf__") || t.contains("__simt__"));
     if let Some((f, _)) = simt_source {
         return Some(format!(
-            "{f} holds SIMT functions (__simt_vf__); the twin implements the SIMD AscendC API only, not SIMT"
+            "{f} holds SIMT functions (__simt_vf__); the twin implements the SIMD AscendC API (vector \
+             repeats and Reg vector functions) only, not SIMT threads"
         ));
     }
     if words.iter().any(|w| w.contains("--enable-simt")) {
         return Some(
-            "the program is built with --enable-simt (SIMT); the twin implements the SIMD AscendC API only, not SIMT"
+            "the program is built with --enable-simt (SIMT); the twin implements the SIMD AscendC API \
+             (vector repeats and Reg vector functions) only, not SIMT threads"
                 .into(),
         );
     }
-    // `set(CMAKE_ASC_ARCHITECTURES "dav-3510" ...)`: the example's own default target.
-    if let Some(i) = words
-        .iter()
-        .position(|w| w == "CMAKE_ASC_ARCHITECTURES")
-        .filter(|&i| i >= 2 && words[i - 1] == "(" && words[i - 2].eq_ignore_ascii_case("set"))
-    {
-        if words
-            .get(i + 1)
-            .is_some_and(|w| w.trim_matches('"') == "dav-3510")
-        {
-            return Some(
-                "its CMakeLists.txt targets dav-3510 (Ascend950: CMAKE_ASC_ARCHITECTURES \"dav-3510\"); the twin models the dav-2201 cores (Atlas A2/A3) and not dav-3510's SoC-only APIs"
-                    .into(),
-            );
-        }
-    }
+    // The C API: its register compute, UB data movement and synchronisation run on the twin
+    // (templates/twin/include/kernel/c_api/asc_simd.h); its cube functions and non-default L2 cache modes
+    // do not.
     for (f, t) in texts {
-        if let Some(l) = t
+        if !t
             .lines()
-            .find(|l| l.trim_start().starts_with("#include") && l.contains("c_api/"))
+            .any(|l| l.trim_start().starts_with("#include") && l.contains("c_api/"))
+        {
+            continue;
+        }
+        if let Some(name) = C_API_MISSING.iter().find(|(m, _)| t.contains(m)) {
+            return Some(format!(
+                "{f} uses the AscendC C API's {} (`{}`), which the twin's C API does not implement (it has the \
+                 register compute, UB data movement and synchronisation of c_api/asc_simd.h)",
+                name.1, name.0
+            ));
+        }
+        if let Some(mode) = t
+            .split("l2_cache_mode::")
+            .skip(1)
+            .map(|r| {
+                r.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap_or("")
+            })
+            .find(|m| *m != "NORMAL_FIRST_VICTIM")
         {
             return Some(format!(
-                "{f} uses the AscendC C API (`{}`), which the twin does not implement (it implements the C++ API of kernel_operator.h)",
-                l.trim()
+                "{f} sets the L2 cache mode {mode}, a dav-3510 SoC feature the twin does not model (its L2 has \
+                 the normal mode, NORMAL_FIRST_VICTIM, only)"
             ));
         }
     }
     None
 }
+
+/// C API names the twin does not implement, with what they are: the cube (L1 / L0 buffers, mmad).
+const C_API_MISSING: &[(&str, &str)] = &[
+    ("asc_mmad", "cube matrix multiply"),
+    ("asc_copy_gm2l1", "copies into L1 (cube)"),
+    ("asc_copy_ub2l1", "copies into L1 (cube)"),
+    ("asc_copy_l12", "copies out of L1 (cube)"),
+    ("asc_copy_l0c2gm", "copies out of L0C (cube)"),
+    ("asc_fill_l1", "L1 fills (cube)"),
+    ("asc_set_gm2l1", "L1 copy settings (cube)"),
+    ("asc_set_l0c", "L0C copy settings (cube)"),
+];
 
 /// The example's data flow: `prepare` runs its `gen_data.py` (in `scripts/` or the root), `verify` its
 /// `verify_result.py` with the arguments its README gives (`output/output.bin output/golden.bin` when
@@ -277,6 +313,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             program,
             prepare,
             verify,
+            targets_dav_3510: targets_dav_3510(&cmake),
         }),
     }]))
 }
@@ -316,6 +353,7 @@ mod tests {
                 program: "mul_custom".into(),
                 prepare: None,
                 verify: None,
+                targets_dav_3510: false,
             })
         );
         let ops = discover(&fixtures.join("add_launch")).unwrap().unwrap();
@@ -328,37 +366,71 @@ mod tests {
                 program: "ascendc_kernels_bbit".into(),
                 prepare: None,
                 verify: None,
+                targets_dav_3510: false,
             })
         );
         assert_eq!(ops[0].params[..3], ["x", "y", "z"]);
     }
 
     #[test]
-    fn simt_dav_3510_and_c_api_programs_are_refused_and_a_dav_2201_one_is_not() {
+    fn simt_and_c_api_programs_are_refused_and_dav_2201_and_reg_api_dav_3510_ones_are_not() {
         let ok = "set(CMAKE_ASC_ARCHITECTURES \"dav-2201\" CACHE STRING \"dav-2201, dav-3510\")\nadd_executable(demo a.asc)\n";
         let src = vec![(
             "a.asc".to_string(),
             "#include \"kernel_operator.h\"\n".to_string(),
         )];
         assert_eq!(refusal(ok, &src), None);
+        assert!(!targets_dav_3510(ok));
         let simt =
             format!("{ok}target_compile_options(demo PRIVATE --npu-arch=dav-2201 --enable-simt)\n");
         assert!(refusal(&simt, &src).unwrap().contains("SIMT"));
         let vf = vec![("h.asc".to_string(), "__simt_vf__ void f() {}\n".to_string())];
         assert!(refusal(ok, &vf).unwrap().starts_with("h.asc holds SIMT"));
+        // A dav-3510 program of Reg vector functions is taken (and known to target dav-3510) ...
         let a5 = ok.replace("\"dav-2201\" CACHE", "\"dav-3510\" CACHE");
-        assert!(refusal(&a5, &src).unwrap().contains("dav-3510"));
+        let reg = vec![(
+            "a.asc".to_string(),
+            "#include \"kernel_operator.h\"\n__simd_vf__ inline void F(__ubuf__ float* x) {\n  \
+             AscendC::Reg::RegTensor<float> r;\n  AscendC::Reg::LoadAlign(r, x);\n}\n\
+             void k() { asc_vf_call<F>(x); }\n"
+                .to_string(),
+        )];
+        assert_eq!(refusal(&a5, &reg), None);
+        assert!(targets_dav_3510(&a5));
+        // ... one with SIMT functions still is not.
+        let a5_simt = vec![
+            reg[0].clone(),
+            ("s.asc".to_string(), "__simt_vf__ void g() {}\n".to_string()),
+        ];
+        assert!(refusal(&a5, &a5_simt).unwrap().contains("SIMT"));
         // A comment naming the other architecture is not a target.
         let commented = format!("# set(CMAKE_ASC_ARCHITECTURES \"dav-3510\")\n{ok}");
-        assert_eq!(refusal(&commented, &src), None);
-        let c_api = vec![(
-            "a.asc".to_string(),
-            "#include \"c_api/asc_simd.h\"\n".to_string(),
-        )];
+        assert!(!targets_dav_3510(&commented));
+        // The C API is taken, but for its cube functions and non-default L2 cache modes.
+        let c_api = |body: &str| {
+            vec![(
+                "a.asc".to_string(),
+                format!("#include \"c_api/asc_simd.h\"\n{body}\n"),
+            )]
+        };
+        assert_eq!(
+            refusal(&a5, &c_api("asc_loadalign(r, x); asc_add(d, r, r, m);")),
+            None
+        );
         assert!(
-            refusal(ok, &c_api)
+            refusal(ok, &c_api("asc_mmad(c, a, b, m, k, n);"))
                 .unwrap()
-                .contains("a.asc uses the AscendC C API")
+                .contains("a.asc uses the AscendC C API's cube matrix multiply (`asc_mmad`)")
+        );
+        let l2 = "asc_copy_gm2ub_align(x, g, 1, n, 0, 0, true, asc_load_l2_cache_mode::NORMAL_FIRST_VICTIM, 0, 0);";
+        assert_eq!(refusal(ok, &c_api(l2)), None);
+        assert!(
+            refusal(
+                ok,
+                &c_api(&l2.replace("NORMAL_FIRST_VICTIM", "NOTALLOC_KEEP"))
+            )
+            .unwrap()
+            .contains("L2 cache mode NOTALLOC_KEEP")
         );
     }
 

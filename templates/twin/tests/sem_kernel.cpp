@@ -4,6 +4,7 @@
 // (Concat, Sort, Sort32, Extract), TransDataTo5HD and Cast to int4b_t. Each test writes one slot of N float
 // values into `out` or N halves into `outh`; tests/api_semantics.rs recomputes every slot in Rust.
 #include "kernel_operator.h"
+#include "c_api/asc_simd.h"
 using namespace AscendC;
 
 constexpr int32_t N = 256;
@@ -15,6 +16,48 @@ static_assert(HALF_ONE.Bits() == 0x3c00 && (-HALF_ONE).Bits() == 0xbc00 && float
 static_assert(half(65519.0f).Bits() == 0x7bff && half(65520.0f).Bits() == 0x7c00 && half(3).Bits() == 0x4200,
               "constexpr half rounding");
 static_assert(bfloat16_t(3.5f).Bits() == 0x4060, "constexpr bfloat16_t");
+
+// A SIMD vector function as the dav-3510 programs write them: started by asc_vf_call, over 4 registers of
+// 64 floats: y = max((x - 1) / 2, x * x) on the first 150 lanes (UpdateMask), MERGING elsewhere (the lanes
+// keep the Duplicate'd 7), stored with an all-lanes mask.
+__simd_vf__ inline void SemVf(__ubuf__ float *src, __ubuf__ float *dst, uint32_t count, uint16_t reps)
+{
+    Reg::RegTensor<float> a, b, c, y;
+    Reg::MaskReg all = Reg::CreateMask<float, Reg::MaskPattern::ALL>();
+    for (uint16_t i = 0; i < reps; i++) {
+        Reg::MaskReg m = Reg::UpdateMask<float>(count);
+        Reg::LoadAlign(a, src + i * (GetVecLen() / sizeof(float)));
+        Reg::Duplicate(y, 7.0f);
+        Reg::Adds(b, a, -1.0f, m);
+        Reg::Duplicate(c, 2.0f, all);
+        Reg::Div(b, b, c, m);
+        Reg::Mul(c, a, a, all);
+        Reg::Max<float, Reg::MaskMergeMode::MERGING>(y, b, c, m);
+        Reg::StoreAlign(dst + i * (GetVecLen() / sizeof(float)), y, all);
+    }
+}
+
+// The C API front end over the same register core (c_api/asc_simd.h): over 4 registers of 64 floats,
+// y = x > 0.5 ? x * 3 : |x| + 1 on the first 100 lanes, 0 on the rest (ZEROING; stored with PAT_ALL).
+__simd_vf__ inline void SemCapiVf(__ubuf__ float *src, __ubuf__ float *dst)
+{
+    uint32_t count = 100;
+    const uint16_t lanes = asc_get_vf_len() / sizeof(float);
+    vector_float a, t, f, y;
+    vector_bool m, gt, all = asc_create_mask_b32(PAT_ALL);
+    for (uint16_t i = 0; i < 4; i++) {
+        m = asc_update_mask_b32(count);
+        asc_loadalign(a, src + i * lanes);
+        asc_mul_scalar(t, a, 3.0f, m);
+        asc_abs(f, a, m);
+        asc_add_scalar(f, f, 1.0f, m);
+        asc_gt_scalar(gt, a, 0.5f, m);
+        asc_select(y, t, f, gt);
+        asc_duplicate_scalar(t, 0.0f, all);
+        asc_select(y, y, t, m);
+        asc_storealign(dst, y, i * lanes, all);
+    }
+}
 
 class SemTest {
 public:
@@ -115,6 +158,16 @@ public:
             }
         }
         Store(8, r);
+        // 27: asc_vf_call of a __simd_vf__ function (see SemVf)
+        Duplicate(r, 0.0f, N);
+        asc_vf_call<SemVf>((__ubuf__ float *)x.GetPhyAddr(), (__ubuf__ float *)r.GetPhyAddr(), 150u, (uint16_t)4);
+        Store(27, r);
+        // 28: the C API's register functions (see SemCapiVf), then its count form: r = r * x (asc_mul on UB)
+        Duplicate(r, 0.0f, N);
+        asc_vf_call<SemCapiVf>((__ubuf__ float *)x.GetPhyAddr(), (__ubuf__ float *)r.GetPhyAddr());
+        PipeBarrier<PIPE_ALL>();
+        asc_mul_sync((__ubuf__ float *)r.GetPhyAddr(), (__ubuf__ float *)r.GetPhyAddr(), (__ubuf__ float *)x.GetPhyAddr(), 128u);
+        Store(28, r);
         // 9: Reg: tree sum of the first 8 lanes (MaskPattern::VL8), lane 0 stored alone
         Duplicate(r, 0.0f, N);
         {

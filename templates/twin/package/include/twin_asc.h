@@ -15,4 +15,18 @@ void launch(const char *kernel, int64_t num_blocks, aclrtStream stream, F &&body
     (void)stream;
     ::twin_icpu::launch(kernel, num_blocks, body, file, line, TWIN_LAUNCH_ASC);
 }
+// The storage of a UB array `__ubuf__ T name[n];` declared in a kernel (the C API's UB data, which the
+// rewrite turns into this call): n elements from the block's UB, 32-byte aligned, after what is carved so
+// far; the returned pointer's value is the UB byte address, as every `__ubuf__ T *` of the twin. Each block
+// starts with an empty UB; running out of it is a fault naming the declaration.
+template <class T> T *ub_array(uint64_t n, const char *file, int line) {
+    uint64_t at = ((uint64_t)::twin::g.ub_used + 31) / 32 * 32;
+    uint64_t bytes = (n * sizeof(T) + 31) / 32 * 32;
+    if (at + bytes > ::twin::g.ub_bytes) {
+        ::twin::fault(file, line, "UB array of %llu bytes at UB address %llu exceeds the %u bytes of the UB",
+                      (unsigned long long)bytes, (unsigned long long)at, ::twin::g.ub_bytes);
+    }
+    ::twin::g.ub_used = (uint32_t)(at + bytes);
+    return reinterpret_cast<T *>((uintptr_t)at);
+}
 } // namespace twin_asc

@@ -8,6 +8,7 @@
 //     kernel<T><<<n, nullptr, stream>>>(x, y)
 //  -> ::twin_asc::launch("kernel<T>", (n), (stream), [&]() { kernel<T>(x, y); }, __FILE__, __LINE__)
 //
+// and a UB array declaration `__ubuf__ float x[n];` (the C API's) becomes a UB allocation (ub_array_decl),
 // and nothing else changes: a `#line 1 "<file>"` directive comes first, and a launch spread over several
 // lines is followed by as many newlines as it spanned, so the compiler's messages and the twin's fault
 // reports name the user's file and line. Comments and string or character literals are skipped, so a
@@ -195,6 +196,53 @@ std::string escape(const std::string &s) {
     return out;
 }
 
+// A UB array declaration `__ubuf__ TYPE NAME[EXPR];` (the C API's way to place data in the Unified Buffer,
+// asc-devkit examples/02_simd_c_api) starting at `at`: the index of its `;`, or npos when the text there is
+// not one (a parameter `__ubuf__ T *p`, a cast `(__ubuf__ T *)`, a multi-dimensional array). The twin's
+// `__ubuf__ T *` values are UB byte addresses, so the array becomes a UB allocation:
+//
+//     __ubuf__ float x[n];  ->  __ubuf__ float *x = ::twin_asc::ub_array<float>((n), __FILE__, __LINE__);
+size_t ub_array_decl(const std::string &s, size_t at) {
+    size_t k = at + 8;
+    while (k < s.size() && (is_ident(s[k]) || s[k] == ' ' || s[k] == '\t' || s[k] == ':' || s[k] == '<' || s[k] == '>')) {
+        k++;
+    }
+    if (k >= s.size() || s[k] != '[') {
+        return std::string::npos;
+    }
+    std::string head = trim(s.substr(at + 8, k - at - 8));
+    size_t name_at = head.find_last_of(" \t");
+    if (name_at == std::string::npos || trim(head.substr(0, name_at)).empty()) {
+        return std::string::npos;
+    }
+    size_t close = matching(s, k);
+    if (close == std::string::npos) {
+        return std::string::npos;
+    }
+    size_t semi = close + 1;
+    while (semi < s.size() && (s[semi] == ' ' || s[semi] == '\t')) {
+        semi++;
+    }
+    return semi < s.size() && s[semi] == ';' ? semi : std::string::npos;
+}
+
+std::string ub_array_rewrite(const std::string &s, size_t at, size_t semi) {
+    size_t open = s.find('[', at);
+    size_t close = matching(s, open);
+    std::string head = trim(s.substr(at + 8, open - at - 8));
+    size_t name_at = head.find_last_of(" \t");
+    std::string type = trim(head.substr(0, name_at));
+    std::string name = trim(head.substr(name_at + 1));
+    std::string out = "__ubuf__ " + type + " *" + name + " = ::twin_asc::ub_array<" + type + ">((" +
+                      flatten(s, open + 1, close) + "), __FILE__, __LINE__);";
+    for (size_t q = at; q <= semi; q++) {
+        if (s[q] == '\n') {
+            out += '\n';
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -219,6 +267,19 @@ int main(int argc, char **argv) {
         size_t j = skip_non_code(s, i);
         if (j != i) {
             i = j;
+            continue;
+        }
+        if (s.compare(i, 8, "__ubuf__") == 0 && (i == 0 || !is_ident(s[i - 1])) && i + 8 < s.size() &&
+            !is_ident(s[i + 8])) {
+            size_t end = ub_array_decl(s, i);
+            if (end != std::string::npos) {
+                out += s.substr(copied, i - copied);
+                out += ub_array_rewrite(s, i, end);
+                copied = end + 1;
+                i = end + 1;
+                continue;
+            }
+            i += 8;
             continue;
         }
         if (s.compare(i, 3, "<<<") != 0) {

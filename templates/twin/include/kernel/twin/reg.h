@@ -10,7 +10,7 @@
 // kept (MERGING). `__ubuf__ T *` addresses are UB byte offsets, as LocalTensor::GetPhyAddr() gives
 // them in the twin; every load and store is checked against the UB. Each instruction is one
 // `I V Reg<Name>` trace record of one repeat. Not modelled: unaligned loads/stores, gathers,
-// AddrReg offsets, 64-bit two-register traits, SIMT (asc_vf_call).
+// AddrReg offsets, 64-bit two-register traits, SIMT (`__simt_vf__`).
 #pragma once
 #include "vec.h"
 
@@ -333,6 +333,13 @@ inline void CompareScalar(MaskReg &dst, RegTensor<E> &src0, S scalar, MaskReg &m
     dst = out;
     twin_reg::trace<E>("RegCompareScalar", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
 }
+// Compares: the comparison of every lane against one scalar, the register form of the Compares the
+// asc-devkit docs give for tensors (docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/Compares.md) as
+// examples/01_simd_cpp_api/03_basic_api/02_reg_vector_compute/compare (README, scenario 2) uses it.
+template <class T = DefaultType, CMPMODE mode = CMPMODE::EQ, class E, class S>
+inline void Compares(MaskReg &dst, RegTensor<E> &src0, S scalar, MaskReg &mask, TWIN_LOC) {
+    CompareScalar<T, mode>(dst, src0, scalar, mask, TWIN_LOC_ARGS);
+}
 // Select: src0 where the selection predicate is set, src1 elsewhere.
 template <class T = DefaultType, class E>
 inline void Select(RegTensor<E> &dst, RegTensor<E> &src0, RegTensor<E> &src1, MaskReg &sel, TWIN_LOC) {
@@ -371,3 +378,8 @@ inline void Reduce(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC
 #define __simd_vf__
 #define __simd_callee__
 template <auto F, class... A> inline void VF_CALL(A &&...args) { F(static_cast<A &&>(args)...); }
+// asc_vf_call<F>(args...): starts the SIMD vector function F (a `__simd_vf__` free or static function) with
+// the given plain pointers and scalars (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/VF调用/
+// asc_vf_call.md). The twin runs F at once on the calling core; its register instructions are traced (and
+// costed) one by one, the call itself adds nothing.
+template <auto F, class... A> inline void asc_vf_call(A &&...args) { F(static_cast<A &&>(args)...); }
