@@ -71,6 +71,12 @@ pub fn init(
         )
     })?;
     let (soc, soc_note) = choose_soc(&ops, soc_name);
+    for op in ops.iter_mut() {
+        if let Some(w) = param_order_mismatch(op) {
+            printer.warn(format!("`{}`: {w}", op.name));
+            op.notes.push(w);
+        }
+    }
     let mut inferred = Inferred::default();
     let text_of = |ops: &[FoundOp],
                    derived: &BTreeMap<String, Vec<String>>,
@@ -881,6 +887,51 @@ fn opdef_tensors(
     (inputs, outputs)
 }
 
+/// The kernel entry's tensor parameters name the OpDef's tensors but in another order than the one
+/// the kernel is called with (inputs, then outputs, in declaration order): the kernel then reads and
+/// writes the wrong tensors, here and on the device. ops-math sort_v2 declares `dstIndex` as an
+/// Input after the Output `y`, while its kernel takes `(x, index, y, dstIndex)`: its `y` file held
+/// the indices. Names are compared without case and `_`; None when they are not the same set.
+fn param_order_mismatch(op: &FoundOp) -> Option<String> {
+    op.opdef.as_ref()?;
+    let norm = |n: &str| n.to_ascii_lowercase().replace('_', "");
+    let mut called: Vec<String> = vec![];
+    for (n, _) in op.inputs.iter().chain(&op.outputs) {
+        if !called.contains(&norm(n)) {
+            called.push(norm(n));
+        }
+    }
+    let params: Vec<String> = op
+        .params
+        .iter()
+        .map(|p| norm(p))
+        .filter(|p| p != "workspace" && p != "tiling")
+        .collect();
+    let (mut a, mut b) = (called.clone(), params.clone());
+    a.sort();
+    b.sort();
+    if a != b || called == params {
+        return None;
+    }
+    let names = |v: &[(String, crate::manifest::DType)]| {
+        v.iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(format!(
+        "warning: the kernel's parameters ({}) name the OpDef's tensors in another order than it is called with, inputs ({}) then outputs ({}): each parameter gets the tensor at its position, so the kernel reads and writes the wrong tensors (on the device too); declare them in the kernel's order in the OpDef, or the kernel's parameters in the OpDef's",
+        op.params
+            .iter()
+            .filter(|p| !matches!(norm(p).as_str(), "workspace" | "tiling"))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+        names(&op.inputs),
+        names(&op.outputs)
+    ))
+}
+
 /// Integer operands holding positions along an axis of the main input (gather / scatter indices).
 const INDICES: &[&str] = &["index", "indices", "idx", "indexes"];
 
@@ -1387,6 +1438,43 @@ mod tests {
         // A float `index` is no position.
         let ins = tensors(def(&[("x", "DT_FLOAT"), ("index", "DT_FLOAT")], ""));
         assert_eq!(ins[1].range, None);
+    }
+
+    /// Found in the new-user run (ops-math sort_v2: numpy saw 2.5e-44, an index's bits, in `y`):
+    /// its OpDef declares `dstIndex` as an Input after the Output `y` while its kernel takes
+    /// `(x, index, y, dstIndex)`. init warns, naming both orders; the same names in the called
+    /// order, or other names, give no warning.
+    #[test]
+    fn kernel_parameters_in_another_order_than_the_opdef_are_warned_of() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(
+            root.join("op_host/srt_def.cpp"),
+            "namespace ops {\nclass Srt : public OpDef {\npublic:\n explicit Srt(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Input(\"index\").DataType({ge::DT_UINT32});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n  this->Input(\"dst_index\").DataType({ge::DT_UINT32});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Srt);\n}\n",
+        )
+        .unwrap();
+        let kernel = |params: &str| {
+            std::fs::write(
+                root.join("op_kernel/srt.cpp"),
+                format!("extern \"C\" __global__ __aicore__ void srt({params}, GM_ADDR workspace, GM_ADDR tiling) {{}}\n"),
+            )
+            .unwrap();
+            let ops = project::discover(root).unwrap();
+            param_order_mismatch(&ops[0])
+        };
+        let w = kernel("GM_ADDR x, GM_ADDR index, GM_ADDR y, GM_ADDR dstIndex").unwrap();
+        assert!(
+            w.contains("(x, index, y, dstIndex)")
+                && w.contains("inputs (x, index, dst_index) then outputs (y)"),
+            "{w}"
+        );
+        assert_eq!(
+            kernel("GM_ADDR x, GM_ADDR index, GM_ADDR dstIndex, GM_ADDR y"),
+            None
+        );
+        assert_eq!(kernel("GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR d"), None);
     }
 
     #[test]
