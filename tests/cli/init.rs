@@ -557,6 +557,9 @@ fn init_writes_a_reduced_loss_gradient_as_a_scalar_only_when_the_tiling_refuses_
         "the fixture's OpDef changed; update this test"
     );
     std::fs::write(&host, &loss).unwrap();
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let k = std::fs::read_to_string(&kernel).unwrap();
+    std::fs::write(&kernel, k.replace("DTYPE_Y", "DTYPE_DY")).unwrap();
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
