@@ -86,10 +86,15 @@ pub fn run_step(
             let text = format!("{}\n{}", stdout.trim(), stderr.trim());
             let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
             let tail = lines[lines.len().saturating_sub(12)..].join("\n");
+            // A script that imports what is not installed (asc-devkit add_broadcast's gen_data.py
+            // imports tensorflow): said first, since the traceback's top line does not say it.
+            let missing = missing_python_module(&text)
+                .map(|m| format!(": the script needs the Python module `{m}`, which is not installed here (install it, e.g. `pip install {m}`, then run again)"))
+                .unwrap_or_default();
             Err(TrialFailure::new(
                 kind,
                 format!(
-                    "the {} command `{shown}` failed ({}){}",
+                    "the {} command `{shown}` failed ({}){missing}{}",
                     step.key(),
                     child::describe(status, &stderr),
                     if tail.is_empty() {
@@ -111,9 +116,34 @@ pub fn run_step(
     }
 }
 
+/// The module a Python traceback says could not be imported (`ModuleNotFoundError: No module named
+/// 'x'`), its top-level package name.
+fn missing_python_module(text: &str) -> Option<String> {
+    let at = text.rfind("No module named ")?;
+    let rest = text[at + "No module named ".len()..].lines().next()?.trim();
+    let name = rest.trim_matches(|c| c == '\'' || c == '"');
+    let top = name.split('.').next()?;
+    (!top.is_empty() && top.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| top.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found in the new-user run (asc-devkit add_broadcast: its gen_data.py imports tensorflow):
+    /// the error's first line said only "Traceback (most recent call last):".
+    #[test]
+    fn a_missing_python_module_is_named() {
+        let tb = "Traceback (most recent call last):\n  File \"scripts/gen_data.py\", line 17, in <module>\n    import tensorflow as tf\nModuleNotFoundError: No module named 'tensorflow'";
+        assert_eq!(missing_python_module(tb).as_deref(), Some("tensorflow"));
+        assert_eq!(
+            missing_python_module("ModuleNotFoundError: No module named 'google.protobuf'")
+                .as_deref(),
+            Some("google")
+        );
+        assert_eq!(missing_python_module("ValueError: bad shape"), None);
+    }
 
     #[test]
     fn project_scripts_are_resolved_and_run_folder_files_are_not() {

@@ -71,6 +71,12 @@ pub fn init(
         )
     })?;
     let (soc, soc_note) = choose_soc(&ops, soc_name);
+    for op in ops.iter_mut() {
+        if let Some(w) = param_order_mismatch(op) {
+            printer.warn(format!("`{}`: {w}", op.name));
+            op.notes.push(w);
+        }
+    }
     let mut inferred = Inferred::default();
     for op in ops.iter().filter(|o| is_matmul(root, o)) {
         inferred
@@ -219,6 +225,10 @@ struct Inferred {
     defaults: BTreeMap<String, (Vec<u64>, String)>,
     /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
     link: BTreeMap<String, Vec<String>>,
+    /// Ops whose reduced loss's incoming gradient is written as a scalar: their tiling function
+    /// refused it as a full tensor (gaussian_nll_loss_grad); by default it has the main shape, which
+    /// is what a kernel that reads it element-wise needs (soft_margin_loss_grad).
+    scalar_grads: std::collections::BTreeSet<String>,
 }
 
 impl Inferred {
@@ -253,6 +263,11 @@ impl Inferred {
                 Some(shape) => {
                     t.shape = shape.clone();
                     t.guess = Some("from the op's InferShape at these input shapes".into());
+                }
+                None if i.unset => {
+                    if let Some(g) = &mut t.guess {
+                        g.push_str(" (the op's InferShape returned success without setting this output's shape)");
+                    }
                 }
                 None => {}
             }
@@ -345,6 +360,15 @@ fn fit_tiling(
         let inputs = crate::tune::inputs(spec);
         backend.tiling_refusal(spec, &inputs).ok().flatten()
     };
+    let short = |why: &str| -> String {
+        why.lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take(160)
+            .collect()
+    };
     for op in ops.iter().filter(|o| o.launch.is_none()) {
         let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
         if given {
@@ -353,14 +377,28 @@ fn fit_tiling(
         let Some(why) = refusal(op) else {
             continue;
         };
-        let first: String = why
-            .lines()
-            .next()
-            .unwrap_or("")
-            .trim()
-            .chars()
-            .take(160)
-            .collect();
+        let first = short(&why);
+        // A reduced loss's incoming gradient: the full tensor refused, try the one number.
+        if has_reduced_grad(op) {
+            inferred.scalar_grads.insert(op.name.clone());
+            write(inferred)?;
+            match refusal(op) {
+                None => {
+                    printer.status(
+                        "Fitted",
+                        format!(
+                            "`{}`: its tiling function refused the loss's incoming gradient with the main input's shape ({first}); a scalar written instead",
+                            op.name
+                        ),
+                    );
+                    continue;
+                }
+                Some(_) => {
+                    inferred.scalar_grads.remove(&op.name);
+                    write(inferred)?;
+                }
+            }
+        }
         let mut fitted = false;
         let before = inferred.defaults.get(&op.name).cloned();
         for smaller in SMALLER_SHAPES {
@@ -628,7 +666,27 @@ const SCALARS: &[&str] = &[
 ];
 /// Integer operands naming axes.
 const AXES: &[&str] = &["axis", "axes", "dim", "dims"];
-/// Names of the incoming gradient of a loss's backward op: a scalar when the loss is reduced.
+/// Whether an OpDef is the backward of a loss reduced to one number (attr `reduction` defaulting to
+/// "mean" or "sum"): its incoming gradient (REDUCED_GRADS) may then be that number's gradient.
+fn reduces_loss(def: &opdef::OpDef) -> bool {
+    def.attrs.iter().any(|a| {
+        a.name.eq_ignore_ascii_case("reduction")
+            && matches!(&a.default, Some(opdef::AttrDefault::Str(r)) if r == "mean" || r == "sum")
+    })
+}
+
+/// Whether an op has an incoming gradient that a reduced loss may take as a scalar.
+fn has_reduced_grad(op: &FoundOp) -> bool {
+    op.opdef.as_ref().is_some_and(|def| {
+        reduces_loss(def)
+            && def
+                .inputs
+                .iter()
+                .any(|p| REDUCED_GRADS.contains(&p.name.to_ascii_lowercase().as_str()))
+    })
+}
+
+/// Names of the incoming gradient of a loss's backward op: possibly a scalar when the loss is reduced.
 const REDUCED_GRADS: &[&str] = &[
     "grad",
     "grad_output",
@@ -649,6 +707,8 @@ struct Tensor {
     dtype: crate::manifest::DType,
     shape: Vec<u64>,
     values: Option<String>,
+    /// The generated data's `range = [lo, hi]` (an index operand's valid positions).
+    range: Option<String>,
     guess: Option<String>,
     /// A tensor list (an OpDef `ParamType(DYNAMIC)` parameter): `list = N`, with its note.
     list: Option<(u32, String)>,
@@ -670,11 +730,14 @@ fn list_note(name: &str) -> (u32, String) {
 /// Shapes of an OpDef's tensors from their roles: the first input that is not a per-channel,
 /// scalar or axis operand is the main one (`--shape` or the default), per-channel operands take its
 /// last axis, scalars `[]`, axes one element pinned to 1 (the last axis of the default 2-D shape).
+/// The incoming gradient of a reduced loss has the main shape, or is a scalar with `scalar_grad`
+/// (taken when the op's tiling refuses the full shape: `fit_tiling`).
 fn opdef_tensors(
     op: &FoundOp,
     def: &opdef::OpDef,
     shapes: &BTreeMap<String, Vec<u64>>,
     default: Option<&(Vec<u64>, String)>,
+    scalar_grad: bool,
 ) -> (Vec<Tensor>, Vec<Tensor>) {
     #[derive(PartialEq)]
     enum Role {
@@ -684,11 +747,7 @@ fn opdef_tensors(
         Axis,
         ReducedGrad,
     }
-    // The backward of a loss reduced to one number ("mean" or "sum") takes that number's gradient.
-    let reduced = def.attrs.iter().any(|a| {
-        a.name.eq_ignore_ascii_case("reduction")
-            && matches!(&a.default, Some(opdef::AttrDefault::Str(r)) if r == "mean" || r == "sum")
-    });
+    let reduced = reduces_loss(def);
     let role = |p: &opdef::ParamDef| {
         let n = p.name.to_ascii_lowercase();
         if reduced && REDUCED_GRADS.contains(&n.as_str()) {
@@ -724,6 +783,7 @@ fn opdef_tensors(
             dtype: *dtype,
             shape: main.clone(),
             values: None,
+            range: None,
             guess: None,
             list: None,
         };
@@ -747,10 +807,15 @@ fn opdef_tensors(
                     format!("guess: `{name}` taken as a scalar operand")
                 });
             }
-            Role::ReducedGrad => {
+            Role::ReducedGrad if scalar_grad => {
                 t.shape = vec![];
                 t.guess = Some(format!(
-                    "guess: `{name}` is the gradient of the loss reduced to one number (reduction \"mean\" / \"sum\"): a scalar"
+                    "guess: `{name}` is the gradient of the loss reduced to one number (reduction \"mean\" / \"sum\"): a scalar, as the op's tiling function refused it with the main input's shape"
+                ));
+            }
+            Role::ReducedGrad => {
+                t.guess = Some(format!(
+                    "guess: `{name}` is the gradient of a reduced loss (reduction \"mean\" / \"sum\") taken with the main input's shape, as the kernel reads it element-wise; make it `[]` if the op takes one number"
                 ));
             }
             Role::Axis => {
@@ -784,6 +849,7 @@ fn opdef_tensors(
         }
         inputs.push(t);
     }
+    index_operands(def, &main, shapes, &mut inputs);
     // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
     let find = |names: &[&str]| {
         inputs.iter().position(|t: &Tensor| {
@@ -819,6 +885,7 @@ fn opdef_tensors(
             dtype: *dtype,
             shape: main.clone(),
             values: None,
+            range: None,
             guess: Some("guess: the main input's shape".into()),
             list: dynamic.then(|| list_note(name)),
         };
@@ -845,6 +912,111 @@ fn opdef_tensors(
         outputs.push(t);
     }
     (inputs, outputs)
+}
+
+/// The kernel entry's tensor parameters name the OpDef's tensors but in another order than the one
+/// the kernel is called with (inputs, then outputs, in declaration order): the kernel then reads and
+/// writes the wrong tensors, here and on the device. ops-math sort_v2 declares `dstIndex` as an
+/// Input after the Output `y`, while its kernel takes `(x, index, y, dstIndex)`: its `y` file held
+/// the indices. Names are compared without case and `_`; None when they are not the same set.
+fn param_order_mismatch(op: &FoundOp) -> Option<String> {
+    op.opdef.as_ref()?;
+    let norm = |n: &str| n.to_ascii_lowercase().replace('_', "");
+    let mut called: Vec<String> = vec![];
+    for (n, _) in op.inputs.iter().chain(&op.outputs) {
+        if !called.contains(&norm(n)) {
+            called.push(norm(n));
+        }
+    }
+    let params: Vec<String> = op
+        .params
+        .iter()
+        .map(|p| norm(p))
+        .filter(|p| p != "workspace" && p != "tiling")
+        .collect();
+    let (mut a, mut b) = (called.clone(), params.clone());
+    a.sort();
+    b.sort();
+    if a != b || called == params {
+        return None;
+    }
+    let names = |v: &[(String, crate::manifest::DType)]| {
+        v.iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(format!(
+        "warning: the kernel's parameters ({}) name the OpDef's tensors in another order than it is called with, inputs ({}) then outputs ({}): each parameter gets the tensor at its position, so the kernel reads and writes the wrong tensors (on the device too); declare them in the kernel's order in the OpDef, or the kernel's parameters in the OpDef's",
+        op.params
+            .iter()
+            .filter(|p| !matches!(norm(p).as_str(), "workspace" | "tiling"))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+        names(&op.inputs),
+        names(&op.outputs)
+    ))
+}
+
+/// Integer operands holding positions along an axis of the main input (gather / scatter indices).
+const INDICES: &[&str] = &["index", "indices", "idx", "indexes"];
+
+/// Gives an integer index operand (INDICES) data within the axis it indexes, [0, size): along the
+/// `dim` / `axis` attr's default, else the first axis. Generated over the integer default
+/// [-100, 100) such an index reads and writes out of bounds (gather_elements_v3 and
+/// inplace_scatter_add faulted so). An index of rows beside `var` and `updates` (scatter-add, index
+/// add: `var[indices[i]] += updates[i]`) is 1-D, one per row of `updates`.
+fn index_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if main.is_empty() {
+        return;
+    }
+    let has = |n: &str| inputs.iter().any(|t| t.name.eq_ignore_ascii_case(n));
+    let rows = has("var") && has("updates");
+    let axis = def
+        .attrs
+        .iter()
+        .filter(|a| a.name.eq_ignore_ascii_case("dim") || a.name.eq_ignore_ascii_case("axis"))
+        .find_map(|a| match a.default {
+            Some(opdef::AttrDefault::Int(d)) => Some(d),
+            _ => None,
+        })
+        .unwrap_or(0);
+    let rank = main.len() as i64;
+    let axis = if rows {
+        0
+    } else if (-rank..rank).contains(&axis) {
+        axis.rem_euclid(rank) as usize
+    } else {
+        return;
+    };
+    let size = main[axis];
+    for t in inputs.iter_mut() {
+        if !INDICES.contains(&t.name.to_ascii_lowercase().as_str())
+            || t.dtype.is_float()
+            || t.values.is_some()
+        {
+            continue;
+        }
+        if rows && !shapes.contains_key(&t.name) {
+            t.shape = vec![main[0]];
+        }
+        t.range = Some(format!("[0.0, {size}.0]"));
+        t.guess = Some(format!(
+            "guess: `{}` holds positions along axis {axis} ({size} long){}: data in [0, {size})",
+            t.name,
+            if rows {
+                ", one per row of `updates`"
+            } else {
+                ""
+            }
+        ));
+    }
 }
 
 /// The comment beside a main input's default shape: the plain default, or the smaller one taken
@@ -1071,8 +1243,9 @@ fn render(
             }
         }
         let default = inferred.defaults.get(&op.name);
+        let scalar_grad = inferred.scalar_grads.contains(&op.name);
         let (inputs, mut outputs) = match &op.opdef {
-            Some(def) => opdef_tensors(op, def, shapes, default),
+            Some(def) => opdef_tensors(op, def, shapes, default, scalar_grad),
             None => legacy_tensors(op, shapes, default),
         };
         inferred.apply(&op.name, &mut outputs, shapes);
@@ -1087,6 +1260,9 @@ fn render(
                 note(&mut guesses, &mut line, t.guess.clone(), &op.name);
                 if let Some(v) = &t.values {
                     line.push_str(&format!("\nvalues = {v}"));
+                }
+                if let Some(r) = &t.range {
+                    line.push_str(&format!("\nrange = {r}"));
                 }
                 if let Some((n, g)) = &t.list {
                     line.push_str(&format!("\nlist = {n}"));
@@ -1167,6 +1343,7 @@ fn legacy_tensors(
             dtype: *dtype,
             shape,
             values: None,
+            range: None,
             guess,
             list: None,
         }
@@ -1189,6 +1366,7 @@ mod tests {
             dtype: crate::manifest::DType::Float16,
             shape: vec![48, 16384],
             values: None,
+            range: None,
             guess: Some("guess: the main input's shape".into()),
             list: None,
         };
@@ -1201,6 +1379,7 @@ mod tests {
                 .map(|s| InferredOutput {
                     shape: Some(s.split(',').map(|d| d.parse().unwrap()).collect()),
                     dtype: None,
+                    unset: false,
                 })
                 .collect(),
         );
@@ -1245,23 +1424,130 @@ mod tests {
             "extern \"C\" __global__ __aicore__ void loss_grad(GM_ADDR g, GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
         )
         .unwrap();
-        for (reduction, grad_shape) in [
-            ("mean", vec![]),
-            ("sum", vec![]),
-            ("none", vec![48u64, 16384]),
+        // By default the gradient has the main shape (soft_margin_loss_grad's kernel reads it
+        // element-wise); a scalar only once the tiling refused that (`scalar_grad`).
+        for (reduction, scalar_grad, grad_shape) in [
+            ("mean", true, vec![]),
+            ("sum", true, vec![]),
+            ("none", true, vec![48u64, 16384]),
+            ("mean", false, vec![48u64, 16384]),
+            ("sum", false, vec![48u64, 16384]),
         ] {
             std::fs::write(root.join("op_host/loss_grad_def.cpp"), def(reduction)).unwrap();
             let ops = project::discover(root).unwrap();
+            assert_eq!(has_reduced_grad(&ops[0]), reduction != "none");
             let (inputs, outputs) = opdef_tensors(
                 &ops[0],
                 ops[0].opdef.as_ref().unwrap(),
                 &BTreeMap::new(),
                 None,
+                scalar_grad,
             );
-            assert_eq!(inputs[0].shape, grad_shape, "{reduction}");
+            assert_eq!(inputs[0].shape, grad_shape, "{reduction} {scalar_grad}");
             assert_eq!(inputs[1].shape, [48, 16384], "{reduction}");
             assert_eq!(outputs[0].shape, [48, 16384], "{reduction}");
         }
+    }
+
+    /// Found in the new-user run (ops-nn gather_elements_v3 read x at byte 8589869056,
+    /// inplace_scatter_add wrote var at byte 17174429696): an integer index operand took the integer
+    /// default data [-100, 100), out of bounds of the axis it indexes. Its data is now within that
+    /// axis ([0, size) along the `dim` attr), and scatter-add's row index is 1-D.
+    #[test]
+    fn an_index_operand_gets_data_within_the_axis_it_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(
+            root.join("op_kernel/idx_op.cpp"),
+            "extern \"C\" __global__ __aicore__ void idx_op(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        )
+        .unwrap();
+        let def = |inputs: &[(&str, &str)], attr: &str| {
+            let ins: String = inputs
+                .iter()
+                .map(|(n, t)| format!("  this->Input(\"{n}\").DataType({{ge::{t}}});\n"))
+                .collect();
+            format!(
+                "namespace ops {{\nclass IdxOp : public OpDef {{\npublic:\n explicit IdxOp(const char* n) : OpDef(n) {{\n{ins}  this->Output(\"y\").DataType({{ge::DT_FLOAT}});\n{attr}  this->AICore().AddConfig(\"ascend910b\");\n }}\n}};\nOP_ADD(IdxOp);\n}}\n"
+            )
+        };
+        let tensors = |text: String| {
+            std::fs::write(root.join("op_host/idx_op_def.cpp"), text).unwrap();
+            let ops = project::discover(root).unwrap();
+            opdef_tensors(
+                &ops[0],
+                ops[0].opdef.as_ref().unwrap(),
+                &BTreeMap::new(),
+                None,
+                false,
+            )
+            .0
+        };
+        // Gather along dim 1 (default 48x16384): positions in [0, 16384), the index's shape kept.
+        let ins = tensors(def(
+            &[("x", "DT_FLOAT"), ("index", "DT_INT32")],
+            "  this->Attr(\"dim\").AttrType(OPTIONAL).Int(-1);\n",
+        ));
+        assert_eq!(ins[1].shape, [48, 16384]);
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 16384.0]"));
+        assert_eq!(ins[0].range, None);
+        // No axis attr: the first axis.
+        let ins = tensors(def(&[("x", "DT_FLOAT"), ("indices", "DT_INT64")], ""));
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 48.0]"));
+        // Scatter-add's row index beside `var` and `updates`: 1-D, one per row, within var's rows.
+        let ins = tensors(def(
+            &[
+                ("var", "DT_FLOAT"),
+                ("indices", "DT_INT32"),
+                ("updates", "DT_FLOAT"),
+            ],
+            "",
+        ));
+        assert_eq!(ins[1].shape, [48]);
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 48.0]"));
+        assert_eq!(ins[2].shape, [48, 16384]);
+        // A float `index` is no position.
+        let ins = tensors(def(&[("x", "DT_FLOAT"), ("index", "DT_FLOAT")], ""));
+        assert_eq!(ins[1].range, None);
+    }
+
+    /// Found in the new-user run (ops-math sort_v2: numpy saw 2.5e-44, an index's bits, in `y`):
+    /// its OpDef declares `dstIndex` as an Input after the Output `y` while its kernel takes
+    /// `(x, index, y, dstIndex)`. init warns, naming both orders; the same names in the called
+    /// order, or other names, give no warning.
+    #[test]
+    fn kernel_parameters_in_another_order_than_the_opdef_are_warned_of() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(
+            root.join("op_host/srt_def.cpp"),
+            "namespace ops {\nclass Srt : public OpDef {\npublic:\n explicit Srt(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Input(\"index\").DataType({ge::DT_UINT32});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n  this->Input(\"dst_index\").DataType({ge::DT_UINT32});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Srt);\n}\n",
+        )
+        .unwrap();
+        let kernel = |params: &str| {
+            std::fs::write(
+                root.join("op_kernel/srt.cpp"),
+                format!("extern \"C\" __global__ __aicore__ void srt({params}, GM_ADDR workspace, GM_ADDR tiling) {{}}\n"),
+            )
+            .unwrap();
+            let ops = project::discover(root).unwrap();
+            param_order_mismatch(&ops[0])
+        };
+        let w = kernel("GM_ADDR x, GM_ADDR index, GM_ADDR y, GM_ADDR dstIndex").unwrap();
+        assert!(
+            w.contains("(x, index, y, dstIndex)")
+                && w.contains("inputs (x, index, dst_index) then outputs (y)"),
+            "{w}"
+        );
+        assert_eq!(
+            kernel("GM_ADDR x, GM_ADDR index, GM_ADDR dstIndex, GM_ADDR y"),
+            None
+        );
+        assert_eq!(kernel("GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR d"), None);
     }
 
     #[test]

@@ -183,6 +183,43 @@ pub fn program_of(cmake: &str) -> Option<String> {
     (!name.contains("${")).then_some(name)
 }
 
+/// Why `init` takes no program from a CMakeLists.txt that names none: the twin's scope first (a
+/// dav-3510 or SIMT example whose program is made by a CMake function: asc-devkit general_gather),
+/// then a folder that builds no program of its own (ops-math's fast_kernel_launch_example kernels
+/// are parts of a PyTorch extension library, `ascend_ops_add_current_op`), then a name not literal.
+fn no_program(root: &Path, cmake: &str, texts: &[(String, String)]) -> String {
+    let file = root.join("CMakeLists.txt");
+    if let Some(why) = refusal(cmake, texts) {
+        return format!(
+            "{}: the twin cannot run this program: {why}",
+            root.display()
+        );
+    }
+    let words = cmake_words(cmake);
+    if !words
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case("add_executable"))
+    {
+        let made = words
+            .windows(2)
+            .find(|x| {
+                let cmd = x[0].to_ascii_lowercase();
+                x[1] == "(" && (cmd.starts_with("add_") || cmd.starts_with("ascend_"))
+            })
+            .map(|x| format!(" (it calls `{}(...)`)", x[0]))
+            .unwrap_or_default();
+        return format!(
+            "{}: builds no program of its own{made}: no `add_executable`, so this folder is part of a library or a larger build; `init` takes a kernel-launch project whose CMakeLists.txt builds the program that runs the kernel (run init in that project's folder, or write `program = \"...\"` under [[op]] by hand)",
+            file.display()
+        );
+    }
+    format!(
+        "{}: no `add_executable(NAME ...)` with a literal name; `init` takes the program a kernel-launch \
+         project builds from there (write `program = \"...\"` under [[op]] by hand)",
+        file.display()
+    )
+}
+
 fn sources(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -215,19 +252,15 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 /// `add_executable`, or no kernel entry in its sources).
 pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     let cmake = std::fs::read_to_string(root.join("CMakeLists.txt")).ok()?;
-    let Some(program) = program_of(&cmake) else {
-        return Some(Err(format!(
-            "{}: no `add_executable(NAME ...)` with a literal name; `init` takes the program a kernel-launch \
-             project builds from there (write `program = \"...\"` under [[op]] by hand)",
-            root.join("CMakeLists.txt").display()
-        )));
-    };
     let mut files = vec![];
     sources(root, &mut files, 0);
     let texts: Vec<(String, String)> = files
         .iter()
         .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?)))
         .collect();
+    let Some(program) = program_of(&cmake) else {
+        return Some(Err(no_program(root, &cmake, &texts)));
+    };
     let mut kernel = vec![];
     let mut entries = vec![];
     let mut host = vec![];
@@ -338,6 +371,49 @@ mod tests {
         );
         assert_eq!(program_of("add_executable(${X} a.asc)"), None);
         assert_eq!(program_of("add_library(x a.cpp)"), None);
+    }
+
+    /// Found in the new-user run: ops-math's fast_kernel_launch_example kernels (a CMakeLists.txt
+    /// with only `ascend_ops_add_current_op(...)`) and asc-devkit general_gather (dav-3510, its
+    /// program made inside a CMake function) were both told "no add_executable with a literal name".
+    /// Now the first says it builds no program of its own, the second that it is out of the twin's
+    /// scope.
+    #[test]
+    fn a_folder_without_a_program_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("k.asc"),
+            "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) { }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("CMakeLists.txt"),
+            "ascend_ops_add_current_op(OP_TARGET)\ntarget_link_libraries(${OP_TARGET} PUBLIC platform)\n",
+        )
+        .unwrap();
+        let e = discover(root).unwrap().unwrap_err();
+        assert!(
+            e.contains("builds no program of its own (it calls `ascend_ops_add_current_op(...)`)"),
+            "{e}"
+        );
+        std::fs::write(
+            root.join("CMakeLists.txt"),
+            "set(CMAKE_ASC_ARCHITECTURES \"dav-3510\" CACHE STRING \"arch\")\nfunction(f T S)\n add_executable(${T} ${S})\nendfunction()\nf(demo k.asc)\n",
+        )
+        .unwrap();
+        let e = discover(root).unwrap().unwrap_err();
+        assert!(
+            e.contains("the twin cannot run this program") && e.contains("dav-3510"),
+            "{e}"
+        );
+        std::fs::write(
+            root.join("CMakeLists.txt"),
+            "add_executable(${NAME} k.asc)\n",
+        )
+        .unwrap();
+        let e = discover(root).unwrap().unwrap_err();
+        assert!(e.contains("with a literal name"), "{e}");
     }
 
     #[test]

@@ -79,8 +79,11 @@ pub struct TilingResult {
 /// What the op's own InferShape / InferDataType said of one output (`infer 1` in the spec).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InferredOutput {
-    /// None when InferShape left the output untouched (rank 0 and nothing set is a scalar: `[]`).
+    /// None when InferShape gave no shape to run with (an unknown, negative dimension, or `unset`).
     pub shape: Option<Vec<u64>>,
+    /// InferShape returned success without writing this output (`unset`): its shape is not the
+    /// scalar the untouched rank-0 shape would read as.
+    pub unset: bool,
     pub dtype: Option<DType>,
 }
 
@@ -103,7 +106,9 @@ pub fn parse_infer_result(
                 let Some(slot) = out.get_mut(i) else {
                     return Err(bad());
                 };
-                if kind == "output_shape" {
+                if kind == "output_shape" && value == "unset" {
+                    slot.unset = true;
+                } else if kind == "output_shape" {
                     let dims: Option<Vec<u64>> = if value == "[]" {
                         Some(vec![])
                     } else {
@@ -317,6 +322,12 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(out[0].shape, None);
+        assert!(!out[0].unset);
+        // An output InferShape never wrote (ops-math sub_v2) is no scalar.
+        let out = parse_infer_result("infer_shape ok\noutput_shape 0 unset\n", 1)
+            .unwrap()
+            .unwrap();
+        assert_eq!((out[0].shape.clone(), out[0].unset), (None, true));
         assert_eq!(parse_infer_result("infer_shape none\n", 1).unwrap(), None);
         assert!(parse_infer_result("infer_shape ok\noutput_shape 3 1\n", 1).is_err());
         assert!(parse_infer_result("", 1).is_err());

@@ -531,3 +531,122 @@ fn init_writes_a_smaller_default_shape_when_the_tiling_refuses_the_default() {
     assert!(manifest.contains("shape = [48, 16384]"), "{manifest}");
     assert!(!manifest.contains("smaller than"), "{manifest}");
 }
+
+/// Found in the new-user run (ops-nn soft_margin_loss_grad faulted reading its `grad_out` past 2
+/// bytes; gaussian_nll_loss_grad's tiling says "mean reduction requires scalar gradOutput"): the
+/// incoming gradient of a loss reduced by its `reduction` attr has the main input's shape unless the
+/// op's tiling refuses that, and only then is it written as a scalar.
+#[test]
+fn init_writes_a_reduced_loss_gradient_as_a_scalar_only_when_the_tiling_refuses_the_full_one() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    // The second input becomes the gradient `dy` of a loss reduced by "mean"; the kernel reads it
+    // element-wise, as add_custom's does.
+    let loss = src
+        .replacen("this->Input(\"y\")", "this->Input(\"dy\")", 1)
+        .replacen(
+            "        this->SetInferShape",
+            "        this->Attr(\"reduction\").AttrType(OPTIONAL).String(\"mean\");\n        this->SetInferShape",
+            1,
+        );
+    assert!(
+        loss.contains("Input(\"dy\")") && loss.contains("reduction"),
+        "the fixture's OpDef changed; update this test"
+    );
+    std::fs::write(&host, &loss).unwrap();
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let k = std::fs::read_to_string(&kernel).unwrap();
+    std::fs::write(&kernel, k.replace("DTYPE_Y", "DTYPE_DY")).unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"dy\"\ndtype = \"float16\"\nshape = [48, 16384]   # guess:"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+
+    // A tiling that takes only one number for the gradient: init writes it as a scalar, and says so.
+    let anchor =
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
+    let refusing = loss.replacen(
+        anchor,
+        &format!(
+            "{anchor}    if (context->GetInputShape(1)->GetOriginShape().GetShapeSize() != 1) {{ return ge::GRAPH_FAILED; }}\n"
+        ),
+        1,
+    );
+    assert_ne!(
+        refusing, loss,
+        "the fixture's tiling changed; update this test"
+    );
+    std::fs::write(&host, refusing).unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--force"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"dy\"\ndtype = \"float16\"\nshape = []   # guess:"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("name = \"x\"\ndtype = \"float16\"\nshape = [48, 16384]"),
+        "{manifest}"
+    );
+    assert!(
+        text(&out).1.contains("a scalar written instead"),
+        "{:?}",
+        text(&out)
+    );
+}
+
+/// Found in the new-user run (ops-math sub_v2 faulted writing 19616 bytes to a 4-byte `y`): its
+/// InferShape returns success without setting the output's shape, and init read the untouched
+/// rank-0 shape as a scalar. Now the guess (the main input's shape) stays and says why; an InferShape
+/// that does make the output a scalar still gives `[]`.
+#[test]
+fn init_keeps_its_guess_when_infershape_never_sets_the_output() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let silent = src.replacen("    *y_shape = *x1_shape;\n", "    (void)y_shape;\n", 1);
+    assert_ne!(
+        silent, src,
+        "the fixture's InferShape changed; update this test"
+    );
+    std::fs::write(&host, &silent).unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--shape", "x=8x1024", "--shape", "y=8x1024"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"z\"\ndtype = \"float16\"\nshape = [8, 1024]   # guess: the main input's shape (the op's InferShape returned success without setting this output's shape)"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    // SetScalar is a shape the op set.
+    let scalar = src.replacen(
+        "    *y_shape = *x1_shape;\n",
+        "    y_shape->SetScalar();\n",
+        1,
+    );
+    std::fs::write(&host, &scalar).unwrap();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "init", "--force", "--shape", "x=8x1024", "--shape", "y=8x1024",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest
+            .contains("name = \"z\"\ndtype = \"float16\"\nshape = []   # from the op's InferShape"),
+        "{manifest}"
+    );
+}

@@ -5,7 +5,8 @@
 // An `input` line may end with the path of the input's data file; the inputs the op declares
 // data-dependent read it on first access (gert::Tensor in twin_host/core.h).
 // With the directive `infer 1` it runs the op's InferShape (and InferDataType) instead of its tiling
-// and writes `infer_shape none|ok`, then per output `output_shape <i> <dims>` (`[]` for a scalar) and
+// and writes `infer_shape none|ok`, then per output `output_shape <i> <dims>` (`[]` for a scalar,
+// `unset` when InferShape never wrote it) and
 // `output_dtype <i> <name>` (`cargo ascend-tune init` takes the output shapes from them).
 // Exit 0 ok, 2 bad spec or I/O, 4 tiling (or InferShape) failed or op type not registered.
 #include <cstdio>
@@ -238,6 +239,7 @@ int main(int argc, char **argv) {
             ic.op_ = op.get();
             for (auto &t : op->inputs) ic.in_.push_back(t.GetOriginShape());
             ic.out_.resize(op->outputs.size());
+            for (auto &o : ic.out_) o.TwinMarkUnset();
             ge::graphStatus ist = ge::GRAPH_SUCCESS;
             try {
                 ist = infer_shape(&ic);
@@ -249,7 +251,8 @@ int main(int argc, char **argv) {
             out += "infer_shape ok\n";
             for (size_t i = 0; i < ic.out_.size(); i++) {
                 out += "output_shape " + std::to_string(i) + " ";
-                if (ic.out_[i].GetDimNum() == 0) out += "[]";
+                if (ic.out_[i].TwinUnset()) out += "unset";
+                else if (ic.out_[i].GetDimNum() == 0) out += "[]";
                 for (size_t k = 0; k < ic.out_[i].GetDimNum(); k++)
                     out += (k ? "," : "") + std::to_string(ic.out_[i].GetDim(k));
                 out += "\n";

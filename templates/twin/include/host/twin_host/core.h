@@ -259,13 +259,19 @@ public:
     Shape() = default;
     Shape(std::initializer_list<int64_t> d) { for (auto v : d) AppendDim(v); }
     size_t GetDimNum() const { return n_; }
-    void SetDimNum(size_t n) { n_ = n < kMaxDimNum ? n : kMaxDimNum; }
+    void SetDimNum(size_t n) { n_ = n < kMaxDimNum ? n : kMaxDimNum; if (n_ == 0) dims_[0] = 0; }
     int64_t GetDim(size_t i) const { return i < n_ ? dims_[i] : 0; }
     void SetDim(size_t i, int64_t v) { if (i < kMaxDimNum) { dims_[i] = v; if (i >= n_) n_ = i + 1; } }
     Shape &AppendDim(int64_t v) { if (n_ < kMaxDimNum) dims_[n_++] = v; return *this; }
     int64_t GetShapeSize() const { int64_t s = 1; for (size_t i = 0; i < n_; i++) s *= dims_[i]; return s; }
     bool IsScalar() const { return n_ == 0; }
-    void SetScalar() { n_ = 0; }
+    void SetScalar() { n_ = 0; dims_[0] = 0; }
+    // Twin only: an output shape before the op's InferShape runs is marked unset (rank 0, a marker
+    // in its first dim, which any write replaces: SetDim, AppendDim, SetDimNum(0), SetScalar, a
+    // copy), so that an InferShape that never writes it (ops-math sub_v2) is told apart from one
+    // that makes it a scalar.
+    void TwinMarkUnset() { n_ = 0; dims_[0] = kTwinUnset; }
+    bool TwinUnset() const { return n_ == 0 && dims_[0] == kTwinUnset; }
     int64_t operator[](size_t i) const { return dims_[i]; }
     int64_t &operator[](size_t i) { return dims_[i]; }
     bool operator==(const Shape &o) const {
@@ -275,6 +281,7 @@ public:
     }
     bool operator!=(const Shape &o) const { return !(*this == o); }
 private:
+    static constexpr int64_t kTwinUnset = INT64_MIN + 0x7e57;
     int64_t dims_[kMaxDimNum] = {0};
     size_t n_ = 0;
 };
