@@ -1866,3 +1866,165 @@ extern "C" void twin_launch(uint8_t **a) { fp(a[0], a[1], a[2], a[3]); }
         );
     }
 }
+
+/// Builds `src` (a kernel with a `twin_launch(uint8_t **)` glue) against the twin's kernel headers and
+/// runtime in `w`, as `w/kernel`.
+fn build_kernel(w: &Path, src: &str, what: &str) {
+    std::fs::write(w.join("launch.cpp"), src).unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, what);
+}
+
+/// Runs `w/kernel` on one block with the given inputs (name, bytes) and one output `y` of `out_bytes`;
+/// returns the process output and the output bytes.
+fn run_kernel(
+    w: &Path,
+    inputs: &[(&str, Vec<u8>)],
+    out_bytes: usize,
+) -> (std::process::Output, Vec<u8>) {
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let mut run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\n",
+        w.join("tiling.bin").display()
+    );
+    for (name, bytes) in inputs {
+        let p = w.join(format!("{name}.bin"));
+        std::fs::write(&p, bytes).unwrap();
+        run += &format!("input {name} {} {}\n", p.display(), bytes.len());
+    }
+    run += &format!(
+        "output y {} {out_bytes}\ntrace {}\n",
+        w.join("y.bin").display(),
+        w.join("trace.txt").display()
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    let out = Command::new(w.join("kernel"))
+        .arg(w.join("run.txt"))
+        .output()
+        .unwrap();
+    let y = std::fs::read(w.join("y.bin")).unwrap_or_default();
+    (out, y)
+}
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn bytes_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// `g_coreType` compares equal to AIV on a vector-only kernel; the integer `Ceil(a, b)` rounds up and
+/// takes int64 arguments beside the vector Ceil; the level-0 continuous-mask Sub is taken as a function
+/// pointer of the documented type (ops-nn's foreach level-zero helpers) and still called directly;
+/// `ascendc_assert` passes a true condition and, on a false one, prints its formatted message and
+/// ends the run as a kernel fault naming the line.
+#[test]
+fn core_type_integer_ceil_level0_pointers_and_ascendc_assert() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+template <class T> using L0 = void(const LocalTensor<T> &, const LocalTensor<T> &, const LocalTensor<T> &,
+                                   uint64_t, const uint8_t, const BinaryRepeatParams &);
+template <L0<float> *op> void apply(const LocalTensor<float> &d, const LocalTensor<float> &a,
+                                    const LocalTensor<float> &b) { op(d, a, b, 64, 2, {1, 1, 1, 8, 8, 8}); }
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR c, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<int32_t> cg, yi;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    cg.SetGlobalBuffer((__gm__ int32_t *)c, 8);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    yi.SetGlobalBuffer((__gm__ int32_t *)y + 256, 8);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, db;
+    pipe.InitBuffer(ab, 512); pipe.InitBuffer(bb, 512); pipe.InitBuffer(db, 512);
+    LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), d = db.Get<float>();
+    DataCopy(a, xg, 128); DataCopy(b, xg[128], 128);
+    PipeBarrier<PIPE_ALL>();
+    apply<Sub<float>>(d, a, b);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 128); PipeBarrier<PIPE_ALL>();
+    Sub(d, b, a, 32, 4, {1, 1, 1, 8, 8, 8});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[128], d, 128); PipeBarrier<PIPE_ALL>();
+    int64_t n = 7, m = 2;
+    yi.SetValue(0, g_coreType == AIV ? 1 : 0);
+    yi.SetValue(1, AscendC::g_coreType == AscendC::AIC ? 1 : 0);
+    yi.SetValue(2, (int32_t)Ceil(n, m));
+    yi.SetValue(3, (int32_t)Ceil(64u, 8u));
+    yi.SetValue(4, (int32_t)Ceil(0u, 3u));
+    int32_t flag = cg.GetValue(0);
+    ascendc_assert(flag >= 0);
+    yi.SetValue(5, 1);
+    ascendc_assert(flag != 10, "flag is %d\n", flag);
+    yi.SetValue(6, 2);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the core-type / Ceil / level-0 pointer / ascendc_assert kernel",
+    );
+    let x: Vec<f32> = (0..256).map(|i| (i as f32 * 0.37).sin() * 9.0).collect();
+    let flag = |v: i32| -> Vec<u8> {
+        [v, 0, 0, 0, 0, 0, 0, 0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect()
+    };
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("c", flag(3))], 256 * 4 + 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y[..1024]);
+    // Pointer form: 2 repeats of 64 (mask 64, stride 8 blocks) = elements 0..128 of a - b.
+    for i in 0..128 {
+        assert_eq!(got[i], x[i] - x[128 + i], "pointer Sub element {i}");
+    }
+    // Direct form, mask 32 of 64 per repeat, 4 repeats of 8 blocks: the first 32 of each 64 are b - a,
+    // the rest keep what the pointer call left in d.
+    for i in 0..128 {
+        let want = if i % 64 < 32 {
+            x[128 + i] - x[i]
+        } else {
+            x[i] - x[128 + i]
+        };
+        assert_eq!(got[128 + i], want, "direct Sub element {i}");
+    }
+    assert_eq!(&i32s(&y[1024..])[..7], &[1, 0, 4, 8, 0, 1, 2]);
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("c", flag(10))], 256 * 4 + 32);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a failed ascendc_assert is a kernel fault"
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(all.contains("flag is 10"), "{all}");
+    assert!(all.contains("ascendc_assert failed: flag != 10"), "{all}");
+    assert!(all.contains("launch.cpp:"), "{all}");
+    assert_eq!(
+        i32s(&y[1024..])[5],
+        1,
+        "the run stopped at the second assert"
+    );
+}

@@ -321,10 +321,17 @@ namespace AscendC {
                    "(a call through a function pointer or on a temporary destination)", 0);                   \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,            \
                      uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) {        \
         twin::vbin0(#NAME, dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTimes, p,                 \
                     [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, TWIN_LOC_ARGS);                \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+                     uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams &p) {                  \
+        twin::vbin0(#NAME, dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTimes, p,                 \
+                    [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; },                                 \
+                    "(a call through a function pointer or on a temporary destination)", 0);                   \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
