@@ -2028,3 +2028,119 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
         "the run stopped at the second assert"
     );
 }
+
+/// `gert::StorageShape` compares with `!=` as the negation of `==` (origin and storage shapes both),
+/// as add_layer_norm_quant's tiling writes it.
+#[test]
+fn storage_shapes_compare_unequal() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("ss.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "graph/types.h"
+int main() {
+    const gert::StorageShape a({2, 3}, {2, 3}), b({2, 3}, {2, 3}), c({2, 3}, {2, 4}), d({3, 3}, {2, 3});
+    std::printf("%d %d %d %d\n", a != b, a != c, a != d, a == b);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the StorageShape check");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0 1 1 1");
+}
+
+/// ReduceDataBlock (sum as a binary tree per 32 B block, max, min; a block the mask leaves out keeps
+/// dst), ClampMin / ClampMax on the first calCount elements, the GM Fill, and SetPadValue's value in
+/// DataCopyPad's padding when isPad is false, each against a reference computed here.
+#[test]
+fn reduce_data_block_clamp_fill_and_set_pad_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 512);
+    Fill(yg[448], 64, 2.5f);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db, tb;
+    pipe.InitBuffer(ab, 1024); pipe.InitBuffer(db, 1024); pipe.InitBuffer(tb, 1024);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(a, xg, 256);
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(d, -7.0f, 256);
+    PipeBarrier<PIPE_ALL>();
+    // 2 repeats of 64 floats (8 blocks of 8), results 8 apart (dstRepStride 1 = one repeat's 8 results).
+    ReduceDataBlock<ReduceType::SUM, float>(d, a, 64, 2, 1, 1, 8);
+    ReduceDataBlock<ReduceType::MAX, float>(d[16], a[128], 64, 2, 1, 1, 8);
+    // mask 20: blocks 0, 1 and the first 4 elements of block 2; blocks 3..7 keep -7.
+    ReduceDataBlock<ReduceType::MIN, float>(d[32], a, 20, 1, 1, 1, 8);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 64); PipeBarrier<PIPE_ALL>();
+    ClampMin<float>(d, a, tmp, 1.5f, 100);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[64], d, 128); PipeBarrier<PIPE_ALL>();
+    ClampMax(d, a, -0.5f, 128);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[192], d, 128); PipeBarrier<PIPE_ALL>();
+    Duplicate(d, -1.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyExtParams cp{2, 3 * sizeof(float), 0, 0, 0};
+    DataCopyPadExtParams<float> pp{false, 1, 2, 99.0f};
+    SetPadValue(4.25f);
+    DataCopyPad(d, xg, cp, pp);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[320], d, 16); PipeBarrier<PIPE_ALL>();
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the ReduceDataBlock / Clamp / Fill / SetPadValue kernel",
+    );
+    let x: Vec<f32> = (0..256)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 8.0 + 1e-3 * i as f32)
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 512 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    let tree = |v: &[f32]| -> f32 {
+        let mut v = v.to_vec();
+        while v.len() > 1 {
+            v = v.chunks(2).map(|p| p[0] + p[1]).collect();
+        }
+        v[0]
+    };
+    let mut want = vec![-7.0f32; 64];
+    for b in 0..16 {
+        want[b] = tree(&x[b * 8..b * 8 + 8]);
+        let blk = &x[128 + b * 8..128 + b * 8 + 8];
+        want[16 + b] = blk.iter().cloned().fold(f32::MIN, f32::max);
+    }
+    want[32] = x[0..8].iter().cloned().fold(f32::MAX, f32::min);
+    want[33] = x[8..16].iter().cloned().fold(f32::MAX, f32::min);
+    want[34] = x[16..20].iter().cloned().fold(f32::MAX, f32::min);
+    assert_eq!(&got[..64], &want[..], "ReduceDataBlock");
+    for i in 0..128 {
+        // Beyond calCount 100, d keeps the Duplicate's -7.
+        let cmin = if i < 100 { x[i].max(1.5) } else { -7.0 };
+        assert_eq!(got[64 + i], cmin, "ClampMin element {i}");
+        assert_eq!(got[192 + i], x[i].min(-0.5), "ClampMax element {i}");
+    }
+    // Each 12-byte burst lands 32 B aligned after 1 padding element and before 2: [p, x, x, x, p, p, ?, ?].
+    for (r, base) in [(0usize, 0usize), (1, 3)] {
+        let row = &got[320 + r * 8..320 + r * 8 + 8];
+        assert_eq!(
+            &row[..6],
+            &[4.25, x[base], x[base + 1], x[base + 2], 4.25, 4.25],
+            "DataCopyPad row {r}"
+        );
+    }
+    assert!(got[448..].iter().all(|&v| v == 2.5), "Fill");
+}

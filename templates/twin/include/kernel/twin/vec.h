@@ -30,6 +30,7 @@ enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
 enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
 enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
 enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+enum class ReduceType { SUM, MAX, MIN };
 constexpr uint64_t MASK_PLACEHOLDER = 0;
 
 inline void SetMaskCount() { twin::g.mask_counter = true; }
@@ -456,6 +457,42 @@ TWIN_UNARY(Not, (~x))
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, TWIN_LOC) {                        \
         twin::vun(#NAME, dst, src, (uint32_t)src.GetSize(), [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
     }
+
+// ClampMin / ClampMax (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Clamp接口/ClampMin.md, ClampMax.md): the
+// first calCount elements of src, those below (ClampMin) or above (ClampMax) scalar replaced by scalar; half
+// and float; src and dst must not overlap. The twin needs no scratch (sharedTmpBuffer is not touched).
+} // namespace AscendC
+namespace twin {
+template <class T, bool Max>
+inline void clamp_one_side(const char *api, const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src,
+                           T scalar, uint32_t calCount, TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "ClampMin/ClampMax: half or float");
+    uint64_t bytes = (uint64_t)calCount * sizeof(T);
+    if (calCount > 0 && dst.addr_ < src.addr_ + bytes && src.addr_ < dst.addr_ + bytes)
+        fault(twin_file, twin_line, "%s: dst (UB %u) and src (UB %u) overlap; the API does not allow it", api,
+              dst.addr_, src.addr_);
+    const auto s = up(scalar);
+    vun(api, dst, src, calCount, [s](T x0) {
+        auto x = up(x0);
+        return (calc_t<T>)(Max ? (x > s ? s : x) : (x < s ? s : x));
+    }, TWIN_LOC_ARGS);
+}
+} // namespace twin
+namespace AscendC {
+#define TWIN_CLAMP(NAME, MAX)                                                                                 \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
+                     const T scalar, const uint32_t calCount, TWIN_LOC) {                                     \
+        twin::clamp_one_side<T, MAX>(#NAME, dst, src, scalar, calCount, TWIN_LOC_ARGS);                       \
+    }                                                                                                         \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T scalar, const uint32_t calCount, \
+                     TWIN_LOC) {                                                                              \
+        twin::clamp_one_side<T, MAX>(#NAME, dst, src, scalar, calCount, TWIN_LOC_ARGS);                       \
+    }
+TWIN_CLAMP(ClampMin, false)
+TWIN_CLAMP(ClampMax, true)
+#undef TWIN_CLAMP
 
 TWIN_UNARY_HL(Log, twin::m_log(x))
 TWIN_UNARY_HL(Log2, twin::m_log2(x))
