@@ -1929,7 +1929,7 @@ fn bytes_f32(v: &[f32]) -> Vec<u8> {
 }
 
 /// `g_coreType` compares equal to AIV on a vector-only kernel; the integer `Ceil(a, b)` rounds up and
-/// takes int64 arguments beside the vector Ceil; the level-0 continuous-mask Sub is taken as a function
+/// takes int64 arguments beside the vector Ceil; scalar `min` / `max` resolve unqualified; the level-0 continuous-mask Sub is taken as a function
 /// pointer of the documented type (ops-nn's foreach level-zero helpers) and still called directly;
 /// `ascendc_assert` passes a true condition and, on a false one, prints its formatted message and
 /// ends the run as a kernel fault naming the line.
@@ -1969,6 +1969,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR c, GM_ADDR y) {
     yi.SetValue(2, (int32_t)Ceil(n, m));
     yi.SetValue(3, (int32_t)Ceil(64u, 8u));
     yi.SetValue(4, (int32_t)Ceil(0u, 3u));
+    int lo = 5, hi = 3;
+    yi.SetValue(7, min(lo, hi) + 10 * max(2, 7) + (int32_t)min(2.5f, 9.0f) * 100);
     int32_t flag = cg.GetValue(0);
     ascendc_assert(flag >= 0);
     yi.SetValue(5, 1);
@@ -2007,7 +2009,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
         };
         assert_eq!(got[128 + i], want, "direct Sub element {i}");
     }
-    assert_eq!(&i32s(&y[1024..])[..7], &[1, 0, 4, 8, 0, 1, 2]);
+    assert_eq!(&i32s(&y[1024..])[..8], &[1, 0, 4, 8, 0, 1, 2, 273]);
     let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("c", flag(10))], 256 * 4 + 32);
     assert_eq!(
         out.status.code(),
@@ -2143,4 +2145,103 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         );
     }
     assert!(got[448..].iter().all(|&v| v == 2.5), "Fill");
+}
+
+/// MrgSort merges 2 to 4 descending queues of 8-byte (score, index) structures, equal scores from the
+/// earlier queue first, repeatTimes times over consecutive groups; with ifExhaustedSuspension it stops
+/// at the first empty queue and GetMrgSortResult tells how many of each queue it took.
+#[test]
+fn mrg_sort_merges_sorted_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 520);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db;
+    pipe.InitBuffer(ab, 1024); pipe.InitBuffer(db, 1024);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>();
+    DataCopy(a, xg, 256);
+    PipeBarrier<PIPE_ALL>();
+    // 8 queues of 16 structures (32 floats each): 2 repeats of a 4-way merge.
+    MrgSort4Info p;
+    for (int i = 0; i < 4; i++) p.elementLengths[i] = 16;
+    p.repeatTimes = 2;
+    MrgSort<float>(d, MrgSortSrcList<float>(a[0], a[32], a[64], a[96]), p);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 256); PipeBarrier<PIPE_ALL>();
+    // Queues 1 (3 long) and 2 (16 long), suspended when queue 1 runs out.
+    uint16_t lens[4] = {3, 16, 0, 0};
+    MrgSort4Info q(lens, true, 3, 1);
+    MrgSortSrcList<float> s;
+    s.src1 = a[0]; s.src2 = a[32];
+    Duplicate(d, -1.0f, 256);
+    PipeBarrier<PIPE_ALL>();
+    MrgSort(d, s, q);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[256], d, 256); PipeBarrier<PIPE_ALL>();
+    uint16_t n1, n2, n3, n4;
+    GetMrgSortResult(n1, n2, n3, n4);
+    GlobalTensor<int32_t> yi;
+    yi.SetGlobalBuffer((__gm__ int32_t *)y + 512, 8);
+    yi.SetValue(0, n1); yi.SetValue(1, n2); yi.SetValue(2, n3); yi.SetValue(3, n4);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the MrgSort kernel",
+    );
+    // 8 queues of 16 (score, index) pairs, each sorted descending; scores repeat across queues.
+    let mut x = vec![0f32; 256];
+    let mut items: Vec<(f32, u32)> = Vec::new();
+    for qn in 0..8u32 {
+        let mut q: Vec<f32> = (0..16)
+            .map(|i| ((i * 7 + qn * 3) % 11) as f32 * 0.5)
+            .collect();
+        q.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        for (i, s) in q.iter().enumerate() {
+            let idx = qn * 100 + i as u32;
+            x[(qn as usize * 16 + i) * 2] = *s;
+            x[(qn as usize * 16 + i) * 2 + 1] = f32::from_bits(idx);
+            items.push((*s, idx));
+        }
+    }
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 520 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    let pairs =
+        |v: &[f32]| -> Vec<(f32, u32)> { v.chunks(2).map(|c| (c[0], c[1].to_bits())).collect() };
+    // Reference: a stable sort by descending score of each group's queues in queue order is the merge
+    // that takes equal scores from the earlier queue first.
+    for r in 0..2 {
+        let mut want = items[r * 64..r * 64 + 64].to_vec();
+        want.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+        assert_eq!(pairs(&got[r * 128..r * 128 + 128]), want, "repeat {r}");
+    }
+    // Suspended merge of queue 0's first 3 with queue 1: stops when queue 0 is used up.
+    let (q0, q1) = (&items[0..3], &items[16..32]);
+    let (mut i, mut j, mut want) = (0, 0, Vec::new());
+    while i < q0.len() {
+        if q1[j].0 > q0[i].0 {
+            want.push(q1[j]);
+            j += 1;
+        } else {
+            want.push(q0[i]);
+            i += 1;
+        }
+    }
+    let n = want.len();
+    assert_eq!(pairs(&got[256..256 + 2 * n]), want);
+    assert!(
+        got[256 + 2 * n..512].iter().all(|&v| v == -1.0),
+        "nothing beyond the stop"
+    );
+    assert_eq!(&i32s(&y[512 * 4..])[..4], &[3, j as i32, 0, 0]);
 }

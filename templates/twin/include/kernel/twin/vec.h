@@ -414,6 +414,19 @@ TWIN_UNARY(Reciprocal, (decltype(x))1 / x)
 TWIN_UNARY(Sqrt, twin::m_sqrt(x))
 // Scalar sqrt: kernel code calls it on scalars (the device compiler provides it); the twin gives it
 // here, reached through `using namespace AscendC`, as it includes no C library header.
+// Scalar min / max of two values of one type, likewise provided by the device compiler and called
+// unqualified (ops-math not_equal: `min(n - i, static_cast<int>(256 / sizeof(U)))`). Non-template, so a
+// kernel's own min template or std::min does not make a call ambiguous; the names are parenthesised so
+// a kernel's min/max macro does not expand them. Mixed argument types do not resolve, as on the device.
+#define TWIN_SCALAR_MINMAX(T)                                                                                 \
+    inline constexpr T(min)(T a, T b) { return b < a ? b : a; }                                               \
+    inline constexpr T(max)(T a, T b) { return a < b ? b : a; }
+TWIN_SCALAR_MINMAX(int32_t)
+TWIN_SCALAR_MINMAX(uint32_t)
+TWIN_SCALAR_MINMAX(int64_t)
+TWIN_SCALAR_MINMAX(uint64_t)
+TWIN_SCALAR_MINMAX(float)
+#undef TWIN_SCALAR_MINMAX
 inline float sqrt(float x) { return twin::m_sqrt(x); }
 inline double sqrt(double x) { return twin::m_sqrt(x); }
 template <class T, class = typename std::enable_if<std::is_integral<T>::value>::type> inline double sqrt(T x) {
