@@ -2055,8 +2055,8 @@ int main() {
 }
 
 /// ReduceDataBlock (sum as a binary tree per 32 B block, max, min; a block the mask leaves out keeps
-/// dst), ClampMin / ClampMax on the first calCount elements, the GM Fill, and SetPadValue's value in
-/// DataCopyPad's padding when isPad is false, each against a reference computed here.
+/// dst), ClampMin / ClampMax on the first calCount elements, the GM Fill, Compares (count form), and
+/// SetPadValue's value in DataCopyPad's padding when isPad is false, each against a reference computed here.
 #[test]
 fn reduce_data_block_clamp_fill_and_set_pad_value() {
     let dir = tempfile::tempdir().unwrap();
@@ -2090,6 +2090,9 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     PipeBarrier<PIPE_ALL>(); DataCopy(yg[64], d, 128); PipeBarrier<PIPE_ALL>();
     ClampMax(d, a, -0.5f, 128);
     PipeBarrier<PIPE_ALL>(); DataCopy(yg[192], d, 128); PipeBarrier<PIPE_ALL>();
+    LocalTensor<uint8_t> m = tb.Get<uint8_t>();
+    Compares(m, a, 0.25f, CMPMODE::GE, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[480], m.ReinterpretCast<float>(), 8); PipeBarrier<PIPE_ALL>();
     Duplicate(d, -1.0f, 64);
     PipeBarrier<PIPE_ALL>();
     DataCopyExtParams cp{2, 3 * sizeof(float), 0, 0, 0};
@@ -2144,7 +2147,17 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
             "DataCopyPad row {r}"
         );
     }
-    assert!(got[448..].iter().all(|&v| v == 2.5), "Fill");
+    assert!(got[448..480].iter().all(|&v| v == 2.5), "Fill");
+    assert!(got[488..].iter().all(|&v| v == 2.5), "Fill");
+    // Compares: bit i (LSB first) of the mask is x[i] >= 0.25, for the first 64 elements.
+    let mask: Vec<u8> = y[480 * 4..488 * 4].to_vec();
+    for i in 0..64 {
+        assert_eq!(
+            (mask[i / 8] >> (i % 8)) & 1 == 1,
+            x[i] >= 0.25,
+            "Compares bit {i}"
+        );
+    }
 }
 
 /// MrgSort merges 2 to 4 descending queues of 8-byte (score, index) structures, equal scores from the

@@ -107,6 +107,7 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("ShiftLeft", 0, 1.0, D),     // scalar operand (G)
     vc("ShiftRight", 0, 1.0, D),    // scalar operand (G)
     vc("CompareScalar", 0, 1.0, D), // scalar operand (G)
+    vc("Compares", 0, 1.0, D),      // CompareScalar's newer name (asc-devkit Compares.md) (G)
     vc("Brcb", 0, 1.0, D),          // broadcast (G)
     // One TransDataTo5HD repeat moves 512 B (16 blocks), twice a 256 B vector repeat (G).
     vc("TransDataTo5HD", 0, 2.0, D),
@@ -385,6 +386,10 @@ mod tests {
         }
         assert_eq!(vector_class("ClampMin", 4), vector_class("Maxs", 4));
         assert_eq!(vector_class("ClampMax", 2), vector_class("Mins", 2));
+        assert_eq!(
+            vector_class("Compares", 4),
+            vector_class("CompareScalar", 4)
+        );
         assert_eq!(
             vector_class("Frobnicate", 2),
             (VEC_DEFAULT_FIXED, VEC_DEFAULT_PER_REPEAT, false)

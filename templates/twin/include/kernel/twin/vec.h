@@ -692,19 +692,33 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
     }
     twin::tr_vec("Compare", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
-template <class T, class U, class S = T>
-inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode,
-                          uint32_t calCount, TWIN_LOC) {
-    const uint8_t *pa = twin::vspan(src0, calCount, "CompareScalar", TWIN_LOC_ARGS);
-    uint8_t *pd = twin::ub_span(dst.addr_, (calCount + 7) / 8, "CompareScalar", TWIN_LOC_ARGS);
-    auto s = twin::up((T)src1Scalar);
+namespace twin_cmp {
+template <class T, class U>
+inline void cmp_scalar(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0, T scalar,
+                       AscendC::CMPMODE mode, uint32_t calCount, TWIN_LOC_DECL) {
+    const uint8_t *pa = twin::vspan(src0, calCount, api, TWIN_LOC_ARGS);
+    uint8_t *pd = twin::ub_span(dst.addr_, (calCount + 7) / 8, api, TWIN_LOC_ARGS);
+    auto s = twin::up(scalar);
     for (uint32_t i = 0; i < calCount; i += 8) {
         uint8_t byte = 0;
         for (uint32_t k = 0; k < 8 && i + k < calCount; k++)
-            if (twin_cmp::cmp(twin::up(twin::ld<T>(pa + (i + k) * sizeof(T))), s, mode)) byte |= (uint8_t)(1u << k);
+            if (cmp(twin::up(twin::ld<T>(pa + (i + k) * sizeof(T))), s, mode)) byte |= (uint8_t)(1u << k);
         pd[i / 8] = byte;
     }
-    twin::tr_vec("CompareScalar", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+    twin::tr_vec(api, sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+} // namespace twin_cmp
+template <class T, class U, class S = T>
+inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode,
+                          uint32_t calCount, TWIN_LOC) {
+    twin_cmp::cmp_scalar("CompareScalar", dst, src0, (T)src1Scalar, mode, calCount, TWIN_LOC_ARGS);
+}
+// Compares, count form (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/Compares.md): the
+// newer name of CompareScalar, one bit per element of the first count, set where src0[i] <cmpMode> scalar.
+template <class T, class U, class S = T>
+inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE cmpMode,
+                     uint32_t count, TWIN_LOC) {
+    twin_cmp::cmp_scalar("Compares", dst, src0, (T)src1Scalar, cmpMode, count, TWIN_LOC_ARGS);
 }
 // Select: bit 1 takes src0, bit 0 takes src1 (or the scalar in VSEL_TENSOR_SCALAR_MODE).
 template <class T, class U>
