@@ -2055,8 +2055,9 @@ int main() {
 }
 
 /// ReduceDataBlock (sum as a binary tree per 32 B block, max, min; a block the mask leaves out keeps
-/// dst), ClampMin / ClampMax on the first calCount elements, the GM Fill, Compares (count form), and
-/// SetPadValue's value in DataCopyPad's padding when isPad is false, each against a reference computed here.
+/// dst), ClampMin / ClampMax on the first calCount elements, the GM Fill, Compares (count form),
+/// SetPadValue's value in DataCopyPad's padding when isPad is false, and DataCopyPadGm2UBImpl on raw
+/// addresses, each against a reference computed here.
 #[test]
 fn reduce_data_block_clamp_fill_and_set_pad_value() {
     let dir = tempfile::tempdir().unwrap();
@@ -2100,6 +2101,11 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     SetPadValue(4.25f);
     DataCopyPad(d, xg, cp, pp);
     PipeBarrier<PIPE_ALL>(); DataCopy(yg[320], d, 16); PipeBarrier<PIPE_ALL>();
+    Duplicate(d, -1.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPadGm2UBImpl((__ubuf__ float *)d.GetPhyAddr(), (__gm__ float *)xg[5].GetPhyAddr(),
+                         DataCopyExtParams{1, 8, 0, 0, 0}, DataCopyPadExtParams<float>{true, 0, 1, 3.0f});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[336], d, 8); PipeBarrier<PIPE_ALL>();
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
@@ -2147,6 +2153,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
             "DataCopyPad row {r}"
         );
     }
+    assert_eq!(
+        &got[336..340],
+        &[x[5], x[6], 3.0, -1.0],
+        "DataCopyPadGm2UBImpl"
+    );
     assert!(got[448..480].iter().all(|&v| v == 2.5), "Fill");
     assert!(got[488..].iter().all(|&v| v == 2.5), "Fill");
     // Compares: bit i (LSB first) of the mask is x[i] >= 0.25, for the first 64 elements.

@@ -309,6 +309,20 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
     twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line,
                  twin::dma_extra(src.cache_, false, false), twin::gm_buf_id(s));
 }
+// DataCopyPadGm2UBImpl(ubPtr, gmPtr, params, padParams): DataCopyPad GM -> UB on raw addresses, as ops-nn's
+// linear_index calls it with `(__ubuf__ T *)local.GetPhyAddr()` (on the twin a UB byte address carried in
+// a pointer) and a GM pointer. Not a documented API; the twin gives it DataCopyPad's documented behaviour.
+template <class T>
+void DataCopyPadGm2UBImpl(T *dst, T *src, const DataCopyExtParams &p, const DataCopyPadExtParams<T> &pad, TWIN_LOC) {
+    const uint64_t addr = (uint64_t)(uintptr_t)dst;
+    if (addr > 0xffffffffull)
+        twin::fault(twin_file, twin_line, "DataCopyPadGm2UBImpl: the UB pointer is no UB address (a LocalTensor's GetPhyAddr())");
+    LocalTensor<T> ub((uint32_t)addr, 0, TPosition::VECIN);
+    GlobalTensor<T> gm;
+    gm.SetGlobalBuffer(src);
+    DataCopyPad(ub, gm, p, pad, TWIN_LOC_ARGS);
+}
+
 // ---- DataCopyPad UB -> GM: bursts start 32 B aligned in UB (UB gap in 32 B blocks); GM gap in bytes.
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p, TWIN_LOC) {
     const char *api = "DataCopyPad";
