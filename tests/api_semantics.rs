@@ -2269,3 +2269,53 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     );
     assert_eq!(&i32s(&y[512 * 4..])[..4], &[3, j as i32, 0, 0]);
 }
+
+/// The kernel-side `tiling/tiling_api.h` defines tiling structs as a `.asc` program writes them (one
+/// translation unit, host part included): BEGIN_TILING_DATA_DEF inside `namespace optiling`, the
+/// host's set_/get_ accessors and SaveToBuffer, REGISTER_TILING_DATA_CLASS; the struct stays trivial
+/// and holds the fields alone, in order.
+#[test]
+fn asc_programs_define_tiling_structs_with_accessors() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(DqTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, m);
+TILING_DATA_FIELD_DEF_ARR(uint32_t, 2, v);
+TILING_DATA_FIELD_DEF(uint32_t, n);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(Dq, DqTilingData)
+} // namespace optiling
+static_assert(std::is_trivial<optiling::DqTilingData>::value, "a trivial struct");
+extern "C" __global__ __aicore__ void k(GM_ADDR y) {
+    optiling::DqTilingData t;
+    t.set_m(3);
+    uint32_t a[2] = {7, 9};
+    t.set_v(a);
+    t.set_n(11);
+    uint32_t buf[8] = {0};
+    t.SaveToBuffer(buf, sizeof(buf));
+    AscendC::GlobalTensor<uint32_t> g;
+    g.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    for (int i = 0; i < 4; i++) g.SetValue(i, buf[i]);
+    g.SetValue(4, t.get_m() + t.get_v()[1] + t.get_n());
+    g.SetValue(5, (uint32_t)t.GetDataSize());
+    g.SetValue(6, (uint32_t)sizeof(optiling::twin_tiling_Dq));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
+"#,
+        "building the .asc-style tiling struct kernel",
+    );
+    let (out, y) = run_kernel(w, &[], 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(&i32s(&y)[..7], &[3, 7, 9, 11, 23, 16, 16]);
+}
