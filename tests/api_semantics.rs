@@ -2306,6 +2306,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR y) {
     g.SetValue(4, t.get_m() + t.get_v()[1] + t.get_n());
     g.SetValue(5, (uint32_t)t.GetDataSize());
     g.SetValue(6, (uint32_t)sizeof(optiling::twin_tiling_Dq));
+    AscendC::TPipe pipe;
+    g.SetValue(7, GetTPipePtr() == &pipe ? 1u : 0u); // unqualified, as the asc-devkit fill example calls it
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
 "#,
@@ -2317,5 +2319,5 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(&i32s(&y)[..7], &[3, 7, 9, 11, 23, 16, 16]);
+    assert_eq!(&i32s(&y)[..8], &[3, 7, 9, 11, 23, 16, 16, 1]);
 }

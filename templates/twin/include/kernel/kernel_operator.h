@@ -157,3 +157,4 @@ template <class... Args> inline void twin_assert_message(const char *fmt, Args &
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
 using AscendC::g_coreType;
+using AscendC::GetTPipePtr; // asc-devkit fill example calls it unqualified
