@@ -2106,6 +2106,10 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     DataCopyPadGm2UBImpl((__ubuf__ float *)d.GetPhyAddr(), (__gm__ float *)xg[5].GetPhyAddr(),
                          DataCopyExtParams{1, 8, 0, 0, 0}, DataCopyPadExtParams<float>{true, 0, 1, 3.0f});
     PipeBarrier<PIPE_ALL>(); DataCopy(yg[336], d, 8); PipeBarrier<PIPE_ALL>();
+    SetAtomicAdd<float>();
+    DisableDmaAtomic();
+    Duplicate(d, 1.0f, 8);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[344], d, 8); DataCopy(yg[344], d, 8); PipeBarrier<PIPE_ALL>();
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
@@ -2157,6 +2161,10 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         &got[336..340],
         &[x[5], x[6], 3.0, -1.0],
         "DataCopyPadGm2UBImpl"
+    );
+    assert!(
+        got[344..352].iter().all(|&v| v == 1.0),
+        "DisableDmaAtomic: copies overwrite"
     );
     assert!(got[448..480].iter().all(|&v| v == 2.5), "Fill");
     assert!(got[488..].iter().all(|&v| v == 2.5), "Fill");

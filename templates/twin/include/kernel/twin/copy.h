@@ -361,6 +361,9 @@ template <class T> inline void SetAtomicMax() { twin::g.atomic_op = 2; twin::g.a
 template <class T> inline void SetAtomicMin() { twin::g.atomic_op = 3; twin::g.atomic_type = twin::dcode<T>(); }
 template <class T> inline void SetAtomicType() { twin::g.atomic_type = twin::dcode<T>(); }
 inline void SetAtomicNone() { twin::g.atomic_op = 0; twin::g.atomic_type = 0; }
+// DisableDmaAtomic (asc-devkit docs/zh/api/SIMD-API/基础API/原子操作/DisableDmaAtomic.md): ends SetAtomicAdd/Max/Min;
+// later copies overwrite GM.
+inline void DisableDmaAtomic() { SetAtomicNone(); }
 
 // ---- fill GM with a value (InitGlobalMemory / InitOutput), recorded as one MTE3 copy.
 template <class T, class U>
