@@ -1898,3 +1898,466 @@ extern "C" void twin_launch(uint8_t **a) { fp(a[0], a[1], a[2], a[3]); }
         );
     }
 }
+
+/// Builds `src` (a kernel with a `twin_launch(uint8_t **)` glue) against the twin's kernel headers and
+/// runtime in `w`, as `w/kernel`.
+fn build_kernel(w: &Path, src: &str, what: &str) {
+    std::fs::write(w.join("launch.cpp"), src).unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("kernel"));
+    run_ok(&mut cc, what);
+}
+
+/// Runs `w/kernel` on one block with the given inputs (name, bytes) and one output `y` of `out_bytes`;
+/// returns the process output and the output bytes.
+fn run_kernel(
+    w: &Path,
+    inputs: &[(&str, Vec<u8>)],
+    out_bytes: usize,
+) -> (std::process::Output, Vec<u8>) {
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let mut run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\n",
+        w.join("tiling.bin").display()
+    );
+    for (name, bytes) in inputs {
+        let p = w.join(format!("{name}.bin"));
+        std::fs::write(&p, bytes).unwrap();
+        run += &format!("input {name} {} {}\n", p.display(), bytes.len());
+    }
+    run += &format!(
+        "output y {} {out_bytes}\ntrace {}\n",
+        w.join("y.bin").display(),
+        w.join("trace.txt").display()
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    let out = Command::new(w.join("kernel"))
+        .arg(w.join("run.txt"))
+        .output()
+        .unwrap();
+    let y = std::fs::read(w.join("y.bin")).unwrap_or_default();
+    (out, y)
+}
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn bytes_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// `g_coreType` compares equal to AIV on a vector-only kernel; the integer `Ceil(a, b)` rounds up and
+/// takes int64 arguments beside the vector Ceil; scalar `min` / `max` resolve unqualified; the level-0 continuous-mask Sub is taken as a function
+/// pointer of the documented type (ops-nn's foreach level-zero helpers) and still called directly;
+/// `ascendc_assert` passes a true condition and, on a false one, prints its formatted message and
+/// ends the run as a kernel fault naming the line.
+#[test]
+fn core_type_integer_ceil_level0_pointers_and_ascendc_assert() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+template <class T> using L0 = void(const LocalTensor<T> &, const LocalTensor<T> &, const LocalTensor<T> &,
+                                   uint64_t, const uint8_t, const BinaryRepeatParams &);
+template <L0<float> *op> void apply(const LocalTensor<float> &d, const LocalTensor<float> &a,
+                                    const LocalTensor<float> &b) { op(d, a, b, 64, 2, {1, 1, 1, 8, 8, 8}); }
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR c, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<int32_t> cg, yi;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    cg.SetGlobalBuffer((__gm__ int32_t *)c, 8);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    yi.SetGlobalBuffer((__gm__ int32_t *)y + 256, 8);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, db;
+    pipe.InitBuffer(ab, 512); pipe.InitBuffer(bb, 512); pipe.InitBuffer(db, 512);
+    LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), d = db.Get<float>();
+    DataCopy(a, xg, 128); DataCopy(b, xg[128], 128);
+    PipeBarrier<PIPE_ALL>();
+    apply<Sub<float>>(d, a, b);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 128); PipeBarrier<PIPE_ALL>();
+    Sub(d, b, a, 32, 4, {1, 1, 1, 8, 8, 8});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[128], d, 128); PipeBarrier<PIPE_ALL>();
+    int64_t n = 7, m = 2;
+    yi.SetValue(0, g_coreType == AIV ? 1 : 0);
+    yi.SetValue(1, AscendC::g_coreType == AscendC::AIC ? 1 : 0);
+    yi.SetValue(2, (int32_t)Ceil(n, m));
+    yi.SetValue(3, (int32_t)Ceil(64u, 8u));
+    yi.SetValue(4, (int32_t)Ceil(0u, 3u));
+    int lo = 5, hi = 3;
+    yi.SetValue(7, min(lo, hi) + 10 * max(2, 7) + (int32_t)min(2.5f, 9.0f) * 100);
+    int32_t flag = cg.GetValue(0);
+    ascendc_assert(flag >= 0);
+    yi.SetValue(5, 1);
+    ascendc_assert(flag != 10, "flag is %d\n", flag);
+    yi.SetValue(6, 2);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the core-type / Ceil / level-0 pointer / ascendc_assert kernel",
+    );
+    let x: Vec<f32> = (0..256).map(|i| (i as f32 * 0.37).sin() * 9.0).collect();
+    let flag = |v: i32| -> Vec<u8> {
+        [v, 0, 0, 0, 0, 0, 0, 0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect()
+    };
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("c", flag(3))], 256 * 4 + 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y[..1024]);
+    // Pointer form: 2 repeats of 64 (mask 64, stride 8 blocks) = elements 0..128 of a - b.
+    for i in 0..128 {
+        assert_eq!(got[i], x[i] - x[128 + i], "pointer Sub element {i}");
+    }
+    // Direct form, mask 32 of 64 per repeat, 4 repeats of 8 blocks: the first 32 of each 64 are b - a,
+    // the rest keep what the pointer call left in d.
+    for i in 0..128 {
+        let want = if i % 64 < 32 {
+            x[128 + i] - x[i]
+        } else {
+            x[i] - x[128 + i]
+        };
+        assert_eq!(got[128 + i], want, "direct Sub element {i}");
+    }
+    assert_eq!(&i32s(&y[1024..])[..8], &[1, 0, 4, 8, 0, 1, 2, 273]);
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("c", flag(10))], 256 * 4 + 32);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a failed ascendc_assert is a kernel fault"
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(all.contains("flag is 10"), "{all}");
+    assert!(all.contains("ascendc_assert failed: flag != 10"), "{all}");
+    assert!(all.contains("launch.cpp:"), "{all}");
+    assert_eq!(
+        i32s(&y[1024..])[5],
+        1,
+        "the run stopped at the second assert"
+    );
+}
+
+/// `gert::StorageShape` compares with `!=` as the negation of `==` (origin and storage shapes both),
+/// as add_layer_norm_quant's tiling writes it.
+#[test]
+fn storage_shapes_compare_unequal() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("ss.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "graph/types.h"
+int main() {
+    const gert::StorageShape a({2, 3}, {2, 3}), b({2, 3}, {2, 3}), c({2, 3}, {2, 4}), d({3, 3}, {2, 3});
+    std::printf("%d %d %d %d\n", a != b, a != c, a != d, a == b);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the StorageShape check");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0 1 1 1");
+}
+
+/// ReduceDataBlock (sum as a binary tree per 32 B block, max, min; a block the mask leaves out keeps
+/// dst), ClampMin / ClampMax on the first calCount elements, the GM Fill, Compares (count form),
+/// SetPadValue's value in DataCopyPad's padding when isPad is false, and DataCopyPadGm2UBImpl on raw
+/// addresses, each against a reference computed here.
+#[test]
+fn reduce_data_block_clamp_fill_and_set_pad_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 512);
+    Fill(yg[448], 64, 2.5f);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db, tb;
+    pipe.InitBuffer(ab, 1024); pipe.InitBuffer(db, 1024); pipe.InitBuffer(tb, 1024);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(a, xg, 256);
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(d, -7.0f, 256);
+    PipeBarrier<PIPE_ALL>();
+    // 2 repeats of 64 floats (8 blocks of 8), results 8 apart (dstRepStride 1 = one repeat's 8 results).
+    ReduceDataBlock<ReduceType::SUM, float>(d, a, 64, 2, 1, 1, 8);
+    ReduceDataBlock<ReduceType::MAX, float>(d[16], a[128], 64, 2, 1, 1, 8);
+    // mask 20: blocks 0, 1 and the first 4 elements of block 2; blocks 3..7 keep -7.
+    ReduceDataBlock<ReduceType::MIN, float>(d[32], a, 20, 1, 1, 1, 8);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 64); PipeBarrier<PIPE_ALL>();
+    ClampMin<float>(d, a, tmp, 1.5f, 100);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[64], d, 128); PipeBarrier<PIPE_ALL>();
+    ClampMax(d, a, -0.5f, 128);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[192], d, 128); PipeBarrier<PIPE_ALL>();
+    LocalTensor<uint8_t> m = tb.Get<uint8_t>();
+    Compares(m, a, 0.25f, CMPMODE::GE, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[480], m.ReinterpretCast<float>(), 8); PipeBarrier<PIPE_ALL>();
+    Duplicate(d, -1.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyExtParams cp{2, 3 * sizeof(float), 0, 0, 0};
+    DataCopyPadExtParams<float> pp{false, 1, 2, 99.0f};
+    SetPadValue(4.25f);
+    DataCopyPad(d, xg, cp, pp);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[320], d, 16); PipeBarrier<PIPE_ALL>();
+    Duplicate(d, -1.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPadGm2UBImpl((__ubuf__ float *)d.GetPhyAddr(), (__gm__ float *)xg[5].GetPhyAddr(),
+                         DataCopyExtParams{1, 8, 0, 0, 0}, DataCopyPadExtParams<float>{true, 0, 1, 3.0f});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[336], d, 8); PipeBarrier<PIPE_ALL>();
+    SetAtomicAdd<float>();
+    DisableDmaAtomic();
+    Duplicate(d, 1.0f, 8);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[344], d, 8); DataCopy(yg[344], d, 8); PipeBarrier<PIPE_ALL>();
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the ReduceDataBlock / Clamp / Fill / SetPadValue kernel",
+    );
+    let x: Vec<f32> = (0..256)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 8.0 + 1e-3 * i as f32)
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 512 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    let tree = |v: &[f32]| -> f32 {
+        let mut v = v.to_vec();
+        while v.len() > 1 {
+            v = v.chunks(2).map(|p| p[0] + p[1]).collect();
+        }
+        v[0]
+    };
+    let mut want = vec![-7.0f32; 64];
+    for b in 0..16 {
+        want[b] = tree(&x[b * 8..b * 8 + 8]);
+        let blk = &x[128 + b * 8..128 + b * 8 + 8];
+        want[16 + b] = blk.iter().cloned().fold(f32::MIN, f32::max);
+    }
+    want[32] = x[0..8].iter().cloned().fold(f32::MAX, f32::min);
+    want[33] = x[8..16].iter().cloned().fold(f32::MAX, f32::min);
+    want[34] = x[16..20].iter().cloned().fold(f32::MAX, f32::min);
+    assert_eq!(&got[..64], &want[..], "ReduceDataBlock");
+    for i in 0..128 {
+        // Beyond calCount 100, d keeps the Duplicate's -7.
+        let cmin = if i < 100 { x[i].max(1.5) } else { -7.0 };
+        assert_eq!(got[64 + i], cmin, "ClampMin element {i}");
+        assert_eq!(got[192 + i], x[i].min(-0.5), "ClampMax element {i}");
+    }
+    // Each 12-byte burst lands 32 B aligned after 1 padding element and before 2: [p, x, x, x, p, p, ?, ?].
+    for (r, base) in [(0usize, 0usize), (1, 3)] {
+        let row = &got[320 + r * 8..320 + r * 8 + 8];
+        assert_eq!(
+            &row[..6],
+            &[4.25, x[base], x[base + 1], x[base + 2], 4.25, 4.25],
+            "DataCopyPad row {r}"
+        );
+    }
+    assert_eq!(
+        &got[336..340],
+        &[x[5], x[6], 3.0, -1.0],
+        "DataCopyPadGm2UBImpl"
+    );
+    assert!(
+        got[344..352].iter().all(|&v| v == 1.0),
+        "DisableDmaAtomic: copies overwrite"
+    );
+    assert!(got[448..480].iter().all(|&v| v == 2.5), "Fill");
+    assert!(got[488..].iter().all(|&v| v == 2.5), "Fill");
+    // Compares: bit i (LSB first) of the mask is x[i] >= 0.25, for the first 64 elements.
+    let mask: Vec<u8> = y[480 * 4..488 * 4].to_vec();
+    for i in 0..64 {
+        assert_eq!(
+            (mask[i / 8] >> (i % 8)) & 1 == 1,
+            x[i] >= 0.25,
+            "Compares bit {i}"
+        );
+    }
+}
+
+/// MrgSort merges 2 to 4 descending queues of 8-byte (score, index) structures, equal scores from the
+/// earlier queue first, repeatTimes times over consecutive groups; with ifExhaustedSuspension it stops
+/// at the first empty queue and GetMrgSortResult tells how many of each queue it took.
+#[test]
+fn mrg_sort_merges_sorted_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 520);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db;
+    pipe.InitBuffer(ab, 1024); pipe.InitBuffer(db, 1024);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>();
+    DataCopy(a, xg, 256);
+    PipeBarrier<PIPE_ALL>();
+    // 8 queues of 16 structures (32 floats each): 2 repeats of a 4-way merge.
+    MrgSort4Info p;
+    for (int i = 0; i < 4; i++) p.elementLengths[i] = 16;
+    p.repeatTimes = 2;
+    MrgSort<float>(d, MrgSortSrcList<float>(a[0], a[32], a[64], a[96]), p);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 256); PipeBarrier<PIPE_ALL>();
+    // Queues 1 (3 long) and 2 (16 long), suspended when queue 1 runs out.
+    uint16_t lens[4] = {3, 16, 0, 0};
+    MrgSort4Info q(lens, true, 3, 1);
+    MrgSortSrcList<float> s;
+    s.src1 = a[0]; s.src2 = a[32];
+    Duplicate(d, -1.0f, 256);
+    PipeBarrier<PIPE_ALL>();
+    MrgSort(d, s, q);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[256], d, 256); PipeBarrier<PIPE_ALL>();
+    uint16_t n1, n2, n3, n4;
+    GetMrgSortResult(n1, n2, n3, n4);
+    GlobalTensor<int32_t> yi;
+    yi.SetGlobalBuffer((__gm__ int32_t *)y + 512, 8);
+    yi.SetValue(0, n1); yi.SetValue(1, n2); yi.SetValue(2, n3); yi.SetValue(3, n4);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the MrgSort kernel",
+    );
+    // 8 queues of 16 (score, index) pairs, each sorted descending; scores repeat across queues.
+    let mut x = vec![0f32; 256];
+    let mut items: Vec<(f32, u32)> = Vec::new();
+    for qn in 0..8u32 {
+        let mut q: Vec<f32> = (0..16)
+            .map(|i| ((i * 7 + qn * 3) % 11) as f32 * 0.5)
+            .collect();
+        q.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        for (i, s) in q.iter().enumerate() {
+            let idx = qn * 100 + i as u32;
+            x[(qn as usize * 16 + i) * 2] = *s;
+            x[(qn as usize * 16 + i) * 2 + 1] = f32::from_bits(idx);
+            items.push((*s, idx));
+        }
+    }
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 520 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    let pairs =
+        |v: &[f32]| -> Vec<(f32, u32)> { v.chunks(2).map(|c| (c[0], c[1].to_bits())).collect() };
+    // Reference: a stable sort by descending score of each group's queues in queue order is the merge
+    // that takes equal scores from the earlier queue first.
+    for r in 0..2 {
+        let mut want = items[r * 64..r * 64 + 64].to_vec();
+        want.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+        assert_eq!(pairs(&got[r * 128..r * 128 + 128]), want, "repeat {r}");
+    }
+    // Suspended merge of queue 0's first 3 with queue 1: stops when queue 0 is used up.
+    let (q0, q1) = (&items[0..3], &items[16..32]);
+    let (mut i, mut j, mut want) = (0, 0, Vec::new());
+    while i < q0.len() {
+        if q1[j].0 > q0[i].0 {
+            want.push(q1[j]);
+            j += 1;
+        } else {
+            want.push(q0[i]);
+            i += 1;
+        }
+    }
+    let n = want.len();
+    assert_eq!(pairs(&got[256..256 + 2 * n]), want);
+    assert!(
+        got[256 + 2 * n..512].iter().all(|&v| v == -1.0),
+        "nothing beyond the stop"
+    );
+    assert_eq!(&i32s(&y[512 * 4..])[..4], &[3, j as i32, 0, 0]);
+}
+
+/// The kernel-side `tiling/tiling_api.h` defines tiling structs as a `.asc` program writes them (one
+/// translation unit, host part included): BEGIN_TILING_DATA_DEF inside `namespace optiling`, the
+/// host's set_/get_ accessors and SaveToBuffer, REGISTER_TILING_DATA_CLASS; the struct stays trivial
+/// and holds the fields alone, in order.
+#[test]
+fn asc_programs_define_tiling_structs_with_accessors() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(DqTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, m);
+TILING_DATA_FIELD_DEF_ARR(uint32_t, 2, v);
+TILING_DATA_FIELD_DEF(uint32_t, n);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(Dq, DqTilingData)
+} // namespace optiling
+static_assert(std::is_trivial<optiling::DqTilingData>::value, "a trivial struct");
+extern "C" __global__ __aicore__ void k(GM_ADDR y) {
+    optiling::DqTilingData t;
+    t.set_m(3);
+    uint32_t a[2] = {7, 9};
+    t.set_v(a);
+    t.set_n(11);
+    uint32_t buf[8] = {0};
+    t.SaveToBuffer(buf, sizeof(buf));
+    AscendC::GlobalTensor<uint32_t> g;
+    g.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    for (int i = 0; i < 4; i++) g.SetValue(i, buf[i]);
+    g.SetValue(4, t.get_m() + t.get_v()[1] + t.get_n());
+    g.SetValue(5, (uint32_t)t.GetDataSize());
+    g.SetValue(6, (uint32_t)sizeof(optiling::twin_tiling_Dq));
+    AscendC::TPipe pipe;
+    g.SetValue(7, GetTPipePtr() == &pipe ? 1u : 0u); // unqualified, as the asc-devkit fill example calls it
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
+"#,
+        "building the .asc-style tiling struct kernel",
+    );
+    let (out, y) = run_kernel(w, &[], 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(&i32s(&y)[..8], &[3, 7, 9, 11, 23, 16, 16, 1]);
+}

@@ -90,6 +90,9 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("Muls", 0, 1.0, D),
     vc("Maxs", 0, 1.0, D),
     vc("Mins", 0, 1.0, D),
+    // ClampMin / ClampMax (high-level): one scalar-operand max / min per repeat, as Maxs / Mins (G).
+    vc("ClampMin", 0, 1.0, D),
+    vc("ClampMax", 0, 1.0, D),
     vc("Abs", 0, 1.0, D),
     vc("Relu", 0, 1.0, D),
     vc("LeakyRelu", 0, 1.0, D),
@@ -104,6 +107,7 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("ShiftLeft", 0, 1.0, D),     // scalar operand (G)
     vc("ShiftRight", 0, 1.0, D),    // scalar operand (G)
     vc("CompareScalar", 0, 1.0, D), // scalar operand (G)
+    vc("Compares", 0, 1.0, D),      // CompareScalar's newer name (asc-devkit Compares.md) (G)
     vc("Brcb", 0, 1.0, D),          // broadcast (G)
     // One TransDataTo5HD repeat moves 512 B (16 blocks), twice a 256 B vector repeat (G).
     vc("TransDataTo5HD", 0, 2.0, D),
@@ -144,6 +148,10 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("BlockReduceMax", 2, 7.0, D),
     vc("BlockReduceMin", 0, 3.0, D), // fp32 (G)
     vc("BlockReduceMin", 2, 7.0, D),
+    // ReduceDataBlock<SUM/MAX/MIN> is the per-block reduction of BlockReduceSum/Max/Min with the reduction a
+    // template argument (asc-devkit ReduceDataBlock.md): their figures (G).
+    vc("ReduceDataBlock", 0, 3.0, D),
+    vc("ReduceDataBlock", 2, 7.0, D),
     // Level-2 reductions run a whole-reduce pass plus a final pass: per repeat as WholeReduce, twice the fixed
     // cost (G).
     vc("ReduceSum", 0, 3.0, 2.0 * D),
@@ -401,6 +409,19 @@ mod tests {
             assert!(vector_class(api, 4).2, "{api} has a cost class");
         }
         assert_eq!(vector_class("Power", 2).1, 10.0);
+        // Issue 18's names cost as their neighbours: ReduceDataBlock as BlockReduce*, ClampMin/Max as Maxs/Mins.
+        for dt in [2, 4] {
+            assert_eq!(
+                vector_class("ReduceDataBlock", dt),
+                vector_class("BlockReduceMax", dt)
+            );
+        }
+        assert_eq!(vector_class("ClampMin", 4), vector_class("Maxs", 4));
+        assert_eq!(vector_class("ClampMax", 2), vector_class("Mins", 2));
+        assert_eq!(
+            vector_class("Compares", 4),
+            vector_class("CompareScalar", 4)
+        );
         assert_eq!(
             vector_class("Frobnicate", 2),
             (VEC_DEFAULT_FIXED, VEC_DEFAULT_PER_REPEAT, false)

@@ -503,7 +503,22 @@ impl Twin {
         }
         cmd.args(defines);
         if let Some(header) = op.tiling_header.as_ref().filter(|_| side == "kernel") {
-            cmd.arg("-include").arg(mirror.join(header));
+            // A tiling header whose include guard a kernel header also uses (ops-nn ctc_loss_v3: both
+            // `CTC_LOSS_V3_H_`) would hide that header once force-included: the guard is dropped after it.
+            match shared_include_guard(header, files) {
+                Some(guard) => {
+                    let wrap = staging.join("twin_tiling_header.h");
+                    let text = format!(
+                        "#include \"{}\"\n#undef {guard}\n",
+                        mirror.join(header).display()
+                    );
+                    fsx::write_file(&wrap, &text).map_err(BuildError::Io)?;
+                    cmd.arg("-include").arg(wrap);
+                }
+                None => {
+                    cmd.arg("-include").arg(mirror.join(header));
+                }
+            }
         } else if side == "kernel" && files.contains_key(tiling_extract::GENERATED) {
             cmd.arg("-include")
                 .arg(mirror.join(tiling_extract::GENERATED));
@@ -972,6 +987,29 @@ fn side_files<'o>(
     Ok((units, files))
 }
 
+/// The include guard of `text` (`#ifndef G` then `#define G` as its first two directives), if any.
+fn include_guard(text: &str) -> Option<&str> {
+    let mut directives = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('#'))
+        .map(|l| l[1..].trim_start());
+    let first = directives.next()?.strip_prefix("ifndef")?.trim();
+    let second = directives.next()?.strip_prefix("define")?.trim();
+    let guard = first.split_whitespace().next()?;
+    (second.split_whitespace().next() == Some(guard)).then_some(guard)
+}
+
+/// The include guard of the force-included tiling `header` when another of the side's files has the
+/// same one (so force-including the header would make the compiler skip that file).
+fn shared_include_guard(header: &str, files: &BTreeMap<String, String>) -> Option<String> {
+    let guard = include_guard(files.get(header)?)?;
+    files
+        .iter()
+        .any(|(rel, text)| rel != header && include_guard(text) == Some(guard))
+        .then(|| guard.to_string())
+}
+
 fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
     use crate::project::{Linkage, find_entry};
     let in_units = op
@@ -1118,6 +1156,34 @@ fn host_failed(status: std::process::ExitStatus, stderr: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_tiling_header_sharing_a_kernel_headers_guard_is_found() {
+        let files: BTreeMap<String, String> = [
+            (
+                "op_host/x_tiling.h",
+                "/* c */\n#ifndef X_H_\n#define X_H_\nstruct T {};\n#endif\n",
+            ),
+            (
+                "op_kernel/x.h",
+                "// k\n#ifndef X_H_\n#define X_H_\nnamespace NS {}\n#endif // X_H_\n",
+            ),
+            ("op_kernel/y.h", "#pragma once\n"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        assert_eq!(include_guard(&files["op_kernel/x.h"]), Some("X_H_"));
+        assert_eq!(include_guard("#pragma once\n#define A 1\n"), None);
+        assert_eq!(include_guard("#ifndef A\n#define B\n"), None);
+        assert_eq!(
+            shared_include_guard("op_host/x_tiling.h", &files).as_deref(),
+            Some("X_H_")
+        );
+        let mut alone = files.clone();
+        alone.remove("op_kernel/x.h");
+        assert_eq!(shared_include_guard("op_host/x_tiling.h", &alone), None);
+    }
     use super::*;
 
     /// Found in the new-user run (ops-nn modulate): a link failure was reported as "collect2: error:

@@ -59,6 +59,16 @@ using float32_t = float;
         if (!(cond)) ::twin::fault(__FILE__, __LINE__, "ASCENDC_ASSERT failed: %s", #cond);    \
     } while (0)
 #define KERNEL_LOG(...)
+// ascendc_assert(expr) / ascendc_assert(expr, fmt, args...) (asc-devkit docs/zh/api/SIMD-API/基础API/
+// 调试接口/异常检测/ascendc_assert.md): a false expr prints the formatted message and ends the program; on
+// the twin that is a kernel fault naming the call's file and line.
+#define ascendc_assert(cond, ...)                                                              \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            ::AscendC::twin_assert_message(__VA_ARGS__);                                       \
+            ::twin::fault(__FILE__, __LINE__, "ascendc_assert failed: %s", #cond);             \
+        }                                                                                      \
+    } while (0)
 
 // The kernel type decides whether the launch is mixed (twin/mix.h); KERNEL_TASK_TYPE (per tiling key) is
 // not followed yet.
@@ -117,8 +127,34 @@ template <class T> inline void DumpTensor(const LocalTensor<T> &, uint32_t, uint
 template <class T> inline void DumpTensor(const GlobalTensor<T> &, uint32_t, uint32_t) {}
 inline void Trap(TWIN_LOC) { twin::fault(twin_file, twin_line, "Trap called"); }
 
+// The kind of core running the code, as kernels read it (`if (g_coreType == AIC)`, `AscendC::g_coreType ==
+// AIV`: the HCCL kernel pages' examples, e.g. asc-devkit docs/zh/api/SIMD-API/高阶API/HCCL通信类/
+// HCCL-Kernel侧接口/AllReduce.md). The twin runs every core kind in one program (twin/mix.h), so it is read
+// per core at run time, like ASCEND_IS_AIC; assigning to it is not supported.
+constexpr int32_t AIC_TYPE = 1;
+constexpr int32_t AIV_TYPE = 2;
+constexpr int32_t AIC = AIC_TYPE;
+constexpr int32_t AIV = AIV_TYPE;
+struct TwinCoreType {
+    operator int32_t() const { return twin::core_is_aic() ? AIC_TYPE : AIV_TYPE; }
+};
+inline constexpr TwinCoreType g_coreType{};
+
+// Integer ceiling division a / b, the utility kernels call as `Ceil(a, b)` beside the vector Ceil (a
+// non-template overload, so the vector Ceil's deduction does not take it). b == 0 gives 0, as CeilDivision.
+__aicore__ inline constexpr uint32_t Ceil(uint32_t a, uint32_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
+// ascendc_assert's message part (asc-devkit docs/zh/api/SIMD-API/基础API/调试接口/异常检测/
+// ascendc_assert.md): printed with printf's conversions before the failure.
+inline void twin_assert_message() {}
+template <class... Args> inline void twin_assert_message(const char *fmt, Args &&...args) {
+    printf(fmt, args...);
+}
+
 } // namespace AscendC
 
 // Some kernels call these without the AscendC:: prefix and without a using-directive.
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
+using AscendC::g_coreType;
+using AscendC::GetTPipePtr; // asc-devkit fill example calls it unqualified

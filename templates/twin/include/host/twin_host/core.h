@@ -295,6 +295,7 @@ public:
     Shape &MutableOriginShape() { return origin_; }
     Shape &MutableStorageShape() { return storage_; }
     bool operator==(const StorageShape &o) const { return origin_ == o.origin_ && storage_ == o.storage_; }
+    bool operator!=(const StorageShape &o) const { return !(*this == o); }
 private:
     Shape origin_, storage_;
 };

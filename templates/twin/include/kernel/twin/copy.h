@@ -264,6 +264,17 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T
                  twin::gm_buf_id(src.ptr_));
 }
 
+// ---- SetPadValue<T, pos>(value) (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运辅助配置接口/
+// SetPadValue(ISASI).md, and DataCopyPad（GMToUB非对齐数据搬运）.md's isPad): sets the value DataCopyPad GM -> UB
+// writes into the left and right padding when its isPad is false. Without it, isPad false leaves the padding
+// as the UB had it (the hardware's is unspecified). A register write on the scalar unit; no trace record.
+template <class T, TPosition pos = TPosition::MAX> inline void SetPadValue(T paddingValue) {
+    static_assert(sizeof(T) <= 8, "SetPadValue: a value of at most 8 bytes");
+    twin::g.pad_raw = 0;
+    __builtin_memcpy(&twin::g.pad_raw, &paddingValue, sizeof(T));
+    twin::g.pad_set = true;
+}
+
 // ---- DataCopyPad GM -> UB: each burst of blockLen bytes lands 32 B aligned in UB, after
 // leftPadding elements and followed by rightPadding elements (filled with paddingValue when isPad),
 // the burst rounded up to 32 B; GM gap in bytes, UB gap in 32 B blocks (asc-devkit docs, DataCopyPad).
@@ -288,14 +299,30 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
         uint8_t *dp = twin::ub_span(ua, ub_burst, api, TWIN_LOC_ARGS);
         __builtin_memcpy(dp + lp, sp, avail);
         if (avail < p.blockLen) __builtin_memset(dp + lp + avail, 0, p.blockLen - avail);
-        if (pad.isPad) {
-            for (uint32_t k = 0; k < pad.leftPadding; k++) twin::st<T>(dp + k * sizeof(T), pad.paddingValue);
-            for (uint32_t k = 0; k < pad.rightPadding; k++) twin::st<T>(dp + lp + p.blockLen + k * sizeof(T), pad.paddingValue);
+        if (pad.isPad || twin::g.pad_set) {
+            T pv = pad.paddingValue;
+            if (!pad.isPad) __builtin_memcpy(&pv, &twin::g.pad_raw, sizeof(T) < 8 ? sizeof(T) : 8);
+            for (uint32_t k = 0; k < pad.leftPadding; k++) twin::st<T>(dp + k * sizeof(T), pv);
+            for (uint32_t k = 0; k < pad.rightPadding; k++) twin::st<T>(dp + lp + p.blockLen + k * sizeof(T), pv);
         }
     }
     twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line,
                  twin::dma_extra(src.cache_, false, false), twin::gm_buf_id(s));
 }
+// DataCopyPadGm2UBImpl(ubPtr, gmPtr, params, padParams): DataCopyPad GM -> UB on raw addresses, as ops-nn's
+// linear_index calls it with `(__ubuf__ T *)local.GetPhyAddr()` (on the twin a UB byte address carried in
+// a pointer) and a GM pointer. Not a documented API; the twin gives it DataCopyPad's documented behaviour.
+template <class T>
+void DataCopyPadGm2UBImpl(T *dst, T *src, const DataCopyExtParams &p, const DataCopyPadExtParams<T> &pad, TWIN_LOC) {
+    const uint64_t addr = (uint64_t)(uintptr_t)dst;
+    if (addr > 0xffffffffull)
+        twin::fault(twin_file, twin_line, "DataCopyPadGm2UBImpl: the UB pointer is no UB address (a LocalTensor's GetPhyAddr())");
+    LocalTensor<T> ub((uint32_t)addr, 0, TPosition::VECIN);
+    GlobalTensor<T> gm;
+    gm.SetGlobalBuffer(src);
+    DataCopyPad(ub, gm, p, pad, TWIN_LOC_ARGS);
+}
+
 // ---- DataCopyPad UB -> GM: bursts start 32 B aligned in UB (UB gap in 32 B blocks); GM gap in bytes.
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p, TWIN_LOC) {
     const char *api = "DataCopyPad";
@@ -334,6 +361,9 @@ template <class T> inline void SetAtomicMax() { twin::g.atomic_op = 2; twin::g.a
 template <class T> inline void SetAtomicMin() { twin::g.atomic_op = 3; twin::g.atomic_type = twin::dcode<T>(); }
 template <class T> inline void SetAtomicType() { twin::g.atomic_type = twin::dcode<T>(); }
 inline void SetAtomicNone() { twin::g.atomic_op = 0; twin::g.atomic_type = 0; }
+// DisableDmaAtomic (asc-devkit docs/zh/api/SIMD-API/基础API/原子操作/DisableDmaAtomic.md): ends SetAtomicAdd/Max/Min;
+// later copies overwrite GM.
+inline void DisableDmaAtomic() { SetAtomicNone(); }
 
 // ---- fill GM with a value (InitGlobalMemory / InitOutput), recorded as one MTE3 copy.
 template <class T, class U>
@@ -352,6 +382,20 @@ inline void InitOutput(const GlobalTensor<T> &gm, uint32_t size, U value = U(0),
     uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
     for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), v);
     twin::tr_dma(twin::P_MTE3, "InitOutput", (uint64_t)size * sizeof(T), 1, (uint64_t)size * sizeof(T), off, 0, twin_line,
+                 twin::dma_extra(gm.cache_, false, false), twin::gm_buf_id(gm.ptr_));
+}
+
+// Fill(gm, size, value) (asc-devkit docs/zh/api/SIMD-API/高阶API/张量变换/Fill-97.md): the first size elements of
+// gm set to value, through UB and MTE3, recorded as one MTE3 copy like InitGlobalMemory. The page allows it
+// only before InitBuffer (it stages through UB); a later call is warned about.
+template <class T>
+inline void Fill(const GlobalTensor<T> &gm, const uint64_t size, const typename std::common_type<T>::type value, TWIN_LOC) {
+    if (twin::g.ub_used > 0)
+        twin::warn_once(twin_file, twin_line, "Fill: called after InitBuffer; the documentation allows it only before");
+    uint64_t off = twin::gm_check(gm.ptr_, size * sizeof(T), true, "Fill", TWIN_LOC_ARGS);
+    uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
+    for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), value);
+    twin::tr_dma(twin::P_MTE3, "Fill", size * sizeof(T), 1, size * sizeof(T), off, 0, twin_line,
                  twin::dma_extra(gm.cache_, false, false), twin::gm_buf_id(gm.ptr_));
 }
 

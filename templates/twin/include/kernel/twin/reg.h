@@ -34,7 +34,7 @@ enum class MemType { VEC_STORE, VEC_LOAD, SCALAR_STORE, SCALAR_LOAD, VEC_ALL, SC
 enum class RegLayout { UNKNOWN = -1, ZERO = 0, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT = 0, SAT };
 enum class MaskMergeMode { ZEROING, MERGING };
-enum class ReduceType { SUM, MAX, MIN };
+using AscendC::ReduceType; // vec.h: shared with ReduceDataBlock
 enum class DataCopyMode { DATA_BLOCK_COPY };
 struct DefaultType {};
 struct CastTrait {

@@ -68,6 +68,8 @@ struct BlockState {
     uint8_t mix_aiv;      // AIVs per AIC of a mixed launch (1 or 2), 0 when not mixed
     uint8_t sub_idx;      // GetSubBlockIdx: the AIV's index in its logical block (0 on the AIC)
     bool kind_queried;    // ASCEND_IS_AIC/AIV or a sub-block query ran (a later mixed declaration is a fault)
+    bool pad_set;         // SetPadValue was called: DataCopyPad GM->UB with isPad false pads with pad_raw
+    uint64_t pad_raw;     // SetPadValue's value, its bytes as written (the low sizeof(T) bytes)
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;

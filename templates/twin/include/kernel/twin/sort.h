@@ -208,4 +208,93 @@ inline void Extract(const LocalTensor<T> &dstValue, const LocalTensor<uint32_t> 
     twin::tr_vec("Extract", sizeof(T), n, (uint64_t)repeatTime, twin_line);
 }
 
+// ---- MrgSort (basic, ISASI) (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/排序组合（ISASI）/MrgSort.md,
+// GetMrgSortResult.md): merges up to 4 queues of (score, index) structures, each sorted by descending score,
+// into one descending queue in dst. validBit 3 / 7 / 15 takes the first 2 / 3 / 4 queues; elementLengths
+// counts 8-byte structures per queue; equal scores are taken from the earlier queue first. Each of
+// repeatTimes iterations merges afresh, with every queue and dst advanced by the 4 queues' total length.
+// With ifExhaustedSuspension the merge stops when a queue runs out; GetMrgSortResult then tells how
+// many structures of each queue went to dst. Source and destination must not overlap.
+template <class T> struct MrgSortSrcList {
+    MrgSortSrcList() {}
+    MrgSortSrcList(const LocalTensor<T> src1In, const LocalTensor<T> src2In, const LocalTensor<T> src3In,
+                   const LocalTensor<T> src4In)
+        : src1(src1In[0]), src2(src2In[0]), src3(src3In[0]), src4(src4In[0]) {}
+    LocalTensor<T> src1, src2, src3, src4;
+};
+struct MrgSort4Info {
+    MrgSort4Info() {}
+    MrgSort4Info(const uint16_t lengths[4], bool suspend, uint16_t valid, uint16_t repeat)
+        : ifExhaustedSuspension(suspend), validBit(valid), repeatTimes(repeat) {
+        for (int i = 0; i < 4; i++) elementLengths[i] = lengths[i];
+    }
+    uint16_t elementLengths[4] = {0, 0, 0, 0};
+    bool ifExhaustedSuspension = false;
+    uint16_t validBit = 15;
+    uint16_t repeatTimes = 1;
+};
+} // namespace AscendC
+namespace twin {
+inline thread_local uint16_t mrg_sort_taken[4];
+} // namespace twin
+namespace AscendC {
+template <class T>
+inline void MrgSort(const LocalTensor<T> &dst, const MrgSortSrcList<T> &src, const MrgSort4Info &params, TWIN_LOC) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "MrgSort: half or float scores");
+    const char *api = "MrgSort";
+    const int queues = params.validBit == 3 ? 2 : params.validBit == 7 ? 3 : params.validBit == 15 ? 4 : 0;
+    if (queues == 0) twin::fault(twin_file, twin_line, "MrgSort: validBit %u; it must be 3, 7 or 15", params.validBit);
+    if (params.repeatTimes > 255)
+        twin::fault(twin_file, twin_line, "MrgSort: repeatTimes %u out of range 0..255", params.repeatTimes);
+    if (dst.addr_ % 32 != 0) twin::fault(twin_file, twin_line, "MrgSort: dst UB address %u is not 32-byte aligned", dst.addr_);
+    const LocalTensor<T> *q[4] = {&src.src1, &src.src2, &src.src3, &src.src4};
+    uint64_t len[4] = {0, 0, 0, 0}, total = 0, all = 0;
+    for (int i = 0; i < 4; i++) len[i] = params.elementLengths[i] & 0xfff;
+    for (int i = 0; i < 4; i++) all += len[i];
+    for (int i = 0; i < queues; i++) {
+        total += len[i];
+        if (q[i]->addr_ % 8 != 0)
+            twin::fault(twin_file, twin_line, "MrgSort: source queue %d UB address %u is not 8-byte aligned", i + 1, q[i]->addr_);
+    }
+    uint64_t merged = 0;
+    for (uint32_t r = 0; r < params.repeatTimes; r++) {
+        const uint8_t *p[4] = {nullptr, nullptr, nullptr, nullptr};
+        uint64_t at[4] = {0, 0, 0, 0};
+        for (int i = 0; i < queues; i++) {
+            const uint64_t a = q[i]->addr_ + (uint64_t)r * all * 8, d0 = dst.addr_ + (uint64_t)r * all * 8;
+            if (len[i] > 0 && a < d0 + total * 8 && d0 < a + len[i] * 8)
+                twin::fault(twin_file, twin_line, "MrgSort: source queue %d overlaps dst; the API does not allow it", i + 1);
+            p[i] = twin::ub_span(a, len[i] * 8, api, TWIN_LOC_ARGS);
+        }
+        uint8_t *d = twin::ub_span(dst.addr_ + (uint64_t)r * all * 8, total * 8, api, TWIN_LOC_ARGS);
+        uint64_t out = 0;
+        for (;;) {
+            int best = -1;
+            float bs = 0;
+            bool stop = false;
+            for (int i = 0; i < queues; i++) {
+                if (at[i] >= len[i]) {
+                    if (params.ifExhaustedSuspension) stop = true;
+                    continue;
+                }
+                float sc = (float)twin::up(twin::ld<T>(p[i] + at[i] * 8));
+                if (best < 0 || sc > bs) { best = i; bs = sc; }
+            }
+            if (best < 0 || stop) break;
+            __builtin_memcpy(d + out * 8, p[best] + at[best] * 8, 8);
+            at[best]++;
+            out++;
+        }
+        for (int i = 0; i < 4; i++) twin::mrg_sort_taken[i] = (uint16_t)at[i];
+        merged += out;
+    }
+    twin::tr_vec(api, sizeof(T), merged, (merged + 31) / 32, twin_line);
+}
+inline void GetMrgSortResult(uint16_t &mrgSortList1, uint16_t &mrgSortList2, uint16_t &mrgSortList3, uint16_t &mrgSortList4) {
+    mrgSortList1 = twin::mrg_sort_taken[0];
+    mrgSortList2 = twin::mrg_sort_taken[1];
+    mrgSortList3 = twin::mrg_sort_taken[2];
+    mrgSortList4 = twin::mrg_sort_taken[3];
+}
+
 } // namespace AscendC

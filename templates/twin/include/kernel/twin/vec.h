@@ -30,6 +30,7 @@ enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
 enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
 enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
 enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+enum class ReduceType { SUM, MAX, MIN };
 constexpr uint64_t MASK_PLACEHOLDER = 0;
 
 inline void SetMaskCount() { twin::g.mask_counter = true; }
@@ -321,10 +322,17 @@ namespace AscendC {
                    "(a call through a function pointer or on a temporary destination)", 0);                   \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
-    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+    inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,            \
                      uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams &p, TWIN_LOC) {        \
         twin::vbin0(#NAME, dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTimes, p,                 \
                     [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; }, TWIN_LOC_ARGS);                \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
+                     uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams &p) {                  \
+        twin::vbin0(#NAME, dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTimes, p,                 \
+                    [](twin::calc_t<T> a, twin::calc_t<T> b) { return EXPR; },                                 \
+                    "(a call through a function pointer or on a temporary destination)", 0);                   \
     }                                                                                                         \
     template <class T, bool isSetMask = true>                                                                 \
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,      \
@@ -406,6 +414,19 @@ TWIN_UNARY(Reciprocal, (decltype(x))1 / x)
 TWIN_UNARY(Sqrt, twin::m_sqrt(x))
 // Scalar sqrt: kernel code calls it on scalars (the device compiler provides it); the twin gives it
 // here, reached through `using namespace AscendC`, as it includes no C library header.
+// Scalar min / max of two values of one type, likewise provided by the device compiler and called
+// unqualified (ops-math not_equal: `min(n - i, static_cast<int>(256 / sizeof(U)))`). Non-template, so a
+// kernel's own min template or std::min does not make a call ambiguous; the names are parenthesised so
+// a kernel's min/max macro does not expand them. Mixed argument types do not resolve, as on the device.
+#define TWIN_SCALAR_MINMAX(T)                                                                                 \
+    inline constexpr T(min)(T a, T b) { return b < a ? b : a; }                                               \
+    inline constexpr T(max)(T a, T b) { return a < b ? b : a; }
+TWIN_SCALAR_MINMAX(int32_t)
+TWIN_SCALAR_MINMAX(uint32_t)
+TWIN_SCALAR_MINMAX(int64_t)
+TWIN_SCALAR_MINMAX(uint64_t)
+TWIN_SCALAR_MINMAX(float)
+#undef TWIN_SCALAR_MINMAX
 inline float sqrt(float x) { return twin::m_sqrt(x); }
 inline double sqrt(double x) { return twin::m_sqrt(x); }
 template <class T, class = typename std::enable_if<std::is_integral<T>::value>::type> inline double sqrt(T x) {
@@ -449,6 +470,42 @@ TWIN_UNARY(Not, (~x))
     inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, TWIN_LOC) {                        \
         twin::vun(#NAME, dst, src, (uint32_t)src.GetSize(), [](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS); \
     }
+
+// ClampMin / ClampMax (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Clamp接口/ClampMin.md, ClampMax.md): the
+// first calCount elements of src, those below (ClampMin) or above (ClampMax) scalar replaced by scalar; half
+// and float; src and dst must not overlap. The twin needs no scratch (sharedTmpBuffer is not touched).
+} // namespace AscendC
+namespace twin {
+template <class T, bool Max>
+inline void clamp_one_side(const char *api, const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src,
+                           T scalar, uint32_t calCount, TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "ClampMin/ClampMax: half or float");
+    uint64_t bytes = (uint64_t)calCount * sizeof(T);
+    if (calCount > 0 && dst.addr_ < src.addr_ + bytes && src.addr_ < dst.addr_ + bytes)
+        fault(twin_file, twin_line, "%s: dst (UB %u) and src (UB %u) overlap; the API does not allow it", api,
+              dst.addr_, src.addr_);
+    const auto s = up(scalar);
+    vun(api, dst, src, calCount, [s](T x0) {
+        auto x = up(x0);
+        return (calc_t<T>)(Max ? (x > s ? s : x) : (x < s ? s : x));
+    }, TWIN_LOC_ARGS);
+}
+} // namespace twin
+namespace AscendC {
+#define TWIN_CLAMP(NAME, MAX)                                                                                 \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &,      \
+                     const T scalar, const uint32_t calCount, TWIN_LOC) {                                     \
+        twin::clamp_one_side<T, MAX>(#NAME, dst, src, scalar, calCount, TWIN_LOC_ARGS);                       \
+    }                                                                                                         \
+    template <class T, bool isReuseSource = false>                                                            \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T scalar, const uint32_t calCount, \
+                     TWIN_LOC) {                                                                              \
+        twin::clamp_one_side<T, MAX>(#NAME, dst, src, scalar, calCount, TWIN_LOC_ARGS);                       \
+    }
+TWIN_CLAMP(ClampMin, false)
+TWIN_CLAMP(ClampMax, true)
+#undef TWIN_CLAMP
 
 TWIN_UNARY_HL(Log, twin::m_log(x))
 TWIN_UNARY_HL(Log2, twin::m_log2(x))
@@ -635,19 +692,33 @@ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const
     }
     twin::tr_vec("Compare", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
-template <class T, class U, class S = T>
-inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode,
-                          uint32_t calCount, TWIN_LOC) {
-    const uint8_t *pa = twin::vspan(src0, calCount, "CompareScalar", TWIN_LOC_ARGS);
-    uint8_t *pd = twin::ub_span(dst.addr_, (calCount + 7) / 8, "CompareScalar", TWIN_LOC_ARGS);
-    auto s = twin::up((T)src1Scalar);
+namespace twin_cmp {
+template <class T, class U>
+inline void cmp_scalar(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0, T scalar,
+                       AscendC::CMPMODE mode, uint32_t calCount, TWIN_LOC_DECL) {
+    const uint8_t *pa = twin::vspan(src0, calCount, api, TWIN_LOC_ARGS);
+    uint8_t *pd = twin::ub_span(dst.addr_, (calCount + 7) / 8, api, TWIN_LOC_ARGS);
+    auto s = twin::up(scalar);
     for (uint32_t i = 0; i < calCount; i += 8) {
         uint8_t byte = 0;
         for (uint32_t k = 0; k < 8 && i + k < calCount; k++)
-            if (twin_cmp::cmp(twin::up(twin::ld<T>(pa + (i + k) * sizeof(T))), s, mode)) byte |= (uint8_t)(1u << k);
+            if (cmp(twin::up(twin::ld<T>(pa + (i + k) * sizeof(T))), s, mode)) byte |= (uint8_t)(1u << k);
         pd[i / 8] = byte;
     }
-    twin::tr_vec("CompareScalar", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+    twin::tr_vec(api, sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
+} // namespace twin_cmp
+template <class T, class U, class S = T>
+inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode,
+                          uint32_t calCount, TWIN_LOC) {
+    twin_cmp::cmp_scalar("CompareScalar", dst, src0, (T)src1Scalar, mode, calCount, TWIN_LOC_ARGS);
+}
+// Compares, count form (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/Compares.md): the
+// newer name of CompareScalar, one bit per element of the first count, set where src0[i] <cmpMode> scalar.
+template <class T, class U, class S = T>
+inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE cmpMode,
+                     uint32_t count, TWIN_LOC) {
+    twin_cmp::cmp_scalar("Compares", dst, src0, (T)src1Scalar, cmpMode, count, TWIN_LOC_ARGS);
 }
 // Select: bit 1 takes src0, bit 0 takes src1 (or the scalar in VSEL_TENSOR_SCALAR_MODE).
 template <class T, class U>

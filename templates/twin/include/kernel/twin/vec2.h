@@ -53,7 +53,7 @@ inline void whole_reduce(const char *api, const AscendC::LocalTensor<T> &dst, co
 template <class T, int Op>
 inline void block_reduce(const char *api, const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src,
                          int32_t repeat, const L0Mask &m, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride,
-                         TWIN_LOC_DECL) {
+                         TWIN_LOC_DECL, bool keep_unselected = false) {
     const uint32_t sz = sizeof(T), epr = 256 / sz, epb = 32 / sz;
     if (repeat < 0 || repeat > 255) fault(twin_file, twin_line, "%s: repeatTimes %d out of range 0..255", api, repeat);
     static thread_local double acc[256][8];
@@ -66,14 +66,15 @@ inline void block_reduce(const char *api, const AscendC::LocalTensor<T> &dst, co
     uint64_t n = l0_each(m, (uint64_t)repeat, epr, [&](uint64_t r, uint32_t j) {
         if (r >= 256) return;
         const uint8_t *p = ub_span(l0_addr(src.addr_, sz, r, j, (uint32_t)srcBlkStride, (uint32_t)srcRepStride), sz, api, TWIN_LOC_ARGS);
-        if (Op == 0) { lanes[r * epr + j] = ld<T>(p); return; }
-        double v = (double)up(ld<T>(p));
         uint32_t b = j / epb;
+        if (Op == 0) { lanes[r * epr + j] = ld<T>(p); seen[r][b] = true; return; }
+        double v = (double)up(ld<T>(p));
         if (!seen[r][b] || (Op == 1 ? v > acc[r][b] : v < acc[r][b])) acc[r][b] = v;
         seen[r][b] = true;
     });
     for (int32_t r = 0; r < reps && r < 256; r++)
         for (uint32_t b = 0; b < 8; b++) {
+            if (keep_unselected && !seen[r][b]) continue;
             T val = Op == 0 ? tree_sum(lanes + (uint64_t)r * epr + b * epb, epb) : (T)(calc_t<T>)acc[r][b];
             st<T>(ub_span(dst.addr_ + ((uint64_t)r * dstRepStride * 8 + b) * sz, sz, api, TWIN_LOC_ARGS), val);
         }
@@ -133,6 +134,26 @@ TWIN_BLOCKRED(BlockReduceSum, 0)
 TWIN_BLOCKRED(BlockReduceMax, 1)
 TWIN_BLOCKRED(BlockReduceMin, 2)
 #undef TWIN_BLOCKRED
+
+// ReduceDataBlock<reduceType>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride) (asc-devkit
+// docs/zh/api/SIMD-API/基础API/Memory矢量计算/归约计算/ReduceDataBlock.md): each repeat reduces each of its 8
+// data blocks (sum as a binary tree, max, min) into 8 consecutive dst elements; dstRepStride counts one repeat's
+// 8 results. dst and src have the same type (half, float). On Atlas A2/A3 a block with no element selected by
+// the mask is not written (dst keeps its data).
+template <ReduceType reduceType, class T, class U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T> &dst, const LocalTensor<U> &src, const int32_t mask, const int32_t repeatTime,
+                            const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, TWIN_LOC) {
+    static_assert(std::is_same<T, U>::value, "ReduceDataBlock: dst and src must have the same type");
+    twin::block_reduce<T, (int)reduceType>("ReduceDataBlock", dst, src, repeatTime, twin::mask_cont((uint64_t)mask, isSetMask),
+                                           dstRepStride, srcBlkStride, srcRepStride, TWIN_LOC_ARGS, true);
+}
+template <ReduceType reduceType, class T, class U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T> &dst, const LocalTensor<U> &src, const uint64_t mask[], const int32_t repeatTime,
+                            const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, TWIN_LOC) {
+    static_assert(std::is_same<T, U>::value, "ReduceDataBlock: dst and src must have the same type");
+    twin::block_reduce<T, (int)reduceType>("ReduceDataBlock", dst, src, repeatTime, twin::mask_bits(mask, isSetMask),
+                                           dstRepStride, srcBlkStride, srcRepStride, TWIN_LOC_ARGS, true);
+}
 
 // Brcb: each repeat reads 8 consecutive elements of src and fills one 32 B block of dst with each.
 struct BrcbRepeatParams {
