@@ -491,7 +491,10 @@ fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expe
 /// SibNorm's `op_host/sib_norm_tiling.h` defines its tiling data and includes host-only headers
 /// (ops-nn add_rms_norm: `util/math_util.h` reached from the kernel build): the kernel gets the struct
 /// generated from it instead of including it; its InferShape asks `fe::PlatformInfoManager` for the
-/// chip (ops-nn group_norm_silu) and init writes the output shape it gives. Both run as init wrote them.
+/// chip (ops-nn group_norm_silu) and init writes the output shape it gives; its kernel writes
+/// `unlikely(...)` (ops-nn's norm kernels). SibScale's tiling reads the repository's own
+/// `op_host/tiling_templates_registry.h` (ops-nn's `TilingRegistry`), which the twin's header of that
+/// name reads too. Both run as init wrote them.
 #[test]
 fn ops_with_a_sibling_tiling_and_a_host_only_tiling_header_run_as_init_wrote_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -512,6 +515,13 @@ fn ops_with_a_sibling_tiling_and_a_host_only_tiling_header_run_as_init_wrote_the
         assert!(out.status.success(), "{name}: {:?}", text(&out));
         let manifest = std::fs::read_to_string(op.join("ascend.toml")).unwrap();
         assert!(manifest.contains(want), "{name}: {manifest}");
+        if name == "sib_scale" {
+            // The repository's own registry header, which the twin's reads after its helpers.
+            assert!(
+                manifest.contains("include = [\"../common/inc\"]"),
+                "{manifest}"
+            );
+        }
         assert!(
             !manifest.contains("no host file registers a tiling function"),
             "{name}: {manifest}"
