@@ -1940,7 +1940,7 @@ int main() {{
     std::printf("without %d\n", fe::PlatformInfoManager::Instance().GetPlatformInfoWithOutSocVersion(info, opt) != 0);
     fe::PlatFormInfos plat;
     plat.soc_version = "Ascend910B1";
-    plat.short_soc = "Ascend910B";
+    plat.short_soc = "ascend910b";
     plat.aic_cores = 24;
     plat.aiv_cores = 48;
     platform_ascendc::twin_current_platform() = &plat;
@@ -1949,7 +1949,8 @@ int main() {{
                 info.soc_info.ai_core_cnt, info.soc_info.vector_core_cnt, opt.soc_version.c_str());
     ge::AscendString r;
     ge::graphStatus (*f)(const ge::Operator &, ge::AscendString &) = Check;
-    std::printf("check %d %s\n", (int)f(ge::Operator(), r), r.GetString());
+    int status = (int)f(ge::Operator(), r);
+    std::printf("check %d %s\n", status, r.GetString());
     return 0;
 }}
 "#,

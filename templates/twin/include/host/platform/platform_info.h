@@ -12,6 +12,7 @@
 // No CANN source is copied. The intrinsic map stays empty: the twin knows no intrinsic table, so code
 // asking whether the chip has one takes the branch for a chip without it.
 #pragma once
+#include <cctype>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -53,7 +54,7 @@ public:
         const PlatFormInfos *p = platform_ascendc::twin_current_platform();
         if (p == nullptr) return 1;
         info.str_info.soc_version = p->soc_version;
-        info.str_info.short_soc_version = p->short_soc;
+        info.str_info.short_soc_version = ShortVersion(p->short_soc);
         info.soc_info.ai_core_cnt = p->aic_cores;
         info.soc_info.cube_core_cnt = p->aic_cores;
         info.soc_info.vector_core_cnt = p->aiv_cores;
@@ -63,6 +64,13 @@ public:
 
 private:
     PlatformInfoManager() = default;
+    // The short version in the documented form "Ascendxxx" ("Ascend910B", "Ascend310P", as ops compare
+    // it: `== "Ascend950"`), from the spec's lower-case family name ("ascend910b").
+    static std::string ShortVersion(const std::string &s) {
+        std::string rest = s.compare(0, 6, "ascend") == 0 || s.compare(0, 6, "Ascend") == 0 ? s.substr(6) : s;
+        for (char &c : rest) c = (char)std::toupper((unsigned char)c);
+        return s.size() >= 6 && rest.size() + 6 == s.size() ? "Ascend" + rest : s;
+    }
 };
 
 } // namespace fe
