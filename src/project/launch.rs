@@ -35,7 +35,7 @@ pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
     }
     if words.iter().any(|w| w.contains("--enable-simt")) {
         return Some(
-            "the program is built with --enable-simt (SIMT); the twin implements the SIMD AscendC API only, not SIMT"
+            "it is a SIMT program (built with --enable-simt); the twin implements the SIMD AscendC API only, not SIMT"
                 .into(),
         );
     }
