@@ -1873,7 +1873,8 @@ extern "C" void twin_launch(uint8_t **a) { fp(a[0], a[1], a[2], a[3]); }
 /// bfloat16); `fe::PlatformInfoManager` of `platform/platform_info.h` (group_norm_silu's InferShape asks
 /// it for the short SoC version) answering from the platform the host program was given, and failing
 /// without one; a check-support function of `(const ge::Operator &, ge::AscendString &)` written with
-/// `register/op_def_registry.h` alone (bn3d_training_reduce).
+/// `register/op_def_registry.h` alone (bn3d_training_reduce); the contexts named by the
+/// `runtime/...` paths operator code also uses (foreach_norm: `runtime/infer_shape_context.h`).
 #[test]
 fn bfloat16_platform_info_and_check_support_host_headers_match_references() {
     use half::bf16;
@@ -1919,7 +1920,11 @@ fn bfloat16_platform_info_and_check_support_host_headers_match_references() {
 #include "register/op_def_registry.h"
 #include "util/bfloat16.h"
 #include "platform/platform_info.h"
+#include "runtime/infer_shape_context.h"
+#include "runtime/tiling_context.h"
 static const unsigned kFloats[] = {{ {} }};
+static ge::graphStatus InferByRuntimePath(gert::InferShapeContext *) {{ return ge::GRAPH_SUCCESS; }}
+static ge::graphStatus TilingByRuntimePath(gert::TilingContext *) {{ return ge::GRAPH_SUCCESS; }}
 static ge::graphStatus Check(const ge::Operator &op, ge::AscendString &result) {{
     result = ge::AscendString(op.GetInputDescByName("x").GetOriginFormat() == ge::FORMAT_ND ? "nd" : "other");
     return ge::GRAPH_SUCCESS;
@@ -1951,6 +1956,7 @@ int main() {{
     ge::graphStatus (*f)(const ge::Operator &, ge::AscendString &) = Check;
     int status = (int)f(ge::Operator(), r);
     std::printf("check %d %s\n", status, r.GetString());
+    std::printf("runtime %d\n", (int)(InferByRuntimePath(nullptr) == TilingByRuntimePath(nullptr)));
     return 0;
 }}
 "#,
@@ -1984,7 +1990,8 @@ int main() {{
         [
             "without 1",
             "with 0 Ascend910B Ascend910B1 24 48 Ascend910B1",
-            "check 0 nd"
+            "check 0 nd",
+            "runtime 1"
         ]
     );
 }
