@@ -782,8 +782,17 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             }
             None => camel_case(&name),
         };
-        let check_file = |f: &Spanned<String>| -> Result<String, ManifestError> {
-            let path = fsx::confined_join(&root, f.get_ref()).map_err(|m| err(span(f), m, "keep operator sources inside the project; shared headers go in [project] include"))?;
+        let check_file = |f: &Spanned<String>, sibling_ok: bool| -> Result<String, ManifestError> {
+            // A host source may sit in a sibling folder (`../foreach_utils/op_host/x.cpp`): the ops
+            // repositories build every folder's host sources into one library. It is read, never
+            // tuned or written back (tunables and write-back stay inside the project).
+            let confined = match f.get_ref().strip_prefix("../") {
+                Some(rest) if sibling_ok => {
+                    fsx::confined_join(&root, rest).map(|_| root.join(f.get_ref()))
+                }
+                _ => fsx::confined_join(&root, f.get_ref()),
+            };
+            let path = confined.map_err(|m| err(span(f), m, "keep operator sources inside the project (a host source may be in a sibling folder, `../<folder>/...`); shared headers go in [project] include"))?;
             if !path.is_file() {
                 return Err(err(
                     span(f),
@@ -803,15 +812,15 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         let host = op
             .host
             .iter()
-            .map(check_file)
+            .map(|f| check_file(f, true))
             .collect::<Result<Vec<_>, _>>()?;
         let kernel = op
             .kernel
             .iter()
-            .map(check_file)
+            .map(|f| check_file(f, false))
             .collect::<Result<Vec<_>, _>>()?;
         let tiling_header = match &op.tiling_header {
-            Some(h) => Some(check_file(h)?),
+            Some(h) => Some(check_file(h, false)?),
             None => default_tiling_header(&root, &name, &host),
         };
 
@@ -1235,7 +1244,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     "give each tunable its own name",
                 ));
             }
-            let file = check_file(&t.file)?;
+            let file = check_file(&t.file, false)?;
             let bind = match (&t.symbol, &t.call) {
                 (None, None) if t.ub_parts_of.is_some() => {
                     let v = t.ub_parts_of.as_ref().expect("checked");

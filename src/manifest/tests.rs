@@ -91,9 +91,45 @@ fn missing_source_file_is_refused() {
 fn paths_outside_the_project_are_refused() {
     let e = error_of(&fixture_text().replace(
         "host = [\"op_host/add_custom.cpp\"]",
-        "host = [\"../add_custom.cpp\"]",
+        "host = [\"../../add_custom.cpp\"]",
     ));
     assert!(e.to_string().contains("outside the project"), "{e}");
+    let e = error_of(&fixture_text().replace(
+        "kernel = [\"op_kernel/add_custom.cpp\"]",
+        "kernel = [\"../op_kernel/add_custom.cpp\"]",
+    ));
+    assert!(e.to_string().contains("outside the project"), "{e}");
+}
+
+/// ops-nn's foreach ops register their tiling in `../foreach_utils/op_host/`: a host source in a
+/// sibling folder is read (one level up, no further); it must exist.
+#[test]
+fn a_host_source_in_a_sibling_folder_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    let fixture = Path::new(FIXTURE).parent().unwrap();
+    for sub in ["op_host", "op_kernel"] {
+        std::fs::create_dir_all(root.join(sub)).unwrap();
+        for e in std::fs::read_dir(fixture.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, root.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::create_dir_all(dir.path().join("utils/op_host")).unwrap();
+    std::fs::write(dir.path().join("utils/op_host/t.cpp"), "\n").unwrap();
+    let path = root.join(FILE_NAME);
+    let with = |host: &str| {
+        fixture_text().replace(
+            "host = [\"op_host/add_custom.cpp\"]",
+            &format!("host = [\"op_host/add_custom.cpp\", \"{host}\"]"),
+        )
+    };
+    std::fs::write(&path, with("../utils/op_host/t.cpp")).unwrap();
+    let m = Manifest::load(&path).unwrap();
+    assert_eq!(m.ops[0].host[1], "../utils/op_host/t.cpp");
+    std::fs::write(&path, with("../utils/op_host/absent.cpp")).unwrap();
+    let e = Manifest::load(&path).unwrap_err().to_string();
+    assert!(e.contains("does not exist"), "{e}");
 }
 
 #[test]

@@ -52,7 +52,7 @@ pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
     }
     if words.iter().any(|w| w.contains("--enable-simt")) {
         return Some(
-            "the program is built with --enable-simt (SIMT); the twin implements the SIMD AscendC API \
+            "it is a SIMT program (built with --enable-simt); the twin implements the SIMD AscendC API \
              (vector repeats and Reg vector functions) only, not SIMT threads"
                 .into(),
         );
@@ -275,7 +275,16 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             entries.extend(found);
         }
     }
-    let entry = entries.first()?;
+    let Some(entry) = entries.first() else {
+        // A program the twin refuses is said so even when init reads no kernel entry in it (SIMT
+        // kernels written `__global__ __launch_bounds__(N) void k(...)`), not left as "no project".
+        return refusal(&cmake, &texts).map(|why| {
+            Err(format!(
+                "{}: the twin cannot run this program: {why}",
+                root.display()
+            ))
+        });
+    };
     if let Some(why) = refusal(&cmake, &texts) {
         return Some(Err(format!(
             "{}: the twin cannot run this program: {why}",
@@ -508,6 +517,36 @@ mod tests {
             .unwrap()
             .contains("L2 cache mode NOTALLOC_KEEP")
         );
+    }
+
+    /// Found in the new-user run (asc-devkit grid_dim_config, matrix_transpose_practice): a SIMT program
+    /// for dav-3510 whose kernels init reads no entry in was reported as "no custom-op folder"; it is
+    /// refused as out of the twin's scope, as the SIMT programs with readable entries are. A folder
+    /// with neither an entry nor a reason to refuse is still not a kernel-launch project.
+    #[test]
+    fn a_refused_program_without_readable_entries_is_refused_not_missed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("CMakeLists.txt"),
+            "set(CMAKE_ASC_ARCHITECTURES \"dav-3510\" CACHE STRING \"arch\")\nadd_executable(grid\n    grid.asc\n)\ntarget_compile_options(grid PRIVATE $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${CMAKE_ASC_ARCHITECTURES} --enable-simt>)\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("grid.asc"),
+            "__global__ __launch_bounds__(1024) void k(float *x) {}\nint main() { return 0; }\n",
+        )
+        .unwrap();
+        let e = discover(dir.path()).unwrap().unwrap_err();
+        assert!(
+            e.contains("the twin cannot run this program") && e.contains("SIMT"),
+            "{e}"
+        );
+        std::fs::write(
+            dir.path().join("CMakeLists.txt"),
+            "add_executable(grid grid.asc)\n",
+        )
+        .unwrap();
+        assert!(discover(dir.path()).is_none());
     }
 
     #[test]

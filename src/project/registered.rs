@@ -187,10 +187,19 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             r.iter()
                 .any(|(m, t)| m == "IMPL_OP_OPTILING" && *t == def.op_type)
         }) {
-            notes.push(format!(
-                "no host file registers a tiling function for {} (IMPL_OP_OPTILING)",
-                def.op_type
-            ));
+            match sibling_tiling(root, &def.op_type) {
+                Some(f) => {
+                    notes.push(format!(
+                        "{f} compiled too: it registers the tiling function for {} (IMPL_OP_OPTILING) in a sibling folder, as the repository's op build does",
+                        def.op_type
+                    ));
+                    host.push(f);
+                }
+                None => notes.push(format!(
+                    "no host file registers a tiling function for {} (IMPL_OP_OPTILING)",
+                    def.op_type
+                )),
+            }
         }
         let kernel_text = &kernels.iter().find(|(f, _)| f == kernel_file).unwrap().1;
         let host_files: Vec<(String, String)> = host
@@ -255,6 +264,43 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         return Some(Err(problems.join("; ")));
     }
     Some(Ok(ops))
+}
+
+/// The host source of a sibling folder (`../<folder>/op_host/`, as ops-nn's `foreach_utils`) that
+/// registers the tiling function of `op_type`, as `../<folder>/op_host/<file>` relative to `root`: the
+/// repositories build every folder's host sources into one library, so a tiling registered beside the
+/// op is its tiling. One that defines an OpDef (another op's folder) is never taken; this
+/// architecture's file before another's.
+fn sibling_tiling(root: &Path, op_type: &str) -> Option<String> {
+    let parent = root.parent()?;
+    let own = root.file_name()?;
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(parent)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name() != Some(own) && p.join("op_host").is_dir())
+        .collect();
+    folders.sort();
+    let mut found: Vec<String> = vec![];
+    for folder in folders {
+        let mut files = vec![];
+        files_deep(&folder.join("op_host"), &["cpp", "cc", "cxx"], &mut files);
+        for f in files {
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
+            if text.contains("IMPL_OP_OPTILING")
+                && !text.contains("OpDef")
+                && opdef::registrations(&text)
+                    .iter()
+                    .any(|(m, t)| m == "IMPL_OP_OPTILING" && t == op_type)
+            {
+                found.push(format!("../{}", rel(parent, &f)));
+            }
+        }
+    }
+    found.sort_by_key(|f| other_arch(f));
+    found.into_iter().next()
 }
 
 /// Host sources beside the chosen ones that CANN's op build compiles with them and that they need:
@@ -819,6 +865,68 @@ mod tests {
                 "op_host/mod_x_regbase_tiling.cpp",
                 "op_host/mod_x_helper.cpp"
             ]
+        );
+    }
+
+    /// Found in the new-user run (ops-nn foreach_sqrt, foreach_mul_scalar, foreach_addcmul_list): the
+    /// op's folder registers no tiling; `../foreach_utils/op_host/` does, for many ops, and is taken
+    /// (this architecture's file, not an arch35 one, and never another op's OpDef file).
+    #[test]
+    fn a_tiling_registered_in_a_sibling_folder_is_compiled_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let fam = dir.path().join("fam");
+        let root = fam.join("fe_sqrt");
+        write(
+            &root,
+            "op_host/fe_sqrt_def.cpp",
+            "namespace ops {\nclass FeSqrt : public OpDef {\npublic:\n explicit FeSqrt(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(FeSqrt);\n}\n",
+        );
+        write(
+            &root,
+            "op_kernel/fe_sqrt.cpp",
+            "extern \"C\" __global__ __aicore__ void fe_sqrt(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        );
+        write(
+            &fam,
+            "fe_utils/op_host/arch35/fe_regbase.cpp",
+            "IMPL_OP_OPTILING(FeSqrt).Tiling(R);\n",
+        );
+        write(
+            &fam,
+            "fe_utils/op_host/fe_tiling_func.cpp",
+            "IMPL_OP_OPTILING(FeAbs).Tiling(A);\nIMPL_OP_OPTILING(FeSqrt).Tiling(S);\n",
+        );
+        write(
+            &fam,
+            "fe_other/op_host/fe_other_def.cpp",
+            "class FeOther : public OpDef {};\nIMPL_OP_OPTILING(FeSqrt).Tiling(X);\n",
+        );
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(
+            ops[0].host,
+            [
+                "op_host/fe_sqrt_def.cpp",
+                "../fe_utils/op_host/fe_tiling_func.cpp"
+            ]
+        );
+        assert!(
+            !ops[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("no host file registers")),
+            "{:?}",
+            ops[0].notes
+        );
+        // None anywhere: said so, nothing guessed.
+        std::fs::remove_file(fam.join("fe_utils/op_host/fe_tiling_func.cpp")).unwrap();
+        std::fs::remove_file(fam.join("fe_utils/op_host/arch35/fe_regbase.cpp")).unwrap();
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(ops[0].host, ["op_host/fe_sqrt_def.cpp"]);
+        assert!(
+            ops[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("no host file registers"))
         );
     }
 

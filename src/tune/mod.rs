@@ -256,10 +256,11 @@ pub fn rewrite_files(
 ) -> Vec<String> {
     match scope {
         crate::rewrite::motif::Scope::Kernel => kernel_files(op, sources),
+        // A host source of a sibling folder (`../`) is read, never rewritten.
         crate::rewrite::motif::Scope::Host => op
             .host
             .iter()
-            .filter(|f| sources.contains_key(*f))
+            .filter(|f| sources.contains_key(*f) && !f.starts_with("../"))
             .cloned()
             .collect(),
     }

@@ -392,6 +392,34 @@ impl Twin {
         sources: &SourceSet,
         side: &str,
     ) -> std::result::Result<(PathBuf, bool), BuildError> {
+        // A tiling header that includes host-only headers (the registries, `util/math_util.h`: the
+        // ops-nn layout) would drag gert::/ge:: types into the kernel build; the kernel gets its tiling
+        // struct generated from the header's blocks instead, as CANN's build does.
+        let kernel_view;
+        let op = match &op.tiling_header {
+            Some(h)
+                if side == "kernel"
+                    && !tiling_extract::kernel_readable(
+                        root,
+                        &self.dir.join("include").join("kernel"),
+                        h,
+                    ) =>
+            {
+                kernel_view = OpSpec {
+                    tiling_header: None,
+                    ..op.clone()
+                };
+                let (_, files) = side_files(root, &kernel_view, sources, side)?;
+                if tiling_extract::kernel_tiling_header(root, include, &kernel_view, &files)
+                    .is_some()
+                {
+                    &kernel_view
+                } else {
+                    op
+                }
+            }
+            _ => op,
+        };
         let (units, mut files) = side_files(root, op, sources, side)?;
         if side == "kernel" && op.tiling_header.is_none() {
             if let Some(h) = tiling_extract::kernel_tiling_header(root, include, op, &files) {

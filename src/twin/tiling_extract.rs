@@ -87,6 +87,40 @@ pub fn kernel_tiling_header(
     Some(out)
 }
 
+/// Whether the kernel build can include the header `rel` (relative to `root`): every `#include "..."`
+/// it reaches resolves beside the including file, or among the twin's kernel headers (`kernel_include`).
+/// A tiling header that includes the host registries or `util/math_util.h` cannot: the kernel then
+/// gets the generated header instead.
+pub fn kernel_readable(root: &Path, kernel_include: &Path, rel: &str) -> bool {
+    let mut seen: Vec<PathBuf> = vec![];
+    let mut todo = vec![root.join(rel)];
+    while let Some(p) = todo.pop() {
+        let Ok(canon) = std::fs::canonicalize(&p) else {
+            return false;
+        };
+        if seen.contains(&canon) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&canon) else {
+            return false;
+        };
+        let dir = canon.parent().map(Path::to_path_buf).unwrap_or_default();
+        for inc in quoted_includes(&text) {
+            let beside = dir.join(inc);
+            if beside.is_file() {
+                todo.push(beside);
+            } else if !kernel_include.join(inc).is_file() {
+                return false;
+            }
+        }
+        seen.push(canon);
+        if seen.len() >= 400 {
+            return false;
+        }
+    }
+    true
+}
+
 /// The files `units` (relative to `root`) and the headers they include with `#include "..."`,
 /// transitively, resolved against the including file's folder, then the include folders (`-I`);
 /// what cannot be read is left out.
@@ -255,6 +289,36 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             !h.contains("host_only"),
             "no host include reaches the kernel: {h}"
         );
+    }
+
+    #[test]
+    fn a_header_is_kernel_readable_only_when_its_includes_resolve_beside_it_or_in_the_kernel_headers()
+     {
+        let dir = tempfile::tempdir().unwrap();
+        let kinc = dir.path().join("kinc");
+        std::fs::create_dir_all(kinc.join("register")).unwrap();
+        std::fs::write(kinc.join("register/tilingdata_base.h"), "").unwrap();
+        let root = dir.path().join("op");
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::write(root.join("op_host/consts.h"), "#include <cstdint>\n").unwrap();
+        std::fs::write(
+            root.join("op_host/clean_tiling.h"),
+            "#include \"register/tilingdata_base.h\"\n#include \"consts.h\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("op_host/hosty_tiling.h"),
+            "#include \"register/tilingdata_base.h\"\n#include \"util/math_util.h\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("op_host/deep.h"), "#include \"hosty_tiling.h\"\n").unwrap();
+        assert!(kernel_readable(&root, &kinc, "op_host/clean_tiling.h"));
+        assert!(!kernel_readable(&root, &kinc, "op_host/hosty_tiling.h"));
+        assert!(
+            !kernel_readable(&root, &kinc, "op_host/deep.h"),
+            "found through a header beside it"
+        );
+        assert!(!kernel_readable(&root, &kinc, "op_host/absent.h"));
     }
 
     #[test]

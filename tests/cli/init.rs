@@ -485,6 +485,59 @@ fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expe
     );
 }
 
+/// Found in the new-user run (issue 18, hostgaps). SibScale registers its tiling in the sibling
+/// folder `utils/op_host/` (ops-nn foreach_sqrt, foreach_mul_scalar: `ForeachCommonTilingData` unknown
+/// to the kernel): init takes that source, and the kernel gets the struct its host header registers.
+/// SibNorm's `op_host/sib_norm_tiling.h` defines its tiling data and includes host-only headers
+/// (ops-nn add_rms_norm: `util/math_util.h` reached from the kernel build): the kernel gets the struct
+/// generated from it instead of including it; its InferShape asks `fe::PlatformInfoManager` for the
+/// chip (ops-nn group_norm_silu) and init writes the output shape it gives; its kernel writes
+/// `unlikely(...)` (ops-nn's norm kernels). SibScale's tiling reads the repository's own
+/// `op_host/tiling_templates_registry.h` (ops-nn's `TilingRegistry`), which the twin's header of that
+/// name reads too. Both run as init wrote them.
+#[test]
+fn ops_with_a_sibling_tiling_and_a_host_only_tiling_header_run_as_init_wrote_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/sibling_utils");
+    copy_tree(&from, dir.path());
+    for (name, want) in [
+        (
+            "sib_scale",
+            "host = [\"op_host/sib_scale_def.cpp\", \"../utils/op_host/utils_tiling.cpp\"]",
+        ),
+        (
+            "sib_norm",
+            "host = [\"op_host/sib_norm_def.cpp\", \"op_host/sib_norm_tiling.cpp\", \"op_host/sib_norm_infershape.cpp\"]",
+        ),
+    ] {
+        let op = dir.path().join(name);
+        let out = cargo_ascend_tune(&op, &["init", "--shape", "x=4x1000", "--shape", "y=4x1000"]);
+        assert!(out.status.success(), "{name}: {:?}", text(&out));
+        let manifest = std::fs::read_to_string(op.join("ascend.toml")).unwrap();
+        assert!(manifest.contains(want), "{name}: {manifest}");
+        if name == "sib_scale" {
+            // The repository's own registry header, which the twin's reads after its helpers.
+            assert!(
+                manifest.contains("include = [\"../common/inc\"]"),
+                "{manifest}"
+            );
+        }
+        assert!(
+            !manifest.contains("no host file registers a tiling function"),
+            "{name}: {manifest}"
+        );
+        if name == "sib_norm" {
+            assert!(
+                manifest.contains("shape = [4, 1000]   # from the op's InferShape"),
+                "{manifest}"
+            );
+        }
+        let out = cargo_ascend_tune(&op, &["run", "--message-format", "json"]);
+        assert!(out.status.success(), "{name}: {:?}", text(&out));
+        assert_eq!(record(&out, "op-measured")["op"], name);
+    }
+}
+
 /// Found in the new-user run (ops-nn silu_mul: "Last dim size should be no more than 1024"): an op
 /// whose tiling function refuses init's default 48x16384 got it anyway, and `run` stopped there. init
 /// now asks the tiling function and writes the first smaller default it takes, as a guess that says

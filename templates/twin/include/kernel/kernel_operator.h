@@ -33,6 +33,14 @@
 #ifndef ASCENDC_CPU_DEBUG
 #define ASCENDC_CPU_DEBUG 1
 #endif
+// Branch hints kernels write after including kernel_operator.h (ops-nn's norm kernels:
+// `if (unlikely(n == 0))`): GCC's __builtin_expect, the value of the condition unchanged.
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
 
 typedef uint8_t *GM_ADDR;
 
