@@ -385,8 +385,8 @@ mod tests {
     /// Found in the new-user run: ops-math's fast_kernel_launch_example kernels (a CMakeLists.txt
     /// with only `ascend_ops_add_current_op(...)`) and asc-devkit general_gather (dav-3510, its
     /// program made inside a CMake function) were both told "no add_executable with a literal name".
-    /// Now the first says it builds no program of its own, the second that it is out of the twin's
-    /// scope.
+    /// Now the first says it builds no program of its own, the second (SIMT) that it is out of the
+    /// twin's scope.
     #[test]
     fn a_folder_without_a_program_says_why() {
         let dir = tempfile::tempdir().unwrap();
@@ -411,11 +411,24 @@ mod tests {
             "set(CMAKE_ASC_ARCHITECTURES \"dav-3510\" CACHE STRING \"arch\")\nfunction(f T S)\n add_executable(${T} ${S})\nendfunction()\nf(demo k.asc)\n",
         )
         .unwrap();
+        // dav-3510 itself is in the twin's scope (Reg programs); a SIMT program is not.
+        let e = discover(root).unwrap().unwrap_err();
+        assert!(e.contains("with a literal name"), "{e}");
+        std::fs::write(
+            root.join("k.asc"),
+            "__simt_vf__ void g(int *x) { }\nextern \"C\" __global__ __aicore__ void k(GM_ADDR x) { }\n",
+        )
+        .unwrap();
         let e = discover(root).unwrap().unwrap_err();
         assert!(
-            e.contains("the twin cannot run this program") && e.contains("dav-3510"),
+            e.contains("the twin cannot run this program") && e.contains("SIMT"),
             "{e}"
         );
+        std::fs::write(
+            root.join("k.asc"),
+            "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) { }\n",
+        )
+        .unwrap();
         std::fs::write(
             root.join("CMakeLists.txt"),
             "add_executable(${NAME} k.asc)\n",
