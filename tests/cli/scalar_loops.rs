@@ -27,7 +27,7 @@ fn scalar_fill_and_conversion_loops_are_vectorised_and_still_agree() {
     assert!(!after.contains("SetValue"), "{after}");
     for op in [
         "AscendC::Cast(xFloat, xLocal, AscendC::RoundMode::CAST_NONE, n);",
-        "AscendC::Duplicate(ones, static_cast<float>(1.0f), n);",
+        "AscendC::Duplicate(ones, 1.0f, n);",
         "AscendC::Cast(zLocal, xFloat, AscendC::RoundMode::CAST_NONE, n);",
     ] {
         assert!(

@@ -133,6 +133,24 @@ fn pure_value(node: Node, text: &str) -> bool {
     }
 }
 
+/// `v` as a value of element type `elem` for Duplicate, whose scalar parameter has the tensor's type:
+/// as written when it visibly has that type already (`static_cast<E>(..)`, `std::numeric_limits<E>`,
+/// a float literal `1.0f` for float), else `static_cast<E>(v)`, the conversion SetValue made.
+fn typed_value(elem: &str, v: &str) -> String {
+    let bare = v.trim_start_matches('-');
+    let float_literal = elem == "float"
+        && bare.ends_with(['f', 'F'])
+        && bare[..bare.len() - 1].parse::<f64>().is_ok();
+    if bare.starts_with(&format!("static_cast<{elem}>("))
+        || bare.starts_with(&format!("std::numeric_limits<{elem}>::"))
+        || float_literal
+    {
+        v.to_string()
+    } else {
+        format!("static_cast<{elem}>({v})")
+    }
+}
+
 /// `for (T i = 0; i < n; ++i | i++) { stmt; }` (or a bare `stmt;` body) with i declared in the loop
 /// and n free of i: (i, n, stmt).
 fn simple_loop<'t, 'a>(text: &'a str, f: Node<'t>) -> Option<(&'a str, Node<'t>, Node<'t>)> {
@@ -185,12 +203,7 @@ fn loop_at<'t>(kind: Kind, text: &str, f: Node<'t>) -> Option<Found<'t>> {
                     .iter()
                     .any(|n| *n == i || *n == dst))
             .then_some(())?;
-            let v = text_of(value, text);
-            if v.starts_with(&format!("static_cast<{elem}>(")) {
-                v.to_string()
-            } else {
-                format!("static_cast<{elem}>({v})")
-            }
+            typed_value(elem, text_of(value, text))
         }
         Kind::Cast => {
             // `static_cast<D>(s.GetValue(i))` with D the destination's type, or `s.GetValue(i)`.
@@ -516,7 +529,7 @@ public:
         assert!(
             edit.text.contains(
                 "        AscendC::PipeBarrier<PIPE_ALL>();\n\
-                 \x20       AscendC::Duplicate(acc, static_cast<float>(std::numeric_limits<float>::infinity()), this->cols);\n\
+                 \x20       AscendC::Duplicate(acc, std::numeric_limits<float>::infinity(), this->cols);\n\
                  \x20       AscendC::PipeBarrier<PIPE_ALL>();\n\
                  \x20       for (int64_t i = 0; i < n; i++) {"
             ),
@@ -530,11 +543,14 @@ public:
             ..edit.inverse.clone()
         };
         let back = VectorFillLoop.rewind(&edit.text, &canonical).unwrap().text;
-        assert!(back.contains(
-            "        for (uint32_t i2 = 0; i2 < this->cols; i2++) {\n\
-             \x20           acc.SetValue(i2, static_cast<float>(std::numeric_limits<float>::infinity()));\n\
+        assert!(
+            back.contains(
+                "        for (uint32_t i2 = 0; i2 < this->cols; i2++) {\n\
+             \x20           acc.SetValue(i2, std::numeric_limits<float>::infinity());\n\
              \x20       }\n"
-        ), "{back}");
+            ),
+            "{back}"
+        );
         assert_eq!(rewinds_round_trip(&VectorFillLoop, &edit.text), 1);
         assert!(VectorFillLoop.rewind_sites(KERNEL).is_empty());
     }
@@ -573,6 +589,23 @@ public:
             .text
             .replacen("        AscendC::PipeBarrier<PIPE_ALL>();\n", "", 1);
         assert!(VectorCastLoop.rewind_sites(&unfenced).is_empty());
+    }
+
+    #[test]
+    fn a_fill_value_is_cast_to_the_element_type_unless_it_visibly_has_it() {
+        assert_eq!(typed_value("float", "1.0f"), "1.0f");
+        assert_eq!(typed_value("float", "-0.5f"), "-0.5f");
+        assert_eq!(typed_value("float", "0"), "static_cast<float>(0)");
+        assert_eq!(typed_value("half", "1.0f"), "static_cast<half>(1.0f)");
+        assert_eq!(typed_value("int32_t", "-1"), "static_cast<int32_t>(-1)");
+        assert_eq!(
+            typed_value("float", "-std::numeric_limits<float>::infinity()"),
+            "-std::numeric_limits<float>::infinity()"
+        );
+        assert_eq!(
+            typed_value("half", "static_cast<half>(x)"),
+            "static_cast<half>(x)"
+        );
     }
 
     #[test]
