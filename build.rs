@@ -4,7 +4,11 @@ use std::io::Write;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin");
+    // The manifest folder as cargo gives it to this run, not as it was when this script was
+    // compiled: a target folder copied from another checkout (a git worktree) keeps the compiled
+    // script, and `env!` would embed that checkout's twin.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    let root = Path::new(&manifest_dir).join("templates/twin");
     println!("cargo:rerun-if-changed=templates/twin");
     let mut files: Vec<_> = walkdir(&root);
     files.sort();

@@ -17,14 +17,16 @@ fn scalar_fill_and_conversion_loops_are_vectorised_and_still_agree() {
     git(p, &["commit", "-q", "-m", "operator"]);
     let header = "op_kernel/scalar_loop_custom.h";
     let before = std::fs::read_to_string(p.join(header)).unwrap();
-    assert_eq!(before.matches("SetValue").count(), 3);
+    assert_eq!(before.matches(".SetValue(").count(), 3);
 
     let out = cargo_ascend_tune(p, &["tune", "--budget", "8", "--seed", "1"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "tune failed: {stdout}\n{stderr}");
     let after = std::fs::read_to_string(p.join(header)).unwrap();
-    // Every scalar loop is gone, each replaced by its vector op between full barriers.
-    assert!(!after.contains("SetValue"), "{after}");
+    // Every scalar loop is gone, each replaced by its vector op after a full barrier (the barrier after
+    // the last Cast may go: drop-queue-barrier drops a full barrier just before an EnQue, whose
+    // V -> MTE3 flag orders the copy out after it).
+    assert!(!after.contains(".SetValue("), "{after}");
     for op in [
         "AscendC::Cast(xFloat, xLocal, AscendC::RoundMode::CAST_NONE, n);",
         "AscendC::Duplicate(ones, 1.0f, n);",
@@ -32,11 +34,14 @@ fn scalar_fill_and_conversion_loops_are_vectorised_and_still_agree() {
     ] {
         assert!(
             after.contains(&format!(
-                "        AscendC::PipeBarrier<PIPE_ALL>();\n        {op}\n        AscendC::PipeBarrier<PIPE_ALL>();\n"
+                "        AscendC::PipeBarrier<PIPE_ALL>();\n        {op}\n"
             )),
-            "{op} not fenced in:\n{after}"
+            "{op} not after a full barrier in:\n{after}"
         );
     }
+    assert!(after.contains(
+        "        AscendC::Duplicate(ones, 1.0f, n);\n        AscendC::PipeBarrier<PIPE_ALL>();\n"
+    ));
     let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
     assert!(
         lock.contains("vector-cast-loop") && lock.contains("vector-fill-loop"),
