@@ -21,6 +21,7 @@ mod kernel_loop;
 mod probes;
 mod reliability;
 mod run_checks;
+mod scalar_loops;
 mod slurm;
 mod soak;
 mod tensor_list;

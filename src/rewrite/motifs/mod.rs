@@ -15,6 +15,7 @@ mod reciprocal_from_div_ones;
 mod reciprocal_mul;
 mod reduce_max;
 mod relu_from_max_zero;
+mod scalar_loop;
 mod scalar_wait;
 mod ub_split_double_buffer;
 mod vector_copy_loop;
@@ -28,6 +29,8 @@ pub static ALL: &[&dyn Motif] = &[
     &vector_reduce::VectorReduce,
     &reduce_max::VectorReduceMax,
     &vector_copy_loop::VectorCopyLoop,
+    &scalar_loop::VectorCastLoop,
+    &scalar_loop::VectorFillLoop,
     &drop_queue_barrier::DropQueueBarrier,
     &double_buffer::DoubleBuffer,
     &double_buffer_queue::DoubleBufferQueue,
