@@ -2360,6 +2360,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(&i32s(&y)[..8], &[3, 7, 9, 11, 23, 16, 16, 1]);
+}
 
 /// Host headers found missing in the new-user run (issue 18, hostgaps): `Ops::Base::bfloat16` of
 /// `util/bfloat16.h` (addr_v2 reads bfloat16 attrs with it) against the `half` crate's bf16, both
