@@ -632,6 +632,9 @@ impl CmakeFlow {
             .part(format!("{:?}", self.generation))
             .part(self.cmake_source.to_string_lossy().as_bytes())
             .part(&program);
+        for d in &op.cmake_defines {
+            h.part("define").part(d);
+        }
         for (rel, bytes) in &files {
             h.part(rel).part(bytes);
         }
@@ -654,7 +657,9 @@ impl CmakeFlow {
         )
         .map_err(|m| TrialFailure::new(FailureKind::Build, m))?;
         let mut cmd = self.tool.command("cmake");
-        cmd.args(&args).current_dir(&cand.dir);
+        cmd.args(&args)
+            .args(op.cmake_defines.iter().map(|d| format!("-D{d}")))
+            .current_dir(&cand.dir);
         build_step(
             cmd,
             "configuring with cmake",

@@ -1241,6 +1241,24 @@ fn render(
                     let _ = writeln!(s, "{key} = [{}]", list(cmd));
                 }
             }
+            if !l.defines.is_empty() {
+                let names: Vec<&str> = l
+                    .defines
+                    .iter()
+                    .map(|d| d.split('=').next().unwrap_or(d))
+                    .collect();
+                let mut line = format!("cmake-defines = [{}]", list(&l.defines));
+                note(
+                    &mut guesses,
+                    &mut line,
+                    Some(format!(
+                        "guess: its CMakeLists.txt stops without -D{}; the first value its message offers",
+                        names.join(", -D")
+                    )),
+                    &op.name,
+                );
+                let _ = writeln!(s, "{line}");
+            }
         }
         let default = inferred.defaults.get(&op.name);
         let scalar_grad = inferred.scalar_grads.contains(&op.name);

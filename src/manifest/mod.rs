@@ -398,6 +398,10 @@ pub struct OpSpec {
     /// project root (`crate::backend::data_flow`). A `verify` that exits non-zero makes the trial wrong.
     pub prepare: Option<Vec<String>>,
     pub verify: Option<Vec<String>>,
+    /// `cmake-defines`: kernel-launch projects only, `NAME=VALUE` (or `NAME`) definitions passed to the
+    /// project's CMake as `-DNAME=VALUE` when it is configured, for a CMakeLists.txt that stops without
+    /// them (the asc-devkit examples that need `-DSCENARIO_NUM=1/2`).
+    pub cmake_defines: Vec<String>,
     /// Where the op's program reads each input (`file` of `[[op.input]]`), relative to the folder it
     /// runs in; in `inputs` order. Default `input/input_<name>.bin`.
     pub input_files: Vec<String>,
@@ -1064,6 +1068,28 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             data_flow[slot] = Some(cmd.into_inner());
         }
         let [prepare, verify] = data_flow;
+        let cmake_defines = match op.cmake_defines {
+            None => vec![],
+            Some(d) => {
+                if layout != Layout::KernelLaunch {
+                    return Err(err(
+                        span(&d),
+                        format!("`cmake-defines` of op `{name}` is for kernel-launch projects"),
+                        "set layout = \"kernel-launch\" under [project], or remove cmake-defines",
+                    ));
+                }
+                if let Some(bad) = d.get_ref().iter().find(|x| !is_cmake_define(x)) {
+                    return Err(err(
+                        span(&d),
+                        format!(
+                            "`{bad}` in cmake-defines of op `{name}` is not a CMake definition"
+                        ),
+                        "write each as NAME=VALUE (a letter or _ first, then letters, digits or _), e.g. cmake-defines = [\"SCENARIO_NUM=1\"]",
+                    ));
+                }
+                d.into_inner()
+            }
+        };
         let golden = match op.golden {
             None => None,
             Some(g) if g.get_ref().first().is_some_and(|p| !p.trim().is_empty()) => {
@@ -1502,6 +1528,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             golden,
             prepare,
             verify,
+            cmake_defines,
             input_files,
             output_files,
             weight,
@@ -1532,6 +1559,18 @@ pub const DEFAULT_PROGRAM: &str = "ascendc_kernels_bbit";
 
 /// `program` (kernel-launch projects only) and `app` (custom-op projects only), checked against the layout.
 #[allow(clippy::type_complexity)]
+/// Whether `d` is a `-D` definition: `NAME` or `NAME=VALUE`, NAME a C identifier, VALUE anything but a
+/// line break.
+fn is_cmake_define(d: &str) -> bool {
+    let (name, value) = d.split_once('=').unwrap_or((d, ""));
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !value.contains(['\n', '\r'])
+}
+
 fn program_and_app(
     source: &ManifestSource,
     layout: Layout,

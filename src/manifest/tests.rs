@@ -687,6 +687,42 @@ fn prepare_and_verify_are_kernel_launch_commands() {
     );
 }
 
+/// `cmake-defines` (what an example's CMakeLists.txt stops without) are read for kernel-launch projects,
+/// refused elsewhere, and a definition that is no `NAME=VALUE` is refused naming it.
+#[test]
+fn cmake_defines_are_kernel_launch_definitions() {
+    let launch =
+        fixture_text().replacen("[project]\n", "[project]\nlayout = \"kernel-launch\"\n", 1);
+    let with =
+        |extra: &str, text: &str| text.replacen("[[op]]\n", &format!("[[op]]\n{extra}\n"), 1);
+    let m = load(&with(
+        "cmake-defines = [\"SCENARIO_NUM=1\", \"FAST\"]",
+        &launch,
+    ))
+    .unwrap();
+    assert_eq!(m.ops[0].cmake_defines, ["SCENARIO_NUM=1", "FAST"]);
+    assert!(load(&launch).unwrap().ops[0].cmake_defines.is_empty());
+    let e = load(&with(
+        "cmake-defines = [\"SCENARIO_NUM=1\"]",
+        &fixture_text(),
+    ))
+    .unwrap_err();
+    assert!(
+        e.message
+            .contains("`cmake-defines` of op `add_custom` is for kernel-launch projects"),
+        "{}",
+        e.message
+    );
+    let e = load(&with("cmake-defines = [\"-DSCENARIO_NUM=1\"]", &launch)).unwrap_err();
+    assert!(
+        e.message.contains(
+            "`-DSCENARIO_NUM=1` in cmake-defines of op `add_custom` is not a CMake definition"
+        ),
+        "{}",
+        e.message
+    );
+}
+
 /// `[[op.shape]]`: further shapes, each with the dims of the tensors it names (the others keep theirs),
 /// named and weighted; `OpSpec::cases` gives the declared shape first.
 #[test]

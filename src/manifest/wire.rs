@@ -73,6 +73,8 @@ pub struct Op {
     pub golden: Option<Spanned<Vec<String>>>,
     pub prepare: Option<Spanned<Vec<String>>>,
     pub verify: Option<Spanned<Vec<String>>>,
+    /// Kernel-launch projects: `-D` definitions the project's CMake needs at configure time.
+    pub cmake_defines: Option<Spanned<Vec<String>>>,
     /// The declared shape's weight among the op's shapes (`[[op.shape]]`).
     pub weight: Option<Spanned<f64>>,
     #[serde(default)]

@@ -20,6 +20,48 @@ pub struct Launch {
     /// The CMakeLists.txt's own default target is dav-3510 (Ascend950): `init` then writes the Ascend950
     /// SoC, whose latency the model gives with assumed dav-2201 figures (src/model/soc.rs).
     pub targets_dav_3510: bool,
+    /// `-D` definitions the CMakeLists.txt stops without (`if(NOT DEFINED X) message(FATAL_ERROR ...
+    /// -DX=1/2)`), each `NAME=VALUE` with the first value its message offers: written as the op's
+    /// `cmake-defines`, a guess.
+    pub defines: Vec<String>,
+}
+
+/// The definitions a CMakeLists.txt requires: for each `if(NOT DEFINED NAME)` whose block stops with
+/// `message(FATAL_ERROR ...)` naming `-DNAME=V...`, `NAME=V` (V: the first value offered, up to a `/`,
+/// `|`, `,` or space); comments ignored.
+pub fn required_defines(cmake: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    let lines: Vec<&str> = cmake
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .collect();
+    for (i, l) in lines.iter().enumerate() {
+        let compact: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        let Some(name) = compact
+            .strip_prefix("if(NOTDEFINED")
+            .and_then(|r| r.strip_suffix(')'))
+        else {
+            continue;
+        };
+        let block = lines[i + 1..]
+            .iter()
+            .take_while(|l| !l.trim_start().to_ascii_lowercase().starts_with("endif"));
+        for b in block {
+            if !b.contains("FATAL_ERROR") {
+                continue;
+            }
+            let flag = format!("-D{name}=");
+            let Some(at) = b.find(&flag) else { continue };
+            let value: String = b[at + flag.len()..]
+                .chars()
+                .take_while(|c| !matches!(c, '/' | '|' | ',' | ' ' | '"' | ')'))
+                .collect();
+            if !value.is_empty() && !out.iter().any(|d| d.starts_with(&format!("{name}="))) {
+                out.push(format!("{name}={value}"));
+            }
+        }
+    }
+    out
 }
 
 /// Whether `cmake` sets `CMAKE_ASC_ARCHITECTURES` to `dav-3510` (`set(CMAKE_ASC_ARCHITECTURES "dav-3510"
@@ -356,6 +398,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             prepare,
             verify,
             targets_dav_3510: targets_dav_3510(&cmake),
+            defines: required_defines(&cmake),
         }),
     }]))
 }
@@ -452,6 +495,7 @@ mod tests {
                 prepare: None,
                 verify: None,
                 targets_dav_3510: false,
+                defines: vec![],
             })
         );
         let ops = discover(&fixtures.join("add_launch")).unwrap().unwrap();
@@ -465,9 +509,29 @@ mod tests {
                 prepare: None,
                 verify: None,
                 targets_dav_3510: false,
+                defines: vec![],
             })
         );
         assert_eq!(ops[0].params[..3], ["x", "y", "z"]);
+    }
+
+    /// Found in the new-user run: 23 asc-devkit examples (cast, compare, data_relayout, ...) stop at
+    /// configure with "SCENARIO_NUM is not set. Please specify -DSCENARIO_NUM=1/2".
+    #[test]
+    fn definitions_a_cmakelists_stops_without_are_found_with_their_first_value() {
+        let cmake = "add_executable(demo cast.asc)\n\
+            if(NOT DEFINED SCENARIO_NUM)\n\
+            \x20   message(FATAL_ERROR \"SCENARIO_NUM is not set. Please specify -DSCENARIO_NUM=1/2\")\n\
+            endif()\n\
+            if(NOT SCENARIO_NUM EQUAL 1 AND NOT SCENARIO_NUM EQUAL 2 )\n\
+            \x20   message(FATAL_ERROR \"SCENARIO_NUM must be 1 or 2, got: ${SCENARIO_NUM}\")\n\
+            endif()\n";
+        assert_eq!(required_defines(cmake), ["SCENARIO_NUM=1"]);
+        // A definition with a default, or a check that only warns, is not required.
+        let optional = "if(NOT DEFINED MODE)\n  set(MODE 2)\nendif()\nif(NOT DEFINED X)\n  message(WARNING \"-DX=3\")\nendif()\n";
+        assert!(required_defines(optional).is_empty());
+        let commented = cmake.replace("if(NOT DEFINED", "# if(NOT DEFINED");
+        assert!(required_defines(&commented).is_empty());
     }
 
     #[test]

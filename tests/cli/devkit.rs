@@ -176,3 +176,30 @@ fn a_dav_3510_program_of_reg_vector_functions_runs_as_ascend950_and_passes_its_v
         assert_eq!(o.to_bits(), (i * 1.5 + 0.25).max(0.0).to_bits(), "x = {i}");
     }
 }
+
+/// An example whose CMakeLists.txt stops at configure without `-DSCENARIO_NUM=1/2` (23 asc-devkit
+/// examples: cast, compare, data_relayout, ...) gets `cmake-defines = ["SCENARIO_NUM=1"]` from `init`,
+/// marked as a guess, and `run` configures it with that definition and passes its verify script.
+#[test]
+fn an_example_that_needs_a_cmake_definition_gets_it_from_init_and_runs() {
+    if !have_cmake("an_example_that_needs_a_cmake_definition_gets_it_from_init_and_runs") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let dir = scale_project();
+    let cmake = dir.path().join("CMakeLists.txt");
+    let mut lists = std::fs::read_to_string(&cmake).unwrap();
+    lists.push_str(
+        "if(NOT DEFINED SCENARIO_NUM)\n    message(FATAL_ERROR \"SCENARIO_NUM is not set. Please specify -DSCENARIO_NUM=1/2\")\nendif()\ntarget_compile_definitions(demo PRIVATE SCENARIO_NUM=${SCENARIO_NUM})\n",
+    );
+    std::fs::write(&cmake, lists).unwrap();
+    let init = without_cann(dir.path(), home.path(), &["init", "--no-probe"], &[]);
+    assert!(init.status.success(), "{:?}", text(&init));
+    let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("cmake-defines = [\"SCENARIO_NUM=1\"]   # guess:"),
+        "{manifest}"
+    );
+    let run = without_cann(dir.path(), home.path(), &["run"], &[]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
