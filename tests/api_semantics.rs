@@ -2490,3 +2490,33 @@ int main() {{
         ]
     );
 }
+
+/// ops-nn's norm and CTC kernels (21 operator folders) include the CANN-internal
+/// `impl/dav_c220/kernel_operator_reg_others_impl.h` without calling what it declares: on the twin it
+/// brings in the kernel API, so such a kernel builds and runs.
+#[test]
+fn kernels_including_the_internal_reg_others_header_build_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "impl/dav_c220/kernel_operator_reg_others_impl.h"
+extern "C" __global__ __aicore__ void k(GM_ADDR y) {
+    AscendC::GlobalTensor<uint32_t> g;
+    g.SetGlobalBuffer((__gm__ uint32_t *)y, 1);
+    g.SetValue(0, 41u + 1u);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
+"#,
+        "building a kernel that includes impl/dav_c220/kernel_operator_reg_others_impl.h",
+    );
+    let (out, y) = run_kernel(w, &[], 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(i32s(&y)[0], 42);
+}

@@ -27,8 +27,8 @@ pub struct Launch {
 }
 
 /// The definitions a CMakeLists.txt requires: for each `if(NOT DEFINED NAME)` whose block stops with
-/// `message(FATAL_ERROR ...)` naming `-DNAME=V...`, `NAME=V` (V: the first value offered, up to a `/`,
-/// `|`, `,` or space); comments ignored.
+/// `message(FATAL_ERROR ...)` naming `-DNAME=V...`, `NAME=V` (V: the first value offered, as in `1/2`,
+/// `1|2` or `<1-8>`); comments ignored.
 pub fn required_defines(cmake: &str) -> Vec<String> {
     let mut out: Vec<String> = vec![];
     let lines: Vec<&str> = cmake
@@ -52,9 +52,11 @@ pub fn required_defines(cmake: &str) -> Vec<String> {
             }
             let flag = format!("-D{name}=");
             let Some(at) = b.find(&flag) else { continue };
+            // `1/2`, `1|2`, `<1-8>`: the first value offered.
             let value: String = b[at + flag.len()..]
+                .trim_start_matches('<')
                 .chars()
-                .take_while(|c| !matches!(c, '/' | '|' | ',' | ' ' | '"' | ')'))
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
                 .collect();
             if !value.is_empty() && !out.iter().any(|d| d.starts_with(&format!("{name}="))) {
                 out.push(format!("{name}={value}"));
@@ -527,6 +529,8 @@ mod tests {
             \x20   message(FATAL_ERROR \"SCENARIO_NUM must be 1 or 2, got: ${SCENARIO_NUM}\")\n\
             endif()\n";
         assert_eq!(required_defines(cmake), ["SCENARIO_NUM=1"]);
+        let ranged = "if(NOT DEFINED SCENARIO_NUM)\n  message(FATAL_ERROR \"SCENARIO_NUM is not defined. Please specify it via: cmake -DSCENARIO_NUM=<1-8> ..\")\nendif()\n";
+        assert_eq!(required_defines(ranged), ["SCENARIO_NUM=1"]);
         // A definition with a default, or a check that only warns, is not required.
         let optional = "if(NOT DEFINED MODE)\n  set(MODE 2)\nendif()\nif(NOT DEFINED X)\n  message(WARNING \"-DX=3\")\nendif()\n";
         assert!(required_defines(optional).is_empty());
