@@ -1462,23 +1462,13 @@ int main() {{
     let out = run_host_program(&src, "building the fp16 / broadcast host check");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    for (h, line) in lines.iter().take(65536).enumerate() {
-        let want = f16::from_bits(h as u16).to_f32();
-        let got = f32::from_bits(u32::from_str_radix(line, 16).unwrap());
-        assert!(
-            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-            "fp16_t 0x{h:04x} -> {got}, want {want}"
-        );
-    }
-    for (i, f) in floats.iter().enumerate() {
-        let got = u16::from_str_radix(lines[65536 + i], 16).unwrap();
-        let want = f16::from_f32(*f);
-        assert!(
-            got == want.to_bits() || (f.is_nan() && f16::from_bits(got).is_nan()),
-            "fp16_t({f:e}) = 0x{got:04x}, want 0x{:04x}",
-            want.to_bits()
-        );
-    }
+    assert_half_lines(
+        &lines,
+        &floats,
+        "fp16_t",
+        |h| f16::from_bits(h).to_f32(),
+        |f| f16::from_f32(f).to_bits(),
+    );
     // Broadcast, per numpy: align at the last axis; equal, or one side 1.
     fn broadcast(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
         let n = a.len().max(b.len());
@@ -2462,23 +2452,13 @@ int main() {{
     let out = run_host_program(&src, "building the bfloat16 / platform info host check");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    for (h, line) in lines.iter().take(65536).enumerate() {
-        let want = bf16::from_bits(h as u16).to_f32();
-        let got = f32::from_bits(u32::from_str_radix(line, 16).unwrap());
-        assert!(
-            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-            "bfloat16 0x{h:04x} -> {got}, want {want}"
-        );
-    }
-    for (i, f) in floats.iter().enumerate() {
-        let got = u16::from_str_radix(lines[65536 + i], 16).unwrap();
-        let want = bf16::from_f32(*f);
-        assert!(
-            got == want.to_bits() || (f.is_nan() && bf16::from_bits(got).is_nan()),
-            "bfloat16({f:e}) = 0x{got:04x}, want 0x{:04x}",
-            want.to_bits()
-        );
-    }
+    assert_half_lines(
+        &lines,
+        &floats,
+        "bfloat16",
+        |h| bf16::from_bits(h).to_f32(),
+        |f| bf16::from_f32(f).to_bits(),
+    );
     let rest = &lines[65536 + floats.len()..];
     assert_eq!(
         rest,
@@ -2519,4 +2499,33 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(i32s(&y)[0], 42);
+}
+
+/// Checks what a host program printed for a 16-bit float type `name`: first 65536 lines, each bit
+/// pattern widened to float (hex of the f32 bits), then one line per value of `floats` narrowed to the
+/// type (hex of its bits); `widen` and `narrow` are the independent reference (the `half` crate). NaN
+/// matches any NaN.
+fn assert_half_lines(
+    lines: &[&str],
+    floats: &[f32],
+    name: &str,
+    widen: impl Fn(u16) -> f32,
+    narrow: impl Fn(f32) -> u16,
+) {
+    for (h, line) in lines.iter().take(65536).enumerate() {
+        let want = widen(h as u16);
+        let got = f32::from_bits(u32::from_str_radix(line, 16).unwrap());
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "{name} 0x{h:04x} -> {got}, want {want}"
+        );
+    }
+    for (i, f) in floats.iter().enumerate() {
+        let got = u16::from_str_radix(lines[65536 + i], 16).unwrap();
+        let want = narrow(*f);
+        assert!(
+            got == want || (f.is_nan() && widen(got).is_nan()),
+            "{name}({f:e}) = 0x{got:04x}, want 0x{want:04x}"
+        );
+    }
 }

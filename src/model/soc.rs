@@ -242,36 +242,39 @@ macro_rules! sources {
     };
 }
 
+/// The measured 910B1 board: also the base of the rows that take its figures (Ascend950).
+const ASCEND910B1: Soc = Soc {
+    name: "Ascend910B1",
+    short_name: "ascend910b",
+    aiv_cores: 48,
+    aic_cores: 24,
+    clock_ghz: 1.85,
+    ub_bytes: 196352,
+    l1_bytes: 512 * KIB,
+    l0a_bytes: 64 * KIB,
+    l0b_bytes: 64 * KIB,
+    l0c_bytes: 128 * KIB,
+    l2_bytes: 192 * MIB,
+    hbm_bytes: 64 * GIB_U,
+    chip_bw_gbps: 1525.0,
+    mem: memsys(1525.0, 1.0),
+    vector_repeat_bytes: 256,
+    vector_unary_bytes_per_cycle: 256,
+    vector_binary_bytes_per_cycle: 128,
+    event_ids: 8,
+    sources: sources!(
+        "cores" => "FACTS §1: 24 AIC / 48 AIV (C)",
+        "clock_ghz" => "1.85 GHz: the measured 910B1 board (ascdevkit_matmul_case0, ascdevkit_add_case1 rows); \
+                        FACTS §1 says 1.8 (1.85 in some configs) (M)",
+        "l2_bytes" => "FACTS §1: L2 192 MB (C)",
+        "hbm_bytes" => "FACTS §1: 64 GB (C)",
+        "chip_bw_gbps" => "mem.hbm_gbps, 1525 GB/s (ascdevkit_add_hbm_bw, see MEMSYS_SOURCES); FACTS §2's \
+                           1.3-1.4 TB/s was lower than the 910B measurements (M)",
+    ),
+};
+
 static SOCS: [Soc; 7] = [
-    Soc {
-        name: "Ascend910B1",
-        short_name: "ascend910b",
-        aiv_cores: 48,
-        aic_cores: 24,
-        clock_ghz: 1.85,
-        ub_bytes: 196352,
-        l1_bytes: 512 * KIB,
-        l0a_bytes: 64 * KIB,
-        l0b_bytes: 64 * KIB,
-        l0c_bytes: 128 * KIB,
-        l2_bytes: 192 * MIB,
-        hbm_bytes: 64 * GIB_U,
-        chip_bw_gbps: 1525.0,
-        mem: memsys(1525.0, 1.0),
-        vector_repeat_bytes: 256,
-        vector_unary_bytes_per_cycle: 256,
-        vector_binary_bytes_per_cycle: 128,
-        event_ids: 8,
-        sources: sources!(
-            "cores" => "FACTS §1: 24 AIC / 48 AIV (C)",
-            "clock_ghz" => "1.85 GHz: the measured 910B1 board (ascdevkit_matmul_case0, ascdevkit_add_case1 rows); \
-                            FACTS §1 says 1.8 (1.85 in some configs) (M)",
-            "l2_bytes" => "FACTS §1: L2 192 MB (C)",
-            "hbm_bytes" => "FACTS §1: 64 GB (C)",
-            "chip_bw_gbps" => "mem.hbm_gbps, 1525 GB/s (ascdevkit_add_hbm_bw, see MEMSYS_SOURCES); FACTS §2's \
-                               1.3-1.4 TB/s was lower than the 910B measurements (M)",
-        ),
-    },
+    ASCEND910B1,
     Soc {
         name: "Ascend910B2",
         short_name: "ascend910b",
@@ -386,8 +389,8 @@ static SOCS: [Soc; 7] = [
         ),
     },
     // Ascend950 (dav-3510, Atlas 350): no figure of it is known here (nothing in FACTS.md nor in
-    // shared/measured), so every number below is the Ascend910B1 (dav-2201) row's, marked assumed (A). It is
-    // here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
+    // shared/measured), so it takes every figure of the Ascend910B1 (dav-2201) row (`..ASCEND910B1`), each
+    // marked assumed (A) in its sources. It is here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
     // modelled with assumed dav-2201 figures (`ASSUMED_FROM_DAV_2201`). Only the vector length is the
     // chip's own: VL = 256 B (GetVecLen, asc-devkit docs/zh/api/SIMD-API/基础API/工具接口/系统资源与变量/
     // GetVecLen.md; the twin's RegTensor, templates/twin/include/kernel/twin/reg.h), equal to a dav-2201
@@ -395,22 +398,8 @@ static SOCS: [Soc; 7] = [
     Soc {
         name: "Ascend950",
         short_name: "ascend950",
-        aiv_cores: 48,
-        aic_cores: 24,
-        clock_ghz: 1.85,
-        ub_bytes: 196352,
-        l1_bytes: 512 * KIB,
-        l0a_bytes: 64 * KIB,
-        l0b_bytes: 64 * KIB,
-        l0c_bytes: 128 * KIB,
-        l2_bytes: 192 * MIB,
-        hbm_bytes: 64 * GIB_U,
-        chip_bw_gbps: 1525.0,
-        mem: memsys(1525.0, 1.0),
+        // VL: GetVecLen.md (D); equal to the 910B1 repeat.
         vector_repeat_bytes: 256,
-        vector_unary_bytes_per_cycle: 256,
-        vector_binary_bytes_per_cycle: 128,
-        event_ids: 8,
         sources: &[
             (
                 "cores",
@@ -438,6 +427,7 @@ static SOCS: [Soc; 7] = [
                 "MEMSYS_SOURCES: 910B's measured memory system, assumed for Ascend950 (A)",
             ),
         ],
+        ..ASCEND910B1
     },
     Soc {
         name: "Ascend310P3",

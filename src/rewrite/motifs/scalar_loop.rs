@@ -396,16 +396,7 @@ fn rewind(kind: Kind, text: &str, site: &Site) -> Result<Edit, MotifError> {
             let ind = cst::indent_at(text, site.range.start);
             let (func, _) = cst::enclosing_function(f.anchor, text)
                 .ok_or_else(|| error(kind, text, site.range.start, "not in a function"))?;
-            let i = (1..)
-                .map(|k| {
-                    if k == 1 {
-                        "i".to_string()
-                    } else {
-                        format!("i{k}")
-                    }
-                })
-                .find(|n| cb::mentions(func, text, n) == 0)
-                .expect("some name is free");
+            let i = cb::fresh_name(func, text, "i", "");
             let body = match kind {
                 Kind::Fill => format!("{}.SetValue({i}, {});", f.dst, f.operand),
                 Kind::Cast => format!(

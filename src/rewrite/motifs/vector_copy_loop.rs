@@ -342,16 +342,7 @@ impl Motif for VectorCopyLoop {
                 let ind = cst::indent_at(text, site.range.start);
                 let (func, _) = cst::enclosing_function(c.stmt, text)
                     .ok_or_else(|| error(text, site.range.start, "not in a function"))?;
-                let j = (1..)
-                    .map(|i| {
-                        if i == 1 {
-                            "j".to_string()
-                        } else {
-                            format!("j{i}")
-                        }
-                    })
-                    .find(|n| cb::mentions(func, text, n) == 0)
-                    .expect("some name is free");
+                let j = cb::fresh_name(func, text, "j", "");
                 let at = |b: &Option<String>| match b {
                     Some(b) => format!("{b} + {j}"),
                     None => j.clone(),

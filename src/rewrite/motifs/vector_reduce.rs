@@ -433,18 +433,7 @@ impl Reduction {
                 let (func, _) = cst::enclosing_function(v.anchor, text).ok_or_else(|| {
                     error(self.motif, text, site.range.start, "not in a function")
                 })?;
-                let fresh = |stem: &str| {
-                    (1..)
-                        .map(|i| {
-                            if i == 1 {
-                                stem.to_string()
-                            } else {
-                                format!("{stem}{i}")
-                            }
-                        })
-                        .find(|n| cb::mentions(func, text, n) == 0)
-                        .expect("some name is free")
-                };
+                let fresh = |stem: &str| cb::fresh_name(func, text, stem, "");
                 (self.scalar_loop)(&v, ind, &fresh)
             }
         };
