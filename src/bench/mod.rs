@@ -144,32 +144,68 @@ pub fn projects(suite: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Points the `include` folders of the copy at `to` of the project at `from` to where they are for the
-/// original (absolute paths): a public operator's project includes its repository's `common/` above it,
-/// which the copy does not take along. A manifest without `include` is left as it is.
-fn pin_includes(from: &Path, to: &Path) -> Result<()> {
+/// Points the `include` and `include-as` folders of the copy at `to` of the project at `from` to where
+/// they are for the original (absolute paths): a public operator's project includes its repository's
+/// `common/` above it and shows sibling folders (`../foreach_utils/op_kernel`) inside itself, and the copy
+/// takes neither along. Host sources in a sibling folder (`../<folder>/...`, read and never tuned) are
+/// copied beside the copy, where the same relative path finds them. A manifest without these is left as
+/// it is.
+pub(crate) fn pin_includes(from: &Path, to: &Path) -> Result<()> {
     let path = to.join(crate::manifest::FILE_NAME);
     let text = crate::fsx::read_to_string(&path)?;
     let Ok(mut doc) = text.parse::<toml::Table>() else {
         return Ok(()); // loading the copy reports what is wrong with it
     };
-    let Some(toml::Value::Array(include)) = doc
-        .get_mut("project")
-        .and_then(|p| p.as_table_mut())
-        .and_then(|p| p.get_mut("include"))
-    else {
-        return Ok(());
-    };
-    for inc in include.iter_mut() {
-        if let Some(rel) = inc.as_str() {
+    let pin = |v: &mut toml::Value| {
+        if let Some(rel) = v.as_str() {
             let abs = from.join(rel);
             let abs = abs.canonicalize().unwrap_or(abs);
-            *inc = toml::Value::String(abs.display().to_string());
+            *v = toml::Value::String(abs.display().to_string());
         }
+    };
+    let mut changed = false;
+    if let Some(project) = doc.get_mut("project").and_then(|p| p.as_table_mut()) {
+        if let Some(toml::Value::Array(include)) = project.get_mut("include") {
+            include.iter_mut().for_each(pin);
+            changed = true;
+        }
+        if let Some(toml::Value::Table(shown)) = project.get_mut("include-as") {
+            shown.iter_mut().for_each(|(_, v)| pin(v));
+            changed = true;
+        }
+    }
+    let siblings = sibling_host_folders(&doc);
+    for folder in &siblings {
+        let (src, dest) = (from.join("..").join(folder), to.join("..").join(folder));
+        if src.is_dir() && !dest.exists() {
+            copy_project(&src, &dest)?;
+        }
+    }
+    if !changed {
+        return Ok(());
     }
     let text =
         toml::to_string(&doc).map_err(|e| Error::Internal(format!("{}: {e}", path.display())))?;
     crate::fsx::write_atomic(&path, text.as_bytes())
+}
+
+/// The sibling folders (`foreach_utils` of `../foreach_utils/op_host/x.cpp`) the manifest's host sources
+/// are read from.
+fn sibling_host_folders(doc: &toml::Table) -> Vec<String> {
+    let mut out: Vec<String> = doc
+        .get("op")
+        .and_then(|o| o.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|op| op.get("host").and_then(|h| h.as_array()))
+        .flatten()
+        .filter_map(|h| h.as_str()?.strip_prefix("../")?.split('/').next())
+        .filter(|f| !f.is_empty() && *f != ".." && *f != ".")
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Lays out the optimised version of a fixture-style project (naive sources at the root, optimised ones
@@ -574,6 +610,50 @@ mod tests {
     }
 
     /// bench.md gives each tuning run's trials per second (wall clock), as bench.json does.
+    #[test]
+    fn a_copy_keeps_the_include_folders_and_sibling_host_sources_of_a_repository_operator() {
+        // The layout of ops-nn's foreach operators: a shared `common/inc` above, a sibling
+        // `foreach_utils` with kernel headers shown as `foreach_utils/` and host sources read from it.
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path();
+        for d in [
+            "common/inc",
+            "utils/op_kernel",
+            "utils/op_host",
+            "op/op_kernel",
+        ] {
+            std::fs::create_dir_all(r.join(d)).unwrap();
+        }
+        std::fs::write(r.join("utils/op_host/shared_tiling.cpp"), "// host\n").unwrap();
+        std::fs::write(
+            r.join("op/ascend.toml"),
+            "[project]\ninclude = [\"../common/inc\"]\ninclude-as = { \"utils\" = \"../utils/op_kernel\" }\n\n\
+             [[op]]\nname = \"op\"\nhost = [\"../utils/op_host/shared_tiling.cpp\"]\nkernel = [\"op_kernel/op.cpp\"]\n",
+        )
+        .unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let naive = work.path().join("op/naive");
+        copy_project(&r.join("op"), &naive).unwrap();
+        pin_includes(&r.join("op"), &naive).unwrap();
+        let doc: toml::Table = std::fs::read_to_string(naive.join("ascend.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let project = doc["project"].as_table().unwrap();
+        let inc = project["include"].as_array().unwrap()[0].as_str().unwrap();
+        assert_eq!(Path::new(inc), r.join("common/inc").canonicalize().unwrap());
+        let shown = project["include-as"]["utils"].as_str().unwrap();
+        assert_eq!(
+            Path::new(shown),
+            r.join("utils/op_kernel").canonicalize().unwrap()
+        );
+        assert!(naive.join("../utils/op_host/shared_tiling.cpp").is_file());
+        assert_eq!(
+            doc["op"][0]["host"][0].as_str(),
+            Some("../utils/op_host/shared_tiling.cpp")
+        );
+    }
+
     #[test]
     fn the_markdown_gives_trials_per_second() {
         let mut r = row("a", "host", 100.0, 10.0, Some(10.0));

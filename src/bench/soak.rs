@@ -117,6 +117,7 @@ impl Observer for Quiet {}
 pub fn soak(opts: &SoakOptions, run: Run) -> Result<SoakRow> {
     let started = Instant::now();
     super::copy_project(run.project, &run.dir)?;
+    super::pin_includes(run.project, &run.dir)?;
     let manifest = Manifest::load(&run.dir.join(crate::manifest::FILE_NAME))?;
     let work = run.dir.join("target/ascend-tune");
     let backend: Arc<dyn backend::Backend> = Arc::from(backend::open_with_cache(
