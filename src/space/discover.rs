@@ -278,7 +278,10 @@ fn classify_valued(name: &str, value: i64) -> Option<TunableKind> {
     // How much work a core takes before another is used: MINIMUM_ELEMENT_PER_CORE (floor_mod),
     // MIN_PER_CORE, SMALL_BROADCAST_ELEMENTS_PER_CORE; the element count from which a tiling switches
     // (MIN_SPLIT_THRESHOLD).
+    // The share of the shape one core takes, as kernel-launch programs name it (`singleCoreM`,
+    // `singleCoreN` of asc-devkit's best-practice kernels): the block count follows from it.
     if (has("PER") && (has("CORE") || has("BLOCK")))
+        || (has("SINGLE") && (has("CORE") || has("BLOCK")))
         || has("THRESHOLD")
         || has("ELEMENT")
         || has("ELEMS")

@@ -49,6 +49,9 @@ fn classifies_names() {
     assert_eq!(classify("UB_BLOCK_NUM"), Some(TunableKind::UbSplit));
     assert_eq!(classify("UB_CHUNK_ELEMS"), Some(TunableKind::Size));
     assert_eq!(classify("PI"), None);
+    assert_eq!(classify("singleCoreM"), Some(TunableKind::Size));
+    assert_eq!(classify("SINGLE_BLOCK_N"), Some(TunableKind::Size));
+    assert_eq!(classify("singleValue"), None);
     // The names real tiling functions give their UB split and per-core minimum (ops-math floor_mod,
     // ops-nn softsign).
     assert_eq!(classify("UB_DIVIDER_FP16"), Some(TunableKind::UbSplit));
