@@ -174,13 +174,7 @@ pub(crate) fn pin_includes(from: &Path, to: &Path) -> Result<()> {
             changed = true;
         }
     }
-    let siblings = sibling_host_folders(&doc);
-    for folder in &siblings {
-        let (src, dest) = (from.join("..").join(folder), to.join("..").join(folder));
-        if src.is_dir() && !dest.exists() {
-            copy_project(&src, &dest)?;
-        }
-    }
+    link_siblings(from, to)?;
     if !changed {
         return Ok(());
     }
@@ -189,23 +183,35 @@ pub(crate) fn pin_includes(from: &Path, to: &Path) -> Result<()> {
     crate::fsx::write_atomic(&path, text.as_bytes())
 }
 
-/// The sibling folders (`foreach_utils` of `../foreach_utils/op_host/x.cpp`) the manifest's host sources
-/// are read from.
-fn sibling_host_folders(doc: &toml::Table) -> Vec<String> {
-    let mut out: Vec<String> = doc
-        .get("op")
-        .and_then(|o| o.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|op| op.get("host").and_then(|h| h.as_array()))
-        .flatten()
-        .filter_map(|h| h.as_str()?.strip_prefix("../")?.split('/').next())
-        .filter(|f| !f.is_empty() && *f != ".." && *f != ".")
-        .map(str::to_string)
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+/// Shows the folders beside the original project beside the copy too (as links), so that sources which
+/// reach them by relative paths (`#include "../../foreach_utils/op_host/x.h"` from `op_host/`, a host
+/// source `../foreach_utils/op_host/x.cpp`) find them from the copy as they do from the original. A name
+/// already taken beside the copy is left alone.
+fn link_siblings(from: &Path, to: &Path) -> Result<()> {
+    let (Some(from_parent), Some(to_parent)) = (from.parent(), to.parent()) else {
+        return Ok(());
+    };
+    let own = from.file_name();
+    let Ok(entries) = std::fs::read_dir(from_parent) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let dest = to_parent.join(&name);
+        if Some(name.as_os_str()) == own
+            || dest.symlink_metadata().is_ok()
+            || !entry.path().is_dir()
+        {
+            continue;
+        }
+        let target = entry.path().canonicalize().unwrap_or(entry.path());
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&target, &dest)
+            .map_err(|e| Error::io("could not link", &dest, e))?;
+        #[cfg(not(unix))]
+        copy_project(&target, &dest)?;
+    }
+    Ok(())
 }
 
 /// Lays out the optimised version of a fixture-style project (naive sources at the root, optimised ones
@@ -621,10 +627,13 @@ mod tests {
             "utils/op_kernel",
             "utils/op_host",
             "op/op_kernel",
+            "op/op_host",
+            "proto/op_host",
         ] {
             std::fs::create_dir_all(r.join(d)).unwrap();
         }
         std::fs::write(r.join("utils/op_host/shared_tiling.cpp"), "// host\n").unwrap();
+        std::fs::write(r.join("proto/op_host/proto_utils.h"), "// header\n").unwrap();
         std::fs::write(
             r.join("op/ascend.toml"),
             "[project]\ninclude = [\"../common/inc\"]\ninclude-as = { \"utils\" = \"../utils/op_kernel\" }\n\n\
@@ -648,6 +657,21 @@ mod tests {
             r.join("utils/op_kernel").canonicalize().unwrap()
         );
         assert!(naive.join("../utils/op_host/shared_tiling.cpp").is_file());
+        // `#include "../../proto/op_host/proto_utils.h"` from the copy's op_host/: a sibling the
+        // manifest does not name.
+        assert!(
+            naive
+                .join("op_host/../../proto/op_host/proto_utils.h")
+                .is_file()
+        );
+        // Linking twice (the soak copy beside the naive one) is fine.
+        let soak = work.path().join("op/soak");
+        copy_project(&r.join("op"), &soak).unwrap();
+        pin_includes(&r.join("op"), &soak).unwrap();
+        assert!(
+            soak.join("op_host/../../proto/op_host/proto_utils.h")
+                .is_file()
+        );
         assert_eq!(
             doc["op"][0]["host"][0].as_str(),
             Some("../utils/op_host/shared_tiling.cpp")
