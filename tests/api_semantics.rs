@@ -2529,3 +2529,71 @@ fn assert_half_lines(
         );
     }
 }
+
+/// An output named like an input (ops-nn inplace_scatter_add's `var`, written `ref var` in the run
+/// file) is that input's own buffer, as CANN passes one tensor for both (asc-devkit docs/zh/guide/
+/// 编程指南/高级编程/Aclnn算子工程化开发/调用/单算子API调用.md): a kernel that updates the input in place
+/// and never touches its `var_ref` argument still produces the output. Before, the output was a
+/// buffer of its own and stayed zero.
+#[test]
+fn an_output_named_like_an_input_is_that_inputs_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void k(GM_ADDR var, GM_ADDR var_ref) {
+    AscendC::GlobalTensor<float> g;
+    g.SetGlobalBuffer((__gm__ float *)var, 8);
+    for (int i = 0; i < 8; i++) g.SetValue(i, g.GetValue(i) * 2.0f + 1.0f);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building an in-place kernel",
+    );
+    let var: Vec<f32> = (0..8).map(|i| i as f32 - 3.5).collect();
+    let bytes: Vec<u8> = var.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    std::fs::write(w.join("var.bin"), &bytes).unwrap();
+    let run = |out: &str| {
+        let text = format!(
+            "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\ninput var {} 32\n{out}\ntrace {}\n",
+            w.join("tiling.bin").display(),
+            w.join("var.bin").display(),
+            w.join("trace.txt").display()
+        );
+        std::fs::write(w.join("run.txt"), text).unwrap();
+        let _ = std::fs::remove_file(w.join("y.bin"));
+        let o = Command::new(w.join("kernel"))
+            .arg(w.join("run.txt"))
+            .output()
+            .unwrap();
+        (o, std::fs::read(w.join("y.bin")).unwrap_or_default())
+    };
+    let y = w.join("y.bin").display().to_string();
+    let (out, got) = run(&format!("output var_ref {y} 32 ref var"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = var.iter().map(|v| v * 2.0 + 1.0).collect();
+    assert_eq!(f32s(&got), want);
+    // Without `ref` the output is a buffer of its own, zeroed.
+    let (out, got) = run(&format!("output var_ref {y} 32"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&got), vec![0.0; 8]);
+    // A `ref` naming no input of the output's size is a bad run file (exit 2), named.
+    let (out, _) = run(&format!("output var_ref {y} 16 ref var"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`ref var` names no input of its size"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -147,6 +147,15 @@ def numpy_expressions():
     return out
 
 
+def expression_of(exprs, repo, folder):
+    """The numpy.tsv expression of an operator: its row keyed `<repo>/<folder>`, else (outside asc-devkit,
+    whose example folders reuse operator names: fill, relu, ...) its row keyed by the folder's name."""
+    full = f"{repo}/{folder}"
+    if full in exprs:
+        return exprs[full]
+    return None if repo == "asc-devkit" else exprs.get(os.path.basename(folder))
+
+
 def run_one(binary, folder, timeout, kind):
     """init then run in `folder`: (result, stage, first error line)."""
     for old in ("ascend.toml",):
@@ -348,9 +357,9 @@ def main():
             # The outputs an earlier run kept in the work folder, compared with numpy now.
             exprs = numpy_expressions()
             for k, r in enumerate(rows):
-                base = os.path.basename(r[1])
-                if r[2] == "ok" and base in exprs and not r[4]:
-                    numpy, detail = numpy_check(os.path.join(os.path.abspath(a.work), r[0], r[1]), exprs[base])
+                expr = expression_of(exprs, r[0], r[1])
+                if r[2] == "ok" and expr:
+                    numpy, detail = numpy_check(os.path.join(os.path.abspath(a.work), r[0], r[1]), expr)
                     print(f"{r[0]} {r[1]}: {detail}")
                     rows[k] = (r[0], r[1], r[2], detail, numpy, r[5])
         summary(rows, a.work and os.path.abspath(a.work))
@@ -407,9 +416,9 @@ def main():
         result, detail = run_one(binary, os.path.join(dest, folder), a.timeout, kind)
         took = time.time() - started
         numpy = ""
-        base = os.path.basename(folder)
-        if result == "ok" and base in exprs:
-            numpy, detail = numpy_check(os.path.join(dest, folder), exprs[base])
+        expr = expression_of(exprs, name, folder)
+        if result == "ok" and expr:
+            numpy, detail = numpy_check(os.path.join(dest, folder), expr)
         rows.append((name, folder, result, detail, numpy, took))
         if tsv:
             # One row per operator as it ends, so a run that stops keeps what it did (--resume).

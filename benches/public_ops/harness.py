@@ -124,34 +124,46 @@ def newest(pattern):
     return found[-1]
 
 
-def numpy_check(folder, expression):
-    import numpy as np
-    import tomllib
+def launch_check(np, folder, expression):
+    """A kernel-launch program (layout "kernel-launch": no tensors in the manifest) reads its inputs
+    from `input/*.bin` and writes its outputs to `output/*.bin` in its run folder under
+    target/ascend-tune/cann-runs/ (kept with ASCEND_TUNE_KEEP_RUNS=1). The manifest names no dtype,
+    so the expression says them: `inp(NAME, DTYPE)` is input/NAME.bin as a flat array (float64 for a
+    float dtype), and the expression gives a dict {output file stem: (DTYPE, array)}, compared with
+    output/<stem>.bin flat at that dtype's tolerance."""
+    run = newest(os.path.join(folder, "target/ascend-tune/cann-runs/*/"))
 
-    with open(os.path.join(folder, "ascend.toml"), "rb") as f:
-        manifest = tomllib.load(f)
-    op = manifest["op"][0]
-    data = newest(os.path.join(folder, "target/ascend-tune/data/*/"))
-    run = newest(os.path.join(folder, "target/ascend-tune/runs/*/"))
-    names = {"np": np, "__builtins__": __builtins__}
-    for t in op.get("input", []):
-        arr = load(np, os.path.join(data, t["name"] + ".bin"), t["dtype"], dims(t))
-        names[t["name"]] = arr.astype(np.float64) if arr.dtype.kind == "f" else arr
-    for a in op.get("attr", []):
-        names[a["name"]] = a["value"]
-    want = eval(expression, names)  # our own expressions, from numpy.tsv
-    outputs = op.get("output", [])
-    if not isinstance(want, dict):
-        if len(outputs) != 1:
-            raise SystemExit("the expression gives one array but the op has several outputs; give a dict")
-        want = {outputs[0]["name"]: want}
+    def inp(name, dtype):
+        path = os.path.join(run, "input", name + ".bin")
+        size = os.path.getsize(path) // (2 if dtype in ("float16", "bfloat16", "int16", "uint16") else
+                                         1 if dtype in ("int8", "uint8", "bool") else
+                                         8 if dtype in ("int64", "uint64") else 4)
+        arr = load(np, path, dtype, [size])
+        return arr.astype(np.float64) if arr.dtype.kind == "f" else arr
+
+    want = eval(expression, {"np": np, "inp": inp, "__builtins__": __builtins__})
+    if not isinstance(want, dict) or not all(isinstance(v, tuple) and len(v) == 2 for v in want.values()):
+        raise SystemExit("a kernel-launch program's expression gives a dict {output stem: (dtype, array)}")
+    outputs = []
+    for stem, (dtype, ref) in want.items():
+        ref = np.asarray(ref).reshape(-1)
+        outputs.append(({"name": stem, "dtype": dtype, "shape": [ref.size]},
+                        os.path.join(run, "output", stem + ".bin"), ref))
+    return compare(np, outputs)
+
+
+def compare(np, outputs):
+    """Prints and returns the verdict on [(tensor, path of its output, reference)]."""
     report = []
     bad = False
-    for t in outputs:
-        if t["name"] not in want:
-            continue
-        got = load(np, os.path.join(run, t["name"] + ".out.bin"), t["dtype"], dims(t))
-        ref = np.broadcast_to(np.asarray(want[t["name"]]), got.shape)
+    for t, path, want in outputs:
+        got = load(np, path, t["dtype"], dims(t))
+        ref = np.asarray(want)
+        if ref.shape != got.shape and ref.size == got.size and ref.size > 1 and \
+                [d for d in ref.shape if d != 1] == [d for d in got.shape if d != 1]:
+            # The same values up to axes of length 1 (onehot's depth-1 axis, a kept reduced axis).
+            ref = ref.reshape(got.shape)
+        ref = np.broadcast_to(ref, got.shape)
         if t["dtype"] in TOLERANCE:
             rtol, atol = TOLERANCE[t["dtype"]]
             # The reference rounded to the output's dtype first: a quotient past float16's range
@@ -175,6 +187,39 @@ def numpy_check(folder, expression):
         raise SystemExit("the expression names no output of the op")
     print(("MISMATCH " if bad else "ok (") + "; ".join(report) + ("" if bad else ")"))
     return 1 if bad else 0
+
+
+def numpy_check(folder, expression):
+    import numpy as np
+    import tomllib
+
+    with open(os.path.join(folder, "ascend.toml"), "rb") as f:
+        manifest = tomllib.load(f)
+    if manifest.get("project", {}).get("layout") == "kernel-launch":
+        return launch_check(np, folder, expression)
+    op = manifest["op"][0]
+    data = newest(os.path.join(folder, "target/ascend-tune/data/*/"))
+    run = newest(os.path.join(folder, "target/ascend-tune/runs/*/"))
+    names = {"np": np, "__builtins__": __builtins__}
+    for t in op.get("input", []):
+        arr = load(np, os.path.join(data, t["name"] + ".bin"), t["dtype"], dims(t))
+        names[t["name"]] = arr.astype(np.float64) if arr.dtype.kind == "f" else arr
+    for a in op.get("attr", []):
+        names[a["name"]] = a["value"]
+    want = eval(expression, names)  # our own expressions, from numpy.tsv
+    outputs = op.get("output", [])
+    if not isinstance(want, dict):
+        if len(outputs) != 1:
+            raise SystemExit("the expression gives one array but the op has several outputs; give a dict")
+        want = {outputs[0]["name"]: want}
+    # An output named like an input (an in-place op's `var`) is written as `<name>_ref` (CANN compares
+    # the names upper-cased; src/manifest/mod.rs gives such an output that key).
+    taken = {t["name"].upper() for t in op.get("input", [])}
+
+    def stem(t):
+        return t["name"] + "_ref" if t["name"].upper() in taken else t["name"]
+    return compare(np, [(t, os.path.join(run, stem(t) + ".out.bin"), want[t["name"]])
+                        for t in outputs if t["name"] in want])
 
 
 # The twin's own headers, copied under each project's target folder: named <twin>/ in a cell.

@@ -848,7 +848,7 @@ impl Twin {
                 .outputs
                 .iter()
                 .zip(&output_paths)
-                .map(|(t, p)| protocol::RunTensor::of(t, p))
+                .map(|(t, p)| protocol::RunTensor::output_of(t, p, &op.inputs))
                 .collect(),
             trace: &trace_path,
         };

@@ -201,6 +201,11 @@ pub struct RunTensor<'a> {
     pub path: &'a Path,
     pub bytes: u64,
     pub list: Option<(usize, Vec<Vec<u64>>)>,
+    /// An output named like an input (an in-place update, key `<name>_ref`): that input's key. The
+    /// output is the input's own GM buffer, as CANN passes one tensor for both ("输入输出同名、使用同一个
+    /// Tensor承载", asc-devkit docs/zh/guide/编程指南/高级编程/Aclnn算子工程化开发/调用/单算子API调用.md),
+    /// so a kernel that updates the input in place writes the output (the run file's `ref` field).
+    pub alias: Option<&'a str>,
 }
 
 impl<'a> RunTensor<'a> {
@@ -212,7 +217,25 @@ impl<'a> RunTensor<'a> {
             list: t
                 .list
                 .map(|n| (t.dtype.size(), vec![t.shape.clone(); n as usize])),
+            alias: None,
         }
+    }
+
+    /// An output of `op`: aliased to the input it is named like (not for tensor lists, whose
+    /// descriptors the twin builds apart).
+    pub fn output_of(t: &'a TensorSpec, path: &'a Path, inputs: &'a [TensorSpec]) -> Self {
+        let mut r = Self::of(t, path);
+        if t.key != t.name && t.list.is_none() {
+            r.alias = inputs
+                .iter()
+                .find(|i| {
+                    i.list.is_none()
+                        && i.name.eq_ignore_ascii_case(&t.name)
+                        && i.bytes() == t.bytes()
+                })
+                .map(|i| i.key.as_str());
+        }
+        r
     }
 
     fn render(&self, kind: &str, s: &mut String) {
@@ -223,6 +246,9 @@ impl<'a> RunTensor<'a> {
             self.path.display(),
             self.bytes
         );
+        if let Some(input) = self.alias {
+            let _ = write!(s, " ref {input}");
+        }
         if let Some((elem, shapes)) = &self.list {
             let _ = write!(s, " list {elem}");
             for dims in shapes {
@@ -386,6 +412,42 @@ mod tests {
             "{new}"
         );
         assert!(new.contains("\noutput z float16 48,16384\n"), "{new}");
+    }
+
+    #[test]
+    fn an_output_named_like_an_input_is_written_as_a_ref_to_it() {
+        let t = |name: &str, key: &str, list| TensorSpec {
+            key: key.into(),
+            name: name.into(),
+            dtype: crate::manifest::DType::Float32,
+            shape: vec![4, 8],
+            range: (0.0, 1.0),
+            values: None,
+            list,
+        };
+        let inputs = [t("var", "var", None), t("xs", "xs", Some(2))];
+        let p = Path::new("/d/o.bin");
+        let render = |r: RunTensor| {
+            let mut s = String::new();
+            r.render("output", &mut s);
+            s
+        };
+        let var = t("Var", "Var_ref", None);
+        assert_eq!(
+            render(RunTensor::output_of(&var, p, &inputs)),
+            "output Var_ref /d/o.bin 128 ref var\n"
+        );
+        // Not a list, not another size, not an output of its own name.
+        let xs = t("xs", "xs_ref", Some(2));
+        assert!(!render(RunTensor::output_of(&xs, p, &inputs)).contains(" ref "));
+        let mut small = t("var", "var_ref", None);
+        small.shape = vec![4];
+        assert!(!render(RunTensor::output_of(&small, p, &inputs)).contains(" ref "));
+        let y = t("y", "y", None);
+        assert_eq!(
+            render(RunTensor::output_of(&y, p, &inputs)),
+            "output y /d/o.bin 128\n"
+        );
     }
 
     #[test]

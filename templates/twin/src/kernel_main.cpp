@@ -33,6 +33,7 @@ struct Tensor {
     uint64_t elem_bytes = 0;
     std::vector<std::vector<uint64_t>> shapes; // a list's tensors
     std::vector<uint8_t *> parts;              // a list's tensors' GM buffers
+    std::string ref;                           // an output that is this input's buffer (`ref NAME`)
 };
 
 [[noreturn]] void die(const std::string &msg) {
@@ -129,7 +130,15 @@ int main(int argc, char **argv) {
             Tensor t;
             if (!(ss >> t.name >> t.path >> t.bytes)) die("bad directive: " + line);
             std::string kw;
-            if (ss >> kw) {
+            // `ref NAME` (outputs): an in-place update, the output is input NAME's own buffer, as CANN
+            // passes one tensor for an input and an output of one name.
+            ss >> kw;
+            if (d == "output" && kw == "ref") {
+                if (!(ss >> t.ref)) die("bad directive: " + line);
+                kw.clear();
+                ss >> kw;
+            }
+            if (!kw.empty()) {
                 if (kw != "list" || !(ss >> t.elem_bytes) || t.elem_bytes == 0) die("bad directive: " + line);
                 t.is_list = true;
                 std::string sh;
@@ -165,7 +174,16 @@ int main(int argc, char **argv) {
         args.push_back(t.is_list ? list_args(t, true) : t.buf);
     }
     for (auto &t : outputs) {
-        t.buf = gm_alloc(t.bytes, t.name);
+        if (!t.ref.empty()) {
+            const Tensor *in = nullptr;
+            for (auto &i : inputs)
+                if (i.name == t.ref) in = &i;
+            if (!in || in->is_list || t.is_list || in->bytes != t.bytes)
+                die("output " + t.name + ": `ref " + t.ref + "` names no input of its size");
+            t.buf = in->buf;
+        } else {
+            t.buf = gm_alloc(t.bytes, t.name);
+        }
         args.push_back(t.is_list ? list_args(t, false) : t.buf);
     }
     args.push_back(gm_alloc(ws_bytes, "workspace"));
