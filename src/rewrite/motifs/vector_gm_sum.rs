@@ -5,6 +5,11 @@
 //! GM `GetValue` is a scalar read of global memory that the scalar pipe waits for; the copy takes them
 //! all in one MTE2 burst (asc-devkit docs, DataCopyPad: GM->UB with a byte length; ReduceSum: the count
 //! form writes the sum to dst[0] and needs a work tensor of RoundUp(ceil(n / 64), 8) floats).
+//! The copy also sidesteps the scalar data cache: the GetValue doc (asc-devkit docs/zh/api/SIMD-API/基础API/
+//! 数据结构/GlobalTensor/GetValue.md) asks for DataCacheCleanAndInvalid before reading GM that something else
+//! may have written (here the other cores), which the loops in the public kernels leave out.
+//! What the model charges: each GM GetValue costs SCALAR_GM_CYCLES (a guess, G: no cache-line reuse),
+//! so the modelled gain is an upper bound for short loops over consecutive floats.
 //! The UB buffer is a `TBuf` local to the new block, taken from the class's `TPipe` by `InitBuffer`
 //! (appended after the kernel's own buffers), so the loop must run once per kernel: it may not sit
 //! inside another loop of its function. Rewinding turns exactly that block back into the loop.
