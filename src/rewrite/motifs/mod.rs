@@ -19,6 +19,7 @@ mod scalar_loop;
 mod scalar_wait;
 mod ub_split_double_buffer;
 mod vector_copy_loop;
+mod vector_gm_sum;
 mod vector_reduce;
 
 use super::motif::Motif;
@@ -28,6 +29,7 @@ use super::motif::Motif;
 pub static ALL: &[&dyn Motif] = &[
     &vector_reduce::VectorReduce,
     &reduce_max::VectorReduceMax,
+    &vector_gm_sum::VectorGmSum,
     &vector_copy_loop::VectorCopyLoop,
     &scalar_loop::VectorCastLoop,
     &scalar_loop::VectorFillLoop,
