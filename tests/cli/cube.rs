@@ -266,3 +266,62 @@ fn init_without_shapes_gives_a_matmul_operands_that_agree() {
     assert_eq!(shape("bias"), [512]);
     assert_eq!(shape("c"), [512, 512]);
 }
+
+/// `fixtures/matmul_epilogue` at the tune's tail probe shape (M = N = 251, no multiple of 8, K = 128) on
+/// one, two and four logical cores, naive and reference: each agrees with the product computed here in
+/// f64. Both kernels once copied the AIV's rows with DataCopy in whole 32 B blocks (the row length
+/// truncated), so at such an N the last columns of a row (or of a core's part) were never written, and
+/// the tail probe rejected every candidate on more than one core.
+#[test]
+fn matmul_epilogue_serves_an_unaligned_n_on_every_core_count() {
+    let (m, k, n) = (251usize, 128usize, 251usize);
+    for variant in [None, Some("reference")] {
+        for cores in [1u32, 2, 4] {
+            let dir = tempfile::tempdir().unwrap();
+            let base = Path::new(FIXTURES).join("matmul_epilogue");
+            copy_tree(&variant.map_or(base.clone(), |v| base.join(v)), dir.path());
+            let toml = std::fs::read_to_string(base.join("ascend.toml"))
+                .unwrap()
+                .replace("shape = [256, 128]", "shape = [251, 128]")
+                .replace("shape = [128, 256]", "shape = [128, 251]")
+                .replace("shape = [256]", "shape = [251]")
+                .replace("shape = [256, 256]", "shape = [251, 251]");
+            std::fs::write(dir.path().join("ascend.toml"), toml).unwrap();
+            let host = dir.path().join("op_host/matmul_epilogue.cpp");
+            let src = std::fs::read_to_string(&host).unwrap();
+            let line = src.lines().find(|l| l.contains("CORE_NUM =")).unwrap();
+            let src = src.replace(
+                line,
+                &format!("const int32_t CORE_NUM = {cores}; // set by the test"),
+            );
+            std::fs::write(&host, src).unwrap();
+            let (manifest, b) = open_project(dir.path());
+            let op = manifest.ops[0].clone();
+            let inputs = ascend_tune::tune::inputs(&op);
+            let artifact = b
+                .build(&op, &Default::default())
+                .unwrap_or_else(|f| panic!("{variant:?} x{cores}: {}", f.message));
+            let run = FixtureRun {
+                measurement: b
+                    .run(&op, &artifact, &inputs, false)
+                    .unwrap_or_else(|f| panic!("{variant:?} x{cores}: {}", f.message)),
+                op,
+                inputs,
+            };
+            let (a, bm, bias) = (run.input(0), run.input(1), run.input(2));
+            let want: Vec<f64> = (0..m * n)
+                .map(|e| {
+                    let (i, j) = (e / n, e % n);
+                    (bias[j] + (0..k).map(|t| a[i * k + t] * bm[t * n + j]).sum::<f64>()).max(0.0)
+                })
+                .collect();
+            assert_close(
+                &format!("matmul_epilogue {variant:?} on {cores} cores at [251, 251]"),
+                &run.output(0),
+                &want,
+                1e-4,
+                1e-5,
+            );
+        }
+    }
+}
