@@ -293,7 +293,10 @@ private:
                 twin::event_set(twin::P_MTE1, twin::P_M, EV + buf, TWIN_LOC_ARGS);
                 twin::event_wait(twin::P_MTE1, twin::P_M, EV + buf, "Matmul", TWIN_LOC_ARGS);
                 MmadParams mp;
-                mp.m = (uint16_t)tileM_; mp.n = (uint16_t)tileN_; mp.k = (uint16_t)bk;
+                // m = 1 would put Mmad in GEMV mode (A read as a plain vector in L0A, asc-devkit docs, Mmad),
+                // but this schedule keeps A in Zz fractals: a one-row tile computes 16 rows (the padding
+                // rows are zero in L0A) and Fixpipe writes only tileM_ of them.
+                mp.m = (uint16_t)(tileM_ == 1 ? 16 : tileM_); mp.n = (uint16_t)tileN_; mp.k = (uint16_t)bk;
                 mp.cmatrixInitVal = first;
                 LocalTensor<L0cT> c(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN));
                 LocalTensor<SrcT> a(TPosition::A2, a2, 256), b(TPosition::B2, b2, 256);
