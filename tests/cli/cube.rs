@@ -266,3 +266,151 @@ fn init_without_shapes_gives_a_matmul_operands_that_agree() {
     assert_eq!(shape("bias"), [512]);
     assert_eq!(shape("c"), [512, 512]);
 }
+
+/// `fixtures/matmul_epilogue` at the tune's tail probe shape (M = N = 251, no multiple of 8, K = 128) on
+/// one, two and four logical cores, naive and reference: each agrees with the product computed here in
+/// f64. Both kernels once copied the AIV's rows with DataCopy in whole 32 B blocks (the row length
+/// truncated), so at such an N the last columns of a row (or of a core's part) were never written, and
+/// the tail probe rejected every candidate on more than one core.
+#[test]
+fn matmul_epilogue_serves_an_unaligned_n_on_every_core_count() {
+    let k = 128usize;
+    // (M = N, cores, variant); M = N = 1 is the one-element probe: a one-row tile once put the twin's
+    // Mmad in GEMV mode on fractal data and summed only every other 16 of K.
+    let cases = [251usize, 1].into_iter().flat_map(|mn| {
+        [None, Some("reference")]
+            .into_iter()
+            .flat_map(move |v| [1u32, 2, 4].into_iter().map(move |c| (mn, c, v)))
+    });
+    for (mn, cores, variant) in cases {
+        let (m, n) = (mn, mn);
+        {
+            let dir = tempfile::tempdir().unwrap();
+            let base = Path::new(FIXTURES).join("matmul_epilogue");
+            copy_tree(&variant.map_or(base.clone(), |v| base.join(v)), dir.path());
+            let toml = std::fs::read_to_string(base.join("ascend.toml"))
+                .unwrap()
+                .replace("shape = [256, 128]", &format!("shape = [{mn}, 128]"))
+                .replace("shape = [128, 256]", &format!("shape = [128, {mn}]"))
+                .replace("shape = [256]", &format!("shape = [{mn}]"))
+                .replace("shape = [256, 256]", &format!("shape = [{mn}, {mn}]"));
+            std::fs::write(dir.path().join("ascend.toml"), toml).unwrap();
+            let host = dir.path().join("op_host/matmul_epilogue.cpp");
+            let src = std::fs::read_to_string(&host).unwrap();
+            let line = src.lines().find(|l| l.contains("CORE_NUM =")).unwrap();
+            let src = src.replace(
+                line,
+                &format!("const int32_t CORE_NUM = {cores}; // set by the test"),
+            );
+            std::fs::write(&host, src).unwrap();
+            let (manifest, b) = open_project(dir.path());
+            let op = manifest.ops[0].clone();
+            let inputs = ascend_tune::tune::inputs(&op);
+            let artifact = b
+                .build(&op, &Default::default())
+                .unwrap_or_else(|f| panic!("{variant:?} x{cores}: {}", f.message));
+            let run = FixtureRun {
+                measurement: b
+                    .run(&op, &artifact, &inputs, false)
+                    .unwrap_or_else(|f| panic!("{variant:?} x{cores}: {}", f.message)),
+                op,
+                inputs,
+            };
+            let (a, bm, bias) = (run.input(0), run.input(1), run.input(2));
+            let want: Vec<f64> = (0..m * n)
+                .map(|e| {
+                    let (i, j) = (e / n, e % n);
+                    (bias[j] + (0..k).map(|t| a[i * k + t] * bm[t * n + j]).sum::<f64>()).max(0.0)
+                })
+                .collect();
+            assert_close(
+                &format!("matmul_epilogue {variant:?} on {cores} cores at [{mn}, {mn}]"),
+                &run.output(0),
+                &want,
+                1e-4,
+                1e-5,
+            );
+        }
+    }
+}
+
+/// The matmul-mdl motif from the command line: `fixtures/matmul_custom` at its naive tiling (one core,
+/// 32^3 base blocks, stepKa chunks of K one after another; its tunables left out so the host stays
+/// there) is tuned; the loop moves its Matmul to `CFG_MDL` (the next chunk loads into L1 while the cube
+/// works), keeps it as faster in the model, writes it back; the written-back kernel still gives
+/// c = a x b + bias computed here in f64, and `bank mine` on the tuned project rewinds it to CFG_NORM
+/// as a lesson.
+#[test]
+fn tune_moves_the_naive_matmul_to_the_mdl_template_and_it_still_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    copy_tree(&Path::new(FIXTURES).join("matmul_custom"), p);
+    let toml = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    // No tunables, and so none of the constraints that name them.
+    let toml = &toml[..toml.find("[[op.tunable]]").unwrap()];
+    let (head, rest) = toml.split_at(toml.find("constraints = [").unwrap());
+    let toml = format!("{head}{}", &rest[rest.find("]\n").unwrap() + 2..]);
+    std::fs::write(p.join("ascend.toml"), toml).unwrap();
+    git(p, &["init", "-q"]);
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "operator"]);
+    let kernel = "op_kernel/matmul_custom.cpp";
+    let before = std::fs::read_to_string(p.join(kernel)).unwrap();
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "4", "--seed", "1"]);
+    let (_, stderr) = text(&out);
+    assert!(out.status.success(), "tune failed: {stderr}");
+    assert!(stderr.contains("matmul-mdl kept"), "{stderr}");
+    let after = std::fs::read_to_string(p.join(kernel)).unwrap();
+    assert!(
+        after.contains("Matmul<AType, BType, CType, BiasType, CFG_MDL> mm;"),
+        "{after}"
+    );
+    assert_eq!(after.replace(", CFG_MDL>", ">"), before);
+
+    let (manifest, b) = open_project(p);
+    let op = manifest.ops[0].clone();
+    let inputs = ascend_tune::tune::inputs(&op);
+    let artifact = b
+        .build(&op, &Default::default())
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let run = FixtureRun {
+        measurement: b
+            .run(&op, &artifact, &inputs, false)
+            .unwrap_or_else(|f| panic!("{}", f.message)),
+        op,
+        inputs,
+    };
+    let (m, k, n) = (256usize, 256usize, 256usize);
+    let (a, bm, bias) = (run.input(0), run.input(1), run.input(2));
+    let want: Vec<f64> = (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            bias[j] + (0..k).map(|t| a[i * k + t] * bm[t * n + j]).sum::<f64>()
+        })
+        .collect();
+    assert_close(
+        "matmul_custom on CFG_MDL",
+        &run.output(0),
+        &want,
+        1e-4,
+        1e-5,
+    );
+
+    let bank = tempfile::tempdir().unwrap();
+    let out = cargo_ascend_tune(
+        bank.path(),
+        &[
+            "bank",
+            "mine",
+            p.to_str().unwrap(),
+            "--out",
+            "b.toml",
+            "--motifs",
+            "matmul-mdl",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let mined = std::fs::read_to_string(bank.path().join("b.toml")).unwrap();
+    assert!(mined.contains("motif = \"matmul-mdl\""), "{mined}");
+}

@@ -9,6 +9,7 @@ mod drop_queue_barrier;
 mod fold_scalar_ops;
 mod fuse_leaky_relu;
 mod hoist_duplicate;
+mod matmul_mdl;
 mod narrow_barrier;
 mod prefetch_next_tile;
 mod reciprocal_from_div_ones;
@@ -46,6 +47,8 @@ pub static ALL: &[&dyn Motif] = &[
     &reciprocal_mul::ReciprocalMul,
     &balance_block_split::BalanceBlockSplit,
     &prefetch_next_tile::PrefetchNextTile,
+    // Cube motifs: the high-level Matmul's template and configuration.
+    &matmul_mdl::MatmulMdl,
     // Host motifs: they edit the tiling functions (`op_host/`), not the kernel.
     &ub_split_double_buffer::UbSplitDoubleBuffer,
 ];
