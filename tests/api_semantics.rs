@@ -2529,3 +2529,72 @@ fn assert_half_lines(
         );
     }
 }
+
+/// A tensor DeQue'd from a TQue may be EnQue'd into the same queue again without FreeTensor: a kernel
+/// keeping a running result in a queue (ops-nn gather_elements_v2, embedding_dense_grad_v2) DeQues
+/// it, updates it and EnQues it again (asc-devkit docs/zh/api/SIMD-API/基础API/资源管理/TQue/EnQue.md).
+/// The twin refused that ("EnQue: buffer q0.b0 is not allocated (state 3)"). EnQue of a free
+/// buffer or of one still in the queue stays an error. Mode 0: x + 3 by three DeQue/Adds/EnQue
+/// rounds; mode 1: EnQue twice; mode 2: EnQue after FreeTensor.
+#[test]
+fn tque_accepts_enque_of_a_dequeued_tensor_and_refuses_free_or_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR m, GM_ADDR y) {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 64 * sizeof(float));
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<int32_t> mg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    mg.SetGlobalBuffer((__gm__ int32_t *)m, 8);
+    int32_t mode = mg.GetValue(0);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    DataCopy(t, xg, 64);
+    q.EnQue(t);
+    if (mode == 1) q.EnQue(t);
+    for (int r = 0; r < 3; r++) {
+        LocalTensor<float> u = q.DeQue<float>();
+        Adds(u, u, 1.0f, 64);
+        q.EnQue(u);
+    }
+    LocalTensor<float> v = q.DeQue<float>();
+    DataCopy(yg, v, 64);
+    q.FreeTensor(v);
+    if (mode == 2) q.EnQue(v);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the TQue re-enqueue kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let mode = |m: i32| -> Vec<u8> {
+        [m, 0, 0, 0, 0, 0, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect()
+    };
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(0))], 256);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = x.iter().map(|v| v + 1.0 + 1.0 + 1.0).collect();
+    assert_eq!(f32s(&y), want);
+    let (out, _) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(1))], 256);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("already in the queue"),
+        "{err}"
+    );
+    let (out, _) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(2))], 256);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("is free"), "{err}");
+}
