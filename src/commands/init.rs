@@ -870,6 +870,7 @@ fn opdef_tensors(
     batch_count_operands(shapes, &mut inputs);
     group_statistics_operands(def, &main, shapes, &mut inputs);
     modulation_operands(def, &main, shapes, &mut inputs);
+    positive_definite_operand(def, &mut inputs);
     // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
     let find = |names: &[&str]| {
         inputs.iter().position(|t: &Tensor| {
@@ -1151,40 +1152,48 @@ fn group_statistics_operands(
     }
 }
 
-/// Batches init splits a stacked operand into (BATCH_CNT operands).
-const BATCHES: u64 = 2;
-
-/// Gives an integer `<base>_batch_cnt` operand (ops-math stack_ball_query: how many of the stacked
-/// points of `<base>` belong to each batch) BATCHES counts pinned to the same number, together half
-/// the shortest axis of `<base>`: whichever axis the op stacks along, the counts then stay within it.
-/// Generated data held random counts in [-100, 100), and the kernel copied a negative length
-/// ("UB access out of bounds: bytes [12288, 8589946816)").
+/// Gives the integer `<base>_batch_cnt` operands (ops-math stack_ball_query: how many of the stacked
+/// elements of `<base>` belong to each batch) the same number of batches B, the shortest axis among
+/// their bases, each batch of `<base>` holding (its shortest axis) / B, so that the counts stay within
+/// whichever axis the op stacks along. Generated data held random counts in [-100, 100), and the kernel
+/// copied a negative length ("UB access out of bounds: bytes [12288, 8589946816)"). With B that large,
+/// a base whose shortest axis is B has one element per batch: stack_ball_query's InferShape sizes its
+/// output by the number of batches, while its kernel writes one row per center, and the two agree then.
 fn batch_count_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: &mut [Tensor]) {
-    let bases: Vec<(String, Vec<u64>)> = inputs
+    let shortest_of = |inputs: &[Tensor], base: &str| {
+        inputs
+            .iter()
+            .find(|b| b.name.to_ascii_lowercase() == base)
+            .map(|b| b.shape.iter().copied().min().unwrap_or(1).max(1))
+    };
+    let counted: Vec<(usize, String, u64)> = inputs
         .iter()
-        .map(|t| (t.name.to_ascii_lowercase(), t.shape.clone()))
+        .enumerate()
+        .filter(|(_, t)| !t.dtype.is_float() && !shapes.contains_key(&t.name))
+        .filter_map(|(k, t)| {
+            let base = t
+                .name
+                .to_ascii_lowercase()
+                .strip_suffix("_batch_cnt")?
+                .to_string();
+            let shortest = shortest_of(inputs, &base)?;
+            Some((k, base, shortest))
+        })
         .collect();
-    for t in inputs.iter_mut() {
-        let n = t.name.to_ascii_lowercase();
-        let Some(base) = n.strip_suffix("_batch_cnt") else {
-            continue;
-        };
-        let Some((_, shape)) = bases.iter().find(|(b, _)| b == base) else {
-            continue;
-        };
-        if t.dtype.is_float() || shapes.contains_key(&t.name) {
-            continue;
-        }
-        let shortest = shape.iter().copied().min().unwrap_or(1);
-        let each = (shortest / BATCHES).max(1);
-        t.shape = vec![BATCHES];
+    let Some(batches) = counted.iter().map(|c| c.2).min() else {
+        return;
+    };
+    for (k, base, shortest) in counted {
+        let each = shortest / batches;
+        let t = &mut inputs[k];
+        t.shape = vec![batches];
         t.values = Some(format!(
             "[{}]",
-            vec![each.to_string(); BATCHES as usize].join(", ")
+            vec![each.to_string(); batches as usize].join(", ")
         ));
         t.range = None;
         t.guess = Some(format!(
-            "guess: `{}` counts the stacked elements of `{base}` in each of {BATCHES} batches: {each} each, within its shortest axis ({shortest})",
+            "guess: `{}` counts the stacked elements of `{base}` in each of {batches} batches: {each} each, within its shortest axis ({shortest})",
             t.name
         ));
     }
@@ -1357,7 +1366,7 @@ fn modulation_operands(
 }
 
 /// The default of an op on square matrices (SQUARE_OPS): a batch of them.
-const SQUARE_SHAPE: [u64; 3] = [8, 64, 64];
+const SQUARE_SHAPE: [u64; 3] = [4, 16, 16];
 /// Op types (lower case, without `V<n>`) that factor or invert square matrices: the last two axes of
 /// their input are one matrix. ops-math cholesky takes the last axis as the matrix's size and read
 /// past the default [48, 16384] ("DataCopyPad: GM read out of bounds").
@@ -1372,22 +1381,59 @@ const SQUARE_OPS: &[&str] = &[
 
 fn square_note() -> String {
     format!(
-        "guess: the op works on square matrices, the last two axes: a batch of {} {}x{}; give the shape you tune for (init --shape NAME=BxNxN)",
+        "guess: the op works on square matrices, the last two axes: a batch of {} {}x{}, small enough to pin a Cholesky input's values; give the shape you tune for (init --shape NAME=BxNxN)",
         SQUARE_SHAPE[0], SQUARE_SHAPE[1], SQUARE_SHAPE[2]
     )
 }
 
+/// The most elements init pins for a Cholesky input (one value each in the manifest).
+const MAX_PINNED: u64 = 4096;
+
+/// A Cholesky factorisation's input must be symmetric positive definite: random data stops the
+/// kernel at its first pivot that is not positive (ops-math cholesky: "ascendc_assert failed: b1 >
+/// 0.0f"). Its first float input of square matrices, when small enough to write out, is pinned to
+/// n * I + J (J all ones) in each matrix: symmetric, eigenvalues n and 2n.
+fn positive_definite_operand(def: &opdef::OpDef, inputs: &mut [Tensor]) {
+    if version_less(&def.op_type) != "cholesky" {
+        return;
+    }
+    let Some(t) = inputs.first_mut() else {
+        return;
+    };
+    let r = t.shape.len();
+    let elems: u64 = t.shape.iter().product();
+    if !t.dtype.is_float() || r < 2 || t.shape[r - 1] != t.shape[r - 2] || elems > MAX_PINNED {
+        return;
+    }
+    let n = t.shape[r - 1];
+    let values: Vec<String> = (0..elems)
+        .map(|e| {
+            let (i, j) = ((e / n) % n, e % n);
+            (1 + if i == j { n } else { 0 }).to_string()
+        })
+        .collect();
+    t.values = Some(format!("[{}]", values.join(", ")));
+    t.range = None;
+    t.guess = Some(format!(
+        "guess: each {n}x{n} matrix pinned to {n} * I + 1 (symmetric positive definite, as a Cholesky factorisation needs)"
+    ));
+}
+
+/// An op type in lower case without a trailing version (`LuV2` -> `lu`).
+fn version_less(op_type: &str) -> String {
+    let t = op_type.to_ascii_lowercase();
+    let bare = t.trim_end_matches(|c: char| c.is_ascii_digit());
+    match bare.strip_suffix('v') {
+        Some(b) if bare.len() < t.len() => b.to_string(),
+        _ => t,
+    }
+}
+
 /// Whether `op` (by its OpDef type) factors or inverts square matrices (SQUARE_OPS).
 fn takes_square_matrices(op: &FoundOp) -> bool {
-    op.opdef.as_ref().is_some_and(|d| {
-        let t = d.op_type.to_ascii_lowercase();
-        let t = t.trim_end_matches(|c: char| c.is_ascii_digit());
-        let t = t
-            .strip_suffix('v')
-            .filter(|_| t.len() < d.op_type.len())
-            .unwrap_or(t);
-        SQUARE_OPS.contains(&t)
-    })
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| SQUARE_OPS.contains(&version_less(&d.op_type).as_str()))
 }
 
 /// Whether `op`'s kernel multiplies matrices on the cube: the high-level Matmul API or `Mmad`, in its
@@ -2128,8 +2174,38 @@ mod tests {
             Some(&default),
             false,
         );
-        assert_eq!(ins[0].shape, [8, 64, 64]);
-        assert_eq!(outs[0].shape, [8, 64, 64]);
+        assert_eq!(ins[0].shape, [4, 16, 16]);
+        assert_eq!(outs[0].shape, [4, 16, 16]);
+        // Symmetric positive definite: the independent check is a Cholesky factorisation of each
+        // matrix in f64, every pivot positive.
+        let v: Vec<f64> = ins[0]
+            .values
+            .as_deref()
+            .unwrap()
+            .trim_matches(['[', ']'])
+            .split(", ")
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(v.len(), 4 * 16 * 16);
+        for m in v.chunks(256) {
+            let a = |i: usize, j: usize| m[i * 16 + j];
+            let mut l = [[0.0f64; 16]; 16];
+            for i in 0..16 {
+                assert_eq!(a(i, 3), a(3, i));
+                for j in 0..=i {
+                    let s: f64 = (0..j).map(|k| l[i][k] * l[j][k]).sum();
+                    if i == j {
+                        assert!(a(i, i) - s > 0.0, "pivot {i}");
+                        l[i][j] = (a(i, i) - s).sqrt();
+                    } else {
+                        l[i][j] = (a(i, j) - s) / l[j][j];
+                    }
+                }
+            }
+        }
+        assert_eq!(version_less("LuV2"), "lu");
+        assert_eq!(version_less("Cholesky"), "cholesky");
+        assert_eq!(version_less("Conv"), "conv");
     }
 
     /// Found in the new-user run (ops-math stack_ball_query copied a negative length): a
@@ -2150,10 +2226,24 @@ mod tests {
             "",
         );
         let (ins, _) = tensors_of(&ops);
+        let ones = format!("[{}]", vec!["1"; 48].join(", "));
         for t in &ins[2..4] {
-            assert_eq!(t.shape, [2], "{}", t.name);
-            assert_eq!(t.values.as_deref(), Some("[24, 24]"), "{}", t.name);
+            assert_eq!(t.shape, [48], "{}", t.name);
+            assert_eq!(t.values.as_deref(), Some(ones.as_str()), "{}", t.name);
         }
+        // A longer base gets more per batch, the batches staying the same.
+        let mut given = BTreeMap::new();
+        given.insert("xyz".to_string(), vec![3u64, 300]);
+        given.insert("center_xyz".to_string(), vec![12u64, 3]);
+        let (ins, _) = opdef_tensors(&ops[0], ops[0].opdef.as_ref().unwrap(), &given, None, false);
+        assert_eq!(ins[2].shape, [3]);
+        assert_eq!(ins[2].values.as_deref(), Some("[1, 1, 1]"));
+        assert_eq!(ins[3].values.as_deref(), Some("[1, 1, 1]"));
+        let mut given = BTreeMap::new();
+        given.insert("xyz".to_string(), vec![300u64, 30]);
+        given.insert("center_xyz".to_string(), vec![12u64, 3]);
+        let (ins, _) = opdef_tensors(&ops[0], ops[0].opdef.as_ref().unwrap(), &given, None, false);
+        assert_eq!(ins[2].values.as_deref(), Some("[10, 10, 10]"));
         // No operand `other`: left as it was.
         assert_eq!(ins[4].values, None);
     }
@@ -2223,7 +2313,7 @@ mod tests {
     fn attrs_read_by_the_host_code_but_not_declared_are_warned_of() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let tiling = "static int T(gert::TilingContext* c) { auto a = c->GetAttrs(); const int64_t* d = a->GetAttrPointer<int64_t>(0); return *d; }\n";
+        let tiling = "static int T(gert::TilingContext* c) { auto a = c->GetAttrs(); const int64_t* d = a->GetAttrPointer<int64_t>(0); return *d; }\nIMPL_OP_OPTILING(Cross).Tiling(T);\n";
         std::fs::create_dir_all(root.join("op_host")).unwrap();
         std::fs::write(root.join("op_host/the_op_tiling.cpp"), tiling).unwrap();
         let ins = [("x1", "DT_FLOAT"), ("x2", "DT_FLOAT")];
@@ -2247,7 +2337,7 @@ mod tests {
         assert_eq!(attrs_read_but_undeclared(root, &ops[0]), None);
         std::fs::write(
             root.join("op_host/the_op_tiling.cpp"),
-            "int T() { return 0; }\n",
+            "int T() { return 0; }\nIMPL_OP_OPTILING(Cross).Tiling(T);\n",
         )
         .unwrap();
         let ops = one_op(root, "Cross", &ins, "");
