@@ -1180,7 +1180,8 @@ extern "C" void twin_launch(uint8_t **a) {{ nz(a[0], a[1], a[2], a[3]); }}
 
 /// The UB is 192 KiB on 910B while the runtime reports 256 B less (FACTS §1): a tensor placed by address
 /// may use the last 256 B (asc-devkit's add_high_performance example does, measured on 910B), one byte
-/// past the UB is a fault naming both sizes, and TPipe still carves only the reported size.
+/// past the UB is a fault naming both sizes. TPipe carves the whole UB too (the library's pool is
+/// 192 KiB; ops-math circular_pad carves 192 * 1024 bytes in one InitBuffer), and no byte more.
 #[test]
 fn static_tensors_reach_the_whole_ub_and_no_further() {
     let dir = tempfile::tempdir().unwrap();
@@ -1201,7 +1202,9 @@ extern "C" __global__ __aicore__ void top(GM_ADDR x, GM_ADDR y) {
 #ifdef CARVE
     TPipe pipe;
     TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 196352 + 32);
+    pipe.InitBuffer(b, 196608 - 32);
+    TBuf<TPosition::VECCALC> c;
+    pipe.InitBuffer(c, CARVE);
 #endif
 }
 extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
@@ -1222,7 +1225,8 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
     };
     build("fits", &["-DOFFSET=0"]);
     build("over", &["-DOFFSET=32"]);
-    build("carve", &["-DOFFSET=0", "-DCARVE"]);
+    build("carve_all", &["-DOFFSET=0", "-DCARVE=32"]);
+    build("carve", &["-DOFFSET=0", "-DCARVE=64"]);
     let x: Vec<u8> = (0..256u32).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(w.join("x.bin"), &x).unwrap();
     std::fs::write(w.join("tiling.bin"), b"").unwrap();
@@ -1238,6 +1242,10 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
         Command::new(w.join("fits")).arg(w.join("run.txt")),
         "the kernel using the UB's last 256 B",
     );
+    run_ok(
+        Command::new(w.join("carve_all")).arg(w.join("run.txt")),
+        "the kernel carving the whole UB",
+    );
     assert_eq!(
         std::fs::read(w.join("y.bin")).unwrap(),
         x,
@@ -1248,7 +1256,10 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
             "over",
             "UB access out of bounds: bytes [196384, 196640) but the UB holds 196608 bytes (ub_bytes 196352",
         ),
-        ("carve", "InitBuffer: UB overflow"),
+        (
+            "carve",
+            "InitBuffer: UB overflow: need 64 bytes, 196576 of 196608 bytes in use",
+        ),
     ] {
         let out = Command::new(w.join(prog))
             .arg(w.join("run.txt"))
@@ -2596,4 +2607,73 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A tensor DeQue'd from a TQue may be EnQue'd into the same queue again without FreeTensor: a kernel
+/// keeping a running result in a queue (ops-nn gather_elements_v2, embedding_dense_grad_v2) DeQues
+/// it, updates it and EnQues it again (asc-devkit docs/zh/api/SIMD-API/基础API/资源管理/TQue/EnQue.md).
+/// The twin refused that ("EnQue: buffer q0.b0 is not allocated (state 3)"). EnQue of a free
+/// buffer or of one still in the queue stays an error. Mode 0: x + 3 by three DeQue/Adds/EnQue
+/// rounds; mode 1: EnQue twice; mode 2: EnQue after FreeTensor.
+#[test]
+fn tque_accepts_enque_of_a_dequeued_tensor_and_refuses_free_or_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR m, GM_ADDR y) {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 64 * sizeof(float));
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<int32_t> mg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    mg.SetGlobalBuffer((__gm__ int32_t *)m, 8);
+    int32_t mode = mg.GetValue(0);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    DataCopy(t, xg, 64);
+    q.EnQue(t);
+    if (mode == 1) q.EnQue(t);
+    for (int r = 0; r < 3; r++) {
+        LocalTensor<float> u = q.DeQue<float>();
+        Adds(u, u, 1.0f, 64);
+        q.EnQue(u);
+    }
+    LocalTensor<float> v = q.DeQue<float>();
+    DataCopy(yg, v, 64);
+    q.FreeTensor(v);
+    if (mode == 2) q.EnQue(v);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the TQue re-enqueue kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let mode = |m: i32| -> Vec<u8> {
+        [m, 0, 0, 0, 0, 0, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect()
+    };
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(0))], 256);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = x.iter().map(|v| v + 1.0 + 1.0 + 1.0).collect();
+    assert_eq!(f32s(&y), want);
+    let (out, _) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(1))], 256);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("already in the queue"),
+        "{err}"
+    );
+    let (out, _) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(2))], 256);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("is free"), "{err}");
 }

@@ -76,12 +76,26 @@ pub fn init(
             printer.warn(format!("`{}`: {w}", op.name));
             op.notes.push(w);
         }
+        if let Some(w) = attrs_read_but_undeclared(root, op) {
+            printer.warn(format!("`{}`: {w}", op.name));
+            op.notes.push(w);
+        }
     }
     let mut inferred = Inferred::default();
     for op in ops.iter().filter(|o| is_matmul(root, o)) {
         inferred
             .defaults
             .insert(op.name.clone(), (MATMUL_SHAPE.to_vec(), matmul_note()));
+    }
+    for op in ops.iter().filter(|o| is_modulate(o)) {
+        inferred
+            .defaults
+            .insert(op.name.clone(), (MODULATE_SHAPE.to_vec(), modulate_note()));
+    }
+    for op in ops.iter().filter(|o| takes_square_matrices(o)) {
+        inferred
+            .defaults
+            .insert(op.name.clone(), (SQUARE_SHAPE.to_vec(), square_note()));
     }
     let text_of = |ops: &[FoundOp],
                    derived: &BTreeMap<String, Vec<String>>,
@@ -850,6 +864,13 @@ fn opdef_tensors(
         inputs.push(t);
     }
     index_operands(def, &main, shapes, &mut inputs);
+    outer_product_operands(def, &main, shapes, &mut inputs);
+    embedding_grad_operands(def, &main, shapes, &mut inputs);
+    let padded = padding_operands(def, &main, shapes, &mut inputs);
+    batch_count_operands(shapes, &mut inputs);
+    group_statistics_operands(def, &main, shapes, &mut inputs);
+    modulation_operands(def, &main, shapes, &mut inputs);
+    positive_definite_operand(def, &mut inputs);
     // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
     let find = |names: &[&str]| {
         inputs.iter().position(|t: &Tensor| {
@@ -897,6 +918,15 @@ fn opdef_tensors(
         } else if let Some(r) = &range {
             t.shape = r.clone();
             t.guess = Some("guess: the length of the pinned range".into());
+        } else if let Some(delta) = padded {
+            t.shape = main
+                .iter()
+                .map(|&d| (d as i64 + delta).max(0) as u64)
+                .collect();
+            t.guess = Some(format!(
+                "guess: the main input's shape {} {PAD} on each side of each axis (the pinned paddings)",
+                if delta < 0 { "less" } else { "with" }
+            ));
         } else if PER_ROW_OUTPUTS.contains(&n.as_str()) && main.len() >= 2 {
             let mut s = main.clone();
             *s.last_mut().unwrap() = 1;
@@ -956,6 +986,26 @@ fn param_order_mismatch(op: &FoundOp) -> Option<String> {
             .join(", "),
         names(&op.inputs),
         names(&op.outputs)
+    ))
+}
+
+/// The op's host code reads attrs (`GetAttrPointer`) while its OpDef declares none: the tiling then
+/// finds no attr, here and on the device, and refuses or reads through a null pointer. ops-math
+/// cross's tiling reads attr 0 (`dim`, which its op_api passes) and stops at "dimPtr is nullptr",
+/// as its OpDef has no `Attr("dim")`. Nothing in the manifest can give an attr the OpDef lacks, so
+/// init says so.
+fn attrs_read_but_undeclared(root: &Path, op: &FoundOp) -> Option<String> {
+    let def = op.opdef.as_ref()?;
+    if !def.attrs.is_empty() {
+        return None;
+    }
+    let file = op.host.iter().find(|f| {
+        !f.ends_with("_def.cpp")
+            && std::fs::read_to_string(root.join(f)).is_ok_and(|t| t.contains("GetAttrPointer"))
+    })?;
+    Some(format!(
+        "warning: {file} reads attrs (GetAttrPointer) but the OpDef of `{}` declares none: the tiling finds no attr (on the device too) and refuses; declare them in the OpDef with this->Attr(\"name\")...",
+        def.op_type
     ))
 }
 
@@ -1019,6 +1069,230 @@ fn index_operands(
     }
 }
 
+/// Integer operands holding pad widths (ops-math circular_pad, pad_v3, mirror_pad).
+const PADDINGS: &[&str] = &["paddings", "pads", "padding"];
+/// The pad width init pins on each side of each axis.
+const PAD: u64 = 1;
+
+/// Gives an integer paddings operand (PADDINGS) two widths per axis of the main input, all PAD, and
+/// returns how much each axis of the output grows (shrinks for a pad's gradient, whose main input is
+/// the padded one); None when the op has no such operand. Generated data held random widths in
+/// [-100, 100) over the main shape, which the tiling compared with an output of the main shape
+/// (circular_pad: "output's shape error."). Equal widths on every side give the same output whatever
+/// order the op reads them in (torch's last-axis-first pairs, or all befores then all afters).
+fn padding_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) -> Option<i64> {
+    if main.is_empty() {
+        return None;
+    }
+    let widths = 2 * main.len();
+    let mut found = false;
+    for t in inputs.iter_mut() {
+        if !PADDINGS.contains(&t.name.to_ascii_lowercase().as_str())
+            || t.dtype.is_float()
+            || shapes.contains_key(&t.name)
+        {
+            continue;
+        }
+        t.shape = vec![widths as u64];
+        t.values = Some(format!("[{}]", vec![PAD.to_string(); widths].join(", ")));
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` holds a width of {PAD} before and after each of the {} axes: the output is {} by {} on each axis",
+            t.name,
+            main.len(),
+            if is_grad(def) { "smaller" } else { "larger" },
+            2 * PAD
+        ));
+        found = true;
+    }
+    let d = 2 * PAD as i64;
+    found.then_some(if is_grad(def) { -d } else { d })
+}
+
+/// A group norm's backward (an op with a `num_groups` attr: ops-nn group_norm_swish_grad) takes the
+/// forward's statistics as inputs, one per sample and group: `[N, num_groups]`. With the main shape
+/// its tiling refused ("group_num shuold be same with mean.shape[1]"; the op then set block_dim 0).
+fn group_statistics_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    let Some(groups) = def
+        .attrs
+        .iter()
+        .find(|a| a.name.eq_ignore_ascii_case("num_groups"))
+    else {
+        return;
+    };
+    if main.len() < 2 {
+        return;
+    }
+    // attr_value writes a required attr without a default as 1.
+    let g = match groups.default {
+        Some(opdef::AttrDefault::Int(n)) if n > 0 => n as u64,
+        _ => 1,
+    };
+    for t in inputs.iter_mut() {
+        if !PER_ROW_OUTPUTS.contains(&t.name.to_ascii_lowercase().as_str())
+            || shapes.contains_key(&t.name)
+        {
+            continue;
+        }
+        t.shape = vec![main[0], g];
+        t.guess = Some(format!(
+            "guess: `{}` holds the forward's statistics, one per sample and group (num_groups = {g})",
+            t.name
+        ));
+    }
+}
+
+/// Gives the integer `<base>_batch_cnt` operands (ops-math stack_ball_query: how many of the stacked
+/// elements of `<base>` belong to each batch) the same number of batches B, the shortest axis among
+/// their bases, each batch of `<base>` holding (its shortest axis) / B, so that the counts stay within
+/// whichever axis the op stacks along. Generated data held random counts in [-100, 100), and the kernel
+/// copied a negative length ("UB access out of bounds: bytes [12288, 8589946816)"). With B that large,
+/// a base whose shortest axis is B has one element per batch: stack_ball_query's InferShape sizes its
+/// output by the number of batches, while its kernel writes one row per center, and the two agree then.
+fn batch_count_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: &mut [Tensor]) {
+    let shortest_of = |inputs: &[Tensor], base: &str| {
+        inputs
+            .iter()
+            .find(|b| b.name.to_ascii_lowercase() == base)
+            .map(|b| b.shape.iter().copied().min().unwrap_or(1).max(1))
+    };
+    let counted: Vec<(usize, String, u64)> = inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.dtype.is_float() && !shapes.contains_key(&t.name))
+        .filter_map(|(k, t)| {
+            let base = t
+                .name
+                .to_ascii_lowercase()
+                .strip_suffix("_batch_cnt")?
+                .to_string();
+            let shortest = shortest_of(inputs, &base)?;
+            Some((k, base, shortest))
+        })
+        .collect();
+    let Some(batches) = counted.iter().map(|c| c.2).min() else {
+        return;
+    };
+    for (k, base, shortest) in counted {
+        let each = shortest / batches;
+        let t = &mut inputs[k];
+        t.shape = vec![batches];
+        t.values = Some(format!(
+            "[{}]",
+            vec![each.to_string(); batches as usize].join(", ")
+        ));
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` counts the stacked elements of `{base}` in each of {batches} batches: {each} each, within its shortest axis ({shortest})",
+            t.name
+        ));
+    }
+}
+
+/// Whether an OpDef is a gradient op (its type ends in `Grad`, possibly versioned: PadV3Grad).
+fn is_grad(def: &opdef::OpDef) -> bool {
+    let t = def.op_type.to_ascii_lowercase();
+    t.ends_with("grad") || t.contains("grad_") || t.contains("gradv")
+}
+
+/// An outer product added to a matrix (torch.addr: `beta * x1 + alpha * (x2 outer x3)`, ops-math
+/// addr_v2): the two operands after the matrix are vectors, as long as its rows and its columns, and
+/// `beta` and `alpha` one number each. With the main shape for all (and `beta` per-channel) the tiling
+/// refused: "AddrV2: x2 must be 1D".
+fn outer_product_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if !def.op_type.to_ascii_lowercase().starts_with("addr") || main.len() != 2 {
+        return;
+    }
+    let mut vectors = 0;
+    for (k, t) in inputs.iter_mut().enumerate() {
+        if shapes.contains_key(&t.name) {
+            continue;
+        }
+        let n = t.name.to_ascii_lowercase();
+        if n == "alpha" || n == "beta" {
+            t.shape = vec![];
+            t.guess = Some(format!(
+                "guess: `{}` is the outer product's scale, one number",
+                t.name
+            ));
+        } else if k > 0 && vectors < 2 {
+            t.shape = vec![main[vectors]];
+            t.guess = Some(format!(
+                "guess: `{}` is the outer product's {} vector, as long as the matrix's {}",
+                t.name,
+                if vectors == 0 { "left" } else { "right" },
+                if vectors == 0 { "rows" } else { "columns" }
+            ));
+            vectors += 1;
+        }
+    }
+}
+
+/// An embedding's backward (an op with a `num_weights` attr: ops-nn embedding_dense_grad_v2): the
+/// integer index operands hold one row of the table per row of the gradient, so they have the
+/// gradient's shape without its last axis; `*indices` point into the table, [0, num_weights), and
+/// the other index operands (`pos_idx`) at rows of the gradient. Generated over the main shape with
+/// data in [-100, 100) the kernel wrote at byte 236396335443456 of `grad`.
+fn embedding_grad_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    let Some(weights) = def
+        .attrs
+        .iter()
+        .find(|a| a.name.eq_ignore_ascii_case("num_weights"))
+    else {
+        return;
+    };
+    if main.len() < 2 {
+        return;
+    }
+    // attr_value writes a required attr without a default as 1.
+    let table = match weights.default {
+        Some(opdef::AttrDefault::Int(n)) if n > 0 => n as u64,
+        _ => 1,
+    };
+    let rows_shape = main[..main.len() - 1].to_vec();
+    let rows: u64 = rows_shape.iter().product();
+    for t in inputs.iter_mut() {
+        let n = t.name.to_ascii_lowercase();
+        if t.dtype.is_float()
+            || shapes.contains_key(&t.name)
+            || !(n.contains("indices") || n.contains("idx"))
+        {
+            continue;
+        }
+        t.shape = rows_shape.clone();
+        let (hi, what) = if n.contains("indices") {
+            (table, format!("rows of the table (num_weights = {table})"))
+        } else {
+            (rows, format!("rows of the gradient ({rows})"))
+        };
+        t.range = Some(format!("[0.0, {hi}.0]"));
+        t.guess = Some(format!(
+            "guess: `{}` holds one position per row of the gradient, pointing at {what}: data in [0, {hi})",
+            t.name
+        ));
+    }
+}
+
 /// The comment beside a main input's default shape: the plain default, or the smaller one taken
 /// because the op's tiling function refused the larger (a guess, with the refusal).
 fn default_note(default: Option<&(Vec<u64>, String)>) -> String {
@@ -1045,6 +1319,121 @@ fn matmul_note() -> String {
         "guess: a matmul: operands square ({}x{}, M = K = N) so that they agree; give the shapes you tune for (init --shape a=MxK --shape b=KxN)",
         MATMUL_SHAPE[0], MATMUL_SHAPE[1]
     )
+}
+
+/// The default `x` of a modulation (MODULATE_OPS): batch, sequence, hidden size.
+const MODULATE_SHAPE: [u64; 3] = [8, 128, 1024];
+/// Op types (lower case) of a transformer's adaptive-norm modulation, `y = x * (1 + scale) + shift`
+/// with `x` [B, L, D] and `scale`, `shift` one row of D per sample ([B, D]). ops-nn modulate's tiling
+/// reads the three axes of `x` without checking its rank (its aclnn layer checks it): with the 2-D
+/// default its D was 0 and the kernel divided by it (SIGFPE).
+const MODULATE_OPS: &[&str] = &["modulate"];
+
+fn modulate_note() -> String {
+    format!(
+        "guess: a modulation takes x as [batch, sequence, hidden]: {MODULATE_SHAPE:?}; give the shape you tune for (init --shape x=BxLxD)"
+    )
+}
+
+/// Whether `op` (by its OpDef type) is a modulation (MODULATE_OPS).
+fn is_modulate(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| MODULATE_OPS.contains(&d.op_type.to_ascii_lowercase().as_str()))
+}
+
+/// A modulation's `scale` and `shift` (MODULATE_OPS): one row of the hidden size per sample.
+fn modulation_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if !MODULATE_OPS.contains(&def.op_type.to_ascii_lowercase().as_str()) || main.len() != 3 {
+        return;
+    }
+    for t in inputs.iter_mut() {
+        let n = t.name.to_ascii_lowercase();
+        if (n != "scale" && n != "shift") || shapes.contains_key(&t.name) {
+            continue;
+        }
+        t.shape = vec![main[0], main[2]];
+        t.guess = Some(format!(
+            "guess: `{}` holds one row of the hidden size per sample, [batch, hidden]",
+            t.name
+        ));
+    }
+}
+
+/// The default of an op on square matrices (SQUARE_OPS): a batch of them.
+const SQUARE_SHAPE: [u64; 3] = [4, 16, 16];
+/// Op types (lower case, without `V<n>`) that factor or invert square matrices: the last two axes of
+/// their input are one matrix. ops-math cholesky takes the last axis as the matrix's size and read
+/// past the default [48, 16384] ("DataCopyPad: GM read out of bounds").
+const SQUARE_OPS: &[&str] = &[
+    "cholesky",
+    "choleskyinverse",
+    "matrixinverse",
+    "matrixdeterminant",
+    "logmatrixdeterminant",
+    "lu",
+];
+
+fn square_note() -> String {
+    format!(
+        "guess: the op works on square matrices, the last two axes: a batch of {} {}x{}, small enough to pin a Cholesky input's values; give the shape you tune for (init --shape NAME=BxNxN)",
+        SQUARE_SHAPE[0], SQUARE_SHAPE[1], SQUARE_SHAPE[2]
+    )
+}
+
+/// The most elements init pins for a Cholesky input (one value each in the manifest).
+const MAX_PINNED: u64 = 4096;
+
+/// A Cholesky factorisation's input must be symmetric positive definite: random data stops the
+/// kernel at its first pivot that is not positive (ops-math cholesky: "ascendc_assert failed: b1 >
+/// 0.0f"). Its first float input of square matrices, when small enough to write out, is pinned to
+/// n * I + J (J all ones) in each matrix: symmetric, eigenvalues n and 2n.
+fn positive_definite_operand(def: &opdef::OpDef, inputs: &mut [Tensor]) {
+    if version_less(&def.op_type) != "cholesky" {
+        return;
+    }
+    let Some(t) = inputs.first_mut() else {
+        return;
+    };
+    let r = t.shape.len();
+    let elems: u64 = t.shape.iter().product();
+    if !t.dtype.is_float() || r < 2 || t.shape[r - 1] != t.shape[r - 2] || elems > MAX_PINNED {
+        return;
+    }
+    let n = t.shape[r - 1];
+    let values: Vec<String> = (0..elems)
+        .map(|e| {
+            let (i, j) = ((e / n) % n, e % n);
+            (1 + if i == j { n } else { 0 }).to_string()
+        })
+        .collect();
+    t.values = Some(format!("[{}]", values.join(", ")));
+    t.range = None;
+    t.guess = Some(format!(
+        "guess: each {n}x{n} matrix pinned to {n} * I + 1 (symmetric positive definite, as a Cholesky factorisation needs)"
+    ));
+}
+
+/// An op type in lower case without a trailing version (`LuV2` -> `lu`).
+fn version_less(op_type: &str) -> String {
+    let t = op_type.to_ascii_lowercase();
+    let bare = t.trim_end_matches(|c: char| c.is_ascii_digit());
+    match bare.strip_suffix('v') {
+        Some(b) if bare.len() < t.len() => b.to_string(),
+        _ => t,
+    }
+}
+
+/// Whether `op` (by its OpDef type) factors or inverts square matrices (SQUARE_OPS).
+fn takes_square_matrices(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| SQUARE_OPS.contains(&version_less(&d.op_type).as_str()))
 }
 
 /// Whether `op`'s kernel multiplies matrices on the cube: the high-level Matmul API or `Mmad`, in its
@@ -1622,5 +2011,336 @@ mod tests {
         assert!(g.unwrap().contains("left out"));
         assert_eq!(toml_float(f64::INFINITY), "inf");
         assert_eq!(toml_float(3.0), "3.0");
+    }
+
+    /// Writes a one-op project whose OpDef (type `ty`) has `inputs` (name, ge dtype), one float
+    /// output `y` and the `attrs` lines, and returns what init finds in it.
+    fn one_op(root: &Path, ty: &str, inputs: &[(&str, &str)], attrs: &str) -> Vec<FoundOp> {
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        let params: String = inputs
+            .iter()
+            .map(|(n, _)| format!("GM_ADDR {n}, "))
+            .collect();
+        std::fs::write(
+            root.join("op_kernel/the_op.cpp"),
+            format!("extern \"C\" __global__ __aicore__ void the_op({params}GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {{}}\n"),
+        )
+        .unwrap();
+        let ins: String = inputs
+            .iter()
+            .map(|(n, t)| format!("  this->Input(\"{n}\").DataType({{ge::{t}}});\n"))
+            .collect();
+        std::fs::write(
+            root.join("op_host/the_op_def.cpp"),
+            format!(
+                "namespace ops {{\nclass {ty} : public OpDef {{\npublic:\n explicit {ty}(const char* n) : OpDef(n) {{\n{ins}  this->Output(\"y\").DataType({{ge::DT_FLOAT}});\n{attrs}  this->AICore().AddConfig(\"ascend910b\");\n }}\n}};\nOP_ADD({ty});\n}}\n"
+            ),
+        )
+        .unwrap();
+        project::discover(root).unwrap()
+    }
+
+    fn tensors_of(ops: &[FoundOp]) -> (Vec<Tensor>, Vec<Tensor>) {
+        opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            None,
+            false,
+        )
+    }
+
+    /// Found in the new-user run (ops-math circular_pad: "output's shape error."): `paddings` took
+    /// random widths over the main shape while `y` kept the main shape. Now two widths of 1 per axis
+    /// are pinned and the output is 2 larger on each axis (2 smaller for a pad's gradient).
+    #[test]
+    fn paddings_are_pinned_and_the_output_padded() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ops = one_op(
+            root,
+            "CircularPad",
+            &[("x", "DT_FLOAT"), ("paddings", "DT_INT64")],
+            "",
+        );
+        let (ins, outs) = tensors_of(&ops);
+        assert_eq!(ins[0].shape, [48, 16384]);
+        assert_eq!(ins[1].shape, [4]);
+        assert_eq!(ins[1].values.as_deref(), Some("[1, 1, 1, 1]"));
+        assert_eq!(outs[0].shape, [50, 16386]);
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "CircularPadGrad",
+            &[("x", "DT_FLOAT"), ("paddings", "DT_INT64")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).1[0].shape, [46, 16382]);
+        // A float operand of that name is no width.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Foo",
+            &[("x", "DT_FLOAT"), ("padding", "DT_FLOAT")],
+            "",
+        );
+        let (ins, outs) = tensors_of(&ops);
+        assert_eq!(ins[1].values, None);
+        assert_eq!(outs[0].shape, [48, 16384]);
+    }
+
+    /// Found in the new-user run (ops-nn modulate divided by a D of 0 read from a 2-D `x`): a
+    /// modulation defaults to a 3-D `x` and per-sample `scale` and `shift`.
+    #[test]
+    fn a_modulation_takes_a_3d_x_and_per_sample_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let ins = [
+            ("x", "DT_FLOAT16"),
+            ("scale", "DT_FLOAT16"),
+            ("shift", "DT_FLOAT16"),
+        ];
+        let ops = one_op(dir.path(), "Modulate", &ins, "");
+        assert!(is_modulate(&ops[0]));
+        let default = (MODULATE_SHAPE.to_vec(), modulate_note());
+        let (ins, outs) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        let shapes: Vec<Vec<u64>> = ins.iter().map(|t| t.shape.clone()).collect();
+        assert_eq!(shapes, [vec![8, 128, 1024], vec![8, 1024], vec![8, 1024]]);
+        assert_eq!(outs[0].shape, [8, 128, 1024]);
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(dir.path(), "Other", &[("x", "DT_FLOAT16")], "");
+        assert!(!is_modulate(&ops[0]));
+    }
+
+    /// Found in the new-user run (ops-nn group_norm_swish_grad refused its `mean` of the main shape):
+    /// a group norm's statistics are one per sample and group.
+    #[test]
+    fn group_norm_statistics_are_per_sample_and_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "GroupNormSwishGrad",
+            &[
+                ("dy", "DT_FLOAT"),
+                ("mean", "DT_FLOAT"),
+                ("rstd", "DT_FLOAT"),
+                ("gamma", "DT_FLOAT"),
+            ],
+            "  this->Attr(\"num_groups\").AttrType(REQUIRED).Int();\n",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48, 1]);
+        assert_eq!(ins[2].shape, [48, 1]);
+        assert_eq!(ins[3].shape, [16384]);
+        // Without the attr (a layer norm's backward) they keep what they had.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Other",
+            &[("dy", "DT_FLOAT"), ("mean", "DT_FLOAT")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, [48, 16384]);
+    }
+
+    /// Found in the new-user run (ops-math cholesky read past its input): ops on square matrices
+    /// default to a batch of square ones; others do not.
+    #[test]
+    fn square_matrix_ops_default_to_square_matrices() {
+        for (ty, square) in [
+            ("Cholesky", true),
+            ("MatrixInverse", true),
+            ("LuV2", true),
+            ("Lerp", false),
+            ("Cross", false),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let ops = one_op(dir.path(), ty, &[("self", "DT_FLOAT")], "");
+            assert_eq!(takes_square_matrices(&ops[0]), square, "{ty}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(dir.path(), "Cholesky", &[("self", "DT_FLOAT")], "");
+        let default = (SQUARE_SHAPE.to_vec(), square_note());
+        let (ins, outs) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        assert_eq!(ins[0].shape, [4, 16, 16]);
+        assert_eq!(outs[0].shape, [4, 16, 16]);
+        // Symmetric positive definite: the independent check is a Cholesky factorisation of each
+        // matrix in f64, every pivot positive.
+        let v: Vec<f64> = ins[0]
+            .values
+            .as_deref()
+            .unwrap()
+            .trim_matches(['[', ']'])
+            .split(", ")
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(v.len(), 4 * 16 * 16);
+        for m in v.chunks(256) {
+            let a = |i: usize, j: usize| m[i * 16 + j];
+            let mut l = [[0.0f64; 16]; 16];
+            for i in 0..16 {
+                assert_eq!(a(i, 3), a(3, i));
+                for j in 0..=i {
+                    let s: f64 = (0..j).map(|k| l[i][k] * l[j][k]).sum();
+                    if i == j {
+                        assert!(a(i, i) - s > 0.0, "pivot {i}");
+                        l[i][j] = (a(i, i) - s).sqrt();
+                    } else {
+                        l[i][j] = (a(i, j) - s) / l[j][j];
+                    }
+                }
+            }
+        }
+        assert_eq!(version_less("LuV2"), "lu");
+        assert_eq!(version_less("Cholesky"), "cholesky");
+        assert_eq!(version_less("Conv"), "conv");
+    }
+
+    /// Found in the new-user run (ops-math stack_ball_query copied a negative length): a
+    /// `<base>_batch_cnt` operand holds a few equal counts within `<base>`'s shortest axis.
+    #[test]
+    fn batch_counts_stay_within_the_stacked_operand() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "StackBallQuery",
+            &[
+                ("xyz", "DT_FLOAT"),
+                ("center_xyz", "DT_FLOAT"),
+                ("xyz_batch_cnt", "DT_INT32"),
+                ("center_xyz_batch_cnt", "DT_INT32"),
+                ("other_batch_cnt", "DT_INT32"),
+            ],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        let ones = format!("[{}]", vec!["1"; 48].join(", "));
+        for t in &ins[2..4] {
+            assert_eq!(t.shape, [48], "{}", t.name);
+            assert_eq!(t.values.as_deref(), Some(ones.as_str()), "{}", t.name);
+        }
+        // A longer base gets more per batch, the batches staying the same.
+        let mut given = BTreeMap::new();
+        given.insert("xyz".to_string(), vec![3u64, 300]);
+        given.insert("center_xyz".to_string(), vec![12u64, 3]);
+        let (ins, _) = opdef_tensors(&ops[0], ops[0].opdef.as_ref().unwrap(), &given, None, false);
+        assert_eq!(ins[2].shape, [3]);
+        assert_eq!(ins[2].values.as_deref(), Some("[1, 1, 1]"));
+        assert_eq!(ins[3].values.as_deref(), Some("[1, 1, 1]"));
+        let mut given = BTreeMap::new();
+        given.insert("xyz".to_string(), vec![300u64, 30]);
+        given.insert("center_xyz".to_string(), vec![12u64, 3]);
+        let (ins, _) = opdef_tensors(&ops[0], ops[0].opdef.as_ref().unwrap(), &given, None, false);
+        assert_eq!(ins[2].values.as_deref(), Some("[10, 10, 10]"));
+        // No operand `other`: left as it was.
+        assert_eq!(ins[4].values, None);
+    }
+
+    /// Found in the new-user run (ops-math addr_v2: "AddrV2: x2 must be 1D"): the outer product's
+    /// vectors are as long as the matrix's rows and columns, its scales one number each.
+    #[test]
+    fn an_outer_product_takes_two_vectors_and_scalar_scales() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AddrV2",
+            &[
+                ("x1", "DT_FLOAT"),
+                ("x2", "DT_FLOAT"),
+                ("x3", "DT_FLOAT"),
+                ("beta", "DT_FLOAT"),
+                ("alpha", "DT_FLOAT"),
+            ],
+            "",
+        );
+        let (ins, outs) = tensors_of(&ops);
+        let shapes: Vec<Vec<u64>> = ins.iter().map(|t| t.shape.clone()).collect();
+        assert_eq!(
+            shapes,
+            [vec![48, 16384], vec![48], vec![16384], vec![], vec![]]
+        );
+        assert_eq!(outs[0].shape, [48, 16384]);
+    }
+
+    /// Found in the new-user run (ops-nn embedding_dense_grad_v2 wrote `grad` at byte
+    /// 236396335443456): its index operands are one per row of the gradient, `sort_indices` within
+    /// the table's num_weights rows and `pos_idx` within the gradient's rows.
+    #[test]
+    fn an_embedding_gradient_indexes_rows_of_its_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "EmbeddingDenseGradV2",
+            &[
+                ("grad", "DT_FLOAT"),
+                ("sort_indices", "DT_INT32"),
+                ("pos_idx", "DT_INT32"),
+            ],
+            "  this->Attr(\"num_weights\").AttrType(REQUIRED).Int();\n",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48]);
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 1.0]"));
+        assert_eq!(ins[2].shape, [48]);
+        assert_eq!(ins[2].range.as_deref(), Some("[0.0, 48.0]"));
+        // Without the attr the operands keep the main shape.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Other",
+            &[("grad", "DT_FLOAT"), ("sort_indices", "DT_INT32")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, [48, 16384]);
+    }
+
+    /// Found in the new-user run (ops-math cross: "dimPtr is nullptr"): its tiling reads attr 0 while
+    /// its OpDef declares no attr. init warns; an OpDef with the attr, or host code reading none, gives
+    /// no warning.
+    #[test]
+    fn attrs_read_by_the_host_code_but_not_declared_are_warned_of() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let tiling = "static int T(gert::TilingContext* c) { auto a = c->GetAttrs(); const int64_t* d = a->GetAttrPointer<int64_t>(0); return *d; }\nIMPL_OP_OPTILING(Cross).Tiling(T);\n";
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::write(root.join("op_host/the_op_tiling.cpp"), tiling).unwrap();
+        let ins = [("x1", "DT_FLOAT"), ("x2", "DT_FLOAT")];
+        let ops = one_op(root, "Cross", &ins, "");
+        assert!(
+            ops[0].host.iter().any(|h| h.ends_with("_tiling.cpp")),
+            "{:?}",
+            ops[0].host
+        );
+        let w = attrs_read_but_undeclared(root, &ops[0]).expect("a warning");
+        assert!(
+            w.contains("op_host/the_op_tiling.cpp") && w.contains("`Cross`"),
+            "{w}"
+        );
+        let ops = one_op(
+            root,
+            "Cross",
+            &ins,
+            "  this->Attr(\"dim\").AttrType(OPTIONAL).Int(-65530);\n",
+        );
+        assert_eq!(attrs_read_but_undeclared(root, &ops[0]), None);
+        std::fs::write(
+            root.join("op_host/the_op_tiling.cpp"),
+            "int T() { return 0; }\nIMPL_OP_OPTILING(Cross).Tiling(T);\n",
+        )
+        .unwrap();
+        let ops = one_op(root, "Cross", &ins, "");
+        assert_eq!(attrs_read_but_undeclared(root, &ops[0]), None);
     }
 }

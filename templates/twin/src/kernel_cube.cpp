@@ -62,12 +62,19 @@ void hw_set_used(Hw h, uint32_t used) {
     else tl_arenas.used[h] = used;
 }
 
+// TPipe carves the whole UB, the runtime's reserve included: the library's own pool for the UB is its
+// full size (asc-devkit impl/basic_api/utils/kernel_utils_mode_cpu.h, `bufferInitLen`: 192 KiB for
+// dav-c220, where the runtime reports 196352 B), and public kernels carve all of it (ops-math
+// circular_pad: one InitBuffer of 192 * 1024 bytes; ops-nn sync_batch_norm_backward_elemt: tiles that
+// sum to 196608 bytes). GetUBSizeInBytes still says ub_bytes.
 uint32_t hw_carve(Hw h, uint64_t bytes, TWIN_LOC_DECL) {
-    uint32_t used = hw_used(h), cap = hw_cap(h);
+    uint32_t used = hw_used(h), cap = h == HW_UB ? g.ub_phys : hw_cap(h);
     if ((uint64_t)used + bytes > cap) {
         if (h == HW_UB)
-            fault(twin_file, twin_line, "InitBuffer: UB overflow: need %llu bytes, %u of %u ub_bytes in use",
-                  (unsigned long long)bytes, used, cap);
+            fault(twin_file, twin_line,
+                  "InitBuffer: UB overflow: need %llu bytes, %u of %u bytes in use (ub_bytes %u plus the runtime's reserve "
+                  "of %u)",
+                  (unsigned long long)bytes, used, cap, g.ub_bytes, UB_RESERVED);
         fault(twin_file, twin_line, "InitBuffer: %s overflow: need %llu bytes, %u of its %u bytes in use", hw_name(h),
               (unsigned long long)bytes, used, cap);
     }

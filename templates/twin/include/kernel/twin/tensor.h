@@ -327,16 +327,26 @@ public:
     }
     template <class T> void AllocTensor(LocalTensor<T> &t, TWIN_LOC) { t = AllocTensor<T>(TWIN_LOC_ARGS); }
 
-    template <class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) { return enque(t, src, dst, false, TWIN_LOC_ARGS); }
+    template <class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) { return enque(t, src, dst, TWIN_LOC_ARGS); }
     // EnQue / DeQue at one stage of the queue's data path: `from` -> `to` (the synchronisation is
-    // that stage's pipes). `handed_on`: a tensor taken from the previous stage (DeQue'd, not freed)
-    // may be queued again for the next one, as a VECIN -> VECOUT bound queue does.
-    template <class T> bool enque(const LocalTensor<T> &t, TPosition from, TPosition to, bool handed_on, TWIN_LOC_DECL) {
+    // that stage's pipes). A buffer may be queued when it is allocated (AllocTensor) or when it was
+    // taken out of the queue (DeQue'd) and not freed: a kernel that keeps a running result in a
+    // queue DeQues it, updates it and EnQues it again, and a VECIN -> VECOUT bound queue hands the
+    // tensor of one stage on to the next the same way. Only a buffer that is free or still in the
+    // queue is refused. The TQue EnQue/DeQue/FreeTensor pages (asc-devkit docs/zh/api/SIMD-API/
+    // 基础API/资源管理/TQue/EnQue.md, DeQue.md) define the cycle Alloc -> EnQue -> DeQue -> Free and put
+    // no freeing between a DeQue and the next EnQue; the library's own debug check accepts both the
+    // allocated and the dequeued state.
+    template <class T> bool enque(const LocalTensor<T> &t, TPosition from, TPosition to, TWIN_LOC_DECL) {
         need_init("EnQue", TWIN_LOC_ARGS);
         int i = find(t.addr_);
         if (i < 0) twin::fault(twin_file, twin_line, "EnQue: tensor (UB address %u) does not belong to queue q%d", t.addr_, b_.qid);
-        if (st_[i] != ALLOC && !(handed_on && st_[i] == DEQUEUED))
-            twin::fault(twin_file, twin_line, "EnQue: buffer q%d.b%d is not allocated (state %d)", b_.qid, i, st_[i]);
+        if (st_[i] == FREE)
+            twin::fault(twin_file, twin_line, "EnQue: buffer q%d.b%d is free (AllocTensor missing, or EnQue after FreeTensor)",
+                        b_.qid, i);
+        if (st_[i] == QUEUED)
+            twin::fault(twin_file, twin_line, "EnQue: buffer q%d.b%d is already in the queue (EnQue twice without DeQue)",
+                        b_.qid, i);
         st_[i] = QUEUED;
         fifo_[(head_ + count_) % MAXBUF] = (uint8_t)i;
         count_++;
@@ -363,7 +373,7 @@ public:
     // DeQue'd at one stage is EnQue'd at the next without being freed.
     template <TPosition S2, TPosition D2, class T> LocalTensor<T> DeQue(TWIN_LOC) { return deque<T>(S2, D2, TWIN_LOC_ARGS); }
     template <TPosition S2, TPosition D2, class T> bool EnQue(const LocalTensor<T> &t, TWIN_LOC) {
-        return enque(t, S2, D2, true, TWIN_LOC_ARGS);
+        return enque(t, S2, D2, TWIN_LOC_ARGS);
     }
 
     template <class T> void FreeTensor(const LocalTensor<T> &t, TWIN_LOC) {
