@@ -2529,3 +2529,193 @@ fn assert_half_lines(
         );
     }
 }
+
+/// The high-level APIs of twin/adv.h against references computed here: IsFinite (float -> float and
+/// float -> one-byte bool, on finite values, +-inf and NaN), SwiGLU (dst = a * b / (1 + exp(-beta * b))),
+/// AscendDequant (a [4, 8] int32 input, calCount 4, a float scale tensor; and DEQUANT_WITH_SINGLE_ROW's
+/// {1, 16, 8} taken as {2, 8, 8} with a scalar scale), DeepNorm (LayerNorm of alpha * x + gx over H, with
+/// mean and variance per row) and the scalar GM atomics (each returns the old value); the kernel-side
+/// queries fill DeepNorm's tiling from the shape; `utils/debug/asc_dump.h` prints UB and register data.
+#[test]
+fn isfinite_swiglu_dequant_deepnorm_atomics_and_asc_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "utils/debug/asc_dump.h"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 512);
+    yg.SetGlobalBuffer((__gm__ float *)y, 1024);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, db, tb, mb, vb;
+    pipe.InitBuffer(ab, 2048); pipe.InitBuffer(bb, 2048); pipe.InitBuffer(db, 2048); pipe.InitBuffer(tb, 1024);
+    pipe.InitBuffer(mb, 256); pipe.InitBuffer(vb, 256);
+    LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), d = db.Get<float>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(a, xg, 256); DataCopy(b, xg[256], 256);
+    PipeBarrier<PIPE_ALL>();
+    // y[0..64): IsFinite to float; y[64..80): IsFinite to bool bytes (64 bytes)
+    IsFinite(d, a, 64);
+    LocalTensor<int8_t> m8 = tb.Get<int8_t>();
+    Duplicate(m8, (int8_t)7, 64);
+    IsFinite(m8, a, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 64); DataCopy(yg[64], m8.ReinterpretCast<float>(), 16); PipeBarrier<PIPE_ALL>();
+    // y[128..256): SwiGLU, beta 0.75, on x[64..192) and x[320..448)
+    SwiGLU<float, false>(d, a[64], b[64], 0.75f, tmp, 128);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[128], d, 128); PipeBarrier<PIPE_ALL>();
+    // y[256..288): AscendDequant [4, 8] int32 (x[192..224) reinterpreted), scale x[224..232), calCount 4
+    Duplicate(d, -9.0f, 64);
+    LocalTensor<int32_t> q = a[192].ReinterpretCast<int32_t>();
+    LocalTensor<float> sc = a[224];
+    sc.SetSize(8);
+    AscendDequant(d, q, sc, {4, 8, 4});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[256], d, 32); PipeBarrier<PIPE_ALL>();
+    // y[288..304): {1, 16, 8} with the scalar 0.5: single-row mode makes it {2, 8, 8}
+    Duplicate(d, -9.0f, 64);
+    AscendDequant(d, q, 0.5f, DequantParams{1, 16, 8});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[288], d, 16); PipeBarrier<PIPE_ALL>();
+    // y[320..384): DeepNorm over [2, 1, 32] (x = a[0..64) where finite parts were replaced, gx = b[0..64)),
+    // gamma = b[64..96), beta = b[96..128), alpha 1.5, epsilon 0.01; y[384..386) mean, y[392..394) variance
+    DeepNormTiling dt;
+    bool ok = GetDeepNormTilingInfo(TensorShape({2, 1, 32}), TensorShape({2, 1, 32}), 1024, 4, false, false, dt);
+    LocalTensor<float> mean = mb.Get<float>(), var = vb.Get<float>();
+    DeepNorm<float>(d, mean, var, a[128], b, b[96], b[64], tmp, 1.5f, 0.01f, dt);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[320], d, 64); DataCopy(yg[384], mean, 8); DataCopy(yg[392], var, 8);
+    PipeBarrier<PIPE_ALL>();
+    // y[400..): scalar atomics on y itself, old values recorded after them
+    __gm__ uint32_t *u = (__gm__ uint32_t *)(y + 400 * 4);
+    __gm__ float *f = (__gm__ float *)(y + 408 * 4);
+    __gm__ int32_t *s = (__gm__ int32_t *)(y + 416 * 4);
+    u[0] = 5; u[1] = 1; u[2] = 9; f[0] = 2.5f; s[0] = -3;
+    uint32_t o0 = AtomicAdd(u, 3u);
+    uint32_t o1 = AtomicCas(u + 1, 1u, 2u);
+    uint32_t o2 = AtomicCas(u + 1, 1u, 7u);
+    uint32_t o3 = AtomicExch(u + 2, 4u);
+    float o4 = AtomicAdd(f, 0.25f);
+    int32_t o5 = AtomicMax(s, -7);
+    int32_t o6 = AtomicMin(s, -8);
+    yg.SetValue(424, (float)o0); yg.SetValue(425, (float)o1); yg.SetValue(426, (float)o2);
+    yg.SetValue(427, (float)o3); yg.SetValue(428, o4); yg.SetValue(429, (float)o5); yg.SetValue(430, (float)o6);
+    yg.SetValue(431, ok ? (float)(dt.bLength * 10000 + dt.hLength * 10 + dt.originalHLength % 10) : -1.0f);
+    uint32_t mx = 0, mn = 0;
+    GetSwiGLUMaxMinTmpSize(TensorShape({100}), 2, mx, mn, false);
+    yg.SetValue(432, (float)mx);
+    GetAscendDequantMaxMinTmpSize(TensorShape({2, 1024}), 4, mx, mn);
+    yg.SetValue(433, (float)mn);
+    yg.SetValue(434, GetDeepNormTilingInfo(TensorShape({2, 1, 32}), TensorShape({2, 1, 33}), 0, 4, false, false, dt) ? 1.0f : 0.0f);
+    // asc_dump of UB and of a register
+    asc_dump_ubuf<float>((__ubuf__ float *)b.GetPhyAddr(), 7, 3);
+    Reg::RegTensor<float> r;
+    Reg::Duplicate<float>(r, 1.25f);
+    asc_dump<float>(r, 9, 2);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the IsFinite / SwiGLU / AscendDequant / DeepNorm / atomics kernel",
+    );
+    // x[0..256): a, x[256..512): b
+    let mut x: Vec<f32> = (0..512)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.07)
+        .collect();
+    x[3] = f32::INFINITY;
+    x[10] = f32::NEG_INFINITY;
+    x[17] = f32::NAN;
+    x[40] = f32::MAX;
+    x[256..259].copy_from_slice(&[1.5, -2.25, 3.0]);
+    // a[192..224): 32 int32 values for dequant; a[224..232): scales
+    for i in 0..32 {
+        x[192 + i] = f32::from_bits(((i as i32) * 13 - 200) as u32);
+    }
+    for (j, s) in [0.5f32, -2.0, 0.125, 3.0, 9.0, 9.0, 9.0, 9.0]
+        .iter()
+        .enumerate()
+    {
+        x[224 + j] = *s;
+    }
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 1024 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    // IsFinite
+    for i in 0..64 {
+        let want = if x[i].is_finite() { 1.0 } else { 0.0 };
+        assert_eq!(y[i], want, "IsFinite float at {i}");
+    }
+    let bytes: Vec<u8> = y[64..80].iter().flat_map(|v| v.to_le_bytes()).collect();
+    for i in 0..64 {
+        assert_eq!(bytes[i], x[i].is_finite() as u8, "IsFinite bool at {i}");
+    }
+    // SwiGLU
+    for i in 0..128 {
+        let (p, q) = (x[64 + i] as f64, x[256 + 64 + i] as f64);
+        let want = p * q / (1.0 + (-0.75 * q).exp());
+        assert!(
+            (y[128 + i] as f64 - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "SwiGLU at {i}: {} vs {want}",
+            y[128 + i]
+        );
+    }
+    // AscendDequant [4, 8], calCount 4: n_dst = 8; columns 4..8 keep -9
+    let q: Vec<i32> = (0..32).map(|i| i * 13 - 200).collect();
+    for r in 0..4 {
+        for c in 0..8 {
+            let want = if c < 4 {
+                q[r * 8 + c] as f32 * x[224 + c]
+            } else {
+                -9.0
+            };
+            assert_eq!(y[256 + r * 8 + c], want, "AscendDequant ({r}, {c})");
+        }
+    }
+    for i in 0..16 {
+        assert_eq!(y[288 + i], q[i] as f32 * 0.5, "AscendDequant single row {i}");
+    }
+    // DeepNorm: x = a[128..192), gx = b[0..64), gamma = b[64..96), beta = b[96..128)
+    for r in 0..2 {
+        let x1: Vec<f64> = (0..32)
+            .map(|j| 1.5 * x[128 + r * 32 + j] as f64 + x[256 + r * 32 + j] as f64)
+            .collect();
+        let mean = x1.iter().sum::<f64>() / 32.0;
+        let var = x1.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 32.0;
+        assert!((y[384 + r] as f64 - mean).abs() < 1e-4, "DeepNorm mean {r}");
+        assert!(
+            (y[392 + r] as f64 - var).abs() < 1e-4 * var.max(1.0),
+            "DeepNorm variance {r}"
+        );
+        for j in 0..32 {
+            let g = x[256 + 64 + j] as f64;
+            let b = x[256 + 96 + j] as f64;
+            let want = g * (x1[j] - mean) / (var + 0.01).sqrt() + b;
+            assert!(
+                (y[320 + r * 32 + j] as f64 - want).abs() < 1e-4 * want.abs().max(1.0),
+                "DeepNorm ({r}, {j}): {} vs {want}",
+                y[320 + r * 32 + j]
+            );
+        }
+    }
+    // atomics: the stored results and the old values returned
+    let u: Vec<u32> = y[400..403].iter().map(|v| v.to_bits()).collect();
+    assert_eq!(u, [8, 2, 4]);
+    assert_eq!(y[408], 2.75);
+    assert_eq!(y[416].to_bits() as i32, -8);
+    assert_eq!(&y[424..431], &[5.0, 1.0, 2.0, 9.0, 2.5, -3.0, -3.0]);
+    // DeepNorm tiling: b 2, h 32, originalH 32; the tmp sizes: one tile rounded to 32 bytes
+    assert_eq!(y[431], 20322.0);
+    assert_eq!(y[432], 224.0);
+    assert_eq!(y[433], 8192.0);
+    assert_eq!(y[434], 0.0, "originH past H is refused");
+    // the kernel's printf stream is its stderr
+    let printed = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        printed.contains("asc_dump desc=7 position=UB dtype=float size=3\n1.5 -2.25 3\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("asc_dump desc=9 position=Reg dtype=float size=2\n1.25 1.25\n"),
+        "{printed}"
+    );
+}
