@@ -2719,3 +2719,151 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         "{printed}"
     );
 }
+
+/// SoftMax (ND) against a reference computed here: rows of [3, 16] floats with softmaxShapeInfo's
+/// oriSrcK 13 (max and sum over the first 13 columns, written to every element of a 32-byte block per
+/// row), and the form without sum / max taking its shape from the tiling SoftMaxTilingFunc fills; then
+/// SelectWithBytesMask on [2, 16] with a [2, 32] byte mask (the scalar where the mask is set, the tensor
+/// first), and the scalar-first Select.
+#[test]
+fn softmax_with_its_tiling_and_select_with_bytes_mask() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db, sb, mb, tb, kb;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(db, 256); pipe.InitBuffer(sb, 128); pipe.InitBuffer(mb, 128);
+    pipe.InitBuffer(tb, 1024); pipe.InitBuffer(kb, 64);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>(), s = sb.Get<float>(), m = mb.Get<float>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(a, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    SoftMaxTiling t;
+    SoftMaxTilingFunc(TensorShape({3, 16}), 4, GetSoftMaxMinTmpSize(TensorShape({3, 16}), 4, false), t);
+    SoftMax<float>(d, s, m, a, tmp, t, SoftMaxShapeInfo{3, 16, 3, 13});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 48); DataCopy(yg[48], s, 24); DataCopy(yg[72], m, 24); PipeBarrier<PIPE_ALL>();
+    SoftMax<float, false, false>(d, a, tmp, t);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[96], d, 48); PipeBarrier<PIPE_ALL>();
+    // mask [2, 32] bytes: element (r, j) set when (j + r) % 3 == 0; columns 16..32 ignored
+    LocalTensor<uint8_t> mk = kb.Get<uint8_t>();
+    for (int r = 0; r < 2; r++)
+        for (int j = 0; j < 32; j++) mk.SetValue(r * 32 + j, (uint8_t)((j + r) % 3 == 0 ? (j < 16 ? 1 + j : 0) : 0));
+    SelectWithBytesMaskShapeInfo info;
+    info.firstAxis = 2; info.srcLastAxis = 16; info.maskLastAxis = 32;
+    SelectWithBytesMask(d, a, -100.0f, mk, tmp, info);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[144], d, 32); PipeBarrier<PIPE_ALL>();
+    Select(d, 7.0f, a, mk, tmp, info);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[176], d, 32); PipeBarrier<PIPE_ALL>();
+    yg.SetValue(208, (float)t.srcM); yg.SetValue(209, (float)t.srcK); yg.SetValue(210, (float)t.outMaxK);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the SoftMax / SelectWithBytesMask kernel",
+    );
+    let x: Vec<f32> = (0..64)
+        .map(|i| ((i * 29 % 43) as f32 - 21.0) * 0.3)
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 256 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    let close = |got: f32, want: f64, what: &str| {
+        assert!(
+            (got as f64 - want).abs() <= 1e-6 + 1e-5 * want.abs(),
+            "{what}: {got} vs {want}"
+        );
+    };
+    for (valid, base, stats) in [(13usize, 0usize, true), (16, 96, false)] {
+        for r in 0..3 {
+            let row: Vec<f64> = x[r * 16..r * 16 + 16].iter().map(|v| *v as f64).collect();
+            let mx = row[..valid].iter().cloned().fold(f64::MIN, f64::max);
+            let sum: f64 = row[..valid].iter().map(|v| (v - mx).exp()).sum();
+            for j in 0..16 {
+                close(
+                    y[base + r * 16 + j],
+                    (row[j] - mx).exp() / sum,
+                    &format!("SoftMax valid {valid} ({r}, {j})"),
+                );
+            }
+            if stats {
+                for j in 0..8 {
+                    close(y[48 + r * 8 + j], sum, "SoftMax sum");
+                    close(y[72 + r * 8 + j], mx, "SoftMax max");
+                }
+            }
+        }
+    }
+    for r in 0..2 {
+        for j in 0..16 {
+            let set = (j + r) % 3 == 0;
+            let v = x[r * 16 + j];
+            assert_eq!(
+                y[144 + r * 16 + j],
+                if set { -100.0 } else { v },
+                "Select ({r}, {j})"
+            );
+            assert_eq!(
+                y[176 + r * 16 + j],
+                if set { v } else { 7.0 },
+                "Select scalar first ({r}, {j})"
+            );
+        }
+    }
+    assert_eq!(&y[208..211], &[3.0, 16.0, 8.0]);
+}
+
+/// On the custom-op host side, an operator's tiling data holds SoftMaxTiling with
+/// TILING_DATA_FIELD_DEF_STRUCT inside namespace optiling and fills it with SoftMaxTilingFunc (ops-nn's
+/// scaled_masked_softmax_v2 does); the scratch queries answer one tile of the input rounded up to 32 bytes;
+/// optiling::DeepNormTiling takes GetDeepNormTilingInfo's shape, with the unpadded H.
+#[test]
+fn host_softmax_and_deepnorm_tilings_fill_from_the_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("softmax_tiling.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(TwinSoftmaxOpTiling)
+TILING_DATA_FIELD_DEF(uint64_t, width);
+TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmaxTilingData);
+END_TILING_DATA_DEF;
+} // namespace optiling
+int main() {
+    optiling::TwinSoftmaxOpTiling t;
+    auto shape = ge::Shape({static_cast<int64_t>(5), static_cast<int64_t>(24)});
+    auto size = AscendC::GetSoftMaxMaxTmpSize(shape, 4, false);
+    AscendC::SoftMaxTilingFunc(shape, 4, size, t.softmaxTilingData);
+    optiling::DeepNormTiling dn;
+    bool ok = AscendC::GetDeepNormTilingInfo(ge::Shape({2, 3, 16}), ge::Shape({2, 3, 10}), 0, 4, false, false, dn);
+    bool bad = AscendC::GetDeepNormTilingInfo(ge::Shape({2, 3, 12}), ge::Shape({2, 3, 10}), 0, 4, false, false, dn);
+    uint32_t mx = 0, mn = 0;
+    AscendC::GetSwiGLUMaxMinTmpSize(ge::Shape({100}), 2, mx, mn, false);
+    std::printf("%u %u %u %u %u %d %d %u %u %u %u\n", size, t.softmaxTilingData.srcM, t.softmaxTilingData.srcK,
+                t.softmaxTilingData.outMaxK, t.softmaxTilingData.outMaxSize, (int)ok, (int)bad, dn.originalHLength,
+                dn.inputXSize, mx, mn);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the SoftMax / DeepNorm host tiling check");
+    // 5 x 24 floats = 480 bytes; srcM 5, srcK 24, 8 floats per max/sum block, 40 of them; DeepNorm over
+    // [2, 3, 16] with H 10 unpadded (a row of 12 floats is not 32-byte aligned: refused, tiling kept);
+    // SwiGLU's 100 halves round up to 224 bytes.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "480 5 24 8 40 1 0 10 96 224 224\n"
+    );
+}

@@ -64,3 +64,36 @@ namespace tiling {
 using ::DeepNormTiling;
 } // namespace tiling
 } // namespace AscendC
+
+// SoftMax's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-Tiling使用说明.md: the
+// struct as that page lists it, in its order). The host's SoftMaxTilingFunc (tiling/twin_adv_tiling.h) fills
+// it; the kernel's SoftMax (twin/adv.h) reads srcM and srcK when its SoftMaxShapeInfo is left empty. Host
+// tiling data holds it with TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, ...) inside namespace optiling, and
+// `.asc` programs name it AscendC::tiling::SoftMaxTiling: both are this struct.
+struct SoftMaxTiling {
+    uint32_t srcM = 0;
+    uint32_t srcK = 0;
+    uint32_t srcSize = 0;
+    uint32_t outMaxM = 0;
+    uint32_t outMaxK = 0;
+    uint32_t outMaxSize = 0;
+    uint32_t splitM = 0;
+    uint32_t splitK = 0;
+    uint32_t splitSize = 0;
+    uint32_t reduceM = 0;
+    uint32_t reduceK = 0;
+    uint32_t reduceSize = 0;
+    uint32_t rangeM = 0;
+    uint32_t tailM = 0;
+    uint32_t tailSplitSize = 0;
+    uint32_t tailReduceSize = 0;
+};
+namespace AscendC {
+namespace tiling {
+using ::SoftMaxTiling;
+} // namespace tiling
+} // namespace AscendC
+namespace optiling {
+using ::SoftMaxTiling;
+using ::DeepNormTiling;
+} // namespace optiling

@@ -1,5 +1,5 @@
-// twin: the host-side queries of the high-level APIs in twin/adv.h (SwiGLU, AscendDequant, DeepNorm): their
-// scratch sizes and DeepNorm's tiling. Shared by the kernel-header build (tiling/twin_tmp_size.h, for `.asc`
+// twin: the host-side queries of the high-level APIs in twin/adv.h (SwiGLU, AscendDequant, DeepNorm, SoftMax):
+// their scratch sizes and the DeepNorm and SoftMax tilings. Shared by the kernel-header build (tiling/twin_tmp_size.h, for `.asc`
 // programs) and the custom-op host build (include/host/tiling/tiling_api.h); each includes this after it has
 // defined ge::Shape and AscendC::TwinTmpBytes. Scratch: the twin's APIs need none, so, as for the other
 // queries, both bounds are one tile of the input rounded up to 32 bytes (any size the kernel then reserves
@@ -59,5 +59,41 @@ inline bool GetDeepNormTilingInfo(const ge::Shape &srcShape, const ge::Shape &or
     tiling.bsCurLength = tiling.meanVarSize;
     tiling.lastDimValueBack = 1.0f / (float)oh;
     return true;
+}
+// SoftMax / SimpleSoftMax (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-SimpleSoftMax-Tiling.md):
+// the scratch bounds (one tile of the input, as above) and SoftMaxTilingFunc. srcShape's last axis is k, the
+// product of the others m. The twin's SoftMax reads srcM and srcK; the rest describe one pass over the
+// whole input (splitM = m, rangeM = 1, no tail) with the per-row max / sum blocks of 32 bytes.
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+    (void)isReuseSource;
+    return TwinTmpBytes(srcShape, dataTypeSize);
+}
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+    (void)isReuseSource;
+    return TwinTmpBytes(srcShape, dataTypeSize);
+}
+inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              ::SoftMaxTiling &softmaxTiling) {
+    (void)localWorkSpaceSize;
+    const size_t n = srcShape.GetDimNum();
+    uint64_t k = n == 0 ? 0 : (uint64_t)srcShape.GetDim(n - 1), m = 1;
+    for (size_t i = 0; i + 1 < n; i++) m *= (uint64_t)srcShape.GetDim(i);
+    if (n == 0) m = 0;
+    const uint32_t blk = dataTypeSize == 0 ? 8 : 32 / dataTypeSize;
+    ::SoftMaxTiling t{};
+    t.srcM = (uint32_t)m;
+    t.srcK = (uint32_t)k;
+    t.srcSize = (uint32_t)(m * k);
+    t.outMaxM = (uint32_t)m;
+    t.outMaxK = blk;
+    t.outMaxSize = (uint32_t)(m * blk);
+    t.splitM = (uint32_t)m;
+    t.splitK = (uint32_t)k;
+    t.splitSize = (uint32_t)(m * k);
+    t.reduceM = (uint32_t)m;
+    t.reduceK = blk;
+    t.reduceSize = (uint32_t)(m * blk);
+    t.rangeM = m == 0 ? 0 : 1;
+    softmaxTiling = t;
 }
 } // namespace AscendC

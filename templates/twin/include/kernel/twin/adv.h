@@ -288,4 +288,170 @@ inline void DeepNorm(const LocalTensor<T> &dstLocal, const LocalTensor<T> &meanL
                                           alpha, epsilon, tiling, TWIN_LOC_ARGS);
 }
 
+// ---- SoftMax (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax.md), ND format: src seen
+// as [m, k] (k 32-byte aligned); per row max = max(src), e = exp(src - max), sum = sum(e), dst = e / sum,
+// computed in float. sumTensor / maxTensor hold one 32-byte block per row, every element the row's value.
+// The shape is softmaxShapeInfo's {srcM, srcK, oriSrcM, oriSrcK}, or the tiling's srcM / srcK when it is
+// left empty; with 0 < oriSrcK < srcK the max and sum take the first oriSrcK columns and the padding
+// columns of dst get exp(x - max) / sum too (the page: the padding takes part in part of the computation
+// and its dst positions are overwritten). NZ format is not modelled (a kernel fault).
+struct SoftMaxShapeInfo {
+    uint32_t srcM;
+    uint32_t srcK;
+    uint32_t oriSrcM;
+    uint32_t oriSrcK;
+};
+enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
+struct SoftmaxConfig {
+    bool isCheckTiling = true;
+    uint32_t oriSrcM = 0;
+    uint32_t oriSrcK = 0;
+    SoftmaxMode mode = SoftmaxMode::SOFTMAX_NORMAL;
+};
+inline constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
+} // namespace AscendC
+namespace twin {
+// S: the element type of sum / max (T, or float beside half data); with_stats false: no sum / max outputs.
+template <class T, class S, bool nz>
+inline void softmax(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<S> *sum, const AscendC::LocalTensor<S> *max,
+                    const AscendC::LocalTensor<T> &src, const SoftMaxTiling &tiling, const AscendC::SoftMaxShapeInfo &info,
+                    TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SoftMax: half or float");
+    const char *api = "SoftMax";
+    if (nz) fault(twin_file, twin_line, "%s: the NZ data format (isDataFormatNZ) is not modelled by the twin", api);
+    const bool fromTiling = info.srcM == 0 && info.srcK == 0;
+    const uint64_t m = fromTiling ? tiling.srcM : info.srcM, k = fromTiling ? tiling.srcK : info.srcK;
+    const uint64_t kv = (!fromTiling && info.oriSrcK > 0 && info.oriSrcK < k) ? info.oriSrcK : k;
+    if (k == 0 && m > 0)
+        fault(twin_file, twin_line, "%s: the row length srcK is 0 (neither softmaxShapeInfo nor the tiling gives it)", api);
+    if (k * sizeof(T) % 32 != 0)
+        fault(twin_file, twin_line, "%s: srcK %llu: a row must be a multiple of 32 bytes", api, (unsigned long long)k);
+    const uint64_t sb = 32 / sizeof(S);
+    uint8_t *pd = vspan(dst, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
+    uint8_t *psum = sum ? vspan(*sum, m * sb, api, TWIN_LOC_ARGS) : nullptr;
+    uint8_t *pmax = max ? vspan(*max, m * sb, api, TWIN_LOC_ARGS) : nullptr;
+    float *row = new float[k ? k : 1];
+    for (uint64_t r = 0; r < m; r++) {
+        for (uint64_t j = 0; j < k; j++) row[j] = (float)ld<T>(ps + (r * k + j) * sizeof(T));
+        float mx = row[0];
+        for (uint64_t j = 1; j < kv; j++) mx = row[j] > mx ? row[j] : mx;
+        float sm = 0;
+        for (uint64_t j = 0; j < k; j++) {
+            row[j] = m_exp(row[j] - mx);
+            if (j < kv) sm += row[j];
+        }
+        for (uint64_t j = 0; j < k; j++) st<T>(pd + (r * k + j) * sizeof(T), (T)(row[j] / sm));
+        for (uint64_t j = 0; j < sb; j++) {
+            if (psum) st<S>(psum + (r * sb + j) * sizeof(S), (S)sm);
+            if (pmax) st<S>(pmax + (r * sb + j) * sizeof(S), (S)mx);
+        }
+    }
+    delete[] row;
+    // Recorded as the page's seven vector steps over the input (reducemax, broadcast, sub, exp, reducesum,
+    // broadcast, div).
+    tr_vec(api, sizeof(T), m * k * 7, vec_rep(m * k * 7, sizeof(T)), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &sumTensor, const LocalTensor<T> &maxTensor,
+                    const LocalTensor<T> &srcTensor, const SoftMaxTiling &tiling, const SoftMaxShapeInfo &softmaxShapeInfo = {},
+                    TWIN_LOC) {
+    twin::softmax<T, T, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<half> &dstTensor, const LocalTensor<float> &sumTensor, const LocalTensor<float> &maxTensor,
+                    const LocalTensor<half> &srcTensor, const SoftMaxTiling &tiling, const SoftMaxShapeInfo &softmaxShapeInfo = {},
+                    TWIN_LOC) {
+    twin::softmax<half, float, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                               TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor, const SoftMaxTiling &tiling,
+                    const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<T, T, false>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &sumTensor, const LocalTensor<T> &maxTensor,
+                    const LocalTensor<T> &srcTensor, const LocalTensor<uint8_t> &, const SoftMaxTiling &tiling,
+                    const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<T, T, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<half> &dstTensor, const LocalTensor<float> &sumTensor, const LocalTensor<float> &maxTensor,
+                    const LocalTensor<half> &srcTensor, const LocalTensor<uint8_t> &, const SoftMaxTiling &tiling,
+                    const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<half, float, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                               TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor, const LocalTensor<uint8_t> &,
+                    const SoftMaxTiling &tiling, const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<T, T, false>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+
+// ---- Select with a byte mask (asc-devkit docs/zh/api/SIMD-API/高阶API/数据过滤/Select-95.md; ops-nn kernels
+// call it by its older name SelectWithBytesMask): src [firstAxis, srcLastAxis], mask [firstAxis,
+// maskLastAxis] (maskLastAxis >= srcLastAxis, the rest of a mask row ignored); where the mask element is 0
+// the tensor operand is taken, else the scalar (tensor first), or the other way round (scalar first). dst
+// may be the source. T half or float; the mask bool or an integer type.
+struct SelectWithBytesMaskShapeInfo {
+    SelectWithBytesMaskShapeInfo() {}
+    uint32_t firstAxis = 0;
+    uint32_t srcLastAxis = 0;
+    uint32_t maskLastAxis = 0;
+};
+} // namespace AscendC
+namespace twin {
+template <class T> struct same_t { using type = T; };
+template <class T, class U>
+inline void select_bytes(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, T scalar, bool scalarWhenSet,
+                         const AscendC::LocalTensor<U> &mask, const AscendC::SelectWithBytesMaskShapeInfo &info,
+                         TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "Select (bytes mask): half or float");
+    const char *api = "SelectWithBytesMask";
+    const uint64_t m = info.firstAxis, k = info.srcLastAxis, km = info.maskLastAxis;
+    if (km < k)
+        fault(twin_file, twin_line, "%s: maskLastAxis %llu is shorter than srcLastAxis %llu", api, (unsigned long long)km,
+              (unsigned long long)k);
+    uint8_t *pd = vspan(dst, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *pm = vspan(mask, m * km, api, TWIN_LOC_ARGS);
+    for (uint64_t r = 0; r < m; r++)
+        for (uint64_t j = 0; j < k; j++) {
+            const bool set = ld<U>(pm + (r * km + j) * sizeof(U)) != (U)0;
+            st<T>(pd + (r * k + j) * sizeof(T), set == scalarWhenSet ? scalar : ld<T>(ps + (r * k + j) * sizeof(T)));
+        }
+    tr_vec(api, sizeof(T), m * k, vec_rep(m * k, sizeof(T)), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <class T, class U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, typename twin::same_t<T>::type src1,
+                                const LocalTensor<U> &mask, const LocalTensor<uint8_t> &,
+                                const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src0, src1, true, mask, info, TWIN_LOC_ARGS);
+}
+template <class T, class U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T> &dst, typename twin::same_t<T>::type src0, const LocalTensor<T> &src1,
+                                const LocalTensor<U> &mask, const LocalTensor<uint8_t> &,
+                                const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src1, src0, false, mask, info, TWIN_LOC_ARGS);
+}
+template <class T, class U, bool isReuseMask = true>
+inline void Select(const LocalTensor<T> &dst, const LocalTensor<T> &src0, typename twin::same_t<T>::type src1,
+                   const LocalTensor<U> &mask, const LocalTensor<uint8_t> &, const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src0, src1, true, mask, info, TWIN_LOC_ARGS);
+}
+template <class T, class U, bool isReuseMask = true>
+inline void Select(const LocalTensor<T> &dst, typename twin::same_t<T>::type src0, const LocalTensor<T> &src1,
+                   const LocalTensor<U> &mask, const LocalTensor<uint8_t> &, const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src1, src0, false, mask, info, TWIN_LOC_ARGS);
+}
+
 } // namespace AscendC
