@@ -2867,3 +2867,166 @@ int main() {
         "480 5 24 8 40 1 0 10 96 224 224\n"
     );
 }
+
+/// The C API's register gather (register source: index wrapping at the lane count; UB source: the
+/// masked-off lanes 0, a b8 source zero-extended into b16), squeeze (active lanes packed low, the rest 0)
+/// and the frequency histograms (counts added to dst, values 0..127 in bin0, 128..255 in bin1), and the
+/// C++ register API's unaligned load / store and ReduceDataBlock (per 32-byte block), against references
+/// computed here.
+#[test]
+fn c_api_gather_squeeze_histogram_and_reg_unaligned_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "c_api/asc_simd.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<uint8_t> xg, yg;
+    xg.SetGlobalBuffer((__gm__ uint8_t *)x, 1024);
+    yg.SetGlobalBuffer((__gm__ uint8_t *)y, 4096);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ib, ob;
+    pipe.InitBuffer(ib, 1024); pipe.InitBuffer(ob, 4096);
+    LocalTensor<uint8_t> in = ib.Get<uint8_t>(), o = ob.Get<uint8_t>();
+    DataCopy(in, xg, 1024);
+    Duplicate(o.ReinterpretCast<uint32_t>(), 0u, 1024);
+    PipeBarrier<PIPE_ALL>();
+    uint8_t *ub = (uint8_t *)(uintptr_t)in.GetPhyAddr();
+    uint8_t *out = (uint8_t *)(uintptr_t)o.GetPhyAddr();
+    vector_bool all16 = asc_create_mask_b16(PAT_ALL), all32 = asc_create_mask_b32(PAT_ALL), all8 = asc_create_mask_b8(PAT_ALL);
+    // out[0..256): register gather of x[0..256) as uint16 by the index x[256..512) (uint16)
+    vector_uint16_t src, idx, g;
+    asc_loadalign(src, (uint16_t *)ub);
+    asc_loadalign(idx, (uint16_t *)(ub + 256));
+    asc_gather(g, src, idx);
+    asc_storealign((uint16_t *)out, g, all16);
+    // out[256..512): UB gather of uint8 x[0..) by index % 200 into uint16, first 100 lanes
+    uint32_t n = 100;
+    vector_bool m100 = asc_update_mask_b16(n);
+    vector_uint16_t g8;
+    asc_gather(g8, (uint8_t *)ub, idx, m100);
+    asc_storealign((uint16_t *)(out + 256), g8, all16);
+    // out[512..768): squeeze of x[512..768) as float with PAT_M4 ... use every lane whose value's low bit is 1
+    vector_float f, sq;
+    asc_loadalign(f, (float *)(ub + 512));
+    vector_int32_t bits;
+    asc_loadalign(bits, (int32_t *)(ub + 512));
+    vector_bool odd;
+    vector_int32_t one;
+    asc_duplicate_scalar(one, 1);
+    vector_int32_t lowbit;
+    AscendC::Reg::And(lowbit, bits, one, all32);
+    asc_eq(odd, lowbit, one, all32);
+    asc_squeeze(sq, f, odd);
+    asc_storealign((float *)(out + 512), sq, all32);
+    // out[768..1024): histograms of x[0..256) bytes, bin0 then bin1, added to 5
+    vector_uint8_t b;
+    asc_loadalign(b, (uint8_t *)ub);
+    vector_uint16_t h0, h1;
+    asc_duplicate_scalar(h0, 5);
+    asc_duplicate_scalar(h1, 5);
+    uint32_t n200 = 200;
+    vector_bool m200 = asc_update_mask_b8(n200);
+    asc_frequency_histogram_bin0(h0, b, m200);
+    asc_frequency_histogram_bin1(h1, b, m200);
+    asc_storealign((uint16_t *)(out + 768), h0, all16);
+    asc_storealign((uint16_t *)(out + 1024), h1, all16);
+    // out[1280..): unaligned copy of x[4..4 + 2 * 60) floats... as 2 x 60 floats from byte 4 to byte 1280 + 8
+    {
+        __ubuf__ float *s = (__ubuf__ float *)(ub + 4);
+        __ubuf__ float *d = (__ubuf__ float *)(out + 1280 + 8);
+        Reg::RegTensor<float> r;
+        Reg::UnalignRegForLoad ul;
+        Reg::UnalignRegForStore us;
+        Reg::LoadUnAlignPre(ul, s);
+        for (int i = 0; i < 2; i++) {
+            Reg::LoadUnAlign(r, ul, s, 60);
+            Reg::StoreUnAlign(d, r, us, 60);
+        }
+        Reg::StoreUnAlignPost(d, us, 0);
+    }
+    // out[1792..): ReduceDataBlock MAX and SUM of x[0..256) as float, first 50 lanes
+    {
+        Reg::RegTensor<float> r, mx, sm;
+        Reg::LoadAlign(r, (__ubuf__ float *)ub);
+        uint32_t n50 = 50;
+        Reg::MaskReg m50 = Reg::UpdateMask<float>(n50);
+        Reg::ReduceDataBlock<Reg::ReduceType::MAX>(mx, r, m50);
+        Reg::ReduceDataBlock<Reg::ReduceType::SUM>(sm, r, m50);
+        Reg::MaskReg a = Reg::CreateMask<float, Reg::MaskPattern::ALL>();
+        Reg::StoreAlign((__ubuf__ float *)(out + 1792), mx, a);
+        Reg::StoreAlign((__ubuf__ float *)(out + 2048), sm, a);
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 4096);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the C API gather / squeeze / histogram and Reg unaligned copy kernel",
+    );
+    let mut x = vec![0u8; 1024];
+    for (i, v) in x.iter_mut().enumerate() {
+        *v = ((i * 73 + 11) % 251) as u8;
+    }
+    // indices at bytes 256..512: uint16, some past the 128 lanes
+    for i in 0..128 {
+        let idx = ((i * 37 + 5) % 300) as u16;
+        x[256 + 2 * i..258 + 2 * i].copy_from_slice(&idx.to_le_bytes());
+    }
+    // floats at 512..768: small integers, so their bit patterns' low bits vary and are exact
+    for i in 0..64 {
+        let f = (i as f32) * 0.5 - 7.0;
+        x[512 + 4 * i..516 + 4 * i].copy_from_slice(&f.to_le_bytes());
+    }
+    let (out, y) = run_kernel(w, &[("x", x.clone())], 4096);
+    assert!(out.status.success(), "{out:?}");
+    let u16at = |b: &[u8], i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]);
+    let f32at = |b: &[u8], i: usize| f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+    let src16: Vec<u16> = (0..128).map(|i| u16at(&x, i)).collect();
+    let idx: Vec<u16> = (0..128).map(|i| u16at(&x[256..], i)).collect();
+    for i in 0..128 {
+        assert_eq!(u16at(&y, i), src16[idx[i] as usize % 128], "gather (register) {i}");
+        let want = if i < 100 { x[idx[i] as usize] as u16 } else { 0 };
+        assert_eq!(u16at(&y[256..], i), want, "gather (UB, b8 into b16) {i}");
+    }
+    let fl: Vec<f32> = (0..64).map(|i| f32at(&x[512..], i)).collect();
+    let mut packed: Vec<f32> = fl.iter().cloned().filter(|f| f.to_bits() & 1 == 1).collect();
+    packed.resize(64, 0.0);
+    for i in 0..64 {
+        assert_eq!(f32at(&y[512..], i).to_bits(), packed[i].to_bits(), "squeeze {i}");
+    }
+    for v in 0..128 {
+        let c0 = x[..200].iter().filter(|b| **b as usize == v).count() as u16;
+        let c1 = x[..200].iter().filter(|b| **b as usize == v + 128).count() as u16;
+        assert_eq!(u16at(&y[768..], v), 5 + c0, "histogram bin0 value {v}");
+        assert_eq!(u16at(&y[1024..], v), 5 + c1, "histogram bin1 value {v}");
+    }
+    // unaligned copy: 120 floats from byte 4 to byte 1288; bytes 1280..1288 stay 0
+    assert_eq!(&y[1280..1288], &[0u8; 8]);
+    assert_eq!(&y[1288..1288 + 480], &x[4..484]);
+    assert_eq!(&y[1288 + 480..1288 + 484], &[0u8; 4]);
+    let xf: Vec<f32> = (0..64).map(|i| f32at(&x, i)).collect();
+    for b in 0..8 {
+        let blk: Vec<f32> = (b * 8..b * 8 + 8).filter(|i| *i < 50).map(|i| xf[i]).collect();
+        let mx = if blk.is_empty() {
+            0.0
+        } else {
+            blk.iter().cloned().fold(f32::MIN, f32::max)
+        };
+        let mut lanes: Vec<f32> = (b * 8..b * 8 + 8)
+            .map(|i| if i < 50 { xf[i] } else { 0.0 })
+            .collect();
+        while lanes.len() > 1 {
+            lanes = lanes.chunks(2).map(|p| p[0] + p[1]).collect();
+        }
+        assert_eq!(f32at(&y[1792..], b).to_bits(), mx.to_bits(), "ReduceDataBlock MAX {b}");
+        assert_eq!(f32at(&y[2048..], b).to_bits(), lanes[0].to_bits(), "ReduceDataBlock SUM {b}");
+    }
+    for i in 8..64 {
+        assert_eq!(f32at(&y[1792..], i), 0.0);
+        assert_eq!(f32at(&y[2048..], i), 0.0);
+    }
+}
