@@ -2672,7 +2672,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         }
     }
     for i in 0..16 {
-        assert_eq!(y[288 + i], q[i] as f32 * 0.5, "AscendDequant single row {i}");
+        assert_eq!(
+            y[288 + i],
+            q[i] as f32 * 0.5,
+            "AscendDequant single row {i}"
+        );
     }
     // DeepNorm: x = a[128..192), gx = b[0..64), gamma = b[64..96), beta = b[96..128)
     for r in 0..2 {
@@ -2984,19 +2988,37 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     let (out, y) = run_kernel(w, &[("x", x.clone())], 4096);
     assert!(out.status.success(), "{out:?}");
     let u16at = |b: &[u8], i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]);
-    let f32at = |b: &[u8], i: usize| f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+    let f32at = |b: &[u8], i: usize| {
+        f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    };
     let src16: Vec<u16> = (0..128).map(|i| u16at(&x, i)).collect();
     let idx: Vec<u16> = (0..128).map(|i| u16at(&x[256..], i)).collect();
     for i in 0..128 {
-        assert_eq!(u16at(&y, i), src16[idx[i] as usize % 128], "gather (register) {i}");
-        let want = if i < 100 { x[idx[i] as usize] as u16 } else { 0 };
+        assert_eq!(
+            u16at(&y, i),
+            src16[idx[i] as usize % 128],
+            "gather (register) {i}"
+        );
+        let want = if i < 100 {
+            x[idx[i] as usize] as u16
+        } else {
+            0
+        };
         assert_eq!(u16at(&y[256..], i), want, "gather (UB, b8 into b16) {i}");
     }
     let fl: Vec<f32> = (0..64).map(|i| f32at(&x[512..], i)).collect();
-    let mut packed: Vec<f32> = fl.iter().cloned().filter(|f| f.to_bits() & 1 == 1).collect();
+    let mut packed: Vec<f32> = fl
+        .iter()
+        .cloned()
+        .filter(|f| f.to_bits() & 1 == 1)
+        .collect();
     packed.resize(64, 0.0);
     for i in 0..64 {
-        assert_eq!(f32at(&y[512..], i).to_bits(), packed[i].to_bits(), "squeeze {i}");
+        assert_eq!(
+            f32at(&y[512..], i).to_bits(),
+            packed[i].to_bits(),
+            "squeeze {i}"
+        );
     }
     for v in 0..128 {
         let c0 = x[..200].iter().filter(|b| **b as usize == v).count() as u16;
@@ -3010,7 +3032,10 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert_eq!(&y[1288 + 480..1288 + 484], &[0u8; 4]);
     let xf: Vec<f32> = (0..64).map(|i| f32at(&x, i)).collect();
     for b in 0..8 {
-        let blk: Vec<f32> = (b * 8..b * 8 + 8).filter(|i| *i < 50).map(|i| xf[i]).collect();
+        let blk: Vec<f32> = (b * 8..b * 8 + 8)
+            .filter(|i| *i < 50)
+            .map(|i| xf[i])
+            .collect();
         let mx = if blk.is_empty() {
             0.0
         } else {
@@ -3022,8 +3047,16 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         while lanes.len() > 1 {
             lanes = lanes.chunks(2).map(|p| p[0] + p[1]).collect();
         }
-        assert_eq!(f32at(&y[1792..], b).to_bits(), mx.to_bits(), "ReduceDataBlock MAX {b}");
-        assert_eq!(f32at(&y[2048..], b).to_bits(), lanes[0].to_bits(), "ReduceDataBlock SUM {b}");
+        assert_eq!(
+            f32at(&y[1792..], b).to_bits(),
+            mx.to_bits(),
+            "ReduceDataBlock MAX {b}"
+        );
+        assert_eq!(
+            f32at(&y[2048..], b).to_bits(),
+            lanes[0].to_bits(),
+            "ReduceDataBlock SUM {b}"
+        );
     }
     for i in 8..64 {
         assert_eq!(f32at(&y[1792..], i), 0.0);
