@@ -3013,12 +3013,8 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         .filter(|f| f.to_bits() & 1 == 1)
         .collect();
     packed.resize(64, 0.0);
-    for i in 0..64 {
-        assert_eq!(
-            f32at(&y[512..], i).to_bits(),
-            packed[i].to_bits(),
-            "squeeze {i}"
-        );
+    for (i, want) in packed.iter().enumerate() {
+        assert_eq!(f32at(&y[512..], i).to_bits(), want.to_bits(), "squeeze {i}");
     }
     for v in 0..128 {
         let c0 = x[..200].iter().filter(|b| **b as usize == v).count() as u16;
