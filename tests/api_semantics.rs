@@ -2677,3 +2677,533 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("is free"), "{err}");
 }
+
+/// The high-level APIs of twin/adv.h against references computed here: IsFinite (float -> float and
+/// float -> one-byte bool, on finite values, +-inf and NaN), SwiGLU (dst = a * b / (1 + exp(-beta * b))),
+/// AscendDequant (a [4, 8] int32 input, calCount 4, a float scale tensor; and DEQUANT_WITH_SINGLE_ROW's
+/// {1, 16, 8} taken as {2, 8, 8} with a scalar scale), DeepNorm (LayerNorm of alpha * x + gx over H, with
+/// mean and variance per row) and the scalar GM atomics (each returns the old value); the kernel-side
+/// queries fill DeepNorm's tiling from the shape; `utils/debug/asc_dump.h` prints UB and register data.
+#[test]
+fn isfinite_swiglu_dequant_deepnorm_atomics_and_asc_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "utils/debug/asc_dump.h"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 512);
+    yg.SetGlobalBuffer((__gm__ float *)y, 1024);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, db, tb, mb, vb;
+    pipe.InitBuffer(ab, 2048); pipe.InitBuffer(bb, 2048); pipe.InitBuffer(db, 2048); pipe.InitBuffer(tb, 1024);
+    pipe.InitBuffer(mb, 256); pipe.InitBuffer(vb, 256);
+    LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), d = db.Get<float>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(a, xg, 256); DataCopy(b, xg[256], 256);
+    PipeBarrier<PIPE_ALL>();
+    // y[0..64): IsFinite to float; y[64..80): IsFinite to bool bytes (64 bytes)
+    IsFinite(d, a, 64);
+    LocalTensor<int8_t> m8 = tb.Get<int8_t>();
+    Duplicate(m8, (int8_t)7, 64);
+    IsFinite(m8, a, 64);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 64); DataCopy(yg[64], m8.ReinterpretCast<float>(), 16); PipeBarrier<PIPE_ALL>();
+    // y[128..256): SwiGLU, beta 0.75, on x[64..192) and x[320..448)
+    SwiGLU<float, false>(d, a[64], b[64], 0.75f, tmp, 128);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[128], d, 128); PipeBarrier<PIPE_ALL>();
+    // y[256..288): AscendDequant [4, 8] int32 (x[192..224) reinterpreted), scale x[224..232), calCount 4
+    Duplicate(d, -9.0f, 64);
+    LocalTensor<int32_t> q = a[192].ReinterpretCast<int32_t>();
+    LocalTensor<float> sc = a[224];
+    sc.SetSize(8);
+    AscendDequant(d, q, sc, {4, 8, 4});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[256], d, 32); PipeBarrier<PIPE_ALL>();
+    // y[288..304): {1, 16, 8} with the scalar 0.5: single-row mode makes it {2, 8, 8}
+    Duplicate(d, -9.0f, 64);
+    AscendDequant(d, q, 0.5f, DequantParams{1, 16, 8});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[288], d, 16); PipeBarrier<PIPE_ALL>();
+    // y[320..384): DeepNorm over [2, 1, 32] (x = a[0..64) where finite parts were replaced, gx = b[0..64)),
+    // gamma = b[64..96), beta = b[96..128), alpha 1.5, epsilon 0.01; y[384..386) mean, y[392..394) variance
+    DeepNormTiling dt;
+    bool ok = GetDeepNormTilingInfo(TensorShape({2, 1, 32}), TensorShape({2, 1, 32}), 1024, 4, false, false, dt);
+    LocalTensor<float> mean = mb.Get<float>(), var = vb.Get<float>();
+    DeepNorm<float>(d, mean, var, a[128], b, b[96], b[64], tmp, 1.5f, 0.01f, dt);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[320], d, 64); DataCopy(yg[384], mean, 8); DataCopy(yg[392], var, 8);
+    PipeBarrier<PIPE_ALL>();
+    // y[400..): scalar atomics on y itself, old values recorded after them
+    __gm__ uint32_t *u = (__gm__ uint32_t *)(y + 400 * 4);
+    __gm__ float *f = (__gm__ float *)(y + 408 * 4);
+    __gm__ int32_t *s = (__gm__ int32_t *)(y + 416 * 4);
+    u[0] = 5; u[1] = 1; u[2] = 9; f[0] = 2.5f; s[0] = -3;
+    uint32_t o0 = AtomicAdd(u, 3u);
+    uint32_t o1 = AtomicCas(u + 1, 1u, 2u);
+    uint32_t o2 = AtomicCas(u + 1, 1u, 7u);
+    uint32_t o3 = AtomicExch(u + 2, 4u);
+    float o4 = AtomicAdd(f, 0.25f);
+    int32_t o5 = AtomicMax(s, -7);
+    int32_t o6 = AtomicMin(s, -8);
+    yg.SetValue(424, (float)o0); yg.SetValue(425, (float)o1); yg.SetValue(426, (float)o2);
+    yg.SetValue(427, (float)o3); yg.SetValue(428, o4); yg.SetValue(429, (float)o5); yg.SetValue(430, (float)o6);
+    yg.SetValue(431, ok ? (float)(dt.bLength * 10000 + dt.hLength * 10 + dt.originalHLength % 10) : -1.0f);
+    uint32_t mx = 0, mn = 0;
+    GetSwiGLUMaxMinTmpSize(TensorShape({100}), 2, mx, mn, false);
+    yg.SetValue(432, (float)mx);
+    GetAscendDequantMaxMinTmpSize(TensorShape({2, 1024}), 4, mx, mn);
+    yg.SetValue(433, (float)mn);
+    yg.SetValue(434, GetDeepNormTilingInfo(TensorShape({2, 1, 32}), TensorShape({2, 1, 33}), 0, 4, false, false, dt) ? 1.0f : 0.0f);
+    // asc_dump of UB and of a register
+    asc_dump_ubuf<float>((__ubuf__ float *)b.GetPhyAddr(), 7, 3);
+    Reg::RegTensor<float> r;
+    Reg::Duplicate<float>(r, 1.25f);
+    asc_dump<float>(r, 9, 2);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the IsFinite / SwiGLU / AscendDequant / DeepNorm / atomics kernel",
+    );
+    // x[0..256): a, x[256..512): b
+    let mut x: Vec<f32> = (0..512)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.07)
+        .collect();
+    x[3] = f32::INFINITY;
+    x[10] = f32::NEG_INFINITY;
+    x[17] = f32::NAN;
+    x[40] = f32::MAX;
+    x[256..259].copy_from_slice(&[1.5, -2.25, 3.0]);
+    // a[192..224): 32 int32 values for dequant; a[224..232): scales
+    for i in 0..32 {
+        x[192 + i] = f32::from_bits(((i as i32) * 13 - 200) as u32);
+    }
+    for (j, s) in [0.5f32, -2.0, 0.125, 3.0, 9.0, 9.0, 9.0, 9.0]
+        .iter()
+        .enumerate()
+    {
+        x[224 + j] = *s;
+    }
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 1024 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    // IsFinite
+    for i in 0..64 {
+        let want = if x[i].is_finite() { 1.0 } else { 0.0 };
+        assert_eq!(y[i], want, "IsFinite float at {i}");
+    }
+    let bytes: Vec<u8> = y[64..80].iter().flat_map(|v| v.to_le_bytes()).collect();
+    for i in 0..64 {
+        assert_eq!(bytes[i], x[i].is_finite() as u8, "IsFinite bool at {i}");
+    }
+    // SwiGLU
+    for i in 0..128 {
+        let (p, q) = (x[64 + i] as f64, x[256 + 64 + i] as f64);
+        let want = p * q / (1.0 + (-0.75 * q).exp());
+        assert!(
+            (y[128 + i] as f64 - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "SwiGLU at {i}: {} vs {want}",
+            y[128 + i]
+        );
+    }
+    // AscendDequant [4, 8], calCount 4: n_dst = 8; columns 4..8 keep -9
+    let q: Vec<i32> = (0..32).map(|i| i * 13 - 200).collect();
+    for r in 0..4 {
+        for c in 0..8 {
+            let want = if c < 4 {
+                q[r * 8 + c] as f32 * x[224 + c]
+            } else {
+                -9.0
+            };
+            assert_eq!(y[256 + r * 8 + c], want, "AscendDequant ({r}, {c})");
+        }
+    }
+    for i in 0..16 {
+        assert_eq!(
+            y[288 + i],
+            q[i] as f32 * 0.5,
+            "AscendDequant single row {i}"
+        );
+    }
+    // DeepNorm: x = a[128..192), gx = b[0..64), gamma = b[64..96), beta = b[96..128)
+    for r in 0..2 {
+        let x1: Vec<f64> = (0..32)
+            .map(|j| 1.5 * x[128 + r * 32 + j] as f64 + x[256 + r * 32 + j] as f64)
+            .collect();
+        let mean = x1.iter().sum::<f64>() / 32.0;
+        let var = x1.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 32.0;
+        assert!((y[384 + r] as f64 - mean).abs() < 1e-4, "DeepNorm mean {r}");
+        assert!(
+            (y[392 + r] as f64 - var).abs() < 1e-4 * var.max(1.0),
+            "DeepNorm variance {r}"
+        );
+        for j in 0..32 {
+            let g = x[256 + 64 + j] as f64;
+            let b = x[256 + 96 + j] as f64;
+            let want = g * (x1[j] - mean) / (var + 0.01).sqrt() + b;
+            assert!(
+                (y[320 + r * 32 + j] as f64 - want).abs() < 1e-4 * want.abs().max(1.0),
+                "DeepNorm ({r}, {j}): {} vs {want}",
+                y[320 + r * 32 + j]
+            );
+        }
+    }
+    // atomics: the stored results and the old values returned
+    let u: Vec<u32> = y[400..403].iter().map(|v| v.to_bits()).collect();
+    assert_eq!(u, [8, 2, 4]);
+    assert_eq!(y[408], 2.75);
+    assert_eq!(y[416].to_bits() as i32, -8);
+    assert_eq!(&y[424..431], &[5.0, 1.0, 2.0, 9.0, 2.5, -3.0, -3.0]);
+    // DeepNorm tiling: b 2, h 32, originalH 32; the tmp sizes: one tile rounded to 32 bytes
+    assert_eq!(y[431], 20322.0);
+    assert_eq!(y[432], 224.0);
+    assert_eq!(y[433], 8192.0);
+    assert_eq!(y[434], 0.0, "originH past H is refused");
+    // the kernel's printf stream is its stderr
+    let printed = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        printed.contains("asc_dump desc=7 position=UB dtype=float size=3\n1.5 -2.25 3\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("asc_dump desc=9 position=Reg dtype=float size=2\n1.25 1.25\n"),
+        "{printed}"
+    );
+}
+
+/// SoftMax (ND) against a reference computed here: rows of [3, 16] floats with softmaxShapeInfo's
+/// oriSrcK 13 (max and sum over the first 13 columns, written to every element of a 32-byte block per
+/// row), and the form without sum / max taking its shape from the tiling SoftMaxTilingFunc fills; then
+/// SelectWithBytesMask on [2, 16] with a [2, 32] byte mask (the scalar where the mask is set, the tensor
+/// first), and the scalar-first Select.
+#[test]
+fn softmax_with_its_tiling_and_select_with_bytes_mask() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db, sb, mb, tb, kb;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(db, 256); pipe.InitBuffer(sb, 128); pipe.InitBuffer(mb, 128);
+    pipe.InitBuffer(tb, 1024); pipe.InitBuffer(kb, 64);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>(), s = sb.Get<float>(), m = mb.Get<float>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(a, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    SoftMaxTiling t;
+    SoftMaxTilingFunc(TensorShape({3, 16}), 4, GetSoftMaxMinTmpSize(TensorShape({3, 16}), 4, false), t);
+    SoftMax<float>(d, s, m, a, tmp, t, SoftMaxShapeInfo{3, 16, 3, 13});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 48); DataCopy(yg[48], s, 24); DataCopy(yg[72], m, 24); PipeBarrier<PIPE_ALL>();
+    SoftMax<float, false, false>(d, a, tmp, t);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[96], d, 48); PipeBarrier<PIPE_ALL>();
+    // mask [2, 32] bytes: element (r, j) set when (j + r) % 3 == 0; columns 16..32 ignored
+    LocalTensor<uint8_t> mk = kb.Get<uint8_t>();
+    for (int r = 0; r < 2; r++)
+        for (int j = 0; j < 32; j++) mk.SetValue(r * 32 + j, (uint8_t)((j + r) % 3 == 0 ? (j < 16 ? 1 + j : 0) : 0));
+    SelectWithBytesMaskShapeInfo info;
+    info.firstAxis = 2; info.srcLastAxis = 16; info.maskLastAxis = 32;
+    SelectWithBytesMask(d, a, -100.0f, mk, tmp, info);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[144], d, 32); PipeBarrier<PIPE_ALL>();
+    Select(d, 7.0f, a, mk, tmp, info);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[176], d, 32); PipeBarrier<PIPE_ALL>();
+    yg.SetValue(208, (float)t.srcM); yg.SetValue(209, (float)t.srcK); yg.SetValue(210, (float)t.outMaxK);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the SoftMax / SelectWithBytesMask kernel",
+    );
+    let x: Vec<f32> = (0..64)
+        .map(|i| ((i * 29 % 43) as f32 - 21.0) * 0.3)
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 256 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    let close = |got: f32, want: f64, what: &str| {
+        assert!(
+            (got as f64 - want).abs() <= 1e-6 + 1e-5 * want.abs(),
+            "{what}: {got} vs {want}"
+        );
+    };
+    for (valid, base, stats) in [(13usize, 0usize, true), (16, 96, false)] {
+        for r in 0..3 {
+            let row: Vec<f64> = x[r * 16..r * 16 + 16].iter().map(|v| *v as f64).collect();
+            let mx = row[..valid].iter().cloned().fold(f64::MIN, f64::max);
+            let sum: f64 = row[..valid].iter().map(|v| (v - mx).exp()).sum();
+            for j in 0..16 {
+                close(
+                    y[base + r * 16 + j],
+                    (row[j] - mx).exp() / sum,
+                    &format!("SoftMax valid {valid} ({r}, {j})"),
+                );
+            }
+            if stats {
+                for j in 0..8 {
+                    close(y[48 + r * 8 + j], sum, "SoftMax sum");
+                    close(y[72 + r * 8 + j], mx, "SoftMax max");
+                }
+            }
+        }
+    }
+    for r in 0..2 {
+        for j in 0..16 {
+            let set = (j + r) % 3 == 0;
+            let v = x[r * 16 + j];
+            assert_eq!(
+                y[144 + r * 16 + j],
+                if set { -100.0 } else { v },
+                "Select ({r}, {j})"
+            );
+            assert_eq!(
+                y[176 + r * 16 + j],
+                if set { v } else { 7.0 },
+                "Select scalar first ({r}, {j})"
+            );
+        }
+    }
+    assert_eq!(&y[208..211], &[3.0, 16.0, 8.0]);
+}
+
+/// On the custom-op host side, an operator's tiling data holds SoftMaxTiling with
+/// TILING_DATA_FIELD_DEF_STRUCT inside namespace optiling and fills it with SoftMaxTilingFunc (ops-nn's
+/// scaled_masked_softmax_v2 does); the scratch queries answer one tile of the input rounded up to 32 bytes;
+/// optiling::DeepNormTiling takes GetDeepNormTilingInfo's shape, with the unpadded H.
+#[test]
+fn host_softmax_and_deepnorm_tilings_fill_from_the_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("softmax_tiling.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(TwinSoftmaxOpTiling)
+TILING_DATA_FIELD_DEF(uint64_t, width);
+TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmaxTilingData);
+END_TILING_DATA_DEF;
+} // namespace optiling
+int main() {
+    optiling::TwinSoftmaxOpTiling t;
+    auto shape = ge::Shape({static_cast<int64_t>(5), static_cast<int64_t>(24)});
+    auto size = AscendC::GetSoftMaxMaxTmpSize(shape, 4, false);
+    AscendC::SoftMaxTilingFunc(shape, 4, size, t.softmaxTilingData);
+    optiling::DeepNormTiling dn;
+    bool ok = AscendC::GetDeepNormTilingInfo(ge::Shape({2, 3, 16}), ge::Shape({2, 3, 10}), 0, 4, false, false, dn);
+    bool bad = AscendC::GetDeepNormTilingInfo(ge::Shape({2, 3, 12}), ge::Shape({2, 3, 10}), 0, 4, false, false, dn);
+    uint32_t mx = 0, mn = 0;
+    AscendC::GetSwiGLUMaxMinTmpSize(ge::Shape({100}), 2, mx, mn, false);
+    std::printf("%u %u %u %u %u %d %d %u %u %u %u\n", size, t.softmaxTilingData.srcM, t.softmaxTilingData.srcK,
+                t.softmaxTilingData.outMaxK, t.softmaxTilingData.outMaxSize, (int)ok, (int)bad, dn.originalHLength,
+                dn.inputXSize, mx, mn);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the SoftMax / DeepNorm host tiling check");
+    // 5 x 24 floats = 480 bytes; srcM 5, srcK 24, 8 floats per max/sum block, 40 of them; DeepNorm over
+    // [2, 3, 16] with H 10 unpadded (a row of 12 floats is not 32-byte aligned: refused, tiling kept);
+    // SwiGLU's 100 halves round up to 224 bytes.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "480 5 24 8 40 1 0 10 96 224 224\n"
+    );
+}
+
+/// The C API's register gather (register source: index wrapping at the lane count; UB source: the
+/// masked-off lanes 0, a b8 source zero-extended into b16), squeeze (active lanes packed low, the rest 0)
+/// and the frequency histograms (counts added to dst, values 0..127 in bin0, 128..255 in bin1), and the
+/// C++ register API's unaligned load / store and ReduceDataBlock (per 32-byte block), against references
+/// computed here.
+#[test]
+fn c_api_gather_squeeze_histogram_and_reg_unaligned_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "c_api/asc_simd.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<uint8_t> xg, yg;
+    xg.SetGlobalBuffer((__gm__ uint8_t *)x, 1024);
+    yg.SetGlobalBuffer((__gm__ uint8_t *)y, 4096);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ib, ob;
+    pipe.InitBuffer(ib, 1024); pipe.InitBuffer(ob, 4096);
+    LocalTensor<uint8_t> in = ib.Get<uint8_t>(), o = ob.Get<uint8_t>();
+    DataCopy(in, xg, 1024);
+    Duplicate(o.ReinterpretCast<uint32_t>(), 0u, 1024);
+    PipeBarrier<PIPE_ALL>();
+    uint8_t *ub = (uint8_t *)(uintptr_t)in.GetPhyAddr();
+    uint8_t *out = (uint8_t *)(uintptr_t)o.GetPhyAddr();
+    vector_bool all16 = asc_create_mask_b16(PAT_ALL), all32 = asc_create_mask_b32(PAT_ALL), all8 = asc_create_mask_b8(PAT_ALL);
+    // out[0..256): register gather of x[0..256) as uint16 by the index x[256..512) (uint16)
+    vector_uint16_t src, idx, g;
+    asc_loadalign(src, (uint16_t *)ub);
+    asc_loadalign(idx, (uint16_t *)(ub + 256));
+    asc_gather(g, src, idx);
+    asc_storealign((uint16_t *)out, g, all16);
+    // out[256..512): UB gather of uint8 x[0..) by index % 200 into uint16, first 100 lanes
+    uint32_t n = 100;
+    vector_bool m100 = asc_update_mask_b16(n);
+    vector_uint16_t g8;
+    asc_gather(g8, (uint8_t *)ub, idx, m100);
+    asc_storealign((uint16_t *)(out + 256), g8, all16);
+    // out[512..768): squeeze of x[512..768) as float with PAT_M4 ... use every lane whose value's low bit is 1
+    vector_float f, sq;
+    asc_loadalign(f, (float *)(ub + 512));
+    vector_int32_t bits;
+    asc_loadalign(bits, (int32_t *)(ub + 512));
+    vector_bool odd;
+    vector_int32_t one;
+    asc_duplicate_scalar(one, 1);
+    vector_int32_t lowbit;
+    AscendC::Reg::And(lowbit, bits, one, all32);
+    asc_eq(odd, lowbit, one, all32);
+    asc_squeeze(sq, f, odd);
+    asc_storealign((float *)(out + 512), sq, all32);
+    // out[768..1024): histograms of x[0..256) bytes, bin0 then bin1, added to 5
+    vector_uint8_t b;
+    asc_loadalign(b, (uint8_t *)ub);
+    vector_uint16_t h0, h1;
+    asc_duplicate_scalar(h0, 5);
+    asc_duplicate_scalar(h1, 5);
+    uint32_t n200 = 200;
+    vector_bool m200 = asc_update_mask_b8(n200);
+    asc_frequency_histogram_bin0(h0, b, m200);
+    asc_frequency_histogram_bin1(h1, b, m200);
+    asc_storealign((uint16_t *)(out + 768), h0, all16);
+    asc_storealign((uint16_t *)(out + 1024), h1, all16);
+    // out[1280..): unaligned copy of x[4..4 + 2 * 60) floats... as 2 x 60 floats from byte 4 to byte 1280 + 8
+    {
+        __ubuf__ float *s = (__ubuf__ float *)(ub + 4);
+        __ubuf__ float *d = (__ubuf__ float *)(out + 1280 + 8);
+        Reg::RegTensor<float> r;
+        Reg::UnalignRegForLoad ul;
+        Reg::UnalignRegForStore us;
+        Reg::LoadUnAlignPre(ul, s);
+        for (int i = 0; i < 2; i++) {
+            Reg::LoadUnAlign(r, ul, s, 60);
+            Reg::StoreUnAlign(d, r, us, 60);
+        }
+        Reg::StoreUnAlignPost(d, us, 0);
+    }
+    // out[1792..): ReduceDataBlock MAX and SUM of x[0..256) as float, first 50 lanes
+    {
+        Reg::RegTensor<float> r, mx, sm;
+        Reg::LoadAlign(r, (__ubuf__ float *)ub);
+        uint32_t n50 = 50;
+        Reg::MaskReg m50 = Reg::UpdateMask<float>(n50);
+        Reg::ReduceDataBlock<Reg::ReduceType::MAX>(mx, r, m50);
+        Reg::ReduceDataBlock<Reg::ReduceType::SUM>(sm, r, m50);
+        Reg::MaskReg a = Reg::CreateMask<float, Reg::MaskPattern::ALL>();
+        Reg::StoreAlign((__ubuf__ float *)(out + 1792), mx, a);
+        Reg::StoreAlign((__ubuf__ float *)(out + 2048), sm, a);
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 4096);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the C API gather / squeeze / histogram and Reg unaligned copy kernel",
+    );
+    let mut x = vec![0u8; 1024];
+    for (i, v) in x.iter_mut().enumerate() {
+        *v = ((i * 73 + 11) % 251) as u8;
+    }
+    // indices at bytes 256..512: uint16, some past the 128 lanes
+    for i in 0..128 {
+        let idx = ((i * 37 + 5) % 300) as u16;
+        x[256 + 2 * i..258 + 2 * i].copy_from_slice(&idx.to_le_bytes());
+    }
+    // floats at 512..768: small integers, so their bit patterns' low bits vary and are exact
+    for i in 0..64 {
+        let f = (i as f32) * 0.5 - 7.0;
+        x[512 + 4 * i..516 + 4 * i].copy_from_slice(&f.to_le_bytes());
+    }
+    let (out, y) = run_kernel(w, &[("x", x.clone())], 4096);
+    assert!(out.status.success(), "{out:?}");
+    let u16at = |b: &[u8], i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]);
+    let f32at = |b: &[u8], i: usize| {
+        f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    };
+    let src16: Vec<u16> = (0..128).map(|i| u16at(&x, i)).collect();
+    let idx: Vec<u16> = (0..128).map(|i| u16at(&x[256..], i)).collect();
+    for i in 0..128 {
+        assert_eq!(
+            u16at(&y, i),
+            src16[idx[i] as usize % 128],
+            "gather (register) {i}"
+        );
+        let want = if i < 100 {
+            x[idx[i] as usize] as u16
+        } else {
+            0
+        };
+        assert_eq!(u16at(&y[256..], i), want, "gather (UB, b8 into b16) {i}");
+    }
+    let fl: Vec<f32> = (0..64).map(|i| f32at(&x[512..], i)).collect();
+    let mut packed: Vec<f32> = fl
+        .iter()
+        .cloned()
+        .filter(|f| f.to_bits() & 1 == 1)
+        .collect();
+    packed.resize(64, 0.0);
+    for (i, want) in packed.iter().enumerate() {
+        assert_eq!(f32at(&y[512..], i).to_bits(), want.to_bits(), "squeeze {i}");
+    }
+    for v in 0..128 {
+        let c0 = x[..200].iter().filter(|b| **b as usize == v).count() as u16;
+        let c1 = x[..200].iter().filter(|b| **b as usize == v + 128).count() as u16;
+        assert_eq!(u16at(&y[768..], v), 5 + c0, "histogram bin0 value {v}");
+        assert_eq!(u16at(&y[1024..], v), 5 + c1, "histogram bin1 value {v}");
+    }
+    // unaligned copy: 120 floats from byte 4 to byte 1288; bytes 1280..1288 stay 0
+    assert_eq!(&y[1280..1288], &[0u8; 8]);
+    assert_eq!(&y[1288..1288 + 480], &x[4..484]);
+    assert_eq!(&y[1288 + 480..1288 + 484], &[0u8; 4]);
+    let xf: Vec<f32> = (0..64).map(|i| f32at(&x, i)).collect();
+    for b in 0..8 {
+        let blk: Vec<f32> = (b * 8..b * 8 + 8)
+            .filter(|i| *i < 50)
+            .map(|i| xf[i])
+            .collect();
+        let mx = if blk.is_empty() {
+            0.0
+        } else {
+            blk.iter().cloned().fold(f32::MIN, f32::max)
+        };
+        let mut lanes: Vec<f32> = (b * 8..b * 8 + 8)
+            .map(|i| if i < 50 { xf[i] } else { 0.0 })
+            .collect();
+        while lanes.len() > 1 {
+            lanes = lanes.chunks(2).map(|p| p[0] + p[1]).collect();
+        }
+        assert_eq!(
+            f32at(&y[1792..], b).to_bits(),
+            mx.to_bits(),
+            "ReduceDataBlock MAX {b}"
+        );
+        assert_eq!(
+            f32at(&y[2048..], b).to_bits(),
+            lanes[0].to_bits(),
+            "ReduceDataBlock SUM {b}"
+        );
+    }
+    for i in 8..64 {
+        assert_eq!(f32at(&y[1792..], i), 0.0);
+        assert_eq!(f32at(&y[2048..], i), 0.0);
+    }
+}

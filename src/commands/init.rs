@@ -13,8 +13,16 @@ use std::path::Path;
 /// The shape given to tensors when `--shape` names none: a realistic size for a vector op.
 const DEFAULT_SHAPE: [u64; 2] = [48, 16384];
 /// Smaller default shapes tried, in order, for an op whose tiling function refuses the default one
-/// (ops that tile one row per core, or bound the last axis: "last dim should be no more than 1024").
-const SMALLER_SHAPES: [[u64; 2]; 3] = [[8, 1024], [8, 256], [2, 64]];
+/// (ops that tile one row per core, or bound the last axis: "last dim should be no more than 1024"),
+/// then, for a tiling function that demands a rank ("x or mask DimNum is not 4": ops-nn's
+/// scaled_masked_softmax_v2), the same small size as three and four axes.
+const SMALLER_SHAPES: &[&[u64]] = &[
+    &[8, 1024],
+    &[8, 256],
+    &[2, 64],
+    &[4, 16, 256],
+    &[2, 4, 16, 256],
+];
 
 /// What `init` does with tunables beyond discovering them.
 #[derive(Debug, Clone, Copy, Default)]
@@ -415,7 +423,7 @@ fn fit_tiling(
         }
         let mut fitted = false;
         let before = inferred.defaults.get(&op.name).cloned();
-        for smaller in SMALLER_SHAPES {
+        for &smaller in SMALLER_SHAPES {
             inferred
                 .defaults
                 .insert(op.name.clone(), (smaller.to_vec(), smaller_note(&first)));

@@ -703,3 +703,41 @@ fn init_keeps_its_guess_when_infershape_never_sets_the_output() {
         "{manifest}"
     );
 }
+
+/// Found in the new-user run (ops-nn scaled_masked_softmax_v2: "x or mask DimNum is not 4"): an op whose
+/// tiling function demands four axes refused init's 2-D default and every smaller 2-D one. init now
+/// also tries the small size as three and four axes and writes the first the tiling takes.
+#[test]
+fn init_writes_a_four_axis_default_when_the_tiling_demands_four_axes() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let anchor =
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
+    let refusing = src.replacen(
+        anchor,
+        &format!(
+            "{anchor}    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() != 4) {{ return ge::GRAPH_FAILED; }}\n"
+        ),
+        1,
+    );
+    assert_ne!(
+        refusing, src,
+        "the fixture's tiling changed; update this test"
+    );
+    std::fs::write(&host, refusing).unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "name = \"x\"\ndtype = \"float16\"\nshape = [2, 4, 16, 256]   # guess: a default smaller than [48, 16384]"
+        ),
+        "{manifest}"
+    );
+    assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}

@@ -57,6 +57,7 @@ using float32_t = float;
 #include "twin/vec2.h"
 #include "twin/sort.h"
 #include "twin/reg.h"
+#include "twin/adv.h"
 #include "twin/std.h"
 
 // ASSERT is compiled out, as in device builds: public samples write `x = y ASSERT(c);`, which

@@ -133,4 +133,5 @@ TWIN_TMP_FACTOR(GetFracTmpBufferFactorSize)
 TWIN_TMP_FACTOR(GetPowerTmpBufferFactorSize)
 #undef TWIN_TMP_FACTOR
 } // namespace AscendC
-
+// The queries of the high-level APIs in the kernel's twin/adv.h (SwiGLU, AscendDequant, DeepNorm).
+#include "../../kernel/tiling/twin_adv_tiling.h"

@@ -10,11 +10,12 @@
 //     and barriers; asc_lock / asc_unlock as a barrier of the pipe (the twin runs one instruction at a time);
 //   - repeat-form vector compute on UB arrays (vector_compute/asc_add.md ...: count elements, `_sync` forms
 //     ending with a barrier): the C++ Add / Sub / Mul / ... of a count;
-//   - system variables: asc_init, asc_get_block_idx / asc_get_block_num, asc_get_vf_len, block_idx.
+//   - system variables: asc_init, asc_get_block_idx / asc_get_block_num, asc_get_vf_len, block_idx;
+//   - register gather (register and UB sources), squeeze and the frequency histograms (at the end).
 // UB arrays (`__ubuf__ float x[n];` in a kernel) are UB allocations: the twin's ASC compiler rewrites such a
 // declaration into `::twin_asc::ub_array<float>(n)` (package/src/asc_rewrite.cpp), whose pointer is a UB
-// byte address, as `__ubuf__ T *` is everywhere in the twin. Only the normal L2 cache mode is modelled. Not modelled: the cube (L1 / L0 / mmad), gathers,
-// histograms, squeeze, interleave, address registers, SIMT.
+// byte address, as `__ubuf__ T *` is everywhere in the twin. Only the normal L2 cache mode is modelled. Not modelled: the cube (L1 / L0 / mmad), the
+// repeat-form gathers, cumulative histograms, squeeze with status, interleave, address registers, SIMT.
 #pragma once
 #include "../kernel_operator.h"
 
@@ -342,4 +343,72 @@ template <class T> inline void asc_reduce_max(AscendC::Reg::RegTensor<T> &dst, A
 }
 template <class T> inline void asc_reduce_min(AscendC::Reg::RegTensor<T> &dst, AscendC::Reg::RegTensor<T> src, vector_bool mask, TWIN_LOC) {
     AscendC::Reg::Reduce<AscendC::Reg::ReduceType::MIN>(dst, src, mask, TWIN_LOC_ARGS);
+}
+
+// Gather (reg/reg_load/asc_gather.md). Register form: dst[i] = src[index[i] % lanes] (the page: an index
+// past the register wraps), index of the element width. UB form: the active lanes take the element at
+// src + index[i] elements (src 32-byte aligned), the others 0; a b8 source into a b16 register is
+// zero-extended. The UB form with a 32-bit index into a 16-bit register is not modelled (a build error).
+template <class T, class I>
+inline void asc_gather(AscendC::Reg::RegTensor<T> &dst, AscendC::Reg::RegTensor<T> src, AscendC::Reg::RegTensor<I> index,
+                       TWIN_LOC) {
+    static_assert(sizeof(I) == sizeof(T) && !std::is_signed<I>::value, "asc_gather: the index is unsigned, of src's width");
+    constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
+    AscendC::Reg::RegTensor<T> out;
+    for (uint32_t i = 0; i < lanes; i++) out.set(i, src.get((uint32_t)(index.get(i) % lanes)));
+    dst = out;
+    twin_reg::trace<T>("RegGather", lanes, TWIN_LOC_ARGS);
+}
+template <class D, class S, class I>
+inline void asc_gather(AscendC::Reg::RegTensor<D> &dst, S *src, AscendC::Reg::RegTensor<I> index, vector_bool mask, TWIN_LOC) {
+    static_assert(sizeof(I) == sizeof(D) && !std::is_signed<I>::value,
+                  "asc_gather (UB): the twin models an unsigned index of the destination's width");
+    static_assert(sizeof(S) == sizeof(D) || (sizeof(S) == 1 && sizeof(D) == 2),
+                  "asc_gather (UB): the source has the destination's width, or is b8 into b16");
+    constexpr uint32_t lanes = AscendC::Reg::RegTensor<D>::kLanes;
+    const uint64_t base = (uint64_t)(uintptr_t)src;
+    if (base % 32 != 0) twin::fault(twin_file, twin_line, "asc_gather: UB source address %llu is not 32-byte aligned",
+                                    (unsigned long long)base);
+    AscendC::Reg::RegTensor<D> out;
+    for (uint32_t i = 0; i < lanes; i++) {
+        if (!twin_reg::on<D>(mask, i)) continue;
+        const uint8_t *p = twin::ub_span(base + (uint64_t)index.get(i) * sizeof(S), sizeof(S), "asc_gather", TWIN_LOC_ARGS);
+        if constexpr (sizeof(S) == sizeof(D)) out.set(i, twin::ld<D>(p));
+        else out.set(i, (D)(uint16_t)p[0]);
+    }
+    dst = out;
+    twin_reg::trace<D>("RegGather", lanes, TWIN_LOC_ARGS);
+}
+
+// Squeeze (reg/compare_and_select/asc_squeeze.md): the active lanes of src, in order, packed into the low
+// lanes of dst; the rest of dst 0.
+template <class T>
+inline void asc_squeeze(AscendC::Reg::RegTensor<T> &dst, AscendC::Reg::RegTensor<T> src, vector_bool mask, TWIN_LOC) {
+    constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
+    AscendC::Reg::RegTensor<T> out;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < lanes; i++)
+        if (twin_reg::on<T>(mask, i)) out.set(n++, src.get(i));
+    dst = out;
+    twin_reg::trace<T>("RegSqueeze", lanes, TWIN_LOC_ARGS);
+}
+
+// Frequency histogram (reg/histogram_compute/asc_frequency_histogram.md): for every active lane of the
+// uint8_t src, dst[v] += 1 for v in [0, 127] (bin0) or dst[v - 128] += 1 for v in [128, 255] (bin1),
+// added to dst's values, uint16_t wrapping.
+template <int Bin>
+inline void twin_capi_histogram(vector_uint16_t &dst, const vector_uint8_t &src, const vector_bool &mask, TWIN_LOC_DECL) {
+    for (uint32_t i = 0; i < vector_uint8_t::kLanes; i++) {
+        if (!twin_reg::on<uint8_t>(mask, i)) continue;
+        const uint32_t v = src.get(i);
+        if ((v >> 7) != (uint32_t)Bin) continue;
+        dst.set(v & 127u, (uint16_t)(dst.get(v & 127u) + 1u));
+    }
+    twin_reg::trace<uint8_t>(Bin == 0 ? "RegHistogramBin0" : "RegHistogramBin1", vector_uint8_t::kLanes, TWIN_LOC_ARGS);
+}
+inline void asc_frequency_histogram_bin0(vector_uint16_t &dst, vector_uint8_t src, vector_bool mask, TWIN_LOC) {
+    twin_capi_histogram<0>(dst, src, mask, TWIN_LOC_ARGS);
+}
+inline void asc_frequency_histogram_bin1(vector_uint16_t &dst, vector_uint8_t src, vector_bool mask, TWIN_LOC) {
+    twin_capi_histogram<1>(dst, src, mask, TWIN_LOC_ARGS);
 }

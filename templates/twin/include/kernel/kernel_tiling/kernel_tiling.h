@@ -25,3 +25,75 @@ struct TCubeTiling {
     int32_t singleBatchM, singleBatchN;
     int32_t mxTypePara;
 };
+
+// DeepNorm's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/DeepNorm-Tiling.md: the struct as that
+// page lists it, in its order). The host's GetDeepNormTilingInfo (tiling/twin_adv_tiling.h) fills it and
+// the kernel's DeepNorm (twin/adv.h) reads bLength, sLength, hLength and originalHLength; the other fields
+// are filled for a kernel that reads them and describe one pass over the whole [B, S, H] input.
+struct DeepNormTiling {
+    uint32_t bLength = 0;
+    uint32_t sLength = 0;
+    uint32_t hLength = 0;
+    uint32_t originalHLength = 0;
+    uint32_t inputXSize = 0;
+    uint32_t meanVarSize = 0;
+    uint32_t numberOfTmpBuf = 0;
+    uint32_t meanTmpTensorPos = 0;
+    uint32_t meanTmpTensorSize = 0;
+    uint32_t varianceTmpTensorPos = 0;
+    uint32_t varianceTmpTensorSize = 0;
+    uint32_t tmpBufSize = 0;
+    uint32_t oneTmpSize = 0;
+    uint32_t firstTmpStartPos = 0;
+    uint32_t secondTmpStartPos = 0;
+    uint32_t thirdTmpStartPos = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputRoundSize = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t meanVarRoundSize = 0;
+    uint32_t meanVarTailSize = 0;
+    uint32_t meanVarTailPos = 0;
+    uint32_t bshCurLength = 0;
+    uint32_t bsCurLength = 0;
+    float lastDimValueBack = 0;
+};
+// `.asc` programs name it AscendC::tiling::DeepNormTiling (the page's second GetDeepNormTilingInfo).
+namespace AscendC {
+namespace tiling {
+using ::DeepNormTiling;
+} // namespace tiling
+} // namespace AscendC
+
+// SoftMax's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-Tiling使用说明.md: the
+// struct as that page lists it, in its order). The host's SoftMaxTilingFunc (tiling/twin_adv_tiling.h) fills
+// it; the kernel's SoftMax (twin/adv.h) reads srcM and srcK when its SoftMaxShapeInfo is left empty. Host
+// tiling data holds it with TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, ...) inside namespace optiling, and
+// `.asc` programs name it AscendC::tiling::SoftMaxTiling: both are this struct.
+struct SoftMaxTiling {
+    uint32_t srcM = 0;
+    uint32_t srcK = 0;
+    uint32_t srcSize = 0;
+    uint32_t outMaxM = 0;
+    uint32_t outMaxK = 0;
+    uint32_t outMaxSize = 0;
+    uint32_t splitM = 0;
+    uint32_t splitK = 0;
+    uint32_t splitSize = 0;
+    uint32_t reduceM = 0;
+    uint32_t reduceK = 0;
+    uint32_t reduceSize = 0;
+    uint32_t rangeM = 0;
+    uint32_t tailM = 0;
+    uint32_t tailSplitSize = 0;
+    uint32_t tailReduceSize = 0;
+};
+namespace AscendC {
+namespace tiling {
+using ::SoftMaxTiling;
+} // namespace tiling
+} // namespace AscendC
+namespace optiling {
+using ::SoftMaxTiling;
+using ::DeepNormTiling;
+} // namespace optiling

@@ -2,5 +2,9 @@
 #pragma once
 #include "../kernel_tiling/kernel_tiling.h"
 #include "twin_tmp_size.h"
+// CANN's tiling headers bring the bounds-checked memcpy_s / memset_s family with them (`.asc` host code
+// copies its tiling struct with memcpy_s after including only this header, e.g. asc-devkit's deepnorm
+// example).
+#include "../twin/securec.h"
 // `.asc` programs define their tiling struct with BEGIN_TILING_DATA_DEF after including this header.
 #include "../register/tilingdata_base.h"

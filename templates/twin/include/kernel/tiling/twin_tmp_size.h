@@ -79,3 +79,4 @@ inline void GetPowerMaxMinTmpSize(const ge::Shape &srcShape1, const ge::Shape &s
     maxValue = minValue = TwinTmpBytes(big, typeSize);
 }
 } // namespace AscendC
+#include "twin_adv_tiling.h"

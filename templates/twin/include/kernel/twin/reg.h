@@ -9,7 +9,7 @@
 // its first byte (2*i) is set. Inactive destination lanes are zeroed (MaskMergeMode::ZEROING) or
 // kept (MERGING). `__ubuf__ T *` addresses are UB byte offsets, as LocalTensor::GetPhyAddr() gives
 // them in the twin; every load and store is checked against the UB. Each instruction is one
-// `I V Reg<Name>` trace record of one repeat. Not modelled: unaligned loads/stores, gathers,
+// `I V Reg<Name>` trace record of one repeat. Unaligned loads / stores and ReduceDataBlock are at the end. Not modelled: gathers,
 // AddrReg offsets, 64-bit two-register traits, SIMT (`__simt_vf__`).
 #pragma once
 #include "vec.h"
@@ -368,6 +368,88 @@ inline void Reduce(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC
     out.set(0, type == ReduceType::SUM ? twin::tree_sum(lanes, n) : (E)best);
     dst = out;
     twin_reg::trace<E>("RegReduce", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+
+// ReduceDataBlock (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/归约计算/ReduceDataBlock.md): lane b of
+// dst takes the sum (a binary tree), maximum or minimum of the active elements of the 32-byte block b of
+// src, b = 0..7; the other lanes are zero (ZEROING, the only mode the page supports), as is a block with no
+// active element.
+template <ReduceType type = ReduceType::SUM, class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void ReduceDataBlock(RegTensor<E> &dst, RegTensor<E> src, MaskReg mask, TWIN_LOC) {
+    static_assert(mode == MaskMergeMode::ZEROING, "ReduceDataBlock: only MaskMergeMode::ZEROING is supported");
+    constexpr uint32_t per = 32 / sizeof(E);
+    RegTensor<E> out;
+    for (uint32_t b = 0; b < VL / 32; b++) {
+        E lanes[32];
+        bool any = false;
+        twin::calc_t<E> best = 0;
+        for (uint32_t j = 0; j < per; j++) {
+            const uint32_t i = b * per + j;
+            const bool a = twin_reg::on<E>(mask, i);
+            lanes[j] = a ? src.get(i) : E(0);
+            if (!a) continue;
+            auto v = twin::up(src.get(i));
+            if (!any || (type == ReduceType::MAX ? v > best : v < best)) best = v;
+            any = true;
+        }
+        out.set(b, type == ReduceType::SUM ? twin::tree_sum(lanes, per) : (any ? (E)best : E(0)));
+    }
+    dst = out;
+    twin_reg::trace<E>("RegReduceDataBlock", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+
+// Unaligned loads and stores (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/Reg数据搬入/连续非对齐搬入
+// （LoadUnAlign）.md, Reg数据搬出/连续非对齐搬出（StoreUnAlign）.md, 寄存器数据类型/UnalignRegForLoad-
+// UnalignRegForStore.md). The hardware keeps the bytes across a 32-byte boundary in the 32-byte unaligned
+// register; the twin reads and writes the UB directly, which leaves the same bytes once StoreUnAlignPost has
+// run: LoadUnAlign takes VL bytes at srcAddr (any alignment), StoreUnAlign writes the first
+// postUpdateStride elements of the register at dstAddr; the post-update forms then move the address on by
+// postUpdateStride elements. The AddrReg and AR-register forms are not modelled.
+struct UnalignRegForLoad {
+    uint8_t b[32] = {};
+};
+struct UnalignRegForStore {
+    uint8_t b[32] = {};
+};
+template <class T> inline void LoadUnAlignPre(UnalignRegForLoad &, __ubuf__ T *srcAddr, TWIN_LOC) {
+    (void)srcAddr;
+    twin_reg::trace<T>("RegLoadUnAlignPre", 1, TWIN_LOC_ARGS);
+}
+namespace detail {
+template <class U> inline void load_unaligned(U &dst, const void *src, TWIN_LOC_DECL) {
+    const uint8_t *p = twin::ub_span((uint64_t)(uintptr_t)src, VL, "RegLoadUnAlign", TWIN_LOC_ARGS);
+    __builtin_memcpy(dst.b, p, VL);
+    twin_reg::trace<typename U::ElementType>("RegLoadUnAlign", U::kLanes, TWIN_LOC_ARGS);
+}
+} // namespace detail
+template <class T = DefaultType, class U>
+inline void LoadUnAlign(U &dstReg, UnalignRegForLoad &, __ubuf__ T *srcAddr, TWIN_LOC) {
+    detail::load_unaligned(dstReg, srcAddr, TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, PostLiteral postMode = PostLiteral::POST_MODE_UPDATE, class U>
+inline void LoadUnAlign(U &dstReg, UnalignRegForLoad &, __ubuf__ T *&srcAddr, uint32_t postUpdateStride, TWIN_LOC) {
+    static_assert(postMode == PostLiteral::POST_MODE_UPDATE, "LoadUnAlign: only POST_MODE_UPDATE is supported");
+    detail::load_unaligned(dstReg, srcAddr, TWIN_LOC_ARGS);
+    srcAddr += postUpdateStride;
+}
+template <class T = DefaultType, PostLiteral postMode = PostLiteral::POST_MODE_UPDATE, class U>
+inline void StoreUnAlign(__ubuf__ T *&dstAddr, U &srcReg, UnalignRegForStore &, uint32_t postUpdateStride, TWIN_LOC) {
+    static_assert(postMode == PostLiteral::POST_MODE_UPDATE, "StoreUnAlign: only POST_MODE_UPDATE is supported");
+    using E = typename U::ElementType;
+    static_assert(sizeof(T) == sizeof(E), "StoreUnAlign: the address and the register hold the same type");
+    if (postUpdateStride > U::kLanes)
+        twin::fault(twin_file, twin_line, "StoreUnAlign: postUpdateStride %u exceeds the register's %u elements",
+                    postUpdateStride, U::kLanes);
+    uint8_t *p = twin::ub_span((uint64_t)(uintptr_t)dstAddr, (uint64_t)postUpdateStride * sizeof(E), "RegStoreUnAlign",
+                               TWIN_LOC_ARGS);
+    __builtin_memcpy(p, srcReg.b, (uint64_t)postUpdateStride * sizeof(E));
+    dstAddr += postUpdateStride;
+    twin_reg::trace<E>("RegStoreUnAlign", U::kLanes, TWIN_LOC_ARGS);
+}
+template <class T, PostLiteral postMode = PostLiteral::POST_MODE_UPDATE>
+inline void StoreUnAlignPost(__ubuf__ T *&dstAddr, UnalignRegForStore &, int32_t postUpdateStride, TWIN_LOC) {
+    if (postMode == PostLiteral::POST_MODE_UPDATE) dstAddr += postUpdateStride;
+    twin_reg::trace<T>("RegStoreUnAlignPost", 1, TWIN_LOC_ARGS);
 }
 
 } // namespace Reg

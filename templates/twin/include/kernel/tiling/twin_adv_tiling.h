@@ -1,0 +1,99 @@
+// twin: the host-side queries of the high-level APIs in twin/adv.h (SwiGLU, AscendDequant, DeepNorm, SoftMax):
+// their scratch sizes and the DeepNorm and SoftMax tilings. Shared by the kernel-header build (tiling/twin_tmp_size.h, for `.asc`
+// programs) and the custom-op host build (include/host/tiling/tiling_api.h); each includes this after it has
+// defined ge::Shape and AscendC::TwinTmpBytes. Scratch: the twin's APIs need none, so, as for the other
+// queries, both bounds are one tile of the input rounded up to 32 bytes (any size the kernel then reserves
+// works). Knows nothing of the tool's Rust side.
+#pragma once
+#include "../kernel_tiling/kernel_tiling.h"
+
+namespace AscendC {
+// asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SwiGLU接口/GetSwiGLUMaxMinTmpSize.md (note the argument order:
+// the bounds before isReuseSource).
+inline void GetSwiGLUMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, uint32_t &maxValue,
+                                   uint32_t &minValue, const bool isReuseSource = false) {
+    (void)isReuseSource;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+}
+// asc-devkit docs/zh/api/SIMD-API/高阶API/量化操作/GetAscendDequantMaxMinTmpSize.md: srcShape is the int32_t
+// input's [m, n], typeSize its element size (4).
+inline void GetAscendDequantMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, uint32_t &maxValue,
+                                          uint32_t &minValue) {
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+}
+
+// asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/DeepNorm-Tiling.md. srcShape is [B, S, H] (H 32-byte
+// aligned), originSrcShape [B, S, originH] with 0 < originH <= H (== H when isBasicBlock). False for any
+// other shape, as the page's "获取失败".
+inline bool TwinDeepNormShapeOk(const ge::Shape &s, uint32_t typeSize) {
+    return s.GetDimNum() == 3 && s.GetDim(0) > 0 && s.GetDim(1) > 0 && s.GetDim(2) > 0 && typeSize > 0 &&
+           (uint64_t)s.GetDim(2) * typeSize % 32 == 0;
+}
+inline bool GetDeepNormMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                     const bool isBasicBlock, uint32_t &maxValue, uint32_t &minValue) {
+    (void)isReuseSource; (void)isBasicBlock;
+    if (!TwinDeepNormShapeOk(srcShape, typeSize)) return false;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+    return true;
+}
+inline bool GetDeepNormTilingInfo(const ge::Shape &srcShape, const ge::Shape &originSrcShape, const uint32_t stackBufferSize,
+                                  const uint32_t typeSize, const bool isReuseSource, const bool isBasicBlock,
+                                  ::DeepNormTiling &tiling) {
+    (void)isReuseSource;
+    if (!TwinDeepNormShapeOk(srcShape, typeSize) || originSrcShape.GetDimNum() != 3) return false;
+    const int64_t b = srcShape.GetDim(0), s = srcShape.GetDim(1), h = srcShape.GetDim(2), oh = originSrcShape.GetDim(2);
+    if (originSrcShape.GetDim(0) != b || originSrcShape.GetDim(1) != s || oh <= 0 || oh > h) return false;
+    if (isBasicBlock && (oh != h || h % 64 != 0 || h > 2040 || (b * s) % 8 != 0)) return false;
+    tiling = ::DeepNormTiling{};
+    tiling.bLength = (uint32_t)b;
+    tiling.sLength = (uint32_t)s;
+    tiling.hLength = (uint32_t)h;
+    tiling.originalHLength = (uint32_t)oh;
+    tiling.inputXSize = (uint32_t)(b * s * h);
+    tiling.meanVarSize = (uint32_t)(b * s);
+    tiling.tmpBufSize = stackBufferSize;
+    tiling.loopRound = 1;
+    tiling.inputRoundSize = tiling.inputXSize;
+    tiling.meanVarRoundSize = tiling.meanVarSize;
+    tiling.bshCurLength = tiling.inputXSize;
+    tiling.bsCurLength = tiling.meanVarSize;
+    tiling.lastDimValueBack = 1.0f / (float)oh;
+    return true;
+}
+// SoftMax / SimpleSoftMax (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-SimpleSoftMax-Tiling.md):
+// the scratch bounds (one tile of the input, as above) and SoftMaxTilingFunc. srcShape's last axis is k, the
+// product of the others m. The twin's SoftMax reads srcM and srcK; the rest describe one pass over the
+// whole input (splitM = m, rangeM = 1, no tail) with the per-row max / sum blocks of 32 bytes.
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+    (void)isReuseSource;
+    return TwinTmpBytes(srcShape, dataTypeSize);
+}
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+    (void)isReuseSource;
+    return TwinTmpBytes(srcShape, dataTypeSize);
+}
+inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              ::SoftMaxTiling &softmaxTiling) {
+    (void)localWorkSpaceSize;
+    const size_t n = srcShape.GetDimNum();
+    uint64_t k = n == 0 ? 0 : (uint64_t)srcShape.GetDim(n - 1), m = 1;
+    for (size_t i = 0; i + 1 < n; i++) m *= (uint64_t)srcShape.GetDim(i);
+    if (n == 0) m = 0;
+    const uint32_t blk = dataTypeSize == 0 ? 8 : 32 / dataTypeSize;
+    ::SoftMaxTiling t{};
+    t.srcM = (uint32_t)m;
+    t.srcK = (uint32_t)k;
+    t.srcSize = (uint32_t)(m * k);
+    t.outMaxM = (uint32_t)m;
+    t.outMaxK = blk;
+    t.outMaxSize = (uint32_t)(m * blk);
+    t.splitM = (uint32_t)m;
+    t.splitK = (uint32_t)k;
+    t.splitSize = (uint32_t)(m * k);
+    t.reduceM = (uint32_t)m;
+    t.reduceK = blk;
+    t.reduceSize = (uint32_t)(m * blk);
+    t.rangeM = m == 0 ? 0 : 1;
+    softmaxTiling = t;
+}
+} // namespace AscendC

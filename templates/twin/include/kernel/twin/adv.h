@@ -1,0 +1,457 @@
+// twin: high-level (advanced) APIs with their own shapes: IsFinite, SwiGLU, AscendDequant, DeepNorm, and the
+// scalar GM atomics (AtomicAdd / Max / Min / Exch / Cas). Each is written from its asc-devkit page (cited
+// beside it) and computed elementwise on the CPU; the twin needs no scratch, so a sharedTmpBuffer argument
+// is accepted and not touched. The tiling structs these read are in kernel_tiling/kernel_tiling.h, the host
+// queries that size their scratch in tiling/twin_adv_tiling.h. Knows nothing of the tool's Rust side.
+#pragma once
+#include "vec.h"
+#include "../kernel_tiling/kernel_tiling.h"
+
+namespace twin {
+// Fault when [a, a + abytes) and [b, b + bbytes) overlap in UB: the pages below forbid it.
+inline void no_overlap(const char *api, const char *what, uint32_t a, uint64_t abytes, uint32_t b, uint64_t bbytes,
+                       TWIN_LOC_DECL) {
+    if (abytes > 0 && bbytes > 0 && a < b + bbytes && b < a + abytes)
+        fault(twin_file, twin_line, "%s: %s (UB %u and %u) overlap; the API does not allow it", api, what, a, b);
+}
+template <class T> struct is_fp_elem : std::integral_constant<bool, std::is_same<T, float>::value || is_half_like<T>::value> {};
+} // namespace twin
+
+namespace AscendC {
+
+// ---- IsFinite (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/IsFinite接口/IsFinite.md): per element,
+// 1 (or true) when the input is neither NaN nor +-inf, else 0 (false). src half / bfloat16_t / float; dst the
+// same type as src, or bool. A one-byte integer destination (the page's sample writes through
+// LocalTensor<int8_t> when the output is bool) is taken as bool: one byte, 1 or 0.
+template <class T, class U>
+inline void IsFinite(const LocalTensor<U> &dst, const LocalTensor<T> &src, uint32_t calCount, TWIN_LOC) {
+    static_assert(twin::is_fp_elem<T>::value, "IsFinite: src must be half, bfloat16_t or float");
+    static_assert(std::is_same<U, T>::value || sizeof(U) == 1,
+                  "IsFinite: dst must have src's type, or be bool (one byte)");
+    twin::no_overlap("IsFinite", "dst and src", dst.addr_, (uint64_t)calCount * sizeof(U), src.addr_,
+                     (uint64_t)calCount * sizeof(T), TWIN_LOC_ARGS);
+    twin::vun("IsFinite", dst, src, calCount, [](T x) {
+        const bool fin = __builtin_isfinite((float)x);
+        if constexpr (std::is_same<U, T>::value) return (U)(fin ? 1.0f : 0.0f);
+        else return (U)(fin ? 1 : 0);
+    }, TWIN_LOC_ARGS, (int)sizeof(U));
+}
+
+// ---- SwiGLU (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SwiGLU接口/SwiGLU.md; the formula as the
+// page's sample states it, examples/01_simd_cpp_api/04_advanced_api/01_activation/swiglu):
+//   dst_i = src0_i * Swish(src1_i, beta), Swish(x, beta) = x / (1 + exp(-beta * x)),
+// computed in float; half or float. dst must not overlap either source.
+} // namespace AscendC
+namespace twin {
+template <class T>
+inline void swiglu(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &s0, const AscendC::LocalTensor<T> &s1,
+                   float beta, int64_t n, TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SwiGLU: half or float");
+    vcheck(n, "SwiGLU", TWIN_LOC_ARGS);
+    const uint64_t bytes = (uint64_t)n * sizeof(T);
+    no_overlap("SwiGLU", "dst and srcTensor0", dst.addr_, bytes, s0.addr_, bytes, TWIN_LOC_ARGS);
+    no_overlap("SwiGLU", "dst and srcTensor1", dst.addr_, bytes, s1.addr_, bytes, TWIN_LOC_ARGS);
+    uint8_t *pd = vspan(dst, n, "SwiGLU", TWIN_LOC_ARGS);
+    const uint8_t *pa = vspan(s0, n, "SwiGLU", TWIN_LOC_ARGS);
+    const uint8_t *pb = vspan(s1, n, "SwiGLU", TWIN_LOC_ARGS);
+    for (int64_t i = 0; i < n; i++) {
+        const float a = (float)ld<T>(pa + i * sizeof(T)), b = (float)ld<T>(pb + i * sizeof(T));
+        st<T>(pd + i * sizeof(T), (T)(a * (b / (1.0f + m_exp(-beta * b)))));
+    }
+    tr_vec_ub(dst.addr_, s0.addr_, s1.addr_);
+    tr_vec("SwiGLU", sizeof(T), n, vec_rep(n, sizeof(T)), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <class T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor0, const LocalTensor<T> &srcTensor1,
+                   const float &scalarValue, const LocalTensor<uint8_t> &, const uint32_t calCount, TWIN_LOC) {
+    twin::swiglu(dstTensor, srcTensor0, srcTensor1, scalarValue, calCount, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor0, const LocalTensor<T> &srcTensor1,
+                   const float &scalarValue, const LocalTensor<uint8_t> &, TWIN_LOC) {
+    twin::swiglu(dstTensor, srcTensor0, srcTensor1, scalarValue, srcTensor0.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor0, const LocalTensor<T> &srcTensor1,
+                   const float &scalarValue, const uint32_t calCount, TWIN_LOC) {
+    twin::swiglu(dstTensor, srcTensor0, srcTensor1, scalarValue, calCount, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor0, const LocalTensor<T> &srcTensor1,
+                   const float &scalarValue, TWIN_LOC) {
+    twin::swiglu(dstTensor, srcTensor0, srcTensor1, scalarValue, srcTensor0.GetSize(), TWIN_LOC_ARGS);
+}
+
+// ---- AscendDequant (asc-devkit docs/zh/api/SIMD-API/高阶API/量化操作/AscendDequant.md): src int32_t [m, n];
+// row i's first calCount elements times deqScale[j] (a tensor: its first calCount elements) or times the
+// scalar deqScale, in float, rounded to dstT and written to row i of dst [m, n_dst], n_dst = n rounded up
+// so that a row is a multiple of 32 bytes of dstT; the rest of a dst row is left as it was (the page:
+// undefined). A uint64_t deqScale carries its float in the low 32 bits. DEQUANT_WITH_SINGLE_ROW takes
+// {1, n, calCount} as {n / calCount, calCount, calCount} when calCount is a multiple of 32 / sizeof(dstT)
+// and divides n. The PER_TOKEN / PER_GROUP forms (Ascend 950 only) are not supported.
+struct DequantParams {
+    uint32_t m;
+    uint32_t n;
+    uint32_t calCount;
+};
+enum class DeQuantMode { DEQUANT_WITH_SINGLE_ROW = 0, DEQUANT_WITH_MULTI_ROW };
+} // namespace AscendC
+namespace twin {
+template <class S> inline float dequant_scale(S s) {
+    if constexpr (std::is_same<S, uint64_t>::value) {
+        float f; uint32_t lo = (uint32_t)s; __builtin_memcpy(&f, &lo, 4); return f;
+    } else {
+        return (float)s;
+    }
+}
+// scale(j) gives the factor of column j.
+template <class D, AscendC::DeQuantMode mode, class F>
+inline void dequant(const AscendC::LocalTensor<D> &dst, const AscendC::LocalTensor<int32_t> &src, AscendC::DequantParams p,
+                    uint64_t scaleCount, F scale, TWIN_LOC_DECL) {
+    static_assert(std::is_same<D, half>::value || std::is_same<D, float>::value || std::is_same<D, bfloat16_t>::value,
+                  "AscendDequant: dstT must be half, float or bfloat16_t");
+    const char *api = "AscendDequant";
+    if (p.calCount < 1 || p.calCount > p.n)
+        fault(twin_file, twin_line, "%s: DequantParams.calCount %u must lie in [1, n = %u]", api, p.calCount, p.n);
+    if (p.calCount > scaleCount)
+        fault(twin_file, twin_line, "%s: DequantParams.calCount %u exceeds deqScale's %llu elements", api, p.calCount,
+              (unsigned long long)scaleCount);
+    if ((uint64_t)p.n * sizeof(int32_t) % 32 != 0)
+        fault(twin_file, twin_line, "%s: DequantParams.n %u: a src row of int32_t must be a multiple of 32 bytes", api, p.n);
+    if (mode == AscendC::DeQuantMode::DEQUANT_WITH_SINGLE_ROW && p.m == 1 && p.calCount % (32 / sizeof(D)) == 0 &&
+        p.n % p.calCount == 0)
+        p = AscendC::DequantParams{p.n / p.calCount, p.calCount, p.calCount};
+    const uint64_t nDst = ((uint64_t)p.n * sizeof(D) + 31) / 32 * 32 / sizeof(D);
+    const uint8_t *ps = vspan(src, (uint64_t)p.m * p.n, api, TWIN_LOC_ARGS);
+    uint8_t *pd = p.m == 0 ? nullptr : vspan(dst, (uint64_t)(p.m - 1) * nDst + p.calCount, api, TWIN_LOC_ARGS);
+    for (uint64_t i = 0; i < p.m; i++)
+        for (uint64_t j = 0; j < p.calCount; j++) {
+            const float v = (float)ld<int32_t>(ps + (i * p.n + j) * 4) * scale(j);
+            st<D>(pd + (i * nDst + j) * sizeof(D), (D)v);
+        }
+    tr_vec(api, 4, (uint64_t)p.m * p.n, vec_rep((uint64_t)p.m * p.n, 4), twin_line, (int)sizeof(D));
+}
+} // namespace twin
+namespace AscendC {
+template <class dstT, class scaleT, DeQuantMode mode = DeQuantMode::DEQUANT_WITH_SINGLE_ROW>
+inline void AscendDequant(const LocalTensor<dstT> &dstTensor, const LocalTensor<int32_t> &srcTensor,
+                          const LocalTensor<scaleT> &deqScale, const LocalTensor<uint8_t> &, DequantParams params, TWIN_LOC) {
+    const uint8_t *pk = twin::vspan(deqScale, params.calCount, "AscendDequant", TWIN_LOC_ARGS);
+    twin::dequant<dstT, mode>(dstTensor, srcTensor, params, deqScale.GetSize(), [pk](uint64_t j) {
+        return twin::dequant_scale(twin::ld<scaleT>(pk + j * sizeof(scaleT)));
+    }, TWIN_LOC_ARGS);
+}
+template <class dstT, class scaleT, DeQuantMode mode = DeQuantMode::DEQUANT_WITH_SINGLE_ROW>
+inline void AscendDequant(const LocalTensor<dstT> &dstTensor, const LocalTensor<int32_t> &srcTensor,
+                          const LocalTensor<scaleT> &deqScale, DequantParams params, TWIN_LOC) {
+    LocalTensor<uint8_t> none;
+    AscendDequant<dstT, scaleT, mode>(dstTensor, srcTensor, deqScale, none, params, TWIN_LOC_ARGS);
+}
+template <class dstT, class scaleT, DeQuantMode mode = DeQuantMode::DEQUANT_WITH_SINGLE_ROW,
+          typename std::enable_if<std::is_arithmetic<scaleT>::value || twin::is_half_like<scaleT>::value, int>::type = 0>
+inline void AscendDequant(const LocalTensor<dstT> &dstTensor, const LocalTensor<int32_t> &srcTensor, const scaleT deqScale,
+                          const LocalTensor<uint8_t> &, DequantParams params, TWIN_LOC) {
+    const float s = (float)deqScale;
+    twin::dequant<dstT, mode>(dstTensor, srcTensor, params, ~0ull, [s](uint64_t) { return s; }, TWIN_LOC_ARGS);
+}
+template <class dstT, class scaleT, DeQuantMode mode = DeQuantMode::DEQUANT_WITH_SINGLE_ROW,
+          typename std::enable_if<std::is_arithmetic<scaleT>::value || twin::is_half_like<scaleT>::value, int>::type = 0>
+inline void AscendDequant(const LocalTensor<dstT> &dstTensor, const LocalTensor<int32_t> &srcTensor, const scaleT deqScale,
+                          DequantParams params, TWIN_LOC) {
+    const float s = (float)deqScale;
+    twin::dequant<dstT, mode>(dstTensor, srcTensor, params, ~0ull, [s](uint64_t) { return s; }, TWIN_LOC_ARGS);
+}
+// The older count forms the page lists as not recommended: one row of calCount elements (the whole
+// src tensor without calCount).
+template <class dstT, class scaleT, DeQuantMode mode = DeQuantMode::DEQUANT_WITH_SINGLE_ROW>
+inline void AscendDequant(const LocalTensor<dstT> &dstTensor, const LocalTensor<int32_t> &srcTensor,
+                          const LocalTensor<scaleT> &deqScale, const LocalTensor<uint8_t> &tmp, const uint32_t calCount, TWIN_LOC) {
+    const uint32_t n = (uint32_t)((calCount * 4ull + 31) / 32 * 8);
+    AscendDequant<dstT, scaleT, DeQuantMode::DEQUANT_WITH_MULTI_ROW>(dstTensor, srcTensor, deqScale, tmp,
+                                                                    DequantParams{1, n, calCount}, TWIN_LOC_ARGS);
+}
+template <class dstT, class scaleT, DeQuantMode mode = DeQuantMode::DEQUANT_WITH_SINGLE_ROW>
+inline void AscendDequant(const LocalTensor<dstT> &dstTensor, const LocalTensor<int32_t> &srcTensor,
+                          const LocalTensor<scaleT> &deqScale, const uint32_t calCount, TWIN_LOC) {
+    LocalTensor<uint8_t> none;
+    AscendDequant<dstT, scaleT, mode>(dstTensor, srcTensor, deqScale, none, calCount, TWIN_LOC_ARGS);
+}
+
+// ---- Scalar GM atomics (asc-devkit docs/zh/api/SIMD-API/基础API/原子操作/AtomicAdd.md, AtomicMax.md,
+// AtomicMin.md, AtomicExch.md, AtomicCas.md): read the old value at address, write the new one, return the
+// old one, as one indivisible step. Add / Max / Min: int32_t, uint32_t, float, int64_t, uint64_t; Exch and
+// Cas: uint32_t, uint64_t. Cas writes value2 only when the old value equals value1.
+} // namespace AscendC
+namespace twin {
+template <class T, class F> inline T scalar_atomic(const char *api, T *address, F next, TWIN_LOC_DECL) {
+    const uint64_t off = gm_check(address, sizeof(T), true, api, TWIN_LOC_ARGS);
+    tr_scalar(api, twin_line, (int64_t)off);
+    using Bits = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+    Bits *p = reinterpret_cast<Bits *>(address);
+    Bits old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    for (;;) {
+        T o; __builtin_memcpy(&o, &old, sizeof(T));
+        T n = next(o);
+        Bits nb; __builtin_memcpy(&nb, &n, sizeof(T));
+        if (__atomic_compare_exchange_n(p, &old, nb, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return o;
+    }
+}
+template <class T> struct atomic_arith : std::integral_constant<bool,
+    std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value || std::is_same<T, float>::value ||
+    std::is_same<T, int64_t>::value || std::is_same<T, uint64_t>::value> {};
+} // namespace twin
+namespace AscendC {
+template <class T> inline T AtomicAdd(__gm__ T *address, T value, TWIN_LOC) {
+    static_assert(twin::atomic_arith<T>::value, "AtomicAdd: int32_t, uint32_t, float, int64_t or uint64_t");
+    return twin::scalar_atomic("AtomicAdd", address, [value](T o) { return (T)(o + value); }, TWIN_LOC_ARGS);
+}
+template <class T> inline T AtomicMax(__gm__ T *address, T value, TWIN_LOC) {
+    static_assert(twin::atomic_arith<T>::value, "AtomicMax: int32_t, uint32_t, float, int64_t or uint64_t");
+    return twin::scalar_atomic("AtomicMax", address, [value](T o) { return o < value ? value : o; }, TWIN_LOC_ARGS);
+}
+template <class T> inline T AtomicMin(__gm__ T *address, T value, TWIN_LOC) {
+    static_assert(twin::atomic_arith<T>::value, "AtomicMin: int32_t, uint32_t, float, int64_t or uint64_t");
+    return twin::scalar_atomic("AtomicMin", address, [value](T o) { return value < o ? value : o; }, TWIN_LOC_ARGS);
+}
+template <class T> inline T AtomicExch(__gm__ T *address, T value, TWIN_LOC) {
+    static_assert(std::is_same<T, uint32_t>::value || std::is_same<T, uint64_t>::value, "AtomicExch: uint32_t or uint64_t");
+    return twin::scalar_atomic("AtomicExch", address, [value](T) { return value; }, TWIN_LOC_ARGS);
+}
+template <class T> inline T AtomicCas(__gm__ T *address, T value1, T value2, TWIN_LOC) {
+    static_assert(std::is_same<T, uint32_t>::value || std::is_same<T, uint64_t>::value, "AtomicCas: uint32_t or uint64_t");
+    return twin::scalar_atomic("AtomicCas", address, [value1, value2](T o) { return o == value1 ? value2 : o; },
+                               TWIN_LOC_ARGS);
+}
+
+// ---- DeepNorm (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/DeepNorm.md): DeepNorm(x) =
+// LayerNorm(alpha * x + gx) over the last axis H of a [B, S, H] input, with gamma and beta of shape [H]:
+// per row, x1 = alpha * x + gx, mean = sum(x1) / originalH, var = sum((x1 - mean)^2) / originalH, and
+// dst = gamma * (x1 - mean) / sqrt(var + epsilon) + beta, computed in float. meanLocal and the third output
+// take mean and var per row ([B, S]). The page calls the third output rstdLocal; its sample
+// (examples/01_simd_cpp_api/04_advanced_api/02_normalization/deepnorm) checks it against the variance, and
+// the twin follows the sample. Columns past originalHLength (32-byte padding) take part in dst only.
+template <class T, bool isReuseSrc = false, bool isBasicBlock = false>
+inline void DeepNorm(const LocalTensor<T> &dstLocal, const LocalTensor<T> &meanLocal, const LocalTensor<T> &rstdLocal,
+                     const LocalTensor<T> &srcLocal, const LocalTensor<T> &gxLocal, const LocalTensor<T> &betaLocal,
+                     const LocalTensor<T> &gammaLocal, const LocalTensor<uint8_t> &, const T alpha, const T epsilon,
+                     const DeepNormTiling &tiling, TWIN_LOC) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "DeepNorm: half or float");
+    const char *api = "DeepNorm";
+    const uint64_t rows = (uint64_t)tiling.bLength * tiling.sLength, h = tiling.hLength;
+    const uint64_t oh = tiling.originalHLength == 0 ? h : tiling.originalHLength;
+    if (h == 0 || oh > h)
+        twin::fault(twin_file, twin_line, "%s: tiling hLength %llu / originalHLength %llu: need 0 < originalH <= H "
+                    "(fill the tiling with GetDeepNormTilingInfo)", api, (unsigned long long)h, (unsigned long long)oh);
+    if (!isReuseSrc)
+        twin::no_overlap(api, "dstLocal and srcLocal", dstLocal.addr_, rows * h * sizeof(T), srcLocal.addr_,
+                         rows * h * sizeof(T), TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dstLocal, rows * h, api, TWIN_LOC_ARGS);
+    uint8_t *pm = twin::vspan(meanLocal, rows, api, TWIN_LOC_ARGS);
+    uint8_t *pv = twin::vspan(rstdLocal, rows, api, TWIN_LOC_ARGS);
+    const uint8_t *px = twin::vspan(srcLocal, rows * h, api, TWIN_LOC_ARGS);
+    const uint8_t *pg = twin::vspan(gxLocal, rows * h, api, TWIN_LOC_ARGS);
+    const uint8_t *pb = twin::vspan(betaLocal, h, api, TWIN_LOC_ARGS);
+    const uint8_t *pw = twin::vspan(gammaLocal, h, api, TWIN_LOC_ARGS);
+    const float a = (float)alpha, eps = (float)epsilon;
+    float *x1 = new float[h];
+    for (uint64_t r = 0; r < rows; r++) {
+        float sum = 0;
+        for (uint64_t j = 0; j < h; j++) {
+            const uint64_t e = (r * h + j) * sizeof(T);
+            x1[j] = a * (float)twin::ld<T>(px + e) + (float)twin::ld<T>(pg + e);
+            if (j < oh) sum += x1[j];
+        }
+        const float mean = sum / (float)oh;
+        float sq = 0;
+        for (uint64_t j = 0; j < oh; j++) sq += (x1[j] - mean) * (x1[j] - mean);
+        const float var = sq / (float)oh, inv = 1.0f / twin::m_sqrt(var + eps);
+        for (uint64_t j = 0; j < h; j++) {
+            const float g = (float)twin::ld<T>(pw + j * sizeof(T)), b = (float)twin::ld<T>(pb + j * sizeof(T));
+            twin::st<T>(pd + (r * h + j) * sizeof(T), (T)(g * ((x1[j] - mean) * inv) + b));
+        }
+        twin::st<T>(pm + r * sizeof(T), (T)mean);
+        twin::st<T>(pv + r * sizeof(T), (T)var);
+    }
+    delete[] x1;
+    // Recorded as eight vector passes over the input (scale, add, sum, subtract, square, sum, scale, shift).
+    twin::tr_vec(api, sizeof(T), rows * h * 8, twin::vec_rep(rows * h * 8, sizeof(T)), twin_line);
+}
+template <class T, bool isReuseSrc = false, bool isBasicBlock = false>
+inline void DeepNorm(const LocalTensor<T> &dstLocal, const LocalTensor<T> &meanLocal, const LocalTensor<T> &rstdLocal,
+                     const LocalTensor<T> &srcLocal, const LocalTensor<T> &gxLocal, const LocalTensor<T> &betaLocal,
+                     const LocalTensor<T> &gammaLocal, const T alpha, const T epsilon, const DeepNormTiling &tiling,
+                     TWIN_LOC) {
+    LocalTensor<uint8_t> none;
+    DeepNorm<T, isReuseSrc, isBasicBlock>(dstLocal, meanLocal, rstdLocal, srcLocal, gxLocal, betaLocal, gammaLocal, none,
+                                          alpha, epsilon, tiling, TWIN_LOC_ARGS);
+}
+
+// ---- SoftMax (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax.md), ND format: src seen
+// as [m, k] (k 32-byte aligned); per row max = max(src), e = exp(src - max), sum = sum(e), dst = e / sum,
+// computed in float. sumTensor / maxTensor hold one 32-byte block per row, every element the row's value.
+// The shape is softmaxShapeInfo's {srcM, srcK, oriSrcM, oriSrcK}, or the tiling's srcM / srcK when it is
+// left empty; with 0 < oriSrcK < srcK the max and sum take the first oriSrcK columns and the padding
+// columns of dst get exp(x - max) / sum too (the page: the padding takes part in part of the computation
+// and its dst positions are overwritten). NZ format is not modelled (a kernel fault).
+struct SoftMaxShapeInfo {
+    uint32_t srcM;
+    uint32_t srcK;
+    uint32_t oriSrcM;
+    uint32_t oriSrcK;
+};
+enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
+struct SoftmaxConfig {
+    bool isCheckTiling = true;
+    uint32_t oriSrcM = 0;
+    uint32_t oriSrcK = 0;
+    SoftmaxMode mode = SoftmaxMode::SOFTMAX_NORMAL;
+};
+inline constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
+} // namespace AscendC
+namespace twin {
+// S: the element type of sum / max (T, or float beside half data); with_stats false: no sum / max outputs.
+template <class T, class S, bool nz>
+inline void softmax(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<S> *sum, const AscendC::LocalTensor<S> *max,
+                    const AscendC::LocalTensor<T> &src, const SoftMaxTiling &tiling, const AscendC::SoftMaxShapeInfo &info,
+                    TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SoftMax: half or float");
+    const char *api = "SoftMax";
+    if (nz) fault(twin_file, twin_line, "%s: the NZ data format (isDataFormatNZ) is not modelled by the twin", api);
+    const bool fromTiling = info.srcM == 0 && info.srcK == 0;
+    const uint64_t m = fromTiling ? tiling.srcM : info.srcM, k = fromTiling ? tiling.srcK : info.srcK;
+    const uint64_t kv = (!fromTiling && info.oriSrcK > 0 && info.oriSrcK < k) ? info.oriSrcK : k;
+    if (k == 0 && m > 0)
+        fault(twin_file, twin_line, "%s: the row length srcK is 0 (neither softmaxShapeInfo nor the tiling gives it)", api);
+    if (k * sizeof(T) % 32 != 0)
+        fault(twin_file, twin_line, "%s: srcK %llu: a row must be a multiple of 32 bytes", api, (unsigned long long)k);
+    const uint64_t sb = 32 / sizeof(S);
+    uint8_t *pd = vspan(dst, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
+    uint8_t *psum = sum ? vspan(*sum, m * sb, api, TWIN_LOC_ARGS) : nullptr;
+    uint8_t *pmax = max ? vspan(*max, m * sb, api, TWIN_LOC_ARGS) : nullptr;
+    float *row = new float[k ? k : 1];
+    for (uint64_t r = 0; r < m; r++) {
+        for (uint64_t j = 0; j < k; j++) row[j] = (float)ld<T>(ps + (r * k + j) * sizeof(T));
+        float mx = row[0];
+        for (uint64_t j = 1; j < kv; j++) mx = row[j] > mx ? row[j] : mx;
+        float sm = 0;
+        for (uint64_t j = 0; j < k; j++) {
+            row[j] = m_exp(row[j] - mx);
+            if (j < kv) sm += row[j];
+        }
+        for (uint64_t j = 0; j < k; j++) st<T>(pd + (r * k + j) * sizeof(T), (T)(row[j] / sm));
+        for (uint64_t j = 0; j < sb; j++) {
+            if (psum) st<S>(psum + (r * sb + j) * sizeof(S), (S)sm);
+            if (pmax) st<S>(pmax + (r * sb + j) * sizeof(S), (S)mx);
+        }
+    }
+    delete[] row;
+    // Recorded as the page's seven vector steps over the input (reducemax, broadcast, sub, exp, reducesum,
+    // broadcast, div).
+    tr_vec(api, sizeof(T), m * k * 7, vec_rep(m * k * 7, sizeof(T)), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &sumTensor, const LocalTensor<T> &maxTensor,
+                    const LocalTensor<T> &srcTensor, const SoftMaxTiling &tiling, const SoftMaxShapeInfo &softmaxShapeInfo = {},
+                    TWIN_LOC) {
+    twin::softmax<T, T, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<half> &dstTensor, const LocalTensor<float> &sumTensor, const LocalTensor<float> &maxTensor,
+                    const LocalTensor<half> &srcTensor, const SoftMaxTiling &tiling, const SoftMaxShapeInfo &softmaxShapeInfo = {},
+                    TWIN_LOC) {
+    twin::softmax<half, float, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                               TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor, const SoftMaxTiling &tiling,
+                    const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<T, T, false>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &sumTensor, const LocalTensor<T> &maxTensor,
+                    const LocalTensor<T> &srcTensor, const LocalTensor<uint8_t> &, const SoftMaxTiling &tiling,
+                    const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<T, T, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<half> &dstTensor, const LocalTensor<float> &sumTensor, const LocalTensor<float> &maxTensor,
+                    const LocalTensor<half> &srcTensor, const LocalTensor<uint8_t> &, const SoftMaxTiling &tiling,
+                    const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<half, float, isDataFormatNZ>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                               TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor, const LocalTensor<uint8_t> &,
+                    const SoftMaxTiling &tiling, const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax<T, T, false>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+
+// ---- Select with a byte mask (asc-devkit docs/zh/api/SIMD-API/高阶API/数据过滤/Select-95.md; ops-nn kernels
+// call it by its older name SelectWithBytesMask): src [firstAxis, srcLastAxis], mask [firstAxis,
+// maskLastAxis] (maskLastAxis >= srcLastAxis, the rest of a mask row ignored); where the mask element is 0
+// the tensor operand is taken, else the scalar (tensor first), or the other way round (scalar first). dst
+// may be the source. T half or float; the mask bool or an integer type.
+struct SelectWithBytesMaskShapeInfo {
+    SelectWithBytesMaskShapeInfo() {}
+    uint32_t firstAxis = 0;
+    uint32_t srcLastAxis = 0;
+    uint32_t maskLastAxis = 0;
+};
+} // namespace AscendC
+namespace twin {
+template <class T> struct same_t { using type = T; };
+template <class T, class U>
+inline void select_bytes(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, T scalar, bool scalarWhenSet,
+                         const AscendC::LocalTensor<U> &mask, const AscendC::SelectWithBytesMaskShapeInfo &info,
+                         TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "Select (bytes mask): half or float");
+    const char *api = "SelectWithBytesMask";
+    const uint64_t m = info.firstAxis, k = info.srcLastAxis, km = info.maskLastAxis;
+    if (km < k)
+        fault(twin_file, twin_line, "%s: maskLastAxis %llu is shorter than srcLastAxis %llu", api, (unsigned long long)km,
+              (unsigned long long)k);
+    uint8_t *pd = vspan(dst, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *pm = vspan(mask, m * km, api, TWIN_LOC_ARGS);
+    for (uint64_t r = 0; r < m; r++)
+        for (uint64_t j = 0; j < k; j++) {
+            const bool set = ld<U>(pm + (r * km + j) * sizeof(U)) != (U)0;
+            st<T>(pd + (r * k + j) * sizeof(T), set == scalarWhenSet ? scalar : ld<T>(ps + (r * k + j) * sizeof(T)));
+        }
+    tr_vec(api, sizeof(T), m * k, vec_rep(m * k, sizeof(T)), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <class T, class U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, typename twin::same_t<T>::type src1,
+                                const LocalTensor<U> &mask, const LocalTensor<uint8_t> &,
+                                const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src0, src1, true, mask, info, TWIN_LOC_ARGS);
+}
+template <class T, class U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T> &dst, typename twin::same_t<T>::type src0, const LocalTensor<T> &src1,
+                                const LocalTensor<U> &mask, const LocalTensor<uint8_t> &,
+                                const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src1, src0, false, mask, info, TWIN_LOC_ARGS);
+}
+template <class T, class U, bool isReuseMask = true>
+inline void Select(const LocalTensor<T> &dst, const LocalTensor<T> &src0, typename twin::same_t<T>::type src1,
+                   const LocalTensor<U> &mask, const LocalTensor<uint8_t> &, const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src0, src1, true, mask, info, TWIN_LOC_ARGS);
+}
+template <class T, class U, bool isReuseMask = true>
+inline void Select(const LocalTensor<T> &dst, typename twin::same_t<T>::type src0, const LocalTensor<T> &src1,
+                   const LocalTensor<U> &mask, const LocalTensor<uint8_t> &, const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
+    twin::select_bytes<T, U>(dst, src1, src0, false, mask, info, TWIN_LOC_ARGS);
+}
+
+} // namespace AscendC
