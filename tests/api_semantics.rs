@@ -2529,3 +2529,163 @@ fn assert_half_lines(
         );
     }
 }
+
+/// GetAccVal / GetReduceRepeatSumSpr (asc-devkit docs, GetReduceRepeatSumSpr(ISASI): the sum the last
+/// count-form ReduceSum left in the accumulator; the untyped GetAccVal() hands out the register with the
+/// value's bits in its low bytes) and AscendCUtils' mask helpers (asc-devkit
+/// impl/basic_api/kernel_utils_base.h: SetMask<T>(len) turns on the low len lanes, len 64 the low word,
+/// one block's elements or >= 128 every lane; SetMask<T>(high, low) writes the register), read through
+/// WholeReduceSum<T, false> as ops-nn's rms_norm kernels do. Inputs are small integers, so every sum is
+/// exact whatever the order of additions; the reference sums are computed here.
+#[test]
+fn get_acc_val_and_ascendc_utils_masks_match_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "impl/dav_c220/kernel_operator_reg_others_impl.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR xh, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<half> hg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    hg.SetGlobalBuffer((__gm__ half *)xh, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 32);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, hb, db, tb;
+    pipe.InitBuffer(ab, 1024); pipe.InitBuffer(hb, 512); pipe.InitBuffer(db, 1024); pipe.InitBuffer(tb, 1024);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>(), t = tb.Get<float>();
+    LocalTensor<half> h = hb.Get<half>(), dh = db.Get<half>(), th = tb.Get<half>();
+    DataCopy(a, xg, 256);
+    DataCopy(h, hg, 256);
+    PipeBarrier<PIPE_ALL>();
+    float out[32];
+    for (int i = 0; i < 32; i++) out[i] = -1000.0f;
+    int64_t before = GetAccVal();
+    out[0] = (float)before;
+    ReduceSum(d, a, t, 200);
+    out[1] = GetAccVal<float>();
+    uint64_t raw = GetAccVal();
+    out[2] = *reinterpret_cast<float *>(&raw);
+    out[3] = (float)(raw >> 32);
+    out[4] = GetReduceRepeatSumSpr<float>();
+    out[5] = d.GetValue(0);
+    const int32_t lens[4] = {5, 64, 8, 30};
+    for (int i = 0; i < 4; i++) {
+        Duplicate(d, -7.0f, 64);
+        AscendCUtils::SetMask<float>(lens[i]);
+        WholeReduceSum<float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+        out[6 + i] = d.GetValue(0);
+    }
+    AscendCUtils::SetMask<float>(0, 0xF0F0ull);
+    WholeReduceSum<float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[10] = d.GetValue(0);
+    AscendCUtils::ResetMask();
+    WholeReduceSum<float, false>(d, a[64], MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[11] = d.GetValue(0);
+    ReduceSum(dh, h, th, 100);
+    out[12] = (float)GetAccVal<half>();
+    out[13] = (float)GetReduceRepeatSumSpr<half>();
+    AscendCUtils::SetMask<half>(100);
+    WholeReduceSum<half, false>(dh, h, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[14] = (float)dh.GetValue(0);
+    AscendCUtils::SetMask<half>(16);
+    WholeReduceSum<half, false>(dh, h, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[15] = (float)dh.GetValue(0);
+    out[16] = (float)AscendCUtils::GetC0Count(2);
+    out[17] = (float)AscendCUtils::GetC0Count(4);
+    out[18] = (float)AscendCUtils::GetBitSize(1);
+    AscendCUtils::SetMask<float, false>(3);
+    WholeReduceSum<float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[19] = d.GetValue(0);
+    for (int i = 0; i < 32; i++) yg.SetValue(i, out[i]);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the GetAccVal / AscendCUtils kernel",
+    );
+    // Sums of the lane sets below all differ (203, 5, 63, 33, 2, 68; halves 100, 126) and none is 0.
+    let x: Vec<f32> = (0..256).map(|i| ((i * 5 + 3) % 9) as f32 - 3.0).collect();
+    let xh: Vec<f32> = (0..256).map(|i| ((i * 7 + 1) % 5) as f32 - 1.0).collect();
+    let hbytes: Vec<u8> = xh
+        .iter()
+        .flat_map(|v| f16::from_f32(*v).to_le_bytes())
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("xh", hbytes)], 32 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = f32s(&y);
+    let sum = |v: &[f32], lanes: &mut dyn Iterator<Item = usize>| -> f32 {
+        lanes.map(|i| v[i]).sum()
+    };
+    let s200 = sum(&x, &mut (0..200));
+    assert_eq!(y[0], 0.0, "the accumulator before any ReduceSum");
+    assert_eq!(y[1], s200, "GetAccVal<float> after ReduceSum of 200");
+    assert_eq!(y[2], s200, "untyped GetAccVal, low 4 bytes as float");
+    assert_eq!(y[3], 0.0, "untyped GetAccVal, high 4 bytes");
+    assert_eq!(y[4], s200, "GetReduceRepeatSumSpr<float>");
+    assert_eq!(y[5], s200, "ReduceSum's dst[0]");
+    assert_eq!(y[6], sum(&x, &mut (0..5)), "SetMask<float>(5)");
+    assert_eq!(y[7], sum(&x, &mut (0..64)), "SetMask<float>(64)");
+    assert_eq!(y[8], sum(&x, &mut (0..64)), "SetMask<float>(8): one block = every lane");
+    assert_eq!(y[9], sum(&x, &mut (0..30)), "SetMask<float>(30)");
+    assert_eq!(
+        y[10],
+        sum(&x, &mut (0..16).filter(|i| (0xF0F0u64 >> i) & 1 == 1)),
+        "SetMask<float>(0, 0xF0F0)"
+    );
+    assert_eq!(y[11], sum(&x, &mut (64..128)), "ResetMask: every lane");
+    let h100 = sum(&xh, &mut (0..100));
+    assert_eq!(y[12], h100, "GetAccVal<half> after ReduceSum of 100 halves");
+    assert_eq!(y[13], h100, "GetReduceRepeatSumSpr<half>");
+    assert_eq!(y[14], h100, "SetMask<half>(100): lanes 0..100 over both words");
+    assert_eq!(
+        y[15],
+        sum(&xh, &mut (0..128)),
+        "SetMask<half>(16): every lane"
+    );
+    assert_eq!(&y[16..19], &[16.0, 8.0, 8.0], "GetC0Count(2), GetC0Count(4), GetBitSize(1)");
+    assert_eq!(
+        y[19],
+        sum(&x, &mut (0..64)),
+        "SetMask<float, false>(3) leaves the full mask of SetMask<half>(16)"
+    );
+}
+
+/// CANN's `platform/platform_info_def.h` (reached through `platform/platform_infos_def.h`) declares
+/// `using std::map`, `std::string` and `std::vector` at global scope, and ops-nn host code writes those
+/// names unqualified (quant/dynamic_quant's tiling: `static map<const ge::DataType, const uint32_t>`;
+/// norm/quantized_batch_norm's tiling header: `string nodeName;`). A host program that does the same
+/// builds against the twin and computes what the reference here computes.
+#[test]
+fn platform_infos_def_brings_map_string_vector_into_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("names.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "platform/platform_infos_def.h"
+namespace optiling {
+static map<int, const unsigned> g_len = {{3, 4u}, {9, 8u}};
+struct Info { string nodeName; vector<int> dims; };
+}
+int main() {
+    optiling::Info i{"quantized_batch_norm", {2, 5, 7}};
+    int prod = 1;
+    for (int d : i.dims) prod *= d;
+    std::printf("%zu %u %u %d\n", i.nodeName.size(), optiling::g_len.at(3), optiling::g_len.at(9), prod);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building a host program that names map / string / vector bare");
+    let want = format!("{} 4 8 {}\n", "quantized_batch_norm".len(), 2 * 5 * 7);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}

@@ -48,6 +48,7 @@ struct BlockState {
     uint8_t *sys_ws;      // SetSysWorkspace / GetSysWorkSpacePtr
     bool mask_counter;    // vector mask state (SetMaskCount/SetMaskNorm/SetVectorMask)
     uint64_t mask0, mask1;
+    uint64_t acc_val;     // the accumulator register ReduceSum's count form leaves its sum in (GetAccVal)
     uint32_t sync_count;  // SyncAll calls so far
     float deq_scale;      // SetDeqScale(half): scale of Cast int32 -> half
     bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)
