@@ -2689,3 +2689,112 @@ int main() {
     let want = format!("{} 4 8 {}\n", "quantized_batch_norm".len(), 2 * 5 * 7);
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
+
+/// get_para_base (the kernel's parameter area; CANN's GetParaBase wrapper,
+/// impl/basic_api/dav_c220/kernel_operator_reg_others_impl.h): one 8-byte slot per kernel argument in
+/// the kernel's order, then the tiling data inline, as ops-math's experimental/math/gcd reads it
+/// (tensors from slots 0..2, its tiling from slot 5 of a five-argument kernel). The kernel compares each
+/// slot with the argument it was passed, reads the inline tiling and the input through slot 0.
+#[test]
+fn get_para_base_lays_out_arguments_then_inline_tiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y, GM_ADDR ws, GM_ADDR tiling) {
+    GM_ADDR *p = reinterpret_cast<GM_ADDR *>(get_para_base());
+    const uint32_t *inl = reinterpret_cast<const uint32_t *>(p + 4);
+    uint32_t out[8];
+    out[0] = p[0] == x; out[1] = p[1] == y; out[2] = p[2] == ws; out[3] = p[3] == tiling;
+    out[4] = inl[0]; out[5] = inl[1];
+    out[6] = *reinterpret_cast<const uint32_t *>(p[0]);
+    out[7] = GetParaBase() == get_para_base();
+    GlobalTensor<uint32_t> yg;
+    yg.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    for (int i = 0; i < 8; i++) yg.SetValue(i, out[i]);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3]); }
+"#,
+        "building the get_para_base kernel",
+    );
+    let tiling: Vec<u8> = [7u32, 11u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("t.bin"), &tiling).unwrap();
+    std::fs::write(w.join("x.bin"), 3.5f32.to_le_bytes()).unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 64\ninput x {} 4\noutput y {} 32\n",
+        w.join("t.bin").display(),
+        w.join("x.bin").display(),
+        w.join("y.bin").display()
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    let out = Command::new(w.join("kernel"))
+        .arg(w.join("run.txt"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = std::fs::read(w.join("y.bin")).unwrap();
+    let got: Vec<u32> = y
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(got, [1, 1, 1, 1, 7, 11, 3.5f32.to_bits(), 1]);
+}
+
+/// optiling::OpCheckFuncHelper and OpAICoreDef's check functions (CANN OpDef API, register/op_def.h):
+/// ops-nn's norm/bn3d_training_reduce registers its CheckSupport with
+/// `optiling::OpCheckFuncHelper(FUNC_CHECK_SUPPORTED, "BN3DTrainingReduce", f)`; index/masked_scatter
+/// passes `opDef.AICore().GetCheckSupport()`. The twin keeps what is registered per check type and op
+/// type; calling the kept function gives what the function itself gives.
+#[test]
+fn op_check_func_helper_keeps_the_registered_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("check.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_def_registry.h"
+static ge::graphStatus Check(const ge::Operator &op, ge::AscendString &result) {
+    result = ge::AscendString(op.GetOpType().c_str());
+    return ge::GRAPH_SUCCESS;
+}
+static ge::graphStatus Other(const ge::Operator &, ge::AscendString &result) {
+    result = ge::AscendString("other");
+    return ge::GRAPH_FAILED;
+}
+namespace ops {
+static int registered = []() {
+    optiling::OpCheckFuncHelper(FUNC_CHECK_SUPPORTED, "Bn3d", Check);
+    return 0;
+}();
+}
+int main() {
+    ops::OpAICoreDef core;
+    core.SetCheckSupport(Other);
+    optiling::OpCheckFuncHelper(FUNC_OP_SELECT_FORMAT, "Masked", core.GetCheckSupport());
+    optiling::OpCheckFuncHelper(FUNC_CHECK_SUPPORTED, "Null", core.GetOpSelectFormat());
+    auto &m = twin_host::op_check_funcs();
+    ge::Operator op("n", "Bn3dType");
+    ge::AscendString r1, r2;
+    unsigned s1 = m.at("check_supported").at("Bn3d")(op, r1);
+    unsigned s2 = m.at("op_select_format").at("Masked")(op, r2);
+    std::printf("%u %s %u %s %zu %d\n", s1, r1.GetString(), s2, r2.GetString(), m.at("check_supported").size(),
+                core.GetCheckSupport() == &Other);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building a host program that registers check functions");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("0 Bn3dType {} other 1 1\n", u32::MAX)
+    );
+}

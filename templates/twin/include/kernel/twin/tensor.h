@@ -585,6 +585,19 @@ struct TwinBlockIdxVar {
     operator int64_t() const { return twin::g.block_idx; }
 };
 inline constexpr TwinBlockIdxVar block_idx{};
+// get_para_base: the address of the launch's parameter area (the argument addresses, 8 bytes each in the
+// kernel's order, then the tiling data inline; twin::para_base). CANN's kernel library wraps it as
+// GetParaBase (impl/basic_api/dav_c220/kernel_operator_reg_others_impl.h) and reads the workspace slot
+// from it (include/basic_api/kernel_operator_swap_mem_intf.h); ops-math's experimental/math/gcd reads its
+// tensors and inline tiling from it. An integer, as the intrinsic returns it.
+inline int64_t get_para_base(TWIN_LOC) {
+    if (twin::para_base == nullptr)
+        twin::fault(twin_file, twin_line, "get_para_base: this launch has no parameter area (only the twin's kernel program lays one out)");
+    return (int64_t)(uintptr_t)twin::para_base;
+}
+namespace AscendC {
+inline int64_t GetParaBase(TWIN_LOC) { return get_para_base(TWIN_LOC_ARGS); }
+}
 inline int64_t get_subblockid() { return 0; }
 inline int64_t get_subblockdim() { return 1; }
 inline void set_flag(pipe_t src, pipe_t dst, event_t id, TWIN_LOC) { twin::event_set(twin::pipe_of(src), twin::pipe_of(dst), (int)id, TWIN_LOC_ARGS); }
