@@ -2620,9 +2620,8 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
         String::from_utf8_lossy(&out.stderr)
     );
     let y = f32s(&y);
-    let sum = |v: &[f32], lanes: &mut dyn Iterator<Item = usize>| -> f32 {
-        lanes.map(|i| v[i]).sum()
-    };
+    let sum =
+        |v: &[f32], lanes: &mut dyn Iterator<Item = usize>| -> f32 { lanes.map(|i| v[i]).sum() };
     let s200 = sum(&x, &mut (0..200));
     assert_eq!(y[0], 0.0, "the accumulator before any ReduceSum");
     assert_eq!(y[1], s200, "GetAccVal<float> after ReduceSum of 200");
@@ -2632,7 +2631,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     assert_eq!(y[5], s200, "ReduceSum's dst[0]");
     assert_eq!(y[6], sum(&x, &mut (0..5)), "SetMask<float>(5)");
     assert_eq!(y[7], sum(&x, &mut (0..64)), "SetMask<float>(64)");
-    assert_eq!(y[8], sum(&x, &mut (0..64)), "SetMask<float>(8): one block = every lane");
+    assert_eq!(
+        y[8],
+        sum(&x, &mut (0..64)),
+        "SetMask<float>(8): one block = every lane"
+    );
     assert_eq!(y[9], sum(&x, &mut (0..30)), "SetMask<float>(30)");
     assert_eq!(
         y[10],
@@ -2643,13 +2646,20 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     let h100 = sum(&xh, &mut (0..100));
     assert_eq!(y[12], h100, "GetAccVal<half> after ReduceSum of 100 halves");
     assert_eq!(y[13], h100, "GetReduceRepeatSumSpr<half>");
-    assert_eq!(y[14], h100, "SetMask<half>(100): lanes 0..100 over both words");
+    assert_eq!(
+        y[14], h100,
+        "SetMask<half>(100): lanes 0..100 over both words"
+    );
     assert_eq!(
         y[15],
         sum(&xh, &mut (0..128)),
         "SetMask<half>(16): every lane"
     );
-    assert_eq!(&y[16..19], &[16.0, 8.0, 8.0], "GetC0Count(2), GetC0Count(4), GetBitSize(1)");
+    assert_eq!(
+        &y[16..19],
+        &[16.0, 8.0, 8.0],
+        "GetC0Count(2), GetC0Count(4), GetBitSize(1)"
+    );
     assert_eq!(
         y[19],
         sum(&x, &mut (0..64)),
@@ -2685,7 +2695,10 @@ int main() {
 "#,
     )
     .unwrap();
-    let out = run_host_program(&src, "building a host program that names map / string / vector bare");
+    let out = run_host_program(
+        &src,
+        "building a host program that names map / string / vector bare",
+    );
     let want = format!("{} 4 8 {}\n", "quantized_batch_norm".len(), 2 * 5 * 7);
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
@@ -2792,9 +2805,89 @@ int main() {
 "#,
     )
     .unwrap();
-    let out = run_host_program(&src, "building a host program that registers check functions");
+    let out = run_host_program(
+        &src,
+        "building a host program that registers check functions",
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!("0 Bn3dType {} other 1 1\n", u32::MAX)
     );
+}
+
+/// The scalar Cast overloads (asc-devkit include/basic_api/kernel_operator_scalar_intf.h, the newer
+/// names of ToFloat / ToBfloat16): `float Cast(bfloat16_t)` widens exactly, `bfloat16_t Cast(float)`
+/// rounds to nearest even; the reference is the `half` crate's bf16.
+#[test]
+fn scalar_cast_between_float_and_bfloat16_matches_bf16() {
+    use half::bf16;
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 6);
+    yg.SetGlobalBuffer((__gm__ float *)y, 6);
+    for (int i = 0; i < 6; i++) {
+        bfloat16_t b = Cast(xg.GetValue(i));
+        float back = Cast(b);
+        yg.SetValue(i, back);
+    }
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the scalar Cast kernel",
+    );
+    let x = [3.140625f32, 1.003_906_3, 1.011_718_8, -2.5, 65504.0, 1e-3];
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 6 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = x.iter().map(|v| bf16::from_f32(*v).to_f32()).collect();
+    assert_eq!(f32s(&y), want);
+}
+
+/// The operator-base reporters ops-nn host code calls (CANN opbase include/op_common/log/log.h):
+/// quant/dynamic_quant's tiling stopped at OP_LOGE_FOR_INVALID_VALUES_WITH_REASON; each prints one
+/// error line with the op name, what is wrong and the strings it was given.
+#[test]
+fn opbase_reporters_print_the_op_and_their_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("reporters.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <string>
+#include "log/log.h"
+int main() {
+    OP_LOGE_FOR_INVALID_VALUES_WITH_REASON("Dq", "smooth_scales, group_index",
+                                           std::to_string(3) + ", " + std::to_string(4), "must be equal");
+    OP_LOGE_FOR_INVALID_STRIDE("Dq", "x", "3", "4");
+    OP_LOGE_LIBOPAPI_REPORT("Dq", "bad %d", 5);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building a host program that calls the opbase reporters");
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = all.lines().collect();
+    assert_eq!(lines.len(), 3, "{all}");
+    assert!(
+        lines[0].starts_with("[error] Dq (")
+            && lines[0].ends_with("invalid values: smooth_scales, group_index: 3, 4: must be equal"),
+        "{all}"
+    );
+    assert!(lines[1].ends_with("invalid stride: x: 3: 4"), "{all}");
+    assert!(lines[2].ends_with("bad 5"), "{all}");
 }
