@@ -2875,7 +2875,10 @@ int main() {
 "#,
     )
     .unwrap();
-    let out = run_host_program(&src, "building a host program that calls the opbase reporters");
+    let out = run_host_program(
+        &src,
+        "building a host program that calls the opbase reporters",
+    );
     let all = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -2885,9 +2888,69 @@ int main() {
     assert_eq!(lines.len(), 3, "{all}");
     assert!(
         lines[0].starts_with("[error] Dq (")
-            && lines[0].ends_with("invalid values: smooth_scales, group_index: 3, 4: must be equal"),
+            && lines[0]
+                .ends_with("invalid values: smooth_scales, group_index: 3, 4: must be equal"),
         "{all}"
     );
     assert!(lines[1].ends_with("invalid stride: x: 3: 4"), "{all}");
     assert!(lines[2].ends_with("bad 5"), "{all}");
+}
+
+/// TPipe copies (ops-nn add_layer_norm_grad: a class member `TPipe pipe_;` assigned `pipe_ = pipe;`,
+/// then pipe_.InitBuffer): as in CANN, where TPipe has the implicit copy operations, the copy carves
+/// buffers that work and does not change the current pipe (GetTPipePtr names the last pipe
+/// constructed, here the member). The kernel doubles x through a queue and a buffer carved through the
+/// copy and adds 1 when GetTPipePtr names the member and 10 when the two buffers differ.
+#[test]
+fn a_copied_tpipe_carves_working_buffers() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+class Holder {
+public:
+    void init(TPipe &pipe) {
+        pipe_ = pipe;
+        pipe_.InitBuffer(q_, 1, 256);
+        pipe_.InitBuffer(b_, 256);
+    }
+    TPipe pipe_;
+    TQue<TPosition::VECIN, 1> q_;
+    TBuf<TPosition::VECCALC> b_;
+};
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    TPipe pipe;
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    Holder h;
+    h.init(pipe);
+    LocalTensor<float> a = h.q_.AllocTensor<float>();
+    LocalTensor<float> t = h.b_.Get<float>();
+    DataCopy(a, xg, 64);
+    h.q_.EnQue(a);
+    LocalTensor<float> a2 = h.q_.DeQue<float>();
+    Muls(t, a2, 2.0f, 64);
+    PipeBarrier<PIPE_V>();
+    Adds(t, t, (float)(GetTPipePtr() == &h.pipe_) + (float)(a2.GetPhyAddr() != t.GetPhyAddr()) * 10.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 64);
+    h.q_.FreeTensor(a2);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the TPipe copy kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 64 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = x.iter().map(|v| v * 2.0 + 11.0).collect();
+    assert_eq!(f32s(&y), want);
 }

@@ -429,8 +429,17 @@ public:
         twin::g.pipe = this;
     }
     ~TPipe() { if (twin::g.pipe == this) twin::g.pipe = nullptr; }
-    TPipe(const TPipe &) = delete;
-    TPipe &operator=(const TPipe &) = delete;
+    // Copies (ops-nn add_layer_norm_grad keeps `TPipe pipe_;` in a class and assigns `pipe_ = pipe;`
+    // before calling pipe_.InitBuffer): as in CANN, where TPipe has the implicit copy operations, a copy
+    // takes the pipe's state and does not become the current pipe (GetTPipePtr still names the one
+    // constructed). The twin keeps the carve state per block, not per pipe: buffers carved through the
+    // copy and through the original continue one sequence, where on CANN each would continue from the
+    // copied offsets (and could overlap if both carved after the copy).
+    TPipe(const TPipe &o) { for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = o.base_[h]; }
+    TPipe &operator=(const TPipe &o) {
+        for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = o.base_[h];
+        return *this;
+    }
 
     // Each queue or buffer is carved from the buffer of its position (mem.h).
     static uint32_t carve(twin::Hw h, uint64_t bytes, TWIN_LOC_DECL) { return twin::hw_carve(h, bytes, TWIN_LOC_ARGS); }
