@@ -631,36 +631,30 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             if !inc.starts_with("../") {
                 continue;
             }
-            // `../<name>/x.h` landing inside the project, where no folder `<name>` is.
-            let at = lexical(&dir.join(&inc));
-            let Ok(inside) = at.strip_prefix(lexical(root)) else {
-                continue;
-            };
-            // The mount is the first folder of that path the project lacks: `inc/` of
-            // `../inc/platform.h` from `op_kernel/`, or `op_kernel/inc/` of the same include from
-            // `op_kernel/arch35/` (ops-nn's norm/bn3d_training_reduce), which the compiler also finds
-            // as `op_kernel/../inc/` from the include folder op_kernel/ in the original build.
-            let mut prefix = PathBuf::new();
-            let mut parts = inside.components();
-            let mut first = None;
-            for c in parts.by_ref() {
-                let Component::Normal(name) = c else {
-                    break;
+            // `../<name>/x.h` landing inside the project, where no folder `<name>` is: from the
+            // file's folder, or, as the compiler also reads it, from a folder above it that is on the
+            // include path (`../inc/platform.h` in `op_kernel/arch35/` of ops-nn's
+            // norm/bn3d_training_reduce is found as `op_kernel/../inc/` in the original build).
+            let mut landing = None;
+            for d in dir.ancestors().take_while(|d| d.starts_with(root)) {
+                let at = lexical(&d.join(&inc));
+                let Ok(inside) = at.strip_prefix(lexical(root)) else {
+                    continue;
                 };
-                prefix.push(name);
-                if !root.join(&prefix).exists() {
-                    first = Some(name.to_os_string());
+                let mut parts = inside.components();
+                let Some(Component::Normal(first)) = parts.next() else {
+                    continue;
+                };
+                let rest = parts.as_path().to_path_buf();
+                if !root.join(first).exists() && !rest.as_os_str().is_empty() {
+                    landing = Some((first.to_os_string(), rest));
                     break;
                 }
             }
-            let Some(first) = first else {
+            let Some((first, rest)) = landing else {
                 continue;
             };
-            let mount = root.join(&prefix);
-            let rest = parts.as_path().to_path_buf();
-            if rest.as_os_str().is_empty() {
-                continue;
-            }
+            let mount = root.join(&first);
             if let Some((_, d)) = mounts.iter().find(|(m, _)| *m == mount) {
                 if d.join(&rest).is_file() {
                     queue.push(d.join(&rest));
@@ -788,8 +782,8 @@ mod tests {
     }
 
     /// ops-nn's kernels include `../inc/platform.h`, laid out by its build from
-    /// `common/inc/op_kernel/`: from `op_kernel/` the pair mounts `inc`, from `op_kernel/arch35/`
-    /// (norm/bn3d_training_reduce) `op_kernel/inc`, both showing `common/inc/op_kernel`.
+    /// `common/inc/op_kernel/`: from `op_kernel/` and from `op_kernel/arch35/` (norm/bn3d_training_reduce,
+    /// found through the include folder `op_kernel/`) the pair mounts `inc` at the root.
     #[test]
     fn an_inc_folder_one_level_down_beside_an_ancestor_is_mounted() {
         let dir = tempfile::tempdir().unwrap();
@@ -811,10 +805,7 @@ mod tests {
         let (_, include_as) = include_layout(&root, &[root.join("op_kernel/arch35/b.h")]);
         assert_eq!(
             include_as,
-            [(
-                "op_kernel/inc".to_string(),
-                "../../common/inc/op_kernel".to_string()
-            )]
+            [("inc".to_string(), "../../common/inc/op_kernel".to_string())]
         );
     }
 
