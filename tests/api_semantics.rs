@@ -2600,6 +2600,10 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR xh, GM_ADDR y) {
     AscendCUtils::SetMask<float, false>(3);
     WholeReduceSum<float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
     out[19] = d.GetValue(0);
+    out[20] = (float)ONE_BLK_FLOAT_NUM;
+    out[21] = (float)ONE_BLK_HALF_NUM;
+    out[22] = (float)FLOAT_REPEAT_SIZE;
+    out[23] = (float)MAX_REPEAT_HALF_SIZE;
     for (int i = 0; i < 32; i++) yg.SetValue(i, out[i]);
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
@@ -2665,6 +2669,13 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
         sum(&x, &mut (0..64)),
         "SetMask<float, false>(3) leaves the full mask of SetMask<half>(16)"
     );
+    // The library's element counts (kernel_utils_constants.h): a 32-byte block, a 256-byte repeat.
+    let counts = [32 / 4, 32 / 2, 256 / 4, 256 / 2 * 255].map(|v: i32| v as f32);
+    assert_eq!(
+        &y[20..24],
+        &counts,
+        "ONE_BLK_FLOAT/HALF_NUM, FLOAT_REPEAT_SIZE, MAX_REPEAT_HALF_SIZE"
+    );
 }
 
 /// CANN's `platform/platform_info_def.h` (reached through `platform/platform_infos_def.h`) declares
@@ -2681,6 +2692,7 @@ fn platform_infos_def_brings_map_string_vector_into_scope() {
         r#"
 #include <cstdio>
 #include "platform/platform_infos_def.h"
+#include "tiling/platform/platform_ascendc.h"
 namespace optiling {
 static map<int, const unsigned> g_len = {{3, 4u}, {9, 8u}};
 struct Info { string nodeName; vector<int> dims; };
@@ -2690,6 +2702,8 @@ int main() {
     int prod = 1;
     for (int d : i.dims) prod *= d;
     std::printf("%zu %u %u %d\n", i.nodeName.size(), optiling::g_len.at(3), optiling::g_len.at(9), prod);
+    // The NpuArch names ops-nn's dynamic_quant tiling compares with (the __NPU_ARCH__ numbers).
+    std::printf("%u %u\n", (unsigned)platform_ascendc::NpuArch::DAV_3003, (unsigned)platform_ascendc::NpuArch::DAV_3113);
     return 0;
 }
 "#,
@@ -2699,7 +2713,11 @@ int main() {
         &src,
         "building a host program that names map / string / vector bare",
     );
-    let want = format!("{} 4 8 {}\n", "quantized_batch_norm".len(), 2 * 5 * 7);
+    let want = format!(
+        "{} 4 8 {}\n3003 3113\n",
+        "quantized_batch_norm".len(),
+        2 * 5 * 7
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
 

@@ -25,6 +25,19 @@ constexpr int32_t BLOCK_CUBE = 16;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
 constexpr int32_t DEFAULT_BLK_STRIDE = 1;
 constexpr int32_t ONE_BYTE_BIT_SIZE = 8;
+// Element counts of a 32-byte block and of a 256-byte repeat, as the kernel library names them
+// (asc-devkit impl/basic_api/utils/kernel_utils_constants.h); ops-nn's add_layer_norm kernels read
+// ONE_BLK_FLOAT_NUM unqualified after `using namespace AscendC`.
+constexpr uint8_t B32_BYTE_SIZE = 4;
+constexpr uint8_t B16_BYTE_SIZE = 2;
+constexpr uint32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_BLK_HALF_NUM = ONE_BLK_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t HALF_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t FLOAT_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_REPEAT_FLOAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_REPEAT_HALF_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t MAX_REPEAT_FLOAT_SIZE = ONE_REPEAT_FLOAT_SIZE * MAX_REPEAT_TIMES;
+constexpr uint32_t MAX_REPEAT_HALF_SIZE = ONE_REPEAT_HALF_SIZE * MAX_REPEAT_TIMES;
 constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1; // DataCopyParams defaults: one burst, no gaps
 constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 
