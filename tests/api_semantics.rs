@@ -2704,6 +2704,8 @@ int main() {
     std::printf("%zu %u %u %d\n", i.nodeName.size(), optiling::g_len.at(3), optiling::g_len.at(9), prod);
     // The NpuArch names ops-nn's dynamic_quant tiling compares with (the __NPU_ARCH__ numbers).
     std::printf("%u %u\n", (unsigned)platform_ascendc::NpuArch::DAV_3003, (unsigned)platform_ascendc::NpuArch::DAV_3113);
+    // A graph status code (metadef error_codes.h) rms_norm_quant's tiling returns.
+    std::printf("%u\n", (unsigned)ge::GRAPH_PARAM_OUT_OF_RANGE);
     return 0;
 }
 "#,
@@ -2714,7 +2716,7 @@ int main() {
         "building a host program that names map / string / vector bare",
     );
     let want = format!(
-        "{} 4 8 {}\n3003 3113\n",
+        "{} 4 8 {}\n3003 3113\n50331644\n",
         "quantized_batch_norm".len(),
         2 * 5 * 7
     );
