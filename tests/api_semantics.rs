@@ -3207,3 +3207,448 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         assert_eq!(f32at(&y[2048..], i), 0.0);
     }
 }
+
+/// GetAccVal / GetReduceRepeatSumSpr (asc-devkit docs, GetReduceRepeatSumSpr(ISASI): the sum the last
+/// count-form ReduceSum left in the accumulator; the untyped GetAccVal() hands out the register with the
+/// value's bits in its low bytes) and AscendCUtils' mask helpers (asc-devkit
+/// impl/basic_api/kernel_utils_base.h: SetMask<T>(len) turns on the low len lanes, len 64 the low word,
+/// one block's elements or >= 128 every lane; SetMask<T>(high, low) writes the register), read through
+/// WholeReduceSum<T, false> as ops-nn's rms_norm kernels do. Inputs are small integers, so every sum is
+/// exact whatever the order of additions; the reference sums are computed here.
+#[test]
+fn get_acc_val_and_ascendc_utils_masks_match_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "impl/dav_c220/kernel_operator_reg_others_impl.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR xh, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<half> hg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    hg.SetGlobalBuffer((__gm__ half *)xh, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 32);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, hb, db, tb;
+    pipe.InitBuffer(ab, 1024); pipe.InitBuffer(hb, 512); pipe.InitBuffer(db, 1024); pipe.InitBuffer(tb, 1024);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>(), t = tb.Get<float>();
+    LocalTensor<half> h = hb.Get<half>(), dh = db.Get<half>(), th = tb.Get<half>();
+    DataCopy(a, xg, 256);
+    DataCopy(h, hg, 256);
+    PipeBarrier<PIPE_ALL>();
+    float out[32];
+    for (int i = 0; i < 32; i++) out[i] = -1000.0f;
+    int64_t before = GetAccVal();
+    out[0] = (float)before;
+    ReduceSum(d, a, t, 200);
+    out[1] = GetAccVal<float>();
+    uint64_t raw = GetAccVal();
+    out[2] = *reinterpret_cast<float *>(&raw);
+    out[3] = (float)(raw >> 32);
+    out[4] = GetReduceRepeatSumSpr<float>();
+    out[5] = d.GetValue(0);
+    const int32_t lens[4] = {5, 64, 8, 30};
+    for (int i = 0; i < 4; i++) {
+        Duplicate(d, -7.0f, 64);
+        AscendCUtils::SetMask<float>(lens[i]);
+        WholeReduceSum<float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+        out[6 + i] = d.GetValue(0);
+    }
+    AscendCUtils::SetMask<float>(0, 0xF0F0ull);
+    WholeReduceSum<float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[10] = d.GetValue(0);
+    AscendCUtils::ResetMask();
+    WholeReduceSum<float, false>(d, a[64], MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[11] = d.GetValue(0);
+    ReduceSum(dh, h, th, 100);
+    out[12] = (float)GetAccVal<half>();
+    out[13] = (float)GetReduceRepeatSumSpr<half>();
+    AscendCUtils::SetMask<half>(100);
+    WholeReduceSum<half, false>(dh, h, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[14] = (float)dh.GetValue(0);
+    AscendCUtils::SetMask<half>(16);
+    WholeReduceSum<half, false>(dh, h, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[15] = (float)dh.GetValue(0);
+    out[16] = (float)AscendCUtils::GetC0Count(2);
+    out[17] = (float)AscendCUtils::GetC0Count(4);
+    out[18] = (float)AscendCUtils::GetBitSize(1);
+    AscendCUtils::SetMask<float, false>(3);
+    WholeReduceSum<float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+    out[19] = d.GetValue(0);
+    out[20] = (float)ONE_BLK_FLOAT_NUM;
+    out[21] = (float)ONE_BLK_HALF_NUM;
+    out[22] = (float)FLOAT_REPEAT_SIZE;
+    out[23] = (float)MAX_REPEAT_HALF_SIZE;
+    for (int i = 0; i < 32; i++) yg.SetValue(i, out[i]);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the GetAccVal / AscendCUtils kernel",
+    );
+    // Sums of the lane sets below all differ (203, 5, 63, 33, 2, 68; halves 100, 126) and none is 0.
+    let x: Vec<f32> = (0..256).map(|i| ((i * 5 + 3) % 9) as f32 - 3.0).collect();
+    let xh: Vec<f32> = (0..256).map(|i| ((i * 7 + 1) % 5) as f32 - 1.0).collect();
+    let hbytes: Vec<u8> = xh
+        .iter()
+        .flat_map(|v| f16::from_f32(*v).to_le_bytes())
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("xh", hbytes)], 32 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = f32s(&y);
+    let sum =
+        |v: &[f32], lanes: &mut dyn Iterator<Item = usize>| -> f32 { lanes.map(|i| v[i]).sum() };
+    let s200 = sum(&x, &mut (0..200));
+    assert_eq!(y[0], 0.0, "the accumulator before any ReduceSum");
+    assert_eq!(y[1], s200, "GetAccVal<float> after ReduceSum of 200");
+    assert_eq!(y[2], s200, "untyped GetAccVal, low 4 bytes as float");
+    assert_eq!(y[3], 0.0, "untyped GetAccVal, high 4 bytes");
+    assert_eq!(y[4], s200, "GetReduceRepeatSumSpr<float>");
+    assert_eq!(y[5], s200, "ReduceSum's dst[0]");
+    assert_eq!(y[6], sum(&x, &mut (0..5)), "SetMask<float>(5)");
+    assert_eq!(y[7], sum(&x, &mut (0..64)), "SetMask<float>(64)");
+    assert_eq!(
+        y[8],
+        sum(&x, &mut (0..64)),
+        "SetMask<float>(8): one block = every lane"
+    );
+    assert_eq!(y[9], sum(&x, &mut (0..30)), "SetMask<float>(30)");
+    assert_eq!(
+        y[10],
+        sum(&x, &mut (0..16).filter(|i| (0xF0F0u64 >> i) & 1 == 1)),
+        "SetMask<float>(0, 0xF0F0)"
+    );
+    assert_eq!(y[11], sum(&x, &mut (64..128)), "ResetMask: every lane");
+    let h100 = sum(&xh, &mut (0..100));
+    assert_eq!(y[12], h100, "GetAccVal<half> after ReduceSum of 100 halves");
+    assert_eq!(y[13], h100, "GetReduceRepeatSumSpr<half>");
+    assert_eq!(
+        y[14], h100,
+        "SetMask<half>(100): lanes 0..100 over both words"
+    );
+    assert_eq!(
+        y[15],
+        sum(&xh, &mut (0..128)),
+        "SetMask<half>(16): every lane"
+    );
+    assert_eq!(
+        &y[16..19],
+        &[16.0, 8.0, 8.0],
+        "GetC0Count(2), GetC0Count(4), GetBitSize(1)"
+    );
+    assert_eq!(
+        y[19],
+        sum(&x, &mut (0..64)),
+        "SetMask<float, false>(3) leaves the full mask of SetMask<half>(16)"
+    );
+    // The library's element counts (kernel_utils_constants.h): a 32-byte block, a 256-byte repeat.
+    let counts = [32 / 4, 32 / 2, 256 / 4, 256 / 2 * 255].map(|v: i32| v as f32);
+    assert_eq!(
+        &y[20..24],
+        &counts,
+        "ONE_BLK_FLOAT/HALF_NUM, FLOAT_REPEAT_SIZE, MAX_REPEAT_HALF_SIZE"
+    );
+}
+
+/// CANN's `platform/platform_info_def.h` (reached through `platform/platform_infos_def.h`) declares
+/// `using std::map`, `std::string` and `std::vector` at global scope, and ops-nn host code writes those
+/// names unqualified (quant/dynamic_quant's tiling: `static map<const ge::DataType, const uint32_t>`;
+/// norm/quantized_batch_norm's tiling header: `string nodeName;`). A host program that does the same
+/// builds against the twin and computes what the reference here computes.
+#[test]
+fn platform_infos_def_brings_map_string_vector_into_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("names.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "platform/platform_infos_def.h"
+#include "tiling/platform/platform_ascendc.h"
+namespace optiling {
+static map<int, const unsigned> g_len = {{3, 4u}, {9, 8u}};
+struct Info { string nodeName; vector<int> dims; };
+}
+int main() {
+    optiling::Info i{"quantized_batch_norm", {2, 5, 7}};
+    int prod = 1;
+    for (int d : i.dims) prod *= d;
+    std::printf("%zu %u %u %d\n", i.nodeName.size(), optiling::g_len.at(3), optiling::g_len.at(9), prod);
+    // The NpuArch names ops-nn's dynamic_quant tiling compares with (the __NPU_ARCH__ numbers).
+    std::printf("%u %u\n", (unsigned)platform_ascendc::NpuArch::DAV_3003, (unsigned)platform_ascendc::NpuArch::DAV_3113);
+    // A graph status code (metadef error_codes.h) rms_norm_quant's tiling returns.
+    std::printf("%u\n", (unsigned)ge::GRAPH_PARAM_OUT_OF_RANGE);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(
+        &src,
+        "building a host program that names map / string / vector bare",
+    );
+    let want = format!(
+        "{} 4 8 {}\n3003 3113\n50331644\n",
+        "quantized_batch_norm".len(),
+        2 * 5 * 7
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}
+
+/// get_para_base (the kernel's parameter area; CANN's GetParaBase wrapper,
+/// impl/basic_api/dav_c220/kernel_operator_reg_others_impl.h): one 8-byte slot per kernel argument in
+/// the kernel's order, then the tiling data inline, as ops-math's experimental/math/gcd reads it
+/// (tensors from slots 0..2, its tiling from slot 5 of a five-argument kernel). The kernel compares each
+/// slot with the argument it was passed, reads the inline tiling and the input through slot 0.
+#[test]
+fn get_para_base_lays_out_arguments_then_inline_tiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y, GM_ADDR ws, GM_ADDR tiling) {
+    GM_ADDR *p = reinterpret_cast<GM_ADDR *>(get_para_base());
+    const uint32_t *inl = reinterpret_cast<const uint32_t *>(p + 4);
+    uint32_t out[8];
+    out[0] = p[0] == x; out[1] = p[1] == y; out[2] = p[2] == ws; out[3] = p[3] == tiling;
+    out[4] = inl[0]; out[5] = inl[1];
+    out[6] = *reinterpret_cast<const uint32_t *>(p[0]);
+    out[7] = GetParaBase() == get_para_base();
+    GlobalTensor<uint32_t> yg;
+    yg.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    for (int i = 0; i < 8; i++) yg.SetValue(i, out[i]);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3]); }
+"#,
+        "building the get_para_base kernel",
+    );
+    let tiling: Vec<u8> = [7u32, 11u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("t.bin"), &tiling).unwrap();
+    std::fs::write(w.join("x.bin"), 3.5f32.to_le_bytes()).unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 64\ninput x {} 4\noutput y {} 32\n",
+        w.join("t.bin").display(),
+        w.join("x.bin").display(),
+        w.join("y.bin").display()
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    let out = Command::new(w.join("kernel"))
+        .arg(w.join("run.txt"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = std::fs::read(w.join("y.bin")).unwrap();
+    let got: Vec<u32> = y
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(got, [1, 1, 1, 1, 7, 11, 3.5f32.to_bits(), 1]);
+}
+
+/// optiling::OpCheckFuncHelper and OpAICoreDef's check functions (CANN OpDef API, register/op_def.h):
+/// ops-nn's norm/bn3d_training_reduce registers its CheckSupport with
+/// `optiling::OpCheckFuncHelper(FUNC_CHECK_SUPPORTED, "BN3DTrainingReduce", f)`; index/masked_scatter
+/// passes `opDef.AICore().GetCheckSupport()`. The twin keeps what is registered per check type and op
+/// type; calling the kept function gives what the function itself gives.
+#[test]
+fn op_check_func_helper_keeps_the_registered_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("check.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_def_registry.h"
+static ge::graphStatus Check(const ge::Operator &op, ge::AscendString &result) {
+    result = ge::AscendString(op.GetOpType().c_str());
+    return ge::GRAPH_SUCCESS;
+}
+static ge::graphStatus Other(const ge::Operator &, ge::AscendString &result) {
+    result = ge::AscendString("other");
+    return ge::GRAPH_FAILED;
+}
+namespace ops {
+static int registered = []() {
+    optiling::OpCheckFuncHelper(FUNC_CHECK_SUPPORTED, "Bn3d", Check);
+    return 0;
+}();
+}
+int main() {
+    ops::OpAICoreDef core;
+    core.SetCheckSupport(Other);
+    optiling::OpCheckFuncHelper(FUNC_OP_SELECT_FORMAT, "Masked", core.GetCheckSupport());
+    optiling::OpCheckFuncHelper(FUNC_CHECK_SUPPORTED, "Null", core.GetOpSelectFormat());
+    auto &m = twin_host::op_check_funcs();
+    ge::Operator op("n", "Bn3dType");
+    ge::AscendString r1, r2;
+    unsigned s1 = m.at("check_supported").at("Bn3d")(op, r1);
+    unsigned s2 = m.at("op_select_format").at("Masked")(op, r2);
+    std::printf("%u %s %u %s %zu %d\n", s1, r1.GetString(), s2, r2.GetString(), m.at("check_supported").size(),
+                core.GetCheckSupport() == &Other);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(
+        &src,
+        "building a host program that registers check functions",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("0 Bn3dType {} other 1 1\n", u32::MAX)
+    );
+}
+
+/// The scalar Cast overloads (asc-devkit include/basic_api/kernel_operator_scalar_intf.h, the newer
+/// names of ToFloat / ToBfloat16): `float Cast(bfloat16_t)` widens exactly, `bfloat16_t Cast(float)`
+/// rounds to nearest even; the reference is the `half` crate's bf16.
+#[test]
+fn scalar_cast_between_float_and_bfloat16_matches_bf16() {
+    use half::bf16;
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 6);
+    yg.SetGlobalBuffer((__gm__ float *)y, 6);
+    for (int i = 0; i < 6; i++) {
+        bfloat16_t b = Cast(xg.GetValue(i));
+        float back = Cast(b);
+        yg.SetValue(i, back);
+    }
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the scalar Cast kernel",
+    );
+    let x = [3.140625f32, 1.003_906_3, 1.011_718_8, -2.5, 65504.0, 1e-3];
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 6 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = x.iter().map(|v| bf16::from_f32(*v).to_f32()).collect();
+    assert_eq!(f32s(&y), want);
+}
+
+/// The operator-base reporters ops-nn host code calls (CANN opbase include/op_common/log/log.h):
+/// quant/dynamic_quant's tiling stopped at OP_LOGE_FOR_INVALID_VALUES_WITH_REASON; each prints one
+/// error line with the op name, what is wrong and the strings it was given.
+#[test]
+fn opbase_reporters_print_the_op_and_their_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("reporters.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <string>
+#include "log/log.h"
+int main() {
+    OP_LOGE_FOR_INVALID_VALUES_WITH_REASON("Dq", "smooth_scales, group_index",
+                                           std::to_string(3) + ", " + std::to_string(4), "must be equal");
+    OP_LOGE_FOR_INVALID_STRIDE("Dq", "x", "3", "4");
+    OP_LOGE_LIBOPAPI_REPORT("Dq", "bad %d", 5);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(
+        &src,
+        "building a host program that calls the opbase reporters",
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = all.lines().collect();
+    assert_eq!(lines.len(), 3, "{all}");
+    assert!(
+        lines[0].starts_with("[error] Dq (")
+            && lines[0]
+                .ends_with("invalid values: smooth_scales, group_index: 3, 4: must be equal"),
+        "{all}"
+    );
+    assert!(lines[1].ends_with("invalid stride: x: 3: 4"), "{all}");
+    assert!(lines[2].ends_with("bad 5"), "{all}");
+}
+
+/// TPipe copies (ops-nn add_layer_norm_grad: a class member `TPipe pipe_;` assigned `pipe_ = pipe;`,
+/// then pipe_.InitBuffer): as in CANN, where TPipe has the implicit copy operations, the copy carves
+/// buffers that work and does not change the current pipe (GetTPipePtr names the last pipe
+/// constructed, here the member). The kernel doubles x through a queue and a buffer carved through the
+/// copy and adds 1 when GetTPipePtr names the member and 10 when the two buffers differ.
+#[test]
+fn a_copied_tpipe_carves_working_buffers() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+class Holder {
+public:
+    void init(TPipe &pipe) {
+        pipe_ = pipe;
+        pipe_.InitBuffer(q_, 1, 256);
+        pipe_.InitBuffer(b_, 256);
+    }
+    TPipe pipe_;
+    TQue<TPosition::VECIN, 1> q_;
+    TBuf<TPosition::VECCALC> b_;
+};
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    TPipe pipe;
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    Holder h;
+    h.init(pipe);
+    LocalTensor<float> a = h.q_.AllocTensor<float>();
+    LocalTensor<float> t = h.b_.Get<float>();
+    DataCopy(a, xg, 64);
+    h.q_.EnQue(a);
+    LocalTensor<float> a2 = h.q_.DeQue<float>();
+    Muls(t, a2, 2.0f, 64);
+    PipeBarrier<PIPE_V>();
+    Adds(t, t, (float)(GetTPipePtr() == &h.pipe_) + (float)(a2.GetPhyAddr() != t.GetPhyAddr()) * 10.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 64);
+    h.q_.FreeTensor(a2);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the TPipe copy kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 64 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = x.iter().map(|v| v * 2.0 + 11.0).collect();
+    assert_eq!(f32s(&y), want);
+}

@@ -234,6 +234,86 @@ pub fn candidate_files(
     Ok(out)
 }
 
+/// Folders beside the project root that its files reach one level up (`${CMAKE_CURRENT_SOURCE_DIR}/../op_kernel`
+/// in a root `CMakeLists.txt`, `#include "../../op_kernel/x.h"` in a file one folder down): ops-nn's
+/// `experimental/optim/apply_adam_d/examples` takes its kernel's tiling header from `../op_kernel`. The
+/// candidate's copy lives in `<candidate>/src/`, so such a path would land in `<candidate>/`; the flow puts
+/// a link there to the real folder (`CandidateDir::link_outside`). A name is kept only when the folder
+/// exists beside the root and is not one of the candidate folder's own entries (`src`, `build`, ...).
+/// Paths two or more levels above the root are not reached. Sorted by name, without repeats.
+pub fn outside_siblings(root: &Path, files: &BTreeMap<String, Vec<u8>>) -> Vec<(String, PathBuf)> {
+    let Some(parent) = root.parent() else {
+        return vec![];
+    };
+    let mut names = std::collections::BTreeSet::new();
+    for (rel, bytes) in files {
+        let depth = rel.matches('/').count();
+        let text = String::from_utf8_lossy(bytes);
+        let up = "../".repeat(depth + 1);
+        let mut from = 0;
+        while let Some(at) = text[from..].find(&up) {
+            let start = from + at;
+            from = start + up.len();
+            // The whole run of `../` must be exactly depth + 1 long: not more before or after it.
+            let before = &text[..start];
+            if before.ends_with("../") || before.ends_with('.') {
+                continue;
+            }
+            let name: String = text[from..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                .collect();
+            if name.is_empty() || name.starts_with('.') {
+                continue;
+            }
+            names.insert(name);
+        }
+    }
+    names
+        .into_iter()
+        .filter(|n| !CANDIDATE_ENTRIES.contains(&n.as_str()))
+        .map(|n| {
+            let target = parent.join(&n);
+            (n, target)
+        })
+        .filter(|(_, t)| t.is_dir())
+        .collect()
+}
+
+/// The entries `CandidateDir` and the flows make in a candidate folder, which an outside link must not take.
+const CANDIDATE_ENTRIES: &[&str] = &[
+    "src",
+    "build",
+    "out",
+    "configure",
+    "compile",
+    "install",
+    BUILT_MARKER,
+];
+
+/// Feeds the folders `outside_siblings` found into a candidate's key: each file's path, size and
+/// modification time (not its bytes: such a folder can be large), so an edit there makes a new build.
+pub fn hash_outside(h: &mut KeyHasher, outside: &[(String, PathBuf)]) {
+    for (name, dir) in outside {
+        h.part("outside").part(name);
+        for e in walkdir::WalkDir::new(dir)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_file())
+        {
+            let meta = e.metadata().ok();
+            let size = meta.as_ref().map_or(0, |m| m.len());
+            let mtime = meta
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            h.part(e.path().to_string_lossy().as_bytes())
+                .part(format!("{size} {mtime}"));
+        }
+    }
+}
+
 /// `target/ascend-tune/cann/<key>/` of one candidate, held under an OS file lock (`flock` on
 /// `<key>.lock`) while it is built or read, so two trials (or two tuners) never build into one folder
 /// at once. The lock goes with the process, even a killed one.
@@ -301,6 +381,22 @@ impl CandidateDir {
             std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))?;
         }
         Ok(src)
+    }
+
+    /// Puts a link `<candidate>/<name>` to each folder `outside_siblings` found, so that the copy in
+    /// `src/` reaches `../<name>` as the project does. Where links cannot be made (not unix), an error.
+    pub fn link_outside(&self, outside: &[(String, PathBuf)]) -> std::io::Result<()> {
+        for (name, target) in outside {
+            let link = self.dir.join(name);
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(target, &link)?;
+            #[cfg(not(unix))]
+            return Err(std::io::Error::other(format!(
+                "the project reaches ../{name} ({}), which this tool can only link on unix",
+                target.display()
+            )));
+        }
+        Ok(())
     }
 
     /// Records a finished build of this candidate (`key`) whose program is `program` (inside the
@@ -638,12 +734,15 @@ impl CmakeFlow {
         for (rel, bytes) in &files {
             h.part(rel).part(bytes);
         }
+        let outside = outside_siblings(&self.project, &files);
+        hash_outside(&mut h, &outside);
         let key = h.finish();
         let cand = CandidateDir::open(&self.work, &key).map_err(io)?;
         if let Some(artifact) = cand.cached_artifact(&key) {
             return Ok(artifact);
         }
         let src = cand.reset(&files).map_err(io)?;
+        cand.link_outside(&outside).map_err(io)?;
         let build = cand.dir.join("build");
         let prefix = cand.dir.join("out");
         let args = configure_args(
@@ -979,6 +1078,51 @@ mod tests {
             cand.built(),
             Some(vec!["build/prog".to_string(), "extra".to_string()])
         );
+    }
+
+    #[test]
+    fn folders_one_level_above_the_root_are_linked_beside_the_copy() {
+        let tmp = tempfile::tempdir().unwrap();
+        let parent = tmp.path().join("apply_adam_d");
+        let root = parent.join("examples");
+        for d in ["op_kernel", "inc", "build", "unused"] {
+            std::fs::create_dir_all(parent.join(d)).unwrap();
+        }
+        std::fs::write(parent.join("op_kernel/t.h"), "tiling").unwrap();
+        let files: BTreeMap<String, Vec<u8>> = [
+            (
+                "CMakeLists.txt".to_string(),
+                b"set(K ${CMAKE_CURRENT_SOURCE_DIR}/../op_kernel)\ninclude(../build/x.cmake)\n\
+                  set(D ../../deep) set(M ../missing)"
+                    .to_vec(),
+            ),
+            // One folder down: two levels of ../ reach beside the root, one level stays inside.
+            (
+                "sub/a.cpp".to_string(),
+                b"#include \"../../inc/x.h\"\n#include \"../sub2/y.h\"".to_vec(),
+            ),
+        ]
+        .into();
+        let outside = outside_siblings(&root, &files);
+        let names: Vec<&str> = outside.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["inc", "op_kernel"]);
+        assert_eq!(outside[1].1, parent.join("op_kernel"));
+
+        let mut a = KeyHasher::new();
+        hash_outside(&mut a, &outside);
+        std::fs::write(parent.join("op_kernel/t.h"), "tiling, edited").unwrap();
+        let mut b = KeyHasher::new();
+        hash_outside(&mut b, &outside);
+        assert_ne!(a.finish(), b.finish(), "an edit outside makes a new key");
+
+        let cand = CandidateDir::open(&tmp.path().join("work"), "k").unwrap();
+        let src = cand.reset(&files).unwrap();
+        cand.link_outside(&outside).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(src.join("../op_kernel/t.h")).unwrap(),
+            "tiling, edited"
+        );
+        assert!(!src.join("../unused").exists());
     }
 
     #[test]

@@ -240,10 +240,22 @@ fn no_program(root: &Path, cmake: &str, texts: &[(String, String)]) -> String {
         );
     }
     let words = cmake_words(cmake);
-    if !words
+    let builds_program = words
         .iter()
-        .any(|w| w.eq_ignore_ascii_case("add_executable"))
-    {
+        .any(|w| w.eq_ignore_ascii_case("add_executable"));
+    // A PyTorch extension (ops-math's fast_kernel_launch_example: each csrc/<op>/dav-2201/ folder calls
+    // `ascend_ops_add_current_op(...)` and its .asc registers torch operators; the parent builds a Python
+    // module): neither the folder nor its parent gives a program to run, so say what the user can do.
+    let torch = texts
+        .iter()
+        .find(|(_, t)| t.contains("TORCH_LIBRARY") || t.contains("#include <torch/"));
+    if let (false, Some((f, _))) = (builds_program, torch) {
+        return format!(
+            "{}: builds no program: this is (part of) a PyTorch extension: {f} registers torch operators              (`TORCH_LIBRARY...`) and launches its kernel from one, and the project builds a Python module              for torch and torch_npu, which the twin does not run (nor does init in the parent project: it              builds no program either). To tune the kernel, put its `__global__ __aicore__` function in a              kernel-launch project whose main() fills the inputs, launches it with `<<<...>>>` and writes              the outputs (as asc-devkit's examples do), and run init there",
+            file.display()
+        );
+    }
+    if !builds_program {
         let made = words
             .windows(2)
             .find(|x| {
@@ -451,6 +463,25 @@ mod tests {
             e.contains("builds no program of its own (it calls `ascend_ops_add_current_op(...)`)"),
             "{e}"
         );
+        // The same folder whose source registers torch operators (fast_kernel_launch_example's sqrt):
+        // a PyTorch extension, and the way out named.
+        std::fs::write(
+            root.join("k.asc"),
+            "#include <torch/library.h>\nextern \"C\" __global__ __aicore__ void k(GM_ADDR x) { }\nTORCH_LIBRARY_FRAGMENT(ops, m) { }\n",
+        )
+        .unwrap();
+        let e = discover(root).unwrap().unwrap_err();
+        assert!(
+            e.contains("PyTorch extension")
+                && e.contains("k.asc")
+                && e.contains("kernel-launch project"),
+            "{e}"
+        );
+        std::fs::write(
+            root.join("k.asc"),
+            "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) { }\n",
+        )
+        .unwrap();
         std::fs::write(
             root.join("CMakeLists.txt"),
             "set(CMAKE_ASC_ARCHITECTURES \"dav-3510\" CACHE STRING \"arch\")\nfunction(f T S)\n add_executable(${T} ${S})\nendfunction()\nf(demo k.asc)\n",

@@ -467,21 +467,44 @@ pub fn include_folders(root: &Path, sources: &[PathBuf]) -> Vec<String> {
 /// folders beside `root` and beside its ancestors up to `top`: `<name>/x.h` itself or `x.h` under
 /// `<name>/op_kernel/` (`<name>/op_host/`, `inc/`, `include/`), as ops-nn's shared `foreach_utils/`.
 /// Returns the folder to show at `<name>`.
+/// Failing that, a folder `<name>` one level further down beside an ancestor: ops-nn's kernels include
+/// `../inc/platform.h`, which its build lays out from `common/inc/op_kernel/`.
 fn sibling_folder(root: &Path, top: &Path, name: &str, rest: &Path) -> Option<PathBuf> {
-    for a in root.ancestors().skip(1).take_while(|a| a.starts_with(top)) {
-        let f = a.join(name);
+    let holding = |f: &Path| -> Option<PathBuf> {
         if !f.is_dir() || f == root {
-            continue;
+            return None;
         }
-        for sub in ["", "op_kernel", "op_host", "inc", "include"] {
-            let d = if sub.is_empty() {
-                f.clone()
-            } else {
-                f.join(sub)
-            };
-            if d.join(rest).is_file() {
-                return Some(d);
-            }
+        ["", "op_kernel", "op_host", "inc", "include"]
+            .iter()
+            .map(|sub| {
+                if sub.is_empty() {
+                    f.to_path_buf()
+                } else {
+                    f.join(sub)
+                }
+            })
+            .find(|d| d.join(rest).is_file())
+    };
+    let ancestors: Vec<&Path> = root
+        .ancestors()
+        .skip(1)
+        .take_while(|a| a.starts_with(top))
+        .collect();
+    if let Some(d) = ancestors.iter().find_map(|a| holding(&a.join(name))) {
+        return Some(d);
+    }
+    for a in &ancestors {
+        let Ok(rd) = std::fs::read_dir(a) else {
+            continue;
+        };
+        let mut subs: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir() && !root.starts_with(p))
+            .collect();
+        subs.sort();
+        if let Some(d) = subs.iter().find_map(|s| holding(&s.join(name))) {
+            return Some(d);
         }
     }
     None
@@ -608,20 +631,30 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             if !inc.starts_with("../") {
                 continue;
             }
-            // `../<name>/x.h` landing inside the project, where no folder `<name>` is.
-            let at = lexical(&dir.join(&inc));
-            let Ok(inside) = at.strip_prefix(lexical(root)) else {
-                continue;
-            };
-            let mut parts = inside.components();
-            let Some(Component::Normal(first)) = parts.next() else {
-                continue;
-            };
-            let mount = root.join(first);
-            let rest = parts.as_path().to_path_buf();
-            if mount.exists() || rest.as_os_str().is_empty() {
-                continue;
+            // `../<name>/x.h` landing inside the project, where no folder `<name>` is: from the
+            // file's folder, or, as the compiler also reads it, from a folder above it that is on the
+            // include path (`../inc/platform.h` in `op_kernel/arch35/` of ops-nn's
+            // norm/bn3d_training_reduce is found as `op_kernel/../inc/` in the original build).
+            let mut landing = None;
+            for d in dir.ancestors().take_while(|d| d.starts_with(root)) {
+                let at = lexical(&d.join(&inc));
+                let Ok(inside) = at.strip_prefix(lexical(root)) else {
+                    continue;
+                };
+                let mut parts = inside.components();
+                let Some(Component::Normal(first)) = parts.next() else {
+                    continue;
+                };
+                let rest = parts.as_path().to_path_buf();
+                if !root.join(first).exists() && !rest.as_os_str().is_empty() {
+                    landing = Some((first.to_os_string(), rest));
+                    break;
+                }
             }
+            let Some((first, rest)) = landing else {
+                continue;
+            };
+            let mount = root.join(&first);
             if let Some((_, d)) = mounts.iter().find(|(m, _)| *m == mount) {
                 if d.join(&rest).is_file() {
                     queue.push(d.join(&rest));
@@ -746,6 +779,34 @@ mod tests {
         write(&root, "shared/x.h", "\n");
         let (_, include_as) = include_layout(&root, &[root.join("op_kernel/op_a.cpp")]);
         assert!(include_as.is_empty(), "{include_as:?}");
+    }
+
+    /// ops-nn's kernels include `../inc/platform.h`, laid out by its build from
+    /// `common/inc/op_kernel/`: from `op_kernel/` and from `op_kernel/arch35/` (norm/bn3d_training_reduce,
+    /// found through the include folder `op_kernel/`) the pair mounts `inc` at the root.
+    #[test]
+    fn an_inc_folder_one_level_down_beside_an_ancestor_is_mounted() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "");
+        write(repo, "common/inc/op_kernel/platform.h", "\n");
+        let root = repo.join("norm/op_a");
+        write(&root, "op_kernel/a.cpp", "#include \"../inc/platform.h\"\n");
+        write(
+            &root,
+            "op_kernel/arch35/b.h",
+            "#include \"../inc/platform.h\"\n",
+        );
+        let (_, include_as) = include_layout(&root, &[root.join("op_kernel/a.cpp")]);
+        assert_eq!(
+            include_as,
+            [("inc".to_string(), "../../common/inc/op_kernel".to_string())]
+        );
+        let (_, include_as) = include_layout(&root, &[root.join("op_kernel/arch35/b.h")]);
+        assert_eq!(
+            include_as,
+            [("inc".to_string(), "../../common/inc/op_kernel".to_string())]
+        );
     }
 
     /// One op, two kernel files defining its entry (one for arch35), its tiling registered apart

@@ -32,7 +32,16 @@ pub fn kernel_tiling_header(
     let mut uses_tiling = false;
     let mut kernel_text = String::new();
     for t in kernel_texts {
-        uses_tiling |= t.contains("GET_TILING_DATA(");
+        // Every form reads the host's struct: GET_TILING_DATA, and the forms naming the struct
+        // (ops-nn norm/quantized_batch_norm: GET_TILING_DATA_WITH_STRUCT(<its Welford struct>, ...)).
+        uses_tiling |= [
+            "GET_TILING_DATA(",
+            "GET_TILING_DATA_WITH_STRUCT(",
+            "GET_TILING_DATA_PTR_WITH_STRUCT(",
+            "GET_TILING_DATA_MEMBER(",
+        ]
+        .iter()
+        .any(|m| t.contains(m));
         kernel_text.push_str(t);
         kernel_text.push('\n');
     }
@@ -289,6 +298,24 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             !h.contains("host_only"),
             "no host include reaches the kernel: {h}"
         );
+    }
+
+    /// ops-nn norm/quantized_batch_norm names its struct in GET_TILING_DATA_WITH_STRUCT and never
+    /// writes GET_TILING_DATA: its kernel build stopped at the host header's `util/math_util.h`.
+    #[test]
+    fn the_forms_naming_the_struct_read_tiling_too() {
+        for form in [
+            "GET_TILING_DATA_WITH_STRUCT(ListTiling, t, tiling);",
+            "GET_TILING_DATA_PTR_WITH_STRUCT(ListTiling, t, tiling);",
+            "GET_TILING_DATA_MEMBER(ListTiling, ubSize, t, tiling);",
+        ] {
+            let (dir, op) = project(&format!("void k(){{ {form} }}\n"));
+            let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new());
+            assert!(
+                h.is_some_and(|h| h.contains("BEGIN_TILING_DATA_DEF(ListTiling)")),
+                "{form}"
+            );
+        }
     }
 
     #[test]

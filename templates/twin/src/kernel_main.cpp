@@ -196,6 +196,18 @@ int main(int argc, char **argv) {
     uint8_t *tiling = gm_alloc(tiling_bytes.size(), "tiling");
     if (!tiling_bytes.empty()) std::memcpy(tiling, tiling_bytes.data(), tiling_bytes.size());
     args.push_back(tiling);
+    // The parameter area get_para_base() returns (CANN's kernel argument area, which the runtime lays
+    // out as the argument addresses followed by the tiling data: ops-math's experimental/math/gcd reads
+    // its tensors from slots 0..2 and its tiling from slot 5, after the five arguments). In GM, so a
+    // kernel's reads of it are checked like any other.
+    const uint64_t para_bytes = args.size() * sizeof(uint64_t) + tiling_bytes.size();
+    twin::para_base = gm_alloc(para_bytes, "parameter area");
+    for (size_t i = 0; i < args.size(); i++) {
+        const uint64_t addr = (uint64_t)(uintptr_t)args[i];
+        std::memcpy(twin::para_base + i * sizeof(uint64_t), &addr, sizeof addr);
+    }
+    if (!tiling_bytes.empty())
+        std::memcpy(twin::para_base + args.size() * sizeof(uint64_t), tiling_bytes.data(), tiling_bytes.size());
 
     twin::Launch launch{call_twin_launch, args.data(), block_dim, ub_bytes, tiling_key, sys_ws, l1_bytes};
     twin::LaunchResult res = twin::run_blocks(launch);

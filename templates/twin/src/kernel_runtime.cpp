@@ -16,6 +16,7 @@
 namespace twin {
 
 thread_local BlockState g;
+uint8_t *para_base = nullptr;
 thread_local std::string g_trace;
 
 const char *pipe_name(Pipe p) {

@@ -36,6 +36,20 @@ constexpr graphStatus GRAPH_SUCCESS = 0;
 constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFFu;
 constexpr graphStatus GRAPH_PARAM_INVALID = 50331649u;
 constexpr graphStatus GRAPH_NOT_CHANGED = 1343242304u;
+// The graph API's other status codes (CANN metadef inc/external/graph/error_codes.h; ops-nn's
+// rms_norm_quant tiling returns GRAPH_PARAM_OUT_OF_RANGE).
+constexpr graphStatus GRAPH_NODE_WITHOUT_CONST_INPUT = 50331648u;
+constexpr graphStatus GRAPH_NODE_NEED_REPASS = 50331647u;
+constexpr graphStatus GRAPH_INVALID_IR_DEF = 50331646u;
+constexpr graphStatus OP_WITHOUT_IR_DATATYPE_INFER_RULE = 50331645u;
+constexpr graphStatus GRAPH_PARAM_OUT_OF_RANGE = 50331644u;
+constexpr graphStatus GRAPH_MEM_OPERATE_FAILED = 50331539u;
+constexpr graphStatus GRAPH_MEMCPY_FAILED = 50331537u;
+constexpr graphStatus GRAPH_MEMSET_FAILED = 50331536u;
+constexpr graphStatus GRAPH_MATH_CAL_FAILED = 50331429u;
+constexpr graphStatus GRAPH_ADD_OVERFLOW = 50331428u;
+constexpr graphStatus GRAPH_MUL_OVERFLOW = 50331427u;
+constexpr graphStatus GRAPH_RoundUp_Overflow = 50331426u;
 // A failure status some operator code returns unqualified; any non-success value serves the twin.
 constexpr graphStatus GRAPH_NULL_PTR = 1343225860u;
 constexpr int64_t UNKNOWN_DIM = -1;

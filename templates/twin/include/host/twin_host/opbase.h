@@ -88,6 +88,60 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #define OP_LOGE_FOR_INVALID_SHAPE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_VALUE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid value", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_VALUE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid value", ##__VA_ARGS__)
+#define OP_LOGE_FOR_INVALID_VALUES_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid values", ##__VA_ARGS__)
+// The rest of the operator-base library's reporters (CANN opbase include/op_common/log/log.h): each takes
+// the op (or node) name and a few strings, printed as one error.
+#ifndef OP_LOGE_FOR_FILE_OPEN
+#define OP_LOGE_FOR_FILE_OPEN(op, ...) TWIN_OP_LOG_ARGS(op, "cannot open file", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_FILE_PARSE
+#define OP_LOGE_FOR_FILE_PARSE(op, ...) TWIN_OP_LOG_ARGS(op, "cannot parse file", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_FILE_PATH
+#define OP_LOGE_FOR_FILE_PATH(op, ...) TWIN_OP_LOG_ARGS(op, "invalid file path", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_ARGUMENT_WITH_REASON
+#define OP_LOGE_FOR_INVALID_ARGUMENT_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid argument", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_CONFIG
+#define OP_LOGE_FOR_INVALID_CONFIG(op, ...) TWIN_OP_LOG_ARGS(op, "invalid config", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_CONFIGS_WITH_REASON
+#define OP_LOGE_FOR_INVALID_CONFIGS_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid configs", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_CONFIG_WITH_REASON
+#define OP_LOGE_FOR_INVALID_CONFIG_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid config", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_FORMATS_WITH_REASON
+#define OP_LOGE_FOR_INVALID_FORMATS_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid formats", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_FORMAT_WITH_REASON
+#define OP_LOGE_FOR_INVALID_FORMAT_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid format", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_GRAPH_NODE
+#define OP_LOGE_FOR_INVALID_GRAPH_NODE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid graph node", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_LISTSIZE_WITH_REASON
+#define OP_LOGE_FOR_INVALID_LISTSIZE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid list size", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_FOR_INVALID_STRIDE
+#define OP_LOGE_FOR_INVALID_STRIDE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid stride", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_WITH_INVALID_ATTR_SIZE
+#define OP_LOGE_WITH_INVALID_ATTR_SIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid attribute size", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_WITH_INVALID_INPUT
+#define OP_LOGE_WITH_INVALID_INPUT(op, ...) TWIN_OP_LOG_ARGS(op, "invalid input", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_WITH_INVALID_INPUT_FORMAT
+#define OP_LOGE_WITH_INVALID_INPUT_FORMAT(op, ...) TWIN_OP_LOG_ARGS(op, "invalid input format", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_WITH_INVALID_INPUT_SHAPESIZE
+#define OP_LOGE_WITH_INVALID_INPUT_SHAPESIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid input shape size", ##__VA_ARGS__)
+#endif
+#ifndef OP_LOGE_LIBOPAPI_REPORT
+#define OP_LOGE_LIBOPAPI_REPORT(op, ...) OP_LOGE(op, ##__VA_ARGS__)
+#endif
 #define OP_LOGE_FOR_INVALID_FORMAT(op, ...) TWIN_OP_LOG_ARGS(op, "invalid format", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_LISTSIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid list size", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPEDIM(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)

@@ -11,6 +11,45 @@
 namespace ops {
 class OpDef;
 }
+namespace ge {
+class Operator;
+class AscendString;
+}
+
+// Graph-mode capability checks (CANN OpDef API, register/op_def.h: OpAICoreDef::SetCheckSupport and
+// friends take optiling::OP_CHECK_FUNC; optiling::OpCheckFuncHelper registers such a function for a
+// check type -- FUNC_CHECK_SUPPORTED and the other three names below -- and an op type; ops-nn's
+// norm/bn3d_training_reduce registers its check that way, index/masked_scatter and others pass
+// `opDef.AICore().GetCheckSupport()`). The twin keeps what is registered, per check type and op type
+// (twin_host::op_check_funcs), and runs no graph-mode format selection, so nothing calls them.
+namespace optiling {
+#ifndef FUNC_CHECK_SUPPORTED
+#define FUNC_CHECK_SUPPORTED "check_supported"
+#define FUNC_OP_SELECT_FORMAT "op_select_format"
+#define FUNC_GET_OP_SUPPORT_INFO "get_op_support_info"
+#define FUNC_GET_SPECIFIC_INFO "get_op_specific_info"
+#endif
+using OP_CHECK_FUNC = ge::graphStatus (*)(const ge::Operator &op, ge::AscendString &result);
+using PARAM_GENERALIZE_FUNC = ge::graphStatus (*)(const ge::Operator &op, const ge::AscendString &generalize_config,
+                                                  ge::AscendString &generalized_op_params);
+} // namespace optiling
+namespace twin_host {
+// check type -> op type -> the registered function (a null function is not recorded).
+inline std::map<std::string, std::map<std::string, optiling::OP_CHECK_FUNC>> &op_check_funcs() {
+    static std::map<std::string, std::map<std::string, optiling::OP_CHECK_FUNC>> m;
+    return m;
+}
+} // namespace twin_host
+namespace optiling {
+class OpCheckFuncHelper {
+public:
+    OpCheckFuncHelper(const char *check_type, const char *op_type, OP_CHECK_FUNC func) {
+        if (func != nullptr && check_type != nullptr && op_type != nullptr)
+            twin_host::op_check_funcs()[check_type][op_type] = func;
+    }
+    OpCheckFuncHelper(const char *, PARAM_GENERALIZE_FUNC) {}
+};
+} // namespace optiling
 
 namespace twin_host {
 using TilingFunc = ge::graphStatus (*)(gert::TilingContext *);
@@ -195,9 +234,16 @@ public:
     std::vector<std::string> socs_;
     OpAICoreDef &SetTiling(twin_host::TilingFunc f) { tiling_ = f; return *this; }
     template <class F> OpAICoreDef &SetTilingParse(F) { return *this; }
-    template <class F> OpAICoreDef &SetCheckSupport(F) { return *this; }
-    template <class F> OpAICoreDef &SetOpSelectFormat(F) { return *this; }
-    template <class F> OpAICoreDef &SetOpSupportInfo(F) { return *this; }
+    optiling::OP_CHECK_FUNC check_support_ = nullptr, op_select_format_ = nullptr, op_support_info_ = nullptr,
+                            op_spec_info_ = nullptr;
+    OpAICoreDef &SetCheckSupport(optiling::OP_CHECK_FUNC f) { check_support_ = f; return *this; }
+    OpAICoreDef &SetOpSelectFormat(optiling::OP_CHECK_FUNC f) { op_select_format_ = f; return *this; }
+    OpAICoreDef &SetOpSupportInfo(optiling::OP_CHECK_FUNC f) { op_support_info_ = f; return *this; }
+    OpAICoreDef &SetOpSpecInfo(optiling::OP_CHECK_FUNC f) { op_spec_info_ = f; return *this; }
+    optiling::OP_CHECK_FUNC &GetCheckSupport() { return check_support_; }
+    optiling::OP_CHECK_FUNC &GetOpSelectFormat() { return op_select_format_; }
+    optiling::OP_CHECK_FUNC &GetOpSupportInfo() { return op_support_info_; }
+    optiling::OP_CHECK_FUNC &GetOpSpecInfo() { return op_spec_info_; }
     template <class F> OpAICoreDef &SetParamGeneralize(F) { return *this; }
     OpAICoreDef &AddConfig(const char *soc) { socs_.push_back(soc); return *this; }
     OpAICoreDef &AddConfig(const char *soc, OpAICoreConfig &) { socs_.push_back(soc); return *this; }

@@ -15,8 +15,8 @@ enum class SocVersion {
     RESERVED_VERSION = 99999
 };
 enum class NpuArch : uint32_t {
-    DAV_1001 = 1001, DAV_2002 = 2002, DAV_2201 = 2201, DAV_3002 = 3002, DAV_3101 = 3101, DAV_3510 = 3510,
-    DAV_5102 = 5102, DAV_RESV = 0
+    DAV_1001 = 1001, DAV_2002 = 2002, DAV_2201 = 2201, DAV_3002 = 3002, DAV_3003 = 3003, DAV_3101 = 3101,
+    DAV_3113 = 3113, DAV_3510 = 3510, DAV_5102 = 5102, DAV_RESV = 0
 };
 
 inline SocVersion twin_soc_from_short(const std::string &s0) {

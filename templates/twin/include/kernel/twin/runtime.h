@@ -48,6 +48,7 @@ struct BlockState {
     uint8_t *sys_ws;      // SetSysWorkspace / GetSysWorkSpacePtr
     bool mask_counter;    // vector mask state (SetMaskCount/SetMaskNorm/SetVectorMask)
     uint64_t mask0, mask1;
+    uint64_t acc_val;     // the accumulator register ReduceSum's count form leaves its sum in (GetAccVal)
     uint32_t sync_count;  // SyncAll calls so far
     float deq_scale;      // SetDeqScale(half): scale of Cast int32 -> half
     bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)
@@ -73,6 +74,10 @@ struct BlockState {
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;
+// The launch's parameter area (get_para_base): one 8-byte slot per kernel argument in the kernel's
+// order (inputs, outputs, workspace, tiling), then the tiling data itself, inline. Null when the
+// launcher made none (the twin's kernel program makes one; get_para_base then faults, naming it).
+extern uint8_t *para_base;
 // SyncAll: hands control to the next block; returns when every block has reached this barrier.
 // aiv_only: SyncAll<true> of a mixed kernel meets the AIV cores only, SyncAll<false> every core.
 void sync_all(const char *api, TWIN_LOC_DECL, bool aiv_only = true);

@@ -25,6 +25,19 @@ constexpr int32_t BLOCK_CUBE = 16;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
 constexpr int32_t DEFAULT_BLK_STRIDE = 1;
 constexpr int32_t ONE_BYTE_BIT_SIZE = 8;
+// Element counts of a 32-byte block and of a 256-byte repeat, as the kernel library names them
+// (asc-devkit impl/basic_api/utils/kernel_utils_constants.h); ops-nn's add_layer_norm kernels read
+// ONE_BLK_FLOAT_NUM unqualified after `using namespace AscendC`.
+constexpr uint8_t B32_BYTE_SIZE = 4;
+constexpr uint8_t B16_BYTE_SIZE = 2;
+constexpr uint32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_BLK_HALF_NUM = ONE_BLK_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t HALF_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t FLOAT_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_REPEAT_FLOAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_REPEAT_HALF_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t MAX_REPEAT_FLOAT_SIZE = ONE_REPEAT_FLOAT_SIZE * MAX_REPEAT_TIMES;
+constexpr uint32_t MAX_REPEAT_HALF_SIZE = ONE_REPEAT_HALF_SIZE * MAX_REPEAT_TIMES;
 constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1; // DataCopyParams defaults: one burst, no gaps
 constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 
@@ -439,8 +452,17 @@ public:
         twin::g.pipe = this;
     }
     ~TPipe() { if (twin::g.pipe == this) twin::g.pipe = nullptr; }
-    TPipe(const TPipe &) = delete;
-    TPipe &operator=(const TPipe &) = delete;
+    // Copies (ops-nn add_layer_norm_grad keeps `TPipe pipe_;` in a class and assigns `pipe_ = pipe;`
+    // before calling pipe_.InitBuffer): as in CANN, where TPipe has the implicit copy operations, a copy
+    // takes the pipe's state and does not become the current pipe (GetTPipePtr still names the one
+    // constructed). The twin keeps the carve state per block, not per pipe: buffers carved through the
+    // copy and through the original continue one sequence, where on CANN each would continue from the
+    // copied offsets (and could overlap if both carved after the copy).
+    TPipe(const TPipe &o) { for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = o.base_[h]; }
+    TPipe &operator=(const TPipe &o) {
+        for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = o.base_[h];
+        return *this;
+    }
 
     // Each queue or buffer is carved from the buffer of its position (mem.h).
     static uint32_t carve(twin::Hw h, uint64_t bytes, TWIN_LOC_DECL) { return twin::hw_carve(h, bytes, TWIN_LOC_ARGS); }
@@ -595,6 +617,19 @@ struct TwinBlockIdxVar {
     operator int64_t() const { return twin::g.block_idx; }
 };
 inline constexpr TwinBlockIdxVar block_idx{};
+// get_para_base: the address of the launch's parameter area (the argument addresses, 8 bytes each in the
+// kernel's order, then the tiling data inline; twin::para_base). CANN's kernel library wraps it as
+// GetParaBase (impl/basic_api/dav_c220/kernel_operator_reg_others_impl.h) and reads the workspace slot
+// from it (include/basic_api/kernel_operator_swap_mem_intf.h); ops-math's experimental/math/gcd reads its
+// tensors and inline tiling from it. An integer, as the intrinsic returns it.
+inline int64_t get_para_base(TWIN_LOC) {
+    if (twin::para_base == nullptr)
+        twin::fault(twin_file, twin_line, "get_para_base: this launch has no parameter area (only the twin's kernel program lays one out)");
+    return (int64_t)(uintptr_t)twin::para_base;
+}
+namespace AscendC {
+inline int64_t GetParaBase(TWIN_LOC) { return get_para_base(TWIN_LOC_ARGS); }
+}
 inline int64_t get_subblockid() { return 0; }
 inline int64_t get_subblockdim() { return 1; }
 inline void set_flag(pipe_t src, pipe_t dst, event_t id, TWIN_LOC) { twin::event_set(twin::pipe_of(src), twin::pipe_of(dst), (int)id, TWIN_LOC_ARGS); }

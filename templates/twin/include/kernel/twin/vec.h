@@ -4,6 +4,7 @@
 // (asc-devkit docs, "general parameter description" of vector instructions).
 // half/bfloat16_t arithmetic is computed in float and rounded to nearest even.
 #pragma once
+#include <cstring>
 #include <limits>
 #include "tensor.h"
 
@@ -47,6 +48,45 @@ template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(u
 template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(uint64_t maskHigh, uint64_t maskLow) {
     twin::g.mask0 = maskLow; twin::g.mask1 = maskHigh;
 }
+
+// AscendCUtils: the kernel library's helper class that kernels call directly (ops-nn's norm kernels:
+// AscendCUtils::SetMask<float>(64) before WholeReduceSum<float, false>; GetC0Count in the safe-copy
+// helpers; GetBitSize). Behaviour as asc-devkit's impl/basic_api/kernel_utils_base.h gives it (no doc
+// page): the mask helpers write the vector mask register as SetVectorMask(high, low) does, whatever the
+// mask mode; SetMask<T>(len) turns on the low len lanes, except that len 64 sets the low word only, and
+// len equal to one 32-byte block's elements (8 for float, 16 for half) or len >= 128 sets every lane.
+// GetC0Size is the 32-byte block, GetC0Count its elements of a dtypeSize-byte type, GetBitSize bytes*8.
+// Not provided: the register reads the twin has no state for (GetRsvdCnt: GatherMask's count).
+class AscendCUtils {
+public:
+    static inline int32_t GetBitSize(int32_t byteSize) { return byteSize * 8; }
+    static inline int32_t GetC0Size() { return 32; }
+    static inline int32_t GetC0Count(const int32_t dtypeSize) {
+        if (dtypeSize <= 0) twin::fault(__FILE__, __LINE__, "AscendCUtils::GetC0Count: dtypeSize %d must be positive", dtypeSize);
+        return GetC0Size() / dtypeSize;
+    }
+    static inline int32_t GetDefaultBlockNum() { return 8; }
+    template <class T, bool isSetMask = true> static inline void SetMask(const uint64_t &maskHigh, const uint64_t &maskLow) {
+        if (!isSetMask) return;
+        twin::g.mask1 = maskHigh;
+        twin::g.mask0 = maskLow;
+    }
+    template <class T, bool isSetMask = true> static inline void SetMask(int32_t len) {
+        if (!isSetMask) return;
+        const int32_t block_elems = 32 / (int32_t)sizeof(T);
+        if (len == 64) { SetMask<T>(0, ~0ull); return; }
+        if (len == block_elems || len >= 128) { SetMask<T>(~0ull, ~0ull); return; }
+        if (len < 0) len = 0;
+        const uint64_t low = len >= 64 ? ~0ull : ((1ull << len) - 1);
+        const uint64_t high = len > 64 ? ((1ull << (len - 64)) - 1) : 0;
+        SetMask<T>(high, low);
+    }
+    template <bool isSetMask = true> static inline void ResetMask() {
+        if (isSetMask) SetMask<uint8_t>(~0ull, ~0ull);
+    }
+    template <class T> static inline void SetMaskCount() { AscendC::SetMaskCount(); }
+    template <class T> static inline void SetMaskNorm() { AscendC::SetMaskNorm(); }
+};
 
 } // namespace AscendC
 
@@ -859,6 +899,15 @@ template <class T> inline void put_index(const LocalTensor<T> &dst, uint32_t idx
 template <class T> inline T lane(const LocalTensor<T> &src, uint64_t r, uint32_t j, int32_t repStride, const char *api, TWIN_LOC_DECL) {
     return twin::ld<T>(twin::ub_span(twin::l0_addr(src.addr_, sizeof(T), r, j, 1, (uint32_t)repStride), sizeof(T), api, TWIN_LOC_ARGS));
 }
+// The accumulator register of the count form (asc-devkit docs, GetReduceRepeatSumSpr(ISASI): "the result
+// of ReduceSum's tensor-first-n-elements form, kept in a global register, readable at any time"): its bit
+// pattern in the low sizeof(T) bytes, the rest zero, as the untyped GetAccVal() hands it out.
+template <class T> inline void set_acc(T v) {
+    static_assert(sizeof(T) <= sizeof(uint64_t), "accumulator holds at most 64 bits");
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    twin::g.acc_val = bits;
+}
 } // namespace twin_red
 
 template <class T>
@@ -875,6 +924,7 @@ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
         acc = r == 0 ? part : twin::red_add(acc, part);
     }
     twin_red::put(dst, 0, acc, "ReduceSum", TWIN_LOC_ARGS);
+    twin_red::set_acc(acc);
     twin::tr_vec("ReduceSum", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
 }
 template <class T>
@@ -906,6 +956,23 @@ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
                       const int32_t repeatTimes, const int32_t srcRepStride, TWIN_LOC) {
     twin_reduce_sum0<T>(dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, srcRepStride, TWIN_LOC_ARGS);
 }
+
+// GetReduceRepeatSumSpr<T> / GetAccVal<T> (asc-devkit docs, GetReduceRepeatSumSpr(ISASI); GetAccVal is
+// its older name, kernel_operator_vec_reduce_intf.h): the sum the last count-form ReduceSum of this core
+// left in the accumulator, as T. Only half and float (the documented types). The untyped GetAccVal() /
+// GetReduceRepeatSumSpr() return the register itself (int64_t): kernels reinterpret its low bytes as
+// float (ops-nn's norm kernels: `uint64_t v = GetAccVal(); float f = *reinterpret_cast<float*>(&v);`).
+// Before any ReduceSum the register reads 0 (the twin zeroes it at block start).
+template <class T> inline T GetReduceRepeatSumSpr() {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
+                  "GetReduceRepeatSumSpr / GetAccVal support half and float (asc-devkit docs)");
+    T v;
+    std::memcpy(&v, &twin::g.acc_val, sizeof(T));
+    return v;
+}
+inline int64_t GetReduceRepeatSumSpr() { return (int64_t)twin::g.acc_val; }
+template <class T> inline T GetAccVal() { return GetReduceRepeatSumSpr<T>(); }
+inline int64_t GetAccVal() { return GetReduceRepeatSumSpr(); }
 
 template <class T, bool IsMax>
 inline void twin_reduce_ext(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, int32_t count, bool calIndex, TWIN_LOC_DECL) {

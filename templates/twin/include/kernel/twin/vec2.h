@@ -283,6 +283,12 @@ inline void ArithProgression(const LocalTensor<T> &dst, const T firstValue, cons
 // Scalar conversions of bfloat16_t / half values (ToFloat, ToBfloat16).
 template <class T> inline float ToFloat(const T &v) { return (float)twin::up(v); }
 inline bfloat16_t ToBfloat16(const float &v) { return bfloat16_t(v); }
+// Their newer names (asc-devkit include/basic_api/kernel_operator_scalar_intf.h: "ToFloat has been
+// updated, please use Cast instead"; on the A2/A3 arch, Cast(bfloat16_t) -> float and
+// Cast(float) -> bfloat16_t): the same conversions. ops-nn's add_layer_norm_quant reads a bfloat16 scale
+// as `float s = Cast(scalesGm.GetValue(0));`.
+inline float Cast(const bfloat16_t &v) { return ToFloat(v); }
+inline bfloat16_t Cast(const float &v) { return ToBfloat16(v); }
 
 // CreateVecIndex (asc-devkit docs): dst[i] = firstValue + i; in the mask/repeat form element j of
 // repeat r is firstValue + r * elements-per-repeat + j (strides in 32-byte blocks, as level-0 forms).
