@@ -1122,6 +1122,20 @@ fn padding_operands(
     found.then_some(if is_grad(def) { -d } else { d })
 }
 
+/// The value the manifest gives the count attr `name` (num_groups, num_weights) when the op declares
+/// it: its default where that is a positive integer, else 1 (`attr_value` writes a required attr
+/// without a default as 1).
+fn count_attr(def: &opdef::OpDef, name: &str) -> Option<u64> {
+    let attr = def
+        .attrs
+        .iter()
+        .find(|a| a.name.eq_ignore_ascii_case(name))?;
+    Some(match attr.default {
+        Some(opdef::AttrDefault::Int(n)) if n > 0 => n as u64,
+        _ => 1,
+    })
+}
+
 /// A group norm's backward (an op with a `num_groups` attr: ops-nn group_norm_swish_grad) takes the
 /// forward's statistics as inputs, one per sample and group: `[N, num_groups]`. With the main shape
 /// its tiling refused ("group_num shuold be same with mean.shape[1]"; the op then set block_dim 0).
@@ -1131,21 +1145,12 @@ fn group_statistics_operands(
     shapes: &BTreeMap<String, Vec<u64>>,
     inputs: &mut [Tensor],
 ) {
-    let Some(groups) = def
-        .attrs
-        .iter()
-        .find(|a| a.name.eq_ignore_ascii_case("num_groups"))
-    else {
+    let Some(g) = count_attr(def, "num_groups") else {
         return;
     };
     if main.len() < 2 {
         return;
     }
-    // attr_value writes a required attr without a default as 1.
-    let g = match groups.default {
-        Some(opdef::AttrDefault::Int(n)) if n > 0 => n as u64,
-        _ => 1,
-    };
     for t in inputs.iter_mut() {
         if !PER_ROW_OUTPUTS.contains(&t.name.to_ascii_lowercase().as_str())
             || shapes.contains_key(&t.name)
@@ -1262,21 +1267,12 @@ fn embedding_grad_operands(
     shapes: &BTreeMap<String, Vec<u64>>,
     inputs: &mut [Tensor],
 ) {
-    let Some(weights) = def
-        .attrs
-        .iter()
-        .find(|a| a.name.eq_ignore_ascii_case("num_weights"))
-    else {
+    let Some(table) = count_attr(def, "num_weights") else {
         return;
     };
     if main.len() < 2 {
         return;
     }
-    // attr_value writes a required attr without a default as 1.
-    let table = match weights.default {
-        Some(opdef::AttrDefault::Int(n)) if n > 0 => n as u64,
-        _ => 1,
-    };
     let rows_shape = main[..main.len() - 1].to_vec();
     let rows: u64 = rows_shape.iter().product();
     for t in inputs.iter_mut() {
