@@ -351,9 +351,7 @@ fn tune_moves_the_naive_matmul_to_the_mdl_template_and_it_still_agrees() {
     let (head, rest) = toml.split_at(toml.find("constraints = [").unwrap());
     let toml = format!("{head}{}", &rest[rest.find("]\n").unwrap() + 2..]);
     std::fs::write(p.join("ascend.toml"), toml).unwrap();
-    git(p, &["init", "-q"]);
-    git(p, &["add", "-A"]);
-    git(p, &["commit", "-q", "-m", "operator"]);
+    commit_all(p, "operator");
     let kernel = "op_kernel/matmul_custom.cpp";
     let before = std::fs::read_to_string(p.join(kernel)).unwrap();
     let out = cargo_ascend_tune(p, &["tune", "--budget", "4", "--seed", "1"]);

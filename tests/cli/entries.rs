@@ -284,9 +284,7 @@ values = [1, 2, 4, 8]
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
-    git(p, &["init", "-q"]);
-    git(p, &["add", "-A"]);
-    git(p, &["commit", "-q", "-m", "spin"]);
+    commit_all(p, "spin");
     dir
 }
 

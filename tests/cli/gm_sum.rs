@@ -11,9 +11,7 @@ fn a_gm_partial_sum_loop_is_vectorised_and_still_agrees() {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/gm_sum_custom");
     copy_tree(&from, dir.path());
     let p = dir.path();
-    git(p, &["init", "-q"]);
-    git(p, &["add", "-A"]);
-    git(p, &["commit", "-q", "-m", "operator"]);
+    commit_all(p, "operator");
     let header = "op_kernel/gm_sum_custom.h";
     let before = std::fs::read_to_string(p.join(header)).unwrap();
     assert!(before.contains("total += workGm.GetValue(c);"));

@@ -185,6 +185,14 @@ pub fn run_fixture(name: &str, variant: Option<&str>) -> FixtureRun {
     }
 }
 
+/// Makes `dir` a git repository holding everything in it as one commit (tune writes back only into a
+/// clean checkout).
+pub fn commit_all(dir: &Path, message: &str) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
 /// Copies a fixture folder, leaving out `target/` and nested `reference/` folders.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -12,9 +12,7 @@ fn scalar_fill_and_conversion_loops_are_vectorised_and_still_agree() {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/scalar_loop_custom");
     copy_tree(&from, dir.path());
     let p = dir.path();
-    git(p, &["init", "-q"]);
-    git(p, &["add", "-A"]);
-    git(p, &["commit", "-q", "-m", "operator"]);
+    commit_all(p, "operator");
     let header = "op_kernel/scalar_loop_custom.h";
     let before = std::fs::read_to_string(p.join(header)).unwrap();
     assert_eq!(before.matches(".SetValue(").count(), 3);

@@ -24,9 +24,7 @@ pub fn workspace() -> tempfile::TempDir {
         .unwrap();
     }
     std::fs::copy(Path::new(repo).join("Cargo.lock"), p.join("Cargo.lock")).unwrap();
-    git(p, &["init", "-q"]);
-    git(p, &["add", "-A"]);
-    git(p, &["commit", "-q", "-m", "naive operators"]);
+    commit_all(p, "naive operators");
     dir
 }
 
