@@ -312,12 +312,72 @@ fn forms<'t>(
         .collect()
 }
 
-fn site(text: &str, s: &GmSum, what: String) -> Site {
-    Site {
-        range: s.stmt.start_byte()..s.stmt.end_byte(),
-        line: cst::line_of(text, s.stmt.start_byte()),
-        what,
-        restore: None,
+/// One side of the rewrite: the scalar loop (`Slow`) or the vector block (`Fast`).
+#[derive(Clone, Copy)]
+enum Form {
+    Slow,
+    Fast,
+}
+
+impl Form {
+    /// The forms of this side in `text`.
+    fn find<'t>(self, text: &str, root: Node<'t>) -> Vec<GmSum<'t>> {
+        match self {
+            Form::Slow => forms(text, root, "for_statement", loop_at),
+            Form::Fast => forms(text, root, "if_statement", vector_at),
+        }
+    }
+    /// The other side's text for `s`, at indentation `ind`.
+    fn other_text(self, s: &GmSum, ind: &str) -> String {
+        match self {
+            Form::Slow => vector_text(s, ind),
+            Form::Fast => loop_text(s, ind),
+        }
+    }
+    fn what(self, s: &GmSum) -> String {
+        match self {
+            Form::Slow => format!("{} += {}.GetValue over {} floats", s.acc, s.global, s.count),
+            Form::Fast => format!("{} += ReduceSum of {}", s.acc, s.global),
+        }
+    }
+    fn other(self) -> Form {
+        match self {
+            Form::Slow => Form::Fast,
+            Form::Fast => Form::Slow,
+        }
+    }
+
+    fn sites(self, text: &str) -> Vec<Site> {
+        let tree = cst::parse(text);
+        self.find(text, tree.root_node())
+            .iter()
+            .map(|s| Site::new(s.stmt.start_byte()..s.stmt.end_byte(), text, self.what(s)))
+            .collect()
+    }
+
+    /// Replaces the form of this side at `site` by the other side's.
+    fn edit(self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+        let tree = cst::parse(text);
+        let s = self
+            .find(text, tree.root_node())
+            .into_iter()
+            .find(|s| {
+                s.stmt.start_byte() == site.range.start && s.stmt.end_byte() == site.range.end
+            })
+            .ok_or_else(|| {
+                let missing = match self {
+                    Form::Slow => "no GM sum loop here",
+                    Form::Fast => "no vector-gm-sum block here",
+                };
+                error(text, site.range.start, missing)
+            })?;
+        let start = s.stmt.start_byte();
+        let with = self.other_text(&s, cst::indent_at(text, start));
+        let new = cst::splice(text, start..s.stmt.end_byte(), &with);
+        Ok(Edit {
+            inverse: Site::new(start..start + with.len(), &new, self.other().what(&s)),
+            text: new,
+        })
     }
 }
 
@@ -339,68 +399,16 @@ impl Motif for VectorGmSum {
          planned the whole UB may not have: the run then fails and the tuner drops the rewrite"
     }
     fn apply_sites(&self, text: &str) -> Vec<Site> {
-        let tree = cst::parse(text);
-        forms(text, tree.root_node(), "for_statement", loop_at)
-            .iter()
-            .map(|s| {
-                site(
-                    text,
-                    s,
-                    format!("{} += {}.GetValue over {} floats", s.acc, s.global, s.count),
-                )
-            })
-            .collect()
+        Form::Slow.sites(text)
     }
     fn apply(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
-        let tree = cst::parse(text);
-        let s = forms(text, tree.root_node(), "for_statement", loop_at)
-            .into_iter()
-            .find(|s| {
-                s.stmt.start_byte() == site.range.start && s.stmt.end_byte() == site.range.end
-            })
-            .ok_or_else(|| error(text, site.range.start, "no GM sum loop here"))?;
-        let ind = cst::indent_at(text, s.stmt.start_byte()).to_string();
-        let with = vector_text(&s, &ind);
-        let start = s.stmt.start_byte();
-        let new = cst::splice(text, s.stmt.start_byte()..s.stmt.end_byte(), &with);
-        Ok(Edit {
-            inverse: Site {
-                range: start..start + with.len(),
-                line: cst::line_of(&new, start),
-                what: format!("{} += ReduceSum of {}", s.acc, s.global),
-                restore: None,
-            },
-            text: new,
-        })
+        Form::Slow.edit(text, site)
     }
     fn rewind_sites(&self, text: &str) -> Vec<Site> {
-        let tree = cst::parse(text);
-        forms(text, tree.root_node(), "if_statement", vector_at)
-            .iter()
-            .map(|s| site(text, s, format!("{} += ReduceSum of {}", s.acc, s.global)))
-            .collect()
+        Form::Fast.sites(text)
     }
     fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
-        let tree = cst::parse(text);
-        let s = forms(text, tree.root_node(), "if_statement", vector_at)
-            .into_iter()
-            .find(|s| {
-                s.stmt.start_byte() == site.range.start && s.stmt.end_byte() == site.range.end
-            })
-            .ok_or_else(|| error(text, site.range.start, "no vector-gm-sum block here"))?;
-        let ind = cst::indent_at(text, s.stmt.start_byte()).to_string();
-        let with = loop_text(&s, &ind);
-        let start = s.stmt.start_byte();
-        let new = cst::splice(text, s.stmt.start_byte()..s.stmt.end_byte(), &with);
-        Ok(Edit {
-            inverse: Site {
-                range: start..start + with.len(),
-                line: cst::line_of(&new, start),
-                what: format!("{} += {}.GetValue over {} floats", s.acc, s.global, s.count),
-                restore: None,
-            },
-            text: new,
-        })
+        Form::Fast.edit(text, site)
     }
 }
 
