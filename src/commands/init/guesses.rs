@@ -1,0 +1,832 @@
+//! Guesses `init` makes where the sources do not say: which operands are per-channel, scalars, indices,
+//! paddings or square matrices, and the shapes and data they get. Each rule keys on the OpDef's names and
+//! attrs and marks its result as a guess in the manifest. It knows nothing of rendering or of the twin.
+
+use super::*;
+
+/// Per-channel operands of normalisations and affine ops: one value per element of the last axis
+/// (not `mean` and `var`: as inputs they are as often whole tensors, e.g. a Gaussian loss's).
+pub(super) const PER_CHANNEL: &[&str] = &[
+    "gamma",
+    "beta",
+    "bias",
+    "weight",
+    "scale",
+    "offset",
+    "variance",
+    "running_mean",
+    "running_var",
+    "smooth_scales",
+    "smooth_scale",
+];
+/// Operands that are one number.
+pub(super) const SCALARS: &[&str] = &[
+    "alpha",
+    "value",
+    "scalar",
+    "scalars",
+    "lr",
+    "learning_rate",
+    "epsilon",
+    "eps",
+    "momentum",
+    "start",
+    "end",
+    "limit",
+    "delta",
+    "step",
+    "weight_decay",
+    "beta1",
+    "beta2",
+    "beta1_power",
+    "beta2_power",
+    "lambd",
+    "lambda",
+    "threshold",
+    "num",
+    "rho",
+    "decay",
+    "global_step",
+];
+/// Integer operands naming axes.
+pub(super) const AXES: &[&str] = &["axis", "axes", "dim", "dims"];
+/// Whether an OpDef is the backward of a loss reduced to one number (attr `reduction` defaulting to
+/// "mean" or "sum"): its incoming gradient (REDUCED_GRADS) may then be that number's gradient.
+pub(super) fn reduces_loss(def: &opdef::OpDef) -> bool {
+    def.attrs.iter().any(|a| {
+        a.name.eq_ignore_ascii_case("reduction")
+            && matches!(&a.default, Some(opdef::AttrDefault::Str(r)) if r == "mean" || r == "sum")
+    })
+}
+
+/// Whether an op has an incoming gradient that a reduced loss may take as a scalar.
+pub(super) fn has_reduced_grad(op: &FoundOp) -> bool {
+    op.opdef.as_ref().is_some_and(|def| {
+        reduces_loss(def)
+            && def
+                .inputs
+                .iter()
+                .any(|p| REDUCED_GRADS.contains(&p.name.to_ascii_lowercase().as_str()))
+    })
+}
+
+/// Names of the incoming gradient of a loss's backward op: possibly a scalar when the loss is reduced.
+pub(super) const REDUCED_GRADS: &[&str] = &[
+    "grad",
+    "grad_output",
+    "gradoutput",
+    "grad_out",
+    "out_grad",
+    "y_grad",
+    "dy",
+];
+/// Outputs of normalisations that keep one value per row.
+pub(super) const PER_ROW_OUTPUTS: &[&str] = &[
+    "rstd", "mean", "variance", "var", "invstd", "inv_std", "mean_out", "rstd_out",
+];
+
+/// A tensor as written: shape, pinned values, and the note beside a guess.
+pub(super) struct Tensor {
+    pub(super) name: String,
+    pub(super) dtype: crate::manifest::DType,
+    pub(super) shape: Vec<u64>,
+    pub(super) values: Option<String>,
+    /// The generated data's `range = [lo, hi]` (an index operand's valid positions).
+    pub(super) range: Option<String>,
+    pub(super) guess: Option<String>,
+    /// A tensor list (an OpDef `ParamType(DYNAMIC)` parameter): `list = N`, with its note.
+    pub(super) list: Option<(u32, String)>,
+}
+
+/// How many tensors init gives a tensor list: a few, so that a tiling that spreads the list's data
+/// over the cores has tensors that straddle cores.
+pub(super) const LIST_TENSORS: u32 = 3;
+
+pub(super) fn list_note(name: &str) -> (u32, String) {
+    (
+        LIST_TENSORS,
+        format!(
+            "guess: `{name}` is a tensor list (DYNAMIC): {LIST_TENSORS} tensors of this shape; give the count you tune for"
+        ),
+    )
+}
+
+/// Shapes of an OpDef's tensors from their roles: the first input that is not a per-channel,
+/// scalar or axis operand is the main one (`--shape` or the default), per-channel operands take its
+/// last axis, scalars `[]`, axes one element pinned to 1 (the last axis of the default 2-D shape).
+/// The incoming gradient of a reduced loss has the main shape, or is a scalar with `scalar_grad`
+/// (taken when the op's tiling refuses the full shape: `fit_tiling`).
+pub(super) fn opdef_tensors(
+    op: &FoundOp,
+    def: &opdef::OpDef,
+    shapes: &BTreeMap<String, Vec<u64>>,
+    default: Option<&(Vec<u64>, String)>,
+    scalar_grad: bool,
+) -> (Vec<Tensor>, Vec<Tensor>) {
+    #[derive(PartialEq)]
+    enum Role {
+        Main,
+        PerChannel,
+        Scalar,
+        Axis,
+        ReducedGrad,
+    }
+    let reduced = reduces_loss(def);
+    let role = |p: &opdef::ParamDef| {
+        let n = p.name.to_ascii_lowercase();
+        if reduced && REDUCED_GRADS.contains(&n.as_str()) {
+            Role::ReducedGrad
+        } else if AXES.contains(&n.as_str()) {
+            Role::Axis
+        } else if SCALARS.contains(&n.as_str()) || p.value_depend {
+            Role::Scalar
+        } else if PER_CHANNEL.contains(&n.as_str()) {
+            Role::PerChannel
+        } else {
+            Role::Main
+        }
+    };
+    let main_name = def
+        .inputs
+        .iter()
+        .find(|p| role(p) == Role::Main)
+        .map(|p| p.name.clone());
+    let main: Vec<u64> = main_name
+        .as_ref()
+        .and_then(|n| shapes.get(n).cloned())
+        .unwrap_or_else(|| default.map_or(DEFAULT_SHAPE.to_vec(), |d| d.0.clone()));
+    let main_note = |name: &str| (!shapes.contains_key(name)).then(|| default_note(default));
+    let mut inputs = vec![];
+    let has_list = def
+        .inputs
+        .iter()
+        .any(|p| p.param_type == opdef::ParamType::Dynamic);
+    for (p, (name, dtype)) in def.inputs.iter().zip(&op.inputs) {
+        let mut t = Tensor {
+            name: name.clone(),
+            dtype: *dtype,
+            shape: main.clone(),
+            values: None,
+            range: None,
+            guess: None,
+            list: None,
+        };
+        match role(p) {
+            Role::Main => {
+                t.guess = main_note(name).filter(|_| main_name.as_deref() == Some(name.as_str()))
+            }
+            Role::PerChannel => {
+                t.shape = vec![*main.last().unwrap_or(&1)];
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as per-channel, one value per element of the last axis"
+                ));
+            }
+            Role::Scalar => {
+                t.shape = vec![];
+                t.guess = Some(if p.value_depend {
+                    format!(
+                        "guess: `{name}` is value-dependent (the tiling reads its data): one number; pin it with `values`"
+                    )
+                } else {
+                    format!("guess: `{name}` taken as a scalar operand")
+                });
+            }
+            Role::ReducedGrad if scalar_grad => {
+                t.shape = vec![];
+                t.guess = Some(format!(
+                    "guess: `{name}` is the gradient of the loss reduced to one number (reduction \"mean\" / \"sum\"): a scalar, as the op's tiling function refused it with the main input's shape"
+                ));
+            }
+            Role::ReducedGrad => {
+                t.guess = Some(format!(
+                    "guess: `{name}` is the gradient of a reduced loss (reduction \"mean\" / \"sum\") taken with the main input's shape, as the kernel reads it element-wise; make it `[]` if the op takes one number"
+                ));
+            }
+            Role::Axis => {
+                t.shape = vec![1];
+                if !dtype.is_float() {
+                    t.values = Some(format!("[{}]", main.len().saturating_sub(1)));
+                }
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as the axis to work along, the last one"
+                ));
+            }
+        }
+        if p.param_type == opdef::ParamType::Dynamic {
+            // A list's tensors are operands like the main one (a per-channel or scalar guess from the
+            // name does not hold for a list: foreach_lerp_list's `weight`).
+            if t.shape != main {
+                t.shape = main.clone();
+                t.guess = None;
+            }
+            t.list = Some(list_note(name));
+        } else if has_list && name.ends_with("scalars") {
+            // One value per tensor of the op's lists (the foreach ops' `scalars`).
+            t.shape = vec![LIST_TENSORS as u64];
+            t.guess = Some(format!(
+                "guess: `{name}` taken as one value per tensor of the lists ({LIST_TENSORS})"
+            ));
+        }
+        if let Some(s) = shapes.get(name) {
+            t.shape = s.clone();
+            t.guess = None;
+        }
+        inputs.push(t);
+    }
+    index_operands(def, &main, shapes, &mut inputs);
+    outer_product_operands(def, &main, shapes, &mut inputs);
+    embedding_grad_operands(def, &main, shapes, &mut inputs);
+    let padded = padding_operands(def, &main, shapes, &mut inputs);
+    batch_count_operands(shapes, &mut inputs);
+    group_statistics_operands(def, &main, shapes, &mut inputs);
+    modulation_operands(def, &main, shapes, &mut inputs);
+    positive_definite_operand(def, &mut inputs);
+    // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
+    let find = |names: &[&str]| {
+        inputs.iter().position(|t: &Tensor| {
+            names.contains(&t.name.to_ascii_lowercase().as_str()) && t.shape.is_empty()
+        })
+    };
+    let range = match (
+        find(&["start"]),
+        find(&["end", "limit"]),
+        find(&["step", "delta"]),
+    ) {
+        (Some(a), Some(b), Some(c)) if def.inputs.len() == 3 => {
+            let n = main.iter().product::<u64>();
+            for (i, v) in [(a, 0u64), (b, n), (c, 1)] {
+                inputs[i].values = Some(format!("[{v}]"));
+                inputs[i].guess = Some(format!(
+                    "guess: a range from 0 to {n} by 1, pinned so the output has {n} elements"
+                ));
+            }
+            Some(vec![n])
+        }
+        _ => None,
+    };
+    let mut outputs = vec![];
+    for (k, (name, dtype)) in op.outputs.iter().enumerate() {
+        let n = name.to_ascii_lowercase();
+        let dynamic = def
+            .outputs
+            .get(k)
+            .is_some_and(|p| p.param_type == opdef::ParamType::Dynamic);
+        let mut t = Tensor {
+            name: name.clone(),
+            dtype: *dtype,
+            shape: main.clone(),
+            values: None,
+            range: None,
+            guess: Some("guess: the main input's shape".into()),
+            list: dynamic.then(|| list_note(name)),
+        };
+        if let Some(same) = inputs.iter().find(|i| i.name == *name) {
+            // An in-place update (the same name in and out) has the input's shape.
+            t.shape = same.shape.clone();
+            t.guess = None;
+            t.list = same.list.clone();
+        } else if let Some(r) = &range {
+            t.shape = r.clone();
+            t.guess = Some("guess: the length of the pinned range".into());
+        } else if let Some(delta) = padded {
+            t.shape = main
+                .iter()
+                .map(|&d| (d as i64 + delta).max(0) as u64)
+                .collect();
+            t.guess = Some(format!(
+                "guess: the main input's shape {} {PAD} on each side of each axis (the pinned paddings)",
+                if delta < 0 { "less" } else { "with" }
+            ));
+        } else if PER_ROW_OUTPUTS.contains(&n.as_str()) && main.len() >= 2 {
+            let mut s = main.clone();
+            *s.last_mut().unwrap() = 1;
+            t.shape = s;
+            t.guess = Some(format!(
+                "guess: `{name}` taken as one value per row (the last axis reduced)"
+            ));
+        }
+        if let Some(s) = shapes.get(name) {
+            t.shape = s.clone();
+            t.guess = None;
+        }
+        outputs.push(t);
+    }
+    (inputs, outputs)
+}
+
+/// The kernel entry's tensor parameters name the OpDef's tensors but in another order than the one
+/// the kernel is called with (inputs, then outputs, in declaration order): the kernel then reads and
+/// writes the wrong tensors, here and on the device. ops-math sort_v2 declares `dstIndex` as an
+/// Input after the Output `y`, while its kernel takes `(x, index, y, dstIndex)`: its `y` file held
+/// the indices. Names are compared without case and `_`; None when they are not the same set.
+pub(super) fn param_order_mismatch(op: &FoundOp) -> Option<String> {
+    op.opdef.as_ref()?;
+    let norm = |n: &str| n.to_ascii_lowercase().replace('_', "");
+    let mut called: Vec<String> = vec![];
+    for (n, _) in op.inputs.iter().chain(&op.outputs) {
+        if !called.contains(&norm(n)) {
+            called.push(norm(n));
+        }
+    }
+    let params: Vec<String> = op
+        .params
+        .iter()
+        .map(|p| norm(p))
+        .filter(|p| p != "workspace" && p != "tiling")
+        .collect();
+    let (mut a, mut b) = (called.clone(), params.clone());
+    a.sort();
+    b.sort();
+    if a != b || called == params {
+        return None;
+    }
+    let names = |v: &[(String, crate::manifest::DType)]| {
+        v.iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(format!(
+        "warning: the kernel's parameters ({}) name the OpDef's tensors in another order than it is called with, inputs ({}) then outputs ({}): each parameter gets the tensor at its position, so the kernel reads and writes the wrong tensors (on the device too); declare them in the kernel's order in the OpDef, or the kernel's parameters in the OpDef's",
+        op.params
+            .iter()
+            .filter(|p| !matches!(norm(p).as_str(), "workspace" | "tiling"))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+        names(&op.inputs),
+        names(&op.outputs)
+    ))
+}
+
+/// The op's host code reads attrs (`GetAttrPointer`) while its OpDef declares none: the tiling then
+/// finds no attr, here and on the device, and refuses or reads through a null pointer. ops-math
+/// cross's tiling reads attr 0 (`dim`, which its op_api passes) and stops at "dimPtr is nullptr",
+/// as its OpDef has no `Attr("dim")`. Nothing in the manifest can give an attr the OpDef lacks, so
+/// init says so.
+pub(super) fn attrs_read_but_undeclared(root: &Path, op: &FoundOp) -> Option<String> {
+    let def = op.opdef.as_ref()?;
+    if !def.attrs.is_empty() {
+        return None;
+    }
+    let file = op.host.iter().find(|f| {
+        !f.ends_with("_def.cpp")
+            && std::fs::read_to_string(root.join(f)).is_ok_and(|t| t.contains("GetAttrPointer"))
+    })?;
+    Some(format!(
+        "warning: {file} reads attrs (GetAttrPointer) but the OpDef of `{}` declares none: the tiling finds no attr (on the device too) and refuses; declare them in the OpDef with this->Attr(\"name\")...",
+        def.op_type
+    ))
+}
+
+/// Integer operands holding positions along an axis of the main input (gather / scatter indices).
+pub(super) const INDICES: &[&str] = &["index", "indices", "idx", "indexes"];
+
+/// Gives an integer index operand (INDICES) data within the axis it indexes, [0, size): along the
+/// `dim` / `axis` attr's default, else the first axis. Generated over the integer default
+/// [-100, 100) such an index reads and writes out of bounds (gather_elements_v3 and
+/// inplace_scatter_add faulted so). An index of rows beside `var` and `updates` (scatter-add, index
+/// add: `var[indices[i]] += updates[i]`) is 1-D, one per row of `updates`.
+pub(super) fn index_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if main.is_empty() {
+        return;
+    }
+    let has = |n: &str| inputs.iter().any(|t| t.name.eq_ignore_ascii_case(n));
+    let rows = has("var") && has("updates");
+    let axis = def
+        .attrs
+        .iter()
+        .filter(|a| a.name.eq_ignore_ascii_case("dim") || a.name.eq_ignore_ascii_case("axis"))
+        .find_map(|a| match a.default {
+            Some(opdef::AttrDefault::Int(d)) => Some(d),
+            _ => None,
+        })
+        .unwrap_or(0);
+    let rank = main.len() as i64;
+    let axis = if rows {
+        0
+    } else if (-rank..rank).contains(&axis) {
+        axis.rem_euclid(rank) as usize
+    } else {
+        return;
+    };
+    let size = main[axis];
+    for t in inputs.iter_mut() {
+        if !INDICES.contains(&t.name.to_ascii_lowercase().as_str())
+            || t.dtype.is_float()
+            || t.values.is_some()
+        {
+            continue;
+        }
+        if rows && !shapes.contains_key(&t.name) {
+            t.shape = vec![main[0]];
+        }
+        t.range = Some(format!("[0.0, {size}.0]"));
+        t.guess = Some(format!(
+            "guess: `{}` holds positions along axis {axis} ({size} long){}: data in [0, {size})",
+            t.name,
+            if rows {
+                ", one per row of `updates`"
+            } else {
+                ""
+            }
+        ));
+    }
+}
+
+/// Integer operands holding pad widths (ops-math circular_pad, pad_v3, mirror_pad).
+pub(super) const PADDINGS: &[&str] = &["paddings", "pads", "padding"];
+/// The pad width init pins on each side of each axis.
+pub(super) const PAD: u64 = 1;
+
+/// Gives an integer paddings operand (PADDINGS) two widths per axis of the main input, all PAD, and
+/// returns how much each axis of the output grows (shrinks for a pad's gradient, whose main input is
+/// the padded one); None when the op has no such operand. Generated data held random widths in
+/// [-100, 100) over the main shape, which the tiling compared with an output of the main shape
+/// (circular_pad: "output's shape error."). Equal widths on every side give the same output whatever
+/// order the op reads them in (torch's last-axis-first pairs, or all befores then all afters).
+pub(super) fn padding_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) -> Option<i64> {
+    if main.is_empty() {
+        return None;
+    }
+    let widths = 2 * main.len();
+    let mut found = false;
+    for t in inputs.iter_mut() {
+        if !PADDINGS.contains(&t.name.to_ascii_lowercase().as_str())
+            || t.dtype.is_float()
+            || shapes.contains_key(&t.name)
+        {
+            continue;
+        }
+        t.shape = vec![widths as u64];
+        t.values = Some(format!("[{}]", vec![PAD.to_string(); widths].join(", ")));
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` holds a width of {PAD} before and after each of the {} axes: the output is {} by {} on each axis",
+            t.name,
+            main.len(),
+            if is_grad(def) { "smaller" } else { "larger" },
+            2 * PAD
+        ));
+        found = true;
+    }
+    let d = 2 * PAD as i64;
+    found.then_some(if is_grad(def) { -d } else { d })
+}
+
+/// The value the manifest gives the count attr `name` (num_groups, num_weights) when the op declares
+/// it: its default where that is a positive integer, else 1 (`attr_value` writes a required attr
+/// without a default as 1).
+pub(super) fn count_attr(def: &opdef::OpDef, name: &str) -> Option<u64> {
+    let attr = def
+        .attrs
+        .iter()
+        .find(|a| a.name.eq_ignore_ascii_case(name))?;
+    Some(match attr.default {
+        Some(opdef::AttrDefault::Int(n)) if n > 0 => n as u64,
+        _ => 1,
+    })
+}
+
+/// A group norm's backward (an op with a `num_groups` attr: ops-nn group_norm_swish_grad) takes the
+/// forward's statistics as inputs, one per sample and group: `[N, num_groups]`. With the main shape
+/// its tiling refused ("group_num shuold be same with mean.shape[1]"; the op then set block_dim 0).
+pub(super) fn group_statistics_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    let Some(g) = count_attr(def, "num_groups") else {
+        return;
+    };
+    if main.len() < 2 {
+        return;
+    }
+    for t in inputs.iter_mut() {
+        if !PER_ROW_OUTPUTS.contains(&t.name.to_ascii_lowercase().as_str())
+            || shapes.contains_key(&t.name)
+        {
+            continue;
+        }
+        t.shape = vec![main[0], g];
+        t.guess = Some(format!(
+            "guess: `{}` holds the forward's statistics, one per sample and group (num_groups = {g})",
+            t.name
+        ));
+    }
+}
+
+/// Gives the integer `<base>_batch_cnt` operands (ops-math stack_ball_query: how many of the stacked
+/// elements of `<base>` belong to each batch) the same number of batches B, the shortest axis among
+/// their bases, each batch of `<base>` holding (its shortest axis) / B, so that the counts stay within
+/// whichever axis the op stacks along. Generated data held random counts in [-100, 100), and the kernel
+/// copied a negative length ("UB access out of bounds: bytes [12288, 8589946816)"). With B that large,
+/// a base whose shortest axis is B has one element per batch: stack_ball_query's InferShape sizes its
+/// output by the number of batches, while its kernel writes one row per center, and the two agree then.
+pub(super) fn batch_count_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: &mut [Tensor]) {
+    let shortest_of = |inputs: &[Tensor], base: &str| {
+        inputs
+            .iter()
+            .find(|b| b.name.to_ascii_lowercase() == base)
+            .map(|b| b.shape.iter().copied().min().unwrap_or(1).max(1))
+    };
+    let counted: Vec<(usize, String, u64)> = inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.dtype.is_float() && !shapes.contains_key(&t.name))
+        .filter_map(|(k, t)| {
+            let base = t
+                .name
+                .to_ascii_lowercase()
+                .strip_suffix("_batch_cnt")?
+                .to_string();
+            let shortest = shortest_of(inputs, &base)?;
+            Some((k, base, shortest))
+        })
+        .collect();
+    let Some(batches) = counted.iter().map(|c| c.2).min() else {
+        return;
+    };
+    for (k, base, shortest) in counted {
+        let each = shortest / batches;
+        let t = &mut inputs[k];
+        t.shape = vec![batches];
+        t.values = Some(format!(
+            "[{}]",
+            vec![each.to_string(); batches as usize].join(", ")
+        ));
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` counts the stacked elements of `{base}` in each of {batches} batches: {each} each, within its shortest axis ({shortest})",
+            t.name
+        ));
+    }
+}
+
+/// Whether an OpDef is a gradient op (its type ends in `Grad`, possibly versioned: PadV3Grad).
+pub(super) fn is_grad(def: &opdef::OpDef) -> bool {
+    let t = def.op_type.to_ascii_lowercase();
+    t.ends_with("grad") || t.contains("grad_") || t.contains("gradv")
+}
+
+/// An outer product added to a matrix (torch.addr: `beta * x1 + alpha * (x2 outer x3)`, ops-math
+/// addr_v2): the two operands after the matrix are vectors, as long as its rows and its columns, and
+/// `beta` and `alpha` one number each. With the main shape for all (and `beta` per-channel) the tiling
+/// refused: "AddrV2: x2 must be 1D".
+pub(super) fn outer_product_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if !def.op_type.to_ascii_lowercase().starts_with("addr") || main.len() != 2 {
+        return;
+    }
+    let mut vectors = 0;
+    for (k, t) in inputs.iter_mut().enumerate() {
+        if shapes.contains_key(&t.name) {
+            continue;
+        }
+        let n = t.name.to_ascii_lowercase();
+        if n == "alpha" || n == "beta" {
+            t.shape = vec![];
+            t.guess = Some(format!(
+                "guess: `{}` is the outer product's scale, one number",
+                t.name
+            ));
+        } else if k > 0 && vectors < 2 {
+            t.shape = vec![main[vectors]];
+            t.guess = Some(format!(
+                "guess: `{}` is the outer product's {} vector, as long as the matrix's {}",
+                t.name,
+                if vectors == 0 { "left" } else { "right" },
+                if vectors == 0 { "rows" } else { "columns" }
+            ));
+            vectors += 1;
+        }
+    }
+}
+
+/// An embedding's backward (an op with a `num_weights` attr: ops-nn embedding_dense_grad_v2): the
+/// integer index operands hold one row of the table per row of the gradient, so they have the
+/// gradient's shape without its last axis; `*indices` point into the table, [0, num_weights), and
+/// the other index operands (`pos_idx`) at rows of the gradient. Generated over the main shape with
+/// data in [-100, 100) the kernel wrote at byte 236396335443456 of `grad`.
+pub(super) fn embedding_grad_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    let Some(table) = count_attr(def, "num_weights") else {
+        return;
+    };
+    if main.len() < 2 {
+        return;
+    }
+    let rows_shape = main[..main.len() - 1].to_vec();
+    let rows: u64 = rows_shape.iter().product();
+    for t in inputs.iter_mut() {
+        let n = t.name.to_ascii_lowercase();
+        if t.dtype.is_float()
+            || shapes.contains_key(&t.name)
+            || !(n.contains("indices") || n.contains("idx"))
+        {
+            continue;
+        }
+        t.shape = rows_shape.clone();
+        let (hi, what) = if n.contains("indices") {
+            (table, format!("rows of the table (num_weights = {table})"))
+        } else {
+            (rows, format!("rows of the gradient ({rows})"))
+        };
+        t.range = Some(format!("[0.0, {hi}.0]"));
+        t.guess = Some(format!(
+            "guess: `{}` holds one position per row of the gradient, pointing at {what}: data in [0, {hi})",
+            t.name
+        ));
+    }
+}
+
+/// The comment beside a main input's default shape: the plain default, or the smaller one taken
+/// because the op's tiling function refused the larger (a guess, with the refusal).
+pub(super) fn default_note(default: Option<&(Vec<u64>, String)>) -> String {
+    match default {
+        None => "a default: give the shape you tune for (init --shape NAME=D0xD1)".to_string(),
+        Some((_, note)) => note.clone(),
+    }
+}
+
+/// The comment beside a smaller default that the op's tiling function took, with its refusal of the
+/// larger one.
+pub(super) fn smaller_note(why: &str) -> String {
+    format!(
+        "guess: a default smaller than {DEFAULT_SHAPE:?}, which the op's tiling function refused ({why}); give the shape you tune for (init --shape NAME=D0xD1)"
+    )
+}
+
+/// The default of a matmul's operands: square, so that A [M, K], B [K, N], a per-channel bias [N] and
+/// C [M, N] agree whichever operand is transposed (the [48, 16384] default gives A and B different K).
+pub(super) const MATMUL_SHAPE: [u64; 2] = [512, 512];
+
+pub(super) fn matmul_note() -> String {
+    format!(
+        "guess: a matmul: operands square ({}x{}, M = K = N) so that they agree; give the shapes you tune for (init --shape a=MxK --shape b=KxN)",
+        MATMUL_SHAPE[0], MATMUL_SHAPE[1]
+    )
+}
+
+/// The default `x` of a modulation (MODULATE_OPS): batch, sequence, hidden size.
+pub(super) const MODULATE_SHAPE: [u64; 3] = [8, 128, 1024];
+/// Op types (lower case) of a transformer's adaptive-norm modulation, `y = x * (1 + scale) + shift`
+/// with `x` [B, L, D] and `scale`, `shift` one row of D per sample ([B, D]). ops-nn modulate's tiling
+/// reads the three axes of `x` without checking its rank (its aclnn layer checks it): with the 2-D
+/// default its D was 0 and the kernel divided by it (SIGFPE).
+pub(super) const MODULATE_OPS: &[&str] = &["modulate"];
+
+pub(super) fn modulate_note() -> String {
+    format!(
+        "guess: a modulation takes x as [batch, sequence, hidden]: {MODULATE_SHAPE:?}; give the shape you tune for (init --shape x=BxLxD)"
+    )
+}
+
+/// Whether `op` (by its OpDef type) is a modulation (MODULATE_OPS).
+pub(super) fn is_modulate(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| MODULATE_OPS.contains(&d.op_type.to_ascii_lowercase().as_str()))
+}
+
+/// A modulation's `scale` and `shift` (MODULATE_OPS): one row of the hidden size per sample.
+pub(super) fn modulation_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if !MODULATE_OPS.contains(&def.op_type.to_ascii_lowercase().as_str()) || main.len() != 3 {
+        return;
+    }
+    for t in inputs.iter_mut() {
+        let n = t.name.to_ascii_lowercase();
+        if (n != "scale" && n != "shift") || shapes.contains_key(&t.name) {
+            continue;
+        }
+        t.shape = vec![main[0], main[2]];
+        t.guess = Some(format!(
+            "guess: `{}` holds one row of the hidden size per sample, [batch, hidden]",
+            t.name
+        ));
+    }
+}
+
+/// The default of an op on square matrices (SQUARE_OPS): a batch of them.
+pub(super) const SQUARE_SHAPE: [u64; 3] = [4, 16, 16];
+/// Op types (lower case, without `V<n>`) that factor or invert square matrices: the last two axes of
+/// their input are one matrix. ops-math cholesky takes the last axis as the matrix's size and read
+/// past the default [48, 16384] ("DataCopyPad: GM read out of bounds").
+pub(super) const SQUARE_OPS: &[&str] = &[
+    "cholesky",
+    "choleskyinverse",
+    "matrixinverse",
+    "matrixdeterminant",
+    "logmatrixdeterminant",
+    "lu",
+];
+
+pub(super) fn square_note() -> String {
+    format!(
+        "guess: the op works on square matrices, the last two axes: a batch of {} {}x{}, small enough to pin a Cholesky input's values; give the shape you tune for (init --shape NAME=BxNxN)",
+        SQUARE_SHAPE[0], SQUARE_SHAPE[1], SQUARE_SHAPE[2]
+    )
+}
+
+/// The most elements init pins for a Cholesky input (one value each in the manifest).
+pub(super) const MAX_PINNED: u64 = 4096;
+
+/// A Cholesky factorisation's input must be symmetric positive definite: random data stops the
+/// kernel at its first pivot that is not positive (ops-math cholesky: "ascendc_assert failed: b1 >
+/// 0.0f"). Its first float input of square matrices, when small enough to write out, is pinned to
+/// n * I + J (J all ones) in each matrix: symmetric, eigenvalues n and 2n.
+pub(super) fn positive_definite_operand(def: &opdef::OpDef, inputs: &mut [Tensor]) {
+    if version_less(&def.op_type) != "cholesky" {
+        return;
+    }
+    let Some(t) = inputs.first_mut() else {
+        return;
+    };
+    let r = t.shape.len();
+    let elems: u64 = t.shape.iter().product();
+    if !t.dtype.is_float() || r < 2 || t.shape[r - 1] != t.shape[r - 2] || elems > MAX_PINNED {
+        return;
+    }
+    let n = t.shape[r - 1];
+    let values: Vec<String> = (0..elems)
+        .map(|e| {
+            let (i, j) = ((e / n) % n, e % n);
+            (1 + if i == j { n } else { 0 }).to_string()
+        })
+        .collect();
+    t.values = Some(format!("[{}]", values.join(", ")));
+    t.range = None;
+    t.guess = Some(format!(
+        "guess: each {n}x{n} matrix pinned to {n} * I + 1 (symmetric positive definite, as a Cholesky factorisation needs)"
+    ));
+}
+
+/// An op type in lower case without a trailing version (`LuV2` -> `lu`).
+pub(super) fn version_less(op_type: &str) -> String {
+    let t = op_type.to_ascii_lowercase();
+    let bare = t.trim_end_matches(|c: char| c.is_ascii_digit());
+    match bare.strip_suffix('v') {
+        Some(b) if bare.len() < t.len() => b.to_string(),
+        _ => t,
+    }
+}
+
+/// Whether `op` (by its OpDef type) factors or inverts square matrices (SQUARE_OPS).
+pub(super) fn takes_square_matrices(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| SQUARE_OPS.contains(&version_less(&d.op_type).as_str()))
+}
+
+/// Whether `op`'s kernel multiplies matrices on the cube: the high-level Matmul API or `Mmad`, in its
+/// kernel files or the headers beside them.
+pub(super) fn is_matmul(root: &Path, op: &FoundOp) -> bool {
+    let cube = |f: &Path| {
+        std::fs::read_to_string(f).is_ok_and(|text| {
+            ["REGIST_MATMUL_OBJ", "matmul_intf.h", "Mmad("]
+                .iter()
+                .any(|m| text.contains(m))
+        })
+    };
+    let headers = |k: &Path| -> Vec<std::path::PathBuf> {
+        let Some(dir) = k.parent() else {
+            return vec![];
+        };
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "h" || x == "hpp"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    op.launch.is_none()
+        && op.kernel.iter().any(|k| {
+            let k = root.join(k);
+            cube(&k) || headers(&k).iter().any(|h| cube(h))
+        })
+}
