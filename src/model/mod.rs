@@ -9,6 +9,7 @@
 //   costs.rs     what one instruction costs (DMA engine, vector classes, bank conflicts, launch, constants)
 //   cube.rs      what the cube pipes' instructions cost (MTE1 loads, Mmad, FIX to L1)
 //   pipeline.rs  when instructions run: pipes, flags, barriers, cores, chip bandwidth; the bound
+//   unitflag.rs  the Mmad / Fixpipe overlap under UnitFlag (per 512-byte L0C block, not by flags)
 //   chrome.rs    Chrome/Perfetto JSON of a modelled launch
 
 pub mod chrome;
@@ -18,6 +19,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod soc;
 pub mod trace;
+pub mod unitflag;
 
 pub use chrome::chrome_trace_json;
 pub use pipeline::{

@@ -41,6 +41,7 @@ use super::soc::Soc;
 use std::collections::HashMap;
 
 use super::trace::{BarrierScope, Block, CoreKind, Instr, Pipe, Record, Trace};
+use super::unitflag::UnitFlag;
 
 /// What to record besides the summary.
 #[derive(Debug, Clone, Copy, Default)]
@@ -303,6 +304,8 @@ struct BlockState {
     /// The block's position in `trace.blocks` (its memory plan).
     plan: usize,
     spans: Vec<RawSpan>,
+    /// Mmad / Fixpipe pairs under UnitFlag (unitflag.rs).
+    uf: UnitFlag,
 }
 
 impl BlockState {
@@ -328,6 +331,7 @@ impl BlockState {
             copies: 0,
             plan,
             spans: Vec::new(),
+            uf: UnitFlag::default(),
         }
     }
 
@@ -490,9 +494,15 @@ impl Sim<'_> {
                     } else {
                         st.issue += costs::ISSUE_CYCLES;
                         st.busy[S] += costs::ISSUE_CYCLES;
-                        start = st.issue.max(st.free[p]).max(st.not_before[p]);
+                        let uf = UnitFlag::applies(ins);
+                        let ready = st.issue.max(st.free[p]).max(st.not_before[p]);
+                        start = if uf {
+                            st.uf.earliest_start(ins, ready)
+                        } else {
+                            ready
+                        };
                         let mut latency = 0.0;
-                        end = match memory::dma_dir(ins) {
+                        let own_end = match memory::dma_dir(ins) {
                             Some(dir) => {
                                 let pad = self.apis.get(ins.api as usize).is_some_and(|a| a.pad);
                                 let m = self.mem.get(st.plan, st.copies);
@@ -506,7 +516,12 @@ impl Sim<'_> {
                             }
                             None => start + self.instr_cost(ins),
                         };
-                        st.busy[p] += end - start;
+                        end = if uf {
+                            st.uf.finish(ins, start, own_end)
+                        } else {
+                            own_end
+                        };
+                        st.busy[p] += own_end - start;
                         st.done[p] = st.done[p].max(end + latency);
                     }
                     st.free[p] = end;

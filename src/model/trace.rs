@@ -245,6 +245,9 @@ pub struct Instr {
     pub ub_dst: Option<u64>,
     pub ub_src0: Option<u64>,
     pub ub_src1: Option<u64>,
+    /// `uf=` (cube): the unitFlag of an Mmad (M) or Fixpipe (FIX), 2 or 3; absent when off. The two pipes
+    /// then sync per 512-byte L0C block, not by flags (model/unitflag.rs).
+    pub uf: Option<u64>,
 }
 
 /// A trace that cannot be read. Every variant but `Empty` names the 1-based trace line.
@@ -541,6 +544,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                             ub_dst: None,
                             ub_src0: None,
                             ub_src1: None,
+                            uf: None,
                         };
                         for kv in tok {
                             let Some((key, value)) = kv.split_once('=') else {
@@ -576,6 +580,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                                 "ubd" => &mut ins.ub_dst,
                                 "ubs0" => &mut ins.ub_src0,
                                 "ubs1" => &mut ins.ub_src1,
+                                "uf" => &mut ins.uf,
                                 "line" => {
                                     ins.src_line = parse_u32(no, key, value)?;
                                     continue;

@@ -15,19 +15,19 @@ pub struct MatmulMdl;
 const NAME: &str = "matmul-mdl";
 
 /// One `Matmul<...>` template type in the text.
-struct Use {
+pub(super) struct Use {
     /// The whole `Matmul<...>` (with its qualification), what a site replaces.
-    range: std::ops::Range<usize>,
+    pub(super) range: std::ops::Range<usize>,
     /// `AscendC::` when the template name is qualified so, else empty: the config takes the same.
-    qual: String,
+    pub(super) qual: String,
     /// The template arguments' texts.
-    args: Vec<String>,
+    pub(super) args: Vec<String>,
     /// The byte range of the fifth argument (the configuration), when there is one.
-    cfg: Option<std::ops::Range<usize>>,
+    pub(super) cfg: Option<std::ops::Range<usize>>,
 }
 
 /// Every `Matmul<...>` template type (not `MatmulType<...>`, not `MatmulImpl<...>`), in source order.
-fn uses(text: &str) -> Vec<Use> {
+pub(super) fn uses(text: &str) -> Vec<Use> {
     let tree = cst::parse(text);
     let mut out = vec![];
     for n in cst::nodes_of_kind(tree.root_node(), "template_type") {
@@ -63,7 +63,7 @@ fn uses(text: &str) -> Vec<Use> {
     out
 }
 
-fn is_cfg(arg: &str, name: &str) -> bool {
+pub(super) fn is_cfg(arg: &str, name: &str) -> bool {
     arg == name || arg.strip_prefix("AscendC::") == Some(name)
 }
 

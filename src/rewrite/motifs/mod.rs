@@ -10,6 +10,7 @@ mod fold_scalar_ops;
 mod fuse_leaky_relu;
 mod hoist_duplicate;
 mod matmul_mdl;
+mod matmul_unitflag;
 mod narrow_barrier;
 mod prefetch_next_tile;
 mod reciprocal_from_div_ones;
@@ -49,6 +50,7 @@ pub static ALL: &[&dyn Motif] = &[
     &prefetch_next_tile::PrefetchNextTile,
     // Cube motifs: the high-level Matmul's template and configuration.
     &matmul_mdl::MatmulMdl,
+    &matmul_unitflag::MatmulUnitFlag,
     // Host motifs: they edit the tiling functions (`op_host/`), not the kernel.
     &ub_split_double_buffer::UbSplitDoubleBuffer,
 ];

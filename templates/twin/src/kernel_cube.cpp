@@ -101,6 +101,7 @@ void tr_cube(Pipe pipe, const char *api, const CubeKeys &c, int line) {
     if (c.n) kv("n", c.n);
     if (c.dt) kv("dt", c.dt);
     if (c.dst) kv("dst", c.dst);
+    if (c.uf) kv("uf", c.uf);
     kv("line", line < 0 ? 0 : (uint64_t)line);
     g_trace.push_back('\n');
 }

@@ -19,6 +19,11 @@
 // 'multi data load', and the matmul_high_performance sample: Norm -> MDL 12283.84 -> 5039.86 us on an
 // 8192^3 fp16 matmul). How much it gains on the twin comes from the model's pipe overlap; the twin
 // does not model MDL's larger bursts (assumed equal to Norm's).
+// UnitFlag (MM_CFG.enUnitFlag, on by default for Norm, off for MDL): the Mmads of a block carry unitFlag 2
+// and its last one 3, the Fixpipe 3, and no M -> FIX / FIX -> M flags are set: the hardware syncs the two
+// per 512-byte block of L0C instead (asc-devkit docs, 基础API/矩阵计算（ISASI）/Mmad计算关键特性说明/
+// UnitFlag.md; guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能UnitFlag.md). The trace records carry
+// `uf=`; the model (src/model/unitflag.rs) prices the overlap.
 #pragma once
 #include "../kernel_operator.h"
 #include "../kernel_tiling/kernel_tiling.h"
@@ -57,10 +62,46 @@ struct MatmulConfig {
     uint32_t singleCoreMN = 0;
     bool enUnitFlag = true;
 };
+// enUnitFlag: Norm (and IBShare) turn UnitFlag on by default, MDL leaves it off (asc-devkit docs,
+// 高阶API/矩阵计算/Matmul-Kernel侧接口/MatmulConfig.md, enUnitFlag; GetNormalConfig.md and GetMDLConfig.md
+// give the same defaults as parameters).
 constexpr MatmulConfig CFG_NORM = {true, false, false};
-constexpr MatmulConfig CFG_MDL = {false, false, true};
-constexpr MatmulConfig GetNormalConfig() { return CFG_NORM; }
-constexpr MatmulConfig GetMDLConfig() { return CFG_MDL; }
+constexpr MatmulConfig CFG_MDL = {false, false, true, 0, 0, 0, false, false, false, false, 0, 0, 0, 0, 0, 0, 0, 0, false};
+// The documented parameter lists (GetNormalConfig.md, GetMDLConfig.md); the twin honours enUnitFlag and
+// takes the others as the schedule ignores them (its schedule has no MTE2 preload, vector ND2NZ, etc.).
+enum class BatchMode : int32_t { NONE = 0, BATCH_LESS_THAN_L1, BATCH_LARGE_THAN_L1, SINGLE_LARGE_THAN_L1 };
+enum class IterateOrder : int32_t { ORDER_M = 0, ORDER_N, UNDEF };
+enum class ScheduleType : int32_t { INNER_PRODUCT = 0, OUTER_PRODUCT };
+enum class BatchOutMode : int32_t { SINGLE_BATCH = 0, MULTI_BATCH, DYNAMIC };
+constexpr MatmulConfig GetNormalConfig(const bool intrinsicsLimit = false, const bool batchLoop = false,
+                                       const bool isVecND2NZ = false, const BatchMode bmmMode = BatchMode::BATCH_LESS_THAN_L1,
+                                       const bool isMsgReuse = true, const IterateOrder iterateOrder = IterateOrder::UNDEF,
+                                       const ScheduleType scheduleType = ScheduleType::INNER_PRODUCT,
+                                       const bool enUnitFlag = true, const bool enableMixDualMaster = false,
+                                       const BatchOutMode bmmOutMode = BatchOutMode::SINGLE_BATCH) {
+    (void)bmmMode; (void)isMsgReuse; (void)iterateOrder; (void)scheduleType; (void)enableMixDualMaster; (void)bmmOutMode;
+    MatmulConfig c = CFG_NORM;
+    c.intrinsicsCheck = intrinsicsLimit;
+    c.isNBatch = batchLoop;
+    c.enVecND2NZ = isVecND2NZ;
+    c.enUnitFlag = enUnitFlag;
+    return c;
+}
+constexpr MatmulConfig GetMDLConfig(const bool intrinsicsLimit = false, const bool batchLoop = false,
+                                    const uint32_t doMTE2Preload = 0, const bool isVecND2NZ = false, bool isPerTensor = false,
+                                    bool hasAntiQuantOffset = false, const bool enUnitFlag = false, const bool isMsgReuse = true,
+                                    const bool enableUBReuse = true, const bool enableL1CacheUB = false,
+                                    const bool enableMixDualMaster = false, const bool enableKdimReorderLoad = false) {
+    (void)isPerTensor; (void)hasAntiQuantOffset; (void)isMsgReuse; (void)enableUBReuse; (void)enableL1CacheUB;
+    (void)enableMixDualMaster; (void)enableKdimReorderLoad;
+    MatmulConfig c = CFG_MDL;
+    c.intrinsicsCheck = intrinsicsLimit;
+    c.isNBatch = batchLoop;
+    c.doMTE2Preload = doMTE2Preload;
+    c.enVecND2NZ = isVecND2NZ;
+    c.enUnitFlag = enUnitFlag;
+    return c;
+}
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM, class... Rest>
 class Matmul {
@@ -160,11 +201,12 @@ public:
         uint32_t stride = enSequentialWrite ? tileN_ : (uint32_t)orgN_;
         uint8_t op = twin::g.atomic_op, ty = (uint8_t)twin::g.atomic_type;
         if (enAtomic == 1) { twin::g.atomic_op = 1; twin::g.atomic_type = twin::dcode<DstT>(); }
-        twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
+        if (!uf()) twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
         FixpipeParamsV220 fp((uint16_t)tileN_, (uint16_t)tileM_, (uint16_t)align(tileM_, 16), stride, false);
         fp.quantPre = quant();
+        if (uf()) fp.unitFlag = 3;
         Fixpipe(gm[off], LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp, TWIN_LOC_ARGS);
-        twin::event_set(twin::P_FIX, twin::P_M, EV, TWIN_LOC_ARGS);
+        if (!uf()) twin::event_set(twin::P_FIX, twin::P_M, EV, TWIN_LOC_ARGS);
         fix_pending_ = true;
         twin::g.atomic_op = op; twin::g.atomic_type = ty;
         computed_ = false;
@@ -174,7 +216,7 @@ public:
         (void)enAtomic; (void)enSequentialWrite;
         if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");
         uint32_t rowElems = (uint32_t)align((uint64_t)tileN_ * sizeof(DstT), 32) / (uint32_t)sizeof(DstT);
-        twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
+        if (!uf()) twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
         FixpipeParamsV220 fp((uint16_t)tileN_, (uint16_t)tileM_, (uint16_t)align(tileM_, 16), rowElems, false);
         fp.quantPre = quant();
         twin::fix_walk(LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp,
@@ -186,8 +228,9 @@ public:
         twin::CubeKeys c;
         c.n = (uint64_t)tileM_ * tileN_;
         c.dst = sizeof(DstT);
+        if (uf()) c.uf = 3;
         twin::tr_cube(twin::P_FIX, "FixpipeUB", c, twin_line);
-        twin::event_set(twin::P_FIX, twin::P_M, EV, TWIN_LOC_ARGS);
+        if (!uf()) twin::event_set(twin::P_FIX, twin::P_M, EV, TWIN_LOC_ARGS);
         fix_pending_ = true;
         computed_ = false;
     }
@@ -201,6 +244,8 @@ private:
     static constexpr int EV = 6;
     // L1 chunk buffers: two for MDL (the next chunk prefetched), one for Norm.
     static constexpr uint32_t l1Bufs() { return MM_CFG.doMultiDataLoad ? 2u : 1u; }
+    // UnitFlag between the block's Mmads and its Fixpipe (see the header).
+    static constexpr bool uf() { return MM_CFG.enUnitFlag; }
     static uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
     static uint32_t ceil(int32_t v, int32_t b) { return v <= 0 ? 0u : (uint32_t)((v + b - 1) / b); }
     static QuantMode_t quant() {
@@ -250,7 +295,8 @@ private:
         const uint64_t tileA = (uint64_t)t_.baseM * t_.baseK * sizeof(SrcT), tileB = (uint64_t)t_.baseN * t_.baseK * sizeof(SrcT);
         const uint32_t chunkK = t_.baseK * step_;
         uint64_t mRow = (uint64_t)mIdx_ * t_.baseM, nCol = (uint64_t)nIdx_ * t_.baseN;
-        if (fix_pending_) { twin::event_wait(twin::P_FIX, twin::P_M, EV, "Matmul", TWIN_LOC_ARGS); fix_pending_ = false; }
+        if (fix_pending_ && !uf()) { twin::event_wait(twin::P_FIX, twin::P_M, EV, "Matmul", TWIN_LOC_ARGS); }
+        fix_pending_ = false;
         bool first = true;
         for (uint32_t k0 = 0; k0 < (uint32_t)sK_; k0 += chunkK) {
             uint32_t ck = mn32(chunkK, (uint32_t)sK_ - k0);
@@ -298,6 +344,9 @@ private:
                 // rows are zero in L0A) and Fixpipe writes only tileM_ of them.
                 mp.m = (uint16_t)(tileM_ == 1 ? 16 : tileM_); mp.n = (uint16_t)tileN_; mp.k = (uint16_t)bk;
                 mp.cmatrixInitVal = first;
+                // UnitFlag: 2 keeps the L0C blocks held for further accumulation, 3 on the block's last
+                // Mmad releases them to the Fixpipe.
+                if (uf()) mp.unitFlag = k0 + kk + bk >= (uint32_t)sK_ ? 3 : 2;
                 LocalTensor<L0cT> c(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN));
                 LocalTensor<SrcT> a(TPosition::A2, a2, 256), b(TPosition::B2, b2, 256);
                 if (first && bias_) Mmad(c, a, b, LocalTensor<L0cT>(TPosition::C2, bt_, (uint32_t)t_.baseN), mp, TWIN_LOC_ARGS);
@@ -309,7 +358,7 @@ private:
             twin::event_set(twin::P_MTE1, twin::P_MTE2, EV + (int)lb, TWIN_LOC_ARGS);
             l1_pending_[lb] = true;
         }
-        twin::event_set(twin::P_M, twin::P_FIX, EV, TWIN_LOC_ARGS);
+        if (!uf()) twin::event_set(twin::P_M, twin::P_FIX, EV, TWIN_LOC_ARGS);
         computed_ = true;
     }
     // The bias row of this block: GM -> L1 (MTE2), converted to the L0C type, -> bias table (MTE1).

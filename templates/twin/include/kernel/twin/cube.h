@@ -105,6 +105,15 @@ using AscendC::GlobalTensor;
 
 constexpr uint32_t FRACTAL_BYTES = 512;
 
+// unitFlag of Mmad / Fixpipe: 0 off, 2 on (the L0C blocks stay held), 3 on (released after the
+// instruction); 1 is no documented value (Mmad.md / Fixpipe pages, Mmad计算关键特性说明/UnitFlag.md).
+// The twin runs instructions in order, so the flag changes no result; it is traced for the model.
+inline uint64_t unit_flag(uint8_t v, const char *api, TWIN_LOC_DECL) {
+    if (v == 1 || v > 3)
+        fault(twin_file, twin_line, "%s: unitFlag %u is not a documented value (0 off, 2 or 3 on)", api, (unsigned)v);
+    return v;
+}
+
 template <class T> inline void need_pos(const LocalTensor<T> &t, Hw want, const char *api, const char *what, TWIN_LOC_DECL) {
     if (hw_of(t.pos_) != want)
         fault(twin_file, twin_line, "%s: %s must be in %s (TPosition %s), not %s (TPosition %s)", api, what, hw_name(want),
@@ -234,6 +243,7 @@ void mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor
     k.k = p.k;
     k.n = p.n;
     k.dt = sizeof(U);
+    k.uf = unit_flag(p.unitFlag, api, TWIN_LOC_ARGS);
     tr_cube(P_M, api, k, twin_line);
 }
 
@@ -363,7 +373,9 @@ void Fixpipe(const GlobalTensor<T> &dst, const LocalTensor<U> &src, const Fixpip
     uint64_t rows = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.ndNum * p.mSize : (p.nSize + 15u) / 16u;
     uint64_t burst = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.nSize * sizeof(T) : (uint64_t)p.mSize * 16u * sizeof(T);
     uint64_t pitch = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.dstStride * sizeof(T) : (uint64_t)p.dstStride * 32u;
-    twin::tr_dma(twin::P_FIX, "Fixpipe", rows * burst, rows, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line);
+    uint64_t uf = twin::unit_flag(p.unitFlag, "Fixpipe", TWIN_LOC_ARGS);
+    twin::tr_dma(twin::P_FIX, "Fixpipe", rows * burst, rows, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line,
+                 uf == 3 ? " uf=3" : uf == 2 ? " uf=2" : nullptr);
 }
 
 // Fixpipe L0C -> L1 (TPosition A1/B1/C1).
@@ -386,6 +398,7 @@ void Fixpipe(const LocalTensor<T> &dst, const LocalTensor<U> &src, const Fixpipe
     twin::CubeKeys c;
     c.n = elems;
     c.dst = sizeof(T);
+    c.uf = twin::unit_flag(p.unitFlag, "Fixpipe", TWIN_LOC_ARGS);
     twin::tr_cube(twin::P_FIX, "FixpipeL1", c, twin_line);
 }
 

@@ -57,6 +57,8 @@ inline uint8_t *local_span(AscendC::TPosition p, uint64_t addr, uint64_t bytes, 
 // (bytes moved; m, k, n and the input element size dt of an Mmad; dst: the output element size).
 struct CubeKeys {
     uint64_t bytes = 0, m = 0, k = 0, n = 0, dt = 0, dst = 0;
+    // Mmad / Fixpipe unitFlag (2 or 3; 0: off), written as `uf=`.
+    uint64_t uf = 0;
 };
 void tr_cube(Pipe pipe, const char *api, const CubeKeys &c, int line);
 
