@@ -412,3 +412,135 @@ fn tune_moves_the_naive_matmul_to_the_mdl_template_and_it_still_agrees() {
     let mined = std::fs::read_to_string(bank.path().join("b.toml")).unwrap();
     assert!(mined.contains("motif = \"matmul-mdl\""), "{mined}");
 }
+
+/// A matmul shaped like the UnitFlag case of the best-practice guide (`bp_unitflag`: M = 128, K = 64,
+/// base blocks 128 x 256 x 64, singleCoreN = 1536, so six base blocks a core; here on two cores,
+/// N = 3072, half C) on the MDL template, which leaves UnitFlag off: `fixtures/matmul_custom`'s reference
+/// with those edits and no tunables. Tune turns UnitFlag on (matmul-unitflag), keeps it as faster in
+/// the model, writes it back; the written-back kernel still gives c = a x b + bias computed here in f64,
+/// and `bank mine` rewinds it as a lesson.
+#[test]
+fn tune_turns_unit_flag_on_for_an_mdl_matmul_shaped_like_bp_unitflag() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let base = Path::new(FIXTURES).join("matmul_custom");
+    copy_tree(&base.join("reference"), p);
+    let (m, k, n) = (128usize, 64usize, 3072usize);
+    let toml = std::fs::read_to_string(base.join("ascend.toml")).unwrap();
+    let toml = &toml[..toml.find("[[op.tunable]]").unwrap()];
+    let (head, rest) = toml.split_at(toml.find("constraints = [").unwrap());
+    let toml = format!("{head}{}", &rest[rest.find("]\n").unwrap() + 2..])
+        .replacen("shape = [256, 256]", &format!("shape = [{m}, {k}]"), 1)
+        .replacen("shape = [256, 256]", &format!("shape = [{k}, {n}]"), 1)
+        .replace("shape = [256]", &format!("shape = [{n}]"))
+        .replace(
+            "dtype = \"float32\"\nshape = [256, 256]",
+            &format!("dtype = \"float16\"\nshape = [{m}, {n}]"),
+        );
+    std::fs::write(p.join("ascend.toml"), toml).unwrap();
+    let edit = |file: &str, pairs: &[(&str, &str)]| {
+        let mut s = std::fs::read_to_string(p.join(file)).unwrap();
+        for (from, to) in pairs {
+            assert!(s.contains(from), "{file}: {from}");
+            s = s.replace(from, to);
+        }
+        std::fs::write(p.join(file), s).unwrap();
+    };
+    edit(
+        "matmul_custom.json",
+        &[(
+            "{\"name\": \"c\", \"param_type\": \"required\", \"format\": [\"ND\"], \"type\": [\"float\"]}",
+            "{\"name\": \"c\", \"param_type\": \"required\", \"format\": [\"ND\"], \"type\": [\"fp16\"]}",
+        )],
+    );
+    edit(
+        "op_host/matmul_custom.cpp",
+        &[
+            ("CORE_NUM = 8", "CORE_NUM = 2"),
+            (
+                "SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT)",
+                "SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16)",
+            ),
+            (
+                "SetOutputDataType(0, ge::DT_FLOAT)",
+                "SetOutputDataType(0, ge::DT_FLOAT16)",
+            ),
+        ],
+    );
+    let kernel = "op_kernel/matmul_custom.cpp";
+    edit(
+        kernel,
+        &[
+            (
+                "using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;",
+                "using CType = MatmulType<TPosition::GM, CubeFormat::ND, half>;",
+            ),
+            (
+                "GlobalTensor<float> biasGm, cGm;",
+                "GlobalTensor<float> biasGm;\n    GlobalTensor<half> cGm;",
+            ),
+            (
+                "cGm.SetGlobalBuffer((__gm__ float *)c",
+                "cGm.SetGlobalBuffer((__gm__ half *)c",
+            ),
+            (
+                "Matmul<AType, BType, CType, BiasType> mm;",
+                "Matmul<AType, BType, CType, BiasType, CFG_MDL> mm;",
+            ),
+        ],
+    );
+    commit_all(p, "operator");
+    let out = cargo_ascend_tune(p, &["tune", "--budget", "4", "--seed", "1"]);
+    let (_, stderr) = text(&out);
+    assert!(out.status.success(), "tune failed: {stderr}");
+    assert!(stderr.contains("matmul-unitflag kept"), "{stderr}");
+    let after = std::fs::read_to_string(p.join(kernel)).unwrap();
+    assert!(
+        after.contains("Matmul<AType, BType, CType, BiasType, CFG_MDL_UNITFLAG> mm;")
+            && after.contains(
+                "constexpr static MatmulConfig CFG_MDL_UNITFLAG = GetMDLConfig(false, false, 0, false, false, false, true);"
+            ),
+        "{after}"
+    );
+
+    let (manifest, b) = open_project(p);
+    let op = manifest.ops[0].clone();
+    let inputs = ascend_tune::tune::inputs(&op);
+    let artifact = b
+        .build(&op, &Default::default())
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let run = FixtureRun {
+        measurement: b
+            .run(&op, &artifact, &inputs, false)
+            .unwrap_or_else(|f| panic!("{}", f.message)),
+        op,
+        inputs,
+    };
+    let (a, bm, bias) = (run.input(0), run.input(1), run.input(2));
+    let want: Vec<f64> = (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            bias[j] + (0..k).map(|t| a[i * k + t] * bm[t * n + j]).sum::<f64>()
+        })
+        .collect();
+    // Half output: one rounding of a sum of magnitude up to ~65.
+    assert_close("matmul with UnitFlag", &run.output(0), &want, 2e-3, 1e-3);
+
+    let bank = tempfile::tempdir().unwrap();
+    let out = cargo_ascend_tune(
+        bank.path(),
+        &[
+            "bank",
+            "mine",
+            p.to_str().unwrap(),
+            "--out",
+            "b.toml",
+            "--motifs",
+            "matmul-unitflag",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let mined = std::fs::read_to_string(bank.path().join("b.toml")).unwrap();
+    assert!(mined.contains("motif = \"matmul-unitflag\""), "{mined}");
+}
