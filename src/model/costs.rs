@@ -368,7 +368,9 @@ pub fn compute_cost(ins: &Instr, api: &str, soc: &Soc) -> (f64, bool) {
             "SyncAll" => (SYNC_ALL_CYCLES, true),
             "GetSystemCycle" => (soc.clock_ghz * 1e3 / SYS_CNT_MHZ, true),
             "GetValue" | "SetValue" => (soc.mem.scalar_ub_access_cycles, true),
-            _ => (SCALAR_DEFAULT_CYCLES, false),
+            // The high-level Matmul's runtime-tiling work (cube.rs), else the default.
+            _ => super::cube::runtime_tiling_scalar_cycles(api, soc)
+                .map_or((SCALAR_DEFAULT_CYCLES, false), |c| (c, true)),
         },
         // The cube pipes: src/model/cube.rs.
         Pipe::Mte1 | Pipe::M | Pipe::Fix => {

@@ -58,6 +58,39 @@ pub fn mmad_macs(m: u64, k: u64, n: u64, dt: u64) -> u64 {
     m.div_ceil(16) * 16 * k.div_ceil(k0) * k0 * n.div_ceil(16) * 16
 }
 
+// ---- the high-level Matmul's runtime tiling (scalar) ----
+//
+// A Matmul on a runtime tiling (TCubeTiling passed to REGIST_MATMUL_OBJ / Init) reads and derives its
+// parameters on the scalar unit, at Init and again around every Iterate; a fully constant tiling
+// (GetMatmulApiTiling with the single-core and base shapes) has the compiler do it (guide 优秀实践/
+// Matmul性能调优案例/Matmul高阶API使能Tiling全量常量化.md). The twin records that work as `I S
+// MatmulTilingInit` (once per Matmul) and `I S MatmulTilingIter` (per Iterate) for runtime tilings only;
+// this prices them. From ../shared/measured/figures.json, all M=128, N=30720, K=64 fp16, 24 AIC, 5 base
+// blocks a core:
+//  - `bp_const_tiling_first_mte2`: the first MTE2 starts 3.536 us into the kernel on a runtime tiling; the
+//    same guide gives 2.185 us with the constant one, so Init's share is 3.536 - 2.185 = 1.351 us (M).
+//  - `bp_const_tiling`: aic scalar time 6.32 -> 3.38 us (2.94 us saved), aic_time 10.62 -> 7.87 us; the
+//    2.94 - 1.351 = 1.589 us left over 5 Iterates is 0.318 us an Iterate (M, split between the two by
+//    the guide's prologue figure; assumed per Iterate, not per base K step).
+// Cross-check, not fitted: `ascdevkit_matmul_case6_to_case7` (8192^3, about 85 blocks a core) measured
+// 4088.36 -> 4053.44 us, 34.9 us, which these give as 1.35 + 85.3 x 0.318 = 28.5 us when the scalar
+// work is on the critical path.
+
+/// Microseconds of scalar work the Matmul's Init does on a runtime tiling (see above).
+pub const RUNTIME_TILING_INIT_US: f64 = 3.536 - 2.185;
+/// Microseconds of scalar work each Iterate does on a runtime tiling (see above).
+pub const RUNTIME_TILING_ITER_US: f64 = (6.32 - 3.38 - RUNTIME_TILING_INIT_US) / 5.0;
+
+/// Cycles of a `MatmulTilingInit` / `MatmulTilingIter` scalar record; None for any other API.
+pub fn runtime_tiling_scalar_cycles(api: &str, soc: &Soc) -> Option<f64> {
+    let us = match api {
+        "MatmulTilingInit" => RUNTIME_TILING_INIT_US,
+        "MatmulTilingIter" => RUNTIME_TILING_ITER_US,
+        _ => return None,
+    };
+    Some(us * soc.cycles_per_us())
+}
+
 /// Cycles of one MTE1, M or FIX (not to GM) instruction, and whether the record carried what its cost
 /// needs. None for other pipes.
 pub fn cost(ins: &Instr, api: &str, _soc: &Soc) -> Option<(f64, bool)> {
@@ -125,6 +158,27 @@ mod tests {
         assert_eq!(one("I M Mmad m=16 k=12 n=16 dt=4 line=9"), (22.0, true));
         // A record without its shape is flagged unknown.
         assert!(!one("I M Mmad line=9").1);
+    }
+
+    #[test]
+    fn runtime_tiling_scalar_work_is_the_guides_measured_difference() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let init = runtime_tiling_scalar_cycles("MatmulTilingInit", &soc).unwrap();
+        let iter = runtime_tiling_scalar_cycles("MatmulTilingIter", &soc).unwrap();
+        // bp_const_tiling: Init plus five Iterates is the scalar time the constant tiling saved.
+        let saved_us = (init + 5.0 * iter) / soc.cycles_per_us();
+        assert!((saved_us - (6.32 - 3.38)).abs() < 1e-9, "{saved_us}");
+        assert!((init / soc.cycles_per_us() - 1.351).abs() < 1e-9);
+        assert_eq!(runtime_tiling_scalar_cycles("GetValue", &soc), None);
+        // Through the trace: an S record of that name costs the same.
+        let t = parse("twin-trace 2\nblock 0 1\nI S MatmulTilingIter line=3\nend\n").unwrap();
+        let Record::Instr(i) = &t.blocks[0].records[0] else {
+            panic!("not an instruction")
+        };
+        assert_eq!(
+            crate::model::costs::compute_cost(i, "MatmulTilingIter", &soc),
+            (iter, true)
+        );
     }
 
     #[test]

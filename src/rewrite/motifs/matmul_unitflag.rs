@@ -57,9 +57,7 @@ fn insertion_point(root: Node, text: &str, at: usize) -> Option<usize> {
         }
         n = p;
     }
-    if n.parent().is_none() {
-        return None;
-    }
+    n.parent()?;
     let mut start = n.start_byte();
     let mut prev = n.prev_sibling();
     while let Some(c) = prev.filter(|c| c.kind() == "comment") {

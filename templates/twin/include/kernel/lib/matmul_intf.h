@@ -103,6 +103,80 @@ constexpr MatmulConfig GetMDLConfig(const bool intrinsicsLimit = false, const bo
     return c;
 }
 
+// Constant (compile-time) tiling (asc-devkit docs, 高阶API/矩阵计算/Matmul-Kernel侧接口/GetMMConfig.md,
+// GetMatmulApiTiling.md, Matmul模板参数.md: MatmulApiStaticTiling; guide 优秀实践/Matmul性能调优案例/
+// Matmul高阶API使能Tiling全量常量化.md). GetMMConfig<mode>(MatmulShapeParams{singleCoreM, singleCoreN,
+// singleCoreK, basicM, basicN, basicK}) gives a MatmulConfig with those constants; GetMatmulApiTiling<A, B,
+// C, Bias>(cfg[, l1Size]) the MatmulApiStaticTiling a Matmul takes as its MM_CFG. Base shape alone is the
+// partial form (REGIST_MATMUL_OBJ still takes the runtime tiling, whose base shape must agree); with the
+// single-core shape too it is the full form, and a null tiling pointer initialises from the constants
+// (stepKa / depth as the host's tiling rule gives them, include/host/tiling/matmul_tiling.h).
+struct MatmulShapeParams {
+    uint32_t singleCoreM = 0, singleCoreN = 0, singleCoreK = 0;
+    uint32_t basicM = 0, basicN = 0, basicK = 0;
+};
+enum class MatmulConfigMode : int32_t { CONFIG_NORM = 0, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
+namespace twin_mm {
+constexpr void set_arg(MatmulConfig &c, const MatmulShapeParams &s) {
+    c.singleCoreM = s.singleCoreM; c.singleCoreN = s.singleCoreN; c.singleCoreK = s.singleCoreK;
+    c.basicM = s.basicM; c.basicN = s.basicN; c.basicK = s.basicK;
+}
+} // namespace twin_mm
+template <MatmulConfigMode MODE, class... ArgTypes> constexpr MatmulConfig GetMMConfig(ArgTypes &&...args) {
+    static_assert(MODE == MatmulConfigMode::CONFIG_NORM || MODE == MatmulConfigMode::CONFIG_MDL,
+                  "GetMMConfig: the twin implements CONFIG_NORM and CONFIG_MDL");
+    MatmulConfig c = MODE == MatmulConfigMode::CONFIG_MDL ? CFG_MDL : CFG_NORM;
+    (twin_mm::set_arg(c, args), ...);
+    return c;
+}
+struct MatmulApiStaticTiling {
+    int32_t M = -1, N = -1, Ka = -1, Kb = -1, singleCoreM = -1, singleCoreN = -1, singleCoreK = -1;
+    int32_t baseM = -1, baseN = -1, baseK = -1, depthA1 = -1, depthB1 = -1, stepM = -1, stepN = -1, stepKa = -1, stepKb = -1;
+    int32_t isBias = -1, transLength = -1, iterateOrder = -1, dbL0A = -1, dbL0B = -1, dbL0C = -1;
+    MatmulConfig cfg{};
+};
+namespace twin_mm {
+constexpr uint32_t L1_SIZE = 512 * 1024;
+}
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE>
+constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig &mmCFG, int32_t l1Size = (int32_t)twin_mm::L1_SIZE) {
+    MatmulApiStaticTiling t{};
+    t.cfg = mmCFG;
+    if (mmCFG.basicM == 0 || mmCFG.basicN == 0 || mmCFG.basicK == 0) return t; // nothing constant
+    t.baseM = (int32_t)mmCFG.basicM; t.baseN = (int32_t)mmCFG.basicN; t.baseK = (int32_t)mmCFG.basicK;
+    t.dbL0A = t.dbL0B = 2; t.dbL0C = 1; t.stepM = t.stepN = 1;
+    if (mmCFG.singleCoreM == 0 || mmCFG.singleCoreN == 0 || mmCFG.singleCoreK == 0) return t; // partial
+    t.singleCoreM = (int32_t)mmCFG.singleCoreM; t.singleCoreN = (int32_t)mmCFG.singleCoreN; t.singleCoreK = (int32_t)mmCFG.singleCoreK;
+    t.M = t.singleCoreM; t.N = t.singleCoreN; t.Ka = t.Kb = t.singleCoreK;
+    // The host rule (matmul_tiling.h): up to 4 base K blocks a chunk, fewer while they do not fit L1.
+    const uint64_t ab = sizeof(typename A_TYPE::T), bb = sizeof(typename B_TYPE::T);
+    const int32_t kIters = (t.singleCoreK + t.baseK - 1) / t.baseK;
+    int32_t step = kIters < 4 ? kIters : 4;
+    const uint64_t tileA = (uint64_t)t.baseM * t.baseK * ab, tileB = (uint64_t)t.baseK * t.baseN * bb;
+    const uint64_t bias = (uint64_t)t.baseN * 4;
+    while (step > 1 && (tileA + tileB) * step + bias > (uint64_t)l1Size) step--;
+    t.stepKa = t.stepKb = step;
+    t.depthA1 = t.depthB1 = (tileA + tileB) * step * 2 + bias <= (uint64_t)l1Size ? 2 * step : step;
+    t.isBias = 0;
+    t.iterateOrder = 0;
+    (void)sizeof(C_TYPE); (void)sizeof(BIAS_TYPE);
+    return t;
+}
+namespace twin_mm {
+template <class T> constexpr const MatmulConfig &cfg_of(const T &c) {
+    if constexpr (std::is_same<T, MatmulApiStaticTiling>::value) return c.cfg;
+    else return c;
+}
+template <class T> constexpr bool full_constant(const T &c) {
+    if constexpr (std::is_same<T, MatmulApiStaticTiling>::value) return c.singleCoreM > 0 && c.baseM > 0;
+    else return false;
+}
+template <class T> constexpr bool base_constant(const T &c) {
+    if constexpr (std::is_same<T, MatmulApiStaticTiling>::value) return c.baseM > 0;
+    else return false;
+}
+} // namespace twin_mm
+
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM, class... Rest>
 class Matmul {
     using SrcT = typename A_TYPE::T;
@@ -119,10 +193,37 @@ class Matmul {
 public:
     __aicore__ inline Matmul() = default;
 
+    // Whether MM_CFG is a fully constant MatmulApiStaticTiling (REGIST_MATMUL_OBJ may pass a null tiling).
+    static constexpr bool twin_full_constant() { return twin_mm::full_constant(MM_CFG); }
+
     void Init(const TCubeTiling *tiling, TPipe *tpipe = nullptr, TWIN_LOC) {
         (void)tpipe;
-        if (!tiling) twin::fault(twin_file, twin_line, "Matmul::Init: the tiling pointer is null");
-        t_ = *tiling;
+        constexpr bool full = twin_mm::full_constant(MM_CFG), base = twin_mm::base_constant(MM_CFG);
+        if (!tiling && !full)
+            twin::fault(twin_file, twin_line, "Matmul::Init: the tiling pointer is null (only a fully constant tiling, "
+                        "GetMatmulApiTiling with the single-core and base shapes, may pass nullptr)");
+        if (tiling) t_ = *tiling;
+        if constexpr (base) {
+            if (tiling && (t_.baseM != MM_CFG.baseM || t_.baseN != MM_CFG.baseN || t_.baseK != MM_CFG.baseK))
+                twin::fault(twin_file, twin_line,
+                            "Matmul::Init: the constant tiling's base shape %d x %d x %d differs from the runtime tiling's %d x %d x %d; "
+                            "they must agree (GetMatmulApiTiling.md)", MM_CFG.baseM, MM_CFG.baseN, MM_CFG.baseK, t_.baseM, t_.baseN, t_.baseK);
+        }
+        if constexpr (full) {
+            if (!tiling) {
+                t_ = TCubeTiling{};
+                t_.M = MM_CFG.M; t_.N = MM_CFG.N; t_.Ka = MM_CFG.Ka; t_.Kb = MM_CFG.Kb;
+                t_.singleCoreM = MM_CFG.singleCoreM; t_.singleCoreN = MM_CFG.singleCoreN; t_.singleCoreK = MM_CFG.singleCoreK;
+                t_.baseM = MM_CFG.baseM; t_.baseN = MM_CFG.baseN; t_.baseK = MM_CFG.baseK;
+                t_.stepKa = MM_CFG.stepKa; t_.stepKb = MM_CFG.stepKb; t_.depthA1 = MM_CFG.depthA1; t_.depthB1 = MM_CFG.depthB1;
+                t_.stepM = MM_CFG.stepM; t_.stepN = MM_CFG.stepN; t_.iterateOrder = MM_CFG.iterateOrder;
+                t_.dbL0A = MM_CFG.dbL0A; t_.dbL0B = MM_CFG.dbL0B; t_.dbL0C = MM_CFG.dbL0C; t_.isBias = 0;
+            }
+        } else {
+            // The scalar work of reading and deriving a runtime tiling; a fully constant tiling does it at
+            // compile time. Priced by the model (src/model/cube.rs, runtime_tiling_scalar_cycles).
+            twin::tr_scalar("MatmulTilingInit", twin_line);
+        }
         if (t_.baseM <= 0 || t_.baseN <= 0 || t_.baseK <= 0 || t_.singleCoreM <= 0 || t_.singleCoreN <= 0 || t_.singleCoreK <= 0)
             twin::fault(twin_file, twin_line,
                         "Matmul::Init: the tiling has baseM %d, baseN %d, baseK %d, singleCoreM %d, singleCoreN %d, singleCoreK %d; "
@@ -150,7 +251,8 @@ public:
         a2_ = twin::hw_carve(twin::HW_L0A, 2 * align(tileA, 512), TWIN_LOC_ARGS);
         b2_ = twin::hw_carve(twin::HW_L0B, 2 * align(tileB, 512), TWIN_LOC_ARGS);
         co1_ = twin::hw_carve(twin::HW_L0C, align((uint64_t)t_.baseM * t_.baseN * sizeof(L0cT), 1024), TWIN_LOC_ARGS);
-        bt_ = bias_ ? twin::hw_carve(twin::HW_BT, align((uint64_t)t_.baseN * sizeof(L0cT), 64), TWIN_LOC_ARGS) : 0;
+        // A constant tiling cannot say whether SetBias follows: keep the bias row's table for it.
+        bt_ = bias_ || !tiling ? twin::hw_carve(twin::HW_BT, align((uint64_t)t_.baseN * sizeof(L0cT), 64), TWIN_LOC_ARGS) : 0;
         inited_ = true;
     }
     void SetTensorA(const GlobalTensor<SrcT> &gm, bool isTransposeA = false) { a_ = gm; transA_ = isTransposeA || A_TYPE::isTrans; aSet_ = true; iter_ = 0; }
@@ -191,6 +293,7 @@ public:
         if (t_.iterateOrder == 1) { nIdx_ = iter_ % nIters; mIdx_ = iter_ / nIters; }
         else { mIdx_ = iter_ % mIters; nIdx_ = iter_ / mIters; }
         iter_++;
+        if constexpr (!twin_mm::full_constant(MM_CFG)) twin::tr_scalar("MatmulTilingIter", twin_line);
         compute_block(TWIN_LOC_ARGS);
         return true;
     }
@@ -243,9 +346,9 @@ private:
     // Event ids of the Matmul's own flags: the high ones, clear of the ids kernels usually take.
     static constexpr int EV = 6;
     // L1 chunk buffers: two for MDL (the next chunk prefetched), one for Norm.
-    static constexpr uint32_t l1Bufs() { return MM_CFG.doMultiDataLoad ? 2u : 1u; }
+    static constexpr uint32_t l1Bufs() { return twin_mm::cfg_of(MM_CFG).doMultiDataLoad ? 2u : 1u; }
     // UnitFlag between the block's Mmads and its Fixpipe (see the header).
-    static constexpr bool uf() { return MM_CFG.enUnitFlag; }
+    static constexpr bool uf() { return twin_mm::cfg_of(MM_CFG).enUnitFlag; }
     static uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
     static uint32_t ceil(int32_t v, int32_t b) { return v <= 0 ? 0u : (uint32_t)((v + b - 1) / b); }
     static QuantMode_t quant() {
@@ -390,7 +493,7 @@ private:
 namespace twin {
 inline void regist_matmul(AscendC::TPipe *) {}
 template <class MM, class... Rest> void regist_matmul(AscendC::TPipe *pipe, MM &mm, const TCubeTiling *tiling, Rest &&...rest) {
-    if (tiling) mm.Init(tiling, pipe);
+    if (tiling || MM::twin_full_constant()) mm.Init(tiling, pipe);
     regist_matmul(pipe, rest...);
 }
 } // namespace twin
