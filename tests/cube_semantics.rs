@@ -471,6 +471,34 @@ fn matmul_api_and_tiling_match_rust_references() {
     );
     assert_eq!(trace.matches("I M Mmad m=32 k=8 n=16 dt=2 ").count(), 2 * 2);
     assert_eq!(trace.matches("I M Mmad m=16 k=8 n=16 dt=2 ").count(), 2 * 2);
+    // UnitFlag (MatmulConfig.md: on by default for Norm, off for MDL): the Norm Matmul's block ends with
+    // an Mmad and a Fixpipe both `uf=3` and sets no M -> FIX flag; the MDL one's Fixpipes carry no `uf`
+    // and each waits for an M -> FIX flag.
+    let lines: Vec<&str> = trace.lines().collect();
+    let fix_uf = lines
+        .iter()
+        .filter(|l| l.starts_with("I FIX Fixpipe ") && l.contains(" uf=3 "))
+        .count();
+    let fix_plain = lines
+        .iter()
+        .filter(|l| l.starts_with("I FIX Fixpipe ") && !l.contains(" uf="))
+        .count();
+    assert!(fix_uf > 0 && fix_plain > 0, "{fix_uf} {fix_plain}");
+    let mmad_last = lines
+        .iter()
+        .filter(|l| l.starts_with("I M Mmad ") && l.contains(" uf=3 "))
+        .count();
+    assert_eq!(mmad_last, fix_uf);
+    assert_eq!(trace.matches("set M FIX e6\n").count(), fix_plain);
+    // A runtime tiling's scalar work: one Init per Matmul and core, one per Iterate (base block).
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("I S MatmulTilingInit "))
+            .count(),
+        2 * 2
+    );
+    assert!(trace.contains("I S MatmulTilingIter "));
 }
 
 /// Mixed kernels (templates/twin/tests/mix_kernel.cpp, two logical blocks): what each core sees

@@ -163,20 +163,20 @@ mod tests {
     #[test]
     fn runtime_tiling_scalar_work_is_the_guides_measured_difference() {
         let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
-        let init = runtime_tiling_scalar_cycles("MatmulTilingInit", &soc).unwrap();
-        let iter = runtime_tiling_scalar_cycles("MatmulTilingIter", &soc).unwrap();
+        let init = runtime_tiling_scalar_cycles("MatmulTilingInit", soc).unwrap();
+        let iter = runtime_tiling_scalar_cycles("MatmulTilingIter", soc).unwrap();
         // bp_const_tiling: Init plus five Iterates is the scalar time the constant tiling saved.
         let saved_us = (init + 5.0 * iter) / soc.cycles_per_us();
         assert!((saved_us - (6.32 - 3.38)).abs() < 1e-9, "{saved_us}");
         assert!((init / soc.cycles_per_us() - 1.351).abs() < 1e-9);
-        assert_eq!(runtime_tiling_scalar_cycles("GetValue", &soc), None);
+        assert_eq!(runtime_tiling_scalar_cycles("GetValue", soc), None);
         // Through the trace: an S record of that name costs the same.
         let t = parse("twin-trace 2\nblock 0 1\nI S MatmulTilingIter line=3\nend\n").unwrap();
         let Record::Instr(i) = &t.blocks[0].records[0] else {
             panic!("not an instruction")
         };
         assert_eq!(
-            crate::model::costs::compute_cost(i, "MatmulTilingIter", &soc),
+            crate::model::costs::compute_cost(i, "MatmulTilingIter", soc),
             (iter, true)
         );
     }

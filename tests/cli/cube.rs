@@ -622,9 +622,9 @@ fn constant_tiling_matmul_agrees_and_saves_the_runtime_tilings_scalar_work() {
             .unwrap_or_else(|f| panic!("{form}: {}", f.message));
         let measured = b.run(&op, &artifact, &inputs, false);
         if form == "partial-mismatch" {
-            let f = measured
-                .err()
-                .expect("a mismatched constant base shape must fault");
+            let Err(f) = measured else {
+                panic!("a mismatched constant base shape must fault")
+            };
             assert!(
                 f.message
                     .contains("constant tiling's base shape 128 x 128 x 64")
