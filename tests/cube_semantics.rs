@@ -353,7 +353,10 @@ const KK: usize = 200;
 /// (two blocks) with extra environment variables; returns the run and the inputs A (M x K), B (K x N) and
 /// the bias.
 #[allow(clippy::type_complexity)]
-fn matmul_build_and_run(w: &Path, env: &[(&str, &str)]) -> (std::process::Output, Vec<f16>, Vec<f16>, Vec<f32>) {
+fn matmul_build_and_run(
+    w: &Path,
+    env: &[(&str, &str)],
+) -> (std::process::Output, Vec<f16>, Vec<f16>, Vec<f32>) {
     let twin = twin_dir();
     let host = w.join("host");
     let out = Command::new(compiler())
@@ -741,5 +744,9 @@ fn timing_only_mode_traces_and_models_the_same_and_computes_nothing() {
     assert_eq!(trace_t, trace, "Matmul: the same trace");
     let (l, lt) = (latency(&trace), latency(&trace_t));
     assert!(l > 0.0 && l == lt, "the same modelled latency: {l} vs {lt}");
-    assert_ne!(std::fs::read(w.join("c.bin")).unwrap(), c, "timing-only computes nothing");
+    assert_ne!(
+        std::fs::read(w.join("c.bin")).unwrap(),
+        c,
+        "timing-only computes nothing"
+    );
 }

@@ -50,6 +50,9 @@ NOT_RUN = {
     "ascdevkit_add_hbm_bw": "bandwidths the README derives from each case's aiv_mte2_time; those per-case "
                             "MTE2 times are compared row by row (MTE2 columns)",
     "ascdevkit_perf_l1_l0_fixpipe_params": "documented peak rates (hw_parameter), not a measurement",
+    "ascdevkit_matmul_case0": "too big for the model's in-memory trace: 64^3 base blocks on one core are 2.1 M K steps, "
+                              "a trace of about 1.2 GB (case 1: 186 MB for 262,144 steps) that the model would parse "
+                              "into about 11 GB (case 1: 1.8 GB); it needs a trace record for a repeated group",
 }
 # Examples whose arithmetic a CPU cannot do in reasonable time (matmul: 8192^3 fp16, 5.5e11 MACs): run in
 # the twin's timing-only mode (ASCEND_TWIN_TIMING_ONLY=1, twin/runtime.h): the cube data paths write the
@@ -605,7 +608,8 @@ def selftest(figures_path):
     expect(defines_of("SCENARIO_NUM=3") == {"SCENARIO_NUM": "3"}, "defines_of: a bare NAME=VALUE rerun")
     expect(defines_of("SCENARIO_NUM=1 vs 2") == {}, "defines_of: a pair's rerun is no definition")
     mm = [k for k in cases if cases[k]["example"] == BEST + "01_matrix_compute/matmul_high_performance"]
-    expect(len(mm) == 9 and "matmul-SCENARIO_NUM=0" in mm, f"the nine matmul cases: {mm}")
+    expect(len(mm) == 8 and "matmul-SCENARIO_NUM=1" in mm and "ascdevkit_matmul_case0" in skipped,
+           f"matmul cases 1-8 run, case 0 is explained: {mm}")
     expect(check_outputs(BEST + "01_matrix_compute/matmul_high_performance", {}, "/nonexistent", {}) ==
            "not checked (timing-only)", "a timing-only run's output is never reported as checked")
     # Bad figures are refused with the row named.

@@ -504,7 +504,13 @@ impl Sim<'_> {
                                 latency = self.soc.mem.dma_latency_cycles;
                                 (start + d.engine).max(hbm).max(l2)
                             }
-                            None => start + self.instr_cost(ins),
+                            None => {
+                                latency = super::cube::pipelined_latency(
+                                    ins,
+                                    self.trace.api_name(ins.api),
+                                );
+                                start + self.instr_cost(ins)
+                            }
                         };
                         st.busy[p] += end - start;
                         st.done[p] = st.done[p].max(end + latency);
