@@ -491,7 +491,7 @@ impl Sim<'_> {
                         st.issue += costs::ISSUE_CYCLES;
                         st.busy[S] += costs::ISSUE_CYCLES;
                         start = st.issue.max(st.free[p]).max(st.not_before[p]);
-                        let mut latency = 0.0;
+                        let latency;
                         end = match memory::dma_dir(ins) {
                             Some(dir) => {
                                 let pad = self.apis.get(ins.api as usize).is_some_and(|a| a.pad);
