@@ -156,6 +156,11 @@ struct Run {
 
 /// Builds the kernel once per call and runs it with tiling key `mode`.
 fn build_and_run(w: &Path, mode: u32) -> Run {
+    build_and_run_env(w, mode, &[])
+}
+
+/// `build_and_run` with extra environment variables for the kernel program.
+fn build_and_run_env(w: &Path, mode: u32, env: &[(&str, &str)]) -> Run {
     let twin = twin_dir();
     let exe = w.join("kernel");
     if !exe.exists() {
@@ -199,7 +204,11 @@ fn build_and_run(w: &Path, mode: u32) -> Run {
     )
     .unwrap();
     let _ = std::fs::remove_file(w.join("out.bin"));
-    let status = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+    let status = Command::new(&exe)
+        .arg(w.join("run.txt"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
     Run {
         status,
         out: std::fs::read(w.join("out.bin")).unwrap_or_default(),
@@ -336,17 +345,18 @@ fn cube_api_matches_rust_references_and_faults_name_the_buffer() {
     }
 }
 
-/// The high-level Matmul and the host's matmul tiling: `matmul_host.cpp` tiles 96 x 80 x 200 half with a
-/// float bias on 2 cores (32 x 32 x 64 base blocks, so blocks and K chunks have tails), and
-/// `matmul_kernel.cpp` runs it: C = A x B + bias with B given transposed, through IterateAll; half(A x B)
-/// with A given transposed, through Iterate / GetTensorC under CFG_MDL. Both against Rust.
-#[test]
-fn matmul_api_and_tiling_match_rust_references() {
-    const MM: usize = 96;
-    const NN: usize = 80;
-    const KK: usize = 200;
-    let dir = tempfile::tempdir().unwrap();
-    let w = dir.path();
+const MM: usize = 96;
+const NN: usize = 80;
+const KK: usize = 200;
+
+/// Builds templates/twin/tests/matmul_{host,kernel}.cpp in `w`, writes the inputs and runs the kernel
+/// (two blocks) with extra environment variables; returns the run and the inputs A (M x K), B (K x N) and
+/// the bias.
+#[allow(clippy::type_complexity)]
+fn matmul_build_and_run(
+    w: &Path,
+    env: &[(&str, &str)],
+) -> (std::process::Output, Vec<f16>, Vec<f16>, Vec<f32>) {
     let twin = twin_dir();
     let host = w.join("host");
     let out = Command::new(compiler())
@@ -441,7 +451,23 @@ fn matmul_api_and_tiling_match_rust_references() {
         ),
     )
     .unwrap();
-    let run = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+    let run = Command::new(&exe)
+        .arg(w.join("run.txt"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (run, a, b, bias)
+}
+
+/// The high-level Matmul and the host's matmul tiling: `matmul_host.cpp` tiles 96 x 80 x 200 half with a
+/// float bias on 2 cores (32 x 32 x 64 base blocks, so blocks and K chunks have tails), and
+/// `matmul_kernel.cpp` runs it: C = A x B + bias with B given transposed, through IterateAll; half(A x B)
+/// with A given transposed, through Iterate / GetTensorC under CFG_MDL. Both against Rust.
+#[test]
+fn matmul_api_and_tiling_match_rust_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let (run, a, b, bias) = matmul_build_and_run(w, &[]);
     assert!(
         run.status.success(),
         "matmul kernel: {}",
@@ -703,4 +729,52 @@ fn the_mix_qualifier_alone_makes_a_kernel_mixed() {
         .collect();
     // (GetBlockIdx, ASCEND_IS_AIV) per core: AIC 0, AIV 0, AIV 1, AIC 1, AIV 2, AIV 3
     assert_eq!(v[..12], [0, 0, 0, 1, 1, 1, 1, 0, 2, 1, 3, 1]);
+}
+
+/// Timing-only mode (ASCEND_TWIN_TIMING_ONLY=1, twin/runtime.h; benches/hardware sets it for the 8192^3
+/// matmul examples): the cube paths write the same trace as a full run, so the model gives the same
+/// latency, but compute nothing. On the basic cube API (cube_kernel.cpp: LoadData, Mmad with and without
+/// the bias table, Fixpipe NZ2ND / NZ / to L1, GM -> L0 loads) and on the high-level Matmul (IterateAll,
+/// Iterate / GetTensorC, CFG_MDL) on 2 blocks.
+#[test]
+fn timing_only_mode_traces_and_models_the_same_and_computes_nothing() {
+    use ascend_tune::model::pipeline::{SimOptions, simulate};
+    let soc = ascend_tune::model::soc::lookup("Ascend910B1").unwrap();
+    let latency = |trace: &str| {
+        let t = ascend_tune::model::trace::parse(trace).expect("the model reads the trace");
+        simulate(&t, soc, &SimOptions::default()).latency_us
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let full = build_and_run(w, 0);
+    let timing = build_and_run_env(w, 0, &[("ASCEND_TWIN_TIMING_ONLY", "1")]);
+    assert!(full.status.status.success() && timing.status.status.success());
+    assert!(full.trace.contains("I M Mmad") && full.trace.contains("I MTE1 LoadData"));
+    assert_eq!(timing.trace, full.trace, "cube API: the same trace");
+    assert_eq!(latency(&timing.trace), latency(&full.trace));
+    assert_ne!(timing.out, full.out, "timing-only computes nothing");
+    assert!(
+        String::from_utf8_lossy(&timing.status.stderr).contains("timing-only mode"),
+        "the run says it is timing-only"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let (run, ..) = matmul_build_and_run(w, &[]);
+    assert!(run.status.success());
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    let c = std::fs::read(w.join("c.bin")).unwrap();
+    let (run, ..) = matmul_build_and_run(w, &[("ASCEND_TWIN_TIMING_ONLY", "1")]);
+    assert!(run.status.success());
+    let trace_t = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    assert!(trace.matches("I M Mmad").count() > 20);
+    assert_eq!(trace_t, trace, "Matmul: the same trace");
+    let (l, lt) = (latency(&trace), latency(&trace_t));
+    assert!(l > 0.0 && l == lt, "the same modelled latency: {l} vs {lt}");
+    assert_ne!(
+        std::fs::read(w.join("c.bin")).unwrap(),
+        c,
+        "timing-only computes nothing"
+    );
 }

@@ -501,7 +501,7 @@ impl Sim<'_> {
                         } else {
                             ready
                         };
-                        let mut latency = 0.0;
+                        let latency;
                         let own_end = match memory::dma_dir(ins) {
                             Some(dir) => {
                                 let pad = self.apis.get(ins.api as usize).is_some_and(|a| a.pad);
@@ -514,7 +514,13 @@ impl Sim<'_> {
                                 latency = self.soc.mem.dma_latency_cycles;
                                 (start + d.engine).max(hbm).max(l2)
                             }
-                            None => start + self.instr_cost(ins),
+                            None => {
+                                latency = super::cube::pipelined_latency(
+                                    ins,
+                                    self.trace.api_name(ins.api),
+                                );
+                                start + self.instr_cost(ins)
+                            }
                         };
                         end = if uf {
                             st.uf.finish(ins, start, own_end)

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -45,6 +46,20 @@ void warn_once(const char *file, int line, const char *fmt, ...) {
     std::vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     std::fprintf(stderr, "warning: %s\n  --> %s:%d (block %lld)\n", buf, file ? file : "?", line, (long long)g.block_idx);
+}
+
+// ---- timing-only mode (runtime.h) ------------------------------------------------------------
+bool timing_only() {
+    static const bool on = [] {
+        const char *e = std::getenv("ASCEND_TWIN_TIMING_ONLY");
+        bool v = e && *e && std::strcmp(e, "0") != 0;
+        if (v)
+            std::fprintf(stderr, "twin: timing-only mode (ASCEND_TWIN_TIMING_ONLY=%s): cube copies, loads, Mmad and "
+                                 "Fixpipe record their trace but move and compute no data; the outputs are not results\n",
+                         e);
+        return v;
+    }();
+    return on;
 }
 
 // ---- GM registry ------------------------------------------------------------------------------

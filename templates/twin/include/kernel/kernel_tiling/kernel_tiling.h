@@ -4,6 +4,7 @@
 // the bytes a host tiling function writes are the struct the kernel reads. Fields and their meaning:
 // asc-devkit docs, 高阶API/矩阵计算/Matmul-Tiling类/TCubeTiling结构体.md (all int), in that page's order.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 struct TCubeTiling {
@@ -24,6 +25,27 @@ struct TCubeTiling {
     int32_t batchM, batchN;
     int32_t singleBatchM, singleBatchN;
     int32_t mxTypePara;
+
+    // The host's view, optiling::TCubeTiling (a tiling-data class in CANN): set_<field> / get_<field>,
+    // GetDataSize, SaveToBuffer (asc-devkit docs, TCubeTiling结构体.md and the matmul examples' host code).
+#define TWIN_TCUBE_FIELD(f) \
+    void set_##f(int32_t v) { f = v; } \
+    int32_t get_##f() const { return f; }
+    TWIN_TCUBE_FIELD(usedCoreNum) TWIN_TCUBE_FIELD(M) TWIN_TCUBE_FIELD(N) TWIN_TCUBE_FIELD(Ka) TWIN_TCUBE_FIELD(Kb)
+    TWIN_TCUBE_FIELD(singleCoreM) TWIN_TCUBE_FIELD(singleCoreN) TWIN_TCUBE_FIELD(singleCoreK)
+    TWIN_TCUBE_FIELD(baseM) TWIN_TCUBE_FIELD(baseN) TWIN_TCUBE_FIELD(baseK) TWIN_TCUBE_FIELD(depthA1)
+    TWIN_TCUBE_FIELD(depthB1) TWIN_TCUBE_FIELD(stepM) TWIN_TCUBE_FIELD(stepN) TWIN_TCUBE_FIELD(stepKa)
+    TWIN_TCUBE_FIELD(stepKb) TWIN_TCUBE_FIELD(isBias) TWIN_TCUBE_FIELD(transLength) TWIN_TCUBE_FIELD(iterateOrder)
+    TWIN_TCUBE_FIELD(dbL0A) TWIN_TCUBE_FIELD(dbL0B) TWIN_TCUBE_FIELD(dbL0C) TWIN_TCUBE_FIELD(shareMode)
+    TWIN_TCUBE_FIELD(shareL1Size) TWIN_TCUBE_FIELD(shareL0CSize) TWIN_TCUBE_FIELD(shareUbSize)
+    TWIN_TCUBE_FIELD(batchM) TWIN_TCUBE_FIELD(batchN) TWIN_TCUBE_FIELD(singleBatchM) TWIN_TCUBE_FIELD(singleBatchN)
+    TWIN_TCUBE_FIELD(mxTypePara)
+#undef TWIN_TCUBE_FIELD
+    size_t GetDataSize() const { return sizeof(TCubeTiling); }
+    // The struct's bytes into buf (at most cap of them).
+    void SaveToBuffer(void *buf, size_t cap) const {
+        __builtin_memcpy(buf, this, cap < sizeof(TCubeTiling) ? cap : sizeof(TCubeTiling));
+    }
 };
 
 // DeepNorm's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/DeepNorm-Tiling.md: the struct as that

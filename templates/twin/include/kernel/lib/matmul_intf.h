@@ -24,6 +24,8 @@
 // per 512-byte block of L0C instead (asc-devkit docs, 基础API/矩阵计算（ISASI）/Mmad计算关键特性说明/
 // UnitFlag.md; guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能UnitFlag.md). The trace records carry
 // `uf=`; the model (src/model/unitflag.rs) prices the overlap.
+// A runtime tiling's scalar work (reading and deriving it at Init and around each Iterate) is recorded as
+// `I S MatmulTilingInit` / `MatmulTilingIter`; a fully constant tiling (below) records none.
 #pragma once
 #include "../kernel_operator.h"
 #include "../kernel_tiling/kernel_tiling.h"
@@ -103,79 +105,87 @@ constexpr MatmulConfig GetMDLConfig(const bool intrinsicsLimit = false, const bo
     return c;
 }
 
-// Constant (compile-time) tiling (asc-devkit docs, 高阶API/矩阵计算/Matmul-Kernel侧接口/GetMMConfig.md,
-// GetMatmulApiTiling.md, Matmul模板参数.md: MatmulApiStaticTiling; guide 优秀实践/Matmul性能调优案例/
-// Matmul高阶API使能Tiling全量常量化.md). GetMMConfig<mode>(MatmulShapeParams{singleCoreM, singleCoreN,
-// singleCoreK, basicM, basicN, basicK}) gives a MatmulConfig with those constants; GetMatmulApiTiling<A, B,
-// C, Bias>(cfg[, l1Size]) the MatmulApiStaticTiling a Matmul takes as its MM_CFG. Base shape alone is the
-// partial form (REGIST_MATMUL_OBJ still takes the runtime tiling, whose base shape must agree); with the
-// single-core shape too it is the full form, and a null tiling pointer initialises from the constants
-// (stepKa / depth as the host's tiling rule gives them, include/host/tiling/matmul_tiling.h).
+// Constant tiling (asc-devkit docs, 高阶API/矩阵计算/Matmul-Kernel侧接口/GetMMConfig.md, GetMatmulApiTiling.md,
+// Matmul模板参数.md): GetMMConfig<mode>(MatmulShapeParams{singleCoreM, singleCoreN, singleCoreK, basicM,
+// basicN, basicK}) is the mode's template with those shapes; GetMatmulApiTiling turns it into a
+// MatmulApiStaticTiling (TCubeTiling's fields as constants, -1 where only the run knows them, and the
+// config), which a Matmul takes as its MM_CFG; with singleCore shapes set it needs no run-time tiling
+// (REGIST_MATMUL_OBJ with a null tiling). The twin supports the Norm and MDL modes (the ones the page
+// lists for Atlas A2) and MatmulShapeParams; other sub-configs are refused at compile time.
+enum class MatmulConfigMode : int32_t { CONFIG_NORM, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
 struct MatmulShapeParams {
-    uint32_t singleCoreM = 0, singleCoreN = 0, singleCoreK = 0;
-    uint32_t basicM = 0, basicN = 0, basicK = 0;
+    uint32_t singleCoreM = 0, singleCoreN = 0, singleCoreK = 0, basicM = 0, basicN = 0, basicK = 0;
 };
-enum class MatmulConfigMode : int32_t { CONFIG_NORM = 0, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
 namespace twin_mm {
-constexpr void set_arg(MatmulConfig &c, const MatmulShapeParams &s) {
-    c.singleCoreM = s.singleCoreM; c.singleCoreN = s.singleCoreN; c.singleCoreK = s.singleCoreK;
-    c.basicM = s.basicM; c.basicN = s.basicN; c.basicK = s.basicK;
+template <class T> struct always_false : std::false_type {};
+constexpr void apply(MatmulConfig &c, const MatmulShapeParams &p) {
+    c.singleCoreM = p.singleCoreM; c.singleCoreN = p.singleCoreN; c.singleCoreK = p.singleCoreK;
+    c.basicM = p.basicM; c.basicN = p.basicN; c.basicK = p.basicK;
+}
+template <class T> constexpr void apply(MatmulConfig &, const T &) {
+    static_assert(always_false<T>::value, "GetMMConfig: the twin takes MatmulShapeParams only (no quant, batch or func params yet)");
 }
 } // namespace twin_mm
-template <MatmulConfigMode MODE, class... ArgTypes> constexpr MatmulConfig GetMMConfig(ArgTypes &&...args) {
-    static_assert(MODE == MatmulConfigMode::CONFIG_NORM || MODE == MatmulConfigMode::CONFIG_MDL,
-                  "GetMMConfig: the twin implements CONFIG_NORM and CONFIG_MDL");
-    MatmulConfig c = MODE == MatmulConfigMode::CONFIG_MDL ? CFG_MDL : CFG_NORM;
-    (twin_mm::set_arg(c, args), ...);
+template <MatmulConfigMode configMode, typename... ArgTypes> constexpr MatmulConfig GetMMConfig(ArgTypes &&...args) {
+    static_assert(configMode == MatmulConfigMode::CONFIG_NORM || configMode == MatmulConfigMode::CONFIG_MDL,
+                  "GetMMConfig: the twin supports CONFIG_NORM and CONFIG_MDL");
+    MatmulConfig c = configMode == MatmulConfigMode::CONFIG_MDL ? CFG_MDL : CFG_NORM;
+    (twin_mm::apply(c, args), ...);
     return c;
 }
 struct MatmulApiStaticTiling {
-    int32_t M = -1, N = -1, Ka = -1, Kb = -1, singleCoreM = -1, singleCoreN = -1, singleCoreK = -1;
+    int32_t usedCoreNum = -1, M = -1, N = -1, Ka = -1, Kb = -1, singleCoreM = -1, singleCoreN = -1, singleCoreK = -1;
     int32_t baseM = -1, baseN = -1, baseK = -1, depthA1 = -1, depthB1 = -1, stepM = -1, stepN = -1, stepKa = -1, stepKb = -1;
-    int32_t isBias = -1, transLength = -1, iterateOrder = -1, dbL0A = -1, dbL0B = -1, dbL0C = -1;
+    int32_t isBias = -1, transLength = -1, iterateOrder = -1, dbL0A = -1, dbL0B = -1, dbL0C = -1, shareMode = -1;
+    int32_t shareL1Size = -1, shareL0CSize = -1, shareUbSize = -1, batchM = -1, batchN = -1, singleBatchM = -1;
+    int32_t singleBatchN = -1, mxTypePara = -1;
     MatmulConfig cfg{};
 };
-namespace twin_mm {
-constexpr uint32_t L1_SIZE = 512 * 1024;
-}
+// The twin's rule for the L1 parameters (as its host tiling, include/kernel/tiling/matmul_tiling.h): chunks of
+// up to 4 base K blocks, double-buffered when both fit in l1Size.
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE>
-constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig &mmCFG, int32_t l1Size = (int32_t)twin_mm::L1_SIZE) {
+constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig &mmCFG, int32_t l1Size = 512 * 1024) {
     MatmulApiStaticTiling t{};
     t.cfg = mmCFG;
-    if (mmCFG.basicM == 0 || mmCFG.basicN == 0 || mmCFG.basicK == 0) return t; // nothing constant
     t.baseM = (int32_t)mmCFG.basicM; t.baseN = (int32_t)mmCFG.basicN; t.baseK = (int32_t)mmCFG.basicK;
-    t.dbL0A = t.dbL0B = 2; t.dbL0C = 1; t.stepM = t.stepN = 1;
-    if (mmCFG.singleCoreM == 0 || mmCFG.singleCoreN == 0 || mmCFG.singleCoreK == 0) return t; // partial
-    t.singleCoreM = (int32_t)mmCFG.singleCoreM; t.singleCoreN = (int32_t)mmCFG.singleCoreN; t.singleCoreK = (int32_t)mmCFG.singleCoreK;
-    t.M = t.singleCoreM; t.N = t.singleCoreN; t.Ka = t.Kb = t.singleCoreK;
-    // The host rule (matmul_tiling.h): up to 4 base K blocks a chunk, fewer while they do not fit L1.
-    const uint64_t ab = sizeof(typename A_TYPE::T), bb = sizeof(typename B_TYPE::T);
-    const int32_t kIters = (t.singleCoreK + t.baseK - 1) / t.baseK;
-    int32_t step = kIters < 4 ? kIters : 4;
-    const uint64_t tileA = (uint64_t)t.baseM * t.baseK * ab, tileB = (uint64_t)t.baseK * t.baseN * bb;
-    const uint64_t bias = (uint64_t)t.baseN * 4;
-    while (step > 1 && (tileA + tileB) * step + bias > (uint64_t)l1Size) step--;
-    t.stepKa = t.stepKb = step;
-    t.depthA1 = t.depthB1 = (tileA + tileB) * step * 2 + bias <= (uint64_t)l1Size ? 2 * step : step;
+    if (mmCFG.singleCoreM) { t.singleCoreM = (int32_t)mmCFG.singleCoreM; t.singleCoreN = (int32_t)mmCFG.singleCoreN; t.singleCoreK = (int32_t)mmCFG.singleCoreK; }
+    const int64_t es = (int64_t)sizeof(typename A_TYPE::T);
+    const int64_t kIters = mmCFG.singleCoreK && mmCFG.basicK ? ((int64_t)mmCFG.singleCoreK + mmCFG.basicK - 1) / mmCFG.basicK : 4;
+    int64_t step = kIters < 4 ? kIters : 4;
+    const int64_t tiles = ((int64_t)mmCFG.basicM + mmCFG.basicN) * mmCFG.basicK * es;
+    while (step > 1 && tiles * step > l1Size) step--;
+    const int64_t depth = tiles * step * 2 <= l1Size ? 2 * step : step;
+    t.stepKa = t.stepKb = (int32_t)step;
+    t.depthA1 = t.depthB1 = (int32_t)depth;
+    t.stepM = t.stepN = 1;
     t.isBias = 0;
     t.iterateOrder = 0;
-    (void)sizeof(C_TYPE); (void)sizeof(BIAS_TYPE);
+    t.dbL0A = t.dbL0B = 2;
+    t.dbL0C = 1;
+    t.batchM = t.batchN = t.singleBatchM = t.singleBatchN = 1;
     return t;
 }
-namespace twin_mm {
-template <class T> constexpr const MatmulConfig &cfg_of(const T &c) {
-    if constexpr (std::is_same<T, MatmulApiStaticTiling>::value) return c.cfg;
-    else return c;
+} // namespace AscendC
+
+namespace twin {
+// The MatmulConfig of a Matmul's MM_CFG: the config itself, or a constant tiling's.
+constexpr const AscendC::MatmulConfig &mm_cfg(const AscendC::MatmulConfig &c) { return c; }
+constexpr const AscendC::MatmulConfig &mm_cfg(const AscendC::MatmulApiStaticTiling &t) { return t.cfg; }
+// The run-time tiling a constant tiling stands for (M, N, K come from SetOrgShape).
+inline bool static_tiling(const AscendC::MatmulConfig &, TCubeTiling &) { return false; }
+inline bool static_tiling(const AscendC::MatmulApiStaticTiling &s, TCubeTiling &t) {
+    t = TCubeTiling{};
+    t.usedCoreNum = s.usedCoreNum; t.M = s.M; t.N = s.N; t.Ka = s.Ka; t.Kb = s.Kb;
+    t.singleCoreM = s.singleCoreM; t.singleCoreN = s.singleCoreN; t.singleCoreK = s.singleCoreK;
+    t.baseM = s.baseM; t.baseN = s.baseN; t.baseK = s.baseK; t.depthA1 = s.depthA1; t.depthB1 = s.depthB1;
+    t.stepM = s.stepM; t.stepN = s.stepN; t.stepKa = s.stepKa; t.stepKb = s.stepKb; t.isBias = s.isBias > 0 ? 1 : 0;
+    t.iterateOrder = s.iterateOrder > 0 ? s.iterateOrder : 0; t.dbL0A = s.dbL0A; t.dbL0B = s.dbL0B; t.dbL0C = s.dbL0C;
+    t.batchM = s.batchM; t.batchN = s.batchN; t.singleBatchM = s.singleBatchM; t.singleBatchN = s.singleBatchN;
+    return true;
 }
-template <class T> constexpr bool full_constant(const T &c) {
-    if constexpr (std::is_same<T, MatmulApiStaticTiling>::value) return c.singleCoreM > 0 && c.baseM > 0;
-    else return false;
-}
-template <class T> constexpr bool base_constant(const T &c) {
-    if constexpr (std::is_same<T, MatmulApiStaticTiling>::value) return c.baseM > 0;
-    else return false;
-}
-} // namespace twin_mm
+} // namespace twin
+
+namespace AscendC {
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM, class... Rest>
 class Matmul {
@@ -193,37 +203,30 @@ class Matmul {
 public:
     __aicore__ inline Matmul() = default;
 
-    // Whether MM_CFG is a fully constant MatmulApiStaticTiling (REGIST_MATMUL_OBJ may pass a null tiling).
-    static constexpr bool twin_full_constant() { return twin_mm::full_constant(MM_CFG); }
+    // REGIST_MATMUL_OBJ with a null tiling: a constant (MatmulApiStaticTiling) MM_CFG with singleCore
+    // shapes is the tiling; otherwise the object waits for Init.
+    void InitConstant(TPipe *tpipe, TWIN_LOC) {
+        TCubeTiling t{};
+        if (!twin::static_tiling(MM_CFG, t) || t.singleCoreM <= 0) return;
+        Init(&t, tpipe, TWIN_LOC_ARGS);
+    }
 
     void Init(const TCubeTiling *tiling, TPipe *tpipe = nullptr, TWIN_LOC) {
         (void)tpipe;
-        constexpr bool full = twin_mm::full_constant(MM_CFG), base = twin_mm::base_constant(MM_CFG);
-        if (!tiling && !full)
+        if (!tiling)
             twin::fault(twin_file, twin_line, "Matmul::Init: the tiling pointer is null (only a fully constant tiling, "
-                        "GetMatmulApiTiling with the single-core and base shapes, may pass nullptr)");
-        if (tiling) t_ = *tiling;
-        if constexpr (base) {
-            if (tiling && (t_.baseM != MM_CFG.baseM || t_.baseN != MM_CFG.baseN || t_.baseK != MM_CFG.baseK))
-                twin::fault(twin_file, twin_line,
-                            "Matmul::Init: the constant tiling's base shape %d x %d x %d differs from the runtime tiling's %d x %d x %d; "
-                            "they must agree (GetMatmulApiTiling.md)", MM_CFG.baseM, MM_CFG.baseN, MM_CFG.baseK, t_.baseM, t_.baseN, t_.baseK);
-        }
-        if constexpr (full) {
-            if (!tiling) {
-                t_ = TCubeTiling{};
-                t_.M = MM_CFG.M; t_.N = MM_CFG.N; t_.Ka = MM_CFG.Ka; t_.Kb = MM_CFG.Kb;
-                t_.singleCoreM = MM_CFG.singleCoreM; t_.singleCoreN = MM_CFG.singleCoreN; t_.singleCoreK = MM_CFG.singleCoreK;
-                t_.baseM = MM_CFG.baseM; t_.baseN = MM_CFG.baseN; t_.baseK = MM_CFG.baseK;
-                t_.stepKa = MM_CFG.stepKa; t_.stepKb = MM_CFG.stepKb; t_.depthA1 = MM_CFG.depthA1; t_.depthB1 = MM_CFG.depthB1;
-                t_.stepM = MM_CFG.stepM; t_.stepN = MM_CFG.stepN; t_.iterateOrder = MM_CFG.iterateOrder;
-                t_.dbL0A = MM_CFG.dbL0A; t_.dbL0B = MM_CFG.dbL0B; t_.dbL0C = MM_CFG.dbL0C; t_.isBias = 0;
-            }
-        } else {
-            // The scalar work of reading and deriving a runtime tiling; a fully constant tiling does it at
-            // compile time. Priced by the model (src/model/cube.rs, runtime_tiling_scalar_cycles).
-            twin::tr_scalar("MatmulTilingInit", twin_line);
-        }
+                        "GetMatmulApiTiling with the single-core and base shapes, may be registered with nullptr)");
+        t_ = *tiling;
+        TCubeTiling cst{};
+        const bool constant = twin::static_tiling(MM_CFG, cst);
+        fullConst_ = constant && cst.singleCoreM > 0 && cst.baseM > 0;
+        if (constant && cst.baseM > 0 && (t_.baseM != cst.baseM || t_.baseN != cst.baseN || t_.baseK != cst.baseK))
+            twin::fault(twin_file, twin_line,
+                        "Matmul::Init: the constant tiling's base shape %d x %d x %d differs from the runtime tiling's %d x %d x %d; "
+                        "they must agree (GetMatmulApiTiling.md)", cst.baseM, cst.baseN, cst.baseK, t_.baseM, t_.baseN, t_.baseK);
+        // The scalar work of reading and deriving a runtime tiling; a fully constant tiling does it at
+        // compile time. Priced by the model (src/model/cube.rs, runtime_tiling_scalar_cycles).
+        if (!fullConst_) twin::tr_scalar("MatmulTilingInit", twin_line);
         if (t_.baseM <= 0 || t_.baseN <= 0 || t_.baseK <= 0 || t_.singleCoreM <= 0 || t_.singleCoreN <= 0 || t_.singleCoreK <= 0)
             twin::fault(twin_file, twin_line,
                         "Matmul::Init: the tiling has baseM %d, baseN %d, baseK %d, singleCoreM %d, singleCoreN %d, singleCoreK %d; "
@@ -234,30 +237,39 @@ public:
                         t_.baseM, t_.baseN, t_.baseK, c0());
         orgM_ = t_.M; orgN_ = t_.N; orgKa_ = t_.Ka; orgKb_ = t_.Kb;
         sM_ = t_.singleCoreM; sN_ = t_.singleCoreN; sK_ = t_.singleCoreK;
-        step_ = t_.stepKa > 0 ? (uint32_t)t_.stepKa : 1u;
+        stepA_ = t_.stepKa > 0 ? (uint32_t)t_.stepKa : 1u;
+        stepB_ = t_.stepKb > 0 ? (uint32_t)t_.stepKb : stepA_;
+        // MDL double-buffers a matrix's L1 chunks when its depth holds two of them (the sample's rule
+        // depthA1 / (stepM * stepKa) = 2, matmul_high_performance README, case 4); Norm keeps one.
+        bufsA_ = l1Bufs(t_.depthA1, stepA_ * (uint32_t)(t_.stepM > 0 ? t_.stepM : 1));
+        bufsB_ = l1Bufs(t_.depthB1, stepB_ * (uint32_t)(t_.stepN > 0 ? t_.stepN : 1));
         bias_ = t_.isBias != 0;
         // The buffers, from the pipe's L1 / L0 (capacity checked: a tiling too big for the core is a fault).
         uint64_t tileA = (uint64_t)t_.baseM * t_.baseK * sizeof(SrcT), tileB = (uint64_t)t_.baseN * t_.baseK * sizeof(SrcT);
-        need(twin::HW_L1, (tileA + tileB) * step_ * l1Bufs() + (uint64_t)t_.baseN * 4,
-             l1Bufs() == 2 ? "two (MDL) stepKa x (baseM + baseN) x baseK inputs and a bias row"
-                           : "stepKa x (baseM + baseN) x baseK inputs and a bias row", TWIN_LOC_ARGS);
+        need(twin::HW_L1, bufsA_ * align(tileA * stepA_, 512) + bufsB_ * align(tileB * stepB_, 512) + (bias_ ? (uint64_t)t_.baseN * 4 : 0),
+             bias_ ? "the A chunks (stepKa x baseM x baseK, two under MDL double buffering), the B chunks (stepKb x baseN x baseK) and a bias row"
+                   : "the A chunks (stepKa x baseM x baseK, two under MDL double buffering) and the B chunks (stepKb x baseN x baseK)",
+             TWIN_LOC_ARGS);
         need(twin::HW_L0A, 2 * tileA, "two baseM x baseK blocks", TWIN_LOC_ARGS);
         need(twin::HW_L0B, 2 * tileB, "two baseK x baseN blocks", TWIN_LOC_ARGS);
         need(twin::HW_L0C, (uint64_t)t_.baseM * t_.baseN * sizeof(L0cT), "one baseM x baseN block", TWIN_LOC_ARGS);
         if (bias_) need(twin::HW_BT, (uint64_t)t_.baseN * sizeof(L0cT), "a baseN bias row", TWIN_LOC_ARGS);
-        a1_ = twin::hw_carve(twin::HW_L1, l1Bufs() * align(tileA * step_, 512), TWIN_LOC_ARGS);
-        b1_ = twin::hw_carve(twin::HW_L1, l1Bufs() * align(tileB * step_, 512), TWIN_LOC_ARGS);
-        bias1_ = twin::hw_carve(twin::HW_L1, align((uint64_t)t_.baseN * 4, 64), TWIN_LOC_ARGS);
+        a1_ = twin::hw_carve(twin::HW_L1, bufsA_ * align(tileA * stepA_, 512), TWIN_LOC_ARGS);
+        b1_ = twin::hw_carve(twin::HW_L1, bufsB_ * align(tileB * stepB_, 512), TWIN_LOC_ARGS);
         a2_ = twin::hw_carve(twin::HW_L0A, 2 * align(tileA, 512), TWIN_LOC_ARGS);
         b2_ = twin::hw_carve(twin::HW_L0B, 2 * align(tileB, 512), TWIN_LOC_ARGS);
         co1_ = twin::hw_carve(twin::HW_L0C, align((uint64_t)t_.baseM * t_.baseN * sizeof(L0cT), 1024), TWIN_LOC_ARGS);
-        // A constant tiling cannot say whether SetBias follows: keep the bias row's table for it.
-        bt_ = bias_ || !tiling ? twin::hw_carve(twin::HW_BT, align((uint64_t)t_.baseN * sizeof(L0cT), 64), TWIN_LOC_ARGS) : 0;
+        // The bias row's L1 and bias-table space only with a bias (a tiling without isBias leaves L1 to the
+        // chunks: case 5 of matmul_high_performance fills all 512 KiB); SetBias carves it later otherwise.
+        if (bias_) carve_bias(TWIN_LOC_ARGS);
         inited_ = true;
     }
     void SetTensorA(const GlobalTensor<SrcT> &gm, bool isTransposeA = false) { a_ = gm; transA_ = isTransposeA || A_TYPE::isTrans; aSet_ = true; iter_ = 0; }
     void SetTensorB(const GlobalTensor<SrcT> &gm, bool isTransposeB = false) { b_ = gm; transB_ = isTransposeB || B_TYPE::isTrans; bSet_ = true; iter_ = 0; }
-    void SetBias(const GlobalTensor<BiasT> &gm) { biasGm_ = gm; bias_ = true; biasSet_ = true; }
+    void SetBias(const GlobalTensor<BiasT> &gm, TWIN_LOC) {
+        biasGm_ = gm; bias_ = true; biasSet_ = true;
+        if (inited_ && !biasCarved_) carve_bias(TWIN_LOC_ARGS);
+    }
     void DisableBias() { bias_ = false; }
     void ClearBias() { bias_ = false; }
     void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK); }
@@ -293,7 +305,7 @@ public:
         if (t_.iterateOrder == 1) { nIdx_ = iter_ % nIters; mIdx_ = iter_ / nIters; }
         else { mIdx_ = iter_ % mIters; nIdx_ = iter_ / mIters; }
         iter_++;
-        if constexpr (!twin_mm::full_constant(MM_CFG)) twin::tr_scalar("MatmulTilingIter", twin_line);
+        if (!fullConst_) twin::tr_scalar("MatmulTilingIter", twin_line);
         compute_block(TWIN_LOC_ARGS);
         return true;
     }
@@ -322,6 +334,7 @@ public:
         if (!uf()) twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
         FixpipeParamsV220 fp((uint16_t)tileN_, (uint16_t)tileM_, (uint16_t)align(tileM_, 16), rowElems, false);
         fp.quantPre = quant();
+        if (!twin::timing_only()) // timing-only mode (twin/runtime.h): nothing is moved
         twin::fix_walk(LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp,
                        [&](uint32_t, uint32_t m, uint32_t n, L0cT v) {
                            DstT o = twin::fix_convert<DstT>(v, fp, TWIN_LOC_ARGS);
@@ -345,10 +358,15 @@ private:
     static uint32_t mn32(uint32_t a, uint32_t b) { return a < b ? a : b; }
     // Event ids of the Matmul's own flags: the high ones, clear of the ids kernels usually take.
     static constexpr int EV = 6;
-    // L1 chunk buffers: two for MDL (the next chunk prefetched), one for Norm.
-    static constexpr uint32_t l1Bufs() { return twin_mm::cfg_of(MM_CFG).doMultiDataLoad ? 2u : 1u; }
+    // Event ids of the B chunks' MTE1 -> MTE2 flags when A and B chunks differ (stepKa != stepKb).
+    static constexpr int EV_B = 4;
+    // L1 chunk buffers of a matrix: two for MDL (the next chunk prefetched) when its depth holds two chunks
+    // (or is unset), else one; one for Norm.
+    static constexpr uint32_t l1Bufs(int32_t depth, uint32_t chunk) {
+        return twin::mm_cfg(MM_CFG).doMultiDataLoad && (depth <= 0 || (uint32_t)depth >= 2 * chunk) ? 2u : 1u;
+    }
     // UnitFlag between the block's Mmads and its Fixpipe (see the header).
-    static constexpr bool uf() { return twin_mm::cfg_of(MM_CFG).enUnitFlag; }
+    static constexpr bool uf() { return twin::mm_cfg(MM_CFG).enUnitFlag; }
     static uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
     static uint32_t ceil(int32_t v, int32_t b) { return v <= 0 ? 0u : (uint32_t)((v + b - 1) / b); }
     static QuantMode_t quant() {
@@ -378,9 +396,16 @@ private:
         uint64_t bytes = (uint64_t)R1 * C1 * 512;
         if (bytes > bytes_cap) twin::fault(twin_file, twin_line, "Matmul: an L1 block of %llu bytes exceeds its %llu", (unsigned long long)bytes, (unsigned long long)bytes_cap);
         uint8_t *d = twin::hw_span(twin::HW_L1, l1, bytes, "Matmul", TWIN_LOC_ARGS);
-        __builtin_memset(d, 0, bytes);
         uint64_t gm0 = twin::gm_check(g.ptr_, 0, false, "Matmul", TWIN_LOC_ARGS);
-        for (uint32_t r = 0; r < rows; r++)
+        // Timing-only mode (twin/runtime.h): the first and last elements are checked, nothing is moved.
+        const bool timing = twin::timing_only();
+        if (timing && rows && cols) {
+            twin::gm_check(g.ptr_, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
+            twin::gm_check(g.ptr_ + (trans ? (uint64_t)(cols - 1) * ld + rows - 1 : (uint64_t)(rows - 1) * ld + cols - 1),
+                           sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
+        }
+        if (!timing) __builtin_memset(d, 0, bytes);
+        for (uint32_t r = 0; r < (timing ? 0u : rows); r++)
             for (uint32_t c = 0; c < cols; c++) {
                 const SrcT *p = g.ptr_ + (trans ? (uint64_t)c * ld + r : (uint64_t)r * ld + c);
                 twin::gm_check(p, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
@@ -389,80 +414,108 @@ private:
         // One burst a contiguous GM row of the block.
         uint32_t bursts = trans ? cols : rows, burst = (trans ? rows : cols) * (uint32_t)sizeof(SrcT);
         uint64_t pitch = ld * sizeof(SrcT);
-        twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)bursts * burst, bursts, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line);
+        // The GM allocation and the L1 / Nd2Nz marks (trace version 3), as a DataCopy Nd2Nz writes them, so the
+        // model sees the chunks' L2 reuse across base blocks and cores.
+        twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)bursts * burst, bursts, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line,
+                     twin::dma_extra(g.cache_, true, true), twin::gm_buf_id(g.ptr_));
     }
+    // One base block. A is loaded into L1 in chunks of stepKa base K blocks, B in chunks of stepKb; with
+    // stepKa == stepKb both chunks share their flags (one MTE1 -> MTE2 event per chunk pair).
     void compute_block(TWIN_LOC_DECL) {
         tileM_ = (uint32_t)mn64(t_.baseM, (int64_t)sM_ - (int64_t)mIdx_ * t_.baseM);
         tileN_ = (uint32_t)mn64(t_.baseN, (int64_t)sN_ - (int64_t)nIdx_ * t_.baseN);
         const uint32_t M1 = (tileM_ + 15) / 16, N1 = (tileN_ + 15) / 16;
         const uint64_t tileA = (uint64_t)t_.baseM * t_.baseK * sizeof(SrcT), tileB = (uint64_t)t_.baseN * t_.baseK * sizeof(SrcT);
-        const uint32_t chunkK = t_.baseK * step_;
+        const uint64_t chunkA = align(tileA * stepA_, 512), chunkB = align(tileB * stepB_, 512);
+        const bool shared = stepA_ == stepB_ && bufsA_ == bufsB_;
         uint64_t mRow = (uint64_t)mIdx_ * t_.baseM, nCol = (uint64_t)nIdx_ * t_.baseN;
-        if (fix_pending_ && !uf()) { twin::event_wait(twin::P_FIX, twin::P_M, EV, "Matmul", TWIN_LOC_ARGS); }
+        if (fix_pending_ && !uf()) twin::event_wait(twin::P_FIX, twin::P_M, EV, "Matmul", TWIN_LOC_ARGS);
         fix_pending_ = false;
         bool first = true;
-        for (uint32_t k0 = 0; k0 < (uint32_t)sK_; k0 += chunkK) {
-            uint32_t ck = mn32(chunkK, (uint32_t)sK_ - k0);
-            const uint32_t lb = l1pp_ % l1Bufs();
-            l1pp_++;
-            if (l1_pending_[lb]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV + (int)lb, "Matmul", TWIN_LOC_ARGS); l1_pending_[lb] = false; }
-            const uint32_t a1 = a1_ + lb * (uint32_t)align(tileA * step_, 512), b1 = b1_ + lb * (uint32_t)align(tileB * step_, 512);
-            // A block: rows m, cols k (A is M x Ka, or Ka x M when transposed).
-            to_l1(a1, transA_ ? a_[(uint64_t)k0 * orgM_ + mRow] : a_[mRow * orgKa_ + k0], transA_ ? orgM_ : orgKa_, transA_,
-                  tileM_, ck, align(tileA * step_, 512), TWIN_LOC_ARGS);
-            // B block as its transpose: rows n, cols k (B is Kb x N, or N x Kb when transposed).
-            to_l1(b1, transB_ ? b_[nCol * orgKb_ + k0] : b_[(uint64_t)k0 * orgN_ + nCol], transB_ ? orgKb_ : orgN_, !transB_,
-                  tileN_, ck, align(tileB * step_, 512), TWIN_LOC_ARGS);
+        uint32_t la = 0, lb = 0;
+        const uint32_t kBlocks = ceil(sK_, t_.baseK);
+        for (uint32_t kb = 0; kb < kBlocks; kb++) {
+            const uint32_t k0 = kb * (uint32_t)t_.baseK;
+            const bool dueA = kb % stepA_ == 0, dueB = kb % stepB_ == 0;
+            if (dueA) {
+                la = l1ppA_++ % bufsA_;
+                if (pendA_[la]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV + (int)la, "Matmul", TWIN_LOC_ARGS); pendA_[la] = false; }
+                // A chunk: rows m, cols k (A is M x Ka, or Ka x M when transposed).
+                to_l1(a1_ + la * (uint32_t)chunkA, transA_ ? a_[(uint64_t)k0 * orgM_ + mRow] : a_[mRow * orgKa_ + k0],
+                      transA_ ? orgM_ : orgKa_, transA_, tileM_, mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), chunkA, TWIN_LOC_ARGS);
+            }
+            if (dueB) {
+                if (shared) lb = la;
+                else {
+                    lb = l1ppB_++ % bufsB_;
+                    if (pendB_[lb]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV_B + (int)lb, "Matmul", TWIN_LOC_ARGS); pendB_[lb] = false; }
+                }
+                // B chunk as its transpose: rows n, cols k (B is Kb x N, or N x Kb when transposed).
+                to_l1(b1_ + lb * (uint32_t)chunkB, transB_ ? b_[nCol * orgKb_ + k0] : b_[(uint64_t)k0 * orgN_ + nCol],
+                      transB_ ? orgKb_ : orgN_, !transB_, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0), chunkB, TWIN_LOC_ARGS);
+            }
             if (bias_ && first) {
                 bias_to_bt(nCol, TWIN_LOC_ARGS);
             }
-            twin::event_set(twin::P_MTE2, twin::P_MTE1, EV, TWIN_LOC_ARGS);
-            twin::event_wait(twin::P_MTE2, twin::P_MTE1, EV, "Matmul", TWIN_LOC_ARGS);
-            const uint32_t K1c = (ck + c0() - 1) / c0();
-            for (uint32_t kk = 0; kk < ck; kk += t_.baseK) {
-                uint32_t bk = mn32(t_.baseK, ck - kk);
-                uint32_t k1 = (bk + c0() - 1) / c0(), kf = kk / c0();
-                int buf = (int)(pp_ & 1u);
-                pp_++;
-                if (l0_pending_[buf]) { twin::event_wait(twin::P_M, twin::P_MTE1, EV + buf, "Matmul", TWIN_LOC_ARGS); l0_pending_[buf] = false; }
-                uint32_t a2 = a2_ + (uint32_t)(buf * align(tileA, 512)), b2 = b2_ + (uint32_t)(buf * align(tileB, 512));
-                // L1 NZ -> L0A Zz: one row of fractals at a time.
-                LoadData2DParams la(0, (uint8_t)k1, (uint16_t)M1, 0, 0, false, 0);
-                for (uint32_t i = 0; i < M1; i++)
-                    LoadData(LocalTensor<SrcT>(TPosition::A2, a2 + i * k1 * 512, k1 * 512 / (uint32_t)sizeof(SrcT)),
-                             LocalTensor<SrcT>(TPosition::A1, a1 + (kf * M1 + i) * 512, 256), la, TWIN_LOC_ARGS);
-                // L1 NZ of B's transpose -> L0B Zn: the fractals are already in order.
-                LoadData2DParams lbp(0, 0, 1, 0, 0, false, 0);
-                for (uint32_t done = 0; done < k1 * N1; done += 255) {
-                    lbp.repeatTimes = (uint8_t)mn32(255, k1 * N1 - done);
-                    LoadData(LocalTensor<SrcT>(TPosition::B2, b2 + done * 512, 256),
-                             LocalTensor<SrcT>(TPosition::B1, b1 + (kf * N1 + done) * 512, 256), lbp, TWIN_LOC_ARGS);
-                }
-                (void)K1c;
-                twin::event_set(twin::P_MTE1, twin::P_M, EV + buf, TWIN_LOC_ARGS);
-                twin::event_wait(twin::P_MTE1, twin::P_M, EV + buf, "Matmul", TWIN_LOC_ARGS);
-                MmadParams mp;
-                // m = 1 would put Mmad in GEMV mode (A read as a plain vector in L0A, asc-devkit docs, Mmad),
-                // but this schedule keeps A in Zz fractals: a one-row tile computes 16 rows (the padding
-                // rows are zero in L0A) and Fixpipe writes only tileM_ of them.
-                mp.m = (uint16_t)(tileM_ == 1 ? 16 : tileM_); mp.n = (uint16_t)tileN_; mp.k = (uint16_t)bk;
-                mp.cmatrixInitVal = first;
-                // UnitFlag: 2 keeps the L0C blocks held for further accumulation, 3 on the block's last
-                // Mmad releases them to the Fixpipe.
-                if (uf()) mp.unitFlag = k0 + kk + bk >= (uint32_t)sK_ ? 3 : 2;
-                LocalTensor<L0cT> c(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN));
-                LocalTensor<SrcT> a(TPosition::A2, a2, 256), b(TPosition::B2, b2, 256);
-                if (first && bias_) Mmad(c, a, b, LocalTensor<L0cT>(TPosition::C2, bt_, (uint32_t)t_.baseN), mp, TWIN_LOC_ARGS);
-                else Mmad(c, a, b, mp, TWIN_LOC_ARGS);
-                first = false;
-                twin::event_set(twin::P_M, twin::P_MTE1, EV + buf, TWIN_LOC_ARGS);
-                l0_pending_[buf] = true;
+            if (dueA || dueB) {
+                twin::event_set(twin::P_MTE2, twin::P_MTE1, EV, TWIN_LOC_ARGS);
+                twin::event_wait(twin::P_MTE2, twin::P_MTE1, EV, "Matmul", TWIN_LOC_ARGS);
             }
-            twin::event_set(twin::P_MTE1, twin::P_MTE2, EV + (int)lb, TWIN_LOC_ARGS);
-            l1_pending_[lb] = true;
+            const uint32_t a1 = a1_ + la * (uint32_t)chunkA, b1 = b1_ + lb * (uint32_t)chunkB;
+            uint32_t bk = mn32(t_.baseK, (uint32_t)sK_ - k0);
+            uint32_t k1 = (bk + c0() - 1) / c0();
+            uint32_t kfA = (kb % stepA_) * (uint32_t)t_.baseK / c0(), kfB = (kb % stepB_) * (uint32_t)t_.baseK / c0();
+            int buf = (int)(pp_ & 1u);
+            pp_++;
+            if (l0_pending_[buf]) { twin::event_wait(twin::P_M, twin::P_MTE1, EV + buf, "Matmul", TWIN_LOC_ARGS); l0_pending_[buf] = false; }
+            uint32_t a2 = a2_ + (uint32_t)(buf * align(tileA, 512)), b2 = b2_ + (uint32_t)(buf * align(tileB, 512));
+            // L1 NZ -> L0A Zz: one row of fractals at a time.
+            LoadData2DParams lap(0, (uint8_t)k1, (uint16_t)M1, 0, 0, false, 0);
+            for (uint32_t i = 0; i < M1; i++)
+                LoadData(LocalTensor<SrcT>(TPosition::A2, a2 + i * k1 * 512, k1 * 512 / (uint32_t)sizeof(SrcT)),
+                         LocalTensor<SrcT>(TPosition::A1, a1 + (kfA * M1 + i) * 512, 256), lap, TWIN_LOC_ARGS);
+            // L1 NZ of B's transpose -> L0B Zn: the fractals are already in order.
+            LoadData2DParams lbp(0, 0, 1, 0, 0, false, 0);
+            for (uint32_t done = 0; done < k1 * N1; done += 255) {
+                lbp.repeatTimes = (uint8_t)mn32(255, k1 * N1 - done);
+                LoadData(LocalTensor<SrcT>(TPosition::B2, b2 + done * 512, 256),
+                         LocalTensor<SrcT>(TPosition::B1, b1 + (kfB * N1 + done) * 512, 256), lbp, TWIN_LOC_ARGS);
+            }
+            twin::event_set(twin::P_MTE1, twin::P_M, EV + buf, TWIN_LOC_ARGS);
+            twin::event_wait(twin::P_MTE1, twin::P_M, EV + buf, "Matmul", TWIN_LOC_ARGS);
+            MmadParams mp;
+            // m = 1 would put Mmad in GEMV mode (A read as a plain vector in L0A, asc-devkit docs, Mmad),
+            // but this schedule keeps A in Zz fractals: a one-row tile computes 16 rows (the padding
+            // rows are zero in L0A) and Fixpipe writes only tileM_ of them.
+            mp.m = (uint16_t)(tileM_ == 1 ? 16 : tileM_); mp.n = (uint16_t)tileN_; mp.k = (uint16_t)bk;
+            mp.cmatrixInitVal = first;
+            // UnitFlag: 2 keeps the L0C blocks held for further accumulation, 3 on the block's last
+            // Mmad releases them to the Fixpipe.
+            if (uf()) mp.unitFlag = kb + 1 == kBlocks ? 3 : 2;
+            LocalTensor<L0cT> c(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN));
+            LocalTensor<SrcT> a(TPosition::A2, a2, 256), b(TPosition::B2, b2, 256);
+            if (first && bias_) Mmad(c, a, b, LocalTensor<L0cT>(TPosition::C2, bt_, (uint32_t)t_.baseN), mp, TWIN_LOC_ARGS);
+            else Mmad(c, a, b, mp, TWIN_LOC_ARGS);
+            first = false;
+            twin::event_set(twin::P_M, twin::P_MTE1, EV + buf, TWIN_LOC_ARGS);
+            l0_pending_[buf] = true;
+            const bool lastK = kb + 1 == kBlocks;
+            if ((kb + 1) % stepA_ == 0 || lastK) {
+                twin::event_set(twin::P_MTE1, twin::P_MTE2, EV + (int)la, TWIN_LOC_ARGS);
+                pendA_[la] = true;
+            }
+            if (!shared && ((kb + 1) % stepB_ == 0 || lastK)) {
+                twin::event_set(twin::P_MTE1, twin::P_MTE2, EV_B + (int)lb, TWIN_LOC_ARGS);
+                pendB_[lb] = true;
+            }
         }
         if (!uf()) twin::event_set(twin::P_M, twin::P_FIX, EV, TWIN_LOC_ARGS);
         computed_ = true;
+    }
+    void carve_bias(TWIN_LOC_DECL) {
+        bias1_ = twin::hw_carve(twin::HW_L1, align((uint64_t)t_.baseN * 4, 64), TWIN_LOC_ARGS);
+        bt_ = twin::hw_carve(twin::HW_BT, align((uint64_t)t_.baseN * sizeof(L0cT), 64), TWIN_LOC_ARGS);
+        biasCarved_ = true;
     }
     // The bias row of this block: GM -> L1 (MTE2), converted to the L0C type, -> bias table (MTE1).
     void bias_to_bt(uint64_t nCol, TWIN_LOC_DECL) {
@@ -481,19 +534,37 @@ private:
     TCubeTiling t_{};
     GlobalTensor<SrcT> a_, b_;
     GlobalTensor<BiasT> biasGm_;
+    bool biasCarved_ = false;
     bool aSet_ = false, bSet_ = false, biasSet_ = false, transA_ = false, transB_ = false, bias_ = false, inited_ = false;
-    bool computed_ = false, fix_pending_ = false, l1_pending_[2] = {false, false}, l0_pending_[2] = {false, false};
+    // Whether MM_CFG is a fully constant tiling (no runtime tiling scalar work to record).
+    bool fullConst_ = false;
+    bool computed_ = false, fix_pending_ = false, pendA_[2] = {false, false}, pendB_[2] = {false, false}, l0_pending_[2] = {false, false};
     int32_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, sM_ = 0, sN_ = 0, sK_ = 0;
-    uint32_t step_ = 1, iter_ = 0, mIdx_ = 0, nIdx_ = 0, tileM_ = 0, tileN_ = 0, pp_ = 0, l1pp_ = 0;
+    uint32_t stepA_ = 1, stepB_ = 1, bufsA_ = 1, bufsB_ = 1, iter_ = 0, mIdx_ = 0, nIdx_ = 0, tileM_ = 0, tileN_ = 0, pp_ = 0;
+    uint32_t l1ppA_ = 0, l1ppB_ = 0;
     uint32_t a1_ = 0, b1_ = 0, bias1_ = 0, a2_ = 0, b2_ = 0, co1_ = 0, bt_ = 0;
 };
 
 } // namespace AscendC
 
+// CANN declares the Matmul configurations, the constant-tiling types and GetSysWorkSpacePtr at global
+// scope too: the public matmul examples name CFG_NORM, CFG_MDL, MatmulApiStaticTiling, MatmulShapeParams,
+// GetMMConfig<MatmulConfigMode::...> and GetSysWorkSpacePtr() unqualified outside namespace AscendC
+// (asc-devkit examples/.../matmul_high_performance/matmul.h).
+using AscendC::CFG_MDL;
+using AscendC::CFG_NORM;
+using AscendC::GetSysWorkSpacePtr;
+using AscendC::MatmulConfig;
+using AscendC::MatmulApiStaticTiling;
+using AscendC::MatmulConfigMode;
+using AscendC::MatmulShapeParams;
+using AscendC::GetMMConfig;
+
 namespace twin {
 inline void regist_matmul(AscendC::TPipe *) {}
 template <class MM, class... Rest> void regist_matmul(AscendC::TPipe *pipe, MM &mm, const TCubeTiling *tiling, Rest &&...rest) {
-    if (tiling || MM::twin_full_constant()) mm.Init(tiling, pipe);
+    if (tiling) mm.Init(tiling, pipe);
+    else mm.InitConstant(pipe);
     regist_matmul(pipe, rest...);
 }
 } // namespace twin

@@ -8,3 +8,10 @@
 #include "../twin/securec.h"
 // `.asc` programs define their tiling struct with BEGIN_TILING_DATA_DEF after including this header.
 #include "../register/tilingdata_base.h"
+// In an `.asc` single source (TWIN_AIC_CORES: see platform/platform_ascendc.h) the host part may tile a
+// matmul: the platform and the matmul tiling classes, and <iostream>, which CANN's tiling headers bring.
+#ifdef TWIN_AIC_CORES
+#include <iostream>
+#include "platform/platform_ascendc.h"
+#include "matmul_tiling.h"
+#endif

@@ -248,6 +248,17 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T
             uint64_t avail = p.dValue * es;
             uint64_t off = twin::gm_check(row, p.dValue * es, false, "DataCopy (Nd2Nz)", TWIN_LOC_ARGS, &avail);
             if (k == 0 && r == 0) gm0 = off;
+            // Timing-only mode (runtime.h): the first and last rows are checked, nothing is moved.
+            if (twin::timing_only()) {
+                if (k == 0 && r == 0 && (uint64_t)p.ndNum * p.nValue > 1) {
+                    k = p.ndNum - 1;
+                    r = (uint64_t)p.nValue - 2; // the loop's r++ makes it the last row (unsigned wrap when nValue is 1)
+                } else {
+                    k = p.ndNum; // done
+                    break;
+                }
+                continue;
+            }
             for (uint64_t j = 0; j < blocks; j++) {
                 uint64_t e = (k * p.dstNzMatrixStride + j * p.dstNzC0Stride * c0 + r * p.dstNzNStride * c0) * es;
                 uint8_t *dp = twin::l1_span((uint64_t)dst.addr_ + e, 32, "DataCopy (Nd2Nz)", TWIN_LOC_ARGS);

@@ -25,6 +25,7 @@
 //    is NormReLU.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <type_traits>
 #include "half.h"
 #include "tensor.h"
@@ -144,7 +145,10 @@ void load2d(const LocalTensor<T> &dst, const uint8_t *src_l1, const GlobalTensor
     if (p.repeatTimes == 0) return; // a NOP
     uint64_t gm0 = 0;
     uint8_t tmp[FRACTAL_BYTES];
+    // Timing-only mode (runtime.h): the first and last repeats are checked, nothing is moved.
+    const bool timing = timing_only();
     for (uint32_t r = 0; r < p.repeatTimes; r++) {
+        if (timing && r != 0 && r + 1 != p.repeatTimes) continue;
         int64_t idx = p.addrMode == 1 ? (int64_t)p.startIndex - (int64_t)r * p.srcStride
                                       : (int64_t)p.startIndex + (int64_t)r * p.srcStride;
         if (idx < 0)
@@ -156,6 +160,10 @@ void load2d(const LocalTensor<T> &dst, const uint8_t *src_l1, const GlobalTensor
             uint64_t avail = FRACTAL_BYTES;
             uint64_t off = gm_check(sp, FRACTAL_BYTES, false, api, TWIN_LOC_ARGS, &avail);
             if (r == 0) gm0 = off;
+            if (timing) {
+                hw_span(dh, (uint64_t)dst.addr_ + (uint64_t)r * (1u + p.dstGap) * FRACTAL_BYTES, FRACTAL_BYTES, api, TWIN_LOC_ARGS);
+                continue;
+            }
             __builtin_memcpy(tmp, sp, avail);
             if (avail < FRACTAL_BYTES) __builtin_memset(tmp + avail, 0, FRACTAL_BYTES - avail);
             s = tmp;
@@ -165,6 +173,7 @@ void load2d(const LocalTensor<T> &dst, const uint8_t *src_l1, const GlobalTensor
         }
         uint8_t *d = hw_span(dh, (uint64_t)dst.addr_ + (uint64_t)r * (1u + p.dstGap) * FRACTAL_BYTES, FRACTAL_BYTES, api,
                              TWIN_LOC_ARGS);
+        if (timing) continue;
         if (p.ifTranspose) {
             uint8_t t[FRACTAL_BYTES];
             for (int i = 0; i < 16; i++)
@@ -177,7 +186,8 @@ void load2d(const LocalTensor<T> &dst, const uint8_t *src_l1, const GlobalTensor
     uint64_t bytes = (uint64_t)p.repeatTimes * FRACTAL_BYTES;
     if (src_gm) {
         uint64_t gap = p.srcStride > 1 ? (uint64_t)(p.srcStride - 1) * FRACTAL_BYTES : 0;
-        tr_dma(P_MTE2, api, bytes, p.repeatTimes, FRACTAL_BYTES, gm0, gap, twin_line);
+        tr_dma(P_MTE2, api, bytes, p.repeatTimes, FRACTAL_BYTES, gm0, gap, twin_line, dma_extra(src_gm->cache_, false, false),
+               gm_buf_id(src_gm->ptr_));
     } else {
         CubeKeys c;
         c.bytes = bytes;
@@ -226,7 +236,8 @@ void mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor
     const uint8_t *b = hw_span(HW_L0B, filter.addr_, (uint64_t)k1 * n1 * FRACTAL_BYTES, api, TWIN_LOC_ARGS);
     uint8_t *c = hw_span(HW_L0C, dst.addr_, (uint64_t)m1 * n1 * 256u * sizeof(T), api, TWIN_LOC_ARGS);
     const bool accumulate = !bias && ((!p.cmatrixInitVal && !p.cmatrixSource) || p.isBias);
-    for (uint32_t mi = 0; mi < p.m; mi++) {
+    // Timing-only mode (runtime.h): operands checked above, no arithmetic.
+    for (uint32_t mi = 0; mi < (timing_only() ? 0u : (uint32_t)p.m); mi++) {
         for (uint32_t ni = 0; ni < p.n; ni++) {
             uint8_t *cp = c + ((uint64_t)((ni / 16) * m1 + mi / 16) * 256u + (mi % 16) * 16u + ni % 16) * sizeof(T);
             T acc = bias ? ld<T>(bias + (uint64_t)ni * sizeof(T)) : accumulate ? ld<T>(cp) : T(0);
@@ -363,19 +374,29 @@ void Fixpipe(const GlobalTensor<T> &dst, const LocalTensor<U> &src, const Fixpip
     twin::fix_check<T>(config.format, p, TWIN_LOC_ARGS);
     uint8_t *d = reinterpret_cast<uint8_t *>(dst.ptr_);
     uint64_t gm0 = twin::gm_check(d, 0, false, "Fixpipe", TWIN_LOC_ARGS);
-    twin::fix_walk(src, p, [&](uint32_t i, uint32_t m, uint32_t n, U v) {
-        T out = twin::fix_convert<T>(v, p, TWIN_LOC_ARGS);
-        uint8_t *dp = d + twin::fix_dst_off<T>(config.format, p, i, m, n);
-        twin::gm_check(dp, sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
-        twin::gm_store(dp, reinterpret_cast<const uint8_t *>(&out), sizeof(T), "Fixpipe", TWIN_LOC_ARGS);
-    }, TWIN_LOC_ARGS);
+    if (twin::timing_only()) {
+        // Timing-only mode (runtime.h): the first and last destination elements are checked, nothing is written.
+        twin::gm_check(d + twin::fix_dst_off<T>(config.format, p, 0, 0, 0), sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
+        twin::gm_check(d + twin::fix_dst_off<T>(config.format, p, p.ndNum - 1u, p.mSize - 1u, p.nSize - 1u), sizeof(T), true,
+                       "Fixpipe", TWIN_LOC_ARGS);
+    } else {
+        twin::fix_walk(src, p, [&](uint32_t i, uint32_t m, uint32_t n, U v) {
+            T out = twin::fix_convert<T>(v, p, TWIN_LOC_ARGS);
+            uint8_t *dp = d + twin::fix_dst_off<T>(config.format, p, i, m, n);
+            twin::gm_check(dp, sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
+            twin::gm_store(dp, reinterpret_cast<const uint8_t *>(&out), sizeof(T), "Fixpipe", TWIN_LOC_ARGS);
+        }, TWIN_LOC_ARGS);
+    }
     // One burst a row (ND) or a column block (NZ).
     uint64_t rows = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.ndNum * p.mSize : (p.nSize + 15u) / 16u;
     uint64_t burst = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.nSize * sizeof(T) : (uint64_t)p.mSize * 16u * sizeof(T);
     uint64_t pitch = config.format == CO2Layout::ROW_MAJOR ? (uint64_t)p.dstStride * sizeof(T) : (uint64_t)p.dstStride * 32u;
     uint64_t uf = twin::unit_flag(p.unitFlag, "Fixpipe", TWIN_LOC_ARGS);
+    const char *cache = twin::dma_extra(dst.cache_, false, false);
+    char extra[80];
+    std::snprintf(extra, sizeof extra, "%s%s", cache ? cache : "", uf == 3 ? " uf=3" : uf == 2 ? " uf=2" : "");
     twin::tr_dma(twin::P_FIX, "Fixpipe", rows * burst, rows, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line,
-                 uf == 3 ? " uf=3" : uf == 2 ? " uf=2" : nullptr);
+                 extra[0] ? extra : nullptr, twin::gm_buf_id(d));
 }
 
 // Fixpipe L0C -> L1 (TPosition A1/B1/C1).
@@ -387,7 +408,8 @@ void Fixpipe(const LocalTensor<T> &dst, const LocalTensor<U> &src, const Fixpipe
                     twin::hw_name(twin::hw_of(dst.pos_)), twin::pos_name(dst.pos_));
     twin::fix_check<T>(config.format, p, TWIN_LOC_ARGS);
     uint64_t elems = 0;
-    twin::fix_walk(src, p, [&](uint32_t i, uint32_t m, uint32_t n, U v) {
+    if (twin::timing_only()) elems = (uint64_t)p.ndNum * p.mSize * p.nSize; // timing-only mode (runtime.h): no data
+    else twin::fix_walk(src, p, [&](uint32_t i, uint32_t m, uint32_t n, U v) {
         T out = twin::fix_convert<T>(v, p, TWIN_LOC_ARGS);
         uint8_t *dp = twin::hw_span(twin::HW_L1, dst.addr_ + twin::fix_dst_off<T>(config.format, p, i, m, n), sizeof(T),
                                     "Fixpipe", TWIN_LOC_ARGS);

@@ -162,6 +162,14 @@ void tr_instr(Pipe p, const char *api, int line); // a record with no keys but l
 
 inline uint64_t vec_rep(uint64_t n, unsigned dt) { return (n * dt + 255) / 256; }
 
+// ---- timing-only mode ---------------------------------------------------------------------------
+// ASCEND_TWIN_TIMING_ONLY=1 (set by benches/hardware for the 8192^3 matmul examples, whose arithmetic a CPU
+// cannot do in reasonable time): the cube data paths (DataCopy GM -> L1 Nd2Nz, LoadData, Mmad, Fixpipe,
+// the Matmul high-level API's GM -> L1 loads) check their operands and write the same trace records as a
+// full run, but move and compute no data, so the modelled latency is that of a full run and the outputs
+// are NOT results. Vector and scalar paths are unaffected. The first use prints a notice on stderr.
+bool timing_only();
+
 // ---- tiling -----------------------------------------------------------------------------------
 void load_tiling(void *dst, size_t n, const uint8_t *src, TWIN_LOC_DECL);
 
