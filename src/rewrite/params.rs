@@ -45,6 +45,8 @@ pub struct Placed {
     /// Byte range of the literal's digits in the patched text of `file` (as `Site::range`).
     pub range: std::ops::Range<usize>,
     pub value: i64,
+    /// Set for a `ub-parts-of` site: `range` then holds its statement (empty for 1), not digits.
+    pub divides: Option<crate::space::binding::Divides>,
 }
 
 /// Where `apply(space, point, originals)` puts each tunable's digits: its site's range, moved by the
@@ -77,6 +79,7 @@ pub fn placed(space: &Space, point: &Point, originals: &BTreeMap<String, String>
             file: file.to_string(),
             range: start..start + new.len(),
             value,
+            divides: t.site.divides.clone(),
         });
     }
     out
