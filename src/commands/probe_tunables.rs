@@ -1,7 +1,8 @@
 //! `init`'s trace probe: builds and runs an op once as it is and once with each offered tunable moved to
 //! the next value of its domain, and compares what the runs did (the trace of every block, the block
-//! count and the outputs). A literal whose change leaves all of that unchanged decides nothing at the
-//! shape the manifest declares, so `init` does not offer it. One whose change gives outputs that differ
+//! count and the outputs). A literal whose change leaves all of that unchanged, at both neighbours and
+//! at the domain's ends, decides nothing at the shape the manifest declares, so `init` does not offer
+//! it. One whose change gives outputs that differ
 //! from the op's own (beyond its tolerance), or fails, is moved the other way too: when neither
 //! neighbour runs right it is a constant of the computation (a shift, a bound, a sentinel), not of the
 //! tiling, and would only spend the tuning budget on wrong trials. Owns only that comparison; knows
@@ -95,9 +96,7 @@ pub fn probe(
             .collect();
         // Every neighbour that fails or gives other outputs, with why; the verdict is that of the first
         // neighbour that runs right, or NoOtherValueRuns when none does.
-        let mut why_not: Vec<String> = vec![];
-        let mut ran_right = None;
-        for &value in to {
+        let try_value = |value: i64| -> Result<Measurement, String> {
             let mut patched: std::collections::BTreeMap<String, String> = Default::default();
             for &j in &group {
                 let (t, Some(site), _, _) = &moves[j] else {
@@ -113,7 +112,12 @@ pub fn probe(
                     crate::rewrite::cst::splice(&text, again.range.clone(), &again.render(value));
                 patched.insert(t.file.clone(), new);
             }
-            match run(&SourceSet { overrides: patched }) {
+            run(&SourceSet { overrides: patched })
+        };
+        let mut why_not: Vec<String> = vec![];
+        let mut ran_right = None;
+        for &value in to {
+            match try_value(value) {
                 Ok(m) if signature(&m) == base => ran_right = Some(false),
                 Ok(m) => match crate::verify::outputs_match(op, &m.outputs, &base_run.outputs) {
                     Ok(()) => ran_right = Some(true),
@@ -125,6 +129,23 @@ pub fn probe(
             }
             if ran_right.is_some() {
                 break;
+            }
+        }
+        // A neighbour that changes nothing does not show the literal decides nothing: tiling rules clamp
+        // and compare (`min(ubFactor, maxUbFactor)`, `size < 1 << 21`), so a value only a few steps away
+        // may cross the bound (ops-math tensor_move: its UB parts change nothing at 2 and cut each
+        // core's copy into two tiles at 4). The other neighbour and the domain's ends are tried too;
+        // they only ever show a change (a value there that fails is no evidence either way).
+        if ran_right == Some(false) {
+            for value in further_values(t.domain.values(), site.value, to) {
+                if let Ok(m) = try_value(value) {
+                    if signature(&m) != base
+                        && crate::verify::outputs_match(op, &m.outputs, &base_run.outputs).is_ok()
+                    {
+                        ran_right = Some(true);
+                        break;
+                    }
+                }
             }
         }
         let verdict = match ran_right {
@@ -148,6 +169,22 @@ pub fn probe_values(domain: &[i64], current: i64) -> Vec<i64> {
     below.into_iter().chain(above).collect()
 }
 
+/// The values tried after a neighbour left the run unchanged, in order: the neighbours not yet tried,
+/// then the domain's smallest and largest values; never `current` nor a value in `tried`.
+pub fn further_values(domain: &[i64], current: i64, tried: &[i64]) -> Vec<i64> {
+    let mut out: Vec<i64> = vec![];
+    let ends = [domain.iter().copied().min(), domain.iter().copied().max()];
+    for v in probe_values(domain, current)
+        .into_iter()
+        .chain(ends.into_iter().flatten())
+    {
+        if v != current && !tried.contains(&v) && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 fn first_line(s: &str) -> &str {
     s.lines()
         .find(|l| !l.trim().is_empty())
@@ -166,5 +203,19 @@ mod tests {
         assert_eq!(probe_values(&[16, 32, 64, 128, 256], 64), [32, 128]);
         assert_eq!(probe_values(&[3, 4, 5, 6, 12], 6), [5, 12]);
         assert!(probe_values(&[8], 8).is_empty());
+    }
+
+    #[test]
+    fn after_an_unchanged_neighbour_the_other_neighbour_then_the_domain_ends_are_tried() {
+        // UB parts 1 of [1, 4]: 2 was tried and changed nothing; 4 is left.
+        assert_eq!(further_values(&[1, 2, 3, 4], 1, &[2]), [4]);
+        // 64 of a power-of-two list: 32 tried; 128, then the ends 16 and 256.
+        assert_eq!(
+            further_values(&[16, 32, 64, 128, 256], 64, &[32]),
+            [128, 16, 256]
+        );
+        // Nothing left when the neighbours are the ends.
+        assert!(further_values(&[1, 2], 1, &[2]).is_empty());
+        assert!(further_values(&[8], 8, &[]).is_empty());
     }
 }

@@ -45,6 +45,8 @@ pub struct Placed {
     /// Byte range of the literal's digits in the patched text of `file` (as `Site::range`).
     pub range: std::ops::Range<usize>,
     pub value: i64,
+    /// Set for a `ub-parts-of` site: `range` then holds its statement (empty for 1), not digits.
+    pub divides: Option<crate::space::binding::Divides>,
 }
 
 /// Where `apply(space, point, originals)` puts each tunable's digits: its site's range, moved by the
@@ -61,14 +63,18 @@ pub fn placed(space: &Space, point: &Point, originals: &BTreeMap<String, String>
         })
         .collect();
     let mut out = vec![];
-    for (t, &(file, range, value, ref new)) in space.tunables.iter().zip(&edits) {
+    for (i, (t, &(file, range, value, ref new))) in space.tunables.iter().zip(&edits).enumerate() {
         if !originals.contains_key(file) {
             continue;
         }
-        // Every edit that ends before this one in the same file shifts it by its change of length.
+        // Every other edit that ends before this one in the same file shifts it by its change of
+        // length (its own never does: a `ub-parts-of` site at 1 is an empty range, which "ends" where
+        // it starts).
         let shift: isize = edits
             .iter()
-            .filter(|(f, r, _, _)| *f == file && r.end <= range.start)
+            .enumerate()
+            .filter(|&(j, (f, r, _, _))| j != i && *f == file && r.end <= range.start)
+            .map(|(_, e)| e)
             .map(|(_, r, _, n)| n.len() as isize - r.len() as isize)
             .sum();
         let start = (range.start as isize + shift) as usize;
@@ -77,6 +83,7 @@ pub fn placed(space: &Space, point: &Point, originals: &BTreeMap<String, String>
             file: file.to_string(),
             range: start..start + new.len(),
             value,
+            divides: t.site.divides.clone(),
         });
     }
     out
@@ -155,5 +162,44 @@ mod tests {
             placed.iter().map(|p| p.value).collect::<Vec<_>>(),
             [48, 16384, 2]
         );
+    }
+
+    /// A `ub-parts-of` site at 1 is an empty range; moved to 3 it holds its statement, and `placed`
+    /// finds it there, not shifted by its own edit (nor by the literal after it).
+    #[test]
+    fn placed_finds_a_ub_parts_statement_where_apply_wrote_it() {
+        let host = "void T(P& p, uint64_t& ubSize) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    const uint32_t TILE = 256;\n}\n";
+        let originals = BTreeMap::from([("h.cpp".to_string(), host.to_string())]);
+        let space = Space {
+            tunables: vec![
+                Tunable {
+                    name: "ub_parts".into(),
+                    domain: Domain::range(1, 4, 1).unwrap(),
+                    site: find_site(
+                        host,
+                        "h.cpp",
+                        &Bind::UbParts {
+                            var: "ubSize".into(),
+                        },
+                    )
+                    .unwrap(),
+                },
+                Tunable {
+                    name: "tile".into(),
+                    domain: Domain::pow2(256, 1024).unwrap(),
+                    site: find_site(host, "h.cpp", &Bind::Symbol("TILE".into())).unwrap(),
+                },
+            ],
+            constraints: vec![],
+            derived: vec![],
+            facts: BTreeMap::new(),
+        };
+        let point = vec![2, 2];
+        let patched = apply(&space, &point, &originals);
+        let placed = placed(&space, &point, &originals);
+        let text = &patched["h.cpp"];
+        assert_eq!(&text[placed[0].range.clone()], "\n    ubSize = ubSize / 3;");
+        assert_eq!(&text[placed[1].range.clone()], "1024");
+        assert!(placed[0].divides.is_some() && placed[1].divides.is_none());
     }
 }

@@ -34,15 +34,22 @@ pub struct Divides {
     pub indent: String,
 }
 
+impl Divides {
+    /// The statement (with the line break before it) that divides by `value`; none for 1.
+    pub fn render(&self, value: i64) -> String {
+        if value == 1 {
+            String::new()
+        } else {
+            format!("\n{}{} = {} / {value};", self.indent, self.var, self.var)
+        }
+    }
+}
+
 impl Site {
     /// The text that replaces `range` to hold `value`.
     pub fn render(&self, value: i64) -> String {
         if let Some(d) = &self.divides {
-            return if value == 1 {
-                String::new()
-            } else {
-                format!("\n{}{} = {} / {value};", d.indent, d.var, d.var)
-            };
+            return d.render(value);
         }
         match self.radix {
             16 => format!("{value:X}"),

@@ -339,6 +339,31 @@ pub(super) fn runtime_form(
     })
 }
 
+/// A `ub-parts-of` site in its run-time form: the statement after the UB query always divides, by the
+/// slot's value, on the query's own line (so no line moves, whatever the value). A run-time value in a
+/// statement of a function body means what the literal meant: the variable is the one the query filled,
+/// and the literal `N` of the compiled-in form is an `int`, as the `static_cast` makes the read.
+fn ub_parts_edit(
+    t: &Placed,
+    d: &crate::space::binding::Divides,
+    slot: usize,
+    text: &str,
+) -> Result<Vec<(Range<usize>, String)>, String> {
+    if t.value < 1 {
+        return Err(format!("UB parts {} is below 1", t.value));
+    }
+    if text.get(t.range.clone()) != Some(d.render(t.value).as_str()) {
+        return Err("the UB parts statement is not where the point put it".into());
+    }
+    Ok(vec![(
+        t.range.clone(),
+        format!(
+            " {} = {} / static_cast<int>(::ascend_tune_twin::tunable({slot}));",
+            d.var, d.var
+        ),
+    )])
+}
+
 /// What a file of the side's folders that the build never reads holds in the run-time form.
 const UNREAD_STUB: &str = "#error \"ascend-tune: the twin's run-time form took this file for one the build never reads\"\n";
 
@@ -547,6 +572,9 @@ fn site_edits(t: &Placed, slot: usize, scan: &Scan) -> Result<Vec<(Range<usize>,
     let (text, tree) = scan
         .file(&t.file)
         .ok_or_else(|| format!("this side does not read {}", t.file))?;
+    if let Some(d) = &t.divides {
+        return ub_parts_edit(t, d, slot, text);
+    }
     // The whole literal token: prefix, digits, suffix.
     let is_tok = |c: char| c.is_ascii_alphanumeric() || c == '\'';
     if t.range.end > text.len() || !text.is_char_boundary(t.range.start) {
@@ -938,6 +966,7 @@ mod tests {
             file: file.into(),
             range: at + digits.start..at + digits.end,
             value,
+            divides: None,
         }
     }
 
@@ -1153,6 +1182,61 @@ mod tests {
         assert_eq!(form.files["k/unused.h"], "x");
     }
 
+    /// A `ub-parts-of` site reads its value at run time: every value gives the same text (one build),
+    /// on the query's line, and a point whose statement is not where it says stays compiled in.
+    #[test]
+    fn ub_parts_become_one_runtime_division_whatever_the_value() {
+        use crate::space::binding::find_site;
+        let src = "void T(P& p, uint64_t& ubSize) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    use(ubSize);\n}\n";
+        let bind = crate::manifest::Bind::UbParts {
+            var: "ubSize".into(),
+        };
+        let site = find_site(src, "h.cpp", &bind).unwrap();
+        let form_at = |value: i64| {
+            let mut text = src.to_string();
+            text.replace_range(site.range.clone(), &site.render(value));
+            let t = Placed {
+                name: "ub_parts".into(),
+                file: "h.cpp".into(),
+                range: site.range.start..site.range.start + site.render(value).len(),
+                value,
+                divides: site.divides.clone(),
+            };
+            let files = BTreeMap::from([("h.cpp".to_string(), text)]);
+            let roots = ["h.cpp".to_string()];
+            runtime_form(Path::new("/nonexistent"), &[], &files, &roots, &[t])
+                .map(|f| (f.files["h.cpp"].clone(), f.runtime))
+        };
+        let (one, runtime) = form_at(1).unwrap();
+        assert_eq!(runtime, ["ub_parts"]);
+        assert_eq!(
+            one,
+            src.replace(
+                "UB, ubSize);\n",
+                "UB, ubSize); ubSize = ubSize / static_cast<int>(::ascend_tune_twin::tunable(0));\n"
+            )
+        );
+        assert_eq!(form_at(3).unwrap().0, one);
+        assert_eq!(one.lines().count(), src.lines().count());
+        // A point whose range does not hold its statement is refused, not guessed at.
+        let files = BTreeMap::from([("h.cpp".to_string(), src.to_string())]);
+        let scan = Scan::new(
+            Path::new("/nonexistent"),
+            &[],
+            &files,
+            &["h.cpp".to_string()],
+        )
+        .unwrap();
+        let wrong = Placed {
+            name: "ub_parts".into(),
+            file: "h.cpp".into(),
+            range: site.range.clone(),
+            value: 2,
+            divides: site.divides.clone(),
+        };
+        assert!(site_edits(&wrong, 0, &scan).is_err());
+    }
+
     #[test]
     fn values_env_lists_every_slot() {
         let t = |v| Placed {
@@ -1160,6 +1244,7 @@ mod tests {
             file: "f".into(),
             range: 0..1,
             value: v,
+            divides: None,
         };
         assert_eq!(values_env(&[t(8), t(256), t(1)]), "8,256,1");
     }

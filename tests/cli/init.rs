@@ -404,6 +404,57 @@ fn init_leaves_out_alignment_units_and_literals_that_change_nothing() {
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// A floor that only bites far from its value (`MIN_TILE_LENGTH = 64` under a 256-element tile: 32 and
+/// 128 change nothing, 4096, the domain's top, does) still decides the tiling: `init`'s probe tries the
+/// domain's ends after an unchanged neighbour, and offers it.
+#[test]
+fn init_offers_a_literal_that_changes_the_run_only_at_its_domains_end() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let source = std::fs::read_to_string(&host).unwrap();
+    let edited = source
+        .replace(
+            "const uint32_t TILE_LENGTH = 256; // elements each block moves per tile",
+            "const uint32_t TILE_LENGTH = 256; // elements each block moves per tile\n\
+             const uint32_t MIN_TILE_LENGTH = 64;",
+        )
+        .replace(
+            "    tiling.set_tileNum(totalLength / BLOCK_DIM / TILE_LENGTH);",
+            "    uint32_t tileLength = TILE_LENGTH > MIN_TILE_LENGTH ? TILE_LENGTH : MIN_TILE_LENGTH;\n\
+             \x20   tiling.set_tileNum(totalLength / BLOCK_DIM / tileLength);",
+        );
+    assert_ne!(edited, source);
+    std::fs::write(&host, edited).unwrap();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "init",
+            "--shape",
+            "x=48x16384",
+            "--shape",
+            "y=48x16384",
+            "--shape",
+            "z=48x16384",
+        ],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "Found op `add_custom` with tunables: block_dim, tile_length, min_tile_length"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("Left out `min_tile_length`"), "{err}");
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("symbol = \"MIN_TILE_LENGTH\""),
+        "{manifest}"
+    );
+}
+
 /// The output shapes come from the op's own InferShape, run by the twin in the op's host program (the
 /// reduce_sum fixture's drops the last axis); an InferShape that fails leaves a guess that says why.
 #[test]
