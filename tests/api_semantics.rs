@@ -3720,3 +3720,42 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     want[127] = 16.0;
     assert_eq!(f32s(&y), want);
 }
+
+/// Two host gaps of the unseen-operator run: asc-devkit's acl examples call
+/// `context->SetSimdNumBlocks(n)`, the newer name of SetBlockDim (asc-devkit Kernel-Tiling docs),
+/// which must set the launch's block count; ops-math non_finite_check includes log/log.h alone and
+/// calls OP_LOGE_FOR_INVALID_TENSORNUM, which must print one error naming the op and its strings.
+#[test]
+fn set_simd_num_blocks_sets_the_block_count_and_log_h_has_the_tensor_count_reporter() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("simd.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_def_registry.h"
+#include "log/log.h"
+gert::TwinOpInfo op;
+int main() {
+    gert::TilingContext ctx; ctx.op_ = &op;
+    std::printf("before %u\n", ctx.GetBlockDim());
+    ctx.SetSimdNumBlocks(7);
+    std::printf("after %u %u %d\n", ctx.GetBlockDim(), ctx.GetSimdNumBlocks(), ctx.block_dim_set_ ? 1 : 0);
+    OP_LOGE_FOR_INVALID_TENSORNUM("NodeN", "tensor_list", 300, "at most 256");
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the SetSimdNumBlocks host check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "before 0\nafter 7 7 1\n"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("NodeN")
+            && stderr.contains("invalid tensor count: tensor_list: 300: at most 256"),
+        "{stderr}"
+    );
+}
