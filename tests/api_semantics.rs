@@ -3652,3 +3652,110 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     let want: Vec<f32> = x.iter().map(|v| v * 2.0 + 11.0).collect();
     assert_eq!(f32s(&y), want);
 }
+
+/// GatherMask (unseen-operator run, ops-nn glu: "'GatherMask' was not declared"; asc-devkit
+/// GatherMask.md): kept elements are packed at the start of dst and counted in rsvdCnt. Three calls on
+/// 128 floats x: built-in pattern 1 (even indices) in Normal mode over 2 repeats of 64; a pattern
+/// tensor 0b100101 in Counter mode, mask 6, over 3 repeats one 8-float block apart; built-in pattern 4
+/// (the second of every four) over one repeat. The reference selects in Rust from the rules.
+#[test]
+fn gather_mask_packs_the_selected_elements_and_counts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, by, bp;
+    pipe.InitBuffer(bx, 128 * 4);
+    pipe.InitBuffer(by, 128 * 4);
+    pipe.InitBuffer(bp, 32);
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 128);
+    yg.SetGlobalBuffer((__gm__ float *)y, 128);
+    LocalTensor<float> a = bx.Get<float>();
+    LocalTensor<float> o = by.Get<float>();
+    LocalTensor<uint32_t> pat = bp.Get<uint32_t>();
+    DataCopy(a, xg, 128);
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(o, -1.0f, 128);
+    Duplicate(pat, (uint32_t)0x25, 8);
+    PipeBarrier<PIPE_V>();
+    uint64_t n1 = 0, n2 = 0, n3 = 0;
+    GatherMask(o, a, 1, false, 0, {1, 2, 8, 0}, n1);
+    GatherMask(o[64], a, pat, true, 6, {1, 3, 1, 0}, n2);
+    GatherMask(o[80], a, 4, false, 0, {1, 1, 8, 0}, n3);
+    PipeBarrier<PIPE_V>();
+    o.SetValue(125, (float)n1);
+    o.SetValue(126, (float)n2);
+    o.SetValue(127, (float)n3);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 128);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the GatherMask kernel",
+    );
+    let x: Vec<f32> = (0..128).map(|i| i as f32 * 1.5 - 7.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 128 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut want = vec![-1.0f32; 128];
+    let evens: Vec<f32> = (0..128).filter(|i| i % 2 == 0).map(|i| x[i]).collect();
+    want[..64].copy_from_slice(&evens);
+    let picked: Vec<f32> = (0..3)
+        .flat_map(|r| [0usize, 2, 5].map(|j| x[r * 8 + j]))
+        .collect();
+    want[64..64 + 9].copy_from_slice(&picked);
+    let seconds: Vec<f32> = (0..64).filter(|i| i % 4 == 1).map(|i| x[i]).collect();
+    want[80..96].copy_from_slice(&seconds);
+    want[125] = 64.0;
+    want[126] = 9.0;
+    want[127] = 16.0;
+    assert_eq!(f32s(&y), want);
+}
+
+/// Two host gaps of the unseen-operator run: asc-devkit's acl examples call
+/// `context->SetSimdNumBlocks(n)`, the newer name of SetBlockDim (asc-devkit Kernel-Tiling docs),
+/// which must set the launch's block count; ops-math non_finite_check includes log/log.h alone and
+/// calls OP_LOGE_FOR_INVALID_TENSORNUM, which must print one error naming the op and its strings.
+#[test]
+fn set_simd_num_blocks_sets_the_block_count_and_log_h_has_the_tensor_count_reporter() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("simd.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_def_registry.h"
+#include "log/log.h"
+gert::TwinOpInfo op;
+int main() {
+    gert::TilingContext ctx; ctx.op_ = &op;
+    std::printf("before %u\n", ctx.GetBlockDim());
+    ctx.SetSimdNumBlocks(7);
+    std::printf("after %u %u %d\n", ctx.GetBlockDim(), ctx.GetSimdNumBlocks(), ctx.block_dim_set_ ? 1 : 0);
+    OP_LOGE_FOR_INVALID_TENSORNUM("NodeN", "tensor_list", 300, "at most 256");
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the SetSimdNumBlocks host check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "before 0\nafter 7 7 1\n"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("NodeN")
+            && stderr.contains("invalid tensor count: tensor_list: 300: at most 256"),
+        "{stderr}"
+    );
+}

@@ -6,7 +6,11 @@ hand. Prints, per repository, how many ran unchanged and agreed with numpy (wher
 reference), and the first error of each failure grouped by cause.
 
   corpus.py --bin BIN --work DIR [--sample N] [--seed S] [--timeout SECS] [--numpy] [--tsv FILE]
-            [--repos ops-math,ops-nn,asc-devkit] [--only REGEX] [--list]
+            [--repos ops-math,ops-nn,asc-devkit] [--only REGEX] [--exclude-tsv FILE] [--list]
+  corpus.py --selftest
+
+An unseen sample (operators an earlier run has not seen, to measure whether fixes generalise):
+  corpus.py --seed 18 --exclude-tsv benches/public_ops/c120e.tsv --sample 40 ...
 
 No public code is kept in this repository: each repository is exported (`git archive`) once into the
 work folder, and init writes the manifest there.
@@ -88,6 +92,31 @@ def candidates(name, repo, commit):
 
 def order(seed, repo, folder):
     return hashlib.sha256(f"{seed}:{repo}:{folder}".encode()).hexdigest()
+
+
+def excluded(rows, tsv_lines):
+    """The rows (sort key, repo name, ..., folder at index 4, ...) whose (repo, folder) is not the first
+    two columns of any line of an earlier run's --tsv file."""
+    seen = set()
+    for line in tsv_lines:
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= 2:
+            seen.add((f[0], f[1]))
+    return [c for c in rows if (c[1], c[4]) not in seen]
+
+
+def selftest():
+    bad = 0
+    rows = [(order("18", "ops-nn", f), "ops-nn", "", "", f, "op") for f in ("a/x", "a/y", "b/z")]
+    got = [c[4] for c in excluded(rows, ["ops-nn\ta/y\tok\t\t\t\t3\n", "ops-math\ta/x\tok\n", "\n"])]
+    if sorted(got) != ["a/x", "b/z"]:
+        bad += 1
+        print(f"excluded gave {got}, want a/x and b/z (a/x of another repository stays)")
+    if order("18", "ops-nn", "a/x") == order("20261122", "ops-nn", "a/x"):
+        bad += 1
+        print("order does not depend on the seed")
+    print("corpus.py selftest: " + ("ok" if not bad else f"{bad} failed"))
+    return 1 if bad else 0
 
 
 def export(repo, commit, dest):
@@ -335,6 +364,9 @@ def main():
     ap.add_argument("--resume", action="store_true", help="with --tsv: keep the operators that file has, run the rest")
     ap.add_argument("--repos", default="ops-math,ops-nn,asc-devkit")
     ap.add_argument("--only", help="only the operators whose '<repo>/<folder>' matches this regular expression (applied before --sample)")
+    ap.add_argument("--exclude-tsv", action="append", default=[], metavar="FILE",
+                    help="leave out the operators an earlier run's --tsv file lists (applied before --sample; repeatable)")
+    ap.add_argument("--selftest", action="store_true", help="check the exclusion and the seeded order, run nothing")
     ap.add_argument("--list", action="store_true", help="print the seeded order and the counts, run nothing")
     ap.add_argument("--from-tsv", help="print the summary of an earlier run's --tsv file (causes by today's rules), run nothing")
     ap.add_argument("--bench", metavar="TSV", help="tune every operator that ran in an earlier run (its --tsv file and "
@@ -346,6 +378,8 @@ def main():
     ap.add_argument("--bench-seed", default="1", help="with --bench: the tuning seed")
     ap.add_argument("--out", help="with --bench: where each op's bench folder goes (default WORK/bench)")
     a = ap.parse_args()
+    if a.selftest:
+        return selftest()
     if a.bench:
         return bench_ran(a)
     if a.from_tsv:
@@ -380,6 +414,9 @@ def main():
     if a.only:
         pick = re.compile(a.only)
         chosen = [c for c in chosen if pick.search(f"{c[1]}/{c[4]}")]
+    for path in a.exclude_tsv:
+        with open(path, encoding="utf-8") as f:
+            chosen = excluded(chosen, f.readlines())
     population = len(chosen)
     if a.sample:
         chosen = chosen[: a.sample]

@@ -624,6 +624,11 @@ public:
 
     ge::graphStatus SetBlockDim(uint32_t n) { block_dim_ = n; block_dim_set_ = true; return ge::GRAPH_SUCCESS; }
     uint32_t GetBlockDim() const { return block_dim_; }
+    // SetSimdNumBlocks(n): the newer name of SetBlockDim, the number of blocks the SIMD kernel is
+    // launched on (asc-devkit docs/zh/api/SIMD-API/基础API/Kernel-Tiling/设置Kernel类型.md and the
+    // *-Tiling.md examples: `context->SetSimdNumBlocks(NUM_BLOCKS)`). Same effect as SetBlockDim.
+    ge::graphStatus SetSimdNumBlocks(uint32_t n) { return SetBlockDim(n); }
+    uint32_t GetSimdNumBlocks() const { return block_dim_; }
     ge::graphStatus SetTilingKey(uint64_t k) { tiling_key_ = k; return ge::GRAPH_SUCCESS; }
     uint64_t GetTilingKey() const { return tiling_key_; }
     TilingData *GetRawTilingData() { return &raw_; }

@@ -188,6 +188,82 @@ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const L
     twin::tr_vec("Gather", sz, count, twin::vec_rep(count, sz), twin_line);
 }
 
+// GatherMask (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/GatherMask.md): keeps the
+// elements of src0 whose gather-mask bit is 1 and packs them, in order, at the start of dst; rsvdCnt
+// is how many were kept. Normal mode (reduceMode false): repeatTimes repeats of 256 bytes each, mask
+// ignored. Counter mode (reduceMode true, the Atlas A2/A3 form): repeatTimes repeats of `mask`
+// elements each. Element j of repeat r is read at r * src0RepeatStride + (j / per-block) *
+// src0BlockStride blocks. The mask is a built-in pattern (1: even indices of each repeat, 2: odd,
+// 3-6: the first..fourth of every four, 7: all) or a tensor whose bits (bit j of the repeat's pattern,
+// lowest first) are consumed in order within a repeat, repeat r's pattern starting src1RepeatStride*r
+// blocks in. The source is read whole before dst is written (dst may be src0, compacting in place).
+// The call leaves the mask in Normal mode, as the doc says.
+enum class GatherMaskMode : uint8_t { VERSION_V1 = 0, VERSION_V2 = 1 };
+const GatherMaskMode defaultGatherMaskMode = GatherMaskMode::VERSION_V2;
+struct GatherMaskParams {
+    uint8_t src0BlockStride = 1;
+    uint16_t repeatTimes = 0;
+    uint16_t src0RepeatStride = 0;
+    uint8_t src1RepeatStride = 0;
+    GatherMaskParams() = default;
+    GatherMaskParams(uint8_t b, uint16_t r, uint16_t s0, uint8_t s1)
+        : src0BlockStride(b), repeatTimes(r), src0RepeatStride(s0), src1RepeatStride(s1) {}
+};
+} // namespace AscendC
+namespace twin {
+template <class T, class Bit>
+inline void gather_mask(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src0, bool reduceMode, uint32_t mask,
+                        const AscendC::GatherMaskParams &p, uint64_t &rsvdCnt, Bit bit, TWIN_LOC_DECL) {
+    const char *api = "GatherMask";
+    const uint32_t sz = sizeof(T);
+    if (sz != 2 && sz != 4)
+        fault(twin_file, twin_line, "%s: element type of %u bytes; Atlas A2/A3 take 16- or 32-bit types only", api, sz);
+    if (reduceMode && mask == 0) fault(twin_file, twin_line, "%s: Counter mode (reduceMode true) needs mask >= 1", api);
+    const uint32_t per = reduceMode ? mask : 256 / sz;
+    std::vector<T> kept;
+    for (uint64_t r = 0; r < p.repeatTimes; r++)
+        for (uint32_t j = 0; j < per; j++)
+            if (bit(r, j))
+                kept.push_back(ld<T>(ub_span(l0_addr(src0.addr_, sz, r, j, p.src0BlockStride, p.src0RepeatStride), sz, api,
+                                             TWIN_LOC_ARGS)));
+    if (!kept.empty()) {
+        uint8_t *pd = vspan(dst, kept.size(), api, TWIN_LOC_ARGS);
+        for (size_t i = 0; i < kept.size(); i++) st<T>(pd + i * sz, kept[i]);
+    }
+    rsvdCnt = kept.size();
+    g.mask_counter = false;
+    tr_vec(api, sz, (uint64_t)p.repeatTimes * per, p.repeatTimes, twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <class T, class U, GatherMaskMode mode = defaultGatherMaskMode>
+inline void GatherMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<U> &src1Pattern, const bool reduceMode,
+                       const uint32_t mask, const GatherMaskParams &p, uint64_t &rsvdCnt, TWIN_LOC) {
+    static_assert(sizeof(U) == sizeof(T), "GatherMask: the pattern tensor's type must be as wide as the data's (uint16_t for half, uint32_t for float)");
+    const uint32_t per = reduceMode ? mask : 256 / sizeof(T);
+    const uint32_t pattern_bytes = (per + 7) / 8;
+    auto bit = [&](uint64_t r, uint32_t j) {
+        const uint8_t *pb = twin::ub_span(src1Pattern.addr_ + r * p.src1RepeatStride * 32, pattern_bytes, "GatherMask", TWIN_LOC_ARGS);
+        return ((pb[j / 8] >> (j % 8)) & 1) != 0;
+    };
+    twin::gather_mask(dst, src0, reduceMode, mask, p, rsvdCnt, bit, TWIN_LOC_ARGS);
+}
+template <class T, GatherMaskMode mode = defaultGatherMaskMode>
+inline void GatherMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const uint8_t src1Pattern, const bool reduceMode,
+                       const uint32_t mask, const GatherMaskParams &p, uint64_t &rsvdCnt, TWIN_LOC) {
+    if (src1Pattern < 1 || src1Pattern > 7)
+        twin::fault(twin_file, twin_line, "GatherMask: built-in pattern %u is out of [1, 7]", (unsigned)src1Pattern);
+    auto bit = [&](uint64_t, uint32_t j) {
+        switch (src1Pattern) {
+        case 1: return j % 2 == 0;
+        case 2: return j % 2 == 1;
+        case 7: return true;
+        default: return j % 4 == (uint32_t)(src1Pattern - 3);
+        }
+    };
+    twin::gather_mask(dst, src0, reduceMode, mask, p, rsvdCnt, bit, TWIN_LOC_ARGS);
+}
+
 // PairReduceSum: sums adjacent pairs; per repeat epr/2 outputs, dstRepStride in those units.
 template <class T, bool isSetMask = true>
 inline void PairReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeatTimes, const int32_t mask,
