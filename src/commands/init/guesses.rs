@@ -234,6 +234,7 @@ pub(super) fn opdef_tensors(
         inputs.push(t);
     }
     index_operands(def, &main, shapes, &mut inputs);
+    slice_operands(&main, shapes, &mut inputs);
     outer_product_operands(def, &main, shapes, &mut inputs);
     embedding_grad_operands(def, &main, shapes, &mut inputs);
     let padded = padding_operands(def, &main, shapes, &mut inputs);
@@ -379,8 +380,21 @@ pub(super) fn attrs_read_but_undeclared(root: &Path, op: &FoundOp) -> Option<Str
     ))
 }
 
-/// Integer operands holding positions along an axis of the main input (gather / scatter indices).
+/// Integer operands holding positions along an axis of the main input (gather / scatter indices);
+/// a name ending in `_index` / `_indices` too (ops-nn scatter_add_with_sorted's `sorted_index`).
 pub(super) const INDICES: &[&str] = &["index", "indices", "idx", "indexes"];
+
+/// Whether `name` (any case) names an index operand (INDICES, or `<x>_index`, `<x>_indices`).
+pub(super) fn is_index_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    INDICES.contains(&n.as_str()) || n.ends_with("_index") || n.ends_with("_indices")
+}
+
+/// Names the rows added into `var` by a scatter take besides `updates`: ops-nn
+/// scatter_add_with_sorted calls them `value` (which SCALARS would make one number). Its tiling
+/// refused a 0-D `value`: "the dimNum of input must equal the dimNum of updates"
+/// (scatter_add_with_sorted_tiling.cpp, the rank check after the dtype checks).
+pub(super) const UPDATES: &[&str] = &["updates", "value", "values", "src"];
 
 /// Gives an integer index operand (INDICES) data within the axis it indexes, [0, size): along the
 /// `dim` / `axis` attr's default, else the first axis. Generated over the integer default
@@ -397,7 +411,10 @@ pub(super) fn index_operands(
         return;
     }
     let has = |n: &str| inputs.iter().any(|t| t.name.eq_ignore_ascii_case(n));
-    let rows = has("var") && has("updates");
+    let has_index = inputs
+        .iter()
+        .any(|t| is_index_name(&t.name) && !t.dtype.is_float());
+    let rows = has("var") && has_index && UPDATES.iter().any(|u| has(u));
     let axis = def
         .attrs
         .iter()
@@ -416,15 +433,44 @@ pub(super) fn index_operands(
         return;
     };
     let size = main[axis];
+    let var_dtype = inputs
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case("var"))
+        .map(|t| t.dtype);
+    let mut sorted_rows = None;
     for t in inputs.iter_mut() {
-        if !INDICES.contains(&t.name.to_ascii_lowercase().as_str())
-            || t.dtype.is_float()
-            || t.values.is_some()
-        {
+        let n = t.name.to_ascii_lowercase();
+        if rows && UPDATES.contains(&n.as_str()) && Some(t.dtype) == var_dtype {
+            if !shapes.contains_key(&t.name) && t.shape != main {
+                t.shape = main.to_vec();
+                t.guess = Some(format!(
+                    "guess: `{}` holds the rows added into `var`, one per index: `var`'s shape",
+                    t.name
+                ));
+            }
+            continue;
+        }
+        if !is_index_name(&t.name) || t.dtype.is_float() || t.values.is_some() {
             continue;
         }
         if rows && !shapes.contains_key(&t.name) {
             t.shape = vec![main[0]];
+        }
+        // A sorted index (`sorted_*`): its data must be ascending, which generated data is not;
+        // pinned to an ascending run over [0, size), a few rows repeated.
+        let count: u64 = t.shape.iter().product();
+        if n.starts_with("sorted") && count > 0 && count <= MAX_PINNED {
+            let values: Vec<String> = (0..count)
+                .map(|i| (i * size / count.max(1) / 2 * 2).min(size - 1).to_string())
+                .collect();
+            t.values = Some(format!("[{}]", values.join(", ")));
+            t.range = None;
+            t.guess = Some(format!(
+                "guess: `{}` holds ascending positions along axis {axis} ({size} long), pairs repeated: pinned, as generated data is not sorted",
+                t.name
+            ));
+            sorted_rows = Some(count);
+            continue;
         }
         t.range = Some(format!("[0.0, {size}.0]"));
         t.guess = Some(format!(
@@ -435,6 +481,74 @@ pub(super) fn index_operands(
             } else {
                 ""
             }
+        ));
+    }
+    // Beside a sorted index, `pos` holds where each sorted entry came from (the rows of the
+    // updates): random data read far outside them. Pinned to the identity, as the pinned index is
+    // already in order.
+    if let Some(count) = sorted_rows {
+        for t in inputs.iter_mut() {
+            if !t.name.eq_ignore_ascii_case("pos")
+                || t.dtype.is_float()
+                || shapes.contains_key(&t.name)
+            {
+                continue;
+            }
+            t.shape = vec![count];
+            let values: Vec<String> = (0..count).map(|i| i.to_string()).collect();
+            t.values = Some(format!("[{}]", values.join(", ")));
+            t.range = None;
+            t.guess = Some(format!(
+                "guess: `{}` holds the original position of each sorted index: the identity 0..{count}, as the pinned index is in order",
+                t.name
+            ));
+        }
+    }
+}
+
+/// Names of a slice's start offsets and lengths (integer operands, one per axis of the main input).
+pub(super) const SLICE_BEGINS: &[&str] = &["begin", "begins", "offsets"];
+pub(super) const SLICE_SIZES: &[&str] = &["size", "sizes"];
+
+/// A slice (an integer `begin` and `size` beside the main input: ops-math slice_v3): each is 1-D,
+/// one value per axis of the main input, pinned to a window inside it, a quarter in and half as
+/// long on each axis. As 0-D value-dependent operands with random data the op's InferShape refused
+/// them ("sizeTensor must be 1-D", slice_v3_infershape.cpp) and the slice read anywhere.
+pub(super) fn slice_operands(
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    let pos = |names: &[&str], inputs: &[Tensor]| {
+        inputs.iter().position(|t| {
+            names.contains(&t.name.to_ascii_lowercase().as_str())
+                && !t.dtype.is_float()
+                && !shapes.contains_key(&t.name)
+        })
+    };
+    let (Some(b), Some(s)) = (pos(SLICE_BEGINS, inputs), pos(SLICE_SIZES, inputs)) else {
+        return;
+    };
+    if main.is_empty() || main.contains(&0) {
+        return;
+    }
+    let join = |v: Vec<u64>| {
+        format!(
+            "[{}]",
+            v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+        )
+    };
+    let begins: Vec<u64> = main.iter().map(|&d| d / 4).collect();
+    let sizes: Vec<u64> = main.iter().map(|&d| (d / 2).max(1)).collect();
+    for (k, v, what) in [(b, begins, "start"), (s, sizes, "length")] {
+        let t = &mut inputs[k];
+        t.shape = vec![main.len() as u64];
+        t.values = Some(join(v));
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` holds the slice's {what} on each of the {} axes: a window a quarter in and half as long; pin the slice you tune for",
+            t.name,
+            main.len()
         ));
     }
 }

@@ -1231,6 +1231,79 @@ mod tests {
         )
     }
 
+    /// Found in the new-user run (ops-nn scatter_add_with_sorted: "the dimNum of input must equal
+    /// the dimNum of updates"): its rows to add are called `value`, which was taken as a scalar. Beside
+    /// `var` and an index they are the updates, `var`'s shape; a `sorted_*` index is pinned ascending
+    /// within var's rows and `pos` to the identity. A plain `value` stays a scalar.
+    #[test]
+    fn a_scatters_value_is_its_updates_and_a_sorted_index_is_pinned_ascending() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "ScatterAddWithSorted",
+            &[
+                ("var", "DT_FLOAT"),
+                ("value", "DT_FLOAT"),
+                ("sorted_index", "DT_INT32"),
+                ("pos", "DT_INT32"),
+            ],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48, 16384]);
+        assert_eq!(ins[2].shape, [48]);
+        let sorted: Vec<u64> = ins[2]
+            .values
+            .as_deref()
+            .unwrap()
+            .trim_matches(|c| c == '[' || c == ']')
+            .split(", ")
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(sorted.len(), 48);
+        assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
+        assert!(sorted.iter().all(|&v| v < 48));
+        assert_eq!(ins[3].shape, [48]);
+        assert!(ins[3].values.as_deref().unwrap().starts_with("[0, 1, 2,"));
+        // Without `var` and an index, `value` is one number.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Fill",
+            &[("x", "DT_FLOAT"), ("value", "DT_FLOAT")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, Vec::<u64>::new());
+    }
+
+    /// Found in the new-user run (ops-math slice_v3: its InferShape refused a 0-D `size`, "sizeTensor
+    /// must be 1-D"): a slice's integer `begin` and `size` are 1-D, one per axis of the main input,
+    /// pinned to a window inside it.
+    #[test]
+    fn a_slices_begin_and_size_are_one_per_axis_and_inside_the_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "SliceV3",
+            &[("x", "DT_FLOAT"), ("begin", "DT_INT64"), ("size", "DT_INT64")],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [2]);
+        assert_eq!(ins[1].values.as_deref(), Some("[12, 4096]"));
+        assert_eq!(ins[2].shape, [2]);
+        assert_eq!(ins[2].values.as_deref(), Some("[24, 8192]"));
+        // A float `size`, or a `begin` without a `size`, is no slice.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Other",
+            &[("x", "DT_FLOAT"), ("begin", "DT_INT64")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].values, None);
+    }
+
     /// Found in the new-user run (ops-math circular_pad: "output's shape error."): `paddings` took
     /// random widths over the main shape while `y` kept the main shape. Now two widths of 1 per axis
     /// are pinned and the output is 2 larger on each axis (2 smaller for a pad's gradient).
