@@ -18,6 +18,8 @@ pub(super) const PER_CHANNEL: &[&str] = &[
     "running_var",
     "smooth_scales",
     "smooth_scale",
+    "scales",
+    "zero_points",
 ];
 /// Operands that are one number.
 pub(super) const SCALARS: &[&str] = &[
@@ -134,13 +136,18 @@ pub(super) fn opdef_tensors(
     let reduced = reduces_loss(def);
     let role = |p: &opdef::ParamDef| {
         let n = p.name.to_ascii_lowercase();
+        // A numbered operand (`smooth_scale1`, `scales2`: one per output of a two-output quant) has
+        // the role of its name without the number.
+        let bare = n.trim_end_matches(|c: char| c.is_ascii_digit());
         if reduced && REDUCED_GRADS.contains(&n.as_str()) {
             Role::ReducedGrad
         } else if AXES.contains(&n.as_str()) {
             Role::Axis
         } else if SCALARS.contains(&n.as_str()) || p.value_depend {
             Role::Scalar
-        } else if PER_CHANNEL.contains(&n.as_str()) {
+        } else if PER_CHANNEL.contains(&n.as_str())
+            || (bare.len() < n.len() && PER_CHANNEL.contains(&bare))
+        {
             Role::PerChannel
         } else {
             Role::Main
@@ -704,7 +711,9 @@ pub(super) fn outer_product_operands(
     shapes: &BTreeMap<String, Vec<u64>>,
     inputs: &mut [Tensor],
 ) {
-    if !def.op_type.to_ascii_lowercase().starts_with("addr") || main.len() != 2 {
+    // The type itself, not a prefix: AddRmsNormDynamicQuantV2 starts with "addr" too, and its `x2`
+    // and `gamma` were made vectors and `beta` a scalar.
+    if version_less(&def.op_type) != "addr" || main.len() != 2 {
         return;
     }
     let mut vectors = 0;

@@ -1304,6 +1304,42 @@ mod tests {
         assert_eq!(tensors_of(&ops).0[1].values, None);
     }
 
+    /// Found in the new-user run (ops-nn add_rms_norm_dynamic_quant_v2: "Input x1/x2 shape dims not
+    /// equal"): its type starts with "addr", so the outer product's rule made `x2` and `gamma`
+    /// vectors and `beta` a scalar; and its numbered `smooth_scale1` / `smooth_scale2` were not
+    /// taken as per-channel. Only AddR itself is an outer product; a numbered per-channel name is
+    /// per-channel.
+    #[test]
+    fn an_add_rms_norm_is_no_outer_product_and_numbered_scales_are_per_channel() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AddRmsNormDynamicQuantV2",
+            &[
+                ("x1", "DT_FLOAT16"),
+                ("x2", "DT_FLOAT16"),
+                ("gamma", "DT_FLOAT16"),
+                ("smooth_scale1", "DT_FLOAT16"),
+                ("scales2", "DT_FLOAT16"),
+                ("beta", "DT_FLOAT16"),
+            ],
+            "",
+        );
+        let shapes: Vec<Vec<u64>> = tensors_of(&ops).0.iter().map(|t| t.shape.clone()).collect();
+        assert_eq!(
+            shapes,
+            [
+                vec![48, 16384],
+                vec![48, 16384],
+                vec![16384],
+                vec![16384],
+                vec![16384],
+                vec![16384]
+            ]
+        );
+        // A number that is the whole name stays whatever it was (`x2` above is a main operand).
+    }
+
     /// Found in the new-user run (ops-math circular_pad: "output's shape error."): `paddings` took
     /// random widths over the main shape while `y` kept the main shape. Now two widths of 1 per axis
     /// are pinned and the output is 2 larger on each axis (2 smaller for a pad's gradient).
