@@ -20,6 +20,7 @@ pub(super) const PER_CHANNEL: &[&str] = &[
     "smooth_scale",
     "scales",
     "zero_points",
+    "zero_point",
 ];
 /// Operands that are one number.
 pub(super) const SCALARS: &[&str] = &[
@@ -248,6 +249,7 @@ pub(super) fn opdef_tensors(
     batch_count_operands(shapes, &mut inputs);
     group_statistics_operands(def, &main, shapes, &mut inputs);
     modulation_operands(def, &main, shapes, &mut inputs);
+    first_axis_operands(def, &main, shapes, &mut inputs);
     positive_definite_operand(def, &mut inputs);
     // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
     let find = |names: &[&str]| {
@@ -952,4 +954,74 @@ pub(super) fn is_matmul(root: &Path, op: &FoundOp) -> bool {
             let k = root.join(k);
             cube(&k) || headers(&k).iter().any(|h| cube(h))
         })
+}
+
+/// Op types (lower case, without `V<n>`) whose kernel quantizes along the first axis whatever their
+/// `axis` attr says: ops-nn fake_quant_affine_cachemask's 910b tiling takes the number of per-channel
+/// values from `x`'s dim 0 (`headNum`, fake_quant_affine_cachemask_tiling.cpp) and never reads
+/// `axis`, as its aclnn layer moves the axis to the front first. With `axis = -1` and a last-axis
+/// `scale` its kernel read 48 of the 16384 scales, and numpy (along `axis`) disagreed. Name-keyed: the
+/// tiling's code says dim 0, the OpDef says nothing.
+pub(super) const FIRST_AXIS_OPS: &[&str] = &["fakequantaffinecachemask"];
+
+fn quantizes_first_axis(def: &opdef::OpDef) -> bool {
+    FIRST_AXIS_OPS.contains(&version_less(&def.op_type).as_str())
+}
+
+/// The per-channel operands of FIRST_AXIS_OPS: one value per element of the first axis.
+pub(super) fn first_axis_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if !quantizes_first_axis(def) || main.is_empty() {
+        return;
+    }
+    for t in inputs.iter_mut().skip(1) {
+        if shapes.contains_key(&t.name)
+            || !PER_CHANNEL.contains(&t.name.to_ascii_lowercase().as_str())
+        {
+            continue;
+        }
+        t.shape = vec![main[0]];
+        t.guess = Some(format!(
+            "guess: `{}` holds one value per element of the first axis, which the op's tiling quantizes along (axis 0)",
+            t.name
+        ));
+    }
+}
+
+/// An attr value init writes instead of the OpDef's default, and the note that says why: None to
+/// keep the default.
+/// - FIRST_AXIS_OPS' `axis`: 0, the axis their tiling works along.
+/// - `quant_mode` "dynamic" of an op with zero-point inputs (ops-nn add_layer_norm_quant): dynamic
+///   quantization computes its own scales and takes no zero points, and the tiling refused all
+///   optional inputs given ("Optional input Scales and Offsets are invalid, get mode = 211"): "static",
+///   which takes the scales and zero points init writes. The twin cannot leave an optional input out.
+pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(String, String)> {
+    let n = a.name.to_ascii_lowercase();
+    if n == "axis" && quantizes_first_axis(def) {
+        return Some((
+            "0".into(),
+            format!(
+                "guess: `{}` quantizes along the first axis (its tiling reads the channel count from dim 0 and not this attr)",
+                def.op_type
+            ),
+        ));
+    }
+    let zero_points = def.inputs.iter().any(|p| {
+        let p = p.name.to_ascii_lowercase();
+        p.contains("zero_point") || p.starts_with("offset")
+    });
+    if n == "quant_mode"
+        && zero_points
+        && matches!(&a.default, Some(opdef::AttrDefault::Str(m)) if m == "dynamic")
+    {
+        return Some((
+            "\"static\"".into(),
+            "guess: \"static\" (default \"dynamic\"): init writes the optional scales and zero points, which dynamic quantization does not take".into(),
+        ));
+    }
+    None
 }

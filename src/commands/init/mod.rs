@@ -859,7 +859,10 @@ fn render(
             }
         }
         for a in op.opdef.iter().flat_map(|d| &d.attrs) {
-            let (value, g) = attr_value(a);
+            let (value, g) = match op.opdef.as_ref().and_then(|d| attr_guess(d, a)) {
+                Some((v, g)) => (Some(v), Some(g)),
+                None => attr_value(a),
+            };
             let mut line = match &value {
                 Some(v) => format!("\n[[op.attr]]\nname = \"{}\"\nvalue = {v}", a.name),
                 None => String::from("\n#"),
@@ -1285,7 +1288,11 @@ mod tests {
         let ops = one_op(
             dir.path(),
             "SliceV3",
-            &[("x", "DT_FLOAT"), ("begin", "DT_INT64"), ("size", "DT_INT64")],
+            &[
+                ("x", "DT_FLOAT"),
+                ("begin", "DT_INT64"),
+                ("size", "DT_INT64"),
+            ],
             "",
         );
         let (ins, _) = tensors_of(&ops);
@@ -1338,6 +1345,51 @@ mod tests {
             ]
         );
         // A number that is the whole name stays whatever it was (`x2` above is a main operand).
+    }
+
+    /// Found in the new-user run (ops-nn fake_quant_affine_cachemask disagreed with numpy: its tiling
+    /// quantizes along dim 0 whatever `axis` says, init wrote axis -1 and a last-axis `scale`; and
+    /// add_layer_norm_quant's tiling refused zero points under its default "dynamic" quant_mode).
+    #[test]
+    fn first_axis_quantizers_and_static_quant_modes_are_written_as_their_tiling_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "FakeQuantAffineCachemask",
+            &[
+                ("x", "DT_FLOAT16"),
+                ("scale", "DT_FLOAT16"),
+                ("zero_point", "DT_INT32"),
+            ],
+            "  this->Attr(\"axis\").AttrType(REQUIRED).Int(-1);\n",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48]);
+        assert_eq!(ins[2].shape, [48]);
+        let def = ops[0].opdef.as_ref().unwrap();
+        assert_eq!(attr_guess(def, &def.attrs[0]).unwrap().0, "0");
+        // Another op's axis and zero point: its default, the last axis.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AscendQuantV2",
+            &[("x", "DT_FLOAT16"), ("zero_point", "DT_FLOAT16")],
+            "  this->Attr(\"axis\").AttrType(OPTIONAL).Int(-1);\n  this->Attr(\"quant_mode\").AttrType(OPTIONAL).String(\"dynamic\");\n",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, [16384]);
+        let def = ops[0].opdef.as_ref().unwrap();
+        assert!(attr_guess(def, &def.attrs[0]).is_none());
+        // quant_mode "dynamic" beside zero points: "static".
+        assert_eq!(attr_guess(def, &def.attrs[1]).unwrap().0, "\"static\"");
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AddRmsNormQuant",
+            &[("x", "DT_FLOAT16"), ("gamma", "DT_FLOAT16")],
+            "  this->Attr(\"quant_mode\").AttrType(OPTIONAL).String(\"dynamic\");\n",
+        );
+        let def = ops[0].opdef.as_ref().unwrap();
+        assert!(attr_guess(def, &def.attrs[0]).is_none());
     }
 
     /// Found in the new-user run (ops-math circular_pad: "output's shape error."): `paddings` took
