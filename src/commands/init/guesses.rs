@@ -1025,3 +1025,39 @@ pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(Stri
     }
     None
 }
+
+/// Whether `op`'s tiling schedules it as an element-wise op (the elementwise template's
+/// `ELEMENTWISE_TPL_SCH_MODE` in a host source): one element count, from the first input, for
+/// every operand, each streamed in the same tiles. ops-nn sync_batch_norm_backward_elemt's tiling
+/// counts `grad_output`'s elements only (its aclnn layer broadcasts the per-channel operands first),
+/// and its kernel read a per-channel `weight` of 16384 past its end.
+pub(super) fn uses_elementwise_schedule(root: &Path, op: &FoundOp) -> bool {
+    op.host.iter().any(|f| {
+        !f.ends_with("_def.cpp")
+            && std::fs::read_to_string(root.join(f))
+                .is_ok_and(|t| t.contains("ELEMENTWISE_TPL_SCH_MODE"))
+    })
+}
+
+/// For an op with an element-wise schedule (`uses_elementwise_schedule`): the operands taken as
+/// per-channel get the main input's shape, as the kernel reads as many of each as of the first.
+pub(super) fn elementwise_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: &mut [Tensor]) {
+    let Some(main) = inputs.first().map(|t| t.shape.clone()) else {
+        return;
+    };
+    for t in inputs.iter_mut().skip(1) {
+        let n = t.name.to_ascii_lowercase();
+        let bare = n.trim_end_matches(|c: char| c.is_ascii_digit());
+        if shapes.contains_key(&t.name)
+            || t.list.is_some()
+            || !(PER_CHANNEL.contains(&n.as_str()) || PER_CHANNEL.contains(&bare))
+        {
+            continue;
+        }
+        t.shape = main.clone();
+        t.guess = Some(format!(
+            "guess: `{}` has the main input's shape: the op's tiling is element-wise (ELEMENTWISE_TPL_SCH_MODE), one element count for all operands",
+            t.name
+        ));
+    }
+}

@@ -103,6 +103,9 @@ pub fn init(
             .defaults
             .insert(op.name.clone(), (MODULATE_SHAPE.to_vec(), modulate_note()));
     }
+    for op in ops.iter().filter(|o| uses_elementwise_schedule(root, o)) {
+        inferred.elementwise.insert(op.name.clone());
+    }
     for op in ops.iter().filter(|o| takes_square_matrices(o)) {
         inferred
             .defaults
@@ -250,6 +253,8 @@ struct Inferred {
     defaults: BTreeMap<String, (Vec<u64>, String)>,
     /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
     link: BTreeMap<String, Vec<String>>,
+    /// Ops whose tiling is element-wise (`uses_elementwise_schedule`): no per-channel operands.
+    elementwise: std::collections::BTreeSet<String>,
     /// Ops whose reduced loss's incoming gradient is written as a scalar: their tiling function
     /// refused it as a full tensor (gaussian_nll_loss_grad); by default it has the main shape, which
     /// is what a kernel that reads it element-wise needs (soft_margin_loss_grad).
@@ -831,10 +836,13 @@ fn render(
         }
         let default = inferred.defaults.get(&op.name);
         let scalar_grad = inferred.scalar_grads.contains(&op.name);
-        let (inputs, mut outputs) = match &op.opdef {
+        let (mut inputs, mut outputs) = match &op.opdef {
             Some(def) => opdef_tensors(op, def, shapes, default, scalar_grad),
             None => legacy_tensors(op, shapes, default),
         };
+        if inferred.elementwise.contains(&op.name) {
+            elementwise_operands(shapes, &mut inputs);
+        }
         inferred.apply(&op.name, &mut outputs, shapes);
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
             for t in list {
@@ -1390,6 +1398,40 @@ mod tests {
         );
         let def = ops[0].opdef.as_ref().unwrap();
         assert!(attr_guess(def, &def.attrs[0]).is_none());
+    }
+
+    /// Found in the new-user run (ops-nn sync_batch_norm_backward_elemt read its per-channel `weight`
+    /// past its end): an op whose tiling is element-wise has no per-channel operands.
+    #[test]
+    fn an_elementwise_schedule_gives_per_channel_operands_the_main_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "SyncBatchNormBackwardElemt",
+            &[
+                ("grad_output", "DT_FLOAT"),
+                ("weight", "DT_FLOAT"),
+                ("lr", "DT_FLOAT"),
+            ],
+            "",
+        );
+        assert!(!uses_elementwise_schedule(dir.path(), &ops[0]));
+        std::fs::write(
+            dir.path().join("op_host/the_op_tiling.cpp"),
+            "auto key = GET_TPL_TILING_KEY(ELEMENTWISE_TPL_SCH_MODE_0);\nIMPL_OP_OPTILING(SyncBatchNormBackwardElemt);\n",
+        )
+        .unwrap();
+        let ops = project::discover(dir.path()).unwrap();
+        assert!(uses_elementwise_schedule(dir.path(), &ops[0]));
+        let (mut ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [16384]);
+        elementwise_operands(&BTreeMap::new(), &mut ins);
+        assert_eq!(ins[1].shape, [48, 16384]);
+        // A scalar stays one number; a given shape stays.
+        assert_eq!(ins[2].shape, Vec::<u64>::new());
+        let (mut ins, _) = tensors_of(&ops);
+        elementwise_operands(&BTreeMap::from([("weight".to_string(), vec![7])]), &mut ins);
+        assert_eq!(ins[1].shape, [16384]);
     }
 
     /// Found in the new-user run (ops-math circular_pad: "output's shape error."): `paddings` took
