@@ -135,6 +135,7 @@ pub(super) fn opdef_tensors(
         ReducedGrad,
     }
     let reduced = reduces_loss(def);
+    let group_norm = count_attr(def, "num_groups").is_some();
     let role = |p: &opdef::ParamDef| {
         let n = p.name.to_ascii_lowercase();
         // A numbered operand (`smooth_scale1`, `scales2`: one per output of a two-output quant) has
@@ -182,6 +183,13 @@ pub(super) fn opdef_tensors(
         match role(p) {
             Role::Main => {
                 t.guess = main_note(name).filter(|_| main_name.as_deref() == Some(name.as_str()))
+            }
+            // A group norm's channels are axis 1 (NCHW), not the last.
+            Role::PerChannel if group_norm && main.len() >= 2 => {
+                t.shape = vec![main[1]];
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as per-channel, one value per channel (axis 1, as a group norm's tiling reads C)"
+                ));
             }
             Role::PerChannel => {
                 t.shape = vec![*main.last().unwrap_or(&1)];
@@ -1060,4 +1068,23 @@ pub(super) fn elementwise_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: 
             t.name
         ));
     }
+}
+
+/// The default `x` of a group norm (an op with a `num_groups` attr): N, C, H, W.
+pub(super) const GROUP_NORM_SHAPE: [u64; 4] = [4, 32, 16, 16];
+
+/// Whether `op` is a group norm or its backward: its OpDef has a `num_groups` attr. Their tilings
+/// read `x` as [N, C, H, W...]: C from dim 1, H x W the product of the dims after it (ops-nn
+/// group_norm_swish_grad_tiling.cpp, its `hxw` loop), and gamma / beta of C. With the 2-D default
+/// H x W was 1 and group_norm_swish_grad's kernel asked a 32-byte buffer for 1024 elements.
+pub(super) fn is_group_norm(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| count_attr(d, "num_groups").is_some())
+}
+
+pub(super) fn group_norm_note() -> String {
+    format!(
+        "guess: a group norm takes x as [N, C, H, W]: {GROUP_NORM_SHAPE:?}; give the shape you tune for (init --shape x=NxCxHxW)"
+    )
 }

@@ -103,6 +103,12 @@ pub fn init(
             .defaults
             .insert(op.name.clone(), (MODULATE_SHAPE.to_vec(), modulate_note()));
     }
+    for op in ops.iter().filter(|o| is_group_norm(o)) {
+        inferred.defaults.insert(
+            op.name.clone(),
+            (GROUP_NORM_SHAPE.to_vec(), group_norm_note()),
+        );
+    }
     for op in ops.iter().filter(|o| uses_elementwise_schedule(root, o)) {
         inferred.elementwise.insert(op.name.clone());
     }
@@ -1521,6 +1527,20 @@ mod tests {
         assert_eq!(ins[1].shape, [48, 1]);
         assert_eq!(ins[2].shape, [48, 1]);
         assert_eq!(ins[3].shape, [16384]);
+        // Found in the new-user run (group_norm_swish_grad's kernel faulted with H x W = 1): a group
+        // norm defaults to NCHW, its gamma one per channel (axis 1).
+        assert!(is_group_norm(&ops[0]));
+        let default = (GROUP_NORM_SHAPE.to_vec(), group_norm_note());
+        let (ins, _) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        assert_eq!(ins[0].shape, [4, 32, 16, 16]);
+        assert_eq!(ins[1].shape, [4, 1]);
+        assert_eq!(ins[3].shape, [32]);
         // Without the attr (a layer norm's backward) they keep what they had.
         let dir = tempfile::tempdir().unwrap();
         let ops = one_op(
