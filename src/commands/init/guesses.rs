@@ -329,6 +329,7 @@ pub(super) fn opdef_tensors(
         }
         outputs.push(t);
     }
+    ctc_operands(def, &main, shapes, &mut inputs, &mut outputs);
     (inputs, outputs)
 }
 
@@ -1087,4 +1088,83 @@ pub(super) fn group_norm_note() -> String {
     format!(
         "guess: a group norm takes x as [N, C, H, W]: {GROUP_NORM_SHAPE:?}; give the shape you tune for (init --shape x=NxCxHxW)"
     )
+}
+
+/// The default `log_probs` of a CTC loss (CTC_OPS): T, N, C (time steps, batch, classes).
+pub(super) const CTC_SHAPE: [u64; 3] = [32, 4, 16];
+/// The target length init pins for each sample of a CTC loss.
+pub(super) const CTC_TARGET: u64 = 8;
+/// Op types (lower case, without `V<n>`) of a CTC loss: `log_probs` [T, N, C], `targets` [N, S],
+/// `input_lengths` and `target_lengths` [N] (ops-nn ctc_loss_v3_tiling.cpp checks these ranks and
+/// that N agrees: "the dims of input_lengths not equal 1"), outputs `neg_log_likelihood` [N] and
+/// `log_alpha` [N, T, 2 S + 1]. Name-keyed: the op has no InferShape and its OpDef says no ranks.
+pub(super) const CTC_OPS: &[&str] = &["ctcloss"];
+
+pub(super) fn is_ctc(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| CTC_OPS.contains(&version_less(&d.op_type).as_str()))
+}
+
+pub(super) fn ctc_note() -> String {
+    format!(
+        "guess: a CTC loss takes log_probs as [time, batch, classes]: {CTC_SHAPE:?}; give the shape you tune for (init --shape log_probs=TxNxC)"
+    )
+}
+
+/// A CTC loss's operands beside `log_probs` [T, N, C] (CTC_OPS): targets [N, S] with labels in
+/// [1, C) (0 is the blank), every input length T and every target length S pinned, and the outputs
+/// [N] and [N, T, 2 S + 1].
+fn ctc_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+    outputs: &mut [Tensor],
+) {
+    if !CTC_OPS.contains(&version_less(&def.op_type).as_str()) || main.len() != 3 {
+        return;
+    }
+    let (t_len, n, c) = (main[0], main[1], main[2]);
+    let s = CTC_TARGET.min(t_len);
+    let pinned = |v: u64| format!("[{}]", vec![v.to_string(); n as usize].join(", "));
+    for t in inputs.iter_mut().skip(1) {
+        if shapes.contains_key(&t.name) || t.dtype.is_float() {
+            continue;
+        }
+        let name = t.name.to_ascii_lowercase();
+        if name == "targets" {
+            t.shape = vec![n, s];
+            t.values = None;
+            t.range = Some(format!("[1.0, {c}.0]"));
+            t.guess = Some(format!(
+                "guess: `{}` holds {s} labels per sample, in [1, {c}) (0 is the blank)",
+                t.name
+            ));
+        } else if name == "input_lengths" || name == "target_lengths" {
+            let v = if name == "input_lengths" { t_len } else { s };
+            t.shape = vec![n];
+            t.values = Some(pinned(v));
+            t.range = None;
+            t.guess = Some(format!(
+                "guess: `{}` holds one length per sample, all {v}: pinned",
+                t.name
+            ));
+        }
+    }
+    for (k, t) in outputs.iter_mut().enumerate() {
+        if shapes.contains_key(&t.name) {
+            continue;
+        }
+        let (shape, what) = match k {
+            0 => (vec![n], "one loss per sample"),
+            1 => (
+                vec![n, t_len, 2 * s + 1],
+                "[batch, time, 2 S + 1]: the alphas over the blank-padded targets",
+            ),
+            _ => continue,
+        };
+        t.shape = shape;
+        t.guess = Some(format!("guess: `{}` holds {what}", t.name));
+    }
 }

@@ -103,6 +103,11 @@ pub fn init(
             .defaults
             .insert(op.name.clone(), (MODULATE_SHAPE.to_vec(), modulate_note()));
     }
+    for op in ops.iter().filter(|o| is_ctc(o)) {
+        inferred
+            .defaults
+            .insert(op.name.clone(), (CTC_SHAPE.to_vec(), ctc_note()));
+    }
     for op in ops.iter().filter(|o| is_group_norm(o)) {
         inferred.defaults.insert(
             op.name.clone(),
@@ -1438,6 +1443,44 @@ mod tests {
         let (mut ins, _) = tensors_of(&ops);
         elementwise_operands(&BTreeMap::from([("weight".to_string(), vec![7])]), &mut ins);
         assert_eq!(ins[1].shape, [16384]);
+    }
+
+    /// Found in the new-user run (ops-nn ctc_loss_v3: "the dims of input_lengths not equal 1"): a CTC
+    /// loss takes log_probs [T, N, C], targets [N, S], lengths [N] (pinned) and gives [N] and
+    /// [N, T, 2 S + 1].
+    #[test]
+    fn a_ctc_loss_gets_its_ranks_and_pinned_lengths() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "CTCLossV3",
+            &[
+                ("log_probs", "DT_FLOAT"),
+                ("targets", "DT_INT64"),
+                ("input_lengths", "DT_INT64"),
+                ("target_lengths", "DT_INT64"),
+            ],
+            "",
+        );
+        assert!(is_ctc(&ops[0]));
+        let default = (CTC_SHAPE.to_vec(), ctc_note());
+        let (ins, outs) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        assert_eq!(ins[0].shape, [32, 4, 16]);
+        assert_eq!(ins[1].shape, [4, 8]);
+        assert_eq!(ins[1].range.as_deref(), Some("[1.0, 16.0]"));
+        assert_eq!(ins[2].shape, [4]);
+        assert_eq!(ins[2].values.as_deref(), Some("[32, 32, 32, 32]"));
+        assert_eq!(ins[3].values.as_deref(), Some("[8, 8, 8, 8]"));
+        assert_eq!(outs[0].shape, [4]);
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(dir.path(), "CtcLike", &[("x", "DT_FLOAT")], "");
+        assert!(!is_ctc(&ops[0]));
     }
 
     /// Found in the new-user run (ops-math circular_pad: "output's shape error."): `paddings` took
