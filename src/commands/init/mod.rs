@@ -150,8 +150,10 @@ pub fn init(
     // Output shapes from the op's own InferShape, before the probe runs the op with them.
     if existing.is_none() && opts.probe {
         let defaults = std::mem::take(&mut inferred.defaults);
+        let elementwise = std::mem::take(&mut inferred.elementwise);
         inferred = infer_ops(&path, &ops, printer);
         inferred.defaults = defaults;
+        inferred.elementwise = elementwise;
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
         // A host program whose link misses what another host source of the op defines (an arch35
         // file the 910B tiling calls into): that source is compiled too, and InferShape run again.
