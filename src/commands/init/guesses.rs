@@ -1071,8 +1071,12 @@ pub(super) fn elementwise_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: 
     }
 }
 
-/// The default `x` of a group norm (an op with a `num_groups` attr): N, C, H, W.
-pub(super) const GROUP_NORM_SHAPE: [u64; 4] = [4, 32, 16, 16];
+/// The default `x` of a group norm (an op with a `num_groups` attr): N, C, H, W. Small enough that
+/// one group (C x H x W with the written num_groups of 1) fits the UB: at [4, 32, 16, 16]
+/// group_norm_swish_grad's tiling chose its MODE_3 (a group over several UB passes), whose kernel
+/// dequeues `gamma` once per pass after enqueuing it once ("DeQue: queue q2 is empty",
+/// group_norm_swish_grad.h compute_dgamma).
+pub(super) const GROUP_NORM_SHAPE: [u64; 4] = [4, 8, 8, 8];
 
 /// Whether `op` is a group norm or its backward: its OpDef has a `num_groups` attr. Their tilings
 /// read `x` as [N, C, H, W...]: C from dim 1, H x W the product of the dims after it (ops-nn

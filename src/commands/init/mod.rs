@@ -1583,9 +1583,9 @@ mod tests {
             Some(&default),
             false,
         );
-        assert_eq!(ins[0].shape, [4, 32, 16, 16]);
+        assert_eq!(ins[0].shape, [4, 8, 8, 8]);
         assert_eq!(ins[1].shape, [4, 1]);
-        assert_eq!(ins[3].shape, [32]);
+        assert_eq!(ins[3].shape, [8]);
         // Without the attr (a layer norm's backward) they keep what they had.
         let dir = tempfile::tempdir().unwrap();
         let ops = one_op(
