@@ -387,7 +387,34 @@ fn number(s: &str) -> Option<f64> {
 
 fn int(s: &str) -> Option<i64> {
     let s = s.trim().trim_end_matches(['l', 'L', 'u', 'U']);
-    s.parse::<i64>().ok()
+    s.parse::<i64>().ok().or_else(|| ge_dtype_number(s))
+}
+
+/// The value of a `ge::DT_*` data type written as an int attr's default (ops-nn
+/// add_rms_norm_dynamic_quant_v2: `Attr("dst_type")...Int(ge::DT_INT8)`), by ge's `DataType` enum
+/// as the twin's host headers number it (templates/twin/include/host/tiling/matmul_tiling.h).
+fn ge_dtype_number(s: &str) -> Option<i64> {
+    let name = s
+        .trim_start_matches("ge::")
+        .trim_start_matches("DataType::")
+        .trim();
+    Some(match name {
+        "DT_FLOAT" => 0,
+        "DT_FLOAT16" => 1,
+        "DT_INT8" => 2,
+        "DT_INT32" => 3,
+        "DT_UINT8" => 4,
+        "DT_INT16" => 6,
+        "DT_UINT16" => 7,
+        "DT_UINT32" => 8,
+        "DT_INT64" => 9,
+        "DT_UINT64" => 10,
+        "DT_DOUBLE" => 11,
+        "DT_BOOL" => 12,
+        "DT_BF16" => 27,
+        "DT_INT4" => 29,
+        _ => return None,
+    })
 }
 
 fn boolean(s: &str) -> Option<bool> {
@@ -644,6 +671,25 @@ OP_ADD(Foo);
                     Some(AttrDefault::Floats(vec![0.5, 2.0]))
                 ),
             ]
+        );
+    }
+
+    /// Found in the new-user run (ops-nn add_rms_norm_dynamic_quant_v2's `dst_type` defaults to
+    /// `ge::DT_INT8`; init wrote 1, DT_FLOAT16, for want of a number).
+    #[test]
+    fn an_int_attr_defaulting_to_a_ge_data_type_gets_its_number() {
+        let text = r#"class Q : public OpDef { public: Q(const char* n) : OpDef(n) {
+            this->Input("x").DataType({ge::DT_FLOAT16});
+            this->Attr("dst_type").AttrType(OPTIONAL).Int(ge::DT_INT8);
+            this->Attr("t").AttrType(OPTIONAL).Int(DT_BF16);
+            this->Attr("u").AttrType(OPTIONAL).Int(ge::DT_NOT_A_TYPE);
+            this->AICore().AddConfig("ascend910b"); } }; OP_ADD(Q);"#;
+        let d = &read_opdefs(text)[0];
+        let defaults: Vec<Option<AttrDefault>> =
+            d.attrs.iter().map(|a| a.default.clone()).collect();
+        assert_eq!(
+            defaults,
+            [Some(AttrDefault::Int(2)), Some(AttrDefault::Int(27)), None]
         );
     }
 

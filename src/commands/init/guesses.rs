@@ -18,6 +18,9 @@ pub(super) const PER_CHANNEL: &[&str] = &[
     "running_var",
     "smooth_scales",
     "smooth_scale",
+    "scales",
+    "zero_points",
+    "zero_point",
 ];
 /// Operands that are one number.
 pub(super) const SCALARS: &[&str] = &[
@@ -132,15 +135,21 @@ pub(super) fn opdef_tensors(
         ReducedGrad,
     }
     let reduced = reduces_loss(def);
+    let group_norm = count_attr(def, "num_groups").is_some();
     let role = |p: &opdef::ParamDef| {
         let n = p.name.to_ascii_lowercase();
+        // A numbered operand (`smooth_scale1`, `scales2`: one per output of a two-output quant) has
+        // the role of its name without the number.
+        let bare = n.trim_end_matches(|c: char| c.is_ascii_digit());
         if reduced && REDUCED_GRADS.contains(&n.as_str()) {
             Role::ReducedGrad
         } else if AXES.contains(&n.as_str()) {
             Role::Axis
         } else if SCALARS.contains(&n.as_str()) || p.value_depend {
             Role::Scalar
-        } else if PER_CHANNEL.contains(&n.as_str()) {
+        } else if PER_CHANNEL.contains(&n.as_str())
+            || (bare.len() < n.len() && PER_CHANNEL.contains(&bare))
+        {
             Role::PerChannel
         } else {
             Role::Main
@@ -174,6 +183,13 @@ pub(super) fn opdef_tensors(
         match role(p) {
             Role::Main => {
                 t.guess = main_note(name).filter(|_| main_name.as_deref() == Some(name.as_str()))
+            }
+            // A group norm's channels are axis 1 (NCHW), not the last.
+            Role::PerChannel if group_norm && main.len() >= 2 => {
+                t.shape = vec![main[1]];
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as per-channel, one value per channel (axis 1, as a group norm's tiling reads C)"
+                ));
             }
             Role::PerChannel => {
                 t.shape = vec![*main.last().unwrap_or(&1)];
@@ -234,12 +250,14 @@ pub(super) fn opdef_tensors(
         inputs.push(t);
     }
     index_operands(def, &main, shapes, &mut inputs);
+    slice_operands(&main, shapes, &mut inputs);
     outer_product_operands(def, &main, shapes, &mut inputs);
     embedding_grad_operands(def, &main, shapes, &mut inputs);
     let padded = padding_operands(def, &main, shapes, &mut inputs);
     batch_count_operands(shapes, &mut inputs);
     group_statistics_operands(def, &main, shapes, &mut inputs);
     modulation_operands(def, &main, shapes, &mut inputs);
+    first_axis_operands(def, &main, shapes, &mut inputs);
     positive_definite_operand(def, &mut inputs);
     // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
     let find = |names: &[&str]| {
@@ -311,6 +329,7 @@ pub(super) fn opdef_tensors(
         }
         outputs.push(t);
     }
+    ctc_operands(def, &main, shapes, &mut inputs, &mut outputs);
     (inputs, outputs)
 }
 
@@ -379,8 +398,21 @@ pub(super) fn attrs_read_but_undeclared(root: &Path, op: &FoundOp) -> Option<Str
     ))
 }
 
-/// Integer operands holding positions along an axis of the main input (gather / scatter indices).
+/// Integer operands holding positions along an axis of the main input (gather / scatter indices);
+/// a name ending in `_index` / `_indices` too (ops-nn scatter_add_with_sorted's `sorted_index`).
 pub(super) const INDICES: &[&str] = &["index", "indices", "idx", "indexes"];
+
+/// Whether `name` (any case) names an index operand (INDICES, or `<x>_index`, `<x>_indices`).
+pub(super) fn is_index_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    INDICES.contains(&n.as_str()) || n.ends_with("_index") || n.ends_with("_indices")
+}
+
+/// Names the rows added into `var` by a scatter take besides `updates`: ops-nn
+/// scatter_add_with_sorted calls them `value` (which SCALARS would make one number). Its tiling
+/// refused a 0-D `value`: "the dimNum of input must equal the dimNum of updates"
+/// (scatter_add_with_sorted_tiling.cpp, the rank check after the dtype checks).
+pub(super) const UPDATES: &[&str] = &["updates", "value", "values", "src"];
 
 /// Gives an integer index operand (INDICES) data within the axis it indexes, [0, size): along the
 /// `dim` / `axis` attr's default, else the first axis. Generated over the integer default
@@ -397,7 +429,10 @@ pub(super) fn index_operands(
         return;
     }
     let has = |n: &str| inputs.iter().any(|t| t.name.eq_ignore_ascii_case(n));
-    let rows = has("var") && has("updates");
+    let has_index = inputs
+        .iter()
+        .any(|t| is_index_name(&t.name) && !t.dtype.is_float());
+    let rows = has("var") && has_index && UPDATES.iter().any(|u| has(u));
     let axis = def
         .attrs
         .iter()
@@ -416,15 +451,44 @@ pub(super) fn index_operands(
         return;
     };
     let size = main[axis];
+    let var_dtype = inputs
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case("var"))
+        .map(|t| t.dtype);
+    let mut sorted_rows = None;
     for t in inputs.iter_mut() {
-        if !INDICES.contains(&t.name.to_ascii_lowercase().as_str())
-            || t.dtype.is_float()
-            || t.values.is_some()
-        {
+        let n = t.name.to_ascii_lowercase();
+        if rows && UPDATES.contains(&n.as_str()) && Some(t.dtype) == var_dtype {
+            if !shapes.contains_key(&t.name) && t.shape != main {
+                t.shape = main.to_vec();
+                t.guess = Some(format!(
+                    "guess: `{}` holds the rows added into `var`, one per index: `var`'s shape",
+                    t.name
+                ));
+            }
+            continue;
+        }
+        if !is_index_name(&t.name) || t.dtype.is_float() || t.values.is_some() {
             continue;
         }
         if rows && !shapes.contains_key(&t.name) {
             t.shape = vec![main[0]];
+        }
+        // A sorted index (`sorted_*`): its data must be ascending, which generated data is not;
+        // pinned to an ascending run over [0, size), a few rows repeated.
+        let count: u64 = t.shape.iter().product();
+        if n.starts_with("sorted") && count > 0 && count <= MAX_PINNED {
+            let values: Vec<String> = (0..count)
+                .map(|i| (i * size / count.max(1) / 2 * 2).min(size - 1).to_string())
+                .collect();
+            t.values = Some(format!("[{}]", values.join(", ")));
+            t.range = None;
+            t.guess = Some(format!(
+                "guess: `{}` holds ascending positions along axis {axis} ({size} long), pairs repeated: pinned, as generated data is not sorted",
+                t.name
+            ));
+            sorted_rows = Some(count);
+            continue;
         }
         t.range = Some(format!("[0.0, {size}.0]"));
         t.guess = Some(format!(
@@ -435,6 +499,74 @@ pub(super) fn index_operands(
             } else {
                 ""
             }
+        ));
+    }
+    // Beside a sorted index, `pos` holds where each sorted entry came from (the rows of the
+    // updates): random data read far outside them. Pinned to the identity, as the pinned index is
+    // already in order.
+    if let Some(count) = sorted_rows {
+        for t in inputs.iter_mut() {
+            if !t.name.eq_ignore_ascii_case("pos")
+                || t.dtype.is_float()
+                || shapes.contains_key(&t.name)
+            {
+                continue;
+            }
+            t.shape = vec![count];
+            let values: Vec<String> = (0..count).map(|i| i.to_string()).collect();
+            t.values = Some(format!("[{}]", values.join(", ")));
+            t.range = None;
+            t.guess = Some(format!(
+                "guess: `{}` holds the original position of each sorted index: the identity 0..{count}, as the pinned index is in order",
+                t.name
+            ));
+        }
+    }
+}
+
+/// Names of a slice's start offsets and lengths (integer operands, one per axis of the main input).
+pub(super) const SLICE_BEGINS: &[&str] = &["begin", "begins", "offsets"];
+pub(super) const SLICE_SIZES: &[&str] = &["size", "sizes"];
+
+/// A slice (an integer `begin` and `size` beside the main input: ops-math slice_v3): each is 1-D,
+/// one value per axis of the main input, pinned to a window inside it, a quarter in and half as
+/// long on each axis. As 0-D value-dependent operands with random data the op's InferShape refused
+/// them ("sizeTensor must be 1-D", slice_v3_infershape.cpp) and the slice read anywhere.
+pub(super) fn slice_operands(
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    let pos = |names: &[&str], inputs: &[Tensor]| {
+        inputs.iter().position(|t| {
+            names.contains(&t.name.to_ascii_lowercase().as_str())
+                && !t.dtype.is_float()
+                && !shapes.contains_key(&t.name)
+        })
+    };
+    let (Some(b), Some(s)) = (pos(SLICE_BEGINS, inputs), pos(SLICE_SIZES, inputs)) else {
+        return;
+    };
+    if main.is_empty() || main.contains(&0) {
+        return;
+    }
+    let join = |v: Vec<u64>| {
+        format!(
+            "[{}]",
+            v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+        )
+    };
+    let begins: Vec<u64> = main.iter().map(|&d| d / 4).collect();
+    let sizes: Vec<u64> = main.iter().map(|&d| (d / 2).max(1)).collect();
+    for (k, v, what) in [(b, begins, "start"), (s, sizes, "length")] {
+        let t = &mut inputs[k];
+        t.shape = vec![main.len() as u64];
+        t.values = Some(join(v));
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` holds the slice's {what} on each of the {} axes: a window a quarter in and half as long; pin the slice you tune for",
+            t.name,
+            main.len()
         ));
     }
 }
@@ -590,7 +722,9 @@ pub(super) fn outer_product_operands(
     shapes: &BTreeMap<String, Vec<u64>>,
     inputs: &mut [Tensor],
 ) {
-    if !def.op_type.to_ascii_lowercase().starts_with("addr") || main.len() != 2 {
+    // The type itself, not a prefix: AddRmsNormDynamicQuantV2 starts with "addr" too, and its `x2`
+    // and `gamma` were made vectors and `beta` a scalar.
+    if version_less(&def.op_type) != "addr" || main.len() != 2 {
         return;
     }
     let mut vectors = 0;
@@ -829,4 +963,212 @@ pub(super) fn is_matmul(root: &Path, op: &FoundOp) -> bool {
             let k = root.join(k);
             cube(&k) || headers(&k).iter().any(|h| cube(h))
         })
+}
+
+/// Op types (lower case, without `V<n>`) whose kernel quantizes along the first axis whatever their
+/// `axis` attr says: ops-nn fake_quant_affine_cachemask's 910b tiling takes the number of per-channel
+/// values from `x`'s dim 0 (`headNum`, fake_quant_affine_cachemask_tiling.cpp) and never reads
+/// `axis`, as its aclnn layer moves the axis to the front first. With `axis = -1` and a last-axis
+/// `scale` its kernel read 48 of the 16384 scales, and numpy (along `axis`) disagreed. Name-keyed: the
+/// tiling's code says dim 0, the OpDef says nothing.
+pub(super) const FIRST_AXIS_OPS: &[&str] = &["fakequantaffinecachemask"];
+
+fn quantizes_first_axis(def: &opdef::OpDef) -> bool {
+    FIRST_AXIS_OPS.contains(&version_less(&def.op_type).as_str())
+}
+
+/// The per-channel operands of FIRST_AXIS_OPS: one value per element of the first axis.
+pub(super) fn first_axis_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if !quantizes_first_axis(def) || main.is_empty() {
+        return;
+    }
+    for t in inputs.iter_mut().skip(1) {
+        if shapes.contains_key(&t.name)
+            || !PER_CHANNEL.contains(&t.name.to_ascii_lowercase().as_str())
+        {
+            continue;
+        }
+        t.shape = vec![main[0]];
+        t.guess = Some(format!(
+            "guess: `{}` holds one value per element of the first axis, which the op's tiling quantizes along (axis 0)",
+            t.name
+        ));
+    }
+}
+
+/// An attr value init writes instead of the OpDef's default, and the note that says why: None to
+/// keep the default.
+/// - FIRST_AXIS_OPS' `axis`: 0, the axis their tiling works along.
+/// - `quant_mode` "dynamic" of an op with zero-point inputs (ops-nn add_layer_norm_quant): dynamic
+///   quantization computes its own scales and takes no zero points, and the tiling refused all
+///   optional inputs given ("Optional input Scales and Offsets are invalid, get mode = 211"): "static",
+///   which takes the scales and zero points init writes. The twin cannot leave an optional input out.
+pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(String, String)> {
+    let n = a.name.to_ascii_lowercase();
+    if n == "axis" && quantizes_first_axis(def) {
+        return Some((
+            "0".into(),
+            format!(
+                "guess: `{}` quantizes along the first axis (its tiling reads the channel count from dim 0 and not this attr)",
+                def.op_type
+            ),
+        ));
+    }
+    let zero_points = def.inputs.iter().any(|p| {
+        let p = p.name.to_ascii_lowercase();
+        p.contains("zero_point") || p.starts_with("offset")
+    });
+    if n == "quant_mode"
+        && zero_points
+        && matches!(&a.default, Some(opdef::AttrDefault::Str(m)) if m == "dynamic")
+    {
+        return Some((
+            "\"static\"".into(),
+            "guess: \"static\" (default \"dynamic\"): init writes the optional scales and zero points, which dynamic quantization does not take".into(),
+        ));
+    }
+    None
+}
+
+/// Whether `op`'s tiling schedules it as an element-wise op (the elementwise template's
+/// `ELEMENTWISE_TPL_SCH_MODE` in a host source): one element count, from the first input, for
+/// every operand, each streamed in the same tiles. ops-nn sync_batch_norm_backward_elemt's tiling
+/// counts `grad_output`'s elements only (its aclnn layer broadcasts the per-channel operands first),
+/// and its kernel read a per-channel `weight` of 16384 past its end.
+pub(super) fn uses_elementwise_schedule(root: &Path, op: &FoundOp) -> bool {
+    op.host.iter().any(|f| {
+        !f.ends_with("_def.cpp")
+            && std::fs::read_to_string(root.join(f))
+                .is_ok_and(|t| t.contains("ELEMENTWISE_TPL_SCH_MODE"))
+    })
+}
+
+/// For an op with an element-wise schedule (`uses_elementwise_schedule`): the operands taken as
+/// per-channel get the main input's shape, as the kernel reads as many of each as of the first.
+pub(super) fn elementwise_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: &mut [Tensor]) {
+    let Some(main) = inputs.first().map(|t| t.shape.clone()) else {
+        return;
+    };
+    for t in inputs.iter_mut().skip(1) {
+        let n = t.name.to_ascii_lowercase();
+        let bare = n.trim_end_matches(|c: char| c.is_ascii_digit());
+        if shapes.contains_key(&t.name)
+            || t.list.is_some()
+            || !(PER_CHANNEL.contains(&n.as_str()) || PER_CHANNEL.contains(&bare))
+        {
+            continue;
+        }
+        t.shape = main.clone();
+        t.guess = Some(format!(
+            "guess: `{}` has the main input's shape: the op's tiling is element-wise (ELEMENTWISE_TPL_SCH_MODE), one element count for all operands",
+            t.name
+        ));
+    }
+}
+
+/// The default `x` of a group norm (an op with a `num_groups` attr): N, C, H, W. Small enough that
+/// one group (C x H x W with the written num_groups of 1) fits the UB: at [4, 32, 16, 16]
+/// group_norm_swish_grad's tiling chose its MODE_3 (a group over several UB passes), whose kernel
+/// dequeues `gamma` once per pass after enqueuing it once ("DeQue: queue q2 is empty",
+/// group_norm_swish_grad.h compute_dgamma).
+pub(super) const GROUP_NORM_SHAPE: [u64; 4] = [4, 8, 8, 8];
+
+/// Whether `op` is a group norm or its backward: its OpDef has a `num_groups` attr. Their tilings
+/// read `x` as [N, C, H, W...]: C from dim 1, H x W the product of the dims after it (ops-nn
+/// group_norm_swish_grad_tiling.cpp, its `hxw` loop), and gamma / beta of C. With the 2-D default
+/// H x W was 1 and group_norm_swish_grad's kernel asked a 32-byte buffer for 1024 elements.
+pub(super) fn is_group_norm(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| count_attr(d, "num_groups").is_some())
+}
+
+pub(super) fn group_norm_note() -> String {
+    format!(
+        "guess: a group norm takes x as [N, C, H, W]: {GROUP_NORM_SHAPE:?}; give the shape you tune for (init --shape x=NxCxHxW)"
+    )
+}
+
+/// The default `log_probs` of a CTC loss (CTC_OPS): T, N, C (time steps, batch, classes).
+pub(super) const CTC_SHAPE: [u64; 3] = [32, 4, 16];
+/// The target length init pins for each sample of a CTC loss.
+pub(super) const CTC_TARGET: u64 = 8;
+/// Op types (lower case, without `V<n>`) of a CTC loss: `log_probs` [T, N, C], `targets` [N, S],
+/// `input_lengths` and `target_lengths` [N] (ops-nn ctc_loss_v3_tiling.cpp checks these ranks and
+/// that N agrees: "the dims of input_lengths not equal 1"), outputs `neg_log_likelihood` [N] and
+/// `log_alpha` [N, T, 2 S + 1]. Name-keyed: the op has no InferShape and its OpDef says no ranks.
+pub(super) const CTC_OPS: &[&str] = &["ctcloss"];
+
+pub(super) fn is_ctc(op: &FoundOp) -> bool {
+    op.opdef
+        .as_ref()
+        .is_some_and(|d| CTC_OPS.contains(&version_less(&d.op_type).as_str()))
+}
+
+pub(super) fn ctc_note() -> String {
+    format!(
+        "guess: a CTC loss takes log_probs as [time, batch, classes]: {CTC_SHAPE:?}; give the shape you tune for (init --shape log_probs=TxNxC)"
+    )
+}
+
+/// A CTC loss's operands beside `log_probs` [T, N, C] (CTC_OPS): targets [N, S] with labels in
+/// [1, C) (0 is the blank), every input length T and every target length S pinned, and the outputs
+/// [N] and [N, T, 2 S + 1].
+fn ctc_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+    outputs: &mut [Tensor],
+) {
+    if !CTC_OPS.contains(&version_less(&def.op_type).as_str()) || main.len() != 3 {
+        return;
+    }
+    let (t_len, n, c) = (main[0], main[1], main[2]);
+    let s = CTC_TARGET.min(t_len);
+    let pinned = |v: u64| format!("[{}]", vec![v.to_string(); n as usize].join(", "));
+    for t in inputs.iter_mut().skip(1) {
+        if shapes.contains_key(&t.name) || t.dtype.is_float() {
+            continue;
+        }
+        let name = t.name.to_ascii_lowercase();
+        if name == "targets" {
+            t.shape = vec![n, s];
+            t.values = None;
+            t.range = Some(format!("[1.0, {c}.0]"));
+            t.guess = Some(format!(
+                "guess: `{}` holds {s} labels per sample, in [1, {c}) (0 is the blank)",
+                t.name
+            ));
+        } else if name == "input_lengths" || name == "target_lengths" {
+            let v = if name == "input_lengths" { t_len } else { s };
+            t.shape = vec![n];
+            t.values = Some(pinned(v));
+            t.range = None;
+            t.guess = Some(format!(
+                "guess: `{}` holds one length per sample, all {v}: pinned",
+                t.name
+            ));
+        }
+    }
+    for (k, t) in outputs.iter_mut().enumerate() {
+        if shapes.contains_key(&t.name) {
+            continue;
+        }
+        let (shape, what) = match k {
+            0 => (vec![n], "one loss per sample"),
+            1 => (
+                vec![n, t_len, 2 * s + 1],
+                "[batch, time, 2 S + 1]: the alphas over the blank-padded targets",
+            ),
+            _ => continue,
+        };
+        t.shape = shape;
+        t.guess = Some(format!("guess: `{}` holds {what}", t.name));
+    }
 }

@@ -103,6 +103,20 @@ pub fn init(
             .defaults
             .insert(op.name.clone(), (MODULATE_SHAPE.to_vec(), modulate_note()));
     }
+    for op in ops.iter().filter(|o| is_ctc(o)) {
+        inferred
+            .defaults
+            .insert(op.name.clone(), (CTC_SHAPE.to_vec(), ctc_note()));
+    }
+    for op in ops.iter().filter(|o| is_group_norm(o)) {
+        inferred.defaults.insert(
+            op.name.clone(),
+            (GROUP_NORM_SHAPE.to_vec(), group_norm_note()),
+        );
+    }
+    for op in ops.iter().filter(|o| uses_elementwise_schedule(root, o)) {
+        inferred.elementwise.insert(op.name.clone());
+    }
     for op in ops.iter().filter(|o| takes_square_matrices(o)) {
         inferred
             .defaults
@@ -136,8 +150,10 @@ pub fn init(
     // Output shapes from the op's own InferShape, before the probe runs the op with them.
     if existing.is_none() && opts.probe {
         let defaults = std::mem::take(&mut inferred.defaults);
+        let elementwise = std::mem::take(&mut inferred.elementwise);
         inferred = infer_ops(&path, &ops, printer);
         inferred.defaults = defaults;
+        inferred.elementwise = elementwise;
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
         // A host program whose link misses what another host source of the op defines (an arch35
         // file the 910B tiling calls into): that source is compiled too, and InferShape run again.
@@ -250,6 +266,8 @@ struct Inferred {
     defaults: BTreeMap<String, (Vec<u64>, String)>,
     /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
     link: BTreeMap<String, Vec<String>>,
+    /// Ops whose tiling is element-wise (`uses_elementwise_schedule`): no per-channel operands.
+    elementwise: std::collections::BTreeSet<String>,
     /// Ops whose reduced loss's incoming gradient is written as a scalar: their tiling function
     /// refused it as a full tensor (gaussian_nll_loss_grad); by default it has the main shape, which
     /// is what a kernel that reads it element-wise needs (soft_margin_loss_grad).
@@ -831,10 +849,13 @@ fn render(
         }
         let default = inferred.defaults.get(&op.name);
         let scalar_grad = inferred.scalar_grads.contains(&op.name);
-        let (inputs, mut outputs) = match &op.opdef {
+        let (mut inputs, mut outputs) = match &op.opdef {
             Some(def) => opdef_tensors(op, def, shapes, default, scalar_grad),
             None => legacy_tensors(op, shapes, default),
         };
+        if inferred.elementwise.contains(&op.name) {
+            elementwise_operands(shapes, &mut inputs);
+        }
         inferred.apply(&op.name, &mut outputs, shapes);
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
             for t in list {
@@ -859,7 +880,10 @@ fn render(
             }
         }
         for a in op.opdef.iter().flat_map(|d| &d.attrs) {
-            let (value, g) = attr_value(a);
+            let (value, g) = match op.opdef.as_ref().and_then(|d| attr_guess(d, a)) {
+                Some((v, g)) => (Some(v), Some(g)),
+                None => attr_value(a),
+            };
             let mut line = match &value {
                 Some(v) => format!("\n[[op.attr]]\nname = \"{}\"\nvalue = {v}", a.name),
                 None => String::from("\n#"),
@@ -1231,6 +1255,236 @@ mod tests {
         )
     }
 
+    /// Found in the new-user run (ops-nn scatter_add_with_sorted: "the dimNum of input must equal
+    /// the dimNum of updates"): its rows to add are called `value`, which was taken as a scalar. Beside
+    /// `var` and an index they are the updates, `var`'s shape; a `sorted_*` index is pinned ascending
+    /// within var's rows and `pos` to the identity. A plain `value` stays a scalar.
+    #[test]
+    fn a_scatters_value_is_its_updates_and_a_sorted_index_is_pinned_ascending() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "ScatterAddWithSorted",
+            &[
+                ("var", "DT_FLOAT"),
+                ("value", "DT_FLOAT"),
+                ("sorted_index", "DT_INT32"),
+                ("pos", "DT_INT32"),
+            ],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48, 16384]);
+        assert_eq!(ins[2].shape, [48]);
+        let sorted: Vec<u64> = ins[2]
+            .values
+            .as_deref()
+            .unwrap()
+            .trim_matches(|c| c == '[' || c == ']')
+            .split(", ")
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(sorted.len(), 48);
+        assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
+        assert!(sorted.iter().all(|&v| v < 48));
+        assert_eq!(ins[3].shape, [48]);
+        assert!(ins[3].values.as_deref().unwrap().starts_with("[0, 1, 2,"));
+        // Without `var` and an index, `value` is one number.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Fill",
+            &[("x", "DT_FLOAT"), ("value", "DT_FLOAT")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, Vec::<u64>::new());
+    }
+
+    /// Found in the new-user run (ops-math slice_v3: its InferShape refused a 0-D `size`, "sizeTensor
+    /// must be 1-D"): a slice's integer `begin` and `size` are 1-D, one per axis of the main input,
+    /// pinned to a window inside it.
+    #[test]
+    fn a_slices_begin_and_size_are_one_per_axis_and_inside_the_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "SliceV3",
+            &[
+                ("x", "DT_FLOAT"),
+                ("begin", "DT_INT64"),
+                ("size", "DT_INT64"),
+            ],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [2]);
+        assert_eq!(ins[1].values.as_deref(), Some("[12, 4096]"));
+        assert_eq!(ins[2].shape, [2]);
+        assert_eq!(ins[2].values.as_deref(), Some("[24, 8192]"));
+        // A float `size`, or a `begin` without a `size`, is no slice.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Other",
+            &[("x", "DT_FLOAT"), ("begin", "DT_INT64")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].values, None);
+    }
+
+    /// Found in the new-user run (ops-nn add_rms_norm_dynamic_quant_v2: "Input x1/x2 shape dims not
+    /// equal"): its type starts with "addr", so the outer product's rule made `x2` and `gamma`
+    /// vectors and `beta` a scalar; and its numbered `smooth_scale1` / `smooth_scale2` were not
+    /// taken as per-channel. Only AddR itself is an outer product; a numbered per-channel name is
+    /// per-channel.
+    #[test]
+    fn an_add_rms_norm_is_no_outer_product_and_numbered_scales_are_per_channel() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AddRmsNormDynamicQuantV2",
+            &[
+                ("x1", "DT_FLOAT16"),
+                ("x2", "DT_FLOAT16"),
+                ("gamma", "DT_FLOAT16"),
+                ("smooth_scale1", "DT_FLOAT16"),
+                ("scales2", "DT_FLOAT16"),
+                ("beta", "DT_FLOAT16"),
+            ],
+            "",
+        );
+        let shapes: Vec<Vec<u64>> = tensors_of(&ops).0.iter().map(|t| t.shape.clone()).collect();
+        assert_eq!(
+            shapes,
+            [
+                vec![48, 16384],
+                vec![48, 16384],
+                vec![16384],
+                vec![16384],
+                vec![16384],
+                vec![16384]
+            ]
+        );
+        // A number that is the whole name stays whatever it was (`x2` above is a main operand).
+    }
+
+    /// Found in the new-user run (ops-nn fake_quant_affine_cachemask disagreed with numpy: its tiling
+    /// quantizes along dim 0 whatever `axis` says, init wrote axis -1 and a last-axis `scale`; and
+    /// add_layer_norm_quant's tiling refused zero points under its default "dynamic" quant_mode).
+    #[test]
+    fn first_axis_quantizers_and_static_quant_modes_are_written_as_their_tiling_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "FakeQuantAffineCachemask",
+            &[
+                ("x", "DT_FLOAT16"),
+                ("scale", "DT_FLOAT16"),
+                ("zero_point", "DT_INT32"),
+            ],
+            "  this->Attr(\"axis\").AttrType(REQUIRED).Int(-1);\n",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48]);
+        assert_eq!(ins[2].shape, [48]);
+        let def = ops[0].opdef.as_ref().unwrap();
+        assert_eq!(attr_guess(def, &def.attrs[0]).unwrap().0, "0");
+        // Another op's axis and zero point: its default, the last axis.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AscendQuantV2",
+            &[("x", "DT_FLOAT16"), ("zero_point", "DT_FLOAT16")],
+            "  this->Attr(\"axis\").AttrType(OPTIONAL).Int(-1);\n  this->Attr(\"quant_mode\").AttrType(OPTIONAL).String(\"dynamic\");\n",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, [16384]);
+        let def = ops[0].opdef.as_ref().unwrap();
+        assert!(attr_guess(def, &def.attrs[0]).is_none());
+        // quant_mode "dynamic" beside zero points: "static".
+        assert_eq!(attr_guess(def, &def.attrs[1]).unwrap().0, "\"static\"");
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AddRmsNormQuant",
+            &[("x", "DT_FLOAT16"), ("gamma", "DT_FLOAT16")],
+            "  this->Attr(\"quant_mode\").AttrType(OPTIONAL).String(\"dynamic\");\n",
+        );
+        let def = ops[0].opdef.as_ref().unwrap();
+        assert!(attr_guess(def, &def.attrs[0]).is_none());
+    }
+
+    /// Found in the new-user run (ops-nn sync_batch_norm_backward_elemt read its per-channel `weight`
+    /// past its end): an op whose tiling is element-wise has no per-channel operands.
+    #[test]
+    fn an_elementwise_schedule_gives_per_channel_operands_the_main_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "SyncBatchNormBackwardElemt",
+            &[
+                ("grad_output", "DT_FLOAT"),
+                ("weight", "DT_FLOAT"),
+                ("lr", "DT_FLOAT"),
+            ],
+            "",
+        );
+        assert!(!uses_elementwise_schedule(dir.path(), &ops[0]));
+        std::fs::write(
+            dir.path().join("op_host/the_op_tiling.cpp"),
+            "auto key = GET_TPL_TILING_KEY(ELEMENTWISE_TPL_SCH_MODE_0);\nIMPL_OP_OPTILING(SyncBatchNormBackwardElemt);\n",
+        )
+        .unwrap();
+        let ops = project::discover(dir.path()).unwrap();
+        assert!(uses_elementwise_schedule(dir.path(), &ops[0]));
+        let (mut ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [16384]);
+        elementwise_operands(&BTreeMap::new(), &mut ins);
+        assert_eq!(ins[1].shape, [48, 16384]);
+        // A scalar stays one number; a given shape stays.
+        assert_eq!(ins[2].shape, Vec::<u64>::new());
+        let (mut ins, _) = tensors_of(&ops);
+        elementwise_operands(&BTreeMap::from([("weight".to_string(), vec![7])]), &mut ins);
+        assert_eq!(ins[1].shape, [16384]);
+    }
+
+    /// Found in the new-user run (ops-nn ctc_loss_v3: "the dims of input_lengths not equal 1"): a CTC
+    /// loss takes log_probs [T, N, C], targets [N, S], lengths [N] (pinned) and gives [N] and
+    /// [N, T, 2 S + 1].
+    #[test]
+    fn a_ctc_loss_gets_its_ranks_and_pinned_lengths() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "CTCLossV3",
+            &[
+                ("log_probs", "DT_FLOAT"),
+                ("targets", "DT_INT64"),
+                ("input_lengths", "DT_INT64"),
+                ("target_lengths", "DT_INT64"),
+            ],
+            "",
+        );
+        assert!(is_ctc(&ops[0]));
+        let default = (CTC_SHAPE.to_vec(), ctc_note());
+        let (ins, outs) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        assert_eq!(ins[0].shape, [32, 4, 16]);
+        assert_eq!(ins[1].shape, [4, 8]);
+        assert_eq!(ins[1].range.as_deref(), Some("[1.0, 16.0]"));
+        assert_eq!(ins[2].shape, [4]);
+        assert_eq!(ins[2].values.as_deref(), Some("[32, 32, 32, 32]"));
+        assert_eq!(ins[3].values.as_deref(), Some("[8, 8, 8, 8]"));
+        assert_eq!(outs[0].shape, [4]);
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(dir.path(), "CtcLike", &[("x", "DT_FLOAT")], "");
+        assert!(!is_ctc(&ops[0]));
+    }
+
     /// Found in the new-user run (ops-math circular_pad: "output's shape error."): `paddings` took
     /// random widths over the main shape while `y` kept the main shape. Now two widths of 1 per axis
     /// are pinned and the output is 2 larger on each axis (2 smaller for a pad's gradient).
@@ -1318,6 +1572,20 @@ mod tests {
         assert_eq!(ins[1].shape, [48, 1]);
         assert_eq!(ins[2].shape, [48, 1]);
         assert_eq!(ins[3].shape, [16384]);
+        // Found in the new-user run (group_norm_swish_grad's kernel faulted with H x W = 1): a group
+        // norm defaults to NCHW, its gamma one per channel (axis 1).
+        assert!(is_group_norm(&ops[0]));
+        let default = (GROUP_NORM_SHAPE.to_vec(), group_norm_note());
+        let (ins, _) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        assert_eq!(ins[0].shape, [4, 8, 8, 8]);
+        assert_eq!(ins[1].shape, [4, 1]);
+        assert_eq!(ins[3].shape, [8]);
         // Without the attr (a layer norm's backward) they keep what they had.
         let dir = tempfile::tempdir().unwrap();
         let ops = one_op(
