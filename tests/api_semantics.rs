@@ -3759,3 +3759,159 @@ int main() {
         "{stderr}"
     );
 }
+
+/// Kernel-side names CANN's kernel headers define (asc-devkit include/basic_api/kernel_type.h): the
+/// dtype numbers an `ORIG_DTYPE_<ARG>` is compared with, in `#if` and in C++ (ops-nn dynamic_quant:
+/// `if constexpr (ORIG_DTYPE_Y == DT_INT4)` stopped at "DT_INT8 was not declared"; before, every
+/// `#if ORIG_DTYPE_X == DT_FLOAT` was 0 == 0), and the Reg Cast's `RoundMode::UNKNOWN` (Cast.md's
+/// CastTrait default, for casts without rounding; ops-nn bn3d_training_reduce widens half to float with
+/// it). The twin rounds a lossy cast given UNKNOWN to nearest even, as CAST_NONE.
+#[test]
+fn dtype_numbers_and_the_unknown_round_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#define ORIG_DTYPE_Y DT_INT8
+#define ORIG_DTYPE_X DT_FLOAT16
+#include "kernel_operator.h"
+using namespace AscendC;
+#if ORIG_DTYPE_Y == DT_INT8 && ORIG_DTYPE_X != DT_FLOAT && ORIG_DTYPE_X == DT_FLOAT16
+constexpr float kBranch = 1.0f;
+#else
+constexpr float kBranch = -1.0f;
+#endif
+constexpr Reg::CastTrait kWiden = {Reg::RegLayout::ZERO, Reg::SatMode::UNKNOWN, Reg::MaskMergeMode::ZEROING,
+                                   RoundMode::UNKNOWN};
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR z, GM_ADDR y) {
+    GlobalTensor<half> xg;
+    GlobalTensor<float> zg, yg;
+    xg.SetGlobalBuffer((__gm__ half *)x, 128);
+    zg.SetGlobalBuffer((__gm__ float *)z, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> hb, fb, ob, tb;
+    pipe.InitBuffer(hb, 256); pipe.InitBuffer(fb, 256); pipe.InitBuffer(ob, 1024); pipe.InitBuffer(tb, 128);
+    LocalTensor<half> h = hb.Get<half>(), t = tb.Get<half>();
+    LocalTensor<float> f = fb.Get<float>(), o = ob.Get<float>();
+    DataCopy(h, xg, 128);
+    DataCopy(f, zg, 64);
+    PipeBarrier<PIPE_ALL>();
+    // o[0..64): half lanes 0, 2, 4, ... widened to float by the Reg Cast with RoundMode::UNKNOWN.
+    {
+        Reg::RegTensor<half> r;
+        Reg::RegTensor<float> d;
+        Reg::LoadAlign(r, (__ubuf__ half *)(uintptr_t)h.GetPhyAddr());
+        Reg::MaskReg all = Reg::CreateMask<float, Reg::MaskPattern::ALL>();
+        Reg::Cast<float, half, kWiden>(d, r, all);
+        Reg::StoreAlign((__ubuf__ float *)(uintptr_t)o.GetPhyAddr(), d, all);
+    }
+    PipeBarrier<PIPE_ALL>();
+    // o[64..128): z narrowed to half with RoundMode::UNKNOWN, then widened back exactly.
+    Cast(t, f, RoundMode::UNKNOWN, 64);
+    PipeBarrier<PIPE_V>();
+    Cast(o[64], t, RoundMode::CAST_NONE, 64);
+    PipeBarrier<PIPE_ALL>();
+    // o[128]: the #if branch; o[129]: an if constexpr on the dtype numbers.
+    o.SetValue(128, kBranch);
+    if constexpr (ORIG_DTYPE_Y == DT_INT4) {
+        o.SetValue(129, 5.0f);
+    } else {
+        o.SetValue(129, (float)(DT_INT4 * 100 + DT_BF16));
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 192);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the dtype-number and RoundMode::UNKNOWN kernel",
+    );
+    let xh: Vec<f16> = (0..128)
+        .map(|i| f16::from_f32((i as f32 - 64.0) * 0.375 + 0.001))
+        .collect();
+    // Quarter steps of half's ulp at 1 (2^-10): exact values, ties (even and odd) and values between.
+    let z: Vec<f32> = (0..64)
+        .map(|k| (1.0 + k as f32 * 2f32.powi(-12)) * if k % 5 == 0 { -1.0 } else { 1.0 })
+        .collect();
+    let xb: Vec<u8> = xh.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (out, y) = run_kernel(w, &[("x", xb), ("z", bytes_f32(&z))], 192 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = f32s(&y);
+    let widened: Vec<f32> = (0..64).map(|i| xh[2 * i].to_f32()).collect();
+    assert_eq!(y[..64], widened[..]);
+    let narrowed: Vec<f32> = z.iter().map(|v| f16::from_f32(*v).to_f32()).collect();
+    assert_eq!(y[64..128], narrowed[..]);
+    assert_eq!(y[128], 1.0, "the #if on ORIG_DTYPE took the wrong branch");
+    assert_eq!(y[129], 2927.0);
+}
+
+/// The C API's L2 cache modes (asc-devkit docs C-API/enum/asc_load_l2_cache_mode.md and
+/// asc_store_l2_cache_mode.md; the example 00_set_l2_cache_mode stopped at "NOTALLOC_KEEP is not a member"):
+/// every mode moves the data the same, and the GM copy records carry the mode the model reads
+/// (`cache=disable` for the NOTALLOC modes, `cache=last` for NORMAL_LAST_VICTIM, nothing for the normal one).
+#[test]
+fn c_api_l2_cache_modes_copy_alike_and_reach_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "c_api/asc_simd.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    float *ub = (float *)(uintptr_t)t.GetPhyAddr();
+    asc_copy_gm2ub_align(ub, (float *)x, 1, 256, 0, 0, false, asc_load_l2_cache_mode::NOTALLOC_KEEP, 0, 0);
+    asc_sync();
+    asc_copy_gm2ub_align(ub + 64, (float *)x + 64, 1, 256, 0, 0, false, asc_load_l2_cache_mode::NORMAL_LAST_VICTIM,
+                         0, 0);
+    asc_sync();
+    asc_copy_ub2gm_align((float *)y, ub, 2, 256, asc_store_l2_cache_mode::NOTALLOC_CLEAN, 0, 0);
+    asc_sync();
+    asc_copy_ub2gm_align((float *)y + 128, ub + 64, 1, 256, asc_store_l2_cache_mode::NORMAL_FIRST_VICTIM, 0, 0);
+    asc_sync();
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the C API L2 cache mode kernel",
+    );
+    let x: Vec<f32> = (0..128).map(|i| i as f32 * 1.5 - 40.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 192 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = f32s(&y);
+    assert_eq!(y[..128], x[..]);
+    assert_eq!(y[128..], x[64..]);
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    let copies = |pipe: &str| -> Vec<&str> {
+        trace
+            .lines()
+            .filter(|l| l.starts_with(&format!("I {pipe} ")))
+            .collect()
+    };
+    let cache = |l: &str| {
+        l.split_whitespace()
+            .find_map(|w| w.strip_prefix("cache="))
+            .map(str::to_string)
+    };
+    let loads: Vec<Option<String>> = copies("MTE2").into_iter().map(cache).collect();
+    assert_eq!(
+        loads,
+        [Some("disable".into()), Some("last".into())],
+        "{trace}"
+    );
+    let stores: Vec<Option<String>> = copies("MTE3").into_iter().map(cache).collect();
+    assert_eq!(stores, [Some("disable".into()), None], "{trace}");
+}

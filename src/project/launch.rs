@@ -102,8 +102,8 @@ pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
         );
     }
     // The C API: its register compute, UB data movement and synchronisation run on the twin
-    // (templates/twin/include/kernel/c_api/asc_simd.h); its cube functions and non-default L2 cache modes
-    // do not.
+    // (templates/twin/include/kernel/c_api/asc_simd.h), with every L2 cache mode of its copies (the
+    // NOTALLOC ones reach the model as reads that bypass L2); its cube functions do not.
     for (f, t) in texts {
         if !t
             .lines()
@@ -116,21 +116,6 @@ pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
                 "{f} uses the AscendC C API's {} (`{}`), which the twin's C API does not implement (it has the \
                  register compute, UB data movement and synchronisation of c_api/asc_simd.h)",
                 name.1, name.0
-            ));
-        }
-        if let Some(mode) = t
-            .split("l2_cache_mode::")
-            .skip(1)
-            .map(|r| {
-                r.split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .next()
-                    .unwrap_or("")
-            })
-            .find(|m| *m != "NORMAL_FIRST_VICTIM")
-        {
-            return Some(format!(
-                "{f} sets the L2 cache mode {mode}, a dav-3510 SoC feature the twin does not model (its L2 has \
-                 the normal mode, NORMAL_FIRST_VICTIM, only)"
             ));
         }
     }
@@ -227,6 +212,39 @@ pub fn program_of(cmake: &str) -> Option<String> {
     (!name.contains("${")).then_some(name)
 }
 
+/// The source files the first `add_executable` compiles into the program, relative to the project
+/// (`${CMAKE_CURRENT_SOURCE_DIR}/` and `${PROJECT_SOURCE_DIR}/` dropped); empty when it names none
+/// literally (a variable, a glob), so the caller falls back to every source of the folder.
+pub fn program_sources(cmake: &str) -> Vec<String> {
+    let w = cmake_words(cmake);
+    let Some(start) = w
+        .windows(2)
+        .position(|x| x[0].eq_ignore_ascii_case("add_executable") && x[1] == "(")
+    else {
+        return vec![];
+    };
+    w[start + 2..]
+        .iter()
+        .skip(1)
+        .take_while(|x| *x != ")")
+        .map(|x| {
+            let x = x.trim_matches('"');
+            x.strip_prefix("${CMAKE_CURRENT_SOURCE_DIR}/")
+                .or_else(|| x.strip_prefix("${PROJECT_SOURCE_DIR}/"))
+                .unwrap_or(x)
+                .trim_start_matches("./")
+                .to_string()
+        })
+        .filter(|x| {
+            !x.contains("${")
+                && Path::new(x)
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| matches!(e, "asc" | "cpp" | "cc" | "cxx"))
+        })
+        .collect()
+}
+
 /// Why `init` takes no program from a CMakeLists.txt that names none: the twin's scope first (a
 /// dav-3510 or SIMT example whose program is made by a CMake function: asc-devkit general_gather),
 /// then a folder that builds no program of its own (ops-math's fast_kernel_launch_example kernels
@@ -317,10 +335,23 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     let Some(program) = program_of(&cmake) else {
         return Some(Err(no_program(root, &cmake, &texts)));
     };
+    // Other programs beside the one built are left out: an example folder may hold several (ops-nn's
+    // apply_adam_d/examples: an aclnn and a graph-mode test beside the kernel-direct .asc that
+    // CMakeLists.txt builds, the graph test naming `.bin` files the program never reads or writes). A
+    // source with a `main(` that the program's `add_executable` does not list is another program's;
+    // kernels and helpers (built into a library the program links, as the CANN samples do) stay.
+    let listed = program_sources(&cmake);
+    let knows_its_main = texts
+        .iter()
+        .any(|(f, t)| listed.contains(f) && t.contains("main("));
+    let built: Vec<&(String, String)> = texts
+        .iter()
+        .filter(|(f, t)| !knows_its_main || listed.contains(f) || !t.contains("main("))
+        .collect();
     let mut kernel = vec![];
     let mut entries = vec![];
     let mut host = vec![];
-    for (f, t) in &texts {
+    for (f, t) in built.iter().copied() {
         let found = kernel_entries(t);
         if found.is_empty() {
             if t.contains("main(") {
@@ -359,7 +390,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     }
     // A program that names `....bin` files (the CANN samples read `input/*.bin`) is given its inputs as files (the CANN samples' flow);
     // one that makes its own data and checks it (the asc-devkit examples) is given none.
-    let reads_files = texts.iter().any(|(_, t)| t.contains(".bin\""));
+    let reads_files = built.iter().any(|(_, t)| t.contains(".bin\""));
     let params: Vec<String> = if prepare.is_some() {
         notes.push(match &verify {
             Some(v) => format!(
@@ -621,13 +652,14 @@ mod tests {
         );
         let l2 = "asc_copy_gm2ub_align(x, g, 1, n, 0, 0, true, asc_load_l2_cache_mode::NORMAL_FIRST_VICTIM, 0, 0);";
         assert_eq!(refusal(ok, &c_api(l2)), None);
-        assert!(
+        // Found in the new-user run (asc-devkit 00_set_l2_cache_mode): the twin's C API has every L2
+        // cache mode the docs define, so a program naming NOTALLOC_KEEP is run, not refused.
+        assert_eq!(
             refusal(
                 ok,
                 &c_api(&l2.replace("NORMAL_FIRST_VICTIM", "NOTALLOC_KEEP"))
-            )
-            .unwrap()
-            .contains("L2 cache mode NOTALLOC_KEEP")
+            ),
+            None
         );
     }
 
@@ -659,6 +691,60 @@ mod tests {
         )
         .unwrap();
         assert!(discover(dir.path()).is_none());
+    }
+
+    /// Found in the new-user run (ops-nn apply_adam_d/examples): the kernel-direct program makes its
+    /// own data, checks it and writes no file, but a graph-mode test beside it (another program, with
+    /// its own `main`, not in the CMakeLists' `add_executable`) names `.bin` files, so init declared
+    /// the kernel's outputs as files and `run` failed on the first one missing. Only the built
+    /// program's sources count: no tensors, and the other programs are not host sources.
+    #[test]
+    fn other_programs_beside_the_built_one_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("CMakeLists.txt"),
+            "add_executable(direct ${CMAKE_CURRENT_SOURCE_DIR}/direct.asc)\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("direct.asc"),
+            "__global__ __aicore__ void adam(GM_ADDR var, GM_ADDR out) {}\nint main() { adam<<<1, nullptr, nullptr>>>(a, b); return 0; }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("test_graph.cpp"),
+            "int main() { std::string f = \"./out_\" + std::to_string(0) + \".bin\"; return 0; }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            program_sources("add_executable(direct ${CMAKE_CURRENT_SOURCE_DIR}/direct.asc)"),
+            ["direct.asc"]
+        );
+        assert_eq!(
+            program_sources("add_executable(${PROJECT_NAME} ${SRCS})"),
+            Vec::<String>::new()
+        );
+        let ops = discover(root).unwrap().unwrap();
+        assert_eq!(ops[0].name, "adam");
+        assert!(ops[0].params.is_empty(), "{:?}", ops[0].params);
+        assert!(ops[0].host.is_empty(), "{:?}", ops[0].host);
+        assert!(
+            ops[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("the program makes its own data")),
+            "{:?}",
+            ops[0].notes
+        );
+        // The built program itself reading `.bin` files: its tensors are files, as before.
+        std::fs::write(
+            root.join("direct.asc"),
+            "__global__ __aicore__ void adam(GM_ADDR var, GM_ADDR out) {}\nint main() { ReadFile(\"./input/var.bin\", n, p, n); adam<<<1, nullptr, nullptr>>>(a, b); return 0; }\n",
+        )
+        .unwrap();
+        let ops = discover(root).unwrap().unwrap();
+        assert_eq!(ops[0].params, ["var", "out"]);
     }
 
     #[test]

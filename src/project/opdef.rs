@@ -386,35 +386,45 @@ fn number(s: &str) -> Option<f64> {
 }
 
 fn int(s: &str) -> Option<i64> {
-    let s = s.trim().trim_end_matches(['l', 'L', 'u', 'U']);
-    s.parse::<i64>().ok().or_else(|| ge_dtype_number(s))
+    let t = s.trim().trim_end_matches(['l', 'L', 'u', 'U']);
+    t.parse::<i64>().ok().or_else(|| data_type_number(s))
 }
 
-/// The value of a `ge::DT_*` data type written as an int attr's default (ops-nn
-/// add_rms_norm_dynamic_quant_v2: `Attr("dst_type")...Int(ge::DT_INT8)`), by ge's `DataType` enum
-/// as the twin's host headers number it (templates/twin/include/host/tiling/matmul_tiling.h).
-fn ge_dtype_number(s: &str) -> Option<i64> {
-    let name = s
-        .trim_start_matches("ge::")
-        .trim_start_matches("DataType::")
-        .trim();
-    Some(match name {
-        "DT_FLOAT" => 0,
-        "DT_FLOAT16" => 1,
-        "DT_INT8" => 2,
-        "DT_INT32" => 3,
-        "DT_UINT8" => 4,
-        "DT_INT16" => 6,
-        "DT_UINT16" => 7,
-        "DT_UINT32" => 8,
-        "DT_INT64" => 9,
-        "DT_UINT64" => 10,
-        "DT_DOUBLE" => 11,
-        "DT_BOOL" => 12,
-        "DT_BF16" => 27,
-        "DT_INT4" => 29,
-        _ => return None,
-    })
+/// A `ge::DataType` enumerator as the number it stands for (graph/types.h; the same numbers as the
+/// twin's templates/twin/include/kernel/twin/dtype_ids.h): an int attr whose default is a dtype, as ops-nn
+/// dynamic_quant's `Attr("dst_type").Int(ge::DT_INT8)`, defaults to 2.
+fn data_type_number(s: &str) -> Option<i64> {
+    let name = s.trim();
+    let name = name.strip_prefix("ge::").unwrap_or(name);
+    let name = name.strip_prefix("DataType::").unwrap_or(name);
+    const NUMBERS: &[(&str, i64)] = &[
+        ("DT_FLOAT", 0),
+        ("DT_FLOAT16", 1),
+        ("DT_INT8", 2),
+        ("DT_INT32", 3),
+        ("DT_UINT8", 4),
+        ("DT_INT16", 6),
+        ("DT_UINT16", 7),
+        ("DT_UINT32", 8),
+        ("DT_INT64", 9),
+        ("DT_UINT64", 10),
+        ("DT_DOUBLE", 11),
+        ("DT_BOOL", 12),
+        ("DT_COMPLEX64", 16),
+        ("DT_COMPLEX128", 17),
+        ("DT_BF16", 27),
+        ("DT_INT4", 29),
+        ("DT_UINT1", 30),
+        ("DT_INT2", 31),
+        ("DT_COMPLEX32", 33),
+        ("DT_HIFLOAT8", 34),
+        ("DT_FLOAT8_E5M2", 35),
+        ("DT_FLOAT8_E4M3FN", 36),
+        ("DT_FLOAT8_E8M0", 37),
+        ("DT_FLOAT4_E2M1", 40),
+        ("DT_FLOAT4_E1M2", 41),
+    ];
+    NUMBERS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
 fn boolean(s: &str) -> Option<bool> {
@@ -519,6 +529,39 @@ pub fn registrations(text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The op types a host file registers tiling templates for: the ops repositories' tiling functions
+/// dispatch through a registry (`TilingRegistry::DoTilingImpl`, ops-nn
+/// `common/inc/op_host/tiling_templates_registry.h`) that the template classes join from their own
+/// source files, with `REGISTER_TILING_TEMPLATE("Type", Class, priority)`,
+/// `REGISTER_OPS_TILING_TEMPLATE(Type, Class, priority)` and their `_WITH_ARCH` / `POOL` / `_NEW`
+/// variants. Read from the line each registration starts on (a `#define` of the macro is not one).
+pub fn tiling_templates(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for line in text.lines() {
+        let line = line.trim_start();
+        let mac: String = line
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !(mac.starts_with("REGISTER_") && mac.contains("TILING_TEMPLATE")) {
+            continue;
+        }
+        let Some(arg) = line[mac.len()..].trim_start().strip_prefix('(') else {
+            continue;
+        };
+        let arg = arg.trim_start();
+        let arg = arg.strip_prefix('"').unwrap_or(arg);
+        let name: String = arg
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 /// The manifest SoC for an `AddConfig` name, when the model has one: `ascend910b` -> `Ascend910B1`.
 pub fn soc_of_config(config: &str) -> Option<&'static str> {
     match config.to_ascii_lowercase().as_str() {
@@ -532,6 +575,23 @@ pub fn soc_of_config(config: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found in the new-user run (ops-nn quantized_batch_norm: its tiling function found no template,
+    /// "Get op tiling func failed", because the file registering it was not compiled).
+    #[test]
+    fn tiling_template_registrations_name_their_op_type() {
+        let text = "#define REGISTER_TILING_TEMPLATE(op, cls, p) x\n\
+                    REGISTER_TILING_TEMPLATE(\"QuantizedBatchNorm\", QbnWelford, 2000);\n\
+                    REGISTER_OPS_TILING_TEMPLATE(ConfusionSoftmaxGrad, CsgAr,\n    1000);\n\
+                      REGISTER_POOL_TILING_TEMPLATE(\"AvgPool3D\", Big, 13);\n\
+                    REGISTER_TILING_TEMPLATE(\"QuantizedBatchNorm\", QbnOther, 1000);\n\
+                    // REGISTER_TILING_TEMPLATE(\"Commented\", C, 1);\n\
+                    REGISTER_TILING_DATA_CLASS(QuantizedBatchNorm, QbnTilingData);\n";
+        assert_eq!(
+            tiling_templates(text),
+            ["QuantizedBatchNorm", "ConfusionSoftmaxGrad", "AvgPool3D"]
+        );
+    }
 
     const ONE: &str = r#"
 #include "register/op_def_registry.h"
@@ -631,6 +691,21 @@ OP_ADD(Foo);
             ]
         );
         assert_eq!(o, [Some(DType::Bool)]);
+    }
+
+    /// Found in the new-user run (ops-nn dynamic_quant: `Attr("dst_type").Int(ge::DT_INT8)` was read
+    /// as no default, init wrote 1, and the tiling refused dst_type 1 against y's int8): a dtype
+    /// default is the number it stands for.
+    #[test]
+    fn an_int_attr_defaulting_to_a_dtype_is_its_number() {
+        assert_eq!(int("ge::DT_INT8"), Some(2));
+        assert_eq!(int("DT_BF16"), Some(27));
+        assert_eq!(int("ge::DataType::DT_FLOAT"), Some(0));
+        assert_eq!(int("12L"), Some(12));
+        assert_eq!(int("ge::DT_NOT_A_TYPE"), None);
+        let text = "class Dq : public OpDef {\npublic:\n explicit Dq(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT16});\n  this->Output(\"y\").DataType({ge::DT_INT8});\n  this->Attr(\"dst_type\").AttrType(OPTIONAL).Int(ge::DT_INT8);\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Dq);\n";
+        let d = &read_opdefs(text)[0];
+        assert_eq!(d.attrs[0].default, Some(AttrDefault::Int(2)));
     }
 
     #[test]

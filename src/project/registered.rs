@@ -177,6 +177,30 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
                 }
             }
         }
+        // Sources registering a tiling template for the op (the registry its tiling function
+        // dispatches through): without them the tiling finds no template at run time.
+        let templates: Vec<&String> = hosts
+            .iter()
+            .filter(|(f, t)| {
+                !host.contains(f)
+                    && t.contains("TILING_TEMPLATE")
+                    && !t.contains("OpDef")
+                    && opdef::tiling_templates(t).contains(&def.op_type)
+            })
+            .map(|(f, _)| f)
+            .collect();
+        let mine: Vec<&String> = templates
+            .iter()
+            .copied()
+            .filter(|f| !other_arch(f))
+            .collect();
+        for f in if mine.is_empty() { templates } else { mine } {
+            notes.push(format!(
+                "{f} compiled too: it registers a tiling template for {} (REGISTER_*TILING_TEMPLATE), which the tiling function dispatches through",
+                def.op_type
+            ));
+            host.push(f.clone());
+        }
         for f in companion_sources(&host, &hosts) {
             notes.push(format!(
                 "{f} compiled too: it defines what a header the host files include declares"
@@ -925,6 +949,75 @@ mod tests {
                 "op_host/mod_x_tiling.cpp",
                 "op_host/mod_x_regbase_tiling.cpp",
                 "op_host/mod_x_helper.cpp"
+            ]
+        );
+    }
+
+    /// Found in the new-user run (ops-nn quantized_batch_norm): the tiling function dispatches through
+    /// the tiling-template registry, and the template registers itself in its own source
+    /// (`REGISTER_TILING_TEMPLATE("Qbn", ...)` in `qbn_welford_tiling.cpp`); init listed only the OpDef
+    /// and IMPL_OP_OPTILING files, so the tiling found no template ("Get op tiling func failed"). The
+    /// registering file is compiled too (this architecture's, not an arch35 one; not another op's).
+    #[test]
+    fn a_source_registering_a_tiling_template_is_compiled_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("qbn");
+        write(
+            &root,
+            "op_host/qbn_def.cpp",
+            "namespace ops {\nclass Qbn : public OpDef {\npublic:\n explicit Qbn(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Qbn);\n}\n",
+        );
+        write(
+            &root,
+            "op_host/qbn_tiling.cpp",
+            "IMPL_OP_OPTILING(Qbn).Tiling(F);\n",
+        );
+        write(
+            &root,
+            "op_host/qbn_welford_tiling.cpp",
+            "REGISTER_TILING_TEMPLATE(\"Qbn\", QbnWelford, 2000);\n",
+        );
+        write(
+            &root,
+            "op_host/arch35/qbn_regbase_tiling.cpp",
+            "REGISTER_OPS_TILING_TEMPLATE(Qbn, QbnRegbase, 1000);\n",
+        );
+        write(
+            &root,
+            "op_host/other_tiling.cpp",
+            "REGISTER_TILING_TEMPLATE(\"QbnGrad\", Other, 1);\n",
+        );
+        write(
+            &root,
+            "op_kernel/qbn.cpp",
+            "extern \"C\" __global__ __aicore__ void qbn(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        );
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(
+            ops[0].host,
+            [
+                "op_host/qbn_def.cpp",
+                "op_host/qbn_tiling.cpp",
+                "op_host/qbn_welford_tiling.cpp"
+            ]
+        );
+        assert!(
+            ops[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("qbn_welford_tiling.cpp compiled too")),
+            "{:?}",
+            ops[0].notes
+        );
+        // Only an arch35 template: taken, as a registration only another architecture has is.
+        std::fs::remove_file(root.join("op_host/qbn_welford_tiling.cpp")).unwrap();
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(
+            ops[0].host,
+            [
+                "op_host/qbn_def.cpp",
+                "op_host/qbn_tiling.cpp",
+                "op_host/arch35/qbn_regbase_tiling.cpp"
             ]
         );
     }

@@ -492,7 +492,8 @@ impl Twin {
         for (rel, text) in files {
             let p = mirror.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).map_err(BuildError::Io)?;
-            fsx::write_file(&p, text).map_err(BuildError::Io)?;
+            let launches = (side == "kernel").then(|| device_launches(text)).flatten();
+            fsx::write_file(&p, launches.as_deref().unwrap_or(text)).map_err(BuildError::Io)?;
         }
         // `include-as`: the folder shown at its path beside the sources, so `#include "../utils/x.h"`
         // from `op_kernel/` reads it as the original build's layout has it.
@@ -593,10 +594,19 @@ impl Twin {
             }
             Ok(process::Finished::Exited { stderr, .. }) => {
                 let stderr = stderr.replace(&mirror_prefix, "");
+                // A library header the system lacks: say what to install on the first line (init's
+                // warning and run's one-line summary show only that line).
+                let install = missing_package(&stderr)
+                    .map(|(h, pkg)| {
+                        format!(
+                            " `{h}` is not installed: install {pkg} (Debian/Ubuntu: `apt-get install {pkg}`)"
+                        )
+                    })
+                    .unwrap_or_default();
                 Err(BuildError::Failed(TrialFailure::new(
                     FailureKind::Build,
                     format!(
-                        "the {side} code does not compile:\n{}",
+                        "the {side} code does not compile:{install}\n{}",
                         first_errors(&stderr)
                     ),
                 )))
@@ -1015,6 +1025,113 @@ fn side_files<'o>(
     Ok((units, files))
 }
 
+/// `kernel<<<blocks, l2ctrl, stream>>>(args)` launches in a kernel source (the device compiler's
+/// host-side launcher, which g++ cannot read) as `(::twin::device_launch(__FILE__, __LINE__), kernel(args))`:
+/// the twin launches the entry itself and faults if a run reaches one
+/// (templates/twin/include/kernel/twin/runtime.h). The launch arguments' line breaks are kept, so the
+/// compiler's line numbers stay the source's. `None` when there is nothing to rewrite.
+fn device_launches(text: &str) -> Option<String> {
+    if !text.contains("<<<") {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut done = 0; // text[..done] is in `out`
+    let mut from = 0;
+    let mut changed = false;
+    while let Some(at) = text[from..].find("<<<").map(|i| i + from) {
+        from = at + 3;
+        let Some(close) = text[at + 3..].find(">>>").map(|i| i + at + 3) else {
+            break;
+        };
+        // The call's arguments: `(` right after `>>>`, to its matching `)`.
+        let mut open = close + 3;
+        while open < b.len() && b[open].is_ascii_whitespace() {
+            open += 1;
+        }
+        if b.get(open) != Some(&b'(') {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = None;
+        for (i, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            break;
+        };
+        // The kernel's name before `<<<`: identifiers, `::` and balanced template arguments.
+        let mut start = at;
+        while start > done && b[start - 1].is_ascii_whitespace() {
+            start -= 1;
+        }
+        let name_end = start;
+        loop {
+            if start > done && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_') {
+                start -= 1;
+            } else if start >= done + 2 && &b[start - 2..start] == b"::" {
+                start -= 2;
+            } else if start > done && b[start - 1] == b'>' {
+                let mut d = 0usize;
+                let mut i = start;
+                while i > done {
+                    i -= 1;
+                    match b[i] {
+                        b'>' => d += 1,
+                        b'<' => {
+                            d -= 1;
+                            if d == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if d != 0 {
+                    break;
+                }
+                start = i;
+                while start > done && b[start - 1].is_ascii_whitespace() {
+                    start -= 1;
+                }
+            } else {
+                break;
+            }
+        }
+        if start == name_end {
+            continue;
+        }
+        let breaks = text[name_end..open].matches('\n').count();
+        out.push_str(&text[done..start]);
+        out.push_str("(::twin::device_launch(__FILE__, __LINE__), ");
+        out.push_str(&text[start..name_end]);
+        out.push_str(&"\n".repeat(breaks));
+        if breaks == 0 && text[name_end..open].ends_with(char::is_whitespace) {
+            out.push(' ');
+        }
+        out.push_str(&text[open..=end]);
+        out.push(')');
+        done = end + 1;
+        from = done;
+        changed = true;
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&text[done..]);
+    Some(out)
+}
+
 /// The include guard of `text` (`#ifndef G` then `#define G` as its first two directives), if any.
 fn include_guard(text: &str) -> Option<&str> {
     let mut directives = text
@@ -1096,7 +1213,13 @@ fn tiling_key_header<'a>(
 /// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, and the op type.
 /// An output named like an input gets `DTYPE_<NAME>_REF` (its `key`), as CANN's op build does
 /// (`get_dtype_fmt_options` in cmake/asc/fwk_modules/util/ascendc_impl_build.py of
-/// https://gitcode.com/cann/asc-devkit).
+/// https://gitcode.com/cann/asc-devkit). Not `__CCE_KT_TEST__`: CANN defines it only for its CPU unit-test
+/// build of a kernel (the tikicpulib CMake package, with ASCENDC_CPU_DEBUG: ops-nn
+/// experimental/optim/apply_ftrl/tests/ut/op_kernel/CMakeLists.txt), and kernels take other paths under
+/// it (bnll: a fixed single buffer instead of the tiling's buffer mode; dynamic_quant: a `static` entry;
+/// apply_centered_rms_prop: a template entry for a multi-dtype test binary), while the twin stands for
+/// the device build that is tuned. What the device build alone reads, the `<<<...>>>` launcher those
+/// kernels keep under `#ifndef __CCE_KT_TEST__`, the twin reads through `device_launches`.
 fn defines(op: &OpSpec, side: &str) -> Vec<String> {
     let mut d = vec![format!("-DTWIN_OP_TYPE={}", op.op_type)];
     if side == "kernel" {
@@ -1142,6 +1265,23 @@ fn gather<'a>(
 }
 
 /// The compiler's first error lines, which are the ones that explain the rest.
+/// Third-party libraries operator sources include from the system (header prefix, Debian package):
+/// ops-nn's pooling and conv tilings read their compile info with nlohmann/json (49 host files).
+const SYSTEM_PACKAGES: &[(&str, &str)] = &[("nlohmann/", "nlohmann-json3-dev")];
+
+/// The header a compile stopped at for want of it, with the package that installs it, when it is one of
+/// SYSTEM_PACKAGES' (`fatal error: nlohmann/json.hpp: No such file or directory`).
+fn missing_package(stderr: &str) -> Option<(String, &'static str)> {
+    stderr.lines().find_map(|l| {
+        let rest = &l[l.find("fatal error: ")? + "fatal error: ".len()..];
+        let header = rest.strip_suffix(": No such file or directory")?.trim();
+        SYSTEM_PACKAGES
+            .iter()
+            .find(|(prefix, _)| header.starts_with(prefix))
+            .map(|(_, pkg)| (header.to_string(), *pkg))
+    })
+}
+
 fn first_errors(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     // A link failure says what is wrong in lines that hold no "error" ("undefined reference to",
@@ -1281,6 +1421,45 @@ mod tests {
         assert_eq!(d.iter().filter(|f| f.starts_with("-DDTYPE_X=")).count(), 1);
         let d = defines(&add_custom(), "kernel");
         assert!(d.contains(&"-DDTYPE_Z=half".to_string()), "{d:?}");
+    }
+
+    /// Found in the new-user run (ops-nn avg_pool3_d, avg_pool3_d_grad: their host tilings include
+    /// `<nlohmann/json.hpp>`): a build stopped at a header of a packaged library names the package.
+    #[test]
+    fn a_missing_library_header_names_its_package() {
+        let err = "op_host/avg_pool_cube_tiling.h:19:10: fatal error: nlohmann/json.hpp: No such file or directory\n   19 | #include <nlohmann/json.hpp>\ncompilation terminated.\n";
+        assert_eq!(
+            missing_package(err),
+            Some(("nlohmann/json.hpp".to_string(), "nlohmann-json3-dev"))
+        );
+        assert_eq!(
+            missing_package("a.cpp:1:10: fatal error: own_header.h: No such file or directory\n"),
+            None
+        );
+        assert_eq!(missing_package("a.cpp:3:1: error: expected ';'\n"), None);
+    }
+
+    /// Found in the new-user run (ops-nn add_layer_norm_grad, also rms_norm_grad: a
+    /// `kernel<<<blocks, l2ctrl, stream>>>(args)` launcher, which only the device compiler reads, beside
+    /// the entry): the twin's kernel build reads each launch as a call that faults if reached, then the
+    /// kernel; `<<<` in a comment or without a call after it stays as it is, and lines keep their numbers.
+    #[test]
+    fn device_launches_become_calls_that_fault_if_reached() {
+        let src = "void k_do(uint32_t n, void *l2, void *s, uint8_t *x)\n{\n    k<<<n, l2,\n      s>>>(x, f(1, 2));\n}\n\
+                   void t_do(uint8_t *x) { ns::tk<float, 2>  <<<1, nullptr, nullptr>>> (x); }\n\
+                   // a thin <<<>>> entry\n";
+        let got = device_launches(src).unwrap();
+        assert_eq!(
+            got,
+            "void k_do(uint32_t n, void *l2, void *s, uint8_t *x)\n{\n    (::twin::device_launch(__FILE__, __LINE__), k\n(x, f(1, 2)));\n}\n\
+             void t_do(uint8_t *x) { (::twin::device_launch(__FILE__, __LINE__), ns::tk<float, 2> (x)); }\n\
+             // a thin <<<>>> entry\n"
+        );
+        assert_eq!(got.lines().count(), src.lines().count());
+        assert_eq!(device_launches("int a = b << 2;\n"), None);
+        // The CPU unit-test macro is not defined: the twin builds the device paths.
+        let k = defines(&add_custom(), "kernel");
+        assert!(!k.iter().any(|f| f.contains("__CCE_KT_TEST__")), "{k:?}");
     }
 
     /// The launch file reaches the entry as the kernel declares it: declared `extern "C"`, or through

@@ -207,3 +207,60 @@ fn an_integer_division_by_zero_in_kernel_code_names_the_last_api_call_and_block(
         "arithmetic exception",
     );
 }
+
+/// Found in the new-user run (ops-nn avg_pool3_d, avg_pool3_d_grad: their host tilings include
+/// `<nlohmann/json.hpp>`, 49 ops-nn host files do): with the library installed (`.ci/run` installs
+/// nlohmann-json3-dev; under CI=true its absence fails this test) the twin's host build finds it; a
+/// header of that library the system lacks stops the build with the package to install named.
+#[test]
+fn a_host_tiling_with_nlohmann_json_builds_and_a_missing_one_names_the_package() {
+    let installed = Path::new("/usr/include/nlohmann/json.hpp").is_file();
+    assert!(
+        installed || std::env::var("CI").map_or(true, |v| v != "true"),
+        "nlohmann/json.hpp is not installed but CI=true: .ci/run must install nlohmann-json3-dev"
+    );
+    let dir = project("add_custom");
+    let p = dir.path();
+    let host = p.join("op_host/add_custom.cpp");
+    let before = std::fs::read_to_string(&host).unwrap();
+    // The block count read from a JSON string, as the pooling tilings read their compile info.
+    let with_json = before
+        .replacen(
+            "#include \"add_custom_tiling.h\"\n",
+            "#include \"add_custom_tiling.h\"\n#include <nlohmann/json.hpp>\n",
+            1,
+        )
+        .replacen(
+            "context->SetBlockDim(BLOCK_DIM);",
+            "context->SetBlockDim(nlohmann::json::parse(\"{\\\"blocks\\\": 8}\")[\"blocks\"].get<uint32_t>());",
+            1,
+        );
+    assert_ne!(with_json, before);
+    if installed {
+        std::fs::write(&host, &with_json).unwrap();
+        let out = cargo_ascend_tune(p, &["run"]);
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+    } else {
+        eprintln!("nlohmann/json.hpp not installed: only the missing-header message is tested");
+    }
+    std::fs::write(
+        &host,
+        with_json.replace("<nlohmann/json.hpp>", "<nlohmann/json_not_installed.hpp>"),
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success());
+    // The report wraps long lines: compare without the wrapping.
+    let flat: String = stderr
+        .lines()
+        .map(|l| l.trim_start_matches(|c: char| c == '│' || c.is_whitespace()))
+        .collect();
+    assert!(
+        flat.contains(
+            "`nlohmann/json_not_installed.hpp` is not installed: install nlohmann-json3-dev"
+        ) && flat.contains("apt-get install nlohmann-json3-dev"),
+        "{stdout}\n{stderr}"
+    );
+}

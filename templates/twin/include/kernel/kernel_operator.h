@@ -11,6 +11,9 @@
 #define __cube__
 #define __gm__
 #define __ubuf__
+// The UB address-space qualifier of the Reg API's pointers (asc-devkit docs GetVecLen.md's example:
+// `__local_mem__ T *dst`); the twin has one address space.
+#define __local_mem__
 #define __cbuf__
 #define __ca__
 #define __cb__
@@ -33,6 +36,7 @@
 #ifndef ASCENDC_CPU_DEBUG
 #define ASCENDC_CPU_DEBUG 1
 #endif
+#include "twin/dtype_ids.h"
 // Branch hints kernels write after including kernel_operator.h (ops-nn's norm kernels:
 // `if (unlikely(n == 0))`): GCC's __builtin_expect, the value of the condition unchanged.
 #ifndef unlikely

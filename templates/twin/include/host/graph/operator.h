@@ -36,6 +36,10 @@ private:
     std::string s_;
     bool null_ = true;
 };
+inline AscendString TypeUtils::DataTypeToAscendString(DataType dt) {
+    return AscendString(DataTypeToSerialString(dt).c_str());
+}
+inline AscendString TypeUtils::FormatToAscendString(Format f) { return AscendString(FormatToSerialString(f).c_str()); }
 
 class TensorDesc {
 public:

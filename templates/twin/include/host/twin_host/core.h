@@ -178,8 +178,13 @@ inline const char *TwinDataTypeName(DataType dt) {
     case DT_DOUBLE: return "DT_DOUBLE"; default: return "DT_UNDEFINED";
     }
 }
+class AscendString; // graph/operator.h
 class TypeUtils {
 public:
+    // The names as ge::AscendString (defined in graph/operator.h, which graph/utils/type_utils.h includes):
+    // ops-nn's pooling infershapes print them (avg_pool3_d, avg_pool3_d_grad).
+    static AscendString DataTypeToAscendString(DataType dt);
+    static AscendString FormatToAscendString(Format f);
     static bool GetDataTypeLength(DataType dt, uint32_t &len) {
         int s = GetSizeByDataType(dt);
         len = (uint32_t)s;

@@ -32,10 +32,26 @@ using vector_bfloat16_t = AscendC::Reg::RegTensor<bfloat16_t>;
 using vector_float = AscendC::Reg::RegTensor<float>;
 using vector_bool = AscendC::Reg::MaskReg;
 
-// L2 cache modes of the copies (asc_copy_gm2ub_align_arch_3510.md): only the normal mode, which is what
-// the model's L2 does; `init` refuses programs naming another (src/project/launch.rs).
-enum class asc_load_l2_cache_mode { NORMAL_FIRST_VICTIM };
-enum class asc_store_l2_cache_mode { NORMAL_FIRST_VICTIM };
+// L2 cache modes of the copies, as the C API enums define them (asc-devkit
+// docs/zh/api/SIMD-API/C-API/enum/asc_load_l2_cache_mode.md and asc_store_l2_cache_mode.md). The twin moves
+// the data the same in every mode and gives the GM side the AscendC CacheMode that says the same to the
+// model (its GM copy records carry it as `cache=`): the NOTALLOC modes do not allocate in L2 and read
+// from GM each time (CACHE_MODE_DISABLE), NORMAL_LAST_VICTIM marks lines replaced last (CACHE_MODE_LAST),
+// NORMAL_PERSISTENT keeps them (CACHE_MODE_PERSISTENT), NORMAL_FIRST_VICTIM is the normal mode.
+enum class asc_load_l2_cache_mode : uint8_t {
+    NORMAL_FIRST_VICTIM = 0,
+    NORMAL_LAST_VICTIM = 1,
+    NORMAL_PERSISTENT = 2,
+    NOTALLOC_KEEP = 4,
+    NOTALLOC_CLEAN = 5,
+    NOTALLOC_DROP = 6
+};
+enum class asc_store_l2_cache_mode : uint8_t {
+    NORMAL_FIRST_VICTIM = 0,
+    NORMAL_LAST_VICTIM = 1,
+    NORMAL_PERSISTENT = 2,
+    NOTALLOC_CLEAN = 4
+};
 
 // Mask patterns of asc_create_mask_b* (reg/reg_data_types/asc_create_mask.md).
 enum twin_capi_pat { PAT_ALL, PAT_VL1, PAT_VL2, PAT_VL3, PAT_VL4, PAT_VL8, PAT_VL16, PAT_VL32, PAT_VL64, PAT_VL128,
@@ -50,6 +66,30 @@ template <class T> inline LocalTensor<T> ub_tensor(const T *p, uint64_t elems) {
 template <class T> inline GlobalTensor<T> gm_tensor(T *p, uint64_t elems) {
     GlobalTensor<T> g;
     g.SetGlobalBuffer(p, elems);
+    return g;
+}
+// The AscendC CacheMode a copy's L2 cache mode comes to (see the enums above).
+inline CacheMode cache_of(asc_load_l2_cache_mode m) {
+    switch (m) {
+    case asc_load_l2_cache_mode::NORMAL_LAST_VICTIM: return CacheMode::CACHE_MODE_LAST;
+    case asc_load_l2_cache_mode::NORMAL_PERSISTENT: return CacheMode::CACHE_MODE_PERSISTENT;
+    case asc_load_l2_cache_mode::NOTALLOC_KEEP:
+    case asc_load_l2_cache_mode::NOTALLOC_CLEAN:
+    case asc_load_l2_cache_mode::NOTALLOC_DROP: return CacheMode::CACHE_MODE_DISABLE;
+    default: return CacheMode::CACHE_MODE_NORMAL;
+    }
+}
+inline CacheMode cache_of(asc_store_l2_cache_mode m) {
+    switch (m) {
+    case asc_store_l2_cache_mode::NORMAL_LAST_VICTIM: return CacheMode::CACHE_MODE_LAST;
+    case asc_store_l2_cache_mode::NORMAL_PERSISTENT: return CacheMode::CACHE_MODE_PERSISTENT;
+    case asc_store_l2_cache_mode::NOTALLOC_CLEAN: return CacheMode::CACHE_MODE_DISABLE;
+    default: return CacheMode::CACHE_MODE_NORMAL;
+    }
+}
+template <class T, class M> inline GlobalTensor<T> gm_tensor(T *p, uint64_t elems, M mode) {
+    GlobalTensor<T> g = gm_tensor(p, elems);
+    g.SetL2CacheHint(cache_of(mode));
     return g;
 }
 inline twin::Pipe pipe(pipe_t p) { return twin::pipe_of(p); }
@@ -107,7 +147,7 @@ template <class T> inline void asc_copy_gm2ub_align(T *dst, T *src, uint32_t siz
 // dst_stride bytes between UB burst starts (0: each burst padded to 32 B), left/right padding elements.
 template <class T>
 inline void asc_copy_gm2ub_align(T *dst, T *src, uint16_t n_burst, uint32_t len_burst, uint8_t left_pad, uint8_t right_pad,
-                                 bool constant_pad, asc_load_l2_cache_mode, uint64_t src_stride, uint32_t dst_stride,
+                                 bool constant_pad, asc_load_l2_cache_mode l2_mode, uint64_t src_stride, uint32_t dst_stride,
                                  TWIN_LOC) {
     using namespace AscendC;
     const uint32_t ub_burst = (len_burst + 31) / 32 * 32;
@@ -117,7 +157,7 @@ inline void asc_copy_gm2ub_align(T *dst, T *src, uint16_t n_burst, uint32_t len_
     DataCopyPadExtParams<T> pad{constant_pad || left_pad || right_pad, left_pad, right_pad, T(0)};
     const uint64_t ub_elems = ((uint64_t)n_burst * (dst_stride ? dst_stride : ub_burst)) / sizeof(T) + 32;
     const uint64_t gm_elems = ((uint64_t)n_burst * (src_stride ? src_stride : len_burst)) / sizeof(T);
-    DataCopyPad(twin_capi::ub_tensor(dst, ub_elems), twin_capi::gm_tensor(src, gm_elems), p, pad, TWIN_LOC_ARGS);
+    DataCopyPad(twin_capi::ub_tensor(dst, ub_elems), twin_capi::gm_tensor(src, gm_elems, l2_mode), p, pad, TWIN_LOC_ARGS);
 }
 template <class T> inline void asc_copy_gm2ub_align_sync(T *dst, T *src, uint32_t size, TWIN_LOC) {
     asc_copy_gm2ub_align(dst, src, size, TWIN_LOC_ARGS);
@@ -132,7 +172,7 @@ template <class T> inline void asc_copy_ub2gm_align(T *dst, T *src, uint32_t siz
 // The n-burst form: src_stride bytes between UB burst starts (0: each padded to 32 B), dst_stride bytes
 // between GM burst starts (0: packed).
 template <class T>
-inline void asc_copy_ub2gm_align(T *dst, T *src, uint16_t n_burst, uint32_t len_burst, asc_store_l2_cache_mode,
+inline void asc_copy_ub2gm_align(T *dst, T *src, uint16_t n_burst, uint32_t len_burst, asc_store_l2_cache_mode l2_mode,
                                  uint64_t src_stride, uint32_t dst_stride, TWIN_LOC) {
     using namespace AscendC;
     const uint32_t ub_burst = (len_burst + 31) / 32 * 32;
@@ -141,7 +181,7 @@ inline void asc_copy_ub2gm_align(T *dst, T *src, uint16_t n_burst, uint32_t len_
     DataCopyExtParams p{n_burst, len_burst, ub_gap, (uint32_t)gm_gap, 0};
     const uint64_t ub_elems = ((uint64_t)n_burst * (src_stride ? src_stride : ub_burst)) / sizeof(T) + 32;
     const uint64_t gm_elems = ((uint64_t)n_burst * (dst_stride ? dst_stride : len_burst)) / sizeof(T);
-    DataCopyPad(twin_capi::gm_tensor(dst, gm_elems), twin_capi::ub_tensor(src, ub_elems), p, TWIN_LOC_ARGS);
+    DataCopyPad(twin_capi::gm_tensor(dst, gm_elems, l2_mode), twin_capi::ub_tensor(src, ub_elems), p, TWIN_LOC_ARGS);
 }
 template <class T> inline void asc_copy_ub2gm_align_sync(T *dst, T *src, uint32_t size, TWIN_LOC) {
     asc_copy_ub2gm_align(dst, src, size, TWIN_LOC_ARGS);

@@ -27,6 +27,14 @@ const char *pipe_name(Pipe p);
 // ---- faults ---------------------------------------------------------------------------------
 [[noreturn]] void fault(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+// A `kernel<<<blocks, l2ctrl, stream>>>(args)` launch in an op's kernel sources (the device compiler's
+// host-side launcher, such as ops-nn add_layer_norm_grad's `add_layer_norm_grad_do`): the twin's build
+// reads it as `(twin::device_launch(file, line), kernel(args))` (src/twin/mod.rs, device_launches). The
+// twin launches the op's entry itself, so a run that reaches such a launcher faults.
+inline int device_launch(const char *file, int line) {
+    fault(file, line, "a <<<...>>> kernel launch in the kernel sources was reached: the twin launches the op's "
+                      "entry itself and runs no device-side launcher");
+}
 // A warning printed once per call site.
 void warn_once(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

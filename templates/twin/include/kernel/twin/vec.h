@@ -26,7 +26,11 @@ struct UnaryRepeatParams {
     UnaryRepeatParams(uint16_t db, uint16_t sb, uint8_t dr, uint8_t sr) : dstBlkStride(db), srcBlkStride(sb), dstRepStride(dr), srcRepStride(sr) {}
 };
 
-enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
+// UNKNOWN: the Reg Cast's CastTrait default (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/类型转换/Cast.md),
+// given for the conversions its table lists without rounding (widening to an exact type, integer to
+// integer: bfloat16_t -> float, int8_t -> half, int32_t -> int16_t, ...). The twin rounds with it as
+// with CAST_NONE (to nearest even where a value is not exact).
+enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID, UNKNOWN };
 enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
 enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
 enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
@@ -260,7 +264,9 @@ template <class H> inline H rnd_h(double v, RoundMode m) {
         double ov = val(other);
         if (__builtin_fabs(ov - v) < __builtin_fabs(rv - v) || (__builtin_fabs(ov - v) == __builtin_fabs(rv - v) && !(other & 1))) { b = other; rv = ov; }
     }
-    if (rv == v || m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT || m == RoundMode::CAST_HYBRID) return H::FromBits(b);
+    if (rv == v || m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT || m == RoundMode::CAST_HYBRID ||
+        m == RoundMode::UNKNOWN)
+        return H::FromBits(b);
     // truncated (toward zero) candidate t and the next one away from zero t1
     uint16_t t = __builtin_fabs(rv) > __builtin_fabs(v) ? step_mag(b, -1) : b;
     uint16_t t1 = step_mag(t, +1);
