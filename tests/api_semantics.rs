@@ -3773,6 +3773,7 @@ fn dtype_numbers_and_the_unknown_round_mode() {
     build_kernel(
         w,
         r#"
+#define TWIN_DTYPE_IDS
 #define ORIG_DTYPE_Y DT_INT8
 #define ORIG_DTYPE_X DT_FLOAT16
 #include "kernel_operator.h"
@@ -3914,4 +3915,49 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     );
     let stores: Vec<Option<String>> = copies("MTE3").into_iter().map(cache).collect();
     assert_eq!(stores, [Some("disable".into()), None], "{trace}");
+}
+
+/// Found merging stop 27 (asc-devkit 04_advanced_api/10_math/frac stopped at "expected identifier before
+/// numeric constant" in dtype_ids.h): the DT_* macros a custom-op kernel build defines (TWIN_DTYPE_IDS)
+/// rewrote the enumerators of the same names that an .asc program's host code and the kernel-side matmul
+/// tiling declare. An .asc-style file (no TWIN_DTYPE_IDS; the SoC facts twin-asc defines) compiles with the
+/// enumerators' values; a custom-op kernel that reaches the matmul tiling through tiling_api.h compiles and
+/// keeps the macros after it (its own code cannot name the enumerators there: the macros win).
+#[test]
+fn dtype_macros_leave_the_enumerators_of_the_same_names_alone() {
+    for defines in ["", "#define TWIN_DTYPE_IDS\n#define ORIG_DTYPE_Y DT_INT8\n"] {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("asc_like.cpp");
+        std::fs::write(
+            &src,
+            format!(
+                r#"{defines}
+#define TWIN_AIC_CORES 24
+#define TWIN_AIV_CORES 48
+#define TWIN_SOC_NAME "Ascend910B1"
+#define TWIN_UB_BYTES 196608
+#define TWIN_L1_BYTES 524288
+#include "kernel_operator.h"
+#include "tiling/tiling_api.h"
+#if !defined(TWIN_DTYPE_IDS)
+static_assert((int)matmul_tiling::DataType::DT_FLOAT16 == 1, "the enumerator keeps its value");
+static_assert((int)matmul_tiling::DataType::DT_BF16 == 27, "the enumerator keeps its value");
+#endif
+#if defined(ORIG_DTYPE_Y)
+#if ORIG_DTYPE_Y != DT_INT8 || DT_INT8 != 2
+#error "the dtype macros are gone after the matmul tiling"
+#endif
+#endif
+"#
+            ),
+        )
+        .unwrap();
+        run_ok(
+            Command::new(compiler())
+                .args(["-std=c++17", "-fsyntax-only", "-w", "-I"])
+                .arg(twin_dir().join("include/kernel"))
+                .arg(&src),
+            &format!("compiling a kernel beside the matmul tiling's enumerators ({defines:?})"),
+        );
+    }
 }

@@ -1223,6 +1223,8 @@ fn tiling_key_header<'a>(
 fn defines(op: &OpSpec, side: &str) -> Vec<String> {
     let mut d = vec![format!("-DTWIN_OP_TYPE={}", op.op_type)];
     if side == "kernel" {
+        // kernel_operator.h then defines the DT_* / FORMAT_* numbers ORIG_DTYPE_* is compared with.
+        d.push("-DTWIN_DTYPE_IDS".into());
         for t in op.inputs.iter().chain(op.outputs.iter()) {
             let upper = t.key.to_ascii_uppercase();
             d.push(format!("-DDTYPE_{upper}={}", t.dtype.c_type()));

@@ -36,7 +36,12 @@
 #ifndef ASCENDC_CPU_DEBUG
 #define ASCENDC_CPU_DEBUG 1
 #endif
+// The DT_* / FORMAT_* numbers as macros only where the twin's build passes ORIG_DTYPE_<ARG> (custom-op
+// kernels, TWIN_DTYPE_IDS): in an .asc program host code shares the file, and its enumerators of the
+// same names (ge::DT_FLOAT, matmul_tiling::DataType::DT_FLOAT16) would be rewritten by them.
+#ifdef TWIN_DTYPE_IDS
 #include "twin/dtype_ids.h"
+#endif
 // Branch hints kernels write after including kernel_operator.h (ops-nn's norm kernels:
 // `if (unlikely(n == 0))`): GCC's __builtin_expect, the value of the condition unchanged.
 #ifndef unlikely

@@ -2,6 +2,7 @@
 // tensors, attributes and the tiling / infer-shape / infer-dtype contexts.
 // Written from the public CANN documentation of these interfaces.
 #pragma once
+#include "../../kernel/twin/dt_macros_off.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -718,3 +719,4 @@ class InferShapeRangeContext {};
 class TilingSymbolEvalContext {};
 
 } // namespace gert
+#include "../../kernel/twin/dt_macros_on.h"

@@ -17,6 +17,7 @@
 // examples/.../matmul_high_performance). Whoever includes it declares platform_ascendc::PlatformAscendC
 // (GetCoreMemSize, GetCoreNumAic) first.
 #pragma once
+#include "../twin/dt_macros_off.h"
 #include <cstdint>
 #include "../kernel_tiling/kernel_tiling.h"
 
@@ -172,3 +173,4 @@ public:
 };
 
 } // namespace matmul_tiling
+#include "../twin/dt_macros_on.h"
