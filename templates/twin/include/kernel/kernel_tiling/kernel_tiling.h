@@ -119,3 +119,20 @@ namespace optiling {
 using ::SoftMaxTiling;
 using ::DeepNormTiling;
 } // namespace optiling
+
+namespace twin {
+// The twin's L1 rule for a matmul's K chunks, shared by the host's GetTiling (tiling/matmul_tiling.h) and the
+// constant GetMatmulApiTiling (lib/matmul_intf.h): up to 4 base K blocks a chunk (kIters of them in all),
+// fewer while one A and one B chunk (tileA, tileB bytes a base K block) and a bias row do not fit l1; the
+// depth holds two chunks (double buffering) when they fit, else one.
+struct MatmulL1Steps {
+    int32_t step;
+    int32_t depth;
+};
+constexpr MatmulL1Steps matmul_l1_steps(int64_t kIters, uint64_t tileA, uint64_t tileB, uint64_t biasBytes, uint64_t l1) {
+    int64_t step = kIters < 4 ? kIters : 4;
+    while (step > 1 && (tileA + tileB) * (uint64_t)step + biasBytes > l1) step--;
+    int64_t depth = (tileA + tileB) * (uint64_t)step * 2 + biasBytes <= l1 ? 2 * step : step;
+    return {(int32_t)step, (int32_t)depth};
+}
+} // namespace twin

@@ -149,14 +149,12 @@ constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig &mmCFG, in
     t.cfg = mmCFG;
     t.baseM = (int32_t)mmCFG.basicM; t.baseN = (int32_t)mmCFG.basicN; t.baseK = (int32_t)mmCFG.basicK;
     if (mmCFG.singleCoreM) { t.singleCoreM = (int32_t)mmCFG.singleCoreM; t.singleCoreN = (int32_t)mmCFG.singleCoreN; t.singleCoreK = (int32_t)mmCFG.singleCoreK; }
-    const int64_t es = (int64_t)sizeof(typename A_TYPE::T);
+    const uint64_t es = sizeof(typename A_TYPE::T);
     const int64_t kIters = mmCFG.singleCoreK && mmCFG.basicK ? ((int64_t)mmCFG.singleCoreK + mmCFG.basicK - 1) / mmCFG.basicK : 4;
-    int64_t step = kIters < 4 ? kIters : 4;
-    const int64_t tiles = ((int64_t)mmCFG.basicM + mmCFG.basicN) * mmCFG.basicK * es;
-    while (step > 1 && tiles * step > l1Size) step--;
-    const int64_t depth = tiles * step * 2 <= l1Size ? 2 * step : step;
-    t.stepKa = t.stepKb = (int32_t)step;
-    t.depthA1 = t.depthB1 = (int32_t)depth;
+    const twin::MatmulL1Steps l1 = twin::matmul_l1_steps(kIters, (uint64_t)mmCFG.basicM * mmCFG.basicK * es,
+                                                         (uint64_t)mmCFG.basicN * mmCFG.basicK * es, 0, (uint64_t)l1Size);
+    t.stepKa = t.stepKb = l1.step;
+    t.depthA1 = t.depthB1 = l1.depth;
     t.stepM = t.stepN = 1;
     t.isBias = 0;
     t.iterateOrder = 0;

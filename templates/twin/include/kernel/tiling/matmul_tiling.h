@@ -118,11 +118,10 @@ public:
         if (2ull * bm * bk * ab > l0a_ || 2ull * bk * bn * bb > l0b_ || 4ull * bm * bn > l0c_) return -1;
         t.baseM = bm; t.baseN = bn; t.baseK = bk;
         int32_t kIters = (sK + bk - 1) / bk;
-        int32_t step = kIters < 4 ? kIters : 4;
         uint64_t tileA = (uint64_t)bm * bk * ab, tileB = (uint64_t)bk * bn * bb;
         uint64_t biasBytes = bias_on_ ? (uint64_t)bn * 4 : 0;
-        while (step > 1 && (tileA + tileB) * step + biasBytes > l1_) step--;
-        int32_t depth = (tileA + tileB) * step * 2 + biasBytes <= l1_ ? 2 * step : step;
+        const twin::MatmulL1Steps l1 = twin::matmul_l1_steps(kIters, tileA, tileB, biasBytes, l1_);
+        const int32_t step = l1.step, depth = l1.depth;
         t.stepKa = t.stepKb = step;
         t.depthA1 = t.depthB1 = depth;
         t.stepM = t.stepN = 1;
