@@ -3961,3 +3961,120 @@ static_assert((int)matmul_tiling::DataType::DT_BF16 == 27, "the enumerator keeps
         );
     }
 }
+
+/// The C API's asc_floor (toward minus infinity, masked lanes 0), asc_arange / asc_arange_descend (value + i,
+/// value + lanes - 1 - i), asc_pair_reduce_sum (low half the sums of adjacent pairs, masked lanes counted as
+/// 0, the high half 0) and the mask-register asc_loadalign_postupdate (bit k of 32 bytes the predicate of
+/// byte lane k, the pointer moved on by `offset` bytes), against references computed here.
+#[test]
+fn c_api_floor_arange_pair_reduce_sum_and_mask_register_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "c_api/asc_simd.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<uint8_t> xg, yg;
+    xg.SetGlobalBuffer((__gm__ uint8_t *)x, 1024);
+    yg.SetGlobalBuffer((__gm__ uint8_t *)y, 2048);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ib, ob;
+    pipe.InitBuffer(ib, 1024); pipe.InitBuffer(ob, 2048);
+    LocalTensor<uint8_t> in = ib.Get<uint8_t>(), o = ob.Get<uint8_t>();
+    DataCopy(in, xg, 1024);
+    Duplicate(o.ReinterpretCast<uint32_t>(), 0u, 512);
+    PipeBarrier<PIPE_ALL>();
+    uint8_t *ub = (uint8_t *)(uintptr_t)in.GetPhyAddr();
+    uint8_t *out = (uint8_t *)(uintptr_t)o.GetPhyAddr();
+    vector_bool all32 = asc_create_mask_b32(PAT_ALL), all16 = asc_create_mask_b16(PAT_ALL);
+    // out[0..256): floor of x[0..256) as float, first 40 lanes
+    vector_float f, fl;
+    asc_loadalign(f, (float *)ub);
+    uint32_t n40 = 40;
+    vector_bool m40 = asc_update_mask_b32(n40);
+    asc_floor(fl, f, m40);
+    asc_storealign((float *)out, fl, all32);
+    // out[256..512): int16 arange from -7; out[512..768): float descending from 2.5
+    vector_int16_t ar;
+    asc_arange(ar, (int16_t)-7);
+    asc_storealign((int16_t *)(out + 256), ar, all16);
+    vector_float ad;
+    asc_arange_descend(ad, 2.5f);
+    asc_storealign((float *)(out + 512), ad, all32);
+    // out[768..1024): pair sums of x[0..256) as float, first 51 lanes active
+    uint32_t n51 = 51;
+    vector_bool m51 = asc_update_mask_b32(n51);
+    vector_float ps;
+    asc_pair_reduce_sum(ps, f, m51);
+    asc_storealign((float *)(out + 768), ps, all32);
+    // out[1024..1536): two mask loads from x[256..) 32 bytes apart, each selecting x-floats over 0
+    uint32_t *mp = (uint32_t *)(ub + 256);
+    vector_float zero;
+    asc_duplicate_scalar(zero, 0.0f);
+    for (int r = 0; r < 2; r++) {
+        vector_bool sel;
+        asc_loadalign_postupdate(sel, mp, 32);
+        vector_float s;
+        asc_select(s, f, zero, sel);
+        asc_storealign((float *)(out + 1024 + 256 * r), s, all32);
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 2048);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the C API floor / arange / pair-reduce / mask-load kernel",
+    );
+    let mut x = vec![0u8; 1024];
+    for i in 0..64 {
+        let v = (i as f32) * 0.37 - 11.6;
+        x[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    for (i, b) in x[256..320].iter_mut().enumerate() {
+        *b = ((i * 97 + 13) % 256) as u8;
+    }
+    let (out, y) = run_kernel(w, &[("x", x.clone())], 2048);
+    assert!(out.status.success(), "{out:?}");
+    let f32at = |b: &[u8], i: usize| {
+        f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    };
+    let xf: Vec<f32> = (0..64).map(|i| f32at(&x, i)).collect();
+    for i in 0..64 {
+        let want = if i < 40 { xf[i].floor() } else { 0.0 };
+        assert_eq!(f32at(&y, i).to_bits(), want.to_bits(), "floor {i}");
+        assert_eq!(
+            f32at(&y[512..], i),
+            2.5 + (63 - i) as f32,
+            "arange descend {i}"
+        );
+        let want = if i < 32 {
+            let a = if 2 * i < 51 { xf[2 * i] } else { 0.0 };
+            let b = if 2 * i + 1 < 51 { xf[2 * i + 1] } else { 0.0 };
+            a + b
+        } else {
+            0.0
+        };
+        assert_eq!(
+            f32at(&y[768..], i).to_bits(),
+            want.to_bits(),
+            "pair sum {i}"
+        );
+        for r in 0..2 {
+            let byte = x[256 + 32 * r + (4 * i) / 8];
+            let on = (byte >> ((4 * i) % 8)) & 1 == 1;
+            let want = if on { xf[i] } else { 0.0 };
+            assert_eq!(
+                f32at(&y[1024 + 256 * r..], i).to_bits(),
+                want.to_bits(),
+                "mask load {r} lane {i}"
+            );
+        }
+    }
+    for i in 0..128 {
+        let v = i16::from_le_bytes([y[256 + 2 * i], y[257 + 2 * i]]);
+        assert_eq!(v, -7 + i as i16, "arange {i}");
+    }
+}

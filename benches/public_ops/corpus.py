@@ -34,8 +34,12 @@ REPOS = {
     "ops-math": ("/work/.mirror/hicann+ops-math/repo", "c41933244c31e44fd496e3bb3212164f8c48c214"),
     "ops-nn": ("/work/.mirror/hicann+ops-nn/repo", "e5c3fa9327ea95ba26d06227e746923580d10921"),
     "asc-devkit": ("/work/.mirror/mirror-cann+asc-devkit/repo", "82b89a15f26329511fc7fbc807d5132a1f9b4ba7"),
+    # Repositories never used to fix a gap (stop 28): the "other repositories" check of issue 18.
+    "ops-cv": ("/work/.mirror/hicann+ops-cv/repo", "6ae87653464d2afb064c829e529abba2e278b0c4"),
+    "ops-transformer": ("/work/.mirror/hicann+ops-transformer/repo", "c29bc1069d3252c641e2aa059ec88f392d3f05ac"),
 }
-ENV = {"ops-math": "ASCEND_PUBLIC_MATH", "ops-nn": "ASCEND_PUBLIC_NN", "asc-devkit": "ASCEND_PUBLIC_DEVKIT"}
+ENV = {"ops-math": "ASCEND_PUBLIC_MATH", "ops-nn": "ASCEND_PUBLIC_NN", "asc-devkit": "ASCEND_PUBLIC_DEVKIT",
+       "ops-cv": "ASCEND_PUBLIC_CV", "ops-transformer": "ASCEND_PUBLIC_TRANSFORMER"}
 # Cube (matrix-unit) code: another issue's. Mixed operators (vector kernels with MIX markers) stay in.
 CUBE = re.compile(r"Matmul|MatMul|Mmad|LoadData|matmul_intf|Conv2D|Conv3D|KERNEL_TYPE_AIC_ONLY")
 
@@ -403,7 +407,7 @@ def main():
     totals = {}
     for name in a.repos.split(","):
         if name not in REPOS:
-            sys.exit(f"corpus.py: error: unknown repository '{name}' (ops-math, ops-nn, asc-devkit)")
+            sys.exit(f"corpus.py: error: unknown repository '{name}' ({', '.join(REPOS)})")
         repo = os.environ.get(ENV[name], REPOS[name][0])
         commit = REPOS[name][1]
         kept, skipped = candidates(name, repo, commit)

@@ -214,6 +214,8 @@ pub fn vector_class(api: &str, dt: u64) -> (f64, f64, bool) {
     if let Some(name) = api.strip_prefix("Reg") {
         return match name {
             "LoadAlign" | "StoreAlign" | "Move" | "CreateMask" | "UpdateMask" => (0.0, 1.0, true),
+            // asc_arange: an index vector written in one instruction, costed as a Move (G).
+            "Arange" => (0.0, 1.0, true),
             "Compare" | "CompareScalar" => (0.0, 1.0, true),
             "Reduce" => (0.0, vector_class("ReduceSum", dt).1, true),
             _ => {
