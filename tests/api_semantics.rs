@@ -4078,3 +4078,187 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         assert_eq!(v, -7 + i as i16, "arange {i}");
     }
 }
+
+/// Gelu (x / (1 + exp(-1.5957691216057308 (x + 0.044715 x^3))), with and without a scratch tensor) and Fmod
+/// (a - trunc(a / b) * b, the four overloads' count and whole-tensor forms) against references computed here.
+#[test]
+fn gelu_and_fmod_follow_their_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 128);
+    yg.SetGlobalBuffer((__gm__ float *)y, 192);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, bb, ob, tb;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(bb, 256); pipe.InitBuffer(ob, 768); pipe.InitBuffer(tb, 256);
+    LocalTensor<float> a = ab.Get<float>(), b = bb.Get<float>(), o = ob.Get<float>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    DataCopy(a, xg, 64);
+    DataCopy(b, xg[64], 64);
+    Duplicate(o, 0.0f, 192);
+    PipeBarrier<PIPE_ALL>();
+    Gelu(o, a, 64);
+    Gelu<float, true>(o[64], a, tmp, 40);
+    Fmod(o[128], a, b, tmp, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 192);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the Gelu / Fmod kernel",
+    );
+    let mut x = vec![0u8; 512];
+    let mut a = vec![0f32; 64];
+    let mut b = vec![0f32; 64];
+    for i in 0..64 {
+        a[i] = (i as f32) * 0.31 - 9.7;
+        b[i] = if i % 5 == 0 {
+            -1.1
+        } else {
+            0.7 + (i % 7) as f32 * 0.45
+        };
+        x[4 * i..4 * i + 4].copy_from_slice(&a[i].to_le_bytes());
+        x[256 + 4 * i..260 + 4 * i].copy_from_slice(&b[i].to_le_bytes());
+    }
+    let (out, y) = run_kernel(w, &[("x", x)], 768);
+    assert!(out.status.success(), "{out:?}");
+    let f = |i: usize| f32::from_le_bytes([y[4 * i], y[4 * i + 1], y[4 * i + 2], y[4 * i + 3]]);
+    for i in 0..64 {
+        let v = a[i] as f64;
+        let gelu = v / (1.0 + (-1.5957691216057308 * (v + 0.044715 * v * v * v)).exp());
+        assert!(
+            (f(i) as f64 - gelu).abs() <= 1e-5 * (1.0 + gelu.abs()),
+            "gelu {i}: {} vs {gelu}",
+            f(i)
+        );
+        let want = if i < 40 { f(i) } else { 0.0 };
+        assert_eq!(f(64 + i), want, "gelu (scratch, 40 elements) {i}");
+        let r = (a[i] as f64) % (b[i] as f64); // Rust's % on floats truncates, as the page's formula
+        assert!(
+            (f(128 + i) as f64 - r).abs() <= 1e-6,
+            "fmod {i}: {} vs {r}",
+            f(128 + i)
+        );
+    }
+    // the page's own examples
+    assert!((2.0f64 % 1.5 - 0.5).abs() < 1e-12 && (-3.0f64 % 1.1 + 0.8).abs() < 1e-9);
+}
+
+/// The C++ register forms: Reg::Truncate in each rounding mode (ties: RINT to even, ROUND away from zero),
+/// Reg::Arange wrapping past an int8_t's bound and descending, Reg::PairReduceElem, and a MaskReg loaded
+/// from UB with the post-update (stride in elements of the pointer's type), against references computed here.
+#[test]
+fn reg_truncate_arange_pair_reduce_and_mask_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<uint8_t> xg, yg;
+    xg.SetGlobalBuffer((__gm__ uint8_t *)x, 512);
+    yg.SetGlobalBuffer((__gm__ uint8_t *)y, 2048);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ib, ob;
+    pipe.InitBuffer(ib, 512); pipe.InitBuffer(ob, 2048);
+    LocalTensor<uint8_t> in = ib.Get<uint8_t>(), o = ob.Get<uint8_t>();
+    DataCopy(in, xg, 512);
+    Duplicate(o.ReinterpretCast<uint32_t>(), 0u, 512);
+    PipeBarrier<PIPE_ALL>();
+    __ubuf__ uint8_t *ub = (__ubuf__ uint8_t *)(uintptr_t)in.GetPhyAddr();
+    __ubuf__ uint8_t *out = (__ubuf__ uint8_t *)(uintptr_t)o.GetPhyAddr();
+    Reg::MaskReg all = Reg::CreateMask<float>();
+    Reg::RegTensor<float> f, r;
+    Reg::LoadAlign(f, (__ubuf__ float *)ub);
+    Reg::Truncate<float, RoundMode::CAST_RINT>(r, f, all);  Reg::StoreAlign((__ubuf__ float *)out, r, all);
+    Reg::Truncate<float, RoundMode::CAST_ROUND>(r, f, all); Reg::StoreAlign((__ubuf__ float *)(out + 256), r, all);
+    Reg::Truncate<float, RoundMode::CAST_CEIL>(r, f, all);  Reg::StoreAlign((__ubuf__ float *)(out + 512), r, all);
+    Reg::Truncate<float, RoundMode::CAST_TRUNC>(r, f, all); Reg::StoreAlign((__ubuf__ float *)(out + 768), r, all);
+    Reg::RegTensor<int8_t> a8;
+    Reg::MaskReg all8 = Reg::CreateMask<int8_t>();
+    Reg::Arange(a8, (int8_t)100);
+    Reg::StoreAlign((__ubuf__ int8_t *)(out + 1024), a8, all8);
+    Reg::Arange<float, Reg::IndexOrder::DECREASE_ORDER>(r, -3.0f);
+    Reg::StoreAlign((__ubuf__ float *)(out + 1280), r, all);
+    uint32_t n = 9;
+    Reg::MaskReg m9 = Reg::UpdateMask<float>(n);
+    Reg::PairReduceElem(r, f, m9);
+    Reg::StoreAlign((__ubuf__ float *)(out + 1536), r, all);
+    __ubuf__ uint8_t *mp = ub + 256;
+    Reg::MaskReg sel;
+    Reg::LoadAlign<uint8_t, Reg::PostLiteral::POST_MODE_UPDATE>(sel, mp, 32);
+    Reg::LoadAlign<uint8_t, Reg::PostLiteral::POST_MODE_UPDATE>(sel, mp, 32);
+    Reg::RegTensor<float> zero;
+    Reg::Duplicate(zero, 0.0f, all);
+    Reg::Select(r, f, zero, sel);
+    Reg::StoreAlign((__ubuf__ float *)(out + 1792), r, all);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 2048);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the Reg Truncate / Arange / PairReduceElem / MaskReg load kernel",
+    );
+    let mut x = vec![0u8; 512];
+    let fs: Vec<f32> = (0..64).map(|i| (i as f32 - 32.0) * 0.25).collect(); // ties at .5
+    for (i, v) in fs.iter().enumerate() {
+        x[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    for (i, b) in x[256..320].iter_mut().enumerate() {
+        *b = ((i * 53 + 7) % 256) as u8;
+    }
+    let (out, y) = run_kernel(w, &[("x", x.clone())], 2048);
+    assert!(out.status.success(), "{out:?}");
+    let f = |o: usize, i: usize| {
+        f32::from_le_bytes([
+            y[o + 4 * i],
+            y[o + 4 * i + 1],
+            y[o + 4 * i + 2],
+            y[o + 4 * i + 3],
+        ])
+    };
+    for (i, v) in fs.iter().enumerate() {
+        let rint = {
+            let r = v.round();
+            if (v - v.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
+                r - v.signum()
+            } else {
+                r
+            }
+        };
+        assert_eq!(f(0, i), rint, "RINT {v}");
+        assert_eq!(f(256, i), v.round(), "ROUND {v}");
+        assert_eq!(f(512, i), v.ceil(), "CEIL {v}");
+        assert_eq!(f(768, i), v.trunc(), "TRUNC {v}");
+        assert_eq!(f(1280, i), -3.0 + (63 - i) as f32, "Arange descending {i}");
+        let pair = if i < 32 {
+            let a = if 2 * i < 9 { fs[2 * i] } else { 0.0 };
+            let b = if 2 * i + 1 < 9 { fs[2 * i + 1] } else { 0.0 };
+            a + b
+        } else {
+            0.0
+        };
+        assert_eq!(f(1536, i), pair, "PairReduceElem {i}");
+        let on = (x[256 + 32 + (4 * i) / 8] >> ((4 * i) % 8)) & 1 == 1; // the second 32 bytes
+        assert_eq!(
+            f(1792, i),
+            if on { *v } else { 0.0 },
+            "MaskReg load lane {i}"
+        );
+    }
+    for i in 0..256usize {
+        assert_eq!(
+            y[1024 + i] as i8,
+            (100i64 + i as i64) as i8,
+            "Arange int8 wraps {i}"
+        );
+    }
+}

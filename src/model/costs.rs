@@ -216,6 +216,8 @@ pub fn vector_class(api: &str, dt: u64) -> (f64, f64, bool) {
             "LoadAlign" | "StoreAlign" | "Move" | "CreateMask" | "UpdateMask" => (0.0, 1.0, true),
             // asc_arange: an index vector written in one instruction, costed as a Move (G).
             "Arange" => (0.0, 1.0, true),
+            // Reg::Truncate / asc_floor: one rounding instruction, priced as the Floor class.
+            "Truncate" => (0.0, vector_class("Floor", dt).1, true),
             "Compare" | "CompareScalar" => (0.0, 1.0, true),
             "Reduce" => (0.0, vector_class("ReduceSum", dt).1, true),
             _ => {

@@ -290,9 +290,7 @@ inline void asc_storealign_postupdate(T *&dst, AscendC::Reg::RegTensor<T> src, i
 // then src moves on by `offset` bytes. The unit is bytes: the select example's data (scripts/gen_data.py: one
 // 32-byte MaskReg per repeat, `mask_rep_size = asc_get_vf_len() / 8`) only lines up so.
 inline void asc_loadalign_postupdate(vector_bool &dst, uint32_t *&src, int32_t offset, TWIN_LOC) {
-    const uint8_t *p = twin_reg::ub(src, AscendC::Reg::VL / 8, "asc_loadalign_postupdate", TWIN_LOC_ARGS);
-    for (uint32_t k = 0; k < AscendC::Reg::VL; k++) dst.bit[k] = (uint8_t)((p[k / 8] >> (k % 8)) & 1u);
-    twin_reg::trace<uint8_t>("RegLoadAlign", AscendC::Reg::VL / 8, TWIN_LOC_ARGS);
+    twin_reg::load_mask(dst, src, "RegLoadAlign", TWIN_LOC_ARGS);
     src = (uint32_t *)((uintptr_t)src + (intptr_t)offset);
 }
 template <class T> inline void asc_load(AscendC::Reg::RegTensor<T> &dst, T *src, TWIN_LOC) {
@@ -351,41 +349,23 @@ TWIN_CAPI_REG_UNARY(asc_neg, Neg)
 // Floor (reg/data_type_convert/asc_floor.md): each active lane rounded toward minus infinity, kept in its
 // floating type (half, bfloat16, float); lanes the mask leaves out are zeroed.
 template <class T> inline void asc_floor(AscendC::Reg::RegTensor<T> &dst, AscendC::Reg::RegTensor<T> src, vector_bool mask, TWIN_LOC) {
-    static_assert(std::is_floating_point<T>::value || sizeof(T) == 2, "asc_floor: half, bfloat16_t or float lanes");
-    constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
-    AscendC::Reg::RegTensor<T> out;
-    for (uint32_t i = 0; i < lanes; i++)
-        out.set(i, twin_reg::on<T>(mask, i) ? (T)__builtin_floorf((float)src.get(i)) : T(0));
-    dst = out;
-    twin_reg::trace<T>("RegFloor", lanes, TWIN_LOC_ARGS);
+    AscendC::Reg::Truncate<T, AscendC::RoundMode::CAST_FLOOR>(dst, src, mask, TWIN_LOC_ARGS);
 }
 
 // Index generation (reg/index_operate/asc_arange.md): lane i takes value + i (ascending), or
 // value + VL_T - 1 - i (descending), for int8/int16/int32/half/float registers.
 template <class T, class S> inline void asc_arange(AscendC::Reg::RegTensor<T> &dst, S value, TWIN_LOC) {
-    constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
-    for (uint32_t i = 0; i < lanes; i++) dst.set(i, (T)((float)(T)value + (float)i));
-    twin_reg::trace<T>("RegArange", lanes, TWIN_LOC_ARGS);
+    twin_reg::arange(dst, (T)value, false, TWIN_LOC_ARGS);
 }
 template <class T, class S> inline void asc_arange_descend(AscendC::Reg::RegTensor<T> &dst, S value, TWIN_LOC) {
-    constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
-    for (uint32_t i = 0; i < lanes; i++) dst.set(i, (T)((float)(T)value + (float)(lanes - 1 - i)));
-    twin_reg::trace<T>("RegArange", lanes, TWIN_LOC_ARGS);
+    twin_reg::arange(dst, (T)value, true, TWIN_LOC_ARGS);
 }
 
 // Pairwise sum (reg/reduce_compute/asc_pair_reduce_sum.md): dst lane k = src[2k] + src[2k+1] for the low half,
 // a lane the mask leaves out counted as 0; the high half of dst is 0.
 template <class T>
 inline void asc_pair_reduce_sum(AscendC::Reg::RegTensor<T> &dst, AscendC::Reg::RegTensor<T> src, vector_bool mask, TWIN_LOC) {
-    constexpr uint32_t lanes = AscendC::Reg::RegTensor<T>::kLanes;
-    AscendC::Reg::RegTensor<T> out;
-    for (uint32_t k = 0; k < lanes / 2; k++) {
-        const float a = twin_reg::on<T>(mask, 2 * k) ? (float)src.get(2 * k) : 0.0f;
-        const float b = twin_reg::on<T>(mask, 2 * k + 1) ? (float)src.get(2 * k + 1) : 0.0f;
-        out.set(k, (T)(a + b));
-    }
-    dst = out;
-    twin_reg::trace<T>("RegPairReduceSum", lanes, TWIN_LOC_ARGS);
+    AscendC::Reg::PairReduceElem(dst, src, mask, TWIN_LOC_ARGS);
 }
 
 // Fill (reg/data_fill/asc_duplicate_scalar.md): the active lanes take the value (all lanes without a mask).

@@ -15,6 +15,24 @@ inline void GetSwiGLUMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typ
     (void)isReuseSource;
     maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
 }
+// asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/Gelu接口/GetGeluMaxMinTmpSize.md (Gelu, FasterGelu, FasterGeluV2):
+// the maximum, the minimum, or both.
+inline uint32_t GetGeluMaxTmpSize(const ge::Shape &srcShape, const uint32_t typeSize) {
+    return TwinTmpBytes(srcShape, typeSize);
+}
+inline uint32_t GetGeluMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize) {
+    return TwinTmpBytes(srcShape, typeSize);
+}
+inline void GetGeluMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, uint32_t &maxValue,
+                                 uint32_t &minValue) {
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+}
+// asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Fmod接口/GetFmodMaxMinTmpSize.md (isReuseSource before the bounds).
+inline void GetFmodMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                 uint32_t &maxValue, uint32_t &minValue) {
+    (void)isReuseSource;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+}
 // asc-devkit docs/zh/api/SIMD-API/高阶API/量化操作/GetAscendDequantMaxMinTmpSize.md: srcShape is the int32_t
 // input's [m, n], typeSize its element size (4).
 inline void GetAscendDequantMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, uint32_t &maxValue,

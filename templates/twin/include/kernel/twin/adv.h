@@ -84,6 +84,66 @@ inline void SwiGLU(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTen
     twin::swiglu(dstTensor, srcTensor0, srcTensor1, scalarValue, srcTensor0.GetSize(), TWIN_LOC_ARGS);
 }
 
+// ---- Gelu (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/Gelu接口/Gelu.md; the simplified form as the page's
+// sample computes its golden, examples/01_simd_cpp_api/04_advanced_api/01_activation/gelu/scripts/gen_data.py):
+//   dst_i = x / (1 + exp(-1.5957691216057308 * (x + 0.044715 * x^3))), x = src_i, computed in float;
+// half or float; dst may be src (the page allows reuse). highPrecision / highPerformance change the real
+// core's accuracy and speed, not the formula; the twin computes in float either way.
+template <class T, bool highPrecision = false, bool highPerformance = false>
+inline void Gelu(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const uint32_t dataSize, TWIN_LOC) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "Gelu: half or float");
+    twin::vun("Gelu", dstLocal, srcLocal, dataSize, [](T v) {
+        const float x = (float)v;
+        return (T)(x / (1.0f + twin::m_exp(-1.5957691216057308f * (x + 0.044715f * x * x * x))));
+    }, TWIN_LOC_ARGS);
+}
+template <class T, bool highPrecision = false, bool highPerformance = false>
+inline void Gelu(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const LocalTensor<uint8_t> &,
+                 const uint32_t dataSize, TWIN_LOC) {
+    Gelu<T, highPrecision, highPerformance>(dstLocal, srcLocal, dataSize, TWIN_LOC_ARGS);
+}
+
+// ---- Fmod (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Fmod接口/Fmod.md): dst_i = a - Trunc(a / b) * b,
+// a = src0_i, b = src1_i (Fmod(2.0, 1.5) = 0.5, Fmod(-3.0, 1.1) = -0.8), half or float. The twin evaluates the
+// formula in double, which is exact for the quotients the NORMAL algorithm serves; the config's
+// ITERATION_COMPENSATION (a more precise algorithm on Ascend 950) gives the same value here. b = 0 gives
+// NaN. dst must not overlap either source (the page forbids it).
+constexpr uint32_t FMOD_ITERATION_NUM_MAX = 11;
+enum class FmodAlgo { NORMAL = 0, ITERATION_COMPENSATION = 1 };
+struct FmodConfig {
+    FmodAlgo algo = FmodAlgo::NORMAL;
+    uint32_t iterationNum = FMOD_ITERATION_NUM_MAX;
+};
+constexpr FmodConfig DEFAULT_FMOD_CONFIG = {FmodAlgo::NORMAL, FMOD_ITERATION_NUM_MAX};
+template <class T, bool isReuseSource = false, const FmodConfig &config = DEFAULT_FMOD_CONFIG>
+inline void Fmod(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor, const LocalTensor<T> &src1Tensor,
+                 const uint32_t calCount, TWIN_LOC) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "Fmod: half or float");
+    const uint64_t bytes = (uint64_t)calCount * sizeof(T);
+    twin::no_overlap("Fmod", "dst and src0Tensor", dstTensor.addr_, bytes, src0Tensor.addr_, bytes, TWIN_LOC_ARGS);
+    twin::no_overlap("Fmod", "dst and src1Tensor", dstTensor.addr_, bytes, src1Tensor.addr_, bytes, TWIN_LOC_ARGS);
+    twin::vbin("Fmod", dstTensor, src0Tensor, src1Tensor, calCount, [](float a, float b) {
+        if (b == 0.0f) return (float)__builtin_nan("");
+        const double q = __builtin_trunc((double)a / (double)b);
+        return (float)((double)a - q * (double)b);
+    }, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, const FmodConfig &config = DEFAULT_FMOD_CONFIG>
+inline void Fmod(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor, const LocalTensor<T> &src1Tensor,
+                 const LocalTensor<uint8_t> &, const uint32_t calCount, TWIN_LOC) {
+    Fmod<T, isReuseSource, config>(dstTensor, src0Tensor, src1Tensor, calCount, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, const FmodConfig &config = DEFAULT_FMOD_CONFIG>
+inline void Fmod(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor, const LocalTensor<T> &src1Tensor,
+                 const LocalTensor<uint8_t> &, TWIN_LOC) {
+    Fmod<T, isReuseSource, config>(dstTensor, src0Tensor, src1Tensor, src0Tensor.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, const FmodConfig &config = DEFAULT_FMOD_CONFIG>
+inline void Fmod(const LocalTensor<T> &dstTensor, const LocalTensor<T> &src0Tensor, const LocalTensor<T> &src1Tensor,
+                 TWIN_LOC) {
+    Fmod<T, isReuseSource, config>(dstTensor, src0Tensor, src1Tensor, src0Tensor.GetSize(), TWIN_LOC_ARGS);
+}
+
 // ---- AscendDequant (asc-devkit docs/zh/api/SIMD-API/高阶API/量化操作/AscendDequant.md): src int32_t [m, n];
 // row i's first calCount elements times deqScale[j] (a tensor: its first calCount elements) or times the
 // scalar deqScale, in float, rounded to dstT and written to row i of dst [m, n_dst], n_dst = n rounded up

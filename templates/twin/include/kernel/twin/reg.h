@@ -82,6 +82,13 @@ template <class T, MaskMergeMode mode> inline void put(RegTensor<T> &dst, const 
     if (on<T>(m, i)) dst.set(i, v);
     else if (mode == MaskMergeMode::ZEROING) dst.set(i, T(0));
 }
+// Load a mask register: VL / 8 bytes of UB, bit k (least significant first within a byte) the predicate of
+// byte lane k.
+inline void load_mask(AscendC::Reg::MaskReg &dst, const void *src, const char *api, TWIN_LOC_DECL) {
+    const uint8_t *p = ub(src, AscendC::Reg::VL / 8, api, TWIN_LOC_ARGS);
+    for (uint32_t k = 0; k < AscendC::Reg::VL; k++) dst.bit[k] = (uint8_t)((p[k / 8] >> (k % 8)) & 1u);
+    trace<uint8_t>("RegLoadAlign", AscendC::Reg::VL / 8, TWIN_LOC_ARGS);
+}
 } // namespace twin_reg
 
 namespace AscendC {
@@ -206,6 +213,20 @@ template <class T = DefaultType, PostLiteral postMode, StoreDist dist = StoreDis
 inline void StoreAlign(__ubuf__ T *&dstAddr, U &srcReg, int32_t postUpdateStride, MaskReg &mask, TWIN_LOC) {
     detail::store<T, dist>(dstAddr, srcReg, mask, "RegStoreAlign", TWIN_LOC_ARGS);
     if (postMode == PostLiteral::POST_MODE_UPDATE) dstAddr += postUpdateStride;
+}
+// A mask register from UB (the select example of examples/01_simd_cpp_api/03_basic_api/02_reg_vector_compute:
+// `LoadAlign<uint8_t, POST_MODE_UPDATE>(mask, maskAddr, GetVecLen() / 8)`): VL / 8 bytes, see twin_reg::load_mask;
+// the post-update moves the address by the stride in elements of T.
+template <class T = DefaultType, MaskDist dist = MaskDist::DIST_NORM>
+inline void LoadAlign(MaskReg &dst, __ubuf__ T *srcAddr, TWIN_LOC) {
+    static_assert(dist == MaskDist::DIST_NORM, "Reg::LoadAlign into a MaskReg: only DIST_NORM is modelled by the twin");
+    twin_reg::load_mask(dst, srcAddr, "RegLoadAlign", TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, PostLiteral postMode, MaskDist dist = MaskDist::DIST_NORM>
+inline void LoadAlign(MaskReg &dst, __ubuf__ T *&srcAddr, int32_t postUpdateStride, TWIN_LOC) {
+    static_assert(dist == MaskDist::DIST_NORM, "Reg::LoadAlign into a MaskReg: only DIST_NORM is modelled by the twin");
+    twin_reg::load_mask(dst, srcAddr, "RegLoadAlign", TWIN_LOC_ARGS);
+    if (postMode == PostLiteral::POST_MODE_UPDATE) srcAddr += postUpdateStride;
 }
 // The earlier names of the same instructions.
 template <class T = DefaultType, LoadDist dist = LoadDist::DIST_NORM, class U>
@@ -348,6 +369,62 @@ inline void Select(RegTensor<E> &dst, RegTensor<E> &src0, RegTensor<E> &src1, Ma
     dst = out;
     twin_reg::trace<E>("RegSelect", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
 }
+// Truncate (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/类型转换/Truncate.md): each active lane rounded
+// to an integral value by roundMode (RINT, ROUND, FLOOR, CEIL, TRUNC), kept in its floating type (half,
+// bfloat16_t, float); inactive lanes zeroed (the only mode the page supports).
+template <class T = DefaultType, RoundMode roundMode = RoundMode::CAST_NONE, MaskMergeMode mode = MaskMergeMode::ZEROING,
+          class E>
+inline void Truncate(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC) {
+    static_assert(roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_ROUND || roundMode == RoundMode::CAST_FLOOR ||
+                      roundMode == RoundMode::CAST_CEIL || roundMode == RoundMode::CAST_TRUNC,
+                  "Reg::Truncate: roundMode is one of CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC");
+    RegTensor<E> out;
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++)
+        twin_reg::put<E, MaskMergeMode::ZEROING>(out, mask, i, (E)(float)twin::rnd_int((double)(float)src.get(i), roundMode));
+    dst = out;
+    twin_reg::trace<E>("RegTruncate", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+
+// Arange (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/索引操作/Arange.md): lane i takes value + i
+// (INCREASE_ORDER) or value + lanes - 1 - i (DECREASE_ORDER); integer lanes wrap past their bounds (the page:
+// 127 is followed by -128 for int8_t).
+enum class IndexOrder { INCREASE_ORDER, DECREASE_ORDER };
+} // namespace Reg
+} // namespace AscendC
+namespace twin_reg {
+template <class E, class U> inline void arange(AscendC::Reg::RegTensor<E> &dst, U value, bool descend, TWIN_LOC_DECL) {
+    constexpr uint32_t lanes = AscendC::Reg::RegTensor<E>::kLanes;
+    for (uint32_t i = 0; i < lanes; i++) {
+        const uint32_t k = descend ? lanes - 1 - i : i;
+        if constexpr (std::is_integral<E>::value) dst.set(i, (E)(uint64_t)((int64_t)value + (int64_t)k));
+        else dst.set(i, (E)((float)(E)value + (float)k));
+    }
+    trace<E>("RegArange", lanes, TWIN_LOC_ARGS);
+}
+} // namespace twin_reg
+namespace AscendC {
+namespace Reg {
+template <class T = DefaultType, IndexOrder order = IndexOrder::INCREASE_ORDER, class U, class E>
+inline void Arange(RegTensor<E> &dst, U scalarValue, TWIN_LOC) {
+    twin_reg::arange(dst, scalarValue, order == IndexOrder::DECREASE_ORDER, TWIN_LOC_ARGS);
+}
+
+// PairReduceElem (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/归约计算/PairReduceElem.md): lane k of the
+// low half of dst = src[2k] + src[2k+1], an inactive lane counted as 0; the high half 0. half or float.
+enum class PairReduce { SUM = 0 };
+template <PairReduce type = PairReduce::SUM, class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void PairReduceElem(RegTensor<E> &dst, RegTensor<E> src, MaskReg mask, TWIN_LOC) {
+    constexpr uint32_t lanes = RegTensor<E>::kLanes;
+    RegTensor<E> out;
+    for (uint32_t k = 0; k < lanes / 2; k++) {
+        const float a = twin_reg::on<E>(mask, 2 * k) ? (float)src.get(2 * k) : 0.0f;
+        const float b = twin_reg::on<E>(mask, 2 * k + 1) ? (float)src.get(2 * k + 1) : 0.0f;
+        out.set(k, (E)(a + b));
+    }
+    dst = out;
+    twin_reg::trace<E>("RegPairReduceSum", lanes, TWIN_LOC_ARGS);
+}
+
 // Reduce: lane 0 of dst takes the sum (a binary tree, as the vector reductions), maximum or minimum
 // of the active lanes; the other lanes are zero.
 template <ReduceType type, class T = DefaultType, class E>
