@@ -4262,3 +4262,120 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         );
     }
 }
+
+/// The dlog check and module-id logging that tiling helpers call (ops-transformer's tiling_base.h and
+/// ops_err.h): CheckLogLevel enables warnings and errors only, OpLogSub writes an error with the op's
+/// description, and graph/tensor.h / graph/ge_error_codes.h give ge::Shape and the graph status codes.
+#[test]
+fn dlog_level_check_and_module_logging_on_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("dlog.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "graph/tensor.h"
+#include "graph/ge_error_codes.h"
+#include "log/log.h"
+int main() {
+    ge::Shape s({2, 3});
+    ge::graphStatus st = ge::GRAPH_SUCCESS;
+    int dbg = CheckLogLevel(static_cast<int32_t>(OP), DLOG_DEBUG);
+    int err = CheckLogLevel(static_cast<int32_t>(OP), DLOG_ERROR);
+    OpLogSub(OP, DLOG_ERROR, "MyOp", "bad value %d", 7);
+    OpLogSub(OP, DLOG_DEBUG, "MyOp", "never shown %d", 8);
+    std::printf("%d %d %d %lld\n", dbg, err, (int)st, (long long)s.GetShapeSize());
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the dlog check program");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 1 0 6\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("MyOp") && err.contains("bad value 7"), "{err}");
+    assert!(!err.contains("never shown"), "{err}");
+}
+
+/// GetSortLen / GetSortOffset count in elements of T of the 8-byte sorted layout: 2 floats or 4 halves an
+/// element.
+#[test]
+fn sort_length_and_offset_count_elements_of_t() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<uint32_t> yg;
+    yg.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    yg.SetValue(0, GetSortLen<float>(5));
+    yg.SetValue(1, GetSortLen<half>(5));
+    yg.SetValue(2, GetSortOffset<float>(3));
+    yg.SetValue(3, GetSortOffset<half>(3));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the GetSortLen kernel",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
+    assert!(out.status.success(), "{out:?}");
+    let u = |i: usize| u32::from_le_bytes([y[4 * i], y[4 * i + 1], y[4 * i + 2], y[4 * i + 3]]);
+    assert_eq!((u(0), u(1), u(2), u(3)), (10, 20, 6, 12));
+}
+
+/// The scalar APIs' older template form `<T, isSetMask>` with the scalar of type T (ops-transformer's
+/// apply_rotary_pos_emb: `Muls<float, false>(dst, src, s, mask, 1, params)`) computes as the `<T, U>` form,
+/// count and level-0 mask forms alike; a call without template arguments still resolves.
+#[test]
+fn scalar_apis_take_the_t_and_is_set_mask_template_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 192);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, ob;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(ob, 768);
+    LocalTensor<float> a = ab.Get<float>(), o = ob.Get<float>();
+    DataCopy(a, xg, 64);
+    Duplicate(o, 0.0f, 192);
+    PipeBarrier<PIPE_ALL>();
+    float s = -1.5f;
+    Muls<float, true>(o, a, s, 64);
+    UnaryRepeatParams rp = {1, 1, 8, 8};
+    SetMaskNorm();
+    SetVectorMask<float>(40);
+    Muls<float, false>(o[64], a, s, 40, 1, rp);
+    ResetMask();
+    Adds(o[128], a, 2.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 192);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the Muls<T, isSetMask> kernel",
+    );
+    let xs: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let x: Vec<u8> = xs.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (out, y) = run_kernel(w, &[("x", x)], 768);
+    assert!(out.status.success(), "{out:?}");
+    let f = |i: usize| f32::from_le_bytes([y[4 * i], y[4 * i + 1], y[4 * i + 2], y[4 * i + 3]]);
+    for (i, v) in xs.iter().enumerate() {
+        assert_eq!(f(i), v * -1.5, "count form {i}");
+        assert_eq!(
+            f(64 + i),
+            if i < 40 { v * -1.5 } else { 0.0 },
+            "mask form {i}"
+        );
+        assert_eq!(f(128 + i), v + 2.0, "Adds {i}");
+    }
+}

@@ -397,50 +397,116 @@ pub fn missing_symbols(link_error: &str) -> Vec<String> {
     out
 }
 
-/// Host sources under `root/op_host/` (arch subfolders too), not among `chosen`, that define one of
-/// `symbols`: a line that names it followed by `(` or `::` and does not end in `;` (a definition,
-/// not a declaration or a call). A source that registers an OpDef or a tiling / infershape function
-/// is never taken (it would register the op twice).
+/// Host sources, not among `chosen`, that define one of `symbols`: under `root/op_host/` (arch subfolders
+/// too), then, in the rest of the repository, the `.cpp` files named as a header the chosen sources include
+/// (`tiling_util.h` -> `tiling_util.cpp`: ops-cv declares its shared tiling helpers in
+/// `common/inc/op_host/tiling_util.h` and defines them in `common/src/op_host/tiling_util.cpp`, which its
+/// CMake build links into every op). A definition is a line that names the symbol followed by `(` or `::`
+/// and does not end in `;` (not a declaration or a call). A source that registers an OpDef or a tiling /
+/// infershape function is never taken (it would register the op twice), nor one under a test folder.
 pub fn sources_defining(root: &Path, chosen: &[String], symbols: &[String]) -> Vec<String> {
     let mut files = vec![];
     files_deep(&root.join("op_host"), &["cpp", "cc", "cxx"], &mut files);
-    let mut out = vec![];
-    for p in files {
-        let r = rel(root, &p);
-        if chosen.contains(&r) || r.contains("op_api") {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&p) else {
-            continue;
-        };
-        if text.contains("OpDef") || text.contains("IMPL_OP") {
-            continue;
-        }
-        let defines = symbols.iter().any(|sym| {
-            text.lines().any(|l| {
-                let t = l.trim_end();
-                !t.ends_with(';')
-                    && [format!("{sym}("), format!("{sym} ("), format!("{sym}::")]
-                        .iter()
-                        .any(|k| {
-                            t.find(k.as_str()).is_some_and(|i| {
-                                i == 0 || {
-                                    let c = t.as_bytes()[i - 1];
-                                    !(c.is_ascii_alphanumeric()
-                                        || c == b'_'
-                                        || c == b'.'
-                                        || t[..i].ends_with("->"))
-                                }
-                            })
-                        })
-                    && !t.trim_start().starts_with("return")
-                    && !t.trim_start().starts_with("//")
-            })
-        });
-        if defines {
-            out.push(r);
+    let mut out: Vec<String> = files
+        .into_iter()
+        .map(|p| rel(root, &p))
+        .filter(|r| !chosen.contains(r) && !r.contains("op_api"))
+        .filter(|r| defines_one_of(&root.join(r), symbols))
+        .collect();
+    if out.is_empty() {
+        for p in header_companions(root, chosen) {
+            let r = relative(root, &p);
+            if !chosen.contains(&r) && !out.contains(&r) && defines_one_of(&p, symbols) {
+                out.push(r);
+            }
         }
     }
+    out
+}
+
+/// Whether the source at `path` defines one of `symbols` (see `sources_defining`).
+fn defines_one_of(path: &Path, symbols: &[String]) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    if text.contains("OpDef") || text.contains("IMPL_OP") {
+        return false;
+    }
+    symbols.iter().any(|sym| {
+        text.lines().any(|l| {
+            let t = l.trim_end();
+            !t.ends_with(';')
+                && [format!("{sym}("), format!("{sym} ("), format!("{sym}::")]
+                    .iter()
+                    .any(|k| {
+                        t.find(k.as_str()).is_some_and(|i| {
+                            i == 0 || {
+                                let c = t.as_bytes()[i - 1];
+                                !(c.is_ascii_alphanumeric()
+                                    || c == b'_'
+                                    || c == b'.'
+                                    || t[..i].ends_with("->"))
+                            }
+                        })
+                    })
+                && !t.trim_start().starts_with("return")
+                && !t.trim_start().starts_with("//")
+        })
+    })
+}
+
+/// The `.cpp` / `.cc` files of the repository above `root` whose stem is that of a header the `chosen`
+/// sources include, outside test folders and other operators' `op_host/` / `op_kernel/` folders.
+fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
+    let mut stems = BTreeSet::new();
+    for c in chosen {
+        let Ok(text) = std::fs::read_to_string(root.join(c)) else {
+            continue;
+        };
+        for inc in includes_of(&text) {
+            let name = inc.rsplit('/').next().unwrap_or(&inc);
+            if let Some(stem) = name
+                .strip_suffix(".h")
+                .or_else(|| name.strip_suffix(".hpp"))
+            {
+                stems.insert(format!("{stem}.cpp"));
+                stems.insert(format!("{stem}.cc"));
+            }
+        }
+    }
+    if stems.is_empty() {
+        return vec![];
+    }
+    let repo = repository_root(root);
+    let skip = |name: &str| {
+        matches!(
+            name,
+            ".git" | "tests" | "test" | "ut" | "st" | "build" | "target" | "op_kernel" | "op_api"
+        )
+    };
+    let mut out = vec![];
+    let mut stack = vec![repo];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if p.is_dir() {
+                // another operator's host folder (beside its op_kernel/) holds its own registrations
+                let operator_host =
+                    name == "op_host" && p.parent().is_some_and(|d| d.join("op_kernel").is_dir());
+                if !skip(name) && !operator_host {
+                    stack.push(p);
+                }
+            } else if stems.contains(name) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
     out
 }
 
@@ -1154,5 +1220,53 @@ mod tests {
             found,
             ["op_host/arch35/a_tiling_arch35.cpp", "op_host/mod.cpp"]
         );
+    }
+
+    /// A shared helper declared in a repository header and defined in the `.cpp` of the same name
+    /// elsewhere in the repository (ops-cv: `common/inc/op_host/tiling_util.h` and
+    /// `common/src/op_host/tiling_util.cpp`) is compiled with the op; a same-named file in another
+    /// operator's `op_host/`, or under `tests/`, is not.
+    #[test]
+    fn a_link_miss_is_found_in_the_source_named_as_an_included_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "\n");
+        write(repo, "image/CMakeLists.txt", "\n");
+        let root = repo.join("image/op_a");
+        write(
+            &root,
+            "op_host/a_tiling.cpp",
+            "#include \"op_host/tiling_util.h\"\nIMPL_OP_OPTILING(A);\nbool x = Ops::Cv::IsRegbase(c);\n",
+        );
+        write(&root, "op_kernel/a.cpp", "\n");
+        write(
+            repo,
+            "common/inc/op_host/tiling_util.h",
+            "bool IsRegbase(const void *c);\n",
+        );
+        write(
+            repo,
+            "common/src/op_host/tiling_util.cpp",
+            "bool IsRegbase(const void *c)\n{\n    return false;\n}\n",
+        );
+        write(
+            repo,
+            "tests/ut/tiling_util.cpp",
+            "bool IsRegbase(const void *c) { return true; }\n",
+        );
+        write(
+            repo,
+            "image/op_b/op_host/tiling_util.cpp",
+            "bool IsRegbase(const void *c) { return true; }\n",
+        );
+        write(repo, "image/op_b/op_kernel/b.cpp", "\n");
+        let err =
+            "a_tiling.cpp:(.text+0x1): undefined reference to `Ops::Cv::IsRegbase(void const*)'";
+        let found = sources_defining(
+            &root,
+            &["op_host/a_tiling.cpp".to_string()],
+            &missing_symbols(err),
+        );
+        assert_eq!(found, ["../../common/src/op_host/tiling_util.cpp"]);
     }
 }

@@ -157,6 +157,28 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #define D_OP_LOGW(name, ...) OP_LOGW(name, ##__VA_ARGS__)
 #define D_OP_LOGI(name, ...) OP_LOGI(name, ##__VA_ARGS__)
 #define D_OP_LOGD(name, ...) OP_LOGD(name, ##__VA_ARGS__)
+// The dlog level check that tiling code calls before an expensive debug dump (ops-transformer's
+// common/include/tiling_base/tiling_base.h: `CheckLogLevel(static_cast<int32_t>(OP), DLOG_DEBUG)`). From the
+// opbase docs (docs/zh/api/op_common/reserved_interface_op_common.md): DLOG_DEBUG 0 .. DLOG_ERROR 3, the
+// operator module id 63, CheckLogLevel returns 1 when the level is enabled. The twin enables warnings and
+// errors only, so debug dumps are skipped.
+enum TwinDlogLevel : int32_t { DLOG_DEBUG = 0, DLOG_INFO = 1, DLOG_WARN = 2, DLOG_ERROR = 3 };
+enum TwinDlogModule : int32_t { OP = 63 };
+constexpr int32_t OP_MODULE_ID = 63;
+inline int32_t CheckLogLevel(int32_t moduleId, int32_t logLevel) {
+    (void)moduleId;
+    return logLevel >= DLOG_WARN ? 1 : 0;
+}
+// OpLogSub / OpLogErrSub (the same opbase page: log under a module id and level, with the op's description
+// first): the twin writes warnings and errors as OP_LOGW / OP_LOGE do, and drops the rest.
+#define OpLogSub(moduleId, level, opInfo, ...)                                                                 \
+    do {                                                                                                       \
+        if (CheckLogLevel(moduleId, level) == 1) {                                                             \
+            if ((level) >= DLOG_ERROR) OP_LOGE(opInfo, ##__VA_ARGS__);                                         \
+            else OP_LOGW(opInfo, ##__VA_ARGS__);                                                               \
+        }                                                                                                      \
+    } while (0)
+#define OpLogErrSub(moduleId, level, opInfo, ...) OP_LOGE(opInfo, ##__VA_ARGS__)
 #define REPORT_INNER_ERR_MSG(code, ...) ::twin_log::write(::twin_log::ERROR, code, __FILE__, __LINE__, ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_DTYPE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid dtype", ##__VA_ARGS__)

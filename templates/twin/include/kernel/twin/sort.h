@@ -238,6 +238,20 @@ namespace twin {
 inline thread_local uint16_t mrg_sort_taken[4];
 } // namespace twin
 namespace AscendC {
+// GetSortLen / GetSortOffset (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/GetSortLen.md, GetSortOffset.md):
+// the size of `elemCount` sorted elements, and the offset of element `elemOffset`, in the layout above (8
+// bytes an element). The pages say bytes, but the count is of T: 4 halves or 2 floats an element, as the
+// public kernels use it (ops-transformer's moe_init_routing: `tmpBuf.Get<float>(GetSortLen<float>(n))`,
+// `blockLen = GetSortLen<float>(n) * sizeof(float)`) and as asc-devkit's own implementation for the A2 / A3
+// layout reads.
+template <class T> inline uint32_t GetSortLen(const uint32_t elemCount) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "GetSortLen: half or float");
+    return elemCount * (8u / (uint32_t)sizeof(T));
+}
+template <class T> inline uint32_t GetSortOffset(const uint32_t elemOffset) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "GetSortOffset: half or float");
+    return elemOffset * (8u / (uint32_t)sizeof(T));
+}
 template <class T>
 inline void MrgSort(const LocalTensor<T> &dst, const MrgSortSrcList<T> &src, const MrgSort4Info &params, TWIN_LOC) {
     static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "MrgSort: half or float scores");

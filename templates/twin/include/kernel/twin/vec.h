@@ -603,6 +603,21 @@ TWIN_UNARY_HL(Erfc, twin::m_erfc((float)x))
         const auto s = twin::up((T)scalarValue);                                                              \
         twin::vun0(#NAME, dst, src, twin::mask_bits(mask, isSetMask), repeatTimes, p,                         \
                    [s](T x0) { auto x = twin::up(x0); return (twin::calc_t<T>)(EXPR); }, TWIN_LOC_ARGS);      \
+    }                                                                                                         \
+    /* the pages' older form, <T, isSetMask> with the scalar of type T (`Muls<float, false>(...)`) */         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, const int32_t &calCount, TWIN_LOC) { \
+        NAME<T, T>(dst, src, scalarValue, calCount, TWIN_LOC_ARGS);                                           \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, uint64_t mask, \
+                     const uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {                       \
+        NAME<T, T, isSetMask>(dst, src, scalarValue, mask, repeatTimes, p, TWIN_LOC_ARGS);                    \
+    }                                                                                                         \
+    template <class T, bool isSetMask = true>                                                                 \
+    inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, const uint64_t mask[], \
+                     const uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {                       \
+        NAME<T, T, isSetMask>(dst, src, scalarValue, mask, repeatTimes, p, TWIN_LOC_ARGS);                    \
     }
 
 TWIN_SCALAR(Adds, x + s)
