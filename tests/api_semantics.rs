@@ -4379,3 +4379,43 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         assert_eq!(f(128 + i), v + 2.0, "Adds {i}");
     }
 }
+
+/// A tiling header force-included into the kernel build may declare host functions with `ge::graphStatus`
+/// and `gert::TilingContext` (ops-transformer's moe_token_unpermute_tiling.h): the kernel side knows the
+/// names, and the host side's `ge::SUCCESS` / `ge::FAILED` are GE's general codes.
+#[test]
+fn host_names_in_a_tiling_header_compile_on_the_kernel_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "register/op_def_registry.h"
+#include "register/tilingdata_base.h"
+namespace optiling {
+ge::graphStatus TilingCompute(gert::TilingContext *context, const int64_t topK);
+}
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<uint32_t> yg;
+    yg.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    yg.SetValue(0, ge::GRAPH_SUCCESS);
+    yg.SetValue(1, ge::GRAPH_FAILED);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building a kernel whose tiling header declares host functions",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(&y[..8], &[0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+    let src = dir.path().join("status.cpp");
+    std::fs::write(
+        &src,
+        "#include <cstdio>\n#include \"register/op_def_registry.h\"\nint main() { std::printf(\"%u %u\\n\", ge::SUCCESS, ge::FAILED); return 0; }\n",
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the ge::Status program");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 4294967295\n");
+}

@@ -78,7 +78,9 @@ def candidates(name, repo, commit):
         skipped[reason] = skipped.get(reason, 0) + 1
     for folder in sorted(ops):
         host = [f for f in files if f.startswith(folder + "/op_host/")]
-        if not host:
+        if folder.startswith("scripts/") or "template" in folder.split("/"):
+            skip("a code-generation template (msopgen / opgen), not an operator")
+        elif not host:
             skip("no op_host/")
         elif name != "asc-devkit" and not any(f in configs for f in host):
             skip("no ascend910b config (other SoCs only)")

@@ -787,16 +787,23 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             None => camel_case(&name),
         };
         let check_file = |f: &Spanned<String>, sibling_ok: bool| -> Result<String, ManifestError> {
-            // A host source may sit in a sibling folder (`../foreach_utils/op_host/x.cpp`): the ops
-            // repositories build every folder's host sources into one library. It is read, never
-            // tuned or written back (tunables and write-back stay inside the project).
-            let confined = match f.get_ref().strip_prefix("../") {
-                Some(rest) if sibling_ok => {
-                    fsx::confined_join(&root, rest).map(|_| root.join(f.get_ref()))
+            // A host source may sit in a folder above the project (`../foreach_utils/op_host/x.cpp`,
+            // ops-cv's `../../common/src/op_host/tiling_util.cpp`): the ops repositories build every
+            // folder's host sources, and their shared helpers, into one library. It is read, never tuned
+            // or written back (tunables and write-back stay inside the project).
+            let climbs = {
+                let mut rest = f.get_ref().as_str();
+                while let Some(r) = rest.strip_prefix("../") {
+                    rest = r;
                 }
-                _ => fsx::confined_join(&root, f.get_ref()),
+                rest
             };
-            let path = confined.map_err(|m| err(span(f), m, "keep operator sources inside the project (a host source may be in a sibling folder, `../<folder>/...`); shared headers go in [project] include"))?;
+            let confined = if sibling_ok && climbs.len() < f.get_ref().len() {
+                fsx::confined_join(&root, climbs).map(|_| root.join(f.get_ref()))
+            } else {
+                fsx::confined_join(&root, f.get_ref())
+            };
+            let path = confined.map_err(|m| err(span(f), m, "keep operator sources inside the project (a host source may be in a folder above it, `../<folder>/...`); shared headers go in [project] include"))?;
             if !path.is_file() {
                 return Err(err(
                     span(f),

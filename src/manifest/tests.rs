@@ -93,6 +93,12 @@ fn paths_outside_the_project_are_refused() {
         "host = [\"op_host/add_custom.cpp\"]",
         "host = [\"../../add_custom.cpp\"]",
     ));
+    // a host source may sit above the project (read, never written back), but must exist
+    assert!(e.to_string().contains("does not exist"), "{e}");
+    let e = error_of(&fixture_text().replace(
+        "host = [\"op_host/add_custom.cpp\"]",
+        "host = [\"../x/../../../y.cpp\"]",
+    ));
     assert!(e.to_string().contains("outside the project"), "{e}");
     let e = error_of(&fixture_text().replace(
         "kernel = [\"op_kernel/add_custom.cpp\"]",
@@ -101,8 +107,9 @@ fn paths_outside_the_project_are_refused() {
     assert!(e.to_string().contains("outside the project"), "{e}");
 }
 
-/// ops-nn's foreach ops register their tiling in `../foreach_utils/op_host/`: a host source in a
-/// sibling folder is read (one level up, no further); it must exist.
+/// ops-nn's foreach ops register their tiling in `../foreach_utils/op_host/`, ops-cv's ops link
+/// `../../common/src/op_host/tiling_util.cpp`: a host source in a folder above the project is read; it
+/// must exist.
 #[test]
 fn a_host_source_in_a_sibling_folder_is_accepted() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,6 +137,38 @@ fn a_host_source_in_a_sibling_folder_is_accepted() {
     std::fs::write(&path, with("../utils/op_host/absent.cpp")).unwrap();
     let e = Manifest::load(&path).unwrap_err().to_string();
     assert!(e.contains("does not exist"), "{e}");
+}
+
+/// Two levels up (ops-cv: `image/<op>/` linking `common/src/op_host/tiling_util.cpp`) is read as well; an
+/// absolute path still is not.
+#[test]
+fn a_host_source_two_levels_up_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("image/proj");
+    let fixture = Path::new(FIXTURE).parent().unwrap();
+    for sub in ["op_host", "op_kernel"] {
+        std::fs::create_dir_all(root.join(sub)).unwrap();
+        for e in std::fs::read_dir(fixture.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, root.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::create_dir_all(dir.path().join("common/src")).unwrap();
+    std::fs::write(dir.path().join("common/src/u.cpp"), "\n").unwrap();
+    let with = |host: &str| {
+        fixture_text().replace(
+            "host = [\"op_host/add_custom.cpp\"]",
+            &format!("host = [\"op_host/add_custom.cpp\", \"{host}\"]"),
+        )
+    };
+    let path = root.join(FILE_NAME);
+    std::fs::write(&path, with("../../common/src/u.cpp")).unwrap();
+    let m = Manifest::load(&path).unwrap();
+    assert_eq!(m.ops[0].host[1], "../../common/src/u.cpp");
+    let abs = dir.path().join("common/src/u.cpp").display().to_string();
+    std::fs::write(&path, with(&abs)).unwrap();
+    let e = Manifest::load(&path).unwrap_err().to_string();
+    assert!(e.contains("absolute"), "{e}");
 }
 
 #[test]

@@ -215,7 +215,7 @@ fn the_ub_a_tiling_plans_for_is_tuned_and_written_back_as_one_statement() {
     assert!(
         manifest.contains("name = \"ub_parts\"")
             && manifest.contains("ub-parts-of = \"ubSize\"")
-            && manifest.contains("range = [1, 4]   # now 1"),
+            && manifest.contains("range = [1, 8]   # now 1"),
         "{manifest}"
     );
     git(p, &["commit", "-qam", "init"]);

@@ -274,7 +274,8 @@ fn a_tiling_that_sizes_tiles_from_the_platform_ub_offers_the_parts_it_plans_for(
         ub,
         [("ub_parts", "op_host/op.cpp", 1, TunableKind::UbParts)]
     );
-    assert_eq!(domain(TunableKind::UbParts, 1, 48, 24), "range = [1, 4]");
+    assert_eq!(domain(TunableKind::UbParts, 1, 48, 24), "range = [1, 8]");
+    assert_eq!(domain(TunableKind::UbParts, 6, 48, 24), "range = [1, 12]");
     // Two queries filling one variable: no single statement to own, nothing offered.
     let twice = host.replace(
         "    t.set_tile",

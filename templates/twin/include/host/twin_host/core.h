@@ -33,8 +33,16 @@
 
 namespace ge {
 using graphStatus = uint32_t;
+#ifndef TWIN_GE_GRAPH_STATUS // the kernel side's register/twin_host_decls.h defines these two as well
+#define TWIN_GE_GRAPH_STATUS
 constexpr graphStatus GRAPH_SUCCESS = 0;
 constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFFu;
+#endif
+// GE's general status codes (CANN metadef inc/external/ge_common/ge_api_types.h `ge::Status`; the values
+// as register_error_codes.h gives domi's): tiling code returns `ge::SUCCESS` (ops-transformer nsa_compress).
+using Status = uint32_t;
+constexpr Status SUCCESS = 0;
+constexpr Status FAILED = 0xFFFFFFFFu;
 constexpr graphStatus GRAPH_PARAM_INVALID = 50331649u;
 constexpr graphStatus GRAPH_NOT_CHANGED = 1343242304u;
 // The graph API's other status codes (CANN metadef inc/external/graph/error_codes.h; ops-nn's

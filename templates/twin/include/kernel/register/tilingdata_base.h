@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include "../twin/tiling.h"
+#include "twin_host_decls.h"
 
 // The accessors are the host side's too: a CANN 9 `.asc` program is one translation unit built against
 // the kernel headers, whose host part fills the struct (`tiling.set_m(m)`, SaveToBuffer) as a custom
