@@ -792,3 +792,40 @@ fn init_writes_a_four_axis_default_when_the_tiling_demands_four_axes() {
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
 }
+
+/// Found on first contact with ops-transformer (moe_compute_expert_tokens: "the sorted_expert of input
+/// should be 1D tensor"): a tiling function that names an input and the rank it wants refused init's
+/// default and every smaller one (here five axes, more than any smaller default has). init now gives
+/// that input the rank, as a guess that quotes the refusal, and the op runs.
+#[test]
+fn init_gives_an_input_the_rank_the_tilings_refusal_asks_for() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let anchor =
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
+    let refusing = src.replacen(
+        anchor,
+        &format!(
+            "{anchor}    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() != 5) {{ OP_LOGE(context, \"the x of input should be 5D tensor.\"); return ge::GRAPH_FAILED; }}\n"
+        ),
+        1,
+    );
+    assert_ne!(
+        refusing, src,
+        "the fixture's tiling changed; update this test"
+    );
+    std::fs::write(&host, refusing).unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"x\"\ndtype = \"float16\"\nshape = [1, 1, 1, 48, 16384]   # guess: 5 axes, as the op's tiling function asked"),
+        "{manifest}"
+    );
+    assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}

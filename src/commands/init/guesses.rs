@@ -1172,3 +1172,186 @@ fn ctc_operands(
         t.guess = Some(format!("guess: `{}` holds {what}", t.name));
     }
 }
+
+/// The input and the rank that a tiling function's refusal asks for, when its message names exactly one
+/// of `inputs` and a rank: "the sorted_expert of input should be 1D tensor", "The dim number of
+/// sort_indices should be 1", "permutedProbsGrad's shape(2) is not 1D", "barycentric dim num is not 3",
+/// "q shape dims is not four" (ops-transformer and ops-cv tilings). Names match without case or
+/// underscores (`permutedProbsGrad` is `permuted_probs_grad`). This reads the op's own check, so that a
+/// fix reaches operators never seen; a message naming two inputs, or no rank, gives None.
+pub(super) fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(String, usize)> {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "");
+    let words: Vec<String> = message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    // Messages abbreviate: `sort_indices` for the input `sorted_indices`, `sorted_expert` for
+    // `sorted_experts`. A long name (8 letters or more) matches within two edits.
+    let near = |w: &str, i: &str| {
+        let (w, i) = (norm(w), norm(i));
+        w == i || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
+    };
+    let mut named: Vec<&String> = vec![];
+    for w in &words {
+        for i in inputs {
+            // one-letter names ("x") only as a whole word of their own, which split() gives
+            if near(w, i) && !named.contains(&i) {
+                named.push(i);
+            }
+        }
+    }
+    if named.len() != 1 {
+        return None;
+    }
+    let number = |w: &str| -> Option<usize> {
+        let w = w.to_ascii_lowercase();
+        let n = match w.as_str() {
+            "zero" => 0,
+            "one" => 1,
+            "two" => 2,
+            "three" => 3,
+            "four" => 4,
+            "five" => 5,
+            "six" => 6,
+            "seven" => 7,
+            "eight" => 8,
+            _ => w.parse().ok()?,
+        };
+        (n <= 8).then_some(n)
+    };
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    // "1D", "2d": the rank itself
+    let rank = lower
+        .iter()
+        .find_map(|w| {
+            w.strip_suffix('d')
+                .and_then(|d| (d.len() == 1).then(|| number(d)).flatten())
+        })
+        .or_else(|| {
+            // "dim number of X should be 1", "dim num is not 3", "shape dims is not four"
+            let about_rank = lower.iter().any(|w| w.starts_with("dim") || w == "rank");
+            about_rank
+                .then(|| {
+                    lower.windows(2).find_map(|p| {
+                        matches!(p[0].as_str(), "be" | "not" | "equal" | "equals" | "is")
+                            .then(|| number(&p[1]))
+                            .flatten()
+                    })
+                })
+                .flatten()
+        })?;
+    Some((named[0].clone(), rank))
+}
+
+/// The edit (Levenshtein) distance of two short ASCII names.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut diag = row[0];
+        row[0] = i;
+        for j in 1..=b.len() {
+            let up = row[j];
+            row[j] = (row[j] + 1)
+                .min(row[j - 1] + 1)
+                .min(diag + usize::from(a[i - 1] != b[j - 1]));
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
+/// `shape` brought to `rank` axes for a refusal's rank fit: its leading axes when it has more, else the
+/// trailing axes of `main` (the op's main input), else ones in front.
+pub(super) fn fit_rank(shape: &[u64], rank: usize, main: &[u64]) -> Vec<u64> {
+    if rank <= shape.len() {
+        return shape[..rank].to_vec();
+    }
+    if main.len() >= rank {
+        return main[main.len() - rank..].to_vec();
+    }
+    let mut v = vec![1; rank - shape.len()];
+    v.extend_from_slice(shape);
+    v
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The refusals of the first ops-transformer / ops-cv run, each read for the input and the rank.
+    #[test]
+    fn a_refusal_names_the_input_and_the_rank_it_wants() {
+        let ins = names(&[
+            "x",
+            "sorted_indices",
+            "probs",
+            "sorted_experts",
+            "bias",
+            "permuted_probs_grad",
+        ]);
+        let cases = [
+            (
+                "[error] M (m.cpp:106): the sorted_expert of input should be 1D tensor.",
+                ("sorted_experts", 1),
+            ),
+            (
+                "[error] M (m.cpp:344): The dim number of sort_indices should be 1.",
+                ("sorted_indices", 1),
+            ),
+            (
+                "[error] M (m.cpp:164): The bias of input should be 2D tensor.",
+                ("bias", 2),
+            ),
+            (
+                "[error] M (m.cpp:146): permutedProbsGrad's shape(2) is not 1D.",
+                ("permuted_probs_grad", 1),
+            ),
+        ];
+        for (msg, (name, rank)) in cases {
+            assert_eq!(
+                rank_from_refusal(msg, &ins),
+                Some((name.to_string(), rank)),
+                "{msg}"
+            );
+        }
+        let cv = names(&["vertices", "faces", "barycentric", "q", "k"]);
+        assert_eq!(
+            rank_from_refusal(
+                "Rasterizer (r.cpp:66): barycentric dim num is not 3, please check",
+                &cv
+            ),
+            Some(("barycentric".to_string(), 3))
+        );
+        assert_eq!(
+            rank_from_refusal(
+                "ApplyRotaryPosEmb (a.cpp:137): q shape dims is not four",
+                &cv
+            ),
+            Some(("q".to_string(), 4))
+        );
+        // two inputs named, or no rank: nothing to fit
+        assert_eq!(
+            rank_from_refusal("input topK(1) can not match probs' dim(1), x too", &ins),
+            None
+        );
+        assert_eq!(
+            rank_from_refusal("Compress block size must be align to 16.", &ins),
+            None
+        );
+        assert_eq!(rank_from_refusal("bias dtype should be float", &ins), None);
+    }
+
+    #[test]
+    fn a_rank_fit_keeps_leading_axes_or_takes_the_main_shapes_trailing_ones() {
+        assert_eq!(fit_rank(&[48, 16384], 1, &[48, 16384]), vec![48]);
+        assert_eq!(fit_rank(&[16384], 2, &[48, 16384]), vec![48, 16384]);
+        assert_eq!(fit_rank(&[16384], 4, &[48, 16384]), vec![1, 1, 1, 16384]);
+        assert_eq!(fit_rank(&[2, 3], 0, &[2, 3]), Vec::<u64>::new());
+    }
+}

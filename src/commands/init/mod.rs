@@ -272,6 +272,9 @@ struct Inferred {
     /// refused it as a full tensor (gaussian_nll_loss_grad); by default it has the main shape, which
     /// is what a kernel that reads it element-wise needs (soft_margin_loss_grad).
     scalar_grads: std::collections::BTreeSet<String>,
+    /// Op name -> input -> the shape of the rank its tiling function's refusal asked for, and that
+    /// refusal (`guesses::rank_from_refusal`).
+    rank_fits: BTreeMap<String, BTreeMap<String, (usize, String)>>,
 }
 
 impl Inferred {
@@ -479,6 +482,83 @@ fn fit_tiling(
             inferred.outputs.extend(again.outputs);
             inferred.failed.extend(again.failed);
             write(inferred)?;
+            // No smaller shape fits, and the refusal names an input and the rank it wants ("the bias
+            // of input should be 2D tensor"): give that input the rank, and again while the next
+            // refusal asks for another (at most six).
+            let mut why_now = why.clone();
+            let mut rank_fitted = false;
+            for _ in 0..6 {
+                let Some(spec) = crate::manifest::Manifest::load(path)
+                    .ok()
+                    .and_then(|m| m.op(&op.name).cloned())
+                else {
+                    break;
+                };
+                let names: Vec<String> = spec.inputs.iter().map(|t| t.name.clone()).collect();
+                let Some((input, rank)) = guesses::rank_from_refusal(&short(&why_now), &names)
+                else {
+                    break;
+                };
+                let Some(cur) = spec.inputs.iter().find(|t| t.name == input) else {
+                    break;
+                };
+                // a tensor with written-out values (a permutation) keeps its shape: they were made for it
+                if cur.shape.len() == rank || cur.values.is_some() || cur.list.is_some() {
+                    break;
+                }
+                inferred
+                    .rank_fits
+                    .entry(op.name.clone())
+                    .or_default()
+                    .insert(input.clone(), (rank, short(&why_now)));
+                inferred.outputs.remove(&op.name);
+                inferred.failed.remove(&op.name);
+                write(inferred)?;
+                let again = infer_ops(path, std::slice::from_ref(op), printer);
+                inferred.outputs.extend(again.outputs);
+                inferred.failed.extend(again.failed);
+                write(inferred)?;
+                match refusal(op) {
+                    None => {
+                        rank_fitted = true;
+                        break;
+                    }
+                    // the same refusal: this fit did not help; undo it
+                    Some(w) if short(&w) == short(&why_now) => {
+                        if let Some(f) = inferred.rank_fits.get_mut(&op.name) {
+                            f.remove(&input);
+                        }
+                        break;
+                    }
+                    Some(w) => why_now = w,
+                }
+            }
+            if rank_fitted {
+                printer.status(
+                    "Fitted",
+                    format!(
+                        "`{}`: its tiling function refused the manifest ({first}); the inputs it named were given the ranks it asked for",
+                        op.name
+                    ),
+                );
+                continue;
+            }
+            // Fits that moved the refusal on are kept (the op now stops at a later check, and the
+            // manifest says so beside each); one that did not was undone above.
+            if inferred
+                .rank_fits
+                .get(&op.name)
+                .is_some_and(|f| f.is_empty())
+            {
+                inferred.rank_fits.remove(&op.name);
+                inferred.outputs.remove(&op.name);
+                inferred.failed.remove(&op.name);
+                write(inferred)?;
+                let again = infer_ops(path, std::slice::from_ref(op), printer);
+                inferred.outputs.extend(again.outputs);
+                inferred.failed.extend(again.failed);
+                write(inferred)?;
+            }
             printer.warn(format!(
                 "`{}`: its tiling function refuses the manifest ({first}), at the default shape and at smaller ones",
                 op.name
@@ -855,6 +935,21 @@ fn render(
         };
         if inferred.elementwise.contains(&op.name) {
             elementwise_operands(shapes, &mut inputs);
+        }
+        // Each fit is a rank, brought about on the shapes as rendered now (a smaller default shape
+        // may have been taken since); a tensor with written-out values keeps the shape they fit.
+        let main = inputs.first().map(|t| t.shape.clone()).unwrap_or_default();
+        for (input, (rank, why)) in inferred.rank_fits.get(&op.name).into_iter().flatten() {
+            if let Some(t) = inputs
+                .iter_mut()
+                .find(|t| &t.name == input && t.values.is_none() && t.list.is_none())
+            {
+                t.shape = guesses::fit_rank(&t.shape, *rank, &main);
+                t.guess = Some(format!(
+                    "guess: {rank} {}, as the op's tiling function asked when it refused the manifest ({why})",
+                    if *rank == 1 { "axis" } else { "axes" }
+                ));
+            }
         }
         inferred.apply(&op.name, &mut outputs, shapes);
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
