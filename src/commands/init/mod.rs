@@ -424,6 +424,16 @@ fn fit_tiling(
             continue;
         };
         let first = short(&why);
+        // The manifest rendered again for what `inferred` now holds, the op's InferShape run on it.
+        let reinfer = |inferred: &mut Inferred| -> Result<()> {
+            inferred.outputs.remove(&op.name);
+            inferred.failed.remove(&op.name);
+            write(inferred)?;
+            let again = infer_ops(path, std::slice::from_ref(op), printer);
+            inferred.outputs.extend(again.outputs);
+            inferred.failed.extend(again.failed);
+            write(inferred)
+        };
         // A reduced loss's incoming gradient: the full tensor refused, try the one number.
         if has_reduced_grad(op) {
             inferred.scalar_grads.insert(op.name.clone());
@@ -451,13 +461,7 @@ fn fit_tiling(
             inferred
                 .defaults
                 .insert(op.name.clone(), (smaller.to_vec(), smaller_note(&first)));
-            inferred.outputs.remove(&op.name);
-            inferred.failed.remove(&op.name);
-            write(inferred)?;
-            let again = infer_ops(path, std::slice::from_ref(op), printer);
-            inferred.outputs.extend(again.outputs);
-            inferred.failed.extend(again.failed);
-            write(inferred)?;
+            reinfer(inferred)?;
             if refusal(op).is_none() {
                 printer.status(
                     "Fitted",
@@ -475,13 +479,7 @@ fn fit_tiling(
                 Some(d) => inferred.defaults.insert(op.name.clone(), d.clone()),
                 None => inferred.defaults.remove(&op.name),
             };
-            inferred.outputs.remove(&op.name);
-            inferred.failed.remove(&op.name);
-            write(inferred)?;
-            let again = infer_ops(path, std::slice::from_ref(op), printer);
-            inferred.outputs.extend(again.outputs);
-            inferred.failed.extend(again.failed);
-            write(inferred)?;
+            reinfer(inferred)?;
             // No smaller shape fits, and the refusal names an input and the rank it wants ("the bias
             // of input should be 2D tensor"): give that input the rank, and again while the next
             // refusal asks for another (at most six).
@@ -511,13 +509,7 @@ fn fit_tiling(
                     .entry(op.name.clone())
                     .or_default()
                     .insert(input.clone(), (rank, short(&why_now)));
-                inferred.outputs.remove(&op.name);
-                inferred.failed.remove(&op.name);
-                write(inferred)?;
-                let again = infer_ops(path, std::slice::from_ref(op), printer);
-                inferred.outputs.extend(again.outputs);
-                inferred.failed.extend(again.failed);
-                write(inferred)?;
+                reinfer(inferred)?;
                 match refusal(op) {
                     None => {
                         rank_fitted = true;
@@ -545,19 +537,16 @@ fn fit_tiling(
             }
             // Fits that moved the refusal on are kept (the op now stops at a later check, and the
             // manifest says so beside each); one that did not was undone above.
-            if inferred
-                .rank_fits
-                .get(&op.name)
-                .is_some_and(|f| f.is_empty())
-            {
-                inferred.rank_fits.remove(&op.name);
-                inferred.outputs.remove(&op.name);
-                inferred.failed.remove(&op.name);
-                write(inferred)?;
-                let again = infer_ops(path, std::slice::from_ref(op), printer);
-                inferred.outputs.extend(again.outputs);
-                inferred.failed.extend(again.failed);
-                write(inferred)?;
+            if inferred.rank_fits.contains_key(&op.name) {
+                if inferred
+                    .rank_fits
+                    .get(&op.name)
+                    .is_some_and(|f| f.is_empty())
+                {
+                    inferred.rank_fits.remove(&op.name);
+                }
+                // the manifest on disk still holds the fit undone above
+                reinfer(inferred)?;
             }
             printer.warn(format!(
                 "`{}`: its tiling function refuses the manifest ({first}), at the default shape and at smaller ones",
