@@ -595,23 +595,8 @@ fn ops_with_a_sibling_tiling_and_a_host_only_tiling_header_run_as_init_wrote_the
 /// why; a `--shape` the user gave is never changed.
 #[test]
 fn init_writes_a_smaller_default_shape_when_the_tiling_refuses_the_default() {
-    let dir = project("add_custom");
+    let dir = add_custom_refusing("    if (totalLength > 8 * 1024) { return ge::GRAPH_FAILED; }\n");
     let p = dir.path();
-    std::fs::remove_file(p.join("ascend.toml")).unwrap();
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
-    let anchor =
-        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
-    let refusing = src.replacen(
-        anchor,
-        &format!("{anchor}    if (totalLength > 8 * 1024) {{ return ge::GRAPH_FAILED; }}\n"),
-        1,
-    );
-    assert_ne!(
-        refusing, src,
-        "the fixture's tiling changed; update this test"
-    );
-    std::fs::write(&host, refusing).unwrap();
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -760,25 +745,10 @@ fn init_keeps_its_guess_when_infershape_never_sets_the_output() {
 /// also tries the small size as three and four axes and writes the first the tiling takes.
 #[test]
 fn init_writes_a_four_axis_default_when_the_tiling_demands_four_axes() {
-    let dir = project("add_custom");
+    let dir = add_custom_refusing(
+        "    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() != 4) { return ge::GRAPH_FAILED; }\n",
+    );
     let p = dir.path();
-    std::fs::remove_file(p.join("ascend.toml")).unwrap();
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
-    let anchor =
-        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
-    let refusing = src.replacen(
-        anchor,
-        &format!(
-            "{anchor}    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() != 4) {{ return ge::GRAPH_FAILED; }}\n"
-        ),
-        1,
-    );
-    assert_ne!(
-        refusing, src,
-        "the fixture's tiling changed; update this test"
-    );
-    std::fs::write(&host, refusing).unwrap();
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -799,25 +769,10 @@ fn init_writes_a_four_axis_default_when_the_tiling_demands_four_axes() {
 /// that input the rank, as a guess that quotes the refusal, and the op runs.
 #[test]
 fn init_gives_an_input_the_rank_the_tilings_refusal_asks_for() {
-    let dir = project("add_custom");
+    let dir = add_custom_refusing(
+        "    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() != 5) { OP_LOGE(context, \"the x of input should be 5D tensor.\"); return ge::GRAPH_FAILED; }\n",
+    );
     let p = dir.path();
-    std::fs::remove_file(p.join("ascend.toml")).unwrap();
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
-    let anchor =
-        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
-    let refusing = src.replacen(
-        anchor,
-        &format!(
-            "{anchor}    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() != 5) {{ OP_LOGE(context, \"the x of input should be 5D tensor.\"); return ge::GRAPH_FAILED; }}\n"
-        ),
-        1,
-    );
-    assert_ne!(
-        refusing, src,
-        "the fixture's tiling changed; update this test"
-    );
-    std::fs::write(&host, refusing).unwrap();
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -828,4 +783,23 @@ fn init_gives_an_input_the_rank_the_tilings_refusal_asks_for() {
     assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
+}
+
+/// add_custom whose tiling function first runs `check` (C++ lines) after it reads the total length, with
+/// its manifest removed: the op a tiling refusal test gives `init`.
+fn add_custom_refusing(check: &str) -> tempfile::TempDir {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let anchor =
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n";
+    let refusing = src.replacen(anchor, &format!("{anchor}{check}"), 1);
+    assert_ne!(
+        refusing, src,
+        "the fixture's tiling changed; update this test"
+    );
+    std::fs::write(&host, refusing).unwrap();
+    dir
 }
