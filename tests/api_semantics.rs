@@ -2227,7 +2227,7 @@ using namespace AscendC;
 extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     GlobalTensor<float> xg, yg;
     xg.SetGlobalBuffer((__gm__ float *)x, 256);
-    yg.SetGlobalBuffer((__gm__ float *)y, 520);
+    yg.SetGlobalBuffer((__gm__ float *)y, 776);
     TPipe pipe;
     TBuf<TPosition::VECCALC> ab, db;
     pipe.InitBuffer(ab, 1024); pipe.InitBuffer(db, 1024);
@@ -2254,6 +2254,14 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     GlobalTensor<int32_t> yi;
     yi.SetGlobalBuffer((__gm__ int32_t *)y + 512, 8);
     yi.SetValue(0, n1); yi.SetValue(1, n2); yi.SetValue(2, n3); yi.SetValue(3, n4);
+    // The advanced form (MrgSort-93.md), used by ops-transformer's moe kernels: the same suspended merge,
+    // the counts in sortedNum.
+    uint32_t sorted[4] = {9, 9, 9, 9};
+    Duplicate(d, -1.0f, 256);
+    PipeBarrier<PIPE_ALL>();
+    MrgSort<float, true>(d, MrgSortSrcList(a[0], a[32], a[64], a[96]), lens, sorted, 3, 1);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[520], d, 256); PipeBarrier<PIPE_ALL>();
+    yi.SetValue(4, sorted[0]); yi.SetValue(5, sorted[1]); yi.SetValue(6, sorted[2]); yi.SetValue(7, sorted[3]);
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
@@ -2274,7 +2282,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
             items.push((*s, idx));
         }
     }
-    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 520 * 4);
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 776 * 4);
     assert!(
         out.status.success(),
         "{}",
@@ -2309,6 +2317,12 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         "nothing beyond the stop"
     );
     assert_eq!(&i32s(&y[512 * 4..])[..4], &[3, j as i32, 0, 0]);
+    assert_eq!(pairs(&got[520..520 + 2 * n]), want, "the advanced form");
+    assert_eq!(
+        &i32s(&y[512 * 4..])[4..8],
+        &[3, j as i32, 0, 0],
+        "sortedNum"
+    );
 }
 
 /// The kernel-side `tiling/tiling_api.h` defines tiling structs as a `.asc` program writes them (one
@@ -4295,6 +4309,42 @@ int main() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("MyOp") && err.contains("bad value 7"), "{err}");
     assert!(!err.contains("never shown"), "{err}");
+}
+
+/// An output's initial value as ops-cv's grid_sampler2_d_grad declares it: one `{ScalarType, value}` per
+/// dtype (CANN's op_def.h), besides the single-value and ScalarVar forms.
+#[test]
+fn op_defs_declare_init_values_per_dtype() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("init_value.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_def_registry.h"
+namespace ops {
+class InitValueOp : public OpDef {
+public:
+    explicit InitValueOp(const char *name) : OpDef(name) {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+            .InitValue({{ScalarType::FLOAT32, 0}, {ScalarType::FLOAT16, 0.5}});
+        this->Output("z").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).InitValue(0);
+        this->Output("w").ParamType(REQUIRED).DataType({ge::DT_INT32, ge::DT_INT32})
+            .InitValue({ScalarType::INT32, 1});
+    }
+};
+}
+int main() {
+    ops::InitValueOp op("InitValueOp");
+    std::printf("%zu\n", op.outputs_.size());
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the InitValue program");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "3\n");
 }
 
 /// GetSortLen / GetSortOffset count in elements of T of the 8-byte sorted layout: 2 floats or 4 halves an

@@ -59,17 +59,30 @@ pub fn kernel_tiling_header(
     {
         return None;
     }
-    let blocks = blocks(text);
-    if blocks.is_empty() {
+    let own = blocks(text);
+    if own.is_empty() {
         return None;
     }
+    // Struct fields whose type another host header defines (ops-transformer's moe ops nest a struct
+    // of their `*_tiling_base.h`): those blocks come first, dependencies before their users.
+    let mut nested: Vec<(&str, &str)> = vec![];
+    for b in &own {
+        nest(b, &host, &own, &mut nested);
+    }
+    let blocks: Vec<&str> = nested.iter().map(|(b, _)| *b).chain(own).collect();
     let used: Vec<&str> = blocks.iter().flat_map(|b| identifiers(b)).collect();
-    let constants: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("constexpr ") && l.ends_with(';'))
-        .filter(|l| constant_name(l).is_some_and(|n| used.contains(&n)))
-        .collect();
+    let mut constants: Vec<&str> = vec![];
+    for t in std::iter::once(text.as_str()).chain(nested.iter().map(|(_, t)| *t)) {
+        for l in t.lines().map(str::trim) {
+            if l.starts_with("constexpr ")
+                && l.ends_with(';')
+                && constant_name(l).is_some_and(|n| used.contains(&n))
+                && !constants.contains(&l)
+            {
+                constants.push(l);
+            }
+        }
+    }
     let shown = path
         .strip_prefix(root)
         .unwrap_or(path)
@@ -207,6 +220,42 @@ fn blocks(text: &str) -> Vec<&str> {
     out
 }
 
+/// The blocks (with the text of the file holding each) that define the struct types `block` nests
+/// with `TILING_DATA_FIELD_DEF_STRUCT(T, name)` and that neither `own` nor `out` has yet, found in
+/// `host`, each after the ones it nests itself. Types no host file defines (the twin's own
+/// `SoftMaxTiling`, `TCubeTiling`, ...) are left to the twin's headers.
+fn nest<'a>(
+    block: &str,
+    host: &'a [(PathBuf, String)],
+    own: &[&str],
+    out: &mut Vec<(&'a str, &'a str)>,
+) {
+    for (at, m) in block.match_indices("TILING_DATA_FIELD_DEF_STRUCT(") {
+        let Some(ty) = block[at + m.len()..].split(',').next().map(str::trim) else {
+            continue;
+        };
+        let defined = |b: &str| defines_struct(b, ty);
+        if own.iter().any(|b| defined(b)) || out.iter().any(|(b, _)| defined(b)) {
+            continue;
+        }
+        let Some((b, t)) = host.iter().find_map(|(_, t)| {
+            blocks(t)
+                .into_iter()
+                .find(|b| defined(b))
+                .map(|b| (b, t.as_str()))
+        }) else {
+            continue;
+        };
+        if out.len() >= 64 {
+            return;
+        }
+        nest(b, host, own, out);
+        if !out.iter().any(|(o, _)| defines_struct(o, ty)) {
+            out.push((b, t));
+        }
+    }
+}
+
 fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
@@ -298,6 +347,41 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             !h.contains("host_only"),
             "no host include reaches the kernel: {h}"
         );
+    }
+
+    /// ops-transformer's moe_token_permute_with_routing_map_grad nests a struct its other tiling header
+    /// defines (`TILING_DATA_FIELD_DEF_STRUCT(Inner, inner)`): the kernel build stopped at `Inner does not
+    /// name a type`. That block (and what it nests in turn) comes first; the twin's own structs stay out.
+    #[test]
+    fn structs_nested_from_another_host_header_come_first() {
+        let (dir, op) = project("void k(){ GET_TILING_DATA(t, tiling); }\n");
+        let utils = dir.path().join("utils");
+        std::fs::write(
+            utils.join("base_tiling.h"),
+            "namespace optiling {\nconstexpr int64_t N_INNER = 2;\n\
+             BEGIN_TILING_DATA_DEF(Leaf)\nTILING_DATA_FIELD_DEF(int64_t, a);\nEND_TILING_DATA_DEF;\n\
+             BEGIN_TILING_DATA_DEF(Inner)\nTILING_DATA_FIELD_DEF_STRUCT(Leaf, leaf);\n\
+             TILING_DATA_FIELD_DEF_ARR(int64_t, N_INNER, b);\nEND_TILING_DATA_DEF;\n\
+             BEGIN_TILING_DATA_DEF(Unused)\nTILING_DATA_FIELD_DEF(int64_t, c);\nEND_TILING_DATA_DEF;\n}\n",
+        )
+        .unwrap();
+        let outer = HOST.replace(
+            "TILING_DATA_FIELD_DEF(uint64_t, ubSize);",
+            "TILING_DATA_FIELD_DEF(uint64_t, ubSize);\nTILING_DATA_FIELD_DEF_STRUCT(Inner, inner);\n\
+             TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, sm);",
+        );
+        std::fs::write(
+            utils.join("tiling_def.h"),
+            format!("#include \"base_tiling.h\"\n{outer}"),
+        )
+        .unwrap();
+        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()).unwrap();
+        let at = |s: &str| h.find(s).unwrap_or_else(|| panic!("{s} missing: {h}"));
+        assert!(at("BEGIN_TILING_DATA_DEF(Leaf)") < at("BEGIN_TILING_DATA_DEF(Inner)"));
+        assert!(at("BEGIN_TILING_DATA_DEF(Inner)") < at("BEGIN_TILING_DATA_DEF(ListTiling)"));
+        assert!(at("constexpr int64_t N_INNER = 2;") < at("BEGIN_TILING_DATA_DEF(Inner)"));
+        assert!(!h.contains("Unused"), "{h}");
+        assert!(!h.contains("BEGIN_TILING_DATA_DEF(SoftMaxTiling)"), "{h}");
     }
 
     /// ops-nn norm/quantized_batch_norm names its struct in GET_TILING_DATA_WITH_STRUCT and never

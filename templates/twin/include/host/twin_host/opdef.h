@@ -131,11 +131,20 @@ enum class FormatCheckOption : uint32_t { DEFAULT = 0, STRICT = 1, MAX };
 enum class InitValueType : uint32_t { INIT_VALUE_UINT64_T = 0, INIT_VALUE_DEFAULT = 0xFFFFFFFF };
 enum class ItemFindStatus { ITEM_FIND = 0, ITEM_NOEXIST = 1 };
 
+// An output's initial value (CANN's op_def.h: ScalarType, ScalarVar, InitValue): ops write
+// `.InitValue({{ScalarType::FLOAT32, 0}, {ScalarType::FLOAT16, 0}})`, one per dtype. The twin zeroes
+// every output before the launch, so the values are kept for nothing but the compile.
+enum class ScalarType : uint32_t {
+    UINT64 = 0, INT64 = 1, UINT32 = 2, INT32 = 3, UINT16 = 4, INT16 = 5, UINT8 = 6, INT8 = 7,
+    FLOAT32 = 8, FLOAT16 = 9, INVALID_DTYPE = 0xFFFFFFFF
+};
 struct ScalarVar {
+    ScalarType type = ScalarType::INVALID_DTYPE;
     int64_t i = 0;
     double f = 0;
     ScalarVar() = default;
-    template <class T> ScalarVar(T v) : i((int64_t)v), f((double)v) {}
+    template <class T> explicit ScalarVar(T v) : i((int64_t)v), f((double)v) {}
+    template <class T> ScalarVar(ScalarType t, T v) : type(t), i((int64_t)v), f((double)v) {}
 };
 
 class OpParamDef {
@@ -165,7 +174,7 @@ public:
     OpParamDef &Version(uint32_t) { return *this; }
     OpParamDef &InitValue(uint64_t) { return *this; }
     OpParamDef &InitValue(const ScalarVar &) { return *this; }
-    template <class T> OpParamDef &InitValue(const std::vector<T> &) { return *this; }
+    OpParamDef &InitValue(const std::vector<ScalarVar> &) { return *this; }
     OpParamDef &OutputShapeDependOnCompute() { return *this; }
     OpParamDef &DataTypeForBinQuery(std::vector<ge::DataType>) { return *this; }
     OpParamDef &FormatForBinQuery(std::vector<ge::Format>) { return *this; }

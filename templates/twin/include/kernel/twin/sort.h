@@ -304,6 +304,19 @@ inline void MrgSort(const LocalTensor<T> &dst, const MrgSortSrcList<T> &src, con
     }
     twin::tr_vec(api, sizeof(T), merged, (merged + 31) / 32, twin_line);
 }
+// ---- MrgSort (advanced) (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/MrgSort-93.md): the same merge,
+// with the queue lengths, the valid queues and the repeat count as arguments and, with isExhaustedSuspension,
+// the count taken from each queue written to sortedNum (the basic form's GetMrgSortResult).
+template <class T, bool isExhaustedSuspension = false>
+inline void MrgSort(const LocalTensor<T> &dst, const MrgSortSrcList<T> &sortList, const uint16_t elementCountList[4],
+                    uint32_t sortedNum[4], uint16_t validBit, const int32_t repeatTime, TWIN_LOC) {
+    if (repeatTime < 1 || repeatTime > 255)
+        twin::fault(twin_file, twin_line, "MrgSort: repeatTime %d out of range 1..255", (int)repeatTime);
+    MrgSort4Info params(elementCountList, isExhaustedSuspension, validBit, (uint16_t)repeatTime);
+    MrgSort(dst, sortList, params, TWIN_LOC_ARGS);
+    if (isExhaustedSuspension)
+        for (int i = 0; i < 4; i++) sortedNum[i] = twin::mrg_sort_taken[i];
+}
 inline void GetMrgSortResult(uint16_t &mrgSortList1, uint16_t &mrgSortList2, uint16_t &mrgSortList3, uint16_t &mrgSortList4) {
     mrgSortList1 = twin::mrg_sort_taken[0];
     mrgSortList2 = twin::mrg_sort_taken[1];
