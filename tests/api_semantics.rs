@@ -2089,8 +2089,8 @@ int main() {
 
 /// ReduceDataBlock (sum as a binary tree per 32 B block, max, min; a block the mask leaves out keeps
 /// dst), ClampMin / ClampMax on the first calCount elements, the GM Fill, Compares (count form),
-/// SetPadValue's value in DataCopyPad's padding when isPad is false, and DataCopyPadGm2UBImpl on raw
-/// addresses, each against a reference computed here.
+/// SetPadValue's value in DataCopyPad's padding when isPad is false, and DataCopyPadGm2UBImpl /
+/// DataCopyPadUB2GMImpl on raw addresses, each against a reference computed here.
 #[test]
 fn reduce_data_block_clamp_fill_and_set_pad_value() {
     let dir = tempfile::tempdir().unwrap();
@@ -2139,6 +2139,9 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     DataCopyPadGm2UBImpl((__ubuf__ float *)d.GetPhyAddr(), (__gm__ float *)xg[5].GetPhyAddr(),
                          DataCopyExtParams{1, 8, 0, 0, 0}, DataCopyPadExtParams<float>{true, 0, 1, 3.0f});
     PipeBarrier<PIPE_ALL>(); DataCopy(yg[336], d, 8); PipeBarrier<PIPE_ALL>();
+    DataCopyPadUB2GMImpl((__gm__ float *)yg[352].GetPhyAddr(), (__ubuf__ float *)d.GetPhyAddr(),
+                         DataCopyExtParams{1, 12, 0, 0, 0});
+    PipeBarrier<PIPE_ALL>();
     SetAtomicAdd<float>();
     DisableDmaAtomic();
     Duplicate(d, 1.0f, 8);
@@ -2194,6 +2197,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         &got[336..340],
         &[x[5], x[6], 3.0, -1.0],
         "DataCopyPadGm2UBImpl"
+    );
+    assert_eq!(
+        &got[352..356],
+        &[x[5], x[6], 3.0, 0.0],
+        "DataCopyPadUB2GMImpl: 12 bytes and no more"
     );
     assert!(
         got[344..352].iter().all(|&v| v == 1.0),
@@ -4345,6 +4353,46 @@ int main() {
     .unwrap();
     let out = run_host_program(&src, "building the InitValue program");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "3\n");
+}
+
+/// A kernel's own constant GM table (ops-transformer's moe_common.h: `const __gm__ int32_t assist[256] =
+/// {...}`, read with DataCopy) is GM data the device loads with the kernel; the twin faulted with "outside
+/// every GM allocation".
+#[test]
+fn a_kernels_constant_gm_table_reads_like_gm() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+const __gm__ int32_t table[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<int32_t> tg, yg;
+    tg.SetGlobalBuffer((__gm__ int32_t *)table, 16);
+    yg.SetGlobalBuffer((__gm__ int32_t *)y, 16);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 64);
+    LocalTensor<int32_t> t = b.Get<int32_t>();
+    DataCopy(t, tg, 16);
+    PipeBarrier<PIPE_ALL>();
+    Adds(t, t, (int32_t)100, 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 16);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the constant GM table kernel",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 64);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(i32s(&y), (100..116).collect::<Vec<i32>>());
 }
 
 /// GetSortLen / GetSortOffset count in elements of T of the 8-byte sorted layout: 2 floats or 4 halves an

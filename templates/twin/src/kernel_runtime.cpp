@@ -1,5 +1,6 @@
 // twin: kernel runtime: faults, GM registry, trace writer, tiling loader, atomic stores.
 #include <algorithm>
+#include <link.h>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -89,6 +90,33 @@ int64_t gm_buf_id(const void *p) {
     return a ? (int64_t)a->id : -1;
 }
 
+// A kernel's own constant GM data: `const __gm__ int32_t assist[256] = {...}` at namespace scope
+// (ops-transformer's moe_common.h), which the device loads with the kernel binary. On the twin `__gm__`
+// is nothing, so the array is static data of the kernel program: a read that lies wholly inside a
+// loaded object's non-executable segment is that data. Writes there still fault.
+static bool in_static_data(const void *p, uint64_t bytes) {
+    static const std::vector<std::pair<uintptr_t, uintptr_t>> segments = [] {
+        std::vector<std::pair<uintptr_t, uintptr_t>> v;
+        dl_iterate_phdr(
+            [](struct dl_phdr_info *info, size_t, void *out) {
+                auto &segs = *static_cast<std::vector<std::pair<uintptr_t, uintptr_t>> *>(out);
+                for (int i = 0; i < info->dlpi_phnum; i++) {
+                    const auto &ph = info->dlpi_phdr[i];
+                    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X)) continue;
+                    uintptr_t a = (uintptr_t)info->dlpi_addr + ph.p_vaddr;
+                    segs.emplace_back(a, a + ph.p_memsz);
+                }
+                return 0;
+            },
+            &v);
+        return v;
+    }();
+    const uintptr_t a = (uintptr_t)p;
+    for (const auto &s : segments)
+        if (a >= s.first && a + bytes <= s.second) return true;
+    return false;
+}
+
 uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, const char *file, int line, uint64_t *avail) {
     note_call(api, file, line);
     if (avail) *avail = bytes;
@@ -96,6 +124,7 @@ uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, co
     if (!a) {
         if (bytes == 0) return 0;
         if (p == nullptr) fault(file, line, "%s: GM address is null (SetGlobalBuffer missing?)", api);
+        if (!write && in_static_data(p, bytes)) return 0;
         // attribute the access to the allocation that starts below it (pointer ran past its end)
         auto &v = gm_allocs();
         const uint8_t *q = static_cast<const uint8_t *>(p);

@@ -351,6 +351,18 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
     twin::tr_dma(twin::P_MTE3, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.dstStride, twin_line,
                  twin::dma_extra(dst.cache_, false, false), twin::gm_buf_id(d));
 }
+// DataCopyPadUB2GMImpl(gmPtr, ubPtr, params): the UB -> GM direction of DataCopyPadGm2UBImpl above, as
+// ops-transformer's moe_sort_base.h calls it for 64-bit data copied as int32 pairs. Not a documented API;
+// the twin gives it DataCopyPad's documented behaviour.
+template <class T> void DataCopyPadUB2GMImpl(T *dst, T *src, const DataCopyExtParams &p, TWIN_LOC) {
+    const uint64_t addr = (uint64_t)(uintptr_t)src;
+    if (addr > 0xffffffffull)
+        twin::fault(twin_file, twin_line, "DataCopyPadUB2GMImpl: the UB pointer is no UB address (a LocalTensor's GetPhyAddr())");
+    LocalTensor<T> ub((uint32_t)addr, 0, TPosition::VECOUT);
+    GlobalTensor<T> gm;
+    gm.SetGlobalBuffer(dst);
+    DataCopyPad(gm, ub, p, TWIN_LOC_ARGS);
+}
 // Older DataCopyParams/DataCopyPadParams forms: same units (blockLen in bytes).
 template <class T>
 void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p, const DataCopyPadParams &pad, TWIN_LOC) {
