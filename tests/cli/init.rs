@@ -785,6 +785,61 @@ fn init_gives_an_input_the_rank_the_tilings_refusal_asks_for() {
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// ops-transformer's moe_token_permute refuses an index input whose top-k axis passes a bound ("Input
+/// indices's dim 1 [16384] should not large than max topK[512]"); no smaller default passes it (the
+/// bound here is 2), so init gives that axis a value within the bound.
+#[test]
+fn init_gives_an_axis_the_size_the_tilings_refusal_bounds_it_to() {
+    let dir = add_custom_refusing(
+        "    { int64_t k = context->GetInputShape(1)->GetOriginShape().GetDim(1); if (k > 2) { OP_LOGE(context, \"Input y's dim 1 [%ld] should not large than max topK[2].\", (long)k); return ge::GRAPH_FAILED; } }\n",
+    );
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"y\"\ndtype = \"float16\"\nshape = [48, 2]   # guess: axis 1 of 2, as the op's tiling function asked"),
+        "{manifest}"
+    );
+    assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
+}
+
+/// ops-cv's stack_group_points: at the default shape its InferShape gives an output of [48, 16384, 16384]
+/// floats, which no manifest may hold; init wrote it and `run` stopped at "larger than 4 GiB". A smaller
+/// default shape is taken, as for a tiling refusal.
+#[test]
+fn init_takes_a_smaller_default_when_an_inferred_output_passes_4_gib() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let cube = src.replacen(
+        "    *y_shape = *x1_shape;\n",
+        "    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, x1_shape->GetDim(1));\n",
+        1,
+    );
+    assert_ne!(
+        cube, src,
+        "the fixture's InferShape changed; update this test"
+    );
+    std::fs::write(&host, cube).unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"z\"\ndtype = \"float16\"\nshape = [8, 1024, 1024]"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("shape = [8, 1024]   # guess: a default smaller than [48, 16384], at which an output the op's InferShape gives is larger than 4 GiB"),
+        "{manifest}"
+    );
+    assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
+    ascend_tune::manifest::Manifest::load(&p.join("ascend.toml"))
+        .expect("the manifest init wrote loads");
+}
+
 /// add_custom whose tiling function first runs `check` (C++ lines) after it reads the total length, with
 /// its manifest removed: the op a tiling refusal test gives `init`.
 fn add_custom_refusing(check: &str) -> tempfile::TempDir {

@@ -805,10 +805,19 @@ pub(super) fn default_note(default: Option<&(Vec<u64>, String)>) -> String {
 /// The comment beside a smaller default that the op's tiling function took, with its refusal of the
 /// larger one.
 pub(super) fn smaller_note(why: &str) -> String {
+    let refused = if why.starts_with(TOO_LARGE) {
+        format!("at which {why}")
+    } else {
+        format!("which the op's tiling function refused ({why})")
+    };
     format!(
-        "guess: a default smaller than {DEFAULT_SHAPE:?}, which the op's tiling function refused ({why}); give the shape you tune for (init --shape NAME=D0xD1)"
+        "guess: a default smaller than {DEFAULT_SHAPE:?}, {refused}; give the shape you tune for (init --shape NAME=D0xD1)"
     )
 }
+
+/// The refusal `init` gives itself when an output the op's InferShape gives at a default shape is
+/// larger than a manifest may hold.
+pub(super) const TOO_LARGE: &str = "an output the op's InferShape gives is larger than 4 GiB";
 
 /// The default of a matmul's operands: square, so that A [M, K], B [K, N], a per-channel bias [N] and
 /// C [M, N] agree whichever operand is transposed (the [48, 16384] default gives A and B different K).
@@ -1180,30 +1189,8 @@ fn ctc_operands(
 /// underscores (`permutedProbsGrad` is `permuted_probs_grad`). This reads the op's own check, so that a
 /// fix reaches operators never seen; a message naming two inputs, or no rank, gives None.
 pub(super) fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(String, usize)> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "");
-    let words: Vec<String> = message
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
-    // Messages abbreviate: `sort_indices` for the input `sorted_indices`, `sorted_expert` for
-    // `sorted_experts`. A long name (8 letters or more) matches within two edits.
-    let near = |w: &str, i: &str| {
-        let (w, i) = (norm(w), norm(i));
-        w == i || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
-    };
-    let mut named: Vec<&String> = vec![];
-    for w in &words {
-        for i in inputs {
-            // one-letter names ("x") only as a whole word of their own, which split() gives
-            if near(w, i) && !named.contains(&i) {
-                named.push(i);
-            }
-        }
-    }
-    if named.len() != 1 {
-        return None;
-    }
+    let words = refusal_words(message);
+    let named = named_input(&words, inputs)?;
     let number = |w: &str| -> Option<usize> {
         let w = w.to_ascii_lowercase();
         let n = match w.as_str() {
@@ -1241,7 +1228,82 @@ pub(super) fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(Str
                 })
                 .flatten()
         })?;
-    Some((named[0].clone(), rank))
+    Some((named, rank))
+}
+
+fn refusal_words(message: &str) -> Vec<String> {
+    message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The one input of `inputs` that `words` name, if exactly one is. Messages abbreviate: `sort_indices`
+/// for the input `sorted_indices`, `sorted_expert` for `sorted_experts`; a long name (8 letters or more)
+/// matches within two edits, without case or underscores.
+fn named_input(words: &[String], inputs: &[String]) -> Option<String> {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "");
+    let near = |w: &str, i: &str| {
+        let (w, i) = (norm(w), norm(i));
+        w == i || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
+    };
+    let mut named: Vec<&String> = vec![];
+    for w in words {
+        for i in inputs {
+            // one-letter names ("x") only as a whole word of their own, which split() gives
+            if near(w, i) && !named.contains(&i) {
+                named.push(i);
+            }
+        }
+    }
+    (named.len() == 1).then(|| named[0].clone())
+}
+
+/// The input, axis and value that a tiling function's refusal of an axis too large asks for:
+/// "Input indices's dim 1 [16384] should not large than max topK[512]", "Input indices's dim 1 [16384]
+/// should be in (0, [512]]" (ops-transformer's moe_token_permute tilings). The message must name one
+/// input, an axis ("dim N"), that axis's present size, and a bound below it; the value is the bound,
+/// or a top-k of 8 where the bound is a top-k's (MoE routing picks 8 experts a token at most in the
+/// public models), never more than the bound.
+pub(super) fn axis_from_refusal(
+    message: &str,
+    inputs: &[(String, Vec<u64>)],
+) -> Option<(String, usize, u64)> {
+    let words = refusal_words(message);
+    let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
+    let input = named_input(&words, &names)?;
+    let shape = &inputs.iter().find(|(n, _)| *n == input)?.1;
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let at = lower.windows(2).position(|p| {
+        matches!(p[0].as_str(), "dim" | "axis" | "dimension") && p[1].parse::<usize>().is_ok()
+    })?;
+    let axis: usize = lower[at + 1].parse().ok()?;
+    let now = *shape.get(axis)?;
+    let bounded = [
+        "large", "larger", "greater", "exceed", "exceeds", "more", "max", "in", "within", "range",
+    ];
+    if !lower.iter().any(|w| bounded.contains(&w.as_str())) {
+        return None;
+    }
+    let numbers: Vec<u64> = lower[at + 2..]
+        .iter()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    if !numbers.contains(&now) {
+        return None;
+    }
+    let bound = numbers
+        .iter()
+        .copied()
+        .filter(|&n| n > 0 && n < now)
+        .max()?;
+    let value = if lower.iter().any(|w| w == "topk") {
+        bound.min(8)
+    } else {
+        bound
+    };
+    Some((input, axis, value))
 }
 
 /// The edit (Levenshtein) distance of two short ASCII names.
@@ -1345,6 +1407,33 @@ mod refusal_tests {
             None
         );
         assert_eq!(rank_from_refusal("bias dtype should be float", &ins), None);
+    }
+
+    /// The moe_token_permute refusals of an axis too large, read for the input, the axis and a value
+    /// within the bound; an equality or a message without the axis's present size gives None.
+    #[test]
+    fn a_refusal_of_an_axis_too_large_gives_the_axis_a_value_within_the_bound() {
+        let ins = vec![
+            ("tokens".to_string(), vec![48u64, 16384]),
+            ("indices".to_string(), vec![48u64, 16384]),
+        ];
+        let topk = "[error] MoeTokenPermute (m.cpp:331): Input indices's dim 1 [16384] should not large than max topK[512].";
+        assert_eq!(
+            axis_from_refusal(topk, &ins),
+            Some(("indices".to_string(), 1, 8))
+        );
+        let range = "[error] MoeTokenPermuteWithEp (m.cpp:436): Input indices's dim 1 [16384] should be in (0, [512]].";
+        assert_eq!(
+            axis_from_refusal(range, &ins),
+            Some(("indices".to_string(), 1, 512))
+        );
+        for none in [
+            "Input tokens's dim 0 [48] should be same with routingmap's tokennum [16384].",
+            "Input indices's dim 1 should not large than 512.",
+            "Input indices's dim 1 [16384] should not large than [20000].",
+        ] {
+            assert_eq!(axis_from_refusal(none, &ins), None, "{none}");
+        }
     }
 
     #[test]

@@ -272,9 +272,16 @@ struct Inferred {
     /// refused it as a full tensor (gaussian_nll_loss_grad); by default it has the main shape, which
     /// is what a kernel that reads it element-wise needs (soft_margin_loss_grad).
     scalar_grads: std::collections::BTreeSet<String>,
-    /// Op name -> input -> the shape of the rank its tiling function's refusal asked for, and that
-    /// refusal (`guesses::rank_from_refusal`).
-    rank_fits: BTreeMap<String, BTreeMap<String, (usize, String)>>,
+    /// Op name -> input -> what its tiling function's refusals asked of that input's shape (a rank,
+    /// axis values: `guesses::rank_from_refusal`, `guesses::axis_from_refusal`), and the last refusal.
+    rank_fits: BTreeMap<String, BTreeMap<String, (ShapeFit, String)>>,
+}
+
+/// What a tiling refusal asked of one input's shape: a rank, then values of some axes.
+#[derive(Debug, Clone, Default)]
+struct ShapeFit {
+    rank: Option<usize>,
+    axes: BTreeMap<usize, u64>,
 }
 
 impl Inferred {
@@ -397,7 +404,18 @@ fn fit_tiling(
     printer: &Printer,
 ) -> Result<()> {
     let refusal = |op: &FoundOp| -> Option<String> {
-        let manifest = crate::manifest::Manifest::load(path).ok()?;
+        // An output the op's InferShape made larger than a manifest may hold (ops-cv's
+        // stack_group_points: [48, 16384, 16384] floats) is refused like a tiling refusal: a smaller
+        // default shape answers it.
+        let manifest = match crate::manifest::Manifest::load(path) {
+            Ok(m) => m,
+            Err(e) => {
+                let text = format!("{e:?}");
+                return text
+                    .contains("larger than 4 GiB")
+                    .then(|| guesses::TOO_LARGE.to_string());
+            }
+        };
         let work = manifest.root.join("target").join("ascend-tune");
         crate::fsx::create_dir_all(&work).ok()?;
         let backend =
@@ -463,12 +481,16 @@ fn fit_tiling(
                 .insert(op.name.clone(), (smaller.to_vec(), smaller_note(&first)));
             reinfer(inferred)?;
             if refusal(op).is_none() {
+                let refused = if first.starts_with(guesses::TOO_LARGE) {
+                    format!("at the default shape {DEFAULT_SHAPE:?}, {first}")
+                } else {
+                    format!(
+                        "its tiling function refused the default shape {DEFAULT_SHAPE:?} ({first})"
+                    )
+                };
                 printer.status(
                     "Fitted",
-                    format!(
-                        "`{}`: its tiling function refused the default shape {DEFAULT_SHAPE:?} ({first}); {smaller:?} written instead",
-                        op.name
-                    ),
+                    format!("`{}`: {refused}; {smaller:?} written instead", op.name),
                 );
                 fitted = true;
                 break;
@@ -493,22 +515,47 @@ fn fit_tiling(
                     break;
                 };
                 let names: Vec<String> = spec.inputs.iter().map(|t| t.name.clone()).collect();
-                let Some((input, rank)) = guesses::rank_from_refusal(&short(&why_now), &names)
-                else {
+                let msg = short(&why_now);
+                let fit = guesses::rank_from_refusal(&msg, &names)
+                    .map(|(input, rank)| (input, None, Some(rank)))
+                    .or_else(|| {
+                        let shapes: Vec<(String, Vec<u64>)> = spec
+                            .inputs
+                            .iter()
+                            .map(|t| (t.name.clone(), t.shape.clone()))
+                            .collect();
+                        guesses::axis_from_refusal(&msg, &shapes)
+                            .map(|(input, axis, value)| (input, Some((axis, value)), None))
+                    });
+                let Some((input, axis, rank)) = fit else {
                     break;
                 };
                 let Some(cur) = spec.inputs.iter().find(|t| t.name == input) else {
                     break;
                 };
                 // a tensor with written-out values (a permutation) keeps its shape: they were made for it
-                if cur.shape.len() == rank || cur.values.is_some() || cur.list.is_some() {
+                let same_axis = axis.is_some_and(|(a, v)| cur.shape.get(a).is_none_or(|&d| d == v));
+                if rank == Some(cur.shape.len())
+                    || same_axis
+                    || cur.values.is_some()
+                    || cur.list.is_some()
+                {
                     break;
                 }
-                inferred
+                let saved = inferred.rank_fits.clone();
+                let entry = inferred
                     .rank_fits
                     .entry(op.name.clone())
                     .or_default()
-                    .insert(input.clone(), (rank, short(&why_now)));
+                    .entry(input.clone())
+                    .or_insert_with(|| (ShapeFit::default(), String::new()));
+                if let Some(rank) = rank {
+                    entry.0.rank = Some(rank);
+                }
+                if let Some((axis, value)) = axis {
+                    entry.0.axes.insert(axis, value);
+                }
+                entry.1 = msg.clone();
                 reinfer(inferred)?;
                 match refusal(op) {
                     None => {
@@ -516,10 +563,8 @@ fn fit_tiling(
                         break;
                     }
                     // the same refusal: this fit did not help; undo it
-                    Some(w) if short(&w) == short(&why_now) => {
-                        if let Some(f) = inferred.rank_fits.get_mut(&op.name) {
-                            f.remove(&input);
-                        }
+                    Some(w) if short(&w) == msg => {
+                        inferred.rank_fits = saved;
                         break;
                     }
                     Some(w) => why_now = w,
@@ -529,7 +574,7 @@ fn fit_tiling(
                 printer.status(
                     "Fitted",
                     format!(
-                        "`{}`: its tiling function refused the manifest ({first}); the inputs it named were given the ranks it asked for",
+                        "`{}`: its tiling function refused the manifest ({first}); the inputs it named were given the ranks or sizes it asked for",
                         op.name
                     ),
                 );
@@ -928,15 +973,28 @@ fn render(
         // Each fit is a rank, brought about on the shapes as rendered now (a smaller default shape
         // may have been taken since); a tensor with written-out values keeps the shape they fit.
         let main = inputs.first().map(|t| t.shape.clone()).unwrap_or_default();
-        for (input, (rank, why)) in inferred.rank_fits.get(&op.name).into_iter().flatten() {
+        for (input, (fit, why)) in inferred.rank_fits.get(&op.name).into_iter().flatten() {
             if let Some(t) = inputs
                 .iter_mut()
                 .find(|t| &t.name == input && t.values.is_none() && t.list.is_none())
             {
-                t.shape = guesses::fit_rank(&t.shape, *rank, &main);
+                let mut asked = vec![];
+                if let Some(rank) = fit.rank {
+                    t.shape = guesses::fit_rank(&t.shape, rank, &main);
+                    asked.push(format!(
+                        "{rank} {}",
+                        if rank == 1 { "axis" } else { "axes" }
+                    ));
+                }
+                for (&axis, &value) in &fit.axes {
+                    if let Some(d) = t.shape.get_mut(axis) {
+                        *d = value;
+                        asked.push(format!("axis {axis} of {value}"));
+                    }
+                }
                 t.guess = Some(format!(
-                    "guess: {rank} {}, as the op's tiling function asked when it refused the manifest ({why})",
-                    if *rank == 1 { "axis" } else { "axes" }
+                    "guess: {}, as the op's tiling function asked when it refused the manifest ({why})",
+                    asked.join(", ")
                 ));
             }
         }
