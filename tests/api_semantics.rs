@@ -4319,6 +4319,47 @@ int main() {
     assert!(!err.contains("never shown"), "{err}");
 }
 
+/// An InferShapeRange function as ops-cv's grid_sample and ops-transformer's moe_init_routing_v3 write
+/// them: gert::Range<gert::Shape> min / max, the context's input and output ranges, and the op logs taking
+/// the context. The twin does not call them; they must compile, and read and write what they are given.
+#[test]
+fn infer_shape_range_functions_compile_and_read_their_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("range.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_impl_registry.h"
+#include "log/log.h"
+static ge::graphStatus InferRange(gert::InferShapeRangeContext *context) {
+    OP_LOGD(context, "begin");
+    const gert::Range<gert::Shape> *x = context->GetInputShapeRange(0);
+    gert::Range<gert::Shape> *y = context->GetOutputShapeRange(0);
+    if (x == nullptr || y == nullptr) return ge::GRAPH_FAILED;
+    y->GetMin()->SetDimNum(1);
+    y->GetMin()->SetDim(0, x->GetMin()->GetDim(0) * 2);
+    y->GetMax()->SetDimNum(1);
+    y->GetMax()->SetDim(0, x->GetMax()->GetDim(0) * 2);
+    return ge::GRAPH_SUCCESS;
+}
+int main() {
+    gert::Shape xmin({1}), xmax({8}), ymin, ymax;
+    gert::InferShapeRangeContext c;
+    c.in_.emplace_back(&xmin, &xmax);
+    c.out_.emplace_back(&ymin, &ymax);
+    int st = (int)InferRange(&c);
+    std::printf("%d %lld %lld %d\n", st, (long long)ymin.GetDim(0), (long long)ymax.GetDim(0),
+                c.GetOutputShapeRange(1) == nullptr);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the InferShapeRange program");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 2 16 1\n");
+}
+
 /// An output's initial value as ops-cv's grid_sampler2_d_grad declares it: one `{ScalarType, value}` per
 /// dtype (CANN's op_def.h), besides the single-value and ScalarVar forms.
 #[test]

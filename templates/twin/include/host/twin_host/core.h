@@ -723,7 +723,41 @@ public:
     const char *GetNodeName() const { return op_->node_name.c_str(); }
 };
 
-class InferShapeRangeContext {};
+// A shape range, [min, max] per axis, as an op's InferShapeRange function reads and writes it (CANN's
+// exe_graph range.h: Range<T> holds pointers to a min and a max it does not own). The twin never runs
+// InferShapeRange (it has static shapes); the context holds real ranges so that the function compiles
+// and, when called, reads what it was given.
+template <class T> class Range {
+public:
+    Range() = default;
+    Range(T *min, T *max) : min_(min), max_(max) {}
+    explicit Range(T *same) : min_(same), max_(same) {}
+    const T *GetMin() const { return min_; }
+    const T *GetMax() const { return max_; }
+    T *GetMin() { return min_; }
+    T *GetMax() { return max_; }
+    void SetMin(T *min) { min_ = min; }
+    void SetMax(T *max) { max_ = max; }
+
+private:
+    T *min_ = nullptr;
+    T *max_ = nullptr;
+};
+
+class InferShapeRangeContext {
+public:
+    TwinOpInfo *op_ = nullptr;
+    std::vector<Range<Shape>> in_, out_;
+    const Range<Shape> *GetInputShapeRange(size_t i) const { return i < in_.size() ? &in_[i] : nullptr; }
+    const Range<Shape> *GetOptionalInputShapeRange(size_t ir) const {
+        int k = op_ ? op_->ir_to_instance(ir) : -1;
+        return k < 0 ? nullptr : GetInputShapeRange((size_t)k);
+    }
+    Range<Shape> *GetOutputShapeRange(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
+    const RuntimeAttrs *GetAttrs() const { return op_ ? &op_->attrs : nullptr; }
+    const char *GetNodeName() const { return op_ ? op_->node_name.c_str() : "?"; }
+    const char *GetNodeType() const { return op_ ? op_->op_type.c_str() : "?"; }
+};
 class TilingSymbolEvalContext {};
 
 } // namespace gert
