@@ -4396,6 +4396,71 @@ int main() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "3\n");
 }
 
+/// Gather's repeat forms (Gather.md; ops-cv's upsample_nearest3d calls `Gather(dst, src, offsets, 0, mask,
+/// repeat, 8)`): a repeat of 64 floats each, offsets read on from repeat to repeat, masked-out elements
+/// keep dst, continuous and bitwise masks.
+#[test]
+fn gather_repeat_forms_follow_the_offsets_and_the_mask() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<uint32_t> og;
+    xg.SetGlobalBuffer((__gm__ float *)x, 128);
+    og.SetGlobalBuffer((__gm__ uint32_t *)x + 128, 128);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> sb, ob, db;
+    pipe.InitBuffer(sb, 512); pipe.InitBuffer(ob, 512); pipe.InitBuffer(db, 512);
+    LocalTensor<float> src = sb.Get<float>(), d = db.Get<float>();
+    LocalTensor<uint32_t> off = ob.Get<uint32_t>();
+    DataCopy(src, xg, 128);
+    DataCopy(off, og, 128);
+    Duplicate(d, -1.0f, 128);
+    PipeBarrier<PIPE_ALL>();
+    Gather(d, src, off, (uint32_t)0, (uint64_t)40, 2, 8);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 128); PipeBarrier<PIPE_ALL>();
+    Duplicate(d, -1.0f, 128);
+    PipeBarrier<PIPE_ALL>();
+    uint64_t mask[2] = {0x5555555555555555ull, 0};
+    Gather(d, src, off, (uint32_t)4, mask, 2, 8);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg[128], d, 128); PipeBarrier<PIPE_ALL>();
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the Gather repeat kernel",
+    );
+    let src: Vec<f32> = (0..128).map(|i| i as f32 * 0.5 + 1.0).collect();
+    // element k reads src[(k * 37) % 127] (so base 4 reads the one after it)
+    let offs: Vec<u32> = (0..128u32).map(|k| (k * 37 % 127) * 4).collect();
+    let mut x = bytes_f32(&src);
+    for o in &offs {
+        x.extend_from_slice(&o.to_le_bytes());
+    }
+    let (out, y) = run_kernel(w, &[("x", x)], 256 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    for r in 0..2 {
+        for j in 0..64 {
+            let k = r * 64 + j;
+            let idx = offs[k] as usize / 4;
+            let cont = if j < 40 { src[idx] } else { -1.0 };
+            assert_eq!(got[k], cont, "continuous mask, repeat {r} element {j}");
+            let bits = if j % 2 == 0 { src[idx + 1] } else { -1.0 };
+            assert_eq!(got[128 + k], bits, "bit mask, repeat {r} element {j}");
+        }
+    }
+}
+
 /// A kernel's own constant GM table (ops-transformer's moe_common.h: `const __gm__ int32_t assist[256] =
 /// {...}`, read with DataCopy) is GM data the device loads with the kernel; the twin faulted with "outside
 /// every GM allocation".

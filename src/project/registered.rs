@@ -664,12 +664,12 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             }
         }
     }
-    // A shared include folder's `op_host/` and `op_kernel/` (ops-nn's `common/inc/op_host/`): the
-    // original build puts them on the path too, and sources name their headers bare
-    // (`#include "tiling_util.h"`).
+    // A shared include folder's `op_host/` and `op_kernel/` (ops-nn's `common/inc/op_host/`), or
+    // `host/` and `kernel/` (ops-transformer's `common/include/kernel/util.h`): the original build puts
+    // them on the path too, and sources name their headers bare (`#include "tiling_util.h"`).
     for b in &bases {
         if b.ends_with("inc") || b.ends_with("include") {
-            for side in ["op_host", "op_kernel"] {
+            for side in ["op_host", "op_kernel", "host", "kernel"] {
                 if b.join(side).is_dir() {
                     shared.push(b.join(side));
                 }
@@ -1171,6 +1171,11 @@ mod tests {
         assert_eq!(include, ["../../common/inc"]);
         let (include, _) = include_layout(&root, &[root.join("op_host/b.cpp")]);
         assert_eq!(include, ["../../common/inc/op_host"]);
+        // ops-transformer's nsa_compress: a bare `util.h` in the shared `common/include/kernel/`.
+        write(repo, "common/include/kernel/util.h", "\n");
+        write(&root, "op_kernel/k.h", "#include \"util.h\"\n");
+        let (include, _) = include_layout(&root, &[root.join("op_kernel/k.h")]);
+        assert_eq!(include, ["../../common/include/kernel"]);
         // A header the twin holds and does not extend is not looked for.
         write(repo, "common/inc/register/op_def_registry.h", "\n");
         write(

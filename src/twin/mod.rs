@@ -531,7 +531,11 @@ impl Twin {
             cmd.arg("-include").arg(pch);
         }
         cmd.args(defines);
-        if let Some(header) = op.tiling_header.as_ref().filter(|_| side == "kernel") {
+        if let Some(header) = op
+            .tiling_header
+            .as_ref()
+            .filter(|h| side == "kernel" && !kernel_defines_tiling_struct(h, files))
+        {
             // A tiling header whose include guard a kernel header also uses (ops-nn ctc_loss_v3: both
             // `CTC_LOSS_V3_H_`) would hide that header once force-included: the guard is dropped after it.
             match shared_include_guard(header, files) {
@@ -1147,6 +1151,29 @@ fn include_guard(text: &str) -> Option<&str> {
 
 /// The include guard of the force-included tiling `header` when another of the side's files has the
 /// same one (so force-including the header would make the compiler skip that file).
+/// Whether a kernel source defines, as a plain struct, tiling data that the tiling header `header`
+/// defines with BEGIN_TILING_DATA_DEF (ops-cv's upsample_nearest3d: `struct UpsampleNearest3dTilingData`
+/// in its kernel's namespace, read with GET_TILING_DATA_WITH_STRUCT). The kernel then brings its own
+/// and the header is not forced on it: both at once are ambiguous under the kernel's `using namespace`.
+fn kernel_defines_tiling_struct(header: &str, files: &BTreeMap<String, String>) -> bool {
+    let Some(text) = files.get(header) else {
+        return false;
+    };
+    let names: Vec<&str> = text
+        .match_indices("BEGIN_TILING_DATA_DEF(")
+        .filter_map(|(at, m)| text[at + m.len()..].split(')').next().map(str::trim))
+        .collect();
+    files
+        .iter()
+        .filter(|(rel, _)| rel.as_str() != header)
+        .any(|(_, t)| {
+            names.iter().any(|n| {
+                t.match_indices(&format!("struct {n}"))
+                    .any(|(at, m)| t[at + m.len()..].trim_start().starts_with('{'))
+            })
+        })
+}
+
 fn shared_include_guard(header: &str, files: &BTreeMap<String, String>) -> Option<String> {
     let guard = include_guard(files.get(header)?)?;
     files
@@ -1355,6 +1382,32 @@ mod tests {
         assert_eq!(shared_include_guard("op_host/x_tiling.h", &alone), None);
     }
     use super::*;
+
+    /// ops-cv's upsample_nearest3d: its kernel defines `struct UpsampleNearest3dTilingData {` in its own
+    /// namespace, and the host tiling header defines the same name with BEGIN_TILING_DATA_DEF.
+    #[test]
+    fn a_kernel_with_its_own_tiling_struct_is_not_given_the_host_header() {
+        let files: BTreeMap<String, String> = [
+            (
+                "op_host/u_tiling.h",
+                "BEGIN_TILING_DATA_DEF(UTilingData)\nTILING_DATA_FIELD_DEF(int64_t, n);\nEND_TILING_DATA_DEF;\n",
+            ),
+            ("op_kernel/u_struct.h", "namespace U {\nstruct UTilingData {\n int64_t n;\n};\n}\n"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        assert!(kernel_defines_tiling_struct("op_host/u_tiling.h", &files));
+        let mut named_only = files.clone();
+        named_only.insert(
+            "op_kernel/u_struct.h".into(),
+            "void k(const struct UTilingData *t);\n".into(),
+        );
+        assert!(!kernel_defines_tiling_struct(
+            "op_host/u_tiling.h",
+            &named_only
+        ));
+    }
 
     /// Found in the new-user run (ops-nn modulate): a link failure was reported as "collect2: error:
     /// ld returned 1 exit status", hiding the symbol that was missing.

@@ -174,6 +174,15 @@ pub fn init(
                     ));
                     op.host.push(f);
                 }
+                // the added sources' own includes (ops-cv's arch35 tiling includes its tiling data
+                // by a path from the repository root)
+                let sources: Vec<std::path::PathBuf> = op
+                    .host
+                    .iter()
+                    .chain(&op.kernel)
+                    .map(|f| root.join(f))
+                    .collect();
+                (op.include, op.include_as) = project::registered::include_layout(root, &sources);
                 changed = true;
             }
             if !changed {

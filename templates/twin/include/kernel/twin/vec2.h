@@ -188,6 +188,43 @@ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const L
     twin::tr_vec("Gather", sz, count, twin::vec_rep(count, sz), twin_line);
 }
 
+// Gather, the repeat forms (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/离散与聚合/Gather.md):
+// each repeat gathers one 256-byte repeat of elements (8 data blocks, on A2 / A3), the ones the mask
+// selects; element j of repeat r takes its byte offset from srcOffset[r * perRepeat + j] (the page's
+// example: 4 repeats of 128 halves read 512 offsets) and lands at dst + r * dstRepStride blocks + j.
+// Elements the mask leaves out keep dst. repeatTime 0 is a no-op.
+template <class T>
+inline void twin_gather_l0(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &srcOffset,
+                           const uint32_t srcBaseAddr, const twin::L0Mask &m, const uint8_t repeatTime,
+                           const uint16_t dstRepStride, TWIN_LOC) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Gather: 16- or 32-bit elements on A2 / A3");
+    const char *api = "Gather";
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    if (dst.addr_ == src.addr_) twin::fault(twin_file, twin_line, "Gather: src and dst are the same UB address; the API does not allow it");
+    const uint64_t done = twin::l0_each(m, repeatTime, epr, [&](uint64_t r, uint32_t j) {
+        const uint64_t k = r * epr + j;
+        const uint64_t off = (uint64_t)twin::ld<uint32_t>(twin::ub_span(srcOffset.addr_ + k * 4, 4, api, TWIN_LOC_ARGS)) + srcBaseAddr;
+        if (off % sz != 0)
+            twin::fault(twin_file, twin_line, "Gather: byte offset %llu of element %llu is not a multiple of the element size %u",
+                        (unsigned long long)off, (unsigned long long)k, sz);
+        const T v = twin::ld<T>(twin::ub_span(src.addr_ + off, sz, api, TWIN_LOC_ARGS));
+        twin::st<T>(twin::ub_span(dst.addr_ + r * (uint64_t)dstRepStride * 32 + (uint64_t)j * sz, sz, api, TWIN_LOC_ARGS), v);
+    });
+    twin::tr_vec(api, sz, done, m.counter ? twin::vec_rep(done, sz) : repeatTime, twin_line);
+}
+template <class T>
+inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &srcOffset,
+                   const uint32_t srcBaseAddr, const uint64_t mask, const uint8_t repeatTime, const uint16_t dstRepStride,
+                   TWIN_LOC) {
+    twin_gather_l0(dst, src, srcOffset, srcBaseAddr, twin::mask_cont(mask, true), repeatTime, dstRepStride, TWIN_LOC_ARGS);
+}
+template <class T>
+inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &srcOffset,
+                   const uint32_t srcBaseAddr, const uint64_t mask[], const uint8_t repeatTime, const uint16_t dstRepStride,
+                   TWIN_LOC) {
+    twin_gather_l0(dst, src, srcOffset, srcBaseAddr, twin::mask_bits(mask, true), repeatTime, dstRepStride, TWIN_LOC_ARGS);
+}
+
 // GatherMask (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/GatherMask.md): keeps the
 // elements of src0 whose gather-mask bit is 1 and packs them, in order, at the start of dst; rsvdCnt
 // is how many were kept. Normal mode (reduceMode false): repeatTimes repeats of 256 bytes each, mask
