@@ -804,6 +804,26 @@ fn init_gives_an_axis_the_size_the_tilings_refusal_bounds_it_to() {
     assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
 }
 
+/// ops-transformer's rope_with_sin_cos_cache: its tiling function divides by the rows a UB holds, 0 at
+/// the default shape, and dies of SIGFPE; init left the default in the manifest and `run` crashed. A
+/// smaller default is taken, as for a refusal.
+#[test]
+fn init_takes_a_smaller_default_when_the_tiling_crashes_at_the_default() {
+    let dir = add_custom_refusing(
+        "    { volatile uint32_t rows = context->GetInputShape(0)->GetOriginShape().GetDim(1) > 4096 ? 0 : 1; totalLength = totalLength / rows * rows; }\n",
+    );
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [8, 1024]   # guess: a default smaller than [48, 16384], which the op's tiling function refused (it crashed: "),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
 /// ops-cv's stack_group_points: at the default shape its InferShape gives an output of [48, 16384, 16384]
 /// floats, which no manifest may hold; init wrote it and `run` stopped at "larger than 4 GiB". A smaller
 /// default shape is taken, as for a tiling refusal.

@@ -399,6 +399,17 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
     inferred
 }
 
+/// The first line of `text`, at most 160 characters.
+fn short_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(160)
+        .collect()
+}
+
 /// Asks each op's tiling function whether it takes the manifest at `path` as written; for one that
 /// refuses it while its main input has the default shape (no `--shape`), tries SMALLER_SHAPES in
 /// turn, re-running its InferShape at each, and keeps the first that the tiling takes (the manifest
@@ -431,17 +442,18 @@ fn fit_tiling(
             crate::backend::open(&manifest, manifest.backend, &manifest.soc, work).ok()?;
         let spec = manifest.op(&op.name)?;
         let inputs = crate::tune::inputs(spec);
-        backend.tiling_refusal(spec, &inputs).ok().flatten()
+        match backend.tiling_refusal(spec, &inputs) {
+            Ok(refused) => refused,
+            // A tiling function that crashes at a shape (ops-transformer's rope tilings divide by the
+            // rows a UB holds, 0 when one row of the default shape passes the UB) is answered like a
+            // refusal: a smaller default shape. A host program that does not build is not.
+            Err(e) if e.contains("killed by signal") => {
+                Some(format!("it crashed: {}", short_line(&e)))
+            }
+            Err(_) => None,
+        }
     };
-    let short = |why: &str| -> String {
-        why.lines()
-            .next()
-            .unwrap_or("")
-            .trim()
-            .chars()
-            .take(160)
-            .collect()
-    };
+    let short = short_line;
     for op in ops.iter().filter(|o| o.launch.is_none()) {
         let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
         if given {
