@@ -4322,6 +4322,7 @@ int main() {
 /// An InferShapeRange function as ops-cv's grid_sample and ops-transformer's moe_init_routing_v3 write
 /// them: gert::Range<gert::Shape> min / max, the context's input and output ranges, and the op logs taking
 /// the context. The twin does not call them; they must compile, and read and write what they are given.
+/// And the InferShape context's output descriptors.
 #[test]
 fn infer_shape_range_functions_compile_and_read_their_ranges() {
     let dir = tempfile::tempdir().unwrap();
@@ -4351,13 +4352,18 @@ int main() {
     int st = (int)InferRange(&c);
     std::printf("%d %lld %lld %d\n", st, (long long)ymin.GetDim(0), (long long)ymax.GetDim(0),
                 c.GetOutputShapeRange(1) == nullptr);
+    // InferShape reads an output's declared descriptor too (ops-nn's avg_pool3_d: its origin format).
+    gert::TwinOpInfo op;
+    op.out_desc.push_back(gert::CompileTimeTensorDesc());
+    gert::InferShapeContext ic; ic.op_ = &op;
+    std::printf("%d %d\n", ic.GetOutputDesc(0) != nullptr, ic.GetOutputDesc(1) == nullptr);
     return 0;
 }
 "#,
     )
     .unwrap();
     let out = run_host_program(&src, "building the InferShapeRange program");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 2 16 1\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 2 16 1\n1 1\n");
 }
 
 /// An output's initial value as ops-cv's grid_sampler2_d_grad declares it: one `{ScalarType, value}` per

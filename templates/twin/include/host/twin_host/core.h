@@ -701,6 +701,9 @@ public:
     const char *GetNodeName() const { return op_->node_name.c_str(); }
     const char *GetNodeType() const { return op_->op_type.c_str(); }
     const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < op_->in_desc.size() ? &op_->in_desc[i] : nullptr; }
+    // The output's descriptor (dtype, formats) as the op declares it: ops-nn's avg_pool3_d reads the
+    // output's origin format in its InferShape.
+    const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
 };
