@@ -165,6 +165,29 @@ int main(int argc, char **argv) {
     }
     if (op->op_type.empty()) die(2, "spec has no op_type directive");
     op->node_name = op->op_type;
+    // A graph tensor's origin format is the framework's layout. An op with a `data_format` attr
+    // (ops-nn's avg_pool3_d: "NDHWC", checked by its InferShape: "format only supports NCDHW, NDHWC,
+    // DHWCN") has its tensors of that layout's rank in that format, as the framework adapters set it;
+    // the other inputs stay ND, and every output takes it.
+    for (const auto &a : spec_attrs) {
+        if (a.name != "data_format" || a.value.kind != "str") continue;
+        static const ge::Format layouts[] = {ge::FORMAT_NCHW, ge::FORMAT_NHWC, ge::FORMAT_HWCN, ge::FORMAT_CHWN,
+                                             ge::FORMAT_NCDHW, ge::FORMAT_NDHWC, ge::FORMAT_DHWCN, ge::FORMAT_DHWNC};
+        for (ge::Format f : layouts) {
+            if (a.value.s != ge::GetFormatName(f)) continue;
+            const size_t rank = a.value.s.size();
+            auto set = [&](std::vector<gert::Tensor> &ts, std::vector<gert::CompileTimeTensorDesc> &ds, bool any_rank) {
+                for (size_t i = 0; i < ts.size() && i < ds.size(); i++) {
+                    if (!any_rank && ts[i].shape_.GetOriginShape().GetDimNum() != rank) continue;
+                    ds[i].format_.origin = ds[i].format_.storage = f;
+                    ts[i].format_.origin = ts[i].format_.storage = f;
+                }
+            };
+            set(op->inputs, op->in_desc, false);
+            // outputs whatever their rank: before InferShape their shapes are placeholders
+            set(op->outputs, op->out_desc, true);
+        }
+    }
     platform_ascendc::twin_current_platform() = plat.get();
 
     // Find the op: OP_ADD definition first, IMPL_OP_OPTILING registration second.

@@ -611,7 +611,7 @@ public:
     void *compile_info_ = nullptr;
     uint32_t schedule_mode_ = 0;
     bool need_atomic_ = false;
-    ComputeNodeInfo node_info_;
+    mutable ComputeNodeInfo node_info_;
 
     const StorageShape *GetInputShape(size_t i) const { return i < op_->in_shapes.size() ? &op_->in_shapes[i] : nullptr; }
     const StorageShape *GetOutputShape(size_t i) const { return i < op_->out_shapes.size() ? &op_->out_shapes[i] : nullptr; }
@@ -632,7 +632,7 @@ public:
     const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
-    const ComputeNodeInfo *GetComputeNodeInfo() { node_info_.op_ = op_; return &node_info_; }
+    const ComputeNodeInfo *GetComputeNodeInfo() const { node_info_.op_ = op_; return &node_info_; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
 
