@@ -4468,6 +4468,47 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     }
 }
 
+/// ShapeInfo (ShapeInfo.md): SetShapeInfo keeps the shape, original shape and DataFormat that GetShapeInfo
+/// returns, and GetShapeSize multiplies the dims.
+#[test]
+fn shape_info_is_kept_by_the_tensor() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<int32_t> yg;
+    yg.SetGlobalBuffer((__gm__ int32_t *)y, 8);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 64);
+    LocalTensor<int32_t> t = b.Get<int32_t>();
+    uint32_t shape[3] = {2, 3, 4}, orig[2] = {6, 4};
+    t.SetShapeInfo(ShapeInfo(3, shape, 2, orig, DataFormat::NHWC));
+    ShapeInfo s = t.GetShapeInfo();
+    yg.SetValue(0, GetShapeSize(s));
+    yg.SetValue(1, s.originalShapeDim);
+    yg.SetValue(2, s.originalShape[0]);
+    yg.SetValue(3, (int32_t)s.dataFormat);
+    yg.SetShapeInfo(ShapeInfo(2, orig));
+    yg.SetValue(4, GetShapeSize(yg.GetShapeInfo()));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the ShapeInfo kernel",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(&i32s(&y)[..5], &[24, 2, 6, 4, 24]);
+}
+
 /// A kernel's own constant GM table (ops-transformer's moe_common.h: `const __gm__ int32_t assist[256] =
 /// {...}`, read with DataCopy) is GM data the device loads with the kernel; the twin faulted with "outside
 /// every GM allocation".

@@ -137,12 +137,34 @@ struct int4b_t {
 template <class T> constexpr uint32_t twin_elem_bits() { return std::is_same<T, int4b_t>::value ? 4u : (uint32_t)sizeof(T) * 8u; }
 template <class T> class GlobalTensor;
 
-// Shape info placeholder (LocalTensor::SetShapeInfo / GetShapeInfo).
+// ShapeInfo and DataFormat (asc-devkit docs/zh/api/SIMD-API/基础API/辅助数据结构/ShapeInfo.md): a tensor's
+// shape, original shape and layout, as LocalTensor / GlobalTensor::SetShapeInfo keep it; GetShapeSize is
+// the product of the shape's dims. ops-transformer's common/include/kernel/util.h names both.
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC };
+constexpr uint32_t K_MAX_DIM = 8;
 struct ShapeInfo {
     uint8_t shapeDim = 0;
-    uint32_t shape[8] = {0};
+    uint8_t originalShapeDim = 0;
+    uint32_t shape[K_MAX_DIM] = {0};
+    uint32_t originalShape[K_MAX_DIM] = {0};
+    DataFormat dataFormat = DataFormat::ND;
     ShapeInfo() = default;
+    ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[], const uint8_t inputOriginalShapeDim,
+              const uint32_t inputOriginalShape[], const DataFormat inputFormat)
+        : shapeDim(inputShapeDim), originalShapeDim(inputOriginalShapeDim), dataFormat(inputFormat) {
+        for (uint32_t i = 0; i < inputShapeDim && i < K_MAX_DIM; i++) shape[i] = inputShape[i];
+        for (uint32_t i = 0; i < inputOriginalShapeDim && i < K_MAX_DIM; i++) originalShape[i] = inputOriginalShape[i];
+    }
+    ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[], const DataFormat inputFormat)
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, inputFormat) {}
+    ShapeInfo(const uint8_t inputShapeDim, const uint32_t inputShape[])
+        : ShapeInfo(inputShapeDim, inputShape, inputShapeDim, inputShape, DataFormat::ND) {}
 };
+inline int GetShapeSize(const ShapeInfo &shapeInfo) {
+    int n = 1;
+    for (uint32_t i = 0; i < shapeInfo.shapeDim && i < K_MAX_DIM; i++) n *= (int)shapeInfo.shape[i];
+    return n;
+}
 
 // ---------------------------------------------------------------------------------------------
 // LocalTensor<T>: a view of the UB arena: byte address, element count, logical position.
@@ -210,8 +232,9 @@ public:
     }
     void SetUserTag(uint32_t t) { tag_ = t; }
     uint32_t GetUserTag() const { return tag_; }
-    void SetShapeInfo(const ShapeInfo &) {}
-    ShapeInfo GetShapeInfo() const { return ShapeInfo(); }
+    void SetShapeInfo(const ShapeInfo &info) { shape_info_ = info; }
+    ShapeInfo GetShapeInfo() const { return shape_info_; }
+    ShapeInfo shape_info_;
     // Raw host pointer (twin only; UB tensors).
     T *TwinPtr() const { return reinterpret_cast<T *>(g_ub_base() + addr_); }
 
@@ -275,7 +298,9 @@ public:
         r.cache_ = cache_;
         return r;
     }
-    void SetShapeInfo(const ShapeInfo &) {}
+    void SetShapeInfo(const ShapeInfo &info) { shape_info_ = info; }
+    ShapeInfo GetShapeInfo() const { return shape_info_; }
+    ShapeInfo shape_info_;
 };
 
 // ---------------------------------------------------------------------------------------------
