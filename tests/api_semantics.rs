@@ -4358,13 +4358,19 @@ int main() {
     op.out_desc.push_back(gert::CompileTimeTensorDesc());
     gert::InferShapeContext ic; ic.op_ = &op;
     std::printf("%d %d\n", ic.GetOutputDesc(0) != nullptr, ic.GetOutputDesc(1) == nullptr);
+    // An output not yet inferred reads as a fresh shape once given axes (moe_token_permute's InferShape:
+    // SetDimNum(1), then GetDim(0) < 0 means an unknown length).
+    gert::Shape u;
+    u.TwinMarkUnset();
+    u.SetDimNum(1);
+    std::printf("%lld %d\n", (long long)u.GetDim(0), (int)u.TwinUnset());
     return 0;
 }
 "#,
     )
     .unwrap();
     let out = run_host_program(&src, "building the InferShapeRange program");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 2 16 1\n1 1\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 2 16 1\n1 1\n0 0\n");
 }
 
 /// An output's initial value as ops-cv's grid_sampler2_d_grad declares it: one `{ScalarType, value}` per

@@ -287,7 +287,13 @@ public:
     Shape() = default;
     Shape(std::initializer_list<int64_t> d) { for (auto v : d) AppendDim(v); }
     size_t GetDimNum() const { return n_; }
-    void SetDimNum(size_t n) { n_ = n < kMaxDimNum ? n : kMaxDimNum; if (n_ == 0) dims_[0] = 0; }
+    // A shape the twin marked unset reads as a fresh one (zeros) once the op gives it axes: ops-transformer's
+    // moe_token_permute InferShape calls SetDimNum(1) and then tests GetDim(0) < 0 (an unknown length).
+    void SetDimNum(size_t n) {
+        if (dims_[0] == kTwinUnset) dims_[0] = 0;
+        n_ = n < kMaxDimNum ? n : kMaxDimNum;
+        if (n_ == 0) dims_[0] = 0;
+    }
     int64_t GetDim(size_t i) const { return i < n_ ? dims_[i] : 0; }
     void SetDim(size_t i, int64_t v) { if (i < kMaxDimNum) { dims_[i] = v; if (i >= n_) n_ = i + 1; } }
     Shape &AppendDim(int64_t v) { if (n_ < kMaxDimNum) dims_[n_++] = v; return *this; }
@@ -295,7 +301,7 @@ public:
     bool IsScalar() const { return n_ == 0; }
     void SetScalar() { n_ = 0; dims_[0] = 0; }
     // Twin only: an output shape before the op's InferShape runs is marked unset (rank 0, a marker
-    // in its first dim, which any write replaces: SetDim, AppendDim, SetDimNum(0), SetScalar, a
+    // in its first dim, which any write replaces: SetDim, AppendDim, SetDimNum, SetScalar, a
     // copy), so that an InferShape that never writes it (ops-math sub_v2) is told apart from one
     // that makes it a scalar.
     void TwinMarkUnset() { n_ = 0; dims_[0] = kTwinUnset; }
