@@ -805,37 +805,41 @@ fn init_gives_an_axis_the_size_the_tilings_refusal_bounds_it_to() {
 }
 
 /// ops-nn's avg_pool3_d checks that its tensors' origin format is a 3-D layout ("format only supports
-/// NCDHW, NDHWC, DHWCN"), which a framework sets from the op's `data_format` attr; the twin gave every
-/// tensor ND. add_custom here takes a `data_format` attr and refuses a 4-D x whose origin format is not
-/// NCHW.
+/// NCDHW, NDHWC, DHWCN"), which a framework sets from the op's `data_format` attr, and
+/// quantized_batch_norm that x is NCHW, as its OpDef's Format column declares; the twin gave every tensor
+/// ND. add_custom here refuses a 4-D x whose origin format is not NCHW, told so by each in turn.
 #[test]
-fn a_data_format_attr_gives_the_tensors_their_origin_format() {
-    let dir = add_custom_refusing(
-        "    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() == 4 && context->GetInputDesc(0)->GetOriginFormat() != ge::FORMAT_NCHW) { OP_LOGE(context, \"x: format only supports NCHW\"); return ge::GRAPH_FAILED; }\n",
-    );
-    let p = dir.path();
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
-    let with_attr = src.replacen(
-        "        this->SetInferShape(",
-        "        this->Attr(\"data_format\").AttrType(OPTIONAL).String(\"NCHW\");\n        this->SetInferShape(",
-        1,
-    );
-    assert_ne!(
-        with_attr, src,
-        "the fixture's OpDef changed; update this test"
-    );
-    std::fs::write(&host, with_attr).unwrap();
-    let shape = ["--shape", "x=2x4x16x256", "--shape", "y=2x4x16x256"];
-    let out = cargo_ascend_tune(p, &[&["init"][..], &shape[..]].concat());
-    assert!(out.status.success(), "{:?}", text(&out));
-    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
-    assert!(
-        manifest.contains("name = \"data_format\"\nvalue = \"NCHW\""),
-        "{manifest}"
-    );
-    let run = cargo_ascend_tune(p, &["run"]);
-    assert!(run.status.success(), "{:?}", text(&run));
+fn a_data_format_attr_or_the_opdefs_format_gives_the_tensors_their_origin_format() {
+    for (what, from, to) in [
+        (
+            "a data_format attr",
+            "        this->SetInferShape(",
+            "        this->Attr(\"data_format\").AttrType(OPTIONAL).String(\"NCHW\");\n        this->SetInferShape(",
+        ),
+        (
+            "the OpDef's Format column",
+            "            .Format({ge::FORMAT_ND});\n        this->Input(\"y\")",
+            "            .Format({ge::FORMAT_NCHW});\n        this->Input(\"y\")",
+        ),
+    ] {
+        let dir = add_custom_refusing(
+            "    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() == 4 && context->GetInputDesc(0)->GetOriginFormat() != ge::FORMAT_NCHW) { OP_LOGE(context, \"x: format only supports NCHW\"); return ge::GRAPH_FAILED; }\n",
+        );
+        let p = dir.path();
+        let host = p.join("op_host/add_custom.cpp");
+        let src = std::fs::read_to_string(&host).unwrap();
+        let changed = src.replacen(from, to, 1);
+        assert_ne!(
+            changed, src,
+            "the fixture's OpDef changed; update this test"
+        );
+        std::fs::write(&host, changed).unwrap();
+        let shape = ["--shape", "x=2x4x16x256", "--shape", "y=2x4x16x256"];
+        let out = cargo_ascend_tune(p, &[&["init"][..], &shape[..]].concat());
+        assert!(out.status.success(), "{what}: {:?}", text(&out));
+        let run = cargo_ascend_tune(p, &["run"]);
+        assert!(run.status.success(), "{what}: {:?}", text(&run));
+    }
 }
 
 /// ops-transformer's rope_with_sin_cos_cache: its tiling function divides by the rows a UB holds, 0 at

@@ -136,6 +136,13 @@ pub(super) fn opdef_tensors(
     }
     let reduced = reduces_loss(def);
     let group_norm = count_attr(def, "num_groups").is_some();
+    // A main input the OpDef declares channel-first (ops-nn's quantized_batch_norm: x NCHW) has its
+    // channels on axis 1 too.
+    let channel_first = def.inputs.first().is_some_and(|p| {
+        p.formats
+            .iter()
+            .any(|f| f == "FORMAT_NCHW" || f == "FORMAT_NCDHW")
+    });
     let role = |p: &opdef::ParamDef| {
         let n = p.name.to_ascii_lowercase();
         // A numbered operand (`smooth_scale1`, `scales2`: one per output of a two-output quant) has
@@ -189,6 +196,12 @@ pub(super) fn opdef_tensors(
                 t.shape = vec![main[1]];
                 t.guess = Some(format!(
                     "guess: `{name}` taken as per-channel, one value per channel (axis 1, as a group norm's tiling reads C)"
+                ));
+            }
+            Role::PerChannel if channel_first && main.len() >= 4 => {
+                t.shape = vec![main[1]];
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as per-channel, one value per channel (axis 1: the OpDef declares the main input channel-first)"
                 ));
             }
             Role::PerChannel => {

@@ -1223,6 +1223,34 @@ mod tests {
         }
     }
 
+    /// ops-nn's quantized_batch_norm declares x NCHW: its per-channel weight and bias are one value per
+    /// channel (axis 1), not per element of the last axis, once x has four axes.
+    #[test]
+    fn a_channel_first_main_input_puts_per_channel_operands_on_axis_1() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(
+            root.join("op_kernel/qbn.cpp"),
+            "extern \"C\" __global__ __aicore__ void qbn(GM_ADDR x, GM_ADDR w, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("op_host/qbn_def.cpp"),
+            "namespace ops {\nclass Qbn : public OpDef {\npublic:\n explicit Qbn(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_INT8}).Format({ge::FORMAT_NCHW});\n  this->Input(\"weight\").DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});\n  this->Output(\"y\").DataType({ge::DT_INT8}).Format({ge::FORMAT_NCHW});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Qbn);\n}\n",
+        )
+        .unwrap();
+        let ops = project::discover(root).unwrap();
+        let def = ops[0].opdef.as_ref().unwrap();
+        let four: BTreeMap<String, Vec<u64>> = [("x".to_string(), vec![2u64, 4, 16, 256])].into();
+        let (ins, _) = opdef_tensors(&ops[0], def, &four, None, false);
+        assert_eq!(ins[1].shape, [4]);
+        // at two axes there is no channel axis to read: the last one, as before
+        let (ins, _) = opdef_tensors(&ops[0], def, &BTreeMap::new(), None, false);
+        assert_eq!(ins[1].shape, [16384]);
+    }
+
     /// Found in the new-user run (ops-nn gather_elements_v3 read x at byte 8589869056,
     /// inplace_scatter_add wrote var at byte 17174429696): an integer index operand took the integer
     /// default data [-100, 100), out of bounds of the axis it indexes. Its data is now within that

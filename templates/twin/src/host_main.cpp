@@ -165,29 +165,6 @@ int main(int argc, char **argv) {
     }
     if (op->op_type.empty()) die(2, "spec has no op_type directive");
     op->node_name = op->op_type;
-    // A graph tensor's origin format is the framework's layout. An op with a `data_format` attr
-    // (ops-nn's avg_pool3_d: "NDHWC", checked by its InferShape: "format only supports NCDHW, NDHWC,
-    // DHWCN") has its tensors of that layout's rank in that format, as the framework adapters set it;
-    // the other inputs stay ND, and every output takes it.
-    for (const auto &a : spec_attrs) {
-        if (a.name != "data_format" || a.value.kind != "str") continue;
-        static const ge::Format layouts[] = {ge::FORMAT_NCHW, ge::FORMAT_NHWC, ge::FORMAT_HWCN, ge::FORMAT_CHWN,
-                                             ge::FORMAT_NCDHW, ge::FORMAT_NDHWC, ge::FORMAT_DHWCN, ge::FORMAT_DHWNC};
-        for (ge::Format f : layouts) {
-            if (a.value.s != ge::GetFormatName(f)) continue;
-            const size_t rank = a.value.s.size();
-            auto set = [&](std::vector<gert::Tensor> &ts, std::vector<gert::CompileTimeTensorDesc> &ds, bool any_rank) {
-                for (size_t i = 0; i < ts.size() && i < ds.size(); i++) {
-                    if (!any_rank && ts[i].shape_.GetOriginShape().GetDimNum() != rank) continue;
-                    ds[i].format_.origin = ds[i].format_.storage = f;
-                    ts[i].format_.origin = ts[i].format_.storage = f;
-                }
-            };
-            set(op->inputs, op->in_desc, false);
-            // outputs whatever their rank: before InferShape their shapes are placeholders
-            set(op->outputs, op->out_desc, true);
-        }
-    }
     platform_ascendc::twin_current_platform() = plat.get();
 
     // Find the op: OP_ADD definition first, IMPL_OP_OPTILING registration second.
@@ -233,6 +210,62 @@ int main(int argc, char **argv) {
         if (k >= 0 && (size_t)k < op->inputs.size()) op->inputs[(size_t)k].twin_value_depend_ = true;
     }
 
+    // Formats. A tensor's format is the one the OpDef's Format column gives beside the dtype the
+    // manifest names (ops-nn's quantized_batch_norm declares x NCHW and its tiling refuses any other),
+    // where the tensor has that layout's rank; a plain layout only (NCHW, NHWC, NCDHW, ...), never a
+    // fractal one the twin does not lay out.
+    auto plain_rank = [](ge::Format f) -> size_t {
+        switch (f) {
+        case ge::FORMAT_NCHW: case ge::FORMAT_NHWC: case ge::FORMAT_HWCN: case ge::FORMAT_CHWN: return 4;
+        case ge::FORMAT_NCDHW: case ge::FORMAT_NDHWC: case ge::FORMAT_DHWCN: case ge::FORMAT_DHWNC: return 5;
+        default: return 0;
+        }
+    };
+    if (def) {
+        auto by_column = [&](const std::vector<std::unique_ptr<ops::OpParamDef>> &params, const std::vector<std::string> &names,
+                             std::vector<gert::Tensor> &ts, std::vector<gert::CompileTimeTensorDesc> &ds) {
+            for (size_t i = 0; i < ts.size() && i < ds.size() && i < names.size(); i++) {
+                for (auto &p : params) {
+                    if (p->name_ != names[i] || p->formats_.empty()) continue;
+                    size_t col = 0;
+                    while (col < p->dtypes_.size() && p->dtypes_[col] != ds[i].dtype_) col++;
+                    if (col >= p->formats_.size()) col = p->formats_.size() == 1 ? 0 : col;
+                    if (col >= p->formats_.size()) break;
+                    const ge::Format f = p->formats_[col];
+                    if (plain_rank(f) != 0 && plain_rank(f) == ts[i].shape_.GetOriginShape().GetDimNum()) {
+                        ds[i].format_.origin = ds[i].format_.storage = f;
+                        ts[i].format_.origin = ts[i].format_.storage = f;
+                    }
+                    break;
+                }
+            }
+        };
+        by_column(def->inputs_, op->in_names, op->inputs, op->in_desc);
+        by_column(def->outputs_, op->out_names, op->outputs, op->out_desc);
+    }
+    // A graph tensor's origin format is the framework's layout. An op with a `data_format` attr
+    // (ops-nn's avg_pool3_d: "NDHWC", checked by its InferShape: "format only supports NCDHW, NDHWC,
+    // DHWCN") has its tensors of that layout's rank in that format, as the framework adapters set it;
+    // the other inputs stay ND, and every output takes it.
+    for (const auto &a : spec_attrs) {
+        if (a.name != "data_format" || a.value.kind != "str") continue;
+        static const ge::Format layouts[] = {ge::FORMAT_NCHW, ge::FORMAT_NHWC, ge::FORMAT_HWCN, ge::FORMAT_CHWN,
+                                             ge::FORMAT_NCDHW, ge::FORMAT_NDHWC, ge::FORMAT_DHWCN, ge::FORMAT_DHWNC};
+        for (ge::Format f : layouts) {
+            if (a.value.s != ge::GetFormatName(f)) continue;
+            const size_t rank = a.value.s.size();
+            auto set = [&](std::vector<gert::Tensor> &ts, std::vector<gert::CompileTimeTensorDesc> &ds, bool any_rank) {
+                for (size_t i = 0; i < ts.size() && i < ds.size(); i++) {
+                    if (!any_rank && ts[i].shape_.GetOriginShape().GetDimNum() != rank) continue;
+                    ds[i].format_.origin = ds[i].format_.storage = f;
+                    ts[i].format_.origin = ts[i].format_.storage = f;
+                }
+            };
+            set(op->inputs, op->in_desc, false);
+            // outputs whatever their rank: before InferShape their shapes are placeholders
+            set(op->outputs, op->out_desc, true);
+        }
+    }
     // Attributes: in OpDef order (spec values by name, else the OpDef default); without an OpDef,
     // in spec order.
     if (def && !def->attrs_.empty()) {
