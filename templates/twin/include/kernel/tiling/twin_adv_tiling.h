@@ -7,6 +7,12 @@
 #pragma once
 #include "../kernel_tiling/kernel_tiling.h"
 
+// The TopK queries take the platform and do not read it; declared here so this header needs no platform
+// header (the host's and the `.asc` build's both define this class).
+namespace platform_ascendc {
+class PlatformAscendC;
+} // namespace platform_ascendc
+
 namespace AscendC {
 // asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SwiGLU接口/GetSwiGLUMaxMinTmpSize.md (note the argument order:
 // the bounds before isReuseSource).
@@ -113,5 +119,47 @@ inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataType
     t.reduceSize = (uint32_t)(m * blk);
     t.rangeM = m == 0 ? 0 : 1;
     softmaxTiling = t;
+}
+
+// TopK (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/TopK-Tiling.md): the scratch bounds and the tiling of
+// the merge-sort TopK, both false ("获取失败") outside the ranges the TopK page sets: inner a positive multiple
+// of 32 (exactly 32 in Small mode, at most 4096 in Normal mode), outter at least 1, half or float data
+// (dataTypeSize 2 or 4), and for the tiling 1 <= k <= inner. The bounds are the twin's rule
+// (TwinTopKTmpBytes in kernel_tiling.h); the twin's TopK accepts any tmpLocal of at least the minimum.
+inline bool GetTopKMaxMinTmpSize(const platform_ascendc::PlatformAscendC &ascendcPlatform, const int32_t inner,
+                                 const int32_t outter, const bool isReuseSource, const bool isInitIndex, enum TopKMode mode,
+                                 const bool isLargest, const uint32_t dataTypeSize, uint32_t &maxValue, uint32_t &minValue) {
+    (void)ascendcPlatform; (void)isReuseSource;
+    const uint32_t mx = TwinTopKTmpBytes(inner, outter, isInitIndex, mode, isLargest, dataTypeSize);
+    const uint32_t mn = TwinTopKTmpBytes(inner, 1, isInitIndex, mode, isLargest, dataTypeSize);
+    if (mx == 0 || mn == 0) return false;
+    maxValue = mx;
+    minValue = mn;
+    return true;
+}
+// The tiling: the page asks kernels only to pass it through. The twin fills the fields it can describe in
+// its own terms: tmpLocalSize (the minimum above), allDataSize (outter * inner), innerDataSize (inner),
+// sortRepeat (Sort32 repeats, one per 32 elements), mrgSortRepeat (4-way MrgSort passes to sort a row),
+// kAlignFourBytes / kAlignTwoBytes (k rounded up to 32 bytes of 4- and 2-byte elements: the row lengths
+// of the outputs in Normal mode); the rest stay 0.
+inline bool TopKTilingFunc(const platform_ascendc::PlatformAscendC &ascendcPlatform, const int32_t inner,
+                           const int32_t outter, const int32_t k, const uint32_t dataTypeSize, const bool isInitIndex,
+                           enum TopKMode mode, const bool isLargest, ::TopkTiling &topKTiling) {
+    (void)ascendcPlatform;
+    const uint32_t mn = TwinTopKTmpBytes(inner, 1, isInitIndex, mode, isLargest, dataTypeSize);
+    if (mn == 0 || outter < 1 || k < 1 || k > inner) return false;
+    ::TopkTiling t{};
+    t.tmpLocalSize = (int32_t)mn;
+    t.allDataSize = outter * inner;
+    t.innerDataSize = inner;
+    t.sortRepeat = (uint32_t)(outter * inner / 32);
+    int32_t passes = 0;
+    if (mode == TopKMode::TOPK_NORMAL)
+        for (int32_t len = 32; len < inner; len *= 4) passes++;
+    t.mrgSortRepeat = passes;
+    t.kAlignFourBytes = (k + 7) / 8 * 8;
+    t.kAlignTwoBytes = (k + 15) / 16 * 16;
+    topKTiling = t;
+    return true;
 }
 } // namespace AscendC
