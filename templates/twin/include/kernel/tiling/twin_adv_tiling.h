@@ -1,5 +1,5 @@
-// twin: the host-side queries of the high-level APIs in twin/adv.h (SwiGLU, AscendDequant, DeepNorm, SoftMax):
-// their scratch sizes and the DeepNorm and SoftMax tilings. Shared by the kernel-header build (tiling/twin_tmp_size.h, for `.asc`
+// twin: the host-side queries of the high-level APIs in twin/adv.h (SwiGLU, AscendDequant, DeepNorm, SoftMax)
+// and twin/topk.h (TopK): their scratch sizes and the DeepNorm, SoftMax and TopK tilings. Shared by the kernel-header build (tiling/twin_tmp_size.h, for `.asc`
 // programs) and the custom-op host build (include/host/tiling/tiling_api.h); each includes this after it has
 // defined ge::Shape and AscendC::TwinTmpBytes. Scratch: the twin's APIs need none, so, as for the other
 // queries, both bounds are one tile of the input rounded up to 32 bytes (any size the kernel then reserves
