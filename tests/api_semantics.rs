@@ -4743,3 +4743,143 @@ int main() {
         "1 16384 4096\n1 1792 448\n0 0 0\n1 4096 1024 256 32 2 16 16\n0 1\n112\n"
     );
 }
+
+/// SoftmaxFlashV2 (asc-devkit SoftmaxFlashV2.md) against the page's Python computed here in f64: a first
+/// block of 2 rows of 16 floats (13 real) without update (max, exp, sum), then a second block with update,
+/// its inMax / inExpSum the first call's outputs in place (as moe_gating_top_k_softmax chains it): the
+/// new max, exp(x - max), expMax = exp(inMax - max), sum = expMax * inSum + sum(exp). The tiling comes from
+/// the kernel-side SoftMaxFlashV2TilingFunc; with SOFTMAX_OUTPUT_WITHOUT_BRC the per-row outputs are one
+/// element a row, and the outReduceMax overload gives the block's own max. The host's tiling and scratch
+/// queries take the page's arguments.
+#[test]
+fn softmax_flash_v2_chains_blocks_as_the_page_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr SoftmaxConfig kNoBrc = {false, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db, sb, mb, eb;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(db, 128); pipe.InitBuffer(sb, 64); pipe.InitBuffer(mb, 64);
+    pipe.InitBuffer(eb, 64);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>(), s = sb.Get<float>(), m = mb.Get<float>(),
+                       e = eb.Get<float>(), none;
+    DataCopy(a, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    SoftMaxShapeInfo si{2, 16, 2, 13};
+    SoftMaxTiling t = SoftMaxFlashV2TilingFunc(si, 4, 4, 0, true);
+    SoftmaxFlashV2<float, false>(d, s, m, a, e, none, none, t, si);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 32); DataCopy(yg[32], s, 16); DataCopy(yg[48], m, 16); PipeBarrier<PIPE_ALL>();
+    SoftmaxFlashV2<float, true>(d, s, m, a[32], e, s, m, t, si);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[64], d, 32); DataCopy(yg[96], s, 16); DataCopy(yg[112], m, 16); DataCopy(yg[128], e, 16);
+    PipeBarrier<PIPE_ALL>();
+    // not broadcast: one element a row; the block's own max beside
+    LocalTensor<float> rm = ab.Get<float>()[48];
+    Duplicate(s, -1.0f, 16); Duplicate(m, -1.0f, 16); Duplicate(e, -1.0f, 16);
+    s.SetValue(0, 2.0f); s.SetValue(1, 3.0f); m.SetValue(0, 0.5f); m.SetValue(1, 9.0f);
+    SoftmaxFlashV2<float, true, false, false, false, kNoBrc>(d, rm, s, m, a[32], e, s, m, t, si);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[144], s, 16); DataCopy(yg[160], m, 16); DataCopy(yg[176], e, 16); DataCopy(yg[192], rm, 16);
+    PipeBarrier<PIPE_ALL>();
+    yg.SetValue(208, (float)t.srcM); yg.SetValue(209, (float)t.srcK); yg.SetValue(210, (float)t.reduceK);
+    yg.SetValue(211, (float)SoftMaxFlashV2TilingFunc(si, 4, 4, 0, true, false, false, true).reduceK);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the SoftmaxFlashV2 kernel",
+    );
+    let x: Vec<f32> = (0..64)
+        .map(|i| ((i * 29 % 43) as f32 - 21.0) * 0.3)
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 256 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    let close = |got: f32, want: f64, what: &str| {
+        assert!(
+            (got as f64 - want).abs() <= 1e-6 + 1e-5 * want.abs(),
+            "{what}: {got} vs {want}"
+        );
+    };
+    let row = |b: usize, r: usize| -> Vec<f64> {
+        x[b * 32 + r * 16..b * 32 + r * 16 + 16]
+            .iter()
+            .map(|v| *v as f64)
+            .collect()
+    };
+    let rmax = |v: &[f64]| v[..13].iter().cloned().fold(f64::MIN, f64::max);
+    for r in 0..2 {
+        // first block
+        let (r0, r1) = (row(0, r), row(1, r));
+        let m0 = rmax(&r0);
+        let s0: f64 = r0[..13].iter().map(|v| (v - m0).exp()).sum();
+        for j in 0..16 {
+            close(y[r * 16 + j], (r0[j] - m0).exp(), "first exp");
+        }
+        for j in 0..8 {
+            close(y[32 + r * 8 + j], s0, "first sum");
+            close(y[48 + r * 8 + j], m0, "first max");
+        }
+        // second block, updating the first's statistics
+        let m1 = m0.max(rmax(&r1));
+        let em = (m0 - m1).exp();
+        let s1 = em * s0 + r1[..13].iter().map(|v| (v - m1).exp()).sum::<f64>();
+        for j in 0..16 {
+            close(y[64 + r * 16 + j], (r1[j] - m1).exp(), "update exp");
+        }
+        for j in 0..8 {
+            close(y[96 + r * 8 + j], s1, "update sum");
+            close(y[112 + r * 8 + j], m1, "update max");
+            close(y[128 + r * 8 + j], em, "update expMax");
+        }
+        // not broadcast: inSum 2 / 3, inMax 0.5 / 9 in element r
+        let (is, im): (f64, f64) = ([2.0, 3.0][r], [0.5, 9.0][r]);
+        let mn = im.max(rmax(&r1));
+        let en = (im - mn).exp();
+        let sn = en * is + r1[..13].iter().map(|v| (v - mn).exp()).sum::<f64>();
+        close(y[144 + r], sn, "no-brc sum");
+        close(y[160 + r], mn, "no-brc max");
+        close(y[176 + r], en, "no-brc expMax");
+        close(y[192 + r], rmax(&r1), "outReduceMax");
+    }
+    assert!(y[146..160].iter().all(|&v| v == -1.0), "one element a row");
+    assert_eq!(&y[208..212], &[2.0, 16.0, 8.0, 1.0]);
+    // host side: the tiling and the scratch bounds as the moe_gating_top_k_softmax tilings call them
+    let src = w.join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(FlashTiling)
+TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, sm);
+END_TILING_DATA_DEF;
+}
+using namespace AscendC;
+int main() {
+    optiling::FlashTiling td;
+    ge::Shape shape({1000});
+    SoftMaxFlashV2TilingFunc(shape, 4, 4, GetSoftMaxFlashV2MaxTmpSize(shape, 4, 4, true), td.sm, true);
+    std::printf("%u %u %u %u\n", GetSoftMaxFlashV2MinTmpSize(shape, 2, 4, false), td.sm.srcM, td.sm.srcK, td.sm.reduceK);
+    SoftMaxFlashV2TilingFunc(ge::Shape({4, 64}), 2, 2, 0, td.sm, false, false, true);
+    std::printf("%u %u %u\n", td.sm.srcM, td.sm.srcK, td.sm.reduceK);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the SoftmaxFlashV2 host check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2016 1 1000 8\n4 64 1\n"
+    );
+}

@@ -114,6 +114,27 @@ namespace AscendC {
 namespace tiling {
 using ::SoftMaxTiling;
 } // namespace tiling
+// The twin's SoftMax-family tiling of an [m, k] input (SoftMaxTilingFunc, SoftMaxFlashV2TilingFunc on the host,
+// and the kernel-side SoftMaxFlashV2TilingFunc): one pass over the whole input (splitM = m, rangeM = 1, no
+// tail) with per-row max / sum blocks of `blk` elements (32 bytes of the statistics' type, or 1 when the
+// output is not broadcast).
+constexpr ::SoftMaxTiling twin_softmax_tiling(uint64_t m, uint64_t k, uint32_t blk) {
+    ::SoftMaxTiling t{};
+    t.srcM = (uint32_t)m;
+    t.srcK = (uint32_t)k;
+    t.srcSize = (uint32_t)(m * k);
+    t.outMaxM = (uint32_t)m;
+    t.outMaxK = blk;
+    t.outMaxSize = (uint32_t)(m * blk);
+    t.splitM = (uint32_t)m;
+    t.splitK = (uint32_t)k;
+    t.splitSize = (uint32_t)(m * k);
+    t.reduceM = (uint32_t)m;
+    t.reduceK = blk;
+    t.reduceSize = (uint32_t)(m * blk);
+    t.rangeM = m == 0 ? 0 : 1;
+    return t;
+}
 } // namespace AscendC
 
 // TopK's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/TopK-Tiling.md: the struct as that page lists

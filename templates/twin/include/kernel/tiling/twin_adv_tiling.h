@@ -86,8 +86,16 @@ inline bool GetDeepNormTilingInfo(const ge::Shape &srcShape, const ge::Shape &or
 }
 // SoftMax / SimpleSoftMax (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-SimpleSoftMax-Tiling.md):
 // the scratch bounds (one tile of the input, as above) and SoftMaxTilingFunc. srcShape's last axis is k, the
-// product of the others m. The twin's SoftMax reads srcM and srcK; the rest describe one pass over the
-// whole input (splitM = m, rangeM = 1, no tail) with the per-row max / sum blocks of 32 bytes.
+// product of the others m (1 for a one-axis shape, 0 for no axis). The twin's SoftMax reads srcM and srcK;
+// the rest describe one pass over the whole input (twin_softmax_tiling in kernel_tiling.h) with the per-row
+// max / sum blocks of 32 bytes.
+inline ::SoftMaxTiling TwinSoftMaxShapeTiling(const ge::Shape &srcShape, uint32_t blk) {
+    const size_t n = srcShape.GetDimNum();
+    uint64_t k = n == 0 ? 0 : (uint64_t)srcShape.GetDim(n - 1), m = 1;
+    for (size_t i = 0; i + 1 < n; i++) m *= (uint64_t)srcShape.GetDim(i);
+    if (n == 0) m = 0;
+    return twin_softmax_tiling(m, k, blk);
+}
 inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
     (void)isReuseSource;
     return TwinTmpBytes(srcShape, dataTypeSize);
@@ -99,26 +107,30 @@ inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t d
 inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
                               ::SoftMaxTiling &softmaxTiling) {
     (void)localWorkSpaceSize;
-    const size_t n = srcShape.GetDimNum();
-    uint64_t k = n == 0 ? 0 : (uint64_t)srcShape.GetDim(n - 1), m = 1;
-    for (size_t i = 0; i + 1 < n; i++) m *= (uint64_t)srcShape.GetDim(i);
-    if (n == 0) m = 0;
-    const uint32_t blk = dataTypeSize == 0 ? 8 : 32 / dataTypeSize;
-    ::SoftMaxTiling t{};
-    t.srcM = (uint32_t)m;
-    t.srcK = (uint32_t)k;
-    t.srcSize = (uint32_t)(m * k);
-    t.outMaxM = (uint32_t)m;
-    t.outMaxK = blk;
-    t.outMaxSize = (uint32_t)(m * blk);
-    t.splitM = (uint32_t)m;
-    t.splitK = (uint32_t)k;
-    t.splitSize = (uint32_t)(m * k);
-    t.reduceM = (uint32_t)m;
-    t.reduceK = blk;
-    t.reduceSize = (uint32_t)(m * blk);
-    t.rangeM = m == 0 ? 0 : 1;
-    softmaxTiling = t;
+    softmaxTiling = TwinSoftMaxShapeTiling(srcShape, dataTypeSize == 0 ? 8 : 32 / dataTypeSize);
+}
+// SoftmaxFlashV2 (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxFlashV2-Tiling接口.md): the
+// scratch bounds (one tile of the input, as above) and the tiling, as SoftMax's with the per-row blocks of
+// the statistics' type (dataTypeSize2), or of one element with isFlashOutputBrc (the non-broadcast output).
+inline uint32_t GetSoftMaxFlashV2MinTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+    (void)dataTypeSize2; (void)isUpdate; (void)isBasicBlock; (void)isFlashOutputBrc;
+    return TwinTmpBytes(srcShape, dataTypeSize1);
+}
+inline uint32_t GetSoftMaxFlashV2MaxTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+    (void)dataTypeSize2; (void)isUpdate; (void)isBasicBlock; (void)isFlashOutputBrc;
+    return TwinTmpBytes(srcShape, dataTypeSize1);
+}
+inline void SoftMaxFlashV2TilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize1, const uint32_t dataTypeSize2,
+                                     const uint32_t localWorkSpaceSize, ::SoftMaxTiling &softmaxFlashTiling,
+                                     const bool isUpdate, const bool isBasicBlock = false,
+                                     const bool isFlashOutputBrc = false) {
+    (void)dataTypeSize1; (void)localWorkSpaceSize; (void)isUpdate; (void)isBasicBlock;
+    softmaxFlashTiling =
+        TwinSoftMaxShapeTiling(srcShape, isFlashOutputBrc ? 1 : (dataTypeSize2 == 0 ? 8 : 32 / dataTypeSize2));
 }
 
 // TopK (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/TopK-Tiling.md): the scratch bounds and the tiling of
