@@ -4483,6 +4483,11 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
         TopK<float>(v, o, s, ix, none, 5, t, bad);
         return;
     }
+    if (mode == 3) {  // Normal mode above 4096
+        TopKInfo big{1, 4128, 4128};
+        TopK<float>(v, o, s, ix, none, 5, t, big);
+        return;
+    }
     if (mode == 2) {  // tmpLocal short of the minimum for one row of 64
         TopKInfo info{3, 64, 64};
         TopK<float>(v, o, s, ix, none, tmp[0].ReinterpretCast<uint8_t>()[8000], 5, t, info);
@@ -4676,6 +4681,10 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     for (mode, msg) in [
         (1.0f32, "TopK: k 5 must be in 1..n (4)"),
         (2.0, "TopK: tmpLocal holds 192 bytes"),
+        (
+            3.0,
+            "TopK: topKInfo.inner 4128 is above Normal mode's maximum of 4096",
+        ),
     ] {
         let mut xm = x.clone();
         xm[320] = mode;
@@ -4735,12 +4744,12 @@ int main() {
     let out = run_host_program(&src, "building the TopK tiling host check");
     // 256 x 4 floats with given indexes, largest: two 8-byte structure areas a row (256 * 16 = 4096), 4 rows
     // for the maximum. Small mode, 4 rows of 32 halves, smallest, generated indexes: 32 * 8 + 32 * 2 + 32 * 4
-    // = 448 a row, 1792 for 4. inner 48 (not a multiple of 32), Small with inner 64, Normal above 4096:
-    // false. The tiling: 4 rows of 256 in 8 Sort32 repeats each and 2 MrgSort passes (32 -> 128 -> 512), k 9
+    // = 448 a row, 1792 for 4. inner 48 (not a multiple of 32), Small with inner 64: false; Normal above
+    // 4096 answers (the tiling page sets no maximum; the kernel API faults on it). The tiling: 4 rows of 256 in 8 Sort32 repeats each and 2 MrgSort passes (32 -> 128 -> 512), k 9
     // -> 16 for both alignments. k above inner fails. The struct: 24 4-byte fields and 8 2-byte ones.
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "1 16384 4096\n1 1792 448\n0 0 0\n1 4096 1024 256 32 2 16 16\n0 1\n112\n"
+        "1 16384 4096\n1 1792 448\n0 0 1\n1 4096 1024 256 32 2 16 16\n0 1\n112\n"
     );
 }
 
@@ -4882,4 +4891,56 @@ int main() {
         String::from_utf8_lossy(&out.stdout),
         "2016 1 1000 8\n4 64 1\n"
     );
+}
+
+/// BlockReduceMaxIntrinsicsImpl / BlockReduceSumIntrinsicsImpl on raw UB addresses (`(__ubuf__ float *)
+/// local.GetPhyAddr()`, as moe_gating_top_k_softmax's perf kernel calls them) under a counter-mode mask of 3
+/// blocks: one result per 32-byte block, as BlockReduceMax / BlockReduceSum.
+#[test]
+fn block_reduce_intrinsics_on_raw_ub_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 32);
+    yg.SetGlobalBuffer((__gm__ float *)y, 16);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db;
+    pipe.InitBuffer(ab, 128); pipe.InitBuffer(db, 64);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>();
+    DataCopy(a, xg, 32);
+    Duplicate(d, -1.0f, 16);
+    PipeBarrier<PIPE_ALL>();
+    AscendCUtils::SetMaskCount<float>();
+    SetVectorMask<float, MaskMode::COUNTER>(0, 3 * 8);
+    BlockReduceMaxIntrinsicsImpl((__ubuf__ float *)d.GetPhyAddr(), (__ubuf__ float *)a.GetPhyAddr(), 1, 1, 1, 8);
+    BlockReduceSumIntrinsicsImpl((__ubuf__ float *)d[8].GetPhyAddr(), (__ubuf__ float *)a.GetPhyAddr(), 1, 1, 1, 8);
+    AscendCUtils::SetMaskNorm<float>();
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, d, 16);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the BlockReduce intrinsics kernel",
+    );
+    let x: Vec<f32> = (0..32).map(|i| ((i * 7) % 11) as f32 - 3.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 16 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    for b in 0..3 {
+        let blk = &x[b * 8..b * 8 + 8];
+        assert_eq!(
+            y[b],
+            blk.iter().cloned().fold(f32::MIN, f32::max),
+            "max {b}"
+        );
+        assert_eq!(y[8 + b], blk.iter().sum::<f32>(), "sum {b}");
+    }
+    // the repeat's other five blocks hold no selected element: 0, as the twin's BlockReduceMax / Sum write them
+    assert!(y[3..8].iter().chain(&y[11..16]).all(|&v| v == 0.0), "{y:?}");
 }

@@ -205,11 +205,15 @@ struct TopKInfo {
 // bytes a (score, index) structure, and for Normal mode a second such area for the MrgSort passes; a
 // negated copy of the scores when the smallest are asked for; and the generated 0..inner-1 index when
 // isInitIndex is false (one row in Normal mode, every row in Small mode). The maximum sorts all outter
-// rows at once, the minimum one row at a time. 0 when the arguments are outside the pages' ranges.
+// rows at once, the minimum one row at a time. 0 when the arguments are outside the TopK-Tiling page's ranges
+// (inner a positive multiple of 32, half or float) or Small mode's inner of 32. Normal mode's maximum inner of
+// 4096 is the kernel API's rule (TopK.md's topKInfo), not the query's: the tiling page sets none, and an
+// operator may size its chunk from the answer (moe_gating_top_k_softmax_v2 ignores a false and, finding no
+// scratch, takes a chunk of 5472).
 inline uint32_t TwinTopKTmpBytes(int32_t inner, int32_t rows, bool isInitIndex, TopKMode mode, bool isLargest,
                                  uint32_t typeSize) {
     if (inner <= 0 || inner % 32 != 0 || rows <= 0 || (typeSize != 2 && typeSize != 4)) return 0;
-    if (mode == TopKMode::TOPK_NSMALL ? inner != 32 : inner > 4096) return 0;
+    if (mode == TopKMode::TOPK_NSMALL && inner != 32) return 0;
     const uint64_t elems = (uint64_t)inner * (uint64_t)rows;
     uint64_t bytes = elems * 8 * (mode == TopKMode::TOPK_NORMAL && inner > 32 ? 2 : 1);
     if (!isLargest) bytes += elems * typeSize;

@@ -134,9 +134,9 @@ inline void SoftMaxFlashV2TilingFunc(const ge::Shape &srcShape, const uint32_t d
 }
 
 // TopK (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/TopK-Tiling.md): the scratch bounds and the tiling of
-// the merge-sort TopK, both false ("获取失败") outside the ranges the TopK page sets: inner a positive multiple
-// of 32 (exactly 32 in Small mode, at most 4096 in Normal mode), outter at least 1, half or float data
-// (dataTypeSize 2 or 4), and for the tiling 1 <= k <= inner. The bounds are the twin's rule
+// the merge-sort TopK, both false ("获取失败") outside the ranges the pages set: inner a positive multiple of 32
+// (exactly 32 in Small mode), outter at least 1, half or float data (dataTypeSize 2 or 4), and for the tiling
+// 1 <= k <= inner. Normal mode's maximum inner of 4096 is left to the kernel API (see TwinTopKTmpBytes). The bounds are the twin's rule
 // (TwinTopKTmpBytes in kernel_tiling.h); the twin's TopK accepts any tmpLocal of at least the minimum.
 inline bool GetTopKMaxMinTmpSize(const platform_ascendc::PlatformAscendC &ascendcPlatform, const int32_t inner,
                                  const int32_t outter, const bool isReuseSource, const bool isInitIndex, enum TopKMode mode,
