@@ -1187,10 +1187,13 @@ pub(super) fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(Str
         .map(str::to_string)
         .collect();
     // Messages abbreviate: `sort_indices` for the input `sorted_indices`, `sorted_expert` for
-    // `sorted_experts`. A long name (8 letters or more) matches within two edits.
+    // `sorted_experts`. A long name (8 letters or more) matches within two edits, and a word of 6 letters
+    // or more matches a name it begins, one or two letters short (`finish` for `finished`).
     let near = |w: &str, i: &str| {
         let (w, i) = (norm(w), norm(i));
-        w == i || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
+        w == i
+            || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
+            || (w.len() >= 6 && i.starts_with(&w) && i.len() - w.len() <= 2)
     };
     let mut named: Vec<&String> = vec![];
     for w in &words {
@@ -1294,6 +1297,7 @@ mod refusal_tests {
             "sorted_experts",
             "bias",
             "permuted_probs_grad",
+            "finished",
         ]);
         let cases = [
             (
@@ -1311,6 +1315,11 @@ mod refusal_tests {
             (
                 "[error] M (m.cpp:146): permutedProbsGrad's shape(2) is not 1D.",
                 ("permuted_probs_grad", 1),
+            ),
+            // moe_gating_top_k_softmax: the input `finished` called `finish`
+            (
+                "[error] M (m.cpp:101): Tiling4M get finish dim num (=2) error, should be (=1), please check.",
+                ("finished", 1),
             ),
         ];
         for (msg, (name, rank)) in cases {
