@@ -4677,3 +4677,528 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     let out = run_host_program(&src, "building the ge::Status program");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "0 4294967295\n");
 }
+
+/// The reference TopK order of the asc-devkit TopK page (docs/zh/api/SIMD-API/高阶API/排序操作/TopK.md): NaN
+/// first (largest or smallest), then by value, equal values in row order; the first k positions of `row`.
+fn topk_positions(row: &[f32], k: usize, largest: bool) -> Vec<usize> {
+    use std::cmp::Ordering;
+    let mut pos: Vec<usize> = (0..row.len()).collect();
+    pos.sort_by(|&a, &b| {
+        let (x, y) = (row[a], row[b]);
+        match (x.is_nan(), y.is_nan()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ if largest => y.partial_cmp(&x).unwrap(),
+            _ => x.partial_cmp(&y).unwrap(),
+        }
+    });
+    pos.truncate(k);
+    pos
+}
+
+/// TopK (asc-devkit TopK.md) against the page's rules computed here: Normal mode on 3 rows of 64 floats
+/// with ties, a NaN, +inf and -inf (largest with generated indexes; smallest with given indexes and a
+/// tmpLocal; finished rows whose indexes become n; the order from a TopKConfig overriding isLargest),
+/// Small mode on 4 rows of 32 (smallest with generated indexes, largest with per-row indexes), half data
+/// (k_pad 16 for values, 8 for indexes), and an in-place call (destination at its source's address, as
+/// moe_gating_top_k_softmax sorts). Outputs sit at rows of k_pad / kpad_index in Normal mode and of k in
+/// Small mode, and the padding keeps what was there. The call is traced as Sort32, MrgSort passes and
+/// GatherMask; k above n and a short tmpLocal are faults naming TopK.
+#[test]
+fn topk_normal_small_modes_match_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr TopKConfig kSmallest = {TopKAlgo::MERGE_SORT, TopKOrder::SMALLEST, true};
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<int32_t> yi;
+    xg.SetGlobalBuffer((__gm__ float *)x, 512);
+    yg.SetGlobalBuffer((__gm__ float *)y, 512 * 10);
+    yi.SetGlobalBuffer((__gm__ int32_t *)y, 512 * 10);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> sb, ib, vb, ob, tb, fb, hb, hv;
+    pipe.InitBuffer(sb, 512 * 4); pipe.InitBuffer(ib, 512 * 4);
+    pipe.InitBuffer(vb, 256 * 4); pipe.InitBuffer(ob, 256 * 4);
+    pipe.InitBuffer(tb, 8192); pipe.InitBuffer(fb, 32);
+    pipe.InitBuffer(hb, 256 * 2); pipe.InitBuffer(hv, 256 * 2);
+    LocalTensor<float> s = sb.Get<float>(), v = vb.Get<float>();
+    LocalTensor<int32_t> ix = ib.Get<int32_t>(), o = ob.Get<int32_t>();
+    LocalTensor<uint8_t> tmp = tb.Get<uint8_t>();
+    LocalTensor<bool> fin = fb.Get<bool>(), none;
+    LocalTensor<half> hs = hb.Get<half>(), hd = hv.Get<half>();
+    TopkTiling t{};
+    DataCopy(s, xg, 512);
+    PipeBarrier<PIPE_ALL>();
+    const int mode = (int)s.GetValue(320);
+    if (mode == 1) {  // k above n
+        TopKInfo bad{3, 64, 4};
+        TopK<float>(v, o, s, ix, none, 5, t, bad);
+        return;
+    }
+    if (mode == 3) {  // Normal mode above 4096
+        TopKInfo big{1, 4128, 4128};
+        TopK<float>(v, o, s, ix, none, 5, t, big);
+        return;
+    }
+    if (mode == 2) {  // tmpLocal short of the minimum for one row of 64
+        TopKInfo info{3, 64, 64};
+        TopK<float>(v, o, s, ix, none, tmp[0].ReinterpretCast<uint8_t>()[8000], 5, t, info);
+        return;
+    }
+    ArithProgression(ix, 1000, 3, 64);                       // the Normal rows' shared index
+    for (int r = 0; r < 4; r++)
+        for (int j = 0; j < 32; j++) ix.SetValue(64 + r * 32 + j, r * 100 + j);  // Small rows' own
+    fin.SetValue(0, false); fin.SetValue(1, true); fin.SetValue(2, false);
+    auto out = [&](int slot) {
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(yg[slot * 512], v, 256);
+        DataCopy(yi[slot * 512 + 256], o, 256);
+        PipeBarrier<PIPE_ALL>();
+        Duplicate(v, -7.0f, 256);
+        Duplicate(o, -7, 256);
+        PipeBarrier<PIPE_ALL>();
+    };
+    Duplicate(v, -7.0f, 256);
+    Duplicate(o, -7, 256);
+    PipeBarrier<PIPE_ALL>();
+    TopKInfo nrm{3, 64, 64}, sml{4, 32, 32};
+    TopK<float, false, false, false, TopKMode::TOPK_NORMAL>(v, o, s, ix, none, 5, t, nrm, true);
+    out(0);
+    TopK<float, true, false, false, TopKMode::TOPK_NORMAL>(v, o, s, ix, none, tmp, 5, t, nrm, false);
+    out(1);
+    TopK<float, true, true, false, TopKMode::TOPK_NORMAL>(v, o, s, ix, fin, 5, t, nrm, true);
+    out(2);
+    TopK<float, false, false, false, TopKMode::TOPK_NORMAL, kSmallest>(v, o, s, ix, none, 9, t, nrm, true);
+    out(3);
+    TopK<float, false, false, false, TopKMode::TOPK_NSMALL>(v, o, s[192], ix, none, 6, t, sml, false);
+    out(4);
+    TopK<float, true, false, false, TopKMode::TOPK_NSMALL>(v, o, s[192], ix[64], none, tmp, 6, t, sml, true);
+    out(5);
+    // half: values in rows of 16, indexes in rows of 8
+    Cast(hs, s, RoundMode::CAST_NONE, 192);
+    Duplicate(hd, (half)-7.0f, 256);
+    PipeBarrier<PIPE_ALL>();
+    TopK<half, false, false, false, TopKMode::TOPK_NORMAL>(hd, o, hs, ix, none, 3, t, nrm, true);
+    PipeBarrier<PIPE_ALL>();
+    Cast(v, hd, RoundMode::CAST_NONE, 256);
+    out(6);
+    // in place: one row of 64 sorted where it lies, its index beside it
+    Adds(v, s[64], 0.0f, 64);
+    ArithProgression(o, 500, 1, 64);
+    PipeBarrier<PIPE_ALL>();
+    TopKInfo one{1, 64, 64};
+    TopK<float, true, false, false, TopKMode::TOPK_NORMAL>(v, o, v, o, none, 8, t, one, true);
+    out(7);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the TopK kernel",
+    );
+    // Normal rows (3 x 64): ties of a coarse grid, a NaN in row 1, +inf in row 2, -inf in row 0.
+    let mut x = vec![0f32; 512];
+    for r in 0..3 {
+        for j in 0..64 {
+            x[r * 64 + j] = ((j * 37 + r * 11) % 23) as f32 * 0.5 - 5.0;
+        }
+    }
+    x[64 + 10] = f32::NAN;
+    x[128 + 5] = f32::INFINITY;
+    x[7] = f32::NEG_INFINITY;
+    // Small rows (4 x 32), a NaN in row 2.
+    for r in 0..4 {
+        for j in 0..32 {
+            x[192 + r * 32 + j] = ((j * 13 + r * 7) % 17) as f32 - 8.0;
+        }
+    }
+    x[192 + 64 + 3] = f32::NAN;
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 512 * 10 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (yf, yi) = (f32s(&y), i32s(&y));
+    let same = |a: f32, b: f32| (a.is_nan() && b.is_nan()) || a == b;
+    // One case: slot, rows of `len` at `base` in x, k, largest, the row strides of values and indexes,
+    // the index of position j in row r, and the rows whose indexes are all n.
+    #[allow(clippy::too_many_arguments)]
+    let case = |slot: usize,
+                base: usize,
+                rows: usize,
+                len: usize,
+                k: usize,
+                largest: bool,
+                (kv, ki): (usize, usize),
+                index: &dyn Fn(usize, usize) -> i32,
+                finished: &[usize]| {
+        let (vals, idxs) = (
+            &yf[slot * 512..slot * 512 + 256],
+            &yi[slot * 512 + 256..slot * 512 + 512],
+        );
+        for r in 0..rows {
+            let row = &x[base + r * len..base + (r + 1) * len];
+            let want = topk_positions(row, k, largest);
+            for (j, &p) in want.iter().enumerate() {
+                assert!(
+                    same(vals[r * kv + j], row[p]),
+                    "slot {slot} row {r} value {j}: {} want {}",
+                    vals[r * kv + j],
+                    row[p]
+                );
+                let wi = if finished.contains(&r) {
+                    len as i32
+                } else {
+                    index(r, p)
+                };
+                assert_eq!(idxs[r * ki + j], wi, "slot {slot} row {r} index {j}");
+            }
+            for j in k..kv {
+                assert_eq!(
+                    vals[r * kv + j],
+                    -7.0,
+                    "slot {slot} row {r}: value padding {j} kept"
+                );
+            }
+            for j in k..ki {
+                assert_eq!(
+                    idxs[r * ki + j],
+                    -7,
+                    "slot {slot} row {r}: index padding {j} kept"
+                );
+            }
+        }
+        if slot == 7 {
+            // in place: past the k results the source row is still there
+            let rest = &x[base + k..base + len];
+            assert!(
+                vals[k..len].iter().zip(rest).all(|(a, b)| same(*a, *b)),
+                "slot 7: the source past k"
+            );
+            assert!(
+                idxs[k..len]
+                    .iter()
+                    .enumerate()
+                    .all(|(j, &v)| v == 500 + (k + j) as i32),
+                "slot 7: the index past k"
+            );
+            return;
+        }
+        // nothing written past the last row
+        assert!(
+            vals[rows * kv..].iter().all(|&v| v == -7.0),
+            "slot {slot}: values past the rows"
+        );
+        assert!(
+            idxs[rows * ki..].iter().all(|&v| v == -7),
+            "slot {slot}: indexes past the rows"
+        );
+    };
+    let pos = |_: usize, p: usize| p as i32;
+    let given = |_: usize, p: usize| 1000 + 3 * p as i32;
+    case(0, 0, 3, 64, 5, true, (8, 8), &pos, &[]);
+    case(1, 0, 3, 64, 5, false, (8, 8), &given, &[]);
+    case(2, 0, 3, 64, 5, true, (8, 8), &given, &[1]);
+    case(3, 0, 3, 64, 9, false, (16, 16), &pos, &[]);
+    case(4, 192, 4, 32, 6, false, (6, 6), &pos, &[]);
+    case(
+        5,
+        192,
+        4,
+        32,
+        6,
+        true,
+        (6, 6),
+        &|r, p| (r * 100 + p) as i32,
+        &[],
+    );
+    case(6, 0, 3, 64, 3, true, (16, 8), &pos, &[]);
+    case(7, 64, 1, 64, 8, true, (8, 8), &|_, p| 500 + p as i32, &[]);
+    // The first slot's values are the page's sample in spirit: row 2's +inf first, row 1's NaN first.
+    assert_eq!(yf[2 * 8], f32::INFINITY);
+    assert!(yf[8].is_nan());
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    for api in [
+        "Sort32",
+        "MrgSort",
+        "GatherMask",
+        "CreateVecIndex",
+        "Select",
+    ] {
+        assert!(
+            trace.lines().any(|l| l.starts_with(&format!("I V {api} "))),
+            "{api} traced:\n{trace}"
+        );
+    }
+    // Faults name the API and the broken rule.
+    for (mode, msg) in [
+        (1.0f32, "TopK: k 5 must be in 1..n (4)"),
+        (2.0, "TopK: tmpLocal holds 192 bytes"),
+        (
+            3.0,
+            "TopK: topKInfo.inner 4128 is above Normal mode's maximum of 4096",
+        ),
+    ] {
+        let mut xm = x.clone();
+        xm[320] = mode;
+        let (out, _) = run_kernel(w, &[("x", bytes_f32(&xm))], 512 * 10 * 4);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(msg),
+            "mode {mode}: {err}"
+        );
+    }
+}
+
+/// TopK's host queries (asc-devkit TopK-Tiling.md) compile as an operator's tiling writes them (the tiling
+/// struct a TILING_DATA_FIELD_DEF_STRUCT of optiling::TopkTiling, the platform passed in) and answer sane
+/// sizes: the minimum one row's share of the maximum for Normal mode, false outside the page's ranges.
+#[test]
+fn topk_tiling_and_tmp_size_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(TopkCustomTilingData)
+    TILING_DATA_FIELD_DEF(int32_t, k);
+    TILING_DATA_FIELD_DEF_STRUCT(TopkTiling, topkTilingData);
+END_TILING_DATA_DEF;
+}
+using namespace AscendC;
+int main() {
+    platform_ascendc::PlatformAscendC plat;
+    optiling::TopkCustomTilingData td;
+    uint32_t mx = 0, mn = 0;
+    bool ok = GetTopKMaxMinTmpSize(plat, 256, 4, false, true, TopKMode::TOPK_NORMAL, true, 4, mx, mn);
+    std::printf("%d %u %u\n", ok, mx, mn);
+    ok = GetTopKMaxMinTmpSize(plat, 32, 4, false, false, TopKMode::TOPK_NSMALL, false, 2, mx, mn);
+    std::printf("%d %u %u\n", ok, mx, mn);
+    std::printf("%d %d %d\n", GetTopKMaxMinTmpSize(plat, 48, 4, false, true, TopKMode::TOPK_NORMAL, true, 4, mx, mn),
+                GetTopKMaxMinTmpSize(plat, 64, 4, false, true, TopKMode::TOPK_NSMALL, true, 4, mx, mn),
+                GetTopKMaxMinTmpSize(plat, 8192, 1, false, true, TopKMode::TOPK_NORMAL, true, 4, mx, mn));
+    ok = TopKTilingFunc(plat, 256, 4, 9, 4, true, TopKMode::TOPK_NORMAL, true, td.topkTilingData);
+    const TopkTiling &t = td.topkTilingData;
+    std::printf("%d %d %d %d %u %d %d %d\n", ok, t.tmpLocalSize, t.allDataSize, t.innerDataSize, t.sortRepeat,
+                t.mrgSortRepeat, t.kAlignFourBytes, t.kAlignTwoBytes);
+    AscendC::tiling::TopkTiling t2{};
+    std::printf("%d %d\n", TopKTilingFunc(plat, 64, 2, 65, 2, false, TopKMode::TOPK_NORMAL, true, t2),
+                TopKTilingFunc(plat, 64, 2, 64, 2, false, TopKMode::TOPK_NORMAL, true, t2));
+    std::printf("%zu\n", sizeof(TopkTiling));
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the TopK tiling host check");
+    // 256 x 4 floats with given indexes, largest: two 8-byte structure areas a row (256 * 16 = 4096), 4 rows
+    // for the maximum. Small mode, 4 rows of 32 halves, smallest, generated indexes: 32 * 8 + 32 * 2 + 32 * 4
+    // = 448 a row, 1792 for 4. inner 48 (not a multiple of 32), Small with inner 64: false; Normal above
+    // 4096 answers (the tiling page sets no maximum; the kernel API faults on it). The tiling: 4 rows of 256 in 8 Sort32 repeats each and 2 MrgSort passes (32 -> 128 -> 512), k 9
+    // -> 16 for both alignments. k above inner fails. The struct: 24 4-byte fields and 8 2-byte ones.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 16384 4096\n1 1792 448\n0 0 1\n1 4096 1024 256 32 2 16 16\n0 1\n112\n"
+    );
+}
+
+/// SoftmaxFlashV2 (asc-devkit SoftmaxFlashV2.md) against the page's Python computed here in f64: a first
+/// block of 2 rows of 16 floats (13 real) without update (max, exp, sum), then a second block with update,
+/// its inMax / inExpSum the first call's outputs in place (as moe_gating_top_k_softmax chains it): the
+/// new max, exp(x - max), expMax = exp(inMax - max), sum = expMax * inSum + sum(exp). The tiling comes from
+/// the kernel-side SoftMaxFlashV2TilingFunc; with SOFTMAX_OUTPUT_WITHOUT_BRC the per-row outputs are one
+/// element a row, and the outReduceMax overload gives the block's own max. The host's tiling and scratch
+/// queries take the page's arguments.
+#[test]
+fn softmax_flash_v2_chains_blocks_as_the_page_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr SoftmaxConfig kNoBrc = {false, 0, 0, SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC};
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db, sb, mb, eb;
+    pipe.InitBuffer(ab, 256); pipe.InitBuffer(db, 128); pipe.InitBuffer(sb, 64); pipe.InitBuffer(mb, 64);
+    pipe.InitBuffer(eb, 64);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>(), s = sb.Get<float>(), m = mb.Get<float>(),
+                       e = eb.Get<float>(), none;
+    DataCopy(a, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    SoftMaxShapeInfo si{2, 16, 2, 13};
+    SoftMaxTiling t = SoftMaxFlashV2TilingFunc(si, 4, 4, 0, true);
+    SoftmaxFlashV2<float, false>(d, s, m, a, e, none, none, t, si);
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 32); DataCopy(yg[32], s, 16); DataCopy(yg[48], m, 16); PipeBarrier<PIPE_ALL>();
+    SoftmaxFlashV2<float, true>(d, s, m, a[32], e, s, m, t, si);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[64], d, 32); DataCopy(yg[96], s, 16); DataCopy(yg[112], m, 16); DataCopy(yg[128], e, 16);
+    PipeBarrier<PIPE_ALL>();
+    // not broadcast: one element a row; the block's own max beside
+    LocalTensor<float> rm = ab.Get<float>()[48];
+    Duplicate(s, -1.0f, 16); Duplicate(m, -1.0f, 16); Duplicate(e, -1.0f, 16);
+    s.SetValue(0, 2.0f); s.SetValue(1, 3.0f); m.SetValue(0, 0.5f); m.SetValue(1, 9.0f);
+    SoftmaxFlashV2<float, true, false, false, false, kNoBrc>(d, rm, s, m, a[32], e, s, m, t, si);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[144], s, 16); DataCopy(yg[160], m, 16); DataCopy(yg[176], e, 16); DataCopy(yg[192], rm, 16);
+    PipeBarrier<PIPE_ALL>();
+    yg.SetValue(208, (float)t.srcM); yg.SetValue(209, (float)t.srcK); yg.SetValue(210, (float)t.reduceK);
+    yg.SetValue(211, (float)SoftMaxFlashV2TilingFunc(si, 4, 4, 0, true, false, false, true).reduceK);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the SoftmaxFlashV2 kernel",
+    );
+    let x: Vec<f32> = (0..64)
+        .map(|i| ((i * 29 % 43) as f32 - 21.0) * 0.3)
+        .collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 256 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    let close = |got: f32, want: f64, what: &str| {
+        assert!(
+            (got as f64 - want).abs() <= 1e-6 + 1e-5 * want.abs(),
+            "{what}: {got} vs {want}"
+        );
+    };
+    let row = |b: usize, r: usize| -> Vec<f64> {
+        x[b * 32 + r * 16..b * 32 + r * 16 + 16]
+            .iter()
+            .map(|v| *v as f64)
+            .collect()
+    };
+    let rmax = |v: &[f64]| v[..13].iter().cloned().fold(f64::MIN, f64::max);
+    for r in 0..2 {
+        // first block
+        let (r0, r1) = (row(0, r), row(1, r));
+        let m0 = rmax(&r0);
+        let s0: f64 = r0[..13].iter().map(|v| (v - m0).exp()).sum();
+        for j in 0..16 {
+            close(y[r * 16 + j], (r0[j] - m0).exp(), "first exp");
+        }
+        for j in 0..8 {
+            close(y[32 + r * 8 + j], s0, "first sum");
+            close(y[48 + r * 8 + j], m0, "first max");
+        }
+        // second block, updating the first's statistics
+        let m1 = m0.max(rmax(&r1));
+        let em = (m0 - m1).exp();
+        let s1 = em * s0 + r1[..13].iter().map(|v| (v - m1).exp()).sum::<f64>();
+        for j in 0..16 {
+            close(y[64 + r * 16 + j], (r1[j] - m1).exp(), "update exp");
+        }
+        for j in 0..8 {
+            close(y[96 + r * 8 + j], s1, "update sum");
+            close(y[112 + r * 8 + j], m1, "update max");
+            close(y[128 + r * 8 + j], em, "update expMax");
+        }
+        // not broadcast: inSum 2 / 3, inMax 0.5 / 9 in element r
+        let (is, im): (f64, f64) = ([2.0, 3.0][r], [0.5, 9.0][r]);
+        let mn = im.max(rmax(&r1));
+        let en = (im - mn).exp();
+        let sn = en * is + r1[..13].iter().map(|v| (v - mn).exp()).sum::<f64>();
+        close(y[144 + r], sn, "no-brc sum");
+        close(y[160 + r], mn, "no-brc max");
+        close(y[176 + r], en, "no-brc expMax");
+        close(y[192 + r], rmax(&r1), "outReduceMax");
+    }
+    assert!(y[146..160].iter().all(|&v| v == -1.0), "one element a row");
+    assert_eq!(&y[208..212], &[2.0, 16.0, 8.0, 1.0]);
+    // host side: the tiling and the scratch bounds as the moe_gating_top_k_softmax tilings call them
+    let src = w.join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(FlashTiling)
+TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, sm);
+END_TILING_DATA_DEF;
+}
+using namespace AscendC;
+int main() {
+    optiling::FlashTiling td;
+    ge::Shape shape({1000});
+    SoftMaxFlashV2TilingFunc(shape, 4, 4, GetSoftMaxFlashV2MaxTmpSize(shape, 4, 4, true), td.sm, true);
+    std::printf("%u %u %u %u\n", GetSoftMaxFlashV2MinTmpSize(shape, 2, 4, false), td.sm.srcM, td.sm.srcK, td.sm.reduceK);
+    SoftMaxFlashV2TilingFunc(ge::Shape({4, 64}), 2, 2, 0, td.sm, false, false, true);
+    std::printf("%u %u %u\n", td.sm.srcM, td.sm.srcK, td.sm.reduceK);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the SoftmaxFlashV2 host check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2016 1 1000 8\n4 64 1\n"
+    );
+}
+
+/// BlockReduceMaxIntrinsicsImpl / BlockReduceSumIntrinsicsImpl on raw UB addresses (`(__ubuf__ float *)
+/// local.GetPhyAddr()`, as moe_gating_top_k_softmax's perf kernel calls them) under a counter-mode mask of 3
+/// blocks: one result per 32-byte block, as BlockReduceMax / BlockReduceSum.
+#[test]
+fn block_reduce_intrinsics_on_raw_ub_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 32);
+    yg.SetGlobalBuffer((__gm__ float *)y, 16);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ab, db;
+    pipe.InitBuffer(ab, 128); pipe.InitBuffer(db, 64);
+    LocalTensor<float> a = ab.Get<float>(), d = db.Get<float>();
+    DataCopy(a, xg, 32);
+    Duplicate(d, -1.0f, 16);
+    PipeBarrier<PIPE_ALL>();
+    AscendCUtils::SetMaskCount<float>();
+    SetVectorMask<float, MaskMode::COUNTER>(0, 3 * 8);
+    BlockReduceMaxIntrinsicsImpl((__ubuf__ float *)d.GetPhyAddr(), (__ubuf__ float *)a.GetPhyAddr(), 1, 1, 1, 8);
+    BlockReduceSumIntrinsicsImpl((__ubuf__ float *)d[8].GetPhyAddr(), (__ubuf__ float *)a.GetPhyAddr(), 1, 1, 1, 8);
+    AscendCUtils::SetMaskNorm<float>();
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, d, 16);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the BlockReduce intrinsics kernel",
+    );
+    let x: Vec<f32> = (0..32).map(|i| ((i * 7) % 11) as f32 - 3.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 16 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let y = f32s(&y);
+    for b in 0..3 {
+        let blk = &x[b * 8..b * 8 + 8];
+        assert_eq!(
+            y[b],
+            blk.iter().cloned().fold(f32::MIN, f32::max),
+            "max {b}"
+        );
+        assert_eq!(y[8 + b], blk.iter().sum::<f32>(), "sum {b}");
+    }
+    // the repeat's other five blocks hold no selected element: 0, as the twin's BlockReduceMax / Sum write them
+    assert!(y[3..8].iter().chain(&y[11..16]).all(|&v| v == 0.0), "{y:?}");
+}

@@ -1254,12 +1254,15 @@ fn refusal_words(message: &str) -> Vec<String> {
 
 /// The one input of `inputs` that `words` name, if exactly one is. Messages abbreviate: `sort_indices`
 /// for the input `sorted_indices`, `sorted_expert` for `sorted_experts`; a long name (8 letters or more)
-/// matches within two edits, without case or underscores.
+/// matches within two edits, and a word of 6 letters or more matches a name it begins, one or two
+/// letters short (`finish` for `finished`), without case or underscores.
 fn named_input(words: &[String], inputs: &[String]) -> Option<String> {
     let norm = |s: &str| s.to_ascii_lowercase().replace('_', "");
     let near = |w: &str, i: &str| {
         let (w, i) = (norm(w), norm(i));
-        w == i || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
+        w == i
+            || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
+            || (w.len() >= 6 && i.starts_with(&w) && i.len() - w.len() <= 2)
     };
     let mut named: Vec<&String> = vec![];
     for w in words {
@@ -1369,6 +1372,7 @@ mod refusal_tests {
             "sorted_experts",
             "bias",
             "permuted_probs_grad",
+            "finished",
         ]);
         let cases = [
             (
@@ -1386,6 +1390,11 @@ mod refusal_tests {
             (
                 "[error] M (m.cpp:146): permutedProbsGrad's shape(2) is not 1D.",
                 ("permuted_probs_grad", 1),
+            ),
+            // moe_gating_top_k_softmax: the input `finished` called `finish`
+            (
+                "[error] M (m.cpp:101): Tiling4M get finish dim num (=2) error, should be (=1), please check.",
+                ("finished", 1),
             ),
         ];
         for (msg, (name, rank)) in cases {

@@ -65,6 +65,7 @@ using float32_t = float;
 #include "twin/vec.h"
 #include "twin/vec2.h"
 #include "twin/sort.h"
+#include "twin/topk.h"
 #include "twin/reg.h"
 #include "twin/adv.h"
 #include "twin/std.h"

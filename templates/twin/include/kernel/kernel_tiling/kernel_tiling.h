@@ -114,10 +114,118 @@ namespace AscendC {
 namespace tiling {
 using ::SoftMaxTiling;
 } // namespace tiling
+// The twin's SoftMax-family tiling of an [m, k] input (SoftMaxTilingFunc, SoftMaxFlashV2TilingFunc on the host,
+// and the kernel-side SoftMaxFlashV2TilingFunc): one pass over the whole input (splitM = m, rangeM = 1, no
+// tail) with per-row max / sum blocks of `blk` elements (32 bytes of the statistics' type, or 1 when the
+// output is not broadcast).
+constexpr ::SoftMaxTiling twin_softmax_tiling(uint64_t m, uint64_t k, uint32_t blk) {
+    ::SoftMaxTiling t{};
+    t.srcM = (uint32_t)m;
+    t.srcK = (uint32_t)k;
+    t.srcSize = (uint32_t)(m * k);
+    t.outMaxM = (uint32_t)m;
+    t.outMaxK = blk;
+    t.outMaxSize = (uint32_t)(m * blk);
+    t.splitM = (uint32_t)m;
+    t.splitK = (uint32_t)k;
+    t.splitSize = (uint32_t)(m * k);
+    t.reduceM = (uint32_t)m;
+    t.reduceK = blk;
+    t.reduceSize = (uint32_t)(m * blk);
+    t.rangeM = m == 0 ? 0 : 1;
+    return t;
+}
 } // namespace AscendC
+
+// TopK's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/TopK-Tiling.md: the struct as that page lists
+// it, in its order). The host's TopKTilingFunc (tiling/twin_adv_tiling.h) fills it; the page asks kernels
+// only to pass it through to TopK, and the twin's TopK (twin/topk.h) takes the shape from its TopKInfo, so
+// no field steers the result. Host tiling data holds it with TILING_DATA_FIELD_DEF_STRUCT(TopkTiling, ...)
+// inside namespace optiling (optiling::TopkTiling), kernels and `.asc` programs name it TopkTiling or
+// AscendC::tiling::TopkTiling: all are this struct.
+struct TopkTiling {
+    int32_t tmpLocalSize = 0;
+    int32_t allDataSize = 0;
+    int32_t innerDataSize = 0;
+    uint32_t sortRepeat = 0;
+    int32_t mrgSortRepeat = 0;
+    int32_t kAlignFourBytes = 0;
+    int32_t kAlignTwoBytes = 0;
+    int32_t maskOffset = 0;
+    int32_t maskVreducev2FourBytes = 0;
+    int32_t maskVreducev2TwoBytes = 0;
+    int32_t mrgSortSrc1offset = 0;
+    int32_t mrgSortSrc2offset = 0;
+    int32_t mrgSortSrc3offset = 0;
+    int32_t mrgSortTwoQueueSrc1Offset = 0;
+    int32_t mrgFourQueueTailPara1 = 0;
+    int32_t mrgFourQueueTailPara2 = 0;
+    int32_t srcIndexOffset = 0;
+    uint32_t copyUbToUbBlockCount = 0;
+    int32_t topkMrgSrc1MaskSizeOffset = 0;
+    int32_t topkNSmallSrcIndexOffset = 0;
+    uint32_t vreduceValMask0 = 0;
+    uint32_t vreduceValMask1 = 0;
+    uint32_t vreduceIdxMask0 = 0;
+    uint32_t vreduceIdxMask1 = 0;
+    uint16_t vreducehalfValMask0 = 0;
+    uint16_t vreducehalfValMask1 = 0;
+    uint16_t vreducehalfValMask2 = 0;
+    uint16_t vreducehalfValMask3 = 0;
+    uint16_t vreducehalfValMask4 = 0;
+    uint16_t vreducehalfValMask5 = 0;
+    uint16_t vreducehalfValMask6 = 0;
+    uint16_t vreducehalfValMask7 = 0;
+};
+namespace AscendC {
+namespace tiling {
+using ::TopkTiling;
+} // namespace tiling
+// The types TopK's host queries and kernel API share (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/TopK.md
+// and TopK-Tiling.md): the mode (Normal, or Small for rows of exactly 32), the shape of the input
+// (outter rows of inner elements, n of them real), and the configuration of the newer overloads (the
+// algorithm, an order that overrides isLargest, whether the k results come sorted).
+enum class TopKMode { TOPK_NORMAL, TOPK_NSMALL };
+enum class TopKAlgo { RADIX_SELECT, MERGE_SORT };
+enum class TopKOrder { UNSET, LARGEST, SMALLEST };
+struct TopKConfig {
+    TopKAlgo algo = TopKAlgo::MERGE_SORT;
+    TopKOrder order = TopKOrder::UNSET;
+    bool sorted = true;
+};
+inline constexpr TopKConfig defaultTopKConfig = {TopKAlgo::MERGE_SORT, TopKOrder::UNSET, true};
+struct TopKInfo {
+    int32_t outter = 1;
+    int32_t inner;
+    int32_t n;
+};
+// The twin's scratch rule for TopK, shared by the host's GetTopKMaxMinTmpSize and the kernel's check of a
+// tmpLocal (the pages give no formula, only that tmpLocal's size comes from GetTopKMaxMinTmpSize). It is
+// the space of the page's merge-sort steps on A2 / A3 for `rows` rows of `inner`: the Sort32 output, 8
+// bytes a (score, index) structure, and for Normal mode a second such area for the MrgSort passes; a
+// negated copy of the scores when the smallest are asked for; and the generated 0..inner-1 index when
+// isInitIndex is false (one row in Normal mode, every row in Small mode). The maximum sorts all outter
+// rows at once, the minimum one row at a time. 0 when the arguments are outside the TopK-Tiling page's ranges
+// (inner a positive multiple of 32, half or float) or Small mode's inner of 32. Normal mode's maximum inner of
+// 4096 is the kernel API's rule (TopK.md's topKInfo), not the query's: the tiling page sets none, and an
+// operator may size its chunk from the answer (moe_gating_top_k_softmax_v2 ignores a false and, finding no
+// scratch, takes a chunk of 5472).
+inline uint32_t TwinTopKTmpBytes(int32_t inner, int32_t rows, bool isInitIndex, TopKMode mode, bool isLargest,
+                                 uint32_t typeSize) {
+    if (inner <= 0 || inner % 32 != 0 || rows <= 0 || (typeSize != 2 && typeSize != 4)) return 0;
+    if (mode == TopKMode::TOPK_NSMALL && inner != 32) return 0;
+    const uint64_t elems = (uint64_t)inner * (uint64_t)rows;
+    uint64_t bytes = elems * 8 * (mode == TopKMode::TOPK_NORMAL && inner > 32 ? 2 : 1);
+    if (!isLargest) bytes += elems * typeSize;
+    if (!isInitIndex) bytes += (mode == TopKMode::TOPK_NSMALL ? elems : (uint64_t)inner) * 4;
+    return (uint32_t)((bytes + 31) / 32 * 32);
+}
+} // namespace AscendC
+
 namespace optiling {
 using ::SoftMaxTiling;
 using ::DeepNormTiling;
+using ::TopkTiling;
 } // namespace optiling
 
 namespace twin {

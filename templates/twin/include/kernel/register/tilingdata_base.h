@@ -7,6 +7,10 @@
 #include <cstring>
 #include "../twin/tiling.h"
 #include "twin_host_decls.h"
+// The high-level APIs' tiling structs (SoftMaxTiling, TopkTiling, TCubeTiling, ...): a tiling data class
+// holds them with TILING_DATA_FIELD_DEF_STRUCT, and the kernel build may read that class (the header
+// cargo-ascend-tune generates from the host's definition) before kernel_operator.h brings them.
+#include "../kernel_tiling/kernel_tiling.h"
 
 // The accessors are the host side's too: a CANN 9 `.asc` program is one translation unit built against
 // the kernel headers, whose host part fills the struct (`tiling.set_m(m)`, SaveToBuffer) as a custom

@@ -1,11 +1,17 @@
-// twin: the host-side queries of the high-level APIs in twin/adv.h (SwiGLU, AscendDequant, DeepNorm, SoftMax):
-// their scratch sizes and the DeepNorm and SoftMax tilings. Shared by the kernel-header build (tiling/twin_tmp_size.h, for `.asc`
+// twin: the host-side queries of the high-level APIs in twin/adv.h (SwiGLU, AscendDequant, DeepNorm, SoftMax)
+// and twin/topk.h (TopK): their scratch sizes and the DeepNorm, SoftMax and TopK tilings. Shared by the kernel-header build (tiling/twin_tmp_size.h, for `.asc`
 // programs) and the custom-op host build (include/host/tiling/tiling_api.h); each includes this after it has
 // defined ge::Shape and AscendC::TwinTmpBytes. Scratch: the twin's APIs need none, so, as for the other
 // queries, both bounds are one tile of the input rounded up to 32 bytes (any size the kernel then reserves
 // works). Knows nothing of the tool's Rust side.
 #pragma once
 #include "../kernel_tiling/kernel_tiling.h"
+
+// The TopK queries take the platform and do not read it; declared here so this header needs no platform
+// header (the host's and the `.asc` build's both define this class).
+namespace platform_ascendc {
+class PlatformAscendC;
+} // namespace platform_ascendc
 
 namespace AscendC {
 // asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SwiGLU接口/GetSwiGLUMaxMinTmpSize.md (note the argument order:
@@ -80,8 +86,16 @@ inline bool GetDeepNormTilingInfo(const ge::Shape &srcShape, const ge::Shape &or
 }
 // SoftMax / SimpleSoftMax (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-SimpleSoftMax-Tiling.md):
 // the scratch bounds (one tile of the input, as above) and SoftMaxTilingFunc. srcShape's last axis is k, the
-// product of the others m. The twin's SoftMax reads srcM and srcK; the rest describe one pass over the
-// whole input (splitM = m, rangeM = 1, no tail) with the per-row max / sum blocks of 32 bytes.
+// product of the others m (1 for a one-axis shape, 0 for no axis). The twin's SoftMax reads srcM and srcK;
+// the rest describe one pass over the whole input (twin_softmax_tiling in kernel_tiling.h) with the per-row
+// max / sum blocks of 32 bytes.
+inline ::SoftMaxTiling TwinSoftMaxShapeTiling(const ge::Shape &srcShape, uint32_t blk) {
+    const size_t n = srcShape.GetDimNum();
+    uint64_t k = n == 0 ? 0 : (uint64_t)srcShape.GetDim(n - 1), m = 1;
+    for (size_t i = 0; i + 1 < n; i++) m *= (uint64_t)srcShape.GetDim(i);
+    if (n == 0) m = 0;
+    return twin_softmax_tiling(m, k, blk);
+}
 inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
     (void)isReuseSource;
     return TwinTmpBytes(srcShape, dataTypeSize);
@@ -93,25 +107,71 @@ inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t d
 inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
                               ::SoftMaxTiling &softmaxTiling) {
     (void)localWorkSpaceSize;
-    const size_t n = srcShape.GetDimNum();
-    uint64_t k = n == 0 ? 0 : (uint64_t)srcShape.GetDim(n - 1), m = 1;
-    for (size_t i = 0; i + 1 < n; i++) m *= (uint64_t)srcShape.GetDim(i);
-    if (n == 0) m = 0;
-    const uint32_t blk = dataTypeSize == 0 ? 8 : 32 / dataTypeSize;
-    ::SoftMaxTiling t{};
-    t.srcM = (uint32_t)m;
-    t.srcK = (uint32_t)k;
-    t.srcSize = (uint32_t)(m * k);
-    t.outMaxM = (uint32_t)m;
-    t.outMaxK = blk;
-    t.outMaxSize = (uint32_t)(m * blk);
-    t.splitM = (uint32_t)m;
-    t.splitK = (uint32_t)k;
-    t.splitSize = (uint32_t)(m * k);
-    t.reduceM = (uint32_t)m;
-    t.reduceK = blk;
-    t.reduceSize = (uint32_t)(m * blk);
-    t.rangeM = m == 0 ? 0 : 1;
-    softmaxTiling = t;
+    softmaxTiling = TwinSoftMaxShapeTiling(srcShape, dataTypeSize == 0 ? 8 : 32 / dataTypeSize);
+}
+// SoftmaxFlashV2 (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxFlashV2-Tiling接口.md): the
+// scratch bounds (one tile of the input, as above) and the tiling, as SoftMax's with the per-row blocks of
+// the statistics' type (dataTypeSize2), or of one element with isFlashOutputBrc (the non-broadcast output).
+inline uint32_t GetSoftMaxFlashV2MinTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+    (void)dataTypeSize2; (void)isUpdate; (void)isBasicBlock; (void)isFlashOutputBrc;
+    return TwinTmpBytes(srcShape, dataTypeSize1);
+}
+inline uint32_t GetSoftMaxFlashV2MaxTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize1,
+                                            const uint32_t dataTypeSize2, const bool isUpdate,
+                                            const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+    (void)dataTypeSize2; (void)isUpdate; (void)isBasicBlock; (void)isFlashOutputBrc;
+    return TwinTmpBytes(srcShape, dataTypeSize1);
+}
+inline void SoftMaxFlashV2TilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize1, const uint32_t dataTypeSize2,
+                                     const uint32_t localWorkSpaceSize, ::SoftMaxTiling &softmaxFlashTiling,
+                                     const bool isUpdate, const bool isBasicBlock = false,
+                                     const bool isFlashOutputBrc = false) {
+    (void)dataTypeSize1; (void)localWorkSpaceSize; (void)isUpdate; (void)isBasicBlock;
+    softmaxFlashTiling =
+        TwinSoftMaxShapeTiling(srcShape, isFlashOutputBrc ? 1 : (dataTypeSize2 == 0 ? 8 : 32 / dataTypeSize2));
+}
+
+// TopK (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/TopK-Tiling.md): the scratch bounds and the tiling of
+// the merge-sort TopK, both false ("获取失败") outside the ranges the pages set: inner a positive multiple of 32
+// (exactly 32 in Small mode), outter at least 1, half or float data (dataTypeSize 2 or 4), and for the tiling
+// 1 <= k <= inner. Normal mode's maximum inner of 4096 is left to the kernel API (see TwinTopKTmpBytes). The bounds are the twin's rule
+// (TwinTopKTmpBytes in kernel_tiling.h); the twin's TopK accepts any tmpLocal of at least the minimum.
+inline bool GetTopKMaxMinTmpSize(const platform_ascendc::PlatformAscendC &ascendcPlatform, const int32_t inner,
+                                 const int32_t outter, const bool isReuseSource, const bool isInitIndex, enum TopKMode mode,
+                                 const bool isLargest, const uint32_t dataTypeSize, uint32_t &maxValue, uint32_t &minValue) {
+    (void)ascendcPlatform; (void)isReuseSource;
+    const uint32_t mx = TwinTopKTmpBytes(inner, outter, isInitIndex, mode, isLargest, dataTypeSize);
+    const uint32_t mn = TwinTopKTmpBytes(inner, 1, isInitIndex, mode, isLargest, dataTypeSize);
+    if (mx == 0 || mn == 0) return false;
+    maxValue = mx;
+    minValue = mn;
+    return true;
+}
+// The tiling: the page asks kernels only to pass it through. The twin fills the fields it can describe in
+// its own terms: tmpLocalSize (the minimum above), allDataSize (outter * inner), innerDataSize (inner),
+// sortRepeat (Sort32 repeats, one per 32 elements), mrgSortRepeat (4-way MrgSort passes to sort a row),
+// kAlignFourBytes / kAlignTwoBytes (k rounded up to 32 bytes of 4- and 2-byte elements: the row lengths
+// of the outputs in Normal mode); the rest stay 0.
+inline bool TopKTilingFunc(const platform_ascendc::PlatformAscendC &ascendcPlatform, const int32_t inner,
+                           const int32_t outter, const int32_t k, const uint32_t dataTypeSize, const bool isInitIndex,
+                           enum TopKMode mode, const bool isLargest, ::TopkTiling &topKTiling) {
+    (void)ascendcPlatform;
+    const uint32_t mn = TwinTopKTmpBytes(inner, 1, isInitIndex, mode, isLargest, dataTypeSize);
+    if (mn == 0 || outter < 1 || k < 1 || k > inner) return false;
+    ::TopkTiling t{};
+    t.tmpLocalSize = (int32_t)mn;
+    t.allDataSize = outter * inner;
+    t.innerDataSize = inner;
+    t.sortRepeat = (uint32_t)(outter * inner / 32);
+    int32_t passes = 0;
+    if (mode == TopKMode::TOPK_NORMAL)
+        for (int32_t len = 32; len < inner; len *= 4) passes++;
+    t.mrgSortRepeat = passes;
+    t.kAlignFourBytes = (k + 7) / 8 * 8;
+    t.kAlignTwoBytes = (k + 15) / 16 * 16;
+    topKTiling = t;
+    return true;
 }
 } // namespace AscendC

@@ -4,6 +4,7 @@
 // is accepted and not touched. The tiling structs these read are in kernel_tiling/kernel_tiling.h, the host
 // queries that size their scratch in tiling/twin_adv_tiling.h. Knows nothing of the tool's Rust side.
 #pragma once
+#include <vector>
 #include "vec.h"
 #include "../kernel_tiling/kernel_tiling.h"
 
@@ -453,6 +454,157 @@ template <class T, bool isReuseSource = false, bool isBasicBlock = false, const 
 inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor, const LocalTensor<uint8_t> &,
                     const SoftMaxTiling &tiling, const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
     twin::softmax<T, T, false>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+
+// ---- SoftmaxFlashV2 (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxFlashV2.md, the
+// FlashAttention-2 step), ND format, src seen as [m, k] as for SoftMax above (the same shape rules, and the
+// same reading of oriSrcK < srcK: the row max and sum take the first oriSrcK columns, every column of dst
+// is computed). Per row, in float, as the page's Python states it:
+//   isUpdate false: max = max(src), dst = exp(src - max), expSum = sum(dst); expMax is not written.
+//   isUpdate true:  max = max(inMax, max(src)), dst = exp(src - max), expMax = exp(inMax - max),
+//                   expSum = expMax * inExpSum + sum(dst); outReduceMax (that overload) = max(src).
+// The per-row tensors hold one 32-byte block a row (every element the row's value), or one element a row
+// when config.mode is SOFTMAX_OUTPUT_WITHOUT_BRC; inMax / inExpSum are read the same way (the first
+// element of a row's block). The page lets dst reuse src, max reuse inMax and expSum reuse inExpSum: the
+// twin reads every input before it writes. Half data may keep float sums and maxes (the mixed overload;
+// expMax then is half). The outReduceMax overloads write nothing in SOFTMAX_NORMAL mode (the page: "接口功能不
+// 执行"). Traced as the page's steps (row max, subtract, exp, row sum over m * k; on update the max, exp, mul
+// and add over the row blocks). NZ format is not modelled (a kernel fault).
+} // namespace AscendC
+namespace twin {
+template <class T, class S, class E, bool update, bool nz>
+inline void softmax_flash_v2(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<S> *reduceMax,
+                             const AscendC::LocalTensor<S> &expSum, const AscendC::LocalTensor<S> &max,
+                             const AscendC::LocalTensor<T> &src, const AscendC::LocalTensor<E> &expMax,
+                             const AscendC::LocalTensor<S> &inExpSum, const AscendC::LocalTensor<S> &inMax,
+                             const SoftMaxTiling &tiling, const AscendC::SoftMaxShapeInfo &info, bool brc, TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SoftmaxFlashV2: half or float");
+    const char *api = "SoftmaxFlashV2";
+    if (nz) fault(twin_file, twin_line, "%s: the NZ data format (isDataFormatNZ) is not modelled by the twin", api);
+    const bool fromTiling = info.srcM == 0 && info.srcK == 0;
+    const uint64_t m = fromTiling ? tiling.srcM : info.srcM, k = fromTiling ? tiling.srcK : info.srcK;
+    const uint64_t kv = (!fromTiling && info.oriSrcK > 0 && info.oriSrcK < k) ? info.oriSrcK : k;
+    if (k == 0 && m > 0)
+        fault(twin_file, twin_line, "%s: the row length srcK is 0 (neither softmaxShapeInfo nor the tiling gives it)", api);
+    if (k * sizeof(T) % 32 != 0)
+        fault(twin_file, twin_line, "%s: srcK %llu: a row must be a multiple of 32 bytes", api, (unsigned long long)k);
+    const uint64_t ws = brc ? 32 / sizeof(S) : 1, we = brc ? 32 / sizeof(E) : 1;
+    const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *pim = update ? vspan(inMax, m * ws, api, TWIN_LOC_ARGS) : nullptr;
+    const uint8_t *pis = update ? vspan(inExpSum, m * ws, api, TWIN_LOC_ARGS) : nullptr;
+    std::vector<float> x(m * k), inm(m), ins(m);
+    for (uint64_t i = 0; i < m * k; i++) x[i] = (float)ld<T>(ps + i * sizeof(T));
+    for (uint64_t r = 0; update && r < m; r++) {
+        inm[r] = (float)ld<S>(pim + r * ws * sizeof(S));
+        ins[r] = (float)ld<S>(pis + r * ws * sizeof(S));
+    }
+    uint8_t *pd = vspan(dst, m * k, api, TWIN_LOC_ARGS);
+    uint8_t *psum = vspan(expSum, m * ws, api, TWIN_LOC_ARGS);
+    uint8_t *pmax = vspan(max, m * ws, api, TWIN_LOC_ARGS);
+    uint8_t *pem = update ? vspan(expMax, m * we, api, TWIN_LOC_ARGS) : nullptr;
+    uint8_t *prm = update && reduceMax ? vspan(*reduceMax, m * ws, api, TWIN_LOC_ARGS) : nullptr;
+    for (uint64_t r = 0; r < m; r++) {
+        float *row = x.data() + r * k;
+        float rmax = row[0];
+        for (uint64_t j = 1; j < kv; j++) rmax = row[j] > rmax ? row[j] : rmax;
+        const float mx = update ? (inm[r] > rmax ? inm[r] : rmax) : rmax;
+        float sm = 0;
+        for (uint64_t j = 0; j < k; j++) {
+            row[j] = m_exp(row[j] - mx);
+            if (j < kv) sm += row[j];
+        }
+        float em = 0;
+        if (update) {
+            em = m_exp(inm[r] - mx);
+            sm = em * ins[r] + sm;
+        }
+        for (uint64_t j = 0; j < k; j++) st<T>(pd + (r * k + j) * sizeof(T), (T)row[j]);
+        for (uint64_t j = 0; j < ws; j++) {
+            st<S>(psum + (r * ws + j) * sizeof(S), (S)sm);
+            st<S>(pmax + (r * ws + j) * sizeof(S), (S)mx);
+            if (prm) st<S>(prm + (r * ws + j) * sizeof(S), (S)rmax);
+        }
+        for (uint64_t j = 0; pem && j < we; j++) st<E>(pem + (r * we + j) * sizeof(E), (E)em);
+    }
+    const unsigned dt = sizeof(T);
+    for (const char *step : {"WholeReduceMax", "Sub", "Exp", "WholeReduceSum"})
+        tr_vec(step, dt, m * k, vec_rep(m * k, dt), twin_line);
+    if (update)
+        for (const char *step : {"Max", "Sub", "Exp", "Mul", "Add"})
+            tr_vec(step, sizeof(S), m * ws, vec_rep(m * ws, sizeof(S)), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+#define TWIN_FLASHV2_TPL                                                                                              \
+    template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,              \
+              bool isDataFormatNZ = false, const SoftmaxConfig &config = SOFTMAX_DEFAULT_CFG>
+#define TWIN_FLASHV2_BRC (config.mode != SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC)
+// Same types, no outReduceMax; the API's own scratch, or sharedTmpBuffer.
+TWIN_FLASHV2_TPL
+inline void SoftmaxFlashV2(const LocalTensor<T> &dstTensor, const LocalTensor<T> &expSumTensor, const LocalTensor<T> &maxTensor,
+                           const LocalTensor<T> &srcTensor, const LocalTensor<T> &expMaxTensor,
+                           const LocalTensor<T> &inExpSumTensor, const LocalTensor<T> &inMaxTensor, const SoftMaxTiling &tiling,
+                           const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax_flash_v2<T, T, T, isUpdate, isDataFormatNZ>(dstTensor, nullptr, expSumTensor, maxTensor, srcTensor,
+        expMaxTensor, inExpSumTensor, inMaxTensor, tiling, softmaxShapeInfo, TWIN_FLASHV2_BRC, TWIN_LOC_ARGS);
+}
+TWIN_FLASHV2_TPL
+inline void SoftmaxFlashV2(const LocalTensor<T> &dstTensor, const LocalTensor<T> &expSumTensor, const LocalTensor<T> &maxTensor,
+                           const LocalTensor<T> &srcTensor, const LocalTensor<T> &expMaxTensor,
+                           const LocalTensor<T> &inExpSumTensor, const LocalTensor<T> &inMaxTensor,
+                           const LocalTensor<uint8_t> &, const SoftMaxTiling &tiling,
+                           const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax_flash_v2<T, T, T, isUpdate, isDataFormatNZ>(dstTensor, nullptr, expSumTensor, maxTensor, srcTensor,
+        expMaxTensor, inExpSumTensor, inMaxTensor, tiling, softmaxShapeInfo, TWIN_FLASHV2_BRC, TWIN_LOC_ARGS);
+}
+// Half data with float sums and maxes (expMax half).
+TWIN_FLASHV2_TPL
+inline void SoftmaxFlashV2(const LocalTensor<half> &dstTensor, const LocalTensor<float> &expSumTensor,
+                           const LocalTensor<float> &maxTensor, const LocalTensor<half> &srcTensor,
+                           const LocalTensor<half> &expMaxTensor, const LocalTensor<float> &inExpSumTensor,
+                           const LocalTensor<float> &inMaxTensor, const SoftMaxTiling &tiling,
+                           const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax_flash_v2<half, float, half, isUpdate, isDataFormatNZ>(dstTensor, nullptr, expSumTensor, maxTensor,
+        srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor, tiling, softmaxShapeInfo, TWIN_FLASHV2_BRC, TWIN_LOC_ARGS);
+}
+TWIN_FLASHV2_TPL
+inline void SoftmaxFlashV2(const LocalTensor<half> &dstTensor, const LocalTensor<float> &expSumTensor,
+                           const LocalTensor<float> &maxTensor, const LocalTensor<half> &srcTensor,
+                           const LocalTensor<half> &expMaxTensor, const LocalTensor<float> &inExpSumTensor,
+                           const LocalTensor<float> &inMaxTensor, const LocalTensor<uint8_t> &, const SoftMaxTiling &tiling,
+                           const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    twin::softmax_flash_v2<half, float, half, isUpdate, isDataFormatNZ>(dstTensor, nullptr, expSumTensor, maxTensor,
+        srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor, tiling, softmaxShapeInfo, TWIN_FLASHV2_BRC, TWIN_LOC_ARGS);
+}
+// Same types with outReduceMax: only in SOFTMAX_OUTPUT_WITHOUT_BRC mode; nothing is written otherwise.
+TWIN_FLASHV2_TPL
+inline void SoftmaxFlashV2(const LocalTensor<T> &dstTensor, const LocalTensor<T> &outReduceMax, const LocalTensor<T> &outExpSum,
+                           const LocalTensor<T> &outMax, const LocalTensor<T> &srcTensor, const LocalTensor<T> &outExpMax,
+                           const LocalTensor<T> &inExpSum, const LocalTensor<T> &inMax, const SoftMaxTiling &tiling,
+                           const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    if (TWIN_FLASHV2_BRC) return;
+    twin::softmax_flash_v2<T, T, T, isUpdate, false>(dstTensor, &outReduceMax, outExpSum, outMax, srcTensor, outExpMax,
+        inExpSum, inMax, tiling, softmaxShapeInfo, false, TWIN_LOC_ARGS);
+}
+TWIN_FLASHV2_TPL
+inline void SoftmaxFlashV2(const LocalTensor<T> &dstTensor, const LocalTensor<T> &outReduceMax, const LocalTensor<T> &expSumTensor,
+                           const LocalTensor<T> &maxTensor, const LocalTensor<T> &srcTensor, const LocalTensor<T> &expMaxTensor,
+                           const LocalTensor<T> &inExpSumTensor, const LocalTensor<T> &inMaxTensor,
+                           const LocalTensor<uint8_t> &, const SoftMaxTiling &tiling,
+                           const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    if (TWIN_FLASHV2_BRC) return;
+    twin::softmax_flash_v2<T, T, T, isUpdate, false>(dstTensor, &outReduceMax, expSumTensor, maxTensor, srcTensor,
+        expMaxTensor, inExpSumTensor, inMaxTensor, tiling, softmaxShapeInfo, false, TWIN_LOC_ARGS);
+}
+#undef TWIN_FLASHV2_TPL
+#undef TWIN_FLASHV2_BRC
+// The kernel-side tiling (the same page): the host's SoftMaxFlashV2TilingFunc for the shape [srcM, srcK].
+inline constexpr SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo &shapeInfo, const uint32_t dataTypeSize1,
+                                                        const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                                        const bool isUpdate = false, const bool isBasicBlock = false,
+                                                        const bool isDataFormatNZ = false, const bool isFlashOutputBrc = false) {
+    (void)dataTypeSize1; (void)localWorkSpaceSize; (void)isUpdate; (void)isBasicBlock; (void)isDataFormatNZ;
+    return twin_softmax_tiling(shapeInfo.srcM, shapeInfo.srcK, isFlashOutputBrc ? 1 : (dataTypeSize2 == 0 ? 8 : 32 / dataTypeSize2));
 }
 
 // ---- Select with a byte mask (asc-devkit docs/zh/api/SIMD-API/高阶API/数据过滤/Select-95.md; ops-nn kernels

@@ -135,6 +135,26 @@ TWIN_BLOCKRED(BlockReduceMax, 1)
 TWIN_BLOCKRED(BlockReduceMin, 2)
 #undef TWIN_BLOCKRED
 
+// BlockReduceSumIntrinsicsImpl / BlockReduceMaxIntrinsicsImpl / BlockReduceMinIntrinsicsImpl(dst, src, repeatTime,
+// dstRepStride, srcBlkStride, srcRepStride): BlockReduceSum / Max / Min on raw UB addresses under the vector mask
+// already set (SetVectorMask, normal or counter mode), as ops-transformer's moe_gating_top_k_softmax perf kernel
+// calls them with `(__ubuf__ T *)local.GetPhyAddr()` (on the twin a UB byte address carried in a pointer). Not
+// documented APIs; the twin gives them the documented BlockReduce behaviour with isSetMask = false.
+#define TWIN_BLOCKRED_RAW(NAME, API)                                                                                  \
+    template <class T>                                                                                               \
+    inline void NAME(T *dst, T *src, const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, \
+                     const int32_t srcRepStride, TWIN_LOC) {                                                          \
+        const uint64_t d = (uint64_t)(uintptr_t)dst, s = (uint64_t)(uintptr_t)src;                                   \
+        if (d > 0xffffffffull || s > 0xffffffffull)                                                                  \
+            twin::fault(twin_file, twin_line, #NAME ": a pointer is no UB address (a LocalTensor's GetPhyAddr())");  \
+        API<T, false>(LocalTensor<T>((uint32_t)d, 0, TPosition::VECCALC), LocalTensor<T>((uint32_t)s, 0, TPosition::VECCALC), \
+                      repeatTime, 0, dstRepStride, srcBlkStride, srcRepStride, TWIN_LOC_ARGS);                        \
+    }
+TWIN_BLOCKRED_RAW(BlockReduceSumIntrinsicsImpl, BlockReduceSum)
+TWIN_BLOCKRED_RAW(BlockReduceMaxIntrinsicsImpl, BlockReduceMax)
+TWIN_BLOCKRED_RAW(BlockReduceMinIntrinsicsImpl, BlockReduceMin)
+#undef TWIN_BLOCKRED_RAW
+
 // ReduceDataBlock<reduceType>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride) (asc-devkit
 // docs/zh/api/SIMD-API/基础API/Memory矢量计算/归约计算/ReduceDataBlock.md): each repeat reduces each of its 8
 // data blocks (sum as a binary tree, max, min) into 8 consecutive dst elements; dstRepStride counts one repeat's
