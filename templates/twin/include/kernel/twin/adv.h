@@ -372,13 +372,14 @@ struct SoftmaxConfig {
 inline constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
 } // namespace AscendC
 namespace twin {
-// S: the element type of sum / max (T, or float beside half data); with_stats false: no sum / max outputs.
-template <class T, class S, bool nz>
-inline void softmax(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<S> *sum, const AscendC::LocalTensor<S> *max,
-                    const AscendC::LocalTensor<T> &src, const SoftMaxTiling &tiling, const AscendC::SoftMaxShapeInfo &info,
-                    TWIN_LOC_DECL) {
-    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SoftMax: half or float");
-    const char *api = "SoftMax";
+// The rows a SoftMax-family call works on: m rows of k elements from softmaxShapeInfo, or from the
+// tiling when the shape info is empty; kv of each row are real (oriSrcK), the rest padding.
+struct SoftmaxRows {
+    uint64_t m, k, kv;
+};
+template <class T>
+inline SoftmaxRows softmax_rows(const char *api, bool nz, const SoftMaxTiling &tiling, const AscendC::SoftMaxShapeInfo &info,
+                                TWIN_LOC_DECL) {
     if (nz) fault(twin_file, twin_line, "%s: the NZ data format (isDataFormatNZ) is not modelled by the twin", api);
     const bool fromTiling = info.srcM == 0 && info.srcK == 0;
     const uint64_t m = fromTiling ? tiling.srcM : info.srcM, k = fromTiling ? tiling.srcK : info.srcK;
@@ -387,6 +388,18 @@ inline void softmax(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTens
         fault(twin_file, twin_line, "%s: the row length srcK is 0 (neither softmaxShapeInfo nor the tiling gives it)", api);
     if (k * sizeof(T) % 32 != 0)
         fault(twin_file, twin_line, "%s: srcK %llu: a row must be a multiple of 32 bytes", api, (unsigned long long)k);
+    return SoftmaxRows{m, k, kv};
+}
+
+// S: the element type of sum / max (T, or float beside half data); with_stats false: no sum / max outputs.
+template <class T, class S, bool nz>
+inline void softmax(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<S> *sum, const AscendC::LocalTensor<S> *max,
+                    const AscendC::LocalTensor<T> &src, const SoftMaxTiling &tiling, const AscendC::SoftMaxShapeInfo &info,
+                    TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SoftMax: half or float");
+    const char *api = "SoftMax";
+    const SoftmaxRows rows = softmax_rows<T>(api, nz, tiling, info, TWIN_LOC_ARGS);
+    const uint64_t m = rows.m, k = rows.k, kv = rows.kv;
     const uint64_t sb = 32 / sizeof(S);
     uint8_t *pd = vspan(dst, m * k, api, TWIN_LOC_ARGS);
     const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
@@ -480,14 +493,8 @@ inline void softmax_flash_v2(const AscendC::LocalTensor<T> &dst, const AscendC::
                              const SoftMaxTiling &tiling, const AscendC::SoftMaxShapeInfo &info, bool brc, TWIN_LOC_DECL) {
     static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SoftmaxFlashV2: half or float");
     const char *api = "SoftmaxFlashV2";
-    if (nz) fault(twin_file, twin_line, "%s: the NZ data format (isDataFormatNZ) is not modelled by the twin", api);
-    const bool fromTiling = info.srcM == 0 && info.srcK == 0;
-    const uint64_t m = fromTiling ? tiling.srcM : info.srcM, k = fromTiling ? tiling.srcK : info.srcK;
-    const uint64_t kv = (!fromTiling && info.oriSrcK > 0 && info.oriSrcK < k) ? info.oriSrcK : k;
-    if (k == 0 && m > 0)
-        fault(twin_file, twin_line, "%s: the row length srcK is 0 (neither softmaxShapeInfo nor the tiling gives it)", api);
-    if (k * sizeof(T) % 32 != 0)
-        fault(twin_file, twin_line, "%s: srcK %llu: a row must be a multiple of 32 bytes", api, (unsigned long long)k);
+    const SoftmaxRows rows = softmax_rows<T>(api, nz, tiling, info, TWIN_LOC_ARGS);
+    const uint64_t m = rows.m, k = rows.k, kv = rows.kv;
     const uint64_t ws = brc ? 32 / sizeof(S) : 1, we = brc ? 32 / sizeof(E) : 1;
     const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
     const uint8_t *pim = update ? vspan(inMax, m * ws, api, TWIN_LOC_ARGS) : nullptr;

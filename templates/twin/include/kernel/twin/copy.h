@@ -320,15 +320,20 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
     twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line,
                  twin::dma_extra(src.cache_, false, false), twin::gm_buf_id(s));
 }
+// A `__ubuf__ T *` as LocalTensor::GetPhyAddr() gives it on the twin: a UB byte address carried in a
+// pointer; anything larger is no UB address.
+template <class T> inline uint32_t twin_ub_addr_of(const T *p, const char *api, TWIN_LOC_DECL) {
+    const uint64_t addr = (uint64_t)(uintptr_t)p;
+    if (addr > 0xffffffffull)
+        twin::fault(twin_file, twin_line, "%s: the UB pointer is no UB address (a LocalTensor's GetPhyAddr())", api);
+    return (uint32_t)addr;
+}
 // DataCopyPadGm2UBImpl(ubPtr, gmPtr, params, padParams): DataCopyPad GM -> UB on raw addresses, as ops-nn's
 // linear_index calls it with `(__ubuf__ T *)local.GetPhyAddr()` (on the twin a UB byte address carried in
 // a pointer) and a GM pointer. Not a documented API; the twin gives it DataCopyPad's documented behaviour.
 template <class T>
 void DataCopyPadGm2UBImpl(T *dst, T *src, const DataCopyExtParams &p, const DataCopyPadExtParams<T> &pad, TWIN_LOC) {
-    const uint64_t addr = (uint64_t)(uintptr_t)dst;
-    if (addr > 0xffffffffull)
-        twin::fault(twin_file, twin_line, "DataCopyPadGm2UBImpl: the UB pointer is no UB address (a LocalTensor's GetPhyAddr())");
-    LocalTensor<T> ub((uint32_t)addr, 0, TPosition::VECIN);
+    LocalTensor<T> ub(twin_ub_addr_of(dst, "DataCopyPadGm2UBImpl", TWIN_LOC_ARGS), 0, TPosition::VECIN);
     GlobalTensor<T> gm;
     gm.SetGlobalBuffer(src);
     DataCopyPad(ub, gm, p, pad, TWIN_LOC_ARGS);
@@ -355,10 +360,7 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
 // ops-transformer's moe_sort_base.h calls it for 64-bit data copied as int32 pairs. Not a documented API;
 // the twin gives it DataCopyPad's documented behaviour.
 template <class T> void DataCopyPadUB2GMImpl(T *dst, T *src, const DataCopyExtParams &p, TWIN_LOC) {
-    const uint64_t addr = (uint64_t)(uintptr_t)src;
-    if (addr > 0xffffffffull)
-        twin::fault(twin_file, twin_line, "DataCopyPadUB2GMImpl: the UB pointer is no UB address (a LocalTensor's GetPhyAddr())");
-    LocalTensor<T> ub((uint32_t)addr, 0, TPosition::VECOUT);
+    LocalTensor<T> ub(twin_ub_addr_of(src, "DataCopyPadUB2GMImpl", TWIN_LOC_ARGS), 0, TPosition::VECOUT);
     GlobalTensor<T> gm;
     gm.SetGlobalBuffer(dst);
     DataCopyPad(gm, ub, p, TWIN_LOC_ARGS);
