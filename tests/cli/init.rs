@@ -785,6 +785,58 @@ fn init_gives_an_input_the_rank_the_tilings_refusal_asks_for() {
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// A fit that does not move the refusal on is undone, in the manifest on disk too: here the tiling asks
+/// for a 5-D x and refuses it at every shape.
+#[test]
+fn a_fit_the_tiling_still_refuses_is_undone_in_the_manifest() {
+    let dir = add_custom_refusing(
+        "    { OP_LOGE(context, \"the x of input should be 5D tensor.\"); return ge::GRAPH_FAILED; }\n",
+    );
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(!manifest.contains("5 axes"), "{manifest}");
+    assert!(
+        manifest.contains("name = \"x\"\ndtype = \"float16\"\nshape = [48, 16384]"),
+        "{manifest}"
+    );
+    assert!(
+        text(&out).1.contains("refuses the manifest"),
+        "{:?}",
+        text(&out)
+    );
+}
+
+/// A fit that makes an output larger than a manifest may hold is undone (ops-transformer's
+/// moe_token_permute_with_ep was left with a manifest `run` refused). Here z grows as y's axis 1
+/// shrinks, and the tiling bounds that axis to 2.
+#[test]
+fn a_fit_that_makes_an_output_pass_4_gib_is_undone() {
+    let dir = add_custom_refusing(
+        "    { int64_t k = context->GetInputShape(1)->GetOriginShape().GetDim(1); if (k > 2) { OP_LOGE(context, \"Input y's dim 1 [%ld] should not large than max topK[2].\", (long)k); return ge::GRAPH_FAILED; } }\n",
+    );
+    let p = dir.path();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let grows = src.replacen(
+        "    *y_shape = *x1_shape;\n",
+        "    const gert::Shape *y1 = context->GetInputShape(1);\n    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, 262144 / (y1->GetDim(1) > 0 ? y1->GetDim(1) : 1));\n",
+        1,
+    );
+    assert_ne!(
+        grows, src,
+        "the fixture's InferShape changed; update this test"
+    );
+    std::fs::write(&host, grows).unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(!manifest.contains("axis 1 of 2"), "{manifest}");
+    ascend_tune::manifest::Manifest::load(&p.join("ascend.toml"))
+        .expect("the manifest init wrote loads");
+}
+
 /// ops-transformer's moe_token_permute refuses an index input whose top-k axis passes a bound ("Input
 /// indices's dim 1 [16384] should not large than max topK[512]"); no smaller default passes it (the
 /// bound here is 2), so init gives that axis a value within the bound.

@@ -528,6 +528,7 @@ fn fit_tiling(
             // refusal asks for another (at most six).
             let mut why_now = why.clone();
             let mut rank_fitted = false;
+            let mut fits_tried = false;
             for _ in 0..6 {
                 let Some(spec) = crate::manifest::Manifest::load(path)
                     .ok()
@@ -564,6 +565,7 @@ fn fit_tiling(
                     break;
                 }
                 let saved = inferred.rank_fits.clone();
+                fits_tried = true;
                 let entry = inferred
                     .rank_fits
                     .entry(op.name.clone())
@@ -583,8 +585,9 @@ fn fit_tiling(
                         rank_fitted = true;
                         break;
                     }
-                    // the same refusal: this fit did not help; undo it
-                    Some(w) if short(&w) == msg => {
+                    // the same refusal: this fit did not help; undo it. A fit that made an output
+                    // larger than a manifest may hold is undone too.
+                    Some(w) if short(&w) == msg || w.starts_with(guesses::TOO_LARGE) => {
                         inferred.rank_fits = saved;
                         break;
                     }
@@ -602,16 +605,9 @@ fn fit_tiling(
                 continue;
             }
             // Fits that moved the refusal on are kept (the op now stops at a later check, and the
-            // manifest says so beside each); one that did not was undone above.
-            if inferred.rank_fits.contains_key(&op.name) {
-                if inferred
-                    .rank_fits
-                    .get(&op.name)
-                    .is_some_and(|f| f.is_empty())
-                {
-                    inferred.rank_fits.remove(&op.name);
-                }
-                // the manifest on disk still holds the fit undone above
+            // manifest says so beside each); one that did not was undone above, and the manifest on
+            // disk, which still holds it, is rendered again.
+            if fits_tried {
                 reinfer(inferred)?;
             }
             printer.warn(format!(
