@@ -785,6 +785,42 @@ fn init_gives_an_input_the_rank_the_tilings_refusal_asks_for() {
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// ops-transformer's moe_token_permute_with_ep: its outputs pass 4 GiB at the default shape and its
+/// tiling refuses every smaller default (a top-k axis bounded to 512); init kept the default, which no
+/// manifest may hold. The first smaller shape stays, and its refusal is fitted.
+#[test]
+fn a_default_over_4_gib_that_no_smaller_shape_fits_keeps_the_smaller_one_and_fits_its_refusal() {
+    let dir = add_custom_refusing(
+        "    { int64_t k = context->GetInputShape(1)->GetOriginShape().GetDim(1); if (k > 2) { OP_LOGE(context, \"Input y's dim 1 [%ld] should not large than max topK[2].\", (long)k); return ge::GRAPH_FAILED; } }\n",
+    );
+    let p = dir.path();
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let cube = src.replacen(
+        "    *y_shape = *x1_shape;\n",
+        "    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, x1_shape->GetDim(1));\n",
+        1,
+    );
+    assert_ne!(
+        cube, src,
+        "the fixture's InferShape changed; update this test"
+    );
+    std::fs::write(&host, cube).unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [8, 1024]   # guess: a default smaller than"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("shape = [8, 2]   # guess: axis 1 of 2"),
+        "{manifest}"
+    );
+    ascend_tune::manifest::Manifest::load(&p.join("ascend.toml"))
+        .expect("the manifest init wrote loads");
+}
+
 /// A fit that does not move the refusal on is undone, in the manifest on disk too: here the tiling asks
 /// for a 5-D x and refuses it at every shape.
 #[test]

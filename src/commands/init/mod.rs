@@ -518,11 +518,23 @@ fn fit_tiling(
             }
         }
         if !fitted {
-            match &before {
-                Some(d) => inferred.defaults.insert(op.name.clone(), d.clone()),
-                None => inferred.defaults.remove(&op.name),
+            // A default whose outputs pass 4 GiB cannot be kept (the manifest would not load): the
+            // first smaller shape stays, and the fits below start from its refusal.
+            let too_large = first.starts_with(guesses::TOO_LARGE);
+            match (&before, too_large) {
+                (_, true) => inferred.defaults.insert(
+                    op.name.clone(),
+                    (SMALLER_SHAPES[0].to_vec(), smaller_note(&first)),
+                ),
+                (Some(d), false) => inferred.defaults.insert(op.name.clone(), d.clone()),
+                (None, false) => inferred.defaults.remove(&op.name),
             };
             reinfer(inferred)?;
+            let why = if too_large {
+                refusal(op).unwrap_or(why)
+            } else {
+                why
+            };
             // No smaller shape fits, and the refusal names an input and the rank it wants ("the bias
             // of input should be 2D tensor"): give that input the rank, and again while the next
             // refusal asks for another (at most six).
