@@ -794,18 +794,7 @@ fn a_default_over_4_gib_that_no_smaller_shape_fits_keeps_the_smaller_one_and_fit
         "    { int64_t k = context->GetInputShape(1)->GetOriginShape().GetDim(1); if (k > 2) { OP_LOGE(context, \"Input y's dim 1 [%ld] should not large than max topK[2].\", (long)k); return ge::GRAPH_FAILED; } }\n",
     );
     let p = dir.path();
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
-    let cube = src.replacen(
-        "    *y_shape = *x1_shape;\n",
-        "    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, x1_shape->GetDim(1));\n",
-        1,
-    );
-    assert_ne!(
-        cube, src,
-        "the fixture's InferShape changed; update this test"
-    );
-    std::fs::write(&host, cube).unwrap();
+    edit_add_custom_host(p, INFER_SHAPE, Z_CUBE);
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -853,18 +842,11 @@ fn a_fit_that_makes_an_output_pass_4_gib_is_undone() {
         "    { int64_t k = context->GetInputShape(1)->GetOriginShape().GetDim(1); if (k > 2) { OP_LOGE(context, \"Input y's dim 1 [%ld] should not large than max topK[2].\", (long)k); return ge::GRAPH_FAILED; } }\n",
     );
     let p = dir.path();
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
-    let grows = src.replacen(
-        "    *y_shape = *x1_shape;\n",
+    edit_add_custom_host(
+        p,
+        INFER_SHAPE,
         "    const gert::Shape *y1 = context->GetInputShape(1);\n    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, 262144 / (y1->GetDim(1) > 0 ? y1->GetDim(1) : 1));\n",
-        1,
     );
-    assert_ne!(
-        grows, src,
-        "the fixture's InferShape changed; update this test"
-    );
-    std::fs::write(&host, grows).unwrap();
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -914,14 +896,7 @@ fn a_data_format_attr_or_the_opdefs_format_gives_the_tensors_their_origin_format
             "    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() == 4 && context->GetInputDesc(0)->GetOriginFormat() != ge::FORMAT_NCHW) { OP_LOGE(context, \"x: format only supports NCHW\"); return ge::GRAPH_FAILED; }\n",
         );
         let p = dir.path();
-        let host = p.join("op_host/add_custom.cpp");
-        let src = std::fs::read_to_string(&host).unwrap();
-        let changed = src.replacen(from, to, 1);
-        assert_ne!(
-            changed, src,
-            "the fixture's OpDef changed; update this test"
-        );
-        std::fs::write(&host, changed).unwrap();
+        edit_add_custom_host(p, from, to);
         let shape = ["--shape", "x=2x4x16x256", "--shape", "y=2x4x16x256"];
         let out = cargo_ascend_tune(p, &[&["init"][..], &shape[..]].concat());
         assert!(out.status.success(), "{what}: {:?}", text(&out));
@@ -958,18 +933,7 @@ fn init_takes_a_smaller_default_when_an_inferred_output_passes_4_gib() {
     let dir = project("add_custom");
     let p = dir.path();
     std::fs::remove_file(p.join("ascend.toml")).unwrap();
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
-    let cube = src.replacen(
-        "    *y_shape = *x1_shape;\n",
-        "    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, x1_shape->GetDim(1));\n",
-        1,
-    );
-    assert_ne!(
-        cube, src,
-        "the fixture's InferShape changed; update this test"
-    );
-    std::fs::write(&host, cube).unwrap();
+    edit_add_custom_host(p, INFER_SHAPE, Z_CUBE);
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -984,6 +948,22 @@ fn init_takes_a_smaller_default_when_an_inferred_output_passes_4_gib() {
     assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
     ascend_tune::manifest::Manifest::load(&p.join("ascend.toml"))
         .expect("the manifest init wrote loads");
+}
+
+/// add_custom's InferShape line that gives z x's shape, and a body that gives z [x0, x1, x1] instead.
+const INFER_SHAPE: &str = "    *y_shape = *x1_shape;\n";
+const Z_CUBE: &str = "    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, x1_shape->GetDim(1));\n";
+
+/// Replaces `from` with `to` once in the add_custom project's host source at `p`.
+fn edit_add_custom_host(p: &std::path::Path, from: &str, to: &str) {
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    let changed = src.replacen(from, to, 1);
+    assert_ne!(
+        changed, src,
+        "the fixture's host source changed; update this test"
+    );
+    std::fs::write(&host, changed).unwrap();
 }
 
 /// add_custom whose tiling function first runs `check` (C++ lines) after it reads the total length, with
