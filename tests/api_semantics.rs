@@ -5202,3 +5202,63 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     // the repeat's other five blocks hold no selected element: 0, as the twin's BlockReduceMax / Sum write them
     assert!(y[3..8].iter().chain(&y[11..16]).all(|&v| v == 0.0), "{y:?}");
 }
+
+/// The handle forms of basic_api/kernel_tpipe.h: `TBufHandle DeQue()` takes the next buffer out of the
+/// queue (ops-cv's grid_sample calls it, dropping the handle, to wait for its copy-in) and
+/// `EnQue(TBufHandle)` queues the buffer a handle names. The twin had only the LocalTensor forms, and
+/// grid_sample stopped at "no matching function for call to TQue<VECIN, 1>::DeQue()". Mode 0: x + 2
+/// through a handle round trip; mode 1: DeQue() of an empty queue is a fault.
+#[test]
+fn tque_dequeues_and_enqueues_by_buffer_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR m, GM_ADDR y) {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 64 * sizeof(float));
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<int32_t> mg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    mg.SetGlobalBuffer((__gm__ int32_t *)m, 8);
+    int32_t mode = mg.GetValue(0);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    DataCopy(t, xg, 64);
+    q.EnQue(t);
+    TBufHandle h = q.DeQue();
+    Adds(t, t, 1.0f, 64);
+    q.EnQue(h);
+    if (mode == 1) { q.DeQue(); q.DeQue(); }
+    LocalTensor<float> v = q.DeQue<float>();
+    Adds(v, v, 1.0f, 64);
+    DataCopy(yg, v, 64);
+    q.FreeTensor(v);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the TQue handle kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let mode = |m: i32| -> Vec<u8> {
+        [m, 0, 0, 0, 0, 0, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect()
+    };
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(0))], 256);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f32> = x.iter().map(|v| v + 1.0 + 1.0).collect();
+    assert_eq!(f32s(&y), want);
+    let (out, _) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(1))], 256);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("is empty"), "{err}");
+}

@@ -375,6 +375,12 @@ pub struct OpSpec {
     pub host: Vec<String>,
     pub kernel: Vec<String>,
     pub tiling_header: Option<String>,
+    /// `stub-undefined = true`: the twin links the op's programs even when their sources call functions
+    /// that none of them defines (another SoC's tiling path in a file the manifest does not list, as
+    /// ops-cv's arch35 `...Regbase` tilings): each such function becomes a stub that stops the program
+    /// with an error naming it if it is ever called. Off by default: a missing definition is then a
+    /// link error. `init` sets it when its search for the defining sources finds none.
+    pub stub_undefined: bool,
     pub inputs: Vec<TensorSpec>,
     pub outputs: Vec<TensorSpec>,
     pub attrs: Vec<AttrSpec>,
@@ -1523,6 +1529,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             host,
             kernel,
             tiling_header,
+            stub_undefined: op.stub_undefined.is_some_and(|s| s.into_inner()),
             inputs,
             outputs,
             attrs,

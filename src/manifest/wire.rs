@@ -56,6 +56,9 @@ pub struct Op {
     #[serde(default)]
     pub kernel: Vec<Spanned<String>>,
     pub tiling_header: Option<Spanned<String>>,
+    /// Twin builds: functions the sources call but none of them defines become stubs that stop the
+    /// program, naming the function, if called (see `OpSpec::stub_undefined`).
+    pub stub_undefined: Option<Spanned<bool>>,
     #[serde(default)]
     pub constraints: Vec<Spanned<String>>,
     pub tolerance: Option<Spanned<f64>>,

@@ -371,6 +371,24 @@ fn companion_sources(chosen: &[String], hosts: &[(String, String)]) -> Vec<Strin
     added
 }
 
+/// What a link failure says is missing, whole and in the order first met, each once: the `ns::f(int)`
+/// of "undefined reference to `ns::f(int)'" (`vtable for ns::C` stays as the linker says it).
+pub fn undefined_references(link_error: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for line in link_error.lines() {
+        let Some(at) = line.find("undefined reference to") else {
+            continue;
+        };
+        let sym = line[at + "undefined reference to".len()..]
+            .trim()
+            .trim_matches(|c| c == '`' || c == '\'' || c == '\u{2018}' || c == '\u{2019}');
+        if !sym.is_empty() && !out.iter().any(|o| o == sym) {
+            out.push(sym.to_string());
+        }
+    }
+    out
+}
+
 /// The names a link failure says are missing: `undefined reference to `ns::Class::f(int)'` gives
 /// `f` (and `Class`, whose members may be defined apart), `vtable for ns::Class` gives `Class`.
 pub fn missing_symbols(link_error: &str) -> Vec<String> {
@@ -458,25 +476,6 @@ fn defines_one_of(path: &Path, symbols: &[String]) -> bool {
 /// The `.cpp` / `.cc` files of the repository above `root` whose stem is that of a header the `chosen`
 /// sources include, outside test folders and other operators' `op_host/` / `op_kernel/` folders.
 fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
-    let mut stems = BTreeSet::new();
-    for c in chosen {
-        let Ok(text) = std::fs::read_to_string(root.join(c)) else {
-            continue;
-        };
-        for inc in includes_of(&text) {
-            let name = inc.rsplit('/').next().unwrap_or(&inc);
-            if let Some(stem) = name
-                .strip_suffix(".h")
-                .or_else(|| name.strip_suffix(".hpp"))
-            {
-                stems.insert(format!("{stem}.cpp"));
-                stems.insert(format!("{stem}.cc"));
-            }
-        }
-    }
-    if stems.is_empty() {
-        return vec![];
-    }
     let repo = repository_root(root);
     let skip = |name: &str| {
         matches!(
@@ -484,9 +483,13 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
             ".git" | "tests" | "test" | "ut" | "st" | "build" | "target" | "op_kernel" | "op_api"
         )
     };
-    let mut out = vec![];
-    let mut stack = vec![repo];
-    while let Some(dir) = stack.pop() {
+    // Every header of the repository, to follow includes through, and every source outside an
+    // operator's host folder (beside its op_kernel/, it holds that operator's own registrations), to
+    // answer for them.
+    let mut headers: Vec<PathBuf> = vec![];
+    let mut sources: Vec<PathBuf> = vec![];
+    let mut stack = vec![(repo, false)];
+    while let Some((dir, in_operator_host)) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -495,17 +498,65 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
         for p in entries {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if p.is_dir() {
-                // another operator's host folder (beside its op_kernel/) holds its own registrations
                 let operator_host =
                     name == "op_host" && p.parent().is_some_and(|d| d.join("op_kernel").is_dir());
-                if !skip(name) && !operator_host {
-                    stack.push(p);
+                if !skip(name) {
+                    stack.push((p, in_operator_host || operator_host));
                 }
-            } else if stems.contains(name) {
-                out.push(p);
+            } else if name.ends_with(".h") || name.ends_with(".hpp") {
+                headers.push(p);
+            } else if !in_operator_host && (name.ends_with(".cc") || name.ends_with(".cpp")) {
+                sources.push(p);
             }
         }
     }
+    // The headers the chosen sources include, and those these include, up to four deep (ops-cv's
+    // grid_sample includes its own tiling header, which includes `op_host/tiling_util.h`): an include
+    // is the repository header at that path from the including file's folder, else every one whose path
+    // ends with it (the include folders of the original build are not known).
+    let mut stems = BTreeSet::new();
+    let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut level: Vec<PathBuf> = chosen.iter().map(|c| root.join(c)).collect();
+    for _ in 0..5 {
+        let mut next = vec![];
+        for file in &level {
+            let Ok(text) = std::fs::read_to_string(file) else {
+                continue;
+            };
+            let dir = file.parent().unwrap_or(Path::new(""));
+            for inc in includes_of(&text) {
+                let name = inc.rsplit('/').next().unwrap_or(&inc);
+                if let Some(stem) = name
+                    .strip_suffix(".h")
+                    .or_else(|| name.strip_suffix(".hpp"))
+                {
+                    stems.insert(format!("{stem}.cpp"));
+                    stems.insert(format!("{stem}.cc"));
+                }
+                let beside = lexical(&dir.join(&inc));
+                let found: Vec<&PathBuf> = if headers.contains(&beside) {
+                    headers.iter().filter(|h| **h == beside).collect()
+                } else {
+                    let tail = Path::new(inc.trim_start_matches("./"));
+                    headers.iter().filter(|h| h.ends_with(tail)).collect()
+                };
+                for h in found {
+                    if seen.insert(h.clone()) {
+                        next.push(h.clone());
+                    }
+                }
+            }
+        }
+        level = next;
+    }
+    let mut out: Vec<PathBuf> = sources
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| stems.contains(n))
+        })
+        .collect();
     out.sort();
     out
 }
@@ -1197,6 +1248,13 @@ mod tests {
         assert_eq!(
             missing_symbols(err),
             ["TilingRegbase", "ns", "ModTiling", "optiling"]
+        );
+        assert_eq!(
+            undefined_references(&format!("{err}{err}")),
+            [
+                "optiling::ns::TilingRegbase(gert::TilingContext*)",
+                "vtable for optiling::ModTiling"
+            ]
         );
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

@@ -12,6 +12,7 @@ use crate::child as process;
 pub mod package;
 pub mod protocol;
 pub mod runtime;
+mod stubs;
 mod tiling_extract;
 
 use crate::backend::{Artifact, FailureKind, SourceSet, TrialFailure};
@@ -436,6 +437,9 @@ impl Twin {
             shim.as_deref(),
             include,
         );
+        if op.stub_undefined {
+            key = KeyHasher::new().part(&key).part("stub-undefined").finish();
+        }
         // Sibling folders shown beside the sources (`include-as`) are part of what the build reads.
         if !self.mounts.is_empty() {
             let mut h = KeyHasher::new();
@@ -574,8 +578,34 @@ impl Twin {
             &self.kernel_objects
         });
         let out = staging.join("program");
-        cmd.arg("-o").arg(&out);
-        match process::run(cmd, COMPILE_LIMIT, &staging.join("build")) {
+        // `stub-undefined`: a first link that names what nothing defines, then the real one with a
+        // stub for each (twin/stubs.rs). Without it a missing definition is a link error, as in CANN.
+        let finished = if op.stub_undefined {
+            let again = rebuilt(&cmd);
+            cmd.args(stubs::PROBE_LINK_FLAGS);
+            cmd.arg("-o").arg(&out);
+            let probe = process::run(cmd, COMPILE_LIMIT, &staging.join("probe-link"));
+            match &probe {
+                Ok(process::Finished::Exited { status, stderr }) if status.success() => {
+                    let missing = stubs::undefined_symbols(stderr);
+                    if missing.is_empty() {
+                        probe
+                    } else {
+                        let unit = staging.join("twin_stubs.cpp");
+                        fsx::write_file(&unit, stubs::stub_unit(&missing))
+                            .map_err(BuildError::Io)?;
+                        let mut cmd = again;
+                        cmd.arg(&unit).arg("-o").arg(&out);
+                        process::run(cmd, COMPILE_LIMIT, &staging.join("build"))
+                    }
+                }
+                _ => probe,
+            }
+        } else {
+            cmd.arg("-o").arg(&out);
+            process::run(cmd, COMPILE_LIMIT, &staging.join("build"))
+        };
+        match finished {
             Ok(process::Finished::Exited { status, .. }) if status.success() => Ok(out),
             // A compiler killed by a signal (the OOM killer, a user) or out of disk says nothing of the
             // candidate: the machine failed.
@@ -917,6 +947,14 @@ impl Twin {
 fn own_flags(side: &str) -> [&'static str; 4] {
     let opt = if side == "host" { "-O1" } else { "-O2" };
     ["-std=c++17", opt, "-w", "-fno-strict-aliasing"]
+}
+
+/// A command that runs the same program with the same arguments as `cmd` (no environment or folder is
+/// set on the compiler commands built here).
+fn rebuilt(cmd: &Command) -> Command {
+    let mut again = Command::new(cmd.get_program());
+    again.args(cmd.get_args());
+    again
 }
 
 /// The toolchain part of the runtime's cache key: the compiler's path, what it says it is

@@ -984,3 +984,50 @@ fn add_custom_refusing(check: &str) -> tempfile::TempDir {
     std::fs::write(&host, refusing).unwrap();
     dir
 }
+
+/// ops-cv's upsample_nearest_exact3d: its 910B tiling calls `Tiling4...Regbase` on an arch35 path that
+/// the 910B never takes, defined in a file the build does not list; the host program did not link, so
+/// neither InferShape nor the op ran. init finds no source that defines it and writes
+/// `stub-undefined = true`: the op runs, and a stub that is called stops the program, naming it.
+#[test]
+fn init_stubs_what_no_source_defines_and_a_called_stub_names_itself() {
+    for (taken, what) in [("7", "a path never taken"), ("0", "a path taken")] {
+        let dir = add_custom_refusing(&format!(
+            "    {{ extern uint32_t TwinOtherSocTiling(uint32_t n); if (totalLength % 8 == {taken}) {{ totalLength = TwinOtherSocTiling(totalLength); }} }}\n"
+        ));
+        let p = dir.path();
+        let out = cargo_ascend_tune(p, &["init"]);
+        assert!(out.status.success(), "{what}: {:?}", text(&out));
+        let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+        assert!(
+            manifest.contains("stub-undefined = true   # guess: no source init found defines `optiling::TwinOtherSocTiling(unsigned int)`"),
+            "{what}: {manifest}"
+        );
+        assert!(
+            text(&out).1.contains("stub-undefined"),
+            "{what}: {:?}",
+            text(&out)
+        );
+        let run = cargo_ascend_tune(p, &["run"]);
+        if taken == "7" {
+            assert!(run.status.success(), "{what}: {:?}", text(&run));
+        } else {
+            assert!(!run.status.success(), "{what}: {:?}", text(&run));
+            assert!(
+                text(&run).1.contains("the program called the function `optiling::TwinOtherSocTiling(unsigned int)`, which none of the op's sources"),
+                "{what}: {:?}",
+                text(&run)
+            );
+        }
+        // Without the flag the link fails, as CANN's build would.
+        let off = manifest.replace("stub-undefined = true", "stub-undefined = false");
+        std::fs::write(p.join("ascend.toml"), off).unwrap();
+        let run = cargo_ascend_tune(p, &["run"]);
+        assert!(!run.status.success(), "{what}: {:?}", text(&run));
+        assert!(
+            text(&run).1.contains("undefined reference"),
+            "{what}: {:?}",
+            text(&run)
+        );
+    }
+}

@@ -193,7 +193,26 @@ pub fn init(
             inferred.outputs = again.outputs;
             inferred.failed = again.failed;
             inferred.link = again.link;
+            inferred.undefined = again.undefined;
             crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+        }
+        // What the link still misses, no source under the op or beside an included header defines:
+        // another SoC's tiling path (ops-cv's arch35 `...Regbase` tilings) in files the 910B build does
+        // not list. The twin's build stubs it (a call stops the program, naming it) and InferShape runs.
+        let unresolved = std::mem::take(&mut inferred.undefined);
+        if !unresolved.is_empty() {
+            inferred.stubbed = unresolved;
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+            let again = infer_ops(&path, &ops, printer);
+            inferred.outputs = again.outputs;
+            inferred.failed = again.failed;
+            crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
+            for (op, names) in &inferred.stubbed {
+                printer.warn(format!(
+                    "`{op}`: no source init found defines {}; the twin links stubs for them (`stub-undefined = true`), which stop the program, naming the function, if it is called",
+                    names.join(", ")
+                ));
+            }
         }
         let write = |inferred: &Inferred| -> Result<()> {
             crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), inferred).as_bytes())?;
@@ -275,6 +294,10 @@ struct Inferred {
     defaults: BTreeMap<String, (Vec<u64>, String)>,
     /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
     link: BTreeMap<String, Vec<String>>,
+    /// Op name -> what its host program's link missed, as the linker names it (`ns::f(int)`).
+    undefined: BTreeMap<String, Vec<String>>,
+    /// Op name -> what no source init found defines, stubbed in the twin's build (`stub-undefined`).
+    stubbed: BTreeMap<String, Vec<String>>,
     /// Ops whose tiling is element-wise (`uses_elementwise_schedule`): no per-channel operands.
     elementwise: std::collections::BTreeSet<String>,
     /// Ops whose reduced loss's incoming gradient is written as a scalar: their tiling function
@@ -385,6 +408,10 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
                 let missing = crate::project::registered::missing_symbols(&why);
                 if !missing.is_empty() {
                     inferred.link.insert(op.name.clone(), missing);
+                    inferred.undefined.insert(
+                        op.name.clone(),
+                        crate::project::registered::undefined_references(&why),
+                    );
                 }
                 let first = why.lines().next().unwrap_or("").trim();
                 let short: String = first.chars().take(160).collect();
@@ -964,6 +991,23 @@ fn render(
             let _ = writeln!(s, "host = [{}]", list(&op.host));
         }
         let _ = writeln!(s, "kernel = [{}]", list(&op.kernel));
+        if let Some(names) = inferred.stubbed.get(&op.name) {
+            let mut line = "stub-undefined = true".to_string();
+            note(
+                &mut guesses,
+                &mut line,
+                Some(format!(
+                    "guess: no source init found defines {} (another SoC's code path, usually): stubs that stop the program, naming the function, if it is called",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                &op.name,
+            );
+            let _ = writeln!(s, "{line}");
+        }
         if let Some(l) = &op.launch {
             let _ = writeln!(s, "program = \"{}\"", l.program);
             for (key, cmd) in [("prepare", &l.prepare), ("verify", &l.verify)] {

@@ -315,6 +315,11 @@ struct TBufState {
     uint32_t num = 0;
 };
 
+// A queue buffer's handle (basic_api/kernel_tpipe.h, `using TBufHandle = uint8_t*` in
+// kernel_tensor_base.h): what the handle forms `TBufHandle DeQue()` and `EnQue(TBufHandle)` pass. The
+// twin's handle is the buffer's byte address plus one, never dereferenced; only a queue reads it back.
+using TBufHandle = uint8_t *;
+
 template <TPosition src, TPosition dst, int32_t depth = 1, auto mask = 0> class TQueBind {
 public:
     static constexpr int MAXBUF = 64;
@@ -405,6 +410,17 @@ public:
         return LocalTensor<T>(b_.addr + (uint32_t)i * b_.len, b_.len / (uint32_t)sizeof(T), dst);
     }
     template <class T> void DeQue(LocalTensor<T> &t, TWIN_LOC) { t = DeQue<T>(TWIN_LOC_ARGS); }
+    // The handle forms of basic_api/kernel_tpipe.h: `TBufHandle DeQue()` takes the next buffer out of
+    // the queue as DeQue<T>() does (the same flag wait) and gives its handle; `EnQue(TBufHandle)` queues
+    // the buffer a handle names. ops-cv's grid_sample calls `DeQue()` to wait for a copy-in.
+    TBufHandle DeQue(TWIN_LOC) {
+        LocalTensor<uint8_t> t = deque<uint8_t>(src, dst, TWIN_LOC_ARGS);
+        return reinterpret_cast<TBufHandle>((uintptr_t)t.addr_ + 1u);
+    }
+    bool EnQue(TBufHandle h, TWIN_LOC) {
+        LocalTensor<uint8_t> t((uint32_t)(reinterpret_cast<uintptr_t>(h) - 1u), b_.len, src);
+        return enque(t, src, dst, TWIN_LOC_ARGS);
+    }
     // EnQue / DeQue with the user positions named (asc-devkit docs, TQueBind "EnQue" / "DeQue":
     // `template <TPosition srcUserPos, TPosition dstUserPos, typename T>`): one stage of a bound
     // queue's path, GM -> VECIN after the copy in, VECOUT -> GM before the copy out; the tensor
