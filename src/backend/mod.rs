@@ -36,6 +36,17 @@ pub struct Artifact {
     pub run_env: Vec<(String, String)>,
 }
 
+impl Artifact {
+    /// The project files (manifest-relative paths) that the builds of both programs read, when the
+    /// backend recorded them: the twin keeps `reads.txt` beside each program (`twin::reads`). None when
+    /// either program has none (another backend, or a build made before the twin kept them).
+    pub fn files_read(&self) -> Option<std::collections::BTreeSet<String>> {
+        let mut all = crate::twin::reads::beside(&self.host)?;
+        all.extend(crate::twin::reads::beside(&self.kernel)?);
+        Some(all)
+    }
+}
+
 /// The result of running a candidate once.
 #[derive(Debug, Clone)]
 pub struct Measurement {

@@ -24,6 +24,9 @@ pub enum Verdict {
     Fails(String),
     /// Every neighbouring value tried fails or gives other outputs: not a tiling parameter.
     NoOtherValueRuns(String),
+    /// No build of the op reads the tunable's file for this SoC (a header another SoC's kernel
+    /// includes): a value written there would never be built, run or checked.
+    NotRead,
 }
 
 /// What a run did, as one hash: every block's trace, the block count and the outputs.
@@ -57,6 +60,10 @@ pub fn probe(
             .run(op, &artifact, &inputs, true)
             .map_err(|f| format!("{}: {}", f.kind.as_str(), first_line(&f.message)))
     };
+    let base_artifact = backend
+        .build(op, &SourceSet::default())
+        .map_err(|f| format!("{}: {}", f.kind.as_str(), first_line(&f.message)))?;
+    let read = base_artifact.files_read();
     let base_run = run(&SourceSet::default())?;
     let base = signature(&base_run);
     // Where each tunable lives now, and the values it is moved to: the next smaller one of its domain
@@ -76,6 +83,18 @@ pub fn probe(
         moves.push((t, site, to, symbol));
     }
     let mut out: Vec<(String, Verdict)> = vec![];
+    // A file the builds do not read (when they say what they read) holds nothing to probe, and moves
+    // with nothing: ops-cv's upsample_nearest has BUFFER_NUM both in the header its 910B kernel includes
+    // and in its 310P one, and the two were tied.
+    // Only the op's own files are judged: a header above its folder may be read under another path
+    // (an `include-as` sibling is read through the build's mount of it).
+    let unread =
+        |file: &str| !file.starts_with("../") && read.as_ref().is_some_and(|r| !r.contains(file));
+    for (t, ..) in &moves {
+        if unread(&t.file) {
+            out.push((t.name.clone(), Verdict::NotRead));
+        }
+    }
     for (i, (t, site, to, symbol)) in moves.iter().enumerate() {
         if out.iter().any(|(n, _)| *n == t.name) {
             continue;
@@ -89,6 +108,7 @@ pub fn probe(
             .filter(|&j| {
                 j == i
                     || (symbol.is_some()
+                        && !unread(&moves[j].0.file)
                         && moves[j].3 == *symbol
                         && moves[j].1.as_ref().is_some_and(|s| s.value == site.value)
                         && moves[j].2 == *to)

@@ -73,6 +73,9 @@ pub enum Reason {
     /// Neither neighbouring value runs with the op's outputs (found by `init`'s probe): a constant of
     /// the computation, not of the tiling.
     NoOtherValueRuns,
+    /// No build of the op reads its file for the manifest's SoC (found by `init`'s probe): another
+    /// SoC's header.
+    FileNotBuilt,
 }
 
 impl Reason {
@@ -92,6 +95,9 @@ impl Reason {
             Reason::TraceUnchanged => "changing it leaves the trace unchanged",
             Reason::NoOtherValueRuns => {
                 "no neighbouring value runs with the op's outputs (a constant of the computation, not of the tiling)"
+            }
+            Reason::FileNotBuilt => {
+                "its file is not read by the op's builds for this SoC (another SoC's code)"
             }
         }
     }

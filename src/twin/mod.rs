@@ -11,6 +11,7 @@
 use crate::child as process;
 pub mod package;
 pub mod protocol;
+pub(crate) mod reads;
 pub mod runtime;
 mod stubs;
 mod tiling_extract;
@@ -474,6 +475,11 @@ impl Twin {
             )
             .and_then(|built| {
                 std::fs::create_dir_all(&dir).map_err(BuildError::Io)?;
+                // what the build read first, so a program in the cache always has it beside it
+                let read = staging.join(reads::FILE);
+                if read.is_file() {
+                    std::fs::rename(&read, dir.join(reads::FILE)).map_err(BuildError::Io)?;
+                }
                 std::fs::rename(&built, &program).map_err(BuildError::Io)
             });
         let _ = std::fs::remove_dir_all(&staging);
@@ -577,6 +583,8 @@ impl Twin {
         } else {
             &self.kernel_objects
         });
+        // `-H`: the headers each unit includes, on stderr, for `reads.txt` (twin/reads.rs).
+        cmd.arg("-H");
         let out = staging.join("program");
         // `stub-undefined`: a first link that names what nothing defines, then the real one with a
         // stub for each (twin/stubs.rs). Without it a missing definition is a link error, as in CANN.
@@ -605,6 +613,26 @@ impl Twin {
             cmd.arg("-o").arg(&out);
             process::run(cmd, COMPILE_LIMIT, &staging.join("build"))
         };
+        // What the build read of the project, kept beside the program; the `-H` lines are no errors.
+        let finished = finished.map(|f| match f {
+            process::Finished::Exited { status, stderr } => {
+                if status.success() {
+                    let mut read: std::collections::BTreeSet<String> =
+                        units.iter().cloned().collect();
+                    read.extend(
+                        reads::included(&stderr)
+                            .iter()
+                            .filter_map(|p| reads::project_path(p, root, &mirror)),
+                    );
+                    let _ = fsx::write_file(&staging.join(reads::FILE), reads::render(&read));
+                }
+                process::Finished::Exited {
+                    status,
+                    stderr: reads::without_h_lines(&stderr),
+                }
+            }
+            other => other,
+        });
         match finished {
             Ok(process::Finished::Exited { status, .. }) if status.success() => Ok(out),
             // A compiler killed by a signal (the OOM killer, a user) or out of disk says nothing of the

@@ -1031,3 +1031,62 @@ fn init_stubs_what_no_source_defines_and_a_called_stub_names_itself() {
         );
     }
 }
+
+/// ops-cv's upsample_nearest keeps BUFFER_NUM both in the kernel header its 910B build includes and in
+/// a `_310p.h` header included only under `__CCE_AICORE__ == 200`; init offered both, tied, and a tune
+/// would have written the 310P header it never built. A tunable in a file no build of the op reads is
+/// left out, saying so; the one the build reads stays.
+#[test]
+fn init_leaves_out_tunables_in_files_no_build_reads_for_the_soc() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    write(
+        p,
+        "op_kernel/add_custom_310p.h",
+        // the same value as the kernel's: the two were tied and moved together
+        "#pragma once\nnamespace k310p {\nconstexpr int32_t BUFFER_NUM = 1;\n}\n",
+    );
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let src = std::fs::read_to_string(&kernel).unwrap();
+    let anchor = "#include \"kernel_operator.h\"\n";
+    assert!(
+        src.contains(anchor),
+        "the fixture's kernel changed; update this test"
+    );
+    std::fs::write(
+        &kernel,
+        src.replacen(
+            anchor,
+            &format!("{anchor}#if __CCE_AICORE__ == 200\n#include \"add_custom_310p.h\"\n#endif\n"),
+            1,
+        ),
+    )
+    .unwrap();
+    let shape = [
+        "--shape",
+        "x=48x16384",
+        "--shape",
+        "y=48x16384",
+        "--shape",
+        "z=48x16384",
+    ];
+    let out = cargo_ascend_tune(p, &[&["init"][..], &shape[..]].concat());
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        !manifest.contains("file = \"op_kernel/add_custom_310p.h\""),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("file = \"op_kernel/add_custom.cpp\"\nsymbol = \"BUFFER_NUM\""),
+        "{manifest}"
+    );
+    assert!(
+        text(&out).1.contains(
+            "(op_kernel/add_custom_310p.h:3): its file is not read by the op's builds for this SoC"
+        ),
+        "{:?}",
+        text(&out)
+    );
+}

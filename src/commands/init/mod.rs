@@ -713,6 +713,7 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> 
                             );
                             discover::Reason::NoOtherValueRuns
                         }
+                        super::probe_tunables::Verdict::NotRead => discover::Reason::FileNotBuilt,
                         _ => continue,
                     };
                     let Some(i) = op.tunables.iter().position(|t| t.name == name) else {
