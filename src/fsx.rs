@@ -325,3 +325,19 @@ mod tests {
         assert_ne!(a, b);
     }
 }
+
+/// `path` lexically normalised: `.` dropped, `x/..` folded (`a/b/../c` is `a/c`); no file is read, so
+/// links are not followed.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}

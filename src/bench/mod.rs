@@ -175,6 +175,7 @@ pub(crate) fn pin_includes(from: &Path, to: &Path) -> Result<()> {
         }
     }
     link_siblings(from, to)?;
+    link_climbed_host_sources(from, to, &doc)?;
     if !changed {
         return Ok(());
     }
@@ -205,6 +206,61 @@ fn link_siblings(from: &Path, to: &Path) -> Result<()> {
             continue;
         }
         let target = entry.path().canonicalize().unwrap_or(entry.path());
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&target, &dest)
+            .map_err(|e| Error::io("could not link", &dest, e))?;
+        #[cfg(not(unix))]
+        copy_project(&target, &dest)?;
+    }
+    Ok(())
+}
+
+/// Shows the folder a host source more than one level above the project lives in at the same relative
+/// path from the copy (a link), as `link_siblings` does one level up: ops-cv's `init` lists
+/// `../../common/src/op_host/tiling_util.cpp`, and bench's copy of upsample_nearest3d failed with
+/// "source file does not exist". A name already taken there by another folder is an error naming both,
+/// never a silent swap of one repository's helpers for another's.
+fn link_climbed_host_sources(from: &Path, to: &Path, doc: &toml::Table) -> Result<()> {
+    let hosts = doc
+        .get("op")
+        .and_then(|o| o.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|op| op.get("host").and_then(|h| h.as_array()))
+        .flatten()
+        .filter_map(|h| h.as_str());
+    for host in hosts {
+        let mut rest = host;
+        let mut up = 0;
+        while let Some(r) = rest.strip_prefix("../") {
+            rest = r;
+            up += 1;
+        }
+        let Some(first) = rest.split('/').next().filter(|f| !f.is_empty() && up >= 2) else {
+            continue;
+        };
+        let climb = "../".repeat(up);
+        let original = from.join(&climb).join(first);
+        let Ok(target) = original.canonicalize() else {
+            continue; // loading the copy says the source does not exist
+        };
+        let dest = crate::fsx::lexical(&to.join(&climb).join(first));
+        match dest.canonicalize() {
+            Ok(there) if there == target => continue,
+            Ok(there) => {
+                return Err(Error::Internal(format!(
+                    "bench: the copy of {} needs {} at {} for its host source `{host}`, but {} is there; bench it into an --out folder of its own",
+                    from.display(),
+                    target.display(),
+                    dest.display(),
+                    there.display()
+                )));
+            }
+            Err(_) => {}
+        }
+        if let Some(parent) = dest.parent() {
+            crate::fsx::create_dir_all(parent)?;
+        }
         #[cfg(unix)]
         std::os::unix::fs::symlink(&target, &dest)
             .map_err(|e| Error::io("could not link", &dest, e))?;
@@ -676,6 +732,56 @@ mod tests {
             doc["op"][0]["host"][0].as_str(),
             Some("../utils/op_host/shared_tiling.cpp")
         );
+    }
+
+    /// ops-cv's upsample_nearest3d: init lists `../../common/src/op_host/tiling_util.cpp` (the shared
+    /// tiling helpers, two levels up), and bench's copy failed with "source file does not exist". The copy
+    /// finds it at the same relative path; a different folder already there is an error, not a swap.
+    #[test]
+    fn a_copy_finds_a_host_source_two_levels_above_and_refuses_another_repositorys() {
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path();
+        for d in [
+            "common/src/op_host",
+            "image/op/op_kernel",
+            "image/op/op_host",
+        ] {
+            std::fs::create_dir_all(r.join(d)).unwrap();
+        }
+        std::fs::write(r.join("common/src/op_host/tiling_util.cpp"), "// helpers\n").unwrap();
+        std::fs::write(
+            r.join("image/op/ascend.toml"),
+            "[[op]]\nname = \"op\"\nhost = [\"op_host/op_tiling.cpp\", \"../../common/src/op_host/tiling_util.cpp\"]\nkernel = [\"op_kernel/op.cpp\"]\n",
+        )
+        .unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let naive = work.path().join("out/op/naive");
+        copy_project(&r.join("image/op"), &naive).unwrap();
+        pin_includes(&r.join("image/op"), &naive).unwrap();
+        assert!(
+            naive
+                .join("../../common/src/op_host/tiling_util.cpp")
+                .is_file()
+        );
+        // a second copy beside it reuses the link
+        let soak = work.path().join("out/op/soak");
+        copy_project(&r.join("image/op"), &soak).unwrap();
+        pin_includes(&r.join("image/op"), &soak).unwrap();
+        // another repository's operator in the same place: its `common` is not this one
+        let other = tempfile::tempdir().unwrap();
+        let o = other.path();
+        std::fs::create_dir_all(o.join("common/src/op_host")).unwrap();
+        std::fs::create_dir_all(o.join("moe/op2/op_host")).unwrap();
+        std::fs::write(o.join("common/src/op_host/tiling_util.cpp"), "// other\n").unwrap();
+        std::fs::write(
+            o.join("moe/op2/ascend.toml"),
+            "[[op]]\nname = \"op2\"\nhost = [\"../../common/src/op_host/tiling_util.cpp\"]\nkernel = [\"op_kernel/op2.cpp\"]\n",
+        )
+        .unwrap();
+        let clash = work.path().join("out/op2/naive");
+        copy_project(&o.join("moe/op2"), &clash).unwrap();
+        let err = pin_includes(&o.join("moe/op2"), &clash).unwrap_err();
+        assert!(err.to_string().contains("--out folder of its own"), "{err}");
     }
 
     #[test]

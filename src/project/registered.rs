@@ -7,6 +7,7 @@
 
 use super::opdef::{self, OpDef};
 use super::{FoundOp, kernel_entries, rel};
+use crate::fsx::lexical;
 use crate::manifest::DType;
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -649,21 +650,6 @@ fn sibling_folder(root: &Path, top: &Path, name: &str, rest: &Path) -> Option<Pa
         }
     }
     None
-}
-
-/// `p` with `.` and `..` folded away without touching the file system.
-fn lexical(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// As `include_folders`, and the `include-as` pairs: an `#include "../<name>/x.h"` that resolves

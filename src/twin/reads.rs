@@ -5,8 +5,9 @@
 // Owns: reading `-H` lines out of a compiler's stderr, taking them out of what errors show, and the file's
 // format. Does not know how the compiler is run (twin/mod.rs).
 
+use crate::fsx::lexical;
 use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The name of the file beside a built program.
 pub const FILE: &str = "reads.txt";
@@ -45,21 +46,6 @@ pub fn without_h_lines(stderr: &str) -> String {
         if !is_h_line(line) {
             out.push_str(line);
             out.push('\n');
-        }
-    }
-    out
-}
-
-/// `path` lexically normalised (`a/b/../c` is `a/c`).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
         }
     }
     out
