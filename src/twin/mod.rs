@@ -586,13 +586,25 @@ impl Twin {
         // `-H`: the headers each unit includes, on stderr, for `reads.txt` (twin/reads.rs).
         cmd.arg("-H");
         let out = staging.join("program");
+        // The compiler's whole stderr: `process::run` keeps its first 8000 bytes, which `-H` alone
+        // fills; the log file it came from holds all of it.
+        let compile = |cmd: Command, stem: &str| {
+            let log = staging.join(stem);
+            process::run(cmd, COMPILE_LIMIT, &log).map(|f| match f {
+                process::Finished::Exited { status, stderr } => process::Finished::Exited {
+                    status,
+                    stderr: std::fs::read_to_string(log.with_extension("err")).unwrap_or(stderr),
+                },
+                other => other,
+            })
+        };
         // `stub-undefined`: a first link that names what nothing defines, then the real one with a
         // stub for each (twin/stubs.rs). Without it a missing definition is a link error, as in CANN.
         let finished = if op.stub_undefined {
             let again = rebuilt(&cmd);
             cmd.args(stubs::PROBE_LINK_FLAGS);
             cmd.arg("-o").arg(&out);
-            let probe = process::run(cmd, COMPILE_LIMIT, &staging.join("probe-link"));
+            let probe = compile(cmd, "probe-link");
             match &probe {
                 Ok(process::Finished::Exited { status, stderr }) if status.success() => {
                     let missing = stubs::undefined_symbols(stderr);
@@ -604,14 +616,14 @@ impl Twin {
                             .map_err(BuildError::Io)?;
                         let mut cmd = again;
                         cmd.arg(&unit).arg("-o").arg(&out);
-                        process::run(cmd, COMPILE_LIMIT, &staging.join("build"))
+                        compile(cmd, "build")
                     }
                 }
                 _ => probe,
             }
         } else {
             cmd.arg("-o").arg(&out);
-            process::run(cmd, COMPILE_LIMIT, &staging.join("build"))
+            compile(cmd, "build")
         };
         // What the build read of the project, kept beside the program; the `-H` lines are no errors.
         let finished = finished.map(|f| match f {
@@ -628,7 +640,7 @@ impl Twin {
                 }
                 process::Finished::Exited {
                     status,
-                    stderr: reads::without_h_lines(&stderr),
+                    stderr: reads::without_h_lines(&stderr).chars().take(8000).collect(),
                 }
             }
             other => other,

@@ -1090,3 +1090,41 @@ fn init_leaves_out_tunables_in_files_no_build_reads_for_the_soc() {
         text(&out)
     );
 }
+
+/// The twin's builds pass `-H` (the headers each unit reads, for `reads.txt`); on an operator whose units
+/// include hundreds of headers (ops-transformer's MoE tilings) that list filled the 8000 bytes of stderr
+/// a child's result keeps, so a link error showed as "[... cut]", and init, finding no missing symbol in
+/// it, never compiled the source defining it. The error must still be read whole.
+#[test]
+fn a_build_error_after_hundreds_of_included_headers_is_still_reported() {
+    let dir = add_custom_refusing(
+        "    { extern uint32_t TwinOtherSocTiling(uint32_t n); totalLength = TwinOtherSocTiling(totalLength); }\n",
+    );
+    let p = dir.path();
+    let mut all = String::new();
+    for i in 0..300 {
+        // distinct guards: GCC takes `#pragma once` files of equal text for one file
+        write(
+            p,
+            &format!("op_host/many_headers/header_number_{i:03}.h"),
+            &format!("#ifndef HEADER_NUMBER_{i:03}\n#define HEADER_NUMBER_{i:03}\n#endif\n"),
+        );
+        all.push_str(&format!(
+            "#include \"many_headers/header_number_{i:03}.h\"\n"
+        ));
+    }
+    let host = p.join("op_host/add_custom.cpp");
+    let src = std::fs::read_to_string(&host).unwrap();
+    std::fs::write(&host, format!("{all}{src}")).unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--no-probe"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(!run.status.success(), "{:?}", text(&run));
+    assert!(
+        text(&run)
+            .1
+            .contains("undefined reference to `optiling::TwinOtherSocTiling(unsigned int)'"),
+        "{:?}",
+        text(&run)
+    );
+}
