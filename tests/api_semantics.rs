@@ -5262,3 +5262,83 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("is empty"), "{err}");
 }
+
+/// Gatherb (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/离散与聚合/Gatherb(ISASI).md), which ops-cv's
+/// grid_sample calls with `GatherRepeatParams params{1, 8}`: repeat i copies 8 whole 32-byte blocks, block
+/// j from src at byte offset offset[i * 8 + j], to dst + (i * dstRepStride + j * dstBlkStride) blocks;
+/// dstBlkStride 0 counts as 1. Checked against the page's pseudo-code computed in Rust, for {1, 8} over 2
+/// repeats and {0, 16} over 1; an offset that leaves a block unaligned is a fault.
+#[test]
+fn gatherb_copies_whole_blocks_as_the_pages_pseudo_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR o, GM_ADDR y) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs, bo, bd;
+    pipe.InitBuffer(bs, 16 * 32);
+    pipe.InitBuffer(bo, 16 * 4);
+    pipe.InitBuffer(bd, 48 * 32);
+    GlobalTensor<uint16_t> xg, yg;
+    GlobalTensor<uint32_t> og;
+    xg.SetGlobalBuffer((__gm__ uint16_t *)x, 256);
+    og.SetGlobalBuffer((__gm__ uint32_t *)o, 16);
+    yg.SetGlobalBuffer((__gm__ uint16_t *)y, 768);
+    LocalTensor<uint16_t> s = bs.Get<uint16_t>(), d = bd.Get<uint16_t>();
+    LocalTensor<uint32_t> off = bo.Get<uint32_t>();
+    DataCopy(s, xg, 256);
+    DataCopy(off, og, 16);
+    Duplicate(d, (uint16_t)0xffff, 768);
+    PipeBarrier<PIPE_ALL>();
+    GatherRepeatParams p{1, 8};
+    Gatherb(d, s, off, 2, p);
+    GatherRepeatParams q{0, 16};
+    Gatherb(d[16 * 16], s, off, 1, q);
+    if (off.GetValue(15) == 2) Gatherb(d, s, off, 2, p);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, d, 768);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the Gatherb kernel",
+    );
+    let x: Vec<u16> = (0..256).map(|i| (i * 7 + 3) as u16).collect();
+    let offsets: Vec<u32> = (0..16).map(|j| ((j * 5 + 3) % 16) * 32).collect();
+    let bytes = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let xb: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (out, y) = run_kernel(w, &[("x", xb.clone()), ("o", bytes(&offsets))], 768 * 2);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y: Vec<u16> = y
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    // the page's pseudo-code, 16 elements a block
+    let mut want = vec![0xffffu16; 768];
+    let mut gatherb = |base: usize, repeats: usize, blk: usize, rep: usize| {
+        let blk = if blk == 0 { 1 } else { blk };
+        for i in 0..repeats {
+            for j in 0..8 {
+                let s = offsets[i * 8 + j] as usize / 2;
+                let d = base + (i * rep + j * blk) * 16;
+                want[d..d + 16].copy_from_slice(&x[s..s + 16]);
+            }
+        }
+    };
+    gatherb(0, 2, 1, 8);
+    gatherb(16 * 16, 1, 0, 16);
+    assert_eq!(y, want);
+    // a block offset of 2 bytes: unaligned
+    let mut bad = offsets.clone();
+    bad[15] = 2;
+    let (out, _) = run_kernel(w, &[("x", xb), ("o", bytes(&bad))], 768 * 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("Gatherb: offset 2 of block 15"), "{err}");
+}

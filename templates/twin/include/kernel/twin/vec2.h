@@ -245,6 +245,52 @@ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const L
     twin_gather_l0(dst, src, srcOffset, srcBaseAddr, twin::mask_bits(mask, true), repeatTime, dstRepStride, TWIN_LOC_ARGS);
 }
 
+// Gatherb (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/离散与聚合/Gatherb(ISASI).md): gathers whole
+// 32-byte data blocks. Repeat i copies 8 blocks; block j comes from src at byte offset offset[i * 8 + j]
+// and lands at dst + (i * dstRepStride + j * dstBlkStride) blocks (dstBlkStride 0 counts as 1, as the
+// page says for A2 / A3). uint16_t and uint32_t on A2 / A3; repeatTime 0 is a no-op; src and dst may not
+// be the same address; an offset that is not a multiple of the element size, or leaves the block
+// unaligned (32 bytes past src's start), is a fault. The other GatherRepeatParams fields are reserved.
+struct GatherRepeatParams {
+    GatherRepeatParams() = default;
+    GatherRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t dstRepStrideIn)
+        : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
+    uint32_t blockNumber = 8;
+    uint16_t dstRepStride = 8;
+    uint8_t dstBlkStride = 1;
+    uint8_t src0BlkStride = 1;
+    uint8_t src1BlkStride = 1;
+    uint8_t src0RepStride = 8;
+    uint8_t src1RepStride = 8;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+template <class T>
+inline void Gatherb(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &offset,
+                    const uint8_t repeatTime, const GatherRepeatParams &p, TWIN_LOC) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Gatherb: uint16_t or uint32_t on A2 / A3");
+    const char *api = "Gatherb";
+    const uint32_t sz = sizeof(T);
+    if (repeatTime > 0 && dst.addr_ == src.addr_)
+        twin::fault(twin_file, twin_line, "Gatherb: src and dst are the same UB address; the API does not allow it");
+    const uint64_t blk = p.dstBlkStride == 0 ? 1 : p.dstBlkStride;
+    for (uint64_t i = 0; i < repeatTime; i++)
+        for (uint64_t j = 0; j < 8; j++) {
+            const uint64_t off = twin::ld<uint32_t>(twin::ub_span(offset.addr_ + (i * 8 + j) * 4, 4, api, TWIN_LOC_ARGS));
+            if (off % sz != 0 || (src.addr_ + off) % 32 != 0)
+                twin::fault(twin_file, twin_line,
+                            "Gatherb: offset %llu of block %llu leaves the block unaligned (a multiple of %u bytes "
+                            "that keeps it 32-byte aligned is required)",
+                            (unsigned long long)off, (unsigned long long)(i * 8 + j), sz);
+            const uint8_t *from = twin::ub_span(src.addr_ + off, 32, api, TWIN_LOC_ARGS);
+            uint8_t block[32];
+            __builtin_memcpy(block, from, 32);
+            uint8_t *to = twin::ub_span(dst.addr_ + (i * p.dstRepStride + j * blk) * 32, 32, api, TWIN_LOC_ARGS);
+            __builtin_memcpy(to, block, 32);
+        }
+    twin::tr_vec(api, sz, (uint64_t)repeatTime * 256 / sz, repeatTime, twin_line);
+}
+
 // GatherMask (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/GatherMask.md): keeps the
 // elements of src0 whose gather-mask bit is 1 and packs them, in order, at the start of dst; rsvdCnt
 // is how many were kept. Normal mode (reduceMode false): repeatTimes repeats of 256 bytes each, mask
