@@ -5340,5 +5340,46 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     bad[15] = 2;
     let (out, _) = run_kernel(w, &[("x", xb), ("o", bytes(&bad))], 768 * 2);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("Gatherb: offset 2 of block 15"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("Gatherb: offset 2 of block 15"),
+        "{err}"
+    );
+}
+
+/// ops-transformer's moe_gating_top_k includes `kernel_utils.h` (asc-devkit's internal header that
+/// kernel_operator.h includes) and reads -inf as `*(float *)(&F32_NEG_INF)`
+/// (impl/basic_api/utils/kernel_utils_constants.h): both missing stopped its build.
+#[test]
+fn kernel_utils_header_and_the_float_bit_pattern_constants() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "kernel_utils.h"
+using namespace AscendC;
+const float MIN_FP32 = *(float *)(&F32_NEG_INF);
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 8);
+    yg.SetValue(0, MIN_FP32);
+    yg.SetValue(1, *(float *)(&F32_INF));
+    uint32_t nan = F32_NAN;
+    yg.SetValue(2, *(float *)(&nan));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the kernel_utils.h kernel",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = f32s(&y);
+    assert_eq!(y[0], f32::NEG_INFINITY);
+    assert_eq!(y[1], f32::INFINITY);
+    assert!(y[2].is_nan());
 }

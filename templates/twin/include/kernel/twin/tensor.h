@@ -38,6 +38,11 @@ constexpr uint32_t ONE_REPEAT_FLOAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
 constexpr uint32_t ONE_REPEAT_HALF_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
 constexpr uint32_t MAX_REPEAT_FLOAT_SIZE = ONE_REPEAT_FLOAT_SIZE * MAX_REPEAT_TIMES;
 constexpr uint32_t MAX_REPEAT_HALF_SIZE = ONE_REPEAT_HALF_SIZE * MAX_REPEAT_TIMES;
+// The float32 infinities and quiet NaN as bit patterns (kernel_utils_constants.h); ops-transformer's
+// moe_gating_top_k reads its -inf as `*(float *)(&F32_NEG_INF)`.
+const uint32_t F32_INF = 0x7f800000;
+const uint32_t F32_NEG_INF = 0xff800000;
+const uint32_t F32_NAN = 0x7fc00000;
 constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1; // DataCopyParams defaults: one burst, no gaps
 constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 
