@@ -1195,15 +1195,29 @@ fn ctc_operands(
     }
 }
 
-/// The input and the rank that a tiling function's refusal asks for, when its message names exactly one
-/// of `inputs` and a rank: "the sorted_expert of input should be 1D tensor", "The dim number of
+/// The inputs and the rank that a tiling function's refusal asks for, when its message names inputs of
+/// `inputs` and a rank: "the sorted_expert of input should be 1D tensor", "The dim number of
 /// sort_indices should be 1", "permutedProbsGrad's shape(2) is not 1D", "barycentric dim num is not 3",
 /// "q shape dims is not four" (ops-transformer and ops-cv tilings). Names match without case or
 /// underscores (`permutedProbsGrad` is `permuted_probs_grad`). This reads the op's own check, so that a
-/// fix reaches operators never seen; a message naming two inputs, or no rank, gives None.
-pub(super) fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(String, usize)> {
+/// fix reaches operators never seen. A message naming several inputs together gives each the rank:
+/// ops-cv's grid_sample says "x / grid shape length should be 4 or 5" (the first rank offered is taken).
+/// No rank, or no input named, gives nothing.
+pub(super) fn ranks_from_refusal(message: &str, inputs: &[String]) -> Vec<(String, usize)> {
     let words = refusal_words(message);
-    let named = named_input(&words, inputs)?;
+    let Some(rank) = rank_in(&words) else {
+        return vec![];
+    };
+    named_inputs(&words, inputs)
+        .into_iter()
+        .map(|n| (n, rank))
+        .collect()
+}
+
+/// The rank a refusal's words ask for: "1D" / "2d", or a number after "be" / "not" / "equal" / "is" in
+/// a message about a rank ("dim number of X should be 1", "dim num is not 3", "shape dims is not four",
+/// "shape length should be 4 or 5"), at most 8.
+fn rank_in(words: &[String]) -> Option<usize> {
     let number = |w: &str| -> Option<usize> {
         let w = w.to_ascii_lowercase();
         let n = match w.as_str() {
@@ -1222,15 +1236,17 @@ pub(super) fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(Str
     };
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
     // "1D", "2d": the rank itself
-    let rank = lower
+    lower
         .iter()
         .find_map(|w| {
             w.strip_suffix('d')
                 .and_then(|d| (d.len() == 1).then(|| number(d)).flatten())
         })
         .or_else(|| {
-            // "dim number of X should be 1", "dim num is not 3", "shape dims is not four"
-            let about_rank = lower.iter().any(|w| w.starts_with("dim") || w == "rank");
+            let about_rank = lower.iter().any(|w| w.starts_with("dim") || w == "rank")
+                || lower
+                    .windows(2)
+                    .any(|p| p[0] == "shape" && p[1] == "length");
             about_rank
                 .then(|| {
                     lower.windows(2).find_map(|p| {
@@ -1240,8 +1256,7 @@ pub(super) fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(Str
                     })
                 })
                 .flatten()
-        })?;
-    Some((named, rank))
+        })
 }
 
 fn refusal_words(message: &str) -> Vec<String> {
@@ -1257,6 +1272,12 @@ fn refusal_words(message: &str) -> Vec<String> {
 /// matches within two edits, and a word of 6 letters or more matches a name it begins, one or two
 /// letters short (`finish` for `finished`), without case or underscores.
 fn named_input(words: &[String], inputs: &[String]) -> Option<String> {
+    let named = named_inputs(words, inputs);
+    (named.len() == 1).then(|| named[0].clone())
+}
+
+/// Every input of `inputs` that `words` name, in the order the words first name them (see `named_input`).
+fn named_inputs(words: &[String], inputs: &[String]) -> Vec<String> {
     let norm = |s: &str| s.to_ascii_lowercase().replace('_', "");
     let near = |w: &str, i: &str| {
         let (w, i) = (norm(w), norm(i));
@@ -1273,7 +1294,7 @@ fn named_input(words: &[String], inputs: &[String]) -> Option<String> {
             }
         }
     }
-    (named.len() == 1).then(|| named[0].clone())
+    named.into_iter().cloned().collect()
 }
 
 /// The input, axis and value that a tiling function's refusal of an axis too large asks for:
@@ -1322,6 +1343,51 @@ pub(super) fn axis_from_refusal(
     Some((input, axis, value))
 }
 
+/// The axes a refusal spells out as a shape: ops-cv's grid_sample says "only support (N, H, W, 2) for
+/// grid". When the message names one input whose rank is the tuple's length, each number in the tuple is
+/// that axis's size: (input, axis, value) for the axes that differ now. Letters stay as they are.
+pub(super) fn tuple_axes_from_refusal(
+    message: &str,
+    inputs: &[(String, Vec<u64>)],
+) -> Vec<(String, usize, u64)> {
+    let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
+    let Some(input) = named_input(&refusal_words(message), &names) else {
+        return vec![];
+    };
+    let Some(shape) = inputs.iter().find(|(n, _)| *n == input).map(|(_, s)| s) else {
+        return vec![];
+    };
+    let mut rest = message;
+    while let Some(open) = rest.find('(') {
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + close];
+        rest = &rest[open + close + 1..];
+        let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+        let well_formed = parts.len() >= 2
+            && parts.iter().all(|p| {
+                !p.is_empty()
+                    && (p.chars().all(|c| c.is_ascii_digit())
+                        || p.chars().all(|c| c.is_ascii_alphabetic()))
+            });
+        let numbers: Vec<(usize, u64)> = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.parse().ok().map(|v| (i, v)))
+            .collect();
+        if !well_formed || numbers.is_empty() || parts.len() != shape.len() {
+            continue;
+        }
+        return numbers
+            .into_iter()
+            .filter(|&(i, v)| shape[i] != v && v > 0)
+            .map(|(i, v)| (input.clone(), i, v))
+            .collect();
+    }
+    vec![]
+}
+
 /// The edit (Levenshtein) distance of two short ASCII names.
 fn edits(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -1357,6 +1423,12 @@ pub(super) fn fit_rank(shape: &[u64], rank: usize, main: &[u64]) -> Vec<u64> {
 #[cfg(test)]
 mod refusal_tests {
     use super::*;
+
+    /// The one input and rank, when the refusal names one.
+    fn rank_from_refusal(message: &str, inputs: &[String]) -> Option<(String, usize)> {
+        let v = ranks_from_refusal(message, inputs);
+        (v.len() == 1).then(|| v[0].clone())
+    }
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
@@ -1456,6 +1528,44 @@ mod refusal_tests {
         ] {
             assert_eq!(axis_from_refusal(none, &ins), None, "{none}");
         }
+    }
+
+    /// ops-cv's grid_sample, once its inputs have four axes: "only support (N, H, W, 2) for grid".
+    #[test]
+    fn a_refusal_spelling_out_a_shape_gives_its_numbers_to_those_axes() {
+        let ins = vec![
+            ("x".to_string(), vec![2u64, 4, 16, 256]),
+            ("grid".to_string(), vec![2u64, 4, 16, 256]),
+        ];
+        let msg =
+            "[error] GridSample (grid_sample_tiling.cpp:73): only support (N, H, W, 2) for grid";
+        assert_eq!(
+            tuple_axes_from_refusal(msg, &ins),
+            [("grid".to_string(), 3, 2)]
+        );
+        // a tuple of another length, or one naming no input, gives nothing
+        assert!(tuple_axes_from_refusal("only support (N, 2) for grid", &ins).is_empty());
+        assert!(tuple_axes_from_refusal("only support (N, H, W, 2)", &ins).is_empty());
+    }
+
+    /// ops-cv's grid_sample names its two inputs together; each gets the first rank offered.
+    #[test]
+    fn a_refusal_naming_several_inputs_gives_each_the_rank() {
+        let ins = names(&["x", "grid", "bias"]);
+        assert_eq!(
+            ranks_from_refusal(
+                "[error] GridSample (grid_sample_tiling.cpp:58): x / grid shape length should be 4 or 5",
+                &ins
+            ),
+            [("x".to_string(), 4), ("grid".to_string(), 4)]
+        );
+        // one input: as rank_from_refusal
+        assert_eq!(
+            ranks_from_refusal("The bias of input should be 2D tensor.", &ins),
+            [("bias".to_string(), 2)]
+        );
+        // a length that is no rank
+        assert!(ranks_from_refusal("x / grid length should be 4", &ins).is_empty());
     }
 
     #[test]

@@ -577,47 +577,68 @@ fn fit_tiling(
                 };
                 let names: Vec<String> = spec.inputs.iter().map(|t| t.name.clone()).collect();
                 let msg = short(&why_now);
-                let fit = guesses::rank_from_refusal(&msg, &names)
-                    .map(|(input, rank)| (input, None, Some(rank)))
-                    .or_else(|| {
-                        let shapes: Vec<(String, Vec<u64>)> = spec
-                            .inputs
-                            .iter()
-                            .map(|t| (t.name.clone(), t.shape.clone()))
-                            .collect();
-                        guesses::axis_from_refusal(&msg, &shapes)
+                // The inputs the refusal names with a rank ("x / grid shape length should be 4 or 5"
+                // names two), else one input's axis too large, else the axes a shape it spells out fixes.
+                let ranks: Vec<(String, Option<(usize, u64)>, Option<usize>)> =
+                    guesses::ranks_from_refusal(&msg, &names)
+                        .into_iter()
+                        .map(|(input, rank)| (input, None, Some(rank)))
+                        .collect();
+                let fits = if ranks.is_empty() {
+                    let shapes: Vec<(String, Vec<u64>)> = spec
+                        .inputs
+                        .iter()
+                        .map(|t| (t.name.clone(), t.shape.clone()))
+                        .collect();
+                    match guesses::axis_from_refusal(&msg, &shapes) {
+                        Some((input, axis, value)) => vec![(input, Some((axis, value)), None)],
+                        // "only support (N, H, W, 2) for grid": the axes the shape spells out
+                        None => guesses::tuple_axes_from_refusal(&msg, &shapes)
+                            .into_iter()
                             .map(|(input, axis, value)| (input, Some((axis, value)), None))
-                    });
-                let Some((input, axis, rank)) = fit else {
-                    break;
+                            .collect(),
+                    }
+                } else {
+                    ranks
                 };
-                let Some(cur) = spec.inputs.iter().find(|t| t.name == input) else {
-                    break;
-                };
-                // a tensor with written-out values (a permutation) keeps its shape: they were made for it
-                let same_axis = axis.is_some_and(|(a, v)| cur.shape.get(a).is_none_or(|&d| d == v));
-                if rank == Some(cur.shape.len())
-                    || same_axis
-                    || cur.values.is_some()
-                    || cur.list.is_some()
-                {
+                // a tensor with written-out values (a permutation) keeps its shape: they were made for
+                // it; a fit it already has is no fit
+                let fits: Vec<_> = fits
+                    .into_iter()
+                    .filter(|(input, axis, rank)| {
+                        spec.inputs
+                            .iter()
+                            .find(|t| t.name == *input)
+                            .is_some_and(|cur| {
+                                let same_axis = axis
+                                    .is_some_and(|(a, v)| cur.shape.get(a).is_none_or(|&d| d == v));
+                                *rank != Some(cur.shape.len())
+                                    && !same_axis
+                                    && cur.values.is_none()
+                                    && cur.list.is_none()
+                            })
+                    })
+                    .collect();
+                if fits.is_empty() {
                     break;
                 }
                 let saved = inferred.rank_fits.clone();
                 fits_tried = true;
-                let entry = inferred
-                    .rank_fits
-                    .entry(op.name.clone())
-                    .or_default()
-                    .entry(input.clone())
-                    .or_insert_with(|| (ShapeFit::default(), String::new()));
-                if let Some(rank) = rank {
-                    entry.0.rank = Some(rank);
+                for (input, axis, rank) in fits {
+                    let entry = inferred
+                        .rank_fits
+                        .entry(op.name.clone())
+                        .or_default()
+                        .entry(input)
+                        .or_insert_with(|| (ShapeFit::default(), String::new()));
+                    if let Some(rank) = rank {
+                        entry.0.rank = Some(rank);
+                    }
+                    if let Some((axis, value)) = axis {
+                        entry.0.axes.insert(axis, value);
+                    }
+                    entry.1 = msg.clone();
                 }
-                if let Some((axis, value)) = axis {
-                    entry.0.axes.insert(axis, value);
-                }
-                entry.1 = msg.clone();
                 reinfer(inferred)?;
                 match refusal(op) {
                     None => {
