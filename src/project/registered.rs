@@ -208,10 +208,18 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             ));
             host.push(f);
         }
-        if !regs.iter().any(|(_, r)| {
-            r.iter()
-                .any(|(m, t)| m == "IMPL_OP_OPTILING" && *t == def.op_type)
-        }) {
+        // An msopgen OpDef sets its tiling function itself (`this->AICore().SetTiling(...)`): no
+        // sibling's registration is its tiling (in the test suite's temporary folders another
+        // project's `IMPL_OP_OPTILING(AddCustom)` sat beside add_custom and was compiled into it).
+        let def_sets_tiling = hosts
+            .iter()
+            .any(|(f, t)| f == def_file && t.contains("SetTiling("));
+        if !def_sets_tiling
+            && !regs.iter().any(|(_, r)| {
+                r.iter()
+                    .any(|(m, t)| m == "IMPL_OP_OPTILING" && *t == def.op_type)
+            })
+        {
             match sibling_tiling(root, &def.op_type) {
                 Some(f) => {
                     notes.push(format!(
@@ -1174,6 +1182,27 @@ mod tests {
             "{:?}",
             ops[0].notes
         );
+        // An OpDef that sets its tiling function itself takes none from a sibling, nor says it has none.
+        let def = std::fs::read_to_string(root.join("op_host/fe_sqrt_def.cpp")).unwrap();
+        write(
+            &root,
+            "op_host/fe_sqrt_def.cpp",
+            &def.replace(
+                "this->AICore().AddConfig",
+                "this->AICore().SetTiling(optiling::TilingFunc);\n  this->AICore().AddConfig",
+            ),
+        );
+        let ops = discover(&root).unwrap().unwrap();
+        assert_eq!(ops[0].host, ["op_host/fe_sqrt_def.cpp"]);
+        assert!(
+            !ops[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("no host file registers")),
+            "{:?}",
+            ops[0].notes
+        );
+        write(&root, "op_host/fe_sqrt_def.cpp", &def);
         // None anywhere: said so, nothing guessed.
         std::fs::remove_file(fam.join("fe_utils/op_host/fe_tiling_func.cpp")).unwrap();
         std::fs::remove_file(fam.join("fe_utils/op_host/arch35/fe_regbase.cpp")).unwrap();
