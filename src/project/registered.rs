@@ -402,14 +402,8 @@ pub fn undefined_references(link_error: &str) -> Vec<String> {
 /// `f` (and `Class`, whose members may be defined apart), `vtable for ns::Class` gives `Class`.
 pub fn missing_symbols(link_error: &str) -> Vec<String> {
     let mut out: Vec<String> = vec![];
-    for line in link_error.lines() {
-        let Some(at) = line.find("undefined reference to") else {
-            continue;
-        };
-        let sym = line[at + "undefined reference to".len()..]
-            .trim()
-            .trim_matches(|c| c == '`' || c == '\'' || c == '\u{2018}' || c == '\u{2019}');
-        let sym = sym.strip_prefix("vtable for ").unwrap_or(sym);
+    for whole in undefined_references(link_error) {
+        let sym = whole.strip_prefix("vtable for ").unwrap_or(&whole);
         let head = sym.split('(').next().unwrap_or(sym);
         let parts: Vec<&str> = head.split("::").map(str::trim).collect();
         for name in parts.iter().rev().take(2) {
