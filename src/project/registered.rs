@@ -401,9 +401,14 @@ pub fn undefined_references(link_error: &str) -> Vec<String> {
 /// The names a link failure says are missing: `undefined reference to `ns::Class::f(int)'` gives
 /// `f` (and `Class`, whose members may be defined apart), `vtable for ns::Class` gives `Class`.
 pub fn missing_symbols(link_error: &str) -> Vec<String> {
+    symbol_names(&undefined_references(link_error))
+}
+
+/// The names `missing_symbols` takes from each of `refs`, what `undefined_references` gives.
+pub fn symbol_names(refs: &[String]) -> Vec<String> {
     let mut out: Vec<String> = vec![];
-    for whole in undefined_references(link_error) {
-        let sym = whole.strip_prefix("vtable for ").unwrap_or(&whole);
+    for whole in refs {
+        let sym = whole.strip_prefix("vtable for ").unwrap_or(whole);
         let head = sym.split('(').next().unwrap_or(sym);
         let parts: Vec<&str> = head.split("::").map(str::trim).collect();
         for name in parts.iter().rev().take(2) {

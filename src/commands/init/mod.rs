@@ -160,7 +160,11 @@ pub fn init(
         for _ in 0..3 {
             let mut changed = false;
             for op in ops.iter_mut() {
-                let Some(missing) = inferred.link.remove(&op.name) else {
+                let Some(missing) = inferred
+                    .undefined
+                    .get(&op.name)
+                    .map(|refs| project::registered::symbol_names(refs))
+                else {
                     continue;
                 };
                 let more = project::registered::sources_defining(root, &op.host, &missing);
@@ -192,7 +196,6 @@ pub fn init(
             let again = infer_ops(&path, &ops, printer);
             inferred.outputs = again.outputs;
             inferred.failed = again.failed;
-            inferred.link = again.link;
             inferred.undefined = again.undefined;
             crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
         }
@@ -292,9 +295,8 @@ struct Inferred {
     /// beside it that says why (a matmul's square default; the op's tiling function refused the
     /// larger one).
     defaults: BTreeMap<String, (Vec<u64>, String)>,
-    /// Op name -> the names its host program's link missed (when that is why InferShape could not run).
-    link: BTreeMap<String, Vec<String>>,
-    /// Op name -> what its host program's link missed, as the linker names it (`ns::f(int)`).
+    /// Op name -> what its host program's link missed, as the linker names it (`ns::f(int)`), when that
+    /// is why InferShape could not run.
     undefined: BTreeMap<String, Vec<String>>,
     /// Op name -> what no source init found defines, stubbed in the twin's build (`stub-undefined`).
     stubbed: BTreeMap<String, Vec<String>>,
@@ -405,13 +407,9 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
             }
             Ok(None) => {}
             Err(why) => {
-                let missing = crate::project::registered::missing_symbols(&why);
-                if !missing.is_empty() {
-                    inferred.link.insert(op.name.clone(), missing);
-                    inferred.undefined.insert(
-                        op.name.clone(),
-                        crate::project::registered::undefined_references(&why),
-                    );
+                let undefined = crate::project::registered::undefined_references(&why);
+                if !undefined.is_empty() {
+                    inferred.undefined.insert(op.name.clone(), undefined);
                 }
                 let first = why.lines().next().unwrap_or("").trim();
                 let short: String = first.chars().take(160).collect();
