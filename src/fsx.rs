@@ -237,6 +237,22 @@ pub fn confined_join(root: &Path, relative: &str) -> std::result::Result<PathBuf
     Ok(joined)
 }
 
+/// `path` lexically normalised: `.` dropped, `x/..` folded (`a/b/../c` is `a/c`); no file is read, so
+/// links are not followed.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,20 +340,4 @@ mod tests {
         let b = KeyHasher::new().part("a").part("bc").finish();
         assert_ne!(a, b);
     }
-}
-
-/// `path` lexically normalised: `.` dropped, `x/..` folded (`a/b/../c` is `a/c`); no file is read, so
-/// links are not followed.
-pub fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }

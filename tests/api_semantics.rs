@@ -1958,6 +1958,14 @@ fn i32s(b: &[u8]) -> Vec<i32> {
         .collect()
 }
 
+/// A kernel's `m` input: eight int32, the first the mode a test kernel branches on.
+fn mode_bytes(m: i32) -> Vec<u8> {
+    [m, 0, 0, 0, 0, 0, 0, 0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
 fn bytes_f32(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -2676,12 +2684,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
         "building the TQue re-enqueue kernel",
     );
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 7.0).collect();
-    let mode = |m: i32| -> Vec<u8> {
-        [m, 0, 0, 0, 0, 0, 0, 0]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect()
-    };
+    let mode = mode_bytes;
     let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(0))], 256);
     assert!(
         out.status.success(),
@@ -5244,12 +5247,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
         "building the TQue handle kernel",
     );
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.25 - 3.0).collect();
-    let mode = |m: i32| -> Vec<u8> {
-        [m, 0, 0, 0, 0, 0, 0, 0]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect()
-    };
+    let mode = mode_bytes;
     let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("m", mode(0))], 256);
     assert!(
         out.status.success(),

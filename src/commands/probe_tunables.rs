@@ -52,19 +52,18 @@ pub fn probe(
 ) -> Result<Vec<(String, Verdict)>, String> {
     let sources = crate::tune::read_sources(manifest, op).map_err(|e| e.to_string())?;
     let inputs = crate::tune::inputs(op);
-    let run = |set: &SourceSet| -> Result<Measurement, String> {
-        let artifact = backend
-            .build(op, set)
-            .map_err(|f| format!("{}: {}", f.kind.as_str(), first_line(&f.message)))?;
-        backend
-            .run(op, &artifact, &inputs, true)
-            .map_err(|f| format!("{}: {}", f.kind.as_str(), first_line(&f.message)))
+    let said = |f: crate::backend::TrialFailure| {
+        format!("{}: {}", f.kind.as_str(), first_line(&f.message))
     };
-    let base_artifact = backend
-        .build(op, &SourceSet::default())
-        .map_err(|f| format!("{}: {}", f.kind.as_str(), first_line(&f.message)))?;
+    let build = |set: &SourceSet| backend.build(op, set).map_err(said);
+    let run_built = |artifact: &crate::backend::Artifact| -> Result<Measurement, String> {
+        backend.run(op, artifact, &inputs, true).map_err(said)
+    };
+    let run = |set: &SourceSet| -> Result<Measurement, String> { run_built(&build(set)?) };
+    // The sources as they are, built once: what the build read, and the run every probe compares with.
+    let base_artifact = build(&SourceSet::default())?;
     let read = base_artifact.files_read();
-    let base_run = run(&SourceSet::default())?;
+    let base_run = run_built(&base_artifact)?;
     let base = signature(&base_run);
     // Where each tunable lives now, and the values it is moved to: the next smaller one of its domain
     // first, then the next larger.

@@ -956,14 +956,19 @@ const Z_CUBE: &str = "    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shap
 
 /// Replaces `from` with `to` once in the add_custom project's host source at `p`.
 fn edit_add_custom_host(p: &std::path::Path, from: &str, to: &str) {
-    let host = p.join("op_host/add_custom.cpp");
-    let src = std::fs::read_to_string(&host).unwrap();
+    edit_add_custom(p, "op_host/add_custom.cpp", from, to);
+}
+
+/// Replaces `from` with `to` once in the add_custom project's file `rel` at `p`.
+fn edit_add_custom(p: &std::path::Path, rel: &str, from: &str, to: &str) {
+    let file = p.join(rel);
+    let src = std::fs::read_to_string(&file).unwrap();
     let changed = src.replacen(from, to, 1);
     assert_ne!(
         changed, src,
-        "the fixture's host source changed; update this test"
+        "the fixture's {rel} changed; update this test"
     );
-    std::fs::write(&host, changed).unwrap();
+    std::fs::write(&file, changed).unwrap();
 }
 
 /// add_custom whose tiling function first runs `check` (C++ lines) after it reads the total length, with
@@ -1047,22 +1052,13 @@ fn init_leaves_out_tunables_in_files_no_build_reads_for_the_soc() {
         // the same value as the kernel's: the two were tied and moved together
         "#pragma once\nnamespace k310p {\nconstexpr int32_t BUFFER_NUM = 1;\n}\n",
     );
-    let kernel = p.join("op_kernel/add_custom.cpp");
-    let src = std::fs::read_to_string(&kernel).unwrap();
     let anchor = "#include \"kernel_operator.h\"\n";
-    assert!(
-        src.contains(anchor),
-        "the fixture's kernel changed; update this test"
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        anchor,
+        &format!("{anchor}#if __CCE_AICORE__ == 200\n#include \"add_custom_310p.h\"\n#endif\n"),
     );
-    std::fs::write(
-        &kernel,
-        src.replacen(
-            anchor,
-            &format!("{anchor}#if __CCE_AICORE__ == 200\n#include \"add_custom_310p.h\"\n#endif\n"),
-            1,
-        ),
-    )
-    .unwrap();
     let shape = [
         "--shape",
         "x=48x16384",

@@ -311,6 +311,9 @@ struct Inferred {
     rank_fits: BTreeMap<String, BTreeMap<String, (ShapeFit, String)>>,
 }
 
+/// One fit a refusal asks for: the input, an axis and its size, or a rank.
+type ShapeFitStep = (String, Option<(usize, u64)>, Option<usize>);
+
 /// What a tiling refusal asked of one input's shape: a rank, then values of some axes.
 #[derive(Debug, Clone, Default)]
 struct ShapeFit {
@@ -577,11 +580,10 @@ fn fit_tiling(
                 let msg = short(&why_now);
                 // The inputs the refusal names with a rank ("x / grid shape length should be 4 or 5"
                 // names two), else one input's axis too large, else the axes a shape it spells out fixes.
-                let ranks: Vec<(String, Option<(usize, u64)>, Option<usize>)> =
-                    guesses::ranks_from_refusal(&msg, &names)
-                        .into_iter()
-                        .map(|(input, rank)| (input, None, Some(rank)))
-                        .collect();
+                let ranks: Vec<ShapeFitStep> = guesses::ranks_from_refusal(&msg, &names)
+                    .into_iter()
+                    .map(|(input, rank)| (input, None, Some(rank)))
+                    .collect();
                 let fits = if ranks.is_empty() {
                     let shapes: Vec<(String, Vec<u64>)> = spec
                         .inputs
