@@ -265,7 +265,17 @@ fn killed_tune_resumes_to_the_same_lockfile() {
         );
     }
 
-    let out = cargo_ascend_tune(p, &["tune", "--budget", "12", "--seed", "4", "--jobs", "1"]);
+    // The killed run's project lock can outlive it for a moment (CI once met "another cargo-ascend-tune
+    // run (pid N) is tuning this project" here, 4 s after the kill; what held it was not found): the
+    // resume waits for the lock, as the message tells a user to, for at most a minute.
+    let mut out = cargo_ascend_tune(p, &["tune", "--budget", "12", "--seed", "4", "--jobs", "1"]);
+    for _ in 0..60 {
+        if out.status.success() || !text(&out).1.contains("is tuning this project") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        out = cargo_ascend_tune(p, &["tune", "--budget", "12", "--seed", "4", "--jobs", "1"]);
+    }
     assert!(out.status.success(), "{:?}", text(&out));
     assert_eq!(
         std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap(),
