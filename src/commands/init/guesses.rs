@@ -828,6 +828,18 @@ pub(super) fn smaller_note(why: &str) -> String {
     )
 }
 
+/// The comment beside a smaller default whose first axis was then grown from `from` while the op's
+/// tiling function took it.
+pub(super) fn grown_note(why: &str, from: u64) -> String {
+    let short = smaller_note(why);
+    let head = short
+        .strip_suffix("; give the shape you tune for (init --shape NAME=D0xD1)")
+        .unwrap_or(&short);
+    format!(
+        "{head}; its first axis then doubled from {from} while the tiling took it, up to the default's element count; give the shape you tune for (init --shape NAME=D0xD1)"
+    )
+}
+
 /// The refusal `init` gives itself when an output the op's InferShape gives at a default shape is
 /// larger than a manifest may hold.
 pub(super) const TOO_LARGE: &str = "an output the op's InferShape gives is larger than 4 GiB";

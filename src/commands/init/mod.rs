@@ -530,6 +530,54 @@ fn fit_tiling(
                 .insert(op.name.clone(), (smaller.to_vec(), smaller_note(&first)));
             reinfer(inferred)?;
             if refusal(op).is_none() {
+                // The smaller shapes are small (8 K to 32 K elements): at them the launch is most of
+                // what a run measures, and no tiling choice shows. The first axis is doubled while the
+                // tiling takes it, up to the default's element count, the other axes kept (they are
+                // what the refusal bounded: a last axis of at most 1024, a rank).
+                let mut kept = smaller.to_vec();
+                let rest: u64 = smaller[1..].iter().product();
+                let most_rows = DEFAULT_SHAPE.iter().product::<u64>() / rest.max(1);
+                loop {
+                    let mut bigger = kept.clone();
+                    bigger[0] = (kept[0] * 2).min(most_rows);
+                    if bigger[0] <= kept[0] {
+                        break;
+                    }
+                    inferred.defaults.insert(
+                        op.name.clone(),
+                        (bigger.clone(), guesses::grown_note(&first, smaller[0])),
+                    );
+                    reinfer(inferred)?;
+                    // an output that grows faster than the input (an outer product) stops it
+                    // too: no output past four times the default's elements
+                    let most = 4 * DEFAULT_SHAPE.iter().product::<u64>();
+                    let outputs_small = inferred.outputs.get(&op.name).is_none_or(|outs| {
+                        outs.iter().all(|o| {
+                            o.shape
+                                .as_ref()
+                                .is_none_or(|s| s.iter().product::<u64>() <= most)
+                        })
+                    });
+                    if !outputs_small || refusal(op).is_some() {
+                        break;
+                    }
+                    kept = bigger;
+                }
+                if inferred
+                    .defaults
+                    .get(&op.name)
+                    .is_none_or(|(s, _)| *s != kept)
+                {
+                    let note = if kept[0] == smaller[0] {
+                        smaller_note(&first)
+                    } else {
+                        guesses::grown_note(&first, smaller[0])
+                    };
+                    inferred
+                        .defaults
+                        .insert(op.name.clone(), (kept.clone(), note));
+                    reinfer(inferred)?;
+                }
                 let refused = if first.starts_with(guesses::TOO_LARGE) {
                     format!("at the default shape {DEFAULT_SHAPE:?}, {first}")
                 } else {
@@ -539,7 +587,7 @@ fn fit_tiling(
                 };
                 printer.status(
                     "Fitted",
-                    format!("`{}`: {refused}; {smaller:?} written instead", op.name),
+                    format!("`{}`: {refused}; {kept:?} written instead", op.name),
                 );
                 fitted = true;
                 break;
