@@ -740,30 +740,6 @@ fn init_keeps_its_guess_when_infershape_never_sets_the_output() {
     );
 }
 
-/// Found in the new-user run (ops-nn scaled_masked_softmax_v2: "x or mask DimNum is not 4"): an op whose
-/// tiling function demands four axes refused init's 2-D default and every smaller 2-D one. init now
-/// also tries the small size as three and four axes and writes the first the tiling takes (its first
-/// axis then grown to the default's element count).
-#[test]
-fn init_writes_a_four_axis_default_when_the_tiling_demands_four_axes() {
-    let dir = add_custom_refusing(
-        "    if (context->GetInputShape(0)->GetOriginShape().GetDimNum() != 4) { return ge::GRAPH_FAILED; }\n",
-    );
-    let p = dir.path();
-    let out = cargo_ascend_tune(p, &["init"]);
-    assert!(out.status.success(), "{:?}", text(&out));
-    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
-    assert!(
-        manifest.contains(
-            "name = \"x\"\ndtype = \"float16\"\nshape = [48, 4, 16, 256]   # guess: a default smaller than [48, 16384]"
-        ),
-        "{manifest}"
-    );
-    assert!(text(&out).1.contains("Fitted"), "{:?}", text(&out));
-    let run = cargo_ascend_tune(p, &["run"]);
-    assert!(run.status.success(), "{:?}", text(&run));
-}
-
 /// Found on first contact with ops-transformer (moe_compute_expert_tokens: "the sorted_expert of input
 /// should be 1D tensor"): a tiling function that names an input and the rank it wants refused init's
 /// default and every smaller one (here five axes, more than any smaller default has). init now gives
@@ -991,40 +967,42 @@ fn add_custom_refusing(check: &str) -> tempfile::TempDir {
     dir
 }
 
-/// Found tuning ops-cv and ops-transformer (stop 29): ops whose tiling refused the default shape got the
-/// first smaller one it took ([8, 1024], [4, 16, 256]: 8 K to 32 K elements), where the launch is most of
-/// a run and no tiling choice shows. A tiling that bounds only the last axis now gets the rows back: the
-/// first axis doubles while the tiling takes it, up to the default's element count.
+/// Two fits of a refused default, each then grown. Found in the new-user run (ops-nn
+/// scaled_masked_softmax_v2: "x or mask DimNum is not 4"): an op whose tiling function demands four axes
+/// refused init's 2-D default and every smaller 2-D one; init also tries the small size as three and
+/// four axes. Found tuning ops-cv and ops-transformer (stop 29): the smaller shape taken ([8, 1024],
+/// [2, 4, 16, 256]: 8 K to 32 K elements) left the launch most of a run, where no tiling choice shows;
+/// its first axis now doubles while the tiling takes it, up to the default's element count.
 #[test]
-fn init_grows_the_rows_of_a_smaller_default_while_the_tiling_takes_them() {
-    let dir = add_custom_refusing(
-        "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) > 1024) { return ge::GRAPH_FAILED; }\n",
-    );
-    let p = dir.path();
-    let out = cargo_ascend_tune(p, &["init"]);
-    assert!(out.status.success(), "{:?}", text(&out));
-    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
-    assert!(
-        manifest.contains(
-            "name = \"x\"\ndtype = \"float16\"\nshape = [768, 1024]   # guess: a default smaller than [48, 16384], which the op's tiling function refused"
-        ),
-        "{manifest}"
-    );
-    assert!(
-        manifest.contains("its first axis then doubled from 8 while the tiling took it"),
-        "{manifest}"
-    );
-    assert!(
-        manifest.contains("shape = [768, 1024]   # from the op's InferShape"),
-        "{manifest}"
-    );
-    assert!(
-        text(&out).1.contains("[768, 1024] written instead"),
-        "{:?}",
-        text(&out)
-    );
-    let run = cargo_ascend_tune(p, &["run"]);
-    assert!(run.status.success(), "{:?}", text(&run));
+fn init_writes_a_smaller_default_the_tiling_takes_with_its_rows_grown() {
+    for (check, shape, from) in [
+        ("GetDimNum() != 4", "[48, 4, 16, 256]", 2),
+        ("GetDim(1) > 1024", "[768, 1024]", 8),
+    ] {
+        let dir = add_custom_refusing(&format!(
+            "    if (context->GetInputShape(0)->GetOriginShape().{check}) {{ return ge::GRAPH_FAILED; }}\n"
+        ));
+        let p = dir.path();
+        let out = cargo_ascend_tune(p, &["init"]);
+        assert!(out.status.success(), "{check}: {:?}", text(&out));
+        let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+        for line in [
+            format!(
+                "name = \"x\"\ndtype = \"float16\"\nshape = {shape}   # guess: a default smaller than [48, 16384], which the op's tiling function refused"
+            ),
+            format!("its first axis then doubled from {from} while the tiling took it"),
+            format!("shape = {shape}   # from the op's InferShape"),
+        ] {
+            assert!(manifest.contains(&line), "{check}: {line}\n{manifest}");
+        }
+        assert!(
+            text(&out).1.contains(&format!("{shape} written instead")),
+            "{check}: {:?}",
+            text(&out)
+        );
+        let run = cargo_ascend_tune(p, &["run"]);
+        assert!(run.status.success(), "{check}: {:?}", text(&run));
+    }
 }
 
 /// ops-cv's upsample_nearest_exact3d: its 910B tiling calls `Tiling4...Regbase` on an arch35 path that
