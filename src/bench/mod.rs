@@ -52,6 +52,7 @@ pub struct OpRow {
     /// The latency of what the run writes back (the baseline's when nothing beats the noise floor);
     /// None when no candidate was valid.
     pub tuned_us: Option<f64>,
+    /// The memory roofline, or the cube's compute roofline where that is longer (`Timing::roofline_bound_us`).
     pub roofline_us: f64,
     pub speedup: Option<f64>,
     /// reference / tuned: above 1 when tuning beat the hand-optimised reference.
@@ -105,6 +106,7 @@ pub struct OpInfo {
     pub project: String,
     pub baseline_us: f64,
     pub reference_us: Option<f64>,
+    /// The memory roofline, or the cube's compute roofline where that is longer (`Timing::roofline_bound_us`).
     pub roofline_us: f64,
     pub baseline_bound: String,
     pub reference_bound: Option<String>,
@@ -394,8 +396,11 @@ pub fn run(opts: &BenchOptions, progress: &mut dyn FnMut(Progress)) -> Result<Be
                 ),
                 _ => None,
             };
-            let roofline_us = refm.as_ref().map_or(base.timing.roofline_us, |r| {
-                base.timing.roofline_us.min(r.timing.roofline_us)
+            // the memory roofline, or a matmul's cube roofline where that is longer
+            let roofline_us = refm.as_ref().map_or(base.timing.roofline_bound_us(), |r| {
+                base.timing
+                    .roofline_bound_us()
+                    .min(r.timing.roofline_bound_us())
             });
             let reference_us = refm.as_ref().map(|r| r.latency_us);
             infos.push(OpInfo {

@@ -10,7 +10,7 @@
 // cycle), latency 20; Mmad b16 4096 MAC/cycle, b8 8192 MAC/cycle. Marked G where guessed.
 
 use super::soc::Soc;
-use super::trace::{Instr, Pipe};
+use super::trace::{Instr, Pipe, Record, Trace};
 
 /// One row of the table: bytes (or MACs) per cycle and a fixed latency in cycles.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,6 +56,26 @@ pub const MMAD_LATENCY: f64 = 20.0;
 pub fn mmad_macs(m: u64, k: u64, n: u64, dt: u64) -> u64 {
     let k0 = 32 / dt.clamp(1, 4);
     m.div_ceil(16) * 16 * k.div_ceil(k0) * k0 * n.div_ceil(16) * 16
+}
+
+/// The cube's compute roofline of a trace, in microseconds: every Mmad's MACs (whole fractals, as
+/// `mmad_macs`) at the documented rate of its input size, spread evenly over all the SoC's AIC cores with
+/// no latency, no load and no wait. 0 for a trace without Mmads. A kernel that pads less (base blocks
+/// of whole fractals) lowers it; nothing else does.
+pub fn compute_roofline_us(trace: &Trace, soc: &Soc) -> f64 {
+    let mut cycles = 0.0;
+    for block in &trace.blocks {
+        for rec in &block.records {
+            if let Record::Instr(ins) = rec
+                && ins.pipe == Pipe::M
+                && let (Some(m), Some(k), Some(n)) = (ins.m, ins.k, ins.n)
+            {
+                let dt = ins.dt.unwrap_or(2);
+                cycles += mmad_macs(m, k, n, dt) as f64 / mmad_rate(dt);
+            }
+        }
+    }
+    cycles / f64::from(soc.aic_cores.max(1)) / soc.cycles_per_us()
 }
 
 // ---- the high-level Matmul's runtime tiling (scalar) ----
@@ -167,6 +187,25 @@ mod tests {
             one("I MTE1 DataCopy bytes=256 bursts=1 burst=256 gm=0 gap=0 line=3"),
             (8.0, true)
         );
+    }
+
+    /// Two 128^3 fp16 Mmads: 2 x 2097152 MACs at 4096 a cycle = 1024 cycles, over the 910B1's 24 AIC
+    /// cores at 1.85 GHz; a 30 x 70 x 40 one pads to whole fractals (32 x 80 x 48); no Mmad, no roofline.
+    #[test]
+    fn compute_roofline_counts_whole_fractals_over_every_aic_core() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let roof = |recs: &str| {
+            let t = parse(&format!("twin-trace 2\nblock 0 1\n{recs}end\n")).unwrap();
+            compute_roofline_us(&t, soc)
+        };
+        let two =
+            "I M Mmad m=128 k=128 n=128 dt=2 line=9\nI M Mmad m=128 k=128 n=128 dt=2 line=9\n";
+        assert_eq!(roof(two), 1024.0 / 24.0 / 1850.0);
+        assert_eq!(
+            roof("I M Mmad m=30 k=70 n=40 dt=2 line=9\n"),
+            (32.0 * 80.0 * 48.0 / 4096.0) / 24.0 / 1850.0
+        );
+        assert_eq!(roof("I V Add dt=2 n=128 line=9\n"), 0.0);
     }
 
     #[test]

@@ -175,6 +175,9 @@ pub struct Timing {
     /// The memory roofline: the launch's HBM traffic at the chip's HBM bandwidth or its L2 traffic at the L2
     /// bandwidth, whichever is longer (for measured timings: gm_bytes at the chip's streaming bandwidth).
     pub roofline_us: f64,
+    /// The cube's compute roofline: every Mmad's MACs at the cube's documented rate on all the SoC's AIC
+    /// cores (`cube::compute_roofline_us`); 0 without Mmads (and for measured timings).
+    pub cube_roofline_us: f64,
     /// What the model had to assume (unknown APIs costed by default).
     pub notes: Vec<String>,
 }
@@ -182,6 +185,12 @@ pub struct Timing {
 impl Timing {
     pub fn pipe(&self, pipe: Pipe) -> Option<&PipeStat> {
         self.pipes.iter().find(|p| p.pipe == pipe)
+    }
+
+    /// The latency no schedule of this work can beat: the memory roofline, or the cube's compute
+    /// roofline where that is longer (a matmul).
+    pub fn roofline_bound_us(&self) -> f64 {
+        self.roofline_us.max(self.cube_roofline_us)
     }
 }
 
@@ -981,6 +990,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         cores: running_cores,
         gm_bytes,
         roofline_us: roof,
+        cube_roofline_us: super::cube::compute_roofline_us(trace, soc),
         notes,
     }
 }

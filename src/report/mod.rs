@@ -175,6 +175,7 @@ impl Printer {
                 "reason": "op-measured", "op": op, "latency_us": round(m.latency_us), "modelled": m.modelled,
                 "block_dim": m.block_dim, "pipes": Self::pipes_json(m), "bound": m.timing.bound.to_string(),
                 "roofline_us": round(m.timing.roofline_us), "gm_bytes": m.timing.gm_bytes,
+                "cube_roofline_us": round(m.timing.cube_roofline_us),
                 "backend": backend, "soc": soc,
             }));
             return;
@@ -192,6 +193,13 @@ impl Printer {
             m.timing.gm_bytes as f64 / 1e6,
             m.timing.roofline_us / m.latency_us * 100.0
         );
+        if m.timing.cube_roofline_us > 0.0 {
+            println!(
+                "  cube roofline: {:.3} us (every Mmad's MACs at the cube's peak rate on all AIC cores); {:.0}% of it reached",
+                m.timing.cube_roofline_us,
+                m.timing.cube_roofline_us / m.latency_us * 100.0
+            );
+        }
         println!(
             "  {:<8} {:>12} {:>8}  msprof column",
             "pipe", "busy (us)", "ratio"
