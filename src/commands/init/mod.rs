@@ -11,6 +11,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 mod guesses;
+mod tiling_tests;
 use guesses::*;
 
 /// The shape given to tensors when `--shape` names none: a realistic size for a vector op.
@@ -309,6 +310,9 @@ struct Inferred {
     /// Op name -> input -> what its tiling function's refusals asked of that input's shape (a rank,
     /// axis values: `guesses::rank_from_refusal`, `guesses::axis_from_refusal`), and the last refusal.
     rank_fits: BTreeMap<String, BTreeMap<String, (ShapeFit, String)>>,
+    /// Op name -> the case of its own tiling unit tests whose input shapes, dtypes and attrs the
+    /// manifest takes (the op's tiling function refused init's default).
+    test_cases: BTreeMap<String, tiling_tests::TilingCase>,
 }
 
 /// One fit a refusal asks for: the input, an axis and its size, or a rank.
@@ -522,6 +526,24 @@ fn fit_tiling(
                 }
             }
         }
+        // The op's own tiling tests: the cases that expect success and give every input (an
+        // optional one left out cannot be placed), nearest the default's size first.
+        if let Some(case) = tested_case(path, op, &refusal, &mut |case| {
+            match case {
+                Some(c) => inferred.test_cases.insert(op.name.clone(), c.clone()),
+                None => inferred.test_cases.remove(&op.name),
+            };
+            reinfer(inferred)
+        })? {
+            printer.status(
+                "Fitted",
+                format!(
+                    "`{}`: its tiling function refused the default shape ({first}); the shapes, dtypes and attrs of its tiling test `{}` ({}:{}) written instead",
+                    op.name, case.test, case.file, case.line
+                ),
+            );
+            continue;
+        }
         let mut fitted = false;
         let before = inferred.defaults.get(&op.name).cloned();
         for &smaller in SMALLER_SHAPES {
@@ -725,6 +747,52 @@ fn fit_tiling(
         }
     }
     Ok(())
+}
+
+/// The first of the op's tiling-test cases (`tiling_tests::find`) that its tiling function takes, tried
+/// with `set` (which renders the manifest with the case, or without one for None) and `refusal`; at
+/// most four, those giving every input of the manifest and no tensor past 16 M elements, nearest the
+/// default's element count first. None (and the manifest rendered without a case) when none is taken.
+fn tested_case(
+    path: &Path,
+    op: &FoundOp,
+    refusal: &dyn Fn(&FoundOp) -> Option<String>,
+    set: &mut dyn FnMut(Option<&tiling_tests::TilingCase>) -> Result<()>,
+) -> Result<Option<tiling_tests::TilingCase>> {
+    let (Some(root), Some(op_type)) = (path.parent(), op.op_type.as_deref()) else {
+        return Ok(None);
+    };
+    // the OpDef's inputs, as the manifest lists them (the manifest may not load: an output past 4 GiB)
+    let Some(inputs) = op.opdef.as_ref().map(|d| d.inputs.len()) else {
+        return Ok(None);
+    };
+    const MOST: u64 = 16 << 20;
+    let default = DEFAULT_SHAPE.iter().product::<u64>() as f64;
+    let mut cases: Vec<_> = tiling_tests::find(root, op_type)
+        .into_iter()
+        .filter(|c| {
+            c.inputs.len() == inputs
+                && c.largest_input() > 0
+                && c.largest_input() <= MOST
+                && c.outputs
+                    .iter()
+                    .all(|t| t.shape.iter().product::<u64>() <= 4 * MOST)
+        })
+        .collect();
+    let distance = |c: &tiling_tests::TilingCase| (c.largest_input() as f64 / default).ln().abs();
+    cases.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
+    cases.dedup_by(|a, b| a.inputs == b.inputs && a.attrs == b.attrs);
+    if cases.is_empty() {
+        return Ok(None);
+    }
+    for case in cases.into_iter().take(4) {
+        set(Some(&case))?;
+        if refusal(op).is_none() {
+            return Ok(Some(case));
+        }
+    }
+    set(None)?;
+    Ok(None)
 }
 
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
@@ -1141,6 +1209,24 @@ fn render(
                 ));
             }
         }
+        let case = inferred.test_cases.get(&op.name);
+        if let Some(c) = case {
+            let from = format!(
+                "from the op's tiling test `{}` ({}:{})",
+                c.test, c.file, c.line
+            );
+            for (t, ct) in inputs.iter_mut().zip(&c.inputs) {
+                t.shape = ct.shape.clone();
+                t.dtype = ct.dtype.unwrap_or(t.dtype);
+                t.values = None;
+                t.guess = Some(from.clone());
+            }
+            for (t, ct) in outputs.iter_mut().zip(&c.outputs) {
+                t.shape = ct.shape.clone();
+                t.dtype = ct.dtype.unwrap_or(t.dtype);
+                t.guess = Some(from.clone());
+            }
+        }
         inferred.apply(&op.name, &mut outputs, shapes);
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
             for t in list {
@@ -1165,10 +1251,15 @@ fn render(
             }
         }
         for a in op.opdef.iter().flat_map(|d| &d.attrs) {
-            let (value, g) = match op.opdef.as_ref().and_then(|d| attr_guess(d, a)) {
-                Some((v, g)) => (Some(v), Some(g)),
-                None => attr_value(a),
-            };
+            let tested = case.and_then(|c| {
+                let (_, v) = c.attrs.iter().find(|(n, _)| *n == a.name)?;
+                Some((v.clone(), format!("from the op's tiling test `{}`", c.test)))
+            });
+            let (value, g) =
+                match tested.or_else(|| op.opdef.as_ref().and_then(|d| attr_guess(d, a))) {
+                    Some((v, g)) => (Some(v), Some(g)),
+                    None => attr_value(a),
+                };
             let mut line = match &value {
                 Some(v) => format!("\n[[op.attr]]\nname = \"{}\"\nvalue = {v}", a.name),
                 None => String::from("\n#"),

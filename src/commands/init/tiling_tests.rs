@@ -1,0 +1,497 @@
+// What an operator's own tiling unit tests say about inputs it takes: the cases of
+// `gert::TilingContextPara` (the op-host test harness of hicann's ops-math, ops-cv and ops-transformer)
+// that expect success, with their input shapes and dtypes, output dtypes and attrs. A developer's test is
+// the best description of a valid call that an op folder holds; init takes one when its own default
+// shape is refused.
+//
+// Owns: finding those cases under a project's `tests/` and reading them (a brace-matching reader, not
+// a C++ parser: a case it cannot read whole is skipped). Must not know the manifest's rendering, the
+// tiling run or which case init keeps.
+
+use crate::manifest::DType;
+use std::path::Path;
+
+/// One tensor of a case: its origin shape and dtype (None when the test names a dtype the manifest does
+/// not know).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct CaseTensor {
+    pub shape: Vec<u64>,
+    pub dtype: Option<DType>,
+}
+
+/// One test case that expects the op's tiling function to succeed.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct TilingCase {
+    /// The op type the case runs (`TilingContextPara`'s first argument).
+    pub op_type: String,
+    /// Where: the file relative to the project root, the line of the case, the test's name.
+    pub file: String,
+    pub line: usize,
+    pub test: String,
+    pub inputs: Vec<CaseTensor>,
+    pub outputs: Vec<CaseTensor>,
+    /// Attr name -> the value as a manifest writes it (`0`, `1.5`, `true`, `"x"`, `[1, 2]`).
+    pub attrs: Vec<(String, String)>,
+}
+
+impl TilingCase {
+    /// Elements of the largest input.
+    pub fn largest_input(&self) -> u64 {
+        self.inputs
+            .iter()
+            .map(|t| t.shape.iter().product::<u64>())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Every readable success case for `op_type` in the C++ files under `root/tests` (sorted by path, then
+/// by line).
+pub(super) fn find(root: &Path, op_type: &str) -> Vec<TilingCase> {
+    let tests = root.join("tests");
+    if !tests.is_dir() {
+        return vec![];
+    }
+    let mut files: Vec<_> = walkdir::WalkDir::new(&tests)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    files.sort();
+    let mut cases = vec![];
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if !text.contains("TilingContextPara") {
+            continue;
+        }
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        cases.extend(
+            parse(&text, &rel)
+                .into_iter()
+                .filter(|c| c.op_type == op_type),
+        );
+    }
+    cases
+}
+
+/// The success cases of one test file's text.
+pub(super) fn parse(text: &str, file: &str) -> Vec<TilingCase> {
+    let text = &without_comments(text);
+    let mut cases = vec![];
+    let mut from = 0;
+    while let Some(at) = text[from..].find("TilingContextPara") {
+        let start = from + at;
+        from = start + "TilingContextPara".len();
+        // `TilingContextPara name(` : a declaration with arguments (not a parameter type).
+        let rest = &text[from..];
+        let name_len = rest
+            .trim_start()
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(0);
+        let after_name = rest.trim_start()[name_len..].trim_start();
+        if name_len == 0 || !after_name.starts_with('(') {
+            continue;
+        }
+        let open = text.len() - after_name.len();
+        let Some(close) = matching(text, open) else {
+            continue;
+        };
+        let args = split_top(&text[open + 1..close]);
+        from = close;
+        // The case's test: the nearest TEST / TEST_F before it; its verdict: what follows, up to the
+        // next test.
+        let before = &text[..start];
+        let test_at = before.rfind("TEST_F(").or_else(|| before.rfind("TEST("));
+        let test = test_at
+            .and_then(|i| {
+                let inner = &text[i..];
+                let o = inner.find('(')?;
+                let c = inner.find(')')?;
+                inner[o + 1..c]
+                    .split(',')
+                    .nth(1)
+                    .map(|s| s.trim().to_string())
+            })
+            .unwrap_or_default();
+        let next_test = [text[close..].find("TEST_F("), text[close..].find("TEST(")]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(text.len(), |i| close + i);
+        let verdict = &text[close..next_test];
+        if !verdict.contains("GRAPH_SUCCESS") || verdict.contains("GRAPH_FAILED") {
+            continue;
+        }
+        let body = &text[test_at.unwrap_or(0)..start];
+        if let Some(case) = read_case(&args, file, line_of(text, start), test, body) {
+            cases.push(case);
+        }
+    }
+    cases
+}
+
+fn read_case(
+    args: &[&str],
+    file: &str,
+    line: usize,
+    test: String,
+    body: &str,
+) -> Option<TilingCase> {
+    let op_type = args.first()?.trim().trim_matches('"').to_string();
+    let inputs = tensors(args.get(1)?)?;
+    // outputs only give dtypes and a fallback shape: a case whose outputs cannot be read keeps its inputs
+    let outputs = tensors(args.get(2)?).unwrap_or_default();
+    let attrs = match args.get(3).map(|a| a.trim()) {
+        Some(a) if a.starts_with('{') => attrs(a, body)?,
+        _ => vec![],
+    };
+    Some(TilingCase {
+        op_type,
+        file: file.to_string(),
+        line,
+        test,
+        inputs,
+        outputs,
+        attrs,
+    })
+}
+
+/// `{ {{{d..}, {d..}}, ge::DT_X, ge::FORMAT_Y}, ... }`: each tensor's origin shape (the second of the
+/// pair; the only one when there is one) and dtype. None when any shape is not all integers.
+fn tensors(list: &str) -> Option<Vec<CaseTensor>> {
+    let mut out = vec![];
+    for t in split_top(braced(list)?) {
+        let parts = split_top(braced(t)?);
+        let shapes = split_top(braced(parts.first()?)?);
+        let origin = shapes.get(1).or(shapes.first())?;
+        // integers, or products of them (`4096 * 3`)
+        let dims = split_top(braced(origin)?)
+            .iter()
+            .map(|d| {
+                d.split('*')
+                    .map(|f| f.trim().parse::<u64>().ok())
+                    .product::<Option<u64>>()
+            })
+            .collect::<Option<Vec<u64>>>()?;
+        let dtype = parts
+            .get(1)
+            .map(|d| d.trim().trim_start_matches("ge::"))
+            .and_then(DType::from_ge_name);
+        out.push(CaseTensor { shape: dims, dtype });
+    }
+    Some(out)
+}
+
+/// `{ {"name", ...AnyValue::CreateFrom<T>(V)}, ... }`: each attr's name and value as a manifest writes
+/// it; V may name a variable `body` (the test's text before the case) declares with a literal
+/// (`std::vector<int64_t> range({1, 5});`, `int64_t k = 4;`). None when a value cannot be read.
+fn attrs(list: &str, body: &str) -> Option<Vec<(String, String)>> {
+    let mut out = vec![];
+    for a in split_top(braced(list)?) {
+        let parts = split_top(braced(a)?);
+        let name = parts.first()?.trim().trim_matches('"').to_string();
+        let value = parts.get(1)?.trim();
+        let lt = value.find("CreateFrom<")? + "CreateFrom<".len();
+        let gt = value[lt..].find(">(").map(|i| lt + i)?;
+        let ty = &value[lt..gt];
+        let close = matching(value, gt + 1)?;
+        let v = value[gt + 2..close].trim();
+        let v = if v.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && v.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && !matches!(v, "true" | "false")
+        {
+            declared(body, v)?
+        } else {
+            v
+        };
+        out.push((name, attr_value(ty, v)?));
+    }
+    Some(out)
+}
+
+/// A C++ attr literal as TOML: integers, floats (always with a point), bools, strings and integer or
+/// float lists.
+fn attr_value(ty: &str, v: &str) -> Option<String> {
+    let number = |s: &str, float: bool| -> Option<String> {
+        let s = s.trim().trim_end_matches(['f', 'F', 'L', 'l', 'U', 'u']);
+        if float {
+            let x: f64 = s.parse().ok()?;
+            Some(if x.fract() == 0.0 && x.abs() < 1e15 {
+                format!("{x:.1}")
+            } else {
+                format!("{x}")
+            })
+        } else {
+            s.parse::<i64>().ok().map(|x| x.to_string())
+        }
+    };
+    let is_float = |t: &str| t.contains("float") || t.contains("double");
+    if ty.contains("vector") {
+        let inner = v.trim_start_matches("std::vector<").trim();
+        let items = inner
+            .find('{')
+            .and_then(|o| matching(inner, o).map(|c| &inner[o + 1..c]))?;
+        let float = is_float(ty);
+        let list = split_top(items)
+            .iter()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| number(s, float))
+            .collect::<Option<Vec<_>>>()?;
+        return Some(format!("[{}]", list.join(", ")));
+    }
+    if ty.contains("string") {
+        let s = v.trim_start_matches("std::string(").trim_end_matches(')');
+        let s = s.trim().strip_prefix('"')?.strip_suffix('"')?;
+        return Some(format!("{s:?}"));
+    }
+    if ty == "bool" {
+        return matches!(v, "true" | "false").then(|| v.to_string());
+    }
+    number(v, is_float(ty))
+}
+
+/// The literal the last declaration of `name` in `body` gives it: `name({..})`, `name{..}`,
+/// `name = {..}` or `name = literal;`.
+fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
+    let mut found = None;
+    let mut from = 0;
+    while let Some(at) = body[from..].find(name) {
+        let i = from + at;
+        from = i + name.len();
+        let whole = !body[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            && !body[from..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        if !whole {
+            continue;
+        }
+        let rest = body[from..].trim_start();
+        let rest = rest.strip_prefix('=').map_or(rest, str::trim_start);
+        let start = body.len() - rest.len();
+        if rest.starts_with(['(', '{']) {
+            let close = matching(body, start)?;
+            found = Some(&body[start..=close]);
+        } else if let Some(end) = rest.find(';') {
+            found = Some(rest[..end].trim());
+        }
+    }
+    found
+}
+
+/// The text inside the outer braces of `s` (trimmed), or None when `s` is not one braced group.
+fn braced(s: &str) -> Option<&str> {
+    let s = s.trim();
+    (s.starts_with('{') && matching(s, 0) == Some(s.len() - 1)).then(|| &s[1..s.len() - 1])
+}
+
+/// The index of the bracket closing the one at `open` (`(`, `{` or `[`), skipping string literals.
+fn matching(s: &str, open: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut depth = 0i32;
+    let mut i = open;
+    let mut in_str = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_str {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else {
+            match c {
+                b'"' => in_str = true,
+                b'(' | b'{' | b'[' => depth += 1,
+                b')' | b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `s` split at the commas outside brackets and strings (empty trailing items dropped).
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = vec![];
+    let (mut depth, mut start, mut in_str) = (0i32, 0, false);
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_str {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else {
+            match c {
+                b'"' => in_str = true,
+                b'(' | b'{' | b'[' => depth += 1,
+                b')' | b'}' | b']' => depth -= 1,
+                b',' if depth == 0 => {
+                    out.push(&s[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    out.push(&s[start..]);
+    out.into_iter().filter(|p| !p.trim().is_empty()).collect()
+}
+
+/// `text` with its `//` and `/* */` comments (outside string literals) blanked, newlines kept, so that
+/// offsets and line numbers stay those of the file.
+fn without_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let (mut i, mut in_str) = (0, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            out.push(c);
+            if c == b'\\' && i + 1 < b.len() {
+                out.push(b[i + 1]);
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+            i += 1;
+        } else if c == b'"' {
+            in_str = true;
+            out.push(c);
+            i += 1;
+        } else if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+            while i < end {
+                out.push(if b[i] == b'\n' { b'\n' } else { b' ' });
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    // only ASCII bytes were replaced, by ASCII: still UTF-8 (a comment's multi-byte text became spaces)
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Written for this test in the harness's form (not copied from a repository).
+    const FILE: &str = r#"
+TEST_F(WidgetTiling, small_bf16) {
+  optiling::WidgetCompileInfo compileInfo = {};
+  gert::TilingContextPara tilingContextPara("Widget", // op_name
+      {
+        // input info, {shape}, then /* the origin shape */
+        {{{64, 512}, {64, 512}}, ge::DT_BF16, ge::FORMAT_ND},
+        {{{64}, {64}}, ge::DT_INT32, ge::FORMAT_ND}
+      },
+      {{{{64, 256 * 2}, {64, 256 * 2}}, ge::DT_BF16, ge::FORMAT_ND},},
+      {{"mode", Ops::Cv::AnyValue::CreateFrom<int64_t>(2)},
+       {"scale", Ops::Cv::AnyValue::CreateFrom<float>(0.5f)},
+       {"keep", Ops::Cv::AnyValue::CreateFrom<bool>(true)},
+       {"layout", Ops::Cv::AnyValue::CreateFrom<std::string>("BSH")},
+       {"sizes", Ops::Cv::AnyValue::CreateFrom<std::vector<int64_t>>({1, 2, 3})}},
+      &compileInfo);
+  ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 1, "", {});
+}
+
+TEST_F(WidgetTiling, attr_from_a_variable) {
+  std::vector<int64_t> range({1, 5});
+  int64_t k = 4;
+  gert::TilingContextPara tilingContextPara("Widget", {{{{8, 16}, {8, 16}}, ge::DT_FLOAT, ge::FORMAT_ND}},
+      {{{{8, 16}, {8, 16}}, ge::DT_FLOAT, ge::FORMAT_ND}},
+      {{"range", Ops::Cv::AnyValue::CreateFrom<std::vector<int64_t>>(range)},
+       {"k", Ops::Cv::AnyValue::CreateFrom<int64_t>(k)}}, &compileInfo);
+  ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS);
+}
+
+TEST_F(WidgetTiling, refused) {
+  gert::TilingContextPara tilingContextPara("Widget", {{{{0}, {0}}, ge::DT_BF16, ge::FORMAT_ND}},
+      {{{{0}, {0}}, ge::DT_BF16, ge::FORMAT_ND}}, &compileInfo);
+  ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
+}
+
+TEST_F(WidgetTiling, named_dims) {
+  gert::TilingContextPara tilingContextPara("Widget", {{{{B, 512}, {B, 512}}, ge::DT_BF16, ge::FORMAT_ND}},
+      {{{{B, 512}, {B, 512}}, ge::DT_BF16, ge::FORMAT_ND}}, &compileInfo);
+  ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS);
+}
+"#;
+
+    #[test]
+    fn reads_the_success_cases_with_shapes_dtypes_and_attrs() {
+        let cases = parse(FILE, "tests/ut/op_host/test_widget_tiling.cpp");
+        assert_eq!(cases.len(), 2, "{cases:?}");
+        assert_eq!(
+            cases[1].attrs,
+            vec![
+                ("range".to_string(), "[1, 5]".to_string()),
+                ("k".to_string(), "4".to_string()),
+            ]
+        );
+        let c = &cases[0];
+        assert_eq!(
+            (c.op_type.as_str(), c.test.as_str(), c.line),
+            ("Widget", "small_bf16", 4)
+        );
+        assert_eq!(
+            c.inputs,
+            vec![
+                CaseTensor {
+                    shape: vec![64, 512],
+                    dtype: Some(DType::BFloat16)
+                },
+                CaseTensor {
+                    shape: vec![64],
+                    dtype: Some(DType::Int32)
+                },
+            ]
+        );
+        assert_eq!(
+            c.outputs,
+            vec![CaseTensor {
+                shape: vec![64, 512],
+                dtype: Some(DType::BFloat16)
+            }]
+        );
+        assert_eq!(
+            c.attrs,
+            vec![
+                ("mode".to_string(), "2".to_string()),
+                ("scale".to_string(), "0.5".to_string()),
+                ("keep".to_string(), "true".to_string()),
+                ("layout".to_string(), "\"BSH\"".to_string()),
+                ("sizes".to_string(), "[1, 2, 3]".to_string()),
+            ]
+        );
+        assert_eq!(c.largest_input(), 64 * 512);
+    }
+}
