@@ -1011,43 +1011,55 @@ fn init_writes_a_smaller_default_the_tiling_takes_with_its_rows_grown() {
 /// nearest the default's size; a failure case, and one giving fewer inputs than the op has, are not taken.
 #[test]
 fn init_takes_the_shapes_of_the_ops_own_tiling_test_when_the_tiling_refuses_its_guesses() {
-    let dir = add_custom_refusing(
-        "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) != 2048) { return ge::GRAPH_FAILED; }\n",
-    );
-    let p = dir.path();
-    let case = |name: &str, shape: &str, inputs: usize, verdict: &str| {
-        let t = format!("{{{{{{{shape}}}, {{{shape}}}}}, ge::DT_FLOAT16, ge::FORMAT_ND}}");
-        format!(
-            "TEST_F(AddCustomTiling, {name}) {{\n  gert::TilingContextPara para(\"AddCustom\", // op\n    {{{}}},\n    {{{t}}}, &compileInfo);\n  ExecuteTestCase(para, ge::{verdict});\n}}\n",
-            vec![t.clone(); inputs].join(", ")
-        )
-    };
-    let tests = p.join("tests/ut/op_host");
-    std::fs::create_dir_all(&tests).unwrap();
-    let cases = [
-        case("refused", "48, 2048", 2, "GRAPH_FAILED"),
-        case("one_input", "48, 2048", 1, "GRAPH_SUCCESS"),
-        case("tiny", "2, 2048", 2, "GRAPH_SUCCESS"),
-        case("rows", "96, 2048", 2, "GRAPH_SUCCESS"),
-    ]
-    .concat();
-    std::fs::write(tests.join("test_add_custom_tiling.cpp"), cases).unwrap();
-    let out = cargo_ascend_tune(p, &["init"]);
-    assert!(out.status.success(), "{:?}", text(&out));
-    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
-    for input in ["x", "y"] {
-        let line = format!(
-            "name = \"{input}\"\ndtype = \"float16\"\nshape = [96, 2048]   # from the op's tiling test `rows` (tests/ut/op_host/test_add_custom_tiling.cpp:"
+    // a tiling that refuses, and one that takes every shape but plans past the tensors at the wrong
+    // row length, so that the kernel faults (a head size of 1 leaving a zero-length buffer, in the
+    // public op)
+    for (what, check) in [
+        ("refused", "{ return ge::GRAPH_FAILED; }"),
+        ("fault", "{ totalLength = totalLength * 64; }"),
+    ] {
+        let dir = add_custom_refusing(&format!(
+            "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) != 2048) {check}\n"
+        ));
+        let p = dir.path();
+        let case = |name: &str, shape: &str, inputs: usize, verdict: &str| {
+            let t = format!("{{{{{{{shape}}}, {{{shape}}}}}, ge::DT_FLOAT16, ge::FORMAT_ND}}");
+            format!(
+                "TEST_F(AddCustomTiling, {name}) {{\n  gert::TilingContextPara para(\"AddCustom\", // op\n    {{{}}},\n    {{{t}}}, &compileInfo);\n  ExecuteTestCase(para, ge::{verdict});\n}}\n",
+                vec![t.clone(); inputs].join(", ")
+            )
+        };
+        let tests = p.join("tests/ut/op_host");
+        std::fs::create_dir_all(&tests).unwrap();
+        let cases = [
+            case("refused", "48, 2048", 2, "GRAPH_FAILED"),
+            case("one_input", "48, 2048", 1, "GRAPH_SUCCESS"),
+            case("tiny", "2, 2048", 2, "GRAPH_SUCCESS"),
+            case("rows", "96, 2048", 2, "GRAPH_SUCCESS"),
+        ]
+        .concat();
+        std::fs::write(tests.join("test_add_custom_tiling.cpp"), cases).unwrap();
+        let out = cargo_ascend_tune(p, &["init"]);
+        assert!(out.status.success(), "{what}: {:?}", text(&out));
+        let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+        for input in ["x", "y"] {
+            let line = format!(
+                "name = \"{input}\"\ndtype = \"float16\"\nshape = [96, 2048]   # from the op's tiling test `rows` (tests/ut/op_host/test_add_custom_tiling.cpp:"
+            );
+            assert!(manifest.contains(&line), "{what}: {line}\n{manifest}");
+        }
+        assert!(
+            manifest.contains("shape = [96, 2048]   # from the op's InferShape"),
+            "{what}: {manifest}"
         );
-        assert!(manifest.contains(&line), "{line}\n{manifest}");
+        assert!(
+            text(&out).1.contains("of its tiling test `rows`"),
+            "{what}: {:?}",
+            text(&out)
+        );
+        let run = cargo_ascend_tune(p, &["run"]);
+        assert!(run.status.success(), "{what}: {:?}", text(&run));
     }
-    assert!(
-        manifest.contains("shape = [96, 2048]   # from the op's InferShape"),
-        "{manifest}"
-    );
-    assert!(text(&out).1.contains("of its tiling test `rows`"), "{:?}", text(&out));
-    let run = cargo_ascend_tune(p, &["run"]);
-    assert!(run.status.success(), "{:?}", text(&run));
 }
 
 /// ops-cv's upsample_nearest_exact3d: its 910B tiling calls `Tiling4...Regbase` on an arch35 path that

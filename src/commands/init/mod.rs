@@ -223,6 +223,7 @@ pub fn init(
             Ok(())
         };
         fit_tiling(&path, &ops, &shapes, &mut inferred, &write, printer)?;
+        fit_failing_runs(&path, &ops, &shapes, &mut inferred, &write, printer)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
         probe_ops(&path, &mut ops, printer)?;
@@ -744,6 +745,78 @@ fn fit_tiling(
                 "`{}`: its tiling function refuses the manifest ({first}), at the default shape and at smaller ones",
                 op.name
             ));
+        }
+    }
+    Ok(())
+}
+
+/// For each op the tiling took (no `--shape` given, no tiling-test case taken yet) that fails when built
+/// and run as written (a kernel fault at guessed attrs or index data: rope_with_sin_cos_cache's head size
+/// of 1 leaves a zero-length buffer), tries the cases of its own tiling tests, as `fit_tiling` does for a
+/// refusal, and keeps the first with which the op runs. Only ops whose project has such cases are run.
+fn fit_failing_runs(
+    path: &Path,
+    ops: &[FoundOp],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inferred: &mut Inferred,
+    write: &dyn Fn(&Inferred) -> Result<()>,
+    printer: &Printer,
+) -> Result<()> {
+    let fails = |op: &FoundOp| -> Option<String> {
+        let manifest = crate::manifest::Manifest::load(path).ok()?;
+        let work = manifest.root.join("target").join("ascend-tune");
+        crate::fsx::create_dir_all(&work).ok()?;
+        let backend =
+            crate::backend::open(&manifest, manifest.backend, &manifest.soc, work).ok()?;
+        let spec = manifest.op(&op.name)?;
+        let inputs = crate::tune::inputs(spec);
+        let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
+            Ok(a) => a,
+            // a build failure is not the shapes' doing
+            Err(_) => return None,
+        };
+        backend
+            .run(spec, &artifact, &inputs, true)
+            .err()
+            .map(|f| short_line(&f.message))
+    };
+    for op in ops.iter().filter(|o| o.launch.is_none()) {
+        let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
+        let (Some(root), Some(op_type)) = (path.parent(), op.op_type.as_deref()) else {
+            continue;
+        };
+        if given
+            || inferred.test_cases.contains_key(&op.name)
+            || tiling_tests::find(root, op_type).is_empty()
+        {
+            continue;
+        }
+        let Some(why) = fails(op) else {
+            continue;
+        };
+        let reinfer = |inferred: &mut Inferred| -> Result<()> {
+            inferred.outputs.remove(&op.name);
+            inferred.failed.remove(&op.name);
+            write(inferred)?;
+            let again = infer_ops(path, std::slice::from_ref(op), printer);
+            inferred.outputs.extend(again.outputs);
+            inferred.failed.extend(again.failed);
+            write(inferred)
+        };
+        if let Some(case) = tested_case(path, op, &fails, &mut |case| {
+            match case {
+                Some(c) => inferred.test_cases.insert(op.name.clone(), c.clone()),
+                None => inferred.test_cases.remove(&op.name),
+            };
+            reinfer(inferred)
+        })? {
+            printer.status(
+                "Fitted",
+                format!(
+                    "`{}`: it failed as written ({why}); the shapes, dtypes and attrs of its tiling test `{}` ({}:{}) written instead",
+                    op.name, case.test, case.file, case.line
+                ),
+            );
         }
     }
     Ok(())
