@@ -753,7 +753,8 @@ fn fit_tiling(
 /// For each op the tiling took (no `--shape` given, no tiling-test case taken yet) that fails when built
 /// and run as written (a kernel fault at guessed attrs or index data: rope_with_sin_cos_cache's head size
 /// of 1 leaves a zero-length buffer), tries the cases of its own tiling tests, as `fit_tiling` does for a
-/// refusal, and keeps the first with which the op runs. Only ops whose project has such cases are run.
+/// refusal, and keeps the first with which the op runs. Only ops whose project has such cases are run,
+/// and only on the twin.
 fn fit_failing_runs(
     path: &Path,
     ops: &[FoundOp],
@@ -764,6 +765,10 @@ fn fit_failing_runs(
 ) -> Result<()> {
     let fails = |op: &FoundOp| -> Option<String> {
         let manifest = crate::manifest::Manifest::load(path).ok()?;
+        // on hardware a run is the user's to start
+        if manifest.backend != crate::manifest::BackendKind::Twin {
+            return None;
+        }
         let work = manifest.root.join("target").join("ascend-tune");
         crate::fsx::create_dir_all(&work).ok()?;
         let backend =
@@ -1292,7 +1297,13 @@ fn render(
                 t.shape = ct.shape.clone();
                 t.dtype = ct.dtype.unwrap_or(t.dtype);
                 t.values = None;
-                t.guess = Some(from.clone());
+                // the test gives no data: a guessed data range stays a guess, and says so
+                t.guess = match (&t.range, t.guess.take()) {
+                    (Some(_), Some(g)) if g.starts_with("guess:") => {
+                        Some(format!("{g} (shape and dtype {from})"))
+                    }
+                    _ => Some(from.clone()),
+                };
             }
             for (t, ct) in outputs.iter_mut().zip(&c.outputs) {
                 t.shape = ct.shape.clone();
