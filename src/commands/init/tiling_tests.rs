@@ -1,6 +1,7 @@
 // What an operator's own tiling unit tests say about inputs it takes: the cases of
 // `gert::TilingContextPara` (the op-host test harness of hicann's ops-math, ops-cv and ops-transformer)
-// that expect success, with their input shapes and dtypes, output dtypes and attrs. A developer's test is
+// and of `gert::TilingContextFaker` (ops-nn's: `StorageShape`s, `InputShapes`, `NodeInputTd`,
+// `NodeAttrs`) that expect success, with their input shapes and dtypes, output dtypes and attrs. A developer's test is
 // the best description of a valid call that an op folder holds; init takes one when its own default
 // shape is refused.
 //
@@ -46,7 +47,7 @@ impl TilingCase {
 }
 
 /// Every readable success case for `op_type` in the C++ files under `root/tests` (sorted by path, then
-/// by line).
+/// by line). A Faker case whose test does not name its op type is taken as the op's.
 pub(super) fn find(root: &Path, op_type: &str) -> Vec<TilingCase> {
     let tests = root.join("tests");
     if !tests.is_dir() {
@@ -65,7 +66,7 @@ pub(super) fn find(root: &Path, op_type: &str) -> Vec<TilingCase> {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        if !text.contains("TilingContextPara") {
+        if !text.contains("TilingContextPara") && !text.contains("TilingContextFaker") {
             continue;
         }
         let rel = path
@@ -76,7 +77,8 @@ pub(super) fn find(root: &Path, op_type: &str) -> Vec<TilingCase> {
         cases.extend(
             parse(&text, &rel)
                 .into_iter()
-                .filter(|c| c.op_type == op_type),
+                .chain(parse_faker(&text, &rel))
+                .filter(|c| c.op_type == op_type || c.op_type.is_empty()),
         );
     }
     cases
@@ -136,6 +138,167 @@ pub(super) fn parse(text: &str, file: &str) -> Vec<TilingCase> {
         }
     }
     cases
+}
+
+/// The success cases of the `TilingContextFaker` form: in each TEST body, the first Faker chain's
+/// `.InputShapes({&a, ..})` and `.OutputShapes(..)` over `gert::StorageShape a = {{..}, {..}};`
+/// declarations of the body, `.NodeInputTd(i, ge::DT_X, ..)` / `.NodeOutputTd` dtypes and
+/// `.NodeAttrs({..})`; the op type from `op_type("X")`, `GetOpImpl("X")` or `OP_NAME = "X"` in the body
+/// (empty when none).
+pub(super) fn parse_faker(text: &str, file: &str) -> Vec<TilingCase> {
+    let text = &without_comments(text);
+    let mut starts: Vec<usize> = ["TEST_F(", "TEST("]
+        .iter()
+        .flat_map(|p| text.match_indices(p).map(|(i, _)| i))
+        .filter(|&i| i == 0 || !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut cases = vec![];
+    for (n, &start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(text.len());
+        let body = &text[start..end];
+        let Some(faker) = body.find("TilingContextFaker") else {
+            continue;
+        };
+        let after = &body[faker..];
+        if !after.contains("GRAPH_SUCCESS") || after.contains("GRAPH_FAILED") {
+            continue;
+        }
+        if let Some(case) = read_faker(body, faker, file, line_of(text, start + faker)) {
+            cases.push(case);
+        }
+    }
+    cases
+}
+
+fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<TilingCase> {
+    let chain = &body[faker..];
+    // the chain ends at its statement's `;` (outside brackets)
+    let chain = &chain[..statement_end(chain)?];
+    let call = |name: &str| -> Option<&str> {
+        let at = chain.find(&format!(".{name}("))? + name.len() + 1;
+        let close = matching(chain, at)?;
+        Some(&chain[at + 1..close])
+    };
+    let shapes = |list: &str| -> Option<Vec<Vec<u64>>> {
+        split_top(braced(list)?)
+            .iter()
+            .map(|r| storage_shape(body, r.trim().trim_start_matches('&').trim()))
+            .collect()
+    };
+    let in_shapes = shapes(call("InputShapes")?)?;
+    let out_shapes = call("OutputShapes").and_then(shapes).unwrap_or_default();
+    let dtype_of = |kind: &str, i: usize| -> Option<DType> {
+        let mut from = 0;
+        while let Some(at) = chain[from..].find(&format!(".{kind}(")) {
+            let open = from + at + kind.len() + 1;
+            let close = matching(chain, open)?;
+            let args = split_top(&chain[open + 1..close]);
+            from = close;
+            if args.first().and_then(|a| a.trim().parse::<usize>().ok()) == Some(i) {
+                return args
+                    .get(1)
+                    .map(|d| d.trim().trim_start_matches("ge::"))
+                    .and_then(DType::from_ge_name);
+            }
+        }
+        None
+    };
+    let tensors = |shapes: Vec<Vec<u64>>, kind: &str| -> Vec<CaseTensor> {
+        shapes
+            .into_iter()
+            .enumerate()
+            .map(|(i, shape)| CaseTensor {
+                shape,
+                dtype: dtype_of(kind, i),
+            })
+            .collect()
+    };
+    let attrs = match call("NodeAttrs") {
+        Some(a) => attrs(a, body)?,
+        None => vec![],
+    };
+    let test = body
+        .find('(')
+        .and_then(|o| body[o..].find(')').map(|c| &body[o + 1..o + c]))
+        .and_then(|a| a.split(',').nth(1))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    Some(TilingCase {
+        op_type: op_type_named(body).unwrap_or_default(),
+        file: file.to_string(),
+        line,
+        test,
+        inputs: tensors(in_shapes, "NodeInputTd"),
+        outputs: tensors(out_shapes, "NodeOutputTd"),
+        attrs,
+    })
+}
+
+/// The origin shape of the `gert::StorageShape name = {{..}, {..}};` (or `name({..}, {..})`) that
+/// `body` declares.
+fn storage_shape(body: &str, name: &str) -> Option<Vec<u64>> {
+    let decl = declared(body, name)?;
+    let inner = if decl.starts_with('(') {
+        &decl[1..decl.len() - 1]
+    } else {
+        braced(decl)?
+    };
+    let pair = split_top(inner);
+    let origin = pair.get(1).or(pair.first())?;
+    split_top(braced(origin)?)
+        .iter()
+        .map(|d| {
+            d.split('*')
+                .map(|f| f.trim().parse::<u64>().ok())
+                .product::<Option<u64>>()
+        })
+        .collect()
+}
+
+/// The op type a test body names: `op_type("X")`, `GetOpImpl("X")`, `OP_NAME = "X"` or `op_type = "X"`.
+fn op_type_named(body: &str) -> Option<String> {
+    for key in [
+        "op_type(\"",
+        "GetOpImpl(\"",
+        "OP_NAME = \"",
+        "op_type = \"",
+        "opType(\"",
+    ] {
+        if let Some(at) = body.find(key) {
+            let rest = &body[at + key.len()..];
+            return rest.find('"').map(|e| rest[..e].to_string());
+        }
+    }
+    None
+}
+
+/// The offset of the `;` ending the statement that starts `s` (outside brackets and strings).
+fn statement_end(s: &str) -> Option<usize> {
+    let (mut depth, mut in_str) = (0i32, false);
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else {
+            match c {
+                b'"' => in_str = true,
+                b'(' | b'{' | b'[' => depth += 1,
+                b')' | b'}' | b']' => depth -= 1,
+                b';' if depth == 0 => return Some(i),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 fn read_case(
@@ -272,12 +435,15 @@ fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
             continue;
         }
         let rest = body[from..].trim_start();
-        let rest = rest.strip_prefix('=').map_or(rest, str::trim_start);
+        let (assigned, rest) = match rest.strip_prefix('=') {
+            Some(r) if !r.starts_with('=') => (true, r.trim_start()),
+            _ => (false, rest),
+        };
         let start = body.len() - rest.len();
         if rest.starts_with(['(', '{']) {
             let close = matching(body, start)?;
             found = Some(&body[start..=close]);
-        } else if let Some(end) = rest.find(';') {
+        } else if assigned && let Some(end) = rest.find(';') {
             found = Some(rest[..end].trim());
         }
     }
@@ -445,6 +611,56 @@ TEST_F(WidgetTiling, named_dims) {
   ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS);
 }
 "#;
+
+    // Written for this test in ops-nn's Faker form (not copied from a repository).
+    const FAKER: &str = r#"
+TEST_F(GadgetTiling, gadget_ok) {
+    gert::StorageShape x_shape = {{2, 64, 1000}, {2, 64, 1000}};
+    gert::StorageShape w_shape = {{1000}, {1000}};
+    gert::StorageShape y_shape = {{2, 64, 1000}, {2, 64, 1000}};
+    std::string op_type("Gadget");
+    auto holder = gert::TilingContextFaker()
+                      .NodeIoNum(2, 1)
+                      .InputShapes({&x_shape, &w_shape})
+                      .OutputShapes({&y_shape})
+                      .NodeInputTd(0, ge::DT_FLOAT16, ge::FORMAT_ND, ge::FORMAT_ND)
+                      .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
+                      .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
+                      .NodeAttrs({{"dst_type", Ops::NN::AnyValue::CreateFrom<int64_t>(2)}})
+                      .Build();
+    EXPECT_EQ(tiling_func(tiling_context), ge::GRAPH_SUCCESS);
+}
+
+TEST_F(GadgetTiling, gadget_bad) {
+    gert::StorageShape x_shape = {{0}, {0}};
+    auto holder = gert::TilingContextFaker().InputShapes({&x_shape}).Build();
+    EXPECT_EQ(tiling_func(tiling_context), ge::GRAPH_FAILED);
+}
+"#;
+
+    #[test]
+    fn reads_the_faker_form() {
+        let cases = parse_faker(FAKER, "t.cpp");
+        assert_eq!(cases.len(), 1, "{cases:?}");
+        let c = &cases[0];
+        assert_eq!(
+            (c.op_type.as_str(), c.test.as_str()),
+            ("Gadget", "gadget_ok")
+        );
+        let t = |shape: Vec<u64>, dtype| CaseTensor {
+            shape,
+            dtype: Some(dtype),
+        };
+        assert_eq!(
+            c.inputs,
+            vec![
+                t(vec![2, 64, 1000], DType::Float16),
+                t(vec![1000], DType::Float32)
+            ]
+        );
+        assert_eq!(c.outputs, vec![t(vec![2, 64, 1000], DType::Int8)]);
+        assert_eq!(c.attrs, vec![("dst_type".to_string(), "2".to_string())]);
+    }
 
     #[test]
     fn reads_the_success_cases_with_shapes_dtypes_and_attrs() {
