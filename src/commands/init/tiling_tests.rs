@@ -236,6 +236,19 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
     })
 }
 
+/// One factor of a dimension: an integer literal, or a name `body` declares with one
+/// (`int64_t tokenNum = 4096;`).
+fn factor(f: &str, body: &str) -> Option<u64> {
+    let f = f.trim();
+    f.parse::<u64>().ok().or_else(|| {
+        f.chars()
+            .all(|c| c.is_alphanumeric() || c == '_')
+            .then(|| declared(body, f))
+            .flatten()
+            .and_then(|v| v.trim().trim_end_matches(['L', 'l', 'U', 'u']).parse().ok())
+    })
+}
+
 /// The origin shape of the `gert::StorageShape name = {{..}, {..}};` (or `name({..}, {..})`) that
 /// `body` declares.
 fn storage_shape(body: &str, name: &str) -> Option<Vec<u64>> {
@@ -251,7 +264,7 @@ fn storage_shape(body: &str, name: &str) -> Option<Vec<u64>> {
         .iter()
         .map(|d| {
             d.split('*')
-                .map(|f| f.trim().parse::<u64>().ok())
+                .map(|f| factor(f, body))
                 .product::<Option<u64>>()
         })
         .collect()
@@ -309,9 +322,9 @@ fn read_case(
     body: &str,
 ) -> Option<TilingCase> {
     let op_type = args.first()?.trim().trim_matches('"').to_string();
-    let inputs = tensors(args.get(1)?)?;
+    let inputs = tensors(args.get(1)?, body)?;
     // outputs only give dtypes and a fallback shape: a case whose outputs cannot be read keeps its inputs
-    let outputs = tensors(args.get(2)?).unwrap_or_default();
+    let outputs = tensors(args.get(2)?, body).unwrap_or_default();
     let attrs = match args.get(3).map(|a| a.trim()) {
         Some(a) if a.starts_with('{') => attrs(a, body)?,
         _ => vec![],
@@ -329,7 +342,7 @@ fn read_case(
 
 /// `{ {{{d..}, {d..}}, ge::DT_X, ge::FORMAT_Y}, ... }`: each tensor's origin shape (the second of the
 /// pair; the only one when there is one) and dtype. None when any shape is not all integers.
-fn tensors(list: &str) -> Option<Vec<CaseTensor>> {
+fn tensors(list: &str, body: &str) -> Option<Vec<CaseTensor>> {
     let mut out = vec![];
     for t in split_top(braced(list)?) {
         let parts = split_top(braced(t)?);
@@ -340,7 +353,7 @@ fn tensors(list: &str) -> Option<Vec<CaseTensor>> {
             .iter()
             .map(|d| {
                 d.split('*')
-                    .map(|f| f.trim().parse::<u64>().ok())
+                    .map(|f| factor(f, body))
                     .product::<Option<u64>>()
             })
             .collect::<Option<Vec<u64>>>()?;
@@ -606,8 +619,9 @@ TEST_F(WidgetTiling, refused) {
 }
 
 TEST_F(WidgetTiling, named_dims) {
-  gert::TilingContextPara tilingContextPara("Widget", {{{{B, 512}, {B, 512}}, ge::DT_BF16, ge::FORMAT_ND}},
-      {{{{B, 512}, {B, 512}}, ge::DT_BF16, ge::FORMAT_ND}}, &compileInfo);
+  int64_t rows = 96;
+  gert::TilingContextPara tilingContextPara("Widget", {{{{rows, 512}, {rows, 512}}, ge::DT_BF16, ge::FORMAT_ND}},
+      {{{{rows * 2, 512}, {rows * 2, 512}}, ge::DT_BF16, ge::FORMAT_ND}}, &compileInfo);
   ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS);
 }
 "#;
@@ -665,7 +679,9 @@ TEST_F(GadgetTiling, gadget_bad) {
     #[test]
     fn reads_the_success_cases_with_shapes_dtypes_and_attrs() {
         let cases = parse(FILE, "tests/ut/op_host/test_widget_tiling.cpp");
-        assert_eq!(cases.len(), 2, "{cases:?}");
+        assert_eq!(cases.len(), 3, "{cases:?}");
+        assert_eq!(cases[2].inputs[0].shape, vec![96, 512]);
+        assert_eq!(cases[2].outputs[0].shape, vec![192, 512]);
         assert_eq!(
             cases[1].attrs,
             vec![
