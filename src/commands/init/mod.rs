@@ -312,7 +312,7 @@ struct Inferred {
     /// axis values: `guesses::rank_from_refusal`, `guesses::axis_from_refusal`), and the last refusal.
     rank_fits: BTreeMap<String, BTreeMap<String, (ShapeFit, String)>>,
     /// Op name -> the case of its own tiling unit tests whose input shapes, dtypes and attrs the
-    /// manifest takes (the op's tiling function refused init's default).
+    /// manifest takes (the op's tiling function refused init's default, or the op failed at it).
     test_cases: BTreeMap<String, tiling_tests::TilingCase>,
 }
 
@@ -496,16 +496,7 @@ fn fit_tiling(
             continue;
         };
         let first = short(&why);
-        // The manifest rendered again for what `inferred` now holds, the op's InferShape run on it.
-        let reinfer = |inferred: &mut Inferred| -> Result<()> {
-            inferred.outputs.remove(&op.name);
-            inferred.failed.remove(&op.name);
-            write(inferred)?;
-            let again = infer_ops(path, std::slice::from_ref(op), printer);
-            inferred.outputs.extend(again.outputs);
-            inferred.failed.extend(again.failed);
-            write(inferred)
-        };
+        let reinfer = |inferred: &mut Inferred| reinfer_op(path, op, inferred, write, printer);
         // A reduced loss's incoming gradient: the full tensor refused, try the one number.
         if has_reduced_grad(op) {
             inferred.scalar_grads.insert(op.name.clone());
@@ -750,6 +741,24 @@ fn fit_tiling(
     Ok(())
 }
 
+/// The manifest rendered again (`write`) for what `inferred` now holds, `op`'s InferShape run on it, and
+/// rendered with its outputs.
+fn reinfer_op(
+    path: &Path,
+    op: &FoundOp,
+    inferred: &mut Inferred,
+    write: &dyn Fn(&Inferred) -> Result<()>,
+    printer: &Printer,
+) -> Result<()> {
+    inferred.outputs.remove(&op.name);
+    inferred.failed.remove(&op.name);
+    write(inferred)?;
+    let again = infer_ops(path, std::slice::from_ref(op), printer);
+    inferred.outputs.extend(again.outputs);
+    inferred.failed.extend(again.failed);
+    write(inferred)
+}
+
 /// For each op the tiling took (no `--shape` given, no tiling-test case taken yet) that fails when built
 /// and run as written (a kernel fault at guessed attrs or index data: rope_with_sin_cos_cache's head size
 /// of 1 leaves a zero-length buffer), tries the cases of its own tiling tests, as `fit_tiling` does for a
@@ -799,15 +808,7 @@ fn fit_failing_runs(
         let Some(why) = fails(op) else {
             continue;
         };
-        let reinfer = |inferred: &mut Inferred| -> Result<()> {
-            inferred.outputs.remove(&op.name);
-            inferred.failed.remove(&op.name);
-            write(inferred)?;
-            let again = infer_ops(path, std::slice::from_ref(op), printer);
-            inferred.outputs.extend(again.outputs);
-            inferred.failed.extend(again.failed);
-            write(inferred)
-        };
+        let reinfer = |inferred: &mut Inferred| reinfer_op(path, op, inferred, write, printer);
         if let Some(case) = tested_case(path, op, &fails, &mut |case| {
             match case {
                 Some(c) => inferred.test_cases.insert(op.name.clone(), c.clone()),
@@ -827,14 +828,14 @@ fn fit_failing_runs(
     Ok(())
 }
 
-/// The first of the op's tiling-test cases (`tiling_tests::find`) that its tiling function takes, tried
-/// with `set` (which renders the manifest with the case, or without one for None) and `refusal`; at
+/// The first of the op's tiling-test cases (`tiling_tests::find`) that `rejects` (the tiling's refusal,
+/// or a failed run) has nothing against, each rendered with `set` (None renders without one); at
 /// most four, those giving every input of the manifest and no tensor past 16 M elements, nearest the
 /// default's element count first. None (and the manifest rendered without a case) when none is taken.
 fn tested_case(
     path: &Path,
     op: &FoundOp,
-    refusal: &dyn Fn(&FoundOp) -> Option<String>,
+    rejects: &dyn Fn(&FoundOp) -> Option<String>,
     set: &mut dyn FnMut(Option<&tiling_tests::TilingCase>) -> Result<()>,
 ) -> Result<Option<tiling_tests::TilingCase>> {
     let (Some(root), Some(op_type)) = (path.parent(), op.op_type.as_deref()) else {
@@ -865,7 +866,7 @@ fn tested_case(
     }
     for case in cases.into_iter().take(4) {
         set(Some(&case))?;
-        if refusal(op).is_none() {
+        if rejects(op).is_none() {
             return Ok(Some(case));
         }
     }
