@@ -378,11 +378,7 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
     let Ok(manifest) = crate::manifest::Manifest::load(path) else {
         return inferred;
     };
-    let work = manifest.root.join("target").join("ascend-tune");
-    if crate::fsx::create_dir_all(&work).is_err() {
-        return inferred;
-    }
-    let Ok(backend) = crate::backend::open(&manifest, manifest.backend, &manifest.soc, work) else {
+    let Ok(backend) = project_backend(&manifest) else {
         return inferred;
     };
     for op in ops
@@ -443,6 +439,15 @@ fn short_line(text: &str) -> String {
         .collect()
 }
 
+/// The manifest's backend, working in the project's `target/ascend-tune` (made if missing).
+fn project_backend(
+    manifest: &crate::manifest::Manifest,
+) -> Result<Box<dyn crate::backend::Backend>> {
+    let work = manifest.root.join("target").join("ascend-tune");
+    crate::fsx::create_dir_all(&work)?;
+    crate::backend::open(manifest, manifest.backend, &manifest.soc, work)
+}
+
 /// Asks each op's tiling function whether it takes the manifest at `path` as written; for one that
 /// refuses it while its main input has the default shape (no `--shape`), tries SMALLER_SHAPES in
 /// turn, re-running its InferShape at each, and keeps the first that the tiling takes (the manifest
@@ -469,10 +474,7 @@ fn fit_tiling(
                     .then(|| guesses::TOO_LARGE.to_string());
             }
         };
-        let work = manifest.root.join("target").join("ascend-tune");
-        crate::fsx::create_dir_all(&work).ok()?;
-        let backend =
-            crate::backend::open(&manifest, manifest.backend, &manifest.soc, work).ok()?;
+        let backend = project_backend(&manifest).ok()?;
         let spec = manifest.op(&op.name)?;
         let inputs = crate::tune::inputs(spec);
         match backend.tiling_refusal(spec, &inputs) {
@@ -520,20 +522,8 @@ fn fit_tiling(
         }
         // The op's own tiling tests: the cases that expect success and give every input (an
         // optional one left out cannot be placed), nearest the default's size first.
-        if let Some(case) = tested_case(path, op, &refusal, &mut |case| {
-            match case {
-                Some(c) => inferred.test_cases.insert(op.name.clone(), c.clone()),
-                None => inferred.test_cases.remove(&op.name),
-            };
-            reinfer(inferred)
-        })? {
-            printer.status(
-                "Fitted",
-                format!(
-                    "`{}`: its tiling function refused the default shape ({first}); the shapes, dtypes and attrs of its tiling test `{}` ({}:{}) written instead",
-                    op.name, case.test, case.file, case.line
-                ),
-            );
+        let refused = format!("its tiling function refused the default shape ({first})");
+        if tested_case(path, op, &refusal, inferred, write, printer, &refused)? {
             continue;
         }
         let mut fitted = false;
@@ -778,10 +768,7 @@ fn fit_failing_runs(
         if manifest.backend != crate::manifest::BackendKind::Twin {
             return None;
         }
-        let work = manifest.root.join("target").join("ascend-tune");
-        crate::fsx::create_dir_all(&work).ok()?;
-        let backend =
-            crate::backend::open(&manifest, manifest.backend, &manifest.soc, work).ok()?;
+        let backend = project_backend(&manifest).ok()?;
         let spec = manifest.op(&op.name)?;
         let inputs = crate::tune::inputs(spec);
         let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
@@ -808,42 +795,32 @@ fn fit_failing_runs(
         let Some(why) = fails(op) else {
             continue;
         };
-        let reinfer = |inferred: &mut Inferred| reinfer_op(path, op, inferred, write, printer);
-        if let Some(case) = tested_case(path, op, &fails, &mut |case| {
-            match case {
-                Some(c) => inferred.test_cases.insert(op.name.clone(), c.clone()),
-                None => inferred.test_cases.remove(&op.name),
-            };
-            reinfer(inferred)
-        })? {
-            printer.status(
-                "Fitted",
-                format!(
-                    "`{}`: it failed as written ({why}); the shapes, dtypes and attrs of its tiling test `{}` ({}:{}) written instead",
-                    op.name, case.test, case.file, case.line
-                ),
-            );
-        }
+        let why = format!("it failed as written ({why})");
+        tested_case(path, op, &fails, inferred, write, printer, &why)?;
     }
     Ok(())
 }
 
-/// The first of the op's tiling-test cases (`tiling_tests::find`) that `rejects` (the tiling's refusal,
-/// or a failed run) has nothing against, each rendered with `set` (None renders without one); at
-/// most four, those giving every input of the manifest and no tensor past 16 M elements, nearest the
-/// default's element count first. None (and the manifest rendered without a case) when none is taken.
+/// Whether one of the op's tiling-test cases (`tiling_tests::find`) was taken: the first that `rejects`
+/// (the tiling's refusal, or a failed run) has nothing against, each rendered into the manifest in
+/// turn; at most four, those giving every input of the manifest and no tensor past 16 M elements,
+/// nearest the default's element count first. When one is, says so with `why` the default was not
+/// kept; when none is, the manifest is rendered without a case again.
 fn tested_case(
     path: &Path,
     op: &FoundOp,
     rejects: &dyn Fn(&FoundOp) -> Option<String>,
-    set: &mut dyn FnMut(Option<&tiling_tests::TilingCase>) -> Result<()>,
-) -> Result<Option<tiling_tests::TilingCase>> {
+    inferred: &mut Inferred,
+    write: &dyn Fn(&Inferred) -> Result<()>,
+    printer: &Printer,
+    why: &str,
+) -> Result<bool> {
     let (Some(root), Some(op_type)) = (path.parent(), op.op_type.as_deref()) else {
-        return Ok(None);
+        return Ok(false);
     };
     // the OpDef's inputs, as the manifest lists them (the manifest may not load: an output past 4 GiB)
     let Some(inputs) = op.opdef.as_ref().map(|d| d.inputs.len()) else {
-        return Ok(None);
+        return Ok(false);
     };
     const MOST: u64 = 16 << 20;
     let default = DEFAULT_SHAPE.iter().product::<u64>() as f64;
@@ -862,16 +839,25 @@ fn tested_case(
     cases.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
     cases.dedup_by(|a, b| a.inputs == b.inputs && a.attrs == b.attrs);
     if cases.is_empty() {
-        return Ok(None);
+        return Ok(false);
     }
     for case in cases.into_iter().take(4) {
-        set(Some(&case))?;
+        inferred.test_cases.insert(op.name.clone(), case.clone());
+        reinfer_op(path, op, inferred, write, printer)?;
         if rejects(op).is_none() {
-            return Ok(Some(case));
+            printer.status(
+                "Fitted",
+                format!(
+                    "`{}`: {why}; the shapes, dtypes and attrs of its tiling test `{}` ({}:{}) written instead",
+                    op.name, case.test, case.file, case.line
+                ),
+            );
+            return Ok(true);
         }
     }
-    set(None)?;
-    Ok(None)
+    inferred.test_cases.remove(&op.name);
+    reinfer_op(path, op, inferred, write, printer)?;
+    Ok(false)
 }
 
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
@@ -887,9 +873,7 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> 
             return Ok(());
         }
     };
-    let work = manifest.root.join("target").join("ascend-tune");
-    crate::fsx::create_dir_all(&work)?;
-    let backend = match crate::backend::open(&manifest, manifest.backend, &manifest.soc, work) {
+    let backend = match project_backend(&manifest) {
         Ok(b) => b,
         Err(e) => {
             printer.warn(format!("tunables not probed: {e}"));

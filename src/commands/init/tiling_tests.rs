@@ -258,7 +258,13 @@ fn storage_shape(body: &str, name: &str) -> Option<Vec<u64>> {
     } else {
         braced(decl)?
     };
-    let pair = split_top(inner);
+    origin_shape(inner, body)
+}
+
+/// The origin shape of a `{d..}, {d..}` storage/origin pair (the only one when there is one): integers,
+/// or products of integers and declared names (`4096 * 3`, `tokenNum * topk`).
+fn origin_shape(pair: &str, body: &str) -> Option<Vec<u64>> {
+    let pair = split_top(pair);
     let origin = pair.get(1).or(pair.first())?;
     split_top(braced(origin)?)
         .iter()
@@ -283,33 +289,6 @@ fn op_type_named(body: &str) -> Option<String> {
             let rest = &body[at + key.len()..];
             return rest.find('"').map(|e| rest[..e].to_string());
         }
-    }
-    None
-}
-
-/// The offset of the `;` ending the statement that starts `s` (outside brackets and strings).
-fn statement_end(s: &str) -> Option<usize> {
-    let (mut depth, mut in_str) = (0i32, false);
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if in_str {
-            if c == b'\\' {
-                i += 1;
-            } else if c == b'"' {
-                in_str = false;
-            }
-        } else {
-            match c {
-                b'"' => in_str = true,
-                b'(' | b'{' | b'[' => depth += 1,
-                b')' | b'}' | b']' => depth -= 1,
-                b';' if depth == 0 => return Some(i),
-                _ => {}
-            }
-        }
-        i += 1;
     }
     None
 }
@@ -346,17 +325,7 @@ fn tensors(list: &str, body: &str) -> Option<Vec<CaseTensor>> {
     let mut out = vec![];
     for t in split_top(braced(list)?) {
         let parts = split_top(braced(t)?);
-        let shapes = split_top(braced(parts.first()?)?);
-        let origin = shapes.get(1).or(shapes.first())?;
-        // integers, or products of them (`4096 * 3`)
-        let dims = split_top(braced(origin)?)
-            .iter()
-            .map(|d| {
-                d.split('*')
-                    .map(|f| factor(f, body))
-                    .product::<Option<u64>>()
-            })
-            .collect::<Option<Vec<u64>>>()?;
+        let dims = origin_shape(braced(parts.first()?)?, body)?;
         let dtype = parts
             .get(1)
             .map(|d| d.trim().trim_start_matches("ge::"))
@@ -469,46 +438,13 @@ fn braced(s: &str) -> Option<&str> {
     (s.starts_with('{') && matching(s, 0) == Some(s.len() - 1)).then(|| &s[1..s.len() - 1])
 }
 
-/// The index of the bracket closing the one at `open` (`(`, `{` or `[`), skipping string literals.
-fn matching(s: &str, open: usize) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut depth = 0i32;
-    let mut i = open;
-    let mut in_str = false;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if in_str {
-            if c == b'\\' {
-                i += 1;
-            } else if c == b'"' {
-                in_str = false;
-            }
-        } else {
-            match c {
-                b'"' => in_str = true,
-                b'(' | b'{' | b'[' => depth += 1,
-                b')' | b'}' | b']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(i);
-                    }
-                }
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
-}
-
-/// `s` split at the commas outside brackets and strings (empty trailing items dropped).
-fn split_top(s: &str) -> Vec<&str> {
-    let mut out = vec![];
-    let (mut depth, mut start, mut in_str) = (0i32, 0, false);
-    let bytes = s.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
+/// Walks `s` from `from`, calling `at(i, byte, depth)` for every byte outside string literals with the
+/// bracket depth after it (`(`, `{`, `[` open one, `)`, `}`, `]` close one); the first Some it returns.
+fn scan<T>(s: &str, from: usize, mut at: impl FnMut(usize, u8, i32) -> Option<T>) -> Option<T> {
+    let b = s.as_bytes();
+    let (mut depth, mut in_str, mut i) = (0i32, false, from);
+    while i < b.len() {
+        let c = b[i];
         if in_str {
             if c == b'\\' {
                 i += 1;
@@ -520,16 +456,44 @@ fn split_top(s: &str) -> Vec<&str> {
                 b'"' => in_str = true,
                 b'(' | b'{' | b'[' => depth += 1,
                 b')' | b'}' | b']' => depth -= 1,
-                b',' if depth == 0 => {
-                    out.push(&s[start..i]);
-                    start = i + 1;
-                }
                 _ => {}
+            }
+            if let Some(t) = at(i, c, depth) {
+                return Some(t);
             }
         }
         i += 1;
     }
-    out.push(&s[start..]);
+    None
+}
+
+/// The index of the bracket closing the one at `open` (`(`, `{` or `[`), skipping string literals.
+fn matching(s: &str, open: usize) -> Option<usize> {
+    scan(s, open, |i, c, depth| {
+        (matches!(c, b')' | b'}' | b']') && depth == 0).then_some(i)
+    })
+}
+
+/// The offset of the `;` ending the statement that starts `s` (outside brackets and strings).
+fn statement_end(s: &str) -> Option<usize> {
+    scan(s, 0, |i, c, depth| (c == b';' && depth == 0).then_some(i))
+}
+
+/// `s` split at the commas outside brackets and strings (empty items dropped).
+fn split_top(s: &str) -> Vec<&str> {
+    let mut cuts = vec![];
+    scan(s, 0, |i, c, depth| {
+        if c == b',' && depth == 0 {
+            cuts.push(i);
+        }
+        None::<()>
+    });
+    let mut out = vec![];
+    let mut start = 0;
+    for cut in cuts.into_iter().chain([s.len()]) {
+        out.push(&s[start..cut]);
+        start = cut + 1;
+    }
     out.into_iter().filter(|p| !p.trim().is_empty()).collect()
 }
 
