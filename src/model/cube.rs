@@ -208,6 +208,22 @@ mod tests {
         assert_eq!(roof("I V Add dt=2 n=128 line=9\n"), 0.0);
     }
 
+    /// The roofline against hardware: the fastest published 8192^3 fp16 matmul on the 910B1
+    /// (`ascdevkit_matmul_case8`, 4012.44 us measured with msprof, ../shared/measured/figures.json;
+    /// 274 TFLOPS) must not beat it, and should not be far below it: the best hand-tuned configuration
+    /// reaches 3022.9 / 4012.44 = 75% of it. A peak rate set too low would put the roofline above the
+    /// measurement; one set twice too high would put the measurement under 40% of it.
+    #[test]
+    fn compute_roofline_sits_below_the_fastest_published_matmul() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let t = parse("twin-trace 2\nblock 0 1\nI M Mmad m=8192 k=8192 n=8192 dt=2 line=9\nend\n")
+            .unwrap();
+        let roof = compute_roofline_us(&t, soc);
+        assert_eq!(roof, 8192.0f64.powi(3) / 4096.0 / 24.0 / 1850.0);
+        let measured = 4012.44;
+        assert!(roof < measured && roof / measured > 0.6, "{roof} us");
+    }
+
     #[test]
     fn mmad_costs_whole_fractals_at_the_dtype_rate() {
         // 30 x 70 x 40 half: 32 x 80 x 48 MACs = 122880, at 4096 a cycle = 30 cycles, after 20.

@@ -1165,6 +1165,9 @@ mod tests {
             "fe_other/op_host/fe_other_def.cpp",
             "class FeOther : public OpDef {};\nIMPL_OP_OPTILING(FeSqrt).Tiling(X);\n",
         );
+        // whether init's notes say no host file registers the op's tiling
+        let says_none =
+            |notes: &[String]| notes.iter().any(|n| n.contains("no host file registers"));
         let ops = discover(&root).unwrap().unwrap();
         assert_eq!(
             ops[0].host,
@@ -1173,14 +1176,7 @@ mod tests {
                 "../fe_utils/op_host/fe_tiling_func.cpp"
             ]
         );
-        assert!(
-            !ops[0]
-                .notes
-                .iter()
-                .any(|n| n.contains("no host file registers")),
-            "{:?}",
-            ops[0].notes
-        );
+        assert!(!says_none(&ops[0].notes), "{:?}", ops[0].notes);
         // An OpDef that sets its tiling function itself takes none from a sibling, nor says it has none.
         let def = std::fs::read_to_string(root.join("op_host/fe_sqrt_def.cpp")).unwrap();
         write(
@@ -1193,26 +1189,14 @@ mod tests {
         );
         let ops = discover(&root).unwrap().unwrap();
         assert_eq!(ops[0].host, ["op_host/fe_sqrt_def.cpp"]);
-        assert!(
-            !ops[0]
-                .notes
-                .iter()
-                .any(|n| n.contains("no host file registers")),
-            "{:?}",
-            ops[0].notes
-        );
+        assert!(!says_none(&ops[0].notes), "{:?}", ops[0].notes);
         write(&root, "op_host/fe_sqrt_def.cpp", &def);
         // None anywhere: said so, nothing guessed.
         std::fs::remove_file(fam.join("fe_utils/op_host/fe_tiling_func.cpp")).unwrap();
         std::fs::remove_file(fam.join("fe_utils/op_host/arch35/fe_regbase.cpp")).unwrap();
         let ops = discover(&root).unwrap().unwrap();
         assert_eq!(ops[0].host, ["op_host/fe_sqrt_def.cpp"]);
-        assert!(
-            ops[0]
-                .notes
-                .iter()
-                .any(|n| n.contains("no host file registers"))
-        );
+        assert!(says_none(&ops[0].notes), "{:?}", ops[0].notes);
     }
 
     /// Found in the new-user run (ops-nn add_layer_norm_grad, kl_div_loss_grad,

@@ -118,7 +118,7 @@ pub(super) fn list_note(name: &str) -> (u32, String) {
 /// scalar or axis operand is the main one (`--shape` or the default), per-channel operands take its
 /// last axis, scalars `[]`, axes one element pinned to 1 (the last axis of the default 2-D shape).
 /// The incoming gradient of a reduced loss has the main shape, or is a scalar with `scalar_grad`
-/// (taken when the op's tiling refuses the full shape: `fit_tiling`).
+/// (taken when the op's tiling refuses the full shape: `Fitting::tiling` in init).
 pub(super) fn opdef_tensors(
     op: &FoundOp,
     def: &opdef::OpDef,

@@ -16,6 +16,8 @@ use guesses::*;
 
 /// The shape given to tensors when `--shape` names none: a realistic size for a vector op.
 const DEFAULT_SHAPE: [u64; 2] = [48, 16384];
+/// Its element count: what a grown smaller default and a tiling-test case are measured against.
+const DEFAULT_ELEMENTS: u64 = DEFAULT_SHAPE[0] * DEFAULT_SHAPE[1];
 /// Smaller default shapes tried, in order, for an op whose tiling function refuses the default one
 /// (ops that tile one row per core, or bound the last axis: "last dim should be no more than 1024"),
 /// then, for a tiling function that demands a rank ("x or mask DimNum is not 4": ops-nn's
@@ -222,8 +224,15 @@ pub fn init(
             crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), inferred).as_bytes())?;
             Ok(())
         };
-        fit_tiling(&path, &ops, &shapes, &mut inferred, &write, printer)?;
-        fit_failing_runs(&path, &ops, &shapes, &mut inferred, &write, printer)?;
+        let fitting = Fitting {
+            path: &path,
+            ops: &ops,
+            shapes: &shapes,
+            write: &write,
+            printer,
+        };
+        fitting.tiling(&mut inferred)?;
+        fitting.failing_runs(&mut inferred)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
         probe_ops(&path, &mut ops, printer)?;
@@ -448,416 +457,434 @@ fn project_backend(
     crate::backend::open(manifest, manifest.backend, &manifest.soc, work)
 }
 
-/// Asks each op's tiling function whether it takes the manifest at `path` as written; for one that
-/// refuses it while its main input has the default shape (no `--shape`), tries SMALLER_SHAPES in
-/// turn, re-running its InferShape at each, and keeps the first that the tiling takes (the manifest
-/// says so beside the shape). `write` renders the manifest for `inferred`. An op whose host code
-/// does not build, or that no smaller shape fits, keeps the default: `run` will say why.
-fn fit_tiling(
-    path: &Path,
-    ops: &[FoundOp],
-    shapes: &BTreeMap<String, Vec<u64>>,
-    inferred: &mut Inferred,
-    write: &dyn Fn(&Inferred) -> Result<()>,
-    printer: &Printer,
-) -> Result<()> {
-    let refusal = |op: &FoundOp| -> Option<String> {
-        // An output the op's InferShape made larger than a manifest may hold (ops-cv's
-        // stack_group_points: [48, 16384, 16384] floats) is refused like a tiling refusal: a smaller
-        // default shape answers it.
-        let manifest = match crate::manifest::Manifest::load(path) {
-            Ok(m) => m,
-            Err(e) => {
-                let text = format!("{e:?}");
-                return text
-                    .contains("larger than 4 GiB")
-                    .then(|| guesses::TOO_LARGE.to_string());
+/// What init's fits of a manifest to its ops work with: the manifest's path, the ops, the shapes
+/// `--shape` gave, `write` (renders the manifest for what an `Inferred` holds) and where to say what
+/// was fitted.
+#[derive(Clone, Copy)]
+struct Fitting<'a> {
+    path: &'a Path,
+    ops: &'a [FoundOp],
+    shapes: &'a BTreeMap<String, Vec<u64>>,
+    write: &'a dyn Fn(&Inferred) -> Result<()>,
+    printer: &'a Printer,
+}
+
+impl Fitting<'_> {
+    /// Asks each op's tiling function whether it takes the manifest as written; for one that refuses it
+    /// while its main input has the default shape (no `--shape`), tries the op's tiling-test cases, then
+    /// SMALLER_SHAPES in turn, re-running its InferShape at each, and keeps the first that the tiling
+    /// takes (the manifest says so beside the shape). An op whose host code does not build, or that
+    /// nothing fits, keeps the default: `run` will say why.
+    fn tiling(&self, inferred: &mut Inferred) -> Result<()> {
+        let &Fitting {
+            path,
+            ops,
+            shapes,
+            write,
+            printer,
+        } = self;
+        let refusal = |op: &FoundOp| -> Option<String> {
+            // An output the op's InferShape made larger than a manifest may hold (ops-cv's
+            // stack_group_points: [48, 16384, 16384] floats) is refused like a tiling refusal: a smaller
+            // default shape answers it.
+            let manifest = match crate::manifest::Manifest::load(path) {
+                Ok(m) => m,
+                Err(e) => {
+                    let text = format!("{e:?}");
+                    return text
+                        .contains("larger than 4 GiB")
+                        .then(|| guesses::TOO_LARGE.to_string());
+                }
+            };
+            let backend = project_backend(&manifest).ok()?;
+            let spec = manifest.op(&op.name)?;
+            let inputs = crate::tune::inputs(spec);
+            match backend.tiling_refusal(spec, &inputs) {
+                Ok(refused) => refused,
+                // A tiling function that crashes at a shape (ops-transformer's rope tilings divide by the
+                // rows a UB holds, 0 when one row of the default shape passes the UB) is answered like a
+                // refusal: a smaller default shape. A host program that does not build is not.
+                Err(e) if e.contains("killed by signal") => {
+                    Some(format!("it crashed: {}", short_line(&e)))
+                }
+                Err(_) => None,
             }
         };
-        let backend = project_backend(&manifest).ok()?;
-        let spec = manifest.op(&op.name)?;
-        let inputs = crate::tune::inputs(spec);
-        match backend.tiling_refusal(spec, &inputs) {
-            Ok(refused) => refused,
-            // A tiling function that crashes at a shape (ops-transformer's rope tilings divide by the
-            // rows a UB holds, 0 when one row of the default shape passes the UB) is answered like a
-            // refusal: a smaller default shape. A host program that does not build is not.
-            Err(e) if e.contains("killed by signal") => {
-                Some(format!("it crashed: {}", short_line(&e)))
+        let short = short_line;
+        for op in ops.iter().filter(|o| o.launch.is_none()) {
+            let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
+            if given {
+                continue;
             }
-            Err(_) => None,
-        }
-    };
-    let short = short_line;
-    for op in ops.iter().filter(|o| o.launch.is_none()) {
-        let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
-        if given {
-            continue;
-        }
-        let Some(why) = refusal(op) else {
-            continue;
-        };
-        let first = short(&why);
-        let reinfer = |inferred: &mut Inferred| reinfer_op(path, op, inferred, write, printer);
-        // A reduced loss's incoming gradient: the full tensor refused, try the one number.
-        if has_reduced_grad(op) {
-            inferred.scalar_grads.insert(op.name.clone());
-            write(inferred)?;
-            match refusal(op) {
-                None => {
-                    printer.status(
+            let Some(why) = refusal(op) else {
+                continue;
+            };
+            let first = short(&why);
+            let reinfer = |inferred: &mut Inferred| self.reinfer(op, inferred);
+            // A reduced loss's incoming gradient: the full tensor refused, try the one number.
+            if has_reduced_grad(op) {
+                inferred.scalar_grads.insert(op.name.clone());
+                write(inferred)?;
+                match refusal(op) {
+                    None => {
+                        printer.status(
                         "Fitted",
                         format!(
                             "`{}`: its tiling function refused the loss's incoming gradient with the main input's shape ({first}); a scalar written instead",
                             op.name
                         ),
                     );
-                    continue;
-                }
-                Some(_) => {
-                    inferred.scalar_grads.remove(&op.name);
-                    write(inferred)?;
+                        continue;
+                    }
+                    Some(_) => {
+                        inferred.scalar_grads.remove(&op.name);
+                        write(inferred)?;
+                    }
                 }
             }
-        }
-        // The op's own tiling tests: the cases that expect success and give every input (an
-        // optional one left out cannot be placed), nearest the default's size first.
-        let refused = format!("its tiling function refused the default shape ({first})");
-        if tested_case(path, op, &refusal, inferred, write, printer, &refused)? {
-            continue;
-        }
-        let mut fitted = false;
-        let before = inferred.defaults.get(&op.name).cloned();
-        for &smaller in SMALLER_SHAPES {
-            inferred
-                .defaults
-                .insert(op.name.clone(), (smaller.to_vec(), smaller_note(&first)));
-            reinfer(inferred)?;
-            if refusal(op).is_none() {
-                // The smaller shapes are small (8 K to 32 K elements): at them the launch is most of
-                // what a run measures, and no tiling choice shows. The first axis is doubled while the
-                // tiling takes it, up to the default's element count, the other axes kept (they are
-                // what the refusal bounded: a last axis of at most 1024, a rank).
-                let mut kept = smaller.to_vec();
-                let rest: u64 = smaller[1..].iter().product();
-                let most_rows = DEFAULT_SHAPE.iter().product::<u64>() / rest.max(1);
-                loop {
-                    let mut bigger = kept.clone();
-                    bigger[0] = (kept[0] * 2).min(most_rows);
-                    if bigger[0] <= kept[0] {
-                        break;
-                    }
-                    inferred.defaults.insert(
-                        op.name.clone(),
-                        (bigger.clone(), guesses::grown_note(&first, smaller[0])),
-                    );
-                    reinfer(inferred)?;
-                    // an output that grows faster than the input (an outer product) stops it
-                    // too: no output past four times the default's elements
-                    let most = 4 * DEFAULT_SHAPE.iter().product::<u64>();
-                    let outputs_small = inferred.outputs.get(&op.name).is_none_or(|outs| {
-                        outs.iter().all(|o| {
-                            o.shape
-                                .as_ref()
-                                .is_none_or(|s| s.iter().product::<u64>() <= most)
-                        })
-                    });
-                    if !outputs_small || refusal(op).is_some() {
-                        break;
-                    }
-                    kept = bigger;
-                }
-                if inferred
+            // The op's own tiling tests: the cases that expect success and give every input (an
+            // optional one left out cannot be placed), nearest the default's size first.
+            let refused = format!("its tiling function refused the default shape ({first})");
+            if self.tested_case(op, self.cases(op), &refusal, inferred, &refused)? {
+                continue;
+            }
+            let mut fitted = false;
+            let before = inferred.defaults.get(&op.name).cloned();
+            for &smaller in SMALLER_SHAPES {
+                inferred
                     .defaults
-                    .get(&op.name)
-                    .is_none_or(|(s, _)| *s != kept)
-                {
-                    let note = if kept[0] == smaller[0] {
-                        smaller_note(&first)
-                    } else {
-                        guesses::grown_note(&first, smaller[0])
-                    };
-                    inferred
-                        .defaults
-                        .insert(op.name.clone(), (kept.clone(), note));
-                    reinfer(inferred)?;
-                }
-                let refused = if first.starts_with(guesses::TOO_LARGE) {
-                    format!("at the default shape {DEFAULT_SHAPE:?}, {first}")
-                } else {
-                    format!(
-                        "its tiling function refused the default shape {DEFAULT_SHAPE:?} ({first})"
-                    )
-                };
-                printer.status(
-                    "Fitted",
-                    format!("`{}`: {refused}; {kept:?} written instead", op.name),
-                );
-                fitted = true;
-                break;
-            }
-        }
-        if !fitted {
-            // A default whose outputs pass 4 GiB cannot be kept (the manifest would not load): the
-            // first smaller shape stays, and the fits below start from its refusal.
-            let too_large = first.starts_with(guesses::TOO_LARGE);
-            match (&before, too_large) {
-                (_, true) => inferred.defaults.insert(
-                    op.name.clone(),
-                    (SMALLER_SHAPES[0].to_vec(), smaller_note(&first)),
-                ),
-                (Some(d), false) => inferred.defaults.insert(op.name.clone(), d.clone()),
-                (None, false) => inferred.defaults.remove(&op.name),
-            };
-            reinfer(inferred)?;
-            let why = if too_large {
-                refusal(op).unwrap_or(why)
-            } else {
-                why
-            };
-            // No smaller shape fits, and the refusal names an input and the rank it wants ("the bias
-            // of input should be 2D tensor"): give that input the rank, and again while the next
-            // refusal asks for another (at most six).
-            let mut why_now = why.clone();
-            let mut rank_fitted = false;
-            let mut fits_tried = false;
-            for _ in 0..6 {
-                let Some(spec) = crate::manifest::Manifest::load(path)
-                    .ok()
-                    .and_then(|m| m.op(&op.name).cloned())
-                else {
-                    break;
-                };
-                let names: Vec<String> = spec.inputs.iter().map(|t| t.name.clone()).collect();
-                let msg = short(&why_now);
-                // The inputs the refusal names with a rank ("x / grid shape length should be 4 or 5"
-                // names two), else one input's axis too large, else the axes a shape it spells out fixes.
-                let ranks: Vec<ShapeFitStep> = guesses::ranks_from_refusal(&msg, &names)
-                    .into_iter()
-                    .map(|(input, rank)| (input, None, Some(rank)))
-                    .collect();
-                let fits = if ranks.is_empty() {
-                    let shapes: Vec<(String, Vec<u64>)> = spec
-                        .inputs
-                        .iter()
-                        .map(|t| (t.name.clone(), t.shape.clone()))
-                        .collect();
-                    match guesses::axis_from_refusal(&msg, &shapes) {
-                        Some((input, axis, value)) => vec![(input, Some((axis, value)), None)],
-                        // "only support (N, H, W, 2) for grid": the axes the shape spells out
-                        None => guesses::tuple_axes_from_refusal(&msg, &shapes)
-                            .into_iter()
-                            .map(|(input, axis, value)| (input, Some((axis, value)), None))
-                            .collect(),
-                    }
-                } else {
-                    ranks
-                };
-                // a tensor with written-out values (a permutation) keeps its shape: they were made for
-                // it; a fit it already has is no fit
-                let fits: Vec<_> = fits
-                    .into_iter()
-                    .filter(|(input, axis, rank)| {
-                        spec.inputs
-                            .iter()
-                            .find(|t| t.name == *input)
-                            .is_some_and(|cur| {
-                                let same_axis = axis
-                                    .is_some_and(|(a, v)| cur.shape.get(a).is_none_or(|&d| d == v));
-                                *rank != Some(cur.shape.len())
-                                    && !same_axis
-                                    && cur.values.is_none()
-                                    && cur.list.is_none()
-                            })
-                    })
-                    .collect();
-                if fits.is_empty() {
-                    break;
-                }
-                let saved = inferred.rank_fits.clone();
-                fits_tried = true;
-                for (input, axis, rank) in fits {
-                    let entry = inferred
-                        .rank_fits
-                        .entry(op.name.clone())
-                        .or_default()
-                        .entry(input)
-                        .or_insert_with(|| (ShapeFit::default(), String::new()));
-                    if let Some(rank) = rank {
-                        entry.0.rank = Some(rank);
-                    }
-                    if let Some((axis, value)) = axis {
-                        entry.0.axes.insert(axis, value);
-                    }
-                    entry.1 = msg.clone();
-                }
+                    .insert(op.name.clone(), (smaller.to_vec(), smaller_note(&first)));
                 reinfer(inferred)?;
-                match refusal(op) {
-                    None => {
-                        rank_fitted = true;
-                        break;
+                if refusal(op).is_none() {
+                    // The smaller shapes are small (8 K to 32 K elements): at them the launch is most of
+                    // what a run measures, and no tiling choice shows. The first axis is doubled while the
+                    // tiling takes it, up to the default's element count, the other axes kept (they are
+                    // what the refusal bounded: a last axis of at most 1024, a rank).
+                    let mut kept = smaller.to_vec();
+                    let rest: u64 = smaller[1..].iter().product();
+                    let most_rows = DEFAULT_ELEMENTS / rest.max(1);
+                    loop {
+                        let mut bigger = kept.clone();
+                        bigger[0] = (kept[0] * 2).min(most_rows);
+                        if bigger[0] <= kept[0] {
+                            break;
+                        }
+                        inferred.defaults.insert(
+                            op.name.clone(),
+                            (bigger.clone(), guesses::grown_note(&first, smaller[0])),
+                        );
+                        reinfer(inferred)?;
+                        // an output that grows faster than the input (an outer product) stops it
+                        // too: no output past four times the default's elements
+                        let most = 4 * DEFAULT_ELEMENTS;
+                        let outputs_small = inferred.outputs.get(&op.name).is_none_or(|outs| {
+                            outs.iter().all(|o| {
+                                o.shape
+                                    .as_ref()
+                                    .is_none_or(|s| s.iter().product::<u64>() <= most)
+                            })
+                        });
+                        if !outputs_small || refusal(op).is_some() {
+                            break;
+                        }
+                        kept = bigger;
                     }
-                    // the same refusal: this fit did not help; undo it. A fit that made an output
-                    // larger than a manifest may hold is undone too.
-                    Some(w) if short(&w) == msg || w.starts_with(guesses::TOO_LARGE) => {
-                        inferred.rank_fits = saved;
-                        break;
+                    if inferred
+                        .defaults
+                        .get(&op.name)
+                        .is_none_or(|(s, _)| *s != kept)
+                    {
+                        let note = if kept[0] == smaller[0] {
+                            smaller_note(&first)
+                        } else {
+                            guesses::grown_note(&first, smaller[0])
+                        };
+                        inferred
+                            .defaults
+                            .insert(op.name.clone(), (kept.clone(), note));
+                        reinfer(inferred)?;
                     }
-                    Some(w) => why_now = w,
+                    let refused = if first.starts_with(guesses::TOO_LARGE) {
+                        format!("at the default shape {DEFAULT_SHAPE:?}, {first}")
+                    } else {
+                        format!(
+                            "its tiling function refused the default shape {DEFAULT_SHAPE:?} ({first})"
+                        )
+                    };
+                    printer.status(
+                        "Fitted",
+                        format!("`{}`: {refused}; {kept:?} written instead", op.name),
+                    );
+                    fitted = true;
+                    break;
                 }
             }
-            if rank_fitted {
-                printer.status(
+            if !fitted {
+                // A default whose outputs pass 4 GiB cannot be kept (the manifest would not load): the
+                // first smaller shape stays, and the fits below start from its refusal.
+                let too_large = first.starts_with(guesses::TOO_LARGE);
+                match (&before, too_large) {
+                    (_, true) => inferred.defaults.insert(
+                        op.name.clone(),
+                        (SMALLER_SHAPES[0].to_vec(), smaller_note(&first)),
+                    ),
+                    (Some(d), false) => inferred.defaults.insert(op.name.clone(), d.clone()),
+                    (None, false) => inferred.defaults.remove(&op.name),
+                };
+                reinfer(inferred)?;
+                let why = if too_large {
+                    refusal(op).unwrap_or(why)
+                } else {
+                    why
+                };
+                // No smaller shape fits, and the refusal names an input and the rank it wants ("the bias
+                // of input should be 2D tensor"): give that input the rank, and again while the next
+                // refusal asks for another (at most six).
+                let mut why_now = why.clone();
+                let mut rank_fitted = false;
+                let mut fits_tried = false;
+                for _ in 0..6 {
+                    let Some(spec) = crate::manifest::Manifest::load(path)
+                        .ok()
+                        .and_then(|m| m.op(&op.name).cloned())
+                    else {
+                        break;
+                    };
+                    let names: Vec<String> = spec.inputs.iter().map(|t| t.name.clone()).collect();
+                    let msg = short(&why_now);
+                    // The inputs the refusal names with a rank ("x / grid shape length should be 4 or 5"
+                    // names two), else one input's axis too large, else the axes a shape it spells out fixes.
+                    let ranks: Vec<ShapeFitStep> = guesses::ranks_from_refusal(&msg, &names)
+                        .into_iter()
+                        .map(|(input, rank)| (input, None, Some(rank)))
+                        .collect();
+                    let fits = if ranks.is_empty() {
+                        let shapes: Vec<(String, Vec<u64>)> = spec
+                            .inputs
+                            .iter()
+                            .map(|t| (t.name.clone(), t.shape.clone()))
+                            .collect();
+                        match guesses::axis_from_refusal(&msg, &shapes) {
+                            Some((input, axis, value)) => vec![(input, Some((axis, value)), None)],
+                            // "only support (N, H, W, 2) for grid": the axes the shape spells out
+                            None => guesses::tuple_axes_from_refusal(&msg, &shapes)
+                                .into_iter()
+                                .map(|(input, axis, value)| (input, Some((axis, value)), None))
+                                .collect(),
+                        }
+                    } else {
+                        ranks
+                    };
+                    // a tensor with written-out values (a permutation) keeps its shape: they were made for
+                    // it; a fit it already has is no fit
+                    let fits: Vec<_> = fits
+                        .into_iter()
+                        .filter(|(input, axis, rank)| {
+                            spec.inputs
+                                .iter()
+                                .find(|t| t.name == *input)
+                                .is_some_and(|cur| {
+                                    let same_axis = axis.is_some_and(|(a, v)| {
+                                        cur.shape.get(a).is_none_or(|&d| d == v)
+                                    });
+                                    *rank != Some(cur.shape.len())
+                                        && !same_axis
+                                        && cur.values.is_none()
+                                        && cur.list.is_none()
+                                })
+                        })
+                        .collect();
+                    if fits.is_empty() {
+                        break;
+                    }
+                    let saved = inferred.rank_fits.clone();
+                    fits_tried = true;
+                    for (input, axis, rank) in fits {
+                        let entry = inferred
+                            .rank_fits
+                            .entry(op.name.clone())
+                            .or_default()
+                            .entry(input)
+                            .or_insert_with(|| (ShapeFit::default(), String::new()));
+                        if let Some(rank) = rank {
+                            entry.0.rank = Some(rank);
+                        }
+                        if let Some((axis, value)) = axis {
+                            entry.0.axes.insert(axis, value);
+                        }
+                        entry.1 = msg.clone();
+                    }
+                    reinfer(inferred)?;
+                    match refusal(op) {
+                        None => {
+                            rank_fitted = true;
+                            break;
+                        }
+                        // the same refusal: this fit did not help; undo it. A fit that made an output
+                        // larger than a manifest may hold is undone too.
+                        Some(w) if short(&w) == msg || w.starts_with(guesses::TOO_LARGE) => {
+                            inferred.rank_fits = saved;
+                            break;
+                        }
+                        Some(w) => why_now = w,
+                    }
+                }
+                if rank_fitted {
+                    printer.status(
                     "Fitted",
                     format!(
                         "`{}`: its tiling function refused the manifest ({first}); the inputs it named were given the ranks or sizes it asked for",
                         op.name
                     ),
                 );
-                continue;
-            }
-            // Fits that moved the refusal on are kept (the op now stops at a later check, and the
-            // manifest says so beside each); one that did not was undone above, and the manifest on
-            // disk, which still holds it, is rendered again.
-            if fits_tried {
-                reinfer(inferred)?;
-            }
-            printer.warn(format!(
+                    continue;
+                }
+                // Fits that moved the refusal on are kept (the op now stops at a later check, and the
+                // manifest says so beside each); one that did not was undone above, and the manifest on
+                // disk, which still holds it, is rendered again.
+                if fits_tried {
+                    reinfer(inferred)?;
+                }
+                printer.warn(format!(
                 "`{}`: its tiling function refuses the manifest ({first}), at the default shape and at smaller ones",
                 op.name
             ));
+            }
         }
+        Ok(())
     }
-    Ok(())
-}
 
-/// The manifest rendered again (`write`) for what `inferred` now holds, `op`'s InferShape run on it, and
-/// rendered with its outputs.
-fn reinfer_op(
-    path: &Path,
-    op: &FoundOp,
-    inferred: &mut Inferred,
-    write: &dyn Fn(&Inferred) -> Result<()>,
-    printer: &Printer,
-) -> Result<()> {
-    inferred.outputs.remove(&op.name);
-    inferred.failed.remove(&op.name);
-    write(inferred)?;
-    let again = infer_ops(path, std::slice::from_ref(op), printer);
-    inferred.outputs.extend(again.outputs);
-    inferred.failed.extend(again.failed);
-    write(inferred)
-}
+    /// The manifest rendered again for what `inferred` now holds, `op`'s InferShape run on it, and
+    /// rendered with its outputs.
+    fn reinfer(&self, op: &FoundOp, inferred: &mut Inferred) -> Result<()> {
+        inferred.outputs.remove(&op.name);
+        inferred.failed.remove(&op.name);
+        (self.write)(inferred)?;
+        let again = infer_ops(self.path, std::slice::from_ref(op), self.printer);
+        inferred.outputs.extend(again.outputs);
+        inferred.failed.extend(again.failed);
+        (self.write)(inferred)
+    }
 
-/// For each op the tiling took (no `--shape` given, no tiling-test case taken yet) that fails when built
-/// and run as written (a kernel fault at guessed attrs or index data: rope_with_sin_cos_cache's head size
-/// of 1 leaves a zero-length buffer), tries the cases of its own tiling tests, as `fit_tiling` does for a
-/// refusal, and keeps the first with which the op runs. Only ops whose project has such cases are run,
-/// and only on the twin.
-fn fit_failing_runs(
-    path: &Path,
-    ops: &[FoundOp],
-    shapes: &BTreeMap<String, Vec<u64>>,
-    inferred: &mut Inferred,
-    write: &dyn Fn(&Inferred) -> Result<()>,
-    printer: &Printer,
-) -> Result<()> {
-    let fails = |op: &FoundOp| -> Option<String> {
-        let manifest = crate::manifest::Manifest::load(path).ok()?;
-        // on hardware a run is the user's to start
-        if manifest.backend != crate::manifest::BackendKind::Twin {
-            return None;
+    /// For each op the tiling took (no `--shape` given, no tiling-test case taken yet) that fails
+    /// when built and run as written (a kernel fault at guessed attrs or index data:
+    /// rope_with_sin_cos_cache's head size of 1 leaves a zero-length buffer), tries the cases of its
+    /// own tiling tests, as `tiling` does for a refusal, and keeps the first with which the op runs.
+    /// Only ops whose project has such cases are run, and only on the twin.
+    fn failing_runs(&self, inferred: &mut Inferred) -> Result<()> {
+        let path = self.path;
+        let fails = |op: &FoundOp| -> Option<String> {
+            let manifest = crate::manifest::Manifest::load(path).ok()?;
+            // on hardware a run is the user's to start
+            if manifest.backend != crate::manifest::BackendKind::Twin {
+                return None;
+            }
+            let backend = project_backend(&manifest).ok()?;
+            let spec = manifest.op(&op.name)?;
+            let inputs = crate::tune::inputs(spec);
+            let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
+                Ok(a) => a,
+                // a build failure is not the shapes' doing
+                Err(_) => return None,
+            };
+            backend
+                .run(spec, &artifact, &inputs, true)
+                .err()
+                .map(|f| short_line(&f.message))
+        };
+        for op in self.ops.iter().filter(|o| o.launch.is_none()) {
+            let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
+            if given || inferred.test_cases.contains_key(&op.name) {
+                continue;
+            }
+            let cases = self.cases(op);
+            if cases.is_empty() {
+                continue;
+            }
+            let Some(why) = fails(op) else {
+                continue;
+            };
+            let why = format!("it failed as written ({why})");
+            self.tested_case(op, cases, &fails, inferred, &why)?;
         }
-        let backend = project_backend(&manifest).ok()?;
-        let spec = manifest.op(&op.name)?;
-        let inputs = crate::tune::inputs(spec);
-        let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
-            Ok(a) => a,
-            // a build failure is not the shapes' doing
-            Err(_) => return None,
-        };
-        backend
-            .run(spec, &artifact, &inputs, true)
-            .err()
-            .map(|f| short_line(&f.message))
-    };
-    for op in ops.iter().filter(|o| o.launch.is_none()) {
-        let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
-        let (Some(root), Some(op_type)) = (path.parent(), op.op_type.as_deref()) else {
-            continue;
-        };
-        if given
-            || inferred.test_cases.contains_key(&op.name)
-            || tiling_tests::find(root, op_type).is_empty()
-        {
-            continue;
-        }
-        let Some(why) = fails(op) else {
-            continue;
-        };
-        let why = format!("it failed as written ({why})");
-        tested_case(path, op, &fails, inferred, write, printer, &why)?;
+        Ok(())
     }
-    Ok(())
-}
 
-/// Whether one of the op's tiling-test cases (`tiling_tests::find`) was taken: the first that `rejects`
-/// (the tiling's refusal, or a failed run) has nothing against, each rendered into the manifest in
-/// turn; at most four, those giving every input of the manifest and no tensor past 16 M elements,
-/// nearest the default's element count first. When one is, says so with `why` the default was not
-/// kept; when none is, the manifest is rendered without a case again.
-fn tested_case(
-    path: &Path,
-    op: &FoundOp,
-    rejects: &dyn Fn(&FoundOp) -> Option<String>,
-    inferred: &mut Inferred,
-    write: &dyn Fn(&Inferred) -> Result<()>,
-    printer: &Printer,
-    why: &str,
-) -> Result<bool> {
-    let (Some(root), Some(op_type)) = (path.parent(), op.op_type.as_deref()) else {
-        return Ok(false);
-    };
-    // the OpDef's inputs, as the manifest lists them (the manifest may not load: an output past 4 GiB)
-    let Some(inputs) = op.opdef.as_ref().map(|d| d.inputs.len()) else {
-        return Ok(false);
-    };
-    const MOST: u64 = 16 << 20;
-    let default = DEFAULT_SHAPE.iter().product::<u64>() as f64;
-    let mut cases: Vec<_> = tiling_tests::find(root, op_type)
-        .into_iter()
-        .filter(|c| {
-            c.inputs.len() == inputs
-                && c.largest_input() > 0
-                && c.largest_input() <= MOST
-                && c.outputs
-                    .iter()
-                    .all(|t| t.shape.iter().product::<u64>() <= 4 * MOST)
-        })
-        .collect();
-    let distance = |c: &tiling_tests::TilingCase| (c.largest_input() as f64 / default).ln().abs();
-    cases.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
-    cases.dedup_by(|a, b| a.inputs == b.inputs && a.attrs == b.attrs);
-    if cases.is_empty() {
-        return Ok(false);
+    /// The op's tiling-test cases (`tiling_tests::find`) init may take, in the order it tries them: those
+    /// giving every input of the manifest and no tensor past 16 M elements, nearest the default's element
+    /// count first, one of each.
+    fn cases(&self, op: &FoundOp) -> Vec<tiling_tests::TilingCase> {
+        let (Some(root), Some(op_type)) = (self.path.parent(), op.op_type.as_deref()) else {
+            return vec![];
+        };
+        // the OpDef's inputs, as the manifest lists them (the manifest may not load: an output past 4 GiB)
+        let Some(inputs) = op.opdef.as_ref().map(|d| d.inputs.len()) else {
+            return vec![];
+        };
+        const MOST: u64 = 16 << 20;
+        let mut cases: Vec<_> = tiling_tests::find(root, op_type)
+            .into_iter()
+            .filter(|c| {
+                c.inputs.len() == inputs
+                    && c.largest_input() > 0
+                    && c.largest_input() <= MOST
+                    && c.outputs
+                        .iter()
+                        .all(|t| t.shape.iter().product::<u64>() <= 4 * MOST)
+            })
+            .collect();
+        let distance = |c: &tiling_tests::TilingCase| {
+            (c.largest_input() as f64 / DEFAULT_ELEMENTS as f64)
+                .ln()
+                .abs()
+        };
+        cases.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
+        let mut seen: Vec<tiling_tests::TilingCase> = vec![];
+        cases.retain(|c| {
+            let new = !seen
+                .iter()
+                .any(|s| s.inputs == c.inputs && s.attrs == c.attrs);
+            if new {
+                seen.push(c.clone());
+            }
+            new
+        });
+        cases
     }
-    for case in cases.into_iter().take(4) {
-        inferred.test_cases.insert(op.name.clone(), case.clone());
-        reinfer_op(path, op, inferred, write, printer)?;
-        if rejects(op).is_none() {
-            printer.status(
+
+    /// Whether one of `cases` (`cases`, in order, at most four) was taken: the first that `rejects` (the
+    /// tiling's refusal, or a failed run) has nothing against, each rendered into the manifest in turn.
+    /// When one is, says so with `why` the default was not kept; when none is, the manifest is rendered
+    /// without a case again.
+    fn tested_case(
+        &self,
+        op: &FoundOp,
+        cases: Vec<tiling_tests::TilingCase>,
+        rejects: &dyn Fn(&FoundOp) -> Option<String>,
+        inferred: &mut Inferred,
+        why: &str,
+    ) -> Result<bool> {
+        if cases.is_empty() {
+            return Ok(false);
+        }
+        for case in cases.into_iter().take(4) {
+            inferred.test_cases.insert(op.name.clone(), case.clone());
+            self.reinfer(op, inferred)?;
+            if rejects(op).is_none() {
+                self.printer.status(
                 "Fitted",
                 format!(
                     "`{}`: {why}; the shapes, dtypes and attrs of its tiling test `{}` ({}:{}) written instead",
                     op.name, case.test, case.file, case.line
                 ),
             );
-            return Ok(true);
+                return Ok(true);
+            }
         }
+        inferred.test_cases.remove(&op.name);
+        self.reinfer(op, inferred)?;
+        Ok(false)
     }
-    inferred.test_cases.remove(&op.name);
-    reinfer_op(path, op, inferred, write, printer)?;
-    Ok(false)
 }
 
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
