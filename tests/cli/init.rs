@@ -1196,3 +1196,43 @@ fn a_build_error_after_hundreds_of_included_headers_is_still_reported() {
         text(&run)
     );
 }
+
+/// ops-math's cross: its tiling reads attr 0 (`dim`, which its aclnn layer passes) while its OpDef
+/// declares no attr, and stopped at "dimPtr is nullptr" at every shape. Its tiling test gives the attr
+/// in the `TilingContextPara::OpAttr(...)` form, which init did not read, and no manifest attr reached
+/// the tiling past an OpDef. init now writes the test's attr, and the twin appends the manifest's attrs
+/// the OpDef does not name after the OpDef's.
+#[test]
+fn init_writes_an_attr_the_tiling_test_gives_and_the_opdef_does_not_declare() {
+    let dir = add_custom_refusing(
+        "    { const int64_t *dim = context->GetAttrs()->GetAttrPointer<int64_t>(0); if (dim == nullptr || *dim != 1) { return ge::GRAPH_FAILED; } }\n",
+    );
+    let p = dir.path();
+    let tests = p.join("tests/ut/op_host");
+    std::fs::create_dir_all(&tests).unwrap();
+    let t = "{{{48, 2048}, {48, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
+    std::fs::write(
+        tests.join("test_add_custom_tiling.cpp"),
+        format!(
+            "TEST_F(AddCustomTiling, dim_one) {{\n  gert::TilingContextPara para(\"AddCustom\",\n    {{{t}, {t}}},\n    {{{t}}},\n    {{gert::TilingContextPara::OpAttr(\"dim\", Ops::Math::AnyValue::CreateFrom<int64_t>(1))}}, &compileInfo);\n  ExecuteTestCase(para, ge::GRAPH_SUCCESS);\n}}\n"
+        ),
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("[[op.attr]]\nname = \"dim\"\nvalue = 1   # from the op's tiling test `dim_one`; the OpDef declares no such attr"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    // the attr is what the tiling takes: another value is refused
+    std::fs::write(
+        p.join("ascend.toml"),
+        manifest.replace("value = 1   # from the op's tiling test", "value = 2   #"),
+    )
+    .unwrap();
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(!run.status.success(), "{:?}", text(&run));
+}

@@ -394,8 +394,8 @@ pub(super) fn param_order_mismatch(op: &FoundOp) -> Option<String> {
 /// The op's host code reads attrs (`GetAttrPointer`) while its OpDef declares none: the tiling then
 /// finds no attr, here and on the device, and refuses or reads through a null pointer. ops-math
 /// cross's tiling reads attr 0 (`dim`, which its op_api passes) and stops at "dimPtr is nullptr",
-/// as its OpDef has no `Attr("dim")`. Nothing in the manifest can give an attr the OpDef lacks, so
-/// init says so.
+/// as its OpDef has no `Attr("dim")`. The twin appends the manifest's attrs the OpDef does not name
+/// after the OpDef's (init writes those of the op's tiling test when it takes one), so init says so.
 pub(super) fn attrs_read_but_undeclared(root: &Path, op: &FoundOp) -> Option<String> {
     let def = op.opdef.as_ref()?;
     if !def.attrs.is_empty() {
@@ -406,7 +406,7 @@ pub(super) fn attrs_read_but_undeclared(root: &Path, op: &FoundOp) -> Option<Str
             && std::fs::read_to_string(root.join(f)).is_ok_and(|t| t.contains("GetAttrPointer"))
     })?;
     Some(format!(
-        "warning: {file} reads attrs (GetAttrPointer) but the OpDef of `{}` declares none: the tiling finds no attr (on the device too) and refuses; declare them in the OpDef with this->Attr(\"name\")...",
+        "warning: {file} reads attrs (GetAttrPointer) but the OpDef of `{}` declares none: only a caller that passes them (an aclnn layer's OP_ATTR_NAMES) gets past the tiling; the twin takes them from the manifest's `[[op.attr]]` list in its order (declaring them in the OpDef with this->Attr(\"name\") makes them part of the op)",
         def.op_type
     ))
 }

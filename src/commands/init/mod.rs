@@ -1363,6 +1363,20 @@ fn render(
             note(&mut guesses, &mut line, g, &op.name);
             let _ = writeln!(s, "{line}");
         }
+        // attrs the tiling test gives that the OpDef does not declare: the op's aclnn layer passes them
+        // (ops-math's Cross reads `dim`, attr 0, through OP_ATTR_NAMES); the twin appends them after
+        // the OpDef's, in this order
+        let declared = |n: &str| op.opdef.iter().flat_map(|d| &d.attrs).any(|a| a.name == n);
+        for (name, value) in case.iter().flat_map(|c| &c.attrs) {
+            if declared(name) {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "\n[[op.attr]]\nname = \"{name}\"\nvalue = {value}   # from the op's tiling test `{}`; the OpDef declares no such attr",
+                case.map(|c| c.test.as_str()).unwrap_or_default()
+            );
+        }
         let _ = writeln!(s, "\n[op.tune]\nbudget = 32\nseed = 0");
         if let Some(lines) = derived.get(&op.name).filter(|l| !l.is_empty()) {
             let _ = writeln!(

@@ -335,13 +335,14 @@ fn tensors(list: &str, body: &str) -> Option<Vec<CaseTensor>> {
     Some(out)
 }
 
-/// `{ {"name", ...AnyValue::CreateFrom<T>(V)}, ... }`: each attr's name and value as a manifest writes
-/// it; V may name a variable `body` (the test's text before the case) declares with a literal
+/// `{ {"name", ...AnyValue::CreateFrom<T>(V)}, ... }` (or each attr as `TilingContextPara::OpAttr("name",
+/// ...)`, as ops-math's Cross test writes them): each attr's name and value as a manifest writes it; V
+/// may name a variable `body` (the test's text before the case) declares with a literal
 /// (`std::vector<int64_t> range({1, 5});`, `int64_t k = 4;`). None when a value cannot be read.
 fn attrs(list: &str, body: &str) -> Option<Vec<(String, String)>> {
     let mut out = vec![];
     for a in split_top(braced(list)?) {
-        let parts = split_top(braced(a)?);
+        let parts = split_top(braced(a).or_else(|| op_attr_call(a))?);
         let name = parts.first()?.trim().trim_matches('"').to_string();
         let value = parts.get(1)?.trim();
         let lt = value.find("CreateFrom<")? + "CreateFrom<".len();
@@ -360,6 +361,14 @@ fn attrs(list: &str, body: &str) -> Option<Vec<(String, String)>> {
         out.push((name, attr_value(ty, v)?));
     }
     Some(out)
+}
+
+/// The arguments of an `OpAttr(...)` call (`gert::TilingContextPara::OpAttr("dim", ...)`).
+fn op_attr_call(a: &str) -> Option<&str> {
+    let a = a.trim();
+    let open = a.find("OpAttr(")? + "OpAttr".len();
+    let close = matching(a, open)?;
+    (close == a.len() - 1).then(|| &a[open + 1..close])
 }
 
 /// A C++ attr literal as TOML: integers, floats (always with a point), bools, strings and integer or
@@ -572,7 +581,7 @@ TEST_F(WidgetTiling, attr_from_a_variable) {
   gert::TilingContextPara tilingContextPara("Widget", {{{{8, 16}, {8, 16}}, ge::DT_FLOAT, ge::FORMAT_ND}},
       {{{{8, 16}, {8, 16}}, ge::DT_FLOAT, ge::FORMAT_ND}},
       {{"range", Ops::Cv::AnyValue::CreateFrom<std::vector<int64_t>>(range)},
-       {"k", Ops::Cv::AnyValue::CreateFrom<int64_t>(k)}}, &compileInfo);
+       gert::TilingContextPara::OpAttr("k", Ops::Cv::AnyValue::CreateFrom<int64_t>(k))}, &compileInfo);
   ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS);
 }
 

@@ -266,8 +266,10 @@ int main(int argc, char **argv) {
             set(op->outputs, op->out_desc, true);
         }
     }
-    // Attributes: in OpDef order (spec values by name, else the OpDef default); without an OpDef,
-    // in spec order.
+    // Attributes: in OpDef order (spec values by name, else the OpDef default), then the spec's
+    // attrs the OpDef does not name, in spec order (an op whose aclnn layer passes an attr its
+    // OpDef leaves out, as ops-math's Cross passes `dim` through OP_ATTR_NAMES); without an
+    // OpDef, in spec order.
     if (def && !def->attrs_.empty()) {
         for (auto &ad : def->attrs_) {
             gert::TwinAttr v = ad->default_;
@@ -277,6 +279,11 @@ int main(int argc, char **argv) {
             if (!found && !ad->has_default_ && ad->attr_type_ == ops::REQUIRED)
                 std::fprintf(stderr, "warning: required attr '%s' not given in the spec; using 0\n", ad->name_.c_str());
             op->attrs.attrs_.push_back(v);
+        }
+        for (auto &sa : spec_attrs) {
+            bool named = false;
+            for (auto &ad : def->attrs_) named = named || sa.name == ad->name_;
+            if (!named) op->attrs.attrs_.push_back(sa.value);
         }
     } else {
         for (auto &sa : spec_attrs) op->attrs.attrs_.push_back(sa.value);
