@@ -5381,3 +5381,92 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert_eq!(y[1], f32::INFINITY);
     assert!(y[2].is_nan());
 }
+
+/// A GM read may start up to 32 B before its allocation: on the device those bytes are the padding of
+/// whatever precedes it (ops-nn ctc_loss_v3 reads alpha[-1] and alpha[-2] of its workspace at t = 0 and
+/// overwrites them with SetValue; the twin stopped it as out of bounds). Here they read as 0 and the
+/// rest is the allocation's; 64 B before is still a fault, and so is any write before the start.
+#[test]
+fn a_gm_read_may_start_in_the_padding_before_its_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void before(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopyPadParams pad = {false, 0, 0, 0};
+    DataCopyParams one = {1, 8 * sizeof(float), 0, 0};
+    DataCopyPad(t, xg[-BACK], one, pad);
+    PipeBarrier<PIPE_ALL>();
+#ifdef WRITE_BEFORE
+    DataCopyPad(yg[-1], t, one);
+#else
+    DataCopyPad(yg, t, one);
+#endif
+}
+extern "C" void twin_launch(uint8_t **a) { before(a[0], a[1]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let build = |name: &str, defs: &[&str]| {
+        let mut cc = Command::new(compiler());
+        cc.args(["-std=c++17", "-O0", "-w"])
+            .args(defs)
+            .arg("-I")
+            .arg(twin.join("include/kernel"))
+            .arg(w.join("launch.cpp"));
+        cc.args(kernel_runtime_sources(&twin));
+        cc.arg("-o").arg(w.join(name));
+        run_ok(&mut cc, "building the read-before kernel");
+    };
+    build("two", &["-DBACK=2"]);
+    build("sixteen", &["-DBACK=16"]);
+    build("write", &["-DBACK=0", "-DWRITE_BEFORE"]);
+    let x: Vec<f32> = (0..64).map(|i| 1.5 + i as f32).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), &bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput x {x} 256\noutput y {y} 256\n",
+            t = w.join("tiling.bin").display(),
+            x = w.join("x.bin").display(),
+            y = w.join("y.bin").display(),
+        ),
+    )
+    .unwrap();
+    run_ok(
+        Command::new(w.join("two")).arg(w.join("run.txt")),
+        "the kernel reading 8 B before x",
+    );
+    let y: Vec<f32> = std::fs::read(w.join("y.bin")).unwrap()[..32]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut want = vec![0.0, 0.0];
+    want.extend_from_slice(&x[..6]);
+    assert_eq!(y, want);
+    for (prog, want) in [
+        ("sixteen", "GM read"),
+        ("write", "GM write"),
+    ] {
+        let out = Command::new(w.join(prog))
+            .arg(w.join("run.txt"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{prog}: {err}");
+        assert!(err.contains(want), "{prog}: {err}");
+    }
+}

@@ -1135,7 +1135,7 @@ pub(super) const CTC_TARGET: u64 = 8;
 /// Op types (lower case, without `V<n>`) of a CTC loss: `log_probs` [T, N, C], `targets` [N, S],
 /// `input_lengths` and `target_lengths` [N] (ops-nn ctc_loss_v3_tiling.cpp checks these ranks and
 /// that N agrees: "the dims of input_lengths not equal 1"), outputs `neg_log_likelihood` [N] and
-/// `log_alpha` [N, T, 2 S + 1]. Name-keyed: the op has no InferShape and its OpDef says no ranks.
+/// `log_alpha` [N, T, 2 S + 1 rounded up to 8]. Name-keyed: the op has no InferShape and its OpDef says no ranks.
 pub(super) const CTC_OPS: &[&str] = &["ctcloss"];
 
 pub(super) fn is_ctc(op: &FoundOp) -> bool {
@@ -1152,7 +1152,7 @@ pub(super) fn ctc_note() -> String {
 
 /// A CTC loss's operands beside `log_probs` [T, N, C] (CTC_OPS): targets [N, S] with labels in
 /// [1, C) (0 is the blank), every input length T and every target length S pinned, and the outputs
-/// [N] and [N, T, 2 S + 1].
+/// [N] and [N, T, 2 S + 1 rounded up to 8].
 fn ctc_operands(
     def: &opdef::OpDef,
     main: &[u64],
@@ -1196,9 +1196,11 @@ fn ctc_operands(
         }
         let (shape, what) = match k {
             0 => (vec![n], "one loss per sample"),
+            // the last axis is 2 S + 1 rounded up to 8, as ops-nn's aclnn layer allocates it for the
+            // 910B kernel (CtcLossNpuOutputShape; ctc_loss_v3 writes rows of that length)
             1 => (
-                vec![n, t_len, 2 * s + 1],
-                "[batch, time, 2 S + 1]: the alphas over the blank-padded targets",
+                vec![n, t_len, (2 * s + 1).div_ceil(8) * 8],
+                "[batch, time, 2 S + 1 rounded up to 8]: the alphas over the blank-padded targets",
             ),
             _ => continue,
         };

@@ -28,18 +28,22 @@ namespace twin {
 
 // ---- GM allocation -----------------------------------------------------------------------------
 // GM buffers are 512 B aligned. Accesses are allowed up to the size rounded up to 32 B plus 32 B
-// (the padding a device allocation has); past the requested size they draw a warning.
+// (the padding a device allocation has); past the requested size they draw a warning. Each buffer
+// has GM_FRONT zeroed bytes before it, so that a read just before its start (the padding of
+// whatever the device placed before it; `gm_check` allows 32 B) reads zeros here.
+static constexpr uint64_t GM_FRONT = 512;
 uint8_t *gm_alloc(uint64_t bytes, const char *name) {
     uint64_t cap = (bytes + 31) / 32 * 32 + 32;
-    uint64_t backed = (cap + 511) / 512 * 512;
-    void *p = std::aligned_alloc(512, backed);
-    if (!p) return nullptr;
-    std::memset(p, 0, backed);
+    uint64_t backed = (cap + 511) / 512 * 512 + GM_FRONT;
+    void *raw = std::aligned_alloc(512, backed);
+    if (!raw) return nullptr;
+    std::memset(raw, 0, backed);
+    void *p = static_cast<uint8_t *>(raw) + GM_FRONT;
     const char *src = name ? name : "gm";
     size_t len = std::strlen(src) + 1;
     char *owned = static_cast<char *>(std::malloc(len));
     if (!owned) {
-        std::free(p);
+        std::free(raw);
         return nullptr;
     }
     std::memcpy(owned, src, len);
@@ -53,7 +57,7 @@ bool gm_free(void *p) {
         if (it->base == p) {
             char *name = const_cast<char *>(it->name);
             v.erase(it);
-            std::free(p);
+            std::free(static_cast<uint8_t *>(p) - GM_FRONT);
             std::free(name);
             return true;
         }

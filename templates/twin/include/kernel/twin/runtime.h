@@ -142,8 +142,9 @@ const GmAlloc *gm_find(const void *p);
 // size draws a warning). Returns the byte offset of p in its allocation.
 // A read may start anywhere inside the requested size and run past the allocation (the device
 // reads whatever follows); the bytes past the padded end then read as 0: *avail (if given) says how
-// many bytes can be read. A read starting at or past the requested size, or a write past the padded
-// end, is a fault.
+// many bytes can be read. A read may also start up to 32 B before the allocation (the padding of
+// what precedes it on the device; zeros here). A read starting at or past the requested size, or a
+// write past the padded end or before the start, is a fault.
 uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, TWIN_LOC_DECL, uint64_t *avail = nullptr);
 
 // ---- trace ------------------------------------------------------------------------------------
