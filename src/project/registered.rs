@@ -523,6 +523,11 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
     // is the repository header at that path from the including file's folder, else every one whose path
     // ends with it (the include folders of the original build are not known).
     let mut stems = BTreeSet::new();
+    // sources beside a header included by its path, even in another operator's host folder (ops-nn's
+    // avg_pool3_d_grad includes `../../avg_pool3_d/op_host/avg_pool_cube_tiling.h`, whose classes and
+    // vtables `avg_pool_cube_tiling.cpp` beside it defines; `defines_one_of` still refuses a source
+    // that registers an op)
+    let mut beside_sources: Vec<PathBuf> = vec![];
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
     let mut level: Vec<PathBuf> = chosen.iter().map(|c| root.join(c)).collect();
     for _ in 0..5 {
@@ -543,6 +548,12 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
                 }
                 let beside = lexical(&dir.join(&inc));
                 let found: Vec<&PathBuf> = if headers.contains(&beside) {
+                    for ext in ["cpp", "cc"] {
+                        let source = beside.with_extension(ext);
+                        if source.is_file() && !beside_sources.contains(&source) {
+                            beside_sources.push(source);
+                        }
+                    }
                     headers.iter().filter(|h| **h == beside).collect()
                 } else {
                     let tail = Path::new(inc.trim_start_matches("./"));
@@ -565,6 +576,11 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
                 .is_some_and(|n| stems.contains(n))
         })
         .collect();
+    for p in beside_sources {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
     out.sort();
     out
 }
@@ -1329,5 +1345,46 @@ mod tests {
             &missing_symbols(err),
         );
         assert_eq!(found, ["../../common/src/op_host/tiling_util.cpp"]);
+    }
+
+    /// ops-nn's avg_pool3_d_grad includes `../../avg_pool3_d/op_host/avg_pool_cube_tiling.h` from a sibling
+    /// operator; the class's vtable and members are defined in the `.cpp` beside that header, in the
+    /// sibling's own host folder, which was never searched (the link was stubbed, and the tiling stopped
+    /// at the stub). A source beside a header included by its path is taken; one that registers an op
+    /// is not.
+    #[test]
+    fn a_link_miss_is_found_beside_a_header_a_sibling_operator_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "\n");
+        let root = repo.join("pooling/grad");
+        write(
+            &root,
+            "op_host/grad_tiling.cpp",
+            "#include \"../../fwd/op_host/cube_info.h\"\nIMPL_OP_OPTILING(Grad);\n",
+        );
+        write(&root, "op_kernel/grad.cpp", "\n");
+        write(
+            repo,
+            "pooling/fwd/op_host/cube_info.h",
+            "class GradInfo { public: virtual bool Parse(); };\n",
+        );
+        write(
+            repo,
+            "pooling/fwd/op_host/cube_info.cpp",
+            "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\n",
+        );
+        write(repo, "pooling/fwd/op_kernel/fwd.cpp", "\n");
+        let err = "grad_tiling.cpp:(.text+0x1): undefined reference to `vtable for optiling::GradInfo'";
+        let chosen = ["op_host/grad_tiling.cpp".to_string()];
+        let found = sources_defining(&root, &chosen, &missing_symbols(err));
+        assert_eq!(found, ["../fwd/op_host/cube_info.cpp"]);
+        // the same source registering an op is not taken
+        write(
+            repo,
+            "pooling/fwd/op_host/cube_info.cpp",
+            "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\nIMPL_OP_OPTILING(Fwd);\n",
+        );
+        assert!(sources_defining(&root, &chosen, &missing_symbols(err)).is_empty());
     }
 }

@@ -1305,10 +1305,17 @@ fn render(
                 "from the op's tiling test `{}` ({}:{})",
                 c.test, c.file, c.line
             );
-            for (t, ct) in inputs.iter_mut().zip(&c.inputs) {
+            for (i, (t, ct)) in inputs.iter_mut().zip(&c.inputs).enumerate() {
                 t.shape = ct.shape.clone();
                 t.dtype = ct.dtype.unwrap_or(t.dtype);
                 t.values = None;
+                // data the test gives (a value-dependent shape operand) is the test's
+                if let Some((_, v)) = c.values.iter().find(|(k, _)| *k == i) {
+                    t.values = Some(v.clone());
+                    t.range = None;
+                    t.guess = Some(format!("shape, dtype and data {from}"));
+                    continue;
+                }
                 // the test gives no data: a guessed data range stays a guess, and says so
                 t.guess = match (&t.range, t.guess.take()) {
                     (Some(_), Some(g)) if g.starts_with("guess:") => {

@@ -33,6 +33,10 @@ pub(super) struct TilingCase {
     pub outputs: Vec<CaseTensor>,
     /// Attr name -> the value as a manifest writes it (`0`, `1.5`, `true`, `"x"`, `[1, 2]`).
     pub attrs: Vec<(String, String)>,
+    /// Input index -> the data a Faker test gives it (`SetConstInput(0, DT_INT32, shape_data, 5, ...)`
+    /// over `int shape_data[5] = {1, 16, 8, 8, 8};`: a value-dependent shape operand), as a manifest's
+    /// `values` list.
+    pub values: Vec<(usize, String)>,
 }
 
 impl TilingCase {
@@ -233,7 +237,42 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
         inputs: tensors(in_shapes, "NodeInputTd"),
         outputs: tensors(out_shapes, "NodeOutputTd"),
         attrs,
+        values: const_inputs(body),
     })
+}
+
+/// `SetConstInput(I, DTYPE, NAME, ...)` calls of a test (ops-nn's helper that gives a value-dependent
+/// input its data): input I's integer data, from the array or vector `NAME` the test declares. A call
+/// whose data cannot be read is left out (the input then keeps init's guess).
+fn const_inputs(body: &str) -> Vec<(usize, String)> {
+    let mut out = vec![];
+    for (at, _) in body.match_indices("SetConstInput(") {
+        let open = at + "SetConstInput".len();
+        let Some(close) = matching(body, open) else {
+            continue;
+        };
+        let args = split_top(&body[open + 1..close]);
+        let (Some(index), Some(name)) = (
+            args.first().and_then(|a| a.trim().parse::<usize>().ok()),
+            args.get(2).map(|a| a.trim()),
+        ) else {
+            continue;
+        };
+        let list = declared(body, name)
+            .map(|d| d.trim_start_matches('(').trim_end_matches(')'))
+            .and_then(braced)
+            .and_then(|items| {
+                split_top(items)
+                    .iter()
+                    .map(|v| v.trim().parse::<i64>().ok().map(|x| x.to_string()))
+                    .collect::<Option<Vec<_>>>()
+            });
+        if let Some(list) = list.filter(|l| !l.is_empty()) {
+            out.retain(|(i, _)| *i != index);
+            out.push((index, format!("[{}]", list.join(", "))));
+        }
+    }
+    out
 }
 
 /// One factor of a dimension: an integer literal, or a name `body` declares with one
@@ -316,6 +355,7 @@ fn read_case(
         inputs,
         outputs,
         attrs,
+        values: vec![],
     })
 }
 
@@ -425,7 +465,15 @@ fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
         if !whole {
             continue;
         }
-        let rest = body[from..].trim_start();
+        let mut rest = body[from..].trim_start();
+        // an array's extent: `int shape_data[5] = {...}`
+        if rest.starts_with('[') {
+            let open = body.len() - rest.len();
+            let Some(close) = matching(body, open) else {
+                continue;
+            };
+            rest = body[close + 1..].trim_start();
+        }
         let (assigned, rest) = match rest.strip_prefix('=') {
             Some(r) if !r.starts_with('=') => (true, r.trim_start()),
             _ => (false, rest),
@@ -604,6 +652,8 @@ TEST_F(WidgetTiling, named_dims) {
 TEST_F(GadgetTiling, gadget_ok) {
     gert::StorageShape x_shape = {{2, 64, 1000}, {2, 64, 1000}};
     gert::StorageShape w_shape = {{1000}, {1000}};
+    int shape_data[3] = {2, 64, 1000};
+    SetConstInput(1, DT_INT32, shape_data, 3, const_tensors);
     gert::StorageShape y_shape = {{2, 64, 1000}, {2, 64, 1000}};
     std::string op_type("Gadget");
     auto holder = gert::TilingContextFaker()
@@ -614,6 +664,7 @@ TEST_F(GadgetTiling, gadget_ok) {
                       .NodeInputTd(1, ge::DT_FLOAT, ge::FORMAT_ND, ge::FORMAT_ND)
                       .NodeOutputTd(0, ge::DT_INT8, ge::FORMAT_ND, ge::FORMAT_ND)
                       .NodeAttrs({{"dst_type", Ops::NN::AnyValue::CreateFrom<int64_t>(2)}})
+                      .ConstInput(const_tensors)
                       .Build();
     EXPECT_EQ(tiling_func(tiling_context), ge::GRAPH_SUCCESS);
 }
@@ -647,6 +698,7 @@ TEST_F(GadgetTiling, gadget_bad) {
         );
         assert_eq!(c.outputs, vec![t(vec![2, 64, 1000], DType::Int8)]);
         assert_eq!(c.attrs, vec![("dst_type".to_string(), "2".to_string())]);
+        assert_eq!(c.values, vec![(1, "[2, 64, 1000]".to_string())]);
     }
 
     #[test]
