@@ -203,3 +203,57 @@ fn an_example_that_needs_a_cmake_definition_gets_it_from_init_and_runs() {
     let run = without_cann(dir.path(), home.path(), &["run"], &[]);
     assert!(run.status.success(), "{:?}", text(&run));
 }
+
+/// asc-devkit's set_l2_cache_mode example declares its UB arrays (`__ubuf__ half ubLocal[...]`) in a
+/// kernel header beside the `.asc`; twin-asc rewrote only the `.asc`, so the header's array stayed a host
+/// stack array and the first copy into it stopped at "UB address ... is not 32-byte aligned". Headers
+/// beside the source that declare UB arrays are rewritten too: here a header's UB array carries each
+/// block's result through UB and back, and the output is still the reference.
+#[test]
+fn a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub() {
+    if !have_cmake("a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/reg_axpb"),
+        p,
+    );
+    std::fs::write(
+        p.join("scratch.h"),
+        "#pragma once\n#include \"c_api/asc_simd.h\"\n__aicore__ inline void ScratchRoundTrip(__gm__ float *y, uint32_t count)\n{\n    __ubuf__ float scratch[1024];\n    asc_sync();\n    asc_copy_gm2ub_align(scratch, y, count * sizeof(float));\n    asc_sync();\n    asc_copy_ub2gm_align(y, scratch, count * sizeof(float));\n    asc_sync();\n}\n",
+    )
+    .unwrap();
+    let src = std::fs::read_to_string(p.join("axpb.asc")).unwrap();
+    let tail = "    AscendC::DataCopyPad(yGm, yl, copy);\n}\n";
+    assert!(src.contains(tail), "the fixture changed; update this test");
+    let src = src
+        .replacen(
+            "#include \"kernel_operator.h\"\n",
+            "#include \"kernel_operator.h\"\n#include \"scratch.h\"\n",
+            1,
+        )
+        .replacen(
+            tail,
+            "    AscendC::DataCopyPad(yGm, yl, copy);\n    ScratchRoundTrip((__gm__ float *)y + PER_BLOCK * AscendC::GetBlockIdx(), PER_BLOCK);\n}\n",
+            1,
+        );
+    std::fs::write(p.join("axpb.asc"), src).unwrap();
+    let init = without_cann(p, home.path(), &["init", "--no-probe"], &[]);
+    assert!(init.status.success(), "{:?}", text(&init));
+    let keep = PathBuf::from("1");
+    let run = without_cann(p, home.path(), &["run"], &[("ASCEND_TUNE_KEEP_RUNS", &keep)]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    let runs = kept_runs(p);
+    let out = std::fs::read(runs[0].join("output/output.bin")).unwrap();
+    let x = std::fs::read(runs[0].join("input/input_x.bin")).unwrap();
+    for (o, i) in out.chunks_exact(4).zip(x.chunks_exact(4)) {
+        let (o, i) = (
+            f32::from_le_bytes(o.try_into().unwrap()),
+            f32::from_le_bytes(i.try_into().unwrap()),
+        );
+        assert_eq!(o.to_bits(), (i * 1.5 + 0.25).max(0.0).to_bits(), "x = {i}");
+    }
+}
