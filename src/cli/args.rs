@@ -192,6 +192,10 @@ pub struct InitArgs {
     /// Do not build and run the op to leave out tunables whose change leaves the run unchanged
     #[arg(long)]
     pub no_probe: bool,
+    /// Stop probing an op's tunables after this many seconds; those not probed yet are kept, and init
+    /// says which
+    #[arg(long, value_name = "SECONDS", default_value_t = 180)]
+    pub probe_seconds: u64,
 }
 
 #[derive(Debug, Args)]

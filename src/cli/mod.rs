@@ -54,6 +54,7 @@ pub fn main(mut argv: Vec<OsString>) -> i32 {
                     crate::commands::init::TunableOptions {
                         tunables_only: a.tunables_only,
                         probe: !a.no_probe,
+                        probe_seconds: a.probe_seconds,
                     },
                     &printer,
                 )

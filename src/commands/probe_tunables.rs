@@ -27,6 +27,8 @@ pub enum Verdict {
     /// No build of the op reads the tunable's file for this SoC (a header another SoC's kernel
     /// includes): a value written there would never be built, run or checked.
     NotRead,
+    /// The probe's time ran out before this tunable: nothing is known, so it is kept.
+    NotReached,
 }
 
 /// What a run did, as one hash: every block's trace, the block count and the outputs.
@@ -49,6 +51,7 @@ pub fn probe(
     manifest: &Manifest,
     op: &OpSpec,
     backend: &dyn Backend,
+    deadline: std::time::Instant,
 ) -> Result<Vec<(String, Verdict)>, String> {
     let sources = crate::tune::read_sources(manifest, op).map_err(|e| e.to_string())?;
     let inputs = crate::tune::inputs(op);
@@ -96,6 +99,10 @@ pub fn probe(
     }
     for (i, (t, site, to, symbol)) in moves.iter().enumerate() {
         if out.iter().any(|(n, _)| *n == t.name) {
+            continue;
+        }
+        if std::time::Instant::now() >= deadline {
+            out.push((t.name.clone(), Verdict::NotReached));
             continue;
         }
         let Some(site) = site.as_ref().filter(|_| !to.is_empty()) else {

@@ -1236,3 +1236,22 @@ fn init_writes_an_attr_the_tiling_test_gives_and_the_opdef_does_not_declare() {
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(!run.status.success(), "{:?}", text(&run));
 }
+
+/// ops-nn's dynamic_quant: init probed 38 tunables, a build and run each, and passed the new-user run's
+/// 400 s before it wrote a manifest. The probe of one op now stops after `--probe-seconds` (default 180);
+/// the tunables it has not reached are kept, and init names them.
+#[test]
+fn init_stops_probing_at_its_time_limit_and_keeps_the_tunables_not_reached() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let said = text(&out).1;
+    assert!(
+        said.contains("not probed and kept: its probe passed 0 s (`init --probe-seconds` gives it longer)"),
+        "{said}"
+    );
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(manifest.contains("[[op.tunable]]"), "{manifest}");
+}

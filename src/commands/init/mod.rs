@@ -37,6 +37,8 @@ pub struct TunableOptions {
     pub tunables_only: bool,
     /// Build and run each op with each tunable moved once, and leave out those that change nothing.
     pub probe: bool,
+    /// How long the probe of one op may take; the tunables it has not reached by then are kept.
+    pub probe_seconds: u64,
 }
 
 pub fn init(
@@ -235,7 +237,7 @@ pub fn init(
         fitting.failing_runs(&mut inferred)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
-        probe_ops(&path, &mut ops, printer)?;
+        probe_ops(&path, &mut ops, opts.probe_seconds, printer)?;
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
     }
     // The constraints `tune` will derive from the kernel, shown in the manifest as comments: they need
@@ -890,7 +892,7 @@ impl Fitting<'_> {
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
 /// change leaves the run unchanged from `tunables` to `left_out`. When the manifest does not load or an
 /// op does not run as it is, says so and keeps that op's tunables.
-fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> {
+fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) -> Result<()> {
     let manifest = match crate::manifest::Manifest::load(path) {
         Ok(m) => m,
         Err(e) => {
@@ -919,12 +921,26 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], printer: &Printer) -> Result<()> 
                 op.name
             ),
         );
-        match super::probe_tunables::probe(&manifest, spec, backend.as_ref()) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+        match super::probe_tunables::probe(&manifest, spec, backend.as_ref(), deadline) {
             Err(why) => printer.warn(format!(
                 "tunables of `{}` not probed, all kept: the op as it is fails ({why})",
                 op.name
             )),
             Ok(verdicts) => {
+                let late: Vec<&str> = verdicts
+                    .iter()
+                    .filter(|(_, v)| *v == super::probe_tunables::Verdict::NotReached)
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                if !late.is_empty() {
+                    printer.warn(format!(
+                        "{} tunable(s) of `{}` not probed and kept: its probe passed {seconds} s (`init --probe-seconds` gives it longer): {}",
+                        late.len(),
+                        op.name,
+                        late.join(", ")
+                    ));
+                }
                 for (name, verdict) in verdicts {
                     let reason = match verdict {
                         super::probe_tunables::Verdict::Unchanged => {
