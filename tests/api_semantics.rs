@@ -5457,10 +5457,7 @@ extern "C" void twin_launch(uint8_t **a) { before(a[0], a[1]); }
     let mut want = vec![0.0, 0.0];
     want.extend_from_slice(&x[..6]);
     assert_eq!(y, want);
-    for (prog, want) in [
-        ("sixteen", "GM read"),
-        ("write", "GM write"),
-    ] {
+    for (prog, want) in [("sixteen", "GM read"), ("write", "GM write")] {
         let out = Command::new(w.join(prog))
             .arg(w.join("run.txt"))
             .output()

@@ -1375,7 +1375,8 @@ mod tests {
             "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\n",
         );
         write(repo, "pooling/fwd/op_kernel/fwd.cpp", "\n");
-        let err = "grad_tiling.cpp:(.text+0x1): undefined reference to `vtable for optiling::GradInfo'";
+        let err =
+            "grad_tiling.cpp:(.text+0x1): undefined reference to `vtable for optiling::GradInfo'";
         let chosen = ["op_host/grad_tiling.cpp".to_string()];
         let found = sources_defining(&root, &chosen, &missing_symbols(err));
         assert_eq!(found, ["../fwd/op_host/cube_info.cpp"]);

@@ -244,7 +244,12 @@ fn a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub() {
     let init = without_cann(p, home.path(), &["init", "--no-probe"], &[]);
     assert!(init.status.success(), "{:?}", text(&init));
     let keep = PathBuf::from("1");
-    let run = without_cann(p, home.path(), &["run"], &[("ASCEND_TUNE_KEEP_RUNS", &keep)]);
+    let run = without_cann(
+        p,
+        home.path(),
+        &["run"],
+        &[("ASCEND_TUNE_KEEP_RUNS", &keep)],
+    );
     assert!(run.status.success(), "{:?}", text(&run));
     let runs = kept_runs(p);
     let out = std::fs::read(runs[0].join("output/output.bin")).unwrap();

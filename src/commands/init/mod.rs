@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
+mod examples;
 mod guesses;
 mod tiling_tests;
 use guesses::*;
@@ -768,11 +769,12 @@ impl Fitting<'_> {
         (self.write)(inferred)
     }
 
-    /// For each op the tiling took (no `--shape` given, no tiling-test case taken yet) that fails
-    /// when built and run as written (a kernel fault at guessed attrs or index data:
-    /// rope_with_sin_cos_cache's head size of 1 leaves a zero-length buffer), tries the cases of its
-    /// own tiling tests, as `tiling` does for a refusal, and keeps the first with which the op runs.
-    /// Only ops whose project has such cases are run, and only on the twin.
+    /// For each op the tiling took (no `--shape` given) that fails when built and run as written (a
+    /// kernel fault at guessed attrs or index data: rope_with_sin_cos_cache's head size of 1 leaves a
+    /// zero-length buffer), tries the cases of its own tiling tests and example, as `tiling` does for
+    /// a refusal, and keeps the first with which the op runs. A case taken for a refusal that then
+    /// fails to run is tried against the others, and kept when none runs. Only ops whose project has
+    /// such cases are run, and only on the twin.
     fn failing_runs(&self, inferred: &mut Inferred) -> Result<()> {
         let path = self.path;
         let fails = |op: &FoundOp| -> Option<String> {
@@ -796,18 +798,29 @@ impl Fitting<'_> {
         };
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
-            if given || inferred.test_cases.contains_key(&op.name) {
+            if given {
                 continue;
             }
-            let cases = self.cases(op);
+            let taken = inferred.test_cases.get(&op.name).cloned();
+            let mut cases = self.cases(op);
+            cases.retain(|c| Some(c) != taken.as_ref());
             if cases.is_empty() {
                 continue;
             }
             let Some(why) = fails(op) else {
                 continue;
             };
-            let why = format!("it failed as written ({why})");
-            self.tested_case(op, cases, &fails, inferred, &why)?;
+            let why = match &taken {
+                Some(c) => format!("it failed with its {} `{}` ({why})", c.kind.label(), c.test),
+                None => format!("it failed as written ({why})"),
+            };
+            if !self.tested_case(op, cases, &fails, inferred, &why)?
+                && let Some(c) = taken
+            {
+                // nothing ran: the case the tiling took is still the best known
+                inferred.test_cases.insert(op.name.clone(), c);
+                self.reinfer(op, inferred)?;
+            }
         }
         Ok(())
     }
@@ -824,8 +837,14 @@ impl Fitting<'_> {
             return vec![];
         };
         const MOST: u64 = 16 << 20;
+        let examples = op
+            .opdef
+            .as_ref()
+            .map(|d| examples::find(root, d))
+            .unwrap_or_default();
         let mut cases: Vec<_> = tiling_tests::find(root, op_type)
             .into_iter()
+            .chain(examples)
             .filter(|c| {
                 c.inputs.len() == inputs
                     && c.largest_input() > 0
@@ -851,6 +870,16 @@ impl Fitting<'_> {
             }
             new
         });
+        // An example's first case comes no later than fourth: tiling tests give no data, and where
+        // operands must agree (MoE index data) only the example's runs; init tries at most four.
+        if let Some(e) = cases
+            .iter()
+            .position(|c| c.kind == tiling_tests::CaseKind::Example)
+            && e > 3
+        {
+            let example = cases.remove(e);
+            cases.insert(3, example);
+        }
         cases
     }
 
@@ -876,8 +905,8 @@ impl Fitting<'_> {
                 self.printer.status(
                 "Fitted",
                 format!(
-                    "`{}`: {why}; the shapes, dtypes and attrs of its tiling test `{}` ({}:{}) written instead",
-                    op.name, case.test, case.file, case.line
+                    "`{}`: {why}; the shapes, dtypes and attrs of its {} `{}` ({}:{}) written instead",
+                    op.name, case.kind.label(), case.test, case.file, case.line
                 ),
             );
                 return Ok(true);
@@ -1318,8 +1347,11 @@ fn render(
         let case = inferred.test_cases.get(&op.name);
         if let Some(c) = case {
             let from = format!(
-                "from the op's tiling test `{}` ({}:{})",
-                c.test, c.file, c.line
+                "from the op's {} `{}` ({}:{})",
+                c.kind.label(),
+                c.test,
+                c.file,
+                c.line
             );
             for (i, (t, ct)) in inputs.iter_mut().zip(&c.inputs).enumerate() {
                 t.shape = ct.shape.clone();
@@ -1372,7 +1404,10 @@ fn render(
         for a in op.opdef.iter().flat_map(|d| &d.attrs) {
             let tested = case.and_then(|c| {
                 let (_, v) = c.attrs.iter().find(|(n, _)| *n == a.name)?;
-                Some((v.clone(), format!("from the op's tiling test `{}`", c.test)))
+                Some((
+                    v.clone(),
+                    format!("from the op's {} `{}`", c.kind.label(), c.test),
+                ))
             });
             let (value, g) =
                 match tested.or_else(|| op.opdef.as_ref().and_then(|d| attr_guess(d, a))) {
@@ -1396,7 +1431,8 @@ fn render(
             }
             let _ = writeln!(
                 s,
-                "\n[[op.attr]]\nname = \"{name}\"\nvalue = {value}   # from the op's tiling test `{}`; the OpDef declares no such attr",
+                "\n[[op.attr]]\nname = \"{name}\"\nvalue = {value}   # from the op's {} `{}`; the OpDef declares no such attr",
+                case.map(|c| c.kind.label()).unwrap_or_default(),
                 case.map(|c| c.test.as_str()).unwrap_or_default()
             );
         }

@@ -20,9 +20,28 @@ pub(super) struct CaseTensor {
     pub dtype: Option<DType>,
 }
 
-/// One test case that expects the op's tiling function to succeed.
+/// Where a case comes from: the op's tiling unit tests, or its aclnn example (`examples.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CaseKind {
+    TilingTest,
+    Example,
+}
+
+impl CaseKind {
+    /// How a manifest comment names it: "the op's tiling test `x`", "the op's example `x`".
+    pub fn label(self) -> &'static str {
+        match self {
+            CaseKind::TilingTest => "tiling test",
+            CaseKind::Example => "example",
+        }
+    }
+}
+
+/// One case of a valid call: a tiling test that expects the op's tiling function to succeed, or the
+/// op's example.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct TilingCase {
+    pub kind: CaseKind,
     /// The op type the case runs (`TilingContextPara`'s first argument).
     pub op_type: String,
     /// Where: the file relative to the project root, the line of the case, the test's name.
@@ -230,6 +249,7 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
     Some(TilingCase {
+        kind: CaseKind::TilingTest,
         op_type: op_type_named(body).unwrap_or_default(),
         file: file.to_string(),
         line,
@@ -277,7 +297,7 @@ fn const_inputs(body: &str) -> Vec<(usize, String)> {
 
 /// One factor of a dimension: an integer literal, or a name `body` declares with one
 /// (`int64_t tokenNum = 4096;`).
-fn factor(f: &str, body: &str) -> Option<u64> {
+pub(super) fn factor(f: &str, body: &str) -> Option<u64> {
     let f = f.trim();
     f.parse::<u64>().ok().or_else(|| {
         f.chars()
@@ -348,6 +368,7 @@ fn read_case(
         _ => vec![],
     };
     Some(TilingCase {
+        kind: CaseKind::TilingTest,
         op_type,
         file: file.to_string(),
         line,
@@ -454,7 +475,7 @@ fn attr_value(ty: &str, v: &str) -> Option<String> {
 
 /// The literal the last declaration of `name` in `body` gives it: `name({..})`, `name{..}`,
 /// `name = {..}` or `name = literal;`.
-fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
+pub(super) fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
     let mut found = None;
     let mut from = 0;
     while let Some(at) = body[from..].find(name) {
@@ -490,7 +511,7 @@ fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
 }
 
 /// The text inside the outer braces of `s` (trimmed), or None when `s` is not one braced group.
-fn braced(s: &str) -> Option<&str> {
+pub(super) fn braced(s: &str) -> Option<&str> {
     let s = s.trim();
     (s.starts_with('{') && matching(s, 0) == Some(s.len() - 1)).then(|| &s[1..s.len() - 1])
 }
@@ -525,7 +546,7 @@ fn scan<T>(s: &str, from: usize, mut at: impl FnMut(usize, u8, i32) -> Option<T>
 }
 
 /// The index of the bracket closing the one at `open` (`(`, `{` or `[`), skipping string literals.
-fn matching(s: &str, open: usize) -> Option<usize> {
+pub(super) fn matching(s: &str, open: usize) -> Option<usize> {
     scan(s, open, |i, c, depth| {
         (matches!(c, b')' | b'}' | b']') && depth == 0).then_some(i)
     })
@@ -537,7 +558,7 @@ fn statement_end(s: &str) -> Option<usize> {
 }
 
 /// `s` split at the commas outside brackets and strings (empty items dropped).
-fn split_top(s: &str) -> Vec<&str> {
+pub(super) fn split_top(s: &str) -> Vec<&str> {
     let mut cuts = vec![];
     scan(s, 0, |i, c, depth| {
         if c == b',' && depth == 0 {
@@ -556,7 +577,7 @@ fn split_top(s: &str) -> Vec<&str> {
 
 /// `text` with its `//` and `/* */` comments (outside string literals) blanked, newlines kept, so that
 /// offsets and line numbers stay those of the file.
-fn without_comments(text: &str) -> String {
+pub(super) fn without_comments(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let (mut i, mut in_str) = (0, false);
@@ -595,7 +616,7 @@ fn without_comments(text: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-fn line_of(text: &str, at: usize) -> usize {
+pub(super) fn line_of(text: &str, at: usize) -> usize {
     text[..at].matches('\n').count() + 1
 }
 

@@ -1,0 +1,356 @@
+// What an operator's own aclnn example (`examples/test_aclnn_<op>.cpp`, which hicann's ops-math, ops-nn,
+// ops-cv and ops-transformer keep beside every op) says about a valid call: each tensor it creates with
+// `CreateAclTensor(data, shape, &addr, aclDataType::ACL_X, &tensor)`, its shape (a `std::vector<int64_t>`
+// of integers or products of declared names), its dtype and, for integer data, the values the example
+// fills it with, and the attrs it passes to `aclnn<Op>GetWorkspaceSize` as declared scalars. Where an
+// op's operands must agree (MoE routing: expert ids, row indices, token counts), the example is the one
+// place in the folder that gives shapes and index data that do.
+//
+// Owns: finding those examples under a project's `examples/` and reading them into a case in the
+// OpDef's order (tensors and attrs matched by name, `expandedRowIdx` to `expanded_row_idx`, an
+// `Optional` or `Out` suffix dropped). A brace-matching reader, not a C++ parser: an example whose
+// tensors do not cover every OpDef input is not taken. Must not know the manifest's rendering, the
+// tiling run or which case init keeps.
+
+use super::tiling_tests::{
+    CaseKind, CaseTensor, TilingCase, braced, declared, factor, line_of, matching, split_top,
+    without_comments,
+};
+use crate::manifest::DType;
+use crate::project::opdef::{AttrKind, OpDef, ParamType};
+use std::path::Path;
+
+/// The cases of the op's examples under `root/examples` (a folder's own files first, sorted by path):
+/// at most one per file, the first `CreateAclTensor` of each name.
+pub(super) fn find(root: &Path, def: &OpDef) -> Vec<TilingCase> {
+    let dir = root.join("examples");
+    if !dir.is_dir() {
+        return vec![];
+    }
+    let mut files: Vec<_> = walkdir::WalkDir::new(&dir)
+        .max_depth(2)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    files.sort_by_key(|p| (p.components().count(), p.clone()));
+    files
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
+            read(&text, &rel, def)
+        })
+        .collect()
+}
+
+/// One tensor an example creates.
+#[derive(Debug)]
+struct Created {
+    name: String,
+    shape: Vec<u64>,
+    dtype: Option<DType>,
+    /// Integer data as a manifest `values` list, when the example gives one element by element.
+    values: Option<String>,
+}
+
+/// The case one example's text gives, or None when it does not create every OpDef input.
+pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
+    let text = &without_comments(text);
+    if def
+        .inputs
+        .iter()
+        .chain(&def.outputs)
+        .any(|p| p.param_type == ParamType::Dynamic)
+    {
+        return None;
+    }
+    let mut created: Vec<Created> = vec![];
+    let mut first_line = None;
+    for (at, _) in text.match_indices("CreateAclTensor(") {
+        let open = at + "CreateAclTensor".len();
+        let Some(close) = matching(text, open) else {
+            continue;
+        };
+        let args = split_top(&text[open + 1..close]);
+        let (Some(data), Some(shape), Some(dtype), Some(tensor)) = (
+            args.first().map(|a| a.trim()),
+            args.get(1).map(|a| a.trim()),
+            args.get(3).map(|a| a.trim()),
+            args.get(4).map(|a| a.trim().trim_start_matches('&').trim()),
+        ) else {
+            continue;
+        };
+        if created.iter().any(|c| c.name == tensor) {
+            continue;
+        }
+        let Some(shape) = shape_of(text, shape) else {
+            continue;
+        };
+        let dtype = dtype
+            .rsplit("ACL_")
+            .next()
+            .and_then(|d| DType::from_ge_name(&format!("DT_{}", d.trim())));
+        let elems: u64 = shape.iter().product();
+        let values = dtype
+            .filter(|d| !d.is_float())
+            .and_then(|_| integer_data(text, data, elems));
+        first_line.get_or_insert(line_of(text, at));
+        created.push(Created {
+            name: tensor.to_string(),
+            shape,
+            dtype,
+            values,
+        });
+    }
+    let take = |name: &str| created.iter().find(|c| same_name(&c.name, name));
+    let mut inputs = vec![];
+    let mut values = vec![];
+    for (i, p) in def.inputs.iter().enumerate() {
+        let c = take(&p.name)?;
+        inputs.push(CaseTensor {
+            shape: c.shape.clone(),
+            dtype: c.dtype,
+        });
+        if let Some(v) = &c.values {
+            values.push((i, v.clone()));
+        }
+    }
+    // outputs only when every one is named (the manifest takes them by position)
+    let outputs = def
+        .outputs
+        .iter()
+        .map(|p| {
+            take(&p.name).map(|c| CaseTensor {
+                shape: c.shape.clone(),
+                dtype: c.dtype,
+            })
+        })
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default();
+    let test = Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Some(TilingCase {
+        kind: CaseKind::Example,
+        op_type: def.op_type.clone(),
+        file: file.to_string(),
+        line: first_line.unwrap_or(1),
+        test,
+        inputs,
+        outputs,
+        attrs: attrs(text, def),
+        values,
+    })
+}
+
+/// Whether the example's variable `var` names the OpDef parameter `param`: equal without case and
+/// underscores, after dropping an `Optional`, `Out`, `Tensor` or `Ref` suffix (`x2Optional` is `x2`,
+/// `yOut` is `y`).
+fn same_name(var: &str, param: &str) -> bool {
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let (var, param) = (norm(var), norm(param));
+    if var == param {
+        return true;
+    }
+    ["optional", "out", "tensor", "ref"]
+        .iter()
+        .any(|s| var.strip_suffix(s).is_some_and(|v| v == param))
+}
+
+/// The dims of the `std::vector<int64_t> NAME = {..};` the example declares: integers, or products of
+/// integers and declared names.
+fn shape_of(text: &str, name: &str) -> Option<Vec<u64>> {
+    let decl = declared(text, name)?;
+    let inner = braced(decl.trim_start_matches('(').trim_end_matches(')'))?;
+    split_top(inner)
+        .iter()
+        .map(|d| {
+            d.split('*')
+                .map(|f| factor(f, text))
+                .product::<Option<u64>>()
+        })
+        .collect()
+}
+
+/// `std::vector<T> NAME = {v, ...};` with `elems` integers, or `NAME(elems, v)`: the data as a
+/// manifest `values` list.
+fn integer_data(text: &str, name: &str, elems: u64) -> Option<String> {
+    let decl = declared(text, name)?;
+    let list: Vec<i64> = if let Some(items) = braced(decl) {
+        split_top(items)
+            .iter()
+            .map(|v| v.trim().parse::<i64>().ok())
+            .collect::<Option<Vec<_>>>()?
+    } else {
+        let args = split_top(decl.strip_prefix('(')?.strip_suffix(')')?);
+        let [n, v] = args.as_slice() else {
+            return None;
+        };
+        let n = factor(n, text)?;
+        let v: i64 = v.trim().parse().ok()?;
+        vec![v; n.min(elems + 1) as usize]
+    };
+    (list.len() as u64 == elems && elems > 0).then(|| {
+        format!(
+            "[{}]",
+            list.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// The attrs the example passes to `aclnn<Op>GetWorkspaceSize` as names it declares with a literal
+/// (`int64_t dropPadMode = 0;`), matched to the OpDef's attrs by name and written as its kind wants.
+fn attrs(text: &str, def: &OpDef) -> Vec<(String, String)> {
+    let Some(at) = text.find("GetWorkspaceSize(") else {
+        return vec![];
+    };
+    let open = at + "GetWorkspaceSize".len();
+    let Some(close) = matching(text, open) else {
+        return vec![];
+    };
+    let args = split_top(&text[open + 1..close]);
+    let mut out = vec![];
+    for a in &def.attrs {
+        let Some(arg) = args
+            .iter()
+            .map(|x| x.trim())
+            .find(|x| same_name(x, &a.name))
+        else {
+            continue;
+        };
+        let Some(v) = declared(text, arg).map(str::trim) else {
+            continue;
+        };
+        let v = v.trim_end_matches(['f', 'F', 'L', 'l']);
+        let value = match a.kind {
+            AttrKind::Int => v.parse::<i64>().ok().map(|x| x.to_string()),
+            AttrKind::Float => v.parse::<f64>().ok().map(|x| {
+                if x.fract() == 0.0 && x.abs() < 1e15 {
+                    format!("{x:.1}")
+                } else {
+                    format!("{x}")
+                }
+            }),
+            AttrKind::Bool => matches!(v, "true" | "false").then(|| v.to_string()),
+            AttrKind::String => v
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'))
+                .map(|s| format!("{s:?}")),
+            _ => None,
+        };
+        if let Some(value) = value {
+            out.push((a.name.clone(), value));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::opdef::{AttrDef, ParamDef};
+
+    fn param(name: &str, param_type: ParamType) -> ParamDef {
+        ParamDef {
+            name: name.to_string(),
+            param_type,
+            dtypes: vec![],
+            formats: vec![],
+            value_depend: false,
+        }
+    }
+
+    // Written for this test in the shape of an aclnn example (not copied from a repository).
+    const EXAMPLE: &str = r#"
+int main() {
+  int64_t rows = 3;
+  std::vector<int64_t> expandedXShape = {rows * 2, 4};
+  std::vector<int64_t> rowIdxShape = {rows * 2};
+  std::vector<int64_t> scalesOptionalShape = {3, 2};
+  std::vector<int64_t> outShape = {3, 4};
+  std::vector<float> expandedXHostData(24, 1.0f);
+  std::vector<int32_t> rowIdxHostData = {2, 1, 4, 3, 0, 5};
+  std::vector<float> scalesHostData = {1.3, 1.6, 1.2, 1.8, 1.2, 2.3};
+  std::vector<float> outHostData(12, 0);
+  int64_t dropPadMode = 1;
+  ret = CreateAclTensor(expandedXHostData, expandedXShape, &expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX);
+  ret = CreateAclTensor(rowIdxHostData, rowIdxShape, &rowIdxAddr, aclDataType::ACL_INT32, &rowIdx);
+  ret = CreateAclTensor(scalesHostData, scalesOptionalShape, &sAddr, aclDataType::ACL_FLOAT, &scalesOptional);
+  ret = CreateAclTensor(outHostData, outShape, &outAddr, aclDataType::ACL_FLOAT16, &out);
+  ret = aclnnWidgetGetWorkspaceSize(expandedX, rowIdx, scalesOptional, dropPadMode, out, &ws, &executor);
+}
+"#;
+
+    fn widget(inputs: &[(&str, ParamType)]) -> OpDef {
+        OpDef {
+            op_type: "Widget".to_string(),
+            inputs: inputs.iter().map(|(n, t)| param(n, *t)).collect(),
+            outputs: vec![param("y", ParamType::Required)],
+            attrs: vec![AttrDef {
+                name: "drop_pad_mode".to_string(),
+                required: false,
+                kind: AttrKind::Int,
+                default: None,
+            }],
+            socs: vec![],
+        }
+    }
+
+    #[test]
+    fn an_example_gives_shapes_dtypes_integer_data_and_attrs_in_opdef_order() {
+        let def = widget(&[
+            ("row_idx", ParamType::Required),
+            ("expanded_x", ParamType::Required),
+            ("scales", ParamType::Optional),
+        ]);
+        let c = read(EXAMPLE, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(c.kind, CaseKind::Example);
+        assert_eq!(c.test, "test_aclnn_widget");
+        assert_eq!(
+            c.inputs,
+            vec![
+                CaseTensor {
+                    shape: vec![6],
+                    dtype: Some(DType::Int32)
+                },
+                CaseTensor {
+                    shape: vec![6, 4],
+                    dtype: Some(DType::Float16)
+                },
+                CaseTensor {
+                    shape: vec![3, 2],
+                    dtype: Some(DType::Float32)
+                },
+            ]
+        );
+        // integer data only (the float data stays the manifest's range)
+        assert_eq!(c.values, vec![(0, "[2, 1, 4, 3, 0, 5]".to_string())]);
+        assert_eq!(
+            c.attrs,
+            vec![("drop_pad_mode".to_string(), "1".to_string())]
+        );
+        // `out` does not name `y`: no outputs, InferShape gives them
+        assert!(c.outputs.is_empty());
+    }
+
+    #[test]
+    fn an_example_missing_an_input_gives_no_case() {
+        let def = widget(&[
+            ("row_idx", ParamType::Required),
+            ("expert_idx", ParamType::Required),
+        ]);
+        assert!(read(EXAMPLE, "examples/test_aclnn_widget.cpp", &def).is_none());
+    }
+}
