@@ -5467,3 +5467,89 @@ extern "C" void twin_launch(uint8_t **a) { before(a[0], a[1]); }
         assert!(err.contains(want), "{prog}: {err}");
     }
 }
+
+/// Reg::ShiftLefts / ShiftRights (asc-devkit docs/api/context/ShiftLefts.md, asc_shiftleft_scalar.md): a
+/// twin gap that stopped ops-nn's bn3d_training_reduce at its build. Left is logical with the lanes the
+/// mask leaves out zeroed; right is arithmetic on a signed register and logical on an unsigned one. The
+/// reference is computed here.
+#[test]
+fn reg_shift_by_a_scalar_is_logical_left_and_signed_or_unsigned_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void shifts(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<int32_t> xg, yg;
+    xg.SetGlobalBuffer((__gm__ int32_t *)x, 64);
+    yg.SetGlobalBuffer((__gm__ int32_t *)y, 192);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<int32_t> t = b.Get<int32_t>();
+    DataCopy(t, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    __ubuf__ int32_t *u = (__ubuf__ int32_t *)(uintptr_t)t.GetPhyAddr();
+    Reg::RegTensor<int32_t> r, l, s;
+    Reg::RegTensor<uint32_t> ru, su;
+    Reg::LoadAlign(r, u);
+    Reg::LoadAlign(ru, (__ubuf__ uint32_t *)u);
+    uint32_t forty = 40;
+    Reg::MaskReg m40 = Reg::UpdateMask<int32_t>(forty);
+    Reg::MaskReg all = Reg::CreateMask<int32_t>();
+    Reg::ShiftLefts(l, r, (int16_t)3, m40);
+    Reg::ShiftRights(s, r, (int16_t)2, all);
+    Reg::ShiftRights(su, ru, (int16_t)2, all);
+    Reg::StoreAlign(u + 64, l, all);
+    Reg::StoreAlign(u + 128, s, all);
+    Reg::StoreAlign((__ubuf__ uint32_t *)(u + 192), su, all);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t[64], 192);
+}
+extern "C" void twin_launch(uint8_t **a) { shifts(a[0], a[1]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w"])
+        .arg("-I")
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("shifts"));
+    run_ok(&mut cc, "building the shift kernel");
+    let x: Vec<i32> = (0..64).map(|i| i * 37_000_001 - 1_000_000_000).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), &bytes).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput x {x} 256\noutput y {y} 768\n",
+            t = w.join("tiling.bin").display(),
+            x = w.join("x.bin").display(),
+            y = w.join("y.bin").display(),
+        ),
+    )
+    .unwrap();
+    run_ok(
+        Command::new(w.join("shifts")).arg(w.join("run.txt")),
+        "the shift kernel",
+    );
+    let y: Vec<i32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut want: Vec<i32> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| if i < 40 { ((v as u32) << 3) as i32 } else { 0 })
+        .collect();
+    want.extend(x.iter().map(|&v| v >> 2));
+    want.extend(x.iter().map(|&v| ((v as u32) >> 2) as i32));
+    assert_eq!(y, want);
+}

@@ -274,6 +274,35 @@ TWIN_REG_SCALAR(Maxs, (a > s ? a : s))
 TWIN_REG_SCALAR(Mins, (a < s ? a : s))
 #undef TWIN_REG_SCALAR
 
+// ShiftLefts / ShiftRights (asc-devkit docs/api/context/ShiftLefts.md; the C API's asc_shiftleft_scalar.md):
+// each active lane of an integer register shifted by the scalar count (not negative). Left is logical,
+// the low bits filled with 0; right is logical for an unsigned type and arithmetic for a signed one. A
+// count of the lane's width or more leaves 0 (-1 for a negative lane shifted right). Lanes the mask
+// leaves out are zeroed (kept under MERGING). ops-nn's bn3d_training_reduce clears a tail's lanes with
+// ShiftLefts(x, x, 0, preg).
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E, class S>
+inline void ShiftLefts(RegTensor<E> &dst, RegTensor<E> &src, S scalar, MaskReg &mask, TWIN_LOC) {
+    static_assert(std::is_integral<E>::value, "ShiftLefts takes integer registers");
+    using U = typename std::make_unsigned<E>::type;
+    const uint64_t n = (uint64_t)(int64_t)scalar;
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) {
+        const U a = (U)src.get(i);
+        twin_reg::put<E, mode>(dst, mask, i, (E)(n >= sizeof(E) * 8 ? U(0) : (U)(a << n)));
+    }
+    twin_reg::trace<E>("RegShiftLefts", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E, class S>
+inline void ShiftRights(RegTensor<E> &dst, RegTensor<E> &src, S scalar, MaskReg &mask, TWIN_LOC) {
+    static_assert(std::is_integral<E>::value, "ShiftRights takes integer registers");
+    const uint64_t n = (uint64_t)(int64_t)scalar;
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) {
+        const E a = src.get(i);
+        const E r = n >= sizeof(E) * 8 ? (a < E(0) ? E(-1) : E(0)) : (E)(a >> n);
+        twin_reg::put<E, mode>(dst, mask, i, r);
+    }
+    twin_reg::trace<E>("RegShiftRights", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+
 #define TWIN_REG_UNARY(NAME, EXPR)                                                                                     \
     template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>                           \
     inline void NAME(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC) {                                 \
