@@ -5553,3 +5553,69 @@ extern "C" void twin_launch(uint8_t **a) { shifts(a[0], a[1]); }
     want.extend(x.iter().map(|&v| ((v as u32) >> 2) as i32));
     assert_eq!(y, want);
 }
+
+/// TBuf::Get(len) past the buffer's InitBuffer length: the docs ask for no more, the device does not
+/// check, and the tensor runs on into the UB after the buffer (ops-nn group_norm_swish_grad takes a
+/// group's length from a one-channel buffer; the twin stopped it). Here too, with a warning: 32 floats
+/// written through a 64-byte buffer land in the buffer placed after it.
+#[test]
+fn a_tbuf_get_past_its_buffer_runs_into_the_next_buffer_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void past(GM_ADDR y) {
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 16);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a, b;
+    pipe.InitBuffer(a, 64);
+    pipe.InitBuffer(b, 64);
+    LocalTensor<float> wide = a.Get<float>(32);
+    Duplicate(wide, 3.0f, 32);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, b.Get<float>(), 16);
+}
+extern "C" void twin_launch(uint8_t **a) { past(a[0]); }
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w"])
+        .arg("-I")
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join("past"));
+    run_ok(&mut cc, "building the TBuf kernel");
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\noutput y {y} 64\n",
+            t = w.join("tiling.bin").display(),
+            y = w.join("y.bin").display(),
+        ),
+    )
+    .unwrap();
+    let out = Command::new(w.join("past"))
+        .arg(w.join("run.txt"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("TBuf::Get: 32 elements (128 bytes) exceed the buffer of 64 bytes"),
+        "{err}"
+    );
+    let y: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(y, vec![3.0; 16]);
+}
