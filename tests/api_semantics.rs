@@ -54,6 +54,38 @@ fn run_ok(cmd: &mut Command, what: &str) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
+/// Builds `w/launch.cpp` (with `defs`, e.g. `-DX=1`) against the twin's kernel headers and runtime into
+/// the program `w/name`.
+fn build_launch(w: &Path, name: &str, defs: &[&str]) {
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-O0", "-w"])
+        .args(defs)
+        .arg("-I")
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join(name));
+    run_ok(&mut cc, &format!("building {name}"));
+}
+
+/// Writes `w/run.txt`, the run of a one-block kernel program with an empty tiling: `tensors` are its
+/// `input NAME FILE BYTES` / `output NAME FILE BYTES` lines, files named relative to `w`.
+fn write_run(w: &Path, tensors: &[(&str, &str, &str, usize)]) {
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let mut run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\n",
+        w.join("tiling.bin").display()
+    );
+    for (kind, name, file, bytes) in tensors {
+        run.push_str(&format!(
+            "{kind} {name} {} {bytes}\n",
+            w.join(file).display()
+        ));
+    }
+    std::fs::write(w.join("run.txt"), run).unwrap();
+}
+
 /// Mixed magnitudes, so the order of additions shows in the last bits.
 /// Compiles a host program against the twin's host headers beside its source, runs it, and returns
 /// its output after checking it exited 0.
@@ -1211,22 +1243,10 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
 "#,
     )
     .unwrap();
-    let twin = twin_dir();
-    let build = |name: &str, defs: &[&str]| {
-        let mut cc = Command::new(compiler());
-        cc.args(["-std=c++17", "-O0", "-w"])
-            .args(defs)
-            .arg("-I")
-            .arg(twin.join("include/kernel"))
-            .arg(w.join("launch.cpp"));
-        cc.args(kernel_runtime_sources(&twin));
-        cc.arg("-o").arg(w.join(name));
-        run_ok(&mut cc, "building the UB-top kernel");
-    };
-    build("fits", &["-DOFFSET=0"]);
-    build("over", &["-DOFFSET=32"]);
-    build("carve_all", &["-DOFFSET=0", "-DCARVE=32"]);
-    build("carve", &["-DOFFSET=0", "-DCARVE=64"]);
+    build_launch(w, "fits", &["-DOFFSET=0"]);
+    build_launch(w, "over", &["-DOFFSET=32"]);
+    build_launch(w, "carve_all", &["-DOFFSET=0", "-DCARVE=32"]);
+    build_launch(w, "carve", &["-DOFFSET=0", "-DCARVE=64"]);
     let x: Vec<u8> = (0..256u32).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(w.join("x.bin"), &x).unwrap();
     std::fs::write(w.join("tiling.bin"), b"").unwrap();
@@ -5417,35 +5437,16 @@ extern "C" void twin_launch(uint8_t **a) { before(a[0], a[1]); }
 "#,
     )
     .unwrap();
-    let twin = twin_dir();
-    let build = |name: &str, defs: &[&str]| {
-        let mut cc = Command::new(compiler());
-        cc.args(["-std=c++17", "-O0", "-w"])
-            .args(defs)
-            .arg("-I")
-            .arg(twin.join("include/kernel"))
-            .arg(w.join("launch.cpp"));
-        cc.args(kernel_runtime_sources(&twin));
-        cc.arg("-o").arg(w.join(name));
-        run_ok(&mut cc, "building the read-before kernel");
-    };
-    build("two", &["-DBACK=2"]);
-    build("sixteen", &["-DBACK=16"]);
-    build("write", &["-DBACK=0", "-DWRITE_BEFORE"]);
+    build_launch(w, "two", &["-DBACK=2"]);
+    build_launch(w, "sixteen", &["-DBACK=16"]);
+    build_launch(w, "write", &["-DBACK=0", "-DWRITE_BEFORE"]);
     let x: Vec<f32> = (0..64).map(|i| 1.5 + i as f32).collect();
     let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(w.join("x.bin"), &bytes).unwrap();
-    std::fs::write(w.join("tiling.bin"), b"").unwrap();
-    std::fs::write(
-        w.join("run.txt"),
-        format!(
-            "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput x {x} 256\noutput y {y} 256\n",
-            t = w.join("tiling.bin").display(),
-            x = w.join("x.bin").display(),
-            y = w.join("y.bin").display(),
-        ),
-    )
-    .unwrap();
+    write_run(
+        w,
+        &[("input", "x", "x.bin", 256), ("output", "y", "y.bin", 256)],
+    );
     run_ok(
         Command::new(w.join("two")).arg(w.join("run.txt")),
         "the kernel reading 8 B before x",
@@ -5512,29 +5513,14 @@ extern "C" void twin_launch(uint8_t **a) { shifts(a[0], a[1]); }
 "#,
     )
     .unwrap();
-    let twin = twin_dir();
-    let mut cc = Command::new(compiler());
-    cc.args(["-std=c++17", "-O0", "-w"])
-        .arg("-I")
-        .arg(twin.join("include/kernel"))
-        .arg(w.join("launch.cpp"));
-    cc.args(kernel_runtime_sources(&twin));
-    cc.arg("-o").arg(w.join("shifts"));
-    run_ok(&mut cc, "building the shift kernel");
+    build_launch(w, "shifts", &[]);
     let x: Vec<i32> = (0..64).map(|i| i * 37_000_001 - 1_000_000_000).collect();
     let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(w.join("x.bin"), &bytes).unwrap();
-    std::fs::write(w.join("tiling.bin"), b"").unwrap();
-    std::fs::write(
-        w.join("run.txt"),
-        format!(
-            "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput x {x} 256\noutput y {y} 768\n",
-            t = w.join("tiling.bin").display(),
-            x = w.join("x.bin").display(),
-            y = w.join("y.bin").display(),
-        ),
-    )
-    .unwrap();
+    write_run(
+        w,
+        &[("input", "x", "x.bin", 256), ("output", "y", "y.bin", 768)],
+    );
     run_ok(
         Command::new(w.join("shifts")).arg(w.join("run.txt")),
         "the shift kernel",
@@ -5583,25 +5569,8 @@ extern "C" void twin_launch(uint8_t **a) { past(a[0]); }
 "#,
     )
     .unwrap();
-    let twin = twin_dir();
-    let mut cc = Command::new(compiler());
-    cc.args(["-std=c++17", "-O0", "-w"])
-        .arg("-I")
-        .arg(twin.join("include/kernel"))
-        .arg(w.join("launch.cpp"));
-    cc.args(kernel_runtime_sources(&twin));
-    cc.arg("-o").arg(w.join("past"));
-    run_ok(&mut cc, "building the TBuf kernel");
-    std::fs::write(w.join("tiling.bin"), b"").unwrap();
-    std::fs::write(
-        w.join("run.txt"),
-        format!(
-            "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\noutput y {y} 64\n",
-            t = w.join("tiling.bin").display(),
-            y = w.join("y.bin").display(),
-        ),
-    )
-    .unwrap();
+    build_launch(w, "past", &[]);
+    write_run(w, &[("output", "y", "y.bin", 64)]);
     let out = Command::new(w.join("past"))
         .arg(w.join("run.txt"))
         .output()

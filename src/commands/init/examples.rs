@@ -13,7 +13,7 @@
 // tiling run or which case init keeps.
 
 use super::tiling_tests::{
-    CaseKind, CaseTensor, TilingCase, braced, declared, factor, line_of, matching, split_top,
+    CaseKind, CaseTensor, TilingCase, braced, declared, dims, line_of, matching, split_top,
     without_comments,
 };
 use crate::manifest::DType;
@@ -170,15 +170,10 @@ fn same_name(var: &str, param: &str) -> bool {
 /// integers and declared names.
 fn shape_of(text: &str, name: &str) -> Option<Vec<u64>> {
     let decl = declared(text, name)?;
-    let inner = braced(decl.trim_start_matches('(').trim_end_matches(')'))?;
-    split_top(inner)
-        .iter()
-        .map(|d| {
-            d.split('*')
-                .map(|f| factor(f, text))
-                .product::<Option<u64>>()
-        })
-        .collect()
+    dims(
+        braced(decl.trim_start_matches('(').trim_end_matches(')'))?,
+        text,
+    )
 }
 
 /// `std::vector<T> NAME = {v, ...};` with `elems` integers, or `NAME(elems, v)`: the data as a
@@ -195,7 +190,7 @@ fn integer_data(text: &str, name: &str, elems: u64) -> Option<String> {
         let [n, v] = args.as_slice() else {
             return None;
         };
-        let n = factor(n, text)?;
+        let n = *dims(n, text)?.first()?;
         let v: i64 = v.trim().parse().ok()?;
         vec![v; n.min(elems + 1) as usize]
     };

@@ -297,7 +297,7 @@ fn const_inputs(body: &str) -> Vec<(usize, String)> {
 
 /// One factor of a dimension: an integer literal, or a name `body` declares with one
 /// (`int64_t tokenNum = 4096;`).
-pub(super) fn factor(f: &str, body: &str) -> Option<u64> {
+fn factor(f: &str, body: &str) -> Option<u64> {
     let f = f.trim();
     f.parse::<u64>().ok().or_else(|| {
         f.chars()
@@ -325,7 +325,13 @@ fn storage_shape(body: &str, name: &str) -> Option<Vec<u64>> {
 fn origin_shape(pair: &str, body: &str) -> Option<Vec<u64>> {
     let pair = split_top(pair);
     let origin = pair.get(1).or(pair.first())?;
-    split_top(braced(origin)?)
+    dims(braced(origin)?, body)
+}
+
+/// The dims of a brace list's contents (`4096 * 3, tokenNum * topk`): integers, or products of integers
+/// and names `body` declares with one.
+pub(super) fn dims(list: &str, body: &str) -> Option<Vec<u64>> {
+    split_top(list)
         .iter()
         .map(|d| {
             d.split('*')
