@@ -105,11 +105,24 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             values,
         });
     }
+    // By name, else by position: the tensors and nulls `aclnn<Op>GetWorkspaceSize` takes, in order,
+    // when they are as many as the OpDef's inputs and outputs (its layer keeps the OpDef's order;
+    // moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`).
+    let slots = workspace_call(text).map(|args| {
+        args.into_iter()
+            .filter(|a| *a == "nullptr" || created.iter().any(|c| c.name == *a))
+            .collect::<Vec<_>>()
+    });
+    let slots = slots.filter(|s| s.len() == def.inputs.len() + def.outputs.len());
+    let by_position = |k: usize| {
+        let slot = slots.as_ref()?.get(k)?;
+        created.iter().find(|c| c.name == *slot)
+    };
     let take = |name: &str| created.iter().find(|c| same_name(&c.name, name));
     let mut inputs = vec![];
     let mut values = vec![];
     for (i, p) in def.inputs.iter().enumerate() {
-        let c = take(&p.name)?;
+        let c = take(&p.name).or_else(|| by_position(i))?;
         inputs.push(CaseTensor {
             shape: c.shape.clone(),
             dtype: c.dtype,
@@ -122,8 +135,11 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
     let outputs = def
         .outputs
         .iter()
-        .map(|p| {
-            take(&p.name).map(|c| CaseTensor {
+        .enumerate()
+        .map(|(k, p)| {
+            take(&p.name)
+                .or_else(|| by_position(def.inputs.len() + k))
+                .map(|c| CaseTensor {
                 shape: c.shape.clone(),
                 dtype: c.dtype,
             })
@@ -205,17 +221,24 @@ fn integer_data(text: &str, name: &str, elems: u64) -> Option<String> {
     })
 }
 
+/// The arguments of the example's `aclnn<Op>GetWorkspaceSize(...)` call, trimmed.
+fn workspace_call(text: &str) -> Option<Vec<&str>> {
+    let open = text.find("GetWorkspaceSize(")? + "GetWorkspaceSize".len();
+    let close = matching(text, open)?;
+    Some(
+        split_top(&text[open + 1..close])
+            .into_iter()
+            .map(str::trim)
+            .collect(),
+    )
+}
+
 /// The attrs the example passes to `aclnn<Op>GetWorkspaceSize` as names it declares with a literal
 /// (`int64_t dropPadMode = 0;`), matched to the OpDef's attrs by name and written as its kind wants.
 fn attrs(text: &str, def: &OpDef) -> Vec<(String, String)> {
-    let Some(at) = text.find("GetWorkspaceSize(") else {
+    let Some(args) = workspace_call(text) else {
         return vec![];
     };
-    let open = at + "GetWorkspaceSize".len();
-    let Some(close) = matching(text, open) else {
-        return vec![];
-    };
-    let args = split_top(&text[open + 1..close]);
     let mut out = vec![];
     for a in &def.attrs {
         let Some(arg) = args
@@ -336,8 +359,45 @@ int main() {
             c.attrs,
             vec![("drop_pad_mode".to_string(), "1".to_string())]
         );
-        // `out` does not name `y`: no outputs, InferShape gives them
-        assert!(c.outputs.is_empty());
+        // `out` does not name `y`: taken by its place in the GetWorkspaceSize call
+        assert_eq!(
+            c.outputs,
+            vec![CaseTensor {
+                shape: vec![3, 4],
+                dtype: Some(DType::Float16)
+            }]
+        );
+    }
+
+    /// ops-transformer's moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`:
+    /// when names do not match, the GetWorkspaceSize call's tensors and nulls are taken in the OpDef's
+    /// order; a null where an input is due gives no case (the manifest cannot leave an input out).
+    #[test]
+    fn an_example_whose_names_differ_is_read_by_the_calls_order() {
+        let text = r#"
+  std::vector<int64_t> xShape = {3, 4};
+  std::vector<int64_t> idxShape = {3, 2};
+  std::vector<int64_t> outShape = {6, 4};
+  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_BF16, &x);
+  ret = CreateAclTensor(idxHostData, idxShape, &iAddr, aclDataType::ACL_BOOL, &indices);
+  ret = CreateAclTensor(outHostData, outShape, &oAddr, aclDataType::ACL_BF16, &expandedXOut);
+  ret = aclnnPermuteGetWorkspaceSize(x, indices, numTokenOut, expandedXOut, &ws, &executor);
+"#;
+        let mut def = widget(&[
+            ("tokens", ParamType::Required),
+            ("routing_map", ParamType::Required),
+        ]);
+        def.outputs = vec![param("permuted", ParamType::Required)];
+        let c = read(text, "examples/test_aclnn_permute.cpp", &def).expect("a case");
+        assert_eq!(
+            c.inputs.iter().map(|t| t.shape.clone()).collect::<Vec<_>>(),
+            vec![vec![3, 4], vec![3, 2]]
+        );
+        assert_eq!(c.inputs[1].dtype, Some(DType::Bool));
+        assert_eq!(c.outputs[0].shape, vec![6, 4]);
+        let nulled = text.replace("(x, indices,", "(x, nullptr, indices,");
+        def.inputs.push(param("probs", ParamType::Optional));
+        assert!(read(&nulled, "examples/test_aclnn_permute.cpp", &def).is_none());
     }
 
     #[test]
