@@ -112,6 +112,11 @@ def rounded(np, ref, dtype):
     return np.asarray(ref, dtype=np.float64)
 
 
+def present_inputs(op):
+    """The manifest's inputs but those marked `absent` (an optional input the call leaves out)."""
+    return [t for t in op.get("input", []) if not t.get("absent")]
+
+
 def dims(t):
     """A manifest tensor's shape; a tensor list (`list = N`) is its N tensors stacked."""
     return ([t["list"]] if "list" in t else []) + list(t["shape"])
@@ -133,7 +138,7 @@ def matching_inputs(np, folder, op):
     size["bfloat16"] = 2
 
     def fits(d):
-        for t in op.get("input", []):
+        for t in present_inputs(op):
             n = 1
             for x in dims(t):
                 n *= x
@@ -224,7 +229,7 @@ def numpy_check(folder, expression):
     data = matching_inputs(np, folder, op)
     run = newest(os.path.join(folder, "target/ascend-tune/runs/*/"))
     names = {"np": np, "__builtins__": __builtins__}
-    for t in op.get("input", []):
+    for t in present_inputs(op):
         arr = load(np, os.path.join(data, t["name"] + ".bin"), t["dtype"], dims(t))
         names[t["name"]] = arr.astype(np.float64) if arr.dtype.kind == "f" else arr
     for a in op.get("attr", []):

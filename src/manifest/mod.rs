@@ -382,6 +382,8 @@ pub struct OpSpec {
     /// link error. `init` sets it when its search for the defining sources finds none.
     pub stub_undefined: bool,
     pub inputs: Vec<TensorSpec>,
+    /// Optional inputs the call leaves out (`absent = true`), each with where it sits among `inputs`.
+    pub absent: Vec<AbsentInput>,
     pub outputs: Vec<TensorSpec>,
     pub attrs: Vec<AttrSpec>,
     pub constraints: Vec<ConstraintSpec>,
@@ -511,7 +513,16 @@ impl OpSpec {
     /// The shape key of the lockfile: inputs and outputs with dtypes and shapes, in order, each by its
     /// `key` (so an output named like an input reads `<name>_ref`).
     pub fn shape_key(&self) -> String {
-        Self::shape_key_of(&self.inputs, &self.outputs)
+        let key = Self::shape_key_of(&self.inputs, &self.outputs);
+        if self.absent.is_empty() {
+            return key;
+        }
+        let absent: Vec<String> = self
+            .absent
+            .iter()
+            .map(|a| format!("{}:absent", a.name))
+            .collect();
+        format!("{key} {}", absent.join(" "))
     }
 
     fn shape_key_of(inputs: &[TensorSpec], outputs: &[TensorSpec]) -> String {
@@ -530,6 +541,18 @@ impl OpSpec {
             .collect::<Vec<_>>()
             .join(" ")
     }
+}
+
+/// An optional OpDef input the call leaves out (`[[op.input]]` with `absent = true`; ops-transformer's MoE
+/// examples pass `nullptr` for `probs`). The kernel gets a null address in its place; the tiling sees no
+/// tensor for it (`GetOptionalInputShape` gives null).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbsentInput {
+    /// How many of the op's (present) inputs come before it.
+    pub position: usize,
+    pub name: String,
+    /// For the kernel's `DTYPE_<NAME>` macro (the OpDef's; float16 when the manifest gives none).
+    pub dtype: DType,
 }
 
 #[derive(Debug, Clone)]
@@ -875,18 +898,42 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     "use the name the op json gives the tensor",
                 ));
             }
-            let dtype = DType::parse(t.dtype.get_ref()).ok_or_else(|| {
+            if let Some(a) = &t.absent {
+                return Err(err(
+                    span(a),
+                    format!("output `{}` is marked `absent`", t.name.get_ref()),
+                    "only an optional input may be left out; remove `absent` from the output",
+                ));
+            }
+            let missing = |what: &str, example: &str| {
                 err(
-                    span(&t.dtype),
-                    format!("unknown dtype `{}`", t.dtype.get_ref()),
+                    span(&t.name),
+                    format!("tensor `{}` has no `{what}`", t.name.get_ref()),
+                    &format!(
+                        "give it, e.g. {what} = {example}, or `absent = true` for an optional input the call leaves out"
+                    ),
+                )
+            };
+            let t_dtype = t
+                .dtype
+                .as_ref()
+                .ok_or_else(|| missing("dtype", "\"float16\""))?;
+            let t_shape = t
+                .shape
+                .as_ref()
+                .ok_or_else(|| missing("shape", "[48, 16384]"))?;
+            let dtype = DType::parse(t_dtype.get_ref()).ok_or_else(|| {
+                err(
+                    span(t_dtype),
+                    format!("unknown dtype `{}`", t_dtype.get_ref()),
                     &format!("use one of: {}", DType::all_names()),
                 )
             })?;
-            let dims = t.shape.get_ref();
+            let dims = t_shape.get_ref();
             // `shape = []` is a scalar (one element, rank 0), as value-dependent inputs often are.
             if dims.iter().any(|&d| d <= 0) {
                 return Err(err(
-                    span(&t.shape),
+                    span(t_shape),
                     format!("shape {dims:?} of `{}` is impossible", t.name.get_ref()),
                     "give every dimension as a positive integer, e.g. [48, 16384], or [] for a scalar",
                 ));
@@ -899,7 +946,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 .is_none_or(|b| b > MAX_BYTES)
             {
                 return Err(err(
-                    span(&t.shape),
+                    span(t_shape),
                     format!(
                         "shape {dims:?} of `{}` is larger than 4 GiB",
                         t.name.get_ref()
@@ -999,19 +1046,51 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 }
             }
         }
-        let input_names: Vec<String> = op
-            .input
+        // Optional inputs the call leaves out (`absent = true`): where they sit among the inputs, for
+        // the kernel's null address; the tiling sees no tensor (templates/twin/src/host_main.cpp).
+        let mut absent = vec![];
+        let mut present = vec![];
+        for t in op.input {
+            let Some(a) = t.get_ref().absent.as_ref().filter(|a| *a.get_ref()) else {
+                present.push(t);
+                continue;
+            };
+            let w = t.get_ref();
+            if let Some(extra) = w.shape.as_ref().map(span).or(w.values.as_ref().map(span)) {
+                return Err(err(
+                    extra,
+                    format!("absent input `{}` has a shape or data", w.name.get_ref()),
+                    "an absent input has neither: remove `absent = true`, or its shape and values",
+                ));
+            }
+            let dtype = match &w.dtype {
+                None => DType::Float16,
+                Some(d) => DType::parse(d.get_ref()).ok_or_else(|| {
+                    err(
+                        span(d),
+                        format!("unknown dtype `{}`", d.get_ref()),
+                        &format!("use one of: {}", DType::all_names()),
+                    )
+                })?,
+            };
+            let _ = a;
+            absent.push(AbsentInput {
+                position: present.len(),
+                name: w.name.get_ref().clone(),
+                dtype,
+            });
+        }
+        let op_input = present;
+        let input_names: Vec<String> = op_input
             .iter()
             .map(|t| t.get_ref().name.get_ref().to_ascii_uppercase())
             .collect();
-        let name_spans: Vec<Range<usize>> = op
-            .input
+        let name_spans: Vec<Range<usize>> = op_input
             .iter()
             .chain(op.output.iter())
             .map(|t| span(&t.get_ref().name))
             .collect();
-        let (inputs, input_files): (Vec<_>, Vec<_>) = op
-            .input
+        let (inputs, input_files): (Vec<_>, Vec<_>) = op_input
             .into_iter()
             .map(|t| tensor(t, true))
             .collect::<Result<Vec<_>, _>>()?
@@ -1531,6 +1610,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             tiling_header,
             stub_undefined: op.stub_undefined.is_some_and(|s| s.into_inner()),
             inputs,
+            absent,
             outputs,
             attrs,
             constraints,

@@ -97,8 +97,12 @@ pub struct ShapeCase {
 #[serde(deny_unknown_fields)]
 pub struct Tensor {
     pub name: Spanned<String>,
-    pub dtype: Spanned<String>,
-    pub shape: Spanned<Vec<i64>>,
+    /// Required unless `absent`.
+    pub dtype: Option<Spanned<String>>,
+    pub shape: Option<Spanned<Vec<i64>>>,
+    /// An optional input the call leaves out (inputs only): the kernel gets a null address for it and
+    /// the tiling sees no tensor.
+    pub absent: Option<Spanned<bool>>,
     pub range: Option<Spanned<Vec<f64>>>,
     pub values: Option<Spanned<Vec<f64>>>,
     pub file: Option<Spanned<String>>,

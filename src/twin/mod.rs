@@ -928,6 +928,7 @@ impl Twin {
                 .zip(inputs)
                 .map(|(t, p)| protocol::RunTensor::of(t, p))
                 .collect(),
+            absent: &op.absent,
             outputs: op
                 .outputs
                 .iter()
@@ -1330,10 +1331,12 @@ fn defines(op: &OpSpec, side: &str) -> Vec<String> {
     if side == "kernel" {
         // kernel_operator.h then defines the DT_* / FORMAT_* numbers ORIG_DTYPE_* is compared with.
         d.push("-DTWIN_DTYPE_IDS".into());
-        for t in op.inputs.iter().chain(op.outputs.iter()) {
-            let upper = t.key.to_ascii_uppercase();
-            d.push(format!("-DDTYPE_{upper}={}", t.dtype.c_type()));
-            d.push(format!("-DORIG_DTYPE_{upper}={}", t.dtype.ge_name()));
+        let tensors = op.inputs.iter().chain(op.outputs.iter());
+        let absent = op.absent.iter().map(|a| (&a.name, a.dtype));
+        for (key, dtype) in tensors.map(|t| (&t.key, t.dtype)).chain(absent) {
+            let upper = key.to_ascii_uppercase();
+            d.push(format!("-DDTYPE_{upper}={}", dtype.c_type()));
+            d.push(format!("-DORIG_DTYPE_{upper}={}", dtype.ge_name()));
         }
     }
     d

@@ -1311,3 +1311,86 @@ fn init_takes_the_shapes_of_the_ops_own_example_when_the_tiling_refuses_its_gues
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
 }
+
+/// An optional input the call leaves out (`absent = true`): 30 of ops-transformer's 85 aclnn examples
+/// pass `nullptr` for one, and a manifest could not say so. Here add_custom takes an optional `bias`
+/// between x and y that its kernel skips when null and its tiling checks is absent: the kernel's
+/// arguments stay in place (y is still y), the tiling sees no tensor, and z is x + y. The manifest
+/// rejects `absent` on an output.
+#[test]
+fn an_absent_optional_input_is_a_null_kernel_argument_and_no_tiling_tensor() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    edit_add_custom_host(
+        p,
+        "        this->Input(\"y\")\n",
+        "        this->Input(\"bias\")\n            .ParamType(OPTIONAL)\n            .DataType({ge::DT_FLOAT16})\n            .Format({ge::FORMAT_ND});\n        this->Input(\"y\")\n",
+    );
+    edit_add_custom_host(
+        p,
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n",
+        "    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();\n    if (context->GetOptionalInputShape(1) != nullptr) { return ge::GRAPH_FAILED; }\n",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "void add_custom(GM_ADDR x, GM_ADDR y,",
+        "void add_custom(GM_ADDR x, GM_ADDR bias, GM_ADDR y,",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "    GET_TILING_DATA(tiling_data, tiling);\n",
+        "    if (bias != nullptr) { return; }\n    GET_TILING_DATA(tiling_data, tiling);\n",
+    );
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    let with_absent = manifest.replacen(
+        "[[op.input]]\nname = \"y\"",
+        "[[op.input]]\nname = \"bias\"\ndtype = \"float16\"\nabsent = true\n\n[[op.input]]\nname = \"y\"",
+        1,
+    );
+    assert_ne!(with_absent, manifest, "the fixture's manifest changed");
+    std::fs::write(p.join("ascend.toml"), &with_absent).unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-ascend-tune"))
+        .args(["ascend-tune", "run"])
+        .current_dir(p)
+        .env("ASCEND_TUNE_KEEP_RUNS", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{:?}", text(&run));
+    let work = p.join("target/ascend-tune");
+    let halves = |b: Vec<u8>| -> Vec<f32> {
+        b.chunks_exact(2)
+            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect()
+    };
+    let x = halves(crate::tensor_list::newest_file(&work.join("data"), "x.bin"));
+    let y = halves(crate::tensor_list::newest_file(&work.join("data"), "y.bin"));
+    let z = halves(crate::tensor_list::newest_file(
+        &work.join("runs"),
+        "z.out.bin",
+    ));
+    assert_eq!(z.len(), 48 * 16384);
+    for i in 0..z.len() {
+        let want = half::f16::from_f32(x[i] + y[i]).to_f32();
+        assert_eq!(z[i], want, "z[{i}]");
+    }
+    // an output cannot be absent
+    std::fs::write(
+        p.join("ascend.toml"),
+        with_absent.replacen(
+            "[[op.output]]\nname = \"z\"",
+            "[[op.output]]\nname = \"z\"\nabsent = true",
+            1,
+        ),
+    )
+    .unwrap();
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(!run.status.success());
+    assert!(
+        text(&run).1.contains("output `z` is marked `absent`"),
+        "{:?}",
+        text(&run)
+    );
+}

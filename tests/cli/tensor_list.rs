@@ -4,7 +4,7 @@
 
 use super::*;
 
-fn newest_file(dir: &Path, name: &str) -> Vec<u8> {
+pub fn newest_file(dir: &Path, name: &str) -> Vec<u8> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path().join(name))

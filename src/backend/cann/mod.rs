@@ -290,6 +290,15 @@ impl Backend for CannBackend {
         op: &OpSpec,
         sources: &SourceSet,
     ) -> std::result::Result<Artifact, TrialFailure> {
+        if let Some(a) = op.absent.first() {
+            return Err(TrialFailure::new(
+                crate::backend::FailureKind::Build,
+                format!(
+                    "input `{}` of op `{}` is `absent`: the cann backend cannot leave an input out yet (its aclnn caller passes every input); give it a shape in ascend.toml, or use the twin backend",
+                    a.name, op.name
+                ),
+            ));
+        }
         match &self.flow {
             Flow::KernelLaunch(f) => f.build(op, sources),
             Flow::CustomOp(f) => f.build(op, sources),

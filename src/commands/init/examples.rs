@@ -118,10 +118,21 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         let slot = slots.as_ref()?.get(k)?;
         created.iter().find(|c| c.name == *slot)
     };
+    let null_at = |k: usize| slots.as_ref().and_then(|s| s.get(k)) == Some(&"nullptr");
     let take = |name: &str| created.iter().find(|c| same_name(&c.name, name));
     let mut inputs = vec![];
     let mut values = vec![];
+    let mut absent = vec![];
     for (i, p) in def.inputs.iter().enumerate() {
+        // an optional input the call passes as null is left out
+        if p.param_type == ParamType::Optional && take(&p.name).is_none() && null_at(i) {
+            absent.push(i);
+            inputs.push(CaseTensor {
+                shape: vec![],
+                dtype: None,
+            });
+            continue;
+        }
         let c = take(&p.name).or_else(|| by_position(i))?;
         inputs.push(CaseTensor {
             shape: c.shape.clone(),
@@ -140,9 +151,9 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             take(&p.name)
                 .or_else(|| by_position(def.inputs.len() + k))
                 .map(|c| CaseTensor {
-                shape: c.shape.clone(),
-                dtype: c.dtype,
-            })
+                    shape: c.shape.clone(),
+                    dtype: c.dtype,
+                })
         })
         .collect::<Option<Vec<_>>>()
         .unwrap_or_default();
@@ -158,8 +169,9 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         test,
         inputs,
         outputs,
-        attrs: attrs(text, def),
+        attrs: attrs(text, def, &created),
         values,
+        absent,
     })
 }
 
@@ -234,18 +246,24 @@ fn workspace_call(text: &str) -> Option<Vec<&str>> {
 }
 
 /// The attrs the example passes to `aclnn<Op>GetWorkspaceSize` as names it declares with a literal
-/// (`int64_t dropPadMode = 0;`), matched to the OpDef's attrs by name and written as its kind wants.
-fn attrs(text: &str, def: &OpDef) -> Vec<(String, String)> {
+/// (`int64_t dropPadMode = 0;`), matched to the OpDef's attrs by name, else by place when the call's
+/// other arguments (not tensors `created`, not null, not `&out` pointers) are as many as the OpDef's
+/// attrs (moe_token_permute_with_routing_map passes `numTokenOut, padMode` for `num_out_tokens,
+/// drop_and_pad`), and written as its kind wants.
+fn attrs(text: &str, def: &OpDef, created: &[Created]) -> Vec<(String, String)> {
     let Some(args) = workspace_call(text) else {
         return vec![];
     };
+    let scalars: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "nullptr" && !a.starts_with('&') && !created.iter().any(|c| c.name == *a))
+        .collect();
+    let by_place = scalars.len() == def.attrs.len();
     let mut out = vec![];
-    for a in &def.attrs {
-        let Some(arg) = args
-            .iter()
-            .map(|x| x.trim())
-            .find(|x| same_name(x, &a.name))
-        else {
+    for (k, a) in def.attrs.iter().enumerate() {
+        let named = args.iter().copied().find(|x| same_name(x, &a.name));
+        let Some(arg) = named.or_else(|| by_place.then(|| scalars[k])) else {
             continue;
         };
         let Some(v) = declared(text, arg).map(str::trim) else {
@@ -371,13 +389,15 @@ int main() {
 
     /// ops-transformer's moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`:
     /// when names do not match, the GetWorkspaceSize call's tensors and nulls are taken in the OpDef's
-    /// order; a null where an input is due gives no case (the manifest cannot leave an input out).
+    /// order; a null where a required input is due gives no case, where an optional one is due it is
+    /// left out (`absent = true`).
     #[test]
     fn an_example_whose_names_differ_is_read_by_the_calls_order() {
         let text = r#"
   std::vector<int64_t> xShape = {3, 4};
   std::vector<int64_t> idxShape = {3, 2};
   std::vector<int64_t> outShape = {6, 4};
+  int64_t numTokenOut = 6;
   ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_BF16, &x);
   ret = CreateAclTensor(idxHostData, idxShape, &iAddr, aclDataType::ACL_BOOL, &indices);
   ret = CreateAclTensor(outHostData, outShape, &oAddr, aclDataType::ACL_BF16, &expandedXOut);
@@ -395,9 +415,19 @@ int main() {
         );
         assert_eq!(c.inputs[1].dtype, Some(DType::Bool));
         assert_eq!(c.outputs[0].shape, vec![6, 4]);
+        // `numTokenOut` is the one attr by its place
+        assert_eq!(
+            c.attrs,
+            vec![("drop_pad_mode".to_string(), "6".to_string())]
+        );
+        // a null where a required input is due gives no case; an optional one is left out
         let nulled = text.replace("(x, indices,", "(x, nullptr, indices,");
-        def.inputs.push(param("probs", ParamType::Optional));
+        def.inputs.insert(1, param("probs", ParamType::Required));
         assert!(read(&nulled, "examples/test_aclnn_permute.cpp", &def).is_none());
+        def.inputs[1].param_type = ParamType::Optional;
+        let c = read(&nulled, "examples/test_aclnn_permute.cpp", &def).expect("a case");
+        assert_eq!(c.absent, vec![1]);
+        assert_eq!(c.inputs[2].shape, vec![3, 2]);
     }
 
     #[test]

@@ -1354,6 +1354,9 @@ fn render(
                 c.line
             );
             for (i, (t, ct)) in inputs.iter_mut().zip(&c.inputs).enumerate() {
+                if c.absent.contains(&i) {
+                    continue;
+                }
                 t.shape = ct.shape.clone();
                 t.dtype = ct.dtype.unwrap_or(t.dtype);
                 t.values = None;
@@ -1379,8 +1382,26 @@ fn render(
             }
         }
         inferred.apply(&op.name, &mut outputs, shapes);
+        // optional inputs the case leaves out
+        let absent: Vec<&str> = case
+            .iter()
+            .flat_map(|c| c.absent.iter().filter_map(|&i| inputs.get(i)))
+            .map(|t| t.name.as_str())
+            .collect();
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
             for t in list {
+                if kind == "input" && absent.contains(&t.name.as_str()) {
+                    let c = case.expect("absent inputs come from a case");
+                    let _ = writeln!(
+                        s,
+                        "\n[[op.input]]\nname = \"{}\"\ndtype = \"{}\"\nabsent = true   # the op's {} `{}` passes none (an optional input)",
+                        t.name,
+                        t.dtype.name(),
+                        c.kind.label(),
+                        c.test
+                    );
+                    continue;
+                }
                 let mut line = format!(
                     "\n[[op.{kind}]]\nname = \"{}\"\ndtype = \"{}\"\nshape = {:?}",
                     t.name,
@@ -2036,7 +2057,8 @@ mod tests {
                 ("input_lengths", "DT_INT64"),
                 ("target_lengths", "DT_INT64"),
             ],
-            "",
+            // the second output, after `y`
+            "  this->Output(\"log_alpha\").DataType({ge::DT_FLOAT});\n",
         );
         assert!(is_ctc(&ops[0]));
         let default = (CTC_SHAPE.to_vec(), ctc_note());

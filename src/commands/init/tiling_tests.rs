@@ -56,6 +56,9 @@ pub(super) struct TilingCase {
     /// over `int shape_data[5] = {1, 16, 8, 8, 8};`: a value-dependent shape operand), as a manifest's
     /// `values` list.
     pub values: Vec<(usize, String)>,
+    /// Indices of optional inputs the case leaves out (an example passing `nullptr`): written
+    /// `absent = true`; their entry in `inputs` is a placeholder.
+    pub absent: Vec<usize>,
 }
 
 impl TilingCase {
@@ -258,6 +261,7 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
         outputs: tensors(out_shapes, "NodeOutputTd"),
         attrs,
         values: const_inputs(body),
+        absent: vec![],
     })
 }
 
@@ -383,6 +387,7 @@ fn read_case(
         outputs,
         attrs,
         values: vec![],
+        absent: vec![],
     })
 }
 

@@ -5,6 +5,7 @@
 //   (an input or output that is a tensor list, a DYNAMIC OpDef parameter, ends with
 //    `list ELEM_BYTES SHAPE...`, one SHAPE (dims joined by `,`, `[]` for a scalar) per tensor: the file
 //    holds the tensors one after another, and the kernel gets the list's descriptor, list_desc.h)
+//   absent NAME  (an optional input the call leaves out, among the inputs at its place: a null argument)
 //   l0a_bytes N | l0b_bytes N | l0c_bytes N | bt_bytes N | fb_bytes N  (cube buffers; A2 sizes if absent)
 // Runs the kernel once per block index (kernel_blocks.cpp), writes outputs and the trace.
 // Exit 0 ok, 2 bad run-file or I/O, 3 kernel fault.
@@ -34,6 +35,7 @@ struct Tensor {
     std::vector<std::vector<uint64_t>> shapes; // a list's tensors
     std::vector<uint8_t *> parts;              // a list's tensors' GM buffers
     std::string ref;                           // an output that is this input's buffer (`ref NAME`)
+    bool absent = false;                       // an optional input left out (`absent NAME`): a null argument
 };
 
 [[noreturn]] void die(const std::string &msg) {
@@ -126,6 +128,12 @@ int main(int argc, char **argv) {
         else if (d == "bt_bytes") ss >> caps[3];
         else if (d == "fb_bytes") ss >> caps[4];
         else if (d == "trace") ss >> trace_path;
+        else if (d == "absent") {
+            Tensor t;
+            if (!(ss >> t.name)) die("bad directive: " + line);
+            t.absent = true;
+            inputs.push_back(t);
+        }
         else if (d == "input" || d == "output") {
             Tensor t;
             if (!(ss >> t.name >> t.path >> t.bytes)) die("bad directive: " + line);
@@ -167,6 +175,10 @@ int main(int argc, char **argv) {
     twin::hw_set_caps(caps[0], caps[1], caps[2], caps[3], caps[4]);
     std::vector<uint8_t *> args;
     for (auto &t : inputs) {
+        if (t.absent) {
+            args.push_back(nullptr);
+            continue;
+        }
         t.buf = gm_alloc(t.bytes, t.name);
         uint64_t got = 0;
         if (!read_file(t.path, t.buf, t.bytes, &got)) die("cannot read input " + t.name + " from " + t.path);
@@ -177,7 +189,7 @@ int main(int argc, char **argv) {
         if (!t.ref.empty()) {
             const Tensor *in = nullptr;
             for (auto &i : inputs)
-                if (i.name == t.ref) in = &i;
+                if (i.name == t.ref && !i.absent) in = &i;
             if (!in || in->is_list || t.is_list || in->bytes != t.bytes)
                 die("output " + t.name + ": `ref " + t.ref + "` names no input of its size");
             t.buf = in->buf;
