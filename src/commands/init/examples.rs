@@ -8,9 +8,10 @@
 //
 // Owns: finding those examples under a project's `examples/` and reading them into a case in the
 // OpDef's order (tensors and attrs matched by name, `expandedRowIdx` to `expanded_row_idx`, an
-// `Optional` or `Out` suffix dropped). A brace-matching reader, not a C++ parser: an example whose
-// tensors do not cover every OpDef input is not taken. Must not know the manifest's rendering, the
-// tiling run or which case init keeps.
+// `Optional` or `Out` suffix dropped, else by their place in the `GetWorkspaceSize` call; an optional
+// input passed as `nullptr` is left out). A brace-matching reader, not a C++ parser: an example whose
+// tensors do not cover every other OpDef input is not taken. Must not know the manifest's rendering,
+// the tiling run or which case init keeps.
 
 use super::tiling_tests::{
     CaseKind, CaseTensor, TilingCase, braced, declared, dims, line_of, matching, split_top,
@@ -56,7 +57,8 @@ struct Created {
     values: Option<String>,
 }
 
-/// The case one example's text gives, or None when it does not create every OpDef input.
+/// The case one example's text gives, or None when it does not create every OpDef input (but optional
+/// ones it passes as null).
 pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
     let text = &without_comments(text);
     if def
@@ -142,7 +144,7 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             values.push((i, v.clone()));
         }
     }
-    // outputs only when every one is named (the manifest takes them by position)
+    // outputs only when every one is found, by name or place (the manifest takes them by position)
     let outputs = def
         .outputs
         .iter()

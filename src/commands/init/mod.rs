@@ -825,9 +825,10 @@ impl Fitting<'_> {
         Ok(())
     }
 
-    /// The op's tiling-test cases (`tiling_tests::find`) init may take, in the order it tries them: those
-    /// giving every input of the manifest and no tensor past 16 M elements, nearest the default's element
-    /// count first, one of each.
+    /// The cases of the op's tiling tests (`tiling_tests::find`) and aclnn example (`examples::find`)
+    /// init may take, in the order it tries them: those giving every input of the manifest (an absent
+    /// optional one counts) and no tensor past 16 M elements, nearest the default's element count
+    /// first, one of each, the example's no later than fourth.
     fn cases(&self, op: &FoundOp) -> Vec<tiling_tests::TilingCase> {
         let (Some(root), Some(op_type)) = (self.path.parent(), op.op_type.as_deref()) else {
             return vec![];
