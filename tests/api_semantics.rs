@@ -5514,7 +5514,9 @@ extern "C" void twin_launch(uint8_t **a) { shifts(a[0], a[1]); }
     )
     .unwrap();
     build_launch(w, "shifts", &[]);
-    let x: Vec<i32> = (0..64).map(|i| i * 37_000_001 - 1_000_000_000).collect();
+    let x: Vec<i32> = (0..64i64)
+        .map(|i| (i * 37_000_001 - 1_000_000_000) as i32)
+        .collect();
     let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(w.join("x.bin"), &bytes).unwrap();
     write_run(
