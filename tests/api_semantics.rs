@@ -86,6 +86,18 @@ fn write_run(w: &Path, tensors: &[(&str, &str, &str, usize)]) {
     std::fs::write(w.join("run.txt"), run).unwrap();
 }
 
+/// Runs the kernel program `w/prog` on `w/run.txt` and checks that it stops at a kernel fault (exit code
+/// 3) whose message says `want`.
+fn assert_faults(w: &Path, prog: &str, want: &str) {
+    let out = Command::new(w.join(prog))
+        .arg(w.join("run.txt"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{prog}: {err}");
+    assert!(err.contains(want), "{prog}: {err}");
+}
+
 /// Mixed magnitudes, so the order of additions shows in the last bits.
 /// Compiles a host program against the twin's host headers beside its source, runs it, and returns
 /// its output after checking it exited 0.
@@ -1281,13 +1293,7 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
             "InitBuffer: UB overflow: need 64 bytes, 196576 of 196608 bytes in use",
         ),
     ] {
-        let out = Command::new(w.join(prog))
-            .arg(w.join("run.txt"))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(3), "{prog}: {err}");
-        assert!(err.contains(want), "{prog}: {err}");
+        assert_faults(w, prog, want);
     }
 }
 
@@ -5459,13 +5465,7 @@ extern "C" void twin_launch(uint8_t **a) { before(a[0], a[1]); }
     want.extend_from_slice(&x[..6]);
     assert_eq!(y, want);
     for (prog, want) in [("sixteen", "GM read"), ("write", "GM write")] {
-        let out = Command::new(w.join(prog))
-            .arg(w.join("run.txt"))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(3), "{prog}: {err}");
-        assert!(err.contains(want), "{prog}: {err}");
+        assert_faults(w, prog, want);
     }
 }
 
