@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 /// Files of `dir` and its subfolders with one of `exts`, in path order.
-fn files_deep(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+pub fn files_deep(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };

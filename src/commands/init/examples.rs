@@ -21,22 +21,17 @@ use crate::manifest::DType;
 use crate::project::opdef::{AttrKind, OpDef, ParamType};
 use std::path::Path;
 
-/// The cases of the op's examples under `root/examples` (a folder's own files first, sorted by path):
+/// The cases of the op's examples under `root/examples` (the folder's own files first, then by path):
 /// at most one per file, the first `CreateAclTensor` of each name.
 pub(super) fn find(root: &Path, def: &OpDef) -> Vec<TilingCase> {
     let dir = root.join("examples");
     if !dir.is_dir() {
         return vec![];
     }
-    let mut files: Vec<_> = walkdir::WalkDir::new(&dir)
-        .max_depth(2)
-        .into_iter()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| e.into_path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-        .collect();
-    files.sort_by_key(|p| (p.components().count(), p.clone()));
+    let mut files = vec![];
+    crate::project::registered::files_deep(&dir, &["cpp"], &mut files);
+    // the folder's own examples before those of arch subfolders (`examples/arch35/`)
+    files.sort_by_key(|p| p.components().count());
     files
         .iter()
         .filter_map(|path| {

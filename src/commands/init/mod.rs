@@ -233,6 +233,7 @@ pub fn init(
             shapes: &shapes,
             write: &write,
             printer,
+            found: Default::default(),
         };
         fitting.tiling(&mut inferred)?;
         fitting.failing_runs(&mut inferred)?;
@@ -463,13 +464,14 @@ fn project_backend(
 /// What init's fits of a manifest to its ops work with: the manifest's path, the ops, the shapes
 /// `--shape` gave, `write` (renders the manifest for what an `Inferred` holds) and where to say what
 /// was fitted.
-#[derive(Clone, Copy)]
 struct Fitting<'a> {
     path: &'a Path,
     ops: &'a [FoundOp],
     shapes: &'a BTreeMap<String, Vec<u64>>,
     write: &'a dyn Fn(&Inferred) -> Result<()>,
     printer: &'a Printer,
+    /// Op name -> its cases (`cases`), read once: the tiling fit and the run fit both ask.
+    found: std::cell::RefCell<BTreeMap<String, Vec<tiling_tests::TilingCase>>>,
 }
 
 impl Fitting<'_> {
@@ -485,6 +487,7 @@ impl Fitting<'_> {
             shapes,
             write,
             printer,
+            ..
         } = self;
         let refusal = |op: &FoundOp| -> Option<String> {
             // An output the op's InferShape made larger than a manifest may hold (ops-cv's
@@ -830,6 +833,18 @@ impl Fitting<'_> {
     /// optional one counts) and no tensor past 16 M elements, nearest the default's element count
     /// first, one of each, the example's no later than fourth.
     fn cases(&self, op: &FoundOp) -> Vec<tiling_tests::TilingCase> {
+        if let Some(c) = self.found.borrow().get(&op.name) {
+            return c.clone();
+        }
+        let cases = self.read_cases(op);
+        self.found
+            .borrow_mut()
+            .insert(op.name.clone(), cases.clone());
+        cases
+    }
+
+    /// `cases`, read from the project's files.
+    fn read_cases(&self, op: &FoundOp) -> Vec<tiling_tests::TilingCase> {
         let (Some(root), Some(op_type)) = (self.path.parent(), op.op_type.as_deref()) else {
             return vec![];
         };

@@ -79,14 +79,8 @@ pub(super) fn find(root: &Path, op_type: &str) -> Vec<TilingCase> {
     if !tests.is_dir() {
         return vec![];
     }
-    let mut files: Vec<_> = walkdir::WalkDir::new(&tests)
-        .into_iter()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| e.into_path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-        .collect();
-    files.sort();
+    let mut files = vec![];
+    crate::project::registered::files_deep(&tests, &["cpp"], &mut files);
     let mut cases = vec![];
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
