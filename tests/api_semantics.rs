@@ -1297,6 +1297,80 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
     }
 }
 
+/// An index that carries a GlobalTensor into another tensor's allocation is out of bounds of its own:
+/// moe_finalize_routing_v2 with random row indices read rows far before `expanded_x`, which landed in
+/// another input or in no allocation depending on where the allocator put them, so one run faulted
+/// and the next passed. The offsets here reach from `x` exactly into `y` (and back).
+#[test]
+fn an_index_into_another_tensors_allocation_is_out_of_bounds_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void top(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    const int64_t into_y = ((__gm__ float *)y - (__gm__ float *)x);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+#if defined(GET)
+    float v = xg.GetValue(into_y);
+    yg.SetValue(0, v);
+#elif defined(COPY_IN)
+    DataCopy(t, xg[into_y], 64);
+#elif defined(COPY_OUT)
+    DataCopy(t, yg, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[-into_y], t, 64);
+#else
+    DataCopy(t, xg[8], 56);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 56);
+#endif
+}
+extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "inside", &[]);
+    build_launch(w, "get", &["-DGET"]);
+    build_launch(w, "copy_in", &["-DCOPY_IN"]);
+    build_launch(w, "copy_out", &["-DCOPY_OUT"]);
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), bytes).unwrap();
+    write_run(w, &[("input", "x", "x.bin", 256), ("output", "y", "y.bin", 256)]);
+    run_ok(
+        Command::new(w.join("inside")).arg(w.join("run.txt")),
+        "a copy inside x",
+    );
+    let y = f32s(&std::fs::read(w.join("y.bin")).unwrap());
+    assert_eq!(&y[..56], &x[8..], "x[8..64] copied to y");
+    for (prog, want) in [
+        ("get", "GlobalTensor::GetValue: GM read out of bounds: bytes ["),
+        ("copy_in", "DataCopy: GM read out of bounds: bytes ["),
+        ("copy_out", "DataCopy: GM write out of bounds: bytes ["),
+    ] {
+        assert_faults(w, prog, want);
+        let err = String::from_utf8_lossy(
+            &Command::new(w.join(prog))
+                .arg(w.join("run.txt"))
+                .output()
+                .unwrap()
+                .stderr,
+        )
+        .to_string();
+        let named = if prog == "copy_out" { "of 'y'" } else { "of 'x'" };
+        assert!(err.contains(named), "{prog}: {err}");
+    }
+}
+
 /// `block_idx`, the compiler's built-in variable some SDK examples read instead of GetBlockIdx()
 /// (asc-devkit docs/zh/api/SIMD-API/C-API/sys_var/asc_get_block_idx.md for the value): on 4 blocks each
 /// block writes what `block_idx` gives, used in pointer arithmetic and as an integer, into its own part

@@ -171,6 +171,23 @@ uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, co
     return off;
 }
 
+uint64_t gm_check_in(const void *origin, const void *p, uint64_t bytes, bool write, const char *api, const char *file,
+                     int line, uint64_t *avail) {
+    const GmAlloc *o = origin ? gm_find_inclusive(origin, true) : nullptr;
+    if (o) {
+        const int64_t off = (int64_t)(static_cast<const uint8_t *>(p) - o->base);
+        const int64_t end = off + (int64_t)bytes;
+        const bool inside = off >= 0 && ((uint64_t)off < o->cap || (bytes == 0 && (uint64_t)off == o->cap));
+        const bool front = !write && off < 0 && off >= -32 && end <= (int64_t)o->cap;
+        if (!inside && !front) {
+            note_call(api, file, line);
+            fault(file, line, "%s: GM %s out of bounds: bytes [%lld, %lld) of '%s' which has %llu bytes", api,
+                  write ? "write" : "read", (long long)off, (long long)end, o->name, (unsigned long long)o->size);
+        }
+    }
+    return gm_check(p, bytes, write, api, file, line, avail);
+}
+
 // ---- atomic stores ----------------------------------------------------------------------------
 template <class T> static void atomic_apply(uint8_t *dst, const uint8_t *src, uint64_t bytes, int op) {
     for (uint64_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) {

@@ -398,15 +398,15 @@ private:
         // Timing-only mode (twin/runtime.h): the first and last elements are checked, nothing is moved.
         const bool timing = twin::timing_only();
         if (timing && rows && cols) {
-            twin::gm_check(g.ptr_, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
-            twin::gm_check(g.ptr_ + (trans ? (uint64_t)(cols - 1) * ld + rows - 1 : (uint64_t)(rows - 1) * ld + cols - 1),
+            twin::gm_check_in(g.origin_, g.ptr_, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
+            twin::gm_check_in(g.origin_, g.ptr_ + (trans ? (uint64_t)(cols - 1) * ld + rows - 1 : (uint64_t)(rows - 1) * ld + cols - 1),
                            sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
         }
         if (!timing) __builtin_memset(d, 0, bytes);
         for (uint32_t r = 0; r < (timing ? 0u : rows); r++)
             for (uint32_t c = 0; c < cols; c++) {
                 const SrcT *p = g.ptr_ + (trans ? (uint64_t)c * ld + r : (uint64_t)r * ld + c);
-                twin::gm_check(p, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
+                twin::gm_check_in(g.origin_, p, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
                 __builtin_memcpy(d + ((uint64_t)((c / C0) * R1 + r / 16) * 16 * C0 + (r % 16) * C0 + c % C0) * sizeof(SrcT), p, sizeof(SrcT));
             }
         // One burst a contiguous GM row of the block.
@@ -518,7 +518,7 @@ private:
     // The bias row of this block: GM -> L1 (MTE2), converted to the L0C type, -> bias table (MTE1).
     void bias_to_bt(uint64_t nCol, TWIN_LOC_DECL) {
         uint8_t *l1 = twin::hw_span(twin::HW_L1, bias1_, (uint64_t)tileN_ * 4, "Matmul (bias)", TWIN_LOC_ARGS);
-        uint64_t gm0 = twin::gm_check(biasGm_.ptr_ + nCol, (uint64_t)tileN_ * sizeof(BiasT), false, "Matmul (bias)", TWIN_LOC_ARGS);
+        uint64_t gm0 = twin::gm_check_in(biasGm_.origin_, biasGm_.ptr_ + nCol, (uint64_t)tileN_ * sizeof(BiasT), false, "Matmul (bias)", TWIN_LOC_ARGS);
         for (uint32_t n = 0; n < tileN_; n++) {
             L0cT v = (L0cT)twin::ld<BiasT>(reinterpret_cast<const uint8_t *>(biasGm_.ptr_ + nCol + n));
             twin::st<L0cT>(l1 + (uint64_t)n * 4, v);

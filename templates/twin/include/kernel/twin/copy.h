@@ -111,7 +111,7 @@ void copy_gm_ub(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<
     for (uint64_t i = 0; i < bursts; i++) {
         const uint8_t *sp = s + i * (burst + gm_gap);
         uint64_t avail = burst;
-        uint64_t off = gm_check(sp, burst, false, api, TWIN_LOC_ARGS, &avail);
+        uint64_t off = gm_check_in(src.origin_, sp, burst, false, api, TWIN_LOC_ARGS, &avail);
         if (i == 0) gm0 = off;
         uint8_t *dp = local_span(dst.pos_, (uint64_t)dst.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
         __builtin_memcpy(dp, sp, avail);
@@ -129,7 +129,7 @@ void copy_ub_gm(const AscendC::GlobalTensor<T> &dst, const AscendC::LocalTensor<
     uint64_t gm0 = 0;
     for (uint64_t i = 0; i < bursts; i++) {
         uint8_t *dp = d + i * (burst + gm_gap);
-        uint64_t off = gm_check(dp, burst, true, api, TWIN_LOC_ARGS);
+        uint64_t off = gm_check_in(dst.origin_, dp, burst, true, api, TWIN_LOC_ARGS);
         if (i == 0) gm0 = off;
         const uint8_t *sp = local_span(src.pos_, (uint64_t)src.addr_ + i * (burst + ub_gap), burst, api, TWIN_LOC_ARGS);
         gm_store(dp, sp, burst, api, TWIN_LOC_ARGS);
@@ -246,7 +246,7 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T
         for (uint64_t r = 0; r < p.nValue; r++) {
             const uint8_t *row = s + (k * p.srcNdMatrixStride + r * p.srcDValue) * es;
             uint64_t avail = p.dValue * es;
-            uint64_t off = twin::gm_check(row, p.dValue * es, false, "DataCopy (Nd2Nz)", TWIN_LOC_ARGS, &avail);
+            uint64_t off = twin::gm_check_in(src.origin_, row, p.dValue * es, false, "DataCopy (Nd2Nz)", TWIN_LOC_ARGS, &avail);
             if (k == 0 && r == 0) gm0 = off;
             // Timing-only mode (runtime.h): the first and last rows are checked, nothing is moved.
             if (twin::timing_only()) {
@@ -304,7 +304,7 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
     for (uint32_t i = 0; i < p.blockCount; i++) {
         const uint8_t *sp = s + (uint64_t)i * (p.blockLen + (uint64_t)p.srcStride);
         uint64_t avail = p.blockLen;
-        uint64_t off = twin::gm_check(sp, p.blockLen, false, api, TWIN_LOC_ARGS, &avail);
+        uint64_t off = twin::gm_check_in(src.origin_, sp, p.blockLen, false, api, TWIN_LOC_ARGS, &avail);
         if (i == 0) gm0 = off;
         uint64_t ua = dst.addr_ + (uint64_t)i * (ub_burst + (uint64_t)p.dstStride * 32);
         uint8_t *dp = twin::ub_span(ua, ub_burst, api, TWIN_LOC_ARGS);
@@ -348,7 +348,7 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
     uint64_t gm0 = 0;
     for (uint32_t i = 0; i < p.blockCount; i++) {
         uint8_t *dp = d + (uint64_t)i * (p.blockLen + (uint64_t)p.dstStride);
-        uint64_t off = twin::gm_check(dp, p.blockLen, true, api, TWIN_LOC_ARGS);
+        uint64_t off = twin::gm_check_in(dst.origin_, dp, p.blockLen, true, api, TWIN_LOC_ARGS);
         if (i == 0) gm0 = off;
         const uint8_t *sp = twin::ub_span(src.addr_ + (uint64_t)i * (ub_burst + (uint64_t)p.srcStride * 32), p.blockLen, api, TWIN_LOC_ARGS);
         twin::gm_store(dp, sp, p.blockLen, api, TWIN_LOC_ARGS);
@@ -393,7 +393,7 @@ inline void DisableDmaAtomic() { SetAtomicNone(); }
 // ---- fill GM with a value (InitGlobalMemory / InitOutput), recorded as one MTE3 copy.
 template <class T, class U>
 inline void InitGlobalMemory(const GlobalTensor<T> &gm, const uint64_t size, const U value, TWIN_LOC) {
-    uint64_t off = twin::gm_check(gm.ptr_, size * sizeof(T), true, "InitGlobalMemory", TWIN_LOC_ARGS);
+    uint64_t off = twin::gm_check_in(gm.origin_, gm.ptr_, size * sizeof(T), true, "InitGlobalMemory", TWIN_LOC_ARGS);
     const T v = (T)value;
     uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
     for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), v);
@@ -402,7 +402,7 @@ inline void InitGlobalMemory(const GlobalTensor<T> &gm, const uint64_t size, con
 }
 template <class T, class U = T>
 inline void InitOutput(const GlobalTensor<T> &gm, uint32_t size, U value = U(0), TWIN_LOC) {
-    uint64_t off = twin::gm_check(gm.ptr_, (uint64_t)size * sizeof(T), true, "InitOutput", TWIN_LOC_ARGS);
+    uint64_t off = twin::gm_check_in(gm.origin_, gm.ptr_, (uint64_t)size * sizeof(T), true, "InitOutput", TWIN_LOC_ARGS);
     const T v = (T)value;
     uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
     for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), v);
@@ -417,7 +417,7 @@ template <class T>
 inline void Fill(const GlobalTensor<T> &gm, const uint64_t size, const typename std::common_type<T>::type value, TWIN_LOC) {
     if (twin::g.ub_used > 0)
         twin::warn_once(twin_file, twin_line, "Fill: called after InitBuffer; the documentation allows it only before");
-    uint64_t off = twin::gm_check(gm.ptr_, size * sizeof(T), true, "Fill", TWIN_LOC_ARGS);
+    uint64_t off = twin::gm_check_in(gm.origin_, gm.ptr_, size * sizeof(T), true, "Fill", TWIN_LOC_ARGS);
     uint8_t *p = reinterpret_cast<uint8_t *>(gm.ptr_);
     for (uint64_t i = 0; i < size; i++) twin::st<T>(p + i * sizeof(T), value);
     twin::tr_dma(twin::P_MTE3, "Fill", size * sizeof(T), 1, size * sizeof(T), off, 0, twin_line,

@@ -158,7 +158,7 @@ void load2d(const LocalTensor<T> &dst, const uint8_t *src_l1, const GlobalTensor
         if (src_gm) {
             const uint8_t *sp = reinterpret_cast<const uint8_t *>(src_gm->ptr_) + (uint64_t)idx * FRACTAL_BYTES;
             uint64_t avail = FRACTAL_BYTES;
-            uint64_t off = gm_check(sp, FRACTAL_BYTES, false, api, TWIN_LOC_ARGS, &avail);
+            uint64_t off = gm_check_in(src_gm->origin_, sp, FRACTAL_BYTES, false, api, TWIN_LOC_ARGS, &avail);
             if (r == 0) gm0 = off;
             if (timing) {
                 hw_span(dh, (uint64_t)dst.addr_ + (uint64_t)r * (1u + p.dstGap) * FRACTAL_BYTES, FRACTAL_BYTES, api, TWIN_LOC_ARGS);
@@ -376,14 +376,14 @@ void Fixpipe(const GlobalTensor<T> &dst, const LocalTensor<U> &src, const Fixpip
     uint64_t gm0 = twin::gm_check(d, 0, false, "Fixpipe", TWIN_LOC_ARGS);
     if (twin::timing_only()) {
         // Timing-only mode (runtime.h): the first and last destination elements are checked, nothing is written.
-        twin::gm_check(d + twin::fix_dst_off<T>(config.format, p, 0, 0, 0), sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
-        twin::gm_check(d + twin::fix_dst_off<T>(config.format, p, p.ndNum - 1u, p.mSize - 1u, p.nSize - 1u), sizeof(T), true,
+        twin::gm_check_in(dst.origin_, d + twin::fix_dst_off<T>(config.format, p, 0, 0, 0), sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
+        twin::gm_check_in(dst.origin_, d + twin::fix_dst_off<T>(config.format, p, p.ndNum - 1u, p.mSize - 1u, p.nSize - 1u), sizeof(T), true,
                        "Fixpipe", TWIN_LOC_ARGS);
     } else {
         twin::fix_walk(src, p, [&](uint32_t i, uint32_t m, uint32_t n, U v) {
             T out = twin::fix_convert<T>(v, p, TWIN_LOC_ARGS);
             uint8_t *dp = d + twin::fix_dst_off<T>(config.format, p, i, m, n);
-            twin::gm_check(dp, sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
+            twin::gm_check_in(dst.origin_, dp, sizeof(T), true, "Fixpipe", TWIN_LOC_ARGS);
             twin::gm_store(dp, reinterpret_cast<const uint8_t *>(&out), sizeof(T), "Fixpipe", TWIN_LOC_ARGS);
         }, TWIN_LOC_ARGS);
     }

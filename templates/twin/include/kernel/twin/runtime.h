@@ -146,6 +146,12 @@ const GmAlloc *gm_find(const void *p);
 // what precedes it on the device; zeros here). A read starting at or past the requested size, or a
 // write past the padded end or before the start, is a fault.
 uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, TWIN_LOC_DECL, uint64_t *avail = nullptr);
+// gm_check for an access through a GlobalTensor set on `origin` (the address SetGlobalBuffer got): the
+// access must lie in the allocation that holds `origin` (or the 32 B before it, for a read). An index that
+// carries it into another allocation is out of bounds of the tensor's own; without this the verdict would
+// hang on where the allocator happened to put the buffers (the addresses change from run to run).
+uint64_t gm_check_in(const void *origin, const void *p, uint64_t bytes, bool write, const char *api, TWIN_LOC_DECL,
+                     uint64_t *avail = nullptr);
 
 // ---- trace ------------------------------------------------------------------------------------
 // `extra`: further ` key=value` pairs written before `line=` (e.g. " cache=disable", " mem=L1 nd2nz=1").

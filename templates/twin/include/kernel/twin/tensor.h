@@ -260,32 +260,36 @@ public:
     using PrimType = T;
     T *ptr_ = nullptr;
     uint64_t size_ = 0;
+    // The address SetGlobalBuffer got: accesses are checked against the allocation holding it
+    // (twin::gm_check_in), however far an index moves ptr_.
+    const void *origin_ = nullptr;
     // The L2 cache mode of this tensor's accesses (SetL2CacheHint; CACHE_MODE_NORMAL unless set). The
     // twin moves data the same either way; its GM copy records carry the mode as `cache=` for the model.
     CacheMode cache_ = CacheMode::CACHE_MODE_NORMAL;
 
     GlobalTensor() = default;
-    void SetGlobalBuffer(T *p, uint64_t n) { ptr_ = p; size_ = n; }
-    void SetGlobalBuffer(T *p) { ptr_ = p; size_ = 0; }
+    void SetGlobalBuffer(T *p, uint64_t n) { ptr_ = p; size_ = n; origin_ = p; }
+    void SetGlobalBuffer(T *p) { ptr_ = p; size_ = 0; origin_ = p; }
     GlobalTensor operator[](uint64_t offset) const {
         GlobalTensor r;
         r.ptr_ = ptr_ + offset;
+        r.origin_ = origin_;
         r.size_ = offset <= size_ ? size_ - offset : 0;
         r.cache_ = cache_;
         return r;
     }
     T GetValue(uint64_t i, TWIN_LOC) const {
-        uint64_t off = twin::gm_check(ptr_ + i, sizeof(T), false, "GlobalTensor::GetValue", TWIN_LOC_ARGS);
+        uint64_t off = twin::gm_check_in(origin_, ptr_ + i, sizeof(T), false, "GlobalTensor::GetValue", TWIN_LOC_ARGS);
         twin::tr_scalar("GetValue", twin_line, (int64_t)off);
         return twin::ld<T>(reinterpret_cast<const uint8_t *>(ptr_ + i));
     }
     template <class U> void SetValue(uint64_t i, U v, TWIN_LOC) const {
-        uint64_t off = twin::gm_check(ptr_ + i, sizeof(T), true, "GlobalTensor::SetValue", TWIN_LOC_ARGS);
+        uint64_t off = twin::gm_check_in(origin_, ptr_ + i, sizeof(T), true, "GlobalTensor::SetValue", TWIN_LOC_ARGS);
         twin::tr_scalar("SetValue", twin_line, (int64_t)off);
         twin::st<T>(reinterpret_cast<uint8_t *>(ptr_ + i), (T)v);
     }
     T &operator()(uint64_t i) const {
-        twin::gm_check(ptr_ + i, sizeof(T), true, "GlobalTensor::operator()", __builtin_FILE(), __builtin_LINE());
+        twin::gm_check_in(origin_, ptr_ + i, sizeof(T), true, "GlobalTensor::operator()", __builtin_FILE(), __builtin_LINE());
         return ptr_[i];
     }
     uint64_t GetSize() const { return size_; }
@@ -299,6 +303,7 @@ public:
     template <class U> GlobalTensor<U> ReinterpretCast() const {
         GlobalTensor<U> r;
         r.ptr_ = reinterpret_cast<U *>(ptr_);
+        r.origin_ = origin_;
         r.size_ = size_ * sizeof(T) / sizeof(U);
         r.cache_ = cache_;
         return r;
