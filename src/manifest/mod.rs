@@ -277,11 +277,28 @@ pub struct TensorSpec {
     pub range: (f64, f64),
     /// Exact values pinned by `values = [...]` (inputs only): one per element, or one for all.
     pub values: Option<Vec<f64>>,
+    /// How generated data is drawn (`data = "..."`; inputs only): uniform in `range` unless set.
+    pub data: Data,
     /// `list = N`: a tensor list (an OpDef `ParamType(DYNAMIC)` parameter) of N tensors, each of
     /// `shape`. Its data is the N tensors one after another (`elems` and `bytes` count them all); the
     /// kernel gets the list's descriptor (templates/twin/include/kernel/twin/list_desc.h) and the
     /// tiling function N instances of the parameter.
     pub list: Option<u32>,
+}
+
+/// How an input's generated data is drawn, where no `values` pin it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Data {
+    /// Seeded uniform values in the tensor's `range`.
+    #[default]
+    Uniform,
+    /// `data = "permutation"`: the integers 0..elements in a seeded order, for an index operand that
+    /// names every row once (a MoE op's `expanded_row_idx`), at whatever shape the tensor has.
+    Permutation,
+    /// `data = "sorted"`: seeded uniform integers in `range`, in non-decreasing order (expert ids
+    /// sorted by expert, as MoE token counting takes them).
+    Sorted,
 }
 
 impl TensorSpec {
@@ -536,7 +553,12 @@ impl OpSpec {
                     let v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
                     format!("={}", v.join(","))
                 });
-                format!("{}:{}[{}]{pinned}", t.key, t.dtype.name(), dims.join(","))
+                let drawn = match t.data {
+                    Data::Uniform => "",
+                    Data::Permutation => "=permutation",
+                    Data::Sorted => "=sorted",
+                };
+                format!("{}:{}[{}]{pinned}{drawn}", t.key, t.dtype.name(), dims.join(","))
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -1015,6 +1037,41 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     )
                 }
             };
+            let data = match &t.data {
+                None => Data::Uniform,
+                Some(d) => {
+                    let drawn = match d.get_ref().as_str() {
+                        "permutation" => Data::Permutation,
+                        "sorted" => Data::Sorted,
+                        other => {
+                            return Err(err(
+                                span(d),
+                                format!("unknown data `{other}` of `{}`", t.name.get_ref()),
+                                "use data = \"permutation\" (the integers 0..elements in a random order) or \"sorted\" (random integers in `range`, ascending), or remove it",
+                            ));
+                        }
+                    };
+                    if !is_input || dtype.is_float() || dtype == DType::Bool || values.is_some() {
+                        return Err(err(
+                            span(d),
+                            format!(
+                                "data = \"{}\" on `{}`, which is not an integer input without `values`",
+                                d.get_ref(),
+                                t.name.get_ref()
+                            ),
+                            "such data is drawn for an integer input only; remove `values`, or `data`",
+                        ));
+                    }
+                    if drawn == Data::Permutation && has_range {
+                        return Err(err(
+                            span(d),
+                            format!("`{}` has both data = \"permutation\" and a `range`", t.name.get_ref()),
+                            "a permutation's values are 0..elements; remove the `range`",
+                        ));
+                    }
+                    drawn
+                }
+            };
             Ok((
                 TensorSpec {
                     key: t.name.get_ref().clone(),
@@ -1023,6 +1080,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     shape,
                     range,
                     values,
+                    data,
                     list,
                 },
                 file,

@@ -198,6 +198,38 @@ fn pinned_values_and_scalar_shapes_read_and_bad_values_are_refused() {
 }
 
 #[test]
+fn drawn_data_reads_into_the_key_and_is_refused_where_it_cannot_be_drawn() {
+    let drawn = |rest: &str, dtype: &str| {
+        fixture_text().replacen(
+            "dtype = \"float16\"\nshape = [48, 16384]\nrange = [-100.0, 100.0]",
+            &format!("dtype = \"{dtype}\"\nshape = [380]\n{rest}"),
+            1,
+        )
+    };
+    let m = load(&drawn("data = \"permutation\"", "int32")).unwrap();
+    assert_eq!(m.ops[0].inputs[0].data, crate::manifest::Data::Permutation);
+    assert!(
+        m.ops[0].shape_key().starts_with("x:int32[380]=permutation "),
+        "{}",
+        m.ops[0].shape_key()
+    );
+    let m = load(&drawn("data = \"sorted\"\nrange = [0, 16]", "int64")).unwrap();
+    assert_eq!(
+        (m.ops[0].inputs[0].data, m.ops[0].inputs[0].range),
+        (crate::manifest::Data::Sorted, (0.0, 16.0))
+    );
+    for (rest, dtype, want) in [
+        ("data = \"shuffled\"", "int32", "unknown data `shuffled`"),
+        ("data = \"permutation\"", "float32", "not an integer input"),
+        ("data = \"sorted\"\nvalues = [1]", "int32", "not an integer input without `values`"),
+        ("data = \"permutation\"\nrange = [0, 4]", "int32", "both data = \"permutation\" and a `range`"),
+    ] {
+        let e = error_of(&drawn(rest, dtype));
+        assert!(e.to_string().contains(want), "{rest}: {e}");
+    }
+}
+
+#[test]
 fn impossible_domain_is_refused() {
     let e = error_of(&fixture_text().replace("pow2 = [32, 32768]", "pow2 = [33, 32768]"));
     assert!(e.to_string().contains("powers of two"), "{e}");

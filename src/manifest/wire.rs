@@ -105,6 +105,8 @@ pub struct Tensor {
     pub absent: Option<Spanned<bool>>,
     pub range: Option<Spanned<Vec<f64>>>,
     pub values: Option<Spanned<Vec<f64>>>,
+    /// How the data is drawn when no `values` pin it: `"permutation"` (integer inputs).
+    pub data: Option<Spanned<String>>,
     pub file: Option<Spanned<String>>,
     /// A tensor list (a DYNAMIC OpDef parameter) of this many tensors, each of `shape`.
     pub list: Option<Spanned<i64>>,

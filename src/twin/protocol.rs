@@ -403,6 +403,7 @@ mod tests {
             shape,
             range: (0.0, 1.0),
             values: None,
+            data: Default::default(),
             list: None,
         };
         let op = op_with(vec![t("start", vec![]), t("x", vec![4, 8])]);
@@ -432,6 +433,7 @@ mod tests {
             shape: vec![4, 8],
             range: (0.0, 1.0),
             values: None,
+            data: Default::default(),
             list,
         };
         let inputs = [t("var", "var", None), t("xs", "xs", Some(2))];

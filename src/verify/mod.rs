@@ -4,13 +4,14 @@
 
 pub mod golden;
 
-use crate::manifest::{DType, TensorSpec};
+use crate::manifest::{DType, Data, TensorSpec};
 use half::{bf16, f16};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Bytes for one input tensor, little-endian, in its dtype: the manifest's pinned `values` when it
-/// gives them (one per element, or one repeated), else seeded uniform values in its range.
+/// gives them (one per element, or one repeated), else a seeded permutation of 0..elements for
+/// `data = "permutation"`, else seeded uniform values in its range (ascending for `data = "sorted"`).
 pub fn generate(t: &TensorSpec, seed: u64) -> Vec<u8> {
     let n = t.elems() as usize;
     let mut out = Vec::with_capacity(n * t.dtype.size());
@@ -23,7 +24,26 @@ pub fn generate(t: &TensorSpec, seed: u64) -> Vec<u8> {
     let name_salt = crate::fsx::hash_hex(t.name.as_bytes());
     let salt = u64::from_str_radix(&name_salt[..16], 16).unwrap_or(0);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ salt);
+    if t.data == Data::Permutation {
+        let mut order: Vec<u64> = (0..n as u64).collect();
+        // Fisher-Yates
+        for i in (1..n).rev() {
+            order.swap(i, rng.random_range(0..=i));
+        }
+        for v in order {
+            encode(t.dtype, v as f64, 0.5, &mut out);
+        }
+        return out;
+    }
     let (lo, hi) = t.range;
+    if t.data == Data::Sorted {
+        let mut v: Vec<f64> = (0..n).map(|_| (lo + (hi - lo) * rng.random::<f64>()).floor()).collect();
+        v.sort_by(f64::total_cmp);
+        for x in v {
+            encode(t.dtype, x, 0.5, &mut out);
+        }
+        return out;
+    }
     for _ in 0..n {
         let x: f64 = lo + (hi - lo) * rng.random::<f64>();
         encode(t.dtype, x, (lo + hi) / 2.0, &mut out);
@@ -141,6 +161,7 @@ mod tests {
             shape: vec![4, 8],
             range: (-2.0, 2.0),
             values: None,
+            data: Default::default(),
             list: None,
         }
     }
@@ -172,6 +193,36 @@ mod tests {
             ..spec(DType::Bool)
         };
         assert_eq!(generate(&one_for_all, 1), [1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_permutation_names_every_index_once_in_a_seeded_order() {
+        let t = TensorSpec {
+            shape: vec![380],
+            data: Data::Permutation,
+            ..spec(DType::Int32)
+        };
+        let a = generate(&t, 7);
+        assert_eq!(a, generate(&t, 7));
+        assert_ne!(a, generate(&t, 8));
+        let mut got: Vec<i64> = (0..380).map(|i| element(DType::Int32, &a, i) as i64).collect();
+        assert_ne!(got, (0..380).collect::<Vec<i64>>(), "shuffled");
+        got.sort();
+        assert_eq!(got, (0..380).collect::<Vec<i64>>());
+    }
+
+    #[test]
+    fn sorted_data_is_ascending_integers_in_range() {
+        let t = TensorSpec {
+            shape: vec![100],
+            range: (0.0, 8.0),
+            data: Data::Sorted,
+            ..spec(DType::Int64)
+        };
+        let got: Vec<f64> = (0..100).map(|i| element(DType::Int64, &generate(&t, 3), i)).collect();
+        assert!(got.windows(2).all(|w| w[0] <= w[1]), "{got:?}");
+        assert!(got.iter().all(|v| (0.0..8.0).contains(v) && v.fract() == 0.0), "{got:?}");
+        assert!(got[0] < got[99], "not one value: {got:?}");
     }
 
     #[test]

@@ -1312,6 +1312,68 @@ fn init_takes_the_shapes_of_the_ops_own_example_when_the_tiling_refuses_its_gues
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// moe_finalize_routing_v2 ran only at its example's tiny shapes (6 rows, launch-bound: nothing to tune):
+/// its tiling tests give the op's real shapes but no data, and the uniform [-100, 100) of its
+/// `expanded_row_idx` read rows out of bounds. The example's data says what kind of data it is (a
+/// permutation of the rows); init now draws that kind at the tiling test's shapes. Here add_custom takes
+/// a `row_idx` whose rows its kernel reads from `x`.
+#[test]
+fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
+    let dir = add_custom_refusing(
+        "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) != 2048) { return ge::GRAPH_FAILED; }\n",
+    );
+    let p = dir.path();
+    edit_add_custom_host(
+        p,
+        "        this->Output(\"z\")\n",
+        "        this->Input(\"row_idx\")\n            .ParamType(REQUIRED)\n            .DataType({ge::DT_INT32})\n            .Format({ge::FORMAT_ND});\n        this->Output(\"z\")\n",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z,",
+        "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR row_idx, GM_ADDR z,",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "    GET_TILING_DATA(tiling_data, tiling);\n",
+        "    GET_TILING_DATA(tiling_data, tiling);\n    { AscendC::GlobalTensor<int32_t> r; r.SetGlobalBuffer((__gm__ int32_t *)row_idx); AscendC::GlobalTensor<DTYPE_X> xs; xs.SetGlobalBuffer((__gm__ DTYPE_X *)x); for (int i = 0; i < 8; i++) { xs.GetValue((int64_t)r.GetValue(i) * 2048); } }\n",
+    );
+    let t = "{{{96, 2048}, {96, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
+    let idx = "{{{96}, {96}}, ge::DT_INT32, ge::FORMAT_ND}";
+    std::fs::create_dir_all(p.join("tests/ut/op_host")).unwrap();
+    std::fs::write(
+        p.join("tests/ut/op_host/test_add_custom_tiling.cpp"),
+        format!(
+            "TEST_F(AddCustomTiling, rows) {{\n  gert::TilingContextPara para(\"AddCustom\",\n    {{{t}, {t}, {idx}}},\n    {{{t}}}, &compileInfo);\n  ExecuteTestCase(para, ge::GRAPH_SUCCESS);\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<int64_t> idxShape = {8};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  std::vector<aclFloat16> yHostData(16384, 2);\n  std::vector<int32_t> rowIdxHostData = {3, 1, 0, 2, 7, 5, 6, 4};\n  std::vector<aclFloat16> zHostData(16384, 0);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(yHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(rowIdxHostData, idxShape, &rowIdxAddr, aclDataType::ACL_INT32, &rowIdx);\n  ret = CreateAclTensor(zHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, rowIdx, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    let drawn = "name = \"row_idx\"\ndtype = \"int32\"\nshape = [96]   # shape and dtype from the op's tiling test `rows` (tests/ut/op_host/test_add_custom_tiling.cpp:2); data a permutation of its indices, as the op's example gives it\ndata = \"permutation\"\n";
+    assert!(manifest.contains(drawn), "{manifest}\n{:?}", text(&out));
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    // drawn uniformly, as before, the index reads out of bounds
+    std::fs::write(p.join("ascend.toml"), manifest.replace("data = \"permutation\"\n", "")).unwrap();
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(!run.status.success(), "{:?}", text(&run));
+    assert!(
+        text(&run).1.contains("GlobalTensor::GetValue: GM read out of bounds"),
+        "{:?}",
+        text(&run)
+    );
+}
+
 /// An optional input the call leaves out (`absent = true`): 30 of ops-transformer's 85 aclnn examples
 /// pass `nullptr` for one, and a manifest could not say so. Here add_custom takes an optional `bias`
 /// between x and y that its kernel skips when null and its tiling checks is absent: the kernel's

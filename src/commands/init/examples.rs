@@ -10,8 +10,9 @@
 // OpDef's order (tensors and attrs matched by name, `expandedRowIdx` to `expanded_row_idx`, an
 // `Optional` or `Out` suffix dropped, else by their place in the `GetWorkspaceSize` call; an optional
 // input passed as `nullptr` is left out). A brace-matching reader, not a C++ parser: an example whose
-// tensors do not cover every other OpDef input is not taken. Must not know the manifest's rendering,
-// the tiling run or which case init keeps.
+// tensors do not cover every other OpDef input is not taken. Also what the example's index data says
+// at another case's shapes (`carry`): a permutation of the rows, or ids below an axis of another
+// tensor. Must not know the manifest's rendering, the tiling run or which case init keeps.
 
 use super::tiling_tests::{
     CaseKind, CaseTensor, TilingCase, braced, declared, dims, line_of, matching, split_top,
@@ -169,7 +170,108 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         attrs: attrs(text, def, &created),
         values,
         absent,
+        carried: vec![],
     })
+}
+
+/// How an example's integer data is drawn at another case's shapes: the kind of data it is, found in its
+/// values and the example's shapes, not the values themselves.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Carried {
+    /// The values are 0..n, each once (`expanded_row_idx`: every expanded row named once).
+    Permutation,
+    /// The values are ids below `bound`, the size of the case's `axis` (as `axis 0 of \`bias\``);
+    /// ascending when the example's are.
+    Below {
+        bound: u64,
+        axis: String,
+        sorted: bool,
+    },
+}
+
+impl Carried {
+    /// What a manifest's note says of it.
+    pub(super) fn describe(&self) -> String {
+        match self {
+            Carried::Permutation => "a permutation of its indices".into(),
+            Carried::Below { axis, sorted, .. } => format!(
+                "{}ids below the size of {axis}",
+                if *sorted { "ascending " } else { "" }
+            ),
+        }
+    }
+}
+
+/// Gives each integer input of `case` that has no data the kind of data `example` gives it, drawn at
+/// `case`'s shapes: a tiling test has an op's large shapes but no data, and the uniform [-100, 100) of
+/// an index operand reads out of bounds (moe_finalize_routing_v2's `expanded_row_idx`, a permutation of
+/// the expanded rows in its example, and `expert_idx`, below the rows of `bias`). Values that are 0..n
+/// once each are a permutation; otherwise non-negative values whose largest plus one is the size of
+/// some axis of the example are ids below that axis, and below the smallest such axis of `case` (the
+/// example cannot say which axis it is; the smallest is in bounds of all). Other data is not carried.
+/// `names`: the OpDef's inputs, then its outputs.
+pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str]) {
+    let tensors = |c: &TilingCase| -> Vec<Vec<u64>> {
+        c.inputs
+            .iter()
+            .enumerate()
+            .map(|(k, t)| if c.absent.contains(&k) { vec![] } else { t.shape.clone() })
+            .chain(c.outputs.iter().map(|t| t.shape.clone()))
+            .collect()
+    };
+    let (from, to) = (tensors(example), tensors(case));
+    let name = |k: usize| names.get(k).map_or(format!("tensor {k}"), |n| format!("`{n}`"));
+    for (i, text) in &example.values {
+        let i = *i;
+        if case.values.iter().any(|(k, _)| *k == i)
+            || case.absent.contains(&i)
+            || case.inputs.get(i).is_none_or(|t| t.dtype.is_some_and(|d| d.is_float()))
+        {
+            continue;
+        }
+        let Some(values) = text
+            .trim()
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'))
+            .map(|t| t.split(',').map(|v| v.trim().parse::<i64>().ok()).collect::<Option<Vec<_>>>())
+            .flatten()
+            .filter(|v| v.len() > 1)
+        else {
+            continue;
+        };
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let carried = if sorted.iter().enumerate().all(|(k, &v)| v == k as i64) {
+            Carried::Permutation
+        } else if sorted[0] >= 0 && sorted[0] != sorted[sorted.len() - 1] {
+            let bound = sorted[sorted.len() - 1] as u64 + 1;
+            // the axes of the example as large as the ids' bound, at this case's size
+            let sizes: Vec<(u64, usize, usize)> = from
+                .iter()
+                .zip(&to)
+                .enumerate()
+                .filter(|(_, (f, t))| f.len() == t.len())
+                .flat_map(|(k, (f, t))| {
+                    f.iter()
+                        .zip(t.iter())
+                        .enumerate()
+                        .filter(|(_, (fd, _))| **fd == bound)
+                        .map(move |(a, (_, td))| (*td, k, a))
+                })
+                .collect();
+            let Some(&(size, k, a)) = sizes.iter().min() else {
+                continue;
+            };
+            Carried::Below {
+                bound: size,
+                axis: format!("axis {a} of {}", name(k)),
+                sorted: values.windows(2).all(|w| w[0] <= w[1]),
+            }
+        } else {
+            continue;
+        };
+        case.carried.push((i, carried));
+    }
 }
 
 /// Whether the example's variable `var` names the OpDef parameter `param`: equal without case and
@@ -382,6 +484,82 @@ int main() {
                 dtype: Some(DType::Float16)
             }]
         );
+    }
+
+    /// The kind of the example's index data, carried to a tiling test's shapes: a permutation stays a
+    /// permutation; ids below an axis are drawn below the smallest axis of the case that was as large in
+    /// the example (here `expert` is below K = 2 and the 2 rows of `bias`: at the case, 4 and 16);
+    /// ascending ids stay ascending; data the case gives, float inputs and data of no such kind are left.
+    #[test]
+    fn the_kind_of_an_examples_index_data_is_carried_to_another_cases_shapes() {
+        let tensor = |shape: &[u64], dtype: DType| CaseTensor {
+            shape: shape.to_vec(),
+            dtype: Some(dtype),
+        };
+        let case = |shapes: [&[u64]; 6], values: Vec<(usize, String)>| TilingCase {
+            kind: CaseKind::TilingTest,
+            op_type: "Widget".into(),
+            file: "t.cpp".into(),
+            line: 1,
+            test: "t".into(),
+            inputs: vec![
+                tensor(shapes[0], DType::Int32),
+                tensor(shapes[1], DType::Int32),
+                tensor(shapes[2], DType::Float32),
+                tensor(shapes[3], DType::Int64),
+                tensor(shapes[4], DType::Int32),
+            ],
+            outputs: vec![tensor(shapes[5], DType::Float32)],
+            attrs: vec![],
+            values,
+            absent: vec![],
+            carried: vec![],
+        };
+        let mut example = case(
+            [&[6], &[3, 2], &[2, 4], &[6], &[3], &[3, 4]],
+            vec![
+                (0, "[2, 1, 4, 3, 0, 5]".into()),
+                (1, "[1, 0, 0, 1, 1, 0]".into()),
+                (3, "[0, 0, 1, 1, 1, 1]".into()),
+                (4, "[7, 7, 7]".into()),
+            ],
+        );
+        example.kind = CaseKind::Example;
+        let names = ["row_idx", "expert", "bias", "sorted_expert", "counts", "y"];
+        let mut test = case(
+            [&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]],
+            vec![(3, "[5]".into())],
+        );
+        carry(&example, &mut test, &names);
+        assert_eq!(
+            test.carried,
+            vec![
+                (0, Carried::Permutation),
+                (
+                    1,
+                    Carried::Below {
+                        bound: 4,
+                        axis: "axis 1 of `expert`".into(),
+                        sorted: false
+                    }
+                ),
+            ]
+        );
+        // without the test's own data for `sorted_expert`, its ids are ascending below the same axes
+        let mut test = case([&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]], vec![]);
+        carry(&example, &mut test, &names);
+        assert_eq!(
+            test.carried.get(2),
+            Some(&(
+                3,
+                Carried::Below {
+                    bound: 4,
+                    axis: "axis 1 of `expert`".into(),
+                    sorted: true
+                }
+            ))
+        );
+        assert_eq!(test.carried.len(), 3, "{:?}", test.carried);
     }
 
     /// ops-transformer's moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`:

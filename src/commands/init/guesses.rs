@@ -96,6 +96,8 @@ pub(super) struct Tensor {
     pub(super) values: Option<String>,
     /// The generated data's `range = [lo, hi]` (an index operand's valid positions).
     pub(super) range: Option<String>,
+    /// How the generated data is drawn (`data = "permutation"` or `"sorted"`), when not uniform.
+    pub(super) data: Option<String>,
     pub(super) guess: Option<String>,
     /// A tensor list (an OpDef `ParamType(DYNAMIC)` parameter): `list = N`, with its note.
     pub(super) list: Option<(u32, String)>,
@@ -184,6 +186,7 @@ pub(super) fn opdef_tensors(
             shape: main.clone(),
             values: None,
             range: None,
+            data: None,
             guess: None,
             list: None,
         };
@@ -308,6 +311,7 @@ pub(super) fn opdef_tensors(
             shape: main.clone(),
             values: None,
             range: None,
+            data: None,
             guess: Some("guess: the main input's shape".into()),
             list: dynamic.then(|| list_note(name)),
         };

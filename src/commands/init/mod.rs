@@ -875,6 +875,21 @@ impl Fitting<'_> {
                 .ln()
                 .abs()
         };
+        // the kind of index data the example gives, at the other cases' shapes
+        if let (Some(example), Some(def)) = (
+            cases.iter().find(|c| c.kind == tiling_tests::CaseKind::Example).cloned(),
+            op.opdef.as_ref(),
+        ) {
+            let names: Vec<&str> = def
+                .inputs
+                .iter()
+                .chain(&def.outputs)
+                .map(|p| p.name.as_str())
+                .collect();
+            for c in cases.iter_mut().filter(|c| c.kind != tiling_tests::CaseKind::Example) {
+                examples::carry(&example, c, &names);
+            }
+        }
         cases.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
         let mut seen: Vec<tiling_tests::TilingCase> = vec![];
         cases.retain(|c| {
@@ -1383,6 +1398,22 @@ fn render(
                     t.guess = Some(format!("shape, dtype and data {from}"));
                     continue;
                 }
+                // data of the kind the op's example gives (index operands that must stay in bounds)
+                if let Some((_, d)) = c.carried.iter().find(|(k, _)| *k == i) {
+                    let (data, range) = match d {
+                        examples::Carried::Permutation => (Some("permutation"), None),
+                        examples::Carried::Below { bound, sorted, .. } => {
+                            (sorted.then_some("sorted"), Some(format!("[0, {bound}]")))
+                        }
+                    };
+                    t.data = data.map(str::to_string);
+                    t.range = range;
+                    t.guess = Some(format!(
+                        "shape and dtype {from}; data {}, as the op's example gives it",
+                        d.describe()
+                    ));
+                    continue;
+                }
                 // the test gives no data: a guessed data range stays a guess, and says so
                 t.guess = match (&t.range, t.guess.take()) {
                     (Some(_), Some(g)) if g.starts_with("guess:") => {
@@ -1430,6 +1461,9 @@ fn render(
                 }
                 if let Some(r) = &t.range {
                     line.push_str(&format!("\nrange = {r}"));
+                }
+                if let Some(d) = &t.data {
+                    line.push_str(&format!("\ndata = \"{d}\""));
                 }
                 if let Some((n, g)) = &t.list {
                     line.push_str(&format!("\nlist = {n}"));
@@ -1537,6 +1571,7 @@ fn legacy_tensors(
             shape,
             values: None,
             range: None,
+            data: None,
             guess,
             list: None,
         }
@@ -1560,6 +1595,7 @@ mod tests {
             shape: vec![48, 16384],
             values: None,
             range: None,
+            data: None,
             guess: Some("guess: the main input's shape".into()),
             list: None,
         };

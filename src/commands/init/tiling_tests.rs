@@ -59,6 +59,9 @@ pub(super) struct TilingCase {
     /// Indices of optional inputs the case leaves out (an example passing `nullptr`): written
     /// `absent = true`; their entry in `inputs` is a placeholder.
     pub absent: Vec<usize>,
+    /// Input index -> how its data is drawn, carried from the op's example to this case's shapes
+    /// (`examples::carry`) where the case gives no data.
+    pub carried: Vec<(usize, super::examples::Carried)>,
 }
 
 impl TilingCase {
@@ -256,6 +259,7 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
         attrs,
         values: const_inputs(body),
         absent: vec![],
+        carried: vec![],
     })
 }
 
@@ -382,6 +386,7 @@ fn read_case(
         attrs,
         values: vec![],
         absent: vec![],
+        carried: vec![],
     })
 }
 
