@@ -1297,6 +1297,71 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
     }
 }
 
+/// Arange (asc-devkit docs, 高阶API/索引计算/Arange-94.md): dst[i] = firstValue + i * diffValue, in float,
+/// half and int32, past the 8 written one by one and the 64 of the first Adds. ops-cv's
+/// upsample_nearest_exact2d_grad builds its index rows with it; it also spells the Matmul types in the
+/// older `matmul::` namespace, an alias of AscendC that this kernel compiles against.
+#[test]
+fn arange_is_the_arithmetic_sequence_and_matmul_names_its_namespace_alias() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+using OlderSpelling = matmul::MatmulType<TPosition::GM, CubeFormat::ND, half>;
+extern "C" __global__ __aicore__ void top(GM_ADDR f, GM_ADDR h, GM_ADDR i) {
+    GlobalTensor<float> fg; fg.SetGlobalBuffer((__gm__ float *)f, 200);
+    GlobalTensor<half> hg; hg.SetGlobalBuffer((__gm__ half *)h, 144);
+    GlobalTensor<int32_t> ig; ig.SetGlobalBuffer((__gm__ int32_t *)i, 72);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    LocalTensor<float> ft = b.Get<float>();
+    LocalTensor<half> ht = b.GetWithOffset<half>(144, 1024);
+    LocalTensor<int32_t> it = b.GetWithOffset<int32_t>(72, 1536);
+    Arange(ft, 1.5f, 0.25f, 200);
+    Arange(ht, (half)-3.0f, (half)0.5f, 144);
+    Arange(it, (int32_t)7, (int32_t)3, 72);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(fg, ft, 200);
+    DataCopy(hg, ht, 144);
+    DataCopy(ig, it, 72);
+}
+extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1], a[2]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "arange", &[]);
+    write_run(
+        w,
+        &[
+            ("output", "f", "f.bin", 800),
+            ("output", "h", "h.bin", 288),
+            ("output", "i", "i.bin", 288),
+        ],
+    );
+    run_ok(
+        Command::new(w.join("arange")).arg(w.join("run.txt")),
+        "the Arange kernel",
+    );
+    let f = f32s(&std::fs::read(w.join("f.bin")).unwrap());
+    let want: Vec<f32> = (0..200).map(|k| 1.5 + 0.25 * k as f32).collect();
+    assert_eq!(f, want);
+    let h: Vec<f32> = std::fs::read(w.join("h.bin"))
+        .unwrap()
+        .chunks_exact(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    let want: Vec<f32> = (0..144).map(|k| -3.0 + 0.5 * k as f32).collect();
+    assert_eq!(h, want);
+    let i = i32s(&std::fs::read(w.join("i.bin")).unwrap());
+    let want: Vec<i32> = (0..72).map(|k| 7 + 3 * k).collect();
+    assert_eq!(i, want);
+}
+
 /// An index that carries a GlobalTensor into another tensor's allocation is out of bounds of its own:
 /// moe_finalize_routing_v2 with random row indices read rows far before `expanded_x`, which landed in
 /// another input or in no allocation depending on where the allocator put them, so one run faulted

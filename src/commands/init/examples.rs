@@ -332,6 +332,26 @@ fn integer_data(text: &str, name: &str, elems: u64) -> Option<String> {
     })
 }
 
+/// A list attr as an example passes it: `aclCreateIntArray(sizeData.data(), sizeData.size())` over a
+/// declared `std::vector<int64_t> sizeData = {3, 3};` (upsample_nearest2d_grad's output_size), as a
+/// manifest list.
+fn int_array(text: &str, init: &str) -> Option<String> {
+    let open = init.find("aclCreateIntArray(")? + "aclCreateIntArray".len();
+    let close = matching(init, open)?;
+    let args = split_top(&init[open + 1..close]);
+    let data = args.first()?.trim();
+    let name = data.strip_suffix(".data()").unwrap_or(data).trim();
+    let items = braced(declared(text, name)?)?;
+    let list = split_top(items)
+        .iter()
+        .map(|v| v.trim().parse::<i64>().ok())
+        .collect::<Option<Vec<_>>>()?;
+    Some(format!(
+        "[{}]",
+        list.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+    ))
+}
+
 /// The arguments of the example's `aclnn<Op>GetWorkspaceSize(...)` call, trimmed.
 fn workspace_call(text: &str) -> Option<Vec<&str>> {
     let open = text.find("GetWorkspaceSize(")? + "GetWorkspaceSize".len();
@@ -383,6 +403,7 @@ fn attrs(text: &str, def: &OpDef, created: &[Created]) -> Vec<(String, String)> 
                 .strip_prefix('"')
                 .and_then(|s| s.strip_suffix('"'))
                 .map(|s| format!("{s:?}")),
+            AttrKind::ListInt => int_array(text, v),
             _ => None,
         };
         if let Some(value) = value {
@@ -483,6 +504,45 @@ int main() {
                 shape: vec![3, 4],
                 dtype: Some(DType::Float16)
             }]
+        );
+    }
+
+    /// ops-cv's upsample_nearest2d_grad passes its list attrs as `aclIntArray`s made from declared
+    /// vectors; they were not read, and the tiling refused the guessed `[1]`.
+    #[test]
+    fn an_examples_int_array_attr_is_the_vector_it_is_made_from() {
+        let text = r#"
+  std::vector<int64_t> gradOutShape = {2, 2, 3, 3};
+  std::vector<int64_t> gradInputShape = {2, 2, 1, 1};
+  std::vector<int64_t> outputSizeData = {3, 3};
+  double scalesH = 0.5;
+  ret = CreateAclTensor(gradOutHostData, gradOutShape, &gAddr, aclDataType::ACL_FLOAT, &gradOut);
+  ret = CreateAclTensor(gradInputHostData, gradInputShape, &iAddr, aclDataType::ACL_FLOAT, &gradInput);
+  const aclIntArray* outputSize = aclCreateIntArray(outputSizeData.data(), outputSizeData.size());
+  ret = aclnnUpsampleGetWorkspaceSize(gradOut, outputSize, scalesH, gradInput, &ws, &executor);
+"#;
+        let mut def = widget(&[("grad_output", ParamType::Required)]);
+        def.attrs = vec![
+            AttrDef {
+                name: "output_size".into(),
+                required: true,
+                kind: AttrKind::ListInt,
+                default: None,
+            },
+            AttrDef {
+                name: "scales_h".into(),
+                required: false,
+                kind: AttrKind::Float,
+                default: None,
+            },
+        ];
+        let c = read(text, "examples/test_aclnn_upsample.cpp", &def).expect("a case");
+        assert_eq!(
+            c.attrs,
+            vec![
+                ("output_size".to_string(), "[3, 3]".to_string()),
+                ("scales_h".to_string(), "0.5".to_string())
+            ]
         );
     }
 

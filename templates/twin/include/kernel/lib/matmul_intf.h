@@ -578,3 +578,6 @@ inline void matmul_aic_serves() {
 }
 } // namespace twin
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...) (::twin::matmul_aic_serves(), ::twin::regist_matmul(tpipe, __VA_ARGS__))
+// The older spelling `matmul::Matmul<matmul::MatmulType<...>>` (ops-cv's upsample_nearest_exact2d_grad):
+// asc-devkit's adv_api/matmul/matmul.h keeps `matmul` as an alias of AscendC.
+namespace matmul = AscendC;

@@ -38,6 +38,43 @@ inline void IsFinite(const LocalTensor<U> &dst, const LocalTensor<T> &src, uint3
     }, TWIN_LOC_ARGS, (int)sizeof(U));
 }
 
+// ---- Arange (asc-devkit docs/zh/api/SIMD-API/高阶API/索引计算/Arange-94.md): the arithmetic sequence
+// dst[i] = firstValue + i * diffValue, i < count; int16_t, half, int32_t, float; count > 0, diffValue >= 0.
+// Built as the page describes: up to 8 elements written one by one (SetValue), extended by Adds to 64
+// (7 Adds of 8 elements), then by Adds of 64 elements until count; each step adds to the first block, so
+// in half the sums round as the device's Adds would.
+} // namespace AscendC
+namespace twin {
+template <class T>
+inline void arange(const AscendC::LocalTensor<T> &dst, T first, T diff, int32_t count, TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
+                      std::is_same<T, float>::value,
+                  "Arange: int16_t, half, int32_t or float");
+    if (count <= 0) fault(twin_file, twin_line, "Arange: count %d must be positive", count);
+    if ((double)up(diff) < 0) fault(twin_file, twin_line, "Arange: diffValue %g must not be negative", (double)up(diff));
+    uint8_t *pd = vspan(dst, (uint64_t)count, "Arange", TWIN_LOC_ARGS);
+    const int64_t n = count;
+    for (int64_t i = 0; i < n && i < 8; i++) {
+        st<T>(pd + i * sizeof(T), (T)(up(first) + up((T)(up(diff) * i))));
+        tr_scalar("SetValue", twin_line);
+    }
+    for (int64_t block = 8, step = 8; block < n; block += step) {
+        if (block == 64) step = 64;
+        const int64_t len = std::min<int64_t>(step, n - block);
+        const T add = (T)(up(diff) * block);
+        for (int64_t j = 0; j < len; j++)
+            st<T>(pd + (block + j) * sizeof(T), (T)(up(ld<T>(pd + j * sizeof(T))) + up(add)));
+        tr_vec_ub(dst.addr_ + (uint32_t)(block * sizeof(T)), dst.addr_);
+        tr_vec("Adds", sizeof(T), (uint64_t)len, vec_rep((uint64_t)len, sizeof(T)), twin_line);
+    }
+}
+} // namespace twin
+namespace AscendC {
+template <class T>
+inline void Arange(const LocalTensor<T> &dst, const T firstValue, const T diffValue, const int32_t count, TWIN_LOC) {
+    twin::arange(dst, firstValue, diffValue, count, TWIN_LOC_ARGS);
+}
+
 // ---- SwiGLU (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SwiGLU接口/SwiGLU.md; the formula as the
 // page's sample states it, examples/01_simd_cpp_api/04_advanced_api/01_activation/swiglu):
 //   dst_i = src0_i * Swish(src1_i, beta), Swish(x, beta) = x / (1 + exp(-beta * x)),
