@@ -1362,6 +1362,56 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1], a[2]); }
     assert_eq!(i, want);
 }
 
+/// A TPipe's end releases the UB it carved, as CANN's destructor (Destroy) does: ops-cv's rasterizer runs
+/// one stage with a pipe in a scope (101 KiB), then a second stage's pipe carves 184 KiB, and stopped at
+/// "UB overflow". A copy of a pipe ending releases nothing: the buffer carved after it does not overlap
+/// the original's.
+#[test]
+fn a_pipe_releases_its_ub_when_it_ends_and_a_copy_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void top(GM_ADDR y) {
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 128);
+    {
+        TPipe first;
+        TBuf<TPosition::VECCALC> b;
+        first.InitBuffer(b, 101 * 1024);
+        Duplicate(b.Get<float>(), 3.0f, 64);
+    }
+    TPipe second;
+    TBuf<TPosition::VECCALC> big, more;
+    second.InitBuffer(big, 120 * 1024);
+    LocalTensor<float> t = big.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    { TPipe copy(second); }
+    second.InitBuffer(more, 64 * 1024);
+    LocalTensor<float> u = more.Get<float>();
+    Duplicate(u, 2.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 64);
+    DataCopy(yg[64], u, 64);
+}
+extern "C" void twin_launch(uint8_t **a) { top(a[0]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "stages", &[]);
+    write_run(w, &[("output", "y", "y.bin", 512)]);
+    run_ok(
+        Command::new(w.join("stages")).arg(w.join("run.txt")),
+        "two pipes one after the other",
+    );
+    let y = f32s(&std::fs::read(w.join("y.bin")).unwrap());
+    assert!(y[..64].iter().all(|&v| v == 1.0), "{:?}", &y[..64]);
+    assert!(y[64..].iter().all(|&v| v == 2.0), "{:?}", &y[64..]);
+}
+
 /// An index that carries a GlobalTensor into another tensor's allocation is out of bounds of its own:
 /// moe_finalize_routing_v2 with random row indices read rows far before `expanded_x`, which landed in
 /// another input or in no allocation depending on where the allocator put them, so one run faulted

@@ -504,20 +504,33 @@ public:
 class TPipe {
 public:
     uint32_t base_[twin::HW_COUNT] = {0}; // what each buffer had carved before this pipe
+    bool owner_ = true;                   // constructed, not copied: its end releases what it carved
     TPipe() {
         for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = twin::hw_used((twin::Hw)h);
         twin::g.pipe = this;
     }
-    ~TPipe() { if (twin::g.pipe == this) twin::g.pipe = nullptr; }
+    // The destructor releases the buffers the pipe carved, as CANN's does (Destroy, asc-devkit
+    // impl/basic_api/kernel_tpipe_impl.h): a kernel that runs two stages, each with a pipe in its own scope,
+    // has the whole UB again for the second (ops-cv rasterizer: 101 KiB, then 184 KiB). The twin's pipes
+    // carve one after another (a pipe constructed while another lives starts after it, where the device
+    // would restart at 0), so the end of the innermost releases back to where it started.
+    ~TPipe() {
+        if (twin::g.pipe == this) twin::g.pipe = nullptr;
+        if (owner_)
+            for (int h = 0; h < twin::HW_COUNT; h++)
+                if (twin::hw_used((twin::Hw)h) > base_[h]) twin::hw_set_used((twin::Hw)h, base_[h]);
+    }
     // Copies (ops-nn add_layer_norm_grad keeps `TPipe pipe_;` in a class and assigns `pipe_ = pipe;`
     // before calling pipe_.InitBuffer): as in CANN, where TPipe has the implicit copy operations, a copy
     // takes the pipe's state and does not become the current pipe (GetTPipePtr still names the one
     // constructed). The twin keeps the carve state per block, not per pipe: buffers carved through the
     // copy and through the original continue one sequence, where on CANN each would continue from the
     // copied offsets (and could overlap if both carved after the copy).
-    TPipe(const TPipe &o) { for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = o.base_[h]; }
+    // A copy releases nothing when it ends (the original's buffers may still be in use).
+    TPipe(const TPipe &o) : owner_(false) { for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = o.base_[h]; }
     TPipe &operator=(const TPipe &o) {
         for (int h = 0; h < twin::HW_COUNT; h++) base_[h] = o.base_[h];
+        owner_ = false;
         return *this;
     }
 
