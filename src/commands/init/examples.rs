@@ -15,7 +15,7 @@
 // tensor. Must not know the manifest's rendering, the tiling run or which case init keeps.
 
 use super::tiling_tests::{
-    CaseKind, CaseTensor, TilingCase, braced, declared, dims, line_of, matching, split_top,
+    CaseKind, CaseTensor, TilingCase, braced, declared, dims, integer, line_of, matching, split_top,
     without_comments,
 };
 use crate::manifest::DType;
@@ -111,7 +111,16 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             .filter(|a| *a == "nullptr" || created.iter().any(|c| c.name == *a))
             .collect::<Vec<_>>()
     });
-    let slots = slots.filter(|s| s.len() == def.inputs.len() + def.outputs.len());
+    // An output named like an input is that input updated in place (dequant_rope_quant_kvcache's
+    // k_cache): the call may pass it once, as the input.
+    let in_place = |k: usize| def.inputs.iter().any(|p| p.name == def.outputs[k].name);
+    let own_outputs = (0..def.outputs.len()).filter(|&k| !in_place(k)).count();
+    let passes_in_place = slots
+        .as_ref()
+        .is_some_and(|s| s.len() == def.inputs.len() + def.outputs.len());
+    let slots = slots.filter(|s| {
+        s.len() == def.inputs.len() + def.outputs.len() || s.len() == def.inputs.len() + own_outputs
+    });
     let by_position = |k: usize| {
         let slot = slots.as_ref()?.get(k)?;
         created.iter().find(|c| c.name == *slot)
@@ -140,18 +149,28 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             values.push((i, v.clone()));
         }
     }
-    // outputs only when every one is found, by name or place (the manifest takes them by position)
+    // outputs only when every one is found, by name or place (the manifest takes them by position); an
+    // output updated in place that the call does not pass is its input
     let outputs = def
         .outputs
         .iter()
         .enumerate()
         .map(|(k, p)| {
-            take(&p.name)
-                .or_else(|| by_position(def.inputs.len() + k))
+            let place = if passes_in_place {
+                Some(k)
+            } else {
+                (!in_place(k)).then(|| (0..k).filter(|&j| !in_place(j)).count())
+            };
+            let found = take(&p.name)
+                .or_else(|| place.and_then(|k| by_position(def.inputs.len() + k)))
                 .map(|c| CaseTensor {
                     shape: c.shape.clone(),
                     dtype: c.dtype,
-                })
+                });
+            found.or_else(|| {
+                let i = def.inputs.iter().position(|q| q.name == p.name)?;
+                inputs.get(i).filter(|t| !t.shape.is_empty()).cloned()
+            })
         })
         .collect::<Option<Vec<_>>>()
         .unwrap_or_default();
@@ -344,7 +363,7 @@ fn int_array(text: &str, init: &str) -> Option<String> {
     let items = braced(declared(text, name)?)?;
     let list = split_top(items)
         .iter()
-        .map(|v| v.trim().parse::<i64>().ok())
+        .map(|v| integer(v, text, 0))
         .collect::<Option<Vec<_>>>()?;
     Some(format!(
         "[{}]",
@@ -385,9 +404,8 @@ fn attrs(text: &str, def: &OpDef, created: &[Created]) -> Vec<(String, String)> 
         let Some(arg) = named.or_else(|| by_place.then(|| scalars[k])) else {
             continue;
         };
-        let Some(v) = declared(text, arg).map(str::trim) else {
-            continue;
-        };
+        // a declared name's initialiser, else the argument itself (`"BSND"`, `true`, `0.5` passed as is)
+        let v = declared(text, arg).map_or(arg, str::trim);
         let v = v.trim_end_matches(['f', 'F', 'L', 'l']);
         let value = match a.kind {
             AttrKind::Int => v.parse::<i64>().ok().map(|x| x.to_string()),
@@ -508,18 +526,20 @@ int main() {
     }
 
     /// ops-cv's upsample_nearest2d_grad passes its list attrs as `aclIntArray`s made from declared
-    /// vectors; they were not read, and the tiling refused the guessed `[1]`.
+    /// vectors; they were not read, and the tiling refused the guessed `[1]`. Literals passed as they
+    /// are (dequant_rope_quant_kvcache's `"BSND"`, `true`) are the attrs' values too.
     #[test]
     fn an_examples_int_array_attr_is_the_vector_it_is_made_from() {
         let text = r#"
   std::vector<int64_t> gradOutShape = {2, 2, 3, 3};
   std::vector<int64_t> gradInputShape = {2, 2, 1, 1};
-  std::vector<int64_t> outputSizeData = {3, 3};
+  int64_t rows = 3;
+  std::vector<int64_t> outputSizeData = {rows, rows * 1};
   double scalesH = 0.5;
   ret = CreateAclTensor(gradOutHostData, gradOutShape, &gAddr, aclDataType::ACL_FLOAT, &gradOut);
   ret = CreateAclTensor(gradInputHostData, gradInputShape, &iAddr, aclDataType::ACL_FLOAT, &gradInput);
   const aclIntArray* outputSize = aclCreateIntArray(outputSizeData.data(), outputSizeData.size());
-  ret = aclnnUpsampleGetWorkspaceSize(gradOut, outputSize, scalesH, gradInput, &ws, &executor);
+  ret = aclnnUpsampleGetWorkspaceSize(gradOut, outputSize, scalesH, "BSND", true, gradInput, &ws, &executor);
 "#;
         let mut def = widget(&[("grad_output", ParamType::Required)]);
         def.attrs = vec![
@@ -535,13 +555,68 @@ int main() {
                 kind: AttrKind::Float,
                 default: None,
             },
+            AttrDef {
+                name: "layout".into(),
+                required: false,
+                kind: AttrKind::String,
+                default: None,
+            },
+            AttrDef {
+                name: "cache".into(),
+                required: false,
+                kind: AttrKind::Bool,
+                default: None,
+            },
         ];
         let c = read(text, "examples/test_aclnn_upsample.cpp", &def).expect("a case");
         assert_eq!(
             c.attrs,
             vec![
                 ("output_size".to_string(), "[3, 3]".to_string()),
-                ("scales_h".to_string(), "0.5".to_string())
+                ("scales_h".to_string(), "0.5".to_string()),
+                ("layout".to_string(), "\"BSND\"".to_string()),
+                ("cache".to_string(), "true".to_string())
+            ]
+        );
+    }
+
+    /// ops-transformer's dequant_rope_quant_kvcache: sizes computed from sums in parentheses, tensors named
+    /// unlike the OpDef's (taken by place), and outputs updated in place (`k_cache`) that the call passes
+    /// only once, as inputs: the case gives those outputs their input's shape.
+    #[test]
+    fn an_example_with_computed_sizes_and_in_place_outputs_is_read() {
+        let text = r#"
+  int64_t shapeD = 32;
+  int64_t shapeNq = 2;
+  int64_t shapeNkv = 1;
+  int64_t shapeH = shapeD * (shapeNq + shapeNkv + shapeNkv);
+  std::vector<int64_t> inputShape = {1, 1, shapeH};
+  std::vector<int64_t> cacheShape = {1, shapeH - 1, 1, shapeD / 2};
+  std::vector<int64_t> outShape = {1, 1, shapeNq, shapeD};
+  ret = CreateAclTensor(inputHostData, inputShape, &a, aclDataType::ACL_INT32, &input);
+  ret = CreateAclTensor(cacheHostData, cacheShape, &b, aclDataType::ACL_INT8, &kcache);
+  ret = CreateAclTensor(outHostData, outShape, &c, aclDataType::ACL_FLOAT16, &out);
+  ret = aclnnRopeGetWorkspaceSize(input, kcache, out, &ws, &executor);
+"#;
+        let mut def = widget(&[("x", ParamType::Required), ("k_cache", ParamType::Required)]);
+        def.outputs = vec![param("q", ParamType::Required), param("k_cache", ParamType::Required)];
+        def.attrs = vec![];
+        let c = read(text, "examples/test_aclnn_rope.cpp", &def).expect("a case");
+        assert_eq!(
+            c.inputs.iter().map(|t| t.shape.clone()).collect::<Vec<_>>(),
+            vec![vec![1, 1, 128], vec![1, 127, 1, 16]]
+        );
+        assert_eq!(
+            c.outputs,
+            vec![
+                CaseTensor {
+                    shape: vec![1, 1, 2, 32],
+                    dtype: Some(DType::Float16)
+                },
+                CaseTensor {
+                    shape: vec![1, 127, 1, 16],
+                    dtype: Some(DType::Int8)
+                },
             ]
         );
     }

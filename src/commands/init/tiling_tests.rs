@@ -297,19 +297,6 @@ fn const_inputs(body: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// One factor of a dimension: an integer literal, or a name `body` declares with one
-/// (`int64_t tokenNum = 4096;`).
-fn factor(f: &str, body: &str) -> Option<u64> {
-    let f = f.trim();
-    f.parse::<u64>().ok().or_else(|| {
-        f.chars()
-            .all(|c| c.is_alphanumeric() || c == '_')
-            .then(|| declared(body, f))
-            .flatten()
-            .and_then(|v| v.trim().trim_end_matches(['L', 'l', 'U', 'u']).parse().ok())
-    })
-}
-
 /// The origin shape of the `gert::StorageShape name = {{..}, {..}};` (or `name({..}, {..})`) that
 /// `body` declares.
 fn storage_shape(body: &str, name: &str) -> Option<Vec<u64>> {
@@ -335,12 +322,114 @@ fn origin_shape(pair: &str, body: &str) -> Option<Vec<u64>> {
 pub(super) fn dims(list: &str, body: &str) -> Option<Vec<u64>> {
     split_top(list)
         .iter()
-        .map(|d| {
-            d.split('*')
-                .map(|f| factor(f, body))
-                .product::<Option<u64>>()
-        })
+        .map(|d| integer(d, body, 0).and_then(|v| u64::try_from(v).ok()))
         .collect()
+}
+
+/// The value of an integer expression as tests and examples write sizes: literals (`4096`, `16L`),
+/// names declared in `body` (followed to their initialiser, a few levels deep), `+ - * / %` and
+/// parentheses (an example's `shapeH = shapeD * (shapeNq + shapeNkv + shapeNkv)`). None for anything
+/// else or an overflow.
+pub(super) fn integer(expr: &str, body: &str, depth: u32) -> Option<i64> {
+    struct P<'a> {
+        s: &'a [u8],
+        i: usize,
+        body: &'a str,
+        depth: u32,
+    }
+    impl P<'_> {
+        fn ws(&mut self) {
+            while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
+                self.i += 1;
+            }
+        }
+        fn expr(&mut self) -> Option<i64> {
+            let mut v = self.term()?;
+            loop {
+                self.ws();
+                match self.s.get(self.i) {
+                    Some(b'+') => {
+                        self.i += 1;
+                        v = v.checked_add(self.term()?)?;
+                    }
+                    Some(b'-') => {
+                        self.i += 1;
+                        v = v.checked_sub(self.term()?)?;
+                    }
+                    _ => return Some(v),
+                }
+            }
+        }
+        fn term(&mut self) -> Option<i64> {
+            let mut v = self.atom()?;
+            loop {
+                self.ws();
+                match self.s.get(self.i) {
+                    Some(b'*') => {
+                        self.i += 1;
+                        v = v.checked_mul(self.atom()?)?;
+                    }
+                    Some(b'/') => {
+                        self.i += 1;
+                        v = v.checked_div(self.atom()?)?;
+                    }
+                    Some(b'%') => {
+                        self.i += 1;
+                        v = v.checked_rem(self.atom()?)?;
+                    }
+                    _ => return Some(v),
+                }
+            }
+        }
+        fn atom(&mut self) -> Option<i64> {
+            self.ws();
+            match *self.s.get(self.i)? {
+                b'(' => {
+                    self.i += 1;
+                    let v = self.expr()?;
+                    self.ws();
+                    (self.s.get(self.i) == Some(&b')')).then(|| self.i += 1)?;
+                    Some(v)
+                }
+                b'-' => {
+                    self.i += 1;
+                    self.atom()?.checked_neg()
+                }
+                c if c.is_ascii_digit() => {
+                    let start = self.i;
+                    while self.s.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
+                        self.i += 1;
+                    }
+                    let v = std::str::from_utf8(&self.s[start..self.i]).ok()?.parse().ok();
+                    while self.s.get(self.i).is_some_and(|c| b"uUlL".contains(c)) {
+                        self.i += 1;
+                    }
+                    v
+                }
+                c if c.is_ascii_alphabetic() || c == b'_' => {
+                    let start = self.i;
+                    while self.s.get(self.i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                        self.i += 1;
+                    }
+                    let name = std::str::from_utf8(&self.s[start..self.i]).ok()?;
+                    if self.depth >= 8 {
+                        return None;
+                    }
+                    integer(declared(self.body, name)?, self.body, self.depth + 1)
+                }
+                _ => None,
+            }
+        }
+    }
+    let mut p = P {
+        s: expr.trim().as_bytes(),
+        i: 0,
+        body,
+        depth,
+    };
+    let v = p.expr()?;
+    p.ws();
+    (p.i == p.s.len()).then_some(v)
 }
 
 /// The op type a test body names: `op_type("X")`, `GetOpImpl("X")`, `OP_NAME = "X"` or `op_type = "X"`.
