@@ -1312,13 +1312,10 @@ fn init_takes_the_shapes_of_the_ops_own_example_when_the_tiling_refuses_its_gues
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
-/// moe_finalize_routing_v2 ran only at its example's tiny shapes (6 rows, launch-bound: nothing to tune):
-/// its tiling tests give the op's real shapes but no data, and the uniform [-100, 100) of its
-/// `expanded_row_idx` read rows out of bounds. The example's data says what kind of data it is (a
-/// permutation of the rows); init now draws that kind at the tiling test's shapes. Here add_custom takes
-/// a `row_idx` whose rows its kernel reads from `x`.
-#[test]
-fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
+/// add_custom refusing any shape but `[_, 2048]`, with an int32 input `index` after y whose first 8
+/// values its kernel takes as rows of `x` to read (out of bounds past x's rows), and a tiling test
+/// `rows` at `rows` x 2048.
+fn add_custom_reading_rows(index: &str, rows: u64) -> tempfile::TempDir {
     let dir = add_custom_refusing(
         "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) != 2048) { return ge::GRAPH_FAILED; }\n",
     );
@@ -1326,22 +1323,22 @@ fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
     edit_add_custom_host(
         p,
         "        this->Output(\"z\")\n",
-        "        this->Input(\"row_idx\")\n            .ParamType(REQUIRED)\n            .DataType({ge::DT_INT32})\n            .Format({ge::FORMAT_ND});\n        this->Output(\"z\")\n",
+        &format!("        this->Input(\"{index}\")\n            .ParamType(REQUIRED)\n            .DataType({{ge::DT_INT32}})\n            .Format({{ge::FORMAT_ND}});\n        this->Output(\"z\")\n"),
     );
     edit_add_custom(
         p,
         "op_kernel/add_custom.cpp",
         "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z,",
-        "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR row_idx, GM_ADDR z,",
+        &format!("void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR {index}, GM_ADDR z,"),
     );
     edit_add_custom(
         p,
         "op_kernel/add_custom.cpp",
         "    GET_TILING_DATA(tiling_data, tiling);\n",
-        "    GET_TILING_DATA(tiling_data, tiling);\n    { AscendC::GlobalTensor<int32_t> r; r.SetGlobalBuffer((__gm__ int32_t *)row_idx); AscendC::GlobalTensor<DTYPE_X> xs; xs.SetGlobalBuffer((__gm__ DTYPE_X *)x); for (int i = 0; i < 8; i++) { xs.GetValue((int64_t)r.GetValue(i) * 2048); } }\n",
+        &format!("    GET_TILING_DATA(tiling_data, tiling);\n    {{ AscendC::GlobalTensor<int32_t> r; r.SetGlobalBuffer((__gm__ int32_t *){index}); AscendC::GlobalTensor<DTYPE_X> xs; xs.SetGlobalBuffer((__gm__ DTYPE_X *)x); for (int i = 0; i < 8; i++) {{ xs.GetValue((int64_t)r.GetValue(i) * 2048); }} }}\n"),
     );
-    let t = "{{{96, 2048}, {96, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
-    let idx = "{{{96}, {96}}, ge::DT_INT32, ge::FORMAT_ND}";
+    let t = format!("{{{{{{{rows}, 2048}}, {{{rows}, 2048}}}}, ge::DT_FLOAT16, ge::FORMAT_ND}}");
+    let idx = format!("{{{{{{{rows}}}, {{{rows}}}}}, ge::DT_INT32, ge::FORMAT_ND}}");
     std::fs::create_dir_all(p.join("tests/ut/op_host")).unwrap();
     std::fs::write(
         p.join("tests/ut/op_host/test_add_custom_tiling.cpp"),
@@ -1350,6 +1347,17 @@ fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
         ),
     )
     .unwrap();
+    dir
+}
+
+/// moe_finalize_routing_v2 ran only at its example's tiny shapes (6 rows, launch-bound: nothing to tune):
+/// its tiling tests give the op's real shapes but no data, and the uniform [-100, 100) of its
+/// `expanded_row_idx` read rows out of bounds. The example's data says what kind of data it is (a
+/// permutation of the rows); init now draws that kind at the tiling test's shapes.
+#[test]
+fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
+    let dir = add_custom_reading_rows("row_idx", 96);
+    let p = dir.path();
     std::fs::create_dir_all(p.join("examples")).unwrap();
     std::fs::write(
         p.join("examples/test_aclnn_add_custom.cpp"),
@@ -1372,6 +1380,23 @@ fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
         "{:?}",
         text(&run)
     );
+}
+
+/// moe_token_unpermute_with_routing_map_grad: init guessed its `out_index` as positions along the
+/// default shape's 48 rows, then took a tiling test of 30 rows and kept [0, 48): the kernel wrote out
+/// of bounds. The guess is now made again at the case's shapes.
+#[test]
+fn an_index_guess_is_made_again_at_the_shapes_of_the_tiling_test_taken() {
+    let dir = add_custom_reading_rows("out_index", 30);
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    let guessed = "name = \"out_index\"\ndtype = \"int32\"\nshape = [30]   # guess: `out_index` holds positions along axis 0 (30 long): data in [0, 30) (shape and dtype from the op's tiling test `rows`";
+    assert!(manifest.contains(guessed), "{manifest}");
+    assert!(manifest.contains("range = [0.0, 30.0]"), "{manifest}");
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
 }
 
 /// An optional input the call leaves out (`absent = true`): 30 of ops-transformer's 85 aclnn examples

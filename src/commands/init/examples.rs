@@ -206,6 +206,9 @@ pub(super) enum Carried {
         axis: String,
         sorted: bool,
     },
+    /// Every value is this 0 or 1 (moe_token_unpermute_with_routing_map_grad's token ids all 0): in
+    /// bounds of any axis as an id, and a flag as a mask.
+    Same(i64),
 }
 
 impl Carried {
@@ -217,6 +220,7 @@ impl Carried {
                 "{}ids below the size of {axis}",
                 if *sorted { "ascending " } else { "" }
             ),
+            Carried::Same(v) => format!("{v} throughout"),
         }
     }
 }
@@ -227,7 +231,8 @@ impl Carried {
 /// the expanded rows in its example, and `expert_idx`, below the rows of `bias`). Values that are 0..n
 /// once each are a permutation; otherwise non-negative values whose largest plus one is the size of
 /// some axis of the example are ids below that axis, and below the smallest such axis of `case` (the
-/// example cannot say which axis it is; the smallest is in bounds of all). Other data is not carried.
+/// example cannot say which axis it is; the smallest is in bounds of all); all 0 or all 1 stays so.
+/// Other data is not carried.
 /// `names`: the OpDef's inputs, then its outputs.
 pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str]) {
     let tensors = |c: &TilingCase| -> Vec<Vec<u64>> {
@@ -286,6 +291,8 @@ pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str])
                 axis: format!("axis {a} of {}", name(k)),
                 sorted: values.windows(2).all(|w| w[0] <= w[1]),
             }
+        } else if sorted[0] == sorted[sorted.len() - 1] && (sorted[0] == 0 || sorted[0] == 1) {
+            Carried::Same(sorted[0])
         } else {
             continue;
         };
@@ -624,7 +631,8 @@ int main() {
     /// The kind of the example's index data, carried to a tiling test's shapes: a permutation stays a
     /// permutation; ids below an axis are drawn below the smallest axis of the case that was as large in
     /// the example (here `expert` is below K = 2 and the 2 rows of `bias`: at the case, 4 and 16);
-    /// ascending ids stay ascending; data the case gives, float inputs and data of no such kind are left.
+    /// ascending ids stay ascending; all zeros stay zeros; data the case gives, float inputs and data of
+    /// no such kind are left.
     #[test]
     fn the_kind_of_an_examples_index_data_is_carried_to_another_cases_shapes() {
         let tensor = |shape: &[u64], dtype: DType| CaseTensor {
@@ -656,7 +664,7 @@ int main() {
                 (0, "[2, 1, 4, 3, 0, 5]".into()),
                 (1, "[1, 0, 0, 1, 1, 0]".into()),
                 (3, "[0, 0, 1, 1, 1, 1]".into()),
-                (4, "[7, 7, 7]".into()),
+                (4, "[0, 0, 0]".into()),
             ],
         );
         example.kind = CaseKind::Example;
@@ -678,6 +686,7 @@ int main() {
                         sorted: false
                     }
                 ),
+                (4, Carried::Same(0)),
             ]
         );
         // without the test's own data for `sorted_expert`, its ids are ascending below the same axes
@@ -694,7 +703,12 @@ int main() {
                 }
             ))
         );
-        assert_eq!(test.carried.len(), 3, "{:?}", test.carried);
+        assert_eq!(test.carried.len(), 4, "{:?}", test.carried);
+        // one value other than 0 or 1 throughout (a count, say) says nothing of other shapes
+        example.values[3] = (4, "[7, 7, 7]".into());
+        let mut test = case([&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]], vec![]);
+        carry(&example, &mut test, &names);
+        assert!(test.carried.iter().all(|(k, _)| *k != 4), "{:?}", test.carried);
     }
 
     /// ops-transformer's moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`:

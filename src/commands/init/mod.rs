@@ -1405,6 +1405,10 @@ fn render(
                         examples::Carried::Below { bound, sorted, .. } => {
                             (sorted.then_some("sorted"), Some(format!("[0, {bound}]")))
                         }
+                        examples::Carried::Same(v) => {
+                            t.values = Some(format!("[{v}]"));
+                            (None, None)
+                        }
                     };
                     t.data = data.map(str::to_string);
                     t.range = range;
@@ -1421,6 +1425,45 @@ fn render(
                     }
                     _ => Some(from.clone()),
                 };
+            }
+            // An index operand's guessed positions, again at the case's shapes: a range of the
+            // default's 48 rows read past the 30 of moe_token_unpermute_with_routing_map_grad's test.
+            if let Some(def) = &op.opdef {
+                let guessed: Vec<usize> = inputs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, t)| {
+                        !c.absent.contains(i)
+                            && !c.values.iter().any(|(k, _)| k == i)
+                            && !c.carried.iter().any(|(k, _)| k == i)
+                            && t.range.is_some()
+                            && t.guess.as_deref().is_some_and(|g| g.starts_with("guess:"))
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                if !guessed.is_empty() {
+                    let main: Vec<u64> = inputs.first().map(|t| t.shape.clone()).unwrap_or_default();
+                    let all: BTreeMap<String, Vec<u64>> = inputs
+                        .iter()
+                        .map(|t| (t.name.clone(), t.shape.clone()))
+                        .collect();
+                    let kept: Vec<Option<String>> =
+                        guessed.iter().map(|&i| inputs[i].range.take()).collect();
+                    guesses::index_operands(def, &main, &all, &mut inputs);
+                    for (&i, old) in guessed.iter().zip(kept) {
+                        let t = &mut inputs[i];
+                        if t.range.is_none() && t.values.is_none() {
+                            t.range = old; // not an index the guess reaches at these shapes
+                        }
+                        if let Some(g) = t.guess.take() {
+                            t.guess = Some(if g.contains(&from) {
+                                g
+                            } else {
+                                format!("{g} (shape and dtype {from})")
+                            });
+                        }
+                    }
+                }
             }
             for (t, ct) in outputs.iter_mut().zip(&c.outputs) {
                 t.shape = ct.shape.clone();
