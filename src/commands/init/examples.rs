@@ -229,7 +229,8 @@ impl Carried {
 /// `case`'s shapes: a tiling test has an op's large shapes but no data, and the uniform [-100, 100) of
 /// an index operand reads out of bounds (moe_finalize_routing_v2's `expanded_row_idx`, a permutation of
 /// the expanded rows in its example, and `expert_idx`, below the rows of `bias`). Values that are 0..n
-/// once each are a permutation; otherwise non-negative values whose largest plus one is the size of
+/// once each are a permutation (if the case's count stays within the axes of the example as long as n;
+/// else ids below them); otherwise non-negative values whose largest plus one is the size of
 /// some axis of the example are ids below that axis, and below the smallest such axis of `case` (the
 /// example cannot say which axis it is; the smallest is in bounds of all); all 0 or all 1 stays so.
 /// Other data is not carried.
@@ -265,34 +266,46 @@ pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str])
         };
         let mut sorted = values.clone();
         sorted.sort_unstable();
-        let carried = if sorted.iter().enumerate().all(|(k, &v)| v == k as i64) {
-            Carried::Permutation
-        } else if sorted[0] >= 0 && sorted[0] != sorted[sorted.len() - 1] {
-            let bound = sorted[sorted.len() - 1] as u64 + 1;
-            // the axes of the example as large as the ids' bound, at this case's size
-            let sizes: Vec<(u64, usize, usize)> = from
-                .iter()
-                .zip(&to)
-                .enumerate()
-                .filter(|(_, (f, t))| f.len() == t.len())
-                .flat_map(|(k, (f, t))| {
-                    f.iter()
-                        .zip(t.iter())
-                        .enumerate()
-                        .filter(|(_, (fd, _))| **fd == bound)
-                        .map(move |(a, (_, td))| (*td, k, a))
-                })
-                .collect();
-            let Some(&(size, k, a)) = sizes.iter().min() else {
-                continue;
-            };
-            Carried::Below {
+        let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
+        // the axes of the example as large as the ids' bound, at this case's size
+        let bound = hi.max(0) as u64 + 1;
+        let sizes: Vec<(u64, usize, usize)> = from
+            .iter()
+            .zip(&to)
+            .enumerate()
+            .filter(|(_, (f, t))| f.len() == t.len())
+            .flat_map(|(k, (f, t))| {
+                f.iter()
+                    .zip(t.iter())
+                    .enumerate()
+                    .filter(|(_, (fd, _))| **fd == bound)
+                    .map(move |(a, (_, td))| (*td, k, a))
+            })
+            .collect();
+        let below = |sizes: &[(u64, usize, usize)]| {
+            sizes.iter().min().map(|&(size, k, a)| Carried::Below {
                 bound: size,
                 axis: format!("axis {a} of {}", name(k)),
-                sorted: values.windows(2).all(|w| w[0] <= w[1]),
+                // two or three values in order may be so by chance
+                sorted: values.len() >= 4 && values.windows(2).all(|w| w[0] <= w[1]),
+            })
+        };
+        let elements: u64 = case.inputs[i].shape.iter().product();
+        let carried = if sorted.iter().enumerate().all(|(k, &v)| v == k as i64) {
+            // a permutation of 0..n, unless the case's n would pass the axes it indexed (rope's
+            // positions [0, 1] name rows of a 2-row cache; at the test's 48 x 48 positions and 48
+            // rows they are row ids, not a permutation)
+            if sizes.iter().all(|&(size, _, _)| size >= elements) {
+                Carried::Permutation
+            } else {
+                let Some(b) = below(&sizes) else { continue };
+                b
             }
-        } else if sorted[0] == sorted[sorted.len() - 1] && (sorted[0] == 0 || sorted[0] == 1) {
-            Carried::Same(sorted[0])
+        } else if lo >= 0 && lo != hi {
+            let Some(b) = below(&sizes) else { continue };
+            b
+        } else if lo == hi && (lo == 0 || lo == 1) {
+            Carried::Same(lo)
         } else {
             continue;
         };
@@ -709,6 +722,28 @@ int main() {
         let mut test = case([&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]], vec![]);
         carry(&example, &mut test, &names);
         assert!(test.carried.iter().all(|(k, _)| *k != 4), "{:?}", test.carried);
+        // rope_with_sin_cos_cache: positions [0, 1] over a 2-row cache; at the test's 48 x 48
+        // positions and 48 cache rows a permutation of 2304 would read past the cache: row ids
+        let rope = |positions: &[u64], cache: &[u64], kind| TilingCase {
+            kind,
+            inputs: vec![tensor(positions, DType::Int64), tensor(cache, DType::Float16)],
+            outputs: vec![tensor(cache, DType::Float16)],
+            values: if kind == CaseKind::Example { vec![(0, "[0, 1]".into())] } else { vec![] },
+            ..case([&[1], &[1], &[1], &[1], &[1], &[1]], vec![])
+        };
+        let mut test = rope(&[48, 48], &[48, 128], CaseKind::TilingTest);
+        carry(&rope(&[2], &[2, 32], CaseKind::Example), &mut test, &["positions", "cache", "y"]);
+        assert_eq!(
+            test.carried,
+            vec![(
+                0,
+                Carried::Below {
+                    bound: 48,
+                    axis: "axis 0 of `cache`".into(),
+                    sorted: false
+                }
+            )]
+        );
     }
 
     /// ops-transformer's moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`:
