@@ -534,20 +534,27 @@ public:
         return *this;
     }
 
+    // A buffer of length 0 (moe_compute_expert_tokens' blocks past the last one with work): CANN's
+    // InitBuffer rounds it up to 0 bytes and carves nothing on the device; only its CPU debug build asserts
+    // len > 0 (asc-devkit impl/basic_api/kernel_tpipe_impl.h). Here too, with a warning.
+    static void zero_length(TWIN_LOC_DECL) {
+        twin::warn_once(twin_file, twin_line,
+                        "InitBuffer: zero buffer length; the device carves nothing (CANN's CPU debug mode stops here)");
+    }
     // Each queue or buffer is carved from the buffer of its position (mem.h).
     static uint32_t carve(twin::Hw h, uint64_t bytes, TWIN_LOC_DECL) { return twin::hw_carve(h, bytes, TWIN_LOC_ARGS); }
     template <TPosition S, TPosition D, int32_t DEP, auto M>
     bool InitBuffer(TQueBind<S, D, DEP, M> &que, uint8_t num, uint32_t len, TWIN_LOC) {
         if (num == 0 || num > TQueBind<S, D, DEP, M>::MAXBUF)
             twin::fault(twin_file, twin_line, "InitBuffer: buffer count %u out of range 1..%d", num, TQueBind<S, D, DEP, M>::MAXBUF);
-        if (len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer length");
+        if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of_queue(S, D), (uint64_t)alen * num, TWIN_LOC_ARGS);
         que.twin_init(twin::g.next_qid++, a, alen, num);
         return true;
     }
     template <TPosition P> bool InitBuffer(TBuf<P> &buf, uint32_t len, TWIN_LOC) {
-        if (len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer length");
+        if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of(P), alen, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen);
@@ -555,7 +562,8 @@ public:
     }
     // TBuf with a buffer count (accepted by the real API as well): num * len bytes.
     template <TPosition P> bool InitBuffer(TBuf<P> &buf, uint8_t num, uint32_t len, TWIN_LOC) {
-        if (num == 0 || len == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer count or length");
+        if (num == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer count");
+        if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of(P), (uint64_t)alen * num, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen * num);
