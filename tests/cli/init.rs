@@ -1382,6 +1382,40 @@ fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
     );
 }
 
+/// moe_gating_top_k_softmax ran at its example's 3 rows (0.958 us, the launch is all there is to
+/// time): tuning had nothing to find. A small case init takes is grown, rows times 4 while the
+/// tiling takes them and the op runs, up to the default's element count; the example's index data is
+/// drawn again at each size.
+#[test]
+fn init_grows_the_small_example_it_takes_while_the_op_runs() {
+    let dir = add_custom_reading_rows("row_idx", 96);
+    let p = dir.path();
+    std::fs::remove_file(p.join("tests/ut/op_host/test_add_custom_tiling.cpp")).unwrap();
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<int64_t> idxShape = {8};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  std::vector<aclFloat16> yHostData(16384, 2);\n  std::vector<int32_t> rowIdxHostData = {3, 1, 0, 2, 7, 5, 6, 4};\n  std::vector<aclFloat16> zHostData(16384, 0);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(yHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(rowIdxHostData, idxShape, &rowIdxAddr, aclDataType::ACL_INT32, &rowIdx);\n  ret = CreateAclTensor(zHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, rowIdx, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let said = text(&out).1;
+    assert!(
+        said.contains("Grew `add_custom`: the rows of its example `test_aclnn_add_custom` from 8 to 128"),
+        "{said}"
+    );
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    for want in [
+        "name = \"x\"\ndtype = \"float16\"\nshape = [128, 2048]   # from the op's example `test_aclnn_add_custom` (examples/test_aclnn_add_custom.cpp:8), its rows grown from 8 to 128\n",
+        "name = \"row_idx\"\ndtype = \"int32\"\nshape = [128]   # shape and dtype from the op's example `test_aclnn_add_custom` (examples/test_aclnn_add_custom.cpp:8), its rows grown from 8 to 128; data a permutation of its indices, as the op's example gives it\ndata = \"permutation\"\n",
+        "name = \"z\"\ndtype = \"float16\"\nshape = [128, 2048]",
+    ] {
+        assert!(manifest.contains(want), "{want}\n{manifest}");
+    }
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
 /// moe_token_unpermute_with_routing_map_grad: init guessed its `out_index` as positions along the
 /// default shape's 48 rows, then took a tiling test of 30 rows and kept [0, 48): the kernel wrote out
 /// of bounds. The guess is now made again at the case's shapes.

@@ -190,6 +190,7 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         values,
         absent,
         carried: vec![],
+        grown: None,
     })
 }
 
@@ -311,6 +312,55 @@ pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str])
         };
         case.carried.push((i, carried));
     }
+}
+
+/// `case` with its rows multiplied by `factor`: every tensor whose first axis is the main input's (the
+/// first present one) has that axis multiplied, the rest kept, and the integer data `example` gives
+/// carried again at the new shapes (`carry`). None when the case has data that cannot be carried (a
+/// tiling test's constant input, example data of no kind `carry` knows) or no first axis to grow.
+pub(super) fn grown(
+    case: &TilingCase,
+    example: Option<&TilingCase>,
+    names: &[&str],
+    factor: u64,
+) -> Option<TilingCase> {
+    if case.kind == CaseKind::TilingTest && !case.values.is_empty() {
+        return None;
+    }
+    let main = case
+        .inputs
+        .iter()
+        .enumerate()
+        .find(|(i, t)| !case.absent.contains(i) && !t.shape.is_empty())?
+        .1
+        .shape[0];
+    let mut out = case.clone();
+    let scale = |t: &mut CaseTensor| {
+        if t.shape.first() == Some(&main) {
+            t.shape[0] = main.checked_mul(factor).unwrap_or(u64::MAX);
+        }
+    };
+    for (i, t) in out.inputs.iter_mut().enumerate() {
+        if !case.absent.contains(&i) {
+            scale(t);
+        }
+    }
+    out.outputs.iter_mut().for_each(scale);
+    out.values.clear();
+    out.carried.clear();
+    let first = case.grown.map_or(main, |(from, _)| from);
+    out.grown = Some((first, main.saturating_mul(factor)));
+    if let Some(example) = example {
+        carry(example, &mut out, names);
+        if example
+            .values
+            .iter()
+            .any(|(i, _)| !out.carried.iter().any(|(k, _)| k == i))
+        {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// Whether the example's variable `var` names the OpDef parameter `param`: equal without case and
@@ -670,6 +720,7 @@ int main() {
             values,
             absent: vec![],
             carried: vec![],
+            grown: None,
         };
         let mut example = case(
             [&[6], &[3, 2], &[2, 4], &[6], &[3], &[3, 4]],

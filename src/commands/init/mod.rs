@@ -237,6 +237,7 @@ pub fn init(
         };
         fitting.tiling(&mut inferred)?;
         fitting.failing_runs(&mut inferred)?;
+        fitting.grow_small_cases(&mut inferred)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
         probe_ops(&path, &mut ops, opts.probe_seconds, printer)?;
@@ -489,33 +490,7 @@ impl Fitting<'_> {
             printer,
             ..
         } = self;
-        let refusal = |op: &FoundOp| -> Option<String> {
-            // An output the op's InferShape made larger than a manifest may hold (ops-cv's
-            // stack_group_points: [48, 16384, 16384] floats) is refused like a tiling refusal: a smaller
-            // default shape answers it.
-            let manifest = match crate::manifest::Manifest::load(path) {
-                Ok(m) => m,
-                Err(e) => {
-                    let text = format!("{e:?}");
-                    return text
-                        .contains("larger than 4 GiB")
-                        .then(|| guesses::TOO_LARGE.to_string());
-                }
-            };
-            let backend = project_backend(&manifest).ok()?;
-            let spec = manifest.op(&op.name)?;
-            let inputs = crate::tune::inputs(spec);
-            match backend.tiling_refusal(spec, &inputs) {
-                Ok(refused) => refused,
-                // A tiling function that crashes at a shape (ops-transformer's rope tilings divide by the
-                // rows a UB holds, 0 when one row of the default shape passes the UB) is answered like a
-                // refusal: a smaller default shape. A host program that does not build is not.
-                Err(e) if e.contains("killed by signal") => {
-                    Some(format!("it crashed: {}", short_line(&e)))
-                }
-                Err(_) => None,
-            }
-        };
+        let refusal = |op: &FoundOp| self.refusal(op);
         let short = short_line;
         for op in ops.iter().filter(|o| o.launch.is_none()) {
             let given = op.inputs.iter().any(|(n, _)| shapes.contains_key(n));
@@ -760,6 +735,121 @@ impl Fitting<'_> {
         Ok(())
     }
 
+    /// Grows the case an op runs at when it is small (an aclnn example's 3 rows: the launch is all a
+    /// run times and no tiling choice shows, so tuning has nothing to find): the rows of every tensor
+    /// that shares the main input's first axis are multiplied by 4 while the tiling takes them and the
+    /// op runs, up to the default's element count, the example's index data carried to each size
+    /// (`examples::grown`). The last size that ran is kept, and said.
+    fn grow_small_cases(&self, inferred: &mut Inferred) -> Result<()> {
+        const FACTOR: u64 = 4;
+        for op in self.ops.iter().filter(|o| o.launch.is_none()) {
+            let (Some(taken), Some(def)) = (inferred.test_cases.get(&op.name).cloned(), &op.opdef)
+            else {
+                continue;
+            };
+            if taken.largest_input().saturating_mul(16) > DEFAULT_ELEMENTS {
+                continue;
+            }
+            let names: Vec<&str> = def
+                .inputs
+                .iter()
+                .chain(&def.outputs)
+                .map(|p| p.name.as_str())
+                .collect();
+            let cases = self.cases(op);
+            let example = cases
+                .iter()
+                .find(|c| c.kind == tiling_tests::CaseKind::Example);
+            let mut good = taken.clone();
+            while let Some(bigger) = examples::grown(&good, example, &names, FACTOR) {
+                if bigger.largest_input() > DEFAULT_ELEMENTS {
+                    break;
+                }
+                inferred.test_cases.insert(op.name.clone(), bigger.clone());
+                self.reinfer(op, inferred)?;
+                if self.refusal(op).is_some() || self.run_failure(op).is_some() {
+                    break;
+                }
+                good = bigger;
+            }
+            inferred.test_cases.insert(op.name.clone(), good.clone());
+            self.reinfer(op, inferred)?;
+            if good != taken {
+                let rows = |c: &tiling_tests::TilingCase| {
+                    c.inputs
+                        .iter()
+                        .find(|t| !t.shape.is_empty())
+                        .map_or(0, |t| t.shape[0])
+                };
+                self.printer.status(
+                    "Grew",
+                    format!(
+                        "`{}`: the rows of its {} `{}` from {} to {}, where the op still runs (a larger shape shows what a tiling choice changes)",
+                        op.name,
+                        taken.kind.label(),
+                        taken.test,
+                        rows(&taken),
+                        rows(&good)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the op's tiling function refuses the manifest as written now, if it does.
+    fn refusal(&self, op: &FoundOp) -> Option<String> {
+        let path = self.path;
+        // An output the op's InferShape made larger than a manifest may hold (ops-cv's
+        // stack_group_points: [48, 16384, 16384] floats) is refused like a tiling refusal: a smaller
+        // default shape answers it.
+        let manifest = match crate::manifest::Manifest::load(path) {
+            Ok(m) => m,
+            Err(e) => {
+                let text = format!("{e:?}");
+                return text
+                    .contains("larger than 4 GiB")
+                    .then(|| guesses::TOO_LARGE.to_string());
+            }
+        };
+        let backend = project_backend(&manifest).ok()?;
+        let spec = manifest.op(&op.name)?;
+        let inputs = crate::tune::inputs(spec);
+        match backend.tiling_refusal(spec, &inputs) {
+            Ok(refused) => refused,
+            // A tiling function that crashes at a shape (ops-transformer's rope tilings divide by the
+            // rows a UB holds, 0 when one row of the default shape passes the UB) is answered like a
+            // refusal: a smaller default shape. A host program that does not build is not.
+            Err(e) if e.contains("killed by signal") => {
+                Some(format!("it crashed: {}", short_line(&e)))
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Why the op fails when built and run as the manifest now says (twin only), if it does; a
+    /// build failure is not the shapes' doing and counts as none.
+    fn run_failure(&self, op: &FoundOp) -> Option<String> {
+        let path = self.path;
+        let manifest = crate::manifest::Manifest::load(path).ok()?;
+        // on hardware a run is the user's to start
+        if manifest.backend != crate::manifest::BackendKind::Twin {
+            return None;
+        }
+        let backend = project_backend(&manifest).ok()?;
+        let spec = manifest.op(&op.name)?;
+        let inputs = crate::tune::inputs(spec);
+        let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
+            Ok(a) => a,
+            // a build failure is not the shapes' doing
+            Err(_) => return None,
+        };
+        backend
+            .run(spec, &artifact, &inputs, true)
+            .err()
+            .map(|f| short_line(&f.message))
+    }
+
     /// The manifest rendered again for what `inferred` now holds, `op`'s InferShape run on it, and
     /// rendered with its outputs.
     fn reinfer(&self, op: &FoundOp, inferred: &mut Inferred) -> Result<()> {
@@ -779,26 +869,7 @@ impl Fitting<'_> {
     /// fails to run is tried against the others, and kept when none runs. Only ops whose project has
     /// such cases are run, and only on the twin.
     fn failing_runs(&self, inferred: &mut Inferred) -> Result<()> {
-        let path = self.path;
-        let fails = |op: &FoundOp| -> Option<String> {
-            let manifest = crate::manifest::Manifest::load(path).ok()?;
-            // on hardware a run is the user's to start
-            if manifest.backend != crate::manifest::BackendKind::Twin {
-                return None;
-            }
-            let backend = project_backend(&manifest).ok()?;
-            let spec = manifest.op(&op.name)?;
-            let inputs = crate::tune::inputs(spec);
-            let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
-                Ok(a) => a,
-                // a build failure is not the shapes' doing
-                Err(_) => return None,
-            };
-            backend
-                .run(spec, &artifact, &inputs, true)
-                .err()
-                .map(|f| short_line(&f.message))
-        };
+        let fails = |op: &FoundOp| self.run_failure(op);
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
             if given {
@@ -1378,11 +1449,14 @@ fn render(
         let case = inferred.test_cases.get(&op.name);
         if let Some(c) = case {
             let from = format!(
-                "from the op's {} `{}` ({}:{})",
+                "from the op's {} `{}` ({}:{}){}",
                 c.kind.label(),
                 c.test,
                 c.file,
-                c.line
+                c.line,
+                c.grown
+                    .map(|(a, b)| format!(", its rows grown from {a} to {b}"))
+                    .unwrap_or_default()
             );
             for (i, (t, ct)) in inputs.iter_mut().zip(&c.inputs).enumerate() {
                 if c.absent.contains(&i) {

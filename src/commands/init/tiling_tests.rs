@@ -62,6 +62,8 @@ pub(super) struct TilingCase {
     /// Input index -> how its data is drawn, carried from the op's example to this case's shapes
     /// (`examples::carry`) where the case gives no data.
     pub carried: Vec<(usize, super::examples::Carried)>,
+    /// The case's rows as read and as grown (`examples::grown`), when init grew them.
+    pub grown: Option<(u64, u64)>,
 }
 
 impl TilingCase {
@@ -260,6 +262,7 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
         values: const_inputs(body),
         absent: vec![],
         carried: vec![],
+        grown: None,
     })
 }
 
@@ -476,6 +479,7 @@ fn read_case(
         values: vec![],
         absent: vec![],
         carried: vec![],
+        grown: None,
     })
 }
 
