@@ -1468,7 +1468,10 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.0).collect();
     let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(w.join("x.bin"), bytes).unwrap();
-    write_run(w, &[("input", "x", "x.bin", 256), ("output", "y", "y.bin", 256)]);
+    write_run(
+        w,
+        &[("input", "x", "x.bin", 256), ("output", "y", "y.bin", 256)],
+    );
     run_ok(
         Command::new(w.join("inside")).arg(w.join("run.txt")),
         "a copy inside x",
@@ -1476,7 +1479,10 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
     let y = f32s(&std::fs::read(w.join("y.bin")).unwrap());
     assert_eq!(&y[..56], &x[8..], "x[8..64] copied to y");
     for (prog, want) in [
-        ("get", "GlobalTensor::GetValue: GM read out of bounds: bytes ["),
+        (
+            "get",
+            "GlobalTensor::GetValue: GM read out of bounds: bytes [",
+        ),
         ("copy_in", "DataCopy: GM read out of bounds: bytes ["),
         ("copy_out", "DataCopy: GM write out of bounds: bytes ["),
     ] {
@@ -1489,7 +1495,11 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1]); }
                 .stderr,
         )
         .to_string();
-        let named = if prog == "copy_out" { "of 'y'" } else { "of 'x'" };
+        let named = if prog == "copy_out" {
+            "of 'y'"
+        } else {
+            "of 'x'"
+        };
         assert!(err.contains(named), "{prog}: {err}");
     }
 }

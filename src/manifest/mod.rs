@@ -558,7 +558,12 @@ impl OpSpec {
                     Data::Permutation => "=permutation",
                     Data::Sorted => "=sorted",
                 };
-                format!("{}:{}[{}]{pinned}{drawn}", t.key, t.dtype.name(), dims.join(","))
+                format!(
+                    "{}:{}[{}]{pinned}{drawn}",
+                    t.key,
+                    t.dtype.name(),
+                    dims.join(",")
+                )
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -1065,7 +1070,10 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     if drawn == Data::Permutation && has_range {
                         return Err(err(
                             span(d),
-                            format!("`{}` has both data = \"permutation\" and a `range`", t.name.get_ref()),
+                            format!(
+                                "`{}` has both data = \"permutation\" and a `range`",
+                                t.name.get_ref()
+                            ),
                             "a permutation's values are 0..elements; remove the `range`",
                         ));
                     }

@@ -209,7 +209,9 @@ fn drawn_data_reads_into_the_key_and_is_refused_where_it_cannot_be_drawn() {
     let m = load(&drawn("data = \"permutation\"", "int32")).unwrap();
     assert_eq!(m.ops[0].inputs[0].data, crate::manifest::Data::Permutation);
     assert!(
-        m.ops[0].shape_key().starts_with("x:int32[380]=permutation "),
+        m.ops[0]
+            .shape_key()
+            .starts_with("x:int32[380]=permutation "),
         "{}",
         m.ops[0].shape_key()
     );
@@ -221,8 +223,16 @@ fn drawn_data_reads_into_the_key_and_is_refused_where_it_cannot_be_drawn() {
     for (rest, dtype, want) in [
         ("data = \"shuffled\"", "int32", "unknown data `shuffled`"),
         ("data = \"permutation\"", "float32", "not an integer input"),
-        ("data = \"sorted\"\nvalues = [1]", "int32", "not an integer input without `values`"),
-        ("data = \"permutation\"\nrange = [0, 4]", "int32", "both data = \"permutation\" and a `range`"),
+        (
+            "data = \"sorted\"\nvalues = [1]",
+            "int32",
+            "not an integer input without `values`",
+        ),
+        (
+            "data = \"permutation\"\nrange = [0, 4]",
+            "int32",
+            "both data = \"permutation\" and a `range`",
+        ),
     ] {
         let e = error_of(&drawn(rest, dtype));
         assert!(e.to_string().contains(want), "{rest}: {e}");

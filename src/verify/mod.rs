@@ -37,7 +37,9 @@ pub fn generate(t: &TensorSpec, seed: u64) -> Vec<u8> {
     }
     let (lo, hi) = t.range;
     if t.data == Data::Sorted {
-        let mut v: Vec<f64> = (0..n).map(|_| (lo + (hi - lo) * rng.random::<f64>()).floor()).collect();
+        let mut v: Vec<f64> = (0..n)
+            .map(|_| (lo + (hi - lo) * rng.random::<f64>()).floor())
+            .collect();
         v.sort_by(f64::total_cmp);
         for x in v {
             encode(t.dtype, x, 0.5, &mut out);
@@ -205,7 +207,9 @@ mod tests {
         let a = generate(&t, 7);
         assert_eq!(a, generate(&t, 7));
         assert_ne!(a, generate(&t, 8));
-        let mut got: Vec<i64> = (0..380).map(|i| element(DType::Int32, &a, i) as i64).collect();
+        let mut got: Vec<i64> = (0..380)
+            .map(|i| element(DType::Int32, &a, i) as i64)
+            .collect();
         assert_ne!(got, (0..380).collect::<Vec<i64>>(), "shuffled");
         got.sort();
         assert_eq!(got, (0..380).collect::<Vec<i64>>());
@@ -219,9 +223,15 @@ mod tests {
             data: Data::Sorted,
             ..spec(DType::Int64)
         };
-        let got: Vec<f64> = (0..100).map(|i| element(DType::Int64, &generate(&t, 3), i)).collect();
+        let got: Vec<f64> = (0..100)
+            .map(|i| element(DType::Int64, &generate(&t, 3), i))
+            .collect();
         assert!(got.windows(2).all(|w| w[0] <= w[1]), "{got:?}");
-        assert!(got.iter().all(|v| (0.0..8.0).contains(v) && v.fract() == 0.0), "{got:?}");
+        assert!(
+            got.iter()
+                .all(|v| (0.0..8.0).contains(v) && v.fract() == 0.0),
+            "{got:?}"
+        );
         assert!(got[0] < got[99], "not one value: {got:?}");
     }
 

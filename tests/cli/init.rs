@@ -1323,7 +1323,9 @@ fn add_custom_reading_rows(index: &str, rows: u64) -> tempfile::TempDir {
     edit_add_custom_host(
         p,
         "        this->Output(\"z\")\n",
-        &format!("        this->Input(\"{index}\")\n            .ParamType(REQUIRED)\n            .DataType({{ge::DT_INT32}})\n            .Format({{ge::FORMAT_ND}});\n        this->Output(\"z\")\n"),
+        &format!(
+            "        this->Input(\"{index}\")\n            .ParamType(REQUIRED)\n            .DataType({{ge::DT_INT32}})\n            .Format({{ge::FORMAT_ND}});\n        this->Output(\"z\")\n"
+        ),
     );
     edit_add_custom(
         p,
@@ -1335,7 +1337,9 @@ fn add_custom_reading_rows(index: &str, rows: u64) -> tempfile::TempDir {
         p,
         "op_kernel/add_custom.cpp",
         "    GET_TILING_DATA(tiling_data, tiling);\n",
-        &format!("    GET_TILING_DATA(tiling_data, tiling);\n    {{ AscendC::GlobalTensor<int32_t> r; r.SetGlobalBuffer((__gm__ int32_t *){index}); AscendC::GlobalTensor<DTYPE_X> xs; xs.SetGlobalBuffer((__gm__ DTYPE_X *)x); for (int i = 0; i < 8; i++) {{ xs.GetValue((int64_t)r.GetValue(i) * 2048); }} }}\n"),
+        &format!(
+            "    GET_TILING_DATA(tiling_data, tiling);\n    {{ AscendC::GlobalTensor<int32_t> r; r.SetGlobalBuffer((__gm__ int32_t *){index}); AscendC::GlobalTensor<DTYPE_X> xs; xs.SetGlobalBuffer((__gm__ DTYPE_X *)x); for (int i = 0; i < 8; i++) {{ xs.GetValue((int64_t)r.GetValue(i) * 2048); }} }}\n"
+        ),
     );
     let t = format!("{{{{{{{rows}, 2048}}, {{{rows}, 2048}}}}, ge::DT_FLOAT16, ge::FORMAT_ND}}");
     let idx = format!("{{{{{{{rows}}}, {{{rows}}}}}, ge::DT_INT32, ge::FORMAT_ND}}");
@@ -1372,11 +1376,17 @@ fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
     // drawn uniformly, as before, the index reads out of bounds
-    std::fs::write(p.join("ascend.toml"), manifest.replace("data = \"permutation\"\n", "")).unwrap();
+    std::fs::write(
+        p.join("ascend.toml"),
+        manifest.replace("data = \"permutation\"\n", ""),
+    )
+    .unwrap();
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(!run.status.success(), "{:?}", text(&run));
     assert!(
-        text(&run).1.contains("GlobalTensor::GetValue: GM read out of bounds"),
+        text(&run)
+            .1
+            .contains("GlobalTensor::GetValue: GM read out of bounds"),
         "{:?}",
         text(&run)
     );
@@ -1401,7 +1411,9 @@ fn init_grows_the_small_example_it_takes_while_the_op_runs() {
     assert!(out.status.success(), "{:?}", text(&out));
     let said = text(&out).1;
     assert!(
-        said.contains("Grew `add_custom`: the rows of its example `test_aclnn_add_custom` from 8 to 128"),
+        said.contains(
+            "Grew `add_custom`: the rows of its example `test_aclnn_add_custom` from 8 to 128"
+        ),
         "{said}"
     );
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();

@@ -15,8 +15,8 @@
 // tensor. Must not know the manifest's rendering, the tiling run or which case init keeps.
 
 use super::tiling_tests::{
-    CaseKind, CaseTensor, TilingCase, braced, declared, dims, integer, line_of, matching, split_top,
-    without_comments,
+    CaseKind, CaseTensor, TilingCase, braced, declared, dims, integer, line_of, matching,
+    split_top, without_comments,
 };
 use crate::manifest::DType;
 use crate::project::opdef::{AttrKind, OpDef, ParamType};
@@ -241,17 +241,30 @@ pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str])
         c.inputs
             .iter()
             .enumerate()
-            .map(|(k, t)| if c.absent.contains(&k) { vec![] } else { t.shape.clone() })
+            .map(|(k, t)| {
+                if c.absent.contains(&k) {
+                    vec![]
+                } else {
+                    t.shape.clone()
+                }
+            })
             .chain(c.outputs.iter().map(|t| t.shape.clone()))
             .collect()
     };
     let (from, to) = (tensors(example), tensors(case));
-    let name = |k: usize| names.get(k).map_or(format!("tensor {k}"), |n| format!("`{n}`"));
+    let name = |k: usize| {
+        names
+            .get(k)
+            .map_or(format!("tensor {k}"), |n| format!("`{n}`"))
+    };
     for (i, text) in &example.values {
         let i = *i;
         if case.values.iter().any(|(k, _)| *k == i)
             || case.absent.contains(&i)
-            || case.inputs.get(i).is_none_or(|t| t.dtype.is_some_and(|d| d.is_float()))
+            || case
+                .inputs
+                .get(i)
+                .is_none_or(|t| t.dtype.is_some_and(|d| d.is_float()))
         {
             continue;
         }
@@ -259,7 +272,11 @@ pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str])
             .trim()
             .strip_prefix('[')
             .and_then(|t| t.strip_suffix(']'))
-            .map(|t| t.split(',').map(|v| v.trim().parse::<i64>().ok()).collect::<Option<Vec<_>>>())
+            .map(|t| {
+                t.split(',')
+                    .map(|v| v.trim().parse::<i64>().ok())
+                    .collect::<Option<Vec<_>>>()
+            })
             .flatten()
             .filter(|v| v.len() > 1)
         else {
@@ -437,7 +454,10 @@ fn int_array(text: &str, init: &str) -> Option<String> {
         .collect::<Option<Vec<_>>>()?;
     Some(format!(
         "[{}]",
-        list.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+        list.iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
     ))
 }
 
@@ -669,7 +689,10 @@ int main() {
   ret = aclnnRopeGetWorkspaceSize(input, kcache, out, &ws, &executor);
 "#;
         let mut def = widget(&[("x", ParamType::Required), ("k_cache", ParamType::Required)]);
-        def.outputs = vec![param("q", ParamType::Required), param("k_cache", ParamType::Required)];
+        def.outputs = vec![
+            param("q", ParamType::Required),
+            param("k_cache", ParamType::Required),
+        ];
         def.attrs = vec![];
         let c = read(text, "examples/test_aclnn_rope.cpp", &def).expect("a case");
         assert_eq!(
@@ -754,7 +777,10 @@ int main() {
             ]
         );
         // without the test's own data for `sorted_expert`, its ids are ascending below the same axes
-        let mut test = case([&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]], vec![]);
+        let mut test = case(
+            [&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]],
+            vec![],
+        );
         carry(&example, &mut test, &names);
         assert_eq!(
             test.carried.get(2),
@@ -770,20 +796,38 @@ int main() {
         assert_eq!(test.carried.len(), 4, "{:?}", test.carried);
         // one value other than 0 or 1 throughout (a count, say) says nothing of other shapes
         example.values[3] = (4, "[7, 7, 7]".into());
-        let mut test = case([&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]], vec![]);
+        let mut test = case(
+            [&[380], &[95, 4], &[16, 64], &[380], &[95], &[95, 64]],
+            vec![],
+        );
         carry(&example, &mut test, &names);
-        assert!(test.carried.iter().all(|(k, _)| *k != 4), "{:?}", test.carried);
+        assert!(
+            test.carried.iter().all(|(k, _)| *k != 4),
+            "{:?}",
+            test.carried
+        );
         // rope_with_sin_cos_cache: positions [0, 1] over a 2-row cache; at the test's 48 x 48
         // positions and 48 cache rows a permutation of 2304 would read past the cache: row ids
         let rope = |positions: &[u64], cache: &[u64], kind| TilingCase {
             kind,
-            inputs: vec![tensor(positions, DType::Int64), tensor(cache, DType::Float16)],
+            inputs: vec![
+                tensor(positions, DType::Int64),
+                tensor(cache, DType::Float16),
+            ],
             outputs: vec![tensor(cache, DType::Float16)],
-            values: if kind == CaseKind::Example { vec![(0, "[0, 1]".into())] } else { vec![] },
+            values: if kind == CaseKind::Example {
+                vec![(0, "[0, 1]".into())]
+            } else {
+                vec![]
+            },
             ..case([&[1], &[1], &[1], &[1], &[1], &[1]], vec![])
         };
         let mut test = rope(&[48, 48], &[48, 128], CaseKind::TilingTest);
-        carry(&rope(&[2], &[2, 32], CaseKind::Example), &mut test, &["positions", "cache", "y"]);
+        carry(
+            &rope(&[2], &[2, 32], CaseKind::Example),
+            &mut test,
+            &["positions", "cache", "y"],
+        );
         assert_eq!(
             test.carried,
             vec![(

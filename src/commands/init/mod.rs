@@ -948,7 +948,10 @@ impl Fitting<'_> {
         };
         // the kind of index data the example gives, at the other cases' shapes
         if let (Some(example), Some(def)) = (
-            cases.iter().find(|c| c.kind == tiling_tests::CaseKind::Example).cloned(),
+            cases
+                .iter()
+                .find(|c| c.kind == tiling_tests::CaseKind::Example)
+                .cloned(),
             op.opdef.as_ref(),
         ) {
             let names: Vec<&str> = def
@@ -957,7 +960,10 @@ impl Fitting<'_> {
                 .chain(&def.outputs)
                 .map(|p| p.name.as_str())
                 .collect();
-            for c in cases.iter_mut().filter(|c| c.kind != tiling_tests::CaseKind::Example) {
+            for c in cases
+                .iter_mut()
+                .filter(|c| c.kind != tiling_tests::CaseKind::Example)
+            {
                 examples::carry(&example, c, &names);
             }
         }
@@ -1516,7 +1522,8 @@ fn render(
                     .map(|(i, _)| i)
                     .collect();
                 if !guessed.is_empty() {
-                    let main: Vec<u64> = inputs.first().map(|t| t.shape.clone()).unwrap_or_default();
+                    let main: Vec<u64> =
+                        inputs.first().map(|t| t.shape.clone()).unwrap_or_default();
                     let all: BTreeMap<String, Vec<u64>> = inputs
                         .iter()
                         .map(|t| (t.name.clone(), t.shape.clone()))

@@ -403,7 +403,10 @@ pub(super) fn integer(expr: &str, body: &str, depth: u32) -> Option<i64> {
                     while self.s.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
                         self.i += 1;
                     }
-                    let v = std::str::from_utf8(&self.s[start..self.i]).ok()?.parse().ok();
+                    let v = std::str::from_utf8(&self.s[start..self.i])
+                        .ok()?
+                        .parse()
+                        .ok();
                     while self.s.get(self.i).is_some_and(|c| b"uUlL".contains(c)) {
                         self.i += 1;
                     }
@@ -411,7 +414,11 @@ pub(super) fn integer(expr: &str, body: &str, depth: u32) -> Option<i64> {
                 }
                 c if c.is_ascii_alphabetic() || c == b'_' => {
                     let start = self.i;
-                    while self.s.get(self.i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                    while self
+                        .s
+                        .get(self.i)
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                    {
                         self.i += 1;
                     }
                     let name = std::str::from_utf8(&self.s[start..self.i]).ok()?;
