@@ -173,11 +173,13 @@ uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, co
 
 uint64_t gm_check_in(const void *origin, const void *p, uint64_t bytes, bool write, const char *api, const char *file,
                      int line, uint64_t *avail) {
-    const GmAlloc *o = origin ? gm_find_inclusive(origin, true) : nullptr;
+    // An access of no bytes touches nothing (InitGlobalMemory of 0 elements at an idle block's offset
+    // past the end): only gm_check's own rule applies to it.
+    const GmAlloc *o = origin && bytes > 0 ? gm_find_inclusive(origin, true) : nullptr;
     if (o) {
         const int64_t off = (int64_t)(static_cast<const uint8_t *>(p) - o->base);
         const int64_t end = off + (int64_t)bytes;
-        const bool inside = off >= 0 && ((uint64_t)off < o->cap || (bytes == 0 && (uint64_t)off == o->cap));
+        const bool inside = off >= 0 && (uint64_t)off < o->cap;
         const bool front = !write && off < 0 && off >= -32 && end <= (int64_t)o->cap;
         if (!inside && !front) {
             note_call(api, file, line);
