@@ -1392,6 +1392,53 @@ fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
     );
 }
 
+/// The index guess made again at the case's shapes must only reach the inputs it guessed: an index
+/// whose data the example's kind gives (`row_index`, a permutation) keeps its `data` and gains no
+/// `range` (which the manifest refuses beside a permutation) while `out_index`, whose example data init
+/// cannot read, is guessed at the test's 30 rows.
+#[test]
+fn an_index_guess_made_again_leaves_the_carried_data_of_another() {
+    let dir = add_custom_reading_rows("row_index", 30);
+    let p = dir.path();
+    edit_add_custom_host(
+        p,
+        "        this->Output(\"z\")\n",
+        "        this->Input(\"out_index\")\n            .ParamType(REQUIRED)\n            .DataType({ge::DT_INT32})\n            .Format({ge::FORMAT_ND});\n        this->Output(\"z\")\n",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "GM_ADDR row_index, GM_ADDR z,",
+        "GM_ADDR row_index, GM_ADDR out_index, GM_ADDR z,",
+    );
+    let t = "{{{30, 2048}, {30, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
+    let idx = "{{{30}, {30}}, ge::DT_INT32, ge::FORMAT_ND}";
+    std::fs::write(
+        p.join("tests/ut/op_host/test_add_custom_tiling.cpp"),
+        format!(
+            "TEST_F(AddCustomTiling, rows) {{\n  gert::TilingContextPara para(\"AddCustom\",\n    {{{t}, {t}, {idx}, {idx}}},\n    {{{t}}}, &compileInfo);\n  ExecuteTestCase(para, ge::GRAPH_SUCCESS);\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<int64_t> idxShape = {8};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  std::vector<aclFloat16> yHostData(16384, 2);\n  std::vector<int32_t> rowIndexHostData = {3, 1, 0, 2, 7, 5, 6, 4};\n  std::vector<int32_t> outIndexHostData = MakeOutIndex();\n  std::vector<aclFloat16> zHostData(16384, 0);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(yHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(rowIndexHostData, idxShape, &rAddr, aclDataType::ACL_INT32, &rowIndex);\n  ret = CreateAclTensor(outIndexHostData, idxShape, &oAddr, aclDataType::ACL_INT32, &outIndex);\n  ret = CreateAclTensor(zHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, rowIndex, outIndex, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    let carried = "name = \"row_index\"\ndtype = \"int32\"\nshape = [30]   # shape and dtype from the op's tiling test `rows` (tests/ut/op_host/test_add_custom_tiling.cpp:2); data a permutation of its indices, as the op's example gives it\ndata = \"permutation\"\n\n";
+    assert!(manifest.contains(carried), "{manifest}");
+    assert!(
+        manifest.contains("name = \"out_index\"\ndtype = \"int32\"\nshape = [30]   # guess: `out_index` holds positions along axis 0 (30 long): data in [0, 30)"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
 /// moe_gating_top_k_softmax ran at its example's 3 rows (0.958 us, the launch is all there is to
 /// time): tuning had nothing to find. A small case init takes is grown, rows times 4 while the
 /// tiling takes them and the op runs, up to the default's element count; the example's index data is

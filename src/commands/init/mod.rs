@@ -1530,7 +1530,20 @@ fn render(
                         .collect();
                     let kept: Vec<Option<String>> =
                         guessed.iter().map(|&i| inputs[i].range.take()).collect();
+                    // the guess is made for every index; only the guessed ones take it (a carried
+                    // permutation must not gain a range beside its `data`)
+                    let others: Vec<(usize, Option<String>, Option<String>, Option<String>)> =
+                        inputs
+                            .iter_mut()
+                            .enumerate()
+                            .filter(|(i, _)| !guessed.contains(i))
+                            .map(|(i, t)| (i, t.values.clone(), t.range.clone(), t.guess.clone()))
+                            .collect();
                     guesses::index_operands(def, &main, &all, &mut inputs);
+                    for (i, values, range, guess) in others {
+                        let t = &mut inputs[i];
+                        (t.values, t.range, t.guess) = (values, range, guess);
+                    }
                     for (&i, old) in guessed.iter().zip(kept) {
                         let t = &mut inputs[i];
                         if t.range.is_none() && t.values.is_none() {
