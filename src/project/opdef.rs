@@ -82,6 +82,15 @@ pub struct OpDef {
 pub type DtypeColumn = (usize, Vec<Option<DType>>, Vec<Option<DType>>);
 
 impl OpDef {
+    /// The names of its inputs, then of its outputs, in declaration order.
+    pub fn param_names(&self) -> Vec<&str> {
+        self.inputs
+            .iter()
+            .chain(&self.outputs)
+            .map(|p| p.name.as_str())
+            .collect()
+    }
+
     /// The first `DataType` column whose dtypes the manifest can all name, as (column, inputs'
     /// dtypes, outputs' dtypes). Column 0 unless one of its dtypes (double, complex, ...) has no
     /// manifest spelling. A tensor with no `DataType` list takes float16 (`None` in the flags).

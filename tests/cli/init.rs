@@ -1354,6 +1354,16 @@ fn add_custom_reading_rows(index: &str, rows: u64) -> tempfile::TempDir {
     dir
 }
 
+/// The aclnn example of `add_custom_reading_rows("row_idx", _)`: 8 rows, row_idx a permutation of them.
+fn write_row_idx_example(p: &std::path::Path) {
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<int64_t> idxShape = {8};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  std::vector<aclFloat16> yHostData(16384, 2);\n  std::vector<int32_t> rowIdxHostData = {3, 1, 0, 2, 7, 5, 6, 4};\n  std::vector<aclFloat16> zHostData(16384, 0);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(yHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(rowIdxHostData, idxShape, &rowIdxAddr, aclDataType::ACL_INT32, &rowIdx);\n  ret = CreateAclTensor(zHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, rowIdx, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+}
+
 /// moe_finalize_routing_v2 ran only at its example's tiny shapes (6 rows, launch-bound: nothing to tune):
 /// its tiling tests give the op's real shapes but no data, and the uniform [-100, 100) of its
 /// `expanded_row_idx` read rows out of bounds. The example's data says what kind of data it is (a
@@ -1362,12 +1372,7 @@ fn add_custom_reading_rows(index: &str, rows: u64) -> tempfile::TempDir {
 fn init_draws_the_index_data_its_example_gives_at_the_tiling_tests_shapes() {
     let dir = add_custom_reading_rows("row_idx", 96);
     let p = dir.path();
-    std::fs::create_dir_all(p.join("examples")).unwrap();
-    std::fs::write(
-        p.join("examples/test_aclnn_add_custom.cpp"),
-        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<int64_t> idxShape = {8};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  std::vector<aclFloat16> yHostData(16384, 2);\n  std::vector<int32_t> rowIdxHostData = {3, 1, 0, 2, 7, 5, 6, 4};\n  std::vector<aclFloat16> zHostData(16384, 0);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(yHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(rowIdxHostData, idxShape, &rowIdxAddr, aclDataType::ACL_INT32, &rowIdx);\n  ret = CreateAclTensor(zHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, rowIdx, z, &workspaceSize, &executor);\n}\n",
-    )
-    .unwrap();
+    write_row_idx_example(p);
     let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -1448,12 +1453,7 @@ fn init_grows_the_small_example_it_takes_while_the_op_runs() {
     let dir = add_custom_reading_rows("row_idx", 96);
     let p = dir.path();
     std::fs::remove_file(p.join("tests/ut/op_host/test_add_custom_tiling.cpp")).unwrap();
-    std::fs::create_dir_all(p.join("examples")).unwrap();
-    std::fs::write(
-        p.join("examples/test_aclnn_add_custom.cpp"),
-        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<int64_t> idxShape = {8};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  std::vector<aclFloat16> yHostData(16384, 2);\n  std::vector<int32_t> rowIdxHostData = {3, 1, 0, 2, 7, 5, 6, 4};\n  std::vector<aclFloat16> zHostData(16384, 0);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(yHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(rowIdxHostData, idxShape, &rowIdxAddr, aclDataType::ACL_INT32, &rowIdx);\n  ret = CreateAclTensor(zHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, rowIdx, z, &workspaceSize, &executor);\n}\n",
-    )
-    .unwrap();
+    write_row_idx_example(p);
     let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let said = text(&out).1;

@@ -103,6 +103,20 @@ pub(super) struct Tensor {
     pub(super) list: Option<(u32, String)>,
 }
 
+impl Tensor {
+    /// Whether the tensor's data is already said by something other than a guess: pinned `values`, a
+    /// `data` kind, or a range a case carried (its note is no `guess:`). Guesses leave such data alone.
+    pub(super) fn data_decided(&self) -> bool {
+        self.values.is_some()
+            || self.data.is_some()
+            || (self.range.is_some()
+                && !self
+                    .guess
+                    .as_deref()
+                    .is_some_and(|g| g.starts_with("guess:")))
+    }
+}
+
 /// How many tensors init gives a tensor list: a few, so that a tiling that spreads the list's data
 /// over the cores has tensors that straddle cores.
 pub(super) const LIST_TENSORS: u32 = 3;
@@ -485,7 +499,7 @@ pub(super) fn index_operands(
             }
             continue;
         }
-        if !is_index_name(&t.name) || t.dtype.is_float() || t.values.is_some() {
+        if !is_index_name(&t.name) || t.dtype.is_float() || t.data_decided() {
             continue;
         }
         if rows && !shapes.contains_key(&t.name) {

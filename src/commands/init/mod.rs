@@ -750,17 +750,13 @@ impl Fitting<'_> {
             if taken.largest_input().saturating_mul(16) > DEFAULT_ELEMENTS {
                 continue;
             }
-            let names: Vec<&str> = def
-                .inputs
-                .iter()
-                .chain(&def.outputs)
-                .map(|p| p.name.as_str())
-                .collect();
+            let names = def.param_names();
             let cases = self.cases(op);
             let example = cases
                 .iter()
                 .find(|c| c.kind == tiling_tests::CaseKind::Example);
             let mut good = taken.clone();
+            let mut failed = false;
             while let Some(bigger) = examples::grown(&good, example, &names, FACTOR) {
                 if bigger.largest_input() > DEFAULT_ELEMENTS {
                     break;
@@ -768,12 +764,16 @@ impl Fitting<'_> {
                 inferred.test_cases.insert(op.name.clone(), bigger.clone());
                 self.reinfer(op, inferred)?;
                 if self.refusal(op).is_some() || self.run_failure(op).is_some() {
+                    failed = true;
                     break;
                 }
                 good = bigger;
             }
-            inferred.test_cases.insert(op.name.clone(), good.clone());
-            self.reinfer(op, inferred)?;
+            // the manifest on disk holds the size that failed: back to the last that ran
+            if failed {
+                inferred.test_cases.insert(op.name.clone(), good.clone());
+                self.reinfer(op, inferred)?;
+            }
             if good != taken {
                 let rows = |c: &tiling_tests::TilingCase| {
                     c.inputs
@@ -954,12 +954,7 @@ impl Fitting<'_> {
                 .cloned(),
             op.opdef.as_ref(),
         ) {
-            let names: Vec<&str> = def
-                .inputs
-                .iter()
-                .chain(&def.outputs)
-                .map(|p| p.name.as_str())
-                .collect();
+            let names = def.param_names();
             for c in cases
                 .iter_mut()
                 .filter(|c| c.kind != tiling_tests::CaseKind::Example)
@@ -1530,20 +1525,9 @@ fn render(
                         .collect();
                     let kept: Vec<Option<String>> =
                         guessed.iter().map(|&i| inputs[i].range.take()).collect();
-                    // the guess is made for every index; only the guessed ones take it (a carried
-                    // permutation must not gain a range beside its `data`)
-                    let others: Vec<(usize, Option<String>, Option<String>, Option<String>)> =
-                        inputs
-                            .iter_mut()
-                            .enumerate()
-                            .filter(|(i, _)| !guessed.contains(i))
-                            .map(|(i, t)| (i, t.values.clone(), t.range.clone(), t.guess.clone()))
-                            .collect();
+                    // data a case carried is decided and left alone (a permutation must not gain a
+                    // range beside its `data`)
                     guesses::index_operands(def, &main, &all, &mut inputs);
-                    for (i, values, range, guess) in others {
-                        let t = &mut inputs[i];
-                        (t.values, t.range, t.guess) = (values, range, guess);
-                    }
                     for (&i, old) in guessed.iter().zip(kept) {
                         let t = &mut inputs[i];
                         if t.range.is_none() && t.values.is_none() {

@@ -117,6 +117,9 @@ static bool in_static_data(const void *p, uint64_t bytes) {
     return false;
 }
 
+static uint64_t gm_check_within(const GmAlloc *a, const void *p, uint64_t bytes, bool write, const char *api,
+                                const char *file, int line, uint64_t *avail);
+
 uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, const char *file, int line, uint64_t *avail) {
     note_call(api, file, line);
     if (avail) *avail = bytes;
@@ -146,6 +149,13 @@ uint64_t gm_check(const void *p, uint64_t bytes, bool write, const char *api, co
         --it;
         a = &*it;
     }
+    return gm_check_within(a, p, bytes, write, api, file, line, avail);
+}
+
+// The checks of an access that starts in allocation `a` (or runs past an end it started below):
+// the bounds of what it reads or writes, and the warnings for padding and bytes past the end.
+static uint64_t gm_check_within(const GmAlloc *a, const void *p, uint64_t bytes, bool write, const char *api,
+                                const char *file, int line, uint64_t *avail) {
     uint64_t off = (uint64_t)(static_cast<const uint8_t *>(p) - a->base);
     uint64_t end = off + bytes;
     if (bytes == 0) return off;
@@ -185,6 +195,13 @@ uint64_t gm_check_in(const void *origin, const void *p, uint64_t bytes, bool wri
             note_call(api, file, line);
             fault(file, line, "%s: GM %s out of bounds: bytes [%lld, %lld) of '%s' which has %llu bytes", api,
                   write ? "write" : "read", (long long)off, (long long)end, o->name, (unsigned long long)o->size);
+        }
+        // inside its own allocation: checked there, without looking the allocation up again (every
+        // burst of every GM copy comes through here)
+        if (inside) {
+            note_call(api, file, line);
+            if (avail) *avail = bytes;
+            return gm_check_within(o, p, bytes, write, api, file, line, avail);
         }
     }
     return gm_check(p, bytes, write, api, file, line, avail);
