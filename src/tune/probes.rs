@@ -129,7 +129,18 @@ impl Probes {
             return Ok(out);
         }
         let declared: Vec<String> = out.live.iter().map(|p| p.op.shape_key()).collect();
-        for (name, probe_op) in shapes(op, max_elems) {
+        for (name, mut probe_op) in shapes(op, max_elems) {
+            // Outputs take the shapes the op's own InferShape gives at the probe's inputs where it
+            // has one (moe_token_permute's sorted indices are its rows times k: no dimension of the
+            // tuned shape maps to them); else they keep the dimensions mapped with the inputs'.
+            if let Ok(Some(inferred)) = backend.infer_outputs(&probe_op, &super::inputs(&probe_op))
+            {
+                for (t, o) in probe_op.outputs.iter_mut().zip(inferred) {
+                    if let (Some(shape), false) = (o.shape, o.unset) {
+                        t.shape = shape;
+                    }
+                }
+            }
             if declared.contains(&probe_op.shape_key()) {
                 continue;
             }
@@ -354,8 +365,10 @@ fn prime_below(n: u64) -> u64 {
         .unwrap_or(n)
 }
 
-/// The op with every dimension `d` of every tensor that `map` names replaced by `map[d]`; None when a
-/// tensor with pinned values would change size (its values no longer fit).
+/// The op with every dimension `d` of every tensor that `map` names replaced by `map[d]`, and an
+/// integer input's range whose end is such a dimension (ids below the rows: `range = [0, 768]`) ended
+/// at the mapped one; None when a tensor with pinned values would change size (its values no longer
+/// fit).
 fn mapped(op: &OpSpec, map: &BTreeMap<u64, u64>) -> Option<OpSpec> {
     let mut out = op.clone();
     for t in out.inputs.iter_mut().chain(out.outputs.iter_mut()) {
@@ -368,16 +381,36 @@ fn mapped(op: &OpSpec, map: &BTreeMap<u64, u64>) -> Option<OpSpec> {
         if t.values.as_ref().is_some_and(|v| v.len() > 1) && t.elems() != before {
             return None;
         }
+        let (lo, hi) = t.range;
+        if !t.dtype.is_float()
+            && hi.fract() == 0.0
+            && hi >= 2.0
+            && let Some(&n) = map.get(&(hi as u64))
+        {
+            t.range = (lo, (n as f64).max(lo + 1.0));
+        }
     }
     Some(out)
 }
 
+/// The shape of the op's largest input (its largest tensor when it has no inputs): the tensor whose
+/// rows and row length the probes vary. An output larger than every input (moe_token_permute's rows
+/// times k) is what the op makes of them, not a length of its own.
+fn main_input_shape(op: &OpSpec) -> Vec<u64> {
+    op.inputs
+        .iter()
+        .filter(|t| !t.shape.is_empty())
+        .rev() // the first of equals, as `main_shape` takes it
+        .max_by_key(|t| t.elems())
+        .map_or_else(|| main_shape(op), |t| t.shape.clone())
+}
+
 /// The probe shapes of `op`, named, without the tuned shape itself and without repeats. The row length
-/// `l` is the last dimension of the largest tensor, the row count `r` its first (rank 2 and up); each
+/// `l` is the last dimension of the largest input, the row count `r` its first (rank 2 and up); each
 /// is replaced wherever it occurs, so outputs follow inputs (a reduction's kept rows, a norm's weight).
 /// Dimensions of 1 stay as they are.
 pub fn shapes(op: &OpSpec, max_elems: Option<u64>) -> Vec<(String, OpSpec)> {
-    let main = main_shape(op);
+    let main = main_input_shape(op);
     let elems: u64 = main.iter().product();
     let Some(&l) = main.last() else {
         return vec![];
@@ -554,6 +587,31 @@ mod tests {
                 assert_eq!(r, rows * 2);
             }
         }
+    }
+
+    /// moe_token_permute at [768, 1024] tokens and [768, 2] indices gives [1536, 1024] and [1536]:
+    /// probes varied the largest tensor (the output), so the inputs kept 768 rows and every probe's
+    /// tiling refused the outputs. The largest input is varied now; its index range follows its rows.
+    #[test]
+    fn probes_vary_the_largest_input_and_an_index_range_follows_its_axis() {
+        let mut op = op_of("add_custom");
+        op.inputs[0].shape = vec![768, 1024];
+        op.inputs[1].shape = vec![768, 2];
+        op.inputs[1].dtype = crate::manifest::DType::Int32;
+        op.inputs[1].range = (0.0, 768.0);
+        op.outputs[0].shape = vec![1536, 1024];
+        let probes = shapes(&op, None);
+        let tail = &probes.iter().find(|(n, _)| n == "tail").unwrap().1;
+        assert_eq!(tail.inputs[0].shape, [761, 1021]);
+        assert_eq!(tail.inputs[1].shape, [761, 2]);
+        assert_eq!(tail.inputs[1].range, (0.0, 761.0));
+        let one_row = &probes.iter().find(|(n, _)| n == "one-row").unwrap().1;
+        assert_eq!(one_row.inputs[0].shape, [1, 1024]);
+        assert_eq!(one_row.inputs[1].range, (0.0, 1.0));
+        // a float input's range is a range of values, not of ids: left as it is
+        op.inputs[1].dtype = crate::manifest::DType::Float32;
+        let probes = shapes(&op, None);
+        assert_eq!(probes[0].1.inputs[1].range, (0.0, 768.0));
     }
 
     #[test]
