@@ -15,7 +15,7 @@ use std::process::Command;
 
 const N: usize = 256;
 const FLOAT_SLOTS: usize = 29;
-const HALF_SLOTS: usize = 11;
+const HALF_SLOTS: usize = 12;
 
 fn twin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
@@ -560,6 +560,25 @@ fn new_api_semantics_match_rust_references() {
         let want_h: Vec<f16> = h.iter().map(|v| f16::from_f32(f(v.to_f32()))).collect();
         check_h(&run, 6 + k, &want_h, &format!("Cast half -> half, {name}"));
     }
+
+    // half 11: Sigmoid on half as dav-2201 computes it (asc-devkit sigmoid_impl.h: Muls -1, Exp, Adds
+    // 1, 1 / that, each on half): every step rounded to half, as numpy's half arithmetic does it.
+    let want: Vec<f16> = h
+        .iter()
+        .map(|v| {
+            let t = f16::from_f32(-v.to_f32());
+            let t = f16::from_f32(t.to_f32().exp());
+            let t = f16::from_f32(t.to_f32() + 1.0);
+            f16::from_f32(1.0 / t.to_f32())
+        })
+        .collect();
+    // once-rounded it differs by an ulp somewhere in these inputs: the steps are what is checked
+    assert!(
+        h.iter()
+            .zip(&want)
+            .any(|(v, w)| { f16::from_f64(1.0 / (1.0 + (-v.to_f64()).exp())) != *w })
+    );
+    check_h(&run, 11, &want, "Sigmoid half, step by step");
 
     // half 0: the documented example. The docs give the exact-decimal 35604; in half arithmetic
     // -30000 + 100 rounds to -29904, and 65504 - 29904 = 35600 ties to the even 35584.

@@ -319,6 +319,8 @@ public:
             }
         }
 
+        // half 11: the high-level Sigmoid on half, each of its steps rounded to half
+        Duplicate(rh, (half)0.0f, N); Sigmoid(rh, h, N); StoreH(11, rh);
         // half 0: ReduceSum of the asc-devkit example [60000, 60000, -30000, 100] -> 35604
         Duplicate(rh, (half)0.0f, N); ReduceSum(rh, h, rh[128], 4); StoreH(0, rh);
         // half 1: BlockReduceSum, 8 blocks of 16 halves

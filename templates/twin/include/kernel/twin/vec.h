@@ -490,6 +490,20 @@ TWIN_UNARY(Not, (~x))
 // uint32_t)` so that kernels can pass Acos<T, false> and the like as a function pointer (the foreach
 // ops' TriangleOp). A call binds the first (a non-const reference is the better match); a pointer or
 // a temporary destination takes the second, whose faults name no source line.
+} // namespace AscendC
+namespace twin {
+// Sigmoid as dav-2201 computes it (asc-devkit impl/adv_api/detail/activation/sigmoid/sigmoid_impl.h:
+// Muls by -1, Exp, Adds 1, then 1 divided by it, each a vector instruction on T): every step rounds to
+// T. In half that is up to an ulp from the once-rounded value, and cann-learning-hub's sigmoid
+// tutorial checks half outputs bit for bit against numpy's half arithmetic in the same steps.
+template <class T> inline calc_t<T> sigmoid_steps(calc_t<T> x) {
+    T t = (T)(-x);
+    t = (T)m_exp(up(t));
+    t = (T)(up(t) + (calc_t<T>)1);
+    return up((T)((calc_t<T>)1 / up(t)));
+}
+} // namespace twin
+namespace AscendC {
 #define TWIN_UNARY_HL(NAME, EXPR)                                                                            \
     template <class T, bool isReuseSource = false>                                                            \
     inline void NAME(LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, TWIN_LOC) {     \
@@ -560,7 +574,7 @@ TWIN_UNARY_HL(Tanh, twin::m_tanh(x))
 TWIN_UNARY_HL(Sin, twin::m_sin(x))
 TWIN_UNARY_HL(Cos, twin::m_cos(x))
 TWIN_UNARY_HL(Erf, twin::m_erf(x))
-TWIN_UNARY_HL(Sigmoid, (decltype(x))1 / ((decltype(x))1 + twin::m_exp(-x)))
+TWIN_UNARY_HL(Sigmoid, twin::sigmoid_steps<T>(x))
 TWIN_UNARY_HL(Floor, (decltype(x))twin::m_floor((double)x))
 TWIN_UNARY_HL(Ceil, (decltype(x))twin::m_ceil((double)x))
 TWIN_UNARY_HL(Round, (decltype(x))twin::m_round((double)x))
