@@ -812,7 +812,7 @@ impl CmakeFlow {
         let run = RunDir::new(&self.work)?;
         run.write_inputs(op, inputs)?;
         use super::data_flow::{Step, run_step};
-        if let Some(prepare) = &op.prepare {
+        for prepare in op.prepare.iter().flatten() {
             run_step(Step::Prepare, prepare, &self.project, &run.dir)?;
         }
         let program: Vec<OsString> = vec![artifact.host.clone().into_os_string()];
@@ -824,7 +824,7 @@ impl CmakeFlow {
                 profile::measurement(measured, op, outputs, self.soc)
             }
         };
-        if let Some(verify) = &op.verify {
+        for verify in op.verify.iter().flatten() {
             run_step(Step::Verify, verify, &self.project, &run.dir)?;
         }
         Ok(measured)

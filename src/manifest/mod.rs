@@ -420,9 +420,10 @@ pub struct OpSpec {
     /// `gen_data.py` / `verify_result.py`): `prepare` runs in the run folder before the program (it writes
     /// the program's input files and the expected results there), `verify` runs there after it; each is a
     /// program and its arguments run without a shell, a relative program path with a `/` taken from the
-    /// project root (`crate::backend::data_flow`). A `verify` that exits non-zero makes the trial wrong.
-    pub prepare: Option<Vec<String>>,
-    pub verify: Option<Vec<String>>,
+    /// project root (`crate::backend::data_flow`), or several such commands run in order (a run.sh
+    /// that makes three cases' data). A `verify` that exits non-zero makes the trial wrong.
+    pub prepare: Option<Vec<Vec<String>>>,
+    pub verify: Option<Vec<Vec<String>>>,
     /// `cmake-defines`: kernel-launch projects only, `NAME=VALUE` (or `NAME`) definitions passed to the
     /// project's CMake as `-DNAME=VALUE` when it is configured, for a CMakeLists.txt that stops without
     /// them (the asc-devkit examples that need `-DSCENARIO_NUM=1/2`).
@@ -1216,14 +1217,20 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     "set layout = \"kernel-launch\" under [project], or check a custom op's outputs with golden = [...]",
                 ));
             }
-            if cmd.get_ref().first().is_none_or(|p| p.trim().is_empty()) {
+            let at = span(&cmd);
+            let cmds = cmd.into_inner().into_list();
+            if cmds.is_empty()
+                || cmds
+                    .iter()
+                    .any(|c| c.first().is_none_or(|p| p.trim().is_empty()))
+            {
                 return Err(err(
-                    span(&cmd),
-                    format!("the {key} command of op `{name}` is empty"),
-                    "name a program and its arguments, e.g. prepare = [\"python3\", \"scripts/gen_data.py\"]",
+                    at,
+                    format!("a {key} command of op `{name}` is empty"),
+                    "name a program and its arguments, e.g. prepare = [\"python3\", \"scripts/gen_data.py\"], or several: [[\"python3\", \"a.py\"], [\"python3\", \"b.py\"]]",
                 ));
             }
-            data_flow[slot] = Some(cmd.into_inner());
+            data_flow[slot] = Some(cmds);
         }
         let [prepare, verify] = data_flow;
         let cmake_defines = match op.cmake_defines {

@@ -722,9 +722,20 @@ fn prepare_and_verify_are_kernel_launch_commands() {
     let op = &m.ops[0];
     assert_eq!(
         op.prepare.as_deref().unwrap(),
-        ["python3", "scripts/gen_data.py"]
+        [["python3", "scripts/gen_data.py"]]
     );
-    assert_eq!(op.verify.as_deref().unwrap()[2], "output/output.bin");
+    assert_eq!(op.verify.as_deref().unwrap()[0][2], "output/output.bin");
+    // several commands, run in order
+    let several = "prepare = [[\"python3\", \"scripts/gen_data.py\", \"--case-num\", \"0\"], [\"python3\", \"scripts/gen_data.py\", \"--case-num\", \"1\"]]";
+    let m = load(&with(several, &launch)).unwrap();
+    assert_eq!(m.ops[0].prepare.as_ref().unwrap().len(), 2);
+    assert_eq!(m.ops[0].prepare.as_ref().unwrap()[1][3], "1");
+    let e = load(&with("prepare = [[\"python3\"], []]", &launch)).unwrap_err();
+    assert!(
+        e.message.contains("a prepare command of op"),
+        "{}",
+        e.message
+    );
     assert!(op.unverified_note().is_none());
     let plain = load(&launch).unwrap();
     assert!(plain.ops[0].prepare.is_none() && plain.ops[0].unverified_note().is_some());
@@ -738,7 +749,7 @@ fn prepare_and_verify_are_kernel_launch_commands() {
     let e = load(&with("verify = []", &launch)).unwrap_err();
     assert!(
         e.message
-            .contains("the verify command of op `add_custom` is empty"),
+            .contains("a verify command of op `add_custom` is empty"),
         "{}",
         e.message
     );

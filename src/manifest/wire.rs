@@ -74,14 +74,32 @@ pub struct Op {
     pub program: Option<Spanned<String>>,
     pub app: Option<Spanned<Vec<String>>>,
     pub golden: Option<Spanned<Vec<String>>>,
-    pub prepare: Option<Spanned<Vec<String>>>,
-    pub verify: Option<Spanned<Vec<String>>>,
+    pub prepare: Option<Spanned<Commands>>,
+    pub verify: Option<Spanned<Commands>>,
     /// Kernel-launch projects: `-D` definitions the project's CMake needs at configure time.
     pub cmake_defines: Option<Spanned<Vec<String>>>,
     /// The declared shape's weight among the op's shapes (`[[op.shape]]`).
     pub weight: Option<Spanned<f64>>,
     #[serde(default)]
     pub shape: Vec<Spanned<ShapeCase>>,
+}
+
+/// `prepare` / `verify`: one command (`["python3", "scripts/gen_data.py"]`) or several, run in order
+/// (`[["python3", "scripts/gen_data.py", "--case-num", "0"], [...]]`, a run.sh's three cases).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Commands {
+    One(Vec<String>),
+    Several(Vec<Vec<String>>),
+}
+
+impl Commands {
+    pub fn into_list(self) -> Vec<Vec<String>> {
+        match self {
+            Commands::One(c) => vec![c],
+            Commands::Several(cs) => cs,
+        }
+    }
 }
 
 /// `[[op.shape]]`: a further shape the op serves, tuned for together with the declared one.

@@ -15,8 +15,8 @@ pub struct Launch {
     pub program: String,
     /// The example's own data flow (`[op] prepare` / `verify`), when it has a `gen_data.py` and a
     /// `verify_result.py` (the asc-devkit examples): each a program and its arguments.
-    pub prepare: Option<Vec<String>>,
-    pub verify: Option<Vec<String>>,
+    pub prepare: Option<Vec<Vec<String>>>,
+    pub verify: Option<Vec<Vec<String>>>,
     /// The CMakeLists.txt's own default target is dav-3510 (Ascend950): `init` then writes the Ascend950
     /// SoC, whose latency the model gives with assumed dav-2201 figures (src/model/soc.rs).
     pub targets_dav_3510: bool,
@@ -135,10 +135,14 @@ const C_API_MISSING: &[(&str, &str)] = &[
 ];
 
 /// The example's data flow: `prepare` runs its `gen_data.py` (in `scripts/` or the root), `verify` its
-/// `verify_result.py` with the arguments its README gives (`output/output.bin output/golden.bin` when
-/// the README gives none without shell variables). Neither without a `gen_data.py`; no `verify`
-/// without a `verify_result.py` (the program's results are then not checked).
-pub fn data_flow(root: &Path) -> (Option<Vec<String>>, Option<Vec<String>>) {
+/// `verify_result.py`. Where the project has a `run.sh` that calls them, every call it makes, in its
+/// order and with its arguments (hicann/cann-learning-hub's sigmoid makes three cases' data, `--shape 7
+/// 83 --case-num 0 ...`, and checks each: the bare script made a scalar the program read three shapes
+/// from); else `gen_data.py` bare and `verify_result.py` with the arguments its README gives
+/// (`output/output.bin output/golden.bin` when the README gives none without shell variables).
+/// Neither without a `gen_data.py`; no `verify` without a `verify_result.py` (the program's results
+/// are then not checked).
+pub fn data_flow(root: &Path) -> (Option<Vec<Vec<String>>>, Option<Vec<Vec<String>>>) {
     let script = |name: &str| {
         ["scripts/", ""]
             .iter()
@@ -148,27 +152,59 @@ pub fn data_flow(root: &Path) -> (Option<Vec<String>>, Option<Vec<String>>) {
     let Some(gen_data) = script("gen_data.py") else {
         return (None, None);
     };
-    let prepare = Some(vec!["python3".to_string(), gen_data]);
-    let Some(verify) = script("verify_result.py") else {
-        return (prepare, None);
+    // `python3 ../scripts/x.py A B`: the arguments after the script, when none needs a shell
+    let calls = |text: &str, name: &str| -> Vec<Vec<String>> {
+        text.lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .filter(|l| l.starts_with("python") && l.contains(name))
+            .map(|l| {
+                l.split_whitespace()
+                    .skip_while(|w| !w.ends_with(name))
+                    .skip(1)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|a| {
+                a.iter()
+                    .all(|w| !w.contains('$') && !w.contains(';') && !w.contains('&'))
+            })
+            .collect()
     };
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
-    let args: Vec<String> = readme
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| l.starts_with("python") && l.contains("verify_result.py"))
-        .map(|l| {
-            l.split_whitespace()
-                .skip_while(|w| !w.ends_with("verify_result.py"))
-                .skip(1)
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .find(|a| !a.is_empty() && a.iter().all(|w| !w.contains('$') && !w.contains(';')))
-        .unwrap_or_else(|| vec!["output/output.bin".into(), "output/golden.bin".into()]);
-    let mut verify = vec!["python3".to_string(), verify];
-    verify.extend(args);
-    (prepare, Some(verify))
+    let with = |script: &str, args: Vec<String>| {
+        let mut c = vec!["python3".to_string(), script.to_string()];
+        c.extend(args);
+        c
+    };
+    let run_sh = std::fs::read_to_string(root.join("run.sh")).unwrap_or_default();
+    let scripted = calls(&run_sh, "gen_data.py");
+    let prepare = if scripted.is_empty() {
+        vec![with(&gen_data, vec![])]
+    } else {
+        scripted.into_iter().map(|a| with(&gen_data, a)).collect()
+    };
+    let Some(verify) = script("verify_result.py") else {
+        return (Some(prepare), None);
+    };
+    let scripted = calls(&run_sh, "verify_result.py");
+    let verify = if scripted.is_empty() {
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
+        let args = calls(&readme, "verify_result.py")
+            .into_iter()
+            .find(|a| !a.is_empty())
+            .unwrap_or_else(|| vec!["output/output.bin".into(), "output/golden.bin".into()]);
+        vec![with(&verify, args)]
+    } else {
+        scripted.into_iter().map(|a| with(&verify, a)).collect()
+    };
+    (Some(prepare), Some(verify))
+}
+
+/// Commands as a note shows them: `python3 scripts/gen_data.py`, several joined with `; `.
+fn shown(cmds: &[Vec<String>]) -> String {
+    cmds.iter()
+        .map(|c| c.join(" "))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The CMake words of `text`, comments dropped: `add_executable(demo add.asc)` gives
@@ -395,12 +431,12 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         notes.push(match &verify {
             Some(v) => format!(
                 "no tensors: the program's data comes from its own `{}` and is checked by `{}` in each run folder",
-                prepare.as_deref().unwrap_or_default().join(" "),
-                v.join(" ")
+                shown(prepare.as_deref().unwrap_or_default()),
+                shown(v)
             ),
             None => format!(
                 "no tensors: the program's data comes from its own `{}`, and it has no verify_result.py, so nothing of its results is verified",
-                prepare.as_deref().unwrap_or_default().join(" ")
+                shown(prepare.as_deref().unwrap_or_default())
             ),
         });
         vec![]
@@ -757,21 +793,21 @@ mod tests {
         let (p, v) = data_flow(root);
         assert_eq!(
             p.unwrap(),
-            ["python3", "scripts/gen_data.py"],
+            [["python3", "scripts/gen_data.py"]],
             "gen_data alone"
         );
         assert_eq!(v, None);
         std::fs::write(root.join("scripts/verify_result.py"), "").unwrap();
         let (p, v) = data_flow(root);
-        assert_eq!(p.unwrap(), ["python3", "scripts/gen_data.py"]);
+        assert_eq!(p.unwrap(), [["python3", "scripts/gen_data.py"]]);
         assert_eq!(
             v.unwrap(),
-            [
+            [[
                 "python3",
                 "scripts/verify_result.py",
                 "output/output.bin",
                 "output/golden.bin"
-            ]
+            ]]
         );
         std::fs::write(
             root.join("README.md"),
@@ -781,12 +817,53 @@ mod tests {
         let (_, v) = data_flow(root);
         assert_eq!(
             v.unwrap(),
-            [
+            [[
                 "python3",
                 "scripts/verify_result.py",
                 "./output/o.bin",
                 "./output/g.bin"
+            ]]
+        );
+    }
+
+    /// cann-learning-hub's sigmoid tutorial: its run.sh makes three cases' data and checks each; the
+    /// bare gen_data.py made a scalar the program then read three shapes from (a GM write out of
+    /// bounds). Every call run.sh makes is taken, in order; a call needing a shell is not.
+    #[test]
+    fn the_data_flow_takes_every_call_a_run_sh_makes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("scripts")).unwrap();
+        std::fs::write(root.join("scripts/gen_data.py"), "").unwrap();
+        std::fs::write(root.join("scripts/verify_result.py"), "").unwrap();
+        std::fs::write(
+            root.join("run.sh"),
+            "mkdir -p build && cd build\ncmake .. && make -j\npython3 ../scripts/gen_data.py --shape 7 83 --case-num 0 --dtype float\npython3 ../scripts/gen_data.py --shape 1024 1024 --case-num 1 --dtype float16\n./demo\npython3 ../scripts/verify_result.py output/output_case0.bin output/golden_case0.bin float\npython3 ../scripts/verify_result.py output/output_case1.bin output/golden_case1.bin float16\npython3 ../scripts/verify_result.py $OUT $GOLDEN\n",
+        )
+        .unwrap();
+        let (p, v) = data_flow(root);
+        let p = p.unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            p[1],
+            [
+                "python3",
+                "scripts/gen_data.py",
+                "--shape",
+                "1024",
+                "1024",
+                "--case-num",
+                "1",
+                "--dtype",
+                "float16"
             ]
+        );
+        let v = v.unwrap();
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert_eq!(v[0][2], "output/output_case0.bin");
+        assert_eq!(
+            shown(&v),
+            "python3 scripts/verify_result.py output/output_case0.bin output/golden_case0.bin float; python3 scripts/verify_result.py output/output_case1.bin output/golden_case1.bin float16"
         );
     }
 }

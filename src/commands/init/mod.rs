@@ -1386,9 +1386,17 @@ fn render(
         }
         if let Some(l) = &op.launch {
             let _ = writeln!(s, "program = \"{}\"", l.program);
-            for (key, cmd) in [("prepare", &l.prepare), ("verify", &l.verify)] {
-                if let Some(cmd) = cmd {
-                    let _ = writeln!(s, "{key} = [{}]", list(cmd));
+            for (key, cmds) in [("prepare", &l.prepare), ("verify", &l.verify)] {
+                match cmds.as_deref() {
+                    Some([cmd]) => {
+                        let _ = writeln!(s, "{key} = [{}]", list(cmd));
+                    }
+                    Some(cmds) => {
+                        let each: Vec<String> =
+                            cmds.iter().map(|c| format!("[{}]", list(c))).collect();
+                        let _ = writeln!(s, "{key} = [{}]", each.join(", "));
+                    }
+                    None => {}
                 }
             }
             if !l.defines.is_empty() {
