@@ -22,21 +22,43 @@ use crate::manifest::DType;
 use crate::project::opdef::{AttrKind, OpDef, ParamType};
 use std::path::Path;
 
-/// The cases of the op's examples under `root/examples` (the folder's own files first, then by path):
-/// at most one per file, the first `CreateAclTensor` of each name.
+/// The cases of the op's examples under `root/examples`, then under the project's `test*` folders
+/// (hicann/cann-learning-hub's tutorials keep their aclnn call in `test/main.cpp`), each folder's own
+/// files first, then by path: at most one per file, the first `CreateAclTensor` of each name.
 pub(super) fn find(root: &Path, def: &OpDef) -> Vec<TilingCase> {
-    let dir = root.join("examples");
-    if !dir.is_dir() {
-        return vec![];
-    }
+    let mut dirs = vec![root.join("examples")];
+    let mut tests: Vec<_> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("test"))
+        })
+        .collect();
+    tests.sort();
+    dirs.extend(tests);
     let mut files = vec![];
-    crate::project::registered::files_deep(&dir, &["cpp"], &mut files);
-    // the folder's own examples before those of arch subfolders (`examples/arch35/`)
-    files.sort_by_key(|p| p.components().count());
+    for (k, dir) in dirs.iter().enumerate().filter(|(_, d)| d.is_dir()) {
+        let mut found = vec![];
+        crate::project::registered::files_deep(dir, &["cpp"], &mut found);
+        // the folder's own examples before those of arch subfolders (`examples/arch35/`)
+        found.sort_by_key(|p| p.components().count());
+        files.extend(found.into_iter().map(|f| (k > 0, f)));
+    }
     files
         .iter()
-        .filter_map(|path| {
+        .filter_map(|(in_tests, path)| {
             let text = std::fs::read_to_string(path).ok()?;
+            // a test folder's program is taken only when it calls this op by its type: a tutorial's
+            // `test_sub/` beside `test/` calls another (aclnn names may differ from the OpDef's type,
+            // upsample_nearest2d_grad's is ...Backward, so `examples/` is not held to it)
+            if *in_tests && called_op(&without_comments(&text)) != Some(def.op_type.as_str()) {
+                return None;
+            }
             let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
             read(&text, &rel, def)
         })
@@ -101,6 +123,56 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             shape,
             dtype,
             values,
+        });
+    }
+    // `aclTensor* input0 = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, ...)`: the aclnn
+    // call itself, as the CANN tutorials write it (hicann/cann-learning-hub's add_custom, no
+    // `CreateAclTensor` helper). Its data goes through device memory: none is read.
+    for (at, _) in text.match_indices("aclCreateTensor(") {
+        if text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let open = at + "aclCreateTensor".len();
+        let Some(close) = matching(text, open) else {
+            continue;
+        };
+        let args = split_top(&text[open + 1..close]);
+        let (Some(shape), Some(dtype)) = (
+            args.first()
+                .map(|a| a.trim().trim_end_matches(".data()").trim()),
+            args.get(2).map(|a| a.trim()),
+        ) else {
+            continue;
+        };
+        let Some(tensor) = text[..at]
+            .trim_end()
+            .strip_suffix('=')
+            .map(|lhs| {
+                lhs.trim_end()
+                    .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or("")
+            })
+            .filter(|n| !n.is_empty())
+        else {
+            continue;
+        };
+        if created.iter().any(|c| c.name == tensor) {
+            continue;
+        }
+        let Some(shape) = shape_of(text, shape) else {
+            continue;
+        };
+        let dtype = dtype
+            .rsplit("ACL_")
+            .next()
+            .and_then(|d| DType::from_ge_name(&format!("DT_{}", d.trim())));
+        first_line.get_or_insert(line_of(text, at));
+        created.push(Created {
+            name: tensor.to_string(),
+            shape,
+            dtype,
+            values: None,
         });
     }
     // By name, else by position: the tensors and nulls `aclnn<Op>GetWorkspaceSize` takes, in order,
@@ -191,6 +263,7 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         absent,
         carried: vec![],
         grown: None,
+        widened: None,
     })
 }
 
@@ -331,30 +404,48 @@ pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str])
     }
 }
 
-/// `case` with its rows multiplied by `factor`: every tensor whose first axis is the main input's (the
-/// first present one) has that axis multiplied, the rest kept, and the integer data `example` gives
-/// carried again at the new shapes (`carry`). None when the case has data that cannot be carried (a
-/// tiling test's constant input, example data of no kind `carry` knows) or no first axis to grow.
+/// Which axis `grown` multiplies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Along {
+    /// The main input's first axis: its rows.
+    Rows,
+    /// The main input's last axis (rank 2 or more): the row's width, a hidden size or a head dim.
+    Width,
+}
+
+/// `case` with the main input's (the first present one's) rows or width multiplied by `factor`:
+/// every tensor whose first (or last) axis is the main input's has that axis multiplied, the rest
+/// kept, and the integer data `example` gives carried again at the new shapes (`carry`). Widening
+/// leaves 1-D tensors alone when the main input's rows and width are the same size (which of them a
+/// 1-D tensor follows is not known). None when the case has data that cannot be carried (a tiling
+/// test's constant input, example data of no kind `carry` knows) or no such axis to grow.
 pub(super) fn grown(
     case: &TilingCase,
     example: Option<&TilingCase>,
     names: &[&str],
     factor: u64,
+    along: Along,
 ) -> Option<TilingCase> {
     if case.kind == CaseKind::TilingTest && !case.values.is_empty() {
         return None;
     }
-    let main = case
-        .inputs
-        .iter()
-        .enumerate()
-        .find(|(i, t)| !case.absent.contains(i) && !t.shape.is_empty())?
-        .1
-        .shape[0];
+    let main_shape = case.main_shape()?;
+    let (rows, width) = (main_shape[0], *main_shape.last()?);
+    if along == Along::Width && main_shape.len() < 2 {
+        return None;
+    }
     let mut out = case.clone();
-    let scale = |t: &mut CaseTensor| {
-        if t.shape.first() == Some(&main) {
-            t.shape[0] = main.checked_mul(factor).unwrap_or(u64::MAX);
+    let scale = |t: &mut CaseTensor| match along {
+        Along::Rows => {
+            if t.shape.first() == Some(&rows) {
+                t.shape[0] = rows.checked_mul(factor).unwrap_or(u64::MAX);
+            }
+        }
+        Along::Width => {
+            let last = t.shape.len().wrapping_sub(1);
+            if t.shape.last() == Some(&width) && (t.shape.len() > 1 || rows != width) {
+                t.shape[last] = width.checked_mul(factor).unwrap_or(u64::MAX);
+            }
         }
     };
     for (i, t) in out.inputs.iter_mut().enumerate() {
@@ -365,8 +456,16 @@ pub(super) fn grown(
     out.outputs.iter_mut().for_each(scale);
     out.values.clear();
     out.carried.clear();
-    let first = case.grown.map_or(main, |(from, _)| from);
-    out.grown = Some((first, main.saturating_mul(factor)));
+    match along {
+        Along::Rows => {
+            let first = case.grown.map_or(rows, |(from, _)| from);
+            out.grown = Some((first, rows.saturating_mul(factor)));
+        }
+        Along::Width => {
+            let first = case.widened.map_or(width, |(from, _)| from);
+            out.widened = Some((first, width.saturating_mul(factor)));
+        }
+    }
     if let Some(example) = example {
         carry(example, &mut out, names);
         if example
@@ -459,6 +558,18 @@ fn int_array(text: &str, init: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// The op an example calls, `SubCustom` of `aclnnSubCustomGetWorkspaceSize(`, when it spells it so.
+fn called_op(text: &str) -> Option<&str> {
+    let at = text.find("GetWorkspaceSize(")?;
+    let head = &text[..at];
+    let start = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    head[start..]
+        .strip_prefix("aclnn")
+        .filter(|op| !op.is_empty())
 }
 
 /// The arguments of the example's `aclnn<Op>GetWorkspaceSize(...)` call, trimmed.
@@ -744,6 +855,7 @@ int main() {
             absent: vec![],
             carried: vec![],
             grown: None,
+            widened: None,
         };
         let mut example = case(
             [&[6], &[3, 2], &[2, 4], &[6], &[3], &[3, 4]],
@@ -839,6 +951,120 @@ int main() {
                 }
             )]
         );
+    }
+
+    /// moe_token_permute's example is 3 tokens of hidden size 4: grown by rows alone it ran at
+    /// [196608, 4], rows of 8 bytes. Widening multiplies the main input's last axis in every tensor
+    /// that ends with it (a per-channel 1-D one too), leaves the rest (the top-k axis of the indices),
+    /// and says from what; a 1-D tensor is left when rows and width are the same size.
+    #[test]
+    fn widening_multiplies_the_main_inputs_last_axis_wherever_it_ends_a_tensor() {
+        let tensor = |shape: &[u64], dtype: DType| CaseTensor {
+            shape: shape.to_vec(),
+            dtype: Some(dtype),
+        };
+        let case = |rows: u64, width: u64| TilingCase {
+            kind: CaseKind::Example,
+            op_type: "Permute".into(),
+            file: "e.cpp".into(),
+            line: 1,
+            test: "e".into(),
+            inputs: vec![
+                tensor(&[rows, width], DType::BFloat16),
+                tensor(&[rows, 2], DType::Int32),
+                tensor(&[width], DType::Float32),
+            ],
+            outputs: vec![tensor(&[2 * rows, width], DType::BFloat16)],
+            attrs: vec![],
+            values: vec![],
+            absent: vec![],
+            carried: vec![],
+            grown: None,
+            widened: None,
+        };
+        let names = ["tokens", "indices", "gamma", "out"];
+        let wide = grown(&case(3, 4), None, &names, 4, Along::Width).unwrap();
+        let shapes: Vec<&[u64]> = wide
+            .inputs
+            .iter()
+            .chain(&wide.outputs)
+            .map(|t| t.shape.as_slice())
+            .collect();
+        assert_eq!(shapes, [&[3, 16][..], &[3, 2], &[16], &[6, 16]]);
+        assert_eq!(wide.widened, Some((4, 16)));
+        let wider = grown(&wide, None, &names, 4, Along::Width).unwrap();
+        assert_eq!(wider.widened, Some((4, 64)));
+        assert_eq!(wider.grown, None);
+        let rows = grown(&wider, None, &names, 4, Along::Rows).unwrap();
+        assert_eq!(rows.inputs[0].shape, [12, 64]);
+        assert_eq!((rows.grown, rows.widened), (Some((3, 12)), Some((4, 64))));
+        // rows as many as the width: which of them `gamma` follows is not known
+        let square = grown(&case(4, 4), None, &names, 4, Along::Width).unwrap();
+        assert_eq!(square.inputs[0].shape, [4, 16]);
+        assert_eq!(square.inputs[2].shape, [4]);
+        // a 1-D main input has no width apart from its rows
+        let mut flat = case(3, 4);
+        flat.inputs[0].shape = vec![12];
+        assert!(grown(&flat, None, &names, 4, Along::Width).is_none());
+    }
+
+    /// hicann/cann-learning-hub's tutorial add_custom calls `aclCreateTensor` itself, one `shape` for
+    /// all three tensors, inside `CHECK_ACL(...)`: it gave no case, and init's default [48, 16384] of
+    /// floats overflowed the UB of a kernel that loads a core's whole share at once.
+    #[test]
+    fn an_example_calling_acl_create_tensor_itself_is_read() {
+        let text = r#"
+    const std::vector<int64_t> shape = {8, 2048};
+    aclTensor* input0 = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND,
+                                        shape.data(), shape.size(), input0DeviceMem);
+    aclTensor* input1 = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND,
+                                        shape.data(), shape.size(), input1DeviceMem);
+    aclTensor *output0 = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND,
+                                         shape.data(), shape.size(), output0DeviceMem);
+    CHECK_ACL(aclnnAddCustomGetWorkspaceSize(input0, input1, output0, &workspaceSize, &executor));
+"#;
+        let mut def = widget(&[("x1", ParamType::Required), ("x2", ParamType::Required)]);
+        def.attrs.clear();
+        let c = read(text, "examples/test_aclnn_add_custom.cpp", &def).expect("a case");
+        assert_eq!(
+            c.inputs
+                .iter()
+                .chain(&c.outputs)
+                .map(|t| (t.shape.clone(), t.dtype))
+                .collect::<Vec<_>>(),
+            vec![
+                (vec![8, 2048], Some(DType::Float32)),
+                (vec![8, 2048], Some(DType::Float16)),
+                (vec![8, 2048], Some(DType::Float32)),
+            ]
+        );
+        assert_eq!(c.line, 3);
+        assert_eq!(called_op(text), Some("AddCustom"));
+    }
+
+    /// cann-learning-hub's tutorial custom_op keeps its aclnn call in `test/main.cpp`, and a
+    /// `test_sub/main.cpp` calling another op beside it: the first is read, the second is not.
+    #[test]
+    fn a_test_folders_program_is_read_when_it_calls_this_op() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let call = |op: &str, rows: u64| {
+            format!(
+                "  std::vector<int64_t> xShape = {{{rows}, 2048}};\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(yHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = aclnn{op}GetWorkspaceSize(x, y, &ws, &executor);\n"
+            )
+        };
+        for (folder, op, rows) in [("test_sub", "SubCustom", 4), ("test", "AddCustom", 8)] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+            std::fs::write(root.join(folder).join("main.cpp"), call(op, rows)).unwrap();
+        }
+        let mut def = widget(&[("x", ParamType::Required)]);
+        def.outputs = vec![param("y", ParamType::Required)];
+        def.attrs.clear();
+        def.op_type = "AddCustom".into();
+        let cases = find(root, &def);
+        assert_eq!(cases.len(), 1, "{cases:?}");
+        assert_eq!(cases[0].file, "test/main.cpp");
+        assert_eq!(cases[0].inputs[0].shape, [8, 2048]);
     }
 
     /// ops-transformer's moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`:

@@ -735,13 +735,18 @@ impl Fitting<'_> {
         Ok(())
     }
 
-    /// Grows the case an op runs at when it is small (an aclnn example's 3 rows: the launch is all a
-    /// run times and no tiling choice shows, so tuning has nothing to find): the rows of every tensor
-    /// that shares the main input's first axis are multiplied by 4 while the tiling takes them and the
-    /// op runs, up to the default's element count, the example's index data carried to each size
-    /// (`examples::grown`). The last size that ran is kept, and said.
+    /// Grows the case an op runs at when it is small (an aclnn example's 3 rows of 4: the launch is
+    /// all a run times and no tiling choice shows, so tuning has nothing to find). First the main
+    /// input's last axis, when it is narrower than `WIDE` (an example's hidden size of 4 grown by rows
+    /// alone gives 196608 rows of 8 bytes, a shape no model runs and where per-row copies are all
+    /// there is), then its rows: each multiplied by 4, with every tensor that shares that axis, while
+    /// the tiling takes them and the op runs, up to the default's element count, the example's index
+    /// data carried to each size (`examples::grown`). The last size that ran is kept, and said.
     fn grow_small_cases(&self, inferred: &mut Inferred) -> Result<()> {
         const FACTOR: u64 = 4;
+        /// A row this wide (elements) is wide enough: 2 KiB of fp16, the UB tiles real row-wise
+        /// kernels plan.
+        const WIDE: u64 = 1024;
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             let (Some(taken), Some(def)) = (inferred.test_cases.get(&op.name).cloned(), &op.opdef)
             else {
@@ -756,40 +761,47 @@ impl Fitting<'_> {
                 .iter()
                 .find(|c| c.kind == tiling_tests::CaseKind::Example);
             let mut good = taken.clone();
-            let mut failed = false;
-            while let Some(bigger) = examples::grown(&good, example, &names, FACTOR) {
-                if bigger.largest_input() > DEFAULT_ELEMENTS {
-                    break;
+            for along in [examples::Along::Width, examples::Along::Rows] {
+                let mut failed = false;
+                while let Some(bigger) = examples::grown(&good, example, &names, FACTOR, along) {
+                    let width_done = along == examples::Along::Width
+                        && good
+                            .main_shape()
+                            .and_then(|s| s.last())
+                            .is_none_or(|&w| w >= WIDE);
+                    if width_done || bigger.largest_input() > DEFAULT_ELEMENTS {
+                        break;
+                    }
+                    inferred.test_cases.insert(op.name.clone(), bigger.clone());
+                    self.reinfer(op, inferred)?;
+                    if self.refusal(op).is_some() || self.run_failure(op).is_some() {
+                        failed = true;
+                        break;
+                    }
+                    good = bigger;
                 }
-                inferred.test_cases.insert(op.name.clone(), bigger.clone());
-                self.reinfer(op, inferred)?;
-                if self.refusal(op).is_some() || self.run_failure(op).is_some() {
-                    failed = true;
-                    break;
+                // the manifest on disk holds the size that failed: back to the last that ran
+                if failed {
+                    inferred.test_cases.insert(op.name.clone(), good.clone());
+                    self.reinfer(op, inferred)?;
                 }
-                good = bigger;
-            }
-            // the manifest on disk holds the size that failed: back to the last that ran
-            if failed {
-                inferred.test_cases.insert(op.name.clone(), good.clone());
-                self.reinfer(op, inferred)?;
             }
             if good != taken {
-                let rows = |c: &tiling_tests::TilingCase| {
-                    c.inputs
-                        .iter()
-                        .find(|t| !t.shape.is_empty())
-                        .map_or(0, |t| t.shape[0])
-                };
+                let mut grew = Vec::new();
+                if let Some((a, b)) = good.widened {
+                    grew.push(format!("the last axis from {a} to {b}"));
+                }
+                if let Some((a, b)) = good.grown {
+                    grew.push(format!("the rows from {a} to {b}"));
+                }
                 self.printer.status(
                     "Grew",
                     format!(
-                        "`{}`: the rows of its {} `{}` from {} to {}, where the op still runs (a larger shape shows what a tiling choice changes)",
+                        "`{}`: {} of its {} `{}`, where the op still runs (a larger shape shows what a tiling choice changes)",
                         op.name,
+                        grew.join(" and "),
                         taken.kind.label(),
                         taken.test,
-                        rows(&taken),
-                        rows(&good)
                     ),
                 );
             }
@@ -1463,9 +1475,12 @@ fn render(
                 c.test,
                 c.file,
                 c.line,
-                c.grown
-                    .map(|(a, b)| format!(", its rows grown from {a} to {b}"))
+                c.widened
+                    .map(|(a, b)| format!(", its last axis widened from {a} to {b}"))
                     .unwrap_or_default()
+                    + &c.grown
+                        .map(|(a, b)| format!(", its rows grown from {a} to {b}"))
+                        .unwrap_or_default()
             );
             for (i, (t, ct)) in inputs.iter_mut().zip(&c.inputs).enumerate() {
                 if c.absent.contains(&i) {

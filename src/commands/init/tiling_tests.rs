@@ -64,6 +64,8 @@ pub(super) struct TilingCase {
     pub carried: Vec<(usize, super::examples::Carried)>,
     /// The case's rows as read and as grown (`examples::grown`), when init grew them.
     pub grown: Option<(u64, u64)>,
+    /// The main input's last axis as read and as widened (`examples::grown` along `Width`).
+    pub widened: Option<(u64, u64)>,
 }
 
 impl TilingCase {
@@ -74,6 +76,15 @@ impl TilingCase {
             .map(|t| t.shape.iter().product::<u64>())
             .max()
             .unwrap_or(0)
+    }
+
+    /// The shape of the main input: the first present one with a shape.
+    pub fn main_shape(&self) -> Option<&[u64]> {
+        self.inputs
+            .iter()
+            .enumerate()
+            .find(|(i, t)| !self.absent.contains(i) && !t.shape.is_empty())
+            .map(|(_, t)| t.shape.as_slice())
     }
 }
 
@@ -263,6 +274,7 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
         absent: vec![],
         carried: vec![],
         grown: None,
+        widened: None,
     })
 }
 
@@ -487,6 +499,7 @@ fn read_case(
         absent: vec![],
         carried: vec![],
         grown: None,
+        widened: None,
     })
 }
 
