@@ -37,9 +37,13 @@ REPOS = {
     # Repositories never used to fix a gap (stop 28): the "other repositories" check of issue 18.
     "ops-cv": ("/work/.mirror/hicann+ops-cv/repo", "6ae87653464d2afb064c829e529abba2e278b0c4"),
     "ops-transformer": ("/work/.mirror/hicann+ops-transformer/repo", "c29bc1069d3252c641e2aa059ec88f392d3f05ac"),
+    # Tutorials and samples a new user starts from (stop 33): never used to fix a gap before.
+    "cann-learning-hub": ("/work/.mirror/hicann+cann-learning-hub/repo", "a398965"),
+    "cann-samples": ("/work/.mirror/hicann+cann-samples/repo", "a934ed9"),
 }
 ENV = {"ops-math": "ASCEND_PUBLIC_MATH", "ops-nn": "ASCEND_PUBLIC_NN", "asc-devkit": "ASCEND_PUBLIC_DEVKIT",
-       "ops-cv": "ASCEND_PUBLIC_CV", "ops-transformer": "ASCEND_PUBLIC_TRANSFORMER"}
+       "ops-cv": "ASCEND_PUBLIC_CV", "ops-transformer": "ASCEND_PUBLIC_TRANSFORMER",
+       "cann-learning-hub": "ASCEND_PUBLIC_LEARNING_HUB", "cann-samples": "ASCEND_PUBLIC_SAMPLES"}
 # Cube (matrix-unit) code: another issue's. Mixed operators (vector kernels with MIX markers) stay in.
 CUBE = re.compile(r"Matmul|MatMul|Mmad|LoadData|matmul_intf|Conv2D|Conv3D|KERNEL_TYPE_AIC_ONLY")
 
@@ -132,7 +136,15 @@ def export(repo, commit, dest):
         return
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
-    archive = subprocess.Popen(["git", "-C", repo, "archive", commit], stdout=subprocess.PIPE)
+    # Mirrors may lack large blobs (a tutorial repository's images): they are left out, by name.
+    tree = git(repo, "ls-tree", "-r", commit).splitlines()
+    blobs = [(l.split()[2], l.split("\t", 1)[1]) for l in tree if l.split()[1] == "blob"]
+    check = subprocess.run(["git", "-C", repo, "cat-file", "--batch-check"], capture_output=True,
+                           text=True, input="".join(f"{b}\n" for b, _ in blobs)).stdout.splitlines()
+    missing = [path for (_, path), line in zip(blobs, check) if line.endswith(" missing")]
+    excludes = [f":(exclude,literal){path}" for path in missing]
+    archive = subprocess.Popen(["git", "-C", repo, "archive", commit, "--", ".", *excludes],
+                               stdout=subprocess.PIPE)
     subprocess.run(["tar", "-x", "-C", dest], stdin=archive.stdout, check=True)
     archive.wait()
     with open(mark, "w") as f:
