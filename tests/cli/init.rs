@@ -1574,3 +1574,33 @@ fn an_absent_optional_input_is_a_null_kernel_argument_and_no_tiling_tensor() {
         text(&run)
     );
 }
+
+/// hicann/cann-learning-hub's tutorial adds load a core's whole share at once (tileNum = 1 over 8
+/// blocks): init's default [48, 16384] overflowed the UB and, with no example or tiling test to take,
+/// the op never ran. A default whose kernel overflows the UB now gives way to fewer rows, said beside
+/// the shape.
+#[test]
+fn init_takes_fewer_rows_when_the_kernel_overflows_the_ub_at_the_default() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    edit_add_custom_host(
+        p,
+        "    tiling.set_tileNum(totalLength / BLOCK_DIM / TILE_LENGTH);\n",
+        "    tiling.set_tileNum(1);\n",
+    );
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("Fitted `add_custom`: its kernel overflowed the UB at the default shape [48, 16384] (InitBuffer: UB overflow"),
+        "{:?}",
+        text(&out)
+    );
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [12, 16384]   # guess: a default smaller than [48, 16384], at which the kernel overflowed the UB (InitBuffer: UB overflow"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}

@@ -846,6 +846,14 @@ pub(super) fn smaller_note(why: &str) -> String {
     )
 }
 
+/// The comment beside a smaller default at which the kernel no longer overflows the UB (`why`: the
+/// overflow at the default).
+pub(super) fn overflow_note(why: &str) -> String {
+    format!(
+        "guess: a default smaller than {DEFAULT_SHAPE:?}, at which the kernel overflowed the UB ({why}); give the shape you tune for (init --shape NAME=D0xD1)"
+    )
+}
+
 /// The comment beside a smaller default whose first axis was then grown from `from` while the op's
 /// tiling function took it.
 pub(super) fn grown_note(why: &str, from: u64) -> String {

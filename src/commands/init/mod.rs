@@ -237,6 +237,7 @@ pub fn init(
         };
         fitting.tiling(&mut inferred)?;
         fitting.failing_runs(&mut inferred)?;
+        fitting.overflowing_defaults(&mut inferred)?;
         fitting.grow_small_cases(&mut inferred)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
@@ -451,6 +452,15 @@ fn short_line(text: &str) -> String {
         .chars()
         .take(160)
         .collect()
+}
+
+/// The fault a failed run reports: its first `error:` line (a kernel failure's first line only says
+/// the kernel failed), else its first line; at most 160 characters.
+fn fault_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("error: "))
+        .map_or_else(|| short_line(text), short_line)
 }
 
 /// The manifest's backend, working in the project's `target/ascend-tune` (made if missing).
@@ -859,7 +869,7 @@ impl Fitting<'_> {
         backend
             .run(spec, &artifact, &inputs, true)
             .err()
-            .map(|f| short_line(&f.message))
+            .map(|f| fault_line(&f.message))
     }
 
     /// The manifest rendered again for what `inferred` now holds, `op`'s InferShape run on it, and
@@ -906,6 +916,63 @@ impl Fitting<'_> {
                 // nothing ran: the case the tiling took is still the best known
                 inferred.test_cases.insert(op.name.clone(), c);
                 self.reinfer(op, inferred)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// For each op at the default shape (no `--shape`, no case taken) whose kernel overflows the UB
+    /// when run (a tutorial's add loads a core's whole share, tileNum = 1, and holds [48, 16384] of
+    /// floats over 8 cores only up to a quarter of it): fewer rows of the default, then the smaller
+    /// shapes, the first with which the op runs kept and said. Kept as it was when none runs.
+    fn overflowing_defaults(&self, inferred: &mut Inferred) -> Result<()> {
+        let rows = [24, 12, 6, 3, 1].map(|r| vec![r, DEFAULT_SHAPE[1]]);
+        let tried: Vec<Vec<u64>> = rows
+            .into_iter()
+            .chain(SMALLER_SHAPES.iter().map(|s| s.to_vec()))
+            .collect();
+        for op in self.ops.iter().filter(|o| o.launch.is_none()) {
+            let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
+            if given || inferred.test_cases.contains_key(&op.name) {
+                continue;
+            }
+            let at_default = inferred
+                .defaults
+                .get(&op.name)
+                .is_none_or(|(s, _)| s.as_slice() == DEFAULT_SHAPE);
+            if !at_default {
+                continue;
+            }
+            let Some(why) = self.run_failure(op).filter(|w| w.contains("UB overflow")) else {
+                continue;
+            };
+            let before = inferred.defaults.get(&op.name).cloned();
+            let mut fitted = None;
+            for shape in &tried {
+                inferred
+                    .defaults
+                    .insert(op.name.clone(), (shape.clone(), overflow_note(&why)));
+                self.reinfer(op, inferred)?;
+                if self.refusal(op).is_none() && self.run_failure(op).is_none() {
+                    fitted = Some(shape.clone());
+                    break;
+                }
+            }
+            match fitted {
+                Some(shape) => self.printer.status(
+                    "Fitted",
+                    format!(
+                        "`{}`: its kernel overflowed the UB at the default shape {DEFAULT_SHAPE:?} ({why}); {shape:?} written instead",
+                        op.name
+                    ),
+                ),
+                None => {
+                    match before {
+                        Some(d) => inferred.defaults.insert(op.name.clone(), d),
+                        None => inferred.defaults.remove(&op.name),
+                    };
+                    self.reinfer(op, inferred)?;
+                }
             }
         }
         Ok(())
@@ -1949,6 +2016,16 @@ mod tests {
             None
         );
         assert_eq!(kernel("GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR d"), None);
+    }
+
+    #[test]
+    fn a_failed_runs_fault_is_its_first_error_line() {
+        let m = "the kernel failed (exit code 3):\nwarning: x\nerror: InitBuffer: UB overflow: need 196608 bytes\n  --> k.cpp:3";
+        assert_eq!(fault_line(m), "InitBuffer: UB overflow: need 196608 bytes");
+        assert_eq!(
+            fault_line("the tiling program failed"),
+            "the tiling program failed"
+        );
     }
 
     #[test]
