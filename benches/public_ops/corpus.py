@@ -68,7 +68,19 @@ def candidates(name, repo, commit):
                 ops.setdefault("/".join(parts[:i]), set()).add(f)
     # Unit-test folders are no operators.
     files = [f for f in files if "/tests/" not in f and not f.startswith("tests/")]
-    asc = sorted({os.path.dirname(f) for f in files if f.endswith(".asc")})
+    # An .asc program's project is the nearest folder at or above it with a CMakeLists.txt (cann-samples
+    # keep sources in src/ and build them from the folder above); the .asc folder when there is none.
+    cmakes = {os.path.dirname(f) for f in files if os.path.basename(f) == "CMakeLists.txt"}
+
+    def project_of(folder):
+        d = folder
+        while d:
+            if d in cmakes:
+                return d
+            d = os.path.dirname(d)
+        return folder
+    asc_files = [f for f in files if f.endswith(".asc")]
+    asc = sorted({project_of(os.path.dirname(f)) for f in asc_files})
     def grep(pattern, flag):
         p = subprocess.run(["git", "-C", repo, "grep", "-l", flag, pattern, commit],
                            capture_output=True, text=True)
@@ -93,7 +105,7 @@ def candidates(name, repo, commit):
         else:
             kept.append((folder, "custom-op"))
     for folder in asc:
-        if any(f in cubes for f in files if os.path.dirname(f) == folder and f.endswith(".asc")):
+        if any(f in cubes for f in asc_files if project_of(os.path.dirname(f)) == folder):
             skip("cube code in the .asc")
         else:
             kept.append((folder, "asc"))
