@@ -1297,7 +1297,7 @@ fn init_takes_the_shapes_of_the_ops_own_example_when_the_tiling_refuses_its_gues
     assert!(
         text(&out)
             .1
-            .contains("it failed with its tiling test `rows` (the kernel failed"),
+            .contains("it failed with its tiling test `rows` (DataCopy: GM read out of bounds"),
         "{:?}",
         text(&out)
     );
@@ -1599,6 +1599,37 @@ fn init_takes_fewer_rows_when_the_kernel_overflows_the_ub_at_the_default() {
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
     assert!(
         manifest.contains("shape = [12, 16384]   # guess: a default smaller than [48, 16384], at which the kernel overflowed the UB (InitBuffer: UB overflow"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
+/// ops-transformer's moe_token_permute: its example's 3 tokens of hidden size 4, grown by rows alone,
+/// ran at [196608, 4] (rows of 8 bytes). A narrow example is widened first, its last axis times 4
+/// while under 1024 and the op runs, then its rows grow as before; the manifest says both.
+#[test]
+fn init_widens_a_narrow_example_before_growing_its_rows() {
+    let dir = add_custom_refusing(
+        "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) > 4096) { return ge::GRAPH_FAILED; }\n",
+    );
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {128, 16};\n  std::vector<aclFloat16> xHostData(2048, 1);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(xHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(xHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let said = text(&out).1;
+    assert!(
+        said.contains("Grew `add_custom`: the last axis of its example `test_aclnn_add_custom` from 16 to 1024 and its rows from 128 to 512"),
+        "{said}"
+    );
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [512, 1024]   # from the op's example `test_aclnn_add_custom` (examples/test_aclnn_add_custom.cpp:4), its last axis widened from 16 to 1024, its rows grown from 128 to 512"),
         "{manifest}"
     );
     let run = cargo_ascend_tune(p, &["run"]);

@@ -797,21 +797,22 @@ impl Fitting<'_> {
                 }
             }
             if good != taken {
-                let mut grew = Vec::new();
-                if let Some((a, b)) = good.widened {
-                    grew.push(format!("the last axis from {a} to {b}"));
-                }
-                if let Some((a, b)) = good.grown {
-                    grew.push(format!("the rows from {a} to {b}"));
-                }
+                let case = format!("its {} `{}`", taken.kind.label(), taken.test);
+                let grew = match (good.widened, good.grown) {
+                    (Some((a, b)), Some((c, d))) => {
+                        format!(
+                            "the last axis of {case} from {a} to {b} and its rows from {c} to {d}"
+                        )
+                    }
+                    (Some((a, b)), None) => format!("the last axis of {case} from {a} to {b}"),
+                    (None, Some((c, d))) => format!("the rows of {case} from {c} to {d}"),
+                    (None, None) => continue,
+                };
                 self.printer.status(
                     "Grew",
                     format!(
-                        "`{}`: {} of its {} `{}`, where the op still runs (a larger shape shows what a tiling choice changes)",
-                        op.name,
-                        grew.join(" and "),
-                        taken.kind.label(),
-                        taken.test,
+                        "`{}`: {grew}, where the op still runs (a larger shape shows what a tiling choice changes)",
+                        op.name
                     ),
                 );
             }
