@@ -170,6 +170,8 @@ CAUSES = [
     (r"the prepare command .* failed", "prepare: the example's own gen_data script failed"),
     (r"^init: .*no op_kernel/ folder", "init: no custom-op folder, and (before db026bc) kernel-launch / .asc not taken"),
     (r"^init: .*found no kernel entry", "init: no kernel entry found"),
+    (r"^init: .*has no project\(\) of its own", "init: refused, a CMakeLists.txt of a larger build (no project())"),
+    (r"^init: .*no `add_executable\(NAME", "init: no add_executable with a literal name (targets made in a CMake function)"),
     (r"^init: ", "init: other"),
     (r"timeout|no result within", "timeout"),
     (r"fatal error: ([^:]+): No such file", "build: missing header {0}"),

@@ -122,6 +122,119 @@ pub fn refusal(cmake: &str, texts: &[(String, String)]) -> Option<String> {
     None
 }
 
+/// CMake commands a stand-alone CMakeLists.txt of a kernel-launch program calls: what is not among
+/// them, nor a function or macro the file defines, comes from a build around it.
+const CMAKE_COMMANDS: &[&str] = &[
+    "add_compile_definitions",
+    "add_compile_options",
+    "add_custom_command",
+    "add_custom_target",
+    "add_definitions",
+    "add_dependencies",
+    "add_executable",
+    "add_library",
+    "add_link_options",
+    "add_subdirectory",
+    "add_test",
+    "break",
+    "cmake_minimum_required",
+    "cmake_policy",
+    "configure_file",
+    "continue",
+    "else",
+    "elseif",
+    "enable_language",
+    "enable_testing",
+    "endforeach",
+    "endfunction",
+    "endif",
+    "endmacro",
+    "endwhile",
+    "execute_process",
+    "file",
+    "find_library",
+    "find_package",
+    "find_path",
+    "find_program",
+    "foreach",
+    "function",
+    "get_filename_component",
+    "get_property",
+    "get_target_property",
+    "if",
+    "include",
+    "include_directories",
+    "install",
+    "link_directories",
+    "link_libraries",
+    "list",
+    "macro",
+    "math",
+    "message",
+    "option",
+    "project",
+    "return",
+    "set",
+    "set_property",
+    "set_source_files_properties",
+    "set_target_properties",
+    "string",
+    "target_compile_definitions",
+    "target_compile_features",
+    "target_compile_options",
+    "target_include_directories",
+    "target_link_directories",
+    "target_link_libraries",
+    "target_link_options",
+    "target_sources",
+    "unset",
+    "while",
+];
+
+/// Why the folder's CMakeLists.txt cannot be built on its own, if it cannot: it declares no
+/// `project()` and a folder above holds the CMake build it belongs to (hicann/cann-samples: every
+/// sample's CMakeLists.txt calls `cann_sample_check_arch`, a macro of the repository's
+/// `cmake/sample_common.cmake`, and is built from the repository root).
+fn part_of_a_larger_build(root: &Path, cmake: &str) -> Option<String> {
+    let words = cmake_words(cmake);
+    if words.iter().any(|w| w.eq_ignore_ascii_case("project")) {
+        return None;
+    }
+    let above = root.ancestors().skip(1).take(6).find(|d| {
+        std::fs::read_to_string(d.join("CMakeLists.txt")).is_ok_and(|t| {
+            cmake_words(&t)
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case("project"))
+        })
+    })?;
+    let defined: Vec<String> = words
+        .windows(3)
+        .filter(|w| {
+            matches!(w[0].to_ascii_lowercase().as_str(), "function" | "macro") && w[1] == "("
+        })
+        .map(|w| w[2].to_ascii_lowercase())
+        .collect();
+    let foreign = words.windows(2).find_map(|w| {
+        let name = w[0].to_ascii_lowercase();
+        (w[1] == "("
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !CMAKE_COMMANDS.contains(&name.as_str())
+            && !defined.contains(&name))
+        .then(|| w[0].clone())
+    });
+    let calls = foreign
+        .map(|c| format!(" (it calls `{c}`, which it does not define)"))
+        .unwrap_or_default();
+    Some(format!(
+        "{}/CMakeLists.txt has no project() of its own: it is part of the CMake build of {}{calls}, and \
+         the twin builds a folder whose CMakeLists.txt stands alone; give this folder one (`find_package(ASC)`, \
+         `project(NAME LANGUAGES C CXX ASC)`, without the build's own commands), or run init where a \
+         program's CMakeLists.txt stands alone",
+        root.display(),
+        above.display()
+    ))
+}
+
 /// C API names the twin does not implement, with what they are: the cube (L1 / L0 buffers, mmad).
 const C_API_MISSING: &[(&str, &str)] = &[
     ("asc_mmad", "cube matrix multiply"),
@@ -362,6 +475,9 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 /// `add_executable`, or no kernel entry in its sources).
 pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     let cmake = std::fs::read_to_string(root.join("CMakeLists.txt")).ok()?;
+    if let Some(why) = part_of_a_larger_build(root, &cmake) {
+        return Some(Err(why));
+    }
     let mut files = vec![];
     sources(root, &mut files, 0);
     let texts: Vec<(String, String)> = files
@@ -824,6 +940,35 @@ mod tests {
                 "./output/g.bin"
             ]]
         );
+    }
+
+    /// hicann/cann-samples: a sample's CMakeLists.txt calls the repository's `cann_sample_check_arch`
+    /// and has no project(); the build failed at run with CMake's "Unknown CMake command". init says
+    /// so, naming the build it belongs to and the command; a stand-alone one is taken.
+    #[test]
+    fn a_cmakelists_of_a_larger_build_is_refused_with_the_build_it_belongs_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        let sample = repo.join("Samples/vector_add");
+        std::fs::create_dir_all(&sample).unwrap();
+        std::fs::write(
+            repo.join("CMakeLists.txt"),
+            "cmake_minimum_required(VERSION 3.16)\nproject(samples LANGUAGES C CXX ASC)\nadd_subdirectory(Samples)\n",
+        )
+        .unwrap();
+        let sub = "cann_sample_check_arch(dav-2201 dav-3510)\nfunction(helper X)\nendfunction()\nhelper(1)\nadd_executable(vector_add main.asc)\n";
+        let why = part_of_a_larger_build(&sample, sub).unwrap();
+        assert!(why.contains("has no project() of its own"), "{why}");
+        assert!(
+            why.contains("it calls `cann_sample_check_arch`, which it does not define"),
+            "{why}"
+        );
+        assert!(why.contains(&repo.display().to_string()), "{why}");
+        let alone = format!("project(vector_add LANGUAGES C CXX ASC)\n{sub}");
+        assert_eq!(part_of_a_larger_build(&sample, &alone), None);
+        // no build above: nothing to say (the CMakeLists.txt may still configure)
+        let lone = tempfile::tempdir().unwrap();
+        assert_eq!(part_of_a_larger_build(lone.path(), sub), None);
     }
 
     /// cann-learning-hub's sigmoid tutorial: its run.sh makes three cases' data and checks each; the
