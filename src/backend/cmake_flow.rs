@@ -135,6 +135,30 @@ pub fn asc_architecture(soc: &Soc) -> Option<&'static str> {
         .then_some("dav-2201")
 }
 
+/// The top-level CMakeLists.txt that builds a project whose CMakeLists.txt is part of a larger build
+/// (no project() of its own; hicann/cann-samples build every sample from the repository root): the
+/// ASC package and a project, as that build declares them, `NPU_ARCH` (what the samples pass their
+/// compiler and check their architecture against) set to the SoC's, the larger build's CMake files
+/// that define what the project calls, and the project's folder. The rest of the larger build (its
+/// toolkit search, third-party checkouts) stays out.
+pub fn wrapper(source: &Path, includes: &[PathBuf], arch: Option<&str>) -> String {
+    let quoted = |p: &Path| format!("\"{}\"", p.display().to_string().replace('\\', "/"));
+    let mut out = String::from(
+        "# Written by cargo-ascend-tune: the project's CMakeLists.txt is part of a larger build.\n\
+         cmake_minimum_required(VERSION 3.16)\n\
+         find_package(ASC REQUIRED)\n\
+         project(ascend_tune_wrapper LANGUAGES C CXX ASC)\n",
+    );
+    if let Some(arch) = arch {
+        out.push_str(&format!("set(NPU_ARCH {arch})\n"));
+    }
+    for i in includes {
+        out.push_str(&format!("include({})\n", quoted(i)));
+    }
+    out.push_str(&format!("add_subdirectory({} project)\n", quoted(source)));
+    out
+}
+
 /// The configure command's arguments (after `cmake`).
 pub fn configure_args(
     generation: Generation,
@@ -638,6 +662,9 @@ pub struct CmakeFlow {
     project: PathBuf,
     /// The folder under the project whose CMakeLists.txt is configured (empty: the project root).
     cmake_source: PathBuf,
+    /// CMake files of the larger build the project's CMakeLists.txt is part of (absolute): when any,
+    /// the project is configured through `wrapper`.
+    cmake_include: Vec<PathBuf>,
     work: PathBuf,
     tool: Arc<Toolchain>,
     soc: &'static Soc,
@@ -653,6 +680,7 @@ impl CmakeFlow {
     pub fn new(
         project: &Path,
         cmake_source: Option<&Path>,
+        cmake_include: &[PathBuf],
         work: &Path,
         tool: Arc<Toolchain>,
         soc: &'static Soc,
@@ -673,7 +701,12 @@ impl CmakeFlow {
                 ),
             )
         })?;
-        let generation = generation(&text);
+        // a wrapper finds the ASC package for a CMakeLists.txt that is part of a larger build
+        let generation = if cmake_include.is_empty() {
+            generation(&text)
+        } else {
+            Generation::Asc
+        };
         // Refuse what cannot be configured now, not once per trial.
         configure_args(
             generation,
@@ -694,6 +727,7 @@ impl CmakeFlow {
         Ok(CmakeFlow {
             project: project.to_path_buf(),
             cmake_source,
+            cmake_include: cmake_include.to_vec(),
             work: work.to_path_buf(),
             tool,
             soc,
@@ -736,6 +770,11 @@ impl CmakeFlow {
         }
         let outside = outside_siblings(&self.project, &files);
         hash_outside(&mut h, &outside);
+        for c in &self.cmake_include {
+            h.part("cmake-include")
+                .part(c.to_string_lossy().as_bytes())
+                .part(std::fs::read(c).unwrap_or_default());
+        }
         let key = h.finish();
         let cand = CandidateDir::open(&self.work, &key).map_err(io)?;
         if let Some(artifact) = cand.cached_artifact(&key) {
@@ -745,12 +784,20 @@ impl CmakeFlow {
         cand.link_outside(&outside).map_err(io)?;
         let build = cand.dir.join("build");
         let prefix = cand.dir.join("out");
+        let mut source = src.join(&self.cmake_source);
+        if !self.cmake_include.is_empty() {
+            let dir = cand.dir.join("wrapper");
+            std::fs::create_dir_all(&dir).map_err(io)?;
+            let text = wrapper(&source, &self.cmake_include, asc_architecture(self.soc));
+            std::fs::write(dir.join("CMakeLists.txt"), text).map_err(io)?;
+            source = dir;
+        }
         let args = configure_args(
             self.generation,
             self.mode,
             self.soc,
             &self.tool.install.root,
-            &src.join(&self.cmake_source),
+            &source,
             &build,
             &prefix,
         )

@@ -595,6 +595,13 @@ pub struct Manifest {
     /// project is configured from, when it is not the root itself (e.g. `examples/`, with sources
     /// beside it under the root). None: the root.
     pub cmake_source: Option<PathBuf>,
+    /// `cmake-include` (kernel-launch only): CMake files of the larger build the project's
+    /// CMakeLists.txt is part of (hicann/cann-samples' `cmake/sample_common.cmake`, whose
+    /// `cann_sample_check_arch` every sample calls), as paths from the root. When there are any, the
+    /// project is configured through a wrapper CMakeLists.txt that finds the ASC package, declares a
+    /// project, sets `NPU_ARCH` to the SoC's architecture, includes them and adds the project's folder
+    /// (`crate::backend::cmake_flow`).
+    pub cmake_include: Vec<PathBuf>,
     /// `cann-path`: the CANN toolkit to use (absolute, or relative to the project root), searched before
     /// the environment; with the span of its value, for errors about it.
     pub cann_path: Option<(PathBuf, Range<usize>)>,
@@ -678,6 +685,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         ("Ascend910B1".to_string(), BackendKind::Twin, None, vec![]);
     let (mut layout, mut run_mode, mut devices) = (Layout::default(), None, vec![]);
     let mut cmake_source = None;
+    let mut cmake_include = vec![];
     let mut include_as = vec![];
     if let Some(p) = project {
         executor_kind = executor::executor(&source, p.executor)?;
@@ -745,6 +753,23 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 ));
             }
             cmake_source = Some(Path::new(c.get_ref().trim_end_matches('/')).to_path_buf());
+        }
+        for c in p.cmake_include {
+            if layout != Layout::KernelLaunch {
+                return Err(err(
+                    span(&c),
+                    "`cmake-include` is for kernel-launch projects".into(),
+                    "set layout = \"kernel-launch\" under [project], or remove the key",
+                ));
+            }
+            if !root.join(c.get_ref()).is_file() {
+                return Err(err(
+                    span(&c),
+                    format!("`{}` is not a file", c.get_ref()),
+                    "name the CMake file (relative to ascend.toml) that defines what the project's CMakeLists.txt calls, e.g. \"../../cmake/sample_common.cmake\"",
+                ));
+            }
+            cmake_include.push(Path::new(c.get_ref()).to_path_buf());
         }
         if let Some(m) = p.run_mode {
             run_mode = Some(RunMode::parse(m.get_ref()).ok_or_else(|| {
@@ -1710,6 +1735,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
         backend,
         layout,
         cmake_source,
+        cmake_include,
         cann_path,
         run_mode,
         devices,

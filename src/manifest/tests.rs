@@ -705,6 +705,30 @@ fn cmake_source_is_a_folder_with_a_cmakelists_inside_a_kernel_launch_project() {
     assert!(load(&launch("")).unwrap().cmake_source.is_none());
 }
 
+/// `cmake-include` names CMake files of the larger build a kernel-launch project's CMakeLists.txt is
+/// part of; a path that is no file, or the key in a custom-op project, is refused at its line.
+#[test]
+fn cmake_include_names_files_for_a_kernel_launch_project() {
+    let launch = |project_extra: &str| {
+        format!(
+            "[project]\nlayout = \"kernel-launch\"\n{project_extra}\n[[op]]\nname = \"add_custom\"\nkernel = [\"op_kernel/add_custom.cpp\"]\n"
+        )
+    };
+    let m = load(&launch("cmake-include = [\"op_host/add_custom.cpp\"]")).unwrap();
+    assert_eq!(m.cmake_include, [Path::new("op_host/add_custom.cpp")]);
+    let e = error_of(&launch("cmake-include = [\"cmake/none.cmake\"]"));
+    assert!(
+        e.to_string().contains("`cmake/none.cmake` is not a file"),
+        "{e}"
+    );
+    assert_eq!(e.location.as_ref().map(|l| l.1), Some(3));
+    let e = error_of(
+        "[project]\ncmake-include = [\"op_host/add_custom.cpp\"]\n[[op]]\nname = \"add_custom\"\nhost = [\"op_host/add_custom.cpp\"]\nkernel = [\"op_kernel/add_custom.cpp\"]\n",
+    );
+    assert!(e.to_string().contains("for kernel-launch projects"), "{e}");
+    assert!(load(&launch("")).unwrap().cmake_include.is_empty());
+}
+
 /// `prepare` / `verify` (an example's own gen_data and verify scripts) are read for kernel-launch
 /// projects, refused elsewhere and when empty, and a `verify` counts as checking an op with no outputs.
 #[test]

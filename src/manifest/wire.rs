@@ -40,6 +40,11 @@ pub struct Project {
     pub include_as: std::collections::BTreeMap<String, Spanned<String>>,
     pub layout: Option<Spanned<String>>,
     pub cmake_source: Option<Spanned<String>>,
+    /// `cmake-include`: CMake files of a larger build the project's CMakeLists.txt belongs to (it has
+    /// no project() and calls their macros): the project is then built inside a wrapper that
+    /// includes them.
+    #[serde(default)]
+    pub cmake_include: Vec<Spanned<String>>,
     pub run_mode: Option<Spanned<String>>,
     pub devices: Option<Spanned<Vec<i64>>>,
     pub executor: Option<Spanned<String>>,

@@ -20,6 +20,9 @@ pub struct Launch {
     /// The CMakeLists.txt's own default target is dav-3510 (Ascend950): `init` then writes the Ascend950
     /// SoC, whose latency the model gives with assumed dav-2201 figures (src/model/soc.rs).
     pub targets_dav_3510: bool,
+    /// The CMakeLists.txt is part of a larger build (no project() of its own): the CMake files of that
+    /// build defining what it calls, as paths from the project root (`cmake-include`).
+    pub cmake_include: Vec<String>,
     /// `-D` definitions the CMakeLists.txt stops without (`if(NOT DEFINED X) message(FATAL_ERROR ...
     /// -DX=1/2)`), each `NAME=VALUE` with the first value its message offers: written as the op's
     /// `cmake-defines`, a guess.
@@ -70,6 +73,19 @@ pub fn required_defines(cmake: &str) -> Vec<String> {
 /// ...)`, the asc-devkit examples' own default target), comments ignored.
 pub fn targets_dav_3510(cmake: &str) -> bool {
     let words = cmake_words(cmake);
+    // a larger build's architecture check naming dav-3510 and not dav-2201
+    // (`cann_sample_check_arch(dav-3510)`): the program is built for Ascend950 only
+    let archs: Vec<&str> = words
+        .iter()
+        .map(|w| w.trim_matches('"'))
+        .filter(|w| w.starts_with("dav-"))
+        .collect();
+    if !words.iter().any(|w| w.eq_ignore_ascii_case("project"))
+        && archs.contains(&"dav-3510")
+        && !archs.contains(&"dav-2201")
+    {
+        return true;
+    }
     words
         .iter()
         .position(|w| w == "CMAKE_ASC_ARCHITECTURES")
@@ -191,48 +207,114 @@ const CMAKE_COMMANDS: &[&str] = &[
     "while",
 ];
 
-/// Why the folder's CMakeLists.txt cannot be built on its own, if it cannot: it declares no
-/// `project()` and a folder above holds the CMake build it belongs to (hicann/cann-samples: every
-/// sample's CMakeLists.txt calls `cann_sample_check_arch`, a macro of the repository's
-/// `cmake/sample_common.cmake`, and is built from the repository root).
-fn part_of_a_larger_build(root: &Path, cmake: &str) -> Option<String> {
+/// When the folder's CMakeLists.txt is part of a larger build (it declares no `project()` and a
+/// folder above holds the CMake build it belongs to; hicann/cann-samples build every sample from the
+/// repository root, and every sample calls `cann_sample_check_arch`, a macro of the repository's
+/// `cmake/sample_common.cmake`): Ok with the CMake files of that build that define the commands it
+/// calls (the larger build's and its `cmake/` folders' `CMakeLists.txt` and `*.cmake`, from the
+/// folder's parent up), as paths from the folder, so that a wrapper can build it alone; Err naming
+/// what no such file defines. None for a CMakeLists.txt that stands alone.
+fn part_of_a_larger_build(root: &Path, cmake: &str) -> Option<Result<Vec<String>, String>> {
     let words = cmake_words(cmake);
     if words.iter().any(|w| w.eq_ignore_ascii_case("project")) {
         return None;
     }
-    let above = root.ancestors().skip(1).take(6).find(|d| {
+    let has_project = |d: &Path| {
         std::fs::read_to_string(d.join("CMakeLists.txt")).is_ok_and(|t| {
             cmake_words(&t)
                 .iter()
                 .any(|w| w.eq_ignore_ascii_case("project"))
         })
-    })?;
-    let defined: Vec<String> = words
-        .windows(3)
-        .filter(|w| {
-            matches!(w[0].to_ascii_lowercase().as_str(), "function" | "macro") && w[1] == "("
-        })
-        .map(|w| w[2].to_ascii_lowercase())
-        .collect();
-    let foreign = words.windows(2).find_map(|w| {
+    };
+    let above = root.ancestors().skip(1).take(6).find(|d| has_project(d))?;
+    let defined_in = |words: &[String]| -> Vec<String> {
+        words
+            .windows(3)
+            .filter(|w| {
+                matches!(w[0].to_ascii_lowercase().as_str(), "function" | "macro") && w[1] == "("
+            })
+            .map(|w| w[2].to_ascii_lowercase())
+            .collect()
+    };
+    let own = defined_in(&words);
+    let mut foreign: Vec<String> = vec![];
+    for w in words.windows(2) {
         let name = w[0].to_ascii_lowercase();
-        (w[1] == "("
+        if w[1] == "("
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && !CMAKE_COMMANDS.contains(&name.as_str())
-            && !defined.contains(&name))
-        .then(|| w[0].clone())
-    });
-    let calls = foreign
-        .map(|c| format!(" (it calls `{c}`, which it does not define)"))
-        .unwrap_or_default();
-    Some(format!(
-        "{}/CMakeLists.txt has no project() of its own: it is part of the CMake build of {}{calls}, and \
-         the twin builds a folder whose CMakeLists.txt stands alone; give this folder one (`find_package(ASC)`, \
-         `project(NAME LANGUAGES C CXX ASC)`, without the build's own commands), or run init where a \
-         program's CMakeLists.txt stands alone",
+            && !own.contains(&name)
+            && !foreign.contains(&name)
+        {
+            foreign.push(name);
+        }
+    }
+    // the files of the larger build that may define them, nearest first
+    let mut files: Vec<PathBuf> = vec![];
+    for d in root.ancestors().skip(1) {
+        files.push(d.join("CMakeLists.txt"));
+        let mut cmakes: Vec<PathBuf> = std::fs::read_dir(d.join("cmake"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cmake"))
+            .collect();
+        cmakes.sort();
+        files.extend(cmakes);
+        if d == above {
+            break;
+        }
+    }
+    let mut include: Vec<String> = vec![];
+    let mut missing: Vec<&str> = vec![];
+    for name in &foreign {
+        let found = files.iter().find(|f| {
+            // a larger build's own CMakeLists.txt is not included (it is the build); its cmake/ files are
+            f.file_name().is_some_and(|n| n != "CMakeLists.txt")
+                && std::fs::read_to_string(f)
+                    .is_ok_and(|t| defined_in(&cmake_words(&t)).contains(name))
+        });
+        match found {
+            Some(f) => {
+                let rel = relative_to(root, f);
+                if !include.contains(&rel) {
+                    include.push(rel);
+                }
+            }
+            None => missing.push(name),
+        }
+    }
+    if missing.is_empty() {
+        return Some(Ok(include));
+    }
+    Some(Err(format!(
+        "{}/CMakeLists.txt has no project() of its own: it is part of the CMake build of {} and calls \
+         {}, which no CMake file of that build's cmake/ folders defines; give this folder a \
+         CMakeLists.txt that stands alone (`find_package(ASC)`, `project(NAME LANGUAGES C CXX ASC)`), \
+         or run init where a program's CMakeLists.txt stands alone",
         root.display(),
-        above.display()
-    ))
+        above.display(),
+        missing
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+/// `path` as a path from the folder `from` (`../../cmake/x.cmake`), both absolute or both relative.
+fn relative_to(from: &Path, path: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = path.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out: Vec<String> = vec!["..".to_string(); from.len() - common];
+    out.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    out.join("/")
 }
 
 /// C API names the twin does not implement, with what they are: the cube (L1 / L0 buffers, mmad).
@@ -475,9 +557,11 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 /// `add_executable`, or no kernel entry in its sources).
 pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     let cmake = std::fs::read_to_string(root.join("CMakeLists.txt")).ok()?;
-    if let Some(why) = part_of_a_larger_build(root, &cmake) {
-        return Some(Err(why));
-    }
+    let cmake_include = match part_of_a_larger_build(root, &cmake) {
+        None => vec![],
+        Some(Ok(files)) => files,
+        Some(Err(why)) => return Some(Err(why)),
+    };
     let mut files = vec![];
     sources(root, &mut files, 0);
     let texts: Vec<(String, String)> = files
@@ -595,6 +679,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             prepare,
             verify,
             targets_dav_3510: targets_dav_3510(&cmake),
+            cmake_include: cmake_include.clone(),
             defines: required_defines(&cmake),
         }),
     }]))
@@ -711,6 +796,7 @@ mod tests {
                 prepare: None,
                 verify: None,
                 targets_dav_3510: false,
+                cmake_include: vec![],
                 defines: vec![],
             })
         );
@@ -725,6 +811,7 @@ mod tests {
                 prepare: None,
                 verify: None,
                 targets_dav_3510: false,
+                cmake_include: vec![],
                 defines: vec![],
             })
         );
@@ -943,32 +1030,49 @@ mod tests {
     }
 
     /// hicann/cann-samples: a sample's CMakeLists.txt calls the repository's `cann_sample_check_arch`
-    /// and has no project(); the build failed at run with CMake's "Unknown CMake command". init says
-    /// so, naming the build it belongs to and the command; a stand-alone one is taken.
+    /// and has no project(); the build failed at run with CMake's "Unknown CMake command". init finds
+    /// the CMake file of the larger build that defines it (to include in a wrapper), and says which
+    /// command none defines when one is missing; a stand-alone CMakeLists.txt is left alone.
     #[test]
-    fn a_cmakelists_of_a_larger_build_is_refused_with_the_build_it_belongs_to() {
+    fn a_cmakelists_of_a_larger_build_gets_the_files_defining_what_it_calls() {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path();
-        let sample = repo.join("Samples/vector_add");
+        let sample = repo.join("Samples/0_Intro/vector_add");
         std::fs::create_dir_all(&sample).unwrap();
+        std::fs::create_dir_all(repo.join("cmake")).unwrap();
         std::fs::write(
             repo.join("CMakeLists.txt"),
-            "cmake_minimum_required(VERSION 3.16)\nproject(samples LANGUAGES C CXX ASC)\nadd_subdirectory(Samples)\n",
+            "cmake_minimum_required(VERSION 3.16)\nproject(samples LANGUAGES C CXX ASC)\ninclude(cmake/sample_common.cmake)\nadd_subdirectory(Samples)\n",
+        )
+        .unwrap();
+        std::fs::write(
+            repo.join("cmake/sample_common.cmake"),
+            "macro(cann_sample_check_arch)\n  set(_a ${ARGN})\nendmacro()\n",
         )
         .unwrap();
         let sub = "cann_sample_check_arch(dav-2201 dav-3510)\nfunction(helper X)\nendfunction()\nhelper(1)\nadd_executable(vector_add main.asc)\n";
-        let why = part_of_a_larger_build(&sample, sub).unwrap();
+        assert_eq!(
+            part_of_a_larger_build(&sample, sub),
+            Some(Ok(vec!["../../../cmake/sample_common.cmake".to_string()]))
+        );
+        let why = part_of_a_larger_build(&sample, &format!("{sub}other_macro(1)\n"))
+            .unwrap()
+            .unwrap_err();
         assert!(why.contains("has no project() of its own"), "{why}");
         assert!(
-            why.contains("it calls `cann_sample_check_arch`, which it does not define"),
+            why.contains("calls `other_macro`, which no CMake file"),
             "{why}"
         );
-        assert!(why.contains(&repo.display().to_string()), "{why}");
         let alone = format!("project(vector_add LANGUAGES C CXX ASC)\n{sub}");
         assert_eq!(part_of_a_larger_build(&sample, &alone), None);
         // no build above: nothing to say (the CMakeLists.txt may still configure)
         let lone = tempfile::tempdir().unwrap();
         assert_eq!(part_of_a_larger_build(lone.path(), sub), None);
+        // a larger build's check naming dav-3510 alone targets Ascend950
+        assert!(targets_dav_3510(
+            "cann_sample_check_arch(dav-3510)\nadd_executable(a a.asc)\n"
+        ));
+        assert!(!targets_dav_3510(sub));
     }
 
     /// cann-learning-hub's sigmoid tutorial: its run.sh makes three cases' data and checks each; the

@@ -152,6 +152,8 @@ pub fn version() -> String {
     for (path, bytes) in embedded::FILES {
         h.part(path).part(bytes);
     }
+    // written into the package's CMake files: a new library there is a new package
+    h.part(package::ACL_STUB_LIBS.join(" "));
     h.finish()
 }
 

@@ -22,7 +22,7 @@
 //! tools/tikicpulib/twin/src/                            runtime: kernel_{runtime,math,blocks}.cpp, icpu_runtime.cpp
 //! tools/asc/bin/twin-asc                                the ASC compiler for `.asc` sources (CPU, twin)
 //! tools/asc/src/asc_rewrite.cpp                         its `<<<...>>>` launch rewrite
-//! tools/asc/include/{twin_asc.h, acl/acl.h}             what it force-includes; the ACL subset
+//! tools/asc/include/{twin_asc.h, acl/acl.h, acl/acl_prof.h} what it force-includes; the ACL subset
 //! tools/asc/lib/cmake/ASC/                              find_package(ASC): the ASC language for CMake
 //! README.md
 //! ```
@@ -43,7 +43,7 @@ const ASC_DIR: &str = "tools/asc";
 const ASC_CMAKE_DIR: &str = "tools/asc/lib/cmake/ASC";
 /// The CANN host libraries that kernel-launch and `.asc` projects link on a device build and a CPU run
 /// needs none of: both CMake packages define them as empty targets (unless the project has them).
-const ACL_STUB_LIBS: &[&str] = &[
+pub(super) const ACL_STUB_LIBS: &[&str] = &[
     "ascendcl",
     "runtime",
     "c_sec",
@@ -53,6 +53,8 @@ const ACL_STUB_LIBS: &[&str] = &[
     "ascendalog",
     "unified_dlog",
     "graph_base",
+    // the profiling calls of acl/acl_prof.h, which the twin's header holds (hicann/cann-samples)
+    "msprofiler",
 ];
 /// Package files that must be executable.
 const EXECUTABLES: &[&str] = &["tools/asc/bin/twin-asc"];
@@ -304,7 +306,12 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
         format!("{ASC_DIR}/src/asc_rewrite.cpp"),
         embedded_file("package/src/asc_rewrite.cpp").to_vec(),
     ));
-    for rel in ["twin_asc.h", "cpu_debug_launch.h", "acl/acl.h"] {
+    for rel in [
+        "twin_asc.h",
+        "cpu_debug_launch.h",
+        "acl/acl.h",
+        "acl/acl_prof.h",
+    ] {
         out.push((
             format!("{ASC_DIR}/include/{rel}"),
             embedded_file(&format!("package/include/{rel}")).to_vec(),
@@ -433,6 +440,7 @@ mod tests {
         file(&files, &format!("{ASC_DIR}/src/asc_rewrite.cpp"));
         file(&files, &format!("{ASC_DIR}/include/twin_asc.h"));
         file(&files, &format!("{ASC_DIR}/include/acl/acl.h"));
+        file(&files, &format!("{ASC_DIR}/include/acl/acl_prof.h"));
         // find_package(ASC) finds the config below the prefix that the env scripts put on PATH.
         let config = file(&files, &format!("{ASC_CMAKE_DIR}/ASCConfig.cmake"));
         assert!(config.contains("CMAKE_MODULE_PATH") && !config.contains('@'));

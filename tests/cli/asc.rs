@@ -231,6 +231,64 @@ fn a_project_configured_from_a_subfolder_runs_with_cmake_source() {
     assert_products(&run, "configured from examples/");
 }
 
+/// hicann/cann-samples build every sample from the repository root: a sample's CMakeLists.txt has no
+/// project() and calls the repository's `cann_sample_check_arch` (a macro of its
+/// `cmake/sample_common.cmake`) with the architectures it supports; init refused it, and before that
+/// run failed with CMake's "Unknown CMake command". init now writes `cmake-include` naming the file
+/// that defines the macro, the build goes through a wrapper that includes it with `NPU_ARCH` set to
+/// the SoC's, and the result is still x * y.
+#[test]
+fn a_sample_of_a_larger_cmake_build_runs_through_a_wrapper() {
+    if !have_cmake("a_sample_of_a_larger_cmake_build_runs_through_a_wrapper") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let p = repo.join("Samples/mul");
+    std::fs::create_dir_all(&p).unwrap();
+    std::fs::create_dir_all(repo.join("cmake")).unwrap();
+    let base = Path::new(FIXTURES).join("mul_asc");
+    std::fs::copy(base.join("mul_custom.asc"), p.join("mul_custom.asc")).unwrap();
+    std::fs::write(
+        repo.join("CMakeLists.txt"),
+        "cmake_minimum_required(VERSION 3.16)\nif(NOT DEFINED NPU_ARCH)\n  message(FATAL_ERROR \"NPU_ARCH is required\")\nendif()\n\
+         find_package(ASC)\nproject(samples LANGUAGES C CXX ASC)\ninclude(cmake/sample_common.cmake)\nadd_subdirectory(Samples/mul)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("cmake/sample_common.cmake"),
+        "macro(cann_sample_check_arch)\n  set(_archs ${ARGN})\n  if(NOT \"${NPU_ARCH}\" IN_LIST _archs)\n    message(STATUS \"skipped\")\n    return()\n  endif()\nendmacro()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("CMakeLists.txt"),
+        "cann_sample_check_arch(dav-2201 dav-3510)\nadd_executable(mul_custom mul_custom.asc)\n\
+         target_compile_options(mul_custom PRIVATE \"$<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${NPU_ARCH}>\")\n\
+         target_link_libraries(mul_custom PRIVATE platform tiling_api msprofiler)\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(&p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("cmake-include = [\"../../cmake/sample_common.cmake\"]"),
+        "{manifest}"
+    );
+    assert!(manifest.contains("soc = \"Ascend910B1\""), "{manifest}");
+    // init's manifest reads the program's files; the fixture's names them (x, y, z)
+    let fixture = std::fs::read_to_string(base.join("ascend.toml")).unwrap();
+    std::fs::write(
+        p.join("ascend.toml"),
+        fixture.replace(
+            "layout = \"kernel-launch\"",
+            "layout = \"kernel-launch\"\ncmake-include = [\"../../cmake/sample_common.cmake\"]",
+        ),
+    )
+    .unwrap();
+    let (_, run) = run_kept(&p);
+    assert_products(&run, "built through the wrapper of a larger build");
+}
+
 /// `model-trace` times a trace file as the library's model does (same figure, labelled modelled, for
 /// the SoC named), and a file that is not a trace, or a SoC the model does not know, is bad input
 /// that names the file and line, or the SoCs there are.

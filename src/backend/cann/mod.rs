@@ -149,6 +149,11 @@ impl CannBackend {
                 Flow::KernelLaunch(CmakeFlow::new(
                     &manifest.root,
                     manifest.cmake_source.as_deref(),
+                    &manifest
+                        .cmake_include
+                        .iter()
+                        .map(|c| manifest.root.join(c))
+                        .collect::<Vec<_>>(),
                     work,
                     tool.clone(),
                     soc,

@@ -1397,6 +1397,24 @@ fn render(
     if ops.iter().any(|o| o.launch.is_some()) {
         let _ = writeln!(s, "layout = \"kernel-launch\"");
     }
+    let mut cmake_include: Vec<&String> = vec![];
+    for c in ops
+        .iter()
+        .filter_map(|o| o.launch.as_ref())
+        .flat_map(|l| &l.cmake_include)
+    {
+        if !cmake_include.contains(&c) {
+            cmake_include.push(c);
+        }
+    }
+    if !cmake_include.is_empty() {
+        let files: Vec<String> = cmake_include.iter().map(|c| format!("\"{c}\"")).collect();
+        let _ = writeln!(
+            s,
+            "cmake-include = [{}]   # the CMakeLists.txt is part of a larger build (no project() of its own): built in a wrapper that includes these",
+            files.join(", ")
+        );
+    }
     let mut include: Vec<&String> = vec![];
     for i in ops.iter().flat_map(|o| &o.include) {
         if !include.contains(&i) {
