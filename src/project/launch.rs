@@ -557,11 +557,6 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 /// `add_executable`, or no kernel entry in its sources).
 pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     let cmake = std::fs::read_to_string(root.join("CMakeLists.txt")).ok()?;
-    let cmake_include = match part_of_a_larger_build(root, &cmake) {
-        None => vec![],
-        Some(Ok(files)) => files,
-        Some(Err(why)) => return Some(Err(why)),
-    };
     let mut files = vec![];
     sources(root, &mut files, 0);
     let texts: Vec<(String, String)> = files
@@ -570,6 +565,12 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         .collect();
     let Some(program) = program_of(&cmake) else {
         return Some(Err(no_program(root, &cmake, &texts)));
+    };
+    // after the program: a folder that builds none (a PyTorch extension's) is said so first
+    let cmake_include = match part_of_a_larger_build(root, &cmake) {
+        None => vec![],
+        Some(Ok(files)) => files,
+        Some(Err(why)) => return Some(Err(why)),
     };
     // Other programs beside the one built are left out: an example folder may hold several (ops-nn's
     // apply_adam_d/examples: an aclnn and a graph-mode test beside the kernel-direct .asc that
