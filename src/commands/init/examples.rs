@@ -109,10 +109,7 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         let Some(shape) = shape_of(text, shape) else {
             continue;
         };
-        let dtype = dtype
-            .rsplit("ACL_")
-            .next()
-            .and_then(|d| DType::from_ge_name(&format!("DT_{}", d.trim())));
+        let dtype = acl_dtype(dtype);
         let elems: u64 = shape.iter().product();
         let values = dtype
             .filter(|d| !d.is_float())
@@ -163,10 +160,7 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         let Some(shape) = shape_of(text, shape) else {
             continue;
         };
-        let dtype = dtype
-            .rsplit("ACL_")
-            .next()
-            .and_then(|d| DType::from_ge_name(&format!("DT_{}", d.trim())));
+        let dtype = acl_dtype(dtype);
         first_line.get_or_insert(line_of(text, at));
         created.push(Created {
             name: tensor.to_string(),
@@ -558,6 +552,13 @@ fn int_array(text: &str, init: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// The element type an `aclDataType` name gives (`aclDataType::ACL_FLOAT16`, `ACL_BF16`).
+fn acl_dtype(name: &str) -> Option<DType> {
+    name.rsplit("ACL_")
+        .next()
+        .and_then(|d| DType::from_ge_name(&format!("DT_{}", d.trim())))
 }
 
 /// The op an example calls, `SubCustom` of `aclnnSubCustomGetWorkspaceSize(`, when it spells it so.
