@@ -12,6 +12,8 @@ constexpr int32_t N = 256;
 // half and bfloat16_t convert in constant expressions, as operators' `constexpr half ONE = 1.0f;` needs
 // (round to nearest even; 65520 is the first value that rounds to half infinity).
 constexpr half HALF_ONE = 1.0f;
+// the vector register's width, by which dav-3510 vector functions size their loops (kernel_utils_constants.h)
+static_assert(AscendC::VECTOR_REG_WIDTH == 256, "VECTOR_REG_WIDTH");
 static_assert(HALF_ONE.Bits() == 0x3c00 && (-HALF_ONE).Bits() == 0xbc00 && float(HALF_ONE) == 1.0f, "constexpr half");
 static_assert(half(65519.0f).Bits() == 0x7bff && half(65520.0f).Bits() == 0x7c00 && half(3).Bits() == 0x4200,
               "constexpr half rounding");

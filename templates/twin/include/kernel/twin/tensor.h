@@ -38,6 +38,11 @@ constexpr uint32_t ONE_REPEAT_FLOAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
 constexpr uint32_t ONE_REPEAT_HALF_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
 constexpr uint32_t MAX_REPEAT_FLOAT_SIZE = ONE_REPEAT_FLOAT_SIZE * MAX_REPEAT_TIMES;
 constexpr uint32_t MAX_REPEAT_HALF_SIZE = ONE_REPEAT_HALF_SIZE * MAX_REPEAT_TIMES;
+// The vector register's width in bytes, the same on every architecture the kernel library names
+// (kernel_utils_constants.h): dav-3510 vector functions size their loops by it (hicann/cann-samples'
+// vector_function_add: `AscendC::VECTOR_REG_WIDTH / sizeof(T)` elements per instruction); equal to
+// GetVecLen() on the twin's register core.
+constexpr uint32_t VECTOR_REG_WIDTH = 256;
 // The float32 infinities and quiet NaN as bit patterns (kernel_utils_constants.h); ops-transformer's
 // moe_gating_top_k reads its -inf as `*(float *)(&F32_NEG_INF)`.
 const uint32_t F32_INF = 0x7f800000;
