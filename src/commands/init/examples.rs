@@ -87,22 +87,41 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
     {
         return None;
     }
+    // Each tensor creation as (where, tensor, shape name, dtype name, data name): the aclnn examples'
+    // `CreateAclTensor(data, shape, &addr, aclDataType::ACL_X, &tensor)` helper, and
+    // `aclTensor* input0 = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, ...)`, the aclnn call
+    // itself as the CANN tutorials write it (hicann/cann-learning-hub's add_custom), whose data goes
+    // through device memory: none is read.
+    let mut calls: Vec<(usize, &str, &str, &str, Option<&str>)> = vec![];
+    for (at, args) in calls_of(text, "CreateAclTensor") {
+        if let (Some(data), Some(shape), Some(dtype), Some(tensor)) = (
+            args.first(),
+            args.get(1),
+            args.get(3),
+            args.get(4).map(|a| a.trim_start_matches('&').trim()),
+        ) {
+            calls.push((at, tensor, shape, dtype, Some(*data)));
+        }
+    }
+    for (at, args) in calls_of(text, "aclCreateTensor") {
+        let assigned = text[..at].trim_end().strip_suffix('=').map(|lhs| {
+            lhs.trim_end()
+                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")
+        });
+        if let (Some(shape), Some(dtype), Some(tensor)) = (
+            args.first().map(|a| a.trim_end_matches(".data()").trim()),
+            args.get(2),
+            assigned.filter(|n| !n.is_empty()),
+        ) {
+            calls.push((at, tensor, shape, dtype, None));
+        }
+    }
+    calls.sort_by_key(|c| c.0);
     let mut created: Vec<Created> = vec![];
     let mut first_line = None;
-    for (at, _) in text.match_indices("CreateAclTensor(") {
-        let open = at + "CreateAclTensor".len();
-        let Some(close) = matching(text, open) else {
-            continue;
-        };
-        let args = split_top(&text[open + 1..close]);
-        let (Some(data), Some(shape), Some(dtype), Some(tensor)) = (
-            args.first().map(|a| a.trim()),
-            args.get(1).map(|a| a.trim()),
-            args.get(3).map(|a| a.trim()),
-            args.get(4).map(|a| a.trim().trim_start_matches('&').trim()),
-        ) else {
-            continue;
-        };
+    for (at, tensor, shape, dtype, data) in calls {
         if created.iter().any(|c| c.name == tensor) {
             continue;
         }
@@ -111,62 +130,15 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
         };
         let dtype = acl_dtype(dtype);
         let elems: u64 = shape.iter().product();
-        let values = dtype
-            .filter(|d| !d.is_float())
-            .and_then(|_| integer_data(text, data, elems));
+        let values = data
+            .zip(dtype.filter(|d| !d.is_float()))
+            .and_then(|(data, _)| integer_data(text, data, elems));
         first_line.get_or_insert(line_of(text, at));
         created.push(Created {
             name: tensor.to_string(),
             shape,
             dtype,
             values,
-        });
-    }
-    // `aclTensor* input0 = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, ...)`: the aclnn
-    // call itself, as the CANN tutorials write it (hicann/cann-learning-hub's add_custom, no
-    // `CreateAclTensor` helper). Its data goes through device memory: none is read.
-    for (at, _) in text.match_indices("aclCreateTensor(") {
-        if text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
-            continue;
-        }
-        let open = at + "aclCreateTensor".len();
-        let Some(close) = matching(text, open) else {
-            continue;
-        };
-        let args = split_top(&text[open + 1..close]);
-        let (Some(shape), Some(dtype)) = (
-            args.first()
-                .map(|a| a.trim().trim_end_matches(".data()").trim()),
-            args.get(2).map(|a| a.trim()),
-        ) else {
-            continue;
-        };
-        let Some(tensor) = text[..at]
-            .trim_end()
-            .strip_suffix('=')
-            .map(|lhs| {
-                lhs.trim_end()
-                    .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .next()
-                    .unwrap_or("")
-            })
-            .filter(|n| !n.is_empty())
-        else {
-            continue;
-        };
-        if created.iter().any(|c| c.name == tensor) {
-            continue;
-        }
-        let Some(shape) = shape_of(text, shape) else {
-            continue;
-        };
-        let dtype = acl_dtype(dtype);
-        first_line.get_or_insert(line_of(text, at));
-        created.push(Created {
-            name: tensor.to_string(),
-            shape,
-            dtype,
-            values: None,
         });
     }
     // By name, else by position: the tensors and nulls `aclnn<Op>GetWorkspaceSize` takes, in order,
@@ -552,6 +524,26 @@ fn int_array(text: &str, init: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// Every call of the function `name` in `text` (not a longer name ending in it): where it starts and
+/// its arguments, trimmed.
+fn calls_of<'t>(text: &'t str, name: &str) -> Vec<(usize, Vec<&'t str>)> {
+    let call = format!("{name}(");
+    text.match_indices(&call)
+        .filter(|(at, _)| !text[..*at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        .filter_map(|(at, _)| {
+            let open = at + name.len();
+            let close = matching(text, open)?;
+            Some((
+                at,
+                split_top(&text[open + 1..close])
+                    .into_iter()
+                    .map(str::trim)
+                    .collect(),
+            ))
+        })
+        .collect()
 }
 
 /// The element type an `aclDataType` name gives (`aclDataType::ACL_FLOAT16`, `ACL_BF16`).

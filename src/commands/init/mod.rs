@@ -1360,6 +1360,26 @@ fn attr_value(a: &opdef::AttrDef) -> (Option<String>, Option<String>) {
     )
 }
 
+/// Writes `key = ["a", "b"]   # note` with each of `items` once, in first-seen order; nothing when
+/// there are none.
+fn distinct_list<'a>(
+    s: &mut String,
+    key: &str,
+    items: impl Iterator<Item = &'a String>,
+    note: &str,
+) {
+    let mut seen: Vec<&String> = vec![];
+    for i in items {
+        if !seen.contains(&i) {
+            seen.push(i);
+        }
+    }
+    if !seen.is_empty() {
+        let list: Vec<String> = seen.iter().map(|i| format!("\"{i}\"")).collect();
+        let _ = writeln!(s, "{key} = [{}]   # {note}", list.join(", "));
+    }
+}
+
 fn render(
     ops: &[FoundOp],
     soc: &crate::model::soc::Soc,
@@ -1397,38 +1417,19 @@ fn render(
     if ops.iter().any(|o| o.launch.is_some()) {
         let _ = writeln!(s, "layout = \"kernel-launch\"");
     }
-    let mut cmake_include: Vec<&String> = vec![];
-    for c in ops
-        .iter()
-        .filter_map(|o| o.launch.as_ref())
-        .flat_map(|l| &l.cmake_include)
-    {
-        if !cmake_include.contains(&c) {
-            cmake_include.push(c);
-        }
-    }
-    if !cmake_include.is_empty() {
-        let files: Vec<String> = cmake_include.iter().map(|c| format!("\"{c}\"")).collect();
-        let _ = writeln!(
-            s,
-            "cmake-include = [{}]   # the CMakeLists.txt is part of a larger build (no project() of its own): built in a wrapper that includes these",
-            files.join(", ")
-        );
-    }
-    let mut include: Vec<&String> = vec![];
-    for i in ops.iter().flat_map(|o| &o.include) {
-        if !include.contains(&i) {
-            include.push(i);
-        }
-    }
-    if !include.is_empty() {
-        let list: Vec<String> = include.iter().map(|i| format!("\"{i}\"")).collect();
-        let _ = writeln!(
-            s,
-            "include = [{}]   # the folders holding headers the sources include",
-            list.join(", ")
-        );
-    }
+    let launches = || ops.iter().filter_map(|o| o.launch.as_ref());
+    distinct_list(
+        &mut s,
+        "cmake-include",
+        launches().flat_map(|l| &l.cmake_include),
+        "the CMakeLists.txt is part of a larger build (no project() of its own): built in a wrapper that includes these",
+    );
+    distinct_list(
+        &mut s,
+        "include",
+        ops.iter().flat_map(|o| &o.include),
+        "the folders holding headers the sources include",
+    );
     let mut include_as: Vec<&(String, String)> = vec![];
     for m in ops.iter().flat_map(|o| &o.include_as) {
         if !include_as.iter().any(|(at, _)| *at == m.0) {
