@@ -133,8 +133,9 @@ impl Probes {
             // Outputs take the shapes the op's own InferShape gives at the probe's inputs where it
             // has one (moe_token_permute's sorted indices are its rows times k: no dimension of the
             // tuned shape maps to them); else they keep the dimensions mapped with the inputs'.
-            if let Ok(Some(inferred)) = backend.infer_outputs(&probe_op, &super::inputs(&probe_op))
-            {
+            // (the inputs depend on the inputs' specs alone: drawn once for both)
+            let inputs = super::inputs(&probe_op);
+            if let Ok(Some(inferred)) = backend.infer_outputs(&probe_op, &inputs) {
                 for (t, o) in probe_op.outputs.iter_mut().zip(inferred) {
                     if let (Some(shape), false) = (o.shape, o.unset) {
                         t.shape = shape;
@@ -156,7 +157,6 @@ impl Probes {
                     .push(drop(format!("the op's constraints exclude it: {why}")));
                 continue;
             }
-            let inputs = super::inputs(&probe_op);
             match backend.run_outputs(&probe_op, artifact, &inputs) {
                 Ok(reference) => out.live.push(Probe {
                     name: name.clone(),
@@ -612,6 +612,95 @@ mod tests {
         op.inputs[1].dtype = crate::manifest::DType::Float32;
         let probes = shapes(&op, None);
         assert_eq!(probes[0].1.inputs[1].range, (0.0, 768.0));
+    }
+
+    /// A backend for add_custom whose InferShape makes z twice x's rows, as moe_token_permute's
+    /// sorted outputs are its rows times k, and whose run refuses any other z.
+    struct Doubling;
+
+    impl Backend for Doubling {
+        fn kind(&self) -> crate::manifest::BackendKind {
+            crate::manifest::BackendKind::Twin
+        }
+        fn soc(&self) -> &'static crate::model::soc::Soc {
+            crate::model::soc::lookup("Ascend910B1").unwrap()
+        }
+        fn fingerprint(&self) -> String {
+            "doubling".into()
+        }
+        fn build(
+            &self,
+            _: &OpSpec,
+            _: &crate::backend::SourceSet,
+        ) -> Result<Artifact, TrialFailure> {
+            unreachable!("probes run the artifact they are given")
+        }
+        fn run(
+            &self,
+            _: &OpSpec,
+            _: &Artifact,
+            _: &Inputs,
+            _: bool,
+        ) -> Result<crate::backend::Measurement, TrialFailure> {
+            unreachable!("generated probes are run for their outputs only")
+        }
+        fn infer_outputs(
+            &self,
+            op: &OpSpec,
+            _: &Inputs,
+        ) -> Result<Option<Vec<crate::twin::protocol::InferredOutput>>, String> {
+            let x = &op.inputs[0].shape;
+            let mut z = x.clone();
+            z[0] *= 2;
+            Ok(Some(vec![crate::twin::protocol::InferredOutput {
+                shape: Some(z),
+                unset: false,
+                dtype: None,
+            }]))
+        }
+        fn run_outputs(
+            &self,
+            op: &OpSpec,
+            _: &Artifact,
+            _: &Inputs,
+        ) -> Result<Vec<Vec<u8>>, TrialFailure> {
+            let (x, z) = (&op.inputs[0].shape, &op.outputs[0].shape);
+            if z[0] != 2 * x[0] || z[1] != x[1] {
+                return Err(TrialFailure::new(
+                    FailureKind::Tiling,
+                    format!("z {z:?} is not twice the rows of x {x:?}"),
+                ));
+            }
+            Ok(vec![vec![]])
+        }
+    }
+
+    /// moe_token_permute's probes were all dropped: its outputs are its rows times k, which no mapping
+    /// of the tuned shape's dimensions gives. The outputs of each probe now come from the op's own
+    /// InferShape, and every probe is live.
+    #[test]
+    fn a_probes_outputs_are_what_the_ops_infershape_gives() {
+        let mut op = op_of("add_custom");
+        op.outputs[0].shape = vec![96, 16384];
+        let artifact = Artifact {
+            key: "a".into(),
+            host: "h".into(),
+            kernel: "k".into(),
+            cached: false,
+            run_env: vec![],
+        };
+        let space = Space {
+            tunables: vec![],
+            constraints: vec![],
+            derived: vec![],
+            facts: BTreeMap::new(),
+        };
+        let probes = Probes::prepare(&Doubling, &op, &artifact, &space, true, None).unwrap();
+        assert!(probes.dropped.is_empty(), "{:?}", probes.dropped);
+        assert_eq!(probes.live.len(), 5);
+        let tail = probes.live.iter().find(|p| p.name == "tail").unwrap();
+        assert_eq!(tail.op.inputs[0].shape, [47, 16381]);
+        assert_eq!(tail.op.outputs[0].shape, [94, 16381]);
     }
 
     #[test]
