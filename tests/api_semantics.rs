@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 29;
+const FLOAT_SLOTS: usize = 30;
 const HALF_SLOTS: usize = 12;
 
 fn twin_dir() -> PathBuf {
@@ -382,6 +382,11 @@ fn new_api_semantics_match_rust_references() {
         want[i] = if i < 128 { v * x[i] } else { v };
     }
     check(&run, 28, &want, "C API register functions and asc_mul_sync");
+
+    // 29: Duplicate(dst, src tensor, count) spreads src[0] (cann-samples' rms_norm_quant_story).
+    let mut want = zeros();
+    want[..100].fill(x[5]);
+    check(&run, 29, &want, "Duplicate of a tensor's lowest element");
 
     // 9: Reg Reduce SUM over MaskPattern::VL8, lane 0 stored with DIST_FIRST_ELEMENT_B32.
     let mut want = zeros();

@@ -22,7 +22,7 @@
 //! tools/tikicpulib/twin/src/                            runtime: kernel_{runtime,math,blocks}.cpp, icpu_runtime.cpp
 //! tools/asc/bin/twin-asc                                the ASC compiler for `.asc` sources (CPU, twin)
 //! tools/asc/src/asc_rewrite.cpp                         its `<<<...>>>` launch rewrite
-//! tools/asc/include/{twin_asc.h, acl/acl.h, acl/acl_prof.h} what it force-includes; the ACL subset
+//! tools/asc/include/{twin_asc.h, acl/acl.h, acl/acl_prof.h, acl/acl_rt.h} what it force-includes; the ACL subset
 //! tools/asc/lib/cmake/ASC/                              find_package(ASC): the ASC language for CMake
 //! README.md
 //! ```
@@ -311,6 +311,7 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
         "cpu_debug_launch.h",
         "acl/acl.h",
         "acl/acl_prof.h",
+        "acl/acl_rt.h",
     ] {
         out.push((
             format!("{ASC_DIR}/include/{rel}"),
@@ -441,6 +442,7 @@ mod tests {
         file(&files, &format!("{ASC_DIR}/include/twin_asc.h"));
         file(&files, &format!("{ASC_DIR}/include/acl/acl.h"));
         file(&files, &format!("{ASC_DIR}/include/acl/acl_prof.h"));
+        file(&files, &format!("{ASC_DIR}/include/acl/acl_rt.h"));
         // find_package(ASC) finds the config below the prefix that the env scripts put on PATH.
         let config = file(&files, &format!("{ASC_CMAKE_DIR}/ASCConfig.cmake"));
         assert!(config.contains("CMAKE_MODULE_PATH") && !config.contains('@'));

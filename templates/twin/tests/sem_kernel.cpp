@@ -170,6 +170,11 @@ public:
         PipeBarrier<PIPE_ALL>();
         asc_mul_sync((__ubuf__ float *)r.GetPhyAddr(), (__ubuf__ float *)r.GetPhyAddr(), (__ubuf__ float *)x.GetPhyAddr(), 128u);
         Store(28, r);
+        // 29: Duplicate of a tensor's lowest element, x[5] over the first 100 (the rest stays 0)
+        Duplicate(r, 0.0f, N);
+        PipeBarrier<PIPE_V>();
+        Duplicate(r, x[5], 100);
+        Store(29, r);
         // 9: Reg: tree sum of the first 8 lanes (MaskPattern::VL8), lane 0 stored alone
         Duplicate(r, 0.0f, N);
         {

@@ -651,6 +651,17 @@ template <class T, class U> inline void Duplicate(const LocalTensor<T> &dst, con
     for (int32_t i = 0; i < calCount; i++) twin::st<T>(pd + i * sizeof(T), v);
     twin::tr_vec("Duplicate", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
+// Duplicate(dst, src, count): dst[i] = src[0], the lowest element of a tensor (asc-devkit
+// include/basic_api/kernel_operator_vec_duplicate_intf.h, "Duplicate lowest position of src", declared for
+// dav-3510 and 5102; the twin has it on every architecture). cann-samples' rms_norm_quant_story spreads a
+// reduction's result over a row with it.
+template <class T> inline void Duplicate(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &calCount, TWIN_LOC) {
+    twin::vcheck(calCount, "Duplicate", TWIN_LOC_ARGS);
+    const T v = twin::ld<T>(twin::vspan(src, 1, "Duplicate", TWIN_LOC_ARGS));
+    uint8_t *pd = twin::vspan(dst, calCount, "Duplicate", TWIN_LOC_ARGS);
+    for (int32_t i = 0; i < calCount; i++) twin::st<T>(pd + i * sizeof(T), v);
+    twin::tr_vec("Duplicate", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+}
 template <class T, class U, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, uint64_t mask, const uint8_t repeatTimes,
                       const uint16_t dstBlockStride, const uint8_t dstRepeatStride, TWIN_LOC) {

@@ -5,7 +5,7 @@
 // "aclrtSynchronizeStream", "aclError" return codes); no CANN header is copied.
 //
 // Device memory is the twin's global memory: aclrtMalloc returns a buffer registered with the twin, so a
-// kernel's out-of-bounds access to it is reported as a fault. There is one device and streams are
+// kernel's out-of-bounds access to it is reported as a fault. There are 8 devices, all this CPU, and streams are
 // tokens: kernels run to completion at their launch, so synchronising a stream has nothing to wait for.
 // Calls outside this subset are missing on purpose: a program that needs them fails to compile, naming
 // the call, rather than running against a stand-in that does not behave as documented.
@@ -134,16 +134,19 @@ inline aclError aclFinalize() {
     twin_acl::state().initialised = false;
     return ACL_SUCCESS;
 }
-// The twin is one device, id 0 (ASCEND_RT_VISIBLE_DEVICES does not apply to a CPU run).
+// The twin is a server of 8 devices, ids 0 to 7, as the Atlas 800 servers hold 8 NPUs (CANN samples pick
+// one by id: cann-samples' softmax_regbase_story takes device 7 unless SAMPLE_DEVICE_ID says otherwise);
+// every one is the same CPU emulation, and ASCEND_RT_VISIBLE_DEVICES does not apply to a CPU run.
+static const int32_t TWIN_DEVICE_COUNT = 8;
 inline aclError aclrtGetDeviceCount(uint32_t *count) {
     if (count == nullptr) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    *count = 1;
+    *count = (uint32_t)TWIN_DEVICE_COUNT;
     return ACL_SUCCESS;
 }
 inline aclError aclrtSetDevice(int32_t deviceId) {
-    if (deviceId != 0) {
+    if (deviceId < 0 || deviceId >= TWIN_DEVICE_COUNT) {
         return ACL_ERROR_INVALID_DEVICE;
     }
     twin_acl::state().device = deviceId;
