@@ -14,6 +14,12 @@ use super::trace::{Instr, Pipe};
 /// Scalar issue cost of one API call (the address, mask and repeat-parameter setup around it). G: FACTS gives
 /// no figure; "a few cycles".
 pub const ISSUE_CYCLES: f64 = 8.0;
+/// Start of a SIMD vector function (`asc_vf_call`, traced `VfCall` on the scalar pipe): the scalar unit
+/// hands the function to the vector unit, which then fetches and issues the function's register
+/// instructions itself, its `uint16_t` loops as hardware loops (asc-devkit docs/zh/guide, "VF循环优化":
+/// Hardware Loop; "VF融合优化": fusing VFs removes redundant "VF启动开销", VF start overhead). G: no figure
+/// of that overhead is published; one instruction issue is taken.
+pub const VF_START_CYCLES: f64 = ISSUE_CYCLES;
 /// Issue cost of a set or wait. msKPP charges 1 cycle for set_flag (FACTS §4, I).
 pub const FLAG_CYCLES: f64 = 1.0;
 /// Cost of a PipeBarrier on top of waiting for the pipes to drain. FACTS §4 suggests 10-40 cycles (G).
@@ -371,6 +377,7 @@ pub fn compute_cost(ins: &Instr, api: &str, soc: &Soc) -> (f64, bool) {
             "GetValue" | "SetValue" if ins.gm.is_some() => (SCALAR_GM_CYCLES, true),
             "SyncAll" => (SYNC_ALL_CYCLES, true),
             "GetSystemCycle" => (soc.clock_ghz * 1e3 / SYS_CNT_MHZ, true),
+            "VfCall" => (VF_START_CYCLES, true),
             "GetValue" | "SetValue" => (soc.mem.scalar_ub_access_cycles, true),
             // The high-level Matmul's runtime-tiling work (cube.rs), else the default.
             _ => super::cube::runtime_tiling_scalar_cycles(api, soc)

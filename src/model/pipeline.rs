@@ -282,6 +282,9 @@ struct BlockRunView {
 struct ApiInfo {
     pad: bool,
     sync_all: bool,
+    /// A register instruction of a SIMD vector function (`Reg<Name>`): issued by the vector unit from
+    /// the function's own instruction stream, not by the scalar unit (costs::VF_START_CYCLES).
+    in_vf: bool,
     /// Vector class for dt 1, 2, 4, 8: (fixed, per repeat, known).
     vec: [(f64, f64, bool); 4],
 }
@@ -501,8 +504,10 @@ impl Sim<'_> {
                         st.issue = end;
                         st.done[p] = st.done[p].max(end);
                     } else {
-                        st.issue += costs::ISSUE_CYCLES;
-                        st.busy[S] += costs::ISSUE_CYCLES;
+                        if !self.apis.get(ins.api as usize).is_some_and(|a| a.in_vf) {
+                            st.issue += costs::ISSUE_CYCLES;
+                            st.busy[S] += costs::ISSUE_CYCLES;
+                        }
                         let uf = UnitFlag::applies(ins);
                         let ready = st.issue.max(st.free[p]).max(st.not_before[p]);
                         start = if uf {
@@ -744,6 +749,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         .map(|name| ApiInfo {
             pad: name == "DataCopyPad",
             sync_all: name == "SyncAll",
+            in_vf: name.starts_with("Reg"),
             vec: [1, 2, 4, 8].map(|dt| costs::vector_class(name, dt)),
         })
         .collect();
@@ -1026,6 +1032,47 @@ mod tests {
         }
         // And a count really repeats: one record costs less.
         assert!(run(&body("I S GetValue line=5\n")).latency_us < b.latency_us);
+    }
+
+    /// A SIMD vector function's register instructions are issued by the vector unit (asc-devkit
+    /// "VF循环优化": hardware loops): the scalar pipe pays one start (`VfCall`) per function, not an
+    /// issue per instruction. Found on cann-samples' gelu_eltwise_regbase_story, whose fused vector
+    /// function (stage 1) was modelled 3.3x slower than the repeat-form kernel it replaces (stage 0),
+    /// scalar-bound at 8 issue cycles per one-cycle register instruction.
+    #[test]
+    fn register_instructions_of_a_vector_function_take_no_scalar_issue() {
+        let soc = crate::model::soc::lookup("Ascend950").unwrap();
+        let vf = "I S VfCall line=0
+"
+        .to_string()
+            + &"I V RegLoadAlign dt=4 rep=1 line=2
+I V RegMul dt=4 rep=1 line=3
+I V RegStoreAlign dt=4 rep=1 line=4
+"
+            .repeat(100);
+        let m = simulate(
+            &crate::model::trace::parse(&format!("twin-trace 2\nblock 0 1\n{vf}end\n")).unwrap(),
+            soc,
+            &Default::default(),
+        );
+        let busy = |pipe: Pipe| m.pipes.iter().find(|p| p.pipe == pipe).unwrap().busy_us;
+        let cycles = |us: f64| us * soc.clock_ghz * 1e3;
+        assert!(
+            (cycles(busy(Pipe::S)) - costs::VF_START_CYCLES).abs() < 1e-6,
+            "{}",
+            cycles(busy(Pipe::S))
+        );
+        // the V pipe carries the 300 instructions back to back
+        assert!(cycles(busy(Pipe::V)) >= 300.0 - 1e-6);
+        // the same instructions as repeat-form calls each pay the scalar issue
+        let calls = "I V Mul dt=4 rep=1 line=3\n".repeat(300);
+        let c = simulate(
+            &crate::model::trace::parse(&format!("twin-trace 2\nblock 0 1\n{calls}end\n")).unwrap(),
+            soc,
+            &Default::default(),
+        );
+        let s = c.pipes.iter().find(|p| p.pipe == Pipe::S).unwrap().busy_us;
+        assert!((cycles(s) - 300.0 * costs::ISSUE_CYCLES).abs() < 1e-6);
     }
 
     /// A mixed trace (version 4): the AIC's Mmad work and the AIVs' vector work land on their own cores

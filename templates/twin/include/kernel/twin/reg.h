@@ -565,9 +565,13 @@ inline void StoreUnAlignPost(__ubuf__ T *&dstAddr, UnalignRegForStore &, int32_t
 #define __VEC_SCOPE__
 #define __simd_vf__
 #define __simd_callee__
-template <auto F, class... A> inline void VF_CALL(A &&...args) { F(static_cast<A &&>(args)...); }
 // asc_vf_call<F>(args...): starts the SIMD vector function F (a `__simd_vf__` free or static function) with
 // the given plain pointers and scalars (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/VF调用/
-// asc_vf_call.md). The twin runs F at once on the calling core; its register instructions are traced (and
-// costed) one by one, the call itself adds nothing.
-template <auto F, class... A> inline void asc_vf_call(A &&...args) { F(static_cast<A &&>(args)...); }
+// asc_vf_call.md). The twin runs F at once on the calling core; the start is traced as one scalar record
+// (`VfCall`), and F's register instructions one by one, which the model issues from the vector function's
+// own stream (src/model/costs.rs VF_START_CYCLES).
+template <auto F, class... A> inline void asc_vf_call(A &&...args) {
+    twin::tr_scalar("VfCall", 0);
+    F(static_cast<A &&>(args)...);
+}
+template <auto F, class... A> inline void VF_CALL(A &&...args) { asc_vf_call<F>(static_cast<A &&>(args)...); }
