@@ -97,31 +97,46 @@ pub enum Generation {
     Asc,
 }
 
-/// `Asc` when a `CMakeLists.txt` calls `find_package(ASC ...)` outside a comment.
-pub fn generation(cmakelists: &str) -> Generation {
-    let found = cmakelists.lines().any(|line| {
+/// Whether `cmakelists` calls the CMake command `command` (lower case) outside a comment, with a first
+/// argument starting with `first` (lower case; "" for any).
+fn calls(cmakelists: &str, command: &str, first: &str) -> bool {
+    cmakelists.lines().any(|line| {
         let code = line.split('#').next().unwrap_or("");
         let lower = code.to_ascii_lowercase();
         let mut rest = lower.as_str();
-        while let Some(at) = rest.find("find_package") {
-            let after = rest[at + "find_package".len()..].trim_start();
-            if let Some(args) = after.strip_prefix('(') {
-                let args = args.trim_start();
-                if let Some(tail) = args.strip_prefix("asc") {
-                    if !tail.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
-                        return true;
+        while let Some(at) = rest.find(command) {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + command.len()..].trim_start();
+            if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                if let Some(args) = after.strip_prefix('(') {
+                    if let Some(tail) = args.trim_start().strip_prefix(first) {
+                        if first.is_empty()
+                            || !tail.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                        {
+                            return true;
+                        }
                     }
                 }
             }
             rest = &rest[at + 1..];
         }
         false
-    });
-    if found {
+    })
+}
+
+/// `Asc` when a `CMakeLists.txt` calls `find_package(ASC ...)` outside a comment.
+pub fn generation(cmakelists: &str) -> Generation {
+    if calls(cmakelists, "find_package", "asc") {
         Generation::Asc
     } else {
         Generation::RunMode
     }
+}
+
+/// Whether a `CMakeLists.txt` declares a `project()`: one that does not is part of a larger build and
+/// cannot be configured alone (CMake would make a C/C++ project of it, without the ASC language).
+pub fn declares_project(cmakelists: &str) -> bool {
+    calls(cmakelists, "project", "")
 }
 
 /// The `CMAKE_ASC_ARCHITECTURES` value of a SoC: `dav-2201` for the A2/A3 chips (910B, 910_93), as the
@@ -506,6 +521,24 @@ pub fn build_step(
     }
 }
 
+/// Whether the configured build tree `build` defines the target `name`: CMake's Makefile and Ninja
+/// generators give every target a `CMakeFiles/<name>.dir` folder in its directory's build folder.
+fn has_target(build: &Path, name: &str) -> bool {
+    let want = format!("{name}.dir");
+    walkdir::WalkDir::new(build)
+        .max_depth(6)
+        .into_iter()
+        .flatten()
+        .any(|e| {
+            e.file_type().is_dir()
+                && e.file_name().to_str() == Some(want.as_str())
+                && e.path()
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .is_some_and(|p| p == "CMakeFiles")
+        })
+}
+
 /// The first lines that say "error" (and the ones after them), which explain the rest.
 fn first_errors(text: &str) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -665,6 +698,9 @@ pub struct CmakeFlow {
     /// CMake files of the larger build the project's CMakeLists.txt is part of (absolute): when any,
     /// the project is configured through `wrapper`.
     cmake_include: Vec<PathBuf>,
+    /// Configured through `wrapper`: `cmake_include` is not empty, or the CMakeLists.txt declares no
+    /// project() (a CANN sample that calls nothing of the larger build's).
+    wrapped: bool,
     work: PathBuf,
     tool: Arc<Toolchain>,
     soc: &'static Soc,
@@ -701,11 +737,13 @@ impl CmakeFlow {
                 ),
             )
         })?;
-        // a wrapper finds the ASC package for a CMakeLists.txt that is part of a larger build
-        let generation = if cmake_include.is_empty() {
-            generation(&text)
-        } else {
+        // a wrapper finds the ASC package for a CMakeLists.txt that is part of a larger build: one
+        // calling what that build's cmake files define, or one with no project() of its own
+        let wrapped = !cmake_include.is_empty() || !declares_project(&text);
+        let generation = if wrapped {
             Generation::Asc
+        } else {
+            generation(&text)
         };
         // Refuse what cannot be configured now, not once per trial.
         configure_args(
@@ -728,6 +766,7 @@ impl CmakeFlow {
             project: project.to_path_buf(),
             cmake_source,
             cmake_include: cmake_include.to_vec(),
+            wrapped,
             work: work.to_path_buf(),
             tool,
             soc,
@@ -785,7 +824,7 @@ impl CmakeFlow {
         let build = cand.dir.join("build");
         let prefix = cand.dir.join("out");
         let mut source = src.join(&self.cmake_source);
-        if !self.cmake_include.is_empty() {
+        if self.wrapped {
             let dir = cand.dir.join("wrapper");
             std::fs::create_dir_all(&dir).map_err(io)?;
             let text = wrapper(&source, &self.cmake_include, asc_architecture(self.soc));
@@ -813,8 +852,12 @@ impl CmakeFlow {
             &cand.dir.join("configure"),
             &src,
         )?;
+        // Only the op's program where the build defines it as a target: a folder making a program per
+        // stage of a story (the CANN samples) builds the one the op runs, and a stage the twin cannot
+        // compile does not fail the others.
+        let target = has_target(&build, &program).then_some(program.as_str());
         let mut cmd = self.tool.command("cmake");
-        cmd.args(build_args(&build, None)).current_dir(&cand.dir);
+        cmd.args(build_args(&build, target)).current_dir(&cand.dir);
         build_step(
             cmd,
             "building with cmake",
@@ -890,10 +933,16 @@ impl CmakeFlow {
         cmd.args(&program[1..])
             .current_dir(&run.dir)
             .env("ASCEND_TWIN_TRACE", &trace_path);
-        // The twin package runs blocks as threads, so the program needs no processes of its own.
+        // The twin package runs blocks as threads, so the program needs no processes of its own,
+        // unless the manifest says its host code starts some (`starts-processes`).
+        let trust = if op.starts_processes {
+            Trust::Tool
+        } else {
+            Trust::Candidate
+        };
         run_program(
             cmd,
-            Trust::Candidate,
+            trust,
             true,
             run_limit(RUN_LIMIT),
             &run.dir.join("program"),
@@ -1043,6 +1092,36 @@ mod tests {
             Generation::RunMode
         );
         assert_eq!(generation("# find_package(ASC)\n"), Generation::RunMode);
+    }
+
+    /// A CANN sample's CMakeLists.txt that calls nothing of the larger build (gelu_eltwise_regbase_story:
+    /// `if(NOT "${NPU_ARCH}" IN_LIST ...)`, no project()) was configured alone, without the ASC
+    /// language or NPU_ARCH: it is wrapped like one that calls the build's macros.
+    #[test]
+    fn a_cmakelists_without_project_is_told_apart() {
+        assert!(declares_project(
+            "cmake_minimum_required(VERSION 3.16)\nproject(demo LANGUAGES CXX ASC)\n"
+        ));
+        assert!(declares_project("PROJECT (x)"));
+        assert!(!declares_project(
+            "set(SUPPORTED_NPU_ARCHS dav-3510)\n# project(no)\nadd_executable(a a.asc)\n"
+        ));
+        assert!(!declares_project("set(MY_project(x)\nsub_project(y)\n"));
+    }
+
+    /// A folder making a program per stage of a story built every stage for each op, so one stage the
+    /// twin cannot compile failed them all: the op's own target is built where the tree defines it.
+    #[test]
+    fn a_target_is_found_in_the_configured_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        std::fs::create_dir_all(b.join("project/CMakeFiles/rms_0_naive.dir")).unwrap();
+        std::fs::create_dir_all(b.join("CMakeFiles/other.dir")).unwrap();
+        std::fs::create_dir_all(b.join("src/loose.dir")).unwrap();
+        assert!(has_target(b, "rms_0_naive"));
+        assert!(has_target(b, "other"));
+        assert!(!has_target(b, "loose"));
+        assert!(!has_target(b, "rms_1_vf"));
     }
 
     #[test]

@@ -424,6 +424,11 @@ pub struct OpSpec {
     /// that makes three cases' data). A `verify` that exits non-zero makes the trial wrong.
     pub prepare: Option<Vec<Vec<String>>>,
     pub verify: Option<Vec<Vec<String>>>,
+    /// `starts-processes`: kernel-launch projects only, the program starts processes of its own (the
+    /// CANN samples' stories run their `gen_data.py` with `std::system`). Candidate programs run under a
+    /// filter that fails process creation (`crate::child`); this one runs without it, still in its own
+    /// process group under the time and memory limits, all of which the end of a run kills.
+    pub starts_processes: bool,
     /// `cmake-defines`: kernel-launch projects only, `NAME=VALUE` (or `NAME`) definitions passed to the
     /// project's CMake as `-DNAME=VALUE` when it is configured, for a CMakeLists.txt that stops without
     /// them (the asc-devkit examples that need `-DSCENARIO_NUM=1/2`).
@@ -1258,6 +1263,17 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             data_flow[slot] = Some(cmds);
         }
         let [prepare, verify] = data_flow;
+        let starts_processes = match op.starts_processes {
+            Some(b) if layout != Layout::KernelLaunch => {
+                return Err(err(
+                    span(&b),
+                    format!("`starts-processes` of op `{name}` is for kernel-launch projects"),
+                    "set layout = \"kernel-launch\" under [project], or remove starts-processes",
+                ));
+            }
+            Some(b) => b.into_inner(),
+            None => false,
+        };
         let cmake_defines = match op.cmake_defines {
             None => vec![],
             Some(d) => {
@@ -1720,6 +1736,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             golden,
             prepare,
             verify,
+            starts_processes,
             cmake_defines,
             input_files,
             output_files,

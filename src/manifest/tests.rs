@@ -729,6 +729,24 @@ fn cmake_include_names_files_for_a_kernel_launch_project() {
     assert!(load(&launch("")).unwrap().cmake_include.is_empty());
 }
 
+/// `starts-processes` lets a kernel-launch program start processes (it runs without the candidate
+/// filter); a custom-op project's op is refused it at its line, and it defaults to false.
+#[test]
+fn starts_processes_is_a_kernel_launch_key() {
+    let launch = |extra: &str| {
+        format!(
+            "[project]\nlayout = \"kernel-launch\"\n[[op]]\nname = \"add_custom\"\nkernel = [\"op_kernel/add_custom.cpp\"]\n{extra}"
+        )
+    };
+    assert!(load(&launch("starts-processes = true\n")).unwrap().ops[0].starts_processes);
+    assert!(!load(&launch("")).unwrap().ops[0].starts_processes);
+    let e = error_of(
+        "[[op]]\nname = \"add_custom\"\nhost = [\"op_host/add_custom.cpp\"]\nkernel = [\"op_kernel/add_custom.cpp\"]\nstarts-processes = true\n",
+    );
+    assert!(e.to_string().contains("for kernel-launch projects"), "{e}");
+    assert_eq!(e.location.as_ref().map(|l| l.1), Some(5));
+}
+
 /// `prepare` / `verify` (an example's own gen_data and verify scripts) are read for kernel-launch
 /// projects, refused elsewhere and when empty, and a `verify` counts as checking an op with no outputs.
 #[test]

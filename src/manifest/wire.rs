@@ -81,6 +81,8 @@ pub struct Op {
     pub golden: Option<Spanned<Vec<String>>>,
     pub prepare: Option<Spanned<Commands>>,
     pub verify: Option<Spanned<Commands>>,
+    /// Kernel-launch projects: the program starts processes of its own (`OpSpec::starts_processes`).
+    pub starts_processes: Option<Spanned<bool>>,
     /// Kernel-launch projects: `-D` definitions the project's CMake needs at configure time.
     pub cmake_defines: Option<Spanned<Vec<String>>>,
     /// The declared shape's weight among the op's shapes (`[[op.shape]]`).

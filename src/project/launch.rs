@@ -23,6 +23,9 @@ pub struct Launch {
     /// The CMakeLists.txt is part of a larger build (no project() of its own): the CMake files of that
     /// build defining what it calls, as paths from the project root (`cmake-include`).
     pub cmake_include: Vec<String>,
+    /// Where the program's host code starts a process of its own (`include/sample_common.h calls
+    /// std::system`): written as the op's `starts-processes = true`.
+    pub starts_processes: Option<String>,
     /// `-D` definitions the CMakeLists.txt stops without (`if(NOT DEFINED X) message(FATAL_ERROR ...
     /// -DX=1/2)`), each `NAME=VALUE` with the first value its message offers: written as the op's
     /// `cmake-defines`, a guess.
@@ -394,6 +397,76 @@ pub fn data_flow(root: &Path) -> (Option<Vec<Vec<String>>>, Option<Vec<Vec<Strin
     (Some(prepare), Some(verify))
 }
 
+/// Calls that start a process, as C and C++ host code makes them.
+const PROCESS_CALLS: &[&str] = &[
+    "system",
+    "popen",
+    "fork",
+    "vfork",
+    "posix_spawn",
+    "posix_spawnp",
+    "execv",
+    "execvp",
+    "execl",
+    "execlp",
+    "execve",
+];
+
+/// The first call in `text` (comments aside) that starts a process: `system(...)`, `std::system(...)`,
+/// `popen(...)`, ...; not `filesystem(` nor a member `.system(`.
+fn process_call(text: &str) -> Option<&'static str> {
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for &call in PROCESS_CALLS {
+            let pat = format!("{call}(");
+            let mut from = 0;
+            while let Some(at) = code[from..].find(&pat) {
+                let at = from + at;
+                let before = code[..at].chars().next_back();
+                if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+                    return Some(call);
+                }
+                from = at + pat.len();
+            }
+        }
+    }
+    None
+}
+
+/// The C and C++ sources and headers of the folder `root`, two levels down, in name order.
+fn host_and_kernel_files(root: &Path) -> impl Iterator<Item = walkdir::DirEntry> {
+    walkdir::WalkDir::new(root)
+        .max_depth(3)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e.file_type().is_file()
+                && e.path()
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| matches!(x, "asc" | "cpp" | "cc" | "cxx" | "h" | "hpp"))
+        })
+}
+
+/// Where the sources of the folder `root` start a process: `<file> calls <call>`.
+fn starts_processes(root: &Path) -> Option<String> {
+    host_and_kernel_files(root).find_map(|e| {
+        let text = std::fs::read_to_string(e.path()).ok()?;
+        let call = process_call(&text)?;
+        Some(format!("{} calls {call}", rel(root, e.path())))
+    })
+}
+
+/// The source of the folder `root` that runs `gen_data.py` itself (names the script and starts a
+/// process), when one does: the program then makes its own data.
+fn runs_its_own_gen_data(root: &Path) -> Option<String> {
+    host_and_kernel_files(root).find_map(|e| {
+        let text = std::fs::read_to_string(e.path()).ok()?;
+        (text.contains("gen_data.py") && process_call(&text).is_some()).then(|| rel(root, e.path()))
+    })
+}
+
 /// Commands as a note shows them: `python3 scripts/gen_data.py`, several joined with `; `.
 fn shown(cmds: &[Vec<String>]) -> String {
     cmds.iter()
@@ -404,7 +477,7 @@ fn shown(cmds: &[Vec<String>]) -> String {
 
 /// The CMake words of `text`, comments dropped: `add_executable(demo add.asc)` gives
 /// `add_executable`, `(`, `demo`, `add.asc`, `)`.
-fn cmake_words(text: &str) -> Vec<String> {
+pub(crate) fn cmake_words(text: &str) -> Vec<String> {
     let mut out = vec![];
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("");
@@ -563,21 +636,83 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         .iter()
         .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?)))
         .collect();
-    let Some(program) = program_of(&cmake) else {
-        return Some(Err(no_program(root, &cmake, &texts)));
+    // The program add_executable names literally; else those it makes in a loop (the CANN samples'
+    // performance stories: a program per stage), each an op of its own.
+    let programs: Vec<(String, Vec<String>)> = match program_of(&cmake) {
+        Some(p) => vec![(p, program_sources(&cmake))],
+        None => super::cmake_loops::programs(root, &cmake_words(&cmake))
+            .into_iter()
+            .map(|p| {
+                let sources = p
+                    .sources
+                    .into_iter()
+                    .filter(|x| {
+                        Path::new(x)
+                            .extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| matches!(e, "asc" | "cpp" | "cc" | "cxx"))
+                    })
+                    .collect();
+                (p.name, sources)
+            })
+            .collect(),
     };
+    if programs.is_empty() {
+        return Some(Err(no_program(root, &cmake, &texts)));
+    }
     // after the program: a folder that builds none (a PyTorch extension's) is said so first
     let cmake_include = match part_of_a_larger_build(root, &cmake) {
         None => vec![],
         Some(Ok(files)) => files,
         Some(Err(why)) => return Some(Err(why)),
     };
+    if let [(program, listed)] = programs.as_slice() {
+        return program_op(root, &cmake, &texts, program, listed, &cmake_include, None)
+            .map(|op| op.map(|op| vec![op]));
+    }
+    let mut ops = vec![];
+    let mut refused = None;
+    for (program, listed) in &programs {
+        let several = Some(programs.len());
+        match program_op(
+            root,
+            &cmake,
+            &texts,
+            program,
+            listed,
+            &cmake_include,
+            several,
+        ) {
+            Some(Ok(op)) => ops.push(op),
+            Some(Err(why)) => refused = refused.or(Some(why)),
+            None => {}
+        }
+    }
+    match (ops.is_empty(), refused) {
+        (true, Some(why)) => Some(Err(why)),
+        (true, None) => None,
+        (false, _) => Some(Ok(ops)),
+    }
+}
+
+/// The op of the program `program` (built from `listed`, or from the folder's sources when empty) that
+/// the CMakeLists.txt of `root` makes; `several`: how many programs it makes when more than one (the
+/// op is then named after its program, since the stages of a story share their kernel's name). None
+/// when its sources hold no kernel entry.
+fn program_op(
+    root: &Path,
+    cmake: &str,
+    texts: &[(String, String)],
+    program: &str,
+    listed: &[String],
+    cmake_include: &[String],
+    several: Option<usize>,
+) -> Option<Result<FoundOp, String>> {
     // Other programs beside the one built are left out: an example folder may hold several (ops-nn's
     // apply_adam_d/examples: an aclnn and a graph-mode test beside the kernel-direct .asc that
     // CMakeLists.txt builds, the graph test naming `.bin` files the program never reads or writes). A
     // source with a `main(` that the program's `add_executable` does not list is another program's;
     // kernels and helpers (built into a library the program links, as the CANN samples do) stay.
-    let listed = program_sources(&cmake);
     let knows_its_main = texts
         .iter()
         .any(|(f, t)| listed.contains(f) && t.contains("main("));
@@ -599,24 +734,35 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             entries.extend(found);
         }
     }
+    // what the twin refuses: in any source of the folder for its one program; of one of several
+    // programs, in the sources that program builds
+    let checked: Vec<(String, String)> = match several {
+        None => texts.to_vec(),
+        Some(_) => built.iter().map(|&x| x.clone()).collect(),
+    };
+    let refused = |why: String| {
+        let what = match several {
+            None => "this program".to_string(),
+            Some(_) => format!("the program `{program}`"),
+        };
+        format!("{}: the twin cannot run {what}: {why}", root.display())
+    };
     let Some(entry) = entries.first() else {
         // A program the twin refuses is said so even when init reads no kernel entry in it (SIMT
         // kernels written `__global__ __launch_bounds__(N) void k(...)`), not left as "no project".
-        return refusal(&cmake, &texts).map(|why| {
-            Err(format!(
-                "{}: the twin cannot run this program: {why}",
-                root.display()
-            ))
-        });
+        return refusal(cmake, &checked).map(|why| Err(refused(why)));
     };
-    if let Some(why) = refusal(&cmake, &texts) {
-        return Some(Err(format!(
-            "{}: the twin cannot run this program: {why}",
-            root.display()
-        )));
+    if let Some(why) = refusal(cmake, &checked) {
+        return Some(Err(refused(why)));
     }
     let mut notes = vec![];
-    let (prepare, verify) = data_flow(root);
+    let runs_own = runs_its_own_gen_data(root);
+    let (prepare, verify) = match &runs_own {
+        // the program makes its data itself (cann-samples' stories call gen_data.py from main()):
+        // a prepare step would run the script again, without the arguments the program gives it
+        Some(_) => (None, None),
+        None => data_flow(root),
+    };
     if entries.len() > 1 {
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         notes.push(format!(
@@ -641,6 +787,11 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             ),
         });
         vec![]
+    } else if let Some(file) = &runs_own {
+        notes.push(format!(
+            "no tensors: the program makes its own data (its {file} runs gen_data.py) and checks it (nothing of its results is verified by the tool)"
+        ));
+        vec![]
     } else if reads_files {
         entry.params.clone()
     } else {
@@ -661,8 +812,12 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     let mut srcs: Vec<PathBuf> = kernel.iter().chain(&host).map(|f| root.join(f)).collect();
     srcs.dedup();
     let (include, include_as) = super::registered::include_layout(root, &srcs);
-    Some(Ok(vec![FoundOp {
-        name: entry.name.clone(),
+    let name = match several {
+        None => entry.name.clone(),
+        Some(_) => program.to_string(),
+    };
+    Some(Ok(FoundOp {
+        name,
         op_type: None,
         host,
         kernel,
@@ -676,14 +831,15 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         include_as,
         notes,
         launch: Some(Launch {
-            program,
+            program: program.to_string(),
             prepare,
             verify,
-            targets_dav_3510: targets_dav_3510(&cmake),
-            cmake_include: cmake_include.clone(),
-            defines: required_defines(&cmake),
+            targets_dav_3510: targets_dav_3510(cmake),
+            cmake_include: cmake_include.to_vec(),
+            starts_processes: starts_processes(root),
+            defines: required_defines(cmake),
         }),
-    }]))
+    }))
 }
 
 #[cfg(test)]
@@ -783,6 +939,28 @@ mod tests {
         assert!(e.contains("with a literal name"), "{e}");
     }
 
+    /// cann-samples' regbase stories run their gen_data.py with std::system from the program; under
+    /// the candidate filter the call failed and the program stopped ("Generate data failed").
+    #[test]
+    fn process_starts_are_found_and_look_alikes_are_not() {
+        assert_eq!(
+            process_call("int r = std::system(cmd.c_str());"),
+            Some("system")
+        );
+        assert_eq!(
+            process_call("FILE *f = popen(\"ls\", \"r\");"),
+            Some("popen")
+        );
+        assert_eq!(
+            process_call("fs::create_directories(p); std::filesystem(x);"),
+            None
+        );
+        assert_eq!(
+            process_call("obj.system(1); my_system(2); // system(3)"),
+            None
+        );
+    }
+
     #[test]
     fn the_bundled_asc_and_launch_projects_are_found() {
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -798,6 +976,7 @@ mod tests {
                 verify: None,
                 targets_dav_3510: false,
                 cmake_include: vec![],
+                starts_processes: None,
                 defines: vec![],
             })
         );
@@ -813,6 +992,7 @@ mod tests {
                 verify: None,
                 targets_dav_3510: false,
                 cmake_include: vec![],
+                starts_processes: None,
                 defines: vec![],
             })
         );

@@ -4,6 +4,7 @@
 //! projects a command line names (for `bank mine` and `bench`). Reads C++ through tree-sitter-cpp.
 //! Knows nothing of searching or building.
 
+pub mod cmake_loops;
 pub mod launch;
 pub mod opdef;
 pub mod registered;

@@ -262,3 +262,78 @@ fn a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub() {
         assert_eq!(o.to_bits(), (i * 1.5 + 0.25).max(0.0).to_bits(), "x = {i}");
     }
 }
+
+/// hicann/cann-samples' performance stories (rms_norm_quant_story, gelu_eltwise_regbase_story, ...) were
+/// all refused by init ("no add_executable with a literal name"): their CMakeLists.txt makes a program per
+/// stage in a foreach loop, has no project() (the repository root builds it), and each program picks
+/// device 7 and runs its own gen_data.py with std::system. `tests/cli/projects/samples_story` (written
+/// for the tests) is one such story: init writes an op per stage, each building its own target through
+/// the wrapper, marked `starts-processes`, and both stages run and pass their own check.
+#[test]
+fn a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs() {
+    if !have_cmake("a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/samples_story"),
+        dir.path(),
+    );
+    let story = dir.path().join("scale_story");
+    let init = without_cann(&story, home.path(), &["init", "--no-probe"], &[]);
+    assert!(init.status.success(), "{:?}", text(&init));
+    let manifest = std::fs::read_to_string(story.join("ascend.toml")).unwrap();
+    for want in [
+        "name = \"scale_0_naive\"",
+        "program = \"scale_0_naive\"",
+        "kernel = [\"src/0_naive.asc\"]",
+        "name = \"scale_1_blocks\"",
+        "program = \"scale_1_blocks\"",
+        "starts-processes = true   # include/sample_common.h calls system",
+    ] {
+        assert!(manifest.contains(want), "{want} missing from:\n{manifest}");
+    }
+    // the program makes its own data: no prepare step running gen_data.py without its arguments
+    assert!(!manifest.contains("prepare ="), "{manifest}");
+    let run = without_cann(
+        &story,
+        home.path(),
+        &["run", "--message-format", "json"],
+        &[],
+    );
+    assert!(run.status.success(), "{:?}", text(&run));
+    let measured: Vec<serde_json::Value> = records(&run)
+        .into_iter()
+        .filter(|r| r["reason"] == "op-measured")
+        .collect();
+    assert_eq!(measured.len(), 2, "{measured:?}");
+    let latency = |op: &str| {
+        measured.iter().find(|r| r["op"] == op).unwrap()["latency_us"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(latency("scale_1_blocks") < latency("scale_0_naive"));
+    // Under the filter that stops candidates starting processes, its gen_data.py never ran.
+    std::fs::write(
+        story.join("ascend.toml"),
+        manifest.replace("starts-processes = true", "starts-processes = false"),
+    )
+    .unwrap();
+    let run = without_cann(&story, home.path(), &["run", "--op", "scale_0_naive"], &[]);
+    assert!(!run.status.success());
+    let (out, err) = text(&run);
+    assert!(
+        format!("{out}{err}").contains("Generate data failed"),
+        "{out}{err}"
+    );
+    // A stage whose kernel is wrong fails its own check, and the other stage still builds and runs.
+    std::fs::write(story.join("ascend.toml"), &manifest).unwrap();
+    let src = story.join("src/1_blocks.asc");
+    let text1 = std::fs::read_to_string(&src).unwrap();
+    std::fs::write(&src, text1.replace("3.0f", "2.0f")).unwrap();
+    let run = without_cann(&story, home.path(), &["run", "--op", "scale_1_blocks"], &[]);
+    assert!(!run.status.success());
+    let run = without_cann(&story, home.path(), &["run", "--op", "scale_0_naive"], &[]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}

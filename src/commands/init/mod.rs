@@ -1498,6 +1498,12 @@ fn render(
                     None => {}
                 }
             }
+            if let Some(why) = &l.starts_processes {
+                let _ = writeln!(
+                    s,
+                    "starts-processes = true   # {why}: the program runs without the filter that stops a candidate starting processes"
+                );
+            }
             if !l.defines.is_empty() {
                 let names: Vec<&str> = l
                     .defines
