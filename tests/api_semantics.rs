@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const N: usize = 256;
-const FLOAT_SLOTS: usize = 30;
+const FLOAT_SLOTS: usize = 31;
 const HALF_SLOTS: usize = 12;
 
 fn twin_dir() -> PathBuf {
@@ -385,8 +385,14 @@ fn new_api_semantics_match_rust_references() {
 
     // 29: Duplicate(dst, src tensor, count) spreads src[0] (cann-samples' rms_norm_quant_story).
     let mut want = zeros();
-    want[..100].fill(x[5]);
+    want[..100].fill(x[8]);
     check(&run, 29, &want, "Duplicate of a tensor's lowest element");
+
+    // 30: Reg ReduceMax / ReduceSum by name (cann-samples' softmax and rms_norm stories) over 16 lanes.
+    let mut want = zeros();
+    want[0] = x[..16].iter().cloned().fold(f32::MIN, f32::max);
+    want[8] = tree_f32(&x[..16]);
+    check(&run, 30, &want, "Reg ReduceMax / ReduceSum");
 
     // 9: Reg Reduce SUM over MaskPattern::VL8, lane 0 stored with DIST_FIRST_ELEMENT_B32.
     let mut want = zeros();

@@ -170,11 +170,24 @@ public:
         PipeBarrier<PIPE_ALL>();
         asc_mul_sync((__ubuf__ float *)r.GetPhyAddr(), (__ubuf__ float *)r.GetPhyAddr(), (__ubuf__ float *)x.GetPhyAddr(), 128u);
         Store(28, r);
-        // 29: Duplicate of a tensor's lowest element, x[5] over the first 100 (the rest stays 0)
+        // 29: Duplicate of a tensor's lowest element, x[8] over the first 100 (the rest stays 0)
         Duplicate(r, 0.0f, N);
         PipeBarrier<PIPE_V>();
-        Duplicate(r, x[5], 100);
+        Duplicate(r, x[8], 100);
         Store(29, r);
+        // 30: Reg ReduceMax / ReduceSum by name over the first 16 lanes: max in element 0, sum in element 8
+        Duplicate(r, 0.0f, N);
+        {
+            MicroAPI::RegTensor<float> a, mx, sm;
+            MicroAPI::MaskReg m16 = MicroAPI::CreateMask<float, MicroAPI::MaskPattern::VL16>();
+            MicroAPI::MaskReg m1 = MicroAPI::CreateMask<float, MicroAPI::MaskPattern::VL1>();
+            MicroAPI::LoadAlign(a, (__ubuf__ float *)x.GetPhyAddr());
+            MicroAPI::ReduceMax(mx, a, m16);
+            MicroAPI::ReduceSum(sm, a, m16);
+            MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr(), mx, m1);
+            MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr() + 8, sm, m1);
+        }
+        Store(30, r);
         // 9: Reg: tree sum of the first 8 lanes (MaskPattern::VL8), lane 0 stored alone
         Duplicate(r, 0.0f, N);
         {

@@ -476,6 +476,23 @@ inline void Reduce(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC
     twin_reg::trace<E>("RegReduce", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
 }
 
+// ReduceSum / ReduceMax / ReduceMin: the reductions by name, as CANN 9 programs call them (cann-samples'
+// rms_norm_quant_story and softmax_regbase_story); the vcadd / vcmax / vcmin instructions that Reduce's
+// SUM / MAX / MIN are (asc-devkit impl/basic_api/dav_l300/kernel_operator_common_impl.h defines them over
+// those instructions), so the same results, traced as RegReduce.
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void ReduceSum(RegTensor<E> &dst, RegTensor<E> src, MaskReg mask, TWIN_LOC) {
+    Reduce<ReduceType::SUM>(dst, src, mask, TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void ReduceMax(RegTensor<E> &dst, RegTensor<E> src, MaskReg mask, TWIN_LOC) {
+    Reduce<ReduceType::MAX>(dst, src, mask, TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void ReduceMin(RegTensor<E> &dst, RegTensor<E> src, MaskReg mask, TWIN_LOC) {
+    Reduce<ReduceType::MIN>(dst, src, mask, TWIN_LOC_ARGS);
+}
+
 // ReduceDataBlock (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/归约计算/ReduceDataBlock.md): lane b of
 // dst takes the sum (a binary tree), maximum or minimum of the active elements of the 32-byte block b of
 // src, b = 0..7; the other lanes are zero (ZEROING, the only mode the page supports), as is a block with no
@@ -564,6 +581,9 @@ inline void StoreUnAlignPost(__ubuf__ T *&dstAddr, UnalignRegForStore &, int32_t
 // Vector-function scopes and calls of the regbase programming model: on the twin, plain code.
 #define __VEC_SCOPE__
 #define __simd_vf__
+// a hint to CANN's compiler not to fuse this vector function with its neighbours (asc-devkit's regbase
+// softmax marks its VFs so): nothing to the twin, which does not fuse
+#define __no_simd_vf_fusion__
 #define __simd_callee__
 // asc_vf_call<F>(args...): starts the SIMD vector function F (a `__simd_vf__` free or static function) with
 // the given plain pointers and scalars (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/VF调用/
