@@ -2,7 +2,7 @@
 //! each stage of a performance story (`src/0_naive.asc`, `src/1_preload_gamma.asc`, ...) with one
 //! `add_executable(${TARGET_NAME} ${CPP_FILE})` inside a `foreach` over a `set(...)` list or a
 //! `file(GLOB ...)`, the name made by `get_filename_component(... NAME_WE)` and `set(...)`. Evaluates
-//! that subset of CMake (set, list(APPEND), file(GLOB), get_filename_component, foreach) over the file's
+//! that subset of CMake (set, list(APPEND), file(GLOB), get_filename_component, string(REPLACE), foreach) over the file's
 //! commands; `if` is not evaluated (both branches' programs are listed) and the bodies of functions and
 //! macros are not entered (a program made by a function called elsewhere is not found). Knows nothing of
 //! kernels, manifests or building.
@@ -220,6 +220,15 @@ impl Eval<'_> {
                     let v = self.glob(&c.args[2..]);
                     self.vars.insert(c.args[1].clone(), v);
                 }
+                // string(REPLACE <match> <replace> <out> <input>...)
+                "string" if c.args.len() >= 4 && c.args[0] == "REPLACE" => {
+                    let (from, to) = (self.expand(&c.args[1]), self.expand(&c.args[2]));
+                    let input: String = c.args[4..].iter().map(|a| self.expand(a)).collect();
+                    if !from.is_empty() {
+                        self.vars
+                            .insert(c.args[3].clone(), vec![input.replace(&from, &to)]);
+                    }
+                }
                 "get_filename_component" if c.args.len() >= 3 => {
                     let path = self.expand(&c.args[1]);
                     let file = path.rsplit('/').next().unwrap_or(&path).to_string();
@@ -398,6 +407,19 @@ mod tests {
         let text = "set(SCENES s1 s2)\nforeach(scene IN LISTS SCENES)\n add_executable(${scene} src/${scene}.asc)\nendforeach()\n";
         let p = programs(Path::new("/r"), &words(text));
         assert_eq!(p[1].sources, ["src/s2.asc"]);
+    }
+
+    /// kv_rms_norm_rope_cache_story: the stage's folder in the name, its `/` replaced.
+    #[test]
+    fn string_replace_is_evaluated() {
+        let text = "set(CPP_FILES\n membase/full_load.asc\n regbase/full_load.asc\n)\nforeach(CPP_FILE ${CPP_FILES})\n\
+                    get_filename_component(T ${CPP_FILE} NAME_WE)\n get_filename_component(D ${CPP_FILE} DIRECTORY)\n\
+                    string(REPLACE \"/\" \"_\" DN ${D})\n set(T \"kv_${DN}_${T}\")\n add_executable(${T} ${CPP_FILE})\nendforeach()\n";
+        let names: Vec<String> = programs(Path::new("/r"), &words(text))
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(names, ["kv_membase_full_load", "kv_regbase_full_load"]);
     }
 
     /// A program a function makes (simd_vf_story's `add_simd_vf_story_case(elemwise)`) is not found,

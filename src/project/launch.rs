@@ -397,6 +397,33 @@ pub fn data_flow(root: &Path) -> (Option<Vec<Vec<String>>>, Option<Vec<Vec<Strin
     (Some(prepare), Some(verify))
 }
 
+/// The op name of one of several programs: the program's, or where that is no C identifier (a stage
+/// target named `0_native`: cann-samples' moe_init_routing_story) the folder's name before it, with
+/// what no identifier holds made `_`.
+fn op_name_of(root: &Path, program: &str) -> String {
+    let ident = |s: &str| {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect::<String>()
+    };
+    if program.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        return ident(program);
+    }
+    let folder = root.file_name().and_then(|n| n.to_str()).unwrap_or("op");
+    let folder = if folder.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        ident(folder)
+    } else {
+        format!("op_{}", ident(folder))
+    };
+    format!("{folder}_{}", ident(program))
+}
+
 /// Calls that start a process, as C and C++ host code makes them.
 const PROCESS_CALLS: &[&str] = &[
     "system",
@@ -814,7 +841,7 @@ fn program_op(
     let (include, include_as) = super::registered::include_layout(root, &srcs);
     let name = match several {
         None => entry.name.clone(),
-        Some(_) => program.to_string(),
+        Some(_) => op_name_of(root, program),
     };
     Some(Ok(FoundOp {
         name,
@@ -937,6 +964,19 @@ mod tests {
         .unwrap();
         let e = discover(root).unwrap().unwrap_err();
         assert!(e.contains("with a literal name"), "{e}");
+    }
+
+    /// Found on cann-samples' moe_init_routing_story, whose stage targets are `0_native`, ...: the
+    /// manifest refused the op name. It takes the folder's name before it.
+    #[test]
+    fn a_program_name_that_is_no_identifier_gets_the_folder_before_it() {
+        let root = Path::new("/s/moe_init_routing_story");
+        assert_eq!(
+            op_name_of(root, "0_native"),
+            "moe_init_routing_story_0_native"
+        );
+        assert_eq!(op_name_of(root, "scale_0"), "scale_0");
+        assert_eq!(op_name_of(Path::new("/s/2-story"), "1.x"), "op_2_story_1_x");
     }
 
     /// cann-samples' regbase stories run their gen_data.py with std::system from the program; under

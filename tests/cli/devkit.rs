@@ -268,7 +268,9 @@ fn a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub() {
 /// stage in a foreach loop, has no project() (the repository root builds it), and each program picks
 /// device 7 and runs its own gen_data.py with std::system. `tests/cli/projects/samples_story` (written
 /// for the tests) is one such story: init writes an op per stage, each building its own target through
-/// the wrapper, marked `starts-processes`, and both stages run and pass their own check.
+/// the wrapper, marked `starts-processes`, and both stages run and pass their own check. Their quoted
+/// include of their own `kernel_utils.h` finds theirs, not the twin's of the same name (the rewritten
+/// copy is compiled from another folder: simd_vf_constraints failed on `CeilAlign`).
 #[test]
 fn a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs() {
     if !have_cmake("a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs") {
