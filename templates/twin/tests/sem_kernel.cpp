@@ -186,6 +186,8 @@ public:
             MicroAPI::ReduceSum(sm, a, m16);
             MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr(), mx, m1);
             MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr() + 8, sm, m1);
+            // and the low byte of each of the 16 lanes, packed (DIST_PACK4_B32) from element 16 on
+            MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_PACK4_B32>((__ubuf__ float *)r.GetPhyAddr() + 16, a, m16);
         }
         Store(30, r);
         // 9: Reg: tree sum of the first 8 lanes (MaskPattern::VL8), lane 0 stored alone

@@ -175,6 +175,14 @@ inline void store(void *dstp, const U &src, const MaskReg &m, const char *api, T
             if (m.bit[k * w]) __builtin_memcpy(p + k * (w / 2), src.b + k * w, w / 2);
         break;
     }
+    case StoreDist::DIST_PACK4_B32: {
+        // the low 8 bits (a quarter) of every active 32-bit lane, stored one after another: VL/4 bytes
+        // (asc-devkit docs/zh/api/SIMD-API/基础API/Reg矢量计算/Reg数据搬出/连续对齐搬出（StoreAlign）.md)
+        uint8_t *p = twin_reg::ub(dstp, VL / 4, api, TWIN_LOC_ARGS);
+        for (uint32_t k = 0; k < VL / 4; k++)
+            if (m.bit[k * 4]) p[k] = src.b[k * 4];
+        break;
+    }
     case StoreDist::DIST_FIRST_ELEMENT_B8: case StoreDist::DIST_FIRST_ELEMENT_B16: case StoreDist::DIST_FIRST_ELEMENT_B32: {
         const uint32_t w = dist == StoreDist::DIST_FIRST_ELEMENT_B8 ? 1 : dist == StoreDist::DIST_FIRST_ELEMENT_B16 ? 2 : 4;
         uint8_t *p = twin_reg::ub(dstp, w, api, TWIN_LOC_ARGS);
