@@ -3389,7 +3389,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
         __ubuf__ float *d = (__ubuf__ float *)(out + 1280 + 8);
         Reg::RegTensor<float> r;
         Reg::UnalignRegForLoad ul;
-        Reg::UnalignRegForStore us;
+        // the store's register by its other name (simulation-based-vf-profiling's `UnalignReg`)
+        Reg::UnalignReg us;
         Reg::LoadUnAlignPre(ul, s);
         for (int i = 0; i < 2; i++) {
             Reg::LoadUnAlign(r, ul, s, 60);

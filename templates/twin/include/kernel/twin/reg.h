@@ -536,12 +536,14 @@ inline void ReduceDataBlock(RegTensor<E> &dst, RegTensor<E> src, MaskReg mask, T
 // run: LoadUnAlign takes VL bytes at srcAddr (any alignment), StoreUnAlign writes the first
 // postUpdateStride elements of the register at dstAddr; the post-update forms then move the address on by
 // postUpdateStride elements. The AddrReg and AR-register forms are not modelled.
-struct UnalignRegForLoad {
+// One register type under three names, as asc-devkit's kernel_reg_compute_common_intf.h declares them
+// (UnalignRegForLoad, UnalignRegForStore and UnalignReg are all the 32-byte unaligned register;
+// cann-samples' simulation-based-vf-profiling stores through an `UnalignReg`).
+struct UnalignReg {
     uint8_t b[32] = {};
 };
-struct UnalignRegForStore {
-    uint8_t b[32] = {};
-};
+using UnalignRegForLoad = UnalignReg;
+using UnalignRegForStore = UnalignReg;
 template <class T> inline void LoadUnAlignPre(UnalignRegForLoad &, __ubuf__ T *srcAddr, TWIN_LOC) {
     (void)srcAddr;
     twin_reg::trace<T>("RegLoadUnAlignPre", 1, TWIN_LOC_ARGS);
