@@ -186,6 +186,11 @@ public:
             MicroAPI::ReduceSum(sm, a, m16);
             MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr(), mx, m1);
             MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr() + 8, sm, m1);
+            // the sum spread by the register form of Duplicate over 8 lanes, from element 24 on
+            MicroAPI::RegTensor<float> spread;
+            MicroAPI::MaskReg m8 = MicroAPI::CreateMask<float, MicroAPI::MaskPattern::VL8>();
+            MicroAPI::Duplicate<float, MicroAPI::HighLowPart::LOWEST, MicroAPI::MaskMergeMode::ZEROING>(spread, sm, m8);
+            MicroAPI::StoreAlign((__ubuf__ float *)r.GetPhyAddr() + 24, spread, m8);
             // and the low byte of each of the 16 lanes, packed (DIST_PACK4_B32) from element 16 on
             MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_PACK4_B32>((__ubuf__ float *)r.GetPhyAddr() + 16, a, m16);
         }

@@ -6,6 +6,9 @@
 #include <type_traits>
 
 #define __aicore__
+// a function for both the host and the device (cann-samples' simd_vf_constraints: CeilAlign); the twin
+// compiles both sides as one CPU program
+#define __host_aicore__
 #define __global__
 #define __vector__
 #define __cube__

@@ -336,6 +336,16 @@ inline void Duplicate(RegTensor<E> &dst, S scalar, MaskReg &mask, TWIN_LOC) {
     for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) twin_reg::put<E, mode>(dst, mask, i, (E)scalar);
     twin_reg::trace<E>("RegDuplicate", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
 }
+// Tensor mode: every active lane takes src's lowest element (asc-devkit docs/zh/api/SIMD-API/基础API/
+// Reg矢量计算/数据填充/Duplicate.md; `pos` is LOWEST, the only value the page allows).
+enum class HighLowPart { LOWEST = 0, HIGHEST = 1 };
+template <class T = DefaultType, HighLowPart pos = HighLowPart::LOWEST, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void Duplicate(RegTensor<E> &dst, RegTensor<E> &src, MaskReg &mask, TWIN_LOC) {
+    static_assert(pos == HighLowPart::LOWEST, "Reg::Duplicate of a register: only HighLowPart::LOWEST is supported");
+    const E v = src.get(0);
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) twin_reg::put<E, mode>(dst, mask, i, v);
+    twin_reg::trace<E>("RegDuplicate", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
 template <class T = DefaultType, class E, class S, typename std::enable_if<std::is_arithmetic<S>::value || twin::is_half_like<S>::value, int>::type = 0>
 inline void Duplicate(RegTensor<E> &dst, S scalar, TWIN_LOC) {
     for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) dst.set(i, (E)scalar);
