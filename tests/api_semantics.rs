@@ -4151,6 +4151,42 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     assert_eq!(y[129], 2927.0);
 }
 
+/// The C API's copies as documented, on `void *` (cann-samples' vector_add_c_api: `asc_copy_gm2ub_sync(
+/// (__ubuf__ void*)x, (__gm__ void*)(x + offset), bytes)` stopped at "forming reference to void"): the
+/// bytes arrive as they left.
+#[test]
+fn c_api_copies_on_void_pointers_move_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "c_api/asc_simd.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    void *ub = (void *)(uintptr_t)t.GetPhyAddr();
+    asc_copy_gm2ub_sync(ub, (void *)x, 128 * sizeof(float));
+    asc_copy_ub2gm_sync((void *)y, ub, 128 * sizeof(float));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the C API void-pointer copy kernel",
+    );
+    let x: Vec<f32> = (0..128).map(|i| i as f32 * 0.75 - 9.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 128 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(f32s(&y), x);
+}
+
 /// The C API's L2 cache modes (asc-devkit docs C-API/enum/asc_load_l2_cache_mode.md and
 /// asc_store_l2_cache_mode.md; the example 00_set_l2_cache_mode stopped at "NOTALLOC_KEEP is not a member"):
 /// every mode moves the data the same, and the GM copy records carry the mode the model reads

@@ -237,6 +237,22 @@ template <class T> inline void asc_copy_ub2gm_sync(T *dst, T *src, uint32_t size
     asc_copy_ub2gm(dst, src, size, TWIN_LOC_ARGS);
     asc_sync();
 }
+// The documented prototypes take `void *` (asc-devkit docs/zh/api/SIMD-API/C-API/vector_datamove/
+// asc_copy_gm2ub/asc_copy_gm2ub_arch_2201.md: `asc_copy_gm2ub(__ubuf__ void* dst, __gm__ void* src, uint32_t
+// size)`, cann-samples' vector_add_c_api calls them so): size bytes, copied as bytes.
+#define TWIN_CAPI_VOID_COPY(NAME)                                                                                      \
+    inline void NAME(void *dst, void *src, uint32_t size, TWIN_LOC) {                                                  \
+        NAME(static_cast<uint8_t *>(dst), static_cast<uint8_t *>(src), size, TWIN_LOC_ARGS);                          \
+    }
+TWIN_CAPI_VOID_COPY(asc_copy_gm2ub)
+TWIN_CAPI_VOID_COPY(asc_copy_ub2gm)
+TWIN_CAPI_VOID_COPY(asc_copy_gm2ub_sync)
+TWIN_CAPI_VOID_COPY(asc_copy_ub2gm_sync)
+TWIN_CAPI_VOID_COPY(asc_copy_gm2ub_align)
+TWIN_CAPI_VOID_COPY(asc_copy_ub2gm_align)
+TWIN_CAPI_VOID_COPY(asc_copy_gm2ub_align_sync)
+TWIN_CAPI_VOID_COPY(asc_copy_ub2gm_align_sync)
+#undef TWIN_CAPI_VOID_COPY
 
 // ---- repeat-form vector compute on UB arrays (vector_compute/asc_add.md ...): count elements ------------
 #define TWIN_CAPI_VEC_BINARY(NAME, CXX)                                                                           \
