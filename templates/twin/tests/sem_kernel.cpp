@@ -191,6 +191,12 @@ public:
             MicroAPI::MaskReg m8 = MicroAPI::CreateMask<float, MicroAPI::MaskPattern::VL8>();
             MicroAPI::Duplicate<float, MicroAPI::HighLowPart::LOWEST, MicroAPI::MaskMergeMode::ZEROING>(spread, sm, m8);
             MicroAPI::StoreAlign((__ubuf__ float *)r.GetPhyAddr() + 24, spread, m8);
+            // the max again at element 9 (DIST_FIRST_ELEMENT_B32 needs 4-byte alignment only), and x[3]
+            // broadcast from its 4-byte aligned address (DIST_BRC_B32) over 8 lanes from element 32 on
+            MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_FIRST_ELEMENT_B32>((__ubuf__ float *)r.GetPhyAddr() + 9, mx, m8);
+            MicroAPI::RegTensor<float> brc;
+            MicroAPI::LoadAlign<float, MicroAPI::LoadDist::DIST_BRC_B32>(brc, (__ubuf__ float *)x.GetPhyAddr() + 3);
+            MicroAPI::StoreAlign((__ubuf__ float *)r.GetPhyAddr() + 32, brc, m8);
             // and the low byte of each of the 16 lanes, packed (DIST_PACK4_B32) from element 16 on
             MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_PACK4_B32>((__ubuf__ float *)r.GetPhyAddr() + 16, a, m16);
         }

@@ -68,10 +68,18 @@ template <class T> inline bool on(const MaskReg &m, uint32_t i) { return m.bit[(
 template <class T> inline void set_on(MaskReg &m, uint32_t i, bool v) {
     for (uint32_t k = 0; k < sizeof(T); k++) m.bit[(uint64_t)i * sizeof(T) + k] = v ? 1 : 0;
 }
-inline uint8_t *ub(const void *p, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
+// The UB bytes at a register load's or store's address, which must be aligned to `align` bytes: 32 for
+// whole-register modes, less for the ones that move one element or a part (the alignment column of the
+// LoadDist / StoreDist tables of asc-devkit's LoadAlign and StoreAlign pages: DIST_BRC_B32 4,
+// DIST_FIRST_ELEMENT_B16 2, ...).
+inline uint8_t *ub_aligned(const void *p, uint64_t bytes, uint32_t align, const char *api, TWIN_LOC_DECL) {
     uint64_t addr = (uint64_t)(uintptr_t)p;
-    if (addr % 32 != 0) twin::fault(twin_file, twin_line, "%s: UB address %llu is not 32-byte aligned", api, (unsigned long long)addr);
+    if (addr % align != 0)
+        twin::fault(twin_file, twin_line, "%s: UB address %llu is not %u-byte aligned", api, (unsigned long long)addr, align);
     return twin::ub_span(addr, bytes, api, TWIN_LOC_ARGS);
+}
+inline uint8_t *ub(const void *p, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
+    return ub_aligned(p, bytes, 32, api, TWIN_LOC_ARGS);
 }
 template <class T> inline void trace(const char *api, uint64_t lanes, TWIN_LOC_DECL) {
     (void)twin_file;
@@ -141,7 +149,7 @@ template <class T, LoadDist dist, class U> inline void load(U &dst, const void *
     case LoadDist::DIST_BRC_B8: case LoadDist::DIST_BRC_B16: case LoadDist::DIST_BRC_B32: {
         // one element repeated over the whole register
         const uint32_t sz = dist == LoadDist::DIST_BRC_B8 ? 1 : dist == LoadDist::DIST_BRC_B16 ? 2 : 4;
-        const uint8_t *p = twin_reg::ub(src, sz, api, TWIN_LOC_ARGS);
+        const uint8_t *p = twin_reg::ub_aligned(src, sz, sz, api, TWIN_LOC_ARGS);
         for (uint32_t k = 0; k < VL; k += sz) __builtin_memcpy(dst.b + k, p, sz);
         break;
     }
@@ -184,9 +192,10 @@ inline void store(void *dstp, const U &src, const MaskReg &m, const char *api, T
         break;
     }
     case StoreDist::DIST_FIRST_ELEMENT_B8: case StoreDist::DIST_FIRST_ELEMENT_B16: case StoreDist::DIST_FIRST_ELEMENT_B32: {
+        // src's first element, whatever the mask (the StoreAlign page: 忽略mask), at a w-byte aligned address
         const uint32_t w = dist == StoreDist::DIST_FIRST_ELEMENT_B8 ? 1 : dist == StoreDist::DIST_FIRST_ELEMENT_B16 ? 2 : 4;
-        uint8_t *p = twin_reg::ub(dstp, w, api, TWIN_LOC_ARGS);
-        if (m.bit[0]) __builtin_memcpy(p, src.b, w);
+        uint8_t *p = twin_reg::ub_aligned(dstp, w, w, api, TWIN_LOC_ARGS);
+        __builtin_memcpy(p, src.b, w);
         break;
     }
     case StoreDist::DIST_NORM: case StoreDist::DIST_NORM_B8: case StoreDist::DIST_NORM_B16: case StoreDist::DIST_NORM_B32: {
