@@ -396,12 +396,15 @@ fn new_api_semantics_match_rust_references() {
     want[24..32].fill(sum);
     want[9] = want[0];
     want[32..40].fill(x[3]);
+    for i in 0..8 {
+        want[40 + i] = x[3] * x[i] + x[i];
+    }
     // DIST_PACK4_B32: the low byte of each active 32-bit lane, one after another
     for w in 0..4 {
         let b: Vec<u8> = (0..4).map(|k| x[4 * w + k].to_bits() as u8).collect();
         want[16 + w] = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }
-    check(&run, 30, &want, "Reg ReduceMax / ReduceSum, Duplicate of a register, PACK4 / FIRST_ELEMENT stores, a BRC load");
+    check(&run, 30, &want, "Reg ReduceMax / ReduceSum, Duplicate of a register, PACK4 / FIRST_ELEMENT stores, a BRC load, Mula");
 
     // 9: Reg Reduce SUM over MaskPattern::VL8, lane 0 stored with DIST_FIRST_ELEMENT_B32.
     let mut want = zeros();

@@ -197,6 +197,10 @@ public:
             MicroAPI::RegTensor<float> brc;
             MicroAPI::LoadAlign<float, MicroAPI::LoadDist::DIST_BRC_B32>(brc, (__ubuf__ float *)x.GetPhyAddr() + 3);
             MicroAPI::StoreAlign((__ubuf__ float *)r.GetPhyAddr() + 32, brc, m8);
+            // Mula (MulAddDst): x[3] * x + x over 8 lanes, from element 40 on
+            MicroAPI::RegTensor<float> acc = a;
+            MicroAPI::Mula(acc, brc, a, m8);
+            MicroAPI::StoreAlign((__ubuf__ float *)r.GetPhyAddr() + 40, acc, m8);
             // and the low byte of each of the 16 lanes, packed (DIST_PACK4_B32) from element 16 on
             MicroAPI::StoreAlign<float, MicroAPI::StoreDist::DIST_PACK4_B32>((__ubuf__ float *)r.GetPhyAddr() + 16, a, m16);
         }

@@ -275,6 +275,23 @@ TWIN_REG_BINARY(And, (a & b))
 TWIN_REG_BINARY(Or, (a | b))
 #undef TWIN_REG_BINARY
 
+// MulAddDst: dst = src0 * src1 + dst on the active lanes (asc-devkit docs/zh/api/SIMD-API/基础API/
+// Reg矢量计算/复合计算/MulAddDst.md), computed as the repeat-form MulAddDst is (vec.h); Mula is the same
+// instruction under the name CANN 9 programs also use (asc-devkit's reg_compute binary interface defines
+// it over MulAddDst's implementation; cann-samples' rms_norm_quant_story stage 6).
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void MulAddDst(RegTensor<E> &dst, RegTensor<E> &src0, RegTensor<E> &src1, MaskReg &mask, TWIN_LOC) {
+    for (uint32_t i = 0; i < RegTensor<E>::kLanes; i++) {
+        auto a = twin::up(src0.get(i)), b = twin::up(src1.get(i)), c = twin::up(dst.get(i));
+        twin_reg::put<E, mode>(dst, mask, i, (E)(a * b + c));
+    }
+    twin_reg::trace<E>("RegMulAddDst", RegTensor<E>::kLanes, TWIN_LOC_ARGS);
+}
+template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E>
+inline void Mula(RegTensor<E> &dst, RegTensor<E> &src0, RegTensor<E> &src1, MaskReg &mask, TWIN_LOC) {
+    MulAddDst<T, mode>(dst, src0, src1, mask, TWIN_LOC_ARGS);
+}
+
 #define TWIN_REG_SCALAR(NAME, EXPR)                                                                                    \
     template <class T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, class E, class S>                  \
     inline void NAME(RegTensor<E> &dst, RegTensor<E> &src, S scalar, MaskReg &mask, TWIN_LOC) {                      \
