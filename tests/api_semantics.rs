@@ -404,7 +404,12 @@ fn new_api_semantics_match_rust_references() {
         let b: Vec<u8> = (0..4).map(|k| x[4 * w + k].to_bits() as u8).collect();
         want[16 + w] = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }
-    check(&run, 30, &want, "Reg ReduceMax / ReduceSum, Duplicate of a register, PACK4 / FIRST_ELEMENT stores, a BRC load, Mula");
+    check(
+        &run,
+        30,
+        &want,
+        "Reg ReduceMax / ReduceSum, Duplicate of a register, PACK4 / FIRST_ELEMENT stores, a BRC load, Mula",
+    );
 
     // 9: Reg Reduce SUM over MaskPattern::VL8, lane 0 stored with DIST_FIRST_ELEMENT_B32.
     let mut want = zeros();

@@ -378,6 +378,8 @@ pub fn compute_cost(ins: &Instr, api: &str, soc: &Soc) -> (f64, bool) {
             "SyncAll" => (SYNC_ALL_CYCLES, true),
             "GetSystemCycle" => (soc.clock_ghz * 1e3 / SYS_CNT_MHZ, true),
             "VfCall" => (VF_START_CYCLES, true),
+            // Nop<count>: one record per cycle of delay (asc-devkit Nop.md)
+            "Nop" => (1.0, true),
             "GetValue" | "SetValue" => (soc.mem.scalar_ub_access_cycles, true),
             // The high-level Matmul's runtime-tiling work (cube.rs), else the default.
             _ => super::cube::runtime_tiling_scalar_cycles(api, soc)
@@ -455,6 +457,20 @@ mod tests {
         let (cycles, known) = compute_cost(i, "GetSystemCycle", soc);
         assert!(known);
         assert_eq!(cycles / soc.clock_ghz / 1e3, 1.0 / 50.0);
+    }
+
+    /// Nop<8>() (simulation-based-vf-profiling's warm-up kernel) delays 8 cycles: its 8 records, counted.
+    #[test]
+    fn a_nop_record_costs_one_cycle() {
+        let t =
+            crate::model::trace::parse("twin-trace 2\nblock 0 1\nI S Nop line=3 count=8\nend\n")
+                .unwrap();
+        let crate::model::trace::Record::Instr(i) = &t.blocks[0].records[0] else {
+            panic!()
+        };
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        assert_eq!(compute_cost(i, "Nop", soc), (1.0, true));
+        assert_eq!(i.count, 8);
     }
 
     #[test]

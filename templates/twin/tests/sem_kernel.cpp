@@ -175,6 +175,7 @@ public:
         PipeBarrier<PIPE_V>();
         Duplicate(r, x[8], 100);
         Store(29, r);
+        Nop<3>(); // a delay: no data changes
         // 30: Reg ReduceMax / ReduceSum by name over the first 16 lanes: max in element 0, sum in element 8
         Duplicate(r, 0.0f, N);
         {

@@ -148,6 +148,12 @@ template <class... Args> inline void printf(const char *fmt, Args &&...args) {
 template <class T> inline void DumpTensor(const LocalTensor<T> &, uint32_t, uint32_t) {}
 template <class T> inline void DumpTensor(const GlobalTensor<T> &, uint32_t, uint32_t) {}
 inline void Trap(TWIN_LOC) { twin::fault(twin_file, twin_line, "Trap called"); }
+// Nop<count>(): a delay of count cycles (asc-devkit docs/zh/api/SIMD-API/基础API/标量计算/Nop.md), one
+// scalar record per cycle (`Nop`, one cycle each in src/model/costs.rs; repeats are counted, not written
+// out).
+template <int count = 1> inline void Nop(TWIN_LOC) {
+    for (int i = 0; i < count; i++) twin::tr_scalar("Nop", twin_line);
+}
 
 // The kind of core running the code, as kernels read it (`if (g_coreType == AIC)`, `AscendC::g_coreType ==
 // AIV`: the HCCL kernel pages' examples, e.g. asc-devkit docs/zh/api/SIMD-API/高阶API/HCCL通信类/
