@@ -460,9 +460,12 @@ fn process_call(text: &str) -> Option<&'static str> {
     None
 }
 
-/// The C and C++ sources and headers of the folder `root`, two levels down, in name order.
-fn host_and_kernel_files(root: &Path) -> impl Iterator<Item = walkdir::DirEntry> {
-    walkdir::WalkDir::new(root)
+/// What the program is made of, for what its host code does: the sources it builds, then the headers
+/// of the folder `root` (two levels down, in name order), which any of them may include. Another
+/// program's sources (a story's other stages) are not among them.
+fn program_texts(root: &Path, built: &[&(String, String)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = built.iter().map(|&x| x.clone()).collect();
+    let headers = walkdir::WalkDir::new(root)
         .max_depth(3)
         .sort_by_file_name()
         .into_iter()
@@ -472,26 +475,30 @@ fn host_and_kernel_files(root: &Path) -> impl Iterator<Item = walkdir::DirEntry>
                 && e.path()
                     .extension()
                     .and_then(|x| x.to_str())
-                    .is_some_and(|x| matches!(x, "asc" | "cpp" | "cc" | "cxx" | "h" | "hpp"))
-        })
+                    .is_some_and(|x| matches!(x, "h" | "hpp"))
+        });
+    for e in headers {
+        if let Ok(text) = std::fs::read_to_string(e.path()) {
+            out.push((rel(root, e.path()), text));
+        }
+    }
+    out
 }
 
-/// Where the sources of the folder `root` start a process: `<file> calls <call>`.
-fn starts_processes(root: &Path) -> Option<String> {
-    host_and_kernel_files(root).find_map(|e| {
-        let text = std::fs::read_to_string(e.path()).ok()?;
-        let call = process_call(&text)?;
-        Some(format!("{} calls {call}", rel(root, e.path())))
-    })
+/// Where the program's host code starts a process: `<file> calls <call>`.
+fn starts_processes(texts: &[(String, String)]) -> Option<String> {
+    texts
+        .iter()
+        .find_map(|(f, t)| process_call(t).map(|call| format!("{f} calls {call}")))
 }
 
-/// The source of the folder `root` that runs `gen_data.py` itself (names the script and starts a
-/// process), when one does: the program then makes its own data.
-fn runs_its_own_gen_data(root: &Path) -> Option<String> {
-    host_and_kernel_files(root).find_map(|e| {
-        let text = std::fs::read_to_string(e.path()).ok()?;
-        (text.contains("gen_data.py") && process_call(&text).is_some()).then(|| rel(root, e.path()))
-    })
+/// The file of the program that runs `gen_data.py` itself (names the script and starts a process),
+/// when one does: the program then makes its own data.
+fn runs_its_own_gen_data(texts: &[(String, String)]) -> Option<String> {
+    texts
+        .iter()
+        .find(|(_, t)| t.contains("gen_data.py") && process_call(t).is_some())
+        .map(|(f, _)| f.clone())
 }
 
 /// Commands as a note shows them: `python3 scripts/gen_data.py`, several joined with `; `.
@@ -783,7 +790,8 @@ fn program_op(
         return Some(Err(refused(why)));
     }
     let mut notes = vec![];
-    let runs_own = runs_its_own_gen_data(root);
+    let made_of = program_texts(root, &built);
+    let runs_own = runs_its_own_gen_data(&made_of);
     let (prepare, verify) = match &runs_own {
         // the program makes its data itself (cann-samples' stories call gen_data.py from main()):
         // a prepare step would run the script again, without the arguments the program gives it
@@ -863,7 +871,7 @@ fn program_op(
             verify,
             targets_dav_3510: targets_dav_3510(cmake),
             cmake_include: cmake_include.to_vec(),
-            starts_processes: starts_processes(root),
+            starts_processes: starts_processes(&made_of),
             defines: required_defines(cmake),
         }),
     }))
@@ -964,6 +972,46 @@ mod tests {
         .unwrap();
         let e = discover(root).unwrap().unwrap_err();
         assert!(e.contains("with a literal name"), "{e}");
+    }
+
+    /// A folder making a program per stage in a loop gives an op per stage, named after its program,
+    /// each with its own source; what a stage's host code does (start processes, run gen_data.py) is
+    /// read from that stage's sources and the folder's headers, not from another stage's (rms_norm_quant
+    /// stage 3 was said to start processes because stage 0's source did).
+    #[test]
+    fn a_loop_of_stages_gives_an_op_each_with_its_own_evidence() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("story");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("CMakeLists.txt"),
+            "project(s LANGUAGES ASC CXX)\nset(CPP_FILES src/0_a.asc src/1_b.asc)\nforeach(F ${CPP_FILES})\n\
+             get_filename_component(T ${F} NAME_WE)\n set(T \"st_${T}\")\n add_executable(${T} ${F})\nendforeach()\n",
+        )
+        .unwrap();
+        let kernel = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) { }\n";
+        std::fs::write(
+            root.join("src/0_a.asc"),
+            format!("{kernel}int main() {{ return system(\"python3 gen_data.py\"); }}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("src/1_b.asc"),
+            format!("{kernel}int main() {{ return 0; }}\n"),
+        )
+        .unwrap();
+        let ops = discover(&root).unwrap().unwrap();
+        let names: Vec<&str> = ops.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["st_0_a", "st_1_b"]);
+        assert_eq!(ops[0].kernel, ["src/0_a.asc"]);
+        assert_eq!(ops[1].kernel, ["src/1_b.asc"]);
+        let launch = |i: usize| ops[i].launch.clone().unwrap();
+        assert_eq!(launch(0).program, "st_0_a");
+        assert_eq!(
+            launch(0).starts_processes.as_deref(),
+            Some("src/0_a.asc calls system")
+        );
+        assert_eq!(launch(1).starts_processes, None);
     }
 
     /// Found on cann-samples' moe_init_routing_story, whose stage targets are `0_native`, ...: the
