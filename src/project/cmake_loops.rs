@@ -1,10 +1,11 @@
-//! The programs a CMakeLists.txt makes in a loop, as CMake would make them: hicann/cann-samples build
-//! each stage of a performance story (`src/0_naive.asc`, `src/1_preload_gamma.asc`, ...) with one
-//! `add_executable(${TARGET_NAME} ${CPP_FILE})` inside a `foreach` over a `set(...)` list or a
-//! `file(GLOB ...)`, the name made by `get_filename_component(... NAME_WE)` and `set(...)`. Evaluates
-//! that subset of CMake (set, list(APPEND), file(GLOB), get_filename_component, string(REPLACE), foreach) over the file's
-//! commands; `if` is not evaluated (both branches' programs are listed) and the bodies of functions and
-//! macros are not entered (a program made by a function called elsewhere is not found). Knows nothing of
+//! The programs a CMakeLists.txt makes in loops and functions, as CMake would make them:
+//! hicann/cann-samples build each stage of a performance story (`src/0_naive.asc`,
+//! `src/1_preload_gamma.asc`, ...) with one `add_executable(${TARGET_NAME} ${CPP_FILE})` inside a
+//! `foreach` over a `set(...)` list or a `file(GLOB ...)`, the name made by
+//! `get_filename_component(... NAME_WE)` and `set(...)`, sometimes in a function called once per case
+//! folder (simd_vf_story). Evaluates that subset of CMake (set with PARENT_SCOPE, list(APPEND),
+//! file(GLOB), get_filename_component, string(REPLACE), foreach, function and macro calls) over the
+//! file's commands; `if` is not evaluated (both branches' programs are listed). Knows nothing of
 //! kernels, manifests or building.
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ pub struct Program {
     pub sources: Vec<String>,
 }
 
+#[derive(Clone)]
 struct Command {
     name: String,
     args: Vec<String>,
@@ -52,10 +54,20 @@ fn commands(words: &[String]) -> Vec<Command> {
     out
 }
 
+/// A function or macro the file defines: its parameters and body.
+struct Defined {
+    params: Vec<String>,
+    body: Vec<Command>,
+    is_macro: bool,
+}
+
 struct Eval<'a> {
     root: &'a Path,
     vars: HashMap<String, Vec<String>>,
     programs: Vec<Program>,
+    defined: HashMap<String, Defined>,
+    /// The calls being evaluated, innermost last: what each sets with PARENT_SCOPE.
+    calls: Vec<Vec<(String, Vec<String>)>>,
 }
 
 impl Eval<'_> {
@@ -119,18 +131,19 @@ impl Eval<'_> {
             .to_string()
     }
 
-    /// `file(GLOB VAR [CONFIGURE_DEPENDS] [LIST_DIRECTORIES b] [RELATIVE dir] patterns...)`: the
-    /// files matching each pattern (a wildcard in the last component only), sorted as CMake sorts
-    /// them, absolute unless RELATIVE.
+    /// `file(GLOB VAR [CONFIGURE_DEPENDS] [LIST_DIRECTORIES b] [RELATIVE dir] patterns...)`: the paths
+    /// matching each pattern (`*` and `?` in any component; folders too unless LIST_DIRECTORIES is
+    /// false, as CMake's GLOB), sorted, absolute unless RELATIVE.
     fn glob(&self, args: &[String]) -> Vec<String> {
         let mut relative_to: Option<String> = None;
+        let mut dirs = true;
         let mut patterns = vec![];
         let mut it = args.iter();
         while let Some(a) = it.next() {
             match a.as_str() {
                 "CONFIGURE_DEPENDS" => {}
                 "LIST_DIRECTORIES" => {
-                    it.next();
+                    dirs = it.next().is_none_or(|b| !b.eq_ignore_ascii_case("false"));
                 }
                 "RELATIVE" => relative_to = it.next().map(|d| self.expand(d)),
                 _ => patterns.push(self.expand(a)),
@@ -143,21 +156,32 @@ impl Eval<'_> {
             } else {
                 format!("{}/{p}", self.root.display())
             };
-            let (dir, file) = full.rsplit_once('/').unwrap_or((".", full.as_str()));
-            if dir.contains('*') {
-                continue;
+            // component by component from the root: a wildcard component lists the folder
+            let mut found = vec![String::new()];
+            for part in full.split('/').filter(|c| !c.is_empty()) {
+                let mut next = vec![];
+                for base in &found {
+                    if !part.contains(['*', '?']) {
+                        next.push(format!("{base}/{part}"));
+                        continue;
+                    }
+                    let Ok(rd) = std::fs::read_dir(if base.is_empty() { "/" } else { base }) else {
+                        continue;
+                    };
+                    let mut names: Vec<String> = rd
+                        .flatten()
+                        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                        .filter(|n| wildcard(part, n))
+                        .collect();
+                    names.sort();
+                    next.extend(names.into_iter().map(|n| format!("{base}/{n}")));
+                }
+                found = next;
             }
-            let Ok(rd) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            let mut found: Vec<String> = rd
-                .flatten()
-                .filter(|e| e.path().is_file())
-                .filter_map(|e| e.file_name().to_str().map(str::to_string))
-                .filter(|n| wildcard(file, n))
-                .map(|n| format!("{dir}/{n}"))
-                .collect();
-            found.sort();
+            found.retain(|f| {
+                let p = Path::new(f);
+                p.is_file() || (dirs && p.is_dir())
+            });
             out.extend(found);
         }
         match relative_to {
@@ -173,19 +197,63 @@ impl Eval<'_> {
         }
     }
 
+    /// A call of a function or macro the file defines: its parameters bound to the call's arguments
+    /// (ARGV and ARGN too), its body evaluated; a function's variables are its own but for what it sets
+    /// with PARENT_SCOPE. Calls nest at most 8 deep.
+    fn call(&mut self, name: &str, args: &[String]) {
+        if self.calls.len() >= 8 {
+            return;
+        }
+        let Some(d) = self.defined.get(name) else {
+            return;
+        };
+        let (params, body, is_macro) = (d.params.clone(), d.body.clone(), d.is_macro);
+        let values = self.values(args);
+        let saved = (!is_macro).then(|| self.vars.clone());
+        for (k, p) in params.iter().enumerate() {
+            self.vars
+                .insert(p.clone(), values.get(k).cloned().into_iter().collect());
+        }
+        self.vars.insert("ARGV".into(), values.clone());
+        self.vars.insert(
+            "ARGN".into(),
+            values.iter().skip(params.len()).cloned().collect(),
+        );
+        self.calls.push(vec![]);
+        self.run(&body);
+        let to_parent = self.calls.pop().unwrap_or_default();
+        if let Some(saved) = saved {
+            self.vars = saved;
+        }
+        for (var, value) in to_parent {
+            self.vars.insert(var, value);
+        }
+    }
+
     fn run(&mut self, cmds: &[Command]) {
         let mut i = 0;
         while i < cmds.len() {
             let c = &cmds[i];
             match c.name.as_str() {
                 "function" | "macro" => {
-                    // not entered: a program a function makes is the function's caller's
+                    // kept, and entered where the file calls it
                     let end = if c.name == "function" {
                         "endfunction"
                     } else {
                         "endmacro"
                     };
-                    i = closing(cmds, i, &c.name, end);
+                    let close = closing(cmds, i, &c.name, end);
+                    if let Some((fname, params)) = c.args.split_first() {
+                        self.defined.insert(
+                            fname.to_ascii_lowercase(),
+                            Defined {
+                                params: params.to_vec(),
+                                body: cmds[i + 1..close.min(cmds.len())].to_vec(),
+                                is_macro: c.name == "macro",
+                            },
+                        );
+                    }
+                    i = close;
                 }
                 "foreach" => {
                     let end = closing(cmds, i, "foreach", "endforeach");
@@ -200,6 +268,7 @@ impl Eval<'_> {
                 }
                 "set" if !c.args.is_empty() => {
                     let mut values = c.args[1..].to_vec();
+                    let parent = values.last().is_some_and(|v| v == "PARENT_SCOPE");
                     if let Some(at) = values
                         .iter()
                         .position(|v| v == "CACHE" || v == "PARENT_SCOPE")
@@ -207,7 +276,13 @@ impl Eval<'_> {
                         values.truncate(at);
                     }
                     let v = self.values(&values);
-                    self.vars.insert(c.args[0].clone(), v);
+                    match self.calls.last_mut() {
+                        // PARENT_SCOPE sets the caller's variable, not the function's own
+                        Some(to_parent) if parent => to_parent.push((c.args[0].clone(), v)),
+                        _ => {
+                            self.vars.insert(c.args[0].clone(), v);
+                        }
+                    }
                 }
                 "list" if c.args.len() >= 2 && c.args[0] == "APPEND" => {
                     let v = self.values(&c.args[2..]);
@@ -270,6 +345,10 @@ impl Eval<'_> {
                             self.programs.push(Program { name, sources });
                         }
                     }
+                }
+                name if self.defined.contains_key(name) => {
+                    let (name, args) = (name.to_string(), c.args.clone());
+                    self.call(&name, &args);
                 }
                 _ => {}
             }
@@ -344,6 +423,8 @@ pub fn programs(root: &Path, words: &[String]) -> Vec<Program> {
         root,
         vars: HashMap::new(),
         programs: vec![],
+        defined: HashMap::new(),
+        calls: vec![],
     };
     e.run(&cmds);
     if e.programs
@@ -422,13 +503,53 @@ mod tests {
         assert_eq!(names, ["kv_membase_full_load", "kv_regbase_full_load"]);
     }
 
-    /// A program a function makes (simd_vf_story's `add_simd_vf_story_case(elemwise)`) is not found,
-    /// nor a name left with a variable the evaluation does not know: nothing is listed then.
+    /// simd_vf_story: a function called once per case folder (a GLOB of `*/src` folders), each call
+    /// globbing its case's sources; a function's own variables stay its own, PARENT_SCOPE reaches the
+    /// caller.
     #[test]
-    fn functions_and_unknown_names_give_nothing() {
+    fn functions_are_called_with_their_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        for (case, files) in [
+            ("elemwise", ["0_a.asc", "1_b.asc"]),
+            ("reduce", ["0_c.asc", "x.h"]),
+        ] {
+            std::fs::create_dir_all(dir.path().join(case).join("src")).unwrap();
+            for f in files {
+                std::fs::write(dir.path().join(case).join("src").join(f), "").unwrap();
+            }
+        }
+        let text = "function(add_case CASE_NAME)\n file(GLOB F CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${CASE_NAME}/src/*.asc)\n\
+                    foreach(A ${F})\n  get_filename_component(S ${A} NAME_WE)\n  set(T \"story_${CASE_NAME}_${S}\")\n\
+                    add_executable(${T} ${A})\n endforeach()\n set(SEEN ${CASE_NAME} PARENT_SCOPE)\n set(LOCAL x)\nendfunction()\n\
+                    file(GLOB DIRS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*/src)\nforeach(D ${DIRS})\n\
+                    if(IS_DIRECTORY ${D})\n get_filename_component(C ${D} DIRECTORY)\n get_filename_component(N ${C} NAME)\n\
+                    add_case(${N})\n endif()\nendforeach()\nadd_executable(${SEEN}_${LOCAL} last.asc)\n";
+        // LOCAL stayed the function's: the last program's name keeps an unknown variable, so nothing
+        assert!(programs(dir.path(), &words(text)).is_empty());
+        let text = text.replace("${SEEN}_${LOCAL}", "${SEEN}_last");
+        let p = programs(dir.path(), &words(&text));
+        let names: Vec<&str> = p.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "story_elemwise_0_a",
+                "story_elemwise_1_b",
+                "story_reduce_0_c",
+                "reduce_last"
+            ]
+        );
+        assert_eq!(p[1].sources, ["elemwise/src/1_b.asc"]);
         let text =
             "function(add_case N)\n add_executable(${N} ${N}.asc)\nendfunction()\nadd_case(a)\n";
-        assert!(programs(Path::new("/r"), &words(text)).is_empty());
+        assert_eq!(
+            programs(Path::new("/r"), &words(text))[0].sources,
+            ["a.asc"]
+        );
+    }
+
+    /// A name left with a variable the evaluation does not know lists nothing.
+    #[test]
+    fn unknown_names_give_nothing() {
         let text = "add_executable(lit a.asc)\nadd_executable(${OTHER} b.asc)\n";
         assert!(programs(Path::new("/r"), &words(text)).is_empty());
         assert_eq!(
