@@ -388,9 +388,9 @@ static SOCS: [Soc; 7] = [
                                (ascdevkit_datacopy_*); FACTS §2's GEMV gives 1.36 TB/s (M)",
         ),
     },
-    // Ascend950 (dav-3510, Atlas 350): no figure of it is known here (nothing in FACTS.md nor in
-    // shared/measured), so it takes every figure of the Ascend910B1 (dav-2201) row (`..ASCEND910B1`), each
-    // marked assumed (A) in its sources. It is here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
+    // Ascend950 (dav-3510, Atlas 350): no performance figure of it is known here (nothing in FACTS.md nor
+    // in shared/measured), so it takes the figures of the Ascend910B1 (dav-2201) row (`..ASCEND910B1`), each
+    // marked assumed (A) in its sources; its UB size is documented and its own. It is here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
     // modelled with assumed dav-2201 figures (`ASSUMED_FROM_DAV_2201`). Only the vector length is the
     // chip's own: VL = 256 B (GetVecLen, asc-devkit docs/zh/api/SIMD-API/基础API/工具接口/系统资源与变量/
     // GetVecLen.md; the twin's RegTensor, templates/twin/include/kernel/twin/reg.h), equal to a dav-2201
@@ -400,13 +400,20 @@ static SOCS: [Soc; 7] = [
         short_name: "ascend950",
         // VL: GetVecLen.md (D); equal to the 910B1 repeat.
         vector_repeat_bytes: 256,
+        // GetUBSizeInBytes.md: 248 KB on Ascend 950PR/950DT (D)
+        ub_bytes: 248 * 1024,
         sources: &[
             (
                 "cores",
                 "assumed: Ascend910B1's 24 AIC / 48 AIV; no Ascend950 figure known (A)",
             ),
             ("clock_ghz", "assumed: Ascend910B1's 1.85 GHz (A)"),
-            ("ub_bytes", "assumed: Ascend910B1's 196352 B usable UB (A)"),
+            (
+                "ub_bytes",
+                "248 KB usable of a 256 KB UB: GetUBSizeInBytes returns the constant 248KB on Ascend 950PR/950DT \
+                 (asc-devkit docs/zh/api/SIMD-API/基础API/工具接口/系统资源与变量/GetUBSizeInBytes.md; the 256 KB total: \
+                 Vector逻辑架构.md) (D)",
+            ),
             ("l1_bytes", "assumed: Ascend910B1's 512 KiB (A)"),
             ("l0a_bytes", "assumed: Ascend910B1's 64 KiB (A)"),
             ("l0b_bytes", "assumed: Ascend910B1's 64 KiB (A)"),
@@ -532,17 +539,25 @@ mod tests {
         }
     }
 
+    /// Ascend950 takes the 910B1's performance figures, each marked assumed, but its documented UB
+    /// size (248 KB, GetUBSizeInBytes.md): cann-samples' simulation-based-vf-profiling places a 64 KiB
+    /// UB array at 128 KiB, past the 910B1's 192 KiB.
     #[test]
-    fn ascend950_is_the_910b1_row_marked_assumed() {
+    fn ascend950_is_the_910b1_row_marked_assumed_with_its_own_ub() {
         let a5 = lookup("ascend950").unwrap();
         let b1 = lookup("Ascend910B1").unwrap();
         assert_eq!(
             serde_json::to_value(&a5.mem).unwrap(),
             serde_json::to_value(&b1.mem).unwrap()
         );
-        assert_eq!((a5.aiv_cores, a5.ub_bytes), (b1.aiv_cores, b1.ub_bytes));
+        assert_eq!(a5.aiv_cores, b1.aiv_cores);
+        assert_eq!(a5.ub_bytes, 248 * 1024);
         assert_eq!(a5.clock_ghz, b1.clock_ghz);
-        assert!(a5.sources.iter().all(|(_, s)| s.contains("(A)")));
+        assert!(
+            a5.sources
+                .iter()
+                .all(|(f, s)| s.contains("(A)") || (*f == "ub_bytes" && s.contains("(D)")))
+        );
         assert!(assumed_figures(a5).unwrap().contains("assumed dav-2201"));
         assert_eq!(assumed_figures(b1), None);
     }
