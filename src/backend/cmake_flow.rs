@@ -2,7 +2,8 @@
 //! built in a patched copy of the project under `target/ascend-tune/cann/<content key>/` with the
 //! project's own `CMakeLists.txt` (`cmake -B build -DRUN_MODE=<mode> -DSOC_VERSION=<soc>
 //! -DASCEND_CANN_PACKAGE_PATH=<cann> -DCMAKE_BUILD_TYPE=Release`, or for CANN 9 `find_package(ASC)`
-//! projects `-DCMAKE_ASC_RUN_MODE=<mode> -DCMAKE_ASC_ARCHITECTURES=<arch>`, then `cmake --build build`),
+//! projects `-DCMAKE_ASC_RUN_MODE=<mode> -DCMAKE_ASC_ARCHITECTURES=<arch>` and no build type, as their
+//! READMEs configure them, then `cmake --build build`),
 //! and run in a folder of its own per trial, with the inputs written where the program reads them and the
 //! outputs read where it writes them. In cpu mode against the twin package the run leaves a twin trace
 //! that the performance model times (modelled); in sim and npu mode the run is profiled with msprof
@@ -184,16 +185,12 @@ pub fn configure_args(
     build: &Path,
     install_prefix: &Path,
 ) -> std::result::Result<Vec<OsString>, String> {
-    let mut args: Vec<OsString> = vec![
-        "-S".into(),
-        src.into(),
-        "-B".into(),
-        build.into(),
-        "-DCMAKE_BUILD_TYPE=Release".into(),
-        join("-DCMAKE_INSTALL_PREFIX=", install_prefix),
-    ];
+    let mut args: Vec<OsString> = vec!["-S".into(), src.into(), "-B".into(), build.into()];
     match generation {
+        // The CANN samples' run.sh configures them as Release (FACTS.md §5).
         Generation::RunMode => {
+            args.push("-DCMAKE_BUILD_TYPE=Release".into());
+            args.push(join("-DCMAKE_INSTALL_PREFIX=", install_prefix));
             args.push(format!("-DRUN_MODE={}", mode.as_str()).into());
             args.push(format!("-DSOC_VERSION={}", soc.name).into());
             args.push(join("-DASCEND_CANN_PACKAGE_PATH=", cann_root));
@@ -206,6 +203,11 @@ pub fn configure_args(
                     soc.name
                 )
             })?;
+            // CANN 9 projects are configured as their READMEs do it (`cmake -S . -B build
+            // -DNPU_ARCH=...`, `cmake -DCMAKE_ASC_ARCHITECTURES=dav-3510 ..`): no build type, so no
+            // NDEBUG, which would drop the side effects of the asserts their hosts wrap calls in
+            // (cann-samples' simd_vf_story: `assert(aclrtMalloc(...) == ACL_SUCCESS)`).
+            args.push(join("-DCMAKE_INSTALL_PREFIX=", install_prefix));
             args.push(format!("-DCMAKE_ASC_RUN_MODE={}", mode.as_str()).into());
             args.push(format!("-DCMAKE_ASC_ARCHITECTURES={arch}").into());
         }
@@ -1059,12 +1061,15 @@ mod tests {
         .unwrap();
         let args = strings(&args);
         assert_eq!(
-            args[6..],
+            args[4..],
             [
+                "-DCMAKE_INSTALL_PREFIX=o",
                 "-DCMAKE_ASC_RUN_MODE=sim",
                 "-DCMAKE_ASC_ARCHITECTURES=dav-2201"
             ]
         );
+        // no build type: a Release build's NDEBUG would drop what a host's asserts call
+        assert!(!args.iter().any(|a| a.starts_with("-DCMAKE_BUILD_TYPE")));
         assert!(!args.iter().any(|a| a.starts_with("-DRUN_MODE")));
         let e = configure_args(
             Generation::Asc,

@@ -1,6 +1,7 @@
 // The host side both stages share, as the stories' sample_common.h: the program's own folder, its data
 // made by running gen_data.py there with std::system, device 7, and the check against the golden file.
 #pragma once
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -57,8 +58,10 @@ template <class Launch> inline int RunStage(Launch launch, const char *stage)
     const size_t bytes = TOTAL * sizeof(float);
     uint8_t *xd = nullptr;
     uint8_t *yd = nullptr;
-    aclrtMalloc(reinterpret_cast<void **>(&xd), bytes, ACL_MEM_MALLOC_HUGE_FIRST);
-    aclrtMalloc(reinterpret_cast<void **>(&yd), bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    // the allocations inside asserts, as cann-samples' simd_vf_story does: built as its README builds it
+    // (no build type, no NDEBUG), they happen
+    assert(aclrtMalloc(reinterpret_cast<void **>(&xd), bytes, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    assert(aclrtMalloc(reinterpret_cast<void **>(&yd), bytes, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
     aclrtMemcpy(xd, bytes, x.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
     launch(stream, xd, yd);
     aclrtSynchronizeStream(stream);
