@@ -573,14 +573,15 @@ pub fn program_sources(cmake: &str) -> Vec<String> {
                 .trim_start_matches("./")
                 .to_string()
         })
-        .filter(|x| {
-            !x.contains("${")
-                && Path::new(x)
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| matches!(e, "asc" | "cpp" | "cc" | "cxx"))
-        })
+        .filter(|x| !x.contains("${") && is_source(Path::new(x)))
         .collect()
+}
+
+/// A C++ or Ascend C source a program compiles (`.asc`, `.cpp`, `.cc`, `.cxx`).
+fn is_source(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "asc" | "cpp" | "cc" | "cxx"))
 }
 
 /// Why `init` takes no program from a CMakeLists.txt that names none: the twin's scope first (a
@@ -650,11 +651,7 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             {
                 sources(&p, out, depth + 1);
             }
-        } else if p
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "asc" | "cpp" | "cc" | "cxx"))
-        {
+        } else if is_source(&p) {
             out.push(p);
         }
     }
@@ -680,12 +677,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
                 let sources = p
                     .sources
                     .into_iter()
-                    .filter(|x| {
-                        Path::new(x)
-                            .extension()
-                            .and_then(|e| e.to_str())
-                            .is_some_and(|e| matches!(e, "asc" | "cpp" | "cc" | "cxx"))
-                    })
+                    .filter(|x| is_source(Path::new(x)))
                     .collect();
                 (p.name, sources)
             })
