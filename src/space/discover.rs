@@ -693,6 +693,99 @@ fn reassigned(root: Node, text: &str, name: &str) -> bool {
     found
 }
 
+/// The names the op's workspace sizes are computed from: the right-hand sides of the stores into the
+/// array `GetWorkspaceSizes(n)` returns (`ws[0] = usr + sys;`, `*ws = ...`, or the call indexed
+/// straight away), followed through the initialisers of the locals they name (`size_t total = usr +
+/// sys; ws[0] = total;`). A size the framework allocates, never a tiling choice (issue 17).
+fn workspace_operands<'t>(root: Node<'t>, text: &'t str) -> std::collections::HashSet<&'t str> {
+    use std::collections::HashSet;
+    let calls_sizes = |n: Node| {
+        let mut found = false;
+        visit(n, &mut |c| {
+            if c.kind() == "call_expression" && callee_name(c, text) == Some("GetWorkspaceSizes") {
+                found = true;
+            }
+        });
+        found
+    };
+    // The pointers that hold the sizes array.
+    let mut arrays: HashSet<&str> = HashSet::new();
+    let mut inits: Vec<(&str, Node)> = vec![];
+    visit(root, &mut |n| {
+        let (target, value) = match n.kind() {
+            "init_declarator" => (
+                n.child_by_field_name("declarator"),
+                n.child_by_field_name("value"),
+            ),
+            "assignment_expression" => (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ),
+            _ => return,
+        };
+        let (Some(mut target), Some(value)) = (target, value) else {
+            return;
+        };
+        while target.kind() == "pointer_declarator" {
+            match target.child_by_field_name("declarator") {
+                Some(t) => target = t,
+                None => return,
+            }
+        }
+        if target.kind() != "identifier" {
+            return;
+        }
+        let name = &text[target.byte_range()];
+        if calls_sizes(value) {
+            arrays.insert(name);
+        } else if n.kind() == "init_declarator" {
+            inits.push((name, value));
+        }
+    });
+    let identifiers = |n: Node, into: &mut Vec<&'t str>| {
+        visit(n, &mut |c| {
+            if c.kind() == "identifier" {
+                into.push(&text[c.byte_range()]);
+            }
+        });
+    };
+    let mut pending: Vec<&str> = vec![];
+    visit(root, &mut |n| {
+        if n.kind() != "assignment_expression" {
+            return;
+        }
+        let (Some(left), Some(right)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        let base = match left.kind() {
+            "subscript_expression" => left.child_by_field_name("argument"),
+            "pointer_expression" => left.child_by_field_name("argument"),
+            _ => None,
+        };
+        let Some(base) = base else {
+            return;
+        };
+        if calls_sizes(base) || arrays.contains(&text[base.byte_range()]) {
+            identifiers(right, &mut pending);
+        }
+    });
+    let mut out: HashSet<&str> = HashSet::new();
+    while let Some(name) = pending.pop() {
+        if !out.insert(name) {
+            continue;
+        }
+        for (local, value) in &inits {
+            if *local == name {
+                identifiers(*value, &mut pending);
+            }
+        }
+    }
+    out
+}
+
 /// The named literals of one file that look like tuning parameters: offered (Ok) or left out (Err).
 /// `same_side` holds the texts of the files on the same side (host or kernel), this one included,
 /// where a constant must be read.
@@ -706,6 +799,7 @@ fn candidates_in(
         return vec![];
     };
     let root = tree.root_node();
+    let workspace_operands = workspace_operands(root, text);
     let mut out = vec![];
     for def in definitions(root, text) {
         let bind = Bind::Symbol(def.name.clone());
@@ -728,6 +822,13 @@ fn candidates_in(
                 reason,
             })
         };
+        // A name that the workspace sizes are computed from is one whatever it is called
+        // (`usrSize` in `GetWorkspaceSizes(1)[0] = usrSize + sysWorkspaceSize`).
+        let by_name = by_name.or_else(|| {
+            workspace_operands
+                .contains(def.name.as_str())
+                .then_some(Reason::Workspace)
+        });
         if let Some(reason) = by_name {
             // Only names that would otherwise be offered are worth a word.
             if kind.is_some() {

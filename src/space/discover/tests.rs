@@ -111,6 +111,32 @@ fn alignment_units_type_sizes_and_workspaces_are_never_offered() {
 }
 
 #[test]
+fn a_literal_the_workspace_size_is_computed_from_is_not_offered_whatever_its_name() {
+    // Ascend/samples' acl_invocation AddCustom: `usrSize` names no workspace, but is one.
+    let host = "const uint32_t TILE_NUM = 8;\n\
+        static int Tiling(Ctx* context) {\n  context->SetBlockDim(8);\n  t.set_tileNum(TILE_NUM);\n\
+          size_t usrSize = 256;\n  size_t sysWorkspaceSize = 16777216;\n\
+          size_t *currentWorkspace = context->GetWorkspaceSizes(1);\n\
+          currentWorkspace[0] = usrSize + sysWorkspaceSize;\n  return 0;\n}\n\
+        static int Tiling2(Ctx* context) {\n  uint32_t chunkLength = 4096;\n  size_t total = chunkLength * 2;\n\
+          context->GetWorkspaceSizes(1)[0] = total;\n  return TILE_NUM;\n}\n";
+    let d = run(host, SPLITTING_KERNEL);
+    assert_eq!(
+        left_out(&d),
+        [
+            ("usrsize", Reason::Workspace),
+            ("sysworkspacesize", Reason::Workspace),
+            ("chunklength", Reason::Workspace),
+        ]
+    );
+    assert!(
+        offered(&d).iter().any(|t| t.0 == "tile_num"),
+        "{:?}",
+        offered(&d)
+    );
+}
+
+#[test]
 fn counters_accumulators_and_unread_constants_are_not_offered() {
     // `tileNum` is a counter, `loopSize` an accumulator, `chunkLength` a value computed later;
     // `TILE_LENGTH` and `MAX_TILE_ROWS` are constants nothing reads.

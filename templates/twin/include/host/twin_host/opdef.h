@@ -224,6 +224,10 @@ public:
     OpAICoreConfig() = default;
     explicit OpAICoreConfig(const char *) {}
     std::vector<std::unique_ptr<OpParamDef>> params_;
+    // Flags of the graph compiler; AsyncFlag is the older samples' (CANN 6 era, Ascend/samples'
+    // acl_invocation AddCustom). None changes what the twin runs.
+    OpAICoreConfig &AsyncFlag(bool) { return *this; }
+    OpAICoreConfig &RangeLimitValue(const char *) { return *this; }
     OpAICoreConfig &DynamicCompileStaticFlag(bool) { return *this; }
     OpAICoreConfig &DynamicFormatFlag(bool) { return *this; }
     OpAICoreConfig &DynamicRankSupportFlag(bool) { return *this; }
@@ -246,6 +250,9 @@ public:
     optiling::OP_CHECK_FUNC check_support_ = nullptr, op_select_format_ = nullptr, op_support_info_ = nullptr,
                             op_spec_info_ = nullptr;
     OpAICoreDef &SetCheckSupport(optiling::OP_CHECK_FUNC f) { check_support_ = f; return *this; }
+    // The older samples' check returns int32_t (Ascend/samples' acl_invocation AddCustom, CANN 6 era); the
+    // twin calls no check, so it is taken and not kept.
+    OpAICoreDef &SetCheckSupport(int32_t (*)(const ge::Operator &, ge::AscendString &)) { return *this; }
     OpAICoreDef &SetOpSelectFormat(optiling::OP_CHECK_FUNC f) { op_select_format_ = f; return *this; }
     OpAICoreDef &SetOpSupportInfo(optiling::OP_CHECK_FUNC f) { op_support_info_ = f; return *this; }
     OpAICoreDef &SetOpSpecInfo(optiling::OP_CHECK_FUNC f) { op_spec_info_ = f; return *this; }
