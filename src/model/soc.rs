@@ -390,8 +390,8 @@ static SOCS: [Soc; 7] = [
     },
     // Ascend950 (dav-3510, Atlas 350): no performance figure of it is known here (nothing in FACTS.md nor
     // in shared/measured), so it takes the figures of the Ascend910B1 (dav-2201) row (`..ASCEND910B1`), each
-    // marked assumed (A) in its sources; its UB size is documented and its own. It is here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
-    // modelled with assumed dav-2201 figures (`ASSUMED_FROM_DAV_2201`). Only the vector length (and the UB size, below) is the
+    // marked assumed (A) in its sources; its UB size and core counts are documented and its own. It is here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
+    // modelled with assumed dav-2201 figures (`ASSUMED_FROM_DAV_2201`). Only the vector length (and the UB size and core counts, below) is the
     // chip's own: VL = 256 B (GetVecLen, asc-devkit docs/zh/api/SIMD-API/基础API/工具接口/系统资源与变量/
     // GetVecLen.md; the twin's RegTensor, templates/twin/include/kernel/twin/reg.h), equal to a dav-2201
     // repeat, so one register instruction costs one repeat of its class (src/model/costs.rs).
@@ -402,10 +402,17 @@ static SOCS: [Soc; 7] = [
         vector_repeat_bytes: 256,
         // GetUBSizeInBytes.md: 248 KB on Ascend 950PR/950DT (D)
         ub_bytes: 248 * 1024,
+        // 32 AIC, 64 AIV (D, sources below)
+        aic_cores: 32,
+        aiv_cores: 64,
         sources: &[
             (
                 "cores",
-                "assumed: Ascend910B1's 24 AIC / 48 AIV; no Ascend950 figure known (A)",
+                "32 AIC / 64 AIV: asc-devkit's matmul_high_performance example sets CORE_NUM = 32 (its \
+                 GetCoreNumAic) for NPU_ARCH 3510 (examples/01_simd_cpp_api/05_best_practices/\
+                 01_matrix_compute/matmul_high_performance/matmul.asc), and cann-samples' \
+                 rms_norm_quant_story spreads 4096 rows over 64 blocks, one per vector core of the \
+                 Ascend950 (Samples/2_Performance/rms_norm_quant_story/Story.md, Step 2) (D)",
             ),
             ("clock_ghz", "assumed: Ascend910B1's 1.85 GHz (A)"),
             (
@@ -495,7 +502,7 @@ static SOCS: [Soc; 7] = [
 /// modelled with the dav-2201 (Ascend910B1) figures.
 pub fn assumed_figures(soc: &Soc) -> Option<&'static str> {
     (soc.name == "Ascend950").then_some(
-        "the dav-3510 (Ascend950) latency is modelled with assumed dav-2201 (Ascend910B1) figures: no performance figure of Ascend950's own is known (only its UB size and vector length)",
+        "the dav-3510 (Ascend950) latency is modelled with assumed dav-2201 (Ascend910B1) figures: no performance figure of Ascend950's own is known (only its UB size, vector length and core counts)",
     )
 }
 
@@ -540,8 +547,9 @@ mod tests {
     }
 
     /// Ascend950 takes the 910B1's performance figures, each marked assumed, but its documented UB
-    /// size (248 KB, GetUBSizeInBytes.md): cann-samples' simulation-based-vf-profiling places a 64 KiB
-    /// UB array at 128 KiB, past the 910B1's 192 KiB.
+    /// size (248 KB, GetUBSizeInBytes.md: cann-samples' simulation-based-vf-profiling places a 64 KiB
+    /// UB array at 128 KiB, past the 910B1's 192 KiB) and core counts (32 AIC / 64 AIV: the
+    /// rms_norm_quant story's 64 blocks were modelled on 48 cores).
     #[test]
     fn ascend950_is_the_910b1_row_marked_assumed_with_its_own_ub() {
         let a5 = lookup("ascend950").unwrap();
@@ -550,13 +558,12 @@ mod tests {
             serde_json::to_value(&a5.mem).unwrap(),
             serde_json::to_value(&b1.mem).unwrap()
         );
-        assert_eq!(a5.aiv_cores, b1.aiv_cores);
+        assert_eq!((a5.aic_cores, a5.aiv_cores), (32, 64));
         assert_eq!(a5.ub_bytes, 248 * 1024);
         assert_eq!(a5.clock_ghz, b1.clock_ghz);
         assert!(
-            a5.sources
-                .iter()
-                .all(|(f, s)| s.contains("(A)") || (*f == "ub_bytes" && s.contains("(D)")))
+            a5.sources.iter().all(|(f, s)| s.contains("(A)")
+                || (["ub_bytes", "cores"].contains(f) && s.contains("(D)")))
         );
         assert!(assumed_figures(a5).unwrap().contains("assumed dav-2201"));
         assert_eq!(assumed_figures(b1), None);
