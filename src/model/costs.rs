@@ -20,6 +20,16 @@ pub const ISSUE_CYCLES: f64 = 8.0;
 /// Hardware Loop; "VF融合优化": fusing VFs removes redundant "VF启动开销", VF start overhead). G: no figure
 /// of that overhead is published; one instruction issue is taken.
 pub const VF_START_CYCLES: f64 = ISSUE_CYCLES;
+/// What a vector function costs the vector unit once, whatever it runs: fetching its instruction stream,
+/// setting up its hardware loops and draining its dependent tail before the next function or copy uses
+/// its results ("VF启动开销", asc-devkit guide "VF融合优化"). Charged on the V pipe at the first register
+/// instruction after any other record: functions called back to back with nothing between count once,
+/// as the compiler fuses them (same guide: VFs of equivalent control flow are fused). Derived from
+/// cann-samples' rms_norm_quant_story (Story.md, Step 4 -> Step 5, figures of the cannsim simulator of
+/// the Ascend950, not hardware): batching rows per UB pass (64 -> 7 passes of the two fused functions
+/// per core) cut aiv_vec_time from 86.9% of 54.3 us to 82.9% of 49.0 us, 6.57 us per core for 57
+/// fewer starts: 213 cycles at the assumed 1.85 GHz (M-sim, derived).
+pub const VF_VECTOR_START_CYCLES: f64 = 213.0;
 /// Issue cost of a set or wait. msKPP charges 1 cycle for set_flag (FACTS §4, I).
 pub const FLAG_CYCLES: f64 = 1.0;
 /// Cost of a PipeBarrier on top of waiting for the pipes to drain. FACTS §4 suggests 10-40 cycles (G).
@@ -225,6 +235,12 @@ pub fn vector_class(api: &str, dt: u64) -> (f64, f64, bool) {
             // Reg::Truncate / asc_floor: one rounding instruction, priced as the Floor class.
             "Truncate" => (0.0, vector_class("Floor", dt).1, true),
             "Compare" | "CompareScalar" => (0.0, 1.0, true),
+            // Two-source arithmetic on registers: the repeat form's second cycle per repeat is its second
+            // 256 B read from the UB, which a register instruction does not make (its sources are
+            // registers: asc-devkit guide "Reg矢量计算编程"); one cycle, as the one-source ones (I).
+            // Found on cann-samples' gelu_eltwise_regbase_story: its Step 4 (constants duplicated into
+            // registers once, `Adds` -> `Add`) was modelled 4.9% slower than Step 3.
+            "Add" | "Sub" | "Mul" | "Max" | "Min" | "And" | "Or" | "Select" => (0.0, 1.0, true),
             "Reduce" => (0.0, vector_class("ReduceSum", dt).1, true),
             _ => {
                 let (_, per_repeat, known) = vector_class(name, dt);
@@ -400,9 +416,11 @@ mod tests {
 
     #[test]
     fn a_register_instruction_is_one_repeat_of_its_class_without_a_call_cost() {
+        assert_eq!(vector_class("RegMul", 4), (0.0, 1.0, true));
+        assert_eq!(vector_class("Mul", 4).1, 2.0);
         assert_eq!(
-            vector_class("RegMul", 4),
-            (0.0, vector_class("Mul", 4).1, true)
+            vector_class("RegExp", 4),
+            (0.0, vector_class("Exp", 4).1, true)
         );
         assert_eq!(vector_class("RegAdds", 4), (0.0, 1.0, true));
         assert_eq!(vector_class("RegLoadAlign", 4), (0.0, 1.0, true));
