@@ -318,7 +318,7 @@ pub fn dma_cost(ins: &Instr, dir: Dir, pad: bool, m: &DmaMem, soc: &Soc) -> DmaC
             let bytes_time = bytes / mem.core_store_bytes_per_cycle / bursts;
             let burst_cost = mem.burst_hit_cycles + pad_cycles;
             DmaCost {
-                engine: mem.dma_instr_cycles + bursts * burst_cost.max(bytes_time),
+                engine: mem.dma_store_instr_cycles + bursts * burst_cost.max(bytes_time),
                 hbm_bytes: m.writeback_bytes,
                 l2_bytes: bytes * mem.l2_read_gbps / mem.l2_write_gbps.max(1e-9),
             }
@@ -413,6 +413,29 @@ pub fn compute_cost(ins: &Instr, api: &str, soc: &Soc) -> (f64, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ascend950's GM -> UB copy pays its measured fixed cost (soc.rs, from cann-samples'
+    /// softmax_regbase_story); its stores and every 910B copy keep the 910B's 12.5 cycles.
+    #[test]
+    fn an_ascend950_load_pays_its_measured_fixed_cost_and_its_store_the_910b_one() {
+        let trace = super::super::trace::parse(
+            "twin-trace 2\nblock 0 1\nI MTE2 DataCopy bytes=16384 bursts=1 burst=16384 gm=0 gap=0 line=1\nend\n",
+        )
+        .unwrap();
+        let super::super::trace::Record::Instr(ins) = &trace.blocks[0].records[0] else {
+            panic!("not an instruction")
+        };
+        let m = DmaMem {
+            hit_bytes: 16384.0,
+            ..Default::default()
+        };
+        let a5 = crate::model::soc::lookup("Ascend950").unwrap();
+        let b1 = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let load = |soc| dma_cost(ins, Dir::Load, false, &m, soc).engine;
+        let store = |soc| dma_cost(ins, Dir::Store, false, &m, soc).engine;
+        assert_eq!(load(a5) - load(b1), 740.0 - 12.5);
+        assert_eq!(store(a5), store(b1));
+    }
 
     #[test]
     fn a_register_instruction_is_one_repeat_of_its_class_without_a_call_cost() {
