@@ -696,9 +696,11 @@ fn reassigned(root: Node, text: &str, name: &str) -> bool {
 /// The names the op's workspace sizes are computed from: the right-hand sides of the stores into the
 /// array `GetWorkspaceSizes(n)` returns (`ws[0] = usr + sys;`, `*ws = ...`, or the call indexed
 /// straight away), followed through the initialisers of the locals they name (`size_t total = usr +
-/// sys; ws[0] = total;`). A size the framework allocates, never a tiling choice (issue 17).
+/// sys; ws[0] = total;`), and read nowhere else in the file: a size the framework allocates, never a
+/// tiling choice (issue 17). A constant the tiling reads too (`CORE_NUM` in `SetBlockDim` and in
+/// `ws[0] = sys + CORE_NUM * 32`) is not one.
 fn workspace_operands<'t>(root: Node<'t>, text: &'t str) -> std::collections::HashSet<&'t str> {
-    use std::collections::HashSet;
+    use std::collections::{HashMap, HashSet};
     let calls_sizes = |n: Node| {
         let mut found = false;
         visit(n, &mut |c| {
@@ -772,9 +774,12 @@ fn workspace_operands<'t>(root: Node<'t>, text: &'t str) -> std::collections::Ha
             identifiers(right, &mut pending);
         }
     });
-    let mut out: HashSet<&str> = HashSet::new();
+    // Every read of a name in those expressions, and the names reached.
+    let mut reads: HashMap<&str, usize> = HashMap::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     while let Some(name) = pending.pop() {
-        if !out.insert(name) {
+        *reads.entry(name).or_default() += 1;
+        if !seen.insert(name) {
             continue;
         }
         for (local, value) in &inits {
@@ -783,7 +788,12 @@ fn workspace_operands<'t>(root: Node<'t>, text: &'t str) -> std::collections::Ha
             }
         }
     }
-    out
+    // Defined once, read only there.
+    reads
+        .into_iter()
+        .filter(|(name, n)| count_word(text, name) <= n + 1)
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The named literals of one file that look like tuning parameters: offered (Ok) or left out (Err).

@@ -121,6 +121,17 @@ fn a_literal_the_workspace_size_is_computed_from_is_not_offered_whatever_its_nam
         static int Tiling2(Ctx* context) {\n  uint32_t chunkLength = 4096;\n  size_t total = chunkLength * 2;\n\
           context->GetWorkspaceSizes(1)[0] = total;\n  return TILE_NUM;\n}\n";
     let d = run(host, SPLITTING_KERNEL);
+    // a block count the tiling reads stays offered though the workspace is computed from it too
+    let shared = "const uint32_t CORE_NUM = 8;\n\
+        static int Tiling(Ctx* context) {\n  context->SetBlockDim(CORE_NUM);\n\
+          size_t *ws = context->GetWorkspaceSizes(1);\n  ws[0] = 16777216 + CORE_NUM * 32;\n  return 0;\n}\n";
+    let with_core_num = run(shared, SPLITTING_KERNEL);
+    assert!(
+        offered(&with_core_num).iter().any(|t| t.0 == "core_num"),
+        "{:?} / {:?}",
+        offered(&with_core_num),
+        left_out(&with_core_num)
+    );
     assert_eq!(
         left_out(&d),
         [
