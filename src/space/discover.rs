@@ -62,6 +62,9 @@ pub enum Reason {
     Workspace,
     /// Selects a template, tiling key or mode: a switch, not a size.
     Selector,
+    /// UB the hardware keeps for itself: the SIMT data cache of the Ascend950 (asc-devkit
+    /// asc_950_feature_guide.md: DCache), which arch35 tilings take off the UB (`DCACHE_SIZE`).
+    HardwareReserve,
     /// Assigned again after its definition: a counter, an accumulator or a value computed later.
     Reassigned,
     /// Nothing in the op's sources reads it.
@@ -85,6 +88,7 @@ impl Reason {
             Reason::DataTypeSize => "a data-type size",
             Reason::Workspace => "a workspace size",
             Reason::Selector => "selects a template, tiling key or mode",
+            Reason::HardwareReserve => "UB the hardware keeps for itself (the SIMT data cache)",
             Reason::Reassigned => {
                 "assigned again after its definition (a counter, accumulator or computed value)"
             }
@@ -158,6 +162,9 @@ fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
     let contains = |s: &str| joined.contains(s);
     if has("WORKSPACE") || has("WS") || contains("WORK_SPACE") {
         return Some(Reason::Workspace);
+    }
+    if has("DCACHE") || contains("D_CACHE") {
+        return Some(Reason::HardwareReserve);
     }
     if has("TPL") || has("KEY") || has("MODE") || has("SCH") || has("TEMPLATE") {
         return Some(Reason::Selector);
