@@ -516,6 +516,17 @@ fn matmul_api_and_tiling_match_rust_references() {
         .count();
     assert_eq!(mmad_last, fix_uf);
     assert_eq!(trace.matches("set M FIX e6\n").count(), fix_plain);
+    // K full load under MDL (singleCoreK 200 <= baseK 64 x stepKa 4): each core's six base blocks (M
+    // first: m0 n0, m1 n0, m0 n1, ...) load A's two row chunks and B's three column chunks once each and
+    // use them again from L1 while a buffer holds them; the Norm Matmul loads both for every block,
+    // and its bias row too: per core 6 x 3 + 2 + 3 GM -> L1 copies.
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("I MTE2 DataCopy "))
+            .count(),
+        2 * (6 * 3 + 2 + 3)
+    );
     // A runtime tiling's scalar work: one Init per Matmul and core, one per Iterate (base block).
     assert_eq!(
         lines

@@ -19,6 +19,11 @@
 // 'multi data load', and the matmul_high_performance sample: Norm -> MDL 12283.84 -> 5039.86 us on an
 // 8192^3 fp16 matmul). How much it gains on the twin comes from the model's pipe overlap; the twin
 // does not model MDL's larger bursts (assumed equal to Norm's).
+// Under MDL a chunk that holds the whole singleCoreK (the documented "K full load", singleK <= baseK *
+// stepK: asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能MTE2-Preload.md) is the same
+// for every base block of its row of A (or column of B): while one of the matrix's L1 buffers still holds
+// it, the next block uses it without loading it again (the MDL guide: "MTE1 reuses the A1 / B1 data as
+// far as it can, MTE2 loads again less"). SetTensorA / SetTensorB forget what the buffers hold.
 // UnitFlag (MM_CFG.enUnitFlag, on by default for Norm, off for MDL): the Mmads of a block carry unitFlag 2
 // and its last one 3, the Fixpipe 3, and no M -> FIX / FIX -> M flags are set: the hardware syncs the two
 // per 512-byte block of L0C instead (asc-devkit docs, 基础API/矩阵计算（ISASI）/Mmad计算关键特性说明/
@@ -215,6 +220,7 @@ public:
             twin::fault(twin_file, twin_line, "Matmul::Init: the tiling pointer is null (only a fully constant tiling, "
                         "GetMatmulApiTiling with the single-core and base shapes, may be registered with nullptr)");
         t_ = *tiling;
+        heldA_[0] = heldA_[1] = heldB_[0] = heldB_[1] = 0;
         TCubeTiling cst{};
         const bool constant = twin::static_tiling(MM_CFG, cst);
         fullConst_ = constant && cst.singleCoreM > 0 && cst.baseM > 0;
@@ -262,8 +268,8 @@ public:
         if (bias_) carve_bias(TWIN_LOC_ARGS);
         inited_ = true;
     }
-    void SetTensorA(const GlobalTensor<SrcT> &gm, bool isTransposeA = false) { a_ = gm; transA_ = isTransposeA || A_TYPE::isTrans; aSet_ = true; iter_ = 0; }
-    void SetTensorB(const GlobalTensor<SrcT> &gm, bool isTransposeB = false) { b_ = gm; transB_ = isTransposeB || B_TYPE::isTrans; bSet_ = true; iter_ = 0; }
+    void SetTensorA(const GlobalTensor<SrcT> &gm, bool isTransposeA = false) { a_ = gm; transA_ = isTransposeA || A_TYPE::isTrans; aSet_ = true; iter_ = 0; heldA_[0] = heldA_[1] = 0; }
+    void SetTensorB(const GlobalTensor<SrcT> &gm, bool isTransposeB = false) { b_ = gm; transB_ = isTransposeB || B_TYPE::isTrans; bSet_ = true; iter_ = 0; heldB_[0] = heldB_[1] = 0; }
     void SetBias(const GlobalTensor<BiasT> &gm, TWIN_LOC) {
         biasGm_ = gm; bias_ = true; biasSet_ = true;
         if (inited_ && !biasCarved_) carve_bias(TWIN_LOC_ARGS);
@@ -425,18 +431,33 @@ private:
         const uint32_t M1 = (tileM_ + 15) / 16, N1 = (tileN_ + 15) / 16;
         const uint64_t tileA = (uint64_t)t_.baseM * t_.baseK * sizeof(SrcT), tileB = (uint64_t)t_.baseN * t_.baseK * sizeof(SrcT);
         const uint64_t chunkA = align(tileA * stepA_, 512), chunkB = align(tileB * stepB_, 512);
-        const bool shared = stepA_ == stepB_ && bufsA_ == bufsB_;
+        const uint32_t kBlocks = ceil(sK_, t_.baseK);
+        // K full load under MDL: the chunk is this block's whole K, kept while a buffer holds it. What a
+        // buffer holds is named by the chunk's row (A) or column (B) and its size (tiles clip at tails).
+        const bool mdl = twin::mm_cfg(MM_CFG).doMultiDataLoad;
+        const bool keepA = mdl && kBlocks <= stepA_, keepB = mdl && kBlocks <= stepB_;
+        const uint64_t wantA = keepA ? (((uint64_t)mIdx_ + 1) << 32 | tileM_) : 0;
+        const uint64_t wantB = keepB ? (((uint64_t)nIdx_ + 1) << 32 | tileN_) : 0;
+        const bool shared = stepA_ == stepB_ && bufsA_ == bufsB_ && !keepA && !keepB;
         uint64_t mRow = (uint64_t)mIdx_ * t_.baseM, nCol = (uint64_t)nIdx_ * t_.baseN;
         if (fix_pending_ && !uf()) twin::event_wait(twin::P_FIX, twin::P_M, EV, "Matmul", TWIN_LOC_ARGS);
         fix_pending_ = false;
         bool first = true;
         uint32_t la = 0, lb = 0;
-        const uint32_t kBlocks = ceil(sK_, t_.baseK);
         for (uint32_t kb = 0; kb < kBlocks; kb++) {
             const uint32_t k0 = kb * (uint32_t)t_.baseK;
-            const bool dueA = kb % stepA_ == 0, dueB = kb % stepB_ == 0;
+            bool dueA = kb % stepA_ == 0, dueB = kb % stepB_ == 0;
+            if (dueA && keepA) {
+                for (uint32_t i = 0; i < bufsA_; i++)
+                    if (heldA_[i] == wantA) { la = i; dueA = false; }
+            }
+            if (dueB && keepB) {
+                for (uint32_t i = 0; i < bufsB_; i++)
+                    if (heldB_[i] == wantB) { lb = i; dueB = false; }
+            }
             if (dueA) {
                 la = l1ppA_++ % bufsA_;
+                heldA_[la] = wantA;
                 if (pendA_[la]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV + (int)la, "Matmul", TWIN_LOC_ARGS); pendA_[la] = false; }
                 // A chunk: rows m, cols k (A is M x Ka, or Ka x M when transposed).
                 to_l1(a1_ + la * (uint32_t)chunkA, transA_ ? a_[(uint64_t)k0 * orgM_ + mRow] : a_[mRow * orgKa_ + k0],
@@ -446,6 +467,7 @@ private:
                 if (shared) lb = la;
                 else {
                     lb = l1ppB_++ % bufsB_;
+                    heldB_[lb] = wantB;
                     if (pendB_[lb]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV_B + (int)lb, "Matmul", TWIN_LOC_ARGS); pendB_[lb] = false; }
                 }
                 // B chunk as its transpose: rows n, cols k (B is Kb x N, or N x Kb when transposed).
@@ -498,11 +520,15 @@ private:
             twin::event_set(twin::P_M, twin::P_MTE1, EV + buf, TWIN_LOC_ARGS);
             l0_pending_[buf] = true;
             const bool lastK = kb + 1 == kBlocks;
+            // The buffer is free again once MTE1 is done with it; a kept chunk's earlier release is
+            // taken first (it fired before this block's MTE1 began), so one flag stays pending per buffer.
             if ((kb + 1) % stepA_ == 0 || lastK) {
+                if (pendA_[la]) twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV + (int)la, "Matmul", TWIN_LOC_ARGS);
                 twin::event_set(twin::P_MTE1, twin::P_MTE2, EV + (int)la, TWIN_LOC_ARGS);
                 pendA_[la] = true;
             }
             if (!shared && ((kb + 1) % stepB_ == 0 || lastK)) {
+                if (pendB_[lb]) twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV_B + (int)lb, "Matmul", TWIN_LOC_ARGS);
                 twin::event_set(twin::P_MTE1, twin::P_MTE2, EV_B + (int)lb, TWIN_LOC_ARGS);
                 pendB_[lb] = true;
             }
@@ -540,6 +566,8 @@ private:
     int32_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, sM_ = 0, sN_ = 0, sK_ = 0;
     uint32_t stepA_ = 1, stepB_ = 1, bufsA_ = 1, bufsB_ = 1, iter_ = 0, mIdx_ = 0, nIdx_ = 0, tileM_ = 0, tileN_ = 0, pp_ = 0;
     uint32_t l1ppA_ = 0, l1ppB_ = 0;
+    // What each L1 chunk buffer holds when it is a K full load (0: nothing kept): row or column + 1, tile.
+    uint64_t heldA_[2] = {0, 0}, heldB_[2] = {0, 0};
     uint32_t a1_ = 0, b1_ = 0, bias1_ = 0, a2_ = 0, b2_ = 0, co1_ = 0, bt_ = 0;
 };
 
