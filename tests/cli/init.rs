@@ -1312,6 +1312,44 @@ fn init_takes_the_shapes_of_the_ops_own_example_when_the_tiling_refuses_its_gues
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// A tutorial of cann-learning-hub (08_performance_optimization custom_op_04_03) splits its work over
+/// 40 blocks: at init's default [48, 16384] the kernel runs but leaves the tail undone, and its own
+/// outputs became the reference every neighbouring tunable value then "failed" against, so init offered
+/// nothing. A constraint the sources imply (`x_elems % block_dim == 0`), broken by their own values at
+/// the default, now counts as a failed run: init takes its example's [45, 20480].
+#[test]
+fn init_takes_the_example_when_the_default_breaks_a_constraint_of_the_sources() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    edit_add_custom(
+        p,
+        "op_host/add_custom.cpp",
+        "const uint32_t BLOCK_DIM = 8;",
+        "const uint32_t BLOCK_DIM = 40;",
+    );
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {45, 20480};\n  std::vector<aclFloat16> xHostData(921600, 1);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(xHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(xHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [45, 20480]   # from the op's example `test_aclnn_add_custom`"),
+        "{manifest}"
+    );
+    assert!(
+        text(&out).1.contains("break a constraint at these shapes"),
+        "{:?}",
+        text(&out)
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
 /// add_custom refusing any shape but `[_, 2048]`, with an int32 input `index` after y whose first 8
 /// values its kernel takes as rows of `x` to read (out of bounds past x's rows), and a tiling test
 /// `rows` at `rows` x 2048.

@@ -852,6 +852,22 @@ impl Fitting<'_> {
 
     /// Why the op fails when built and run as the manifest now says (twin only), if it does; a
     /// build failure is not the shapes' doing and counts as none.
+    /// A constraint the op's own sources imply, broken by their own values at the manifest's shapes
+    /// (a tutorial's 40 blocks over [48, 16384] elements: `x_elems % block_dim == 0`): the kernel runs,
+    /// but leaves the tail of the work undone, and its outputs are no reference.
+    fn constraint_failure(&self, op: &FoundOp) -> Option<String> {
+        let manifest = crate::manifest::Manifest::load(self.path).ok()?;
+        let spec = manifest.op(&op.name)?;
+        let soc = crate::model::soc::lookup(&manifest.soc)?;
+        let sources = crate::tune::read_sources(&manifest, spec).ok()?;
+        let space = crate::space::Space::resolve(&manifest, spec, soc, &sources).ok()?;
+        let current = space.current()?;
+        space
+            .check(&current)
+            .err()
+            .map(|why| format!("its sources' own values break a constraint at these shapes: {why}"))
+    }
+
     fn run_failure(&self, op: &FoundOp) -> Option<String> {
         let path = self.path;
         let manifest = crate::manifest::Manifest::load(path).ok()?;
@@ -887,12 +903,13 @@ impl Fitting<'_> {
 
     /// For each op the tiling took (no `--shape` given) that fails when built and run as written (a
     /// kernel fault at guessed attrs or index data: rope_with_sin_cos_cache's head size of 1 leaves a
-    /// zero-length buffer), tries the cases of its own tiling tests and example, as `tiling` does for
+    /// zero-length buffer), or whose sources' own values break a constraint they imply at its shapes
+    /// (`constraint_failure`), tries the cases of its own tiling tests and example, as `tiling` does for
     /// a refusal, and keeps the first with which the op runs. A case taken for a refusal that then
     /// fails to run is tried against the others, and kept when none runs. Only ops whose project has
     /// such cases are run, and only on the twin.
     fn failing_runs(&self, inferred: &mut Inferred) -> Result<()> {
-        let fails = |op: &FoundOp| self.run_failure(op);
+        let fails = |op: &FoundOp| self.constraint_failure(op).or_else(|| self.run_failure(op));
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
             if given {
