@@ -35,8 +35,10 @@ pub fn guard(
             Some("commit the project to git first, or pass `--allow-no-vcs` (or `--allow-dirty`) to write anyway".into()),
         ));
     }
-    let mut dirty = vec![];
-    for f in files {
+    let mut dirty: Vec<String> = vec![];
+    let mut seen = std::collections::BTreeSet::new();
+    // an op's kernel is also the file of its kernel-side tunables: each file is looked at once
+    for f in files.iter().filter(|f| seen.insert(f.as_str())) {
         let out = Command::new("git")
             .arg("-C")
             .arg(root)
@@ -90,4 +92,43 @@ pub fn write(
         written.push(rel.clone());
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found on a learning-hub tutorial: the refusal named the kernel file twice (once as the kernel,
+    /// once as the file of its kernel-side tunable).
+    #[test]
+    fn a_dirty_file_given_twice_is_named_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let git = |args: &[&str]| {
+            let ok = Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(args)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(root.join("k.cpp"), "int x = 1;\n").unwrap();
+        git(&["add", "k.cpp"]);
+        git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "k",
+        ]);
+        std::fs::write(root.join("k.cpp"), "int x = 2;\n").unwrap();
+        let k = "k.cpp".to_string();
+        let err = guard(root, &[&k, &k], &BTreeMap::new(), false, false).unwrap_err();
+        let said = format!("{err}");
+        assert_eq!(said.matches("k.cpp").count(), 1, "{said}");
+    }
 }
