@@ -396,9 +396,10 @@ static SOCS: [Soc; 7] = [
                                (ascdevkit_datacopy_*); FACTS §2's GEMV gives 1.36 TB/s (M)",
         ),
     },
-    // Ascend950 (dav-3510, Atlas 350): no performance figure of it is known here (nothing in FACTS.md nor
-    // in shared/measured), so it takes the figures of the Ascend910B1 (dav-2201) row (`..ASCEND910B1`), each
-    // marked assumed (A) in its sources; its UB size and core counts are documented and its own. It is here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
+    // Ascend950 (dav-3510, Atlas 350): nothing of it is in FACTS.md nor in shared/measured, so it takes
+    // the figures of the Ascend910B1 (dav-2201) row (`..ASCEND910B1`), each marked assumed (A) in its
+    // sources; its UB size and core counts are documented and its own, and the fixed cost of a GM -> UB
+    // copy is measured (cann-samples' softmax_regbase_story, msprof on an Ascend 950PR). It is here so that dav-3510 programs (Reg vector functions) run and get a latency, which `run` labels as
     // modelled with assumed dav-2201 figures (`ASSUMED_FROM_DAV_2201`). Only the vector length (and the UB size and core counts, below) is the
     // chip's own: VL = 256 B (GetVecLen, asc-devkit docs/zh/api/SIMD-API/基础API/工具接口/系统资源与变量/
     // GetVecLen.md; the twin's RegTensor, templates/twin/include/kernel/twin/reg.h), equal to a dav-2201
@@ -525,7 +526,7 @@ static SOCS: [Soc; 7] = [
 /// modelled with the dav-2201 (Ascend910B1) figures.
 pub fn assumed_figures(soc: &Soc) -> Option<&'static str> {
     (soc.name == "Ascend950").then_some(
-        "the dav-3510 (Ascend950) latency is modelled with assumed dav-2201 (Ascend910B1) figures: no performance figure of Ascend950's own is known (only its UB size, vector length and core counts)",
+        "the dav-3510 (Ascend950) latency is modelled with assumed dav-2201 (Ascend910B1) figures: its own figures are only its UB size, vector length, core counts and one measured copy cost",
     )
 }
 

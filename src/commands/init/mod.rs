@@ -850,8 +850,6 @@ impl Fitting<'_> {
         }
     }
 
-    /// Why the op fails when built and run as the manifest now says (twin only), if it does; a
-    /// build failure is not the shapes' doing and counts as none.
     /// A constraint the op's own sources imply, broken by their own values at the manifest's shapes
     /// (a tutorial's 40 blocks over [48, 16384] elements: `x_elems % block_dim == 0`): the kernel runs,
     /// but leaves the tail of the work undone, and its outputs are no reference.
@@ -868,6 +866,8 @@ impl Fitting<'_> {
             .map(|why| format!("its sources' own values break a constraint at these shapes: {why}"))
     }
 
+    /// Why the op fails when built and run as the manifest now says (twin only), if it does; a
+    /// build failure is not the shapes' doing and counts as none.
     fn run_failure(&self, op: &FoundOp) -> Option<String> {
         let path = self.path;
         let manifest = crate::manifest::Manifest::load(path).ok()?;
