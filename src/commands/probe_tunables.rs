@@ -80,7 +80,9 @@ pub fn probe(
             .unwrap_or_default();
         let symbol = match &t.bind {
             crate::manifest::Bind::Symbol(s) => Some(s.clone()),
-            crate::manifest::Bind::Call { .. } | crate::manifest::Bind::UbParts { .. } => None,
+            crate::manifest::Bind::Call { .. }
+            | crate::manifest::Bind::UbParts { .. }
+            | crate::manifest::Bind::Field { .. } => None,
         };
         moves.push((t, site, to, symbol));
     }

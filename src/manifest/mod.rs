@@ -344,6 +344,10 @@ pub enum Bind {
     /// UB cuts each core's work into more, smaller tiles, which overlap copies with compute better when
     /// a core has only a few.
     UbParts { var: String },
+    /// The literal a tiling function assigns to this field of its tiling data: `tiling->tileNum = 8;`,
+    /// `tiling.tileNum = 8;` or the registered struct's setter `tiling.set_tileNum(8);`. The field a
+    /// beginner's tiling sets to a constant (the learning hub's `tileNum`) is the tiling choice itself.
+    Field { field: String },
 }
 
 #[derive(Debug, Clone)]
@@ -1477,7 +1481,35 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 ));
             }
             let file = check_file(&t.file, false)?;
+            let binds = [
+                t.symbol.is_some(),
+                t.call.is_some(),
+                t.ub_parts_of.is_some(),
+                t.field.is_some(),
+            ];
+            if binds.iter().filter(|b| **b).count() > 1 {
+                return Err(err(
+                    t_span,
+                    format!(
+                        "tunable `{tname}` has more than one of `symbol`, `call`, `ub-parts-of` and `field`"
+                    ),
+                    "bind it with exactly one of symbol, call, ub-parts-of or field",
+                ));
+            }
             let bind = match (&t.symbol, &t.call) {
+                (None, None) if t.field.is_some() => {
+                    let v = t.field.as_ref().expect("checked");
+                    if !is_identifier(v.get_ref()) {
+                        return Err(err(
+                            span(v),
+                            format!("`{}` is not a C identifier", v.get_ref()),
+                            "name the tiling-data field the tiling function assigns a literal, e.g. field = \"tileNum\"",
+                        ));
+                    }
+                    Bind::Field {
+                        field: v.get_ref().clone(),
+                    }
+                }
                 (None, None) if t.ub_parts_of.is_some() => {
                     let v = t.ub_parts_of.as_ref().expect("checked");
                     if !is_identifier(v.get_ref()) {
@@ -1490,13 +1522,6 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     Bind::UbParts {
                         var: v.get_ref().clone(),
                     }
-                }
-                _ if t.ub_parts_of.is_some() => {
-                    return Err(err(
-                        t_span,
-                        format!("tunable `{tname}` has `ub-parts-of` and `symbol` or `call`"),
-                        "bind it with exactly one of symbol, call or ub-parts-of",
-                    ));
                 }
                 (Some(s), None) if is_identifier(s.get_ref()) => Bind::Symbol(s.get_ref().clone()),
                 (Some(s), None) => {
@@ -1534,9 +1559,9 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     return Err(err(
                         t_span,
                         format!(
-                            "tunable `{tname}` needs exactly one of `symbol`, `call` or `ub-parts-of`"
+                            "tunable `{tname}` needs exactly one of `symbol`, `call`, `ub-parts-of` or `field`"
                         ),
-                        "bind it with symbol = \"TILE_LENGTH\", call = \"SetBlockDim\" or ub-parts-of = \"ubSize\"",
+                        "bind it with symbol = \"TILE_LENGTH\", call = \"SetBlockDim\", ub-parts-of = \"ubSize\" or field = \"tileNum\"",
                     ));
                 }
             };

@@ -264,11 +264,28 @@ fn ub_parts_of_binds_a_variable_and_excludes_the_other_bindings() {
     ));
     assert!(
         e.to_string()
-            .contains("`ub-parts-of` and `symbol` or `call`"),
+            .contains("more than one of `symbol`, `call`, `ub-parts-of` and `field`"),
         "{e}"
     );
     let e =
         error_of(&fixture_text().replace("symbol = \"BUFFER_NUM\"", "ub-parts-of = \"ub size\""));
+    assert!(e.to_string().contains("not a C identifier"), "{e}");
+}
+
+#[test]
+fn field_binds_a_tiling_data_field_and_excludes_the_other_bindings() {
+    let m =
+        load(&fixture_text().replace("symbol = \"BUFFER_NUM\"", "field = \"tileNum\"")).unwrap();
+    assert!(m.ops[0].tunables.iter().any(|t| t.bind
+        == Bind::Field {
+            field: "tileNum".into()
+        }));
+    let e = error_of(&fixture_text().replace(
+        "symbol = \"BUFFER_NUM\"",
+        "symbol = \"BUFFER_NUM\"\nfield = \"tileNum\"",
+    ));
+    assert!(e.to_string().contains("more than one of"), "{e}");
+    let e = error_of(&fixture_text().replace("symbol = \"BUFFER_NUM\"", "field = \"tile->num\""));
     assert!(e.to_string().contains("not a C identifier"), "{e}");
 }
 

@@ -169,6 +169,7 @@ pub struct Tunable {
     pub arg: Option<Spanned<i64>>,
     #[serde(rename = "ub-parts-of")]
     pub ub_parts_of: Option<Spanned<String>>,
+    pub field: Option<Spanned<String>>,
     pub values: Option<Spanned<Vec<i64>>>,
     pub range: Option<Spanned<Vec<i64>>>,
     pub pow2: Option<Spanned<Vec<i64>>>,

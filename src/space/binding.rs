@@ -2,6 +2,8 @@
 //! C++ syntax tree (tree-sitter-cpp), never text search. A site is a `constexpr`/`const` variable's
 //! initialiser, a `#define`'s value, an enum value, or the n-th literal argument of a named call such as
 //! `SetBlockDim(8)`. Rendering a new value keeps the literal's radix and suffix (`256U` -> `1024U`).
+//! A site may also be the literal a tiling function assigns to a field of its tiling data
+//! (`tiling->tileNum = 8;`, `tiling.set_tileNum(8);`).
 //! One binding owns a statement instead of a literal: `ub-parts-of`, the optional `var = var / N;` right
 //! after the `GetCoreMemSize(CoreMemType::UB, var)` query, which is absent (N = 1) until a value other
 //! than 1 is written and removed again when 1 is.
@@ -10,7 +12,7 @@ use crate::manifest::Bind;
 use std::ops::Range;
 use tree_sitter::{Node, Parser, Tree};
 
-pub const HELP: &str = "bind the tunable to a `constexpr`/`const` variable, a `#define`, an enum value (symbol = \"NAME\") or a call with a literal argument (call = \"SetBlockDim\"), whose value is a plain integer literal, or to the variable a `GetCoreMemSize(CoreMemType::UB, var)` query fills (ub-parts-of = \"var\")";
+pub const HELP: &str = "bind the tunable to a `constexpr`/`const` variable, a `#define`, an enum value (symbol = \"NAME\") or a call with a literal argument (call = \"SetBlockDim\"), whose value is a plain integer literal, a tiling-data field assigned a literal (field = \"tileNum\"), or to the variable a `GetCoreMemSize(CoreMemType::UB, var)` query fills (ub-parts-of = \"var\")";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Site {
@@ -83,6 +85,7 @@ pub fn find_site(text: &str, file: &str, bind: &Bind) -> Result<Site, String> {
     let what = match bind {
         Bind::Symbol(s) => format!("symbol `{s}`"),
         Bind::Call { func, arg } => format!("argument {arg} of a call to `{func}`"),
+        Bind::Field { field } => format!("an assignment to the tiling field `{field}`"),
         Bind::UbParts { .. } => unreachable!("handled above"),
     };
     match found.as_slice() {
@@ -308,6 +311,40 @@ fn match_bind(node: Node, text: &str, bind: &Bind) -> Option<Option<Range<usize>
             }
             _ => None,
         },
+        Bind::Field { field } => match node.kind() {
+            // `tiling->tileNum = 8;`, `tiling.tileNum = 8;` (a compound `+=` is not a setting)
+            "assignment_expression" => {
+                let op = node.child_by_field_name("operator")?;
+                let left = node.child_by_field_name("left")?;
+                if text_of(op, text) != "=" || left.kind() != "field_expression" {
+                    return None;
+                }
+                if text_of(left.child_by_field_name("field")?, text) != field {
+                    return None;
+                }
+                Some(
+                    node.child_by_field_name("right")
+                        .and_then(|v| literal_in(v, text)),
+                )
+            }
+            // the setter BEGIN_TILING_DATA_DEF's struct declares for the field: `tiling.set_tileNum(8)`
+            "call_expression" => {
+                let callee = node.child_by_field_name("function")?;
+                if callee.kind() != "field_expression" {
+                    return None;
+                }
+                let name = text_of(callee.child_by_field_name("field")?, text);
+                if name.strip_prefix("set_") != Some(field.as_str()) {
+                    return None;
+                }
+                let args = call_arguments(node)?;
+                Some(match args.as_slice() {
+                    [only] => literal_in(*only, text),
+                    _ => None,
+                })
+            }
+            _ => None,
+        },
         Bind::Call { func, arg } => {
             if node.kind() != "call_expression" {
                 return None;
@@ -485,6 +522,26 @@ mod tests {
         // `&ubSize` or an expression is not a variable the query fills.
         let addr = src.replace("*ubSize);", "ubSize + 1);");
         assert!(find_site(&addr, "h.cpp", &bind).is_err());
+    }
+
+    #[test]
+    fn field_finds_the_literal_a_tiling_assigns_or_sets() {
+        let field = |f: &str| Bind::Field { field: f.into() };
+        let src = "void T(Ctx* c) {\n  auto *tiling = c->Get();\n  tiling->totalLength = n;\n  tiling->tileNum = 0x10;\n  tiling->tileNum += 1;\n}\n";
+        let site = find_site(src, "h.cpp", &field("tileNum")).unwrap();
+        assert_eq!(
+            (site.value, site.line, &src[site.range.clone()]),
+            (16, 4, "10")
+        );
+        assert_eq!(site.render(32), "20");
+        let e = find_site(src, "h.cpp", &field("totalLength")).unwrap_err();
+        assert!(e.contains("does not hold a plain integer literal"), "{e}");
+        let setter = "void T() {\n  TilingData tiling;\n  tiling.set_tileNum(8U);\n  tiling.set_total(n);\n}\n";
+        let site = find_site(setter, "h.cpp", &field("tileNum")).unwrap();
+        assert_eq!((site.value, &setter[site.range.clone()]), (8, "8"));
+        let twice = "void T(D* t) { t->tileNum = 8; if (x) { t->tileNum = 4; } }";
+        let e = find_site(twice, "h.cpp", &field("tileNum")).unwrap_err();
+        assert!(e.contains("appears 2 times"), "{e}");
     }
 
     #[test]

@@ -149,7 +149,7 @@ fn agreements(
             .find(|t| t.name == name)
             .and_then(|t| match &t.bind {
                 Bind::Symbol(s) => Some(s.clone()),
-                Bind::Call { .. } | Bind::UbParts { .. } => None,
+                Bind::Call { .. } | Bind::UbParts { .. } | Bind::Field { .. } => None,
             })
     };
     let mut out = vec![];
@@ -437,6 +437,16 @@ impl<'a> Env<'a> {
         })
     }
 
+    /// The tunable bound to the literal this file's tiling assigns to tiling field `field`.
+    fn field_bind(&self, field: &str) -> Option<Term> {
+        self.binds.iter().find_map(|(f, b, n)| match b {
+            Bind::Field { field: bf } if f == self.file && bf == field => {
+                Some(Term::Var(n.clone(), true))
+            }
+            _ => None,
+        })
+    }
+
     fn lookup(&self, name: &str) -> Option<Val> {
         if self.poisoned.contains(name) {
             return None;
@@ -683,8 +693,13 @@ fn step(env: &mut Env, stmt: Node, tiling_fields: Option<&mut HashMap<String, Op
                         && let Some(fields) = tiling_fields
                         && let Some(f) = left.child_by_field_name("field")
                     {
-                        let v = if plain { env.num(right) } else { None };
-                        set_once(fields, cst::text_of(f, text), v);
+                        let field = cst::text_of(f, text);
+                        let v = if plain {
+                            env.field_bind(field).or_else(|| env.num(right))
+                        } else {
+                            None
+                        };
+                        set_once(fields, field, v);
                         return;
                     }
                     let v = if plain { env.eval(right) } else { None };
@@ -707,7 +722,10 @@ fn step(env: &mut Env, stmt: Node, tiling_fields: Option<&mut HashMap<String, Op
                         && env.eval(recv) == Some(Val::Tiling)
                         && let [arg] = call.args().as_slice()
                     {
-                        let v = env.call_bind(name, 0).or_else(|| env.num(*arg));
+                        let v = env
+                            .call_bind(name, 0)
+                            .or_else(|| env.field_bind(field))
+                            .or_else(|| env.num(*arg));
                         set_once(fields, field, v);
                     }
                 }

@@ -37,8 +37,11 @@ pub enum TunableKind {
     BufferCount,
     /// Block count or a cap on the cores used.
     BlockDim,
-    /// Tile lengths, tile counts, chunk sizes.
+    /// Tile lengths, chunk sizes.
     Size,
+    /// How many tiles (or loop passes) a core's share is cut into (`tileNum`, `TILE_NUM`, `LOOP_COUNT`):
+    /// fewer means longer copies, so its domain reaches down to 1, which a length's does not need.
+    TileCount,
     /// How many parts the UB is divided into when the tile is sized from it (`ubSize / UB_PARTS`).
     UbSplit,
     /// The parts of the UB size the host reads from the platform that the tiling plans for
@@ -262,6 +265,17 @@ fn classify_valued(name: &str, value: i64) -> Option<TunableKind> {
         });
     }
     let tile_like = has("TILE") || has("PER") || has("LOOP");
+    let count_word = ["NUM", "NUMBER", "COUNT", "CNT", "TIMES"]
+        .iter()
+        .any(|k| has(k));
+    let length_word = [
+        "LENGTH", "LEN", "SIZE", "ELEMS", "ELEMENTS", "ROWS", "CHUNK",
+    ]
+    .iter()
+    .any(|k| has(k));
+    if (has("TILE") || has("LOOP")) && count_word && !length_word && !has("PER") {
+        return Some(TunableKind::TileCount);
+    }
     if contains("BLOCK_DIM")
         || contains("CORE_NUM")
         || contains("CORE_CNT")
@@ -469,7 +483,111 @@ pub fn discover(files: &OpFiles) -> Discovery {
             }
         }
     }
+    tiling_field_literals(files, kernel_splits, &mut d);
     d
+}
+
+/// The literals a tiling function assigns to fields of its tiling data (`tiling->tileNum = 360;`,
+/// `tiling.tileNum = 8;`, `tiling.set_tileNum(8);`), as the learning hub's tutorials set their tile
+/// count: offered under the field's name when the name says it decides a tiling (`classify_valued`)
+/// and the field is set once in its file (`Bind::Field`); what the name rules out is said. The matmul
+/// tiling's setters are `cube_setters`'.
+fn tiling_field_literals(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
+    for (file, text) in files.host {
+        let Some(tree) = parse_cpp(text) else {
+            continue;
+        };
+        let mut fields: Vec<String> = vec![];
+        visit(tree.root_node(), &mut |n| {
+            let field = match n.kind() {
+                "assignment_expression" => n
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "field_expression")
+                    .filter(|l| {
+                        l.child_by_field_name("argument")
+                            .is_some_and(|a| a.kind() != "this")
+                    })
+                    .filter(|_| {
+                        n.child_by_field_name("right")
+                            .is_some_and(|r| r.kind() == "number_literal")
+                    })
+                    .and_then(|l| l.child_by_field_name("field"))
+                    .map(|f| text[f.byte_range()].to_string()),
+                "call_expression" => {
+                    let setter = n
+                        .child_by_field_name("function")
+                        .filter(|c| c.kind() == "field_expression")
+                        .and_then(|c| c.child_by_field_name("field"))
+                        .map(|f| &text[f.byte_range()]);
+                    let literal_arg = binding::call_arguments(n)
+                        .is_some_and(|a| a.len() == 1 && a[0].kind() == "number_literal");
+                    setter
+                        .filter(|name| !CUBE_SETTERS.iter().any(|(f, _)| f == name))
+                        .and_then(|name| name.strip_prefix("set_"))
+                        .filter(|_| literal_arg)
+                        .map(str::to_string)
+                }
+                _ => None,
+            };
+            if let Some(f) = field
+                && !fields.contains(&f)
+            {
+                fields.push(f);
+            }
+        });
+        for field in fields {
+            let bind = Bind::Field {
+                field: field.clone(),
+            };
+            // set twice, or to a computed value elsewhere: not a constant of the tiling
+            let Ok(site) = binding::find_site(text, file, &bind) else {
+                continue;
+            };
+            if site.value <= 0 || d.offered.iter().any(|t| t.bind == bind && t.file == *file) {
+                continue;
+            }
+            let name = words(&field).join("_").to_ascii_lowercase();
+            let left_out = |reason| LeftOut {
+                name: name.clone(),
+                file: file.clone(),
+                line: site.line,
+                reason,
+            };
+            let kind = match (
+                rejected_by_name(&field, site.value),
+                classify_valued(&field, site.value),
+            ) {
+                (Some(reason), _) => Err(left_out(reason)),
+                (None, None) => continue,
+                (None, Some(TunableKind::BlockDim)) if !kernel_splits => {
+                    Err(left_out(Reason::NoBlockSplit))
+                }
+                (None, Some(kind)) => Ok(kind),
+            };
+            let kind = match kind {
+                Ok(kind) => kind,
+                Err(l) => {
+                    if !d.left_out.contains(&l) {
+                        d.left_out.push(l);
+                    }
+                    continue;
+                }
+            };
+            let mut unique = name.clone();
+            let mut k = 2;
+            while d.offered.iter().any(|t| t.name == unique) {
+                unique = format!("{name}_{k}");
+                k += 1;
+            }
+            d.offered.push(FoundTunable {
+                name: unique,
+                file: file.clone(),
+                bind,
+                value: site.value,
+                kind,
+            });
+        }
+    }
 }
 
 /// A setter's tunable arguments: (argument index, tunable name, kind).
@@ -896,6 +1014,12 @@ pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32, aic_cores: u32
             Bind::Call { func, arg } => {
                 let _ = writeln!(s, "call = \"{func}\"\narg = {arg}");
             }
+            Bind::Field { field } => {
+                let _ = writeln!(
+                    s,
+                    "field = \"{field}\"   # the literal the tiling assigns to this field"
+                );
+            }
             Bind::UbParts { var } => {
                 let _ = writeln!(
                     s,
@@ -1026,6 +1150,21 @@ pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32, aic_cores: u32) -> 
             format!("range = [{}, {}]", (value / 2).max(1), (value * 2).max(2))
         }
         TunableKind::BlockDim => cores(aiv_cores),
+        // 1 to 8 tiles, the count halved while it divides (the tile then doubles, whatever the
+        // count's factors: a core's 23040 elements in 360 tiles go to 180, 90, 45), doubled and
+        // quadrupled: a count of 360 may be best at 1 or 2 (one copy of a core's share), and its
+        // neighbours divide what it divides.
+        TunableKind::TileCount => {
+            let mut v: Vec<i64> = vec![1, 2, 4, 8, value, value * 2, value * 4];
+            let mut half = value;
+            while half % 2 == 0 && half > 1 {
+                half /= 2;
+                v.push(half);
+            }
+            v.sort_unstable();
+            v.dedup();
+            format!("values = {v:?}")
+        }
         TunableKind::Size if value > 0 && value & (value - 1) == 0 => {
             let lo = (value / 64).max(16);
             let lo = 1i64 << (63 - lo.leading_zeros());

@@ -1673,3 +1673,87 @@ fn init_widens_a_narrow_example_before_growing_its_rows() {
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
 }
+
+/// The learning hub's performance tutorials (08_performance_optimization custom_op_04_0x) set their
+/// tile count as a literal in the tiling (`tiling->tileNum = 360;`) and measure the op at [45, 20480]
+/// in their own test program. init takes an example sized as a workload over its default guess, even
+/// when the default runs, and offers the literal as a tile count bound to the field; an example sized
+/// as a smoke test is not taken. A tune then moves the field's literal and writes it back in place.
+#[test]
+fn init_takes_a_workload_sized_example_and_offers_a_tiling_fields_literal() {
+    let example = |rows: u64, cols: u64| {
+        format!(
+            "int main() {{\n  std::vector<int64_t> xShape = {{{rows}, {cols}}};\n  std::vector<aclFloat16> xHostData({}, 1);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(xHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(xHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, z, &workspaceSize, &executor);\n}}\n",
+            rows * cols
+        )
+    };
+    let setup = |rows: u64, cols: u64| {
+        let dir = project("add_custom");
+        let p = dir.path();
+        std::fs::remove_file(p.join("ascend.toml")).unwrap();
+        edit_add_custom(
+            p,
+            "op_host/add_custom.cpp",
+            "tiling.set_tileNum(totalLength / BLOCK_DIM / TILE_LENGTH);",
+            "tiling.set_tileNum(64);",
+        );
+        std::fs::create_dir_all(p.join("test")).unwrap();
+        std::fs::write(p.join("test/main.cpp"), example(rows, cols)).unwrap();
+        git(p, &["add", "-A"]);
+        git(
+            p,
+            &[
+                "commit",
+                "-q",
+                "-m",
+                "a literal tile count and a test program",
+            ],
+        );
+        dir
+    };
+    let dir = setup(40, 20480);
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [40, 20480]   # from the op's example `main` (test/main.cpp:"),
+        "{manifest}"
+    );
+    assert!(
+        text(&out)
+            .1
+            .contains("is a guess, and its example runs it at a workload's size (819200 elements)"),
+        "{:?}",
+        text(&out)
+    );
+    assert!(
+        manifest.contains(
+            "name = \"tile_num\"\nfile = \"op_host/add_custom.cpp\"\nfield = \"tileNum\"   # the literal the tiling assigns to this field\nvalues = [1, 2, 4, 8, 16, 32, 64, 128, 256]   # now 64"
+        ),
+        "{manifest}"
+    );
+    let tune = cargo_ascend_tune(p, &["tune", "--budget", "6", "--seed", "1"]);
+    assert!(tune.status.success(), "{:?}", text(&tune));
+    let host = std::fs::read_to_string(p.join("op_host/add_custom.cpp")).unwrap();
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+    let tuned = lock
+        .lines()
+        .find_map(|l| l.strip_prefix("params = "))
+        .and_then(|p| p.split("tile_num = ").nth(1))
+        .and_then(|v| v.split([',', ' ', '}']).next())
+        .expect("the lock records tile_num");
+    assert!(
+        tuned != "64" && host.contains(&format!("tiling.set_tileNum({tuned});")),
+        "{tuned}\n{host}"
+    );
+    // A smoke-test example (8 x 2048) leaves the default in place.
+    let dir = setup(8, 2048);
+    let out = cargo_ascend_tune(dir.path(), &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [48, 16384]   # a default"),
+        "{manifest}"
+    );
+}

@@ -237,6 +237,7 @@ pub fn init(
         };
         fitting.tiling(&mut inferred)?;
         fitting.failing_runs(&mut inferred)?;
+        fitting.workload_examples(&mut inferred)?;
         fitting.overflowing_defaults(&mut inferred)?;
         fitting.grow_small_cases(&mut inferred)?;
     }
@@ -935,6 +936,44 @@ impl Fitting<'_> {
                 inferred.test_cases.insert(op.name.clone(), c);
                 self.reinfer(op, inferred)?;
             }
+        }
+        Ok(())
+    }
+
+    /// For each op still at the default shape (no `--shape`, no case taken) whose own example runs it
+    /// at a workload's size, not a smoke test's (its largest input at least a quarter of the default's
+    /// elements: the learning hub's performance tutorials measure their add at [45, 20480] with msprof),
+    /// takes the example's case when the op runs with it: the shape the author measures is the one
+    /// to tune for, where the default is a guess.
+    fn workload_examples(&self, inferred: &mut Inferred) -> Result<()> {
+        for op in self.ops.iter().filter(|o| o.launch.is_none()) {
+            let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
+            if given || inferred.test_cases.contains_key(&op.name) {
+                continue;
+            }
+            let at_default = inferred
+                .defaults
+                .get(&op.name)
+                .is_none_or(|(s, _)| s.as_slice() == DEFAULT_SHAPE);
+            if !at_default {
+                continue;
+            }
+            let Some(example) = self.cases(op).into_iter().find(|c| {
+                c.kind == tiling_tests::CaseKind::Example
+                    && c.largest_input().saturating_mul(4) >= DEFAULT_ELEMENTS
+            }) else {
+                continue;
+            };
+            let why = format!(
+                "the default shape {DEFAULT_SHAPE:?} is a guess, and its example runs it at a workload's size ({} elements)",
+                example.largest_input()
+            );
+            let rejects = |op: &FoundOp| {
+                self.refusal(op)
+                    .or_else(|| self.constraint_failure(op))
+                    .or_else(|| self.run_failure(op))
+            };
+            self.tested_case(op, vec![example], &rejects, inferred, &why)?;
         }
         Ok(())
     }

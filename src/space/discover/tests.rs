@@ -45,7 +45,11 @@ fn classifies_names() {
     assert_eq!(classify("USE_CORE_NUM"), Some(TunableKind::BlockDim));
     assert_eq!(classify("MAX_VECTOR_CORE_NUM"), Some(TunableKind::BlockDim));
     assert_eq!(classify("TILE_LENGTH"), Some(TunableKind::Size));
-    assert_eq!(classify("tileBlockNum"), Some(TunableKind::Size));
+    assert_eq!(classify("tileBlockNum"), Some(TunableKind::TileCount));
+    assert_eq!(classify("tileNum"), Some(TunableKind::TileCount));
+    assert_eq!(classify("LOOP_COUNT"), Some(TunableKind::TileCount));
+    assert_eq!(classify("TILE_NUM_PER_CORE"), Some(TunableKind::Size));
+    assert_eq!(classify("tileLengthNum"), Some(TunableKind::Size));
     assert_eq!(classify("UB_BLOCK_NUM"), Some(TunableKind::UbSplit));
     assert_eq!(classify("UB_CHUNK_ELEMS"), Some(TunableKind::Size));
     assert_eq!(classify("PI"), None);
@@ -448,5 +452,39 @@ fn cube_domains_follow_the_cube() {
     assert!(
         text.contains("values = [1, 2, 4, 8, 12, 16, 20, 24]   # now 1"),
         "{text}"
+    );
+}
+
+/// A tiling that sets its tile count to a literal (the learning hub's `tiling->tileNum = 360;`) offers
+/// it as a tile count bound to the field, whose domain reaches down to one tile; a field set to a
+/// computed value, set twice, or named as an alignment unit is not offered.
+#[test]
+fn a_literal_the_tiling_assigns_to_a_field_is_offered() {
+    let host = "static ge::graphStatus TilingFunc(gert::TilingContext* context)\n{\n  TilingData *tiling = context->GetTilingData<TilingData>();\n  context->SetBlockDim(40);\n  tiling->totalLength = total;\n  tiling->tileNum = 360;\n  tiling->alignBytes = 32;\n  tiling->loopCount = 4;\n  tiling->loopCount = 8;\n  return ge::GRAPH_SUCCESS;\n}\n";
+    let d = run(host, SPLITTING_KERNEL);
+    let fields: Vec<_> = d
+        .offered
+        .iter()
+        .filter(|t| matches!(t.bind, Bind::Field { .. }))
+        .map(|t| (t.name.as_str(), t.value, t.kind))
+        .collect();
+    assert_eq!(fields, [("tile_num", 360, TunableKind::TileCount)]);
+    assert!(left_out(&d).contains(&("align_bytes", Reason::AlignmentUnit)));
+    assert_eq!(
+        domain(TunableKind::TileCount, 360, 48, 24),
+        "values = [1, 2, 4, 8, 45, 90, 180, 360, 720, 1440]"
+    );
+    assert_eq!(
+        domain(TunableKind::TileCount, 1, 48, 24),
+        "values = [1, 2, 4, 8]"
+    );
+    // The registered struct's setter form.
+    let setter = "void TilingFunc(gert::TilingContext* context) {\n  TilingData tiling;\n  context->SetBlockDim(8);\n  tiling.set_tileNum(16);\n}\n";
+    let d = run(setter, SPLITTING_KERNEL);
+    assert!(
+        d.offered
+            .iter()
+            .any(|t| t.name == "tile_num" && t.value == 16 && t.kind == TunableKind::TileCount),
+        "{d:?}"
     );
 }
