@@ -176,6 +176,24 @@ pub fn probe(
                 }
             }
         }
+        // Both neighbours failing does not show the literal is a constant of the computation either: a
+        // block count of 8 over 128 x 2048 halves into a UB overflow at 4 and leaves a remainder at 12,
+        // and runs at 16 (the learning hub's 08 custom_op). The next values outward and the domain's
+        // ends are tried before the literal is left out.
+        if ran_right.is_none() {
+            for value in outward_values(t.domain.values(), site.value, to) {
+                match try_value(value) {
+                    Ok(m) if signature(&m) == base => {}
+                    Ok(m) => {
+                        if crate::verify::outputs_match(op, &m.outputs, &base_run.outputs).is_ok() {
+                            ran_right = Some(true);
+                            break;
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
         let verdict = match ran_right {
             None => Verdict::NoOtherValueRuns(why_not.join("; ")),
             Some(_) if !why_not.is_empty() => Verdict::Fails(why_not.join("; ")),
@@ -213,6 +231,27 @@ pub fn further_values(domain: &[i64], current: i64, tried: &[i64]) -> Vec<i64> {
     out
 }
 
+/// The values tried when both neighbours failed, in order: the second smaller and the second larger
+/// value of the domain, then its smallest and largest; never `current` nor a value in `tried`.
+pub fn outward_values(domain: &[i64], current: i64, tried: &[i64]) -> Vec<i64> {
+    let mut below: Vec<i64> = domain.iter().copied().filter(|&v| v < current).collect();
+    below.sort_unstable_by(|a, b| b.cmp(a));
+    let mut above: Vec<i64> = domain.iter().copied().filter(|&v| v > current).collect();
+    above.sort_unstable();
+    let ends = [domain.iter().copied().min(), domain.iter().copied().max()];
+    let mut out: Vec<i64> = vec![];
+    for v in [below.get(1).copied(), above.get(1).copied()]
+        .into_iter()
+        .chain(ends)
+        .flatten()
+    {
+        if v != current && !tried.contains(&v) && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 fn first_line(s: &str) -> &str {
     s.lines()
         .find(|l| !l.trim().is_empty())
@@ -223,6 +262,14 @@ fn first_line(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn after_two_failed_neighbours_the_probe_goes_one_further_out_then_to_the_ends() {
+        let cores = [1, 2, 4, 8, 12, 16, 20, 24, 32, 40, 48];
+        assert_eq!(outward_values(&cores, 8, &[4, 12]), [2, 16, 1, 48]);
+        assert_eq!(outward_values(&[1, 2], 1, &[2]), Vec::<i64>::new());
+        assert_eq!(outward_values(&[1, 2, 4, 8], 1, &[2]), [4, 8]);
+    }
 
     #[test]
     fn probes_move_to_the_next_smaller_value_then_the_next_larger() {

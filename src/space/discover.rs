@@ -277,6 +277,8 @@ fn classify_valued(name: &str, value: i64) -> Option<TunableKind> {
         return Some(TunableKind::TileCount);
     }
     if contains("BLOCK_DIM")
+        // the launch's block count as asc-devkit's kernel-launch examples name it (`numBlocks`)
+        || joined == "NUM_BLOCKS"
         || contains("CORE_NUM")
         || contains("CORE_CNT")
         || contains("CORE_COUNT")

@@ -43,6 +43,8 @@ fn classifies_names() {
         Some(TunableKind::UbSplit)
     );
     assert_eq!(classify("USE_CORE_NUM"), Some(TunableKind::BlockDim));
+    assert_eq!(classify("numBlocks"), Some(TunableKind::BlockDim));
+    assert_eq!(classify("NUM_BLOCKS"), Some(TunableKind::BlockDim));
     assert_eq!(classify("MAX_VECTOR_CORE_NUM"), Some(TunableKind::BlockDim));
     assert_eq!(classify("TILE_LENGTH"), Some(TunableKind::Size));
     assert_eq!(classify("tileBlockNum"), Some(TunableKind::TileCount));
