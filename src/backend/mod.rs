@@ -234,6 +234,19 @@ pub trait Backend: Send + Sync {
     ) -> std::result::Result<Vec<Vec<u8>>, TrialFailure> {
         self.run(op, artifact, inputs, false).map(|m| m.outputs)
     }
+    /// Runs a built artifact for its outputs with every output buffer starting as `fill` bytes (not
+    /// zeros), where the backend can: comparing with a zero-filled run shows the bytes a kernel never
+    /// writes. None where it cannot (the CANN runtime allocates the outputs).
+    fn run_outputs_filled(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+        fill: u8,
+    ) -> Option<std::result::Result<Vec<Vec<u8>>, TrialFailure>> {
+        let _ = (op, artifact, inputs, fill);
+        None
+    }
 }
 
 /// What opening a backend made, and whether all of it came from a cache.

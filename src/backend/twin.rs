@@ -174,4 +174,18 @@ impl Backend for TwinBackend {
     ) -> std::result::Result<Vec<Vec<u8>>, TrialFailure> {
         Ok(self.run_twin(op, artifact, inputs)?.outputs)
     }
+
+    fn run_outputs_filled(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+        fill: u8,
+    ) -> Option<std::result::Result<Vec<Vec<u8>>, TrialFailure>> {
+        let mut filled = artifact.clone();
+        filled
+            .run_env
+            .push(("ASCEND_TWIN_OUTPUT_FILL".into(), fill.to_string()));
+        Some(self.run_outputs(op, &filled, inputs))
+    }
 }

@@ -32,6 +32,9 @@ pub struct Probe {
     pub inputs: Inputs,
     /// The unmodified op's outputs on this probe.
     pub reference: Vec<Vec<u8>>,
+    /// Per output, the byte ranges of the elements the unmodified op leaves unwritten on this probe
+    /// (`unwritten`): not compared, as the op promises nothing there. Empty where it writes them all.
+    pub unwritten: Vec<Vec<std::ops::Range<usize>>>,
     /// For a shape the manifest declares (`[[op.shape]]`): its weight in the objective and the
     /// unmodified op's latency there. None for a generated probe, which is only checked.
     pub measured: Option<Measured>,
@@ -79,6 +82,7 @@ impl Probes {
             p.reference.iter().for_each(|r| {
                 h.part(r);
             });
+            h.part(format!("{:?}", p.unwritten));
         }
         h.finish()
     }
@@ -119,6 +123,7 @@ impl Probes {
                 op: case,
                 inputs,
                 reference: m.outputs,
+                unwritten: vec![],
                 measured: Some(Measured {
                     weight,
                     baseline_us: m.latency_us,
@@ -160,6 +165,7 @@ impl Probes {
             match backend.run_outputs(&probe_op, artifact, &inputs) {
                 Ok(reference) => out.live.push(Probe {
                     name: name.clone(),
+                    unwritten: unwritten(backend, &probe_op, artifact, &inputs, &reference),
                     op: probe_op,
                     inputs,
                     reference,
@@ -247,6 +253,13 @@ impl Probes {
                     without_warnings(&f.message)
                 ))
             })?;
+            let mut outputs = outputs;
+            for ((got, want), ranges) in outputs.iter_mut().zip(&p.reference).zip(&p.unwritten) {
+                let end = got.len().min(want.len());
+                for r in ranges.iter().filter(|r| r.end <= end) {
+                    got[r.clone()].copy_from_slice(&want[r.clone()]);
+                }
+            }
             crate::verify::outputs_match(&p.op, &outputs, &p.reference)
                 .map_err(|why| fail(format!("differs from the unmodified op: {why}")))?;
             if let Some(l) = latency {
@@ -293,6 +306,51 @@ pub fn weighted_geomean(parts: &[(f64, f64)]) -> f64 {
 
 /// `text` with every fact whose value at the probe (`probe`) differs from the tuned shape's (`tuned`)
 /// replaced by the probe's value, e.g. `x_elems % tile_length == 0` -> `(16384) % tile_length == 0`.
+/// The elements of each output the unmodified op leaves unwritten on a probe, as byte ranges: those
+/// that differ between the zero-filled `reference` and a run whose outputs start as 0xA5 bytes. A
+/// tutorial's add that splits its work as `totalLength / blockNum` never writes a tail's last
+/// elements, and any candidate that splits otherwise "differed" there, in elements the op never
+/// promised; a fault is still a fault. An output that differs everywhere is read before it is written
+/// (an accumulation into it), which says nothing of coverage: it is compared whole, as is every output
+/// of a backend that cannot fill them.
+fn unwritten(
+    backend: &dyn Backend,
+    op: &OpSpec,
+    artifact: &Artifact,
+    inputs: &Inputs,
+    reference: &[Vec<u8>],
+) -> Vec<Vec<std::ops::Range<usize>>> {
+    let Some(Ok(filled)) = backend.run_outputs_filled(op, artifact, inputs, 0xA5) else {
+        return vec![];
+    };
+    op.outputs
+        .iter()
+        .zip(reference)
+        .zip(&filled)
+        .map(|((t, zero), other)| {
+            let width = t.dtype.size().max(1);
+            let elems = zero.len().min(other.len()) / width;
+            let mut ranges: Vec<std::ops::Range<usize>> = vec![];
+            for e in 0..elems {
+                let bytes = e * width..(e + 1) * width;
+                if zero[bytes.clone()] == other[bytes.clone()] {
+                    continue;
+                }
+                match ranges.last_mut() {
+                    Some(last) if last.end == bytes.start => last.end = bytes.end,
+                    _ => ranges.push(bytes),
+                }
+            }
+            let differing: usize = ranges.iter().map(|r| r.len()).sum();
+            if differing == elems * width {
+                vec![]
+            } else {
+                ranges
+            }
+        })
+        .collect()
+}
+
 fn substitute(text: &str, probe: &BTreeMap<String, i64>, tuned: &BTreeMap<String, i64>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
@@ -727,6 +785,7 @@ mod tests {
                     key: String::new(),
                 },
                 reference: vec![],
+                unwritten: vec![],
                 measured: Some(Measured {
                     weight: 3.0,
                     baseline_us: 16.0,

@@ -195,6 +195,10 @@ int main(int argc, char **argv) {
             t.buf = in->buf;
         } else {
             t.buf = gm_alloc(t.bytes, t.name);
+            // ASCEND_TWIN_OUTPUT_FILL=B: outputs start as bytes B, not zeros; two runs with two fills
+            // show the bytes a kernel never writes (shape probes the sources do not serve).
+            if (const char *fill = std::getenv("ASCEND_TWIN_OUTPUT_FILL"))
+                std::memset(t.buf, std::atoi(fill) & 0xff, t.bytes);
         }
         args.push_back(t.is_list ? list_args(t, false) : t.buf);
     }
