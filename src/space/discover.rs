@@ -489,6 +489,18 @@ pub fn discover(files: &OpFiles) -> Discovery {
     d
 }
 
+/// `name`, or with a suffix `_2`, `_3`, ... when an offered tunable has it already (a kernel constant,
+/// another call's role).
+fn unique_name(offered: &[FoundTunable], name: &str) -> String {
+    let mut unique = name.to_string();
+    let mut k = 2;
+    while offered.iter().any(|t| t.name == unique) {
+        unique = format!("{name}_{k}");
+        k += 1;
+    }
+    unique
+}
+
 /// The literals a tiling function assigns to fields of its tiling data (`tiling->tileNum = 360;`,
 /// `tiling.tileNum = 8;`, `tiling.set_tileNum(8);`), as the learning hub's tutorials set their tile
 /// count: offered under the field's name when the name says it decides a tiling (`classify_valued`)
@@ -575,14 +587,8 @@ fn tiling_field_literals(files: &OpFiles, kernel_splits: bool, d: &mut Discovery
                     continue;
                 }
             };
-            let mut unique = name.clone();
-            let mut k = 2;
-            while d.offered.iter().any(|t| t.name == unique) {
-                unique = format!("{name}_{k}");
-                k += 1;
-            }
             d.offered.push(FoundTunable {
-                name: unique,
+                name: unique_name(&d.offered, &name),
                 file: file.clone(),
                 bind,
                 value: site.value,
@@ -727,13 +733,7 @@ fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
                     }
                     continue;
                 }
-                // A name already taken (a kernel constant, another call's role) gets a suffix.
-                let mut unique = name.clone();
-                let mut k = 2;
-                while d.offered.iter().any(|t| t.name == unique) {
-                    unique = format!("{name}_{k}");
-                    k += 1;
-                }
+                let unique = unique_name(&d.offered, &name);
                 d.left_out.retain(|l| !(l.name == name && l.file == at));
                 d.offered.push(FoundTunable {
                     name: unique,

@@ -940,6 +940,18 @@ impl Fitting<'_> {
         Ok(())
     }
 
+    /// Whether `op` is still at init's default shape: no `--shape` for it, no case taken, no smaller
+    /// shape fitted.
+    fn at_default(&self, op: &FoundOp, inferred: &Inferred) -> bool {
+        let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
+        !given
+            && !inferred.test_cases.contains_key(&op.name)
+            && inferred
+                .defaults
+                .get(&op.name)
+                .is_none_or(|(s, _)| s.as_slice() == DEFAULT_SHAPE)
+    }
+
     /// For each op still at the default shape (no `--shape`, no case taken) whose own example runs it
     /// at a workload's size, not a smoke test's (its largest input at least a quarter of the default's
     /// elements: the learning hub's performance tutorials measure their add at [45, 20480] with msprof),
@@ -947,15 +959,7 @@ impl Fitting<'_> {
     /// to tune for, where the default is a guess.
     fn workload_examples(&self, inferred: &mut Inferred) -> Result<()> {
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
-            let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
-            if given || inferred.test_cases.contains_key(&op.name) {
-                continue;
-            }
-            let at_default = inferred
-                .defaults
-                .get(&op.name)
-                .is_none_or(|(s, _)| s.as_slice() == DEFAULT_SHAPE);
-            if !at_default {
+            if !self.at_default(op, inferred) {
                 continue;
             }
             let Some(example) = self.cases(op).into_iter().find(|c| {
@@ -989,15 +993,7 @@ impl Fitting<'_> {
             .chain(SMALLER_SHAPES.iter().map(|s| s.to_vec()))
             .collect();
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
-            let given = op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n));
-            if given || inferred.test_cases.contains_key(&op.name) {
-                continue;
-            }
-            let at_default = inferred
-                .defaults
-                .get(&op.name)
-                .is_none_or(|(s, _)| s.as_slice() == DEFAULT_SHAPE);
-            if !at_default {
+            if !self.at_default(op, inferred) {
                 continue;
             }
             let Some(why) = self.run_failure(op).filter(|w| w.contains("UB overflow")) else {
