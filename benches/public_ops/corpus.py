@@ -52,10 +52,11 @@ def git(repo, *args):
     return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, check=True).stdout
 
 
-def candidates(name, repo, commit):
+def candidates(name, repo, commit, cube=False):
     """(folder, kind) of every operator of the repository: a custom-op folder (op_kernel/ beside
     op_host/ naming the ascend910b config, no cube code in op_kernel/), or, in asc-devkit, a folder
-    holding `.asc` programs (kind "asc"). Returns (kept, skipped counts by reason)."""
+    holding `.asc` programs (kind "asc"). With `cube`, the other way round: only the operators with cube
+    code (issue 19's count of public cube and mixed operators). Returns (kept, skipped counts by reason)."""
     files = git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
     if name == "asc-devkit":
         files = [f for f in files if f.startswith("examples/")]
@@ -100,13 +101,13 @@ def candidates(name, repo, commit):
             skip("no op_host/")
         elif name != "asc-devkit" and not any(f in configs for f in host):
             skip("no ascend910b config (other SoCs only)")
-        elif any(f in cubes for f in ops[folder]):
-            skip("cube code in op_kernel/")
+        elif any(f in cubes for f in ops[folder]) != cube:
+            skip("no cube code in op_kernel/" if cube else "cube code in op_kernel/")
         else:
             kept.append((folder, "custom-op"))
     for folder in asc:
-        if any(f in cubes for f in asc_files if project_of(os.path.dirname(f)) == folder):
-            skip("cube code in the .asc")
+        if any(f in cubes for f in asc_files if project_of(os.path.dirname(f)) == folder) != cube:
+            skip("no cube code in the .asc" if cube else "cube code in the .asc")
         else:
             kept.append((folder, "asc"))
     return kept, skipped
@@ -392,6 +393,7 @@ def main():
     ap.add_argument("--seed", default="20261122")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--numpy", action="store_true")
+    ap.add_argument("--cube", action="store_true", help="only the operators with cube code (those the vector run leaves out)")
     ap.add_argument("--tsv", help="also write one row per operator here, as each ends")
     ap.add_argument("--resume", action="store_true", help="with --tsv: keep the operators that file has, run the rest")
     ap.add_argument("--repos", default="ops-math,ops-nn,asc-devkit")
@@ -438,7 +440,7 @@ def main():
             sys.exit(f"corpus.py: error: unknown repository '{name}' ({', '.join(REPOS)})")
         repo = os.environ.get(ENV[name], REPOS[name][0])
         commit = REPOS[name][1]
-        kept, skipped = candidates(name, repo, commit)
+        kept, skipped = candidates(name, repo, commit, a.cube)
         totals[name] = (len(kept), skipped)
         for folder, kind in kept:
             chosen.append((order(a.seed, name, folder), name, repo, commit, folder, kind))
