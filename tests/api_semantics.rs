@@ -5884,3 +5884,168 @@ extern "C" void twin_launch(uint8_t **a) { past(a[0]); }
         .collect();
     assert_eq!(y, vec![3.0; 16]);
 }
+
+/// `aclFloat16` and its two conversions in the twin's ACL subset (asc-devkit's matmul examples print
+/// their outputs through `aclFloat16ToFloat`; their `data_utils.h` stopped at "aclFloat16 does not name a
+/// type"), checked against the `half` crate: every one of the 65536 half bit patterns to float, and
+/// floats across the half range (normal, subnormal, ties, overflow, NaN) to half.
+#[test]
+fn acl_float16_conversions_are_ieee_binary16() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("f16.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "acl/acl.h"
+int main(int argc, char **argv) {
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f = aclFloat16ToFloat((aclFloat16)h);
+        uint32_t b; std::memcpy(&b, &f, 4);
+        std::printf("%08x\n", b);
+    }
+    for (int i = 1; i < argc; i++) {
+        uint32_t b = (uint32_t)std::strtoul(argv[i], nullptr, 16);
+        float f; std::memcpy(&f, &b, 4);
+        std::printf("%04x\n", aclFloatToFloat16(f));
+    }
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = src.with_extension("");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("package/include"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "building the aclFloat16 check",
+    );
+    let mut floats: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -2.5,
+        65504.0,
+        65520.0,
+        65519.99,
+        1.0e6,
+        -1.0e6,
+        6.1035156e-5,
+        5.9604645e-8,
+        2.9802322e-8,
+        2.9802326e-8,
+        8.940697e-8,
+        1.0009766,
+        1.0004883,
+        1.0014648,
+        3.0e-6,
+        -3.0e-6,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    let mut s: u32 = 7;
+    for _ in 0..2000 {
+        s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        floats.push(f32::from_bits(s & 0xc7ff_ffff)); // exponents up to 2^15 and down to subnormals
+    }
+    let args: Vec<String> = floats
+        .iter()
+        .map(|f| format!("{:08x}", f.to_bits()))
+        .collect();
+    let out = Command::new(&exe).args(&args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for h in 0..65536u32 {
+        let want = f16::from_bits(h as u16).to_f32();
+        let got = f32::from_bits(u32::from_str_radix(lines[h as usize], 16).unwrap());
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "half {h:04x}: {got} vs {want}"
+        );
+    }
+    for (f, line) in floats.iter().zip(&lines[65536..]) {
+        let got = u16::from_str_radix(line, 16).unwrap();
+        let want = f16::from_f32(*f).to_bits();
+        assert_eq!(got, want, "float {f:e} ({:08x})", f.to_bits());
+    }
+}
+
+/// A `__cube__` kernel runs on the cube cores: `ASCEND_IS_AIV` is false and `ASCEND_IS_AIC` true in it
+/// (asc-devkit's matmul_constant_tiling returns early `if ASCEND_IS_AIV`; the twin ran it as a vector
+/// core and its output stayed zeros). Without `__cube__`, a kernel that is not mixed answers AIV.
+#[test]
+fn a_cube_kernel_runs_as_an_aic() {
+    let kernel = |qualifier: &str| {
+        format!(
+            r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ {qualifier} void k(GM_ADDR y) {{
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 8);
+    yg.SetValue(0, ASCEND_IS_AIC ? 1.0f : 0.0f);
+    if ASCEND_IS_AIV {{
+        return;
+    }}
+    yg.SetValue(1, 2.0f);
+}}
+extern "C" void twin_launch(uint8_t **a) {{ k(a[0]); }}
+"#
+        )
+    };
+    for (qualifier, want) in [("__cube__", [1.0f32, 2.0]), ("__aicore__", [0.0, 0.0])] {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path();
+        build_kernel(w, &kernel(qualifier), "building the core-kind kernel");
+        let (out, y) = run_kernel(w, &[], 32);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(&f32s(&y)[..2], &want, "{qualifier}");
+    }
+}
+
+/// Names asc-devkit's cube examples use as CANN declares them, which the twin had only inside AscendC
+/// or not at all (each stopped a public example's build): the matmul configuration outside any
+/// namespace (`MatmulConfig`, `GetMDLConfig`, `CFG_MDL`: matmul_preload), the compiler's `QuantMode_t`
+/// (fixpipe_l0c2gm), `DEFAULT_C0_SIZE` (data_copy_l0c2gm), the `__kfc_workspace__` parameter
+/// qualifier (matmul_fused) and `assert` (fixpipe_l0c2gm). Their values are checked where they have one.
+#[test]
+fn cube_examples_names_as_cann_declares_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+static constexpr MatmulConfig kPreload = GetMDLConfig(false, false, 2);
+static constexpr MatmulConfig kMdl = CFG_MDL;
+extern "C" __global__ __aicore__ void k(__gm__ uint8_t *__kfc_workspace__ y) {
+    AscendC::GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 8);
+    assert(AscendC::DEFAULT_C0_SIZE == 32);
+    yg.SetValue(0, (float)AscendC::DEFAULT_C0_SIZE);
+    yg.SetValue(1, (float)(int)QuantMode_t::QF322B8_PRE);
+    yg.SetValue(2, kPreload.doMTE2Preload);
+    yg.SetValue(3, kMdl.doNorm ? 1.0f : 0.0f);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
+"#,
+        "building the cube-names kernel",
+    );
+    let (out, y) = run_kernel(w, &[], 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(&f32s(&y)[..4], &[32.0, 5.0, 2.0, 0.0]);
+}

@@ -108,6 +108,7 @@ std::vector<uint8_t *> g_ub_pool; // UB arenas of finished cores, for the next o
 uint64_t g_ub_cap = 0;
 volatile sig_atomic_t g_cur_block = 0;
 int g_static_mix = 0;   // `__mix__(1, v)` in the program: v
+bool g_static_cube = false; // a `__cube__` kernel in the program: blocks of a launch that is not mixed are AICs
 int g_mix = 0;          // AIVs per AIC of this launch (0: not mixed)
 bool g_mix_decided = false;
 std::map<std::tuple<int, int64_t, int, int>, Scope> g_scopes;
@@ -174,7 +175,7 @@ void block_thread(int64_t c) {
     g.l1_bytes = (uint32_t)L.l1_bytes;
     g.core_idx = c;
     g.logical_block = B.logical;
-    g.core_kind = B.kind;
+    g.core_kind = B.kind == 0 && g_static_cube ? 1 : B.kind;
     g.sub_idx = B.sub;
     g.mix_aiv = (uint8_t)g_mix;
     // GetBlockIdx: [0, ratio * numBlocks) on an AIV of a mixed launch (GetBlockIdx.md)
@@ -272,6 +273,11 @@ void sync_all(const char *api, const char *file, int line, bool aiv_only) {
     B.sync_aiv_only = aiv_only;
     B.st = St::Sync;
     yield_to_scheduler(g.core_idx);
+}
+
+bool note_static_cube(bool cube) {
+    if (cube) g_static_cube = true;
+    return cube;
 }
 
 int note_static_mix(int aiv_per_aic) {

@@ -1,6 +1,7 @@
 // twin: CPU implementation of the AscendC kernel programming interface (namespace AscendC).
 // Written from the public AscendC documentation; every API call is checked and traced.
 #pragma once
+#include <cassert> // CANN's kernel headers make assert() available: asc-devkit's fixpipe examples call it
 #include <cstdint>
 #include <cstddef>
 #include <type_traits>
@@ -11,8 +12,14 @@
 #define __host_aicore__
 #define __global__
 #define __vector__
-#define __cube__
+// A `__cube__` kernel runs on the cube cores alone (ASCEND_IS_AIC; asc-devkit's mmad and matmul examples
+// return early `if ASCEND_IS_AIV`): functions carrying it land in a section whose start symbol tells the
+// program it holds one (twin/mix.h). One kind per program, as for `__mix__`.
+#define __cube__ __attribute__((section("twin_cube"), used))
 #define __gm__
+// The workspace parameter of a kernel whose Matmul runs on the AIC for the AIV (KFC): a GM pointer like any
+// other on the twin (asc-devkit's matmul_fused example declares `__gm__ uint8_t* __kfc_workspace__ workspace`).
+#define __kfc_workspace__
 #define __ubuf__
 // The UB address-space qualifier of the Reg API's pointers (asc-devkit docs GetVecLen.md's example:
 // `__local_mem__ T *dst`); the twin has one address space.

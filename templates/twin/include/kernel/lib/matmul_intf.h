@@ -170,6 +170,25 @@ constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig &mmCFG, in
 }
 } // namespace AscendC
 
+// CANN declares the matmul configuration outside any namespace (asc-devkit include/adv_api/matmul/
+// matmul_config.h and tiling.h): asc-devkit's matmul examples write `MatmulConfig`, `GetMDLConfig(...)`,
+// `CFG_MDL` unqualified, with no `using namespace AscendC`. The twin keeps them in AscendC (where its
+// Matmul reads them) and names them here too.
+using AscendC::BatchMode;
+using AscendC::BatchOutMode;
+using AscendC::CFG_MDL;
+using AscendC::CFG_NORM;
+using AscendC::GetMDLConfig;
+using AscendC::GetMMConfig;
+using AscendC::GetNormalConfig;
+using AscendC::IterateOrder;
+using AscendC::LayoutMode;
+using AscendC::MatmulApiStaticTiling;
+using AscendC::MatmulConfig;
+using AscendC::MatmulConfigMode;
+using AscendC::MatmulShapeParams;
+using AscendC::ScheduleType;
+
 namespace twin {
 // The MatmulConfig of a Matmul's MM_CFG: the config itself, or a constant tiling's.
 constexpr const AscendC::MatmulConfig &mm_cfg(const AscendC::MatmulConfig &c) { return c; }

@@ -99,6 +99,9 @@ struct FixpipeParamsV220 {
 };
 
 } // namespace AscendC
+// The fixpipe's quantisation modes are a type of the CANN compiler itself, outside any namespace:
+// asc-devkit's fixpipe_l0c2gm example writes `QuantMode_t::QF322B8_PRE` with no `using namespace AscendC`.
+using AscendC::QuantMode_t;
 
 namespace twin {
 using AscendC::LocalTensor;

@@ -43,8 +43,12 @@ void xcore_wait(int mode, Pipe pipe, int flag, TWIN_LOC_DECL);
 extern "C" char __start_twin_mix_1_1[] __attribute__((weak));
 extern "C" char __start_twin_mix_1_2[] __attribute__((weak));
 inline int static_mix_probe() { return __start_twin_mix_1_2 ? 2 : __start_twin_mix_1_1 ? 1 : 0; }
+// `__cube__` (kernel_operator.h): the program's kernels run on cube cores, each block an AIC.
+extern "C" char __start_twin_cube[] __attribute__((weak));
+bool note_static_cube(bool cube);
 namespace {
 [[maybe_unused]] const int static_mix_noted = note_static_mix(static_mix_probe());
+[[maybe_unused]] const bool static_cube_noted = note_static_cube(__start_twin_cube != nullptr);
 }
 } // namespace twin
 

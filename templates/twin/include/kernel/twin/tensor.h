@@ -25,6 +25,19 @@ constexpr int32_t BLOCK_CUBE = 16;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
 constexpr int32_t DEFAULT_BLK_STRIDE = 1;
 constexpr int32_t ONE_BYTE_BIT_SIZE = 8;
+// More of the kernel library's named constants (same header): the fractal's C0 side in bytes (asc-devkit's
+// data_copy_l0c2gm example sizes its Nz copies with DEFAULT_C0_SIZE), a repeat in bytes, the strides of
+// half- and quarter-width repeats, the full vector mask, and the L0A / L0B sizes of the cube.
+constexpr int32_t DEFAULT_C0_SIZE = 32;
+constexpr int32_t DEFAULT_BLOCK_SIZE = 256;
+constexpr int32_t MIN_REPEAT_TIMES = 0;
+constexpr uint8_t HALF_DEFAULT_REPEAT_STRIDE = 4;
+constexpr uint8_t ONE_FOURTH_DEFAULT_REPEAT_STRIDE = 2;
+constexpr uint64_t FULL_MASK = 0xffffffffffffffffull;
+constexpr uint16_t MAX_HALF_MASK_LEN = 64;
+constexpr uint16_t MASK_ARRAY_SIZE = 4;
+constexpr uint32_t TOTAL_L0A_SIZE = 64 * 1024;
+constexpr uint32_t TOTAL_L0B_SIZE = 64 * 1024;
 // Element counts of a 32-byte block and of a 256-byte repeat, as the kernel library names them
 // (asc-devkit impl/basic_api/utils/kernel_utils_constants.h); ops-nn's add_layer_norm kernels read
 // ONE_BLK_FLOAT_NUM unqualified after `using namespace AscendC`.
