@@ -175,6 +175,35 @@ pub fn wrapper(source: &Path, includes: &[PathBuf], arch: Option<&str>) -> Strin
     out
 }
 
+/// The CMakeLists.txt of a `.asc` program with none of its own (the learning hub's answers): the ASC
+/// package, a project, `NPU_ARCH` as the samples pass it, and the program made of the one file, as the
+/// programming guide's CMake page builds a `.asc` (find_package(ASC), LANGUAGES ASC, add_executable).
+pub fn alone_lists(program: &str, asc: &Path, arch: Option<&str>) -> String {
+    let mut out = String::from(
+        "# Written by cargo-ascend-tune: the project has no CMakeLists.txt; its .asc program is built alone.\n\
+         cmake_minimum_required(VERSION 3.16)\n\
+         find_package(ASC REQUIRED)\n\
+         project(ascend_tune_asc LANGUAGES C CXX ASC)\n",
+    );
+    if let Some(arch) = arch {
+        out.push_str(&format!("set(NPU_ARCH {arch})\n"));
+    }
+    out.push_str(&format!(
+        "add_executable({program} \"{}\")\n",
+        asc.display().to_string().replace('\\', "/")
+    ));
+    out
+}
+
+/// Whether `dir` holds a `.asc` source at its top.
+fn has_asc(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.path().extension().is_some_and(|x| x == "asc"))
+}
+
 /// The configure command's arguments (after `cmake`).
 pub fn configure_args(
     generation: Generation,
@@ -703,6 +732,8 @@ pub struct CmakeFlow {
     /// Configured through `wrapper`: `cmake_include` is not empty, or the CMakeLists.txt declares no
     /// project() (a CANN sample that calls nothing of the larger build's).
     wrapped: bool,
+    /// The project has no CMakeLists.txt: the op's one `.asc` program is built alone (`alone`).
+    alone: bool,
     work: PathBuf,
     tool: Arc<Toolchain>,
     soc: &'static Soc,
@@ -727,7 +758,14 @@ impl CmakeFlow {
     ) -> Result<CmakeFlow> {
         let cmake_source = cmake_source.map(Path::to_path_buf).unwrap_or_default();
         let lists = project.join(&cmake_source).join("CMakeLists.txt");
-        let text = std::fs::read_to_string(&lists).map_err(|e| {
+        // a folder with no CMakeLists.txt but `.asc` sources: its program is built alone
+        let alone = !lists.exists() && has_asc(&project.join(&cmake_source));
+        let text = if alone {
+            Ok(String::new())
+        } else {
+            std::fs::read_to_string(&lists)
+        };
+        let text = text.map_err(|e| {
             Error::bad_input(
                 format!(
                     "{} has no readable CMakeLists.txt ({e}), which a kernel-launch project builds with",
@@ -741,7 +779,7 @@ impl CmakeFlow {
         })?;
         // a wrapper finds the ASC package for a CMakeLists.txt that is part of a larger build: one
         // calling what that build's cmake files define, or one with no project() of its own
-        let wrapped = !cmake_include.is_empty() || !declares_project(&text);
+        let wrapped = alone || !cmake_include.is_empty() || !declares_project(&text);
         let generation = if wrapped {
             Generation::Asc
         } else {
@@ -769,6 +807,7 @@ impl CmakeFlow {
             cmake_source,
             cmake_include: cmake_include.to_vec(),
             wrapped,
+            alone,
             work: work.to_path_buf(),
             tool,
             soc,
@@ -829,7 +868,25 @@ impl CmakeFlow {
         if self.wrapped {
             let dir = cand.dir.join("wrapper");
             std::fs::create_dir_all(&dir).map_err(io)?;
-            let text = wrapper(&source, &self.cmake_include, asc_architecture(self.soc));
+            let text = if self.alone {
+                let asc = op
+                    .kernel
+                    .iter()
+                    .find(|k| k.ends_with(".asc"))
+                    .ok_or_else(|| {
+                        TrialFailure::new(
+                            FailureKind::Build,
+                            format!(
+                                "{} has no CMakeLists.txt, and op `{}` lists no `.asc` kernel to build alone; add the project's CMakeLists.txt",
+                                self.project.display(),
+                                op.name
+                            ),
+                        )
+                    })?;
+                alone_lists(&program, &source.join(asc), asc_architecture(self.soc))
+            } else {
+                wrapper(&source, &self.cmake_include, asc_architecture(self.soc))
+            };
             std::fs::write(dir.join("CMakeLists.txt"), text).map_err(io)?;
             source = dir;
         }

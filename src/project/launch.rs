@@ -30,6 +30,8 @@ pub struct Launch {
     /// -DX=1/2)`), each `NAME=VALUE` with the first value its message offers: written as the op's
     /// `cmake-defines`, a guess.
     pub defines: Vec<String>,
+    /// The folder has no CMakeLists.txt: its one `.asc` program is built alone (`alone`).
+    pub alone: bool,
 }
 
 /// The definitions a CMakeLists.txt requires: for each `if(NOT DEFINED NAME)` whose block stops with
@@ -657,16 +659,47 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     }
 }
 
+/// A folder with no CMakeLists.txt whose one `.asc` program (a `main(` and a kernel entry) is at its top,
+/// as the learning hub's light tutorials give their answers (`answer/02.05/sub_custom_template.asc`, built
+/// with the chapter's CMakeLists.txt in the notebook): the program the file names, built alone
+/// (`add_executable(<stem> <file>)` in a CMake project of its own, `CmakeFlow`). None when there is no
+/// such file or there are several.
+fn alone(root: &Path, texts: &[(String, String)]) -> Option<Result<Vec<FoundOp>, String>> {
+    let programs: Vec<&(String, String)> = texts
+        .iter()
+        .filter(|(f, t)| f.ends_with(".asc") && !f.contains('/') && t.contains("main("))
+        .collect();
+    let [(file, _)] = programs.as_slice() else {
+        return None;
+    };
+    let stem = file.trim_end_matches(".asc");
+    let cmake = format!("add_executable({stem} {file})\n");
+    let listed = vec![file.clone()];
+    let mut op = match program_op(root, &cmake, texts, stem, &listed, &[], None)? {
+        Ok(op) => op,
+        Err(why) => return Some(Err(why)),
+    };
+    if let Some(l) = op.launch.as_mut() {
+        l.alone = true;
+    }
+    op.notes.push(format!(
+        "no CMakeLists.txt: `{file}` is built alone, as `add_executable({stem} {file})` in a CMake project of its own"
+    ));
+    Some(Ok(vec![op]))
+}
+
 /// The kernel-launch project at `root`, or `None` when `root` is not one (no `CMakeLists.txt` with
 /// `add_executable`, or no kernel entry in its sources).
 pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
-    let cmake = std::fs::read_to_string(root.join("CMakeLists.txt")).ok()?;
     let mut files = vec![];
     sources(root, &mut files, 0);
     let texts: Vec<(String, String)> = files
         .iter()
         .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?)))
         .collect();
+    let Ok(cmake) = std::fs::read_to_string(root.join("CMakeLists.txt")) else {
+        return alone(root, &texts);
+    };
     // The program add_executable names literally; else those it makes in a loop (the CANN samples'
     // performance stories: a program per stage), each an op of its own.
     let programs: Vec<(String, Vec<String>)> = match program_of(&cmake) {
@@ -865,6 +898,7 @@ fn program_op(
             cmake_include: cmake_include.to_vec(),
             starts_processes: starts_processes(&made_of),
             defines: required_defines(cmake),
+            alone: false,
         }),
     }))
 }

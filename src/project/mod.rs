@@ -217,11 +217,28 @@ pub struct KernelEntry {
 /// `extern "C"` an `__aicore__` mark alone also counts (older samples write entries so); elsewhere it
 /// marks every device helper, so only `__global__` does.
 pub fn kernel_entries(text: &str) -> Vec<KernelEntry> {
+    // `__mix__(1, 2)` before the return type (a mixed kernel's qualifier) reads as a call to C++: blanked
+    // out, byte for byte, so every range still points into `text`
+    let text = &blank_mix_qualifiers(text);
     let Some(tree) = parse_cpp(text) else {
         return vec![];
     };
     let mut out = vec![];
     collect_entries(tree.root_node(), text, "", Linkage::Cpp, &mut out);
+    out
+}
+
+/// `text` with every `__mix__(c, v)` replaced by as many spaces.
+fn blank_mix_qualifiers(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut from = 0;
+    while let Some(at) = out[from..].find("__mix__(").map(|i| i + from) {
+        let Some(close) = out[at..].find(')').map(|i| i + at) else {
+            break;
+        };
+        out.replace_range(at..=close, &" ".repeat(close + 1 - at));
+        from = close + 1;
+    }
     out
 }
 
@@ -563,6 +580,13 @@ mod tests {
         assert_eq!(spaced[0].params, ["x", "y"]);
         // The mark is a whole word, not part of another name.
         assert!(entries("void not__global__(GM_ADDR x) { }\n").is_empty());
+        // A mixed kernel's `__mix__(1, 2)` qualifier (the learning hub's matmul answers).
+        let mixed =
+            "extern \"C\" __global__ __mix__(1, 2) void matmul_abs(GM_ADDR a, GM_ADDR b) { }\n";
+        assert_eq!(
+            entries(mixed),
+            [e("matmul_abs", "matmul_abs", Linkage::C, 2)]
+        );
     }
 
     #[test]

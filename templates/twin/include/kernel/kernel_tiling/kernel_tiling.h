@@ -48,6 +48,14 @@ struct TCubeTiling {
     }
 };
 
+// CANN names it AscendC::tiling::TCubeTiling too: ops-nn's matmul kernels and the learning hub's matmul
+// answers declare their tiling parameter and tiling-data field so.
+namespace AscendC {
+namespace tiling {
+using ::TCubeTiling;
+} // namespace tiling
+} // namespace AscendC
+
 // DeepNorm's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/DeepNorm-Tiling.md: the struct as that
 // page lists it, in its order). The host's GetDeepNormTilingInfo (tiling/twin_adv_tiling.h) fills it and
 // the kernel's DeepNorm (twin/adv.h) reads bLength, sLength, hLength and originalHLength; the other fields
