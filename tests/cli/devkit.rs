@@ -339,3 +339,30 @@ fn a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs()
     let run = without_cann(&story, home.path(), &["run", "--op", "scale_0_naive"], &[]);
     assert!(run.status.success(), "{:?}", text(&run));
 }
+
+/// A folder with one `.asc` program and no CMakeLists.txt (the learning hub's light tutorials give their
+/// answers so): `init` takes the program, says it is built alone, and `run` builds it with a
+/// CMakeLists.txt the tool writes (`add_executable(scale scale.asc)`) and passes its verify script.
+#[test]
+fn an_asc_program_without_a_cmakelists_is_built_alone() {
+    if !have_cmake("an_asc_program_without_a_cmakelists_is_built_alone") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let dir = scale_project();
+    std::fs::remove_file(dir.path().join("CMakeLists.txt")).unwrap();
+    let init = without_cann(dir.path(), home.path(), &["init", "--no-probe"], &[]);
+    assert!(init.status.success(), "{:?}", text(&init));
+    let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("program = \"scale\"")
+            && manifest.contains("`scale.asc` is built alone, as `add_executable(scale scale.asc)`"),
+        "{manifest}"
+    );
+    let run = without_cann(dir.path(), home.path(), &["run"], &[]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    assert!(
+        !dir.path().join("CMakeLists.txt").exists(),
+        "the user's folder is left as it was"
+    );
+}
