@@ -6049,3 +6049,125 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
     );
     assert_eq!(&f32s(&y)[..4], &[32.0, 5.0, 2.0, 0.0]);
 }
+
+/// A Matmul whose C is in the UB (`MatmulType<TPosition::VECIN, ...>`), read block by block with the
+/// documented `Iterate<true>()` / `GetTensorC<true>(LocalTensor)` (the learning hub's matmul_abs, whose
+/// vector epilogue then takes |C|): A 32 x 32 by B 32 x 16 in base blocks of 16 x 16 x 32, each block
+/// copied to `y` in M-first order, against a product computed here.
+#[test]
+fn a_matmul_with_c_in_the_ub_gives_each_block_to_getensorc() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR y) {
+    TCubeTiling t{};
+    t.usedCoreNum = 1; t.M = 32; t.N = 16; t.Ka = 32; t.Kb = 32;
+    t.singleCoreM = 32; t.singleCoreN = 16; t.singleCoreK = 32;
+    t.baseM = 16; t.baseN = 16; t.baseK = 32; t.depthA1 = 1; t.depthB1 = 1;
+    t.stepM = 1; t.stepN = 1; t.stepKa = 1; t.stepKb = 1; t.iterateOrder = 0;
+    t.dbL0A = 1; t.dbL0B = 1; t.dbL0C = 1;
+    GlobalTensor<half> ag, bg;
+    GlobalTensor<float> yg;
+    ag.SetGlobalBuffer((__gm__ half *)a, 32 * 32);
+    bg.SetGlobalBuffer((__gm__ half *)b, 32 * 16);
+    yg.SetGlobalBuffer((__gm__ float *)y, 32 * 16);
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> cq;
+    pipe.InitBuffer(cq, 1, 16 * 16 * sizeof(float));
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
+           MatmulType<TPosition::VECIN, CubeFormat::ND, float>>
+        mm;
+    mm.Init(&t, &pipe);
+    mm.SetTensorA(ag);
+    mm.SetTensorB(bg);
+    uint32_t block = 0;
+    while (mm.template Iterate<true>()) {
+        LocalTensor<float> c = cq.AllocTensor<float>();
+        mm.template GetTensorC<true>(c, false, true);
+        cq.EnQue(c);
+        c = cq.DeQue<float>();
+        DataCopy(yg[block * 256], c, 256);
+        cq.FreeTensor(c);
+        block++;
+    }
+    mm.End();
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the UB-C Matmul kernel",
+    );
+    let a: Vec<f16> = (0..32 * 32)
+        .map(|i| f16::from_f32(((i * 7 % 13) as f32 - 6.0) * 0.25))
+        .collect();
+    let b: Vec<f16> = (0..32 * 16)
+        .map(|i| f16::from_f32(((i * 5 % 11) as f32 - 5.0) * 0.5))
+        .collect();
+    let bytes = |v: &[f16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (out, y) = run_kernel(w, &[("a", bytes(&a)), ("b", bytes(&b))], 32 * 16 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    // block 0 is rows 0..16, block 1 rows 16..32 (M first; N has one block), each 16 x 16 row-major
+    for blk in 0..2 {
+        for r in 0..16 {
+            for c in 0..16 {
+                let m = blk * 16 + r;
+                let want: f32 = (0..32)
+                    .map(|k| a[m * 32 + k].to_f32() * b[k * 16 + c].to_f32())
+                    .sum();
+                assert_eq!(
+                    got[blk * 256 + r * 16 + c],
+                    want,
+                    "block {blk} row {r} col {c}"
+                );
+            }
+        }
+    }
+}
+
+/// The twin's matmul tiling splits the cores so that each core's share is whole base blocks when the
+/// least work per core ties (the learning hub's matmul_abs: 1024 x 640 over 2 cores with SetFixSplit
+/// 128 x 128 copies whole blocks out; 1024 x 320 each left a 64-column tail its CopyOut wrote past C's end).
+#[test]
+fn a_tied_core_split_takes_the_one_its_base_blocks_divide() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("split.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "tiling/tiling_api.h"
+int main() {
+    for (int fixN : {128, 160}) {
+        matmul_tiling::MultiCoreMatmulTiling t;
+        t.SetDim(2);
+        t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetCType(matmul_tiling::TPosition::VECIN, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+        t.SetShape(1024, 640, 256);
+        t.SetOrgShape(1024, 640, 256);
+        t.SetFixSplit(128, fixN, -1);
+        optiling::TCubeTiling td;
+        if (t.GetTiling(td) != 0) return 1;
+        std::printf("%d %d %d\n", td.usedCoreNum, td.singleCoreM, td.singleCoreN);
+    }
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the core-split check");
+    // 640 = 5 x 128 (split M), and 320 = 2 x 160 (either divides: the first found, N, stays)
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2 512 640\n2 1024 320\n"
+    );
+}

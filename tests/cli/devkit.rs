@@ -356,7 +356,8 @@ fn an_asc_program_without_a_cmakelists_is_built_alone() {
     let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
     assert!(
         manifest.contains("program = \"scale\"")
-            && manifest.contains("`scale.asc` is built alone, as `add_executable(scale scale.asc)`"),
+            && manifest
+                .contains("`scale.asc` is built alone, as `add_executable(scale scale.asc)`"),
         "{manifest}"
     );
     let run = without_cann(dir.path(), home.path(), &["run"], &[]);

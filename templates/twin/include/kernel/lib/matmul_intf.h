@@ -217,8 +217,13 @@ class Matmul {
     using BiasT = typename BIAS_TYPE::T;
     using L0cT = typename std::conditional<std::is_same<SrcT, int8_t>::value, int32_t, float>::type;
     static_assert(std::is_same<SrcT, SrcBT>::value, "Matmul: the twin supports A and B of the same type");
-    static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM && C_TYPE::pos == TPosition::GM,
-                  "Matmul: the twin supports A, B and C in GM (TPosition::GM)");
+    // C in the UB (VECIN / VECCALC / VECOUT) is read with GetTensorC(LocalTensor): a matmul with a vector
+    // epilogue, as the learning hub's matmul_abs and asc-devkit's matmul_fused write it.
+    static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM,
+                  "Matmul: the twin supports A and B in GM (TPosition::GM)");
+    static_assert(C_TYPE::pos == TPosition::GM || C_TYPE::pos == TPosition::VECIN || C_TYPE::pos == TPosition::VECCALC ||
+                      C_TYPE::pos == TPosition::VECOUT,
+                  "Matmul: the twin supports C in GM or in the UB (VECIN, VECCALC, VECOUT)");
     static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND && C_TYPE::format == CubeFormat::ND,
                   "Matmul: the twin supports ND A, B and C");
 
@@ -320,7 +325,8 @@ public:
         while (Iterate(false, TWIN_LOC_ARGS)) GetTensorC(gm, enAtomic, false, TWIN_LOC_ARGS);
     }
     // Computes the next base block into L0C; false when every block is done.
-    bool Iterate(bool enPartialSum = false, TWIN_LOC) {
+    // `sync` (Iterate<true>, the documented default): the twin computes every block at its call.
+    template <bool sync = true> bool Iterate(bool enPartialSum = false, TWIN_LOC) {
         (void)enPartialSum;
         ready("Iterate", TWIN_LOC_ARGS);
         uint32_t mIters = ceil(sM_, t_.baseM), nIters = ceil(sN_, t_.baseN);
@@ -333,6 +339,7 @@ public:
         return true;
     }
     // The block of the last Iterate, into gm at its place in this core's C.
+    template <bool sync = true>
     void GetTensorC(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, TWIN_LOC) {
         if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");
         uint64_t off = enSequentialWrite ? 0 : (uint64_t)mIdx_ * t_.baseM * orgN_ + (uint64_t)nIdx_ * t_.baseN;
@@ -350,6 +357,7 @@ public:
         computed_ = false;
     }
     // The block of the last Iterate into a UB tensor (VECIN / VECCALC), rows of tileN padded to 32 bytes.
+    template <bool sync = true>
     void GetTensorC(const LocalTensor<DstT> &ub, uint8_t enAtomic = 0, bool enSequentialWrite = false, TWIN_LOC) {
         (void)enAtomic; (void)enSequentialWrite;
         if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");

@@ -143,16 +143,24 @@ protected:
         int32_t s = align(single, unit);
         return base < s ? align(base, unit) : s;
     }
-    // mDim x nDim <= dim cores with the least work per core (ceil(M/mDim) * ceil(N/nDim)), then the most cores.
+    // mDim x nDim <= dim cores with the least work per core (ceil(M/mDim) * ceil(N/nDim)), then the most
+    // cores, then the least work in whole base blocks (SetFixSplit's, else 128 x 256): a core's share that
+    // its base blocks divide leaves no tail block. The learning hub's matmul_abs splits 1024 x 640 over 2
+    // cores with 128 x 128 blocks and copies whole blocks out: 512 x 640 each, not 1024 x 320.
     void split(int32_t M, int32_t N, int32_t dim, int32_t &sM, int32_t &sN) const {
-        uint64_t best = ~0ull;
+        uint64_t best = ~0ull, bestPadded = ~0ull;
         int32_t bestCores = 0;
+        const int32_t bm = fbM_ > 0 ? fbM_ : 128, bn = fbN_ > 0 ? fbN_ : 256;
         for (int32_t md = 1; md <= dim; md++)
             for (int32_t nd = 1; md * nd <= dim; nd++) {
                 int32_t m = align((M + md - 1) / md, 16), n = align((N + nd - 1) / nd, 16);
                 int32_t cores = ((M + m - 1) / m) * ((N + n - 1) / n);
                 uint64_t work = (uint64_t)m * n;
-                if (work < best || (work == best && cores > bestCores)) { best = work; bestCores = cores; sM = m; sN = n; }
+                uint64_t padded = (uint64_t)align(m, bm) * align(n, bn);
+                if (work < best || (work == best && cores > bestCores) ||
+                    (work == best && cores == bestCores && padded < bestPadded)) {
+                    best = work; bestCores = cores; bestPadded = padded; sM = m; sN = n;
+                }
             }
     }
     TCubeTiling t_{};
