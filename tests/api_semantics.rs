@@ -6052,8 +6052,9 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
 
 /// A Matmul whose C is in the UB (`MatmulType<TPosition::VECIN, ...>`), read block by block with the
 /// documented `Iterate<true>()` / `GetTensorC<true>(LocalTensor)` (the learning hub's matmul_abs, whose
-/// vector epilogue then takes |C|): A 32 x 32 by B 32 x 16 in base blocks of 16 x 16 x 32, each block
-/// copied to `y` in M-first order, against a product computed here.
+/// vector epilogue then takes |C|), and again in the async form, one `Iterate<false>()` and a
+/// `GetTensorC<false>` per block (asc-devkit's matmul_fused): A 32 x 32 by B 32 x 16 in base blocks of
+/// 16 x 16 x 32, each block copied to `y` in M-first order, against a product computed here.
 #[test]
 fn a_matmul_with_c_in_the_ub_gives_each_block_to_getensorc() {
     let dir = tempfile::tempdir().unwrap();
@@ -6075,7 +6076,7 @@ extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR y) {
     GlobalTensor<float> yg;
     ag.SetGlobalBuffer((__gm__ half *)a, 32 * 32);
     bg.SetGlobalBuffer((__gm__ half *)b, 32 * 16);
-    yg.SetGlobalBuffer((__gm__ float *)y, 32 * 16);
+    yg.SetGlobalBuffer((__gm__ float *)y, 2 * 32 * 16);
     TPipe pipe;
     TQue<TPosition::VECIN, 1> cq;
     pipe.InitBuffer(cq, 1, 16 * 16 * sizeof(float));
@@ -6096,6 +6097,19 @@ extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR y) {
         block++;
     }
     mm.End();
+    // async (Iterate.md): one Iterate<false>() starts it all, each GetTensorC<false> takes the next block
+    mm.SetTensorA(ag);
+    mm.SetTensorB(bg);
+    mm.template Iterate<false>();
+    for (uint32_t b = 0; b < 2; b++) {
+        LocalTensor<float> c = cq.AllocTensor<float>();
+        mm.template GetTensorC<false>(c, false, true);
+        cq.EnQue(c);
+        c = cq.DeQue<float>();
+        DataCopy(yg[512 + b * 256], c, 256);
+        cq.FreeTensor(c);
+    }
+    mm.End();
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
 "#,
@@ -6108,7 +6122,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
         .map(|i| f16::from_f32(((i * 5 % 11) as f32 - 5.0) * 0.5))
         .collect();
     let bytes = |v: &[f16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let (out, y) = run_kernel(w, &[("a", bytes(&a)), ("b", bytes(&b))], 32 * 16 * 4);
+    let (out, y) = run_kernel(w, &[("a", bytes(&a)), ("b", bytes(&b))], 2 * 32 * 16 * 4);
     assert!(
         out.status.success(),
         "{}",
@@ -6127,6 +6141,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
                     got[blk * 256 + r * 16 + c],
                     want,
                     "block {blk} row {r} col {c}"
+                );
+                assert_eq!(
+                    got[512 + blk * 256 + r * 16 + c],
+                    want,
+                    "async block {blk} row {r} col {c}"
                 );
             }
         }

@@ -325,9 +325,13 @@ public:
         while (Iterate(false, TWIN_LOC_ARGS)) GetTensorC(gm, enAtomic, false, TWIN_LOC_ARGS);
     }
     // Computes the next base block into L0C; false when every block is done.
-    // `sync` (Iterate<true>, the documented default): the twin computes every block at its call.
+    // `sync` (Iterate<true>, the documented default): the twin computes every block at its call. Async
+    // (Iterate<false>, Iterate.md / GetTensorC.md): one call starts the whole computation and each
+    // GetTensorC<false> then takes the next block, which the twin computes when it is taken
+    // (asc-devkit's matmul_async_iterate and matmul_fused call Iterate<false>() once).
     template <bool sync = true> bool Iterate(bool enPartialSum = false, TWIN_LOC) {
         (void)enPartialSum;
+        if (!sync) async_ = true;
         ready("Iterate", TWIN_LOC_ARGS);
         uint32_t mIters = ceil(sM_, t_.baseM), nIters = ceil(sN_, t_.baseN);
         if (iter_ >= mIters * nIters) return false;
@@ -341,6 +345,8 @@ public:
     // The block of the last Iterate, into gm at its place in this core's C.
     template <bool sync = true>
     void GetTensorC(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, TWIN_LOC) {
+        if (!computed_ && !sync && async_ && !Iterate<false>(false, TWIN_LOC_ARGS))
+            twin::fault(twin_file, twin_line, "Matmul::GetTensorC<false>: every block was already taken");
         if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");
         uint64_t off = enSequentialWrite ? 0 : (uint64_t)mIdx_ * t_.baseM * orgN_ + (uint64_t)nIdx_ * t_.baseN;
         uint32_t stride = enSequentialWrite ? tileN_ : (uint32_t)orgN_;
@@ -360,6 +366,8 @@ public:
     template <bool sync = true>
     void GetTensorC(const LocalTensor<DstT> &ub, uint8_t enAtomic = 0, bool enSequentialWrite = false, TWIN_LOC) {
         (void)enAtomic; (void)enSequentialWrite;
+        if (!computed_ && !sync && async_ && !Iterate<false>(false, TWIN_LOC_ARGS))
+            twin::fault(twin_file, twin_line, "Matmul::GetTensorC<false>: every block was already taken");
         if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");
         uint32_t rowElems = (uint32_t)align((uint64_t)tileN_ * sizeof(DstT), 32) / (uint32_t)sizeof(DstT);
         if (!uf()) twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
@@ -381,7 +389,7 @@ public:
         fix_pending_ = true;
         computed_ = false;
     }
-    void End() { iter_ = 0; }
+    void End() { iter_ = 0; async_ = false; }
 
 private:
     static constexpr uint32_t c0() { return 32u / (uint32_t)sizeof(SrcT); }
@@ -589,7 +597,7 @@ private:
     bool aSet_ = false, bSet_ = false, biasSet_ = false, transA_ = false, transB_ = false, bias_ = false, inited_ = false;
     // Whether MM_CFG is a fully constant tiling (no runtime tiling scalar work to record).
     bool fullConst_ = false;
-    bool computed_ = false, fix_pending_ = false, pendA_[2] = {false, false}, pendB_[2] = {false, false}, l0_pending_[2] = {false, false};
+    bool computed_ = false, async_ = false, fix_pending_ = false, pendA_[2] = {false, false}, pendB_[2] = {false, false}, l0_pending_[2] = {false, false};
     int32_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, sM_ = 0, sN_ = 0, sK_ = 0;
     uint32_t stepA_ = 1, stepB_ = 1, bufsA_ = 1, bufsB_ = 1, iter_ = 0, mIdx_ = 0, nIdx_ = 0, tileM_ = 0, tileN_ = 0, pp_ = 0;
     uint32_t l1ppA_ = 0, l1ppB_ = 0;
