@@ -11,6 +11,10 @@
 //! accumulators, values computed later), constants nothing reads, and block counts of a kernel that
 //! never asks which block it is (every block would then repeat the whole job).
 //!
+//! A literal a tiling function assigns to a field of its tiling data (`tiling->tileNum = 360;`,
+//! `tiling.set_tileNum(8);`: the learning hub's tutorials set their tile count so) is offered under the
+//! field's name by the same name rules (`Bind::Field`); a tile count's domain reaches down to one tile.
+//!
 //! Cube kernels: the host's matmul tiling (`matmul_tiling::MultiCoreMatmulTiling` and friends) takes
 //! its tuning parameters as arguments, `SetFixSplit(baseM, baseN, baseK)`, `SetDim(cores)`,
 //! `SetBufferSpace(l1, l0c, ub)`, and the depths and K steps of `TCubeTiling` (`set_depthA1`,
