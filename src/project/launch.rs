@@ -1093,6 +1093,7 @@ mod tests {
                 cmake_include: vec![],
                 starts_processes: None,
                 defines: vec![],
+                alone: false,
             })
         );
         let ops = discover(&fixtures.join("add_launch")).unwrap().unwrap();
@@ -1109,6 +1110,7 @@ mod tests {
                 cmake_include: vec![],
                 starts_processes: None,
                 defines: vec![],
+                alone: false,
             })
         );
         assert_eq!(ops[0].params[..3], ["x", "y", "z"]);
