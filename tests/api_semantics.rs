@@ -5888,7 +5888,8 @@ extern "C" void twin_launch(uint8_t **a) { past(a[0]); }
 /// `aclFloat16` and its two conversions in the twin's ACL subset (asc-devkit's matmul examples print
 /// their outputs through `aclFloat16ToFloat`; their `data_utils.h` stopped at "aclFloat16 does not name a
 /// type"), checked against the `half` crate: every one of the 65536 half bit patterns to float, and
-/// floats across the half range (normal, subnormal, ties, overflow, NaN) to half.
+/// floats across the half range (normal, subnormal, ties, overflow, NaN) to half. Compiled with the
+/// include path twin-asc gives (the package's `include`, then the twin's kernel headers).
 #[test]
 fn acl_float16_conversions_are_ieee_binary16() {
     let dir = tempfile::tempdir().unwrap();
@@ -5919,6 +5920,8 @@ int main(int argc, char **argv) {
         Command::new(compiler())
             .args(["-std=c++17", "-w", "-I"])
             .arg(twin_dir().join("package/include"))
+            .arg("-I")
+            .arg(twin_dir().join("include/kernel"))
             .arg(&src)
             .arg("-o")
             .arg(&exe),
@@ -5946,6 +5949,7 @@ int main(int argc, char **argv) {
         -3.0e-6,
         f32::INFINITY,
         f32::NEG_INFINITY,
+        f32::NAN,
     ];
     let mut s: u32 = 7;
     for _ in 0..2000 {

@@ -159,40 +159,31 @@ pub fn probe(
                 break;
             }
         }
+        // Whether one of `values` runs with a changed trace and the op's own outputs: evidence that the
+        // literal decides something (a value that fails is no evidence either way).
+        let one_changes = |values: Vec<i64>| {
+            values.into_iter().any(|value| {
+                try_value(value).is_ok_and(|m| {
+                    signature(&m) != base
+                        && crate::verify::outputs_match(op, &m.outputs, &base_run.outputs).is_ok()
+                })
+            })
+        };
         // A neighbour that changes nothing does not show the literal decides nothing: tiling rules clamp
         // and compare (`min(ubFactor, maxUbFactor)`, `size < 1 << 21`), so a value only a few steps away
         // may cross the bound (ops-math tensor_move: its UB parts change nothing at 2 and cut each
-        // core's copy into two tiles at 4). The other neighbour and the domain's ends are tried too;
-        // they only ever show a change (a value there that fails is no evidence either way).
-        if ran_right == Some(false) {
-            for value in further_values(t.domain.values(), site.value, to) {
-                if let Ok(m) = try_value(value) {
-                    if signature(&m) != base
-                        && crate::verify::outputs_match(op, &m.outputs, &base_run.outputs).is_ok()
-                    {
-                        ran_right = Some(true);
-                        break;
-                    }
-                }
-            }
+        // core's copy into two tiles at 4). The other neighbour and the domain's ends are tried too.
+        if ran_right == Some(false)
+            && one_changes(further_values(t.domain.values(), site.value, to))
+        {
+            ran_right = Some(true);
         }
         // Both neighbours failing does not show the literal is a constant of the computation either: a
         // block count of 8 over 128 x 2048 halves into a UB overflow at 4 and leaves a remainder at 12,
         // and runs at 16 (the learning hub's 08 custom_op). The next values outward and the domain's
         // ends are tried before the literal is left out.
-        if ran_right.is_none() {
-            for value in outward_values(t.domain.values(), site.value, to) {
-                match try_value(value) {
-                    Ok(m) if signature(&m) == base => {}
-                    Ok(m) => {
-                        if crate::verify::outputs_match(op, &m.outputs, &base_run.outputs).is_ok() {
-                            ran_right = Some(true);
-                            break;
-                        }
-                    }
-                    Err(_) => {}
-                }
-            }
+        if ran_right.is_none() && one_changes(outward_values(t.domain.values(), site.value, to)) {
+            ran_right = Some(true);
         }
         let verdict = match ran_right {
             None => Verdict::NoOtherValueRuns(why_not.join("; ")),

@@ -565,39 +565,33 @@ fn tiling_field_literals(files: &OpFiles, kernel_splits: bool, d: &mut Discovery
                 continue;
             }
             let name = words(&field).join("_").to_ascii_lowercase();
-            let left_out = |reason| LeftOut {
-                name: name.clone(),
+            let reason = match (
+                rejected_by_name(&field, site.value),
+                classify_valued(&field, site.value),
+            ) {
+                (None, None) => continue,
+                (Some(reason), _) => reason,
+                (None, Some(TunableKind::BlockDim)) if !kernel_splits => Reason::NoBlockSplit,
+                (None, Some(kind)) => {
+                    d.offered.push(FoundTunable {
+                        name: unique_name(&d.offered, &name),
+                        file: file.clone(),
+                        bind,
+                        value: site.value,
+                        kind,
+                    });
+                    continue;
+                }
+            };
+            let l = LeftOut {
+                name,
                 file: file.clone(),
                 line: site.line,
                 reason,
             };
-            let kind = match (
-                rejected_by_name(&field, site.value),
-                classify_valued(&field, site.value),
-            ) {
-                (Some(reason), _) => Err(left_out(reason)),
-                (None, None) => continue,
-                (None, Some(TunableKind::BlockDim)) if !kernel_splits => {
-                    Err(left_out(Reason::NoBlockSplit))
-                }
-                (None, Some(kind)) => Ok(kind),
-            };
-            let kind = match kind {
-                Ok(kind) => kind,
-                Err(l) => {
-                    if !d.left_out.contains(&l) {
-                        d.left_out.push(l);
-                    }
-                    continue;
-                }
-            };
-            d.offered.push(FoundTunable {
-                name: unique_name(&d.offered, &name),
-                file: file.clone(),
-                bind,
-                value: site.value,
-                kind,
-            });
+            if !d.left_out.contains(&l) {
+                d.left_out.push(l);
+            }
         }
     }
 }

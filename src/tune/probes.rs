@@ -304,8 +304,6 @@ pub fn weighted_geomean(parts: &[(f64, f64)]) -> f64 {
     }
 }
 
-/// `text` with every fact whose value at the probe (`probe`) differs from the tuned shape's (`tuned`)
-/// replaced by the probe's value, e.g. `x_elems % tile_length == 0` -> `(16384) % tile_length == 0`.
 /// The elements of each output the unmodified op leaves unwritten on a probe, as byte ranges: those
 /// that differ between the zero-filled `reference` and a run whose outputs start as 0xA5 bytes. A
 /// tutorial's add that splits its work as `totalLength / blockNum` never writes a tail's last
@@ -351,6 +349,8 @@ fn unwritten(
         .collect()
 }
 
+/// `text` with every fact whose value at the probe (`probe`) differs from the tuned shape's (`tuned`)
+/// replaced by the probe's value, e.g. `x_elems % tile_length == 0` -> `(16384) % tile_length == 0`.
 fn substitute(text: &str, probe: &BTreeMap<String, i64>, tuned: &BTreeMap<String, i64>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include "twin/half.h"
 
 extern "C" {
 void *twin_icpu_gm_alloc_by(uint64_t bytes, const char *api);
@@ -268,48 +269,7 @@ inline const char *aclrtGetSocName() { return TWIN_SOC_NAME; }
 
 // aclFloat16 and its conversions (AscendCL API reference, "aclFloat16ToFloat" / "aclFloatToFloat16"):
 // the IEEE 754 binary16 bits host programs fill half tensors with (asc-devkit's matmul examples print
-// their outputs through them). Round to nearest even; overflow gives infinity, NaN stays NaN.
+// their outputs through them), converted by the twin's own half (twin/half.h, on twin-asc's include path).
 typedef uint16_t aclFloat16;
-inline float aclFloat16ToFloat(aclFloat16 value) {
-    const uint32_t sign = (uint32_t)(value & 0x8000u) << 16;
-    uint32_t exp = (value >> 10) & 0x1fu, man = value & 0x3ffu, bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112u) << 23) | (man << 13);
-    } else if (man == 0) {
-        bits = sign;
-    } else { // subnormal: normalise
-        exp = 113;
-        while ((man & 0x400u) == 0) {
-            man <<= 1;
-            exp--;
-        }
-        bits = sign | (exp << 23) | ((man & 0x3ffu) << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-inline aclFloat16 aclFloatToFloat16(float value) {
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    const uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
-    const uint32_t exp = (bits >> 23) & 0xffu, man = bits & 0x7fffffu;
-    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0u));
-    const int32_t e = (int32_t)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) { // subnormal or zero in half
-        if (e < -10) return sign;
-        const uint32_t m = man | 0x800000u;
-        const uint32_t shift = (uint32_t)(14 - e);
-        uint32_t half = m >> shift;
-        const uint32_t rest = m & ((1u << shift) - 1u), mid = 1u << (shift - 1);
-        if (rest > mid || (rest == mid && (half & 1u))) half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = ((uint32_t)e << 10) | (man >> 13);
-    const uint32_t rest = man & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) half++; // may carry into the exponent: right
-    return (uint16_t)(sign | half);
-}
+inline float aclFloat16ToFloat(aclFloat16 value) { return ::twin::f16_to_f32(value); }
+inline aclFloat16 aclFloatToFloat16(float value) { return ::twin::f32_to_f16_rne(value); }
