@@ -5,7 +5,9 @@
 //! it. One whose change gives outputs that differ
 //! from the op's own (beyond its tolerance), or fails, is moved the other way too: when neither
 //! neighbour runs right it is a constant of the computation (a shift, a bound, a sentinel), not of the
-//! tiling, and would only spend the tuning budget on wrong trials. Owns only that comparison; knows
+//! tiling, and would only spend the tuning budget on wrong trials. When the values that run change
+//! nothing and the others fail, it is a bound the tiling checks the shape against: left out too. Owns
+//! only that comparison; knows
 //! nothing of how tunables are discovered or how the manifest is written.
 
 use crate::backend::{Backend, Measurement, SourceSet};
@@ -24,6 +26,10 @@ pub enum Verdict {
     Fails(String),
     /// Every neighbouring value tried fails or gives other outputs: not a tiling parameter.
     NoOtherValueRuns(String),
+    /// The neighbouring values that run leave it all unchanged, and the others fail or give other
+    /// outputs: a bound the tiling checks (`lastDimSize > LENGTH_1024` is an error), not a tiling
+    /// parameter; moving it could only fail or do nothing.
+    Limit(String),
     /// No build of the op reads the tunable's file for this SoC (a header another SoC's kernel
     /// includes): a value written there would never be built, run or checked.
     NotRead,
@@ -187,6 +193,7 @@ pub fn probe(
         }
         let verdict = match ran_right {
             None => Verdict::NoOtherValueRuns(why_not.join("; ")),
+            Some(false) if !why_not.is_empty() => Verdict::Limit(why_not.join("; ")),
             Some(_) if !why_not.is_empty() => Verdict::Fails(why_not.join("; ")),
             Some(true) => Verdict::Changed,
             Some(false) => Verdict::Unchanged,

@@ -83,6 +83,10 @@ pub enum Reason {
     /// Neither neighbouring value runs with the op's outputs (found by `init`'s probe): a constant of
     /// the computation, not of the tiling.
     NoOtherValueRuns,
+    /// The values that run leave the trace unchanged and the others fail (found by `init`'s probe): a
+    /// bound the tiling checks the shape against (`lastDimSize > LENGTH_1024` fails), not a tiling
+    /// parameter.
+    Limit,
     /// No build of the op reads its file for the manifest's SoC (found by `init`'s probe): another
     /// SoC's header.
     FileNotBuilt,
@@ -106,6 +110,9 @@ impl Reason {
             Reason::TraceUnchanged => "changing it leaves the trace unchanged",
             Reason::NoOtherValueRuns => {
                 "no neighbouring value runs with the op's outputs (a constant of the computation, not of the tiling)"
+            }
+            Reason::Limit => {
+                "a limit: the values that run change nothing and the others fail (a bound the tiling checks, not a tiling parameter)"
             }
             Reason::FileNotBuilt => {
                 "its file is not read by the op's builds for this SoC (another SoC's code)"

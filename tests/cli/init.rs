@@ -333,7 +333,9 @@ fn init_takes_asc_programs_and_kernel_launch_projects() {
     assert!(text(&out).1.contains("no tensors"), "{:?}", text(&out));
 }
 /// `init` leaves out what a kernel engineer would not tune, saying why: an alignment unit, and (found by
-/// building and running once with it moved) a tile cap that the declared shape never reaches. The
+/// building and running once with it moved) a tile cap that the declared shape never reaches and a
+/// bound the tiling checks the shape against (silu_mul's `LENGTH_1024`: smaller fails, larger does
+/// nothing, yet the search spent trials on it and wrote 65536 back). The
 /// manifest it writes keeps the tunables that decide the tiling.
 #[test]
 fn init_leaves_out_alignment_units_and_literals_that_change_nothing() {
@@ -346,7 +348,15 @@ fn init_leaves_out_alignment_units_and_literals_that_change_nothing() {
         .replace(
             "const uint32_t TILE_LENGTH = 256; // elements each block moves per tile",
             "const uint32_t TILE_LENGTH = 256; // elements each block moves per tile\n\
-             const uint32_t BLOCK_SIZE = 32;\nconst uint32_t MAX_TILE_LENGTH = 1048576;",
+             const uint32_t BLOCK_SIZE = 32;\nconst uint32_t MAX_TILE_LENGTH = 1048576;\n\
+             const uint32_t LENGTH_16384 = 16384;",
+        )
+        .replace(
+            "    context->SetBlockDim(BLOCK_DIM);",
+            "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) > LENGTH_16384) {\n\
+             \x20       return ge::GRAPH_FAILED;\n\
+             \x20   }\n\
+             \x20   context->SetBlockDim(BLOCK_DIM);",
         )
         .replace(
             "    tiling.set_tileNum(totalLength / BLOCK_DIM / TILE_LENGTH);",
@@ -373,12 +383,15 @@ fn init_leaves_out_alignment_units_and_literals_that_change_nothing() {
         "Found op `add_custom` with tunables: block_dim, tile_length, buffer_num",
         "Left out `block_size` (op_host/add_custom.cpp:10): an alignment unit",
         "Left out `max_tile_length` (op_host/add_custom.cpp:11): changing it leaves the trace unchanged",
+        // a bound the tiling checks the shape against: smaller fails, larger changes nothing
+        "Left out `length_16384` (op_host/add_custom.cpp:12): a limit: the values that run change nothing and the others fail",
     ] {
         assert!(err.contains(needle), "{needle} missing from\n{err}");
     }
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
     assert!(!manifest.contains("MAX_TILE_LENGTH"), "{manifest}");
     assert!(!manifest.contains("BLOCK_SIZE"), "{manifest}");
+    assert!(!manifest.contains("LENGTH_16384"), "{manifest}");
 
     // --tunables-only keeps a hand-written manifest and rewrites only its tunables.
     let hand = "# mine\n[project]\nsoc = \"Ascend910B1\"\n\n[[op]]\nname = \"add_custom\"\ntype = \"AddCustom\"\n\

@@ -15,6 +15,7 @@ mod errors;
 mod fast_trials;
 mod fixtures_a;
 mod fixtures_b;
+mod gm_copy;
 mod gm_sum;
 mod host_motifs;
 mod init;

@@ -1220,6 +1220,16 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) 
                             );
                             discover::Reason::NoOtherValueRuns
                         }
+                        super::probe_tunables::Verdict::Limit(why) => {
+                            printer.status(
+                                "Probed",
+                                format!(
+                                    "`{name}` of `{}`: a limit, the values that run change nothing ({why})",
+                                    op.name
+                                ),
+                            );
+                            discover::Reason::Limit
+                        }
                         super::probe_tunables::Verdict::NotRead => discover::Reason::FileNotBuilt,
                         _ => continue,
                     };

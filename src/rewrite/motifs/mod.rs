@@ -8,6 +8,7 @@ mod double_buffer_queue;
 mod drop_queue_barrier;
 mod fold_scalar_ops;
 mod fuse_leaky_relu;
+mod gm_copy_loop;
 mod hoist_duplicate;
 mod matmul_mdl;
 mod matmul_unitflag;
@@ -33,6 +34,7 @@ pub static ALL: &[&dyn Motif] = &[
     &reduce_max::VectorReduceMax,
     &vector_gm_sum::VectorGmSum,
     &vector_copy_loop::VectorCopyLoop,
+    &gm_copy_loop::GmCopyLoop,
     &scalar_loop::VectorCastLoop,
     &scalar_loop::VectorFillLoop,
     &drop_queue_barrier::DropQueueBarrier,
