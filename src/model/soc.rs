@@ -189,6 +189,11 @@ pub struct Soc {
     pub vector_binary_bytes_per_cycle: u32,
     /// SetFlag/WaitFlag event ids per pipe pair.
     pub event_ids: u32,
+    /// Whether kernels have `DataCopyPad` in the form without the `mode` template parameter (asc-devkit
+    /// docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运/DataCopyPad（GMToUB非对齐数据搬运）.md, product support:
+    /// Atlas A2 / A3 and 200I/500 A2 yes; Atlas inference (310P) and Atlas training no; Ascend 950 only
+    /// the `mode` form). Rewrites that write a `DataCopyPad` need it.
+    pub data_copy_pad: bool,
     /// Source of each figure: (field, note with confidence letter).
     pub sources: &'static [(&'static str, &'static str)],
 }
@@ -270,6 +275,7 @@ const ASCEND910B1: Soc = Soc {
     vector_unary_bytes_per_cycle: 256,
     vector_binary_bytes_per_cycle: 128,
     event_ids: 8,
+    data_copy_pad: true,
     sources: sources!(
         "cores" => "FACTS §1: 24 AIC / 48 AIV (C)",
         "clock_ghz" => "1.85 GHz: the measured 910B1 board (ascdevkit_matmul_case0, ascdevkit_add_case1 rows); \
@@ -302,6 +308,7 @@ static SOCS: [Soc; 7] = [
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
         event_ids: 8,
+        data_copy_pad: true,
         sources: sources!(
             "cores" => "FACTS §1: 24 AIC / 48 AIV (C)",
             "clock_ghz" => "FACTS §1: 1.8 GHz (C)",
@@ -330,6 +337,7 @@ static SOCS: [Soc; 7] = [
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
         event_ids: 8,
+        data_copy_pad: true,
         sources: sources!(
             "cores" => "FACTS §1: 20 AIC / 40 AIV (C)",
             "clock_ghz" => "FACTS §1: 1.8 GHz (C)",
@@ -357,6 +365,7 @@ static SOCS: [Soc; 7] = [
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
         event_ids: 8,
+        data_copy_pad: true,
         sources: sources!(
             "cores" => "FACTS §1: 20 AIC / 40 AIV (C)",
             "clock_ghz" => "FACTS §1: 1.5 GHz (I)",
@@ -387,6 +396,7 @@ static SOCS: [Soc; 7] = [
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
         event_ids: 8,
+        data_copy_pad: true,
         sources: sources!(
             "cores" => "FACTS §1: per die 24 AIC / 48 AIV (C)",
             "clock_ghz" => "FACTS §1: 1.85 GHz (C)",
@@ -465,6 +475,8 @@ static SOCS: [Soc; 7] = [
             dma_instr_cycles: 740.0,
             ..memsys(1525.0, 1.0)
         },
+        // DataCopyPad (GMToUB).md: the 950 has only the form with the `mode` template parameter.
+        data_copy_pad: false,
         ..ASCEND910B1
     },
     Soc {
@@ -486,6 +498,7 @@ static SOCS: [Soc; 7] = [
         vector_unary_bytes_per_cycle: 256,
         vector_binary_bytes_per_cycle: 128,
         event_ids: 8,
+        data_copy_pad: false,
         sources: &[
             (
                 "cores",

@@ -99,6 +99,10 @@ pub trait Motif: Sync {
     fn relaxes_sync(&self) -> bool {
         false
     }
+    /// Why the fast form cannot be written for `soc` (it calls an API the SoC does not have), if so.
+    fn unavailable_on(&self, _soc: &crate::model::soc::Soc) -> Option<String> {
+        None
+    }
     /// Which files the motif edits (kernel unless it says otherwise).
     fn scope(&self) -> Scope {
         Scope::Kernel

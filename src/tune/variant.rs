@@ -73,6 +73,9 @@ impl Variant {
         op: &OpSpec,
         soc: &Soc,
     ) -> std::result::Result<Variant, String> {
+        if let Some(why) = motif.unavailable_on(soc) {
+            return Err(why);
+        }
         let (sources, edited) = self.edited(motif, op, &self.sources)?;
         if edited == 0 {
             let place = match motif.scope() {

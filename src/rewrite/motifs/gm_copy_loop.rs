@@ -596,6 +596,15 @@ fn describe(f: &Found) -> String {
 }
 
 impl Motif for GmCopyLoop {
+    fn unavailable_on(&self, soc: &crate::model::soc::Soc) -> Option<String> {
+        (!soc.data_copy_pad).then(|| {
+            format!(
+                "{} writes a DataCopyPad, which the {} does not have (asc-devkit docs, DataCopyPad (GMToUB): product support)",
+                self.name(),
+                soc.name
+            )
+        })
+    }
     fn name(&self) -> &'static str {
         NAME
     }
@@ -884,6 +893,16 @@ private:
             ROWS
         );
         assert!(GmCopyLoop.rewind_sites(ROWS).is_empty());
+    }
+
+    #[test]
+    fn only_socs_with_data_copy_pad_take_it() {
+        let soc = |n| crate::model::soc::lookup(n).unwrap();
+        assert_eq!(GmCopyLoop.unavailable_on(soc("Ascend910B1")), None);
+        for n in ["Ascend310P3", "Ascend950"] {
+            let why = GmCopyLoop.unavailable_on(soc(n)).unwrap();
+            assert!(why.contains(n), "{why}");
+        }
     }
 
     #[test]

@@ -382,6 +382,15 @@ impl Form {
 }
 
 impl Motif for VectorGmSum {
+    fn unavailable_on(&self, soc: &crate::model::soc::Soc) -> Option<String> {
+        (!soc.data_copy_pad).then(|| {
+            format!(
+                "{} writes a DataCopyPad, which the {} does not have (asc-devkit docs, DataCopyPad (GMToUB): product support)",
+                self.name(),
+                soc.name
+            )
+        })
+    }
     fn name(&self) -> &'static str {
         NAME
     }
