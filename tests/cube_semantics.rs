@@ -353,9 +353,20 @@ const KK: usize = 200;
 /// (two blocks) with extra environment variables; returns the run and the inputs A (M x K), B (K x N) and
 /// the bias.
 #[allow(clippy::type_complexity)]
+/// How `matmul_kernel.cpp` is built and launched: a pure Cube kernel on 2 blocks; CANN's default for a
+/// Matmul kernel that names no type (MIX, one AIC to two AIVs) on 1 block, whose AIVs are blocks 0 and 1;
+/// or a mixed 1:2 kernel on 2 blocks with ASCENDC_CUBE_ONLY, whose AICs compute past REGIST_MATMUL_OBJ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum MmMode {
+    CubeOnly,
+    MixDefault,
+    MixManual,
+}
+
 fn matmul_build_and_run(
     w: &Path,
     env: &[(&str, &str)],
+    mode: MmMode,
 ) -> (std::process::Output, Vec<f16>, Vec<f16>, Vec<f32>) {
     let twin = twin_dir();
     let host = w.join("host");
@@ -402,7 +413,13 @@ fn matmul_build_and_run(
     sources.sort();
     let exe = w.join("kernel");
     let out = Command::new(compiler())
-        .args(["-std=c++17", "-O1", "-w", "-I"])
+        .args(["-std=c++17", "-O1", "-w"])
+        .args(match mode {
+            MmMode::CubeOnly => Some("-DMM_CUBE_ONLY"),
+            MmMode::MixManual => Some("-DMM_MIX_MANUAL"),
+            MmMode::MixDefault => None,
+        })
+        .arg("-I")
         .arg(twin.join("include/kernel"))
         .arg(twin.join("tests/matmul_kernel.cpp"))
         .args(&sources)
@@ -432,8 +449,9 @@ fn matmul_build_and_run(
     std::fs::write(
         w.join("run.txt"),
         format!(
-            "block_dim 2\nub_bytes 196352\ntiling {}\nworkspace 0\ninput a {} {}\ninput at {} {}\ninput bt {} {}\n\
+            "block_dim {}\nub_bytes 196352\ntiling {}\nworkspace 0\ninput a {} {}\ninput at {} {}\ninput bt {} {}\n\
              input bias {} {}\noutput c {} {}\noutput c16 {} {}\ntrace {}\n",
+            if mode == MmMode::MixDefault { 1 } else { 2 },
             p("tiling.bin"),
             p("a.bin"),
             MM * KK * 2,
@@ -465,9 +483,15 @@ fn matmul_build_and_run(
 /// with A given transposed, through Iterate / GetTensorC under CFG_MDL. Both against Rust.
 #[test]
 fn matmul_api_and_tiling_match_rust_references() {
+    for mode in [MmMode::CubeOnly, MmMode::MixDefault, MmMode::MixManual] {
+        matmul_matches_in(mode);
+    }
+}
+
+fn matmul_matches_in(mode: MmMode) {
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path();
-    let (run, a, b, bias) = matmul_build_and_run(w, &[]);
+    let (run, a, b, bias) = matmul_build_and_run(w, &[], mode);
     assert!(
         run.status.success(),
         "matmul kernel: {}",
@@ -490,7 +514,21 @@ fn matmul_api_and_tiling_match_rust_references() {
     // K blocks of 64 and a tail of 8: two full 32 x 32 blocks, one 32 x 16.
     let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
     let t = ascend_tune::model::trace::parse(&trace).expect("the model reads the Matmul trace");
-    assert_eq!(t.blocks.len(), 2);
+    match mode {
+        MmMode::CubeOnly => assert_eq!(t.blocks.len(), 2),
+        // One AIC, which ends at REGIST_MATMUL_OBJ, and its two AIVs, each with its own block index.
+        MmMode::MixDefault => {
+            assert_eq!(t.blocks.len(), 3);
+            for header in ["block 0 1 aic\n", "block 0 1 aiv0\n", "block 0 1 aiv1\n"] {
+                assert!(trace.contains(header), "{header:?}");
+            }
+        }
+        // Two AICs that compute and four AIVs that return at once.
+        MmMode::MixManual => {
+            assert_eq!(t.blocks.len(), 6);
+            assert!(trace.contains("block 1 2 aic\n") && trace.contains("block 1 2 aiv1\n"));
+        }
+    }
     assert_eq!(
         trace.matches("I M Mmad m=32 k=64 n=32 dt=2 ").count(),
         2 * 2 * 2 * 3
@@ -772,11 +810,11 @@ fn timing_only_mode_traces_and_models_the_same_and_computes_nothing() {
 
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path();
-    let (run, ..) = matmul_build_and_run(w, &[]);
+    let (run, ..) = matmul_build_and_run(w, &[], MmMode::CubeOnly);
     assert!(run.status.success());
     let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
     let c = std::fs::read(w.join("c.bin")).unwrap();
-    let (run, ..) = matmul_build_and_run(w, &[("ASCEND_TWIN_TIMING_ONLY", "1")]);
+    let (run, ..) = matmul_build_and_run(w, &[("ASCEND_TWIN_TIMING_ONLY", "1")], MmMode::CubeOnly);
     assert!(run.status.success());
     let trace_t = std::fs::read_to_string(w.join("trace.txt")).unwrap();
     assert!(trace.matches("I M Mmad").count() > 20);

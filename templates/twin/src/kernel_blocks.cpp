@@ -111,6 +111,7 @@ int g_static_mix = 0;   // `__mix__(1, v)` in the program: v
 bool g_static_cube = false; // a `__cube__` kernel in the program: blocks of a launch that is not mixed are AICs
 int g_mix = 0;          // AIVs per AIC of this launch (0: not mixed)
 bool g_mix_decided = false;
+bool g_type_declared = false; // KERNEL_TASK_TYPE_DEFAULT ran in this launch (whatever type it named)
 std::map<std::tuple<int, int64_t, int, int>, Scope> g_scopes;
 
 Block &core(int64_t c) { return *(*g_blocks)[(size_t)c]; }
@@ -287,6 +288,7 @@ int note_static_mix(int aiv_per_aic) {
 
 // KernelMetaType (kernel_operator.h): KERNEL_TYPE_MIX_AIC_1_1 = 4, KERNEL_TYPE_MIX_AIC_1_2 = 5.
 void declare_kernel_type(int type, const char *file, int line) {
+    g_type_declared = true;
     int mix = type == 4 ? 1 : type == 5 ? 2 : 0;
     // KERNEL_TYPE_AIC_ONLY (1) or KERNEL_TYPE_MIX_AIC_1_0 (3): every block is a cube core (ASCEND_IS_AIC).
     if (!mix && (type == 1 || type == 3) && g.core_kind == 0) g.core_kind = 1;
@@ -308,6 +310,22 @@ void declare_kernel_type(int type, const char *file, int line) {
         fault(file, line,
               "KERNEL_TASK_TYPE_DEFAULT: kernel type %d here, but the launch started as %s; one launch has one "
               "kernel type", type, g_mix == 2 ? "KERNEL_TYPE_MIX_AIC_1_2" : g_mix == 1 ? "KERNEL_TYPE_MIX_AIC_1_1" : "not mixed");
+}
+
+// REGIST_MATMUL_OBJ in a kernel that declared no kernel type, is not `__cube__` and did not define
+// ASCENDC_CUBE_ONLY: CANN runs it in MIX mode, one AIC to two AIVs (asc-devkit docs/zh/api/SIMD-API/高阶API/
+// 矩阵计算/Matmul-Kernel侧接口/Matmul使用说明.md: "默认为MIX模式（包含矩阵计算和矢量计算）, 该场景下通常不定义
+// ASCENDC_CUBE_ONLY"; the kernel-launch examples launch usedCoreNum / 2 blocks, "AIC:AIV = 1:2"). Decided by
+// core 0 when it gets here first, as KERNEL_TASK_TYPE_DEFAULT would be: core 0 becomes the AIC of block 0.
+// A core that already asked whether it is an AIC or AIV ran as one kind; then the launch stays as it is.
+void matmul_default_mix() {
+    if (g_mix_decided || g_type_declared || g_static_cube || g.core_idx != 0 || g.core_kind != 0 || g.kind_queried)
+        return;
+    g_mix = 2;
+    g_mix_decided = true;
+    lay_out_cores();
+    g.mix_aiv = 2;
+    g.core_kind = 1;
 }
 
 void xcore_set(int mode, Pipe pipe, int flag, const char *file, int line) {
@@ -442,6 +460,7 @@ LaunchResult run_blocks(const Launch &launch) {
     // KERNEL_TASK_TYPE_DEFAULT it executes decides it (declare_kernel_type).
     g_mix = g_static_mix;
     g_mix_decided = g_static_mix != 0;
+    g_type_declared = false;
     if (g_mix_decided) lay_out_cores();
     else add_cores(blocks, 0, 0, 0);
 

@@ -1,12 +1,27 @@
 // Kernel side of tests/cube_semantics.rs's Matmul check: 2 blocks, each its singleCoreM rows of
 // C = A x B + bias (B given transposed, N x K) through IterateAll, and of C16 = half(A x B) from A given
 // transposed (K x M) through Iterate / GetTensorC. The tiling bytes come from matmul_host.cpp.
+// Built with -DMM_CUBE_ONLY it is a pure Cube kernel (ASCENDC_CUBE_ONLY, KERNEL_TYPE_AIC_ONLY) launched on 2
+// blocks; with -DMM_MIX_MANUAL a mixed 1:2 kernel on 2 blocks whose AICs run the Matmul themselves
+// (ASCENDC_CUBE_ONLY) and whose AIVs do nothing; without either, CANN's default MIX mode, launched on 1
+// block: its two AIVs are blocks 0 and 1.
+#if defined(MM_CUBE_ONLY) || defined(MM_MIX_MANUAL)
+#define ASCENDC_CUBE_ONLY
+#endif
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 using namespace AscendC;
 
 extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt, GM_ADDR bias, GM_ADDR c, GM_ADDR c16,
                                               GM_ADDR workspace, GM_ADDR tilingGm) {
+#if defined(MM_CUBE_ONLY)
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);
+#elif defined(MM_MIX_MANUAL)
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    if ASCEND_IS_AIV {
+        return;
+    }
+#endif
     TCubeTiling tiling;
     __builtin_memcpy(&tiling, tilingGm, sizeof tiling);
     TPipe pipe;

@@ -636,11 +636,27 @@ template <class MM, class... Rest> void regist_matmul(AscendC::TPipe *pipe, MM &
 // 高阶API/矩阵计算/Matmul: the AIV side is the client, the AIC side the server); the twin computes each
 // request on the AIV that makes it, so the AIC core ends at the registration.
 namespace twin {
-inline void matmul_aic_serves() {
+// cube_only: ASCENDC_CUBE_ONLY was defined where REGIST_MATMUL_OBJ is used: the Matmul runs on the core
+// that calls it, also the AIC of a mixed kernel, which goes on past REGIST_MATMUL_OBJ (asc-devkit's
+// matmul_fused_manual: the AIC computes, then sets a cross-core flag for its AIVs). Otherwise the AIC of a
+// mixed kernel serves its AIVs' Matmuls and its own code ends here, and a kernel that declared no type
+// runs mixed 1:2 (matmul_default_mix, twin/mix.h).
+inline void matmul_aic_serves(bool cube_only) {
+    if (cube_only) return;
+    matmul_default_mix();
     if (g.core_kind == 1 && g.mix_aiv > 0) throw_core_end();
 }
 } // namespace twin
-#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) (::twin::matmul_aic_serves(), ::twin::regist_matmul(tpipe, __VA_ARGS__))
+// Whether ASCENDC_CUBE_ONLY is defined where REGIST_MATMUL_OBJ expands (not where this header was first
+// included): defined empty or as 1 it pastes to a name that is true, undefined to one that is false.
+#define TWIN_CUBE_ONLY_PASTE2(b) TWIN_CUBE_ONLY_##b
+#define TWIN_CUBE_ONLY_PASTE(b) TWIN_CUBE_ONLY_PASTE2(b)
+#define TWIN_CUBE_ONLY_ASCENDC_CUBE_ONLY false
+#define TWIN_CUBE_ONLY_ true
+#define TWIN_CUBE_ONLY_1 true
+#define TWIN_MATMUL_CUBE_ONLY TWIN_CUBE_ONLY_PASTE(ASCENDC_CUBE_ONLY)
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
+    (::twin::matmul_aic_serves(TWIN_MATMUL_CUBE_ONLY), ::twin::regist_matmul(tpipe, __VA_ARGS__))
 // The older spelling `matmul::Matmul<matmul::MatmulType<...>>` (ops-cv's upsample_nearest_exact2d_grad):
 // asc-devkit's adv_api/matmul/matmul.h keeps `matmul` as an alias of AscendC.
 namespace matmul = AscendC;

@@ -35,6 +35,9 @@ inline bool core_is_aic() {
 // mode: 0, 1 or 2; pipe: the pipe whose earlier work the set waits for (trace only).
 void xcore_set(int mode, Pipe pipe, int flag, TWIN_LOC_DECL);
 void xcore_wait(int mode, Pipe pipe, int flag, TWIN_LOC_DECL);
+// REGIST_MATMUL_OBJ without a kernel type, `__cube__` or ASCENDC_CUBE_ONLY: the launch is mixed 1:2 (CANN's
+// default for Matmul kernels), decided here when core 0 is the first to get here.
+void matmul_default_mix();
 // Ends the current core normally (the AIC of a mixed kernel at REGIST_MATMUL_OBJ: lib/matmul_intf.h).
 [[noreturn]] void throw_core_end();
 
