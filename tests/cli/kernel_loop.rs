@@ -197,3 +197,46 @@ fn a_failing_rewriter_costs_a_trial_and_changes_nothing() {
     let kernel = std::fs::read_to_string(p.join("op_kernel/add_custom.cpp")).unwrap();
     assert_eq!(kernel.matches("// again").count(), 12);
 }
+
+/// A tunable the search moved along with the one that gained, though its value changes nothing (a row
+/// cap no shape reaches, as silu_mul's LENGTH_1024 was), is set back before write-back: the loop keeps
+/// trials back to measure the best point with each changed tunable back at the sources' value, and the
+/// candidate as fast and closer to the sources is the one written. Only BLOCK_DIM moves in the diff.
+#[test]
+fn a_tunable_whose_change_bought_nothing_is_not_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/row_copy_custom");
+    copy_tree(&from, dir.path());
+    let p = dir.path();
+    let host = p.join("op_host/row_copy_custom.cpp");
+    let source = std::fs::read_to_string(&host).unwrap();
+    let edited = source
+        .replace(
+            "const uint32_t BLOCK_DIM = 48;",
+            "const uint32_t BLOCK_DIM = 8;\nconst uint32_t ROW_CAP = 4096; // rows a block may take: no shape here reaches it",
+        )
+        .replace(
+            "    if (blocks == 0 || rows % blocks != 0) {",
+            "    if (rows / blocks > ROW_CAP) {\n        return ge::GRAPH_FAILED;\n    }\n    if (blocks == 0 || rows % blocks != 0) {",
+        );
+    assert_ne!(edited, source);
+    std::fs::write(&host, edited).unwrap();
+    let manifest = p.join("ascend.toml");
+    let spec = std::fs::read_to_string(&manifest).unwrap().replace(
+        "[op.tune]\nbudget = 4",
+        "[[op.tunable]]\nname = \"block_dim\"\nfile = \"op_host/row_copy_custom.cpp\"\nsymbol = \"BLOCK_DIM\"\n\
+         values = [8, 16, 32, 48]\n\n[[op.tunable]]\nname = \"row_cap\"\nfile = \"op_host/row_copy_custom.cpp\"\n\
+         symbol = \"ROW_CAP\"\nrange = [256, 65536]\n\n[op.tune]\nbudget = 16",
+    );
+    std::fs::write(&manifest, spec).unwrap();
+    commit_all(p, "operator");
+
+    let out = cargo_ascend_tune(p, &["tune", "--seed", "1"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "tune failed: {stdout}\n{stderr}");
+    let after = std::fs::read_to_string(&host).unwrap();
+    assert!(after.contains("const uint32_t BLOCK_DIM = 48;"), "{after}");
+    assert!(after.contains("const uint32_t ROW_CAP = 4096;"), "{after}");
+    let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+    assert!(lock.contains("gm-copy-loop"), "{lock}");
+}
