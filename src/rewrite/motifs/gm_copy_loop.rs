@@ -22,6 +22,7 @@
 //! The module owns the loop shapes and both forms; it knows nothing of measuring or the bank.
 
 use super::constant_buffer as cb;
+use super::scalar_loop::is_full_barrier;
 use super::vector_reduce::single_init;
 use crate::rewrite::cst::{self, Call, text_of};
 use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
@@ -413,15 +414,6 @@ fn loops(text: &str, root: Node) -> Vec<Found> {
         .into_iter()
         .filter_map(|f| loop_at(text, root, f))
         .collect()
-}
-
-fn is_full_barrier(stmt: Node, text: &str) -> bool {
-    stmt.kind() == "expression_statement"
-        && stmt.named_child(0).and_then(Call::of).is_some_and(|c| {
-            c.name(text) == "PipeBarrier"
-                && c.template_args(text) == Some("PIPE_ALL")
-                && c.args().is_empty()
-        })
 }
 
 /// `t[o]` -> (t, Some(o)); `t` -> (t, None).

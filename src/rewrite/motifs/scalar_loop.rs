@@ -238,7 +238,7 @@ fn loop_at<'t>(kind: Kind, text: &str, f: Node<'t>) -> Option<Found<'t>> {
 }
 
 /// Whether `stmt` is `PipeBarrier<PIPE_ALL>();`.
-fn is_full_barrier(stmt: Node, text: &str) -> bool {
+pub(super) fn is_full_barrier(stmt: Node, text: &str) -> bool {
     stmt.kind() == "expression_statement"
         && stmt.named_child(0).and_then(Call::of).is_some_and(|c| {
             c.name(text) == "PipeBarrier"

@@ -6,6 +6,7 @@
 //! `DataCopy` back into the loop.
 
 use super::constant_buffer as cb;
+use super::scalar_loop::is_full_barrier;
 use crate::rewrite::cst::{self, Call, text_of};
 use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
 use tree_sitter::Node;
@@ -36,16 +37,6 @@ fn error(text: &str, at: usize, why: &str) -> MotifError {
 
 fn single_init<'t>(decl: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     super::vector_reduce::single_init(decl)
-}
-
-/// Whether `stmt` is `PipeBarrier<PIPE_ALL>();`.
-fn is_full_barrier(stmt: Node, text: &str) -> bool {
-    stmt.kind() == "expression_statement"
-        && stmt.named_child(0).and_then(Call::of).is_some_and(|c| {
-            c.name(text) == "PipeBarrier"
-                && c.template_args(text) == Some("PIPE_ALL")
-                && c.args().is_empty()
-        })
 }
 
 /// The copy sits in a nest of `for` loops (each body only the next loop, or the copy) whose outermost
