@@ -138,7 +138,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     // What is left goes to the host search on the best variant, starting from its best point, but for
     // a few trials kept back to set the best point's changed tunables back one at a time.
     let left = runner.remaining();
-    let kept_back = changed_tunables(runner).min(ABLATION_TRIALS).min(left);
+    let kept_back = changed_tunables(&current).min(ABLATION_TRIALS).min(left);
     if left > kept_back {
         round += 1;
         runner.search(
@@ -148,8 +148,9 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
             seed.wrapping_add(round),
             current.point.clone(),
         )?;
+        update_from_best(runner, &mut current);
     }
-    ablate(runner, seed.wrapping_add(round + 1))?;
+    ablate(runner, &current, seed.wrapping_add(round + 1))?;
     // Trials the ablation did not need (its points were measured already, or broke a constraint) go
     // back to the host search, so the run spends its budget.
     let left = runner.remaining();
@@ -159,12 +160,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
             search::local(left),
             left,
             seed.wrapping_add(round + 2),
-            runner
-                .best
-                .as_ref()
-                .filter(|b| b.variant.rewrites == current.variant.rewrites)
-                .map(|b| b.point.clone())
-                .or(current.point.clone()),
+            current.point.clone(),
         )?;
     }
     Ok(())
@@ -173,40 +169,36 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
 /// Trials at most that the loop keeps back for `ablate`.
 const ABLATION_TRIALS: usize = 3;
 
-/// How many tunables the best point so far has moved from the sources' values.
-fn changed_tunables(runner: &Runner) -> usize {
-    let Some(best) = &runner.best else { return 0 };
-    let Some(original) = best.variant.space.current() else {
-        return 0;
-    };
-    best.point
-        .iter()
-        .zip(&original)
-        .filter(|(a, b)| a != b)
-        .count()
+/// How many tunables the current best point has moved from the sources' values.
+fn changed_tunables(current: &Current) -> usize {
+    match (&current.point, current.variant.space.current()) {
+        (Some(point), Some(original)) => {
+            point.iter().zip(&original).filter(|(a, b)| a != b).count()
+        }
+        _ => 0,
+    }
 }
 
-/// Measures the best point with each tunable it changed set back to the sources' value (with one
-/// other changed tunable too, when a derived agreement ties the two), on the same variant, while the
-/// budget lasts. A tunable whose change bought nothing then has a candidate as fast and closer to the
-/// sources, which write-back prefers (`TuneResult::improvement`): the search moves several tunables at
-/// once, and a neutral one rides along with the one that gains (silu_mul's LENGTH_1024 went to 65536).
-fn ablate(runner: &mut Runner, seed: u64) -> Result<()> {
-    let Some(best) = runner.best.clone() else {
+/// Measures the current best point with each tunable it changed set back to the sources' value (with
+/// one other changed tunable too, when a derived agreement ties the two), on the same (kept) variant,
+/// while the budget lasts. A tunable whose change bought nothing then has a candidate as fast and
+/// closer to the sources, which write-back prefers (`TuneResult::improvement`): the search moves
+/// several tunables at once, and a neutral one rides along with the one that gains (silu_mul's
+/// LENGTH_1024 went to 65536).
+fn ablate(runner: &mut Runner, current: &Current, seed: u64) -> Result<()> {
+    let (Some(best), Some(original)) = (&current.point, current.variant.space.current()) else {
         return Ok(());
     };
-    let Some(original) = best.variant.space.current() else {
-        return Ok(());
-    };
+    let variant = &current.variant;
     let changed: Vec<usize> = (0..original.len())
-        .filter(|&i| best.point.get(i) != original.get(i))
+        .filter(|&i| best.get(i) != original.get(i))
         .collect();
     for &i in &changed {
         if runner.remaining() == 0 {
             break;
         }
         let back = |others: &[usize]| {
-            let mut p = best.point.clone();
+            let mut p = best.clone();
             for &j in others.iter().chain([&i]) {
                 p[j] = original[j];
             }
@@ -214,14 +206,14 @@ fn ablate(runner: &mut Runner, seed: u64) -> Result<()> {
         };
         let point = std::iter::once(back(&[]))
             .chain(changed.iter().filter(|&&j| j != i).map(|&j| back(&[j])))
-            .find(|p| best.variant.space.check(p).is_ok());
+            .find(|p| variant.space.check(p).is_ok());
         let Some(point) = point else { continue };
         let known = runner
             .measured
             .iter()
-            .any(|(rewrites, p)| *rewrites == best.variant.rewrites && *p == point);
+            .any(|(rewrites, p)| *rewrites == variant.rewrites && *p == point);
         if !known {
-            runner.search(&best.variant, search::local(1), 1, seed, Some(point))?;
+            runner.search(variant, search::local(1), 1, seed, Some(point))?;
         }
     }
     Ok(())
