@@ -135,6 +135,16 @@ impl std::fmt::Debug for dyn Motif {
     }
 }
 
+/// `unavailable_on` of a motif whose fast form writes a `DataCopyPad`: why not on a SoC without it.
+pub fn needs_data_copy_pad(motif: &str, soc: &crate::model::soc::Soc) -> Option<String> {
+    (!soc.data_copy_pad).then(|| {
+        format!(
+            "{motif} writes a DataCopyPad, which the {} does not have (asc-devkit docs, DataCopyPad (GMToUB): product support)",
+            soc.name
+        )
+    })
+}
+
 /// Edits every site of `motif` in `dir`, first to last, re-finding sites after each edit (offsets move).
 /// Returns the new text and how many sites were edited; None when there was nothing to edit. Bounded,
 /// so a motif whose edit re-creates its own site cannot loop forever.

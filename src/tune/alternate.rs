@@ -138,7 +138,10 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     // What is left goes to the host search on the best variant, starting from its best point, but for
     // a few trials kept back to set the best point's changed tunables back one at a time.
     let left = runner.remaining();
-    let kept_back = changed_tunables(&current).min(ABLATION_TRIALS).min(left);
+    let kept_back = changed_tunables(&current)
+        .len()
+        .min(ABLATION_TRIALS)
+        .min(left);
     if left > kept_back {
         round += 1;
         runner.search(
@@ -169,13 +172,13 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
 /// Trials at most that the loop keeps back for `ablate`.
 const ABLATION_TRIALS: usize = 3;
 
-/// How many tunables the current best point has moved from the sources' values.
-fn changed_tunables(current: &Current) -> usize {
+/// The tunables (indices) the current best point has moved from the sources' values.
+fn changed_tunables(current: &Current) -> Vec<usize> {
     match (&current.point, current.variant.space.current()) {
-        (Some(point), Some(original)) => {
-            point.iter().zip(&original).filter(|(a, b)| a != b).count()
-        }
-        _ => 0,
+        (Some(point), Some(original)) => (0..original.len())
+            .filter(|&i| point.get(i) != original.get(i))
+            .collect(),
+        _ => vec![],
     }
 }
 
@@ -190,9 +193,7 @@ fn ablate(runner: &mut Runner, current: &Current, seed: u64) -> Result<()> {
         return Ok(());
     };
     let variant = &current.variant;
-    let changed: Vec<usize> = (0..original.len())
-        .filter(|&i| best.get(i) != original.get(i))
-        .collect();
+    let changed = changed_tunables(current);
     for &i in &changed {
         if runner.remaining() == 0 {
             break;

@@ -40,17 +40,7 @@ fn scalar_row_copies_become_bursts_and_still_agree() {
     assert!(lock.contains("gm-copy-loop"), "{lock}");
 
     // The tuned sources, built and run afresh, against 2 * x computed here (exact in float).
-    let (manifest, b) = open_project(p);
-    let op = manifest.ops[0].clone();
-    let inputs = ascend_tune::tune::inputs(&op);
-    let artifact = b
-        .build(&op, &Default::default())
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let m = b
-        .run(&op, &artifact, &inputs, false)
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let x = decode(op.inputs[0].dtype, &inputs.tensors[0]);
-    let y = decode(op.outputs[0].dtype, &m.outputs[0]);
+    let (x, y) = first_input_and_output(p);
     assert_eq!(x.len(), 96 * 1001);
     assert_eq!(y.len(), x.len());
     for (i, (a, b)) in x.iter().zip(&y).enumerate() {

@@ -30,17 +30,7 @@ fn a_gm_partial_sum_loop_is_vectorised_and_still_agrees() {
 
     // The tuned sources, built and run afresh, against the sum computed here (ReduceSum adds pairwise,
     // the loop in order: equal up to float reassociation).
-    let (manifest, b) = open_project(p);
-    let op = manifest.ops[0].clone();
-    let inputs = ascend_tune::tune::inputs(&op);
-    let artifact = b
-        .build(&op, &Default::default())
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let m = b
-        .run(&op, &artifact, &inputs, false)
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let x = decode(op.inputs[0].dtype, &inputs.tensors[0]);
-    let y = decode(op.outputs[0].dtype, &m.outputs[0]);
+    let (x, y) = first_input_and_output(p);
     assert_eq!(x.len(), 48 * 512);
     let want: f64 = x.iter().sum();
     let scale: f64 = x.iter().map(|v| v.abs()).sum::<f64>().max(1.0);

@@ -144,6 +144,24 @@ pub fn decode(dtype: ascend_tune::manifest::DType, bytes: &[u8]) -> Vec<f64> {
         .collect()
 }
 
+/// The first op of the project in `dir`, built and run afresh from its sources as they are now: its first
+/// input and first output, decoded (what a tuned kernel is checked with against a reference computed here).
+pub fn first_input_and_output(dir: &Path) -> (Vec<f64>, Vec<f64>) {
+    let (manifest, b) = open_project(dir);
+    let op = manifest.ops[0].clone();
+    let inputs = ascend_tune::tune::inputs(&op);
+    let artifact = b
+        .build(&op, &Default::default())
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let m = b
+        .run(&op, &artifact, &inputs, false)
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    (
+        decode(op.inputs[0].dtype, &inputs.tensors[0]),
+        decode(op.outputs[0].dtype, &m.outputs[0]),
+    )
+}
+
 /// The manifest of the project in `dir` and its backend, building into the tests' shared cache.
 pub fn open_project(
     dir: &Path,

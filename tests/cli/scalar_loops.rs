@@ -47,17 +47,7 @@ fn scalar_fill_and_conversion_loops_are_vectorised_and_still_agree() {
     );
 
     // The tuned sources, built and run afresh, against z = half(float(x) + 1) computed here.
-    let (manifest, b) = open_project(p);
-    let op = manifest.ops[0].clone();
-    let inputs = ascend_tune::tune::inputs(&op);
-    let artifact = b
-        .build(&op, &Default::default())
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let m = b
-        .run(&op, &artifact, &inputs, false)
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let x = decode(op.inputs[0].dtype, &inputs.tensors[0]);
-    let z = decode(op.outputs[0].dtype, &m.outputs[0]);
+    let (x, z) = first_input_and_output(p);
     let want: Vec<f64> = x
         .iter()
         .map(|&v| half::f16::from_f32(v as f32 + 1.0).to_f64())

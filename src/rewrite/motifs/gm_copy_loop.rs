@@ -48,6 +48,8 @@ struct Copy {
     local_off: Option<String>,
     global: String,
     global_off: Option<String>,
+    /// The GM tensor's variable (`xGm` of `this->xGm[off]`): whose other scalar accesses matter.
+    global_name: String,
 }
 
 /// A site in either form.
@@ -107,10 +109,6 @@ fn pure_expr(node: Node, text: &str) -> bool {
     }
 }
 
-fn mentions(node: Node, text: &str, name: &str) -> bool {
-    cst::identifiers_in(node, text).contains(&name)
-}
-
 /// `k` -> Some(None); `A + k` or `k + A` with A pure and free of k -> Some(Some(A)).
 fn offset_of(node: Node, text: &str, k: &str) -> Option<Option<String>> {
     if node.kind() == "identifier" && text_of(node, text) == k {
@@ -130,7 +128,8 @@ fn offset_of(node: Node, text: &str, k: &str) -> Option<Option<String>> {
     } else {
         return None;
     };
-    (pure_expr(base, text) && !mentions(base, text, k)).then(|| Some(text_of(base, text).into()))
+    (pure_expr(base, text) && cb::mentions(base, text, k) == 0)
+        .then(|| Some(text_of(base, text).into()))
 }
 
 /// The variable a tensor expression is: `x` of `x`, `this->x`, `x[i]`, `this->x[i]`.
@@ -229,7 +228,7 @@ fn loop_at(text: &str, root: Node, f: Node) -> Option<Found> {
         && text_of(cond.child_by_field_name("left")?, text) == k)
         .then_some(())?;
     let count = cond.child_by_field_name("right")?;
-    (pure_expr(count, text) && !mentions(count, text, k)).then_some(())?;
+    (pure_expr(count, text) && cb::mentions(count, text, k) == 0).then_some(())?;
     let update = f.child_by_field_name("update")?;
     (update.kind() == "update_expression" && text_of(update, text).replace(k, "").trim() == "++")
         .then_some(())?;
@@ -264,7 +263,10 @@ fn loop_at(text: &str, root: Node, f: Node) -> Option<Found> {
             Some((v, get, ty)) => {
                 (value.kind() == "identifier" && text_of(value, text) == v).then_some(())?;
                 // The temporary is used by this SetValue only.
-                let uses = stmts.iter().filter(|s| mentions(**s, text, v)).count();
+                let uses = stmts
+                    .iter()
+                    .filter(|s| cb::mentions(**s, text, v) > 0)
+                    .count();
                 (uses == 2).then_some(())?;
                 (get, Some(ty))
             }
@@ -281,7 +283,7 @@ fn loop_at(text: &str, root: Node, f: Node) -> Option<Found> {
             (ty == delem).then_some(())?;
         }
         // The tensor expressions themselves must not depend on k.
-        (!mentions(dst, text, k) && !mentions(src, text, k)).then_some(())?;
+        (cb::mentions(dst, text, k) == 0 && cb::mentions(src, text, k) == 0).then_some(())?;
         let (way, local, local_off, global, global_off) = if sglobal {
             (Way::In, dst, doff, src, soff)
         } else {
@@ -294,14 +296,14 @@ fn loop_at(text: &str, root: Node, f: Node) -> Option<Found> {
             local_off,
             global: text_of(global, text).into(),
             global_off,
+            global_name: base_name(global, text)?.into(),
         });
     }
     let (&way, &elem) = (ways.first()?, elems.first()?);
     (ways.iter().all(|w| *w == way) && elems.iter().all(|e| *e == elem)).then_some(())?;
     // The scalar data cache: DMA must not meet the scalar unit on the same GM tensor.
     for c in &copies {
-        let g = global_base(&c.global);
-        let scalar = scalar_accesses(root, text, g, f.byte_range());
+        let scalar = scalar_accesses(root, text, &c.global_name, f.byte_range());
         let clash = match way {
             Way::In => scalar.writes_anywhere,
             Way::Out => scalar.outside > 0,
@@ -318,15 +320,6 @@ fn loop_at(text: &str, root: Node, f: Node) -> Option<Found> {
         qualified: text.contains("AscendC::"),
         tail: None,
     })
-}
-
-/// `x` of `this->x[i]`, from the text.
-fn global_base(expr: &str) -> &str {
-    let e = expr.trim_start_matches("this->");
-    let end = e
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(e.len());
-    &e[..end]
 }
 
 struct ScalarUse {
@@ -346,7 +339,7 @@ fn scalar_accesses(root: Node, text: &str, name: &str, inside: Range<usize>) -> 
             let Some(obj) = c.function.child_by_field_name("argument") else {
                 continue;
             };
-            if base_name(obj, text) != Some(name) && global_base(text_of(obj, text)) != name {
+            if base_name(obj, text) != Some(name) {
                 continue;
             }
             if m == "SetValue" {
@@ -488,6 +481,7 @@ fn bursts(text: &str, root: Node, iff: Node, way: Way) -> Option<(Vec<Copy>, Str
             local_off: lo,
             global: g,
             global_off: go,
+            global_name: base_name(global, text)?.into(),
         });
     }
     let first = counts.first()?.clone();
@@ -589,13 +583,7 @@ fn describe(f: &Found) -> String {
 
 impl Motif for GmCopyLoop {
     fn unavailable_on(&self, soc: &crate::model::soc::Soc) -> Option<String> {
-        (!soc.data_copy_pad).then(|| {
-            format!(
-                "{} writes a DataCopyPad, which the {} does not have (asc-devkit docs, DataCopyPad (GMToUB): product support)",
-                self.name(),
-                soc.name
-            )
-        })
+        crate::rewrite::motif::needs_data_copy_pad(self.name(), soc)
     }
     fn name(&self) -> &'static str {
         NAME

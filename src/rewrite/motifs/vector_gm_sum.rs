@@ -383,13 +383,7 @@ impl Form {
 
 impl Motif for VectorGmSum {
     fn unavailable_on(&self, soc: &crate::model::soc::Soc) -> Option<String> {
-        (!soc.data_copy_pad).then(|| {
-            format!(
-                "{} writes a DataCopyPad, which the {} does not have (asc-devkit docs, DataCopyPad (GMToUB): product support)",
-                self.name(),
-                soc.name
-            )
-        })
+        crate::rewrite::motif::needs_data_copy_pad(self.name(), soc)
     }
     fn name(&self) -> &'static str {
         NAME

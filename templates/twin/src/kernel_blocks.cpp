@@ -286,6 +286,15 @@ int note_static_mix(int aiv_per_aic) {
     return aiv_per_aic;
 }
 
+// Core 0, the first to run, fixes the launch as mixed with `aiv_per_aic` AIVs to an AIC, and is block 0's AIC.
+static void become_mixed(int aiv_per_aic) {
+    g_mix = aiv_per_aic;
+    g_mix_decided = true;
+    lay_out_cores();
+    g.mix_aiv = (uint8_t)aiv_per_aic;
+    g.core_kind = 1;
+}
+
 // KernelMetaType (kernel_operator.h): KERNEL_TYPE_MIX_AIC_1_1 = 4, KERNEL_TYPE_MIX_AIC_1_2 = 5.
 void declare_kernel_type(int type, const char *file, int line) {
     g_type_declared = true;
@@ -297,13 +306,7 @@ void declare_kernel_type(int type, const char *file, int line) {
             fault(file, line,
                   "KERNEL_TASK_TYPE_DEFAULT: the mixed kernel type comes after ASCEND_IS_AIC / ASCEND_IS_AIV or a "
                   "sub-block query; declare it first in the kernel function");
-        if (mix) {
-            g_mix = mix;
-            g_mix_decided = true;
-            lay_out_cores();
-            g.mix_aiv = (uint8_t)mix;
-            g.core_kind = 1;
-        }
+        if (mix) become_mixed(mix);
         return;
     }
     if (mix != g_mix && (mix || g_mix))
@@ -321,11 +324,7 @@ void declare_kernel_type(int type, const char *file, int line) {
 void matmul_default_mix() {
     if (g_mix_decided || g_type_declared || g_static_cube || g.core_idx != 0 || g.core_kind != 0 || g.kind_queried)
         return;
-    g_mix = 2;
-    g_mix_decided = true;
-    lay_out_cores();
-    g.mix_aiv = 2;
-    g.core_kind = 1;
+    become_mixed(2);
 }
 
 void xcore_set(int mode, Pipe pipe, int flag, const char *file, int line) {
