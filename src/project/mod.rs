@@ -217,28 +217,11 @@ pub struct KernelEntry {
 /// `extern "C"` an `__aicore__` mark alone also counts (older samples write entries so); elsewhere it
 /// marks every device helper, so only `__global__` does.
 pub fn kernel_entries(text: &str) -> Vec<KernelEntry> {
-    // `__mix__(1, 2)` before the return type (a mixed kernel's qualifier) reads as a call to C++: blanked
-    // out, byte for byte, so every range still points into `text`
-    let text = &blank_mix_qualifiers(text);
     let Some(tree) = parse_cpp(text) else {
         return vec![];
     };
     let mut out = vec![];
     collect_entries(tree.root_node(), text, "", Linkage::Cpp, &mut out);
-    out
-}
-
-/// `text` with every `__mix__(c, v)` replaced by as many spaces.
-fn blank_mix_qualifiers(text: &str) -> String {
-    let mut out = text.to_string();
-    let mut from = 0;
-    while let Some(at) = out[from..].find("__mix__(").map(|i| i + from) {
-        let Some(close) = out[at..].find(')').map(|i| i + at) else {
-            break;
-        };
-        out.replace_range(at..=close, &" ".repeat(close + 1 - at));
-        from = close + 1;
-    }
     out
 }
 
@@ -291,7 +274,8 @@ fn collect_entries(
 }
 
 fn push_entry(def: Node, text: &str, ns: &str, linkage: Linkage, out: &mut Vec<KernelEntry>) {
-    let head = &text[def.start_byte()
+    // The node starts after the qualifiers (they parse as blanks): the head is read from them.
+    let head = &text[crate::rewrite::cst::qualified_start(text, def.start_byte())
         ..def
             .child_by_field_name("body")
             .map_or(def.end_byte(), |b| b.start_byte())];

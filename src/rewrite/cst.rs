@@ -7,14 +7,139 @@ use std::ops::Range;
 use tree_sitter::{Node, Parser, Tree};
 
 /// Parses `text` as C++. tree-sitter always gives a tree; syntax errors show up as ERROR nodes.
+///
+/// AscendC's function and address-space qualifiers are macros tree-sitter-cpp does not know, and a
+/// scope can be lost to them: `__aicore__ inline uint64_t CeilAlign(...)` at namespace level reads as
+/// an error that swallows the classes after it, so no motif saw their queues or loops (ops-math's
+/// truncate_div). They are parsed as blanks of the same length: every byte offset of the tree is the
+/// offset in `text`, and `text_of` still shows them.
 pub fn parse(text: &str) -> Tree {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_cpp::LANGUAGE.into())
         .expect("tree-sitter-cpp matches the tree-sitter version we link");
+    let masked = mask_qualifiers(text);
     parser
-        .parse(text, None)
+        .parse(masked.as_deref().unwrap_or(text), None)
         .expect("parsing without a timeout or cancellation flag always returns a tree")
+}
+
+/// Qualifiers the AscendC headers define as nothing (or as attributes), as kernel code writes them
+/// (asc-devkit, kernel_macros / the twin's kernel_operator.h): each parses as blanks.
+const QUALIFIERS: &[&str] = &[
+    "__aicore__",
+    "__global__",
+    "__host_aicore__",
+    "__vector__",
+    "__cube__",
+    "__gm__",
+    "__ubuf__",
+    "__local_mem__",
+    "__cbuf__",
+    "__ca__",
+    "__cb__",
+    "__cc__",
+    "__fbuf__",
+    "__ssbuf__",
+    "__sync_alias__",
+    "__kfc_workspace__",
+    "__tiling_data_ptr__",
+    "__simd_vf__",
+    "__simd_callee__",
+    "__no_simd_vf_fusion__",
+    "__simt_vf__",
+    "__simt_callee__",
+    "__VEC_SCOPE__",
+];
+
+/// Qualifiers that take arguments (`__mix__(1, 2)`): the name and its parenthesised list are blanked.
+const QUALIFIER_CALLS: &[&str] = &[
+    "__mix__",
+    "__inout_pipe__",
+    "__in_pipe__",
+    "__out_pipe__",
+    "LAUNCH_BOUND",
+];
+
+/// Conditions written without parentheses (`if ASCEND_IS_AIV {`, a macro holding its own): each
+/// parses as a parenthesised `1` of the same length.
+const BARE_CONDITIONS: &[&str] = &["ASCEND_IS_AIV", "ASCEND_IS_AIC"];
+
+/// `text` with every whole-word qualifier replaced by spaces (None when it has none).
+fn mask_qualifiers(text: &str) -> Option<String> {
+    if !text.contains("__") && !text.contains("ASCEND_IS_") {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    let mut changed = false;
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    for word in QUALIFIERS
+        .iter()
+        .chain(QUALIFIER_CALLS)
+        .chain(BARE_CONDITIONS)
+    {
+        let takes_args = QUALIFIER_CALLS.contains(word);
+        let condition = BARE_CONDITIONS.contains(word);
+        let mut from = 0;
+        while let Some(at) = text[from..].find(word).map(|i| from + i) {
+            let end = at + word.len();
+            from = end;
+            let bounded = (at == 0 || !is_word(text.as_bytes()[at - 1]))
+                && text.as_bytes().get(end).is_none_or(|b| !is_word(*b));
+            let line = &text[text[..at].rfind('\n').map_or(0, |i| i + 1)..at];
+            if !bounded || line.trim_start().starts_with('#') {
+                continue; // part of a word, or in a directive (`#define __aicore__`)
+            }
+            let mut stop = end;
+            if takes_args {
+                let rest = &text[end..];
+                let open = rest.len() - rest.trim_start().len();
+                if rest[open..].starts_with('(') {
+                    match rest[open..].find(')') {
+                        Some(close) => stop = end + open + close + 1,
+                        None => continue,
+                    }
+                }
+            }
+            if condition {
+                let after = text[stop..].trim_start();
+                if !after.starts_with('{') {
+                    continue; // `if (ASCEND_IS_AIV)`: already an expression
+                }
+                bytes[at] = b'(';
+                bytes[at + 1] = b'1';
+                bytes[at + 2..stop - 1].fill(b' ');
+                bytes[stop - 1] = b')';
+                changed = true;
+                continue;
+            }
+            for b in &mut bytes[at..stop] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+            changed = true;
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII spaces: still UTF-8.
+    changed.then(|| String::from_utf8(bytes).expect("ASCII replaced by ASCII"))
+}
+
+/// Where the qualifiers that end at `at` begin: a function definition's node starts after its
+/// `__global__ __aicore__` (they parse as blanks), and this is where its head does in `text`.
+pub fn qualified_start(text: &str, at: usize) -> usize {
+    let Some(masked) = mask_qualifiers(&text[..at]) else {
+        return at;
+    };
+    let (m, t) = (masked.as_bytes(), text.as_bytes());
+    let (mut i, mut start) = (at, at);
+    while i > 0 && m[i - 1].is_ascii_whitespace() {
+        i -= 1;
+        if !t[i].is_ascii_whitespace() {
+            start = i;
+        }
+    }
+    start
 }
 
 /// Calls `f` on `node` and every node below it, in source order.
@@ -507,6 +632,45 @@ mod tests {
         assert_eq!(indent_at(K, stmt.start_byte()), "    ");
         assert_eq!(syntax_errors(&splice(K, span, "")), 0);
         assert!(syntax_errors("void f( {") > 0);
+    }
+
+    /// A free `__aicore__ inline` function with a non-void result used to parse as an error that
+    /// swallowed the class after it; the qualifiers now parse as blanks and offsets stay the text's.
+    #[test]
+    fn ascendc_qualifiers_do_not_lose_the_scope_after_them() {
+        let k = "namespace N {\n__aicore__ inline uint64_t Up(uint64_t v) { return v + 1u; }\n\
+                 template <typename T>\nclass K {\npublic:\n    __aicore__ inline void Init(GM_ADDR x)\n    {\n\
+                 \x20       g.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x));\n\
+                 \x20       this->pipe.InitBuffer(this->q, 1, 64);\n    }\n    TQue<QuePosition::VECIN, 1> q;\n};\n}\n\
+                 extern \"C\" __global__ __mix__(1, 2) void k(GM_ADDR x) {}\n";
+        assert_eq!(syntax_errors(k), 0);
+        let tree = parse(k);
+        let init = calls_named(tree.root_node(), k, "InitBuffer");
+        assert_eq!(init[0].arg_texts(k), vec!["this->q", "1", "64"]);
+        let (_, name) = enclosing_function(init[0].node, k).unwrap();
+        assert_eq!(name, "Init");
+        // Words that only contain a qualifier are left alone.
+        assert_eq!(mask_qualifiers("int my__gm__x;"), None);
+        assert_eq!(
+            mask_qualifiers("#ifndef __aicore__\n#define __aicore__\n#endif\n"),
+            None
+        );
+        assert_eq!(
+            mask_qualifiers("__gm__ float* p;").as_deref(),
+            Some("       float* p;")
+        );
+        let entry = k.find("void k(").unwrap();
+        assert_eq!(
+            &k[qualified_start(k, entry)..entry],
+            "__global__ __mix__(1, 2) "
+        );
+        assert_eq!(qualified_start(k, 0), 0);
+        let aiv = "void f() {\n    if ASCEND_IS_AIV {\n        g();\n    }\n    if (ASCEND_IS_AIC) { h(); }\n}\n";
+        assert_eq!(syntax_errors(aiv), 0);
+        assert_eq!(
+            mask_qualifiers(aiv).unwrap().lines().nth(1),
+            Some("    if (1          ) {")
+        );
     }
 
     /// Functions that call each other: leaving one leads to the other's callers and back. `past` used

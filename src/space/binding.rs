@@ -10,7 +10,7 @@
 
 use crate::manifest::Bind;
 use std::ops::Range;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 pub const HELP: &str = "bind the tunable to a `constexpr`/`const` variable, a `#define`, an enum value (symbol = \"NAME\") or a call with a literal argument (call = \"SetBlockDim\"), whose value is a plain integer literal, a tiling-data field assigned a literal (field = \"tileNum\"), or to the variable a `GetCoreMemSize(CoreMemType::UB, var)` query fills (ub-parts-of = \"var\")";
 
@@ -63,11 +63,7 @@ impl Site {
 }
 
 pub fn parse_cpp(text: &str) -> Option<Tree> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_cpp::LANGUAGE.into())
-        .ok()?;
-    parser.parse(text, None)
+    Some(crate::rewrite::cst::parse(text))
 }
 
 /// Finds the single site of `bind` in `text` (the contents of `file`).

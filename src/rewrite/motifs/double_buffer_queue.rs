@@ -243,6 +243,25 @@ private:
         assert_eq!(rewinds_round_trip(&m, &all), 2);
     }
 
+    /// ops-math's truncate_div: an `__aicore__ inline` constructor with an initialiser list and an `if`,
+    /// then another method. tree-sitter read `__aicore__` as a type, the constructor as an error that
+    /// took the class with it, and no site was found.
+    #[test]
+    fn queues_sized_in_an_aicore_constructor_are_found() {
+        let k = "class K {\n\
+                 \x20   __aicore__ inline K(const Tiling* t)\n        : total(t->total), tile(t->tile)\n    {\n\
+                 \x20       if (this->start >= this->total) {\n        }\n\
+                 \x20       this->pipe.InitBuffer(this->outQ, 1, this->tile * sizeof(float));\n    }\n\
+                 \x20   __aicore__ inline void Init(GM_ADDR x)\n    {\n    }\n\
+                 \x20   AscendC::TQue<AscendC::QuePosition::VECOUT, 1> outQ;\n};\n";
+        let m = DoubleBufferQueue;
+        let sites = m.apply_sites(k);
+        assert_eq!(sites.len(), 1, "{sites:?}");
+        let e = m.apply(k, &sites[0]).unwrap();
+        assert!(e.text.contains("InitBuffer(this->outQ, 2,") && e.text.contains("VECOUT, 2> outQ"));
+        assert_eq!(round_trips(&m, k), 1);
+    }
+
     #[test]
     fn a_queue_sized_otherwise_is_left_alone() {
         let m = DoubleBufferQueue;
