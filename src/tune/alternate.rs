@@ -371,7 +371,8 @@ impl Verdict {
 
 /// Measures a rewritten variant: first at the current best point (one trial). A rewrite that works but
 /// is slower there is dropped at that cost, unless it reshapes tiles (then only a re-tune can judge
-/// it: it first measures the points next to the best one that the rewrite opens); one that is faster
+/// it: it first measures the best point with the UB split the host search owns doubled, then the
+/// points next to the best one that the rewrite opens); one that is faster
 /// gets a short re-tune around the point; one whose probe fails gets the re-tune to find a tiling it
 /// accepts. Returns its best verified trial.
 fn try_variant(
@@ -389,6 +390,17 @@ fn try_variant(
         return Ok(probe);
     }
     let mut best = probe;
+    if reshapes_tiles
+        && let Some(halved) = current
+            .point
+            .as_ref()
+            .and_then(|p| ub_split_doubled(&variant.space.tunables, p))
+    {
+        // The host companion's step taken through the tunable that owns the UB split: twice the
+        // buffers in half the UB each (a deeper queue at the old split overflows the UB).
+        let split = runner.search(variant, search::local(1), 1, seed, Some(halved))?;
+        best = better(best, split);
+    }
     if reshapes_tiles {
         let opened = runner.search(
             variant,
@@ -411,6 +423,22 @@ fn try_variant(
         start,
     )?;
     Ok(better(best, retuned))
+}
+
+/// `point` with every `ub-parts-of` tunable (the UB split the host search owns) at twice its value,
+/// when that value is in its domain: where a rewrite that deepens the queues has its tiles fit.
+fn ub_split_doubled(tunables: &[crate::space::Tunable], point: &Point) -> Option<Point> {
+    let mut out = point.clone();
+    for (dim, t) in tunables.iter().enumerate() {
+        if t.site.divides.is_none() {
+            continue;
+        }
+        let now = t.domain.value(*point.get(dim)?);
+        if let Some(i) = now.checked_mul(2).and_then(|v| t.domain.index_of(v)) {
+            out[dim] = i;
+        }
+    }
+    (out != *point).then_some(out)
 }
 
 /// The faster of two search results.
@@ -465,5 +493,44 @@ mod tests {
             Verdict::of(10.0, Some(10.0), true).outcome(10.0),
             "kept: 10.000 us, no slower, and it frees pipes a later rewrite may overlap"
         );
+    }
+
+    /// A deeper queue at the old UB split overflows the UB: its first trial after the current point is
+    /// that point with the UB split the host search owns doubled (truncate_div's depth-1 queues failed
+    /// at `ub_parts = 1` and the search wandered off to `ub_parts = 6` before).
+    #[test]
+    fn a_deeper_queue_is_tried_first_with_the_ub_split_doubled() {
+        use crate::space::binding::{Divides, Site};
+        use crate::space::{Domain, Tunable};
+        let tunable = |name: &str, domain: Domain, value: i64, ub: bool| Tunable {
+            name: name.into(),
+            domain,
+            site: Site {
+                file: "op_host/t.cpp".into(),
+                range: 0..1,
+                value,
+                radix: 10,
+                line: 1,
+                divides: ub.then(|| Divides {
+                    var: "ubSize".into(),
+                    indent: "    ".into(),
+                }),
+            },
+        };
+        let tunables = [
+            tunable(
+                "min_per_core",
+                Domain::pow2(16, 65536).unwrap(),
+                1024,
+                false,
+            ),
+            tunable("ub_parts", Domain::range(1, 8, 1).unwrap(), 1, true),
+        ];
+        // min_per_core = 1024 (index 6), ub_parts = 1 (index 0) -> ub_parts = 2, the other kept.
+        assert_eq!(ub_split_doubled(&tunables, &vec![6, 0]), Some(vec![6, 1]));
+        assert_eq!(ub_split_doubled(&tunables, &vec![6, 3]), Some(vec![6, 7]));
+        // Twice the split outside its domain, or no UB split at all: nothing to try.
+        assert_eq!(ub_split_doubled(&tunables, &vec![6, 4]), None);
+        assert_eq!(ub_split_doubled(&tunables[..1], &vec![6]), None);
     }
 }
