@@ -134,9 +134,16 @@ impl Variant {
     ) -> std::result::Result<Variant, String> {
         let space = Space::resolve(manifest, op, soc, &sources)
             .map_err(|e| format!("the rewritten sources lose a tunable: {e}"))?;
-        let values = |s: &Space| -> Vec<i64> { s.tunables.iter().map(|t| t.site.value).collect() };
-        if values(&space) != values(&self.space) {
-            return Err("the rewrite changes a tunable's value; the host search owns those".into());
+        if let Some((now, was)) = space
+            .tunables
+            .iter()
+            .zip(&self.space.tunables)
+            .find(|(now, was)| now.site.value != was.site.value)
+        {
+            return Err(format!(
+                "it changes tunable `{}` ({} -> {}), which the host search owns",
+                now.name, was.site.value, now.site.value
+            ));
         }
         let mut rewrites = self.rewrites.clone();
         rewrites.push(rewrite);
@@ -205,6 +212,9 @@ mod tests {
         assert_eq!(alone.sources[host], v.sources[host]);
         // The host motif alone cannot change what a tunable owns.
         let split = crate::rewrite::motifs::by_name("ub-split-double-buffer").unwrap();
-        assert!(v.with_motif(split, &m, &op, soc).is_err());
+        assert_eq!(
+            v.with_motif(split, &m, &op, soc).err().as_deref(),
+            Some("it changes tunable `ub_parts` (1 -> 2), which the host search owns")
+        );
     }
 }
