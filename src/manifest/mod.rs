@@ -1512,11 +1512,11 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                 }
                 (None, None) if t.ub_parts_of.is_some() => {
                     let v = t.ub_parts_of.as_ref().expect("checked");
-                    if !is_identifier(v.get_ref()) {
+                    if !is_member_path(v.get_ref()) {
                         return Err(err(
                             span(v),
-                            format!("`{}` is not a C identifier", v.get_ref()),
-                            "name the variable GetCoreMemSize(CoreMemType::UB, ...) fills, e.g. ub-parts-of = \"ubSize\"",
+                            format!("`{}` is not a C identifier or member", v.get_ref()),
+                            "name the variable GetCoreMemSize(CoreMemType::UB, ...) fills as the call writes it, e.g. ub-parts-of = \"ubSize\" or \"this->ubSize_\"",
                         ));
                     }
                     Bind::UbParts {
@@ -1945,6 +1945,31 @@ pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A C identifier, or a member reached from one (or from `this`) with `->` or `.`: `ubSize`,
+/// `this->ubSize_`, `compileInfo->ubSize`.
+pub fn is_member_path(s: &str) -> bool {
+    let (head, rest) = match s.find(['-', '.']) {
+        Some(i) => s.split_at(i),
+        None => return is_identifier(s),
+    };
+    let fields: Vec<&str> = rest
+        .split("->")
+        .flat_map(|p| p.split('.'))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let separators_only = rest
+        .replace("->", "")
+        .replace('.', "")
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    is_identifier(head)
+        && separators_only
+        && !fields.is_empty()
+        && fields.iter().all(|f| is_identifier(f))
+        && !rest.contains("..")
+        && !rest.ends_with(['.', '>', '-'])
 }
 
 pub fn camel_case(name: &str) -> String {

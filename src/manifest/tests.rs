@@ -270,6 +270,24 @@ fn ub_parts_of_binds_a_variable_and_excludes_the_other_bindings() {
     let e =
         error_of(&fixture_text().replace("symbol = \"BUFFER_NUM\"", "ub-parts-of = \"ub size\""));
     assert!(e.to_string().contains("not a C identifier"), "{e}");
+    // A member, as the query writes it, is a variable too.
+    let m =
+        load(&fixture_text().replace("symbol = \"BUFFER_NUM\"", "ub-parts-of = \"this->ubSize_\""))
+            .unwrap();
+    assert!(m.ops[0].tunables.iter().any(|t| t.bind
+        == Bind::UbParts {
+            var: "this->ubSize_".into()
+        }));
+    for bad in ["a->", "a-b", "->a", "a..b", "a.b()"] {
+        let e = error_of(&fixture_text().replace(
+            "symbol = \"BUFFER_NUM\"",
+            &format!("ub-parts-of = \"{bad}\""),
+        ));
+        assert!(
+            e.to_string().contains("not a C identifier or member"),
+            "{bad}: {e}"
+        );
+    }
 }
 
 #[test]

@@ -155,13 +155,19 @@ pub fn ub_queries<'t>(root: Node<'t>, text: &str) -> Vec<(Node<'t>, String)> {
     out
 }
 
-/// The variable a query's argument fills: `v` itself, or `v` in `*v`.
+/// The variable a query's argument fills: `v` itself, `v` in `*v`, or a member as the argument
+/// names it (`this->ubSize_`, `compileInfo->ubSize`, `info.ubSize`: many tilings keep the UB size in
+/// their class or their compile info).
 fn filled_variable(arg: Node) -> Option<Node> {
     match arg.kind() {
         "identifier" => Some(arg),
         "pointer_expression" => arg.child_by_field_name("argument").filter(|a| {
             a.kind() == "identifier" && arg.child(0).is_some_and(|op| op.kind() == "*")
         }),
+        "field_expression" => arg
+            .child_by_field_name("argument")
+            .is_some_and(|a| matches!(a.kind(), "identifier" | "this"))
+            .then_some(arg),
         _ => None,
     }
 }
@@ -518,6 +524,45 @@ mod tests {
         // `&ubSize` or an expression is not a variable the query fills.
         let addr = src.replace("*ubSize);", "ubSize + 1);");
         assert!(find_site(&addr, "h.cpp", &bind).is_err());
+    }
+
+    /// Many tilings keep the UB size in their class or compile info (`this->ubSize_`,
+    /// `compileInfo->ubSize`; about a fifth of ops-math / ops-nn's UB queries): the member is the
+    /// variable, and the statement it owns divides the member (add_rms_norm_dynamic_quant_v2 had no
+    /// UB tunable for it).
+    #[test]
+    fn ub_parts_of_a_query_into_a_member_divides_the_member() {
+        let src = "void T::Get(P& p) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, this->ubSize_);\n    use(this->ubSize_);\n}\n";
+        let tree = parse_cpp(src).unwrap();
+        let vars: Vec<String> = ub_queries(tree.root_node(), src)
+            .into_iter()
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(vars, ["this->ubSize_"]);
+        let bind = Bind::UbParts {
+            var: "this->ubSize_".into(),
+        };
+        let s = find_site(src, "h.cpp", &bind).unwrap();
+        let mut three = src.to_string();
+        three.replace_range(s.range.clone(), &s.render(3));
+        assert_eq!(
+            three,
+            src.replace(
+                "this->ubSize_);\n    use",
+                "this->ubSize_);\n    this->ubSize_ = this->ubSize_ / 3;\n    use"
+            )
+        );
+        assert_eq!(find_site(&three, "h.cpp", &bind).unwrap().value, 3);
+        let info = src.replace("this->ubSize_", "compileInfo->ubSize");
+        let tree = parse_cpp(&info).unwrap();
+        assert_eq!(
+            ub_queries(tree.root_node(), &info)[0].1,
+            "compileInfo->ubSize"
+        );
+        // A member of a call's result is not a variable the query fills.
+        let call = src.replace("this->ubSize_);", "Info()->ubSize);");
+        let tree = parse_cpp(&call).unwrap();
+        assert!(ub_queries(tree.root_node(), &call).is_empty());
     }
 
     #[test]

@@ -446,7 +446,9 @@ pub fn discover(files: &OpFiles) -> Discovery {
             let bind = Bind::UbParts { var: var.clone() };
             if let Ok(site) = binding::find_site(text, file, &bind) {
                 let name = if d.offered.iter().any(|t| t.name == "ub_parts") {
-                    format!("ub_parts_{}", var.to_ascii_lowercase())
+                    // The member's own name for `this->ubSize_`: a tunable name is an identifier.
+                    let last = var.rsplit(['>', '.']).next().unwrap_or(var);
+                    format!("ub_parts_{}", last.trim_matches('_').to_ascii_lowercase())
                 } else {
                     "ub_parts".to_string()
                 };
