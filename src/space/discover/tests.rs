@@ -330,6 +330,17 @@ fn a_tiling_that_sizes_tiles_from_the_platform_ub_offers_the_parts_it_plans_for(
             .iter()
             .all(|t| t.3 != TunableKind::UbParts)
     );
+    // A second query, into a member: offered too, named after the member.
+    let member = host.replace(
+        "    t.set_tile",
+        "    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, this->ubLeft_);\n    t.set_tile",
+    );
+    let names: Vec<String> = offered(&run(&member, SPLITTING_KERNEL))
+        .into_iter()
+        .filter(|t| t.3 == TunableKind::UbParts)
+        .map(|t| t.0.to_string())
+        .collect();
+    assert_eq!(names, ["ub_parts", "ub_parts_ubleft"]);
 }
 
 /// A kernel with the high-level Matmul, splitting its work by block.
