@@ -7,6 +7,7 @@
 pub mod cmake_loops;
 pub mod launch;
 pub mod opdef;
+mod preproc;
 pub mod registered;
 
 use crate::manifest::DType;
@@ -234,42 +235,66 @@ fn collect_entries(
 ) {
     let mut cursor = scope.walk();
     for node in scope.named_children(&mut cursor) {
-        match node.kind() {
-            "namespace_definition" => {
-                let name = node
-                    .child_by_field_name("name")
-                    .map(|n| &text[n.byte_range()])
-                    .unwrap_or("");
-                let inner = match (ns.is_empty(), name.is_empty()) {
-                    (_, true) => ns.to_string(),
-                    (true, false) => name.to_string(),
-                    (false, false) => format!("{ns}::{name}"),
-                };
-                if let Some(body) = node.child_by_field_name("body") {
-                    collect_entries(body, text, &inner, linkage, out);
-                }
-            }
-            "linkage_specification" => {
-                let Some(body) = node.child_by_field_name("body") else {
-                    continue;
-                };
-                if body.kind() == "function_definition" {
-                    push_entry(body, text, ns, Linkage::C, out);
-                } else {
-                    collect_entries(body, text, ns, Linkage::C, out);
-                }
-            }
-            "template_declaration" => {
+        collect_node(node, text, ns, linkage, out);
+    }
+}
+
+fn collect_node(node: Node, text: &str, ns: &str, linkage: Linkage, out: &mut Vec<KernelEntry>) {
+    match node.kind() {
+        // An entry inside `#if` / `#ifdef`: the branch the twin's build compiles, both when the
+        // condition names a macro the twin's build does not settle (preproc.rs).
+        "preproc_if" | "preproc_ifdef" | "preproc_elif" => {
+            let taken = preproc::branch_taken(node, text);
+            let alternative = node.child_by_field_name("alternative");
+            if taken != Some(false) {
                 let mut c = node.walk();
-                for child in node.named_children(&mut c) {
-                    if child.kind() == "function_definition" {
-                        push_entry(child, text, ns, Linkage::Template, out);
+                for item in node.named_children(&mut c) {
+                    if Some(item) != alternative {
+                        collect_node(item, text, ns, linkage, out);
                     }
                 }
             }
-            "function_definition" => push_entry(node, text, ns, linkage, out),
-            _ => {}
+            if taken != Some(true)
+                && let Some(alternative) = alternative
+            {
+                collect_node(alternative, text, ns, linkage, out);
+            }
         }
+        "preproc_else" => collect_entries(node, text, ns, linkage, out),
+        "namespace_definition" => {
+            let name = node
+                .child_by_field_name("name")
+                .map(|n| &text[n.byte_range()])
+                .unwrap_or("");
+            let inner = match (ns.is_empty(), name.is_empty()) {
+                (_, true) => ns.to_string(),
+                (true, false) => name.to_string(),
+                (false, false) => format!("{ns}::{name}"),
+            };
+            if let Some(body) = node.child_by_field_name("body") {
+                collect_entries(body, text, &inner, linkage, out);
+            }
+        }
+        "linkage_specification" => {
+            let Some(body) = node.child_by_field_name("body") else {
+                return;
+            };
+            if body.kind() == "function_definition" {
+                push_entry(body, text, ns, Linkage::C, out);
+            } else {
+                collect_entries(body, text, ns, Linkage::C, out);
+            }
+        }
+        "template_declaration" => {
+            let mut c = node.walk();
+            for child in node.named_children(&mut c) {
+                if child.kind() == "function_definition" {
+                    push_entry(child, text, ns, Linkage::Template, out);
+                }
+            }
+        }
+        "function_definition" => push_entry(node, text, ns, linkage, out),
+        _ => {}
     }
 }
 
@@ -525,6 +550,28 @@ mod tests {
             .into_iter()
             .map(|e| (e.name, e.qualified, e.linkage, e.params.len()))
             .collect()
+    }
+
+    #[test]
+    /// ops-math's add_mat_mat_elements_plus and sim_thread_exponential keep their entry inside `#if`
+    /// branches; init said "no kernel entry". The branch the twin compiles is the one taken; both where
+    /// the condition is not the twin's to settle.
+    #[test]
+    fn entries_inside_conditional_branches_are_the_compiled_ones() {
+        let e = |n: &str, l, p| (n.to_string(), n.to_string(), l, p);
+        let kt = "#include \"k.h\"\n#ifdef __CCE_KT_TEST__\n\
+                  extern \"C\" __global__ __aicore__ void op(GM_ADDR x, GM_ADDR t) { }\n#else\n\
+                  template <typename D>\n__global__ __aicore__ void op(GM_ADDR x, GM_ADDR y, GM_ADDR t) { }\n#endif\n";
+        assert_eq!(entries(kt), [e("op", Linkage::Template, 3)]);
+        let arch = "#if defined(__CCE_AICORE__) && __CCE_AICORE__ == 310\n\
+                    extern \"C\" __global__ __aicore__ void op(GM_ADDR a) { }\n\
+                    #elif defined(MY_FLAG)\nextern \"C\" __global__ __aicore__ void op(GM_ADDR b, GM_ADDR c) { }\n\
+                    #else\nextern \"C\" __global__ __aicore__ void op(GM_ADDR d, GM_ADDR e, GM_ADDR f) { }\n#endif\n";
+        // 310 is not the twin's generation; MY_FLAG is unknown: its branch and the `#else` both count.
+        assert_eq!(
+            entries(arch),
+            [e("op", Linkage::C, 2), e("op", Linkage::C, 3)]
+        );
     }
 
     #[test]
