@@ -6194,3 +6194,71 @@ int main() {
         "2 512 640\n2 1024 320\n"
     );
 }
+
+/// Xor, the high-level API (asc-devkit docs, 高阶API/数学计算/Xor接口/Xor.md): a twin gap that stopped
+/// ops-math's sim_thread_exponential (a Philox generator on uint16_t views of uint32_t counters) at its
+/// build. Element-wise exclusive or over calCount elements, with or without the shared tmp buffer and
+/// over whole tensors; the elements past calCount stay as they were. The reference is computed here.
+#[test]
+fn xor_is_the_elementwise_exclusive_or_of_two_16_bit_tensors() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void xors(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<uint16_t> xg, yg;
+    xg.SetGlobalBuffer((__gm__ uint16_t *)x, 256);
+    yg.SetGlobalBuffer((__gm__ uint16_t *)y, 384);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a, b, d, tmp;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(d, 768);
+    pipe.InitBuffer(tmp, 1024);
+    LocalTensor<uint16_t> at = a.Get<uint16_t>(), bt = b.Get<uint16_t>(), dt = d.Get<uint16_t>();
+    DataCopy(at, xg, 128);
+    DataCopy(bt, xg[128], 128);
+    Duplicate(dt, (uint16_t)0xABCD, 384);
+    PipeBarrier<PIPE_ALL>();
+    Xor(dt, at, bt, 100);
+    LocalTensor<uint8_t> shared = tmp.Get<uint8_t>();
+    LocalTensor<uint16_t> d1 = dt[128], d2 = dt[256];
+    Xor(d1, at, bt, shared, 128);
+    Xor(d2.ReinterpretCast<int16_t>(), at.ReinterpretCast<int16_t>(), bt.ReinterpretCast<int16_t>());
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, dt, 384);
+}
+extern "C" void twin_launch(uint8_t **a) { xors(a[0], a[1]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "xors", &[]);
+    let x: Vec<u16> = (0..256u32)
+        .map(|i| (i.wrapping_mul(40503) ^ 0x5A5A) as u16)
+        .collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), &bytes).unwrap();
+    write_run(
+        w,
+        &[("input", "x", "x.bin", 512), ("output", "y", "y.bin", 768)],
+    );
+    run_ok(
+        Command::new(w.join("xors")).arg(w.join("run.txt")),
+        "the xor kernel",
+    );
+    let y: Vec<u16> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks(2)
+        .map(|c| u16::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let xor = |i: usize| x[i] ^ x[128 + i];
+    let mut want: Vec<u16> = (0..128)
+        .map(|i| if i < 100 { xor(i) } else { 0xABCD })
+        .collect();
+    want.extend((0..128).map(xor));
+    want.extend((0..128).map(xor));
+    assert_eq!(y, want);
+}

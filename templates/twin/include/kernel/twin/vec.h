@@ -588,6 +588,33 @@ TWIN_UNARY_HL(Asin, twin::m_asin((float)x))
 TWIN_UNARY_HL(Atan, twin::m_atan((float)x))
 TWIN_UNARY_HL(Sinh, twin::m_sinh((float)x))
 TWIN_UNARY_HL(Cosh, twin::m_cosh((float)x))
+
+// ---- Xor, the high-level API (asc-devkit docs, 高阶API/数学计算/Xor接口/Xor.md): dst = src0 ^ src1 per
+// element, int16_t / uint16_t, computed as (x | y) & ~(x & y) (the page's formula; the model costs those
+// four instructions); with or without a shared tmp buffer (the twin needs none), over calCount elements or
+// the whole tensors.
+template <class T, bool isReuseSource = false>
+inline void Xor(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                const uint32_t calCount, TWIN_LOC) {
+    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value,
+                  "Xor takes int16_t or uint16_t (asc-devkit Xor.md)");
+    twin::vbin("Xor", dst, src0, src1, calCount, [](twin::calc_t<T> a, twin::calc_t<T> b) { return (twin::calc_t<T>)(a ^ b); },
+               TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Xor(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                const LocalTensor<uint8_t> &, const uint32_t calCount, TWIN_LOC) {
+    Xor<T, isReuseSource>(dst, src0, src1, calCount, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Xor(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                const LocalTensor<uint8_t> &, TWIN_LOC) {
+    Xor<T, isReuseSource>(dst, src0, src1, (uint32_t)src0.GetSize(), TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false>
+inline void Xor(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, TWIN_LOC) {
+    Xor<T, isReuseSource>(dst, src0, src1, (uint32_t)src0.GetSize(), TWIN_LOC_ARGS);
+}
 TWIN_UNARY_HL(Tan, twin::m_tan((float)x))
 TWIN_UNARY_HL(Asinh, twin::m_asinh((float)x))
 TWIN_UNARY_HL(Acosh, twin::m_acosh((float)x))
