@@ -674,6 +674,7 @@ fn operator_base_host_helpers_behave_as_documented() {
 #include "log/log.h"
 #include "util/math_util.h"
 #include "util/platform_util.h"
+#include "infershape_broadcast_util.h"
 struct Ctx { const char *GetNodeName() const { return "NodeX"; } fe::PlatFormInfos *GetPlatformInfo() const { return nullptr; } };
 static ge::graphStatus check_if(int n) {
     Ctx c;
@@ -692,6 +693,12 @@ int main() {
                 (long long)Ops::Base::CeilAlign(100L, 32L), (long long)Ops::Base::FloorAlign(100L, 32L));
     Ctx c;
     std::printf("%u %s\n", Ops::Base::GetUbBlockSize(&c), Ops::Base::ToString(Ops::Base::EnsureNotScalar(gert::Shape())).c_str());
+    // The N-input broadcast (ops-math's add_mat_mat_elements_plus): [4, 1, 3], [5, 1], [1] -> [4, 5, 3].
+    gert::Shape a({4, 1, 3}), b({5, 1}), one({1}), bad({2}), out;
+    std::vector<const gert::Shape *> in = {&a, &b, &one};
+    bool ok = Ops::Base::BroadcastShape(in, &out);
+    std::vector<const gert::Shape *> clash = {&a, &bad};
+    std::printf("%d %s %d\n", ok, Ops::Base::ToString(out).c_str(), Ops::Base::BroadcastShape(clash, &out));
     return 0;
 }
 "#,
@@ -700,7 +707,7 @@ int main() {
     let out = run_host_program(&src, "building the operator-base host check");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
-        stdout, "0 4294967295 1 1\n4 3 128 96\n32 [1]\n",
+        stdout, "0 4294967295 1 1\n4 3 128 96\n32 [1]\n1 [4, 5, 3] 0\n",
         "stdout of the host check"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);

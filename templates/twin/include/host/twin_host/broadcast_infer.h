@@ -7,6 +7,7 @@
 // "aclnnAdd: ... shape需要满足broadcast关系"). No CANN source is copied.
 #pragma once
 #include "opbase.h"
+#include <vector>
 
 namespace Ops {
 namespace Base {
@@ -34,6 +35,19 @@ inline bool BroadcastShape(const gert::Shape &a, const gert::Shape &b, gert::Sha
 }
 inline bool BroadcastShape(const gert::Shape *a, const gert::Shape *b, gert::Shape *out) {
     return a != nullptr && b != nullptr && out != nullptr && BroadcastShape(*a, *b, *out);
+}
+// The broadcast of every shape of `in` at once (ops-math's add_mat_mat_elements_plus infers a + b + c
+// so); false for an empty list, a null shape or a pair that does not broadcast.
+inline bool BroadcastShape(const std::vector<const gert::Shape *> &in, gert::Shape *out) {
+    if (in.empty() || out == nullptr || in[0] == nullptr) return false;
+    gert::Shape acc = *in[0];
+    for (size_t i = 1; i < in.size(); i++) {
+        gert::Shape next;
+        if (in[i] == nullptr || !BroadcastShape(acc, *in[i], next)) return false;
+        acc = next;
+    }
+    *out = acc;
+    return true;
 }
 
 // Every output takes the broadcast of all inputs' shapes; an input pair that does not broadcast
