@@ -6269,3 +6269,103 @@ extern "C" void twin_launch(uint8_t **a) { xors(a[0], a[1]); }
     want.extend((0..128).map(xor));
     assert_eq!(y, want);
 }
+
+/// Three gaps that stopped ops-nn's add_layer_norm and inplace_add_layer_norm at their build, each from
+/// its asc-devkit page: FusedMulAdd (dst = src0 * dst + src1, count and repeat forms), the plain 16 x 16
+/// Transpose of 2-byte elements, and Duplicate's repeat form called with the documented template
+/// arguments `<T, isSetMask>` (`Duplicate<int16_t, false>(..., MASK_PLACEHOLDER, ...)` under a mask set
+/// beforehand). The references are computed here.
+#[test]
+fn fused_mul_add_transpose_and_duplicate_with_an_outside_mask_follow_their_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 384);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a, d;
+    pipe.InitBuffer(a, 1024);
+    pipe.InitBuffer(d, 1536);
+    LocalTensor<float> at = a.Get<float>(), dt = d.Get<float>();
+    DataCopy(at, xg, 256);
+    DataCopy(dt, xg, 128);
+    PipeBarrier<PIPE_ALL>();
+    // dst[0..100) = at[0..100) * dst + at[128..228); dst[128..192) the same by one masked repeat.
+    FusedMulAdd(dt, at, at[128], 100);
+    DataCopy(dt[128], at[64], 64);
+    PipeBarrier<PIPE_V>();
+    LocalTensor<float> d1 = dt[128];
+    FusedMulAdd(d1, at, at[128], 64, 1, BinaryRepeatParams());
+    // A 16 x 16 block of uint16_t (the first 128 floats' bits) transposed into dst[256..384).
+    LocalTensor<uint16_t> src16 = at.ReinterpretCast<uint16_t>();
+    LocalTensor<uint16_t> dst16 = dt[256].ReinterpretCast<uint16_t>();
+    Transpose(dst16, src16);
+    PipeBarrier<PIPE_V>();
+    // Zero the first 16 int16_t of dst[192..200) with the mask set outside.
+    SetMaskNorm();
+    SetVectorMask<int16_t, MaskMode::NORMAL>(0x0, 0xffff);
+    Duplicate<int16_t, false>(dt[192].ReinterpretCast<int16_t>(), (int16_t)0, MASK_PLACEHOLDER, 1, (uint16_t)1, (uint8_t)8);
+    ResetMask();
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, dt, 384);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "k", &[]);
+    let x: Vec<f32> = (0..256).map(|i| 0.25 * i as f32 - 7.0).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), &bytes).unwrap();
+    write_run(
+        w,
+        &[
+            ("input", "x", "x.bin", 1024),
+            ("output", "y", "y.bin", 1536),
+        ],
+    );
+    run_ok(
+        Command::new(w.join("k")).arg(w.join("run.txt")),
+        "the kernel",
+    );
+    let raw = std::fs::read(w.join("y.bin")).unwrap();
+    let y: Vec<f32> = raw
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for i in 0..128 {
+        let want = if i < 100 {
+            x[i] * x[i] + x[128 + i]
+        } else {
+            x[i]
+        };
+        assert_eq!(y[i], want, "count form, element {i}");
+    }
+    for i in 0..64 {
+        assert_eq!(
+            y[128 + i],
+            x[i] * x[64 + i] + x[128 + i],
+            "repeat form, element {i}"
+        );
+    }
+    // The outside mask's 16 int16_t are 8 floats of zeros; the rest of the repeat form stays.
+    assert!(y[192..200].iter().all(|v| *v == 0.0), "{:?}", &y[192..200]);
+    let h = |v: &[u8], i: usize| u16::from_le_bytes([v[2 * i], v[2 * i + 1]]);
+    let src16 = &bytes[..512];
+    let dst16 = &raw[1024..1536];
+    for r in 0..16 {
+        for c in 0..16 {
+            assert_eq!(
+                h(dst16, r * 16 + c),
+                h(src16, c * 16 + r),
+                "transpose ({r}, {c})"
+            );
+        }
+    }
+}

@@ -180,6 +180,7 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("Mla", 0, 5.0, D),
     vc("MulAddDst", 0, 6.0, D),
     vc("FusedMulAdd", 0, 6.0, D), // (G)
+    vc("Transpose", 0, 2.0, D),   // one 16 x 16 block of 2-byte elements, two repeats' worth (G)
     vc("Axpy", 0, 5.0, D),        // (G)
     // High-level math APIs expand into several basic instructions; each row is the sum of its expansion's
     // per-repeat cycles and fixed costs (G: no public figure isolates them).

@@ -42,6 +42,9 @@ constexpr uint32_t TOTAL_L0B_SIZE = 64 * 1024;
 // (asc-devkit impl/basic_api/utils/kernel_utils_constants.h); ops-nn's add_layer_norm kernels read
 // ONE_BLK_FLOAT_NUM unqualified after `using namespace AscendC`.
 constexpr uint8_t B32_BYTE_SIZE = 4;
+// Elements Brcb spreads per repeat, one to each of its 8 destination blocks (same header, used by
+// ops-nn's add_layer_norm to align its Brcb row steps).
+constexpr uint32_t BRCB_BROADCAST_NUMBER = 8;
 constexpr uint8_t B16_BYTE_SIZE = 2;
 constexpr uint32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / B32_BYTE_SIZE;
 constexpr uint32_t ONE_BLK_HALF_NUM = ONE_BLK_SIZE / B16_BYTE_SIZE;

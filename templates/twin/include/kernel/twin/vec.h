@@ -413,6 +413,64 @@ inline void MulAddDst(const LocalTensor<T> &dst, const LocalTensor<T> &src0, con
     twin::tr_vec("MulAddDst", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
 
+// FusedMulAdd: dst = src0 * dst + src1 (asc-devkit docs, 基础API/Memory矢量计算/复合计算/FusedMulAdd.md),
+// half or float on the A2 / A3 products, over count elements or in the repeat forms (mask bits or
+// continuous); computed in float and rounded once to T.
+template <class T>
+inline void FusedMulAdd(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                        const int32_t &count, TWIN_LOC) {
+    twin::vcheck(count, "FusedMulAdd", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, count, "FusedMulAdd", TWIN_LOC_ARGS);
+    const uint8_t *pa = twin::vspan(src0, count, "FusedMulAdd", TWIN_LOC_ARGS);
+    const uint8_t *pb = twin::vspan(src1, count, "FusedMulAdd", TWIN_LOC_ARGS);
+    for (int32_t i = 0; i < count; i++) {
+        auto r = twin::up(twin::ld<T>(pa + i * sizeof(T))) * twin::up(twin::ld<T>(pd + i * sizeof(T))) +
+                 twin::up(twin::ld<T>(pb + i * sizeof(T)));
+        twin::st<T>(pd + i * sizeof(T), (T)r);
+    }
+    twin::tr_vec_ub(dst.addr_, src0.addr_, src1.addr_);
+    twin::tr_vec("FusedMulAdd", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
+}
+namespace twin_fma {
+template <class T>
+inline void repeat_form(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                        const twin::L0Mask &m, uint8_t repeat, const BinaryRepeatParams &p, TWIN_LOC_DECL) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    uint64_t n = twin::l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        const uint8_t *pa = twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, "FusedMulAdd", TWIN_LOC_ARGS);
+        const uint8_t *pb = twin::ub_span(twin::l0_addr(src1.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, "FusedMulAdd", TWIN_LOC_ARGS);
+        uint8_t *pd = twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, "FusedMulAdd", TWIN_LOC_ARGS);
+        twin::st<T>(pd, (T)(twin::up(twin::ld<T>(pa)) * twin::up(twin::ld<T>(pd)) + twin::up(twin::ld<T>(pb))));
+    });
+    twin::tr_vec("FusedMulAdd", sz, n, m.counter ? twin::vec_rep(n, sz) : repeat, twin_line);
+}
+} // namespace twin_fma
+template <class T, bool isSetMask = true>
+inline void FusedMulAdd(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint64_t mask,
+                        const uint8_t repeatTime, const BinaryRepeatParams &p, TWIN_LOC) {
+    twin_fma::repeat_form(dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTime, p, TWIN_LOC_ARGS);
+}
+template <class T, bool isSetMask = true>
+inline void FusedMulAdd(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                        const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams &p, TWIN_LOC) {
+    twin_fma::repeat_form(dst, src0, src1, twin::mask_bits(mask, isSetMask), repeatTime, p, TWIN_LOC_ARGS);
+}
+
+// Transpose, the plain form (asc-devkit docs, 基础API/Memory矢量计算/数据排布转换/Transpose.md): one 16 x 16
+// block of 2-byte elements, dst = src.T; both 32-byte aligned (the UB check). The enhanced form with
+// TransposeParamsExt is not the twin's yet: a kernel that calls it does not compile.
+template <class T>
+inline void Transpose(const LocalTensor<T> &dst, const LocalTensor<T> &src, TWIN_LOC) {
+    static_assert(sizeof(T) == 2, "the plain Transpose takes 2-byte elements (asc-devkit Transpose.md)");
+    const uint8_t *ps = twin::vspan(src, 256, "Transpose", TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, 256, "Transpose", TWIN_LOC_ARGS);
+    T block[256];
+    for (int i = 0; i < 256; i++) block[i] = twin::ld<T>(ps + i * sizeof(T));
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) twin::st<T>(pd + (i * 16 + j) * sizeof(T), block[j * 16 + i]);
+    twin::tr_vec("Transpose", sizeof(T), 256, 2, twin_line);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Unary ops.
 // ---------------------------------------------------------------------------------------------
@@ -689,14 +747,16 @@ template <class T> inline void Duplicate(const LocalTensor<T> &dst, const LocalT
     for (int32_t i = 0; i < calCount; i++) twin::st<T>(pd + i * sizeof(T), v);
     twin::tr_vec("Duplicate", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
 }
-template <class T, class U, bool isSetMask = true>
+// The mask forms' template is the documented `<typename T, bool isSetMask = true>` (ops-nn's add_layer_norm
+// calls `Duplicate<int16_t, false>(...)`); the scalar's own type follows, deduced.
+template <class T, bool isSetMask = true, class U = T>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, uint64_t mask, const uint8_t repeatTimes,
                       const uint16_t dstBlockStride, const uint8_t dstRepeatStride, TWIN_LOC) {
     const T v = (T)scalarValue;
     UnaryRepeatParams p(dstBlockStride, 1, dstRepeatStride, 8);
     twin::vun0("Duplicate", dst, dst, twin::mask_cont(mask, isSetMask), repeatTimes, p, [v](T) { return v; }, TWIN_LOC_ARGS);
 }
-template <class T, class U, bool isSetMask = true>
+template <class T, bool isSetMask = true, class U = T>
 inline void Duplicate(const LocalTensor<T> &dst, const U &scalarValue, const uint64_t mask[], const uint8_t repeatTimes,
                       const uint16_t dstBlockStride, const uint8_t dstRepeatStride, TWIN_LOC) {
     const T v = (T)scalarValue;
