@@ -558,7 +558,9 @@ fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expe
 /// chip (ops-nn group_norm_silu) and init writes the output shape it gives; its kernel writes
 /// `unlikely(...)` (ops-nn's norm kernels). SibScale's tiling reads the repository's own
 /// `op_host/tiling_templates_registry.h` (ops-nn's `TilingRegistry`), which the twin's header of that
-/// name reads too. Both run as init wrote them.
+/// name reads too. SibNorm's tiling reads the repository's `op_host/math_tiling_templates_registry.h`
+/// (ops-math's, which 53 of its tilings read; the twin's header of that name did not read it, init did
+/// not find its folder, and ops-math's lin_space stopped at its build). Both run as init wrote them.
 #[test]
 fn ops_with_a_sibling_tiling_and_a_host_only_tiling_header_run_as_init_wrote_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -579,8 +581,9 @@ fn ops_with_a_sibling_tiling_and_a_host_only_tiling_header_run_as_init_wrote_the
         assert!(out.status.success(), "{name}: {:?}", text(&out));
         let manifest = std::fs::read_to_string(op.join("ascend.toml")).unwrap();
         assert!(manifest.contains(want), "{name}: {manifest}");
-        if name == "sib_scale" {
-            // The repository's own registry header, which the twin's reads after its helpers.
+        {
+            // The repository's own registry header (ops-nn's for sib_scale, ops-math's for
+            // sib_norm), which the twin's reads after its helpers.
             assert!(
                 manifest.contains("include = [\"../common/inc\"]"),
                 "{manifest}"

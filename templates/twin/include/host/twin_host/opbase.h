@@ -238,6 +238,23 @@ template <class... A> inline std::string join(const char *what, const A &...a) {
 namespace Ops {
 namespace Base {
 
+// The platform facts a tiling's compile-info parse keeps for it (ops-math's tiling-template registry reads
+// its socVersion when a context carries no platform info; the twin's always does). The fields as the
+// repositories' own CompileInfoCommon names them (ops-nn common/inc/op_host/tiling_base.h).
+struct CompileInfoCommon {
+    uint32_t aivNum = 0;
+    uint32_t aicNum = 0;
+    uint64_t ubSize = 0;
+    uint64_t l1Size = 0;
+    uint64_t l0aSize = 0;
+    uint64_t l0bSize = 0;
+    uint64_t l0cSize = 0;
+    uint64_t l2CacheSize = 0;
+    int64_t coreNum = 0;
+    int32_t socVersion = 0;
+    uint32_t rsvd = 0;
+};
+
 // The op description the log macros of the repositories' error_util.h print: the node name of a
 // context, or the name given (graph/operator.h adds ge::Operator).
 template <class T> inline std::string GetOpInfo(const T &op) { return ::twin_log::op_name(op); }

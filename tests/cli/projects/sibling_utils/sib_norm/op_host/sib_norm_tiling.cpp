@@ -1,5 +1,6 @@
 // Tiling of SibNorm: eight blocks, tiles of 1024 elements.
 #include "sib_norm_tiling.h"
+#include "op_host/math_tiling_templates_registry.h"
 
 namespace optiling {
 static ge::graphStatus SibNormTiling(gert::TilingContext *context)
@@ -8,7 +9,8 @@ static ge::graphStatus SibNormTiling(gert::TilingContext *context)
     SibNormTilingData tiling;
     context->SetBlockDim(8);
     tiling.set_totalLength(totalLength);
-    tiling.set_tileLength(static_cast<uint32_t>(Ops::Base::CeilAlign(1000, 16)) + 8);
+    tiling.set_tileLength(static_cast<uint32_t>(Ops::Base::CeilAlign(1000, 16)) +
+                          Ops::Math::OpTiling::RepoMathPad(nullptr));
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
     size_t *currentWorkspace = context->GetWorkspaceSizes(1);
