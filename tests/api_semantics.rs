@@ -6369,3 +6369,70 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         }
     }
 }
+
+/// Sum, the high-level API (asc-devkit docs, 高阶API/归约操作/Sum接口/Sum.md): a twin gap that stopped
+/// ops-math's feeds_repeat at its build. Each of `outter` rows of `n` elements stored `inner` apart sums
+/// into dst[row], with or without the shared tmp buffer; a SumParams the page rules out faults. The
+/// inputs are integers, so every order of the additions gives the reference computed here.
+#[test]
+fn sum_adds_each_row_of_n_elements_stored_inner_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void sums(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 24);
+    yg.SetGlobalBuffer((__gm__ float *)y, 16);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a, d, tmp;
+    pipe.InitBuffer(a, 96);
+    pipe.InitBuffer(d, 64);
+    pipe.InitBuffer(tmp, 1024);
+    LocalTensor<float> at = a.Get<float>(), dt = d.Get<float>();
+    DataCopy(at, xg, 24);
+    Duplicate(dt, -1.0f, 16);
+    PipeBarrier<PIPE_ALL>();
+    SumParams p{3, 8, 5};
+    Sum(dt, at, p);
+    LocalTensor<float> d8 = dt[8];
+    SumParams whole{1, 24, 24};
+    Sum(d8, at, tmp.Get<uint8_t>(), whole);
+#ifdef BAD
+    SumParams bad{1, 8, 9};
+    Sum(dt, at, bad);
+#endif
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, dt, 16);
+}
+extern "C" void twin_launch(uint8_t **a) { sums(a[0], a[1]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "sums", &[]);
+    build_launch(w, "bad", &["-DBAD"]);
+    let x: Vec<f32> = (0..24).map(|i| (i * 7 % 11) as f32 - 4.0).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(w.join("x.bin"), &bytes).unwrap();
+    write_run(
+        w,
+        &[("input", "x", "x.bin", 96), ("output", "y", "y.bin", 64)],
+    );
+    run_ok(
+        Command::new(w.join("sums")).arg(w.join("run.txt")),
+        "the Sum kernel",
+    );
+    let y: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let row = |r: usize| x[r * 8..r * 8 + 5].iter().sum::<f32>();
+    assert_eq!(&y[..3], &[row(0), row(1), row(2)]);
+    assert_eq!(y[3..8], [-1.0; 5], "past outter, dst keeps its values");
+    assert_eq!(y[8], x.iter().sum::<f32>());
+    assert_faults(w, "bad", "Sum: SumParams {outter 1, inner 8, n 9}");
+}

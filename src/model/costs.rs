@@ -206,6 +206,7 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("Sign", 0, 4.0, 3.0 * D),  // compares and selects
     vc("Power", 0, 6.0, 3.0 * D), // Ln, Mul, Exp
     vc("Xor", 0, 7.0, 4.0 * D),   // Or, And, Not, And (asc-devkit Xor.md's formula)
+    vc("Sum", 0, 3.0, 2.0 * D),   // as ReduceSum per repeat, and the rows' results gathered (G)
     vc("Power", 2, 10.0, 3.0 * D),
     vc("PairReduceSum", 0, 3.0, D), // as BlockReduce (G)
     vc("PairReduceSum", 2, 7.0, D),

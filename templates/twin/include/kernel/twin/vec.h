@@ -1060,6 +1060,43 @@ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
     twin_red::set_acc(acc);
     twin::tr_vec("ReduceSum", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
 }
+
+// Sum, the high-level API (asc-devkit docs, 高阶API/归约操作/Sum接口/Sum.md): the sum of each of `outter`
+// rows of `n` elements stored `inner` apart (n padded to 32 bytes), into dst[0..outter); the page says
+// its additions are ReduceSum's binary tree, so each row is summed as the count form above sums.
+struct SumParams {
+    uint32_t outter = 1;
+    uint32_t inner;
+    uint32_t n;
+};
+template <class T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const SumParams &p, TWIN_LOC) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "Sum takes half or float (Sum.md)");
+    if (p.n < 1 || p.n > p.inner || (p.inner * sizeof(T)) % 32 != 0)
+        twin::fault(twin_file, twin_line,
+                    "Sum: SumParams {outter %u, inner %u, n %u}: needs 1 <= n <= inner and inner * sizeof(T) a "
+                    "multiple of 32 bytes (asc-devkit Sum.md)",
+                    p.outter, p.inner, p.n);
+    const int32_t epr = 256 / (int32_t)sizeof(T);
+    T lanes[128];
+    for (uint32_t row = 0; row < p.outter; row++) {
+        const uint8_t *ps = twin::vspan(src[row * p.inner], p.n, "Sum", TWIN_LOC_ARGS);
+        T acc = T(0);
+        for (int32_t r = 0; r * epr < (int32_t)p.n; r++) {
+            for (int32_t j = 0; j < epr; j++)
+                lanes[j] = r * epr + j < (int32_t)p.n ? twin::ld<T>(ps + (uint64_t)(r * epr + j) * sizeof(T)) : T(0);
+            T part = twin::tree_sum(lanes, (uint32_t)epr);
+            acc = r == 0 ? part : twin::red_add(acc, part);
+        }
+        twin_red::put(dst, row, acc, "Sum", TWIN_LOC_ARGS);
+    }
+    twin::tr_vec("Sum", sizeof(T), (int64_t)p.outter * p.inner, twin::vec_rep((int64_t)p.outter * p.inner, sizeof(T)), twin_line);
+}
+template <class T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &, const SumParams &p,
+                TWIN_LOC) {
+    Sum<T, reduceDim, isReuseSource, isBasicBlock>(dst, src, p, TWIN_LOC_ARGS);
+}
 template <class T>
 inline void twin_reduce_sum0(const LocalTensor<T> &dst, const LocalTensor<T> &src, const twin::L0Mask &m, int32_t repeat,
                              int32_t srcRepStride, TWIN_LOC_DECL) {
