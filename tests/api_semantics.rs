@@ -2242,6 +2242,12 @@ fn f32s(b: &[u8]) -> Vec<f32> {
         .collect()
 }
 
+fn u16s(b: &[u8]) -> Vec<u16> {
+    b.chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
 fn i32s(b: &[u8]) -> Vec<i32> {
     b.chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -6256,11 +6262,7 @@ extern "C" void twin_launch(uint8_t **a) { xors(a[0], a[1]); }
         Command::new(w.join("xors")).arg(w.join("run.txt")),
         "the xor kernel",
     );
-    let y: Vec<u16> = std::fs::read(w.join("y.bin"))
-        .unwrap()
-        .chunks(2)
-        .map(|c| u16::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let y = u16s(&std::fs::read(w.join("y.bin")).unwrap());
     let xor = |i: usize| x[i] ^ x[128 + i];
     let mut want: Vec<u16> = (0..128)
         .map(|i| if i < 100 { xor(i) } else { 0xABCD })
@@ -6335,10 +6337,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         "the kernel",
     );
     let raw = std::fs::read(w.join("y.bin")).unwrap();
-    let y: Vec<f32> = raw
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let y = f32s(&raw);
     for i in 0..128 {
         let want = if i < 100 {
             x[i] * x[i] + x[128 + i]
@@ -6356,16 +6355,10 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     }
     // The outside mask's 16 int16_t are 8 floats of zeros; the rest of the repeat form stays.
     assert!(y[192..200].iter().all(|v| *v == 0.0), "{:?}", &y[192..200]);
-    let h = |v: &[u8], i: usize| u16::from_le_bytes([v[2 * i], v[2 * i + 1]]);
-    let src16 = &bytes[..512];
-    let dst16 = &raw[1024..1536];
+    let (src16, dst16) = (u16s(&bytes[..512]), u16s(&raw[1024..1536]));
     for r in 0..16 {
         for c in 0..16 {
-            assert_eq!(
-                h(dst16, r * 16 + c),
-                h(src16, c * 16 + r),
-                "transpose ({r}, {c})"
-            );
+            assert_eq!(dst16[r * 16 + c], src16[c * 16 + r], "transpose ({r}, {c})");
         }
     }
 }
@@ -6425,11 +6418,7 @@ extern "C" void twin_launch(uint8_t **a) { sums(a[0], a[1]); }
         Command::new(w.join("sums")).arg(w.join("run.txt")),
         "the Sum kernel",
     );
-    let y: Vec<f32> = std::fs::read(w.join("y.bin"))
-        .unwrap()
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let y = f32s(&std::fs::read(w.join("y.bin")).unwrap());
     let row = |r: usize| x[r * 8..r * 8 + 5].iter().sum::<f32>();
     assert_eq!(&y[..3], &[row(0), row(1), row(2)]);
     assert_eq!(y[3..8], [-1.0; 5], "past outter, dst keeps its values");
