@@ -71,14 +71,32 @@ pub fn kernel_tiling_header(
     }
     let blocks: Vec<&str> = nested.iter().map(|(b, _)| *b).chain(own).collect();
     let used: Vec<&str> = blocks.iter().flat_map(|b| identifiers(b)).collect();
+    // The constants the blocks size arrays with: from the defining header first, then its nested
+    // structs' headers, then any host header the op reaches (ops-nn's max_pool3d_with_argmax_v2 sizes
+    // a field with `DHW_DIMS`, a `const int32_t` of the shared pool_3d_tiling_common.h). One per name.
+    // Beyond the `constexpr` lines of the struct's own headers, only a constant set to an integer
+    // literal is taken: a `const` local of some function elsewhere must not reach the kernel.
     let mut constants: Vec<&str> = vec![];
-    for t in std::iter::once(text.as_str()).chain(nested.iter().map(|(_, t)| *t)) {
+    let mut named: Vec<&str> = vec![];
+    let own_headers = 1 + nested.len();
+    let texts = std::iter::once(text.as_str())
+        .chain(nested.iter().map(|(_, t)| *t))
+        .chain(host.iter().map(|(_, t)| t.as_str()));
+    for (i, t) in texts.enumerate() {
         for l in t.lines().map(str::trim) {
-            if l.starts_with("constexpr ")
-                && l.ends_with(';')
-                && constant_name(l).is_some_and(|n| used.contains(&n))
-                && !constants.contains(&l)
-            {
+            let Some(name) = constant_name(l).filter(|n| used.contains(n)) else {
+                continue;
+            };
+            let taken = if i < own_headers {
+                l.starts_with("constexpr ") && l.ends_with(';')
+            } else {
+                ["constexpr ", "const ", "static constexpr ", "static const "]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+                    && literal_initialiser(l)
+            };
+            if taken && !named.contains(&name) {
+                named.push(name);
                 constants.push(l);
             }
         }
@@ -261,6 +279,14 @@ fn identifiers(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }
 
+/// Whether `line` is `... NAME = <integer literal>;`.
+fn literal_initialiser(line: &str) -> bool {
+    line.strip_suffix(';')
+        .and_then(|l| l.split_once('='))
+        .map(|(_, v)| v.trim().trim_end_matches(['u', 'U', 'l', 'L']))
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// `NAME` of `constexpr TYPE NAME = VALUE;`.
 fn constant_name(line: &str) -> Option<&str> {
     let lhs = line.split('=').next()?;
@@ -347,6 +373,33 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             !h.contains("host_only"),
             "no host include reaches the kernel: {h}"
         );
+    }
+
+    /// ops-nn's max_pool3d_with_argmax_v2 sizes a field with `DHW_DIMS`, a `const int32_t` of a shared
+    /// header its tiling header includes: the kernel build stopped at "DHW_DIMS was not declared". A
+    /// constant set to a literal in any header the host reaches comes along; a `const` local computed
+    /// in some function does not, even where its name is a field's.
+    #[test]
+    fn array_sizes_from_another_host_header_come_along_as_literal_constants() {
+        let (dir, op) = project("void k(){ GET_TILING_DATA(t, tiling); }\n");
+        let host_dir = dir.path().join("op/op_host");
+        std::fs::write(
+            host_dir.join("dims.h"),
+            "namespace optiling {\nconst int32_t DHW_DIMS = 3;\n\
+             inline uint64_t Half(uint64_t total) { const uint64_t ubSize = total / 2; return ubSize; }\n}\n",
+        )
+        .unwrap();
+        let host = HOST
+            .replace("#include \"some/host_only.h\"", "#include \"some/host_only.h\"\n#include \"dims.h\"")
+            .replace(
+                "TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_T, counts);",
+                "TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_T, counts);\nTILING_DATA_FIELD_DEF_ARR(int64_t, DHW_DIMS, dhw);",
+            );
+        std::fs::write(host_dir.join("my_tiling.cpp"), host).unwrap();
+        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()).unwrap();
+        assert!(h.contains("const int32_t DHW_DIMS = 3;"), "{h}");
+        assert!(h.contains("constexpr uint16_t MAX_T = 8;"), "{h}");
+        assert!(!h.contains("total / 2"), "{h}");
     }
 
     /// ops-transformer's moe_token_permute_with_routing_map_grad nests a struct its other tiling header
