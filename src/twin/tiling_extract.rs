@@ -79,9 +79,14 @@ pub fn kernel_tiling_header(
     let mut constants: Vec<&str> = vec![];
     let mut named: Vec<&str> = vec![];
     let own_headers = 1 + nested.len();
+    // A header the kernel reaches itself defines its constants there already.
     let texts = std::iter::once(text.as_str())
         .chain(nested.iter().map(|(_, t)| *t))
-        .chain(host.iter().map(|(_, t)| t.as_str()));
+        .chain(
+            host.iter()
+                .filter(|(p, _)| !kernel.iter().any(|(k, _)| k == p))
+                .map(|(_, t)| t.as_str()),
+        );
     for (i, t) in texts.enumerate() {
         for l in t.lines().map(str::trim) {
             let Some(name) = constant_name(l).filter(|n| used.contains(n)) else {
