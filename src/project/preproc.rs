@@ -46,13 +46,12 @@ pub fn branch_taken(node: Node, text: &str) -> Option<bool> {
 fn value(node: Node, text: &str) -> Option<i64> {
     match node.kind() {
         "number_literal" => {
-            let t = text_of(node, text).trim_end_matches(['u', 'U', 'l', 'L']);
-            t.parse().ok()
+            crate::space::binding::parse_integer_literal(text_of(node, text)).map(|(v, ..)| v)
         }
-        "identifier" => match KNOWN.iter().find(|(n, _)| *n == text_of(node, text)) {
-            Some((_, v)) => Some(v.unwrap_or(0)),
-            None => None,
-        },
+        "identifier" => KNOWN
+            .iter()
+            .find(|(n, _)| *n == text_of(node, text))
+            .map(|(_, v)| v.unwrap_or(0)),
         "preproc_defined" => {
             let name = node.named_child(0)?;
             defined(text_of(name, text)).map(i64::from)

@@ -126,18 +126,41 @@ fn mask_qualifiers(text: &str) -> Option<String> {
 }
 
 /// Where the qualifiers that end at `at` begin: a function definition's node starts after its
-/// `__global__ __aicore__` (they parse as blanks), and this is where its head does in `text`.
+/// `__global__ __aicore__` (they parse as blanks), and this is where its head does in `text`. Walks
+/// back over whitespace and qualifier words (and a qualifier's `(...)`), so it costs the run's length.
 pub fn qualified_start(text: &str, at: usize) -> usize {
-    let Some(masked) = mask_qualifiers(&text[..at]) else {
-        return at;
-    };
-    let (m, t) = (masked.as_bytes(), text.as_bytes());
-    let (mut i, mut start) = (at, at);
-    while i > 0 && m[i - 1].is_ascii_whitespace() {
-        i -= 1;
-        if !t[i].is_ascii_whitespace() {
-            start = i;
+    let b = text.as_bytes();
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let back_over_space = |mut i: usize| {
+        while i > 0 && b[i - 1].is_ascii_whitespace() {
+            i -= 1;
         }
+        i
+    };
+    let mut start = at;
+    loop {
+        let mut end = back_over_space(start);
+        let takes_args = end > 0 && b[end - 1] == b')';
+        if takes_args {
+            match text[..end].rfind('(') {
+                Some(open) => end = back_over_space(open),
+                None => break,
+            }
+        }
+        let mut word = end;
+        while word > 0 && is_word(b[word - 1]) {
+            word -= 1;
+        }
+        let name = &text[word..end];
+        let known = if takes_args {
+            QUALIFIER_CALLS.contains(&name)
+        } else {
+            QUALIFIERS.contains(&name)
+        };
+        if word == end || !known {
+            break;
+        }
+        start = word;
     }
     start
 }

@@ -288,8 +288,8 @@ fn identifiers(text: &str) -> impl Iterator<Item = &str> {
 fn literal_initialiser(line: &str) -> bool {
     line.strip_suffix(';')
         .and_then(|l| l.split_once('='))
-        .map(|(_, v)| v.trim().trim_end_matches(['u', 'U', 'l', 'L']))
-        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|(_, v)| crate::space::binding::parse_integer_literal(v.trim()))
+        .is_some()
 }
 
 /// `NAME` of `constexpr TYPE NAME = VALUE;`.

@@ -399,18 +399,45 @@ TWIN_BINARY(AddRelu, ((a + b) > 0 ? (a + b) : 0))
 TWIN_BINARY(SubRelu, ((a - b) > 0 ? (a - b) : 0))
 #undef TWIN_BINARY
 
+// The count form of the ops that read dst too: dst[i] = f(src0[i], src1[i], dst[i]), computed in the
+// wider type and rounded once to T.
+namespace twin_ter {
+template <class T, class F>
+inline void count_form(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                       int32_t n, F f, TWIN_LOC_DECL) {
+    twin::vcheck(n, api, TWIN_LOC_ARGS);
+    uint8_t *pd = twin::vspan(dst, n, api, TWIN_LOC_ARGS);
+    const uint8_t *pa = twin::vspan(src0, n, api, TWIN_LOC_ARGS);
+    const uint8_t *pb = twin::vspan(src1, n, api, TWIN_LOC_ARGS);
+    for (int32_t i = 0; i < n; i++) {
+        auto r = f(twin::up(twin::ld<T>(pa + i * sizeof(T))), twin::up(twin::ld<T>(pb + i * sizeof(T))),
+                   twin::up(twin::ld<T>(pd + i * sizeof(T))));
+        twin::st<T>(pd + i * sizeof(T), (T)r);
+    }
+    twin::tr_vec(api, sizeof(T), n, twin::vec_rep(n, sizeof(T)), twin_line);
+}
+// The repeat forms (mask bits or continuous, strides per operand).
+template <class T, class F>
+inline void repeat_form(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                        const twin::L0Mask &m, uint8_t repeat, const BinaryRepeatParams &p, F f, TWIN_LOC_DECL) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    uint64_t n = twin::l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
+        const uint8_t *pa = twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, api, TWIN_LOC_ARGS);
+        const uint8_t *pb = twin::ub_span(twin::l0_addr(src1.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, api, TWIN_LOC_ARGS);
+        uint8_t *pd = twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, api, TWIN_LOC_ARGS);
+        twin::st<T>(pd, (T)f(twin::up(twin::ld<T>(pa)), twin::up(twin::ld<T>(pb)), twin::up(twin::ld<T>(pd))));
+    });
+    twin::tr_vec(api, sz, n, m.counter ? twin::vec_rep(n, sz) : repeat, twin_line);
+}
+// FusedMulAdd's arithmetic: dst = src0 * dst + src1.
+inline constexpr auto fused_mul_add = [](auto a, auto b, auto d) { return a * d + b; };
+} // namespace twin_ter
+
 // MulAddDst: dst = src0 * src1 + dst
 template <class T>
 inline void MulAddDst(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, const int32_t &calCount, TWIN_LOC) {
-    twin::vcheck(calCount, "MulAddDst", TWIN_LOC_ARGS);
-    uint8_t *pd = twin::vspan(dst, calCount, "MulAddDst", TWIN_LOC_ARGS);
-    const uint8_t *pa = twin::vspan(src0, calCount, "MulAddDst", TWIN_LOC_ARGS);
-    const uint8_t *pb = twin::vspan(src1, calCount, "MulAddDst", TWIN_LOC_ARGS);
-    for (int32_t i = 0; i < calCount; i++) {
-        auto r = twin::up(twin::ld<T>(pa + i * sizeof(T))) * twin::up(twin::ld<T>(pb + i * sizeof(T))) + twin::up(twin::ld<T>(pd + i * sizeof(T)));
-        twin::st<T>(pd + i * sizeof(T), (T)r);
-    }
-    twin::tr_vec("MulAddDst", sizeof(T), calCount, twin::vec_rep(calCount, sizeof(T)), twin_line);
+    twin_ter::count_form("MulAddDst", dst, src0, src1, calCount, [](auto a, auto b, auto d) { return a * b + d; },
+                         TWIN_LOC_ARGS);
 }
 
 // FusedMulAdd: dst = src0 * dst + src1 (asc-devkit docs, 基础API/Memory矢量计算/复合计算/FusedMulAdd.md),
@@ -419,41 +446,20 @@ inline void MulAddDst(const LocalTensor<T> &dst, const LocalTensor<T> &src0, con
 template <class T>
 inline void FusedMulAdd(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
                         const int32_t &count, TWIN_LOC) {
-    twin::vcheck(count, "FusedMulAdd", TWIN_LOC_ARGS);
-    uint8_t *pd = twin::vspan(dst, count, "FusedMulAdd", TWIN_LOC_ARGS);
-    const uint8_t *pa = twin::vspan(src0, count, "FusedMulAdd", TWIN_LOC_ARGS);
-    const uint8_t *pb = twin::vspan(src1, count, "FusedMulAdd", TWIN_LOC_ARGS);
-    for (int32_t i = 0; i < count; i++) {
-        auto r = twin::up(twin::ld<T>(pa + i * sizeof(T))) * twin::up(twin::ld<T>(pd + i * sizeof(T))) +
-                 twin::up(twin::ld<T>(pb + i * sizeof(T)));
-        twin::st<T>(pd + i * sizeof(T), (T)r);
-    }
-    twin::tr_vec_ub(dst.addr_, src0.addr_, src1.addr_);
-    twin::tr_vec("FusedMulAdd", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
+    twin_ter::count_form("FusedMulAdd", dst, src0, src1, count, twin_ter::fused_mul_add,
+                         TWIN_LOC_ARGS);
 }
-namespace twin_fma {
-template <class T>
-inline void repeat_form(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
-                        const twin::L0Mask &m, uint8_t repeat, const BinaryRepeatParams &p, TWIN_LOC_DECL) {
-    const uint32_t sz = sizeof(T), epr = 256 / sz;
-    uint64_t n = twin::l0_each(m, repeat, epr, [&](uint64_t r, uint32_t j) {
-        const uint8_t *pa = twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.src0BlkStride, p.src0RepStride), sz, "FusedMulAdd", TWIN_LOC_ARGS);
-        const uint8_t *pb = twin::ub_span(twin::l0_addr(src1.addr_, sz, r, j, p.src1BlkStride, p.src1RepStride), sz, "FusedMulAdd", TWIN_LOC_ARGS);
-        uint8_t *pd = twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, "FusedMulAdd", TWIN_LOC_ARGS);
-        twin::st<T>(pd, (T)(twin::up(twin::ld<T>(pa)) * twin::up(twin::ld<T>(pd)) + twin::up(twin::ld<T>(pb))));
-    });
-    twin::tr_vec("FusedMulAdd", sz, n, m.counter ? twin::vec_rep(n, sz) : repeat, twin_line);
-}
-} // namespace twin_fma
 template <class T, bool isSetMask = true>
 inline void FusedMulAdd(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint64_t mask,
                         const uint8_t repeatTime, const BinaryRepeatParams &p, TWIN_LOC) {
-    twin_fma::repeat_form(dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTime, p, TWIN_LOC_ARGS);
+    twin_ter::repeat_form("FusedMulAdd", dst, src0, src1, twin::mask_cont(mask, isSetMask), repeatTime, p,
+                          twin_ter::fused_mul_add, TWIN_LOC_ARGS);
 }
 template <class T, bool isSetMask = true>
 inline void FusedMulAdd(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
                         const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams &p, TWIN_LOC) {
-    twin_fma::repeat_form(dst, src0, src1, twin::mask_bits(mask, isSetMask), repeatTime, p, TWIN_LOC_ARGS);
+    twin_ter::repeat_form("FusedMulAdd", dst, src0, src1, twin::mask_bits(mask, isSetMask), repeatTime, p,
+                          twin_ter::fused_mul_add, TWIN_LOC_ARGS);
 }
 
 // Transpose, the plain form (asc-devkit docs, 基础API/Memory矢量计算/数据排布转换/Transpose.md): one 16 x 16
@@ -1035,6 +1041,20 @@ template <class T> inline T lane(const LocalTensor<T> &src, uint64_t r, uint32_t
 // The accumulator register of the count form (asc-devkit docs, GetReduceRepeatSumSpr(ISASI): "the result
 // of ReduceSum's tensor-first-n-elements form, kept in a global register, readable at any time"): its bit
 // pattern in the low sizeof(T) bytes, the rest zero, as the untyped GetAccVal() hands it out.
+// The count form's sum of `count` elements at `ps`: each 256-byte repeat a tree, the repeat sums added
+// in order (ReduceSum's count form, and each row of Sum).
+template <class T> inline T count_sum(const uint8_t *ps, int32_t count) {
+    const int32_t epr = 256 / (int32_t)sizeof(T);
+    T acc = T(0);
+    T lanes[128];
+    for (int32_t r = 0; r * epr < count; r++) {
+        for (int32_t j = 0; j < epr; j++)
+            lanes[j] = r * epr + j < count ? twin::ld<T>(ps + (uint64_t)(r * epr + j) * sizeof(T)) : T(0);
+        T part = twin::tree_sum(lanes, (uint32_t)epr);
+        acc = r == 0 ? part : twin::red_add(acc, part);
+    }
+    return acc;
+}
 template <class T> inline void set_acc(T v) {
     static_assert(sizeof(T) <= sizeof(uint64_t), "accumulator holds at most 64 bits");
     uint64_t bits = 0;
@@ -1046,16 +1066,7 @@ template <class T> inline void set_acc(T v) {
 template <class T>
 inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &, const int32_t count, TWIN_LOC) {
     twin::vcheck(count, "ReduceSum", TWIN_LOC_ARGS);
-    const uint8_t *ps = twin::vspan(src, count, "ReduceSum", TWIN_LOC_ARGS);
-    const int32_t epr = 256 / (int32_t)sizeof(T);
-    T acc = T(0);
-    T lanes[128];
-    for (int32_t r = 0; r * epr < count; r++) {
-        for (int32_t j = 0; j < epr; j++)
-            lanes[j] = r * epr + j < count ? twin::ld<T>(ps + (uint64_t)(r * epr + j) * sizeof(T)) : T(0);
-        T part = twin::tree_sum(lanes, (uint32_t)epr);
-        acc = r == 0 ? part : twin::red_add(acc, part);
-    }
+    const T acc = twin_red::count_sum<T>(twin::vspan(src, count, "ReduceSum", TWIN_LOC_ARGS), count);
     twin_red::put(dst, 0, acc, "ReduceSum", TWIN_LOC_ARGS);
     twin_red::set_acc(acc);
     twin::tr_vec("ReduceSum", sizeof(T), count, twin::vec_rep(count, sizeof(T)), twin_line);
@@ -1077,18 +1088,9 @@ inline void Sum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const SumP
                     "Sum: SumParams {outter %u, inner %u, n %u}: needs 1 <= n <= inner and inner * sizeof(T) a "
                     "multiple of 32 bytes (asc-devkit Sum.md)",
                     p.outter, p.inner, p.n);
-    const int32_t epr = 256 / (int32_t)sizeof(T);
-    T lanes[128];
     for (uint32_t row = 0; row < p.outter; row++) {
         const uint8_t *ps = twin::vspan(src[row * p.inner], p.n, "Sum", TWIN_LOC_ARGS);
-        T acc = T(0);
-        for (int32_t r = 0; r * epr < (int32_t)p.n; r++) {
-            for (int32_t j = 0; j < epr; j++)
-                lanes[j] = r * epr + j < (int32_t)p.n ? twin::ld<T>(ps + (uint64_t)(r * epr + j) * sizeof(T)) : T(0);
-            T part = twin::tree_sum(lanes, (uint32_t)epr);
-            acc = r == 0 ? part : twin::red_add(acc, part);
-        }
-        twin_red::put(dst, row, acc, "Sum", TWIN_LOC_ARGS);
+        twin_red::put(dst, row, twin_red::count_sum<T>(ps, (int32_t)p.n), "Sum", TWIN_LOC_ARGS);
     }
     twin::tr_vec("Sum", sizeof(T), (int64_t)p.outter * p.inner, twin::vec_rep((int64_t)p.outter * p.inner, sizeof(T)), twin_line);
 }
