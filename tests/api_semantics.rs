@@ -2027,6 +2027,16 @@ int main() {{
     gert::InferShapeContext ic; ic.op_ = &op;
     for (auto &s : op.in_shapes) ic.in_.push_back(s.GetOriginShape());
     std::printf("infer %lld %d\n", (long long)ic.GetDynamicInputShape(0, 2)->GetShapeSize(), ic.GetDynamicInputShape(0, 3) == nullptr);
+    // The same IR view from each context (ExtendedKernelContext::GetIrInputInstanceInfo), as ops-nn's
+    // foreach_norm InferShape reads it; the list's dtypes by relative index in InferDataType.
+    gert::InferDataTypeContext dc; dc.op_ = &op;
+    op.in_desc[2].dtype_ = ge::DT_FLOAT16;
+    const gert::TilingContext &cc = ctx;
+    std::printf("ir-instances %zu %zu %zu %d\n", cc.GetIrInputInstanceInfo(0)->GetInstanceNum(),
+                ic.GetIrInputInstanceInfo(2)->GetInstanceStart(), dc.GetIrInputInstanceInfo(1)->GetInstanceNum(),
+                ic.GetIrInputInstanceInfo(3) == nullptr);
+    std::printf("list-dtype %d %d\n", dc.GetDynamicInputDataType(0, 2) == ge::DT_FLOAT16,
+                dc.GetDynamicInputDataType(0, 3) == ge::DT_UNDEFINED);
     return 0;
 }}
 "#
@@ -2048,6 +2058,7 @@ int main() {{
         "anchor 0 0 {n}\nanchor 1 {n} 0\nanchor 2 {n} 1\npast 1\n"
     ));
     want.push_str(&format!("infer {} 1\n", list[2].iter().product::<i64>()));
+    want.push_str(&format!("ir-instances {n} {n} 0 1\nlist-dtype 1 1\n"));
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
 
@@ -5012,6 +5023,58 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     .unwrap();
     let out = run_host_program(&src, "building the ge::Status program");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "0 4294967295\n");
+}
+
+/// Headers that a tiling header shared by host and kernel reaches: `graph/c_types.h` (the C spelling of
+/// the data types, numbered as `ge::DataType`; ops-math's acos tiling key), `util/math_util.h` in the
+/// kernel build (ops-nn's mse_loss_v2 tiling header, used in constants), and `namespace AscendC` open
+/// on the host after the platform header alone (ops-nn's ascend_anti_quant_v2 base tiling). Each
+/// stopped a public operator's build.
+#[test]
+fn shared_tiling_headers_compile_on_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "graph/c_types.h"
+#include "util/math_util.h"
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr int64_t TILES = Ops::Base::CeilDiv(100, 32);
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<int32_t> yg;
+    yg.SetGlobalBuffer((__gm__ int32_t *)y, 8);
+    yg.SetValue(0, C_DT_FLOAT16);
+    yg.SetValue(1, TILES);
+    yg.SetValue(2, Ops::Base::FloorAlign(100, 32));
+    yg.SetValue(3, Ops::Base::CeilDiv(7, 0));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building a kernel with the shared tiling headers",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
+    assert!(out.status.success(), "{out:?}");
+    let words: Vec<i32> = y[..16]
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // ge::DT_FLOAT16 is 1; ceil(100 / 32) = 4; floor(100 / 32) * 32 = 96; a zero divisor gives 0.
+    assert_eq!(words, [1, 4, 96, 0]);
+    let src = w.join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"#include <cstdio>
+#include "platform/platform_ascendc.h"
+#include "graph/c_types.h"
+using namespace AscendC;
+int main() { std::printf("%d %d\n", C_DT_FLOAT, C_DT_INT32 == ge::DT_INT32); return 0; }
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the host side of the shared tiling headers");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 1\n");
 }
 
 /// The reference TopK order of the asc-devkit TopK page (docs/zh/api/SIMD-API/高阶API/排序操作/TopK.md): NaN

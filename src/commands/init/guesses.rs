@@ -280,6 +280,7 @@ pub(super) fn opdef_tensors(
         inputs.push(t);
     }
     index_operands(def, &main, shapes, &mut inputs);
+    class_label_operands(def, &main, shapes, &mut inputs);
     slice_operands(&main, shapes, &mut inputs);
     outer_product_operands(def, &main, shapes, &mut inputs);
     embedding_grad_operands(def, &main, shapes, &mut inputs);
@@ -552,6 +553,48 @@ pub(super) fn index_operands(
                 t.name
             ));
         }
+    }
+}
+
+/// Names of a classification loss's integer labels.
+pub(super) const CLASS_LABELS: &[&str] = &["target", "targets", "label", "labels"];
+
+/// A classification loss (an op with an `ignore_index` attr: cross entropy, NLL) takes one class
+/// label per row of its [.., C] scores: an integer `target` / `label` of the main shape without its
+/// last axis, with data in [0, C). With the main shape (and generated data) ops-nn's
+/// cross_entropy_loss InferShape refused "invalid shape rank: target: 2" and its kernel read the
+/// per-class `weight` at negative labels.
+pub(super) fn class_label_operands(
+    def: &opdef::OpDef,
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    let classifies = def
+        .attrs
+        .iter()
+        .any(|a| a.name.eq_ignore_ascii_case("ignore_index"));
+    let Some((&classes, rows)) = main.split_last() else {
+        return;
+    };
+    if !classifies || rows.is_empty() {
+        return;
+    }
+    for t in inputs.iter_mut() {
+        let n = t.name.to_ascii_lowercase();
+        if !CLASS_LABELS.contains(&n.as_str())
+            || t.dtype.is_float()
+            || shapes.contains_key(&t.name)
+            || t.data_decided()
+        {
+            continue;
+        }
+        t.shape = rows.to_vec();
+        t.range = Some(format!("[0.0, {classes}.0]"));
+        t.guess = Some(format!(
+            "guess: `{}` holds one class label per row of the scores ({classes} classes, the last axis): data in [0, {classes})",
+            t.name
+        ));
     }
 }
 

@@ -2712,6 +2712,44 @@ mod tests {
         assert_eq!(tensors_of(&ops).0[1].shape, [48, 16384]);
     }
 
+    /// Found in the new-user run (ops-nn cross_entropy_loss read `weight` at byte -200): a
+    /// classification loss's integer `target` holds one class label per row of its [rows, C] scores,
+    /// within [0, C); a float operand of that name, or an op without `ignore_index`, keeps the main shape.
+    #[test]
+    fn a_classification_loss_takes_one_label_per_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "CrossEntropyLoss",
+            &[
+                ("input", "DT_FLOAT"),
+                ("target", "DT_INT64"),
+                ("weight", "DT_FLOAT"),
+            ],
+            "  this->Attr(\"ignore_index\").AttrType(OPTIONAL).Int(-100);\n",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48]);
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 16384.0]"));
+        assert!(ins[1].guess.as_deref().unwrap_or("").contains("class label"));
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Other",
+            &[("input", "DT_FLOAT"), ("target", "DT_INT64")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, [48, 16384]);
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "MseLike",
+            &[("input", "DT_FLOAT"), ("target", "DT_FLOAT")],
+            "  this->Attr(\"ignore_index\").AttrType(OPTIONAL).Int(-100);\n",
+        );
+        assert_eq!(tensors_of(&ops).0[1].shape, [48, 16384]);
+    }
+
     /// Found in the new-user run (ops-math cross: "dimPtr is nullptr"): its tiling reads attr 0 while
     /// its OpDef declares no attr. init warns; an OpDef with the attr, or host code reading none, gives
     /// no warning.

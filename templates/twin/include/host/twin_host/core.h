@@ -604,9 +604,25 @@ public:
     const CompileTimeTensorDesc *GetOutputTdInfo(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
 };
 
+// CANN's ExtendedKernelContext::GetIrInputInstanceInfo / GetIrOutputInstanceInfo, which the tiling,
+// InferShape and InferDataType contexts share (asc-devkit docs, basicdataapi "GetIrInputInstanceInfo"):
+// where the instances of IR input / output `ir` are (ops-nn's foreach_norm InferShape checks a list's
+// instance count against its outputs). Answered by the context's ComputeNodeInfo.
+#define TWIN_IR_INSTANCE_INFO                                                                         \
+    mutable ComputeNodeInfo ir_info_;                                                                 \
+    const AnchorInstanceInfo *GetIrInputInstanceInfo(size_t ir) const {                               \
+        ir_info_.op_ = op_;                                                                           \
+        return ir_info_.GetInputInstanceInfo(ir);                                                     \
+    }                                                                                                 \
+    const AnchorInstanceInfo *GetIrOutputInstanceInfo(size_t ir) const {                              \
+        ir_info_.op_ = op_;                                                                           \
+        return ir_info_.GetOutputInstanceInfo(ir);                                                    \
+    }
+
 class TilingContext {
 public:
     TwinOpInfo *op_ = nullptr;
+    TWIN_IR_INSTANCE_INFO
     fe::PlatFormInfos *platform_ = nullptr;
     TilingData raw_;
     uint32_t block_dim_ = 0;
@@ -695,6 +711,7 @@ public:
 class InferShapeContext {
 public:
     TwinOpInfo *op_ = nullptr;
+    TWIN_IR_INSTANCE_INFO
     std::vector<Shape> in_, out_;
     const Shape *GetInputShape(size_t i) const { return i < in_.size() ? &in_[i] : nullptr; }
     const Shape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
@@ -717,9 +734,14 @@ public:
 class InferDataTypeContext {
 public:
     TwinOpInfo *op_ = nullptr;
+    TWIN_IR_INSTANCE_INFO
     std::vector<ge::DataType> out_;
     ge::DataType GetInputDataType(size_t i) const { return i < op_->in_desc.size() ? op_->in_desc[i].dtype_ : ge::DT_UNDEFINED; }
     ge::DataType GetOptionalInputDataType(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? ge::DT_UNDEFINED : GetInputDataType((size_t)k); }
+    ge::DataType GetRequiredInputDataType(size_t ir) const { return GetOptionalInputDataType(ir); }
+    // A list's `rel`-th tensor (CANN InferDataTypeContext::GetDynamicInputDataType(irIndex,
+    // relativeIndex), basicdataapi; ops-nn's foreach_norm types its outputs from it).
+    ge::DataType GetDynamicInputDataType(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? ge::DT_UNDEFINED : GetInputDataType((size_t)k); }
     ge::DataType GetOutputDataType(size_t i) const { return i < out_.size() ? out_[i] : ge::DT_UNDEFINED; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }

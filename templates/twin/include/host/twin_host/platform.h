@@ -6,6 +6,11 @@
 #include <string>
 #include "core.h"
 
+// The host tiling API's namespace (AscendC::GetSoftMaxMaxTmpSize and its companions, tiling/tiling_api.h),
+// open here because host code writes `using namespace AscendC;` after including only the platform header
+// (ops-nn's ascend_anti_quant_v2 base tiling).
+namespace AscendC {}
+
 namespace platform_ascendc {
 
 enum class CoreMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, FB = 7, BT = 8, RESERVED };
