@@ -10,30 +10,67 @@ fn main() {
     let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap();
     let root = Path::new(&manifest_dir).join("templates/twin");
     println!("cargo:rerun-if-changed=templates/twin");
-    let mut files: Vec<_> = walkdir(&root);
-    files.sort();
+    let mut entries: Vec<(String, String)> = walkdir(&root)
+        .into_iter()
+        .map(|path| {
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            println!("cargo:rerun-if-changed={}", path.display());
+            let bytes = format!("include_bytes!({:?})", path.display().to_string());
+            (rel, bytes)
+        })
+        .collect();
+    let aliases = Path::new(&manifest_dir).join("templates/twin_aliases.txt");
+    println!("cargo:rerun-if-changed={}", aliases.display());
+    let have: std::collections::BTreeSet<String> = entries.iter().map(|(r, _)| r.clone()).collect();
+    for (rel, text) in header_aliases(&std::fs::read_to_string(&aliases).unwrap()) {
+        if !have.contains(&rel) {
+            entries.push((rel, format!("{text:?}.as_bytes()")));
+        }
+    }
+    entries.sort();
     let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("twin_files.rs");
     let mut f = std::fs::File::create(&out).unwrap();
     writeln!(f, "pub static FILES: &[(&str, &[u8])] = &[").unwrap();
-    for path in files {
-        let rel = path
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        println!("cargo:rerun-if-changed={}", path.display());
-        writeln!(
-            f,
-            "    ({rel:?}, include_bytes!({:?})),",
-            path.display().to_string()
-        )
-        .unwrap();
+    for (rel, bytes) in entries {
+        writeln!(f, "    ({rel:?}, {bytes}),").unwrap();
     }
     writeln!(f, "];").unwrap();
     println!(
         "cargo:rustc-env=TWIN_TARGET={}",
         std::env::var("TARGET").unwrap()
     );
+}
+
+/// The headers `templates/twin_aliases.txt` lists (`side path target` a line): each a file under
+/// `include/<side>/` that includes the twin's `target`, relative to that side's include folder.
+fn header_aliases(list: &str) -> Vec<(String, String)> {
+    let mut out = vec![];
+    for (n, line) in list.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let [side, path, target] = f[..] else {
+            panic!("templates/twin_aliases.txt:{}: want `side path target`, got {line:?}", n + 1);
+        };
+        assert!(
+            matches!(side, "kernel" | "host") && !path.starts_with('/') && !path.contains(".."),
+            "templates/twin_aliases.txt:{}: side kernel or host, and a relative path without `..`",
+            n + 1
+        );
+        let up = "../".repeat(path.matches('/').count());
+        let text = format!(
+            "// twin: {path} -- a public AscendC header path, answered by the twin's {target}\n\
+             // (templates/twin_aliases.txt).\n#pragma once\n#include \"{up}{target}\"\n"
+        );
+        out.push((format!("include/{side}/{path}"), text));
+    }
+    out
 }
 
 fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {

@@ -2108,6 +2108,75 @@ int main() {
     assert_eq!(out, format!("{want}\n64 4\n"));
 }
 
+/// ListTensorDesc and TensorDesc (asc-devkit ListTensorDesc.md, TensorDesc/*.md) read the descriptor a
+/// tensor-list input arrives with: the count, each tensor's dim, index and shape (written to the
+/// address SetShapeAddr gave), its data pointer and its data as a GlobalTensor; asking past the list
+/// is a fault naming the call. ops-math's concat_dv2 stopped at the missing header.
+#[test]
+fn list_tensor_desc_reads_a_tensor_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR xs, GM_ADDR y, GM_ADDR ws, GM_ADDR tiling) {
+    ListTensorDesc list(reinterpret_cast<__gm__ void *>(xs));
+    GlobalTensor<float> out;
+    out.SetGlobalBuffer((__gm__ float *)y, 32);
+    uint64_t buf[8] = {0};
+    TensorDesc<float> desc;
+    desc.SetShapeAddr(buf);
+    uint32_t o = 0;
+    out.SetValue(o++, (float)list.GetSize());
+    for (uint32_t i = 0; i < list.GetSize(); i++) {
+        list.GetDesc(desc, i);
+        out.SetValue(o++, (float)desc.GetDim());
+        out.SetValue(o++, (float)desc.GetIndex());
+        for (uint32_t d = 0; d < desc.GetDim(); d++) out.SetValue(o++, (float)desc.GetShape(d));
+        GlobalTensor<float> data = desc.GetDataObj();
+        out.SetValue(o++, data.GetValue(data.GetSize() - 1));
+        out.SetValue(o++, list.GetDataPtr<float>(i)[0]);
+    }
+    if (*(__gm__ uint32_t *)tiling == 1) list.GetDataPtr<float>(2);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3]); }
+"#,
+        "building a kernel reading a tensor list with ListTensorDesc",
+    );
+    // Two tensors, [2, 3] and [5], of floats 1..=11.
+    let xs: Vec<u8> = (1..=11).flat_map(|v| (v as f32).to_le_bytes()).collect();
+    std::fs::write(w.join("xs.bin"), &xs).unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {t}\nworkspace 0\ninput xs {x} 44 list 4 2,3 5\noutput y {y} 128\n",
+        t = w.join("tiling.bin").display(),
+        x = w.join("xs.bin").display(),
+        y = w.join("y.bin").display(),
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    std::fs::write(w.join("tiling.bin"), 0u32.to_le_bytes()).unwrap();
+    run_ok(
+        Command::new(w.join("kernel")).arg(w.join("run.txt")),
+        "running the ListTensorDesc kernel",
+    );
+    let got: Vec<f32> = std::fs::read(w.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .take(12)
+        .collect();
+    // count; tensor 0: dim 2, index 0, shape 2 3, last 6, first 1; tensor 1: dim 1, index 1, shape 5,
+    // last 11, first 7.
+    assert_eq!(
+        got,
+        [2.0, 2.0, 0.0, 2.0, 3.0, 6.0, 1.0, 1.0, 1.0, 5.0, 11.0, 7.0]
+    );
+    // Asking for tensor 2 of 2 is a fault naming the call.
+    std::fs::write(w.join("tiling.bin"), 1u32.to_le_bytes()).unwrap();
+    assert_faults(w, "kernel", "ListTensorDesc::GetDataPtr: index 2 of a list of 2 tensors");
+}
+
 /// Kernels pass the vector APIs as function pointers of their documented types (the foreach ops'
 /// TriangleOp `void(const LocalTensor<T>&, const LocalTensor<T>&, const uint32_t)`, NoScalarBinaryOp
 /// with `const int32_t&` count, ImplictOutputOp) and call the high-level unary APIs on the whole
@@ -5027,9 +5096,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 
 /// Headers that a tiling header shared by host and kernel reaches: `graph/c_types.h` (the C spelling of
 /// the data types, numbered as `ge::DataType`; ops-math's acos tiling key), `util/math_util.h` in the
-/// kernel build (ops-nn's mse_loss_v2 tiling header, used in constants), and `namespace AscendC` open
-/// on the host after the platform header alone (ops-nn's ascend_anti_quant_v2 base tiling). Each
-/// stopped a public operator's build.
+/// kernel build (ops-nn's mse_loss_v2 tiling header, used in constants), `op_kernel/platform_util.h`
+/// (ops-math's roll), the kernel library's per-block and per-repeat element counts
+/// (`B32_DATA_NUM_PER_BLOCK`: ops-nn's multi_scale_deformable_attn_function), `namespace AscendC`
+/// open on the host after the platform header alone (ops-nn's ascend_anti_quant_v2 base tiling) and
+/// `Ops::Base::IsFloatEqual` (ops-nn's dynamic_block_quant). Each stopped a public operator's build.
 #[test]
 fn shared_tiling_headers_compile_on_both_sides() {
     let dir = tempfile::tempdir().unwrap();
@@ -5039,9 +5110,11 @@ fn shared_tiling_headers_compile_on_both_sides() {
         r#"
 #include "graph/c_types.h"
 #include "util/math_util.h"
+#include "op_kernel/platform_util.h"
 #include "kernel_operator.h"
 using namespace AscendC;
 constexpr int64_t TILES = Ops::Base::CeilDiv(100, 32);
+constexpr uint32_t PER_REG = Ops::Base::GetVRegSize() / sizeof(float);
 extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     GlobalTensor<int32_t> yg;
     yg.SetGlobalBuffer((__gm__ int32_t *)y, 8);
@@ -5049,6 +5122,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     yg.SetValue(1, TILES);
     yg.SetValue(2, Ops::Base::FloorAlign(100, 32));
     yg.SetValue(3, Ops::Base::CeilDiv(7, 0));
+    yg.SetValue(4, PER_REG + Ops::Base::GetUbBlockSize());
+    yg.SetValue(5, B32_DATA_NUM_PER_BLOCK * 1000 + B16_DATA_NUM_PER_REPEAT);
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
@@ -5056,12 +5131,13 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     );
     let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
     assert!(out.status.success(), "{out:?}");
-    let words: Vec<i32> = y[..16]
+    let words: Vec<i32> = y[..24]
         .chunks(4)
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    // ge::DT_FLOAT16 is 1; ceil(100 / 32) = 4; floor(100 / 32) * 32 = 96; a zero divisor gives 0.
-    assert_eq!(words, [1, 4, 96, 0]);
+    // ge::DT_FLOAT16 is 1; ceil(100 / 32) = 4; floor(100 / 32) * 32 = 96; a zero divisor gives 0;
+    // 64 floats a 256-byte register plus a 32-byte block; 8 floats a block, 128 halves a repeat.
+    assert_eq!(words, [1, 4, 96, 0, 64 + 32, 8128]);
     let src = w.join("host.cpp");
     std::fs::write(
         &src,
@@ -5069,12 +5145,17 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 #include "platform/platform_ascendc.h"
 #include "graph/c_types.h"
 using namespace AscendC;
-int main() { std::printf("%d %d\n", C_DT_FLOAT, C_DT_INT32 == ge::DT_INT32); return 0; }
+#include "util/math_util.h"
+int main() {
+    std::printf("%d %d %d%d%d\n", C_DT_FLOAT, C_DT_INT32 == ge::DT_INT32, Ops::Base::IsFloatEqual(0.1f + 0.2f, 0.3f),
+                Ops::Base::IsFloatEqual(1.0f, 1.001f), Ops::Base::IsFloatEqual(0.0, 0.0f));
+    return 0;
+}
 "#,
     )
     .unwrap();
     let out = run_host_program(&src, "building the host side of the shared tiling headers");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 1\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0 1 101\n");
 }
 
 /// The reference TopK order of the asc-devkit TopK page (docs/zh/api/SIMD-API/高阶API/排序操作/TopK.md): NaN

@@ -1437,6 +1437,40 @@ fn host_failed(status: std::process::ExitStatus, stderr: &str) -> String {
 #[cfg(test)]
 mod tests {
 
+    /// The public header paths of templates/twin_aliases.txt are embedded, each including a twin
+    /// header that is embedded too (a typo in a target would otherwise only show in a user's build).
+    #[test]
+    fn header_aliases_lead_to_embedded_headers() {
+        use super::embedded::FILES;
+        let aliases: Vec<_> = FILES
+            .iter()
+            .filter(|(_, b)| b.starts_with(b"// twin: ") && b.windows(17).any(|w| w == b"twin_aliases.txt)"))
+            .collect();
+        assert!(aliases.len() > 300, "{} aliases", aliases.len());
+        for (rel, bytes) in aliases {
+            let text = std::str::from_utf8(bytes).unwrap();
+            let target = text.split('"').nth(1).unwrap();
+            let mut path: Vec<&str> = rel.split('/').collect();
+            path.pop();
+            for part in target.split('/') {
+                match part {
+                    ".." => {
+                        path.pop();
+                    }
+                    p => path.push(p),
+                }
+            }
+            let resolved = path.join("/");
+            assert!(
+                FILES.iter().any(|(r, _)| *r == resolved),
+                "{rel} includes {target}, which is not embedded ({resolved})"
+            );
+        }
+        assert!(super::provides_header("adv_api/pad/broadcast.h"));
+        assert!(super::provides_header("adv_api/math/sign.h"));
+        assert!(!super::provides_header("adv_api/hccl/hccl.h"));
+    }
+
     #[test]
     fn a_tiling_header_sharing_a_kernel_headers_guard_is_found() {
         let files: BTreeMap<String, String> = [

@@ -1291,10 +1291,13 @@ pub(super) fn ranks_from_refusal(message: &str, inputs: &[String]) -> Vec<(Strin
     let Some(rank) = rank_in(&words) else {
         return vec![];
     };
-    named_inputs(&words, inputs)
-        .into_iter()
-        .map(|n| (n, rank))
-        .collect()
+    let mut named = named_inputs(&words, inputs);
+    // "input dim is not 4, please check input" (ops-math's pad_v3_grad_replicate) names no input but
+    // speaks of the input: the first, the main one.
+    if named.is_empty() && words.iter().any(|w| w.eq_ignore_ascii_case("input")) {
+        named.extend(inputs.first().cloned());
+    }
+    named.into_iter().map(|n| (n, rank)).collect()
 }
 
 /// The rank a refusal's words ask for: "1D" / "2d", or a number after "be" / "not" / "equal" / "is" in
@@ -1367,6 +1370,11 @@ fn named_inputs(words: &[String], inputs: &[String]) -> Vec<String> {
         w == i
             || (w.len() >= 8 && i.len() >= 8 && edits(&w, &i) <= 2)
             || (w.len() >= 6 && i.starts_with(&w) && i.len() - w.len() <= 2)
+            // a variable named after the input's rank or shape ("xDim: 2, gradDim: 2": ops-nn's
+            // max_pool3d_grad_with_argmax)
+            || w.strip_prefix(i.as_str()).is_some_and(|rest| {
+                matches!(rest, "dim" | "dims" | "dimnum" | "shape" | "rank")
+            })
     };
     let mut named: Vec<&String> = vec![];
     for w in words {
@@ -1649,6 +1657,35 @@ mod refusal_tests {
         );
         // a length that is no rank
         assert!(ranks_from_refusal("x / grid length should be 4", &ins).is_empty());
+    }
+
+    /// Refusals of a fresh sample of ops-math / ops-nn: inputs named by variables after their rank
+    /// (`xDim`), and "input" alone for the main one.
+    #[test]
+    fn a_refusal_names_inputs_by_their_rank_variables_or_as_the_input() {
+        let ins = names(&["x", "grad", "argmax"]);
+        assert_eq!(
+            ranks_from_refusal(
+                "[error] MaxPool3DGradWithArgmax (t.cpp:38): Input dim num should equal = 5, actual is xDim: 2, gradDim: 2, argmaxDim: 2.",
+                &ins
+            ),
+            [("x".to_string(), 5), ("grad".to_string(), 5), ("argmax".to_string(), 5)]
+        );
+        let ins = names(&["x", "paddings"]);
+        assert_eq!(
+            ranks_from_refusal(
+                "[error] PadV3GradReplicate (pad_grad_tiling_common.h:134): input dim is not 4, please check input.",
+                &ins
+            ),
+            [("x".to_string(), 4)]
+        );
+        // "input" beside a named input names only that one
+        assert_eq!(
+            ranks_from_refusal("The paddings of input should be 1D tensor.", &ins),
+            [("paddings".to_string(), 1)]
+        );
+        // a word merely starting with an input's name is not it
+        assert!(ranks_from_refusal("xylophone dim is not 4", &names(&["x"])).is_empty());
     }
 
     #[test]

@@ -69,6 +69,7 @@ using float32_t = float;
 #include "twin/runtime.h"
 #include "twin/tiling.h"
 #include "twin/tensor.h"
+#include "twin/list_tensor.h"
 #include "twin/mix.h"
 #include "twin/copy.h"
 #include "twin/cube.h"

@@ -10,7 +10,9 @@
 // 1 info, 2 warning, 3 error) asks for them. The first argument names the op: a context pointer
 // (anything with GetNodeName()), a C string or a std::string.
 #pragma once
+#include <cmath>
 #include <cstdarg>
+#include <limits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -268,6 +270,14 @@ template <class T, class U> inline T CeilDiv(T a, U b) {
 template <class T, class U> inline T FloorDiv(T a, U b) { return b == 0 ? T(0) : static_cast<T>(a / static_cast<T>(b)); }
 template <class T, class U> inline T CeilAlign(T a, U b) { return static_cast<T>(CeilDiv(a, b) * static_cast<T>(b)); }
 template <class T, class U> inline T FloorAlign(T a, U b) { return static_cast<T>(FloorDiv(a, b) * static_cast<T>(b)); }
+
+// Floating-point equality within the type's machine epsilon, absolute (the form ops-nn's own op_api
+// helpers of that name use; ops-nn's dynamic_block_quant tiling checks `dst_type_max` against 0 with it).
+template <class T> inline bool IsFloatEqual(T a, T b) {
+    return std::fabs(a - b) <= std::numeric_limits<T>::epsilon();
+}
+inline bool IsFloatEqual(double a, float b) { return IsFloatEqual<double>(a, b); }
+inline bool IsFloatEqual(float a, double b) { return IsFloatEqual<double>(a, b); }
 
 // Platform facts every AI core shares: 32-byte UB blocks; 256-byte vector registers on the
 // membase SoCs the twin models (the regbase SoCs of arch35 are not modelled).

@@ -64,6 +64,20 @@ constexpr uint32_t VECTOR_REG_WIDTH = 256;
 const uint32_t F32_INF = 0x7f800000;
 const uint32_t F32_NEG_INF = 0xff800000;
 const uint32_t F32_NAN = 0x7fc00000;
+// The rest of the element-size family of the same header: byte sizes, elements per 32-byte block and
+// per 256-byte repeat, the mask lengths of a float / half repeat, a fractal's bytes, and the 16 MB of
+// workspace the system keeps on dav-2201 (ops-nn's multi_scale_deformable_attn_function aligns its
+// point counts to B32_DATA_NUM_PER_BLOCK unqualified after `using namespace AscendC`).
+constexpr uint8_t B64_BYTE_SIZE = 8;
+constexpr uint8_t B8_BYTE_SIZE = 1;
+constexpr uint8_t B32_DATA_NUM_PER_BLOCK = ONE_BLK_SIZE / B32_BYTE_SIZE;
+constexpr uint8_t B16_DATA_NUM_PER_BLOCK = ONE_BLK_SIZE / B16_BYTE_SIZE;
+constexpr int32_t B32_DATA_NUM_PER_REPEAT = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+constexpr int32_t B16_DATA_NUM_PER_REPEAT = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+constexpr int32_t FULL_MASK_LEN = 128;
+constexpr int32_t HALF_MASK_LEN = 64;
+constexpr int32_t BYTE_PER_FRACTAL = 512;
+constexpr size_t RESERVED_WORKSPACE = 16 * 1024 * 1024;
 constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1; // DataCopyParams defaults: one burst, no gaps
 constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
 
