@@ -54,7 +54,8 @@ def git(repo, *args):
 
 def candidates(name, repo, commit, cube=False):
     """(folder, kind) of every operator of the repository: a custom-op folder (op_kernel/ beside
-    op_host/ naming the ascend910b config, no cube code in op_kernel/), or, in asc-devkit, a folder
+    op_host/ naming the ascend910b config as the string AddConfig takes, `"ascend910b"`, not in a
+    comment; no cube code in op_kernel/), or, in asc-devkit, a folder
     holding `.asc` programs (kind "asc"). With `cube`, the other way round: only the operators with cube
     code (issue 19's count of public cube and mixed operators). Returns (kept, skipped counts by reason)."""
     files = git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
@@ -88,7 +89,7 @@ def candidates(name, repo, commit, cube=False):
         if p.returncode not in (0, 1):
             sys.exit(f"corpus.py: error: git grep in {repo}: {p.stderr.strip()}")
         return {l.split(":", 1)[1] for l in p.stdout.splitlines()}
-    configs, cubes = grep("ascend910b", "-F"), grep(CUBE.pattern, "-E")
+    configs, cubes = grep("\"ascend910b\"", "-F"), grep(CUBE.pattern, "-E")
     kept, skipped = [], {}
 
     def skip(reason):

@@ -140,7 +140,20 @@ pub fn read_opdefs(text: &str) -> Vec<OpDef> {
     let root = tree.root_node();
     let mut added = vec![];
     let mut classes = vec![];
+    // `using Bincount = BincountDef; OP_ADD(Bincount);` (ops-math's bincount): the op type is the
+    // alias, the definition the class it names.
+    let mut aliases: Vec<(String, String)> = vec![];
     visit(root, &mut |n| match n.kind() {
+        "alias_declaration" => {
+            if let (Some(name), Some(ty)) =
+                (n.child_by_field_name("name"), n.child_by_field_name("type"))
+            {
+                aliases.push((
+                    text[name.byte_range()].to_string(),
+                    last_word(text[ty.byte_range()].trim()).to_string(),
+                ));
+            }
+        }
         "call_expression" => {
             if let Some(f) = n.child_by_field_name("function")
                 && &text[f.byte_range()] == "OP_ADD"
@@ -169,17 +182,31 @@ pub fn read_opdefs(text: &str) -> Vec<OpDef> {
             attrs: vec![],
             socs: vec![],
         };
+        let mut configs = SocConfigs::default();
         visit(body, &mut |n| {
             if n.kind() == "expression_statement"
                 && let Some(e) = n.named_child(0)
             {
-                read_statement(e, text, root, &mut def);
+                read_statement(e, text, root, &mut def, &mut configs);
             }
         });
+        if def.inputs.is_empty()
+            && def.outputs.is_empty()
+            && let Some(c) = configs.op_params()
+        {
+            def.inputs = c.inputs.clone();
+            def.outputs = c.outputs.clone();
+        }
         if def.inputs.is_empty() && def.outputs.is_empty() && def.attrs.is_empty() {
             continue;
         }
         if added.is_empty() || added.contains(&class) {
+            out.push(def);
+        } else if let Some((alias, _)) = aliases
+            .iter()
+            .find(|(a, c)| *c == class && added.contains(a))
+        {
+            def.op_type = alias.clone();
             out.push(def);
         }
     }
@@ -192,15 +219,20 @@ struct Link<'t> {
     args: Option<Node<'t>>,
 }
 
-/// `this->Input("x").ParamType(REQUIRED)...` as links from the innermost call outwards, and whether
-/// the chain starts at `this` (or at a bare call): per-SoC `OpAICoreConfig` objects declare their own
-/// inputs, which are not the op's.
-fn chain<'t>(mut e: Node<'t>, text: &str) -> (Vec<Link<'t>>, bool) {
+/// `this->Input("x").ParamType(REQUIRED)...` as links from the innermost call outwards, and the object
+/// the chain starts at when that is not `this` (nor a bare call): per-SoC `OpAICoreConfig` objects
+/// (`aicoreConfig.Input("x")...`) declare their own inputs, which are the op's only where the op
+/// declares none of its own. `Some("")` for a chain on anything else.
+fn chain<'t>(mut e: Node<'t>, text: &str) -> (Vec<Link<'t>>, Option<String>) {
     let mut links = vec![];
     let mut on_this = false;
+    let mut base = None;
     loop {
         if e.kind() != "call_expression" {
             on_this = matches!(e.kind(), "this") || &text[e.byte_range()] == "this";
+            if !on_this {
+                base = Some(text[e.byte_range()].trim().to_string());
+            }
             break;
         }
         let args = e.child_by_field_name("arguments");
@@ -234,11 +266,54 @@ fn chain<'t>(mut e: Node<'t>, text: &str) -> (Vec<Link<'t>>, bool) {
         }
     }
     links.reverse();
-    (links, on_this)
+    (links, if on_this { None } else { base.or(Some(String::new())) })
 }
 
-fn read_statement(e: Node, text: &str, root: Node, def: &mut OpDef) {
-    let (links, on_this) = chain(e, text);
+/// Inputs and outputs declared on named `OpAICoreConfig` objects (`aicoreConfig.Input("x")...`), by
+/// variable, and which variable each `AddConfig("soc", var)` adds.
+#[derive(Default)]
+struct SocConfigs {
+    params: Vec<(String, OpDef)>,
+    added: Vec<(String, String)>,
+}
+
+impl SocConfigs {
+    fn of(&mut self, var: &str) -> &mut OpDef {
+        if let Some(i) = self.params.iter().position(|(v, _)| v == var) {
+            return &mut self.params[i].1;
+        }
+        self.params.push((
+            var.to_string(),
+            OpDef {
+                op_type: String::new(),
+                inputs: vec![],
+                outputs: vec![],
+                attrs: vec![],
+                socs: vec![],
+            },
+        ));
+        &mut self.params.last_mut().unwrap().1
+    }
+
+    /// The inputs and outputs of the config added for an ascend910b SoC, else of the first config
+    /// added that declares any (ops-math's real declares its tensors on the config alone).
+    fn op_params(&self) -> Option<&OpDef> {
+        let declared = |var: &String| {
+            self.params
+                .iter()
+                .find(|(v, d)| v == var && !(d.inputs.is_empty() && d.outputs.is_empty()))
+                .map(|(_, d)| d)
+        };
+        self.added
+            .iter()
+            .filter(|(soc, _)| soc.starts_with("ascend910b"))
+            .chain(&self.added)
+            .find_map(|(_, var)| declared(var))
+    }
+}
+
+fn read_statement(e: Node, text: &str, root: Node, def: &mut OpDef, configs: &mut SocConfigs) {
+    let (links, base) = chain(e, text);
     let Some(first) = links.first() else {
         return;
     };
@@ -247,14 +322,24 @@ fn read_statement(e: Node, text: &str, root: Node, def: &mut OpDef) {
         if l.method == "AddConfig"
             && let Some(s) = l.args.and_then(|a| a.named_child(0))
             && let Some(soc) = string_literal(s, text)
-            && !def.socs.contains(&soc)
         {
-            def.socs.push(soc);
+            if let Some(var) = l.args.and_then(|a| a.named_child(1)) {
+                configs
+                    .added
+                    .push((soc.clone(), text[var.byte_range()].trim().to_string()));
+            }
+            if !def.socs.contains(&soc) {
+                def.socs.push(soc);
+            }
         }
     }
-    if !on_this {
-        return;
-    }
+    let def = match base {
+        None => def,
+        Some(var) if !var.is_empty() && matches!(first.method.as_str(), "Input" | "Output") => {
+            configs.of(&var)
+        }
+        Some(_) => return,
+    };
     let Some(name) = first
         .args
         .and_then(|a| a.named_child(0))
@@ -366,6 +451,31 @@ fn list_items(n: Node, text: &str, root: Node) -> Vec<String> {
         .collect()
 }
 
+/// An identifier naming a variable of this file initialised with a literal (a number, a string, a
+/// `ge::DT_...`): that literal.
+fn constant_value<'t>(n: Node<'t>, text: &str, root: Node<'t>) -> Option<Node<'t>> {
+    if !matches!(n.kind(), "identifier" | "qualified_identifier") {
+        return None;
+    }
+    let want = last_word(&text[n.byte_range()]);
+    let mut found = None;
+    visit(root, &mut |d| {
+        if found.is_none()
+            && d.kind() == "init_declarator"
+            && d.child_by_field_name("declarator")
+                .is_some_and(|x| &text[x.byte_range()] == want)
+        {
+            found = d.child_by_field_name("value").filter(|v| {
+                matches!(
+                    v.kind(),
+                    "number_literal" | "string_literal" | "true" | "false" | "qualified_identifier"
+                )
+            });
+        }
+    });
+    found
+}
+
 /// An identifier naming a variable initialised with a brace list in this file: that list.
 fn resolve<'t>(n: Node<'t>, text: &str, root: Node<'t>) -> Option<Node<'t>> {
     if !matches!(n.kind(), "identifier" | "qualified_identifier") {
@@ -402,7 +512,8 @@ fn int(s: &str) -> Option<i64> {
 /// A `ge::DataType` enumerator as the number it stands for (graph/types.h; the same numbers as the
 /// twin's templates/twin/include/kernel/twin/dtype_ids.h): an int attr whose default is a dtype, as ops-nn
 /// dynamic_quant's `Attr("dst_type").Int(ge::DT_INT8)`, defaults to 2.
-fn data_type_number(s: &str) -> Option<i64> {
+/// The number of a `ge::DataType` enumerator (`DT_INT8` -> 2), as the graph engine numbers them.
+pub fn data_type_number(s: &str) -> Option<i64> {
     let name = s.trim();
     let name = name.strip_prefix("ge::").unwrap_or(name);
     let name = name.strip_prefix("DataType::").unwrap_or(name);
@@ -445,6 +556,12 @@ fn boolean(s: &str) -> Option<bool> {
 }
 
 fn attr_default(kind: AttrKind, n: Node, text: &str, root: Node) -> Option<AttrDefault> {
+    // A scalar default named by a constant of the file (ops-nn's dynamic_block_quant:
+    // `.Int(DEFAULT_BLOCK_SIZE_COL)` with `static constexpr int32_t DEFAULT_BLOCK_SIZE_COL = 128;`).
+    let n = match kind {
+        AttrKind::ListInt | AttrKind::ListFloat | AttrKind::ListBool => n,
+        _ => constant_value(n, text, root).unwrap_or(n),
+    };
     let s = text[n.byte_range()].trim();
     match kind {
         AttrKind::Int => int(s).map(AttrDefault::Int),
@@ -793,6 +910,51 @@ OP_ADD(Foo);
             this->Input("x").DataType({ge::DT_DOUBLE});
         } }; OP_ADD(Baz);"#;
         assert!(read_opdefs(none)[0].dtype_column().is_none());
+    }
+
+    /// ops-math's bincount registers an alias of its class (`using Bincount = BincountDef;
+    /// OP_ADD(Bincount);`) and declares its dtypes in named vectors: init found no OpDef and typed
+    /// every tensor float16.
+    #[test]
+    fn an_op_added_by_an_alias_of_its_class_is_read_under_the_alias() {
+        let text = r#"static const std::vector<ge::DataType> arrayDType = {ge::DT_INT32, ge::DT_INT64};
+            class BincountDef : public OpDef { public: explicit BincountDef(const char* n) : OpDef(n) {
+                this->Input("array").ParamType(REQUIRED).DataType(arrayDType);
+                this->Output("bins").DataType({ge::DT_FLOAT, ge::DT_FLOAT});
+            } };
+            using Bincount = BincountDef;
+            OP_ADD(Bincount);"#;
+        let defs = read_opdefs(text);
+        assert_eq!(defs.len(), 1);
+        assert_eq!(defs[0].op_type, "Bincount");
+        assert_eq!(defs[0].inputs[0].dtypes, ["DT_INT32", "DT_INT64"]);
+    }
+
+    /// ops-math's real declares its tensors on the OpAICoreConfig it adds for ascend910b alone: the
+    /// manifest had no inputs and the tiling read a null shape. Where the op declares its own, a
+    /// config's stay out.
+    #[test]
+    fn tensors_declared_only_on_the_added_soc_config_are_the_ops() {
+        let text = r#"class Real : public OpDef { public: explicit Real(const char* name) : OpDef(name) {
+                OpAICoreConfig other;
+                other.Input("wrong").DataType({ge::DT_INT8});
+                OpAICoreConfig aicoreConfig;
+                aicoreConfig.Input("input").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT});
+                aicoreConfig.Output("output").ParamType(REQUIRED).DataType({ge::DT_FLOAT16, ge::DT_FLOAT});
+                this->Attr("Tout").AttrType(OPTIONAL).Int(ge::DT_FLOAT);
+                this->AICore().AddConfig("ascend310p", other);
+                this->AICore().AddConfig("ascend910b", aicoreConfig);
+            } }; OP_ADD(Real);"#;
+        let d = &read_opdefs(text)[0];
+        assert_eq!(d.param_names(), ["input", "output"]);
+        assert_eq!(d.inputs[0].dtypes, ["DT_FLOAT16", "DT_FLOAT"]);
+        assert_eq!(d.attrs.len(), 1);
+        assert_eq!(d.socs, ["ascend310p", "ascend910b"]);
+        let own = text.replace(
+            "this->Attr(\"Tout\")",
+            "this->Input(\"x\").DataType({ge::DT_FLOAT});\n this->Attr(\"Tout\")",
+        );
+        assert_eq!(read_opdefs(&own)[0].param_names(), ["x"]);
     }
 
     #[test]

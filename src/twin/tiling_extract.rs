@@ -24,14 +24,14 @@ pub fn kernel_tiling_header(
     op: &OpSpec,
     kernel_files: &BTreeMap<String, String>,
 ) -> Option<String> {
-    let kernel: Vec<(PathBuf, String)> = reach(root, include, &op.kernel);
-    let kernel_texts = kernel
-        .iter()
-        .map(|(_, t)| t.as_str())
-        .chain(kernel_files.values().map(String::as_str));
+    // What the kernel units reach, read as the build sees them (`kernel_files` holds the units'
+    // folders, with a trial's rewritten texts): a tiling header that sits among the kernel files but
+    // that no kernel file includes (ops-math's is_neg_inf keeps it in op_kernel/ for the host) does
+    // not give the kernel its struct.
+    let kernel: Vec<(PathBuf, String)> = reach_as_built(root, include, &op.kernel, kernel_files);
     let mut uses_tiling = false;
     let mut kernel_text = String::new();
-    for t in kernel_texts {
+    for t in kernel.iter().map(|(_, t)| t.as_str()) {
         // Every form reads the host's struct: GET_TILING_DATA, and the forms naming the struct
         // (ops-nn norm/quantized_batch_norm: GET_TILING_DATA_WITH_STRUCT(<its Welford struct>, ...)).
         uses_tiling |= [
@@ -170,6 +170,17 @@ pub fn kernel_readable(root: &Path, kernel_include: &Path, rel: &str) -> bool {
 /// transitively, resolved against the including file's folder, then the include folders (`-I`);
 /// what cannot be read is left out.
 fn reach(root: &Path, include: &[PathBuf], units: &[String]) -> Vec<(PathBuf, String)> {
+    reach_as_built(root, include, units, &BTreeMap::new())
+}
+
+/// `reach`, with the texts of `built` (paths relative to `root`) in place of the files on disk.
+fn reach_as_built(
+    root: &Path,
+    include: &[PathBuf],
+    units: &[String],
+    built: &BTreeMap<String, String>,
+) -> Vec<(PathBuf, String)> {
+    let croot = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut out: Vec<(PathBuf, String)> = vec![];
     let mut todo: Vec<PathBuf> = units.iter().map(|u| root.join(u)).collect();
     while let Some(p) = todo.pop() {
@@ -179,8 +190,16 @@ fn reach(root: &Path, include: &[PathBuf], units: &[String]) -> Vec<(PathBuf, St
         if out.iter().any(|(q, _)| *q == canon) || out.len() >= 400 {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&canon) else {
-            continue;
+        let rel = canon
+            .strip_prefix(&croot)
+            .ok()
+            .map(|r| r.to_string_lossy().replace('\\', "/"));
+        let text = match rel.and_then(|r| built.get(&r)) {
+            Some(t) => t.clone(),
+            None => match std::fs::read_to_string(&canon) {
+                Ok(t) => t,
+                Err(_) => continue,
+            },
         };
         let dir = canon.parent().map(Path::to_path_buf).unwrap_or_default();
         for inc in quoted_includes(&text) {
@@ -378,6 +397,33 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             !h.contains("host_only"),
             "no host include reaches the kernel: {h}"
         );
+    }
+
+    /// ops-math's is_neg_inf keeps its tiling header in op_kernel/ and includes it only from the
+    /// host: the kernel build's files hold the header (every file of op_kernel/), but no kernel file
+    /// includes it, so the kernel gets the generated struct. A kernel that does include it (from the
+    /// build's texts, a trial's rewrite included) gets none.
+    #[test]
+    fn a_tiling_header_beside_the_kernel_that_no_kernel_file_includes_is_generated() {
+        let (dir, mut op) = project("void k(){ GET_TILING_DATA(t, tiling); }\n");
+        let root = dir.path().join("op");
+        std::fs::write(root.join("op_kernel/my_tiling_data.h"), HOST).unwrap();
+        std::fs::write(
+            root.join("op_host/my_tiling.cpp"),
+            "#include \"../op_kernel/my_tiling_data.h\"\n",
+        )
+        .unwrap();
+        op.host = vec!["op_host/my_tiling.cpp".into()];
+        let mut files = BTreeMap::new();
+        files.insert("op_kernel/my.cpp".to_string(), "void k(){ GET_TILING_DATA(t, tiling); }\n".to_string());
+        files.insert("op_kernel/my_tiling_data.h".to_string(), HOST.to_string());
+        let h = kernel_tiling_header(&root, &[], &op, &files).expect("a generated header");
+        assert!(h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"), "{h}");
+        files.insert(
+            "op_kernel/my.cpp".to_string(),
+            "#include \"my_tiling_data.h\"\nvoid k(){ GET_TILING_DATA(t, tiling); }\n".to_string(),
+        );
+        assert_eq!(kernel_tiling_header(&root, &[], &op, &files), None);
     }
 
     /// ops-nn's max_pool3d_with_argmax_v2 sizes a field with `DHW_DIMS`, a `const int32_t` of a shared

@@ -1122,6 +1122,27 @@ pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(Stri
             ),
         ));
     }
+    // A quant op's `dst_type` is the dtype of its quantised output as a ge::DataType number; its
+    // tiling checks the two agree (ops-nn's dynamic_block_quant: "The dtypes of y and dst_type must be
+    // the same"), so it follows the output dtype the manifest takes from the OpDef's column.
+    let bare = n.replace('_', "");
+    if matches!(bare.as_str(), "dsttype" | "dstdtype")
+        && a.kind == opdef::AttrKind::Int
+        && let Some((_, _, outs)) = def.dtype_column()
+        && let Some(Some(y)) = outs.first()
+        && let Some(number) = opdef::data_type_number(y.ge_name())
+        && a.default != Some(opdef::AttrDefault::Int(number))
+    {
+        return Some((
+            number.to_string(),
+            format!(
+                "guess: `{}` is the output `{}`'s dtype, {} ({number}), as the manifest types it",
+                a.name,
+                def.outputs[0].name,
+                y.ge_name()
+            ),
+        ));
+    }
     let zero_points = def.inputs.iter().any(|p| {
         let p = p.name.to_ascii_lowercase();
         p.contains("zero_point") || p.starts_with("offset")

@@ -2368,6 +2368,29 @@ mod tests {
         assert!(attr_guess(def, &def.attrs[0]).is_none());
     }
 
+    /// Found in a fresh sample (ops-nn's dynamic_block_quant: "The dtypes of y and dst_type must be
+    /// the same"): its `dst_type` defaults to a named constant (35, a float8) while the manifest types
+    /// `y` int8 from the OpDef's first column it can name; init writes the output's ge number, 2. An
+    /// op whose default already agrees keeps it.
+    #[test]
+    fn a_quant_ops_dst_type_follows_the_output_dtype() {
+        let text = r#"static constexpr int32_t DEFAULT_DST = 35;
+            class Dbq : public OpDef { public: explicit Dbq(const char* n) : OpDef(n) {
+              this->Input("x").DataType({ge::DT_FLOAT16, ge::DT_FLOAT16});
+              this->Output("y").DataType({ge::DT_FLOAT8_E5M2, ge::DT_INT8});
+              this->Attr("dst_type").AttrType(OPTIONAL).Int(DEFAULT_DST);
+              this->AICore().AddConfig("ascend910b"); } }; OP_ADD(Dbq);"#;
+        let defs = crate::project::opdef::read_opdefs(text);
+        let def = &defs[0];
+        assert_eq!(def.attrs[0].default, Some(crate::project::opdef::AttrDefault::Int(35)));
+        let (v, note) = attr_guess(def, &def.attrs[0]).unwrap();
+        assert_eq!(v, "2");
+        assert!(note.contains("DT_INT8"), "{note}");
+        let agrees = text.replace("Int(DEFAULT_DST)", "Int(ge::DT_INT8)");
+        let defs = crate::project::opdef::read_opdefs(&agrees);
+        assert!(attr_guess(&defs[0], &defs[0].attrs[0]).is_none());
+    }
+
     /// Found in the new-user run (ops-nn sync_batch_norm_backward_elemt read its per-channel `weight`
     /// past its end): an op whose tiling is element-wise has no per-channel operands.
     #[test]
