@@ -338,14 +338,15 @@ pub(super) fn opdef_tensors(
         } else if let Some(r) = &range {
             t.shape = r.clone();
             t.guess = Some("guess: the length of the pinned range".into());
-        } else if let Some(delta) = padded {
+        } else if let Some(delta) = &padded {
             t.shape = main
                 .iter()
-                .map(|&d| (d as i64 + delta).max(0) as u64)
+                .zip(delta)
+                .map(|(&d, &g)| (d as i64 + g).max(0) as u64)
                 .collect();
             t.guess = Some(format!(
-                "guess: the main input's shape {} {PAD} on each side of each axis (the pinned paddings)",
-                if delta < 0 { "less" } else { "with" }
+                "guess: the main input's shape {} {PAD} on each side of each padded axis (the pinned paddings)",
+                if delta.iter().any(|&g| g < 0) { "less" } else { "with" }
             ));
         } else if PER_ROW_OUTPUTS.contains(&n.as_str()) && main.len() >= 2 {
             let mut s = main.clone();
@@ -650,22 +651,34 @@ pub(super) const PADDINGS: &[&str] = &["paddings", "pads", "padding"];
 /// The pad width init pins on each side of each axis.
 pub(super) const PAD: u64 = 1;
 
-/// Gives an integer paddings operand (PADDINGS) two widths per axis of the main input, all PAD, and
-/// returns how much each axis of the output grows (shrinks for a pad's gradient, whose main input is
-/// the padded one); None when the op has no such operand. Generated data held random widths in
-/// [-100, 100) over the main shape, which the tiling compared with an output of the main shape
-/// (circular_pad: "output's shape error."). Equal widths on every side give the same output whatever
-/// order the op reads them in (torch's last-axis-first pairs, or all befores then all afters).
+/// Gives an integer paddings operand (PADDINGS) two widths per axis of the main input, and returns
+/// how much each axis of the output grows (shrinks for a pad's gradient, whose main input is the
+/// padded one); None when the op has no such operand. Each spatial axis (all of a 1-D or 2-D input,
+/// those after N and C of a longer one) longer than 2 PAD takes PAD on each side, the others none
+/// (ops-math's pad_v3_grad_replicate wants x 4-D and pads its H and W). The widths are pairs per axis in axis
+/// order, as CANN's pad ops read them (`[before_0, after_0, before_1, ...]`, TF's layout); where
+/// every axis takes PAD the order does not matter. Generated data held random widths in [-100, 100)
+/// over the main shape, which the tiling compared with an output of the main shape (circular_pad:
+/// "output's shape error.").
 pub(super) fn padding_operands(
     def: &opdef::OpDef,
     main: &[u64],
     shapes: &BTreeMap<String, Vec<u64>>,
     inputs: &mut [Tensor],
-) -> Option<i64> {
+) -> Option<Vec<i64>> {
     if main.is_empty() {
         return None;
     }
-    let widths = 2 * main.len();
+    // An input of three or more axes is (N, C, spatial...): only the spatial axes are padded, as
+    // torch's reflect / replicate / circular padding does, and as ops-math's pad_v3_grad_replicate
+    // kernel writes its output (N and C as the input's).
+    let spatial_from = if main.len() >= 3 { 2 } else { 0 };
+    let widths: Vec<u64> = main
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if i >= spatial_from && d > 2 * PAD { PAD } else { 0 })
+        .collect();
+    let padded_axes = widths.iter().filter(|&&w| w > 0).count();
     let mut found = false;
     for t in inputs.iter_mut() {
         if !PADDINGS.contains(&t.name.to_ascii_lowercase().as_str())
@@ -674,20 +687,31 @@ pub(super) fn padding_operands(
         {
             continue;
         }
-        t.shape = vec![widths as u64];
-        t.values = Some(format!("[{}]", vec![PAD.to_string(); widths].join(", ")));
+        let pairs: Vec<String> = widths
+            .iter()
+            .flat_map(|w| [w.to_string(), w.to_string()])
+            .collect();
+        t.shape = vec![pairs.len() as u64];
+        t.values = Some(format!("[{}]", pairs.join(", ")));
         t.range = None;
+        let which = if padded_axes == main.len() {
+            format!("each of the {} axes", main.len())
+        } else {
+            format!(
+                "each of the {padded_axes} spatial axes (of {}; pairs per axis in axis order)",
+                main.len()
+            )
+        };
         t.guess = Some(format!(
-            "guess: `{}` holds a width of {PAD} before and after each of the {} axes: the output is {} by {} on each axis",
+            "guess: `{}` holds a width of {PAD} before and after {which}: the output is {} by {} on those axes",
             t.name,
-            main.len(),
             if is_grad(def) { "smaller" } else { "larger" },
             2 * PAD
         ));
         found = true;
     }
-    let d = 2 * PAD as i64;
-    found.then_some(if is_grad(def) { -d } else { d })
+    let sign = if is_grad(def) { -1 } else { 1 };
+    found.then(|| widths.iter().map(|&w| sign * 2 * w as i64).collect())
 }
 
 /// The value the manifest gives the count attr `name` (num_groups, num_weights) when the op declares
@@ -783,7 +807,14 @@ pub(super) fn batch_count_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: 
 /// Whether an OpDef is a gradient op (its type ends in `Grad`, possibly versioned: PadV3Grad).
 pub(super) fn is_grad(def: &opdef::OpDef) -> bool {
     let t = def.op_type.to_ascii_lowercase();
-    t.ends_with("grad") || t.contains("grad_") || t.contains("gradv")
+    // or `Grad` as a word of a CamelCase type followed by another (PadV3GradReplicate)
+    let camel = def.op_type.match_indices("Grad").any(|(at, _)| {
+        def.op_type[at + 4..]
+            .chars()
+            .next()
+            .is_none_or(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    });
+    t.ends_with("grad") || t.contains("grad_") || t.contains("gradv") || camel
 }
 
 /// An outer product added to a matrix (torch.addr: `beta * x1 + alpha * (x2 outer x3)`, ops-math
@@ -1121,6 +1152,35 @@ pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(Stri
                 def.op_type
             ),
         ));
+    }
+    // A pooling window given no default (ops-nn's max_pool3d_grad_with_argmax: ksize, strides and pads
+    // required): one value per spatial axis, as many as the op's defaulted list attrs hold (its
+    // `dilation` [1, 1, 1]); a window and stride of 1 and no padding, which every pooling tiling takes
+    // ("padSize should smaller than kernelSize div 2" refused a written [1]).
+    if a.kind == opdef::AttrKind::ListInt && a.default.is_none() {
+        let window = ["ksize", "kernel_size", "strides", "stride", "pads", "padding", "paddings"];
+        if window.contains(&n.as_str()) {
+            let axes = def
+                .attrs
+                .iter()
+                .filter_map(|b| match &b.default {
+                    Some(opdef::AttrDefault::Ints(v)) if b.kind == opdef::AttrKind::ListInt => {
+                        Some(v.len())
+                    }
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(1);
+            let v = if n.starts_with("pad") { 0 } else { 1 };
+            let list = format!("{:?}", vec![v; axes]);
+            return Some((
+                list.clone(),
+                format!(
+                    "guess: pooling attr `{}` required, no default: {list} (a window and stride of 1, no padding, one per axis of the op's other list attrs)",
+                    a.name
+                ),
+            ));
+        }
     }
     // A quant op's `dst_type` is the dtype of its quantised output as a ge::DataType number; its
     // tiling checks the two agree (ops-nn's dynamic_block_quant: "The dtypes of y and dst_type must be

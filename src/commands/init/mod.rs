@@ -831,9 +831,14 @@ impl Fitting<'_> {
             Ok(m) => m,
             Err(e) => {
                 let text = format!("{e:?}");
-                return text
-                    .contains("larger than 4 GiB")
-                    .then(|| guesses::TOO_LARGE.to_string());
+                if text.contains("larger than 4 GiB") {
+                    return Some(guesses::TOO_LARGE.to_string());
+                }
+                // A shape derived from the default that cannot be (a pad's gradient, smaller by 2 on
+                // each axis, at a smaller default of 2 rows: [0, 62]) is no shape the op takes.
+                return text.contains("is impossible").then(|| {
+                    format!("the manifest does not load at this shape: {}", short_line(&e.to_string()))
+                });
             }
         };
         let backend = project_backend(&manifest).ok()?;
@@ -1587,6 +1592,33 @@ fn render(
         }
         let default = inferred.defaults.get(&op.name);
         let scalar_grad = inferred.scalar_grads.contains(&op.name);
+        // A main input fitted to another rank is the shape every other tensor is derived from, as if
+        // given with --shape (ops-math's pad_v3_grad_replicate wants x 4-D, then paddings of 8 and an
+        // output smaller on all four axes).
+        let fitted_shapes;
+        let shapes = match (&op.opdef, inferred.rank_fits.get(&op.name)) {
+            (Some(def), Some(fits)) => {
+                let main_fit = def
+                    .inputs
+                    .first()
+                    .filter(|p| !shapes.contains_key(&p.name))
+                    .and_then(|p| Some((p, fits.get(&p.name)?.0.rank?)));
+                match main_fit {
+                    Some((p, rank)) => {
+                        let (ins, _) = opdef_tensors(op, def, shapes, default, scalar_grad);
+                        let now = ins.first().map(|t| t.shape.clone()).unwrap_or_default();
+                        fitted_shapes = {
+                            let mut m = shapes.clone();
+                            m.insert(p.name.clone(), guesses::fit_rank(&now, rank, &now));
+                            m
+                        };
+                        &fitted_shapes
+                    }
+                    None => shapes,
+                }
+            }
+            _ => shapes,
+        };
         let (mut inputs, mut outputs) = match &op.opdef {
             Some(def) => opdef_tensors(op, def, shapes, default, scalar_grad),
             None => legacy_tensors(op, shapes, default),
@@ -2368,6 +2400,28 @@ mod tests {
         assert!(attr_guess(def, &def.attrs[0]).is_none());
     }
 
+    /// Found in a fresh sample (ops-nn's max_pool3d_grad_with_argmax refused `pads = [1]`, "padSize
+    /// should smaller than kernelSize div 2"): required pooling windows without defaults get one value
+    /// per axis of the op's defaulted list attrs, a window and stride of 1 and no padding.
+    #[test]
+    fn a_pooling_window_without_defaults_is_one_with_no_padding() {
+        let text = r#"class Mp : public OpDef { public: explicit Mp(const char* n) : OpDef(n) {
+              this->Input("x").DataType({ge::DT_FLOAT});
+              this->Output("y").DataType({ge::DT_FLOAT});
+              this->Attr("ksize").AttrType(REQUIRED).ListInt();
+              this->Attr("pads").AttrType(REQUIRED).ListInt();
+              this->Attr("dilation").AttrType(OPTIONAL).ListInt({1, 1, 1});
+              this->Attr("axes").AttrType(REQUIRED).ListInt();
+              this->AICore().AddConfig("ascend910b"); } }; OP_ADD(Mp);"#;
+        let defs = crate::project::opdef::read_opdefs(text);
+        let def = &defs[0];
+        assert_eq!(attr_guess(def, &def.attrs[0]).unwrap().0, "[1, 1, 1]");
+        assert_eq!(attr_guess(def, &def.attrs[1]).unwrap().0, "[0, 0, 0]");
+        // the defaulted one, and a list of another role, are not guessed here
+        assert!(attr_guess(def, &def.attrs[2]).is_none());
+        assert!(attr_guess(def, &def.attrs[3]).is_none());
+    }
+
     /// Found in a fresh sample (ops-nn's dynamic_block_quant: "The dtypes of y and dst_type must be
     /// the same"): its `dst_type` defaults to a named constant (35, a float8) while the manifest types
     /// `y` int8 from the OpDef's first column it can name; init writes the output's ge number, 2. An
@@ -2492,6 +2546,21 @@ mod tests {
             "",
         );
         assert_eq!(tensors_of(&ops).1[0].shape, [46, 16382]);
+        // A rank-fitted main input's leading axes of 1 take no padding (ops-math's
+        // pad_v3_grad_replicate: x [1, 1, 48, 16384], paddings per axis in axis order), and
+        // PadV3GradReplicate is a gradient though its type does not end in Grad.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "PadV3GradReplicate",
+            &[("x", "DT_FLOAT"), ("paddings", "DT_INT32")],
+            "",
+        );
+        let mut given = BTreeMap::new();
+        given.insert("x".to_string(), vec![1u64, 1, 48, 16384]);
+        let (ins, outs) = opdef_tensors(&ops[0], ops[0].opdef.as_ref().unwrap(), &given, None, false);
+        assert_eq!(ins[1].values.as_deref(), Some("[0, 0, 0, 0, 1, 1, 1, 1]"));
+        assert_eq!(outs[0].shape, [1, 1, 46, 16382]);
         // A float operand of that name is no width.
         let dir = tempfile::tempdir().unwrap();
         let ops = one_op(
