@@ -418,6 +418,9 @@ struct Sim<'a> {
     apis: Vec<ApiInfo>,
     unknown: BTreeSet<u32>,
     record_spans: bool,
+    /// Vector cycles of every block, and the part of them UB bank conflicts cost (for the note).
+    vec_cycles: f64,
+    bank_cycles: f64,
 }
 
 fn dt_slot(dt: u64) -> Option<usize> {
@@ -441,8 +444,12 @@ impl Sim<'_> {
             if !known {
                 self.unknown.insert(ins.api);
             }
-            let per_rep = per_rep + costs::bank_conflict_cycles_per_repeat(ins, self.soc);
-            return fixed + per_rep * costs::vector_repeats(ins, self.soc);
+            let conflict = costs::bank_conflict_cycles_per_repeat(ins, self.soc);
+            let repeats = costs::vector_repeats(ins, self.soc);
+            let cost = fixed + (per_rep + conflict) * repeats;
+            self.vec_cycles += cost;
+            self.bank_cycles += conflict * repeats;
+            return cost;
         }
         let (c, known) = costs::compute_cost(ins, self.trace.api_name(ins.api), self.soc);
         if !known {
@@ -788,6 +795,8 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         apis,
         unknown: BTreeSet::new(),
         record_spans: opts.record_spans,
+        vec_cycles: 0.0,
+        bank_cycles: 0.0,
     };
 
     // (position in trace.blocks, block), in launch order.
@@ -1008,6 +1017,15 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         })
         .collect();
     notes.extend(notes_extra);
+    // UB bank conflicts (asc-devkit's bank_conflict_ub best practice: two operands of a vector
+    // instruction in one bank group, or a write meeting a read's bank), when they cost a tenth of the
+    // vector pipe's modelled work or more: spacing the buffers apart removes them.
+    if sim.vec_cycles > 0.0 && sim.bank_cycles >= 0.1 * sim.vec_cycles {
+        notes.push(format!(
+            "UB bank conflicts: {:.0}% of the vector pipe's modelled cycles (operands of one instruction in the same UB bank group or bank; buffers 256 B further apart avoid it)",
+            100.0 * sim.bank_cycles / sim.vec_cycles
+        ));
+    }
 
     Timing {
         latency_us,
@@ -1033,6 +1051,27 @@ mod tests {
 
     /// `count=N` on a scalar record (trace version 2) is N identical back-to-back records: the same
     /// latency and busy time to the last bit, between a DMA and a vector instruction that depend on it.
+    /// The note on UB bank conflicts: an Add whose sources share a bank group (bank_conflict_ub's
+    /// scenario 3) draws it with the share of the vector cycles they cost; the same Add with its
+    /// sources apart (scenario 1) does not.
+    #[test]
+    fn bank_conflicts_that_cost_a_tenth_of_the_vector_work_are_noted() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let run = |s1: u64| {
+            let text = format!(
+                "twin-trace 3\nblock 0 1\nI V Add dt=4 n=4096 rep=64 ubd=131072 ubs0=0 ubs1={s1} line=1\nend\n"
+            );
+            simulate(&crate::model::trace::parse(&text).unwrap(), soc, &Default::default()).notes
+        };
+        let conflicted = run(0x10000);
+        let note = conflicted
+            .iter()
+            .find(|n| n.starts_with("UB bank conflicts"))
+            .unwrap_or_else(|| panic!("{conflicted:?}"));
+        assert!(note.contains("% of the vector pipe"), "{note}");
+        assert!(!run(0x10100).iter().any(|n| n.starts_with("UB bank conflicts")));
+    }
+
     #[test]
     fn a_counted_scalar_record_costs_what_its_repeated_lines_cost() {
         let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
