@@ -56,7 +56,10 @@ fn header_aliases(list: &str) -> Vec<(String, String)> {
         }
         let f: Vec<&str> = line.split_whitespace().collect();
         let [side, path, target] = f[..] else {
-            panic!("templates/twin_aliases.txt:{}: want `side path target`, got {line:?}", n + 1);
+            panic!(
+                "templates/twin_aliases.txt:{}: want `side path target`, got {line:?}",
+                n + 1
+            );
         };
         assert!(
             matches!(side, "kernel" | "host") && !path.starts_with('/') && !path.contains(".."),

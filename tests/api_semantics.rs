@@ -2174,7 +2174,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3]); }
     );
     // Asking for tensor 2 of 2 is a fault naming the call.
     std::fs::write(w.join("tiling.bin"), 1u32.to_le_bytes()).unwrap();
-    assert_faults(w, "kernel", "ListTensorDesc::GetDataPtr: index 2 of a list of 2 tensors");
+    assert_faults(
+        w,
+        "kernel",
+        "ListTensorDesc::GetDataPtr: index 2 of a list of 2 tensors",
+    );
 }
 
 /// Kernels pass the vector APIs as function pointers of their documented types (the foreach ops'

@@ -342,8 +342,14 @@ pub enum Bind {
     /// variable `GetCoreMemSize(CoreMemType::UB, var)` fills, and the value N is the statement
     /// `var = var / N;` right after that call (none there is N = 1). A tiling that plans for 1/N of the
     /// UB cuts each core's work into more, smaller tiles, which overlap copies with compute better when
-    /// a core has only a few.
-    UbParts { var: String },
+    /// a core has only a few. `function` names the function whose query it is, where the file
+    /// queries into a variable of that name in more than one (a tiling function and its
+    /// TilingPrepare: ops-math's real and fused_mul_add_n); `None`: the file's only such query.
+    UbParts {
+        var: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        function: Option<String>,
+    },
     /// The literal a tiling function assigns to this field of its tiling data: `tiling->tileNum = 8;`,
     /// `tiling.tileNum = 8;` or the registered struct's setter `tiling.set_tileNum(8);`. The field a
     /// beginner's tiling sets to a constant (the learning hub's `tileNum`) is the tiling choice itself.
@@ -1496,6 +1502,13 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     "bind it with exactly one of symbol, call, ub-parts-of or field",
                 ));
             }
+            if let (Some(f), None) = (&t.ub_parts_in, &t.ub_parts_of) {
+                return Err(err(
+                    span(f),
+                    format!("tunable `{tname}` has `ub-parts-in` without `ub-parts-of`"),
+                    "ub-parts-in names the function of a ub-parts-of query; give ub-parts-of = \"<the variable it fills>\" too",
+                ));
+            }
             let bind = match (&t.symbol, &t.call) {
                 (None, None) if t.field.is_some() => {
                     let v = t.field.as_ref().expect("checked");
@@ -1519,8 +1532,18 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                             "name the variable GetCoreMemSize(CoreMemType::UB, ...) fills as the call writes it, e.g. ub-parts-of = \"ubSize\" or \"this->ubSize_\"",
                         ));
                     }
+                    if let Some(f) = &t.ub_parts_in
+                        && !is_identifier(f.get_ref())
+                    {
+                        return Err(err(
+                            span(f),
+                            format!("`{}` is not a C identifier", f.get_ref()),
+                            "name the function the UB query sits in, without its class or namespace, e.g. ub-parts-in = \"Tiling4Real\"",
+                        ));
+                    }
                     Bind::UbParts {
                         var: v.get_ref().clone(),
+                        function: t.ub_parts_in.as_ref().map(|f| f.get_ref().clone()),
                     }
                 }
                 (Some(s), None) if is_identifier(s.get_ref()) => Bind::Symbol(s.get_ref().clone()),

@@ -256,7 +256,8 @@ fn ub_parts_of_binds_a_variable_and_excludes_the_other_bindings() {
         .unwrap();
     assert!(m.ops[0].tunables.iter().any(|t| t.bind
         == Bind::UbParts {
-            var: "ubSize".into()
+            var: "ubSize".into(),
+            function: None
         }));
     let e = error_of(&fixture_text().replace(
         "symbol = \"BUFFER_NUM\"",
@@ -276,8 +277,30 @@ fn ub_parts_of_binds_a_variable_and_excludes_the_other_bindings() {
             .unwrap();
     assert!(m.ops[0].tunables.iter().any(|t| t.bind
         == Bind::UbParts {
-            var: "this->ubSize_".into()
+            var: "this->ubSize_".into(),
+            function: None
         }));
+    // ub-parts-in names the query's function; alone, or not an identifier, it is refused.
+    let m = load(&fixture_text().replace(
+        "symbol = \"BUFFER_NUM\"",
+        "ub-parts-of = \"ubSize\"\nub-parts-in = \"Tiling4Real\"",
+    ))
+    .unwrap();
+    assert!(m.ops[0].tunables.iter().any(|t| t.bind
+        == Bind::UbParts {
+            var: "ubSize".into(),
+            function: Some("Tiling4Real".into())
+        }));
+    let e = error_of(&fixture_text().replace(
+        "symbol = \"BUFFER_NUM\"",
+        "symbol = \"BUFFER_NUM\"\nub-parts-in = \"Tiling4Real\"",
+    ));
+    assert!(e.to_string().contains("`ub-parts-in` without `ub-parts-of`"), "{e}");
+    let e = error_of(&fixture_text().replace(
+        "symbol = \"BUFFER_NUM\"",
+        "ub-parts-of = \"ubSize\"\nub-parts-in = \"A::B\"",
+    ));
+    assert!(e.to_string().contains("`A::B` is not a C identifier"), "{e}");
     for bad in ["a->", "a-b", "->a", "a..b", "a.b()"] {
         let e = error_of(&fixture_text().replace(
             "symbol = \"BUFFER_NUM\"",

@@ -169,6 +169,9 @@ pub struct Tunable {
     pub arg: Option<Spanned<i64>>,
     #[serde(rename = "ub-parts-of")]
     pub ub_parts_of: Option<Spanned<String>>,
+    /// With `ub-parts-of`: the function whose UB query it is, where the file has more than one.
+    #[serde(rename = "ub-parts-in")]
+    pub ub_parts_in: Option<Spanned<String>>,
     pub field: Option<Spanned<String>>,
     pub values: Option<Spanned<Vec<i64>>>,
     pub range: Option<Spanned<Vec<i64>>>,

@@ -1061,7 +1061,12 @@ mod tests {
             let text = format!(
                 "twin-trace 3\nblock 0 1\nI V Add dt=4 n=4096 rep=64 ubd=131072 ubs0=0 ubs1={s1} line=1\nend\n"
             );
-            simulate(&crate::model::trace::parse(&text).unwrap(), soc, &Default::default()).notes
+            simulate(
+                &crate::model::trace::parse(&text).unwrap(),
+                soc,
+                &Default::default(),
+            )
+            .notes
         };
         let conflicted = run(0x10000);
         let note = conflicted
@@ -1069,7 +1074,11 @@ mod tests {
             .find(|n| n.starts_with("UB bank conflicts"))
             .unwrap_or_else(|| panic!("{conflicted:?}"));
         assert!(note.contains("% of the vector pipe"), "{note}");
-        assert!(!run(0x10100).iter().any(|n| n.starts_with("UB bank conflicts")));
+        assert!(
+            !run(0x10100)
+                .iter()
+                .any(|n| n.starts_with("UB bank conflicts"))
+        );
     }
 
     #[test]

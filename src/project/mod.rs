@@ -552,7 +552,6 @@ mod tests {
             .collect()
     }
 
-    #[test]
     /// ops-math's add_mat_mat_elements_plus and sim_thread_exponential keep their entry inside `#if`
     /// branches; init said "no kernel entry". The branch the twin compiles is the one taken; both where
     /// the condition is not the twin's to settle.

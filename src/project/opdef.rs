@@ -266,7 +266,14 @@ fn chain<'t>(mut e: Node<'t>, text: &str) -> (Vec<Link<'t>>, Option<String>) {
         }
     }
     links.reverse();
-    (links, if on_this { None } else { base.or(Some(String::new())) })
+    (
+        links,
+        if on_this {
+            None
+        } else {
+            base.or(Some(String::new()))
+        },
+    )
 }
 
 /// Inputs and outputs declared on named `OpAICoreConfig` objects (`aicoreConfig.Input("x")...`), by

@@ -180,6 +180,7 @@ mod tests {
                         "h.cpp",
                         &Bind::UbParts {
                             var: "ubSize".into(),
+                            function: None,
                         },
                     )
                     .unwrap(),

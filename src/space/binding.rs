@@ -69,8 +69,8 @@ pub fn parse_cpp(text: &str) -> Option<Tree> {
 /// Finds the single site of `bind` in `text` (the contents of `file`).
 pub fn find_site(text: &str, file: &str, bind: &Bind) -> Result<Site, String> {
     let tree = parse_cpp(text).ok_or_else(|| format!("could not parse {file} as C++"))?;
-    if let Bind::UbParts { var } = bind {
-        return find_ub_parts(tree.root_node(), text, file, var);
+    if let Bind::UbParts { var, function } = bind {
+        return find_ub_parts(tree.root_node(), text, file, var, function.as_deref());
     }
     let mut found: Vec<(Node, Option<Range<usize>>)> = Vec::new();
     visit(tree.root_node(), &mut |node| {
@@ -179,17 +179,50 @@ fn written_variable(query: Node, text: &str) -> Option<String> {
     list.get(1).map(|a| text_of(*a, text).to_string())
 }
 
-/// The site of `ub-parts-of = var`: the one UB query filling `var`, and the `var = var / N;` after it.
-fn find_ub_parts(root: Node, text: &str, file: &str, var: &str) -> Result<Site, String> {
+/// The name of the function `node` sits in, without its class or namespace (`Tiling4Real` for
+/// `optiling::Tiling4Real`, `GetPlatformInfo` for a method defined out of its class).
+pub fn enclosing_function(node: Node, text: &str) -> Option<String> {
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if p.kind() == "function_definition" {
+            let mut d = p.child_by_field_name("declarator")?;
+            // through pointer / reference declarators to the function declarator's own name
+            while let Some(inner) = d.child_by_field_name("declarator") {
+                if d.kind() == "function_declarator" {
+                    d = inner;
+                    break;
+                }
+                d = inner;
+            }
+            let name = text_of(d, text);
+            return Some(name.rsplit("::").next().unwrap_or(name).trim().to_string());
+        }
+        n = p.parent();
+    }
+    None
+}
+
+/// The site of `ub-parts-of = var` (in `function` when given): the one UB query filling `var`, and
+/// the `var = var / N;` after it.
+fn find_ub_parts(
+    root: Node,
+    text: &str,
+    file: &str,
+    var: &str,
+    function: Option<&str>,
+) -> Result<Site, String> {
     let queries: Vec<Node> = ub_queries(root, text)
         .into_iter()
-        .filter(|(_, v)| v == var)
+        .filter(|(n, v)| {
+            v == var && function.is_none_or(|f| enclosing_function(*n, text).as_deref() == Some(f))
+        })
         .map(|(n, _)| n)
         .collect();
     let query = match queries.as_slice() {
         [] => {
+            let within = function.map(|f| format!(" in `{f}`")).unwrap_or_default();
             return Err(format!(
-                "no `GetCoreMemSize(CoreMemType::UB, {var})` in {file}"
+                "no `GetCoreMemSize(CoreMemType::UB, {var})`{within} in {file}"
             ));
         }
         [one] => *one,
@@ -199,7 +232,7 @@ fn find_ub_parts(root: Node, text: &str, file: &str, var: &str) -> Result<Site, 
                 .map(|n| (n.start_position().row + 1).to_string())
                 .collect();
             return Err(format!(
-                "`GetCoreMemSize(CoreMemType::UB, {var})` appears {} times in {file} (lines {}); a tunable must own exactly one",
+                "`GetCoreMemSize(CoreMemType::UB, {var})` appears {} times in {file} (lines {}); a tunable must own exactly one: name its function with ub-parts-in",
                 many.len(),
                 lines.join(", ")
             ));
@@ -466,6 +499,7 @@ mod tests {
         let src = "void T(P& p, uint64_t& ubSize) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    use(ubSize);\n}\n";
         let bind = Bind::UbParts {
             var: "ubSize".into(),
+            function: None,
         };
         let s = find_site(src, "h.cpp", &bind).unwrap();
         assert_eq!((s.value, s.range.is_empty(), s.line), (1, true, 2));
@@ -494,9 +528,16 @@ mod tests {
         );
         assert_eq!(find_site(&apart, "h.cpp", &bind).unwrap().value, 1);
         assert!(
-            find_site(src, "h.cpp", &Bind::UbParts { var: "x".into() })
-                .unwrap_err()
-                .contains("no `GetCoreMemSize")
+            find_site(
+                src,
+                "h.cpp",
+                &Bind::UbParts {
+                    var: "x".into(),
+                    function: None
+                }
+            )
+            .unwrap_err()
+            .contains("no `GetCoreMemSize")
         );
     }
 
@@ -507,6 +548,7 @@ mod tests {
         let src = "int G(P& p, uint64_t* ubSize) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, *ubSize);\n    return 0;\n}\n";
         let bind = Bind::UbParts {
             var: "ubSize".into(),
+            function: None,
         };
         let s = find_site(src, "h.cpp", &bind).unwrap();
         assert_eq!(s.value, 1);
@@ -530,6 +572,25 @@ mod tests {
     /// `compileInfo->ubSize`; about a fifth of ops-math / ops-nn's UB queries): the member is the
     /// variable, and the statement it owns divides the member (add_rms_norm_dynamic_quant_v2 had no
     /// UB tunable for it).
+    /// `ub-parts-in` picks one of the queries filling a variable of that name, by the function it sits
+    /// in (a method defined out of its class is named without its class); without it they are ambiguous.
+    #[test]
+    fn ub_parts_in_a_function_picks_that_functions_query() {
+        let src = "ge::graphStatus Real::GetInfo(P& p) {\n    uint64_t ub;\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n    use(ub);\n}\n\
+                   static int Prepare(P& p) {\n    uint64_t ub;\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n    return 0;\n}\n";
+        let bind = |f: Option<&str>| Bind::UbParts {
+            var: "ub".into(),
+            function: f.map(str::to_string),
+        };
+        let e = find_site(src, "h.cpp", &bind(None)).unwrap_err();
+        assert!(e.contains("2 times") && e.contains("ub-parts-in"), "{e}");
+        let get = find_site(src, "h.cpp", &bind(Some("GetInfo"))).unwrap();
+        let prep = find_site(src, "h.cpp", &bind(Some("Prepare"))).unwrap();
+        assert_eq!(get.line, 3);
+        assert_eq!(prep.line, 8);
+        assert!(find_site(src, "h.cpp", &bind(Some("Other"))).unwrap_err().contains("in `Other`"));
+    }
+
     #[test]
     fn ub_parts_of_a_query_into_a_member_divides_the_member() {
         let src = "void T::Get(P& p) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, this->ubSize_);\n    use(this->ubSize_);\n}\n";
@@ -541,6 +602,7 @@ mod tests {
         assert_eq!(vars, ["this->ubSize_"]);
         let bind = Bind::UbParts {
             var: "this->ubSize_".into(),
+            function: None,
         };
         let s = find_site(src, "h.cpp", &bind).unwrap();
         let mut three = src.to_string();

@@ -439,16 +439,34 @@ pub fn discover(files: &OpFiles) -> Discovery {
             continue;
         };
         let queries = binding::ub_queries(tree.root_node(), text);
-        for (_, var) in &queries {
-            if queries.iter().filter(|(_, v)| v == var).count() != 1 {
-                continue;
-            }
-            let bind = Bind::UbParts { var: var.clone() };
+        for (node, var) in &queries {
+            // A variable queried in several functions (a tiling function and its TilingPrepare,
+            // each into a local `ubSizePlatForm`): one tunable per query, named by its function; the
+            // probe leaves out the one the run does not reach. Twice in one function: none.
+            let function = if queries.iter().filter(|(_, v)| v == var).count() == 1 {
+                None
+            } else {
+                let own = binding::enclosing_function(*node, text);
+                let same = queries
+                    .iter()
+                    .filter(|(n, v)| v == var && binding::enclosing_function(*n, text) == own)
+                    .count();
+                match own {
+                    Some(f) if same == 1 => Some(f),
+                    _ => continue,
+                }
+            };
+            let bind = Bind::UbParts {
+                var: var.clone(),
+                function: function.clone(),
+            };
             if let Ok(site) = binding::find_site(text, file, &bind) {
                 let name = if d.offered.iter().any(|t| t.name == "ub_parts") {
-                    // The member's own name for `this->ubSize_`: a tunable name is an identifier.
+                    // The member's own name for `this->ubSize_` (a tunable name is an identifier),
+                    // or the function's where the variable is queried in several.
                     let last = var.rsplit(['>', '.']).next().unwrap_or(var);
-                    format!("ub_parts_{}", last.trim_matches('_').to_ascii_lowercase())
+                    let which = function.as_deref().unwrap_or(last);
+                    format!("ub_parts_{}", which.trim_matches('_').to_ascii_lowercase())
                 } else {
                     "ub_parts".to_string()
                 };
@@ -1029,11 +1047,14 @@ pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32, aic_cores: u32
                     "field = \"{field}\"   # the literal the tiling assigns to this field"
                 );
             }
-            Bind::UbParts { var } => {
+            Bind::UbParts { var, function } => {
                 let _ = writeln!(
                     s,
                     "ub-parts-of = \"{var}\"   # tiles planned for 1/N of the UB this query reports"
                 );
+                if let Some(f) = function {
+                    let _ = writeln!(s, "ub-parts-in = \"{f}\"   # the query in this function");
+                }
             }
         }
         let _ = writeln!(

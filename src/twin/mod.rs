@@ -1444,7 +1444,9 @@ mod tests {
         use super::embedded::FILES;
         let aliases: Vec<_> = FILES
             .iter()
-            .filter(|(_, b)| b.starts_with(b"// twin: ") && b.windows(17).any(|w| w == b"twin_aliases.txt)"))
+            .filter(|(_, b)| {
+                b.starts_with(b"// twin: ") && b.windows(17).any(|w| w == b"twin_aliases.txt)")
+            })
             .collect();
         assert!(aliases.len() > 300, "{} aliases", aliases.len());
         for (rel, bytes) in aliases {

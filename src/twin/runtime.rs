@@ -1190,6 +1190,7 @@ mod tests {
         let src = "void T(P& p, uint64_t& ubSize) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    use(ubSize);\n}\n";
         let bind = crate::manifest::Bind::UbParts {
             var: "ubSize".into(),
+            function: None,
         };
         let site = find_site(src, "h.cpp", &bind).unwrap();
         let form_at = |value: i64| {

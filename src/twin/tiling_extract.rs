@@ -415,10 +415,16 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         .unwrap();
         op.host = vec!["op_host/my_tiling.cpp".into()];
         let mut files = BTreeMap::new();
-        files.insert("op_kernel/my.cpp".to_string(), "void k(){ GET_TILING_DATA(t, tiling); }\n".to_string());
+        files.insert(
+            "op_kernel/my.cpp".to_string(),
+            "void k(){ GET_TILING_DATA(t, tiling); }\n".to_string(),
+        );
         files.insert("op_kernel/my_tiling_data.h".to_string(), HOST.to_string());
         let h = kernel_tiling_header(&root, &[], &op, &files).expect("a generated header");
-        assert!(h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"), "{h}");
+        assert!(
+            h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"),
+            "{h}"
+        );
         files.insert(
             "op_kernel/my.cpp".to_string(),
             "#include \"my_tiling_data.h\"\nvoid k(){ GET_TILING_DATA(t, tiling); }\n".to_string(),

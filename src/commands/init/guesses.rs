@@ -346,7 +346,11 @@ pub(super) fn opdef_tensors(
                 .collect();
             t.guess = Some(format!(
                 "guess: the main input's shape {} {PAD} on each side of each padded axis (the pinned paddings)",
-                if delta.iter().any(|&g| g < 0) { "less" } else { "with" }
+                if delta.iter().any(|&g| g < 0) {
+                    "less"
+                } else {
+                    "with"
+                }
             ));
         } else if PER_ROW_OUTPUTS.contains(&n.as_str()) && main.len() >= 2 {
             let mut s = main.clone();
@@ -676,7 +680,13 @@ pub(super) fn padding_operands(
     let widths: Vec<u64> = main
         .iter()
         .enumerate()
-        .map(|(i, &d)| if i >= spatial_from && d > 2 * PAD { PAD } else { 0 })
+        .map(|(i, &d)| {
+            if i >= spatial_from && d > 2 * PAD {
+                PAD
+            } else {
+                0
+            }
+        })
         .collect();
     let padded_axes = widths.iter().filter(|&&w| w > 0).count();
     let mut found = false;
@@ -1158,7 +1168,15 @@ pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(Stri
     // `dilation` [1, 1, 1]); a window and stride of 1 and no padding, which every pooling tiling takes
     // ("padSize should smaller than kernelSize div 2" refused a written [1]).
     if a.kind == opdef::AttrKind::ListInt && a.default.is_none() {
-        let window = ["ksize", "kernel_size", "strides", "stride", "pads", "padding", "paddings"];
+        let window = [
+            "ksize",
+            "kernel_size",
+            "strides",
+            "stride",
+            "pads",
+            "padding",
+            "paddings",
+        ];
         if window.contains(&n.as_str()) {
             let axes = def
                 .attrs
@@ -1750,7 +1768,11 @@ mod refusal_tests {
                 "[error] MaxPool3DGradWithArgmax (t.cpp:38): Input dim num should equal = 5, actual is xDim: 2, gradDim: 2, argmaxDim: 2.",
                 &ins
             ),
-            [("x".to_string(), 5), ("grad".to_string(), 5), ("argmax".to_string(), 5)]
+            [
+                ("x".to_string(), 5),
+                ("grad".to_string(), 5),
+                ("argmax".to_string(), 5)
+            ]
         );
         let ins = names(&["x", "paddings"]);
         assert_eq!(

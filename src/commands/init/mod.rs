@@ -837,7 +837,10 @@ impl Fitting<'_> {
                 // A shape derived from the default that cannot be (a pad's gradient, smaller by 2 on
                 // each axis, at a smaller default of 2 rows: [0, 62]) is no shape the op takes.
                 return text.contains("is impossible").then(|| {
-                    format!("the manifest does not load at this shape: {}", short_line(&e.to_string()))
+                    format!(
+                        "the manifest does not load at this shape: {}",
+                        short_line(&e.to_string())
+                    )
                 });
             }
         };
@@ -2436,7 +2439,10 @@ mod tests {
               this->AICore().AddConfig("ascend910b"); } }; OP_ADD(Dbq);"#;
         let defs = crate::project::opdef::read_opdefs(text);
         let def = &defs[0];
-        assert_eq!(def.attrs[0].default, Some(crate::project::opdef::AttrDefault::Int(35)));
+        assert_eq!(
+            def.attrs[0].default,
+            Some(crate::project::opdef::AttrDefault::Int(35))
+        );
         let (v, note) = attr_guess(def, &def.attrs[0]).unwrap();
         assert_eq!(v, "2");
         assert!(note.contains("DT_INT8"), "{note}");
@@ -2558,7 +2564,8 @@ mod tests {
         );
         let mut given = BTreeMap::new();
         given.insert("x".to_string(), vec![1u64, 1, 48, 16384]);
-        let (ins, outs) = opdef_tensors(&ops[0], ops[0].opdef.as_ref().unwrap(), &given, None, false);
+        let (ins, outs) =
+            opdef_tensors(&ops[0], ops[0].opdef.as_ref().unwrap(), &given, None, false);
         assert_eq!(ins[1].values.as_deref(), Some("[0, 0, 0, 0, 1, 1, 1, 1]"));
         assert_eq!(outs[0].shape, [1, 1, 46, 16382]);
         // A float operand of that name is no width.
@@ -2823,7 +2830,13 @@ mod tests {
         let (ins, _) = tensors_of(&ops);
         assert_eq!(ins[1].shape, [48]);
         assert_eq!(ins[1].range.as_deref(), Some("[0.0, 16384.0]"));
-        assert!(ins[1].guess.as_deref().unwrap_or("").contains("class label"));
+        assert!(
+            ins[1]
+                .guess
+                .as_deref()
+                .unwrap_or("")
+                .contains("class label")
+        );
         let dir = tempfile::tempdir().unwrap();
         let ops = one_op(
             dir.path(),

@@ -341,6 +341,30 @@ fn a_tiling_that_sizes_tiles_from_the_platform_ub_offers_the_parts_it_plans_for(
         .map(|t| t.0.to_string())
         .collect();
     assert_eq!(names, ["ub_parts", "ub_parts_ubleft"]);
+    // The same variable queried in another function too (a TilingPrepare filling its compile info,
+    // ops-math's real and fused_mul_add_n): one tunable per query, each naming its function.
+    let prepare = format!(
+        "{host}static ge::graphStatus TilingPrepare4Op(gert::TilingParseContext* c) {{\n    uint64_t ubSize;\n    \
+         p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);\n    return 0;\n}}\n"
+    );
+    let d = run(&prepare, SPLITTING_KERNEL);
+    let ub: Vec<_> = d
+        .offered
+        .iter()
+        .filter(|t| t.kind == TunableKind::UbParts)
+        .map(|t| (t.name.clone(), t.bind.clone()))
+        .collect();
+    let bind = |f: &str| Bind::UbParts {
+        var: "ubSize".into(),
+        function: Some(f.into()),
+    };
+    assert_eq!(
+        ub,
+        [
+            ("ub_parts".to_string(), bind("T")),
+            ("ub_parts_tilingprepare4op".to_string(), bind("TilingPrepare4Op"))
+        ]
+    );
 }
 
 /// A kernel with the high-level Matmul, splitting its work by block.
