@@ -295,12 +295,19 @@ fn ub_parts_of_binds_a_variable_and_excludes_the_other_bindings() {
         "symbol = \"BUFFER_NUM\"",
         "symbol = \"BUFFER_NUM\"\nub-parts-in = \"Tiling4Real\"",
     ));
-    assert!(e.to_string().contains("`ub-parts-in` without `ub-parts-of`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("`ub-parts-in` without `ub-parts-of`"),
+        "{e}"
+    );
     let e = error_of(&fixture_text().replace(
         "symbol = \"BUFFER_NUM\"",
         "ub-parts-of = \"ubSize\"\nub-parts-in = \"A::B\"",
     ));
-    assert!(e.to_string().contains("`A::B` is not a C identifier"), "{e}");
+    assert!(
+        e.to_string().contains("`A::B` is not a C identifier"),
+        "{e}"
+    );
     for bad in ["a->", "a-b", "->a", "a..b", "a.b()"] {
         let e = error_of(&fixture_text().replace(
             "symbol = \"BUFFER_NUM\"",

@@ -461,30 +461,28 @@ fn list_items(n: Node, text: &str, root: Node) -> Vec<String> {
 /// An identifier naming a variable of this file initialised with a literal (a number, a string, a
 /// `ge::DT_...`): that literal.
 fn constant_value<'t>(n: Node<'t>, text: &str, root: Node<'t>) -> Option<Node<'t>> {
-    if !matches!(n.kind(), "identifier" | "qualified_identifier") {
-        return None;
-    }
-    let want = last_word(&text[n.byte_range()]);
-    let mut found = None;
-    visit(root, &mut |d| {
-        if found.is_none()
-            && d.kind() == "init_declarator"
-            && d.child_by_field_name("declarator")
-                .is_some_and(|x| &text[x.byte_range()] == want)
-        {
-            found = d.child_by_field_name("value").filter(|v| {
-                matches!(
-                    v.kind(),
-                    "number_literal" | "string_literal" | "true" | "false" | "qualified_identifier"
-                )
-            });
-        }
-    });
-    found
+    initialiser(
+        n,
+        text,
+        root,
+        &[
+            "number_literal",
+            "string_literal",
+            "true",
+            "false",
+            "qualified_identifier",
+        ],
+    )
 }
 
 /// An identifier naming a variable initialised with a brace list in this file: that list.
 fn resolve<'t>(n: Node<'t>, text: &str, root: Node<'t>) -> Option<Node<'t>> {
+    initialiser(n, text, root, &["initializer_list"])
+}
+
+/// The value the file's first declaration of the variable `n` names is initialised with, when that
+/// value is a node of one of `kinds`.
+fn initialiser<'t>(n: Node<'t>, text: &str, root: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
     if !matches!(n.kind(), "identifier" | "qualified_identifier") {
         return None;
     }
@@ -498,7 +496,7 @@ fn resolve<'t>(n: Node<'t>, text: &str, root: Node<'t>) -> Option<Node<'t>> {
         {
             found = d
                 .child_by_field_name("value")
-                .filter(|v| v.kind() == "initializer_list");
+                .filter(|v| kinds.contains(&v.kind()));
         }
     });
     found

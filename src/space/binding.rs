@@ -588,7 +588,11 @@ mod tests {
         let prep = find_site(src, "h.cpp", &bind(Some("Prepare"))).unwrap();
         assert_eq!(get.line, 3);
         assert_eq!(prep.line, 8);
-        assert!(find_site(src, "h.cpp", &bind(Some("Other"))).unwrap_err().contains("in `Other`"));
+        assert!(
+            find_site(src, "h.cpp", &bind(Some("Other")))
+                .unwrap_err()
+                .contains("in `Other`")
+        );
     }
 
     #[test]

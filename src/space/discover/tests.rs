@@ -362,7 +362,10 @@ fn a_tiling_that_sizes_tiles_from_the_platform_ub_offers_the_parts_it_plans_for(
         ub,
         [
             ("ub_parts".to_string(), bind("T")),
-            ("ub_parts_tilingprepare4op".to_string(), bind("TilingPrepare4Op"))
+            (
+                "ub_parts_tilingprepare4op".to_string(),
+                bind("TilingPrepare4Op")
+            )
         ]
     );
 }
