@@ -2403,6 +2403,55 @@ mod tests {
         assert!(attr_guess(def, &def.attrs[0]).is_none());
     }
 
+    /// Found in a fresh sample (ops-math's pad_v3_grad_replicate: "input dim is not 4", then "Please
+    /// check input or padding shape"): the manifest rendered with a rank fit of the main input gives its
+    /// paddings two widths per axis of the fitted rank and the gradient's output the fitted rank too.
+    #[test]
+    fn a_rank_fit_of_the_main_input_carries_its_paddings_and_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "PadV3GradReplicate",
+            &[("x", "DT_FLOAT"), ("paddings", "DT_INT32")],
+            "",
+        );
+        let mut inferred = Inferred::default();
+        let fit = ShapeFit {
+            rank: Some(4),
+            axes: BTreeMap::new(),
+        };
+        inferred.rank_fits.insert(
+            ops[0].name.clone(),
+            BTreeMap::from([("x".to_string(), (fit, "input dim is not 4".to_string()))]),
+        );
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let (text, _) = render(
+            &ops,
+            soc,
+            None,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            &inferred,
+        );
+        let m: toml::Value = toml::from_str(&text).unwrap();
+        let op = &m["op"][0];
+        let shape = |t: &toml::Value| -> Vec<i64> {
+            t["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_integer().unwrap())
+                .collect()
+        };
+        assert_eq!(shape(&op["input"][0]), [1, 1, 48, 16384]);
+        assert_eq!(shape(&op["input"][1]), [8]);
+        assert_eq!(shape(&op["output"][0]), [1, 1, 46, 16382]);
+        assert!(
+            text.contains("4 axes, as the op's tiling function asked"),
+            "{text}"
+        );
+    }
+
     /// Found in a fresh sample (ops-nn's max_pool3d_grad_with_argmax refused `pads = [1]`, "padSize
     /// should smaller than kernelSize div 2"): required pooling windows without defaults get one value
     /// per axis of the op's defaulted list attrs, a window and stride of 1 and no padding.
