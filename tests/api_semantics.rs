@@ -5162,6 +5162,87 @@ int main() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "0 1 101\n");
 }
 
+/// Host helpers a fresh sample of public operators stopped at: `util/const_util.h`'s constant-input
+/// readers (ops-math's as_strided reads its `size`, `stride` and `storage_offset` with them), the
+/// contiguous answer of `InputIsView` / `GetInputStride` (ops-nn's scatter_nd_update), the
+/// registration `InferOutDataTypeSameWithFirstInput` (ops-nn's max_pooling_grad) and Sort's
+/// temporary-space query with its SortConfig (ops-nn's index_fill builds its arch35 tiling file too).
+#[test]
+fn constant_inputs_strides_and_dtype_registrations_on_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_impl_registry.h"
+#include "tiling/tiling_api.h"
+#include "util/const_util.h"
+struct Ctx {
+    std::vector<gert::Tensor> in;
+    const gert::Tensor *GetInputTensor(size_t i) const { return i < in.size() ? &in[i] : nullptr; }
+};
+int main() {
+    int64_t sizes[3] = {4, 5, 6};
+    int32_t offset[1] = {7};
+    Ctx c;
+    c.in.resize(3);
+    c.in[0].dtype_ = ge::DT_INT64;
+    c.in[0].shape_.MutableStorageShape().AppendDim(3);
+    c.in[0].data_ = sizes;
+    c.in[1].dtype_ = ge::DT_INT32;
+    c.in[1].shape_.MutableStorageShape().AppendDim(1);
+    c.in[1].data_ = offset;
+    c.in[2].dtype_ = ge::DT_FLOAT;
+    c.in[2].shape_.MutableStorageShape().AppendDim(1);
+    c.in[2].data_ = sizes;
+    gert::Shape s;
+    int64_t v = -1;
+    bool ok = Ops::Base::GetConstIntToShape(&c, 0, s);
+    bool got = Ops::Base::GetConstInt(&c, 1, v);
+    std::printf("%d %s %d %ld", ok, Ops::Base::ToString(s).c_str(), got, (long)v);
+    // a float input and a missing one give false
+    std::printf(" %d%d", Ops::Base::GetConstIntToShape(&c, 2, s), Ops::Base::GetConstInt(&c, 9, v));
+    gert::Shape t;
+    Ops::Base::GetValueToShape<int64_t>(&c.in[0], t);
+    std::printf(" %s", Ops::Base::ToString(t).c_str());
+
+    gert::TwinOpInfo op;
+    op.in_shapes.resize(1);
+    op.in_desc.resize(1);
+    op.in_desc[0].dtype_ = ge::DT_FLOAT16;
+    op.outputs.resize(2);
+    gert::TilingContext tc;
+    tc.op_ = &op;
+    const gert::Stride *st = tc.GetInputStride(0);
+    std::printf(" %d %zu %ld", tc.InputIsView(0), st ? st->GetDimNum() : 99, (long)(st ? st->GetStride(0) : 99));
+
+    twin_host::OpImpl impl;
+    impl.InferOutDataTypeSameWithFirstInput();
+    gert::InferDataTypeContext dc;
+    dc.op_ = &op;
+    dc.out_.resize(2);
+    impl.infer_dtype(&dc);
+    std::printf(" %d%d", dc.out_[0] == ge::DT_FLOAT16, dc.out_[1] == ge::DT_FLOAT16);
+
+    AscendC::SortConfig config;
+    config.hasDstIndex = true;
+    uint32_t maxValue = 0, minValue = 0;
+    AscendC::GetSortMaxMinTmpSize(ge::Shape({1000}), ge::DT_FLOAT, ge::DT_UINT32, false, config, maxValue, minValue);
+    std::printf(" %u %u\n", maxValue, minValue);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the constant-input and stride helpers");
+    // 1000 floats and 1000 uint32 indices: 8000 bytes, whole 32-byte blocks already.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 [4, 5, 6] 1 7 00 [4, 5, 6] 0 0 0 11 8000 8000\n"
+    );
+}
+
 /// The reference TopK order of the asc-devkit TopK page (docs/zh/api/SIMD-API/高阶API/排序操作/TopK.md): NaN
 /// first (largest or smallest), then by value, equal values in row order; the first k positions of `row`.
 fn topk_positions(row: &[f32], k: usize, largest: bool) -> Vec<usize> {

@@ -90,6 +90,8 @@ def candidates(name, repo, commit, cube=False):
             sys.exit(f"corpus.py: error: git grep in {repo}: {p.stderr.strip()}")
         return {l.split(":", 1)[1] for l in p.stdout.splitlines()}
     configs, cubes = grep("\"ascend910b\"", "-F"), grep(CUBE.pattern, "-E")
+    # An OpDef registered outside a macro body: `OP_ADD(Name);` at the start of a line.
+    opdefs = grep(r"^\s*OP_ADD\(", "-E")
     kept, skipped = [], {}
 
     def skip(reason):
@@ -102,6 +104,8 @@ def candidates(name, repo, commit, cube=False):
             skip("no op_host/")
         elif name != "asc-devkit" and not any(f in configs for f in host):
             skip("no ascend910b config (other SoCs only)")
+        elif name != "asc-devkit" and folder.split("/")[-1].endswith("_utils") and not any(f in opdefs for f in host):
+            skip("a shared library folder (its OpDef is a macro others expand), not an operator")
         elif any(f in cubes for f in ops[folder]) != cube:
             skip("no cube code in op_kernel/" if cube else "cube code in op_kernel/")
         else:

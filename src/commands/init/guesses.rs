@@ -282,6 +282,7 @@ pub(super) fn opdef_tensors(
     index_operands(def, &main, shapes, &mut inputs);
     class_label_operands(def, &main, shapes, &mut inputs);
     slice_operands(&main, shapes, &mut inputs);
+    strided_view_operands(&main, shapes, &mut inputs);
     outer_product_operands(def, &main, shapes, &mut inputs);
     embedding_grad_operands(def, &main, shapes, &mut inputs);
     let padded = padding_operands(def, &main, shapes, &mut inputs);
@@ -648,6 +649,77 @@ pub(super) fn slice_operands(
             main.len()
         ));
     }
+}
+
+/// Names of a strided view's operands (torch's `as_strided(input, size, stride, storage_offset)`).
+pub(super) const VIEW_STRIDES: &[&str] = &["stride", "strides"];
+pub(super) const VIEW_OFFSETS: &[&str] = &["storage_offset", "offset"];
+
+/// A strided view (integer `size` and `stride` beside the main input, an optional `storage_offset`:
+/// ops-math as_strided): `size` and `stride` pinned to the main input's shape and contiguous strides
+/// with the last two axes swapped, and the offset to 0: the whole input seen transposed, a view that
+/// gathers (an identity view would make the op a copy, and the check could not tell it from one). As 0-D value-dependent operands with random data the tiling refused them
+/// ("storage_offset must be non-negative", as_strided_tiling.cpp) and a random view reads anywhere.
+pub(super) fn strided_view_operands(
+    main: &[u64],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) -> bool {
+    let pos = |names: &[&str], inputs: &[Tensor]| {
+        inputs.iter().position(|t| {
+            names.contains(&t.name.to_ascii_lowercase().as_str())
+                && !t.dtype.is_float()
+                && !shapes.contains_key(&t.name)
+        })
+    };
+    let (Some(size), Some(stride)) = (pos(SLICE_SIZES, inputs), pos(VIEW_STRIDES, inputs)) else {
+        return false;
+    };
+    if main.is_empty() || main.contains(&0) || pos(SLICE_BEGINS, inputs).is_some() {
+        return false;
+    }
+    let join = |v: &[u64]| {
+        format!(
+            "[{}]",
+            v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+        )
+    };
+    let mut strides = vec![1u64; main.len()];
+    for i in (0..main.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * main[i + 1];
+    }
+    let mut sizes = main.to_vec();
+    let n = main.len();
+    let what = if n >= 2 {
+        sizes.swap(n - 2, n - 1);
+        strides.swap(n - 2, n - 1);
+        ["the main input's shape with its last two axes swapped", "the main input's strides with its last two axes swapped"]
+    } else {
+        ["the main input's shape", "the main input's contiguous strides"]
+    };
+    for (k, v, what) in [(size, sizes, what[0]), (stride, strides, what[1])] {
+        let t = &mut inputs[k];
+        t.shape = vec![main.len() as u64];
+        t.values = Some(join(&v));
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` of a strided view: {what} (a transposing view of the whole input); pin the view you tune for",
+            t.name
+        ));
+    }
+    if let Some(k) = pos(VIEW_OFFSETS, inputs) {
+        let t = &mut inputs[k];
+        if t.shape.iter().product::<u64>() != 1 {
+            t.shape = vec![];
+        }
+        t.values = Some("[0]".into());
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` of a strided view: 0, the view starts at the input's first element",
+            t.name
+        ));
+    }
+    true
 }
 
 /// Integer operands holding pad widths (ops-math circular_pad, pad_v3, mirror_pad).

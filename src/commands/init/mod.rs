@@ -2322,6 +2322,40 @@ mod tests {
         assert_eq!(tensors_of(&ops).0[1].values, None);
     }
 
+    /// Found in a fresh sample (ops-math as_strided: "storage_offset must be non-negative" from random
+    /// 0-D data): a strided view's `size` and `stride` are one per axis of the main input, pinned to a
+    /// transposing view of the whole input, and its offset is 0.
+    #[test]
+    fn a_strided_views_size_and_stride_transpose_the_input_and_its_offset_is_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "AsStrided",
+            &[
+                ("x", "DT_FLOAT"),
+                ("size", "DT_INT32"),
+                ("stride", "DT_INT32"),
+                ("storage_offset", "DT_INT32"),
+            ],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [2]);
+        assert_eq!(ins[1].values.as_deref(), Some("[16384, 48]"));
+        assert_eq!(ins[2].shape, [2]);
+        assert_eq!(ins[2].values.as_deref(), Some("[1, 16384]"));
+        assert_eq!(ins[3].values.as_deref(), Some("[0]"));
+        // A float `stride`, or a slice's `begin` beside them, is no strided view.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Other",
+            &[("x", "DT_FLOAT"), ("size", "DT_INT32"), ("stride", "DT_FLOAT")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[1].values, None);
+    }
+
     /// Found in the new-user run (ops-nn add_rms_norm_dynamic_quant_v2: "Input x1/x2 shape dims not
     /// equal"): its type starts with "addr", so the outer product's rule made `x2` and `gamma`
     /// vectors and `beta` a scalar; and its numbered `smooth_scale1` / `smooth_scale2` were not

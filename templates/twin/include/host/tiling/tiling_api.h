@@ -95,6 +95,29 @@ inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC &a
     maxValue = minValue = TwinTmpBytes(dstShape, typeSize);
 }
 
+// Sort's query takes a SortConfig (asc-devkit docs/zh/api/SIMD-API/高阶API/排序操作/GetSortMaxMinTmpSize.md:
+// the algorithm, the order, and whether indices go in and come out). That Sort is the regbase SoCs'
+// (arch35 tilings call it; ops-nn's index_fill, ops-math's sort), which the twin does not run; their
+// host files are built into every op's tiling library all the same, so the query is here. The docs give
+// no formula; the twin answers the values and the indices once over, rounded up to 32 bytes.
+enum class SortType { RADIX_SORT, MERGE_SORT };
+struct SortConfig {
+    SortType type = SortType::RADIX_SORT;
+    bool isDescend = false;
+    bool hasSrcIndex = false;
+    bool hasDstIndex = false;
+};
+inline void GetSortMaxMinTmpSize(const ge::Shape &srcShape, ge::DataType valueType, ge::DataType indexType,
+                                 bool isReuseSource, const SortConfig &config, uint32_t &maxValue,
+                                 uint32_t &minValue) {
+    (void)isReuseSource;
+    uint32_t valueSize = 0, indexSize = 0;
+    if (!ge::TypeUtils::GetDataTypeLength(valueType, valueSize)) valueSize = 4;
+    if (!ge::TypeUtils::GetDataTypeLength(indexType, indexSize)) indexSize = 4;
+    bool indices = config.hasSrcIndex || config.hasDstIndex;
+    maxValue = minValue = TwinTmpBytes(srcShape, valueSize + (indices ? indexSize : 0));
+}
+
 // GetXxxTmpBufferFactorSize(typeSize, maxLiveNodeCount, extraBuf): the scratch an API needs for n
 // elements is maxLiveNodeCount * n * typeSize + extraBuf bytes (asc-devkit docs, e.g.
 // "GetExpTmpBufferFactorSize"). The twin's answer, one input-sized tile and nothing extra, matches

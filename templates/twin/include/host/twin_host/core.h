@@ -320,6 +320,25 @@ private:
     size_t n_ = 0;
 };
 
+// gert::Stride: the element strides of a view input, one per axis. The twin's inputs are whole
+// contiguous tensors, for which CANN gives no strides: GetInputStride answers an empty Stride (zero
+// axes), the form ops-nn's tilings test for contiguity (`stride->GetDimNum() == 0`); GetStride of an
+// axis it does not have is 0.
+class Stride {
+public:
+    Stride() = default;
+    Stride(std::initializer_list<int64_t> d) : dims_(d) {}
+    size_t GetDimNum() const { return dims_.size(); }
+    int64_t GetStride(size_t i) const { return i < dims_.size() ? dims_[i] : 0; }
+    int64_t operator[](size_t i) const { return GetStride(i); }
+    void SetDimNum(size_t n) { dims_.resize(n); }
+    void SetStride(size_t i, int64_t v) { if (i < dims_.size()) dims_[i] = v; }
+    void AppendStride(int64_t v) { dims_.push_back(v); }
+
+private:
+    std::vector<int64_t> dims_;
+};
+
 class StorageShape {
 public:
     StorageShape() = default;
@@ -636,6 +655,13 @@ public:
     mutable ComputeNodeInfo node_info_;
 
     const StorageShape *GetInputShape(size_t i) const { return i < op_->in_shapes.size() ? &op_->in_shapes[i] : nullptr; }
+    // Whether input i is a non-contiguous view (ops-nn's arch22 scatter_nd_update asks); the twin's
+    // inputs are always whole contiguous tensors.
+    bool InputIsView(size_t i) const { (void)i; return false; }
+    const Stride *GetInputStride(size_t i) const {
+        static const Stride contiguous;
+        return i < op_->in_shapes.size() ? &contiguous : nullptr;
+    }
     const StorageShape *GetOutputShape(size_t i) const { return i < op_->out_shapes.size() ? &op_->out_shapes[i] : nullptr; }
     const StorageShape *GetOptionalInputShape(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputShape((size_t)k); }
     const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return instance_shape(op_->dynamic_instance(ir, rel)); }

@@ -321,6 +321,50 @@ template <class T> inline std::string ToString(const std::vector<T> &v) {
     return out + "]";
 }
 
+// Constant inputs (util/const_util.h): the data of an input the op declares data-dependent, read as
+// integers. A tiling or infershape function asks for them by the input's index and gets false when the
+// input has no data there (not data-dependent, or absent), as on the device, where such an input's
+// GetInputTensor data is nullptr (basicdataapi atlasopapi_07_00225). int32 and int64 data are read;
+// any other dtype gives false.
+template <class T> inline void GetValueToShape(const gert::Tensor *tensor, gert::Shape &shape) {
+    shape.SetDimNum(0);
+    if (tensor == nullptr) return;
+    const T *data = tensor->GetData<T>();
+    if (data == nullptr) return;
+    for (int64_t i = 0; i < tensor->GetShapeSize(); i++) shape.AppendDim(static_cast<int64_t>(data[i]));
+}
+inline bool TwinConstInts(const gert::Tensor *tensor, std::vector<int64_t> &out) {
+    out.clear();
+    if (tensor == nullptr) return false;
+    int64_t n = tensor->GetShapeSize();
+    if (tensor->GetDataType() == ge::DT_INT32) {
+        const int32_t *d = tensor->GetData<int32_t>();
+        if (d == nullptr) return false;
+        for (int64_t i = 0; i < n; i++) out.push_back(d[i]);
+        return true;
+    }
+    if (tensor->GetDataType() == ge::DT_INT64) {
+        const int64_t *d = tensor->GetData<int64_t>();
+        if (d == nullptr) return false;
+        for (int64_t i = 0; i < n; i++) out.push_back(d[i]);
+        return true;
+    }
+    return false;
+}
+template <class C> inline bool GetConstIntToShape(C *context, size_t index, gert::Shape &shape) {
+    std::vector<int64_t> values;
+    if (context == nullptr || !TwinConstInts(context->GetInputTensor(index), values)) return false;
+    shape.SetDimNum(0);
+    for (int64_t v : values) shape.AppendDim(v);
+    return true;
+}
+template <class C, class T> inline bool GetConstInt(C *context, size_t index, T &value) {
+    std::vector<int64_t> values;
+    if (context == nullptr || !TwinConstInts(context->GetInputTensor(index), values) || values.empty()) return false;
+    value = static_cast<T>(values[0]);
+    return true;
+}
+
 // Elementwise shape inference: every output takes the shape of input 0 (same-shape ops; the
 // broadcasting form is not modelled).
 inline ge::graphStatus InferShape4Elewise(gert::InferShapeContext *context) {

@@ -91,6 +91,15 @@ struct OpImpl {
     }
     OpImpl &InferShape(InferShapeFunc f) { infer_shape = f; return *this; }
     OpImpl &InferDataType(InferDataTypeFunc f) { infer_dtype = f; return *this; }
+    // Every output takes input 0's dtype (ops-nn's max_pooling_grad and bnll register this form).
+    OpImpl &InferOutDataTypeSameWithFirstInput() {
+        infer_dtype = [](gert::InferDataTypeContext *context) -> ge::graphStatus {
+            for (size_t i = 0; i < context->GetComputeNodeOutputNum(); i++)
+                context->SetOutputDataType(i, context->GetInputDataType(0));
+            return ge::GRAPH_SUCCESS;
+        };
+        return *this;
+    }
     template <class... A> OpImpl &InferShapeRange(A...) { return *this; }
     template <class T = int> OpImpl &InputsDataDependency(std::initializer_list<T> ir) {
         for (T i : ir) data_deps.push_back((int)i);
