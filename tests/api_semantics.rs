@@ -5166,7 +5166,9 @@ int main() {
 /// readers (ops-math's as_strided reads its `size`, `stride` and `storage_offset` with them), the
 /// contiguous answer of `InputIsView` / `GetInputStride` (ops-nn's scatter_nd_update), the
 /// registration `InferOutDataTypeSameWithFirstInput` (ops-nn's max_pooling_grad) and Sort's
-/// temporary-space query with its SortConfig (ops-nn's index_fill builds its arch35 tiling file too).
+/// temporary-space query with its SortConfig (ops-nn's index_fill builds its arch35 tiling file too),
+/// and a graph prototype (`REG_OP`, graph/operator_reg.h: ops-nn's situ_glu_grad includes its
+/// op_graph proto from a host file).
 #[test]
 fn constant_inputs_strides_and_dtype_registrations_on_the_host() {
     let dir = tempfile::tempdir().unwrap();
@@ -5178,6 +5180,16 @@ fn constant_inputs_strides_and_dtype_registrations_on_the_host() {
 #include "register/op_impl_registry.h"
 #include "tiling/tiling_api.h"
 #include "util/const_util.h"
+#include "graph/operator_reg.h"
+namespace ge {
+REG_OP(TwinProto)
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16}))
+    .OPTIONAL_INPUT(bias, TensorType({DT_FLOAT}))
+    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16}))
+    .ATTR(axes, ListInt, {1, 2})
+    .REQUIRED_ATTR(mode, Int)
+    .OP_END_FACTORY_REG(TwinProto)
+} // namespace ge
 struct Ctx {
     std::vector<gert::Tensor> in;
     const gert::Tensor *GetInputTensor(size_t i) const { return i < in.size() ? &in[i] : nullptr; }
@@ -5241,6 +5253,39 @@ int main() {
         String::from_utf8_lossy(&out.stdout),
         "1 [4, 5, 6] 1 7 00 [4, 5, 6] 0 0 0 11 8000 8000\n"
     );
+}
+
+/// `__bf16`, the device compiler's bfloat16 type, in kernel code (ops-nn's gelu compares its template
+/// type with it): on GCC before 13, which has no such type on x86, it is the twin's bfloat16_t.
+#[test]
+fn bf16_builtin_names_the_bfloat16_type_in_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include <type_traits>
+#include "kernel_operator.h"
+using namespace AscendC;
+template <class T> constexpr int32_t kind() { return std::is_same_v<T, __bf16> ? 2 : std::is_same_v<T, half> ? 1 : 0; }
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<int32_t> yg;
+    yg.SetGlobalBuffer((__gm__ int32_t *)y, 8);
+    yg.SetValue(0, kind<half>());
+    yg.SetValue(1, kind<float>());
+    yg.SetValue(2, sizeof(__bf16));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building a kernel that names __bf16",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
+    assert!(out.status.success(), "{out:?}");
+    let words: Vec<i32> = y[..12]
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(words, [1, 0, 2]);
 }
 
 /// The reference TopK order of the asc-devkit TopK page (docs/zh/api/SIMD-API/高阶API/排序操作/TopK.md): NaN

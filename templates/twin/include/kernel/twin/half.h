@@ -97,6 +97,14 @@ static_assert(sizeof(half) == 2, "half must be 2 bytes");
 static_assert(sizeof(bfloat16_t) == 2, "bfloat16_t must be 2 bytes");
 static_assert(std::is_trivially_copyable<half>::value, "half must be trivially copyable");
 
+// `__bf16`: the device compiler's bfloat16 type, the one AscendC's bfloat16_t names (ops-nn's gelu
+// tests `std::is_same_v<TYPE_X, __bf16>`). GCC before 13 has no `__bf16` on x86, so there it names the
+// twin's bfloat16_t, as on the device. GCC 13+ and clang have a builtin `__bf16` of their own, a type
+// other than the twin's bfloat16_t: there such a test is false for bfloat16_t data.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+using __bf16 = bfloat16_t;
+#endif
+
 namespace twin {
 template <class T> struct is_half_like : std::false_type {};
 template <> struct is_half_like<half> : std::true_type {};
