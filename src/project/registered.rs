@@ -739,8 +739,12 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
     let mut found: Vec<PathBuf> = vec![];
     let mut mounts: Vec<(PathBuf, PathBuf)> = vec![];
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut queue: Vec<PathBuf> = sources.to_vec();
-    while let Some(file) = queue.pop() {
+    // Each file with the folder the build shows it in: its own, or, for a file reached through an
+    // `include-as` mount, the mount's (ops-nn's add_rms_norm.h, shown as `add_rms_norm/` inside
+    // inplace_add_rms_norm, includes `../rms_norm/rms_norm_base.h`: one more sibling, found from there).
+    let shown_in = |f: &Path| f.parent().unwrap_or(root).to_path_buf();
+    let mut queue: Vec<(PathBuf, PathBuf)> = sources.iter().map(|f| (f.clone(), shown_in(f))).collect();
+    while let Some((file, shown)) = queue.pop() {
         if seen.len() > 2000 || !seen.insert(file.clone()) {
             continue;
         }
@@ -754,18 +758,19 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             }
             let here = dir.join(&inc);
             if here.is_file() {
-                queue.push(here);
+                let beside = lexical(&shown.join(&inc));
+                queue.push((here, shown_in(&beside)));
                 continue;
             }
             if let Some(f) = found.iter().map(|b| b.join(&inc)).find(|p| p.is_file()) {
-                queue.push(f);
+                queue.push((f.clone(), shown_in(&f)));
                 continue;
             }
             if crate::twin::provides_header(&inc) && !crate::twin::reads_repository_header(&inc) {
                 continue;
             }
             if let Some(b) = bases.iter().find(|b| b.join(&inc).is_file()) {
-                queue.push(b.join(&inc));
+                queue.push((b.join(&inc), shown_in(&b.join(&inc))));
                 found.push(b.clone());
                 continue;
             }
@@ -774,7 +779,7 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             // taken when exactly one such folder holds it.
             let holders: Vec<&PathBuf> = shared.iter().filter(|b| b.join(&inc).is_file()).collect();
             if let [b] = holders[..] {
-                queue.push(b.join(&inc));
+                queue.push((b.join(&inc), shown_in(&b.join(&inc))));
                 found.push(b.clone());
                 continue;
             }
@@ -786,7 +791,7 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             // include path (`../inc/platform.h` in `op_kernel/arch35/` of ops-nn's
             // norm/bn3d_training_reduce is found as `op_kernel/../inc/` in the original build).
             let mut landing = None;
-            for d in dir.ancestors().take_while(|d| d.starts_with(root)) {
+            for d in shown.ancestors().take_while(|d| d.starts_with(root)) {
                 let at = lexical(&d.join(&inc));
                 let Ok(inside) = at.strip_prefix(lexical(root)) else {
                     continue;
@@ -807,12 +812,12 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             let mount = root.join(&first);
             if let Some((_, d)) = mounts.iter().find(|(m, _)| *m == mount) {
                 if d.join(&rest).is_file() {
-                    queue.push(d.join(&rest));
+                    queue.push((d.join(&rest), shown_in(&mount.join(&rest))));
                 }
                 continue;
             }
             if let Some(d) = sibling_folder(root, &top, &first.to_string_lossy(), &rest) {
-                queue.push(d.join(&rest));
+                queue.push((d.join(&rest), shown_in(&mount.join(&rest))));
                 mounts.push((mount, d));
             }
         }
@@ -929,6 +934,37 @@ mod tests {
         write(&root, "shared/x.h", "\n");
         let (_, include_as) = include_layout(&root, &[root.join("op_kernel/op_a.cpp")]);
         assert!(include_as.is_empty(), "{include_as:?}");
+    }
+
+    /// A mounted sibling's header that includes `../<other>/x.h` names a second sibling, found from
+    /// where the build shows the header (ops-nn's inplace_add_rms_norm includes
+    /// `../add_rms_norm/add_rms_norm.h`, which includes `../rms_norm/rms_norm_base.h`).
+    #[test]
+    fn a_mounted_headers_own_sibling_include_becomes_a_second_pair() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "");
+        write(
+            repo,
+            "norm/add_rms_norm/op_kernel/add_rms_norm.h",
+            "#include \"../rms_norm/rms_norm_base.h\"\n",
+        );
+        write(repo, "norm/rms_norm/op_kernel/rms_norm_base.h", "\n");
+        let root = repo.join("norm/inplace_add_rms_norm");
+        write(
+            &root,
+            "op_kernel/inplace_add_rms_norm.cpp",
+            "#include \"../add_rms_norm/add_rms_norm.h\"\n",
+        );
+        let (_, include_as) =
+            include_layout(&root, &[root.join("op_kernel/inplace_add_rms_norm.cpp")]);
+        assert_eq!(
+            include_as,
+            [
+                ("add_rms_norm".to_string(), "../add_rms_norm/op_kernel".to_string()),
+                ("rms_norm".to_string(), "../rms_norm/op_kernel".to_string())
+            ]
+        );
     }
 
     /// ops-nn's kernels include `../inc/platform.h`, laid out by its build from
