@@ -181,6 +181,20 @@ fn reach_as_built(
     built: &BTreeMap<String, String>,
 ) -> Vec<(PathBuf, String)> {
     let croot = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    // The build puts the units' folders and the root on the include path too (`twin::build_side`):
+    // ops-nn's apply_adam_w_quant includes `apply_adam_w_quant_tiling_def.h` of `op_host/` from
+    // `op_host/arch22/`. Each unit's folder and those above it, up to the root.
+    let mut unit_dirs: Vec<PathBuf> = vec![];
+    for u in units {
+        let mut d = Path::new(u).parent();
+        while let Some(rel) = d.filter(|r| !r.as_os_str().is_empty()) {
+            if !unit_dirs.contains(&root.join(rel)) {
+                unit_dirs.push(root.join(rel));
+            }
+            d = rel.parent();
+        }
+    }
+    unit_dirs.push(root.to_path_buf());
     let mut out: Vec<(PathBuf, String)> = vec![];
     let mut todo: Vec<PathBuf> = units.iter().map(|u| root.join(u)).collect();
     while let Some(p) = todo.pop() {
@@ -205,6 +219,7 @@ fn reach_as_built(
         for inc in quoted_includes(&text) {
             let found = std::iter::once(&dir)
                 .chain(include)
+                .chain(&unit_dirs)
                 .map(|d| d.join(inc))
                 .find(|p| p.is_file());
             todo.extend(found);
@@ -397,6 +412,25 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             !h.contains("host_only"),
             "no host include reaches the kernel: {h}"
         );
+    }
+
+    /// ops-nn's apply_adam_w_quant defines its struct in `op_host/` and includes that header bare from
+    /// `op_host/arch22/`: the build has every unit's folder and those above it on the include path, so
+    /// the struct is found there.
+    #[test]
+    fn a_header_in_a_folder_above_the_unit_is_found_as_the_build_finds_it() {
+        let (dir, mut op) = project("void k(){ GET_TILING_DATA(t, tiling); }\n");
+        let root = dir.path().join("op");
+        std::fs::write(root.join("op_host/my_tiling_def.h"), HOST).unwrap();
+        std::fs::create_dir_all(root.join("op_host/arch22")).unwrap();
+        std::fs::write(
+            root.join("op_host/arch22/my_tiling.cpp"),
+            "#include \"my_tiling_def.h\"\n",
+        )
+        .unwrap();
+        op.host = vec!["op_host/arch22/my_tiling.cpp".into()];
+        let h = kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).unwrap();
+        assert!(h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"), "{h}");
     }
 
     /// ops-math's is_neg_inf keeps its tiling header in op_kernel/ and includes it only from the
