@@ -5168,7 +5168,8 @@ int main() {
 /// registration `InferOutDataTypeSameWithFirstInput` (ops-nn's max_pooling_grad) and Sort's
 /// temporary-space query with its SortConfig (ops-nn's index_fill builds its arch35 tiling file too),
 /// and a graph prototype (`REG_OP`, graph/operator_reg.h: ops-nn's situ_glu_grad includes its
-/// op_graph proto from a host file).
+/// op_graph proto from a host file), and LayerNorm's separate tiling with the Welford and Normalize
+/// scratch queries (ops-nn's ada_layer_norm, whose tiling ada_layer_norm_v2 builds).
 #[test]
 fn constant_inputs_strides_and_dtype_registrations_on_the_host() {
     let dir = tempfile::tempdir().unwrap();
@@ -5190,6 +5191,12 @@ REG_OP(TwinProto)
     .REQUIRED_ATTR(mode, Int)
     .OP_END_FACTORY_REG(TwinProto)
 } // namespace ge
+namespace optiling {
+BEGIN_TILING_DATA_DEF(TwinAdaTiling)
+TILING_DATA_FIELD_DEF(uint32_t, rows);
+TILING_DATA_FIELD_DEF_STRUCT(LayerNormSeparateTiling, layerNormTiling);
+END_TILING_DATA_DEF;
+} // namespace optiling
 struct Ctx {
     std::vector<gert::Tensor> in;
     const gert::Tensor *GetInputTensor(size_t i) const { return i < in.size() ? &in[i] : nullptr; }
@@ -5241,7 +5248,13 @@ int main() {
     config.hasDstIndex = true;
     uint32_t maxValue = 0, minValue = 0;
     AscendC::GetSortMaxMinTmpSize(ge::Shape({1000}), ge::DT_FLOAT, ge::DT_UINT32, false, config, maxValue, minValue);
-    std::printf(" %u %u\n", maxValue, minValue);
+    std::printf(" %u %u", maxValue, minValue);
+
+    optiling::TwinAdaTiling ada;
+    AscendC::GetLayerNormNDTilingInfo(ge::Shape({8, 64}), 4096, 4, true, true, ada.layerNormTiling);
+    AscendC::GetWelfordUpdateMaxMinTmpSize(ge::Shape({1, 100}), 2, 4, false, true, maxValue, minValue);
+    std::printf(" %u %u %g %u %u\n", ada.layerNormTiling.aLength, ada.layerNormTiling.rLength,
+                ada.layerNormTiling.rValueBack * 64, ada.layerNormTiling.tmpBufSize, maxValue);
     return 0;
 }
 "#,
@@ -5251,7 +5264,7 @@ int main() {
     // 1000 floats and 1000 uint32 indices: 8000 bytes, whole 32-byte blocks already.
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "1 [4, 5, 6] 1 7 00 [4, 5, 6] 0 0 0 11 8000 8000\n"
+        "1 [4, 5, 6] 1 7 00 [4, 5, 6] 0 0 0 11 8000 8000 8 64 1 4096 416\n"
     );
 }
 

@@ -95,6 +95,75 @@ using ::DeepNormTiling;
 } // namespace tiling
 } // namespace AscendC
 
+// LayerNorm's two tilings (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/LayerNorm-Tiling.md: the structs
+// as that page lists them, in its order): LayerNormTiling for the form that outputs mean and variance,
+// LayerNormSeparateTiling for the one that outputs mean and rstd over an [A, R] input. The host's
+// GetLayerNormNDTilingInfo (tiling/twin_adv_tiling.h) fills them. The twin has no kernel-side LayerNorm API
+// (ops-nn calls it from arch35 kernels, which the twin does not build); host tiling data holds the structs
+// with TILING_DATA_FIELD_DEF_STRUCT(LayerNormSeparateTiling, ...) (ops-nn's ada_layer_norm), so they are here.
+struct LayerNormTiling {
+    uint32_t bLength = 0;
+    uint32_t sLength = 0;
+    uint32_t hLength = 0;
+    uint32_t originalHLength = 0;
+    uint32_t inputXSize = 0;
+    uint32_t meanVarSize = 0;
+    uint32_t numberOfTmpBuf = 0;
+    uint32_t meanTmpTensorPos = 0;
+    uint32_t meanTmpTensorSize = 0;
+    uint32_t varianceTmpTensorPos = 0;
+    uint32_t varianceTmpTensorSize = 0;
+    uint32_t tmpBufSize = 0;
+    uint32_t oneTmpSize = 0;
+    uint32_t firstTmpStartPos = 0;
+    uint32_t secondTmpStartPos = 0;
+    uint32_t thirdTmpStartPos = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputRoundSize = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t meanVarRoundSize = 0;
+    uint32_t meanVarTailSize = 0;
+    uint32_t meanVarTailPos = 0;
+    uint32_t bshCurLength = 0;
+    uint32_t bsCurLength = 0;
+    float lastDimValueBack = 0;
+};
+struct LayerNormSeparateTiling {
+    uint32_t aLength = 0;
+    uint32_t rLength = 0;
+    uint32_t halfAddRepeatTimes = 0;
+    uint32_t rHeadLength = 0;
+    float k2Rec = 0;
+    float k2RRec = 0;
+    uint32_t inputXSize = 0;
+    uint32_t meanVarSize = 0;
+    uint32_t numberOfTmpBuf = 0;
+    uint32_t varianceTmpTensorPos = 0;
+    uint32_t varianceTmpTensorSize = 0;
+    uint32_t tmpBufSize = 0;
+    uint32_t oneTmpSize = 0;
+    uint32_t firstTmpStartPos = 0;
+    uint32_t secondTmpStartPos = 0;
+    uint32_t thirdTmpStartPos = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputRoundSize = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t meanVarRoundSize = 0;
+    uint32_t meanVarTailSize = 0;
+    uint32_t meanVarTailPos = 0;
+    uint32_t arCurLength = 0;
+    uint32_t aCurLength = 0;
+    float rValueBack = 0;
+};
+namespace AscendC {
+namespace tiling {
+using ::LayerNormTiling;
+using ::LayerNormSeparateTiling;
+} // namespace tiling
+} // namespace AscendC
+
 // SoftMax's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-Tiling使用说明.md: the
 // struct as that page lists it, in its order). The host's SoftMaxTilingFunc (tiling/twin_adv_tiling.h) fills
 // it; the kernel's SoftMax (twin/adv.h) reads srcM and srcK when its SoftMaxShapeInfo is left empty. Host

@@ -84,6 +84,82 @@ inline bool GetDeepNormTilingInfo(const ge::Shape &srcShape, const ge::Shape &or
     tiling.lastDimValueBack = 1.0f / (float)oh;
     return true;
 }
+// LayerNorm (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/LayerNorm-Tiling.md). The variance form takes
+// srcShape {B, S, storageH, originH}, the rstd form {A, R}. The scratch bounds are one tile of the input,
+// as above; the tilings describe one pass over the whole input (one round, no tail), with the stack buffer
+// as the scratch and 1 / H (1 / R) as the value the mean divides by. The page documents no failure.
+inline void GetLayerNormMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                      uint32_t &maxValue, uint32_t &minValue) {
+    (void)isReuseSource;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+}
+inline void GetLayerNormMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                      const bool isComputeRstd, const bool isOnlyOutput, uint32_t &maxValue,
+                                      uint32_t &minValue) {
+    (void)isComputeRstd; (void)isOnlyOutput;
+    GetLayerNormMaxMinTmpSize(srcShape, typeSize, isReuseSource, maxValue, minValue);
+}
+inline void GetLayerNormNDTilingInfo(const ge::Shape &srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                     const bool isReuseSource, ::LayerNormTiling &tiling) {
+    (void)typeSize; (void)isReuseSource;
+    auto dim = [&](size_t i) { return i < srcShape.GetDimNum() ? (uint32_t)srcShape.GetDim(i) : 0u; };
+    tiling = ::LayerNormTiling{};
+    tiling.bLength = dim(0);
+    tiling.sLength = dim(1);
+    tiling.hLength = dim(2);
+    tiling.originalHLength = srcShape.GetDimNum() > 3 ? dim(3) : dim(2);
+    tiling.inputXSize = tiling.bLength * tiling.sLength * tiling.hLength;
+    tiling.meanVarSize = tiling.bLength * tiling.sLength;
+    tiling.tmpBufSize = stackBufferSize;
+    tiling.loopRound = 1;
+    tiling.inputRoundSize = tiling.inputXSize;
+    tiling.meanVarRoundSize = tiling.meanVarSize;
+    tiling.bshCurLength = tiling.inputXSize;
+    tiling.bsCurLength = tiling.meanVarSize;
+    tiling.lastDimValueBack = tiling.originalHLength ? 1.0f / (float)tiling.originalHLength : 0.0f;
+}
+inline void GetLayerNormNDTillingInfo(const ge::Shape &srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                      const bool isReuseSource, ::LayerNormTiling &tilling) {
+    GetLayerNormNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, tilling);
+}
+inline void GetLayerNormNDTilingInfo(const ge::Shape &srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                     const bool isReuseSource, const bool isComputeRstd,
+                                     ::LayerNormSeparateTiling &tiling) {
+    (void)typeSize; (void)isReuseSource; (void)isComputeRstd;
+    auto dim = [&](size_t i) { return i < srcShape.GetDimNum() ? (uint32_t)srcShape.GetDim(i) : 0u; };
+    tiling = ::LayerNormSeparateTiling{};
+    tiling.aLength = dim(0);
+    tiling.rLength = dim(1);
+    tiling.inputXSize = tiling.aLength * tiling.rLength;
+    tiling.meanVarSize = tiling.aLength;
+    tiling.tmpBufSize = stackBufferSize;
+    tiling.loopRound = 1;
+    tiling.inputRoundSize = tiling.inputXSize;
+    tiling.meanVarRoundSize = tiling.meanVarSize;
+    tiling.arCurLength = tiling.inputXSize;
+    tiling.aCurLength = tiling.aLength;
+    tiling.rValueBack = tiling.rLength ? 1.0f / (float)tiling.rLength : 0.0f;
+}
+// The scratch bounds of the Welford pair and Normalize (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/
+// WelfordUpdate-Tiling.md, WelfordFinalize-Tiling.md, Normalize-Tiling.md: ops-nn's ada_layer_norm sums them
+// for rows longer than it normalises in one go): one tile of the input at the larger element size.
+inline void GetWelfordUpdateMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSizeT, const uint32_t typeSizeU,
+                                          const bool isReuseSource, const bool isInplace, uint32_t &maxValue,
+                                          uint32_t &minValue) {
+    (void)isReuseSource; (void)isInplace;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSizeT > typeSizeU ? typeSizeT : typeSizeU);
+}
+inline void GetWelfordFinalizeMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                            uint32_t &maxValue, uint32_t &minValue) {
+    (void)isReuseSource;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+}
+inline void GetNormalizeMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSizeU, const uint32_t typeSizeT,
+                                      const bool isReuseSource, const bool isComputeRstd, const bool isOnlyOutput,
+                                      uint32_t &maxValue, uint32_t &minValue) {
+    (void)isReuseSource; (void)isComputeRstd; (void)isOnlyOutput;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSizeT > typeSizeU ? typeSizeT : typeSizeU);
+}
 // SoftMax / SimpleSoftMax (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftMax-SimpleSoftMax-Tiling.md):
 // the scratch bounds (one tile of the input, as above) and SoftMaxTilingFunc. srcShape's last axis is k, the
 // product of the others m (1 for a one-axis shape, 0 for no axis). The twin's SoftMax reads srcM and srcK;
