@@ -743,7 +743,8 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
     // `include-as` mount, the mount's (ops-nn's add_rms_norm.h, shown as `add_rms_norm/` inside
     // inplace_add_rms_norm, includes `../rms_norm/rms_norm_base.h`: one more sibling, found from there).
     let shown_in = |f: &Path| f.parent().unwrap_or(root).to_path_buf();
-    let mut queue: Vec<(PathBuf, PathBuf)> = sources.iter().map(|f| (f.clone(), shown_in(f))).collect();
+    let mut queue: Vec<(PathBuf, PathBuf)> =
+        sources.iter().map(|f| (f.clone(), shown_in(f))).collect();
     while let Some((file, shown)) = queue.pop() {
         if seen.len() > 2000 || !seen.insert(file.clone()) {
             continue;
@@ -961,7 +962,10 @@ mod tests {
         assert_eq!(
             include_as,
             [
-                ("add_rms_norm".to_string(), "../add_rms_norm/op_kernel".to_string()),
+                (
+                    "add_rms_norm".to_string(),
+                    "../add_rms_norm/op_kernel".to_string()
+                ),
                 ("rms_norm".to_string(), "../rms_norm/op_kernel".to_string())
             ]
         );

@@ -1277,6 +1277,11 @@ fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
             .find_map(|(_, text)| find_entry(text, &op.name))?;
         Some((op.kernel.first()?, entry))
     });
+    // One parameter more than a launch passes: the output-shape buffer (protocol::launch_args).
+    let passed = op.inputs.len() + op.absent.len() + op.outputs.len() + 2;
+    let shape_out = found
+        .as_ref()
+        .is_some_and(|(_, e)| e.params.len() == passed + 1);
     match found {
         Some((unit, e)) if e.linkage == Linkage::Template => {
             let key_header = tiling_key_header(op, unit, files).map(|h| format!("src/{h}"));
@@ -1288,9 +1293,9 @@ fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
             )
         }
         Some((unit, e)) if e.linkage == Linkage::Cpp => {
-            protocol::included_launch_shim(op, &format!("src/{unit}"), &e.qualified)
+            protocol::included_launch_shim(op, &format!("src/{unit}"), &e.qualified, shape_out)
         }
-        _ => protocol::launch_shim(op),
+        _ => protocol::launch_shim(op, shape_out),
     }
 }
 

@@ -430,7 +430,10 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         .unwrap();
         op.host = vec!["op_host/arch22/my_tiling.cpp".into()];
         let h = kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).unwrap();
-        assert!(h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"), "{h}");
+        assert!(
+            h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"),
+            "{h}"
+        );
     }
 
     /// ops-math's is_neg_inf keeps its tiling header in op_kernel/ and includes it only from the

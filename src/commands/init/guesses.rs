@@ -693,9 +693,15 @@ pub(super) fn strided_view_operands(
     let what = if n >= 2 {
         sizes.swap(n - 2, n - 1);
         strides.swap(n - 2, n - 1);
-        ["the main input's shape with its last two axes swapped", "the main input's strides with its last two axes swapped"]
+        [
+            "the main input's shape with its last two axes swapped",
+            "the main input's strides with its last two axes swapped",
+        ]
     } else {
-        ["the main input's shape", "the main input's contiguous strides"]
+        [
+            "the main input's shape",
+            "the main input's contiguous strides",
+        ]
     };
     for (k, v, what) in [(size, sizes, what[0]), (stride, strides, what[1])] {
         let t = &mut inputs[k];

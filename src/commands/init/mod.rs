@@ -2350,7 +2350,11 @@ mod tests {
         let ops = one_op(
             dir.path(),
             "Other",
-            &[("x", "DT_FLOAT"), ("size", "DT_INT32"), ("stride", "DT_FLOAT")],
+            &[
+                ("x", "DT_FLOAT"),
+                ("size", "DT_INT32"),
+                ("stride", "DT_FLOAT"),
+            ],
             "",
         );
         assert_eq!(tensors_of(&ops).0[1].values, None);

@@ -24,6 +24,14 @@
 
 extern "C" void twin_launch(uint8_t **args);
 
+// The output-shape buffer: a GM allocation the launch shim passes after the outputs to a kernel that
+// takes one parameter more than inputs, outputs, workspace and tiling (an op whose OpDef marks an output
+// OutputShapeDependOnCompute writes the output's real shape there: ops-math's masked_select_v3 writes
+// the rank and the element count as uint64). 1 KiB: room for 16 outputs of up to 7 axes, each a rank
+// and its dims as uint64. Allocated before the launch (blocks may run on several threads).
+static uint8_t *shape_out_buf = nullptr;
+extern "C" uint8_t *twin_shape_out_buffer() { return shape_out_buf; }
+
 namespace {
 
 struct Tensor {
@@ -202,6 +210,7 @@ int main(int argc, char **argv) {
         }
         args.push_back(t.is_list ? list_args(t, false) : t.buf);
     }
+    shape_out_buf = gm_alloc(1024, "output shapes");
     args.push_back(gm_alloc(ws_bytes, "workspace"));
     std::vector<uint8_t> tiling_bytes;
     if (!tiling_path.empty()) {
