@@ -452,6 +452,14 @@ pub(super) fn is_index_name(name: &str) -> bool {
 /// (scatter_add_with_sorted_tiling.cpp, the rank check after the dtype checks).
 pub(super) const UPDATES: &[&str] = &["updates", "value", "values", "src"];
 
+/// The value init writes for an Int attr that has no default (`attr_value`); the index guesses below
+/// take a `dim` / `axis` so written as the axis they index.
+pub(super) const REQUIRED_INT_ATTR: i64 = 1;
+
+/// The length of the 1-D index of an `Index*` op (torch's index_fill, index_select, index_copy: one
+/// position per slice along `dim`), within the axis.
+pub(super) const INDEX_LIST_LEN: u64 = 64;
+
 /// Gives an integer index operand (INDICES) data within the axis it indexes, [0, size): along the
 /// `dim` / `axis` attr's default, else the first axis. Generated over the integer default
 /// [-100, 100) such an index reads and writes out of bounds (gather_elements_v3 and
@@ -477,9 +485,13 @@ pub(super) fn index_operands(
         .filter(|a| a.name.eq_ignore_ascii_case("dim") || a.name.eq_ignore_ascii_case("axis"))
         .find_map(|a| match a.default {
             Some(opdef::AttrDefault::Int(d)) => Some(d),
+            None if a.kind == opdef::AttrKind::Int => Some(REQUIRED_INT_ATTR),
             _ => None,
         })
         .unwrap_or(0);
+    // torch's index_fill / index_select / index_copy take a 1-D index, one position per slice along
+    // `dim` (ops-nn's index_fill with the main shape's index filled 786 432 columns, 48 rows each).
+    let index_list = def.op_type.starts_with("Index") && !rows;
     let rank = main.len() as i64;
     let axis = if rows {
         0
@@ -512,6 +524,9 @@ pub(super) fn index_operands(
         if rows && !shapes.contains_key(&t.name) {
             t.shape = vec![main[0]];
         }
+        if index_list && !shapes.contains_key(&t.name) {
+            t.shape = vec![INDEX_LIST_LEN.min(size)];
+        }
         // A sorted index (`sorted_*`): its data must be ascending, which generated data is not;
         // pinned to an ascending run over [0, size), a few rows repeated.
         let count: u64 = t.shape.iter().product();
@@ -534,6 +549,8 @@ pub(super) fn index_operands(
             t.name,
             if rows {
                 ", one per row of `updates`"
+            } else if index_list {
+                ", a 1-D list as an Index* op takes"
             } else {
                 ""
             }

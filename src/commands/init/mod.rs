@@ -1403,8 +1403,9 @@ fn attr_value(a: &opdef::AttrDef) -> (Option<String>, Option<String>) {
             ),
         };
     }
+    let required_int = guesses::REQUIRED_INT_ATTR.to_string();
     let v = match a.kind {
-        K::Int => "1",
+        K::Int => required_int.as_str(),
         K::Float => "1.0",
         K::Bool => "false",
         K::ListInt => "[1]",
@@ -2102,6 +2103,38 @@ mod tests {
         // A float `index` is no position.
         let ins = tensors(def(&[("x", "DT_FLOAT"), ("index", "DT_FLOAT")], ""));
         assert_eq!(ins[1].range, None);
+    }
+
+    /// Found in a fresh sample (ops-nn's index_fill): a required `dim` with no default is written as
+    /// 1, so its index holds positions along axis 1, not 0; and an `Index*` op's index is a 1-D list
+    /// (torch's index_fill / index_select), not the main shape.
+    #[test]
+    fn an_index_ops_index_is_a_list_along_the_dim_init_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "IndexFill",
+            &[
+                ("x", "DT_FLOAT16"),
+                ("indices", "DT_INT32"),
+                ("value", "DT_FLOAT16"),
+            ],
+            "  this->Attr(\"dim\").AttrType(REQUIRED).Int();\n",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [guesses::INDEX_LIST_LEN]);
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 16384.0]"));
+        // Another op type keeps the main shape, along the same written dim.
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "GatherAlong",
+            &[("x", "DT_FLOAT16"), ("indices", "DT_INT32")],
+            "  this->Attr(\"dim\").AttrType(REQUIRED).Int();\n",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].shape, [48, 16384]);
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 16384.0]"));
     }
 
     /// Found in the new-user run (ops-math sort_v2: numpy saw 2.5e-44, an index's bits, in `y`):
