@@ -485,7 +485,10 @@ pub(super) fn index_operands(
         .filter(|a| a.name.eq_ignore_ascii_case("dim") || a.name.eq_ignore_ascii_case("axis"))
         .find_map(|a| match a.default {
             Some(opdef::AttrDefault::Int(d)) => Some(d),
-            None if a.kind == opdef::AttrKind::Int => Some(REQUIRED_INT_ATTR),
+            // Within the main input's rank only: a 1-D input keeps axis 0, as before.
+            None if a.kind == opdef::AttrKind::Int && REQUIRED_INT_ATTR < main.len() as i64 => {
+                Some(REQUIRED_INT_ATTR)
+            }
             _ => None,
         })
         .unwrap_or(0);

@@ -2135,6 +2135,17 @@ mod tests {
         let (ins, _) = tensors_of(&ops);
         assert_eq!(ins[1].shape, [48, 16384]);
         assert_eq!(ins[1].range.as_deref(), Some("[0.0, 16384.0]"));
+        // A 1-D main input has no axis 1: its index stays along axis 0.
+        let ops = project::discover(dir.path()).unwrap();
+        let shapes = BTreeMap::from([("x".to_string(), vec![100u64])]);
+        let (ins, _) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &shapes,
+            None,
+            false,
+        );
+        assert_eq!(ins[1].range.as_deref(), Some("[0.0, 100.0]"));
     }
 
     /// Found in the new-user run (ops-math sort_v2: numpy saw 2.5e-44, an index's bits, in `y`):
