@@ -56,37 +56,42 @@ using ::TCubeTiling;
 } // namespace tiling
 } // namespace AscendC
 
+// The fields DeepNorm's and LayerNorm's [B, S, H] tilings share (both pages list the same ones, in this
+// order).
+#define TWIN_BSH_NORM_TILING_FIELDS \
+    uint32_t bLength = 0; \
+    uint32_t sLength = 0; \
+    uint32_t hLength = 0; \
+    uint32_t originalHLength = 0; \
+    uint32_t inputXSize = 0; \
+    uint32_t meanVarSize = 0; \
+    uint32_t numberOfTmpBuf = 0; \
+    uint32_t meanTmpTensorPos = 0; \
+    uint32_t meanTmpTensorSize = 0; \
+    uint32_t varianceTmpTensorPos = 0; \
+    uint32_t varianceTmpTensorSize = 0; \
+    uint32_t tmpBufSize = 0; \
+    uint32_t oneTmpSize = 0; \
+    uint32_t firstTmpStartPos = 0; \
+    uint32_t secondTmpStartPos = 0; \
+    uint32_t thirdTmpStartPos = 0; \
+    uint32_t loopRound = 0; \
+    uint32_t inputRoundSize = 0; \
+    uint32_t inputTailSize = 0; \
+    uint32_t inputTailPos = 0; \
+    uint32_t meanVarRoundSize = 0; \
+    uint32_t meanVarTailSize = 0; \
+    uint32_t meanVarTailPos = 0; \
+    uint32_t bshCurLength = 0; \
+    uint32_t bsCurLength = 0; \
+    float lastDimValueBack = 0;
+
 // DeepNorm's tiling (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/DeepNorm-Tiling.md: the struct as that
 // page lists it, in its order). The host's GetDeepNormTilingInfo (tiling/twin_adv_tiling.h) fills it and
 // the kernel's DeepNorm (twin/adv.h) reads bLength, sLength, hLength and originalHLength; the other fields
 // are filled for a kernel that reads them and describe one pass over the whole [B, S, H] input.
 struct DeepNormTiling {
-    uint32_t bLength = 0;
-    uint32_t sLength = 0;
-    uint32_t hLength = 0;
-    uint32_t originalHLength = 0;
-    uint32_t inputXSize = 0;
-    uint32_t meanVarSize = 0;
-    uint32_t numberOfTmpBuf = 0;
-    uint32_t meanTmpTensorPos = 0;
-    uint32_t meanTmpTensorSize = 0;
-    uint32_t varianceTmpTensorPos = 0;
-    uint32_t varianceTmpTensorSize = 0;
-    uint32_t tmpBufSize = 0;
-    uint32_t oneTmpSize = 0;
-    uint32_t firstTmpStartPos = 0;
-    uint32_t secondTmpStartPos = 0;
-    uint32_t thirdTmpStartPos = 0;
-    uint32_t loopRound = 0;
-    uint32_t inputRoundSize = 0;
-    uint32_t inputTailSize = 0;
-    uint32_t inputTailPos = 0;
-    uint32_t meanVarRoundSize = 0;
-    uint32_t meanVarTailSize = 0;
-    uint32_t meanVarTailPos = 0;
-    uint32_t bshCurLength = 0;
-    uint32_t bsCurLength = 0;
-    float lastDimValueBack = 0;
+    TWIN_BSH_NORM_TILING_FIELDS
 };
 // `.asc` programs name it AscendC::tiling::DeepNormTiling (the page's second GetDeepNormTilingInfo).
 namespace AscendC {
@@ -102,32 +107,7 @@ using ::DeepNormTiling;
 // (ops-nn calls it from arch35 kernels, which the twin does not build); host tiling data holds the structs
 // with TILING_DATA_FIELD_DEF_STRUCT(LayerNormSeparateTiling, ...) (ops-nn's ada_layer_norm), so they are here.
 struct LayerNormTiling {
-    uint32_t bLength = 0;
-    uint32_t sLength = 0;
-    uint32_t hLength = 0;
-    uint32_t originalHLength = 0;
-    uint32_t inputXSize = 0;
-    uint32_t meanVarSize = 0;
-    uint32_t numberOfTmpBuf = 0;
-    uint32_t meanTmpTensorPos = 0;
-    uint32_t meanTmpTensorSize = 0;
-    uint32_t varianceTmpTensorPos = 0;
-    uint32_t varianceTmpTensorSize = 0;
-    uint32_t tmpBufSize = 0;
-    uint32_t oneTmpSize = 0;
-    uint32_t firstTmpStartPos = 0;
-    uint32_t secondTmpStartPos = 0;
-    uint32_t thirdTmpStartPos = 0;
-    uint32_t loopRound = 0;
-    uint32_t inputRoundSize = 0;
-    uint32_t inputTailSize = 0;
-    uint32_t inputTailPos = 0;
-    uint32_t meanVarRoundSize = 0;
-    uint32_t meanVarTailSize = 0;
-    uint32_t meanVarTailPos = 0;
-    uint32_t bshCurLength = 0;
-    uint32_t bsCurLength = 0;
-    float lastDimValueBack = 0;
+    TWIN_BSH_NORM_TILING_FIELDS
 };
 struct LayerNormSeparateTiling {
     uint32_t aLength = 0;

@@ -46,6 +46,26 @@ inline void GetAscendDequantMaxMinTmpSize(const ge::Shape &srcShape, const uint3
     maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
 }
 
+// A DeepNorm / LayerNorm [B, S, H] tiling (TWIN_BSH_NORM_TILING_FIELDS) for one pass over the whole input:
+// one round, no tail, the stack buffer as the scratch, and 1 / originH as the value the mean divides by.
+template <class Tiling>
+inline Tiling TwinBshNormTiling(uint32_t b, uint32_t s, uint32_t h, uint32_t oh, uint32_t stackBufferSize) {
+    Tiling t{};
+    t.bLength = b;
+    t.sLength = s;
+    t.hLength = h;
+    t.originalHLength = oh;
+    t.inputXSize = b * s * h;
+    t.meanVarSize = b * s;
+    t.tmpBufSize = stackBufferSize;
+    t.loopRound = 1;
+    t.inputRoundSize = t.inputXSize;
+    t.meanVarRoundSize = t.meanVarSize;
+    t.bshCurLength = t.inputXSize;
+    t.bsCurLength = t.meanVarSize;
+    t.lastDimValueBack = oh ? 1.0f / (float)oh : 0.0f;
+    return t;
+}
 // asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/DeepNorm-Tiling.md. srcShape is [B, S, H] (H 32-byte
 // aligned), originSrcShape [B, S, originH] with 0 < originH <= H (== H when isBasicBlock). False for any
 // other shape, as the page's "获取失败".
@@ -68,26 +88,14 @@ inline bool GetDeepNormTilingInfo(const ge::Shape &srcShape, const ge::Shape &or
     const int64_t b = srcShape.GetDim(0), s = srcShape.GetDim(1), h = srcShape.GetDim(2), oh = originSrcShape.GetDim(2);
     if (originSrcShape.GetDim(0) != b || originSrcShape.GetDim(1) != s || oh <= 0 || oh > h) return false;
     if (isBasicBlock && (oh != h || h % 64 != 0 || h > 2040 || (b * s) % 8 != 0)) return false;
-    tiling = ::DeepNormTiling{};
-    tiling.bLength = (uint32_t)b;
-    tiling.sLength = (uint32_t)s;
-    tiling.hLength = (uint32_t)h;
-    tiling.originalHLength = (uint32_t)oh;
-    tiling.inputXSize = (uint32_t)(b * s * h);
-    tiling.meanVarSize = (uint32_t)(b * s);
-    tiling.tmpBufSize = stackBufferSize;
-    tiling.loopRound = 1;
-    tiling.inputRoundSize = tiling.inputXSize;
-    tiling.meanVarRoundSize = tiling.meanVarSize;
-    tiling.bshCurLength = tiling.inputXSize;
-    tiling.bsCurLength = tiling.meanVarSize;
-    tiling.lastDimValueBack = 1.0f / (float)oh;
+    tiling = TwinBshNormTiling<::DeepNormTiling>((uint32_t)b, (uint32_t)s, (uint32_t)h, (uint32_t)oh, stackBufferSize);
     return true;
 }
 // LayerNorm (asc-devkit docs/zh/api/SIMD-API/高阶API/归一化操作/LayerNorm-Tiling.md). The variance form takes
-// srcShape {B, S, storageH, originH}, the rstd form {A, R}. The scratch bounds are one tile of the input,
-// as above; the tilings describe one pass over the whole input (one round, no tail), with the stack buffer
-// as the scratch and 1 / H (1 / R) as the value the mean divides by. The page documents no failure.
+// srcShape {B, S, storageH, originH} (TwinBshNormTiling), the rstd form {A, R}. The scratch bounds are one
+// tile of the input, as above; the tilings describe one pass over the whole input (one round, no tail),
+// with the stack buffer as the scratch and 1 / H (1 / R) as the value the mean divides by. The page
+// documents no failure.
 inline void GetLayerNormMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
                                       uint32_t &maxValue, uint32_t &minValue) {
     (void)isReuseSource;
@@ -103,20 +111,8 @@ inline void GetLayerNormNDTilingInfo(const ge::Shape &srcShape, const uint32_t s
                                      const bool isReuseSource, ::LayerNormTiling &tiling) {
     (void)typeSize; (void)isReuseSource;
     auto dim = [&](size_t i) { return i < srcShape.GetDimNum() ? (uint32_t)srcShape.GetDim(i) : 0u; };
-    tiling = ::LayerNormTiling{};
-    tiling.bLength = dim(0);
-    tiling.sLength = dim(1);
-    tiling.hLength = dim(2);
-    tiling.originalHLength = srcShape.GetDimNum() > 3 ? dim(3) : dim(2);
-    tiling.inputXSize = tiling.bLength * tiling.sLength * tiling.hLength;
-    tiling.meanVarSize = tiling.bLength * tiling.sLength;
-    tiling.tmpBufSize = stackBufferSize;
-    tiling.loopRound = 1;
-    tiling.inputRoundSize = tiling.inputXSize;
-    tiling.meanVarRoundSize = tiling.meanVarSize;
-    tiling.bshCurLength = tiling.inputXSize;
-    tiling.bsCurLength = tiling.meanVarSize;
-    tiling.lastDimValueBack = tiling.originalHLength ? 1.0f / (float)tiling.originalHLength : 0.0f;
+    tiling = TwinBshNormTiling<::LayerNormTiling>(dim(0), dim(1), dim(2), srcShape.GetDimNum() > 3 ? dim(3) : dim(2),
+                                                  stackBufferSize);
 }
 inline void GetLayerNormNDTillingInfo(const ge::Shape &srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
                                       const bool isReuseSource, ::LayerNormTiling &tilling) {
