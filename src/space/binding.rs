@@ -185,16 +185,12 @@ pub fn enclosing_function(node: Node, text: &str) -> Option<String> {
     let mut n = node.parent();
     while let Some(p) = n {
         if p.kind() == "function_definition" {
+            // through pointer / reference declarators to the function declarator, then its name
             let mut d = p.child_by_field_name("declarator")?;
-            // through pointer / reference declarators to the function declarator's own name
-            while let Some(inner) = d.child_by_field_name("declarator") {
-                if d.kind() == "function_declarator" {
-                    d = inner;
-                    break;
-                }
-                d = inner;
+            while d.kind() != "function_declarator" {
+                d = d.child_by_field_name("declarator")?;
             }
-            let name = text_of(d, text);
+            let name = text_of(d.child_by_field_name("declarator")?, text);
             return Some(name.rsplit("::").next().unwrap_or(name).trim().to_string());
         }
         n = p.parent();
@@ -568,10 +564,6 @@ mod tests {
         assert!(find_site(&addr, "h.cpp", &bind).is_err());
     }
 
-    /// Many tilings keep the UB size in their class or compile info (`this->ubSize_`,
-    /// `compileInfo->ubSize`; about a fifth of ops-math / ops-nn's UB queries): the member is the
-    /// variable, and the statement it owns divides the member (add_rms_norm_dynamic_quant_v2 had no
-    /// UB tunable for it).
     /// `ub-parts-in` picks one of the queries filling a variable of that name, by the function it sits
     /// in (a method defined out of its class is named without its class); without it they are ambiguous.
     #[test]
@@ -595,6 +587,10 @@ mod tests {
         );
     }
 
+    /// Many tilings keep the UB size in their class or compile info (`this->ubSize_`,
+    /// `compileInfo->ubSize`; about a fifth of ops-math / ops-nn's UB queries): the member is the
+    /// variable, and the statement it owns divides the member (add_rms_norm_dynamic_quant_v2 had no
+    /// UB tunable for it).
     #[test]
     fn ub_parts_of_a_query_into_a_member_divides_the_member() {
         let src = "void T::Get(P& p) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, this->ubSize_);\n    use(this->ubSize_);\n}\n";

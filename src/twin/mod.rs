@@ -1277,11 +1277,11 @@ fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
             .find_map(|(_, text)| find_entry(text, &op.name))?;
         Some((op.kernel.first()?, entry))
     });
-    // One parameter more than a launch passes: the output-shape buffer (protocol::launch_args).
-    let passed = op.inputs.len() + op.absent.len() + op.outputs.len() + 2;
+    // One parameter more than a launch passes: the output-shape buffer (protocol::launch_args). A
+    // template entry (TWIN_TPL_LAUNCH) does not get one yet.
     let shape_out = found
         .as_ref()
-        .is_some_and(|(_, e)| e.params.len() == passed + 1);
+        .is_some_and(|(_, e)| e.params.len() == protocol::launch_arg_count(op) + 1);
     match found {
         Some((unit, e)) if e.linkage == Linkage::Template => {
             let key_header = tiling_key_header(op, unit, files).map(|h| format!("src/{h}"));

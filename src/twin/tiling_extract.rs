@@ -181,9 +181,10 @@ fn reach_as_built(
     built: &BTreeMap<String, String>,
 ) -> Vec<(PathBuf, String)> {
     let croot = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    // The build puts the units' folders and the root on the include path too (`twin::build_side`):
+    // The build puts the folder of every file of the side and the root on the include path
+    // (`twin::build_side`); each unit's folder and those above it, up to the root, stand for them here:
     // ops-nn's apply_adam_w_quant includes `apply_adam_w_quant_tiling_def.h` of `op_host/` from
-    // `op_host/arch22/`. Each unit's folder and those above it, up to the root.
+    // `op_host/arch22/`.
     let mut unit_dirs: Vec<PathBuf> = vec![];
     for u in units {
         let mut d = Path::new(u).parent();

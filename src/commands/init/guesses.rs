@@ -493,7 +493,7 @@ pub(super) fn index_operands(
         })
         .unwrap_or(0);
     // torch's index_fill / index_select / index_copy take a 1-D index, one position per slice along
-    // `dim` (ops-nn's index_fill with the main shape's index filled 786 432 columns, 48 rows each).
+    // `dim` (init gave ops-nn's index_fill an index of the main shape, [48, 16384]).
     let index_list = def.op_type.starts_with("Index") && !rows;
     let rank = main.len() as i64;
     let axis = if rows {
@@ -624,6 +624,28 @@ pub(super) fn class_label_operands(
     }
 }
 
+/// The position of the integer operand named (case-insensitively) one of `names` whose shape no
+/// `--shape` gave.
+fn integer_operand(
+    names: &[&str],
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &[Tensor],
+) -> Option<usize> {
+    inputs.iter().position(|t| {
+        names.contains(&t.name.to_ascii_lowercase().as_str())
+            && !t.dtype.is_float()
+            && !shapes.contains_key(&t.name)
+    })
+}
+
+/// `values` as a manifest writes them: `[a, b, c]`.
+fn value_list(v: &[u64]) -> String {
+    format!(
+        "[{}]",
+        v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+    )
+}
+
 /// Names of a slice's start offsets and lengths (integer operands, one per axis of the main input).
 pub(super) const SLICE_BEGINS: &[&str] = &["begin", "begins", "offsets"];
 pub(super) const SLICE_SIZES: &[&str] = &["size", "sizes"];
@@ -637,31 +659,21 @@ pub(super) fn slice_operands(
     shapes: &BTreeMap<String, Vec<u64>>,
     inputs: &mut [Tensor],
 ) {
-    let pos = |names: &[&str], inputs: &[Tensor]| {
-        inputs.iter().position(|t| {
-            names.contains(&t.name.to_ascii_lowercase().as_str())
-                && !t.dtype.is_float()
-                && !shapes.contains_key(&t.name)
-        })
-    };
-    let (Some(b), Some(s)) = (pos(SLICE_BEGINS, inputs), pos(SLICE_SIZES, inputs)) else {
+    let (Some(b), Some(s)) = (
+        integer_operand(SLICE_BEGINS, shapes, inputs),
+        integer_operand(SLICE_SIZES, shapes, inputs),
+    ) else {
         return;
     };
     if main.is_empty() || main.contains(&0) {
         return;
     }
-    let join = |v: Vec<u64>| {
-        format!(
-            "[{}]",
-            v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
-        )
-    };
     let begins: Vec<u64> = main.iter().map(|&d| d / 4).collect();
     let sizes: Vec<u64> = main.iter().map(|&d| (d / 2).max(1)).collect();
     for (k, v, what) in [(b, begins, "start"), (s, sizes, "length")] {
         let t = &mut inputs[k];
         t.shape = vec![main.len() as u64];
-        t.values = Some(join(v));
+        t.values = Some(value_list(&v));
         t.range = None;
         t.guess = Some(format!(
             "guess: `{}` holds the slice's {what} on each of the {} axes: a window a quarter in and half as long; pin the slice you tune for",
@@ -678,32 +690,26 @@ pub(super) const VIEW_OFFSETS: &[&str] = &["storage_offset", "offset"];
 /// A strided view (integer `size` and `stride` beside the main input, an optional `storage_offset`:
 /// ops-math as_strided): `size` and `stride` pinned to the main input's shape and contiguous strides
 /// with the last two axes swapped, and the offset to 0: the whole input seen transposed, a view that
-/// gathers (an identity view would make the op a copy, and the check could not tell it from one). As 0-D value-dependent operands with random data the tiling refused them
-/// ("storage_offset must be non-negative", as_strided_tiling.cpp) and a random view reads anywhere.
+/// gathers (an identity view would make the op a copy, and the check could not tell it from one).
+/// As 0-D value-dependent operands with random data the tiling refused them ("storage_offset must be
+/// non-negative", as_strided_tiling.cpp) and a random view reads anywhere.
 pub(super) fn strided_view_operands(
     main: &[u64],
     shapes: &BTreeMap<String, Vec<u64>>,
     inputs: &mut [Tensor],
-) -> bool {
-    let pos = |names: &[&str], inputs: &[Tensor]| {
-        inputs.iter().position(|t| {
-            names.contains(&t.name.to_ascii_lowercase().as_str())
-                && !t.dtype.is_float()
-                && !shapes.contains_key(&t.name)
-        })
+) {
+    let (Some(size), Some(stride)) = (
+        integer_operand(SLICE_SIZES, shapes, inputs),
+        integer_operand(VIEW_STRIDES, shapes, inputs),
+    ) else {
+        return;
     };
-    let (Some(size), Some(stride)) = (pos(SLICE_SIZES, inputs), pos(VIEW_STRIDES, inputs)) else {
-        return false;
-    };
-    if main.is_empty() || main.contains(&0) || pos(SLICE_BEGINS, inputs).is_some() {
-        return false;
+    if main.is_empty()
+        || main.contains(&0)
+        || integer_operand(SLICE_BEGINS, shapes, inputs).is_some()
+    {
+        return;
     }
-    let join = |v: &[u64]| {
-        format!(
-            "[{}]",
-            v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
-        )
-    };
     let mut strides = vec![1u64; main.len()];
     for i in (0..main.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1] * main[i + 1];
@@ -726,14 +732,14 @@ pub(super) fn strided_view_operands(
     for (k, v, what) in [(size, sizes, what[0]), (stride, strides, what[1])] {
         let t = &mut inputs[k];
         t.shape = vec![main.len() as u64];
-        t.values = Some(join(&v));
+        t.values = Some(value_list(&v));
         t.range = None;
         t.guess = Some(format!(
             "guess: `{}` of a strided view: {what} (a transposing view of the whole input); pin the view you tune for",
             t.name
         ));
     }
-    if let Some(k) = pos(VIEW_OFFSETS, inputs) {
+    if let Some(k) = integer_operand(VIEW_OFFSETS, shapes, inputs) {
         let t = &mut inputs[k];
         if t.shape.iter().product::<u64>() != 1 {
             t.shape = vec![];
@@ -745,7 +751,6 @@ pub(super) fn strided_view_operands(
             t.name
         ));
     }
-    true
 }
 
 /// Integer operands holding pad widths (ops-math circular_pad, pad_v3, mirror_pad).

@@ -1403,9 +1403,8 @@ fn attr_value(a: &opdef::AttrDef) -> (Option<String>, Option<String>) {
             ),
         };
     }
-    let required_int = guesses::REQUIRED_INT_ATTR.to_string();
     let v = match a.kind {
-        K::Int => required_int.as_str(),
+        K::Int => &guesses::REQUIRED_INT_ATTR.to_string(),
         K::Float => "1.0",
         K::Bool => "false",
         K::ListInt => "[1]",

@@ -326,29 +326,25 @@ template <class T> inline std::string ToString(const std::vector<T> &v) {
 // input has no data there (not data-dependent, or absent), as on the device, where such an input's
 // GetInputTensor data is nullptr (basicdataapi atlasopapi_07_00225). int32 and int64 data are read;
 // any other dtype gives false.
+// The tensor's data read as T, each element widened to int64_t; false when it has none.
+template <class T> inline bool TwinTensorInts(const gert::Tensor *tensor, std::vector<int64_t> &out) {
+    out.clear();
+    const T *data = tensor == nullptr ? nullptr : tensor->GetData<T>();
+    if (data == nullptr) return false;
+    for (int64_t i = 0; i < tensor->GetShapeSize(); i++) out.push_back(static_cast<int64_t>(data[i]));
+    return true;
+}
 template <class T> inline void GetValueToShape(const gert::Tensor *tensor, gert::Shape &shape) {
+    std::vector<int64_t> values;
+    TwinTensorInts<T>(tensor, values);
     shape.SetDimNum(0);
-    if (tensor == nullptr) return;
-    const T *data = tensor->GetData<T>();
-    if (data == nullptr) return;
-    for (int64_t i = 0; i < tensor->GetShapeSize(); i++) shape.AppendDim(static_cast<int64_t>(data[i]));
+    for (int64_t v : values) shape.AppendDim(v);
 }
 inline bool TwinConstInts(const gert::Tensor *tensor, std::vector<int64_t> &out) {
     out.clear();
     if (tensor == nullptr) return false;
-    int64_t n = tensor->GetShapeSize();
-    if (tensor->GetDataType() == ge::DT_INT32) {
-        const int32_t *d = tensor->GetData<int32_t>();
-        if (d == nullptr) return false;
-        for (int64_t i = 0; i < n; i++) out.push_back(d[i]);
-        return true;
-    }
-    if (tensor->GetDataType() == ge::DT_INT64) {
-        const int64_t *d = tensor->GetData<int64_t>();
-        if (d == nullptr) return false;
-        for (int64_t i = 0; i < n; i++) out.push_back(d[i]);
-        return true;
-    }
+    if (tensor->GetDataType() == ge::DT_INT32) return TwinTensorInts<int32_t>(tensor, out);
+    if (tensor->GetDataType() == ge::DT_INT64) return TwinTensorInts<int64_t>(tensor, out);
     return false;
 }
 template <class C> inline bool GetConstIntToShape(C *context, size_t index, gert::Shape &shape) {

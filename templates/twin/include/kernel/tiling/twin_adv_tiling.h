@@ -46,6 +46,10 @@ inline void GetAscendDequantMaxMinTmpSize(const ge::Shape &srcShape, const uint3
     maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
 }
 
+// Axis i of a shape, 0 when it has no such axis.
+inline uint32_t TwinDim(const ge::Shape &shape, size_t i) {
+    return i < shape.GetDimNum() ? (uint32_t)shape.GetDim(i) : 0u;
+}
 // A DeepNorm / LayerNorm [B, S, H] tiling (TWIN_BSH_NORM_TILING_FIELDS) for one pass over the whole input:
 // one round, no tail, the stack buffer as the scratch, and 1 / originH as the value the mean divides by.
 template <class Tiling>
@@ -110,8 +114,8 @@ inline void GetLayerNormMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t 
 inline void GetLayerNormNDTilingInfo(const ge::Shape &srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
                                      const bool isReuseSource, ::LayerNormTiling &tiling) {
     (void)typeSize; (void)isReuseSource;
-    auto dim = [&](size_t i) { return i < srcShape.GetDimNum() ? (uint32_t)srcShape.GetDim(i) : 0u; };
-    tiling = TwinBshNormTiling<::LayerNormTiling>(dim(0), dim(1), dim(2), srcShape.GetDimNum() > 3 ? dim(3) : dim(2),
+    tiling = TwinBshNormTiling<::LayerNormTiling>(TwinDim(srcShape, 0), TwinDim(srcShape, 1), TwinDim(srcShape, 2),
+                                                  TwinDim(srcShape, srcShape.GetDimNum() > 3 ? 3 : 2),
                                                   stackBufferSize);
 }
 inline void GetLayerNormNDTillingInfo(const ge::Shape &srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
@@ -122,10 +126,9 @@ inline void GetLayerNormNDTilingInfo(const ge::Shape &srcShape, const uint32_t s
                                      const bool isReuseSource, const bool isComputeRstd,
                                      ::LayerNormSeparateTiling &tiling) {
     (void)typeSize; (void)isReuseSource; (void)isComputeRstd;
-    auto dim = [&](size_t i) { return i < srcShape.GetDimNum() ? (uint32_t)srcShape.GetDim(i) : 0u; };
     tiling = ::LayerNormSeparateTiling{};
-    tiling.aLength = dim(0);
-    tiling.rLength = dim(1);
+    tiling.aLength = TwinDim(srcShape, 0);
+    tiling.rLength = TwinDim(srcShape, 1);
     tiling.inputXSize = tiling.aLength * tiling.rLength;
     tiling.meanVarSize = tiling.aLength;
     tiling.tmpBufSize = stackBufferSize;
