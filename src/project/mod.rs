@@ -7,7 +7,7 @@
 pub mod cmake_loops;
 pub mod launch;
 pub mod opdef;
-mod preproc;
+pub mod preproc;
 pub mod registered;
 
 use crate::manifest::DType;
@@ -217,7 +217,10 @@ pub struct KernelEntry {
 /// scope or in namespaces, `extern "C"` (one declaration or a `{ }` block), plain C++ or templates. Inside
 /// `extern "C"` an `__aicore__` mark alone also counts (older samples write entries so); elsewhere it
 /// marks every device helper, so only `__global__` does.
+/// Read as the twin's build compiles it (`preproc::compiled_text`): a settled `#if` that splits an
+/// `else if` chain in the entry's body no longer hides the entry from the parser.
 pub fn kernel_entries(text: &str) -> Vec<KernelEntry> {
+    let text = &preproc::compiled_text(text);
     let Some(tree) = parse_cpp(text) else {
         return vec![];
     };
@@ -571,6 +574,17 @@ mod tests {
             entries(arch),
             [e("op", Linkage::C, 2), e("op", Linkage::C, 3)]
         );
+        // ops-nn's adaptive_avg_pool3d: `#if` lines split the entry's `else if` chain; init took the
+        // arch35 file (the only entry it could parse) and the build missed that generation's headers.
+        // (This short form parses either way; the operator's own file did not, and parses now.)
+        let chain = "#define DISPATCH(K, ...)  \\\n    do {                 \\\n        K<__VA_ARGS__> op; \\\n        op.Process();      \\\n    } while (0)\n\n\
+                     extern \"C\" __global__ __aicore__ void op(GM_ADDR x, GM_ADDR t) {\n\
+                     GET_TILING_DATA(tilingData, t);\n\
+                     if (TILING_KEY_IS(11)) {\n  DISPATCH(KernelA, half, 1);\n\
+                     #if __CCE_AICORE__ >= 220 && !(defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3003))\n\
+                     } else if (TILING_KEY_IS(10)) {\n  DISPATCH(KernelA, bfloat16_t, 1);\n#endif\n\
+                     } else if (TILING_KEY_IS(12)) {\n  DISPATCH(KernelA, float, 1);\n}\n}\n";
+        assert_eq!(entries(chain), [e("op", Linkage::C, 2)], "{chain}");
     }
 
     #[test]

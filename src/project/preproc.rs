@@ -42,6 +42,114 @@ pub fn branch_taken(node: Node, text: &str) -> Option<bool> {
     }
 }
 
+/// `text` with what the twin's build does not compile blanked out (spaces, newlines kept, so offsets
+/// and line numbers still hold): the body of a `#if` / `#ifdef` / `#elif` whose condition is false,
+/// every `#elif` / `#else` after one that is true, and the directives whose condition is settled, so
+/// the code left parses as the compiler sees it (ops-nn's adaptive_avg_pool3d splits an `if` / `else
+/// if` chain with `#if __CCE_AICORE__ >= 220`, which tree-sitter cannot parse as written). Branches
+/// over macros the table does not know are kept, both sides, with their directives. Line-based, as
+/// the preprocessor is: a broken parse of the code between directives does not matter. ops-nn's
+/// chamfer_distance_grad defines its tiling struct for the old CPU unit tests only
+/// (`#ifdef __CCE_KT_TEST__`): a reader of the raw text would think the kernel has it.
+pub fn compiled_text(text: &str) -> String {
+    let mut frames: Vec<Frame> = vec![];
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(first) = lines.next() {
+        // A directive continues over lines that end in a backslash.
+        let mut line = first.to_string();
+        while line.trim_end().ends_with('\\') {
+            let Some(next) = lines.next() else { break };
+            line.push_str(next);
+        }
+        let dead = dead_outside(&frames);
+        let directive = line
+            .trim_start()
+            .strip_prefix('#')
+            .map(|d| d.trim_start())
+            .map(|d| {
+                let word: String = d.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+                (word, d.to_string())
+            });
+        let mut blank = dead;
+        match directive.as_ref().map(|(w, d)| (w.as_str(), d.as_str())) {
+            Some(("if" | "ifdef" | "ifndef", d)) => {
+                let settled = if dead {
+                    Some((false, true))
+                } else {
+                    condition(&format!("#{d}")).map(|b| (b, b))
+                };
+                blank = dead || settled.is_some();
+                frames.push(Frame { settled });
+            }
+            Some(("elif", d)) => {
+                if let Some(f) = frames.last_mut() {
+                    if let Some((_, any)) = f.settled {
+                        let outside = dead_outside(&frames[..frames.len() - 1]);
+                        let cond = condition(&format!("#if {}", &d[4..]));
+                        let f = frames.last_mut().unwrap();
+                        if outside || any || cond.is_some() {
+                            let now = !outside && !any && cond == Some(true);
+                            f.settled = Some((now, any || now));
+                            blank = true;
+                        } else {
+                            // Unsettled from here: the `#elif` opens the branches kept as written,
+                            // as an `#if` of the same length (its own `#if` was blanked).
+                            f.settled = None;
+                            line = line.replacen("elif", "if  ", 1);
+                        }
+                    } else {
+                        blank = dead_outside(&frames[..frames.len() - 1]);
+                    }
+                }
+            }
+            Some(("else", _)) => {
+                if let Some(f) = frames.last_mut() {
+                    if let Some((_, any)) = f.settled {
+                        f.settled = Some((!any, true));
+                        blank = true;
+                    } else {
+                        blank = dead_outside(&frames[..frames.len() - 1]);
+                    }
+                }
+            }
+            Some(("endif", _)) => {
+                if let Some(f) = frames.pop() {
+                    blank = f.settled.is_some() || dead_outside(&frames);
+                }
+            }
+            _ => {}
+        }
+        if blank {
+            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+        } else {
+            out.push_str(&line);
+        }
+    }
+    out
+}
+
+/// One open `#if` of `compiled_text`: None while its conditions are not the table's to settle; else
+/// whether the branch now read is compiled, and whether an earlier one was.
+struct Frame {
+    settled: Option<(bool, bool)>,
+}
+
+/// Whether an enclosing `#if` leaves the current line out.
+fn dead_outside(frames: &[Frame]) -> bool {
+    frames
+        .iter()
+        .any(|f| f.settled.is_some_and(|(now, _)| !now))
+}
+
+/// Whether a lone directive (`#if X`, `#ifdef X`, `#ifndef X`) is compiled, as `branch_taken` says.
+fn condition(directive: &str) -> Option<bool> {
+    let text = format!("{}\n#endif\n", directive.trim_end());
+    let tree = crate::rewrite::cst::parse(&text);
+    let node = tree.root_node().named_child(0)?;
+    branch_taken(node, &text)
+}
+
 /// The value of a `#if` expression, None when it depends on a macro the table does not know.
 fn value(node: Node, text: &str) -> Option<i64> {
     match node.kind() {
@@ -127,5 +235,31 @@ mod tests {
         );
         assert_eq!(taken("#ifdef MY_FLAG"), None);
         assert_eq!(taken("#if MY_LEVEL > 2"), None);
+    }
+
+    #[test]
+    fn compiled_text_blanks_the_branches_the_twin_does_not_build() {
+        let text = "#ifdef __CCE_KT_TEST__\nstruct T { int a; };\n#endif\n\
+                    #if __CCE_AICORE__ == 220\nint kept;\n#else\nint gone;\n#endif\n\
+                    #ifdef MY_FLAG\nint both;\n#else\nint sides;\n#endif\n";
+        let out = compiled_text(text);
+        assert_eq!(out.len(), text.len());
+        assert_eq!(out.lines().count(), text.lines().count());
+        assert!(!out.contains("struct T"), "{out}");
+        assert!(out.contains("int kept;") && !out.contains("int gone;"), "{out}");
+        assert!(out.contains("int both;") && out.contains("int sides;"), "{out}");
+        assert!(out.contains("#ifdef MY_FLAG") && !out.contains("#if __CCE"), "{out}");
+        // ops-nn's adaptive_avg_pool3d: settled directives inside an `else if` chain are blanked, so
+        // the function parses; nested branches under an untaken one stay out whatever they say.
+        let chain = "void f(int k) {\n  if (k == 1) {\n    a();\n\
+                     #if __CCE_AICORE__ >= 220 && !(defined(__NPU_ARCH__) && __NPU_ARCH__ == 3003)\n\
+                     } else if (k == 2) {\n    b();\n#endif\n  }\n}\n\
+                     #if __CCE_AICORE__ == 310\n#ifndef __CCE_KT_TEST__\nint nested;\n#else\nint n2;\n#endif\n\
+                     #elif __CCE_AICORE__ == 220\nint second;\n#else\nint third;\n#endif\n";
+        let out = compiled_text(chain);
+        assert!(out.contains("} else if (k == 2) {") && !out.contains('#'), "{out}");
+        assert!(!out.contains("nested") && !out.contains("n2"), "{out}");
+        assert!(out.contains("int second;") && !out.contains("third"), "{out}");
+        assert!(!crate::rewrite::cst::parse(&out).root_node().has_error(), "{out}");
     }
 }

@@ -546,7 +546,14 @@ impl Twin {
         if let Some(header) = op
             .tiling_header
             .as_ref()
-            .filter(|h| side == "kernel" && !kernel_defines_tiling_struct(h, files))
+            .filter(|h| {
+                side == "kernel"
+                    && !kernel_defines_tiling_struct(
+                        h,
+                        files,
+                        &tiling_extract::kernel_compiled(root, include, &op.kernel, files),
+                    )
+            })
         {
             // A tiling header whose include guard a kernel header also uses (ops-nn ctc_loss_v3: both
             // `CTC_LOSS_V3_H_`) would hide that header once force-included: the guard is dropped after it.
@@ -1230,13 +1237,17 @@ fn include_guard(text: &str) -> Option<&str> {
     (second.split_whitespace().next() == Some(guard)).then_some(guard)
 }
 
-/// The include guard of the force-included tiling `header` when another of the side's files has the
-/// same one (so force-including the header would make the compiler skip that file).
 /// Whether a kernel source defines, as a plain struct, tiling data that the tiling header `header`
 /// defines with BEGIN_TILING_DATA_DEF (ops-cv's upsample_nearest3d: `struct UpsampleNearest3dTilingData`
 /// in its kernel's namespace, read with GET_TILING_DATA_WITH_STRUCT). The kernel then brings its own
 /// and the header is not forced on it: both at once are ambiguous under the kernel's `using namespace`.
-fn kernel_defines_tiling_struct(header: &str, files: &BTreeMap<String, String>) -> bool {
+/// Only what the kernel build compiles counts (`compiled`, from `tiling_extract::kernel_compiled`): a
+/// struct in a header of another generation's branch, or under `#ifdef __CCE_KT_TEST__`, does not.
+fn kernel_defines_tiling_struct(
+    header: &str,
+    files: &BTreeMap<String, String>,
+    compiled: &[(PathBuf, String)],
+) -> bool {
     let Some(text) = files.get(header) else {
         return false;
     };
@@ -1244,9 +1255,9 @@ fn kernel_defines_tiling_struct(header: &str, files: &BTreeMap<String, String>) 
         .match_indices("BEGIN_TILING_DATA_DEF(")
         .filter_map(|(at, m)| text[at + m.len()..].split(')').next().map(str::trim))
         .collect();
-    files
+    compiled
         .iter()
-        .filter(|(rel, _)| rel.as_str() != header)
+        .filter(|(path, _)| !path.ends_with(header))
         .any(|(_, t)| {
             names.iter().any(|n| {
                 t.match_indices(&format!("struct {n}"))
@@ -1255,6 +1266,8 @@ fn kernel_defines_tiling_struct(header: &str, files: &BTreeMap<String, String>) 
         })
 }
 
+/// The include guard of the force-included tiling `header` when another of the side's files has the
+/// same one (so force-including the header would make the compiler skip that file).
 fn shared_include_guard(header: &str, files: &BTreeMap<String, String>) -> Option<String> {
     let guard = include_guard(files.get(header)?)?;
     files
@@ -1521,7 +1534,23 @@ mod tests {
         .into_iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-        assert!(kernel_defines_tiling_struct("op_host/u_tiling.h", &files));
+        // As `tiling_extract::kernel_compiled` gives them: every file reached, untaken branches blanked.
+        let compiled = |files: &BTreeMap<String, String>| -> Vec<(PathBuf, String)> {
+            files
+                .iter()
+                .map(|(r, t)| {
+                    (
+                        Path::new("/p").join(r),
+                        crate::project::preproc::compiled_text(t),
+                    )
+                })
+                .collect()
+        };
+        assert!(kernel_defines_tiling_struct(
+            "op_host/u_tiling.h",
+            &files,
+            &compiled(&files)
+        ));
         let mut named_only = files.clone();
         named_only.insert(
             "op_kernel/u_struct.h".into(),
@@ -1529,7 +1558,19 @@ mod tests {
         );
         assert!(!kernel_defines_tiling_struct(
             "op_host/u_tiling.h",
-            &named_only
+            &named_only,
+            &compiled(&named_only)
+        ));
+        // ops-nn's chamfer_distance_grad: its own struct is for the old CPU unit tests only.
+        let mut unit_tests_only = files.clone();
+        unit_tests_only.insert(
+            "op_kernel/u_struct.h".into(),
+            "#ifdef __CCE_KT_TEST__\nstruct UTilingData {\n int64_t n;\n};\n#endif\n".into(),
+        );
+        assert!(!kernel_defines_tiling_struct(
+            "op_host/u_tiling.h",
+            &unit_tests_only,
+            &compiled(&unit_tests_only)
         ));
     }
 

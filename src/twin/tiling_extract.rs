@@ -24,11 +24,14 @@ pub fn kernel_tiling_header(
     op: &OpSpec,
     kernel_files: &BTreeMap<String, String>,
 ) -> Option<String> {
-    // What the kernel units reach, read as the build sees them (`kernel_files` holds the units'
+    // What the kernel units reach, read as the build compiles them (`kernel_files` holds the units'
     // folders, with a trial's rewritten texts): a tiling header that sits among the kernel files but
     // that no kernel file includes (ops-math's is_neg_inf keeps it in op_kernel/ for the host) does
     // not give the kernel its struct.
-    let kernel: Vec<(PathBuf, String)> = reach_as_built(root, include, &op.kernel, kernel_files);
+    // Only what the kernel build compiles: a header included in an untaken `#if` branch is not reached
+    // (ops-nn's chamfer_distance_grad includes its arch35 struct under `__CCE_AICORE__ == 310`), and
+    // a definition for the old CPU unit tests (`#ifdef __CCE_KT_TEST__`) is none.
+    let kernel = kernel_compiled(root, include, &op.kernel, kernel_files);
     let mut uses_tiling = false;
     let mut kernel_text = String::new();
     for t in kernel.iter().map(|(_, t)| t.as_str()) {
@@ -166,19 +169,41 @@ pub fn kernel_readable(root: &Path, kernel_include: &Path, rel: &str) -> bool {
     true
 }
 
+/// The kernel `units` and the headers they reach, as the kernel build compiles them: `files` (paths
+/// relative to `root`: a trial's rewritten texts) in place of the files on disk, the branches the
+/// build leaves out blanked and their includes not followed (ops-nn's chamfer_distance_grad includes
+/// its arch35 struct only under `__CCE_AICORE__ == 310`, and defines one for the old CPU unit tests
+/// under `#ifdef __CCE_KT_TEST__`: neither reaches the twin's build).
+pub fn kernel_compiled(
+    root: &Path,
+    include: &[PathBuf],
+    units: &[String],
+    files: &BTreeMap<String, String>,
+) -> Vec<(PathBuf, String)> {
+    reach_with(
+        root,
+        include,
+        units,
+        files,
+        crate::project::preproc::compiled_text,
+    )
+}
+
 /// The files `units` (relative to `root`) and the headers they include with `#include "..."`,
 /// transitively, resolved against the including file's folder, then the include folders (`-I`);
 /// what cannot be read is left out.
 fn reach(root: &Path, include: &[PathBuf], units: &[String]) -> Vec<(PathBuf, String)> {
-    reach_as_built(root, include, units, &BTreeMap::new())
+    reach_with(root, include, units, &BTreeMap::new(), str::to_string)
 }
 
-/// `reach`, with the texts of `built` (paths relative to `root`) in place of the files on disk.
-fn reach_as_built(
+/// `reach`, with the texts of `built` (paths relative to `root`) in place of the files on disk, each
+/// text first passed through `view` (the branches a build compiles), whose includes alone are followed.
+fn reach_with(
     root: &Path,
     include: &[PathBuf],
     units: &[String],
     built: &BTreeMap<String, String>,
+    view: impl Fn(&str) -> String,
 ) -> Vec<(PathBuf, String)> {
     let croot = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     // The build puts the folder of every file of the side and the root on the include path
@@ -210,9 +235,9 @@ fn reach_as_built(
             .ok()
             .map(|r| r.to_string_lossy().replace('\\', "/"));
         let text = match rel.and_then(|r| built.get(&r)) {
-            Some(t) => t.clone(),
+            Some(t) => view(t),
             None => match std::fs::read_to_string(&canon) {
-                Ok(t) => t,
+                Ok(t) => view(&t),
                 Err(_) => continue,
             },
         };
@@ -412,6 +437,42 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         assert!(
             !h.contains("host_only"),
             "no host include reaches the kernel: {h}"
+        );
+    }
+
+    /// ops-nn's chamfer_distance_grad defines the struct itself only for the old CPU unit tests
+    /// (`#ifdef __CCE_KT_TEST__`), which the twin's build leaves out: the kernel still gets the host's.
+    #[test]
+    fn a_struct_the_kernel_defines_only_in_an_untaken_branch_is_generated() {
+        let (dir, op) = project(
+            "#ifdef __CCE_KT_TEST__\nstruct ListTiling {\n  uint64_t ubSize;\n};\n#endif\n\
+             void k(){ GET_TILING_DATA(t, tiling); }\n",
+        );
+        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new());
+        assert!(
+            h.is_some_and(|h| h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)")),
+            "the untaken definition must not count"
+        );
+        // Nor does one in a header included only under another generation's `#if`.
+        let (dir, op) = project(
+            "#if __CCE_AICORE__ == 310\n#include \"arch35/own.h\"\n#endif\n\
+             void k(){ GET_TILING_DATA(t, tiling); }\n",
+        );
+        let root = dir.path().join("op");
+        std::fs::create_dir_all(root.join("op_kernel/arch35")).unwrap();
+        std::fs::write(
+            root.join("op_kernel/arch35/own.h"),
+            "struct ListTiling {\n  uint64_t ubSize;\n};\n",
+        )
+        .unwrap();
+        assert!(kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).is_some());
+        let (dir, op) = project(
+            "#ifndef __CCE_KT_TEST__\nstruct ListTiling {\n  uint64_t ubSize;\n};\n#endif\n\
+             void k(){ GET_TILING_DATA(t, tiling); }\n",
+        );
+        assert_eq!(
+            kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()),
+            None
         );
     }
 

@@ -440,10 +440,15 @@ pub(super) fn attrs_read_but_undeclared(root: &Path, op: &FoundOp) -> Option<Str
 /// a name ending in `_index` / `_indices` too (ops-nn scatter_add_with_sorted's `sorted_index`).
 pub(super) const INDICES: &[&str] = &["index", "indices", "idx", "indexes"];
 
-/// Whether `name` (any case) names an index operand (INDICES, or `<x>_index`, `<x>_indices`).
+/// Whether `name` (any case) names an index operand (INDICES, or `<x>_index`, `<x>_indices`,
+/// `<x>_idx`), numbered or not (ops-nn's chamfer_distance_grad: `idx1`, `idx2`).
 pub(super) fn is_index_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    INDICES.contains(&n.as_str()) || n.ends_with("_index") || n.ends_with("_indices")
+    let n = n.trim_end_matches(|c: char| c.is_ascii_digit());
+    INDICES.contains(&n)
+        || n.ends_with("_index")
+        || n.ends_with("_indices")
+        || n.ends_with("_idx")
 }
 
 /// Names the rows added into `var` by a scatter take besides `updates`: ops-nn
@@ -1538,7 +1543,8 @@ fn rank_in(words: &[String]) -> Option<usize> {
             about_rank
                 .then(|| {
                     lower.windows(2).find_map(|p| {
-                        matches!(p[0].as_str(), "be" | "not" | "equal" | "equals" | "is")
+                        // "must be rank-3 tensors" (ops-nn's chamfer_distance_grad) reads "rank 3"
+                        matches!(p[0].as_str(), "be" | "not" | "equal" | "equals" | "is" | "rank")
                             .then(|| number(&p[1]))
                             .flatten()
                     })
@@ -1841,6 +1847,18 @@ mod refusal_tests {
         assert!(tuple_axes_from_refusal("only support (N, H, W, 2)", &ins).is_empty());
     }
 
+    /// ops-nn's chamfer_distance_grad numbers its index inputs (`idx1`, `idx2`): random data in
+    /// [-100, 100) made its kernel read 17 GB past its points.
+    #[test]
+    fn numbered_and_suffixed_index_names_are_index_operands() {
+        for n in ["idx1", "idx2", "indices", "Index", "gather_idx", "sorted_indices0"] {
+            assert!(is_index_name(n), "{n}");
+        }
+        for n in ["x1", "idxs_count", "index_size_x", "widx"] {
+            assert!(!is_index_name(n), "{n}");
+        }
+    }
+
     /// ops-cv's grid_sample names its two inputs together; each gets the first rank offered.
     #[test]
     fn a_refusal_naming_several_inputs_gives_each_the_rank() {
@@ -1892,6 +1910,15 @@ mod refusal_tests {
         );
         // a word merely starting with an input's name is not it
         assert!(ranks_from_refusal("xylophone dim is not 4", &names(&["x"])).is_empty());
+        // ops-nn's chamfer_distance_grad, refused by its InferShape: "rank-3"
+        let ins = names(&["xyz1", "xyz2", "idx1"]);
+        assert_eq!(
+            ranks_from_refusal(
+                "[error] ChamferDistanceGrad (chamfer_distance_grad_infershape.cpp:133): xyz1 and xyz2 must be rank-3 tensors, but got rank 2",
+                &ins
+            ),
+            [("xyz1".to_string(), 3), ("xyz2".to_string(), 3)]
+        );
     }
 
     #[test]

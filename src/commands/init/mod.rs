@@ -848,6 +848,16 @@ impl Fitting<'_> {
         let spec = manifest.op(&op.name)?;
         let inputs = crate::tune::inputs(spec);
         match backend.tiling_refusal(spec, &inputs) {
+            // The op's InferShape refusing the inputs with its own check (`[error] Op (file:line):
+            // ...`) is a refusal too: ops-nn's chamfer_distance_grad wants rank-3 points, which its
+            // tiling does not check, and its kernel then writes past the outputs guessed for it.
+            Ok(None) => match backend.infer_outputs(spec, &inputs) {
+                Err(e) if e.contains("[error]") => {
+                    let own = e.find("[error]").map_or(e.as_str(), |at| &e[at..]);
+                    Some(format!("its InferShape refused: {}", short_line(own)))
+                }
+                _ => None,
+            },
             Ok(refused) => refused,
             // A tiling function that crashes at a shape (ops-transformer's rope tilings divide by the
             // rows a UB holds, 0 when one row of the default shape passes the UB) is answered like a
@@ -1672,12 +1682,24 @@ fn render(
                         .map(|(a, b)| format!(", its rows grown from {a} to {b}"))
                         .unwrap_or_default()
             );
+            // A test's dtype the OpDef does not list for that tensor is the test's slip, not the op's
+            // (ops-nn's chamfer_distance_grad tests its int32 indices as DT_FLOAT): the OpDef's stays.
+            let allowed = |params: Option<&Vec<opdef::ParamDef>>, name: &str, d: crate::manifest::DType| {
+                params
+                    .and_then(|ps| ps.iter().find(|p| p.name == name))
+                    .is_none_or(|p| p.dtypes.is_empty() || p.dtypes.iter().any(|g| g == d.ge_name()))
+            };
+            let def_inputs = op.opdef.as_ref().map(|d| &d.inputs);
+            let def_outputs = op.opdef.as_ref().map(|d| &d.outputs);
             for (i, (t, ct)) in inputs.iter_mut().zip(&c.inputs).enumerate() {
                 if c.absent.contains(&i) {
                     continue;
                 }
                 t.shape = ct.shape.clone();
-                t.dtype = ct.dtype.unwrap_or(t.dtype);
+                t.dtype = ct
+                    .dtype
+                    .filter(|&d| allowed(def_inputs, &t.name, d))
+                    .unwrap_or(t.dtype);
                 t.values = None;
                 // data the test gives (a value-dependent shape operand) is the test's
                 if let Some((_, v)) = c.values.iter().find(|(k, _)| *k == i) {
@@ -1758,7 +1780,10 @@ fn render(
             }
             for (t, ct) in outputs.iter_mut().zip(&c.outputs) {
                 t.shape = ct.shape.clone();
-                t.dtype = ct.dtype.unwrap_or(t.dtype);
+                t.dtype = ct
+                    .dtype
+                    .filter(|&d| allowed(def_outputs, &t.name, d))
+                    .unwrap_or(t.dtype);
                 t.guess = Some(from.clone());
             }
         }
