@@ -1616,7 +1616,8 @@ extern "C" void twin_launch(uint8_t **a) { bidx(a[0]); }
 
 /// fe::PlatFormInfos::GetLocalMemSize answers each memory's capacity from the platform description
 /// (the same figures as GetPlatformRes), reached through `platform/platform_infos_def.h`; ops-nn's
-/// `Ops::NN::OpTiling::EnsureNotScalar` turns a rank-0 shape into [1] and keeps any other.
+/// `Ops::NN::OpTiling::EnsureNotScalar` turns a rank-0 shape into [1] and keeps any other;
+/// `Ops::Base::SetUnknownShape(rank, s)` makes `rank` unknown dims (ops-nn's max_pool3_d).
 #[test]
 fn platform_local_mem_size_and_nn_ensure_not_scalar() {
     let dir = tempfile::tempdir().unwrap();
@@ -1645,8 +1646,10 @@ int main() {{
                                     fe::LocalMemType::L0_C, fe::LocalMemType::L2, fe::LocalMemType::HBM}};
     for (auto t : ts) {{ uint64_t v = 7; p.GetLocalMemSize(t, v); std::printf("%llu ", (unsigned long long)v); }}
     gert::Shape s23; s23.AppendDim(2); s23.AppendDim(3);
-    std::printf("%s %s\n", Ops::Base::ToString(Ops::Base::EnsureNotScalar(gert::Shape())).c_str(),
+    std::printf("%s %s", Ops::Base::ToString(Ops::Base::EnsureNotScalar(gert::Shape())).c_str(),
                 Ops::Base::ToString(Ops::Base::EnsureNotScalar(s23)).c_str());
+    Ops::Base::SetUnknownShape(3, s23);
+    std::printf(" %s %d\n", Ops::Base::ToString(s23).c_str(), Ops::Base::IsUnknownShape(s23));
     return 0;
 }}
 "#
@@ -1654,7 +1657,7 @@ int main() {{
     )
     .unwrap();
     let out = run_host_program(&src, "building the GetLocalMemSize check");
-    let want = format!("{ub} {l1} {l0a} {l0b} {l0c} {l2} {hbm} [1] [2, 3]\n");
+    let want = format!("{ub} {l1} {l0a} {l0b} {l0c} {l2} {hbm} [1] [2, 3] [-1, -1, -1] 1\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         want,

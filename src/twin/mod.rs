@@ -1336,7 +1336,8 @@ fn tiling_key_header<'a>(
     })
 }
 
-/// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, and the op type.
+/// `-D` flags the CANN build generates for an op: `DTYPE_<NAME>`, `ORIG_DTYPE_<NAME>`, `FORMAT_<NAME>`,
+/// and the op type.
 /// An output named like an input gets `DTYPE_<NAME>_REF` (its `key`), as CANN's op build does
 /// (`get_dtype_fmt_options` in cmake/asc/fwk_modules/util/ascendc_impl_build.py of
 /// https://gitcode.com/cann/asc-devkit). Not `__CCE_KT_TEST__`: CANN defines it only for its CPU unit-test
@@ -1357,6 +1358,9 @@ fn defines(op: &OpSpec, side: &str) -> Vec<String> {
             let upper = key.to_ascii_uppercase();
             d.push(format!("-DDTYPE_{upper}={}", dtype.c_type()));
             d.push(format!("-DORIG_DTYPE_{upper}={}", dtype.ge_name()));
+            // CANN passes each tensor's format too; the twin's tensors are ND (the manifest has no
+            // other layout). ops-nn's max_pool3_d reads `FORMAT_Y == FORMAT_NDC1HWC0` in C++ code.
+            d.push(format!("-DFORMAT_{upper}=FORMAT_ND"));
         }
     }
     d
@@ -1641,6 +1645,8 @@ mod tests {
         assert_eq!(d.iter().filter(|f| f.starts_with("-DDTYPE_X=")).count(), 1);
         let d = defines(&add_custom(), "kernel");
         assert!(d.contains(&"-DDTYPE_Z=half".to_string()), "{d:?}");
+        // and each tensor's format, ND as the twin lays every tensor out
+        assert!(d.contains(&"-DFORMAT_Z=FORMAT_ND".to_string()), "{d:?}");
     }
 
     /// Found in the new-user run (ops-nn avg_pool3_d, avg_pool3_d_grad: their host tilings include

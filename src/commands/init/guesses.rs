@@ -457,6 +457,15 @@ pub(super) fn is_index_name(name: &str) -> bool {
 /// (scatter_add_with_sorted_tiling.cpp, the rank check after the dtype checks).
 pub(super) const UPDATES: &[&str] = &["updates", "value", "values", "src"];
 
+/// Values for String attrs without a default, by the names the frameworks give them (written with
+/// their quotes): an empty string is refused by every op seen (ops-nn's smooth_l1_loss_grad_v2:
+/// "Invalid reduction: "; max_pool3_d: "not support padmode ", which takes CALCULATED, SAME, VALID).
+pub(super) const STRING_ATTRS: &[(&str, &str)] = &[
+    ("reduction", "\"mean\""),
+    ("padding", "\"VALID\""),
+    ("approximate", "\"none\""),
+];
+
 /// The value init writes for an Int attr that has no default (`attr_value`); the index guesses below
 /// take a `dim` / `axis` so written as the axis they index.
 pub(super) const REQUIRED_INT_ATTR: i64 = 1;
@@ -1286,9 +1295,12 @@ pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(Stri
             "paddings",
         ];
         if window.contains(&n.as_str()) {
+            // Pads count two per axis (ops-nn's max_pool3_d: `pads` of 6 beside `dilation` of 5,
+            // and its tiling takes windows of 1, 3 or 5): the other lists say how many axes.
             let axes = def
                 .attrs
                 .iter()
+                .filter(|b| !b.name.to_ascii_lowercase().starts_with("pad"))
                 .filter_map(|b| match &b.default {
                     Some(opdef::AttrDefault::Ints(v)) if b.kind == opdef::AttrKind::ListInt => {
                         Some(v.len())

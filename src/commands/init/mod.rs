@@ -1418,7 +1418,10 @@ fn attr_value(a: &opdef::AttrDef) -> (Option<String>, Option<String>) {
         K::Float => "1.0",
         K::Bool => "false",
         K::ListInt => "[1]",
-        K::String => "\"\"",
+        K::String => guesses::STRING_ATTRS
+            .iter()
+            .find(|(n, _)| a.name.eq_ignore_ascii_case(n))
+            .map_or("\"\"", |(_, v)| v),
         K::ListFloat | K::ListBool | K::Unknown => {
             return (
                 None,
@@ -2268,6 +2271,20 @@ mod tests {
         let (v, g) = attr_value(&a("n", true, K::Int, None));
         assert_eq!(v.as_deref(), Some("1"));
         assert!(g.unwrap().starts_with("guess: attr `n` required"));
+        // String attrs without a default: a framework's value for the known names, else empty
+        // (smooth_l1_loss_grad_v2 and max_pool3_d refused "").
+        assert_eq!(
+            attr_value(&a("reduction", false, K::String, None)).0.as_deref(),
+            Some("\"mean\"")
+        );
+        assert_eq!(
+            attr_value(&a("padding", true, K::String, None)).0.as_deref(),
+            Some("\"VALID\"")
+        );
+        assert_eq!(
+            attr_value(&a("label", true, K::String, None)).0.as_deref(),
+            Some("\"\"")
+        );
         let (v, g) = attr_value(&a("w", false, K::ListFloat, Some(D::Floats(vec![0.5]))));
         assert_eq!(v, None);
         assert!(g.unwrap().contains("left out"));
@@ -2578,6 +2595,17 @@ mod tests {
         // the defaulted one, and a list of another role, are not guessed here
         assert!(attr_guess(def, &def.attrs[2]).is_none());
         assert!(attr_guess(def, &def.attrs[3]).is_none());
+        // ops-nn's max_pool3_d: defaulted pads hold two per axis; the window follows `dilation`
+        let text = r#"class Mp : public OpDef { public: explicit Mp(const char* n) : OpDef(n) {
+              this->Input("x").DataType({ge::DT_FLOAT});
+              this->Output("y").DataType({ge::DT_FLOAT});
+              this->Attr("ksize").AttrType(REQUIRED).ListInt();
+              this->Attr("pads").AttrType(OPTIONAL).ListInt({0, 0, 0, 0, 0, 0});
+              this->Attr("dilation").AttrType(OPTIONAL).ListInt({1, 1, 1, 1, 1});
+              this->AICore().AddConfig("ascend910b"); } }; OP_ADD(Mp);"#;
+        let defs = crate::project::opdef::read_opdefs(text);
+        let def = &defs[0];
+        assert_eq!(attr_guess(def, &def.attrs[0]).unwrap().0, "[1, 1, 1, 1, 1]");
     }
 
     /// Found in a fresh sample (ops-nn's dynamic_block_quant: "The dtypes of y and dst_type must be

@@ -307,6 +307,12 @@ inline void SetUnknownRank(gert::Shape &s) {
     s.SetDimNum(0);
     s.AppendDim(ge::UNKNOWN_DIM_NUM);
 }
+// A shape of `rank` dims, each unknown (-1): what an InferShape writes when an input's dims are not
+// known yet (ops-nn's max_pool3_d, embedding_bag).
+inline void SetUnknownShape(size_t rank, gert::Shape &s) {
+    s.SetDimNum(0);
+    for (size_t i = 0; i < rank; i++) s.AppendDim(ge::UNKNOWN_DIM);
+}
 
 inline std::string ToString(const gert::Shape &s) {
     std::string out = "[";

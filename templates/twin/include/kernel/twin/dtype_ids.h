@@ -52,9 +52,9 @@
 #define DT_FLOAT4_E1M2 41
 #define DT_MAX 42
 
-// The layouts an op's vector kernels test FORMAT_<ARG> against (ge::Format numbers). The twin's build
-// passes no FORMAT_<ARG>: the manifest has no format, and a kernel testing `defined(FORMAT_X)` keeps its
-// default path.
+// The layouts an op's kernels test FORMAT_<ARG> against (ge::Format numbers). The twin's build passes
+// FORMAT_<ARG> = FORMAT_ND for every tensor, as CANN passes each tensor's format: the manifest's
+// tensors are ND.
 #define FORMAT_NCHW 0
 #define FORMAT_NHWC 1
 #define FORMAT_ND 2

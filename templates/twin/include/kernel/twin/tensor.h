@@ -702,6 +702,11 @@ template <HardEvent evt> inline void WaitFlag(int32_t eventID, TWIN_LOC) {
 template <pipe_t pipe> inline void PipeBarrier() { twin::tr_barrier(twin::pipe_of(pipe)); }
 inline void pipe_barrier(pipe_t pipe) { twin::tr_barrier(twin::pipe_of(pipe)); }
 template <pipe_t pipe> inline void DataSyncBarrier() { twin::tr_barrier(twin::pipe_of(pipe)); }
+// DataSyncBarrier<MemDsbT>: the scalar unit waits until its earlier accesses of that memory (GM, UB,
+// both) have completed (asc-devkit docs, DataSyncBarrier(ISASI): ALL = GM and UB, DDR = GM, UB, SEQ).
+// The twin's scalar accesses complete in program order, so it is one scalar instruction.
+enum class MemDsbT { ALL, DDR, UB, SEQ };
+template <MemDsbT mem> inline void DataSyncBarrier(TWIN_LOC) { twin::tr_instr(twin::P_S, "DataSyncBarrier", twin_line); }
 
 // SyncAll: all blocks meet here. The twin runs blocks one at a time; at SyncAll a block hands over
 // to the next one and resumes once every block has arrived (kernel_main.cpp).
