@@ -6715,3 +6715,132 @@ extern "C" void twin_launch(uint8_t **a) { sums(a[0], a[1]); }
     assert_eq!(y[8], x.iter().sum::<f32>());
     assert_faults(w, "bad", "Sum: SumParams {outter 1, inner 8, n 9}");
 }
+
+/// CumSum (asc-devkit docs, 高阶API/数学计算/CumSum接口/CumSum.md): a prefix sum along the last axis (each
+/// row along itself, the last element of each row to lastRow) or the first (rows down, the last row to
+/// lastRow), in float and half, against prefix sums computed here; ops-nn's
+/// apply_top_k_top_p_with_sorted names `CumSumConfig` / `CumSumInfo`. The page's two samples (32 ones as
+/// 4 x 8) are the half case's input.
+#[test]
+fn cumsum_sums_along_the_last_or_first_axis_and_keeps_the_last_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr CumSumConfig LAST{true, false, true};
+constexpr CumSumConfig FIRST{false, false, true};
+extern "C" __global__ __aicore__ void top(GM_ADDR x, GM_ADDR h, GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR d) {
+    GlobalTensor<float> xg; xg.SetGlobalBuffer((__gm__ float *)x, 48);
+    GlobalTensor<half> hg; hg.SetGlobalBuffer((__gm__ half *)h, 32);
+    GlobalTensor<float> ag; ag.SetGlobalBuffer((__gm__ float *)a, 56);
+    GlobalTensor<float> bg; bg.SetGlobalBuffer((__gm__ float *)b, 64);
+    GlobalTensor<half> cg; cg.SetGlobalBuffer((__gm__ half *)c, 48);
+    GlobalTensor<half> dg; dg.SetGlobalBuffer((__gm__ half *)d, 48);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 4096);
+    LocalTensor<float> xs = buf.Get<float>();
+    LocalTensor<half> hs = buf.GetWithOffset<half>(32, 256);
+    LocalTensor<float> ya = buf.GetWithOffset<float>(48, 512);
+    LocalTensor<float> la = buf.GetWithOffset<float>(8, 768);
+    LocalTensor<float> yb = buf.GetWithOffset<float>(48, 1024);
+    LocalTensor<float> lb = buf.GetWithOffset<float>(16, 1280);
+    LocalTensor<half> yc = buf.GetWithOffset<half>(32, 1536);
+    LocalTensor<half> lc = buf.GetWithOffset<half>(16, 1600);
+    LocalTensor<half> yd = buf.GetWithOffset<half>(32, 1664);
+    LocalTensor<half> ld = buf.GetWithOffset<half>(16, 1728);
+    LocalTensor<uint8_t> tmp = buf.GetWithOffset<uint8_t>(1024, 2048);
+    DataCopy(xs, xg, 48);
+    DataCopy(hs, hg, 32);
+    PipeBarrier<PIPE_ALL>();
+    CumSum<float, LAST>(ya, la, xs, tmp, CumSumInfo{3, 16});
+    CumSum<float, FIRST>(yb, lb, xs, CumSumInfo{3, 16});
+    CumSum<half, LAST>(yc, lc, hs, CumSumInfo{2, 16});
+    CumSum<half, FIRST>(yd, ld, hs, tmp, CumSumInfo{2, 16});
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(ag, ya, 48); DataCopy(ag[48], la, 8);
+    DataCopy(bg, yb, 48); DataCopy(bg[48], lb, 16);
+    DataCopy(cg, yc, 32); DataCopy(cg[32], lc, 16);
+    DataCopy(dg, yd, 32); DataCopy(dg[32], ld, 16);
+}
+extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1], a[2], a[3], a[4], a[5]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "cumsum", &[]);
+    let x: Vec<f32> = (0..48).map(|k| ((k * 7) % 11) as f32 * 0.5 - 2.0).collect();
+    let hx: Vec<f32> = (0..32).map(|k| ((k * 5) % 9) as f32 - 3.0).collect();
+    std::fs::write(
+        w.join("x.bin"),
+        x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::write(
+        w.join("h.bin"),
+        hx.iter()
+            .flat_map(|v| f16::from_f32(*v).to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    write_run(
+        w,
+        &[
+            ("input", "x", "x.bin", 192),
+            ("input", "h", "h.bin", 64),
+            ("output", "a", "a.bin", 224),
+            ("output", "b", "b.bin", 256),
+            ("output", "c", "c.bin", 96),
+            ("output", "d", "d.bin", 96),
+        ],
+    );
+    run_ok(
+        Command::new(w.join("cumsum")).arg(w.join("run.txt")),
+        "the CumSum kernel",
+    );
+    // The reference: prefix sums along a row, or down a column.
+    let along = |v: &[f32], rows: usize, cols: usize| -> (Vec<f32>, Vec<f32>) {
+        let mut y = v.to_vec();
+        for r in 0..rows {
+            for c in 1..cols {
+                y[r * cols + c] += y[r * cols + c - 1];
+            }
+        }
+        let last = (0..rows).map(|r| y[r * cols + cols - 1]).collect();
+        (y, last)
+    };
+    let down = |v: &[f32], rows: usize, cols: usize| -> (Vec<f32>, Vec<f32>) {
+        let mut y = v.to_vec();
+        for r in 1..rows {
+            for c in 0..cols {
+                y[r * cols + c] += y[(r - 1) * cols + c];
+            }
+        }
+        let last = y[(rows - 1) * cols..].to_vec();
+        (y, last)
+    };
+    let halves = |b: Vec<u8>| -> Vec<f32> {
+        b.chunks_exact(2)
+            .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect()
+    };
+    let a = f32s(&std::fs::read(w.join("a.bin")).unwrap());
+    let (y, last) = along(&x, 3, 16);
+    assert_eq!(&a[..48], &y[..], "last axis, float");
+    assert_eq!(&a[48..51], &last[..], "last axis, float: the last of each row");
+    let b = f32s(&std::fs::read(w.join("b.bin")).unwrap());
+    let (y, last) = down(&x, 3, 16);
+    assert_eq!(&b[..48], &y[..], "first axis, float");
+    assert_eq!(&b[48..64], &last[..], "first axis, float: the last row");
+    // small integers: exact in half too
+    let c = halves(std::fs::read(w.join("c.bin")).unwrap());
+    let (y, last) = along(&hx, 2, 16);
+    assert_eq!(&c[..32], &y[..], "last axis, half");
+    assert_eq!(&c[32..34], &last[..], "last axis, half: the last of each row");
+    let d = halves(std::fs::read(w.join("d.bin")).unwrap());
+    let (y, last) = down(&hx, 2, 16);
+    assert_eq!(&d[..32], &y[..], "first axis, half");
+    assert_eq!(&d[32..48], &last[..], "first axis, half: the last row");
+}

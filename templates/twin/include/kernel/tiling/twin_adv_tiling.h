@@ -33,6 +33,14 @@ inline void GetGeluMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeS
                                  uint32_t &minValue) {
     maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
 }
+// asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/CumSum接口/GetCumSumMaxMinTmpSize.md: isLastAxis and
+// isReuseSource before the bounds.
+inline void GetCumSumMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isLastAxis,
+                                   const bool isReuseSource, uint32_t &maxValue, uint32_t &minValue) {
+    (void)isLastAxis;
+    (void)isReuseSource;
+    maxValue = minValue = TwinTmpBytes(srcShape, typeSize);
+}
 // asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/Fmod接口/GetFmodMaxMinTmpSize.md (isReuseSource before the bounds).
 inline void GetFmodMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
                                  uint32_t &maxValue, uint32_t &minValue) {

@@ -1,4 +1,4 @@
-// twin: high-level (advanced) APIs with their own shapes: IsFinite, SwiGLU, AscendDequant, DeepNorm, and the
+// twin: high-level (advanced) APIs with their own shapes: IsFinite, SwiGLU, AscendDequant, DeepNorm, CumSum, and the
 // scalar GM atomics (AtomicAdd / Max / Min / Exch / Cas). Each is written from its asc-devkit page (cited
 // beside it) and computed elementwise on the CPU; the twin needs no scratch, so a sharedTmpBuffer argument
 // is accepted and not touched. The tiling structs these read are in kernel_tiling/kernel_tiling.h, the host
@@ -708,6 +708,80 @@ template <class T, class U, bool isReuseMask = true>
 inline void Select(const LocalTensor<T> &dst, typename twin::same_t<T>::type src0, const LocalTensor<T> &src1,
                    const LocalTensor<U> &mask, const LocalTensor<uint8_t> &, const SelectWithBytesMaskShapeInfo &info, TWIN_LOC) {
     twin::select_bytes<T, U>(dst, src1, src0, false, mask, info, TWIN_LOC_ARGS);
+}
+
+// ---- CumSum (asc-devkit docs/zh/api/SIMD-API/高阶API/数学计算/CumSum接口/CumSum.md): a 2-D prefix sum of
+// `info.outter` rows of `info.inner` elements (inner * sizeof(T) a multiple of 32 bytes). isLastAxis: each
+// row summed along itself ([[0,1,2],[3,4,5]] -> [[0,1,3],[3,7,12]]), and with outputLastRow the last
+// element of each row (outter of them) goes to lastRow; otherwise rows summed down the first axis
+// ([[0,1,3]... -> [[0,1,2],[3,5,7]]) and lastRow takes the last row (inner elements). The page's samples
+// give both lastRow forms. half or float; the page says the work converts precision, so sums run in float
+// and each result rounds to T. Only the line-by-line algorithm (the Sklansky one is 950-only). Modelled as
+// the line-by-line work: one vector add per row (first axis), or per column after a transpose each way
+// (last axis), plus a cast each way for half.
+enum class CumSumAlgorithm { CUMSUM_ALGORITHM_LINEBYLINE = 0, CUMSUM_ALGORITHM_SKLANSKY = 1 };
+struct CumSumConfig {
+    bool isLastAxis{true};
+    bool isReuseSource{false};
+    bool outputLastRow{false};
+    CumSumAlgorithm algorithm{CumSumAlgorithm::CUMSUM_ALGORITHM_LINEBYLINE};
+};
+constexpr CumSumConfig defaultCumSumConfig{};
+struct CumSumInfo {
+    uint32_t outter{0};
+    uint32_t inner{0};
+};
+} // namespace AscendC
+namespace twin {
+template <class T, const AscendC::CumSumConfig &config>
+inline void cumsum(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &lastRow,
+                   const AscendC::LocalTensor<T> &src, const AscendC::CumSumInfo &info, TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "CumSum: half or float (CumSum.md)");
+    const uint64_t rows = info.outter, cols = info.inner;
+    if (rows == 0 || cols == 0 || (cols * sizeof(T)) % 32 != 0)
+        fault(twin_file, twin_line,
+              "CumSum: CumSumInfo {outter %u, inner %u}: both must be positive and inner * sizeof(T) a multiple of "
+              "32 bytes (asc-devkit CumSum.md)",
+              info.outter, info.inner);
+    const uint64_t n = rows * cols;
+    const uint8_t *ps = vspan(src, n, "CumSum", TWIN_LOC_ARGS);
+    std::vector<float> acc(n);
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t c = 0; c < cols; c++) {
+            const float x = (float)ld<T>(ps + (r * cols + c) * sizeof(T));
+            const uint64_t prev = config.isLastAxis ? (c ? r * cols + c - 1 : n) : (r ? (r - 1) * cols + c : n);
+            acc[r * cols + c] = (prev < n ? acc[prev] : 0.0f) + x;
+        }
+    uint8_t *pd = vspan(dst, n, "CumSum", TWIN_LOC_ARGS);
+    for (uint64_t i = 0; i < n; i++) st<T>(pd + i * sizeof(T), (T)acc[i]);
+    if (config.outputLastRow) {
+        const uint64_t m = config.isLastAxis ? rows : cols;
+        uint8_t *pl = vspan(lastRow, m, "CumSum", TWIN_LOC_ARGS);
+        for (uint64_t i = 0; i < m; i++)
+            st<T>(pl + i * sizeof(T), (T)acc[config.isLastAxis ? i * cols + cols - 1 : (rows - 1) * cols + i]);
+    }
+    tr_vec_ub(dst.addr_, src.addr_);
+    if (std::is_same<T, half>::value) tr_vec("Cast", sizeof(float), n, vec_rep(n, sizeof(float)), twin_line);
+    if (config.isLastAxis) {
+        tr_vec("Transpose", sizeof(float), n, vec_rep(n, sizeof(float)), twin_line);
+        tr_vec("CumSum", sizeof(float), n, cols * vec_rep(rows, sizeof(float)), twin_line);
+        tr_vec("Transpose", sizeof(float), n, vec_rep(n, sizeof(float)), twin_line);
+    } else {
+        tr_vec("CumSum", sizeof(float), n, rows * vec_rep(cols, sizeof(float)), twin_line);
+    }
+    if (std::is_same<T, half>::value) tr_vec("Cast", sizeof(float), n, vec_rep(n, sizeof(float)), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <typename T, const CumSumConfig &config = defaultCumSumConfig>
+inline void CumSum(const LocalTensor<T> &dstTensor, const LocalTensor<T> &lastRowTensor, const LocalTensor<T> &srcTensor,
+                   const LocalTensor<uint8_t> &, const CumSumInfo &cumSumInfo, TWIN_LOC) {
+    twin::cumsum<T, config>(dstTensor, lastRowTensor, srcTensor, cumSumInfo, TWIN_LOC_ARGS);
+}
+template <typename T, const CumSumConfig &config = defaultCumSumConfig>
+inline void CumSum(const LocalTensor<T> &dstTensor, const LocalTensor<T> &lastRowTensor, const LocalTensor<T> &srcTensor,
+                   const CumSumInfo &cumSumInfo, TWIN_LOC) {
+    twin::cumsum<T, config>(dstTensor, lastRowTensor, srcTensor, cumSumInfo, TWIN_LOC_ARGS);
 }
 
 } // namespace AscendC
