@@ -15,7 +15,7 @@ use std::process::Command;
 
 const N: usize = 256;
 const FLOAT_SLOTS: usize = 31;
-const HALF_SLOTS: usize = 12;
+const HALF_SLOTS: usize = 13;
 
 fn twin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
@@ -659,6 +659,10 @@ fn new_api_semantics_match_rust_references() {
         .map(|p| f16::from_le_bytes([p[0], p[1]]))
         .collect();
     check_h(&run, 5, &want, "TransDataTo5HD 8-bit, high and low halves");
+
+    // half 12: TransDataTo5HDImpl on raw UB pointers: half 4's transpose.
+    let want: Vec<f16> = (0..N).map(|k| h[(k % 16) * 16 + k / 16]).collect();
+    check_h(&run, 12, &want, "TransDataTo5HDImpl 16-bit, UB pointer lists");
 }
 
 /// The operator-base host helpers: OP_CHECK_IF returns through its expression, OP_CHECK_NULL_WITH_CONTEXT

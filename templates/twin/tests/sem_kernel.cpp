@@ -411,6 +411,17 @@ public:
             TransDataTo5HD<uint8_t>(dl, sl, TransDataTo5HDParams(true, true, 1, 0, 0));
         }
         StoreH(5, rh);
+        // half 12: TransDataTo5HDImpl, the raw UB pointer lists under the public API (ops-nn's
+        // ge_glu_grad_v2): the same 16x16 transpose as half 4.
+        Duplicate(rh, (half)0.0f, N);
+        {
+            __ubuf__ half *hp = (__ubuf__ half *)h.GetPhyAddr(), *rp = (__ubuf__ half *)rh.GetPhyAddr();
+            __ubuf__ half *dl[16], *sl[16];
+            for (int i = 0; i < 16; i++) { sl[i] = hp + i * 16; dl[i] = rp + i * 16; }
+            TransDataTo5HDParams p;
+            TransDataTo5HDImpl(dl, sl, p);
+        }
+        StoreH(12, rh);
     }
 
 private:

@@ -569,6 +569,19 @@ inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_S
     for (int i = 0; i < 16; i++) { d[i] = dstList[i].GetPhyAddr(); s[i] = srcList[i].GetPhyAddr(); }
     twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }
+// Raw UB pointer lists, the form under the public API (`TransDataTo5HDImpl` of CANN's
+// kernel_operator_vec_transpose_impl.h, which ops-nn's ge_glu_grad_v2 calls directly with
+// `(__ubuf__ T*)tensor.GetPhyAddr() + offset` entries): a pointer is its UB address.
+template <class T>
+inline void TransDataTo5HDImpl(T *dstList[NCHW_CONV_ADDR_LIST_SIZE], T *srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                               const TransDataTo5HDParams &p, TWIN_LOC) {
+    uint64_t d[16], s[16];
+    for (int i = 0; i < 16; i++) {
+        d[i] = (uint64_t)(uintptr_t)dstList[i];
+        s[i] = (uint64_t)(uintptr_t)srcList[i];
+    }
+    twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
+}
 // Addresses held in UB: two uint64_t tensors of 16 addresses each.
 template <class T>
 inline void TransDataTo5HD(const LocalTensor<uint64_t> &dst, const LocalTensor<uint64_t> &src, const TransDataTo5HDParams &p, TWIN_LOC) {
