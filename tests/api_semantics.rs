@@ -1621,7 +1621,8 @@ extern "C" void twin_launch(uint8_t **a) { bidx(a[0]); }
 /// fe::PlatFormInfos::GetLocalMemSize answers each memory's capacity from the platform description
 /// (the same figures as GetPlatformRes), reached through `platform/platform_infos_def.h`; ops-nn's
 /// `Ops::NN::OpTiling::EnsureNotScalar` turns a rank-0 shape into [1] and keeps any other;
-/// `Ops::Base::SetUnknownShape(rank, s)` makes `rank` unknown dims (ops-nn's max_pool3_d).
+/// `Ops::Base::SetUnknownShape(rank, s)` makes `rank` unknown dims (ops-nn's max_pool3_d); the op API
+/// layer's `aclnn/opdev/platform.h` answers the twin's SoC (ops-math's coalesce_sparse includes it).
 #[test]
 fn platform_local_mem_size_and_nn_ensure_not_scalar() {
     let dir = tempfile::tempdir().unwrap();
@@ -1643,6 +1644,7 @@ fn platform_local_mem_size_and_nn_ensure_not_scalar() {
 #include "platform/platform_infos_def.h"
 #include "op_host/tiling_util.h"
 #include "kernel_tiling/kernel_tiling.h" // reachable from host tiling headers by its public name
+#include "aclnn/opdev/platform.h"
 int main() {{
     fe::PlatFormInfos p;
     p.ub_bytes = {ub}; p.l1_bytes = {l1}; p.l0a_bytes = {l0a}; p.l0b_bytes = {l0b}; p.l0c_bytes = {l0c}; p.l2_bytes = {l2}; p.hbm_bytes = {hbm}ULL;
@@ -1653,7 +1655,8 @@ int main() {{
     std::printf("%s %s", Ops::Base::ToString(Ops::Base::EnsureNotScalar(gert::Shape())).c_str(),
                 Ops::Base::ToString(Ops::Base::EnsureNotScalar(s23)).c_str());
     Ops::Base::SetUnknownShape(3, s23);
-    std::printf(" %s %d\n", Ops::Base::ToString(s23).c_str(), Ops::Base::IsUnknownShape(s23));
+    std::printf(" %s %d %d\n", Ops::Base::ToString(s23).c_str(), Ops::Base::IsUnknownShape(s23),
+                op::GetCurrentPlatformInfo().GetSocVersion() == op::SocVersion::ASCEND910B);
     return 0;
 }}
 "#
@@ -1661,7 +1664,7 @@ int main() {{
     )
     .unwrap();
     let out = run_host_program(&src, "building the GetLocalMemSize check");
-    let want = format!("{ub} {l1} {l0a} {l0b} {l0c} {l2} {hbm} [1] [2, 3] [-1, -1, -1] 1\n");
+    let want = format!("{ub} {l1} {l0a} {l0b} {l0c} {l2} {hbm} [1] [2, 3] [-1, -1, -1] 1 1\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         want,
