@@ -406,6 +406,22 @@ fn match_bind(node: Node, text: &str, bind: &Bind) -> Option<Option<Range<usize>
 fn literal_in(node: Node, text: &str) -> Option<Range<usize>> {
     match node.kind() {
         "number_literal" => parse_integer_literal(text_of(node, text)).map(|_| node.byte_range()),
+        // A size written in units, `16u * 1024u` (ops-nn's nll_loss: `WORK_PER_CORE = 16u * 1024u`):
+        // the leading factor is the literal, the unit stays as written (`scale_after`).
+        "binary_expression" => {
+            let op = node.child_by_field_name("operator")?;
+            let (l, r) = (
+                node.child_by_field_name("left")?,
+                node.child_by_field_name("right")?,
+            );
+            let unit = parse_integer_literal(text_of(r, text)).map(|(v, ..)| v);
+            (text_of(op, text) == "*"
+                && l.kind() == "number_literal"
+                && r.kind() == "number_literal"
+                && unit.is_some_and(|u| u > 1))
+            .then(|| literal_in(l, text))
+            .flatten()
+        }
         "initializer_list" | "parenthesized_expression" => {
             let mut cursor = node.walk();
             let children: Vec<Node> = node.named_children(&mut cursor).collect();
@@ -416,6 +432,25 @@ fn literal_in(node: Node, text: &str) -> Option<Range<usize>> {
         }
         _ => None,
     }
+}
+
+/// The unit a site's literal is multiplied by where it is written, `16u * 1024u` -> 1024; 1 for a
+/// plain literal. The tunable's value is the factor the source holds; the size it stands for is the
+/// factor times this.
+pub fn scale_after(text: &str, site: &Site) -> i64 {
+    let rest = &text[site.range.end..];
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() && !c.is_ascii_digit());
+    let Some(rest) = rest.trim_start().strip_prefix('*') else {
+        return 1;
+    };
+    let rest = rest.trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric()))
+        .unwrap_or(rest.len());
+    parse_integer_literal(&rest[..end])
+        .map(|(v, ..)| v)
+        .filter(|&v| v > 1)
+        .unwrap_or(1)
 }
 
 /// Parses a C++ integer literal: value, radix, and the byte range of its digits.

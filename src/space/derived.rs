@@ -385,9 +385,32 @@ impl<'a> Env<'a> {
                 }
                 _ => return,
             };
-            let t = match tunable_symbol(name) {
-                Some(tn) => Some(Term::Var(tn, true)),
-                None => value.and_then(|v| {
+            // A size written in units (`16u * 1024u`): the tunable is the factor.
+            let unit = value.and_then(|v| {
+                (v.kind() == "binary_expression"
+                    && v.child_by_field_name("operator")
+                        .is_some_and(|o| cst::text_of(o, text) == "*"))
+                .then(|| {
+                    let lit = |n: Option<Node>| {
+                        n.filter(|n| n.kind() == "number_literal").and_then(|n| {
+                            super::binding::parse_integer_literal(cst::text_of(n, text))
+                                .map(|(v, ..)| v)
+                        })
+                    };
+                    Some((
+                        lit(v.child_by_field_name("left"))?,
+                        lit(v.child_by_field_name("right"))?,
+                    ))
+                })
+                .flatten()
+            });
+            let t = match (tunable_symbol(name), unit) {
+                (Some(tn), Some((_, u))) if u > 1 => {
+                    Term::bin('*', Term::Var(tn, true), Term::Int(u))
+                }
+                (Some(tn), _) => Some(Term::Var(tn, true)),
+                (None, Some((a, u))) => a.checked_mul(u).map(Term::Int),
+                (None, None) => value.and_then(|v| {
                     let raw = cst::text_of(v, text).trim();
                     let raw = raw.split("//").next().unwrap_or("").trim();
                     super::binding::parse_integer_literal(raw).and_then(|(v, _, digits)| {

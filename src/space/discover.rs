@@ -31,8 +31,12 @@ pub struct FoundTunable {
     pub name: String,
     pub file: String,
     pub bind: Bind,
+    /// The literal the sources hold now.
     pub value: i64,
     pub kind: TunableKind,
+    /// The unit the literal is written in, `16u * 1024u` -> 1024 (`binding::scale_after`); 1 for a
+    /// plain literal. Kind and domain are judged on `value * scale`.
+    pub scale: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -476,6 +480,7 @@ pub fn discover(files: &OpFiles) -> Discovery {
                     bind,
                     value: site.value,
                     kind: TunableKind::UbParts,
+                    scale: 1,
                 });
             }
         }
@@ -503,6 +508,7 @@ pub fn discover(files: &OpFiles) -> Discovery {
                         bind: call,
                         value: site.value,
                         kind: TunableKind::BlockDim,
+                        scale: 1,
                     });
                 } else {
                     d.left_out.push(LeftOut {
@@ -606,6 +612,7 @@ fn tiling_field_literals(files: &OpFiles, kernel_splits: bool, d: &mut Discovery
                         bind,
                         value: site.value,
                         kind,
+                        scale: 1,
                     });
                     continue;
                 }
@@ -766,6 +773,7 @@ fn cube_setters(files: &OpFiles, kernel_splits: bool, d: &mut Discovery) {
                     bind,
                     value: site.value,
                     kind,
+                    scale: 1,
                 });
             }
         }
@@ -971,8 +979,9 @@ fn candidates_in(
         if site.value <= 0 {
             continue;
         }
-        let kind = classify_valued(&def.name, site.value);
-        let by_name = rejected_by_name(&def.name, site.value);
+        let scale = binding::scale_after(text, &site);
+        let kind = classify_valued(&def.name, site.value * scale);
+        let by_name = rejected_by_name(&def.name, site.value * scale);
         if kind.is_none() && by_name.is_none() {
             continue;
         }
@@ -1018,6 +1027,7 @@ fn candidates_in(
             bind,
             value: site.value,
             kind,
+            scale,
         }));
     }
     out
@@ -1057,12 +1067,22 @@ pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32, aic_cores: u32
                 }
             }
         }
-        let _ = writeln!(
-            s,
-            "{}   # now {}",
-            domain(t.kind, t.value, aiv_cores, aic_cores),
-            t.value
-        );
+        if t.scale > 1 {
+            let _ = writeln!(
+                s,
+                "{}   # now {}, times {} as the source writes it",
+                scaled_domain(t.value),
+                t.value,
+                t.scale
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "{}   # now {}",
+                domain(t.kind, t.value, aiv_cores, aic_cores),
+                t.value
+            );
+        }
     }
     s
 }
@@ -1128,6 +1148,21 @@ pub fn replace_tunables(manifest: &str, tunables: &[(String, String)]) -> String
         }
     }
     out
+}
+
+/// The domain of a size written in units (`16u * 1024u`: the factor 16 is the tunable): an eighth to
+/// eight times the factor, powers of two where it is one, never below one unit.
+pub fn scaled_domain(value: i64) -> String {
+    if value > 0 && value & (value - 1) == 0 {
+        format!("pow2 = [{}, {}]", (value / 8).max(1), value * 8)
+    } else {
+        let mut v: Vec<i64> = [value / 4, value / 2, value, value * 2, value * 4]
+            .into_iter()
+            .filter(|&x| x > 0)
+            .collect();
+        v.dedup();
+        format!("values = {v:?}")
+    }
 }
 
 /// The domain `init` writes for a tunable of `kind` whose sources hold `value` now, as manifest text.

@@ -141,6 +141,14 @@ fn fixture_start_and_reference_points_satisfy_derived_constraints() {
 
 /// The add_custom fixture with its kernel edited by `edit`, in a temporary folder.
 fn add_custom_with(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, Space) {
+    add_custom_edited(|t| t.to_string(), edit)
+}
+
+/// add_custom with its host file and its kernel file edited.
+fn add_custom_edited(
+    host: impl Fn(&str) -> String,
+    edit: impl Fn(&str) -> String,
+) -> (tempfile::TempDir, Space) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
     let dir = tempfile::tempdir().unwrap();
     for f in [
@@ -152,10 +160,10 @@ fn add_custom_with(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, Space) 
         let to = dir.path().join(f);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         let text = std::fs::read_to_string(src.join(f)).unwrap();
-        let text = if f == "op_kernel/add_custom.cpp" {
-            edit(&text)
-        } else {
-            text
+        let text = match f {
+            "op_kernel/add_custom.cpp" => edit(&text),
+            "op_host/add_custom.cpp" => host(&text),
+            _ => text,
         };
         std::fs::write(to, text).unwrap();
     }
@@ -220,6 +228,18 @@ fn add_custom_chain_is_followed_through_host_tiling_and_init() {
         )
         .is_err()
     );
+}
+
+/// A tunable written in units (`TILE_LENGTH = 1 * 256`: the factor is the tunable) enters the
+/// constraints as the size it stands for.
+#[test]
+fn a_tunable_written_in_units_enters_as_factor_times_unit() {
+    let (_d, s) = add_custom_edited(
+        |t| t.replace("TILE_LENGTH = 256;", "TILE_LENGTH = 1 * 256;"),
+        |t| t.to_string(),
+    );
+    let all = texts(&s).join("\n");
+    assert!(all.contains("tile_length * 256"), "{all}");
 }
 
 #[test]

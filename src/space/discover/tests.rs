@@ -528,3 +528,34 @@ fn a_literal_the_tiling_assigns_to_a_field_is_offered() {
         "{d:?}"
     );
 }
+
+/// ops-nn's nll_loss writes its core rule's work per core in units, `16u * 1024u`: the factor is the
+/// tunable, judged on the size it stands for, and written back in the same form; `DCACHE_SIZE = 128 *
+/// 1024` stays a hardware reserve.
+#[test]
+fn a_size_written_in_units_is_offered_as_its_factor() {
+    let host = "void Split(T* t, uint64_t n) {\n  constexpr uint64_t WORK_PER_CORE = 16u * 1024u;\n\
+                constexpr uint32_t DCACHE_SIZE = 128 * 1024;\n  uint64_t ub = 192 * 1024 - DCACHE_SIZE;\n\
+                t->cores = (n + WORK_PER_CORE - 1) / WORK_PER_CORE;\n  t->ub = ub;\n}\n";
+    let d = run(host, SPLITTING_KERNEL);
+    let found: Vec<_> = d
+        .offered
+        .iter()
+        .filter(|t| t.name == "work_per_core")
+        .map(|t| (t.value, t.scale, t.kind))
+        .collect();
+    assert_eq!(found, [(16, 1024, TunableKind::Size)], "{:?}", d.offered);
+    assert!(left_out(&d).contains(&("dcache_size", Reason::HardwareReserve)), "{:?}", d.left_out);
+    let rendered = render_tunables(&d.offered, 48, 24);
+    assert!(
+        rendered.contains("pow2 = [2, 128]   # now 16, times 1024 as the source writes it"),
+        "{rendered}"
+    );
+    // the site is the factor's digits, so a candidate writes `32u * 1024u`
+    let site = binding::find_site(host, "op_host/op.cpp", &Bind::Symbol("WORK_PER_CORE".into())).unwrap();
+    assert_eq!(&host[site.range.clone()], "16");
+    assert_eq!(binding::scale_after(host, &site), 1024);
+    let plain = "constexpr int32_t TILE = 256U; // 4 * 1024 bytes\n";
+    let site = binding::find_site(plain, "h.cpp", &Bind::Symbol("TILE".into())).unwrap();
+    assert_eq!(binding::scale_after(plain, &site), 1);
+}
