@@ -662,7 +662,12 @@ fn new_api_semantics_match_rust_references() {
 
     // half 12: TransDataTo5HDImpl on raw UB pointers: half 4's transpose.
     let want: Vec<f16> = (0..N).map(|k| h[(k % 16) * 16 + k / 16]).collect();
-    check_h(&run, 12, &want, "TransDataTo5HDImpl 16-bit, UB pointer lists");
+    check_h(
+        &run,
+        12,
+        &want,
+        "TransDataTo5HDImpl 16-bit, UB pointer lists",
+    );
 }
 
 /// The operator-base host helpers: OP_CHECK_IF returns through its expression, OP_CHECK_NULL_WITH_CONTEXT
@@ -6836,7 +6841,11 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1], a[2], a[3], a[4], a[5
     let a = f32s(&std::fs::read(w.join("a.bin")).unwrap());
     let (y, last) = along(&x, 3, 16);
     assert_eq!(&a[..48], &y[..], "last axis, float");
-    assert_eq!(&a[48..51], &last[..], "last axis, float: the last of each row");
+    assert_eq!(
+        &a[48..51],
+        &last[..],
+        "last axis, float: the last of each row"
+    );
     let b = f32s(&std::fs::read(w.join("b.bin")).unwrap());
     let (y, last) = down(&x, 3, 16);
     assert_eq!(&b[..48], &y[..], "first axis, float");
@@ -6845,7 +6854,11 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1], a[2], a[3], a[4], a[5
     let c = halves(std::fs::read(w.join("c.bin")).unwrap());
     let (y, last) = along(&hx, 2, 16);
     assert_eq!(&c[..32], &y[..], "last axis, half");
-    assert_eq!(&c[32..34], &last[..], "last axis, half: the last of each row");
+    assert_eq!(
+        &c[32..34],
+        &last[..],
+        "last axis, half: the last of each row"
+    );
     let d = halves(std::fs::read(w.join("d.bin")).unwrap());
     let (y, last) = down(&hx, 2, 16);
     assert_eq!(&d[..32], &y[..], "first axis, half");

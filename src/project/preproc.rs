@@ -246,9 +246,18 @@ mod tests {
         assert_eq!(out.len(), text.len());
         assert_eq!(out.lines().count(), text.lines().count());
         assert!(!out.contains("struct T"), "{out}");
-        assert!(out.contains("int kept;") && !out.contains("int gone;"), "{out}");
-        assert!(out.contains("int both;") && out.contains("int sides;"), "{out}");
-        assert!(out.contains("#ifdef MY_FLAG") && !out.contains("#if __CCE"), "{out}");
+        assert!(
+            out.contains("int kept;") && !out.contains("int gone;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("int both;") && out.contains("int sides;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("#ifdef MY_FLAG") && !out.contains("#if __CCE"),
+            "{out}"
+        );
         // ops-nn's adaptive_avg_pool3d: settled directives inside an `else if` chain are blanked, so
         // the function parses; nested branches under an untaken one stay out whatever they say.
         let chain = "void f(int k) {\n  if (k == 1) {\n    a();\n\
@@ -257,9 +266,18 @@ mod tests {
                      #if __CCE_AICORE__ == 310\n#ifndef __CCE_KT_TEST__\nint nested;\n#else\nint n2;\n#endif\n\
                      #elif __CCE_AICORE__ == 220\nint second;\n#else\nint third;\n#endif\n";
         let out = compiled_text(chain);
-        assert!(out.contains("} else if (k == 2) {") && !out.contains('#'), "{out}");
+        assert!(
+            out.contains("} else if (k == 2) {") && !out.contains('#'),
+            "{out}"
+        );
         assert!(!out.contains("nested") && !out.contains("n2"), "{out}");
-        assert!(out.contains("int second;") && !out.contains("third"), "{out}");
-        assert!(!crate::rewrite::cst::parse(&out).root_node().has_error(), "{out}");
+        assert!(
+            out.contains("int second;") && !out.contains("third"),
+            "{out}"
+        );
+        assert!(
+            !crate::rewrite::cst::parse(&out).root_node().has_error(),
+            "{out}"
+        );
     }
 }

@@ -543,18 +543,14 @@ impl Twin {
             cmd.arg("-include").arg(pch);
         }
         cmd.args(defines);
-        if let Some(header) = op
-            .tiling_header
-            .as_ref()
-            .filter(|h| {
-                side == "kernel"
-                    && !kernel_defines_tiling_struct(
-                        h,
-                        files,
-                        &tiling_extract::kernel_compiled(root, include, &op.kernel, files),
-                    )
-            })
-        {
+        if let Some(header) = op.tiling_header.as_ref().filter(|h| {
+            side == "kernel"
+                && !kernel_defines_tiling_struct(
+                    h,
+                    files,
+                    &tiling_extract::kernel_compiled(root, include, &op.kernel, files),
+                )
+        }) {
             // A tiling header whose include guard a kernel header also uses (ops-nn ctc_loss_v3: both
             // `CTC_LOSS_V3_H_`) would hide that header once force-included: the guard is dropped after it.
             match shared_include_guard(header, files) {

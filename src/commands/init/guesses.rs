@@ -445,10 +445,7 @@ pub(super) const INDICES: &[&str] = &["index", "indices", "idx", "indexes"];
 pub(super) fn is_index_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     let n = n.trim_end_matches(|c: char| c.is_ascii_digit());
-    INDICES.contains(&n)
-        || n.ends_with("_index")
-        || n.ends_with("_indices")
-        || n.ends_with("_idx")
+    INDICES.contains(&n) || n.ends_with("_index") || n.ends_with("_indices") || n.ends_with("_idx")
 }
 
 /// Names the rows added into `var` by a scatter take besides `updates`: ops-nn
@@ -1552,13 +1549,28 @@ fn rank_in(words: &[String]) -> Option<usize> {
                 || lower
                     .windows(2)
                     .any(|p| p[0] == "shape" && p[1] == "length");
+            // "input dim is 2, support dim is 1" (ops-math's isin_part_v1): the rank asked for
+            // follows the word that says what is wanted, not the first "is".
+            let wanted = lower.iter().enumerate().find_map(|(at, w)| {
+                matches!(
+                    w.as_str(),
+                    "support" | "supports" | "supported" | "expect" | "expected" | "expects"
+                )
+                .then(|| lower.iter().skip(at + 1).take(3).find_map(|n| number(n)))
+                .flatten()
+            });
             about_rank
                 .then(|| {
-                    lower.windows(2).find_map(|p| {
-                        // "must be rank-3 tensors" (ops-nn's chamfer_distance_grad) reads "rank 3"
-                        matches!(p[0].as_str(), "be" | "not" | "equal" | "equals" | "is" | "rank")
+                    wanted.or_else(|| {
+                        lower.windows(2).find_map(|p| {
+                            // "must be rank-3 tensors" (ops-nn's chamfer_distance_grad) reads "rank 3"
+                            matches!(
+                                p[0].as_str(),
+                                "be" | "not" | "equal" | "equals" | "is" | "rank"
+                            )
                             .then(|| number(&p[1]))
                             .flatten()
+                        })
                     })
                 })
                 .flatten()
@@ -1863,7 +1875,14 @@ mod refusal_tests {
     /// [-100, 100) made its kernel read 17 GB past its points.
     #[test]
     fn numbered_and_suffixed_index_names_are_index_operands() {
-        for n in ["idx1", "idx2", "indices", "Index", "gather_idx", "sorted_indices0"] {
+        for n in [
+            "idx1",
+            "idx2",
+            "indices",
+            "Index",
+            "gather_idx",
+            "sorted_indices0",
+        ] {
             assert!(is_index_name(n), "{n}");
         }
         for n in ["x1", "idxs_count", "index_size_x", "widx"] {
@@ -1922,6 +1941,15 @@ mod refusal_tests {
         );
         // a word merely starting with an input's name is not it
         assert!(ranks_from_refusal("xylophone dim is not 4", &names(&["x"])).is_empty());
+        // ops-math's isin_part_v1: the rank it supports, not the one it got
+        let ins = names(&["elementsNum", "test_elements"]);
+        assert_eq!(
+            ranks_from_refusal(
+                "[error] IsinPartV1 (isin_part_v1_tiling.cpp:73): IsinPartV1: elementsNum is invalid, input dim is 2, support dim is 1",
+                &ins
+            ),
+            [("elementsNum".to_string(), 1)]
+        );
         // ops-nn's chamfer_distance_grad, refused by its InferShape: "rank-3"
         let ins = names(&["xyz1", "xyz2", "idx1"]);
         assert_eq!(

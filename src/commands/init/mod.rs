@@ -1687,11 +1687,14 @@ fn render(
             );
             // A test's dtype the OpDef does not list for that tensor is the test's slip, not the op's
             // (ops-nn's chamfer_distance_grad tests its int32 indices as DT_FLOAT): the OpDef's stays.
-            let allowed = |params: Option<&Vec<opdef::ParamDef>>, name: &str, d: crate::manifest::DType| {
-                params
-                    .and_then(|ps| ps.iter().find(|p| p.name == name))
-                    .is_none_or(|p| p.dtypes.is_empty() || p.dtypes.iter().any(|g| g == d.ge_name()))
-            };
+            let allowed =
+                |params: Option<&Vec<opdef::ParamDef>>, name: &str, d: crate::manifest::DType| {
+                    params
+                        .and_then(|ps| ps.iter().find(|p| p.name == name))
+                        .is_none_or(|p| {
+                            p.dtypes.is_empty() || p.dtypes.iter().any(|g| g == d.ge_name())
+                        })
+                };
             let def_inputs = op.opdef.as_ref().map(|d| &d.inputs);
             let def_outputs = op.opdef.as_ref().map(|d| &d.outputs);
             for (i, (t, ct)) in inputs.iter_mut().zip(&c.inputs).enumerate() {
@@ -2274,11 +2277,15 @@ mod tests {
         // String attrs without a default: a framework's value for the known names, else empty
         // (smooth_l1_loss_grad_v2 and max_pool3_d refused "").
         assert_eq!(
-            attr_value(&a("reduction", false, K::String, None)).0.as_deref(),
+            attr_value(&a("reduction", false, K::String, None))
+                .0
+                .as_deref(),
             Some("\"mean\"")
         );
         assert_eq!(
-            attr_value(&a("padding", true, K::String, None)).0.as_deref(),
+            attr_value(&a("padding", true, K::String, None))
+                .0
+                .as_deref(),
             Some("\"VALID\"")
         );
         assert_eq!(

@@ -545,14 +545,23 @@ fn a_size_written_in_units_is_offered_as_its_factor() {
         .map(|t| (t.value, t.scale, t.kind))
         .collect();
     assert_eq!(found, [(16, 1024, TunableKind::Size)], "{:?}", d.offered);
-    assert!(left_out(&d).contains(&("dcache_size", Reason::HardwareReserve)), "{:?}", d.left_out);
+    assert!(
+        left_out(&d).contains(&("dcache_size", Reason::HardwareReserve)),
+        "{:?}",
+        d.left_out
+    );
     let rendered = render_tunables(&d.offered, 48, 24);
     assert!(
         rendered.contains("pow2 = [2, 128]   # now 16, times 1024 as the source writes it"),
         "{rendered}"
     );
     // the site is the factor's digits, so a candidate writes `32u * 1024u`
-    let site = binding::find_site(host, "op_host/op.cpp", &Bind::Symbol("WORK_PER_CORE".into())).unwrap();
+    let site = binding::find_site(
+        host,
+        "op_host/op.cpp",
+        &Bind::Symbol("WORK_PER_CORE".into()),
+    )
+    .unwrap();
     assert_eq!(&host[site.range.clone()], "16");
     assert_eq!(binding::scale_after(host, &site), 1024);
     let plain = "constexpr int32_t TILE = 256U; // 4 * 1024 bytes\n";
