@@ -173,9 +173,20 @@ pub fn probe(
             }
             run(&SourceSet { overrides: patched })
         };
+        // The deadline holds inside one tunable's probe too (each value may be a build of a large
+        // kernel: ops-nn's max_pool3_d passed its 180 s by 105 s): a probe cut short says nothing.
+        let cut = std::cell::Cell::new(false);
+        let late = || {
+            let l = std::time::Instant::now() >= deadline;
+            cut.set(cut.get() || l);
+            l
+        };
         let mut why_not: Vec<String> = vec![];
         let mut ran_right = None;
         for &value in to {
+            if late() {
+                break;
+            }
             match try_value(value) {
                 Ok(m) if signature(&m) == base => ran_right = Some(false),
                 Ok(m) => match crate::verify::outputs_match(op, &m.outputs, &base_run.outputs) {
@@ -194,10 +205,12 @@ pub fn probe(
         // literal decides something (a value that fails is no evidence either way).
         let one_changes = |values: Vec<i64>| {
             values.into_iter().any(|value| {
-                try_value(value).is_ok_and(|m| {
-                    signature(&m) != base
-                        && crate::verify::outputs_match(op, &m.outputs, &base_run.outputs).is_ok()
-                })
+                !late()
+                    && try_value(value).is_ok_and(|m| {
+                        signature(&m) != base
+                            && crate::verify::outputs_match(op, &m.outputs, &base_run.outputs)
+                                .is_ok()
+                    })
             })
         };
         // A neighbour that changes nothing does not show the literal decides nothing: tiling rules clamp
@@ -217,6 +230,7 @@ pub fn probe(
             ran_right = Some(true);
         }
         let verdict = match ran_right {
+            None | Some(false) if cut.get() => Verdict::NotReached,
             None => Verdict::NoOtherValueRuns(why_not.join("; ")),
             Some(false) if !why_not.is_empty() => Verdict::Limit(why_not.join("; ")),
             Some(_) if !why_not.is_empty() => Verdict::Fails(why_not.join("; ")),
