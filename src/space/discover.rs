@@ -1156,13 +1156,18 @@ pub fn scaled_domain(value: i64) -> String {
     if value > 0 && value & (value - 1) == 0 {
         format!("pow2 = [{}, {}]", (value / 8).max(1), value * 8)
     } else {
-        let mut v: Vec<i64> = [value / 4, value / 2, value, value * 2, value * 4]
-            .into_iter()
-            .filter(|&x| x > 0)
-            .collect();
-        v.dedup();
-        format!("values = {v:?}")
+        around(value)
     }
+}
+
+/// A quarter to four times `value`, as a `values` list: the domain of a size that is no power of two.
+fn around(value: i64) -> String {
+    let mut v: Vec<i64> = [value / 4, value / 2, value, value * 2, value * 4]
+        .into_iter()
+        .filter(|&x| x > 0)
+        .collect();
+    v.dedup();
+    format!("values = {v:?}")
 }
 
 /// The domain `init` writes for a tunable of `kind` whose sources hold `value` now, as manifest text.
@@ -1236,14 +1241,7 @@ pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32, aic_cores: u32) -> 
             let hi = (value * 64).min(65536).max(value);
             format!("pow2 = [{}, {}]", lo.min(value), hi)
         }
-        TunableKind::Size => {
-            let mut v: Vec<i64> = [value / 4, value / 2, value, value * 2, value * 4]
-                .into_iter()
-                .filter(|&x| x > 0)
-                .collect();
-            v.dedup();
-            format!("values = {v:?}")
-        }
+        TunableKind::Size => around(value),
     }
 }
 
