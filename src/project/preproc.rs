@@ -54,7 +54,7 @@ pub fn branch_taken(node: Node, text: &str) -> Option<bool> {
 pub fn compiled_text(text: &str) -> String {
     let mut frames: Vec<Frame> = vec![];
     let mut out = String::with_capacity(text.len());
-    let mut lines = text.split_inclusive('\n').peekable();
+    let mut lines = text.split_inclusive('\n');
     while let Some(first) = lines.next() {
         // A directive continues over lines that end in a backslash.
         let mut line = first.to_string();
@@ -121,7 +121,13 @@ pub fn compiled_text(text: &str) -> String {
             _ => {}
         }
         if blank {
-            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+            // One space per byte: a comment in Chinese keeps the offsets after it.
+            for c in line.chars() {
+                match c {
+                    '\n' => out.push('\n'),
+                    c => out.extend(std::iter::repeat_n(' ', c.len_utf8())),
+                }
+            }
         } else {
             out.push_str(&line);
         }
@@ -239,7 +245,7 @@ mod tests {
 
     #[test]
     fn compiled_text_blanks_the_branches_the_twin_does_not_build() {
-        let text = "#ifdef __CCE_KT_TEST__\nstruct T { int a; };\n#endif\n\
+        let text = "#ifdef __CCE_KT_TEST__\nstruct T { int a; }; // 测试\n#endif\n\
                     #if __CCE_AICORE__ == 220\nint kept;\n#else\nint gone;\n#endif\n\
                     #ifdef MY_FLAG\nint both;\n#else\nint sides;\n#endif\n";
         let out = compiled_text(text);
