@@ -66,9 +66,10 @@ pub fn probe(
     };
     // Every build is a point of the op's tunables: where each sits in the texts built (an override, or
     // the project's file), so a backend that reads tunable values at run time builds one program for
-    // every probe of a tunable it reads at run time (the twin: `init` on ops-nn's gelu,
-    // five tunables probed, went from 24-26 s to 7 s on the 2-core machine). A kernel constant that is
-    // a template argument is still compiled in, so its probes still build.
+    // every probe of a tunable it reads at run time (the twin: `init` on ops-nn's gelu, five tunables
+    // probed, went from 24-26 s to 7 s on the 2-core machine with the base in that form too; the base
+    // is a plain build again since, one build more). A kernel constant that is a template argument is
+    // still compiled in, so its probes still build.
     let placed_in = |texts: &std::collections::BTreeMap<String, String>| {
         op.tunables
             .iter()
