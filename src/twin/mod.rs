@@ -9,6 +9,7 @@
 //! back the trace text and the outputs.
 
 use crate::child as process;
+mod build_cache;
 pub mod package;
 pub mod protocol;
 pub(crate) mod reads;
@@ -453,17 +454,16 @@ impl Twin {
             }
             key = h.finish();
         }
-        let dir = self.cache.join("build").join(format!("{side}-{key}"));
-        let program = dir.join(if side == "host" { "tiling" } else { "kernel" });
+        let build = self.cache.join("build");
+        let stem = format!("{side}-{key}");
+        let name = if side == "host" { "tiling" } else { "kernel" };
+        let program = build_cache::entry(&build, &stem, root, &files).join(name);
         if program.is_file() {
             return Ok((program, true));
         }
         // Build in a folder of our own, so concurrent builds of the same key never see each other's
         // half-written files; only the finished program is moved into the cache.
-        let staging = self
-            .cache
-            .join("build")
-            .join(format!(".{side}-{key}.{}", fsx::unique_suffix()));
+        let staging = build.join(format!(".{stem}.{}", fsx::unique_suffix()));
         let result = self
             .compile_side(
                 root,
@@ -476,16 +476,21 @@ impl Twin {
                 &staging,
             )
             .and_then(|built| {
+                let read = reads::in_folder(&staging).unwrap_or_default();
+                let dir = build_cache::settle(&build, &stem, root, &files, &read)
+                    .map_err(BuildError::Io)?;
                 std::fs::create_dir_all(&dir).map_err(BuildError::Io)?;
                 // what the build read first, so a program in the cache always has it beside it
-                let read = staging.join(reads::FILE);
-                if read.is_file() {
-                    std::fs::rename(&read, dir.join(reads::FILE)).map_err(BuildError::Io)?;
+                let listed = staging.join(reads::FILE);
+                if listed.is_file() {
+                    std::fs::rename(&listed, dir.join(reads::FILE)).map_err(BuildError::Io)?;
                 }
-                std::fs::rename(&built, &program).map_err(BuildError::Io)
+                let program = dir.join(name);
+                std::fs::rename(&built, &program).map_err(BuildError::Io)?;
+                Ok(program)
             });
         let _ = std::fs::remove_dir_all(&staging);
-        result.map(|()| (program, false))
+        result.map(|program| (program, false))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -79,7 +79,12 @@ pub fn render(paths: &BTreeSet<String>) -> String {
 /// The paths a `reads.txt` beside `program` lists; None when there is none (a build made before the
 /// twin kept them, or another backend's program).
 pub fn beside(program: &Path) -> Option<BTreeSet<String>> {
-    let text = std::fs::read_to_string(program.parent()?.join(FILE)).ok()?;
+    in_folder(program.parent()?)
+}
+
+/// The paths the `reads.txt` in `dir` lists; None when there is none.
+pub fn in_folder(dir: &Path) -> Option<BTreeSet<String>> {
+    let text = std::fs::read_to_string(dir.join(FILE)).ok()?;
     Some(text.lines().map(str::to_string).collect())
 }
 

@@ -237,8 +237,9 @@ impl Twin {
         }
         let key = h.finish();
         let build = self.cache.join("build");
-        let dir = build.join(format!("{side}-{key}"));
-        let program = dir.join(if side == "host" { "tiling" } else { "kernel" });
+        let stem = format!("{side}-{key}");
+        let name = if side == "host" { "tiling" } else { "kernel" };
+        let program = super::build_cache::entry(&build, &stem, root, &form.files).join(name);
         if program.is_file() {
             return Ok((program, true, true));
         }
@@ -246,7 +247,7 @@ impl Twin {
         if refused.is_file() {
             return compiled_in(self);
         }
-        let staging = build.join(format!(".{side}-{key}.{}", fsx::unique_suffix()));
+        let staging = build.join(format!(".{stem}.{}", fsx::unique_suffix()));
         std::fs::create_dir_all(&staging).map_err(BuildError::Io)?;
         let header = staging.join("ascend_tune_runtime_tunables.h");
         let mut args = defines.clone();
@@ -267,16 +268,26 @@ impl Twin {
                 )
             })
             .and_then(|built| {
+                let read = super::reads::in_folder(&staging).unwrap_or_default();
+                let dir = super::build_cache::settle(&build, &stem, root, &form.files, &read)
+                    .map_err(BuildError::Io)?;
                 std::fs::create_dir_all(&dir).map_err(BuildError::Io)?;
                 // What this build reads at run time and why the rest stays compiled in, for whoever
                 // wonders why a point was built again.
                 fsx::write_file(&dir.join("tunables.txt"), form.describe())
                     .map_err(BuildError::Io)?;
-                std::fs::rename(&built, &program).map_err(BuildError::Io)
+                let listed = staging.join(super::reads::FILE);
+                if listed.is_file() {
+                    std::fs::rename(&listed, dir.join(super::reads::FILE))
+                        .map_err(BuildError::Io)?;
+                }
+                let program = dir.join(name);
+                std::fs::rename(&built, &program).map_err(BuildError::Io)?;
+                Ok(program)
             });
         let _ = std::fs::remove_dir_all(&staging);
         match result {
-            Ok(()) => Ok((program, false, true)),
+            Ok(program) => Ok((program, false, true)),
             // The compiler saw something the analysis did not: this form is never tried again, and
             // the candidate is built as written (which reports its own errors, if it has any).
             Err(BuildError::Failed(f)) if f.kind == FailureKind::Build => {

@@ -182,3 +182,51 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A header the build reaches outside the folders of the listed sources (here a subfolder) is part of
+/// what a cached program stands for: editing it builds again. Before, `run` served the program built
+/// before the edit (found on ops-nn's foreach ops, whose tiling lives in `../foreach_utils/`).
+#[test]
+fn editing_a_header_in_another_folder_builds_again() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("op_host/params")).unwrap();
+    std::fs::write(
+        p.join("op_host/params/blocks.h"),
+        "#pragma once\nconst uint32_t BLOCK_DIM = 8; // blocks the op is split over\n",
+    )
+    .unwrap();
+    let host = p.join("op_host/add_custom.cpp");
+    let source = std::fs::read_to_string(&host).unwrap().replace(
+        "const uint32_t BLOCK_DIM = 8;     // blocks the op is split over\n",
+        "#include \"params/blocks.h\"\n",
+    );
+    std::fs::write(&host, source).unwrap();
+    // the block_dim tunable names the header now
+    let manifest = std::fs::read_to_string(p.join("ascend.toml"))
+        .unwrap()
+        .replacen(
+            "file = \"op_host/add_custom.cpp\"\nsymbol = \"BLOCK_DIM\"",
+            "file = \"op_host/params/blocks.h\"\nsymbol = \"BLOCK_DIM\"",
+            1,
+        );
+    assert!(manifest.contains("op_host/params/blocks.h"));
+    std::fs::write(p.join("ascend.toml"), manifest).unwrap();
+    let measured = |p: &Path| {
+        let o = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+        assert!(o.status.success(), "{:?}", text(&o));
+        record(&o, "op-measured")
+    };
+    let before = measured(p);
+    assert_eq!(before["block_dim"], 8, "{before}");
+    std::fs::write(
+        p.join("op_host/params/blocks.h"),
+        "#pragma once\nconst uint32_t BLOCK_DIM = 4; // blocks the op is split over\n",
+    )
+    .unwrap();
+    let after = measured(p);
+    assert_eq!(
+        after["block_dim"], 4,
+        "the edited header was built: {after}"
+    );
+}

@@ -1,0 +1,124 @@
+// Where a built program lives in the build cache. A build's first key hashes what it is given (the
+// units, the sources of their folders, the candidate's patched files, the flags); the headers it reaches
+// elsewhere (a subfolder, a sibling operator's folder such as ops-nn's `foreach_utils`, a common folder
+// of the repository) are known only once it has been compiled, from GCC's `-H` list (reads.rs). So the
+// cache keeps, per first key, the list of those other files the last build of it read
+// (`<stem>.reads`), and the program's folder is named by the first key and those files' contents as
+// they are now: editing such a header builds again (before this, `run` served the program built
+// before the edit). Like ccache's direct mode, with one list per first key: a build that reads other
+// files than the list names rewrites the list, which costs at most a build more later.
+// Owns: the folder name and the `.reads` list. Does not know how programs are compiled (twin/mod.rs,
+// twin/runtime.rs) or what is in them.
+
+use crate::fsx::{self, KeyHasher};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The list beside the entries of one first key.
+fn list_path(build: &Path, stem: &str) -> PathBuf {
+    build.join(format!("{stem}.reads"))
+}
+
+/// The second key: each listed file's path and its content now (the candidate's text where it is
+/// patched, else the file's, else a mark for a file that is gone).
+fn second_key(root: &Path, given: &BTreeMap<String, String>, others: &[String]) -> String {
+    let mut h = KeyHasher::new();
+    for rel in others {
+        h.part(rel);
+        match given.get(rel) {
+            Some(text) => h.part(text),
+            None => match std::fs::read(root.join(rel)) {
+                Ok(bytes) => h.part(bytes),
+                Err(_) => h.part("\0gone"),
+            },
+        };
+    }
+    h.finish()
+}
+
+/// The folder the program of first key `stem` (`<side>-<key>`) is in, if it has been built from the
+/// files as they are now.
+pub fn entry(build: &Path, stem: &str, root: &Path, given: &BTreeMap<String, String>) -> PathBuf {
+    let others: Vec<String> = std::fs::read_to_string(list_path(build, stem))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    build.join(format!("{stem}-{}", second_key(root, given, &others)))
+}
+
+/// After a build of `stem` that read `read` (project paths, reads.rs): records the files it read beyond
+/// `given` and returns the folder its program goes in.
+pub fn settle(
+    build: &Path,
+    stem: &str,
+    root: &Path,
+    given: &BTreeMap<String, String>,
+    read: &BTreeSet<String>,
+) -> std::io::Result<PathBuf> {
+    let others: Vec<String> = read
+        .iter()
+        .filter(|p| !given.contains_key(*p))
+        .cloned()
+        .collect();
+    let text: String = others.iter().map(|p| format!("{p}\n")).collect();
+    fsx::write_file(&list_path(build, stem), text)?;
+    Ok(build.join(format!("{stem}-{}", second_key(root, given, &others))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edited_header_outside_the_given_files_names_another_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, build) = (dir.path().join("op"), dir.path().join("build"));
+        std::fs::create_dir_all(root.join("op_kernel/impl")).unwrap();
+        std::fs::create_dir_all(&build).unwrap();
+        std::fs::write(
+            root.join("op_kernel/impl/tile.h"),
+            "constexpr int TILE = 64;",
+        )
+        .unwrap();
+        let given: BTreeMap<String, String> = [(
+            "op_kernel/k.cpp".to_string(),
+            "#include \"impl/tile.h\"".to_string(),
+        )]
+        .into();
+        // Before any build there is no list: the folder depends on the first key alone.
+        let before = entry(&build, "kernel-abc", &root, &given);
+        let read: BTreeSet<String> = ["op_kernel/k.cpp", "op_kernel/impl/tile.h"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let built = settle(&build, "kernel-abc", &root, &given, &read).unwrap();
+        assert_ne!(before, built, "the header the build read names the folder");
+        assert_eq!(
+            std::fs::read_to_string(build.join("kernel-abc.reads")).unwrap(),
+            "op_kernel/impl/tile.h\n",
+            "only the files beyond the given ones are listed"
+        );
+        assert_eq!(entry(&build, "kernel-abc", &root, &given), built);
+        std::fs::write(
+            root.join("op_kernel/impl/tile.h"),
+            "constexpr int TILE = 128;",
+        )
+        .unwrap();
+        let edited = entry(&build, "kernel-abc", &root, &given);
+        assert_ne!(edited, built, "an edit of the header is a miss");
+        std::fs::remove_file(root.join("op_kernel/impl/tile.h")).unwrap();
+        assert_ne!(entry(&build, "kernel-abc", &root, &given), edited);
+        // A patched text of a listed file counts, not the file on disk.
+        let patched: BTreeMap<String, String> = [
+            (
+                "op_kernel/k.cpp".to_string(),
+                "#include \"impl/tile.h\"".to_string(),
+            ),
+            (
+                "op_kernel/impl/tile.h".to_string(),
+                "constexpr int TILE = 64;".to_string(),
+            ),
+        ]
+        .into();
+        assert_eq!(entry(&build, "kernel-abc", &root, &patched), built);
+    }
+}
