@@ -536,6 +536,19 @@ impl Twin {
         for d in &dirs {
             cmd.arg("-I").arg(mirror.join(d));
         }
+        // A header in a subfolder (`op_kernel/arch22/x.h`) is read from the project, so its
+        // `../../<name>/y.h` climbs from there and misses the mount (ops-math's circular_pad_grad):
+        // the subfolders, empty, in the mirror and on the path let the compiler find it as the
+        // original build's layout has it.
+        if !self.mounts.is_empty() {
+            for d in &dirs {
+                for sub in subfolders(&root.join(d)) {
+                    let shown = mirror.join(d).join(&sub);
+                    std::fs::create_dir_all(&shown).map_err(BuildError::Io)?;
+                    cmd.arg("-I").arg(shown);
+                }
+            }
+        }
         for d in &dirs {
             cmd.arg("-I").arg(root.join(d));
         }
@@ -1397,6 +1410,20 @@ fn gather<'a>(
         out.insert(rel.clone(), text.clone());
     }
     Ok(out)
+}
+
+/// The names of the folders in `dir` (not hidden), sorted.
+fn subfolders(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    out.sort();
+    out
 }
 
 /// The compiler's first error lines, which are the ones that explain the rest.

@@ -533,6 +533,25 @@ fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expe
     assert!(out.status.success(), "{:?}", text(&out));
     let measured = record(&out, "op-measured");
     assert_eq!(measured["op"], "sib_add", "{measured}");
+    // The same include from a header in a subfolder of op_kernel/ (`../../utils/` from
+    // `op_kernel/arch22/`, ops-math's circular_pad_grad): that header is read from the project, and
+    // the mount is found from there too.
+    let kernel = op.join("op_kernel/sib_add.cpp");
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    std::fs::create_dir_all(op.join("op_kernel/arch22")).unwrap();
+    std::fs::write(
+        op.join("op_kernel/arch22/body.h"),
+        "#pragma once\n#include \"../../utils/elementwise_add.h\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &kernel,
+        source.replace("#include \"../utils/elementwise_add.h\"", "#include \"arch22/body.h\""),
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(&op, &["run"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    std::fs::write(&kernel, source).unwrap();
     // Without the pair the kernel's include does not resolve: the build fails naming it.
     let without: String = manifest
         .lines()
