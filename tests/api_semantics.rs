@@ -6864,3 +6864,98 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1], a[2], a[3], a[4], a[5
     assert_eq!(&d[..32], &y[..], "first axis, half");
     assert_eq!(&d[32..48], &last[..], "first axis, half: the last row");
 }
+
+/// Host helpers the seed-43 fresh sample stopped at: the node's IR instance counts from the shape and
+/// dtype inference contexts (ops-nn's fused_sgd / fused_adamw count a tensor list's tensors in their
+/// InferShape), the reduction shape helpers of the operator base (ops-math's arg_min_with_value), and
+/// `PRId64` from the log headers.
+#[test]
+fn infer_contexts_count_list_instances_and_reductions_infer_their_shapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/op_impl_registry.h"
+#include "op_common/log/log.h"
+#include "op_common/op_host/util/opbase_export.h"
+#include "exe_graph/runtime/infer_shape_range_context.h"
+int main() {
+    gert::TwinOpInfo op;
+    op.ir_in_names = {"params", "lr"};
+    op.in_names = {"params", "params", "params", "lr"};
+    op.inputs.resize(4);
+    gert::InferShapeContext sc;
+    sc.op_ = &op;
+    gert::InferDataTypeContext dc;
+    dc.op_ = &op;
+    std::printf("%u %u %u|", (unsigned)sc.GetComputeNodeInfo()->GetInputInstanceInfo(0)->GetInstanceNum(),
+                (unsigned)dc.GetComputeNodeInfo()->GetInputInstanceInfo(1)->GetInstanceNum(),
+                sc.GetComputeNodeInfo()->GetInputInstanceInfo(2) == nullptr);
+    gert::Shape x({2, 3, 4});
+    gert::Shape out;
+    int64_t last = -1, both[2] = {0, 2}, bad = 3;
+    Ops::Base::ReduceDimsWithKeepDims<int64_t>(&x, &last, 1, &out);
+    std::printf("%s ", Ops::Base::ToString(out).c_str());
+    Ops::Base::ReduceDimsWithoutKeepDims<int64_t>(&x, both, 2, &out);
+    std::printf("%s ", Ops::Base::ToString(out).c_str());
+    std::printf("%d|%" PRId64, Ops::Base::ReduceDimsWithoutKeepDims<int64_t>(&x, &bad, 1, &out) == ge::GRAPH_FAILED,
+                (int64_t)-5);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the inference-context host check");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "3 1 1|[2, 3, 1] [3] 1|-5"
+    );
+}
+
+/// A queue configured by a constexpr `TQueConfig` (`TQue<VECIN, 1, &conf>`, ops-nn's
+/// mse_loss_grad_v2) moves data like any queue, and a host struct in a tiling header that reaches the
+/// kernel may hold a `ge::DT_INT8` default (ops-nn's swi_glu_quant_tiling.h, force-included before the
+/// kernel's headers as CANN's tiling header is).
+#[test]
+fn a_configured_queue_and_ge_dtypes_from_a_tiling_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "register/tilingdata_base.h"
+struct TwinCompileInfo { int64_t dstType = ge::DT_INT8; };
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr TPosition none[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX,
+                               TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX};
+constexpr TQueConfig Conf(uint32_t num) { return {false, false, false, 0, num, 0, {none[0], none[1]}}; }
+constexpr TQueConfig conf = Conf(1);
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 65);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1, &conf> q;
+    pipe.InitBuffer(q, 1, 256);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    DataCopy(t, xg, 64);
+    q.EnQue(t);
+    t = q.DeQue<float>();
+    DataCopy(yg, t, 64);
+    q.FreeTensor(t);
+    yg.SetValue(64, (float)TwinCompileInfo{}.dstType + (float)conf.bufferNumber * 10);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the configured-queue kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 65 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let got = f32s(&y);
+    assert_eq!(&got[..64], &x[..]);
+    assert_eq!(got[64], 12.0, "DT_INT8 is 2, and one buffer");
+}

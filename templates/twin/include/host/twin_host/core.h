@@ -755,6 +755,10 @@ public:
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
+    // The node's IR instance counts, as TilingContext's (ops-nn's fused_sgd / fused_adamw InferShapes
+    // count a tensor list's tensors through GetInputInstanceInfo(ir)->GetInstanceNum()).
+    const ComputeNodeInfo *GetComputeNodeInfo() const { node_info_.op_ = op_; return &node_info_; }
+    mutable ComputeNodeInfo node_info_;
 };
 
 class InferDataTypeContext {
@@ -771,6 +775,8 @@ public:
     ge::DataType GetOutputDataType(size_t i) const { return i < out_.size() ? out_[i] : ge::DT_UNDEFINED; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
+    const ComputeNodeInfo *GetComputeNodeInfo() const { node_info_.op_ = op_; return &node_info_; }
+    mutable ComputeNodeInfo node_info_;
     ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt) {
         if (out_.size() <= i) out_.resize(i + 1, ge::DT_UNDEFINED);
         out_[i] = dt;

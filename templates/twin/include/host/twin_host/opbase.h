@@ -14,6 +14,7 @@
 #include <cstdarg>
 #include <limits>
 #include <cstdint>
+#include <cinttypes> // PRId64 and friends: CANN's log macros are printf-style and operator code formats int64 with them (ops-math infershape_reduce_util.h)
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -377,6 +378,43 @@ inline ge::graphStatus InferShape4Elewise(gert::InferShapeContext *context) {
         gert::Shape *out = context->GetOutputShape(i);
         if (out != nullptr) *out = *in;
     }
+    return ge::GRAPH_SUCCESS;
+}
+
+// Reduction shape inference over `count` axes (negative ones counted from the end): with kept dims
+// every reduced axis becomes 1, without them it is dropped; an axis outside [-rank, rank) fails. The
+// operator-base library's ReduceDimsWithKeepDims / ReduceDimsWithoutKeepDims (ops-math's
+// arg_min_with_value InferShape calls them as Ops::Base::...<int64_t>(x, axes, n, out)); the twin's own
+// reading of their names and of that use. A scalar input has nothing to reduce: the output is a scalar.
+template <typename T>
+inline bool TwinReducedAxes(const gert::Shape *x, const T *axes, int32_t count, std::vector<bool> &reduced) {
+    const int64_t rank = (int64_t)x->GetDimNum();
+    reduced.assign((size_t)rank, false);
+    for (int32_t i = 0; i < count; i++) {
+        int64_t a = (int64_t)axes[i];
+        if (rank == 0 && (a == 0 || a == -1)) continue;
+        if (a < -rank || a >= rank) return false;
+        reduced[(size_t)(a < 0 ? a + rank : a)] = true;
+    }
+    return true;
+}
+template <typename T>
+inline ge::graphStatus ReduceDimsWithKeepDims(const gert::Shape *x, const T *axes, int32_t count, gert::Shape *out) {
+    std::vector<bool> reduced;
+    if (x == nullptr || out == nullptr || !TwinReducedAxes(x, axes, count, reduced)) return ge::GRAPH_FAILED;
+    gert::Shape r;
+    for (size_t i = 0; i < x->GetDimNum(); i++) r.AppendDim(reduced[i] ? 1 : x->GetDim(i));
+    *out = r;
+    return ge::GRAPH_SUCCESS;
+}
+template <typename T>
+inline ge::graphStatus ReduceDimsWithoutKeepDims(const gert::Shape *x, const T *axes, int32_t count, gert::Shape *out) {
+    std::vector<bool> reduced;
+    if (x == nullptr || out == nullptr || !TwinReducedAxes(x, axes, count, reduced)) return ge::GRAPH_FAILED;
+    gert::Shape r;
+    for (size_t i = 0; i < x->GetDimNum(); i++)
+        if (!reduced[i]) r.AppendDim(x->GetDim(i));
+    *out = r;
     return ge::GRAPH_SUCCESS;
 }
 

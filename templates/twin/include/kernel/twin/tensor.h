@@ -497,6 +497,23 @@ public:
     template <class T> void InitStartBufHandle(T *, uint8_t, uint32_t) {}
 };
 
+// TQueConfig: a queue's compile-time configuration, given to TQue as `&conf` (its mask parameter),
+// fields as the asc-devkit docs list them (基础API/资源管理/TQue/TQue简介.md: format conversions for A1 /
+// B1 / CO2, the buffer length and number InitBuffer will give, reserved fields). The twin's queues
+// allocate at InitBuffer whatever the configuration says, as the docs allow for 0 lengths; ops-nn's
+// mse_loss_grad_v2 builds one with a constexpr function.
+struct TQueConfig {
+    bool nd2nz = false;
+    bool nz2nd = false;
+    bool scmBlockGroup = false;
+    uint32_t bufferLen = 0;
+    uint32_t bufferNumber = 0;
+    uint32_t consumerSize = 0;
+    TPosition consumer[8] = {};
+    bool enableStaticEvtId = false;
+    bool enableLoopQueue = false;
+};
+
 template <TPosition pos, int32_t depth = 1, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
 
 template <TPosition pos = TPosition::VECCALC> class TBuf {

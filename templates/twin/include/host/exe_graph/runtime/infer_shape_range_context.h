@@ -1,0 +1,2 @@
+#pragma once
+#include "../../twin_host/core.h"
