@@ -295,18 +295,51 @@ fn const_inputs(body: &str) -> Vec<(usize, String)> {
         ) else {
             continue;
         };
-        let list = declared(body, name)
-            .map(|d| d.trim_start_matches('(').trim_end_matches(')'))
-            .and_then(braced)
-            .and_then(|items| {
-                split_top(items)
-                    .iter()
-                    .map(|v| v.trim().parse::<i64>().ok().map(|x| x.to_string()))
-                    .collect::<Option<Vec<_>>>()
-            });
-        if let Some(list) = list.filter(|l| !l.is_empty()) {
+        if let Some(list) = integer_list(body, name) {
             out.retain(|(i, _)| *i != index);
-            out.push((index, format!("[{}]", list.join(", "))));
+            out.push((index, list));
+        }
+    }
+    out
+}
+
+/// The integers of the list `body` declares as `name` (`std::vector<int64_t> name = {0, 1};`, `int
+/// name[2] = {0, 1};`), as a manifest's `values` list; None when it is not a non-empty list of integer
+/// literals.
+fn integer_list(body: &str, name: &str) -> Option<String> {
+    let list = declared(body, name)
+        .map(|d| d.trim_start_matches('(').trim_end_matches(')'))
+        .and_then(braced)
+        .and_then(|items| {
+            split_top(items)
+                .iter()
+                .map(|v| v.trim().parse::<i64>().ok().map(|x| x.to_string()))
+                .collect::<Option<Vec<_>>>()
+        })?;
+    (!list.is_empty()).then(|| format!("[{}]", list.join(", ")))
+}
+
+/// The data a `TilingContextPara` case gives its constant inputs: a tensor written `{shapes, dtype,
+/// format, true, name.data()}` (ops-math's pad_v3_grad_replication passes its paddings so), by input
+/// index, as `values` lists.
+fn para_const_values(list: &str, body: &str) -> Vec<(usize, String)> {
+    let Some(items) = braced(list) else {
+        return vec![];
+    };
+    let mut out = vec![];
+    for (i, t) in split_top(items).iter().enumerate() {
+        let Some(parts) = braced(t).map(split_top) else {
+            continue;
+        };
+        if parts.get(3).map(|p| p.trim()) != Some("true") {
+            continue;
+        }
+        let Some(data) = parts.get(4).map(|p| p.trim()) else {
+            continue;
+        };
+        let name = data.strip_suffix(".data()").unwrap_or(data).trim();
+        if let Some(list) = integer_list(body, name) {
+            out.push((i, list));
         }
     }
     out
@@ -495,7 +528,7 @@ fn read_case(
         inputs,
         outputs,
         attrs,
-        values: vec![],
+        values: para_const_values(args.get(1)?, body),
         absent: vec![],
         carried: vec![],
         grown: None,
@@ -843,6 +876,31 @@ TEST_F(GadgetTiling, gadget_bad) {
         assert_eq!(c.outputs, vec![t(vec![2, 64, 1000], DType::Int8)]);
         assert_eq!(c.attrs, vec![("dst_type".to_string(), "2".to_string())]);
         assert_eq!(c.values, vec![(1, "[2, 64, 1000]".to_string())]);
+    }
+
+    /// ops-math's pad_v3_grad_replication passes its paddings as a constant input; without them its
+    /// tiling read random int64 paddings and asked for a workspace no machine has.
+    #[test]
+    fn reads_the_constant_data_of_a_para_case() {
+        let text = r#"
+TEST_F(PadTiling, pad_ok)
+{
+    std::vector<int64_t> constValue = {0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+    gert::TilingContextPara tilingContextPara("Pad",
+        {{{{1, 1, 30, 30}, {1, 1, 30, 30}}, ge::DT_FLOAT16, ge::FORMAT_ND},
+         {{{10}, {10}}, ge::DT_INT64, ge::FORMAT_ND, true, constValue.data()}},
+        {{{{1, 1, 28, 28}, {1, 1, 28, 28}}, ge::DT_FLOAT16, ge::FORMAT_ND}},
+        &compileInfo);
+    ExecuteTestCase(tilingContextPara, ge::GRAPH_SUCCESS, 2);
+}
+"#;
+        let cases = parse(text, "tests/ut/op_host/test_pad_tiling.cpp");
+        assert_eq!(cases.len(), 1, "{cases:?}");
+        assert_eq!(
+            cases[0].values,
+            vec![(1, "[0, 0, 0, 0, 0, 1, 1, 1, 1, 1]".to_string())]
+        );
+        assert_eq!(cases[0].inputs[1].shape, vec![10]);
     }
 
     #[test]
