@@ -249,6 +249,10 @@ pub(super) enum Carried {
     /// Every value is this 0 or 1 (moe_token_unpermute_with_routing_map_grad's token ids all 0): in
     /// bounds of any axis as an id, and a flag as a mask.
     Same(i64),
+    /// The example's values as they are, for a case with the example's shapes (every tensor's): what
+    /// the example calls valid is valid there (expand_into_jagged_permute's offsets, ascending and
+    /// ending at the output's length, are no kind above).
+    Verbatim(String),
 }
 
 impl Carried {
@@ -261,6 +265,7 @@ impl Carried {
                 if *sorted { "ascending " } else { "" }
             ),
             Carried::Same(v) => format!("{v} throughout"),
+            Carried::Verbatim(v) => format!("{v} (its shapes are these)"),
         }
     }
 }
@@ -305,6 +310,10 @@ pub(super) fn carry(example: &TilingCase, case: &mut TilingCase, names: &[&str])
                 .get(i)
                 .is_none_or(|t| t.dtype.is_some_and(|d| d.is_float()))
         {
+            continue;
+        }
+        if from == to {
+            case.carried.push((i, Carried::Verbatim(text.clone())));
             continue;
         }
         let Some(values) = text
@@ -943,6 +952,41 @@ int main() {
                     sorted: false
                 }
             )]
+        );
+        // expand_into_jagged_permute: a tiling test at the example's own shapes takes its offsets as
+        // they are (ascending, ending at the output's 6: no kind above says so)
+        let jagged = |kind| TilingCase {
+            kind,
+            inputs: vec![
+                tensor(&[3], DType::Int32),
+                tensor(&[4], DType::Int32),
+                tensor(&[4], DType::Int32),
+            ],
+            outputs: vec![tensor(&[6], DType::Int32)],
+            values: if kind == CaseKind::Example {
+                vec![
+                    (0, "[1, 0, 2]".into()),
+                    (1, "[0, 3, 5, 8]".into()),
+                    (2, "[0, 2, 4, 6]".into()),
+                ]
+            } else {
+                vec![]
+            },
+            ..case([&[1], &[1], &[1], &[1], &[1], &[1]], vec![])
+        };
+        let mut test = jagged(CaseKind::TilingTest);
+        carry(
+            &jagged(CaseKind::Example),
+            &mut test,
+            &["permute", "input_offsets", "output_offsets", "output_permute"],
+        );
+        assert_eq!(
+            test.carried,
+            vec![
+                (0, Carried::Verbatim("[1, 0, 2]".into())),
+                (1, Carried::Verbatim("[0, 3, 5, 8]".into())),
+                (2, Carried::Verbatim("[0, 2, 4, 6]".into())),
+            ]
         );
     }
 

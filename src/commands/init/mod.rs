@@ -1725,6 +1725,10 @@ fn render(
                             t.values = Some(format!("[{v}]"));
                             (None, None)
                         }
+                        examples::Carried::Verbatim(v) => {
+                            t.values = Some(v.clone());
+                            (None, None)
+                        }
                     };
                     t.data = data.map(str::to_string);
                     t.range = range;
