@@ -557,7 +557,22 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
                     headers.iter().filter(|h| **h == beside).collect()
                 } else {
                     let tail = Path::new(inc.trim_start_matches("./"));
-                    headers.iter().filter(|h| h.ends_with(tail)).collect()
+                    let found: Vec<&PathBuf> =
+                        headers.iter().filter(|h| h.ends_with(tail)).collect();
+                    // one header named by a path with folders (from the repository's root, as
+                    // ops-math's circular_pad_grad includes `conversion/circular_pad/op_host/
+                    // circular_pad_common_tiling.h`): its sources beside it answer for it too
+                    if let [h] = found[..]
+                        && inc.contains('/')
+                    {
+                        for ext in ["cpp", "cc"] {
+                            let source = h.with_extension(ext);
+                            if source.is_file() && !beside_sources.contains(&source) {
+                                beside_sources.push(source);
+                            }
+                        }
+                    }
+                    found
                 };
                 for h in found {
                     if seen.insert(h.clone()) {
@@ -1427,5 +1442,21 @@ mod tests {
             "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\nIMPL_OP_OPTILING(Fwd);\n",
         );
         assert!(sources_defining(&root, &chosen, &missing_symbols(err)).is_empty());
+        // the header named by its path from the repository's root, from a subfolder (ops-math's
+        // circular_pad_grad: `#include "conversion/circular_pad/op_host/circular_pad_common_tiling.h"`
+        // in op_host/arch22/)
+        write(
+            repo,
+            "pooling/fwd/op_host/cube_info.cpp",
+            "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\n",
+        );
+        write(
+            &root,
+            "op_host/arch22/grad_tiling.cpp",
+            "#include \"pooling/fwd/op_host/cube_info.h\"\nIMPL_OP_OPTILING(Grad);\n",
+        );
+        let chosen = ["op_host/arch22/grad_tiling.cpp".to_string()];
+        let found = sources_defining(&root, &chosen, &missing_symbols(err));
+        assert_eq!(found, ["../fwd/op_host/cube_info.cpp"]);
     }
 }

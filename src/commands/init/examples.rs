@@ -978,7 +978,12 @@ int main() {
         carry(
             &jagged(CaseKind::Example),
             &mut test,
-            &["permute", "input_offsets", "output_offsets", "output_permute"],
+            &[
+                "permute",
+                "input_offsets",
+                "output_offsets",
+                "output_permute",
+            ],
         );
         assert_eq!(
             test.carried,
