@@ -546,7 +546,10 @@ fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expe
     .unwrap();
     std::fs::write(
         &kernel,
-        source.replace("#include \"../utils/elementwise_add.h\"", "#include \"arch22/body.h\""),
+        source.replace(
+            "#include \"../utils/elementwise_add.h\"",
+            "#include \"arch22/body.h\"",
+        ),
     )
     .unwrap();
     let out = cargo_ascend_tune(&op, &["run"]);
@@ -1789,6 +1792,44 @@ fn init_takes_a_workload_sized_example_and_offers_a_tiling_fields_literal() {
     let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
     assert!(
         manifest.contains("shape = [48, 16384]   # a default"),
+        "{manifest}"
+    );
+}
+
+/// A host program whose link misses a function another source of the op defines (an arch35 file the
+/// tiling calls into): init compiles that source too and runs InferShape again, without first warning
+/// that InferShape could not be run (ops-math's circular_pad_grad printed that warning, with an empty
+/// reason, and then ran InferShape fine).
+#[test]
+fn a_link_miss_init_resolves_is_not_reported_as_an_infershape_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/sibling_utils");
+    copy_tree(&from, dir.path());
+    let op = dir.path().join("sib_norm");
+    let tiling = op.join("op_host/sib_norm_tiling.cpp");
+    let source = std::fs::read_to_string(&tiling).unwrap();
+    let source = source
+        .replace(
+            "namespace optiling {\n",
+            "namespace optiling {\nuint32_t SibNormBlocks();\n",
+        )
+        .replace("SetBlockDim(8)", "SetBlockDim(SibNormBlocks())");
+    std::fs::write(&tiling, source).unwrap();
+    std::fs::create_dir_all(op.join("op_host/arch35")).unwrap();
+    std::fs::write(
+        op.join("op_host/arch35/sib_norm_blocks.cpp"),
+        "#include <cstdint>\nnamespace optiling {\nuint32_t SibNormBlocks() { return 8; }\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(&op, &["init", "--shape", "x=4x1000", "--shape", "y=4x1000"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let (_, stderr) = text(&out);
+    assert!(stderr.contains("compiled too"), "{stderr}");
+    assert!(!stderr.contains("could not be run"), "{stderr}");
+    let manifest = std::fs::read_to_string(op.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("op_host/arch35/sib_norm_blocks.cpp")
+            && manifest.contains("shape = [4, 1000]   # from the op's InferShape"),
         "{manifest}"
     );
 }

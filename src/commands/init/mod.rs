@@ -428,15 +428,26 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
             Ok(None) => {}
             Err(why) => {
                 let undefined = crate::project::registered::undefined_references(&why);
-                if !undefined.is_empty() {
+                // the first line, and the one after it when it only announces it ("the host code
+                // does not compile:")
+                let mut lines = why.lines().map(str::trim).filter(|l| !l.is_empty());
+                let mut first = lines.next().unwrap_or("").to_string();
+                if first.ends_with(':')
+                    && let Some(next) = lines.next()
+                {
+                    first = format!("{first} {next}");
+                }
+                let short: String = first.chars().take(160).collect();
+                // A link that misses what another source defines is one init looks for and runs
+                // again; what is still missing then is said with the stubs.
+                if undefined.is_empty() {
+                    printer.warn(format!(
+                        "`{}`: its InferShape could not be run, output shapes guessed ({short})",
+                        op.name
+                    ));
+                } else {
                     inferred.undefined.insert(op.name.clone(), undefined);
                 }
-                let first = why.lines().next().unwrap_or("").trim();
-                let short: String = first.chars().take(160).collect();
-                printer.warn(format!(
-                    "`{}`: its InferShape could not be run, output shapes guessed ({short})",
-                    op.name
-                ));
                 inferred.failed.insert(op.name.clone(), short);
             }
         }
