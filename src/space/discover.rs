@@ -198,6 +198,11 @@ fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
         || (w.iter().any(|x| DTYPES.contains(&x.as_str()))
             && (has("SIZE") || has("BYTES") || has("BYTE") || has("LEN") || has("LENGTH"))
             && matches!(value, 1 | 2 | 4 | 8))
+        // a byte count named by its own value (ops-math segsum's `BYTE_LEN_4 = 4`, returned for
+        // float and int32 inputs)
+        || ((has("BYTE") || has("BYTES"))
+            && matches!(value, 1 | 2 | 4 | 8)
+            && has(&value.to_string()))
     {
         return Some(Reason::DataTypeSize);
     }

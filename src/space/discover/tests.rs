@@ -81,10 +81,11 @@ fn alignment_units_type_sizes_and_workspaces_are_never_offered() {
     let host = "const uint32_t BLOCK_SIZE = 32;\nconst uint32_t ONE_BLK_SIZE = 32;\n\
         constexpr uint32_t CACHE_LINE_BYTE_LENGTH = 512;\nconst uint32_t ALIGN_LEN = 16;\n\
         const uint32_t FLOAT32_SIZE = 4;\nconst int typeSize = 4;\nconst uint32_t DATA_TYPE_LENGTH = 2;\n\
+        constexpr uint8_t BYTE_LEN_4 = 4;\n\
         const uint32_t WS_SYS_SIZE = 16777216;\nconst uint32_t WORKSPACE_SIZE = 1024;\nconst int64_t DCACHE_SIZE = 32768;\n\
         const uint32_t TILE_LENGTH = 2048;\nconstexpr uint32_t OP_TPL_SCH_MODE_TILE = 1;\n\
         void Tiling(Ctx* c) { uint32_t n = TILE_LENGTH / BLOCK_SIZE / ONE_BLK_SIZE * CACHE_LINE_BYTE_LENGTH\n\
-          * ALIGN_LEN * FLOAT32_SIZE * typeSize * DATA_TYPE_LENGTH + WS_SYS_SIZE + WORKSPACE_SIZE + OP_TPL_SCH_MODE_TILE - DCACHE_SIZE; c->SetBlockDim(8); }\n";
+          * ALIGN_LEN * FLOAT32_SIZE * typeSize * DATA_TYPE_LENGTH * BYTE_LEN_4 + WS_SYS_SIZE + WORKSPACE_SIZE + OP_TPL_SCH_MODE_TILE - DCACHE_SIZE; c->SetBlockDim(8); }\n";
     let d = run(host, SPLITTING_KERNEL);
     assert_eq!(
         left_out(&d),
@@ -96,6 +97,7 @@ fn alignment_units_type_sizes_and_workspaces_are_never_offered() {
             ("float32_size", Reason::DataTypeSize),
             ("typesize", Reason::DataTypeSize),
             ("data_type_length", Reason::DataTypeSize),
+            ("byte_len_4", Reason::DataTypeSize),
             ("ws_sys_size", Reason::Workspace),
             ("workspace_size", Reason::Workspace),
             ("dcache_size", Reason::HardwareReserve),
