@@ -64,6 +64,30 @@ pub fn settle(
     Ok(build.join(format!("{stem}-{}", second_key(root, given, &others))))
 }
 
+/// Moves a program built in `staging` (at `built`, with the `reads.txt` its build left there) into
+/// the cache as `name`, in the folder `settle` names, and returns its path. The list goes first, so a
+/// program in the cache always has it beside it.
+pub fn store(
+    build: &Path,
+    stem: &str,
+    root: &Path,
+    given: &BTreeMap<String, String>,
+    staging: &Path,
+    built: &Path,
+    name: &str,
+) -> std::io::Result<PathBuf> {
+    let read = super::reads::in_folder(staging).unwrap_or_default();
+    let dir = settle(build, stem, root, given, &read)?;
+    std::fs::create_dir_all(&dir)?;
+    let listed = staging.join(super::reads::FILE);
+    if listed.is_file() {
+        std::fs::rename(&listed, dir.join(super::reads::FILE))?;
+    }
+    let program = dir.join(name);
+    std::fs::rename(built, &program)?;
+    Ok(program)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

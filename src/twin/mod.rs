@@ -476,18 +476,8 @@ impl Twin {
                 &staging,
             )
             .and_then(|built| {
-                let read = reads::in_folder(&staging).unwrap_or_default();
-                let dir = build_cache::settle(&build, &stem, root, &files, &read)
-                    .map_err(BuildError::Io)?;
-                std::fs::create_dir_all(&dir).map_err(BuildError::Io)?;
-                // what the build read first, so a program in the cache always has it beside it
-                let listed = staging.join(reads::FILE);
-                if listed.is_file() {
-                    std::fs::rename(&listed, dir.join(reads::FILE)).map_err(BuildError::Io)?;
-                }
-                let program = dir.join(name);
-                std::fs::rename(&built, &program).map_err(BuildError::Io)?;
-                Ok(program)
+                build_cache::store(&build, &stem, root, &files, &staging, &built, name)
+                    .map_err(BuildError::Io)
             });
         let _ = std::fs::remove_dir_all(&staging);
         result.map(|program| (program, false))

@@ -268,21 +268,22 @@ impl Twin {
                 )
             })
             .and_then(|built| {
-                let read = super::reads::in_folder(&staging).unwrap_or_default();
-                let dir = super::build_cache::settle(&build, &stem, root, &form.files, &read)
-                    .map_err(BuildError::Io)?;
-                std::fs::create_dir_all(&dir).map_err(BuildError::Io)?;
                 // What this build reads at run time and why the rest stays compiled in, for whoever
-                // wonders why a point was built again.
-                fsx::write_file(&dir.join("tunables.txt"), form.describe())
+                // wonders why a point was built again: beside the program, in the staging folder first.
+                fsx::write_file(&staging.join("tunables.txt"), form.describe())
                     .map_err(BuildError::Io)?;
-                let listed = staging.join(super::reads::FILE);
-                if listed.is_file() {
-                    std::fs::rename(&listed, dir.join(super::reads::FILE))
-                        .map_err(BuildError::Io)?;
-                }
-                let program = dir.join(name);
-                std::fs::rename(&built, &program).map_err(BuildError::Io)?;
+                let program = super::build_cache::store(
+                    &build,
+                    &stem,
+                    root,
+                    &form.files,
+                    &staging,
+                    &built,
+                    name,
+                )
+                .map_err(BuildError::Io)?;
+                let beside = program.parent().unwrap_or(&build).join("tunables.txt");
+                std::fs::rename(staging.join("tunables.txt"), beside).map_err(BuildError::Io)?;
                 Ok(program)
             });
         let _ = std::fs::remove_dir_all(&staging);
