@@ -256,7 +256,7 @@ const KERNEL: &[Use] = &[
     u(194, "ASCENDC_TPL_DTYPE_SEL", Global, "ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(MODE, ASCENDC_TPL_UI_LIST, 0), ASCENDC_TPL_DTYPE_SEL(DT, C_DT_FLOAT)));"),
     u(196, "ASCENDC_TPL_KERNEL_TYPE_SEL", Global, "ASCENDC_TPL_SEL(ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_KERNEL_TYPE_SEL(ASCENDC_TPL_AIV_ONLY), ASCENDC_TPL_UINT_SEL(MODE, ASCENDC_TPL_UI_LIST, 1)));"),
     u(205, "optiling", Body, "using namespace optiling; cov::CovTilingData t{}; (void)t;"),
-    u(195, "GET_TILING_DATA_PTR_WITH_STRUCT", Body, "GET_TILING_DATA_PTR_WITH_STRUCT(cov::CovTilingData, tp, tiling); (void)tp->n;"),
+    u(195, "GET_TILING_DATA_PTR_WITH_STRUCT", Body, "GET_TILING_DATA_PTR_WITH_STRUCT(cov::CovTilingData, tp, tiling); cov::CovTilingData *mutable_tp = tp; (void)mutable_tp->n;"),
     u(197, "GT", Body, "CMPMODE m = CMPMODE::GT; (void)m;"),
     u(198, "CastTrait", Body, "constexpr MicroAPI::CastTrait t = {MicroAPI::RegLayout::ZERO, MicroAPI::SatMode::NO_SAT, MicroAPI::MaskMergeMode::ZEROING, RoundMode::CAST_RINT}; (void)t;"),
     u(199, "SatMode", Body, "MicroAPI::SatMode m = MicroAPI::SatMode::SAT; (void)m;"),

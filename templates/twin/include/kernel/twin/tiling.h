@@ -62,8 +62,11 @@ using tiling_t = typename pick_tiling<typename ::optiling::TwinTilingOf<Tag>::ty
     type var;                                          \
     ::twin::load_tiling(&var, sizeof(var), (const uint8_t *)(tiling), __FILE__, __LINE__)
 
+// The pointer is not const (asc-devkit docs, Kernel-Tiling/GET_TILING_DATA_PTR_WITH_STRUCT.md: it
+// "returns a pointer to the tiling struct", no const; ops-math's split_v passes it to an Init taking
+// `SplitVTilingDataUnevenInnerAlignedMid *`).
 #define GET_TILING_DATA_PTR_WITH_STRUCT(type, ptr, tiling) \
-    const type *ptr = reinterpret_cast<const type *>(tiling)
+    type *ptr = reinterpret_cast<type *>((uint8_t *)(tiling))
 
 #define GET_TILING_DATA_MEMBER(type, member, var, tiling)                                         \
     decltype(type::member) var;                                                                   \
