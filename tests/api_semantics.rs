@@ -6915,7 +6915,8 @@ int main() {
 }
 
 /// A queue configured by a constexpr `TQueConfig` (`TQue<VECIN, 1, &conf>`, ops-nn's
-/// mse_loss_grad_v2) moves data like any queue, and a host struct in a tiling header that reaches the
+/// mse_loss_grad_v2) moves data like any queue, a `TQueSync` flag orders the copy-out (ops-math's
+/// ones_like), and a host struct in a tiling header that reaches the
 /// kernel may hold a `ge::DT_INT8` default (ops-nn's swi_glu_quant_tiling.h, force-included before the
 /// kernel's headers as CANN's tiling header is).
 #[test]
@@ -6944,6 +6945,9 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     DataCopy(t, xg, 64);
     q.EnQue(t);
     t = q.DeQue<float>();
+    TQueSync<PIPE_V, PIPE_MTE3> sync;
+    sync.SetFlag(0);
+    sync.WaitFlag(0);
     DataCopy(yg, t, 64);
     q.FreeTensor(t);
     yg.SetValue(64, (float)TwinCompileInfo{}.dstType + (float)conf.bufferNumber * 10);
@@ -6954,6 +6958,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     );
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.0).collect();
     let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 65 * 4);
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap_or_default();
+    assert!(
+        trace.contains("set V MTE3 e0") && trace.contains("wait V MTE3 e0"),
+        "the TQueSync flag is in the trace: {trace}"
+    );
     assert!(out.status.success(), "{out:?}");
     let got = f32s(&y);
     assert_eq!(&got[..64], &x[..]);

@@ -716,6 +716,18 @@ template <HardEvent evt> inline void SetFlag(int32_t eventID, TWIN_LOC) {
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, TWIN_LOC) {
     twin::event_wait(twin::ev_src(evt), twin::ev_dst(evt), eventID, "WaitFlag", TWIN_LOC_ARGS);
 }
+// TQueSync<src, dst>: the same flag between two pipes of one core, as a class whose SetFlag / WaitFlag
+// take the event id (asc-devkit docs, 同步控制/核内同步/SetFlag-WaitFlag.md: `TQueSync<PIPE_S, PIPE_MTE3>
+// sync; sync.SetFlag(0); sync.WaitFlag(0);`, the form that holds across hardware versions; ops-math's
+// ones_like wraps it in a macro).
+template <pipe_t src, pipe_t dst> struct TQueSync {
+    void SetFlag(int32_t eventID, TWIN_LOC) {
+        twin::event_set(twin::pipe_of(src), twin::pipe_of(dst), eventID, TWIN_LOC_ARGS);
+    }
+    void WaitFlag(int32_t eventID, TWIN_LOC) {
+        twin::event_wait(twin::pipe_of(src), twin::pipe_of(dst), eventID, "TQueSync::WaitFlag", TWIN_LOC_ARGS);
+    }
+};
 template <pipe_t pipe> inline void PipeBarrier() { twin::tr_barrier(twin::pipe_of(pipe)); }
 inline void pipe_barrier(pipe_t pipe) { twin::tr_barrier(twin::pipe_of(pipe)); }
 template <pipe_t pipe> inline void DataSyncBarrier() { twin::tr_barrier(twin::pipe_of(pipe)); }
