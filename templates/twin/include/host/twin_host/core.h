@@ -619,7 +619,8 @@ public:
 // CANN's ExtendedKernelContext::GetIrInputInstanceInfo / GetIrOutputInstanceInfo, which the tiling,
 // InferShape and InferDataType contexts share (asc-devkit docs, basicdataapi "GetIrInputInstanceInfo"):
 // where the instances of IR input / output `ir` are (ops-nn's foreach_norm InferShape checks a list's
-// instance count against its outputs). Answered by the context's ComputeNodeInfo.
+// instance count against its outputs), and GetComputeNodeInfo itself (ops-nn's fused_sgd and fused_adamw
+// InferShapes count a list's tensors through it). Answered by the context's ComputeNodeInfo.
 #define TWIN_IR_INSTANCE_INFO                                                                         \
     mutable ComputeNodeInfo ir_info_;                                                                 \
     const AnchorInstanceInfo *GetIrInputInstanceInfo(size_t ir) const {                               \
@@ -629,6 +630,10 @@ public:
     const AnchorInstanceInfo *GetIrOutputInstanceInfo(size_t ir) const {                              \
         ir_info_.op_ = op_;                                                                           \
         return ir_info_.GetOutputInstanceInfo(ir);                                                    \
+    }                                                                                                 \
+    const ComputeNodeInfo *GetComputeNodeInfo() const {                                               \
+        ir_info_.op_ = op_;                                                                           \
+        return &ir_info_;                                                                             \
     }
 
 class TilingContext {
@@ -645,7 +650,6 @@ public:
     void *compile_info_ = nullptr;
     uint32_t schedule_mode_ = 0;
     bool need_atomic_ = false;
-    mutable ComputeNodeInfo node_info_;
 
     const StorageShape *GetInputShape(size_t i) const { return i < op_->in_shapes.size() ? &op_->in_shapes[i] : nullptr; }
     // Whether input i is a non-contiguous view (ops-nn's arch22 scatter_nd_update asks); the twin's
@@ -673,7 +677,6 @@ public:
     const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     const RuntimeAttrs *GetAttrs() const { return &op_->attrs; }
-    const ComputeNodeInfo *GetComputeNodeInfo() const { node_info_.op_ = op_; return &node_info_; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
 
@@ -750,8 +753,6 @@ public:
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
     // The node's IR instance counts, as TilingContext's (ops-nn's fused_sgd / fused_adamw InferShapes
     // count a tensor list's tensors through GetInputInstanceInfo(ir)->GetInstanceNum()).
-    const ComputeNodeInfo *GetComputeNodeInfo() const { node_info_.op_ = op_; return &node_info_; }
-    mutable ComputeNodeInfo node_info_;
 };
 
 class InferDataTypeContext {
@@ -768,8 +769,6 @@ public:
     ge::DataType GetOutputDataType(size_t i) const { return i < out_.size() ? out_[i] : ge::DT_UNDEFINED; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
-    const ComputeNodeInfo *GetComputeNodeInfo() const { node_info_.op_ = op_; return &node_info_; }
-    mutable ComputeNodeInfo node_info_;
     ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt) {
         if (out_.size() <= i) out_.resize(i + 1, ge::DT_UNDEFINED);
         out_[i] = dt;
