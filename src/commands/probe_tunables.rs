@@ -66,10 +66,9 @@ pub fn probe(
     };
     // Every build is a point of the op's tunables: where each sits in the texts built (an override, or
     // the project's file), so a backend that reads tunable values at run time builds one program for
-    // every probe of a tunable it reads at run time (the twin: `init` on ops-nn's gelu, five tunables
-    // probed, went from 24-26 s to 7 s on the 2-core machine with the base in that form too; the base
-    // is a plain build again since, one build more). A kernel constant that is a template argument is
-    // still compiled in, so its probes still build.
+    // every probe of a tunable it reads at run time, the sources as they are included (the twin:
+    // `init` on ops-nn's gelu, five tunables probed, went from 24-26 s to 7 s on the 2-core machine).
+    // A kernel constant that is a template argument is still compiled in, so its probes still build.
     let placed_in = |texts: &std::collections::BTreeMap<String, String>| {
         op.tunables
             .iter()
@@ -95,9 +94,9 @@ pub fn probe(
         backend.run(op, artifact, &inputs, true).map_err(said)
     };
     let run = |set: &SourceSet| -> Result<Measurement, String> { run_built(&build(set)?) };
-    // The sources as they are, built once as they are: what the build read (the run-time form does
-    // not say), and the run every probe compares with.
-    let base_artifact = backend.build(op, &SourceSet::default()).map_err(said)?;
+    // The sources as they are, built once: what the build read (the run-time form says it too, from
+    // the same compiler list), and the run every probe compares with.
+    let base_artifact = build(&SourceSet::default())?;
     let read = base_artifact.files_read();
     let base_run = run_built(&base_artifact)?;
     let base = signature(&base_run);

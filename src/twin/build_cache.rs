@@ -60,7 +60,9 @@ pub fn settle(
         .cloned()
         .collect();
     let text: String = others.iter().map(|p| format!("{p}\n")).collect();
-    fsx::write_file(&list_path(build, stem), text)?;
+    // whole or not at all: concurrent trials look the list up while another build writes it
+    fsx::write_atomic(&list_path(build, stem), text.as_bytes())
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(build.join(format!("{stem}-{}", second_key(root, given, &others))))
 }
 
