@@ -6968,3 +6968,65 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert_eq!(&got[..64], &x[..]);
     assert_eq!(got[64], 12.0, "DT_INT8 is 2, and one buffer");
 }
+
+/// `PopStackBuffer` (ops-math's diag_flat) hands out all the UB that TPipe has not carved, from where
+/// the carving ends: with 1 KiB carved of the 192 KiB pool (196352 B reported plus the 256 B
+/// reserve), an int16 tensor of (196608 - 1024) / 2 elements at byte 1024, which holds data like any
+/// other (moved here by the raw-address `DataCopyGM2UBImpl` / `DataCopyUB2GMImpl` diag_flat zeroes
+/// GM with); a later InitBuffer carves the same space again. The instruction prefetches beside it in
+/// masked_softmax_with_rel_pos_bias (`PRELOAD(2)`, `ICachePreLoad`) compile and change no data; a
+/// kernel may include `acl/acl.h` (modulate_grad) and see the runtime's basic types.
+#[test]
+fn pop_stack_buffer_takes_the_uncarved_ub() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include <acl/acl.h>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<int16_t> xg, yg;
+    xg.SetGlobalBuffer((__gm__ int16_t *)x, 16);
+    yg.SetGlobalBuffer((__gm__ int16_t *)y, 24);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1000);
+    LocalTensor<int16_t> pop;
+    PRELOAD(2);
+    ICachePreLoad(2);
+    bool ok = PopStackBuffer<int16_t, TPosition::LCM>(pop);
+    DataCopyGM2UBImpl((__ubuf__ int16_t *)pop.GetPhyAddr(), (__gm__ int16_t *)xg.GetPhyAddr(), {1, 1, 0, 0});
+    PipeBarrier<PIPE_ALL>();
+    DataCopyUB2GMImpl((__gm__ int16_t *)yg.GetPhyAddr(), (__ubuf__ int16_t *)pop.GetPhyAddr(), {1, 1, 0, 0});
+    PipeBarrier<PIPE_ALL>();
+    TBuf<TPosition::VECCALC> after;
+    pipe.InitBuffer(after, 64);
+    LocalTensor<int16_t> a = after.Get<int16_t>();
+    uint32_t size = pop.GetSize();
+    yg.SetValue(16, (int16_t)ok);
+    yg.SetValue(17, (int16_t)(size >> 15));
+    yg.SetValue(18, (int16_t)(size & 0x7fff));
+    yg.SetValue(19, (int16_t)(pop.GetPhyAddr() / 32));
+    yg.SetValue(20, a.GetValue(0));
+    yg.SetValue(21, (int16_t)(a.GetPhyAddr() == pop.GetPhyAddr()));
+    aclError e = ACL_SUCCESS;
+    yg.SetValue(22, (int16_t)e);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the PopStackBuffer kernel",
+    );
+    let x: Vec<i16> = (0..16).map(|i| i * 3 - 7).collect();
+    let xb: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (out, y) = run_kernel(w, &[("x", xb)], 24 * 2);
+    assert!(out.status.success(), "{out:?}");
+    let got: Vec<i16> = y.chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+    assert_eq!(&got[..16], &x[..], "the popped tensor holds data");
+    let size = ((got[17] as u32) << 15) | got[18] as u32;
+    assert_eq!(got[16], 1, "PopStackBuffer succeeds");
+    assert_eq!(size, (196608 - 1024) / 2, "all the uncarved pool, in int16 elements");
+    assert_eq!(got[19], 1024 / 32, "it starts where the carving ends (1000 B rounded to 1024)");
+    assert_eq!((got[20], got[21]), (x[0], 1), "a later InitBuffer carves the same space");
+}

@@ -129,6 +129,18 @@ inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &) {}
 template <class T, CacheLine entire = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &, uint64_t) {}
 
+// ICachePreLoad(len) and the library's PRELOAD(len) macro (asc-devkit docs, SIMD-API 缓存控制
+// ICachePreLoad; impl/basic_api/utils/kernel_utils_ceil_oom_que.h, where CANN's own CPU build makes
+// PRELOAD empty too) prefetch the kernel's instructions: no effect on data, and the twin's model has
+// no instruction cache, so neither has a cost here.
+inline void ICachePreLoad(const int64_t) {}
+#ifndef PRELOAD
+#define PRELOAD(len) \
+    do {             \
+        (void)(len); \
+    } while (0)
+#endif
+
 enum class KernelMode : uint8_t { MIX_MODE = 0, AIC_MODE, AIV_MODE, MIX_AIC_1_1 };
 inline void SetKernelMode(KernelMode) {}
 inline void InitSocState() {}

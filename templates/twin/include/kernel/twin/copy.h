@@ -365,6 +365,22 @@ template <class T> void DataCopyPadUB2GMImpl(T *dst, T *src, const DataCopyExtPa
     gm.SetGlobalBuffer(dst);
     DataCopyPad(gm, ub, p, TWIN_LOC_ARGS);
 }
+// DataCopyUB2GMImpl(gmPtr, ubPtr, params) and DataCopyGM2UBImpl(ubPtr, gmPtr, params): DataCopy with
+// DataCopyParams (blockLen, gaps in 32 B blocks) on raw addresses, as ops-math's diag_flat and ops-nn's
+// ge_glu_grad_v2 zero GM from a PopStackBuffer tensor. Not documented APIs; the twin gives them
+// DataCopy's documented behaviour.
+template <class T> void DataCopyUB2GMImpl(T *dst, T *src, const DataCopyParams &p, TWIN_LOC) {
+    LocalTensor<T> ub(twin_ub_addr_of(src, "DataCopyUB2GMImpl", TWIN_LOC_ARGS), 0, TPosition::VECOUT);
+    GlobalTensor<T> gm;
+    gm.SetGlobalBuffer(dst);
+    DataCopy(gm, ub, p, TWIN_LOC_ARGS);
+}
+template <class T> void DataCopyGM2UBImpl(T *dst, T *src, const DataCopyParams &p, TWIN_LOC) {
+    LocalTensor<T> ub(twin_ub_addr_of(dst, "DataCopyGM2UBImpl", TWIN_LOC_ARGS), 0, TPosition::VECIN);
+    GlobalTensor<T> gm;
+    gm.SetGlobalBuffer(src);
+    DataCopy(ub, gm, p, TWIN_LOC_ARGS);
+}
 // Older DataCopyParams/DataCopyPadParams forms: same units (blockLen in bytes).
 template <class T>
 void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p, const DataCopyPadParams &pad, TWIN_LOC) {

@@ -650,6 +650,19 @@ public:
 
 inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(twin::g.pipe); }
 
+// PopStackBuffer<T, pos>(popLocal) (asc-devkit docs, SIMD-API/基础API/资源管理/PopStackBuffer.md): a
+// temporary tensor over all the space of pos's buffer that TPipe has not carved, starting where the
+// carving ends; false when nothing is left. It carves nothing itself: a later InitBuffer reuses the
+// space, as on the device. For the UB that is the library's pool (what InitBuffer carves from, mem.h),
+// not the size the runtime reports. Nesting (the docs forbid it) is not detected.
+template <class T, TPosition pos> inline bool PopStackBuffer(LocalTensor<T> &popLocal) {
+    twin::Hw h = twin::hw_of(pos);
+    uint32_t used = twin::hw_used(h), cap = h == twin::HW_UB ? twin::g.ub_phys : twin::hw_cap(h);
+    if (used >= cap) return false;
+    popLocal = LocalTensor<T>(used, (cap - used) / (uint32_t)sizeof(T), pos);
+    return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // LocalMemAllocator: static tensor programming without TPipe/TQue (asc-devkit docs,
 // "LocalMemAllocator", atlasascendc_api_07_00096). Tensors are handed out one after another from
