@@ -4080,6 +4080,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 /// 128 floats x: built-in pattern 1 (even indices) in Normal mode over 2 repeats of 64; a pattern
 /// tensor 0b100101 in Counter mode, mask 6, over 3 repeats one 8-float block apart; built-in pattern 4
 /// (the second of every four) over one repeat. The reference selects in Rust from the rules.
+/// `AscendCUtils::GetRsvdCnt()` then reads the last call's count.
 #[test]
 fn gather_mask_packs_the_selected_elements_and_counts_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -4111,6 +4112,7 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     GatherMask(o[64], a, pat, true, 6, {1, 3, 1, 0}, n2);
     GatherMask(o[80], a, 4, false, 0, {1, 1, 8, 0}, n3);
     PipeBarrier<PIPE_V>();
+    o.SetValue(124, (float)AscendCUtils::GetRsvdCnt());
     o.SetValue(125, (float)n1);
     o.SetValue(126, (float)n2);
     o.SetValue(127, (float)n3);
@@ -4137,6 +4139,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     want[64..64 + 9].copy_from_slice(&picked);
     let seconds: Vec<f32> = (0..64).filter(|i| i % 4 == 1).map(|i| x[i]).collect();
     want[80..96].copy_from_slice(&seconds);
+    want[124] = 16.0; // GetRsvdCnt: the last call's count (ops-math's hans_decode reads it so)
     want[125] = 64.0;
     want[126] = 9.0;
     want[127] = 16.0;
@@ -6918,7 +6921,8 @@ int main() {
 /// mse_loss_grad_v2) moves data like any queue, a `TQueSync` flag orders the copy-out (ops-math's
 /// ones_like), and a host struct in a tiling header that reaches the
 /// kernel may hold a `ge::DT_INT8` default (ops-nn's swi_glu_quant_tiling.h, force-included before the
-/// kernel's headers as CANN's tiling header is).
+/// kernel's headers as CANN's tiling header is) and a `platform_ascendc::SocVersion` (ops-nn's
+/// fused_add_rms_norm_tiling.h).
 #[test]
 fn a_configured_queue_and_ge_dtypes_from_a_tiling_header() {
     let dir = tempfile::tempdir().unwrap();
@@ -6927,7 +6931,11 @@ fn a_configured_queue_and_ge_dtypes_from_a_tiling_header() {
         w,
         r#"
 #include "register/tilingdata_base.h"
-struct TwinCompileInfo { int64_t dstType = ge::DT_INT8; };
+#include "tiling/platform/platform_ascendc.h"
+struct TwinCompileInfo {
+    int64_t dstType = ge::DT_INT8;
+    platform_ascendc::SocVersion socVersion = platform_ascendc::SocVersion::ASCEND910B;
+};
 #include "kernel_operator.h"
 using namespace AscendC;
 constexpr TPosition none[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX,
@@ -6950,7 +6958,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     sync.WaitFlag(0);
     DataCopy(yg, t, 64);
     q.FreeTensor(t);
-    yg.SetValue(64, (float)TwinCompileInfo{}.dstType + (float)conf.bufferNumber * 10);
+    yg.SetValue(64, (float)TwinCompileInfo{}.dstType + (float)conf.bufferNumber * 10 +
+                        (float)TwinCompileInfo{}.socVersion * 100);
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
@@ -6966,7 +6975,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert!(out.status.success(), "{out:?}");
     let got = f32s(&y);
     assert_eq!(&got[..64], &x[..]);
-    assert_eq!(got[64], 12.0, "DT_INT8 is 2, and one buffer");
+    assert_eq!(got[64], 112.0, "DT_INT8 is 2, one buffer, ASCEND910B is 1");
 }
 
 /// `PopStackBuffer` (ops-math's diag_flat) hands out all the UB that TPipe has not carved, from where

@@ -447,6 +447,9 @@ fn string_literal(n: Node, text: &str) -> Option<String> {
 /// The items of `{a, b}` (or of a variable initialised with such a list elsewhere in the file), each
 /// reduced to its last `::` part.
 fn list_items(n: Node, text: &str, root: Node) -> Vec<String> {
+    if let Some(items) = macro_list(n, text, root) {
+        return items;
+    }
     let n = resolve(n, text, root).unwrap_or(n);
     if n.kind() != "initializer_list" {
         return vec![last_word(&text[n.byte_range()]).to_string()];
@@ -456,6 +459,35 @@ fn list_items(n: Node, text: &str, root: Node) -> Vec<String> {
         .filter(|x| x.kind() != "comment")
         .map(|x| last_word(&text[x.byte_range()]).to_string())
         .collect()
+}
+
+/// An identifier naming an object-like macro of this file whose body is a brace list
+/// (`#define DTYPE_X { ge::DT_FLOAT16, ge::DT_BF16 }`, ops-nn's add_rms_norm_quant_v2, inside the class
+/// that uses it): the list's items, each reduced to its last `::` part.
+fn macro_list(n: Node, text: &str, root: Node) -> Option<Vec<String>> {
+    if n.kind() != "identifier" {
+        return None;
+    }
+    let want = &text[n.byte_range()];
+    let mut found = None;
+    visit(root, &mut |d| {
+        if found.is_none()
+            && d.kind() == "preproc_def"
+            && d.child_by_field_name("name")
+                .is_some_and(|x| &text[x.byte_range()] == want)
+        {
+            found = d.child_by_field_name("value").map(|v| text[v.byte_range()].to_string());
+        }
+    });
+    let body = found?.replace("\\\n", " ").replace('\\', " ");
+    let inner = body.trim().strip_prefix('{')?.strip_suffix('}')?;
+    Some(
+        inner
+            .split(',')
+            .map(|x| last_word(x.trim()).to_string())
+            .filter(|x| !x.is_empty())
+            .collect(),
+    )
 }
 
 /// An identifier naming a variable of this file initialised with a literal (a number, a string, a
@@ -915,6 +947,17 @@ OP_ADD(Foo);
             this->Input("x").DataType({ge::DT_DOUBLE});
         } }; OP_ADD(Baz);"#;
         assert!(read_opdefs(none)[0].dtype_column().is_none());
+    }
+
+    /// ops-nn's add_rms_norm_quant_v2 names its DataType lists by macros defined in the class
+    /// (`#define DTYPE_X { ge::DT_FLOAT16, ge::DT_BF16 }`, continued over lines): init read no list and
+    /// wrote float32 for every tensor, which the kernel's dtype branches do not build.
+    #[test]
+    fn data_type_lists_named_by_macros_are_read() {
+        let text = "class Q : public OpDef {\n#define DTYPE_X \\\n    { ge::DT_FLOAT16, ge::DT_BF16 }\n#define DTYPE_Q {ge::DT_INT8, ge::DT_INT8}\npublic:\n explicit Q(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType(DTYPE_X);\n  this->Output(\"y\").DataType(DTYPE_Q);\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Q);\n";
+        let d = &read_opdefs(text)[0];
+        assert_eq!(d.inputs[0].dtypes, ["DT_FLOAT16", "DT_BF16"]);
+        assert_eq!(d.outputs[0].dtypes, ["DT_INT8", "DT_INT8"]);
     }
 
     /// ops-math's bincount registers an alias of its class (`using Bincount = BincountDef;

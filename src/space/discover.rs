@@ -184,7 +184,8 @@ fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
     if has("DCACHE") || contains("D_CACHE") {
         return Some(Reason::HardwareReserve);
     }
-    if has("TPL") || has("KEY") || has("MODE") || has("SCH") || has("TEMPLATE") {
+    // `TK` is a tiling key's short name (ops-nn's batch_norm_grad_v3: `BNG_V3_RA_SPLIT_R_TK_BASE`)
+    if has("TPL") || has("KEY") || has("TK") || has("MODE") || has("SCH") || has("TEMPLATE") {
         return Some(Reason::Selector);
     }
     if has("TYPE")
@@ -198,6 +199,10 @@ fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
         || (w.iter().any(|x| DTYPES.contains(&x.as_str()))
             && (has("SIZE") || has("BYTES") || has("BYTE") || has("LEN") || has("LENGTH"))
             && matches!(value, 1 | 2 | 4 | 8))
+        // a type's width in bits (ops-nn's batch_norm_grad_v3: `ULONG_BIT_LEN = 64`)
+        || ((has("BIT") || has("BITS"))
+            && (has("LEN") || has("LENGTH") || has("SIZE") || has("WIDTH") || has("NUM"))
+            && matches!(value, 8 | 16 | 32 | 64))
         // a byte count named by its own value (ops-math segsum's `BYTE_LEN_4 = 4`, returned for
         // float and int32 inputs)
         || ((has("BYTE") || has("BYTES"))
@@ -1216,11 +1221,17 @@ pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32, aic_cores: u32) -> 
         TunableKind::CubeStep if value > 0 && value & (value - 1) == 0 => {
             format!("pow2 = [1, {}]", (value * 2).max(8))
         }
+        TunableKind::CubeStep if value > 16384 => around(value),
         TunableKind::CubeStep => format!("range = [1, {}]", (value * 2).max(8)),
         // Up to 8 parts (twice the value past that): measured on tensor_move (ops-math), 1.078x at the
         // best of [1, 4] and 1.137x at 8, modelled (stop 27-28).
+        TunableKind::UbParts if value > 16384 => around(value),
         TunableKind::UbParts => format!("range = [1, {}]", (value * 2).max(8)),
         TunableKind::BufferCount if value <= 2 => "range = [1, 2]".into(),
+        // A "split" far past any count of UB parts is an element count a tiling switches at (ops-nn's
+        // batch_norm_grad_v3: `BNG_V3_RAR_RECOMPUTE_SPLIT_R1 = 1000000`), whose every-integer range
+        // the manifest would refuse: the few values around it, as for a size.
+        TunableKind::BufferCount | TunableKind::UbSplit if value > 16384 => around(value),
         TunableKind::BufferCount | TunableKind::UbSplit => {
             format!("range = [{}, {}]", (value / 2).max(1), (value * 2).max(2))
         }

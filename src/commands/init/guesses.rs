@@ -1711,6 +1711,33 @@ pub(super) fn tuple_axes_from_refusal(
     vec![]
 }
 
+/// The axis a refusal asks to match another input's last one: "The last dim of input_scale must equal
+/// the last dim of x" (ops-nn's gelu_quant, whose per-channel scale init cut to its leading axis). When
+/// the message speaks of the last dim and names two inputs, the first takes the second's last axis as
+/// its own last: (input, axis, value), or nothing when it has it already.
+pub(super) fn last_axis_from_refusal(
+    message: &str,
+    inputs: &[(String, Vec<u64>)],
+) -> Option<(String, usize, u64)> {
+    let words = refusal_words(message);
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let last_dim = lower
+        .windows(2)
+        .any(|p| p[0] == "last" && matches!(p[1].as_str(), "dim" | "axis" | "dimension"));
+    if !last_dim {
+        return None;
+    }
+    let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
+    let named = named_inputs(&words, &names);
+    let [fit, from] = named.as_slice() else {
+        return None;
+    };
+    let shape_of = |n: &String| inputs.iter().find(|(i, _)| i == n).map(|(_, s)| s);
+    let (shape, want) = (shape_of(fit)?, *shape_of(from)?.last()?);
+    let axis = shape.len().checked_sub(1)?;
+    (shape[axis] != want).then(|| (fit.clone(), axis, want))
+}
+
 /// The edit (Levenshtein) distance of two short ASCII names.
 fn edits(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -1908,6 +1935,41 @@ mod refusal_tests {
         );
         // a length that is no rank
         assert!(ranks_from_refusal("x / grid length should be 4", &ins).is_empty());
+    }
+
+    #[test]
+    fn a_refusal_asking_for_another_inputs_last_axis_gives_it() {
+        let ins = vec![
+            ("x".to_string(), vec![48, 16384]),
+            ("input_scale".to_string(), vec![48]),
+        ];
+        let msg = "[error] GeluQuant (gelu_quant_tiling.cpp:236): invalid shape rank: input_scale: 48: The last dim of input_scale must equal the last dim of x";
+        assert_eq!(
+            last_axis_from_refusal(msg, &ins),
+            Some(("input_scale".to_string(), 0, 16384))
+        );
+        // already so, or no last dim spoken of: nothing
+        let fitted = vec![ins[0].clone(), ("input_scale".to_string(), vec![16384])];
+        assert_eq!(last_axis_from_refusal(msg, &fitted), None);
+        assert_eq!(
+            last_axis_from_refusal("input_scale must equal x", &ins),
+            None
+        );
+    }
+
+    /// CANN's EZ0011 reporter (`OP_LOGE_FOR_INVALID_SHAPEDIM(op, "input_scale", "2", "1")`, ops-nn's
+    /// gelu_quant, whose per-channel scale init shaped like x) as the twin prints it: the rank wanted
+    /// is the one it "should be", not the one the parameter has.
+    #[test]
+    fn the_shape_dim_reporter_gives_the_rank_it_should_be() {
+        let ins = names(&["x", "input_scale", "input_offset"]);
+        assert_eq!(
+            ranks_from_refusal(
+                "[error] GeluQuant (gelu_quant_tiling.cpp:231): Parameter input_scale has incorrect shape dim 2. It should be 1.",
+                &ins
+            ),
+            [("input_scale".to_string(), 1)]
+        );
     }
 
     /// Refusals of a fresh sample of ops-math / ops-nn: inputs named by variables after their rank

@@ -656,7 +656,8 @@ impl Fitting<'_> {
                     let names: Vec<String> = spec.inputs.iter().map(|t| t.name.clone()).collect();
                     let msg = short(&why_now);
                     // The inputs the refusal names with a rank ("x / grid shape length should be 4 or 5"
-                    // names two), else one input's axis too large, else the axes a shape it spells out fixes.
+                    // names two), else one input's axis too large, else the axes a shape it spells out
+                    // fixes, else another input's last axis it asks for.
                     let ranks: Vec<ShapeFitStep> = guesses::ranks_from_refusal(&msg, &names)
                         .into_iter()
                         .map(|(input, rank)| (input, None, Some(rank)))
@@ -670,10 +671,16 @@ impl Fitting<'_> {
                         match guesses::axis_from_refusal(&msg, &shapes) {
                             Some((input, axis, value)) => vec![(input, Some((axis, value)), None)],
                             // "only support (N, H, W, 2) for grid": the axes the shape spells out
-                            None => guesses::tuple_axes_from_refusal(&msg, &shapes)
-                                .into_iter()
-                                .map(|(input, axis, value)| (input, Some((axis, value)), None))
-                                .collect(),
+                            None => {
+                                let mut axes = guesses::tuple_axes_from_refusal(&msg, &shapes);
+                                // "the last dim of input_scale must equal the last dim of x"
+                                if axes.is_empty() {
+                                    axes.extend(guesses::last_axis_from_refusal(&msg, &shapes));
+                                }
+                                axes.into_iter()
+                                    .map(|(input, axis, value)| (input, Some((axis, value)), None))
+                                    .collect()
+                            }
                         }
                     } else {
                         ranks

@@ -147,7 +147,10 @@ inline void write(int level, const std::string &op, const char *file, int line) 
 #endif
 #define OP_LOGE_FOR_INVALID_FORMAT(op, ...) TWIN_OP_LOG_ARGS(op, "invalid format", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_LISTSIZE(op, ...) TWIN_OP_LOG_ARGS(op, "invalid list size", ##__VA_ARGS__)
-#define OP_LOGE_FOR_INVALID_SHAPEDIM(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)
+// CANN's EZ0011 message (parameter, its rank, the rank it should be) in CANN's words, so that a reader
+// (and init's refusal fit) sees which rank is wanted; other argument counts print joined.
+#define OP_LOGE_FOR_INVALID_SHAPEDIM(op, ...) \
+    ::twin_log::write(::twin_log::ERROR, ::twin_log::op_name(op), __FILE__, __LINE__, "%s", ::twin_log::shape_dim(__VA_ARGS__).c_str())
 #define OP_LOGE_FOR_INVALID_SHAPEDIM_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape rank", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPEDIMS_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape ranks", ##__VA_ARGS__)
 #define OP_LOGE_FOR_INVALID_SHAPESIZE_WITH_REASON(op, ...) TWIN_OP_LOG_ARGS(op, "invalid shape size", ##__VA_ARGS__)
@@ -199,6 +202,16 @@ template <class... A> inline std::string join(const char *what, const A &...a) {
     (join_one(out, a), ...);
     return out;
 }
+// OP_LOGE_FOR_INVALID_SHAPEDIM(op, param, incorrectDim, correctDim): "Parameter x has incorrect shape
+// dim 2. It should be 1." (the EZ0011 text of CANN's error-message reporters).
+template <class P, class I, class C> inline std::string shape_dim(const P &param, const I &incorrect, const C &correct) {
+    std::string p, i, c;
+    join_one(p, param);
+    join_one(i, incorrect);
+    join_one(c, correct);
+    return "Parameter " + p.substr(2) + " has incorrect shape dim " + i.substr(2) + ". It should be " + c.substr(2) + ".";
+}
+template <class... A> inline std::string shape_dim(const A &...a) { return join("invalid shape rank", a...); }
 } // namespace twin_log
 
 // OP_CHECK_IF(condition, log, return_expr): when the condition holds, log and run return_expr

@@ -57,6 +57,7 @@ struct BlockState {
     bool mask_counter;    // vector mask state (SetMaskCount/SetMaskNorm/SetVectorMask)
     uint64_t mask0, mask1;
     uint64_t acc_val;     // the accumulator register ReduceSum's count form leaves its sum in (GetAccVal)
+    uint64_t rsvd_cnt;    // the register GatherMask leaves its kept count in (AscendCUtils::GetRsvdCnt)
     uint32_t sync_count;  // SyncAll calls so far
     float deq_scale;      // SetDeqScale(half): scale of Cast int32 -> half
     bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)

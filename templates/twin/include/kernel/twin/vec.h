@@ -60,9 +60,11 @@ template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(u
 // mask mode; SetMask<T>(len) turns on the low len lanes, except that len 64 sets the low word only, and
 // len equal to one 32-byte block's elements (8 for float, 16 for half) or len >= 128 sets every lane.
 // GetC0Size is the 32-byte block, GetC0Count its elements of a dtypeSize-byte type, GetBitSize bytes*8.
-// Not provided: the register reads the twin has no state for (GetRsvdCnt: GatherMask's count).
+// GetRsvdCnt reads the register the last GatherMask of the block left its kept count in (CANN's
+// GatherMask itself reads it into its rsvdCnt: impl/basic_api/dav_c220/kernel_operator_vec_gather_mask_impl.h).
 class AscendCUtils {
 public:
+    static inline int64_t GetRsvdCnt() { return (int64_t)twin::g.rsvd_cnt; }
     static inline int32_t GetBitSize(int32_t byteSize) { return byteSize * 8; }
     static inline int32_t GetC0Size() { return 32; }
     static inline int32_t GetC0Count(const int32_t dtypeSize) {

@@ -334,6 +334,7 @@ inline void gather_mask(const AscendC::LocalTensor<T> &dst, const AscendC::Local
         for (size_t i = 0; i < kept.size(); i++) st<T>(pd + i * sz, kept[i]);
     }
     rsvdCnt = kept.size();
+    g.rsvd_cnt = kept.size();
     g.mask_counter = false;
     tr_vec(api, sz, (uint64_t)p.repeatTimes * per, p.repeatTimes, twin_line);
 }

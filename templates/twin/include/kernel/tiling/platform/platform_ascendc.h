@@ -1,5 +1,6 @@
-// twin: kernel-side tiling/platform/platform_ascendc.h. In a kernel build it is empty (a tiling header the
-// kernel includes may include it). In an `.asc` single source (bin/twin-asc defines TWIN_AIC_CORES and the
+// twin: kernel-side tiling/platform/platform_ascendc.h. In a kernel build it has the platform's enums only
+// (a tiling header the kernel includes may include it, and ops-nn's fused_add_rms_norm keeps a
+// `platform_ascendc::SocVersion` in a struct there). In an `.asc` single source (bin/twin-asc defines TWIN_AIC_CORES and the
 // other TWIN_* facts of the SoC it compiles for) the host part runs here too, so it is the host's
 // platform_ascendc::PlatformAscendC, answered from those facts: core counts, UB and L1 sizes, the L0
 // buffers of dav-2201 (64 KiB L0A and L0B, 128 KiB L0C: FACTS.md §1, the Ascend 910B row) and the 16 MiB
@@ -7,18 +8,23 @@
 // PlatformAscendC (GetCoreNum, GetCoreNumAic, GetCoreNumAiv, GetCoreMemSize, GetLibApiWorkSpaceSize,
 // PlatformAscendCManager::GetInstance).
 #pragma once
-#ifdef TWIN_AIC_CORES
 #include <cstdint>
-#include <cstring>
 
 namespace platform_ascendc {
 
+// The same values as the host's (include/host/twin_host/platform.h).
 enum class CoreMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, FB = 7, BT = 8, RESERVED };
 enum class SocVersion {
     ASCEND910 = 0, ASCEND910B, ASCEND910_93, ASCEND910_95, ASCEND950 = ASCEND910_95, ASCEND310P, ASCEND310B,
     ASCEND610, ASCEND610LITE, ASCEND310, ASCEND031, ASCEND035, ASCEND910_55, KIRINX90, KIRIN9030, MC62CM12A,
     RESERVED_VERSION = 99999
 };
+} // namespace platform_ascendc
+
+#ifdef TWIN_AIC_CORES
+#include <cstring>
+
+namespace platform_ascendc {
 
 class PlatformAscendC {
 public:
