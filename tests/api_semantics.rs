@@ -4149,7 +4149,8 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 /// Two host gaps of the unseen-operator run: asc-devkit's acl examples call
 /// `context->SetSimdNumBlocks(n)`, the newer name of SetBlockDim (asc-devkit Kernel-Tiling docs),
 /// which must set the launch's block count; ops-math non_finite_check includes log/log.h alone and
-/// calls OP_LOGE_FOR_INVALID_TENSORNUM, which must print one error naming the op and its strings.
+/// calls OP_LOGE_FOR_INVALID_TENSORNUM, which must print one error naming the op and its strings;
+/// OP_LOGE_FOR_INVALID_SHAPEDIM prints CANN's sentence with the rank the parameter should have.
 #[test]
 fn set_simd_num_blocks_sets_the_block_count_and_log_h_has_the_tensor_count_reporter() {
     let dir = tempfile::tempdir().unwrap();
@@ -4167,6 +4168,7 @@ int main() {
     ctx.SetSimdNumBlocks(7);
     std::printf("after %u %u %d\n", ctx.GetBlockDim(), ctx.GetSimdNumBlocks(), ctx.block_dim_set_ ? 1 : 0);
     OP_LOGE_FOR_INVALID_TENSORNUM("NodeN", "tensor_list", 300, "at most 256");
+    OP_LOGE_FOR_INVALID_SHAPEDIM("NodeN", "input_scale", std::to_string(2), "1");
     return 0;
 }
 "#,
@@ -4181,6 +4183,11 @@ int main() {
     assert!(
         stderr.contains("NodeN")
             && stderr.contains("invalid tensor count: tensor_list: 300: at most 256"),
+        "{stderr}"
+    );
+    // CANN's EZ0011 words, which say the rank wanted (init's refusal fit reads it: gelu_quant)
+    assert!(
+        stderr.contains("Parameter input_scale has incorrect shape dim 2. It should be 1."),
         "{stderr}"
     );
 }
