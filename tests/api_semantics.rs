@@ -7046,3 +7046,83 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert_eq!(got[19], 1024 / 32, "it starts where the carving ends (1000 B rounded to 1024)");
     assert_eq!((got[20], got[21]), (x[0], 1), "a later InitBuffer carves the same space");
 }
+
+/// The CmpMask register (ops-math's hans_decode): Compare's register form compares one repeat and
+/// leaves the bits in the register (GetCmpMask stores them: 8 bytes for 64 floats, then zeros); Select
+/// without a mask in VSEL_CMPMASK_SPR mode applies those bits to every repeat, over the lanes of the
+/// mask the Compare set (48 of 64 here: lanes 48..63 keep dst). SetCmpMask loads the register from UB.
+/// The reference selects in Rust from the documented rules.
+#[test]
+fn compare_to_the_cmp_mask_register_and_select_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ba, bb, bo, bm, bo2;
+    pipe.InitBuffer(ba, 128 * 4);
+    pipe.InitBuffer(bb, 128 * 4);
+    pipe.InitBuffer(bo, 128 * 4);
+    pipe.InitBuffer(bm, 32);
+    pipe.InitBuffer(bo2, 64 * 4);
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 256);
+    yg.SetGlobalBuffer((__gm__ float *)y, 128 + 8 + 64);
+    LocalTensor<float> a = ba.Get<float>(), b = bb.Get<float>(), o = bo.Get<float>(), o2 = bo2.Get<float>();
+    LocalTensor<uint8_t> m = bm.Get<uint8_t>();
+    DataCopy(a, xg, 128);
+    DataCopy(b, xg[128], 128);
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(o, -1.0f, 128);
+    Duplicate(o2, -1.0f, 64);
+    Duplicate(m.ReinterpretCast<float>(), 0.0f, 8);
+    PipeBarrier<PIPE_V>();
+    Compare(a, b, CMPMODE::LT, (uint64_t)48, {1, 1, 1, 8, 8, 8});
+    GetCmpMask(m);
+    Select<float, SELMODE::VSEL_CMPMASK_SPR>(o, a, b, 2, {1, 1, 1, 8, 8, 8});
+    // a register loaded from UB: every other lane
+    LocalTensor<uint8_t> alt = m[16];
+    for (int i = 0; i < 16; i++) alt.SetValue(i, (uint8_t)0x55);
+    SetCmpMask(alt);
+    Select<float, SELMODE::VSEL_CMPMASK_SPR>(o2, a, b, 1, {1, 1, 1, 8, 8, 8});
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, o, 128);
+    DataCopy(yg[128], m.ReinterpretCast<float>(), 8);
+    DataCopy(yg[136], o2, 64);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the CmpMask kernel",
+    );
+    let x: Vec<f32> = (0..256)
+        .map(|i| ((i * 37) % 101) as f32 - 50.0)
+        .collect();
+    let (a, b) = (&x[..128], &x[128..]);
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], (128 + 8 + 64) * 4);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = f32s(&y);
+    let bit: Vec<bool> = (0..64).map(|j| j < 48 && a[j] < b[j]).collect();
+    let mut want = vec![-1.0f32; 128];
+    for r in 0..2 {
+        for j in 0..48 {
+            want[r * 64 + j] = if bit[j] { a[r * 64 + j] } else { b[r * 64 + j] };
+        }
+    }
+    assert_eq!(&got[..128], &want[..], "Select from the register, every repeat");
+    let mut reg = [0u8; 32];
+    for j in 0..64 {
+        if bit[j] {
+            reg[j / 8] |= 1 << (j % 8);
+        }
+    }
+    let got_reg: Vec<u8> = y[128 * 4..136 * 4].to_vec();
+    assert_eq!(&got_reg[..16], &reg[..16], "GetCmpMask: the register's 128 bits");
+    let want2: Vec<f32> = (0..64)
+        .map(|j| if j >= 48 { -1.0 } else if j % 2 == 0 { a[j] } else { b[j] })
+        .collect();
+    assert_eq!(&got[136..], &want2[..], "SetCmpMask: bits from UB");
+}

@@ -58,6 +58,7 @@ struct BlockState {
     uint64_t mask0, mask1;
     uint64_t acc_val;     // the accumulator register ReduceSum's count form leaves its sum in (GetAccVal)
     uint64_t rsvd_cnt;    // the register GatherMask leaves its kept count in (AscendCUtils::GetRsvdCnt)
+    uint64_t cmp_mask[2]; // the 128-bit CmpMask register (Compare's register form, SetCmpMask / GetCmpMask)
     uint32_t sync_count;  // SyncAll calls so far
     float deq_scale;      // SetDeqScale(half): scale of Cast int32 -> half
     bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)

@@ -979,6 +979,71 @@ TWIN_CMP0(uint64_t, twin::mask_cont)
 TWIN_CMP0(const uint64_t *, twin::mask_bits)
 #undef TWIN_CMP0
 
+// ---- the CmpMask register (asc-devkit docs, 比较与选择/: Compare（结果存入寄存器）, Select without a
+// mask, SetCmpMask(ISASI), GetCmpMask(ISASI)): Compare's register form compares one repeat (256 B) and
+// leaves the bit of each lane in the 128-bit register (0 for lanes the mask leaves out); Select without
+// a mask reads its selMask there in VSEL_CMPMASK_SPR mode (the same bits for every repeat) and takes
+// its lanes from the vector mask register, which an isSetMask API leaves set on the device (the
+// twin keeps it for this pair only: the Compare sets it, in normal mask mode). SetCmpMask loads the
+// register from UB (mode 0's selMask), GetCmpMask stores it. Modes 1 and 2 of the register Select
+// (a scalar tensor, a selMask address in the register) are not emulated: a clear fault.
+namespace twin_sel {
+template <class T>
+inline void cmp_reg(const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE mode, const twin::L0Mask &m, bool set,
+                    const BinaryRepeatParams &p, TWIN_LOC_DECL) {
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    uint64_t bits[2] = {0, 0};
+    uint64_t n = twin::l0_each(m, 1, epr, [&](uint64_t r, uint32_t j) {
+        if (r > 0) return;
+        T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, 0, j, p.src0BlkStride, p.src0RepStride), sz, "Compare", TWIN_LOC_ARGS));
+        T b = twin::ld<T>(twin::ub_span(twin::l0_addr(src1.addr_, sz, 0, j, p.src1BlkStride, p.src1RepStride), sz, "Compare", TWIN_LOC_ARGS));
+        if (twin_cmp::cmp(twin::up(a), twin::up(b), mode)) bits[j / 64] |= 1ull << (j % 64);
+    });
+    twin::g.cmp_mask[0] = bits[0];
+    twin::g.cmp_mask[1] = bits[1];
+    if (set && !twin::g.mask_counter) {
+        twin::g.mask0 = m.m0;
+        twin::g.mask1 = m.m1;
+    }
+    twin::tr_vec("Compare", sz, n < epr ? n : epr, 1, twin_line);
+}
+} // namespace twin_sel
+template <class T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask,
+                    const BinaryRepeatParams &p, TWIN_LOC) {
+    twin_sel::cmp_reg(src0, src1, cmpMode, twin::mask_cont(mask, isSetMask), isSetMask, p, TWIN_LOC_ARGS);
+}
+template <class T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask[],
+                    const BinaryRepeatParams &p, TWIN_LOC) {
+    twin_sel::cmp_reg(src0, src1, cmpMode, twin::mask_bits(mask, isSetMask), isSetMask, p, TWIN_LOC_ARGS);
+}
+template <class T> inline void SetCmpMask(const LocalTensor<T> &src, TWIN_LOC) {
+    const uint8_t *ps = twin::ub_span(src.addr_, 16, "SetCmpMask", TWIN_LOC_ARGS);
+    __builtin_memcpy(twin::g.cmp_mask, ps, 16);
+}
+template <class T> inline void GetCmpMask(const LocalTensor<T> &dst, TWIN_LOC) {
+    uint8_t *pd = twin::ub_span(dst.addr_, 16, "GetCmpMask", TWIN_LOC_ARGS);
+    __builtin_memcpy(pd, twin::g.cmp_mask, 16);
+}
+template <class T, SELMODE selMode>
+inline void Select(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint8_t repeatTime,
+                   const BinaryRepeatParams &p, TWIN_LOC) {
+    if (selMode != SELMODE::VSEL_CMPMASK_SPR)
+        twin::fault(twin_file, twin_line,
+                    "Select without a mask in mode %d: the twin emulates mode 0 (VSEL_CMPMASK_SPR) only", (int)selMode);
+    const uint32_t sz = sizeof(T), epr = 256 / sz;
+    const twin::L0Mask m = twin::mask_cont(0, false);
+    uint64_t n = twin::l0_each(m, repeatTime, epr, [&](uint64_t r, uint32_t j) {
+        bool on = (twin::g.cmp_mask[j / 64] >> (j % 64)) & 1;
+        const LocalTensor<T> &from = on ? src0 : src1;
+        uint32_t blk = on ? p.src0BlkStride : p.src1BlkStride, rep = on ? p.src0RepStride : p.src1RepStride;
+        T v = twin::ld<T>(twin::ub_span(twin::l0_addr(from.addr_, sz, r, j, blk, rep), sz, "Select", TWIN_LOC_ARGS));
+        twin::st<T>(twin::ub_span(twin::l0_addr(dst.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, "Select", TWIN_LOC_ARGS), v);
+    });
+    twin::tr_vec("Select", sz, n, m.counter ? twin::vec_rep(n, sz) : repeatTime, twin_line);
+}
+
 namespace twin_sel {
 template <class T, class U, class B>
 inline void sel0(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, SELMODE mode,
