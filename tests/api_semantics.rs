@@ -7051,6 +7051,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 /// leaves the bits in the register (GetCmpMask stores them: 8 bytes for 64 floats, then zeros); Select
 /// without a mask in VSEL_CMPMASK_SPR mode applies those bits to every repeat, over the lanes of the
 /// mask the Compare set (48 of 64 here: lanes 48..63 keep dst). SetCmpMask loads the register from UB.
+/// `Compares` in its mask/repeat form (ops-nn's relu_grad_v3) writes a bit per lane of each repeat.
 /// The reference selects in Rust from the documented rules.
 #[test]
 fn compare_to_the_cmp_mask_register_and_select_from_it() {
@@ -7071,7 +7072,7 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     pipe.InitBuffer(bo2, 64 * 4);
     GlobalTensor<float> xg, yg;
     xg.SetGlobalBuffer((__gm__ float *)x, 256);
-    yg.SetGlobalBuffer((__gm__ float *)y, 128 + 8 + 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 128 + 8 + 64 + 8);
     LocalTensor<float> a = ba.Get<float>(), b = bb.Get<float>(), o = bo.Get<float>(), o2 = bo2.Get<float>();
     LocalTensor<uint8_t> m = bm.Get<uint8_t>();
     DataCopy(a, xg, 128);
@@ -7093,6 +7094,11 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     DataCopy(yg, o, 128);
     DataCopy(yg[128], m.ReinterpretCast<float>(), 8);
     DataCopy(yg[136], o2, 64);
+    // Compares, mask/repeat form (relu_grad_v3): 2 repeats, the first 40 lanes of each, a > 0
+    PipeBarrier<PIPE_ALL>();
+    Compares(m, a, 0.0f, CMPMODE::GT, (uint64_t)40, 2, UnaryRepeatParams{1, 1, 8, 8});
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[200], m.ReinterpretCast<float>(), 8);
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
@@ -7102,7 +7108,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         .map(|i| ((i * 37) % 101) as f32 - 50.0)
         .collect();
     let (a, b) = (&x[..128], &x[128..]);
-    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], (128 + 8 + 64) * 4);
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], (128 + 8 + 64 + 8) * 4);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let got = f32s(&y);
     let bit: Vec<bool> = (0..64).map(|j| j < 48 && a[j] < b[j]).collect();
@@ -7124,5 +7130,15 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     let want2: Vec<f32> = (0..64)
         .map(|j| if j >= 48 { -1.0 } else if j % 2 == 0 { a[j] } else { b[j] })
         .collect();
-    assert_eq!(&got[136..], &want2[..], "SetCmpMask: bits from UB");
+    assert_eq!(&got[136..200], &want2[..], "SetCmpMask: bits from UB");
+    let mut bits = [0u8; 16];
+    for r in 0..2 {
+        for j in 0..40 {
+            if a[r * 64 + j] > 0.0 {
+                let b = r * 64 + j;
+                bits[b / 8] |= 1 << (b % 8);
+            }
+        }
+    }
+    assert_eq!(&y[200 * 4..200 * 4 + 16], &bits[..], "Compares, mask/repeat form");
 }

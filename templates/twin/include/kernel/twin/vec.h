@@ -951,6 +951,17 @@ inline void cmp0(const char *api, const LocalTensor<uint8_t> &dst, const twin::L
     });
     twin::tr_vec(api, sizeof(T), n, m.counter ? twin::vec_rep(n, sizeof(T)) : repeat, twin_line);
 }
+// src0 <mode> scalar, lane by lane: CompareScalar / Compares, mask/repeat form.
+template <class T>
+inline void cmps0(const char *api, const LocalTensor<uint8_t> &dst, const LocalTensor<T> &src0, T scalar, CMPMODE mode,
+                  const twin::L0Mask &m, uint8_t repeat, const UnaryRepeatParams &p, TWIN_LOC_DECL) {
+    const uint32_t sz = sizeof(T);
+    const auto s = twin::up(scalar);
+    cmp0<T>(api, dst, m, repeat, [&](uint64_t r, uint32_t j) {
+        T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.srcBlkStride, p.srcRepStride), sz, api, TWIN_LOC_ARGS));
+        return twin_cmp::cmp(twin::up(a), s, mode);
+    }, TWIN_LOC_ARGS);
+}
 } // namespace twin_sel
 #define TWIN_CMP0(MASKT, MASKF)                                                                                  \
     template <class T, class U, bool isSetMask = true>                                                           \
@@ -967,13 +978,15 @@ inline void cmp0(const char *api, const LocalTensor<uint8_t> &dst, const twin::L
     template <class T, class U, bool isSetMask = true, class S>                                                  \
     inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode, \
                               MASKT mask, uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {            \
-        const uint32_t sz = sizeof(T);                                                                           \
-        const auto s = twin::up((T)src1Scalar);                                                                  \
-        twin_sel::cmp0<T>("CompareScalar", dst.template ReinterpretCast<uint8_t>(), MASKF(mask, isSetMask), repeatTimes, \
-            [&](uint64_t r, uint32_t j) {                                                                        \
-                T a = twin::ld<T>(twin::ub_span(twin::l0_addr(src0.addr_, sz, r, j, p.srcBlkStride, p.srcRepStride), sz, "CompareScalar", TWIN_LOC_ARGS)); \
-                return twin_cmp::cmp(twin::up(a), s, mode);                                                      \
-            }, TWIN_LOC_ARGS);                                                                                   \
+        twin_sel::cmps0<T>("CompareScalar", dst.template ReinterpretCast<uint8_t>(), src0, (T)src1Scalar, mode,  \
+                           MASKF(mask, isSetMask), repeatTimes, p, TWIN_LOC_ARGS);                               \
+    }                                                                                                            \
+    /* Compares: CompareScalar's newer name, the same mask/repeat form (Compares.md) */                          \
+    template <class T, class U, bool isSetMask = true, class S>                                                  \
+    inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const S src1Scalar, CMPMODE mode, \
+                         MASKT mask, uint8_t repeatTimes, const UnaryRepeatParams &p, TWIN_LOC) {                 \
+        twin_sel::cmps0<T>("Compares", dst.template ReinterpretCast<uint8_t>(), src0, (T)src1Scalar, mode,       \
+                           MASKF(mask, isSetMask), repeatTimes, p, TWIN_LOC_ARGS);                               \
     }
 TWIN_CMP0(uint64_t, twin::mask_cont)
 TWIN_CMP0(const uint64_t *, twin::mask_bits)
