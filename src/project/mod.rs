@@ -229,6 +229,63 @@ pub fn kernel_entries(text: &str) -> Vec<KernelEntry> {
     out
 }
 
+/// Kernel entries that a function-like macro defines, as ops-nn's sync_batch_norm_gather_stats writes
+/// its entry once in `op_kernel/common/` (`#define ..._KERNEL_ENTRY(KernelClass) extern "C" __global__
+/// __aicore__ void sync_batch_norm_gather_stats(...) {...}`) and expands it in the header its
+/// `op_kernel/<op>.cpp` includes. `files` are the op's kernel sources and headers (relative path, text);
+/// a macro counts when some file expands it. Each entry is given to the `.cpp` named after it that
+/// defines no entry of its own (CANN's `op_kernel/<op>.cpp`); one with no such file is left out.
+pub fn macro_entries(files: &[(String, String)]) -> Vec<(String, KernelEntry)> {
+    let mut out = vec![];
+    for (_, text) in files {
+        if !text.contains("#define") || !text.contains("__global__") {
+            continue;
+        }
+        let Some(tree) = parse_cpp(text) else {
+            continue;
+        };
+        let mut defs = vec![];
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "preproc_function_def" {
+                defs.push(n);
+                continue;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        for d in defs {
+            let (Some(name), Some(value)) =
+                (d.child_by_field_name("name"), d.child_by_field_name("value"))
+            else {
+                continue;
+            };
+            let macro_name = &text[name.byte_range()];
+            let body = text[value.byte_range()].replace("\\\n", "\n");
+            let call = format!("{macro_name}(");
+            let expanded = files
+                .iter()
+                .any(|(_, t)| t.match_indices(&call).any(|(i, _)| !t[..i].trim_end().ends_with("#define")));
+            if !expanded || !has_word(&body, "__global__") {
+                continue;
+            }
+            for e in kernel_entries(&body) {
+                let file = files.iter().find(|(f, t)| {
+                    Path::new(f).file_stem().is_some_and(|s| s == e.name.as_str())
+                        && f.ends_with(".cpp")
+                        && kernel_entries(t).is_empty()
+                });
+                if let Some((f, _)) = file
+                    && !out.iter().any(|(g, x): &(String, KernelEntry)| g == f && x.name == e.name)
+                {
+                    out.push((f.clone(), e));
+                }
+            }
+        }
+    }
+    out
+}
+
 fn collect_entries(
     scope: Node,
     text: &str,
@@ -553,6 +610,32 @@ mod tests {
             .into_iter()
             .map(|e| (e.name, e.qualified, e.linkage, e.params.len()))
             .collect()
+    }
+
+    /// ops-nn's sync_batch_norm_gather_stats defines its entry in a macro of `op_kernel/common/` and
+    /// expands it in the header its `<op>.cpp` includes: init found no entry at all.
+    #[test]
+    fn an_entry_a_macro_defines_belongs_to_the_cpp_named_after_it() {
+        let common = "#define OP_ENTRY(KernelClass) \\\n    extern \"C\" __global__ __aicore__ void my_op( \\\n        GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) \\\n    { \\\n        KernelClass op; op.Process(x, y); \\\n    }\n".to_string();
+        let header = "#include \"common/base.h\"\nclass K {};\nOP_ENTRY(K)\n".to_string();
+        let cpp = "#include \"kernel_operator.h\"\n#include \"my_op_kernel.h\"\n".to_string();
+        let files = vec![
+            ("op_kernel/common/base.h".to_string(), common.clone()),
+            ("op_kernel/my_op_kernel.h".to_string(), header),
+            ("op_kernel/my_op.cpp".to_string(), cpp.clone()),
+        ];
+        let found = macro_entries(&files);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, "op_kernel/my_op.cpp");
+        assert_eq!(found[0].1.name, "my_op");
+        assert_eq!(found[0].1.params, ["x", "y", "workspace", "tiling"]);
+        assert_eq!(found[0].1.linkage, Linkage::C);
+        // a macro nothing expands defines nothing
+        let unexpanded = vec![
+            ("op_kernel/common/base.h".to_string(), common),
+            ("op_kernel/my_op.cpp".to_string(), cpp),
+        ];
+        assert!(macro_entries(&unexpanded).is_empty());
     }
 
     /// ops-math's add_mat_mat_elements_plus and sim_thread_exponential keep their entry inside `#if`

@@ -105,10 +105,22 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         .iter()
         .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?)))
         .collect();
-    let entries: Vec<(String, super::KernelEntry)> = kernels
+    let mut entries: Vec<(String, super::KernelEntry)> = kernels
         .iter()
         .flat_map(|(f, t)| kernel_entries(t).into_iter().map(move |e| (f.clone(), e)))
         .collect();
+    // An entry a macro defines, expanded in a header the op's `<op>.cpp` includes.
+    if !kernels.is_empty() {
+        let mut headers = vec![];
+        files_deep(&root.join("op_kernel"), &["h", "hpp"], &mut headers);
+        let mut all = kernels.clone();
+        all.extend(
+            headers
+                .iter()
+                .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?))),
+        );
+        entries.extend(super::macro_entries(&all));
+    }
     let mut ops = vec![];
     let mut problems = vec![];
     for (def_file, def) in defs.iter() {
