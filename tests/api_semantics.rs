@@ -7029,6 +7029,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     yg.SetValue(21, (int16_t)(a.GetPhyAddr() == pop.GetPhyAddr()));
     aclError e = ACL_SUCCESS;
     yg.SetValue(22, (int16_t)e);
+    SetSysWorkspaceForce(x);
+    yg.SetValue(23, (int16_t)(GetSysWorkSpacePtr() == x));
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
@@ -7045,6 +7047,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert_eq!(size, (196608 - 1024) / 2, "all the uncarved pool, in int16 elements");
     assert_eq!(got[19], 1024 / 32, "it starts where the carving ends (1000 B rounded to 1024)");
     assert_eq!((got[20], got[21]), (x[0], 1), "a later InitBuffer carves the same space");
+    assert_eq!((got[22], got[23]), (0, 1), "ACL_SUCCESS; SetSysWorkspaceForce sets the workspace");
 }
 
 /// The CmpMask register (ops-math's hans_decode): Compare's register form compares one repeat and

@@ -443,6 +443,9 @@ inline void Fill(const GlobalTensor<T> &gm, const uint64_t size, const typename 
 // ---- workspace helpers
 inline uint8_t *GetUserWorkspace(uint8_t *workspace) { return workspace ? workspace + twin::g.sys_workspace : nullptr; }
 inline void SetSysWorkspace(uint8_t *ws) { twin::g.sys_ws = ws; }
+// SetSysWorkspaceForce: the same, set whatever was set before (asc-devkit impl/basic_api/*/kernel_operator_common_impl.h;
+// ops-math's add_example_c_api calls it before asc_init).
+inline void SetSysWorkspaceForce(uint8_t *ws) { twin::g.sys_ws = ws; }
 inline uint8_t *GetSysWorkSpacePtr() { return twin::g.sys_ws; }
 
 } // namespace AscendC
