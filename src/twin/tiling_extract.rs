@@ -72,6 +72,23 @@ pub fn kernel_tiling_header(
     for b in &own {
         nest(b, &host, &own, &mut nested);
     }
+    // The structs registered for the op's tiling keys (`REGISTER_TILING_DATA_CLASS(Op_100001000, S)`,
+    // ops-nn's dequant_swiglu_quant) that the kernel names and does not define: CANN's generated
+    // header holds every struct registered for the op, so the kernel's GET_TILING_DATA_WITH_STRUCT(S,
+    // ...) finds them; here each comes with the structs it nests, as a field of the default would.
+    let keyed: Vec<String> = host
+        .iter()
+        .flat_map(|(_, t)| keyed_registrations(t, &op.op_type))
+        .filter(|k| {
+            *k != registered
+                && identifiers(&kernel_text).any(|w| w == k)
+                && !defines_struct(&kernel_text, k)
+        })
+        .collect();
+    for k in &keyed {
+        let field = format!("TILING_DATA_FIELD_DEF_STRUCT({k}, keyed)");
+        nest(&field, &host, &own, &mut nested);
+    }
     let blocks: Vec<&str> = nested.iter().map(|(b, _)| *b).chain(own).collect();
     let used: Vec<&str> = blocks.iter().flat_map(|b| identifiers(b)).collect();
     // The constants the blocks size arrays with: from the defining header first, then its nested
@@ -275,6 +292,18 @@ fn registration(text: &str, op_type: &str) -> Option<String> {
         })
 }
 
+/// `S` of every `REGISTER_TILING_DATA_CLASS(<op_type>_<tiling key>, S)` in `text`.
+fn keyed_registrations(text: &str, op_type: &str) -> Vec<String> {
+    text.match_indices("REGISTER_TILING_DATA_CLASS(")
+        .filter_map(|(at, m)| {
+            let args = text[at + m.len()..].split(')').next()?;
+            let (op, cls) = args.split_once(',')?;
+            let key = op.trim().strip_prefix(op_type)?.strip_prefix('_')?;
+            (!key.is_empty() && key.chars().all(|c| c.is_ascii_digit())).then(|| cls.trim().to_string())
+        })
+        .collect()
+}
+
 fn defines_struct(text: &str, name: &str) -> bool {
     text.match_indices("BEGIN_TILING_DATA_DEF(").any(|(at, m)| {
         text[at + m.len()..]
@@ -420,6 +449,38 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         op.host = vec!["op_host/my_tiling.cpp".into()];
         op.kernel = vec!["op_kernel/my.cpp".into()];
         (dir, op)
+    }
+
+    /// ops-nn's dequant_swiglu_quant registers its default struct in one header and the structs of its
+    /// tiling keys in another (`REGISTER_TILING_DATA_CLASS(Op_100001000, BaseTiling)`); its kernel reads
+    /// `GET_TILING_DATA_WITH_STRUCT(BaseTiling, ...)` and stopped at "does not name a type".
+    #[test]
+    fn structs_registered_for_tiling_keys_that_the_kernel_names_come_too() {
+        let (dir, op) = project(
+            "void k(){ GET_TILING_DATA_WITH_STRUCT(KeyedTiling, t, tiling); }\n",
+        );
+        let root = dir.path().join("op");
+        std::fs::write(
+            root.join("op_host/keyed.h"),
+            "namespace optiling {\nconstexpr uint32_t KEYED_N = 4;\nBEGIN_TILING_DATA_DEF(KeyedTiling)\n\
+             TILING_DATA_FIELD_DEF_ARR(uint32_t, KEYED_N, parts);\nEND_TILING_DATA_DEF;\n\
+             REGISTER_TILING_DATA_CLASS(MyOp_100001000, KeyedTiling)\n\
+             REGISTER_TILING_DATA_CLASS(MyOpOther_1, UnnamedTiling)\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("op_host/my_tiling.cpp"),
+            "#include \"../../utils/tiling_def.h\"\n#include \"keyed.h\"\n",
+        )
+        .unwrap();
+        let h = kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).unwrap();
+        assert!(h.contains("BEGIN_TILING_DATA_DEF(KeyedTiling)"), "{h}");
+        assert!(h.contains("constexpr uint32_t KEYED_N = 4;"), "{h}");
+        assert!(h.contains("BEGIN_TILING_DATA_DEF(ListTiling)"), "the default stays: {h}");
+        assert_eq!(
+            keyed_registrations("REGISTER_TILING_DATA_CLASS(MyOp_12, A)\nREGISTER_TILING_DATA_CLASS(MyOpX_1, B)\nREGISTER_TILING_DATA_CLASS(MyOp, C)", "MyOp"),
+            ["A"]
+        );
     }
 
     #[test]
