@@ -237,6 +237,7 @@ pub fn init(
         };
         fitting.tiling(&mut inferred)?;
         fitting.failing_runs(&mut inferred)?;
+        fitting.operands_read_past(&mut inferred)?;
         fitting.workload_examples(&mut inferred)?;
         fitting.overflowing_defaults(&mut inferred)?;
         fitting.grow_small_cases(&mut inferred)?;
@@ -340,6 +341,8 @@ type ShapeFitStep = (String, Option<(usize, u64)>, Option<usize>);
 struct ShapeFit {
     rank: Option<usize>,
     axes: BTreeMap<usize, u64>,
+    /// Fitted because the kernel read past the guessed shape, not at the tiling's request.
+    read_past: bool,
 }
 
 impl Inferred {
@@ -473,6 +476,17 @@ fn fault_line(text: &str) -> String {
         .map(str::trim)
         .find_map(|l| l.strip_prefix("error: "))
         .map_or_else(|| short_line(text), short_line)
+}
+
+/// The input a kernel fault says was read past its end: "DataCopy: GM read out of bounds: bytes
+/// [32768, 40928) of 'weight' which has 32768 bytes" names `weight`.
+fn read_past_input(fault: &str) -> Option<String> {
+    let at = fault.find("GM read out of bounds")?;
+    let rest = &fault[at..];
+    let from = rest.find(" of '")? + 5;
+    let len = rest[from..].find('\'')?;
+    let name = &rest[from..from + len];
+    crate::manifest::is_identifier(name).then(|| name.to_string())
 }
 
 /// The manifest's backend, working in the project's `target/ascend-tune` (made if missing).
@@ -971,6 +985,70 @@ impl Fitting<'_> {
                 // nothing ran: the case the tiling took is still the best known
                 inferred.test_cases.insert(op.name.clone(), c);
                 self.reinfer(op, inferred)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// For each op whose kernel reads a GM input past its end where init guessed that input smaller
+    /// than the main one (a per-channel or scalar role: ops-nn's
+    /// sigmoid_cross_entropy_with_logits_grad_v2 reads its `weight` element by element of the main
+    /// input), gives the input the main input's shape, kept when the op then runs and said beside it.
+    fn operands_read_past(&self, inferred: &mut Inferred) -> Result<()> {
+        for op in self.ops.iter().filter(|o| o.launch.is_none()) {
+            if op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n)) {
+                continue;
+            }
+            for _ in 0..4 {
+                let Some(why) = self.run_failure(op) else {
+                    break;
+                };
+                let Some(name) = read_past_input(&why) else {
+                    break;
+                };
+                let Some(spec) = crate::manifest::Manifest::load(self.path)
+                    .ok()
+                    .and_then(|m| m.op(&op.name).cloned())
+                else {
+                    break;
+                };
+                let Some(main) = spec.inputs.first().map(|t| t.shape.clone()) else {
+                    break;
+                };
+                let elems = |s: &[u64]| s.iter().product::<u64>();
+                let guessed_smaller = spec.inputs.iter().skip(1).any(|t| {
+                    t.name == name
+                        && t.values.is_none()
+                        && t.list.is_none()
+                        && elems(&t.shape) < elems(&main)
+                });
+                if !guessed_smaller {
+                    break;
+                }
+                let saved = inferred.rank_fits.clone();
+                let fit = ShapeFit {
+                    rank: Some(main.len()),
+                    axes: main.iter().copied().enumerate().collect(),
+                    read_past: true,
+                };
+                inferred
+                    .rank_fits
+                    .entry(op.name.clone())
+                    .or_default()
+                    .insert(name.clone(), (fit, short_line(&why)));
+                self.reinfer(op, inferred)?;
+                if self.refusal(op).is_some() {
+                    inferred.rank_fits = saved;
+                    self.reinfer(op, inferred)?;
+                    break;
+                }
+                self.printer.status(
+                    "Fitted",
+                    format!(
+                        "`{}`: its kernel read `{name}` past the smaller shape guessed for it; the main input's shape written instead",
+                        op.name
+                    ),
+                );
             }
         }
         Ok(())
@@ -1682,10 +1760,16 @@ fn render(
                         asked.push(format!("axis {axis} of {value}"));
                     }
                 }
-                t.guess = Some(format!(
-                    "guess: {}, as the op's tiling function asked when it refused the manifest ({why})",
-                    asked.join(", ")
-                ));
+                t.guess = Some(if fit.read_past {
+                    format!(
+                        "guess: the main input's shape: the kernel read past the smaller shape guessed for it ({why})"
+                    )
+                } else {
+                    format!(
+                        "guess: {}, as the op's tiling function asked when it refused the manifest ({why})",
+                        asked.join(", ")
+                    )
+                });
             }
         }
         let case = inferred.test_cases.get(&op.name);
@@ -2555,6 +2639,23 @@ mod tests {
         assert!(attr_guess(def, &def.attrs[0]).is_none());
     }
 
+    /// The fault `operands_read_past` answers (ops-nn's sigmoid_cross_entropy_with_logits_grad_v2 read
+    /// its per-channel-guessed `weight` past its end).
+    #[test]
+    fn a_read_past_fault_names_the_input() {
+        assert_eq!(
+            read_past_input(
+                "DataCopy: GM read out of bounds: bytes [32768, 40928) of 'weight' which has 32768 bytes"
+            )
+            .as_deref(),
+            Some("weight")
+        );
+        assert_eq!(
+            read_past_input("DataCopy: GM write out of bounds: bytes [0, 4) of 'y' which has 0 bytes"),
+            None
+        );
+    }
+
     /// Found in a fresh sample (ops-math's pad_v3_grad_replicate: "input dim is not 4", then "Please
     /// check input or padding shape"): the manifest rendered with a rank fit of the main input gives its
     /// paddings two widths per axis of the fitted rank and the gradient's output the fitted rank too.
@@ -2571,6 +2672,7 @@ mod tests {
         let fit = ShapeFit {
             rank: Some(4),
             axes: BTreeMap::new(),
+            read_past: false,
         };
         inferred.rank_fits.insert(
             ops[0].name.clone(),
