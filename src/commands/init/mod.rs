@@ -993,10 +993,29 @@ impl Fitting<'_> {
     /// For each op whose kernel reads a GM input past its end where init guessed that input smaller
     /// than the main one (a per-channel or scalar role: ops-nn's
     /// sigmoid_cross_entropy_with_logits_grad_v2 reads its `weight` element by element of the main
-    /// input), gives the input the main input's shape, kept when the op then runs and said beside it.
+    /// input), gives the input the main input's shape, said beside it; undone if the tiling then
+    /// refuses it. Only ops with such a guess are run here (a run builds the kernel).
     fn operands_read_past(&self, inferred: &mut Inferred) -> Result<()> {
+        let elems = |s: &[u64]| s.iter().product::<u64>();
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             if op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n)) {
+                continue;
+            }
+            let guessed_smaller = |spec: &crate::manifest::OpSpec, name: Option<&str>| {
+                let main = spec.inputs.first().map(|t| elems(&t.shape)).unwrap_or(0);
+                spec.inputs.iter().skip(1).any(|t| {
+                    name.is_none_or(|n| t.name == n)
+                        && t.values.is_none()
+                        && t.list.is_none()
+                        && elems(&t.shape) < main
+                })
+            };
+            let load = || {
+                crate::manifest::Manifest::load(self.path)
+                    .ok()
+                    .and_then(|m| m.op(&op.name).cloned())
+            };
+            if !load().is_some_and(|spec| guessed_smaller(&spec, None)) {
                 continue;
             }
             for _ in 0..4 {
@@ -1006,23 +1025,13 @@ impl Fitting<'_> {
                 let Some(name) = read_past_input(&why) else {
                     break;
                 };
-                let Some(spec) = crate::manifest::Manifest::load(self.path)
-                    .ok()
-                    .and_then(|m| m.op(&op.name).cloned())
-                else {
+                let Some(spec) = load() else {
                     break;
                 };
                 let Some(main) = spec.inputs.first().map(|t| t.shape.clone()) else {
                     break;
                 };
-                let elems = |s: &[u64]| s.iter().product::<u64>();
-                let guessed_smaller = spec.inputs.iter().skip(1).any(|t| {
-                    t.name == name
-                        && t.values.is_none()
-                        && t.list.is_none()
-                        && elems(&t.shape) < elems(&main)
-                });
-                if !guessed_smaller {
+                if !guessed_smaller(&spec, Some(&name)) {
                     break;
                 }
                 let saved = inferred.rank_fits.clone();
