@@ -62,6 +62,9 @@ pub struct Measurement {
     pub modelled: bool,
     /// The raw trace, kept only when asked for (for `run --trace`).
     pub trace: Option<crate::model::trace::Trace>,
+    /// What the twin's kernel warned of while it ran (a `TBuf::Get` past its buffer, a tiling key no
+    /// `TILING_KEY_IS` branch matched, ...); empty on hardware.
+    pub warnings: Vec<String>,
 }
 
 impl Measurement {
@@ -96,6 +99,7 @@ impl Measurement {
             outputs,
             modelled: true,
             trace: keep_trace.then_some(trace),
+            warnings: vec![],
         })
     }
 }

@@ -138,6 +138,7 @@ impl Backend for TwinBackend {
         let mut m =
             Measurement::modelled(&out.trace, self.soc, out.outputs, keep_trace, "the twin")?;
         m.block_dim = out.tiling.block_dim;
+        m.warnings = out.warnings;
         Ok(m)
     }
 

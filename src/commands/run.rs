@@ -50,6 +50,9 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
         if let Some(note) = crate::model::soc::assumed_figures(soc).filter(|_| m.modelled) {
             printer.warn(format!("op `{}`: {note}", op.name));
         }
+        for w in &m.warnings {
+            printer.warn(format!("op `{}`, in the twin's kernel run: {w}", op.name));
+        }
         let started = Instant::now();
         for w in golden::degenerate(op, &inputs.tensors, &m.outputs) {
             printer.warn(w);

@@ -458,6 +458,7 @@ mod tests {
                 outputs: self.outputs.clone(),
                 modelled: true,
                 trace: None,
+                warnings: vec![],
             })
         }
     }

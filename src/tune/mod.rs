@@ -746,6 +746,7 @@ mod tests {
             outputs: vec![],
             modelled: true,
             trace: None,
+            warnings: vec![],
         }
     }
 

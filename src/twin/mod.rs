@@ -120,6 +120,36 @@ pub struct RunOutput {
     pub tiling: protocol::TilingResult,
     pub outputs: Vec<Vec<u8>>,
     pub trace: String,
+    /// What the kernel warned of on a run that succeeded (`kernel_warnings`).
+    pub warnings: Vec<String>,
+}
+
+/// The warnings a kernel that ran to its end printed (the twin's `warn_once`: "warning: <what>" and
+/// a "  --> file:line (block N)" line under it), each as one line "<what> (file:line, block N)";
+/// at most 20.
+pub fn kernel_warnings(stderr: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut lines = stderr.lines().peekable();
+    while let Some(l) = lines.next() {
+        let Some(what) = l.strip_prefix("warning: ") else {
+            continue;
+        };
+        let at = lines
+            .peek()
+            .and_then(|n| n.trim_start().strip_prefix("--> "))
+            .map(|w| w.replacen(" (", ", ", 1).trim_end_matches(')').to_string());
+        if at.is_some() {
+            lines.next();
+        }
+        out.push(match at {
+            Some(at) => format!("{what} ({at})"),
+            None => what.to_string(),
+        });
+        if out.len() == 20 {
+            break;
+        }
+    }
+    out
 }
 
 /// Whether the twin's own headers hold `header` (as an `#include` names it) for kernel or host code,
@@ -956,8 +986,10 @@ impl Twin {
         cmd.arg(&run_path).current_dir(dir);
         cmd.envs(programs.run_env.iter().map(|(k, v)| (k, v)));
         let limit = kernel_limit();
-        match process::run_candidate(cmd, limit, &dir.join("kernel")).map_err(io)? {
-            process::Finished::Exited { status, .. } if status.success() => {}
+        let warnings = match process::run_candidate(cmd, limit, &dir.join("kernel")).map_err(io)? {
+            process::Finished::Exited { status, stderr } if status.success() => {
+                kernel_warnings(&stderr)
+            }
             process::Finished::Exited { status, stderr } => {
                 let kind = if status.code() == Some(EXIT_FAULT) {
                     FailureKind::Fault
@@ -982,7 +1014,7 @@ impl Twin {
                     ),
                 ));
             }
-        }
+        };
         let outputs = output_paths
             .iter()
             .map(std::fs::read)
@@ -993,6 +1025,7 @@ impl Twin {
             tiling,
             outputs,
             trace,
+            warnings,
         })
     }
 }
@@ -1541,6 +1574,22 @@ mod tests {
         assert_eq!(shared_include_guard("op_host/x_tiling.h", &alone), None);
     }
     use super::*;
+
+    /// A kernel's warnings on a run that succeeded reach the user (they were dropped: add_rms_norm_quant_v2
+    /// ran none of its branches and only "all zeros" was said).
+    #[test]
+    fn kernel_warnings_are_read_one_a_line_with_their_place() {
+        let stderr = "warning: tiling key 11000 matches none of the TILING_KEY_IS branches\n  --> op_kernel/k.cpp:35 (block 0)\n\
+                      something else\nwarning: bare\n";
+        assert_eq!(
+            kernel_warnings(stderr),
+            [
+                "tiling key 11000 matches none of the TILING_KEY_IS branches (op_kernel/k.cpp:35, block 0)",
+                "bare"
+            ]
+        );
+        assert!(kernel_warnings("").is_empty());
+    }
 
     /// ops-cv's upsample_nearest3d: its kernel defines `struct UpsampleNearest3dTilingData {` in its own
     /// namespace, and the host tiling header defines the same name with BEGIN_TILING_DATA_DEF.

@@ -288,6 +288,7 @@ pub fn measurement(p: Profiled, op: &OpSpec, outputs: Vec<Vec<u8>>, soc: &Soc) -
         modelled: false,
         trace: None,
         samples: p.samples,
+        warnings: vec![],
     }
 }
 

@@ -191,6 +191,11 @@ void block_thread(int64_t c) {
     twin::g_trace.reserve(1 << 16);
     try {
         L.entry(L.ctx);
+        if (g.key_asked && !g.key_matched)
+            twin::warn_once(g.key_file, g.key_line,
+                            "tiling key %llu matches none of the TILING_KEY_IS branches the kernel tested: it ran none "
+                            "of them (does the manifest give inputs or attrs the op's tiling keys do not cover?)",
+                            (unsigned long long)g.tiling_key);
     } catch (const CoreEnd &) {
     } catch (const twin::Fault &f) {
         B.err = "error: " + f.msg + "\n  --> " + f.file + ":" + std::to_string(f.line) + " (" + where(B) + ")\n";

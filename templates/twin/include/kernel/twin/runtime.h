@@ -59,6 +59,10 @@ struct BlockState {
     uint64_t acc_val;     // the accumulator register ReduceSum's count form leaves its sum in (GetAccVal)
     uint64_t rsvd_cnt;    // the register GatherMask leaves its kept count in (AscendCUtils::GetRsvdCnt)
     uint64_t cmp_mask[2]; // the 128-bit CmpMask register (Compare's register form, SetCmpMask / GetCmpMask)
+    bool key_asked;       // a TILING_KEY_IS ran in this block
+    bool key_matched;     // and one of them matched the launch's tiling key
+    const char *key_file; // where the last TILING_KEY_IS was
+    int key_line;
     uint32_t sync_count;  // SyncAll calls so far
     float deq_scale;      // SetDeqScale(half): scale of Cast int32 -> half
     bool deq_set;         // false: no SetDeqScale yet (the twin then scales by 1)

@@ -72,5 +72,18 @@ using tiling_t = typename pick_tiling<typename ::optiling::TwinTilingOf<Tag>::ty
     decltype(type::member) var;                                                                   \
     ::twin::load_tiling(&var, sizeof(var), (const uint8_t *)(tiling) + offsetof(type, member), __FILE__, __LINE__)
 
-#define TILING_KEY_IS(k) (::twin::g.tiling_key == (uint64_t)(k))
+// TILING_KEY_IS(k): whether the launch's tiling key is k. The block remembers that it asked and whether
+// any answer was yes: a kernel that asked and matched none ran none of its branches, which the twin
+// says when the block ends (kernel_blocks.cpp), as the device would not.
+namespace twin {
+inline bool tiling_key_is(uint64_t k, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    const bool yes = g.tiling_key == k;
+    g.key_asked = true;
+    g.key_matched = g.key_matched || yes;
+    g.key_file = file;
+    g.key_line = line;
+    return yes;
+}
+} // namespace twin
+#define TILING_KEY_IS(k) (::twin::tiling_key_is((uint64_t)(k)))
 #define TILING_KEY_LIST(...) true
