@@ -7040,14 +7040,33 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     let xb: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     let (out, y) = run_kernel(w, &[("x", xb)], 24 * 2);
     assert!(out.status.success(), "{out:?}");
-    let got: Vec<i16> = y.chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+    let got: Vec<i16> = y
+        .chunks(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect();
     assert_eq!(&got[..16], &x[..], "the popped tensor holds data");
     let size = ((got[17] as u32) << 15) | got[18] as u32;
     assert_eq!(got[16], 1, "PopStackBuffer succeeds");
-    assert_eq!(size, (196608 - 1024) / 2, "all the uncarved pool, in int16 elements");
-    assert_eq!(got[19], 1024 / 32, "it starts where the carving ends (1000 B rounded to 1024)");
-    assert_eq!((got[20], got[21]), (x[0], 1), "a later InitBuffer carves the same space");
-    assert_eq!((got[22], got[23]), (0, 1), "ACL_SUCCESS; SetSysWorkspaceForce sets the workspace");
+    assert_eq!(
+        size,
+        (196608 - 1024) / 2,
+        "all the uncarved pool, in int16 elements"
+    );
+    assert_eq!(
+        got[19],
+        1024 / 32,
+        "it starts where the carving ends (1000 B rounded to 1024)"
+    );
+    assert_eq!(
+        (got[20], got[21]),
+        (x[0], 1),
+        "a later InitBuffer carves the same space"
+    );
+    assert_eq!(
+        (got[22], got[23]),
+        (0, 1),
+        "ACL_SUCCESS; SetSysWorkspaceForce sets the workspace"
+    );
 }
 
 /// The CmpMask register (ops-math's hans_decode): Compare's register form compares one repeat and
@@ -7107,12 +7126,14 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 "#,
         "building the CmpMask kernel",
     );
-    let x: Vec<f32> = (0..256)
-        .map(|i| ((i * 37) % 101) as f32 - 50.0)
-        .collect();
+    let x: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 - 50.0).collect();
     let (a, b) = (&x[..128], &x[128..]);
     let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], (128 + 8 + 64 + 8) * 4);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let got = f32s(&y);
     let bit: Vec<bool> = (0..64).map(|j| j < 48 && a[j] < b[j]).collect();
     let mut want = vec![-1.0f32; 128];
@@ -7121,7 +7142,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
             want[r * 64 + j] = if bit[j] { a[r * 64 + j] } else { b[r * 64 + j] };
         }
     }
-    assert_eq!(&got[..128], &want[..], "Select from the register, every repeat");
+    assert_eq!(
+        &got[..128],
+        &want[..],
+        "Select from the register, every repeat"
+    );
     let mut reg = [0u8; 32];
     for j in 0..64 {
         if bit[j] {
@@ -7129,9 +7154,21 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         }
     }
     let got_reg: Vec<u8> = y[128 * 4..136 * 4].to_vec();
-    assert_eq!(&got_reg[..16], &reg[..16], "GetCmpMask: the register's 128 bits");
+    assert_eq!(
+        &got_reg[..16],
+        &reg[..16],
+        "GetCmpMask: the register's 128 bits"
+    );
     let want2: Vec<f32> = (0..64)
-        .map(|j| if j >= 48 { -1.0 } else if j % 2 == 0 { a[j] } else { b[j] })
+        .map(|j| {
+            if j >= 48 {
+                -1.0
+            } else if j % 2 == 0 {
+                a[j]
+            } else {
+                b[j]
+            }
+        })
         .collect();
     assert_eq!(&got[136..200], &want2[..], "SetCmpMask: bits from UB");
     let mut bits = [0u8; 16];
@@ -7143,7 +7180,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
             }
         }
     }
-    assert_eq!(&y[200 * 4..200 * 4 + 16], &bits[..], "Compares, mask/repeat form");
+    assert_eq!(
+        &y[200 * 4..200 * 4 + 16],
+        &bits[..],
+        "Compares, mask/repeat form"
+    );
 }
 
 /// A kernel whose `TILING_KEY_IS` branches all miss the launch's key runs none of them (ops-nn's
@@ -7175,14 +7216,25 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert!(out.status.success(), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("tiling key 0 matches none of the TILING_KEY_IS branches") && err.contains("launch.cpp:9"),
+        err.contains("tiling key 0 matches none of the TILING_KEY_IS branches")
+            && err.contains("launch.cpp:9"),
         "{err}"
     );
     // the run file's key matching a branch: no warning
     let run = std::fs::read_to_string(w.join("run.txt")).unwrap();
-    std::fs::write(w.join("run.txt"), run.replace("workspace 0\n", "tiling_key 20\nworkspace 0\n")).unwrap();
-    let out = Command::new(w.join("kernel")).arg(w.join("run.txt")).output().unwrap();
+    std::fs::write(
+        w.join("run.txt"),
+        run.replace("workspace 0\n", "tiling_key 20\nworkspace 0\n"),
+    )
+    .unwrap();
+    let out = Command::new(w.join("kernel"))
+        .arg(w.join("run.txt"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("TILING_KEY_IS"), "{out:?}");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("TILING_KEY_IS"),
+        "{out:?}"
+    );
     assert_eq!(f32s(&std::fs::read(w.join("y.bin")).unwrap())[0], 2.0);
 }

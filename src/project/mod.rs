@@ -255,28 +255,34 @@ pub fn macro_entries(files: &[(String, String)]) -> Vec<(String, KernelEntry)> {
             stack.extend(n.named_children(&mut c));
         }
         for d in defs {
-            let (Some(name), Some(value)) =
-                (d.child_by_field_name("name"), d.child_by_field_name("value"))
-            else {
+            let (Some(name), Some(value)) = (
+                d.child_by_field_name("name"),
+                d.child_by_field_name("value"),
+            ) else {
                 continue;
             };
             let macro_name = &text[name.byte_range()];
             let body = text[value.byte_range()].replace("\\\n", "\n");
             let call = format!("{macro_name}(");
-            let expanded = files
-                .iter()
-                .any(|(_, t)| t.match_indices(&call).any(|(i, _)| !t[..i].trim_end().ends_with("#define")));
+            let expanded = files.iter().any(|(_, t)| {
+                t.match_indices(&call)
+                    .any(|(i, _)| !t[..i].trim_end().ends_with("#define"))
+            });
             if !expanded || !has_word(&body, "__global__") {
                 continue;
             }
             for e in kernel_entries(&body) {
                 let file = files.iter().find(|(f, t)| {
-                    Path::new(f).file_stem().is_some_and(|s| s == e.name.as_str())
+                    Path::new(f)
+                        .file_stem()
+                        .is_some_and(|s| s == e.name.as_str())
                         && f.ends_with(".cpp")
                         && kernel_entries(t).is_empty()
                 });
                 if let Some((f, _)) = file
-                    && !out.iter().any(|(g, x): &(String, KernelEntry)| g == f && x.name == e.name)
+                    && !out
+                        .iter()
+                        .any(|(g, x): &(String, KernelEntry)| g == f && x.name == e.name)
                 {
                     out.push((f.clone(), e));
                 }

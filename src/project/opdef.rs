@@ -476,7 +476,9 @@ fn macro_list(n: Node, text: &str, root: Node) -> Option<Vec<String>> {
             && d.child_by_field_name("name")
                 .is_some_and(|x| &text[x.byte_range()] == want)
         {
-            found = d.child_by_field_name("value").map(|v| text[v.byte_range()].to_string());
+            found = d
+                .child_by_field_name("value")
+                .map(|v| text[v.byte_range()].to_string());
         }
     });
     let body = found?.replace("\\\n", " ").replace('\\', " ");

@@ -299,7 +299,8 @@ fn keyed_registrations(text: &str, op_type: &str) -> Vec<String> {
             let args = text[at + m.len()..].split(')').next()?;
             let (op, cls) = args.split_once(',')?;
             let key = op.trim().strip_prefix(op_type)?.strip_prefix('_')?;
-            (!key.is_empty() && key.chars().all(|c| c.is_ascii_digit())).then(|| cls.trim().to_string())
+            (!key.is_empty() && key.chars().all(|c| c.is_ascii_digit()))
+                .then(|| cls.trim().to_string())
         })
         .collect()
 }
@@ -456,9 +457,8 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
     /// `GET_TILING_DATA_WITH_STRUCT(BaseTiling, ...)` and stopped at "does not name a type".
     #[test]
     fn structs_registered_for_tiling_keys_that_the_kernel_names_come_too() {
-        let (dir, op) = project(
-            "void k(){ GET_TILING_DATA_WITH_STRUCT(KeyedTiling, t, tiling); }\n",
-        );
+        let (dir, op) =
+            project("void k(){ GET_TILING_DATA_WITH_STRUCT(KeyedTiling, t, tiling); }\n");
         let root = dir.path().join("op");
         std::fs::write(
             root.join("op_host/keyed.h"),
@@ -476,9 +476,15 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         let h = kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).unwrap();
         assert!(h.contains("BEGIN_TILING_DATA_DEF(KeyedTiling)"), "{h}");
         assert!(h.contains("constexpr uint32_t KEYED_N = 4;"), "{h}");
-        assert!(h.contains("BEGIN_TILING_DATA_DEF(ListTiling)"), "the default stays: {h}");
+        assert!(
+            h.contains("BEGIN_TILING_DATA_DEF(ListTiling)"),
+            "the default stays: {h}"
+        );
         assert_eq!(
-            keyed_registrations("REGISTER_TILING_DATA_CLASS(MyOp_12, A)\nREGISTER_TILING_DATA_CLASS(MyOpX_1, B)\nREGISTER_TILING_DATA_CLASS(MyOp, C)", "MyOp"),
+            keyed_registrations(
+                "REGISTER_TILING_DATA_CLASS(MyOp_12, A)\nREGISTER_TILING_DATA_CLASS(MyOpX_1, B)\nREGISTER_TILING_DATA_CLASS(MyOp, C)",
+                "MyOp"
+            ),
             ["A"]
         );
     }

@@ -2660,7 +2660,9 @@ mod tests {
             Some("weight")
         );
         assert_eq!(
-            read_past_input("DataCopy: GM write out of bounds: bytes [0, 4) of 'y' which has 0 bytes"),
+            read_past_input(
+                "DataCopy: GM write out of bounds: bytes [0, 4) of 'y' which has 0 bytes"
+            ),
             None
         );
     }

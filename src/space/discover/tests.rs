@@ -282,7 +282,11 @@ fn domains_hold_the_current_value() {
             let v = domain_values(&d);
             assert!(v.contains(&value), "{kind:?} {value}: {d}");
             // what the manifest takes (ops-nn's batch_norm_grad_v3 got a range of 1500001 values)
-            assert!(v.len() <= 65536, "{kind:?} {value}: {d} has {} values", v.len());
+            assert!(
+                v.len() <= 65536,
+                "{kind:?} {value}: {d} has {} values",
+                v.len()
+            );
             assert!(v.len() >= 2, "{kind:?} {value}: {d} offers no choice");
         }
     }
