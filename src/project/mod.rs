@@ -233,9 +233,13 @@ pub fn kernel_entries(text: &str) -> Vec<KernelEntry> {
 /// its entry once in `op_kernel/common/` (`#define ..._KERNEL_ENTRY(KernelClass) extern "C" __global__
 /// __aicore__ void sync_batch_norm_gather_stats(...) {...}`) and expands it in the header its
 /// `op_kernel/<op>.cpp` includes. `files` are the op's kernel sources and headers (relative path, text);
-/// a macro counts when some file expands it. Each entry is given to the `.cpp` named after it that
-/// defines no entry of its own (CANN's `op_kernel/<op>.cpp`); one with no such file is left out.
-pub fn macro_entries(files: &[(String, String)]) -> Vec<(String, KernelEntry)> {
+/// a macro counts when some file expands it. Each entry is given to the `.cpp` named after it (CANN's
+/// `op_kernel/<op>.cpp`) that is not in `with_entries`, the files defining entries of their own; one
+/// with no such file is left out.
+pub fn macro_entries(
+    files: &[(String, String)],
+    with_entries: &[&str],
+) -> Vec<(String, KernelEntry)> {
     let mut out = vec![];
     for (_, text) in files {
         if !text.contains("#define") || !text.contains("__global__") {
@@ -272,12 +276,12 @@ pub fn macro_entries(files: &[(String, String)]) -> Vec<(String, KernelEntry)> {
                 continue;
             }
             for e in kernel_entries(&body) {
-                let file = files.iter().find(|(f, t)| {
+                let file = files.iter().find(|(f, _)| {
                     Path::new(f)
                         .file_stem()
                         .is_some_and(|s| s == e.name.as_str())
                         && f.ends_with(".cpp")
-                        && kernel_entries(t).is_empty()
+                        && !with_entries.contains(&f.as_str())
                 });
                 if let Some((f, _)) = file
                     && !out
@@ -630,7 +634,7 @@ mod tests {
             ("op_kernel/my_op_kernel.h".to_string(), header),
             ("op_kernel/my_op.cpp".to_string(), cpp.clone()),
         ];
-        let found = macro_entries(&files);
+        let found = macro_entries(&files, &[]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, "op_kernel/my_op.cpp");
         assert_eq!(found[0].1.name, "my_op");
@@ -641,7 +645,9 @@ mod tests {
             ("op_kernel/common/base.h".to_string(), common),
             ("op_kernel/my_op.cpp".to_string(), cpp),
         ];
-        assert!(macro_entries(&unexpanded).is_empty());
+        assert!(macro_entries(&unexpanded, &[]).is_empty());
+        // a `<op>.cpp` with an entry of its own keeps it
+        assert!(macro_entries(&files, &["op_kernel/my_op.cpp"]).is_empty());
     }
 
     /// ops-math's add_mat_mat_elements_plus and sim_thread_exponential keep their entry inside `#if`

@@ -468,20 +468,16 @@ fn macro_list(n: Node, text: &str, root: Node) -> Option<Vec<String>> {
     if n.kind() != "identifier" {
         return None;
     }
-    let want = &text[n.byte_range()];
-    let mut found = None;
-    visit(root, &mut |d| {
-        if found.is_none()
-            && d.kind() == "preproc_def"
-            && d.child_by_field_name("name")
-                .is_some_and(|x| &text[x.byte_range()] == want)
-        {
-            found = d
-                .child_by_field_name("value")
-                .map(|v| text[v.byte_range()].to_string());
-        }
-    });
-    let body = found?.replace("\\\n", " ").replace('\\', " ");
+    let value = first_value(
+        root,
+        text,
+        ("preproc_def", "name"),
+        &text[n.byte_range()],
+        |_| true,
+    )?;
+    let body = text[value.byte_range()]
+        .replace("\\\n", " ")
+        .replace('\\', " ");
     let inner = body.trim().strip_prefix('{')?.strip_suffix('}')?;
     Some(
         inner
@@ -520,17 +516,33 @@ fn initialiser<'t>(n: Node<'t>, text: &str, root: Node<'t>, kinds: &[&str]) -> O
     if !matches!(n.kind(), "identifier" | "qualified_identifier") {
         return None;
     }
-    let want = last_word(&text[n.byte_range()]);
+    first_value(
+        root,
+        text,
+        ("init_declarator", "declarator"),
+        last_word(&text[n.byte_range()]),
+        |v| kinds.contains(&v.kind()),
+    )
+}
+
+/// The `value` of the file's first node of `kind` whose `name_field` reads `want` and whose value
+/// `keep` takes: a variable's initialiser (`init_declarator`, `declarator`), a macro's body
+/// (`preproc_def`, `name`).
+fn first_value<'t>(
+    root: Node<'t>,
+    text: &str,
+    (kind, name_field): (&str, &str),
+    want: &str,
+    keep: impl Fn(Node) -> bool,
+) -> Option<Node<'t>> {
     let mut found = None;
     visit(root, &mut |d| {
         if found.is_none()
-            && d.kind() == "init_declarator"
-            && d.child_by_field_name("declarator")
+            && d.kind() == kind
+            && d.child_by_field_name(name_field)
                 .is_some_and(|x| &text[x.byte_range()] == want)
         {
-            found = d
-                .child_by_field_name("value")
-                .filter(|v| kinds.contains(&v.kind()));
+            found = d.child_by_field_name("value").filter(|v| keep(*v));
         }
     });
     found

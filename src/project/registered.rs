@@ -109,8 +109,15 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         .iter()
         .flat_map(|(f, t)| kernel_entries(t).into_iter().map(move |e| (f.clone(), e)))
         .collect();
-    // An entry a macro defines, expanded in a header the op's `<op>.cpp` includes.
-    if !kernels.is_empty() {
+    // An entry a macro defines, expanded in a header the op's `<op>.cpp` includes: looked for (the
+    // headers read) only when an op has no entry of its own.
+    let unmatched = defs.iter().any(|(_, d)| {
+        !entries
+            .iter()
+            .any(|(_, e)| e.name == snake_case(&d.op_type))
+    });
+    if unmatched && !kernels.is_empty() {
+        let with_entries: Vec<&str> = entries.iter().map(|(f, _)| f.as_str()).collect();
         let mut headers = vec![];
         files_deep(&root.join("op_kernel"), &["h", "hpp"], &mut headers);
         let mut all = kernels.clone();
@@ -119,7 +126,8 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
                 .iter()
                 .filter_map(|p| Some((rel(root, p), std::fs::read_to_string(p).ok()?))),
         );
-        entries.extend(super::macro_entries(&all));
+        let found = super::macro_entries(&all, &with_entries);
+        entries.extend(found);
     }
     let mut ops = vec![];
     let mut problems = vec![];

@@ -1221,17 +1221,22 @@ pub fn domain(kind: TunableKind, value: i64, aiv_cores: u32, aic_cores: u32) -> 
         TunableKind::CubeStep if value > 0 && value & (value - 1) == 0 => {
             format!("pow2 = [1, {}]", (value * 2).max(8))
         }
-        TunableKind::CubeStep if value > 16384 => around(value),
+        // A count or step far past any UB split or L1 depth is an element count a tiling switches at
+        // (ops-nn's batch_norm_grad_v3: `BNG_V3_RAR_RECOMPUTE_SPLIT_R1 = 1000000`), whose every-integer
+        // range the manifest would refuse: the few values around it, as for a size.
+        TunableKind::CubeStep
+        | TunableKind::UbParts
+        | TunableKind::BufferCount
+        | TunableKind::UbSplit
+            if value > 16384 =>
+        {
+            around(value)
+        }
         TunableKind::CubeStep => format!("range = [1, {}]", (value * 2).max(8)),
         // Up to 8 parts (twice the value past that): measured on tensor_move (ops-math), 1.078x at the
         // best of [1, 4] and 1.137x at 8, modelled (stop 27-28).
-        TunableKind::UbParts if value > 16384 => around(value),
         TunableKind::UbParts => format!("range = [1, {}]", (value * 2).max(8)),
         TunableKind::BufferCount if value <= 2 => "range = [1, 2]".into(),
-        // A "split" far past any count of UB parts is an element count a tiling switches at (ops-nn's
-        // batch_norm_grad_v3: `BNG_V3_RAR_RECOMPUTE_SPLIT_R1 = 1000000`), whose every-integer range
-        // the manifest would refuse: the few values around it, as for a size.
-        TunableKind::BufferCount | TunableKind::UbSplit if value > 16384 => around(value),
         TunableKind::BufferCount | TunableKind::UbSplit => {
             format!("range = [{}, {}]", (value / 2).max(1), (value * 2).max(2))
         }

@@ -67,8 +67,10 @@ void hw_set_used(Hw h, uint32_t used) {
 // dav-c220, where the runtime reports 196352 B), and public kernels carve all of it (ops-math
 // circular_pad: one InitBuffer of 192 * 1024 bytes; ops-nn sync_batch_norm_backward_elemt: tiles that
 // sum to 196608 bytes). GetUBSizeInBytes still says ub_bytes.
+uint32_t hw_pool(Hw h) { return h == HW_UB ? g.ub_phys : hw_cap(h); }
+
 uint32_t hw_carve(Hw h, uint64_t bytes, TWIN_LOC_DECL) {
-    uint32_t used = hw_used(h), cap = h == HW_UB ? g.ub_phys : hw_cap(h);
+    uint32_t used = hw_used(h), cap = hw_pool(h);
     if ((uint64_t)used + bytes > cap) {
         if (h == HW_UB)
             fault(twin_file, twin_line,

@@ -44,6 +44,9 @@ uint8_t *hw_span(Hw h, uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_
 // Bytes of buffer h carved by TPipe::InitBuffer so far in this block, and setting it back.
 uint32_t hw_used(Hw h);
 void hw_set_used(Hw h, uint32_t used);
+// What TPipe may carve of buffer h in all: its capacity; for the UB the library's pool, the runtime's
+// reserve included (kernel_cube.cpp says why).
+uint32_t hw_pool(Hw h);
 // Carves `bytes` from buffer h for TPipe::InitBuffer; a fault names the buffer when it overflows.
 uint32_t hw_carve(Hw h, uint64_t bytes, TWIN_LOC_DECL);
 

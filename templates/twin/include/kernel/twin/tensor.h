@@ -657,7 +657,7 @@ inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(twin::g.pipe); }
 // not the size the runtime reports. Nesting (the docs forbid it) is not detected.
 template <class T, TPosition pos> inline bool PopStackBuffer(LocalTensor<T> &popLocal) {
     twin::Hw h = twin::hw_of(pos);
-    uint32_t used = twin::hw_used(h), cap = h == twin::HW_UB ? twin::g.ub_phys : twin::hw_cap(h);
+    uint32_t used = twin::hw_used(h), cap = twin::hw_pool(h);
     if (used >= cap) return false;
     popLocal = LocalTensor<T>(used, (cap - used) / (uint32_t)sizeof(T), pos);
     return true;
