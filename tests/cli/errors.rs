@@ -162,6 +162,33 @@ fn a_tiling_function_that_prints_still_gives_its_result() {
     assert_eq!(record(&out, "op-measured")["block_dim"], 8);
 }
 
+/// Found on a public operator (ops-math's experimental col2_im): its OpDef is `Col2Im` but its
+/// tiling is registered with `IMPL_OP_OPTILING(Col2ImCustom)`. CANN finds no tiling either; the error
+/// names the op type the tiling is registered for, so the user sees the mismatch.
+#[test]
+fn a_tiling_registered_under_another_op_type_is_named() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let host = p.join("op_host/add_custom.cpp");
+    let text0 = std::fs::read_to_string(&host).unwrap();
+    let moved = text0
+        .replace("        this->AICore().SetTiling(optiling::TilingFunc);\n", "")
+        .replace(
+            "OP_ADD(AddCustom);\n} // namespace ops\n",
+            "OP_ADD(AddCustom);\n} // namespace ops\nIMPL_OP_OPTILING(AddCustomTwo).Tiling(optiling::TilingFunc);\n",
+        );
+    assert!(!moved.contains("SetTiling") && moved.contains("AddCustomTwo"));
+    std::fs::write(&host, moved).unwrap();
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (_, stderr) = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("has no tiling function")
+            && stderr.contains("registers one for 'AddCustomTwo'"),
+        "{stderr}"
+    );
+}
+
 /// The add_custom kernel with `code` inserted after its `Add` call; the 1-based line of that call.
 fn kernel_with_fault(p: &Path, code: &str) -> usize {
     let kernel = p.join("op_kernel/add_custom.cpp");

@@ -192,7 +192,17 @@ int main(int argc, char **argv) {
         die(4, "op type '" + op->op_type + "' is not registered (OP_ADD or IMPL_OP_OPTILING); registered:" +
                    (known.empty() ? std::string(" none") : known));
     }
-    if (!tiling && !infer_mode) die(4, "op type '" + op->op_type + "' has no tiling function (AICore().SetTiling or IMPL_OP_OPTILING(...).Tiling)");
+    if (!tiling && !infer_mode) {
+        // A tiling registered under another op type is the usual cause (ops-math's experimental
+        // col2_im: OP_ADD(Col2Im), IMPL_OP_OPTILING(Col2ImCustom)): CANN would not find it either.
+        std::string elsewhere;
+        for (auto &kv : impls)
+            if (kv.second.tiling && kv.first != op->op_type) elsewhere += " '" + kv.first + "'";
+        die(4, "op type '" + op->op_type + "' has no tiling function (AICore().SetTiling or IMPL_OP_OPTILING(...).Tiling)" +
+                   (elsewhere.empty() ? std::string()
+                                      : "; IMPL_OP_OPTILING registers one for" + elsewhere +
+                                            ": the op type there must be the OpDef's ('" + op->op_type + "')"));
+    }
 
     // Data-dependent inputs (by IR index): OpDef ValueDepend, then the registration's
     // (Tiling)InputsDataDependency. Their data reaches GetInputTensor(i)->GetData<T>().
