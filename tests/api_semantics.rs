@@ -7238,3 +7238,220 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     );
     assert_eq!(f32s(&std::fs::read(w.join("y.bin")).unwrap())[0], 2.0);
 }
+
+/// LocalTensor's whole-tensor operators (asc-devkit Add.md ... Or.md and Compare.md, "整个Tensor参与
+/// 计算"), a twin gap that stopped ops-math's angle_v2 at its build (`mask1 = imagLocal >= zeroTensor;`):
+/// `dst = a + b` (- * / & |) is the count form over dst.GetSize() elements (And / Or of int32 as 16-bit
+/// halves), `mask = a < b` (> <= >= == !=) is Compare over a.GetSize() into the bit mask. Mode 0 uses the
+/// operators, mode 1 the API calls they stand for: both must give the reference computed here and the same
+/// trace but for the line numbers, and the operators' records and faults must name the operator's line.
+/// The default copy assignment still copies the tensor (`h = hb.Get<float>()`).
+#[test]
+fn local_tensor_operators_run_the_api_calls_they_stand_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let src = r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR i, GM_ADDR m, GM_ADDR y) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ba, bi, bd, bm, bh;
+    pipe.InitBuffer(ba, 512);
+    pipe.InitBuffer(bi, 512);
+    pipe.InitBuffer(bd, 2048);
+    pipe.InitBuffer(bm, 192);
+    pipe.InitBuffer(bh, 256);
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<int32_t> ig;
+    GlobalTensor<int32_t> mg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 128);
+    ig.SetGlobalBuffer((__gm__ int32_t *)i, 128);
+    mg.SetGlobalBuffer((__gm__ int32_t *)m, 8);
+    yg.SetGlobalBuffer((__gm__ float *)y, 624);
+    const int mode = mg.GetValue(0);
+    LocalTensor<float> a = ba.Get<float>(), b = a[64], d = bd.Get<float>();
+    a.SetSize(64);
+    LocalTensor<float> sum = d, dif = d[64], prod = d[128], quot = d[192];
+    sum.SetSize(64); dif.SetSize(64); prod.SetSize(64); quot.SetSize(64);
+    LocalTensor<int32_t> i0 = bi.Get<int32_t>(), i1 = i0[64];
+    i0.SetSize(64);
+    LocalTensor<int32_t> iand = d[256].ReinterpretCast<int32_t>(), ior = d[320].ReinterpretCast<int32_t>();
+    iand.SetSize(64); ior.SetSize(64);
+    LocalTensor<uint16_t> u0 = i0.ReinterpretCast<uint16_t>(), u1 = i1.ReinterpretCast<uint16_t>();
+    LocalTensor<uint16_t> uand = d[384].ReinterpretCast<uint16_t>(), uor = d[448].ReinterpretCast<uint16_t>();
+    uand.SetSize(128); uor.SetSize(128);
+    LocalTensor<uint8_t> mk = bm.Get<uint8_t>();
+    LocalTensor<uint8_t> lt = mk, gt = mk[32], le = mk[64], ge = mk[96], eq = mk[128], ne = mk[160];
+    LocalTensor<float> h;
+    h = bh.Get<float>();
+    DataCopy(a, xg, 128);
+    DataCopy(i0, ig, 128);
+    Duplicate(mk.ReinterpretCast<float>(), 0.0f, 48);
+    Duplicate(h, -7.0f, 64);
+    h.SetSize(32);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 0) {
+        sum = a + b; // OP_ADD
+        dif = a - b;
+        prod = a * b;
+        quot = a / b;
+        iand = i0 & i1;
+        ior = i0 | i1;
+        uand = u0 & u1;
+        uor = u0 | u1;
+        lt = a < b; // OP_LT
+        gt = a > b;
+        le = a <= b;
+        ge = a >= b;
+        eq = a == b;
+        ne = a != b;
+        h = a + b;
+    } else if (mode == 1) {
+        Add(sum, a, b, 64);
+        Sub(dif, a, b, 64);
+        Mul(prod, a, b, 64);
+        Div(quot, a, b, 64);
+        LocalTensor<int16_t> s0 = i0.ReinterpretCast<int16_t>(), s1 = i1.ReinterpretCast<int16_t>();
+        LocalTensor<int16_t> sand = iand.ReinterpretCast<int16_t>(), sor = ior.ReinterpretCast<int16_t>();
+        And(sand, s0, s1, 128);
+        Or(sor, s0, s1, 128);
+        And(uand, u0, u1, 128);
+        Or(uor, u0, u1, 128);
+        Compare(lt, a, b, CMPMODE::LT, 64);
+        Compare(gt, a, b, CMPMODE::GT, 64);
+        Compare(le, a, b, CMPMODE::LE, 64);
+        Compare(ge, a, b, CMPMODE::GE, 64);
+        Compare(eq, a, b, CMPMODE::EQ, 64);
+        Compare(ne, a, b, CMPMODE::NE, 64);
+        Add(h, a, b, 32);
+    } else {
+        LocalTensor<float> big = d;
+        big.SetSize(1 << 20);
+        big = a * b; // OP_FAULT
+    }
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, d, 512);
+    DataCopy(yg[512], mk.ReinterpretCast<float>(), 48);
+    DataCopy(yg[560], bh.Get<float>(), 64);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3]); }
+"#;
+    let line_of = |marker: &str| {
+        src.lines()
+            .position(|l| l.contains(marker))
+            .expect("marker")
+            + 1
+    };
+    build_kernel(w, src, "building the LocalTensor operator kernel");
+    let a: Vec<f32> = (0..64).map(|j| ((j * 7 % 13) as f32 - 6.0) * 0.5).collect();
+    let b: Vec<f32> = (0..64)
+        .map(|j| ((j * 5 % 11) as f32 - 5.0) * 0.5)
+        .map(|v| if v == 0.0 { 0.25 } else { v })
+        .collect();
+    let mut s: u32 = 2024;
+    let iv: Vec<i32> = (0..128)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            s as i32
+        })
+        .collect();
+    let x: Vec<f32> = a.iter().chain(&b).copied().collect();
+    let ib: Vec<u8> = iv.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let run = |mode: i32| {
+        let (out, y) = run_kernel(
+            w,
+            &[
+                ("x", bytes_f32(&x)),
+                ("i", ib.clone()),
+                ("m", mode_bytes(mode)),
+            ],
+            624 * 4,
+        );
+        let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap_or_default();
+        (out, y, trace)
+    };
+    let (out0, y0, trace0) = run(0);
+    assert!(out0.status.success(), "{out0:?}");
+    let (out1, y1, trace1) = run(1);
+    assert!(out1.status.success(), "{out1:?}");
+    // the reference
+    let mut want: Vec<u8> = Vec::new();
+    for f in [
+        |p: f32, q: f32| p + q,
+        |p: f32, q: f32| p - q,
+        |p: f32, q: f32| p * q,
+        |p: f32, q: f32| p / q,
+    ] {
+        want.extend(a.iter().zip(&b).flat_map(|(p, q)| f(*p, *q).to_le_bytes()));
+    }
+    let (i0, i1) = (&iv[..64], &iv[64..]);
+    want.extend(i0.iter().zip(i1).flat_map(|(p, q)| (p & q).to_le_bytes()));
+    want.extend(i0.iter().zip(i1).flat_map(|(p, q)| (p | q).to_le_bytes()));
+    // the uint16 views: the same bits
+    want.extend(i0.iter().zip(i1).flat_map(|(p, q)| (p & q).to_le_bytes()));
+    want.extend(i0.iter().zip(i1).flat_map(|(p, q)| (p | q).to_le_bytes()));
+    for f in [
+        |p: f32, q: f32| p < q,
+        |p: f32, q: f32| p > q,
+        |p: f32, q: f32| p <= q,
+        |p: f32, q: f32| p >= q,
+        |p: f32, q: f32| p == q,
+        |p: f32, q: f32| p != q,
+    ] {
+        let mut bits = [0u8; 32];
+        for j in 0..64 {
+            if f(a[j], b[j]) {
+                bits[j / 8] |= 1 << (j % 8);
+            }
+        }
+        want.extend(bits);
+    }
+    for j in 0..64 {
+        let v = if j < 32 { a[j] + b[j] } else { -7.0 };
+        want.extend(v.to_le_bytes());
+    }
+    assert!(
+        a.iter().zip(&b).any(|(p, q)| p == q) && a.iter().zip(&b).any(|(p, q)| p < q),
+        "the inputs exercise every mode"
+    );
+    assert_eq!(y0, want, "the operators");
+    assert_eq!(y1, want, "the API calls");
+    // the same instructions, costed alike: only the line numbers differ
+    let strip = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| {
+                l.split(' ')
+                    .filter(|f| !f.starts_with("line="))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    assert_eq!(strip(&trace0), strip(&trace1));
+    let add_line = format!("line={}", line_of("OP_ADD"));
+    let lt_line = format!("line={}", line_of("OP_LT"));
+    assert!(
+        trace0
+            .lines()
+            .any(|l| l.starts_with("I V Add ") && l.contains(&add_line)),
+        "{trace0}"
+    );
+    assert!(
+        trace0
+            .lines()
+            .any(|l| l.starts_with("I V Compare ") && l.contains(&lt_line)),
+        "{trace0}"
+    );
+    assert!(
+        trace0.lines().any(|l| l.starts_with("I V And dt=2 n=128 ")),
+        "int32 And runs as 16-bit over twice the count: {trace0}"
+    );
+    // a fault names the operator's line
+    let (out2, _, _) = run(2);
+    let err = String::from_utf8_lossy(&out2.stderr);
+    assert_eq!(out2.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("Mul") && err.contains(&format!("launch.cpp:{}", line_of("OP_FAULT"))),
+        "{err}"
+    );
+}

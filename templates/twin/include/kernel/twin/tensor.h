@@ -207,6 +207,41 @@ inline int GetShapeSize(const ShapeInfo &shapeInfo) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Whole-tensor operator overloads of LocalTensor (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/
+// 基础算术/Add.md, Sub.md, Mul.md, Div.md, And.md, Or.md and 比较与选择/Compare.md, "整个Tensor参与计算"):
+// `dst = a + b` (- * / & |) runs the count form of the API over dst.GetSize() elements, And / Or of
+// 32-bit elements as their 16-bit halves (twice the count); `dst = a < b` (> <= >= == !=) runs
+// Compare(dst, a, b, CMPMODE::..., a.GetSize()), the bit mask into dst. The operators build one of
+// these small records; LocalTensor's operator= (defined after the vector APIs, at the end of vec.h)
+// makes the API call. The right operand's implicit conversion to Operand captures the caller's file
+// and line (an operator can take no default argument), so faults and trace records name the user's
+// line, as a direct call would.
+// ---------------------------------------------------------------------------------------------
+enum class CMPMODE : uint8_t; // vec.h
+namespace twin_sym {
+enum class Arith : uint8_t { ADD, SUB, MUL, DIV, AND, OR };
+template <class T> struct Operand {
+    const LocalTensor<T> &t;
+    twin::SrcFile file;
+    int line;
+    Operand(const LocalTensor<T> &t_, TWIN_LOC) : t(t_), file(twin_file), line(twin_line) {}
+};
+template <class T, Arith K> struct ArithExpr {
+    const LocalTensor<T> &a;
+    const LocalTensor<T> &b;
+    twin::SrcFile file;
+    int line;
+};
+template <class T> struct CmpExpr {
+    const LocalTensor<T> &a;
+    const LocalTensor<T> &b;
+    CMPMODE mode;
+    twin::SrcFile file;
+    int line;
+};
+} // namespace twin_sym
+
+// ---------------------------------------------------------------------------------------------
 // LocalTensor<T>: a view of the UB arena: byte address, element count, logical position.
 // Every element access is bounds-checked against the arena.
 // ---------------------------------------------------------------------------------------------
@@ -275,6 +310,27 @@ public:
     void SetShapeInfo(const ShapeInfo &info) { shape_info_ = info; }
     ShapeInfo GetShapeInfo() const { return shape_info_; }
     ShapeInfo shape_info_;
+    // The whole-tensor operators (twin_sym above). The implicit copy assignment stays as it is.
+#define TWIN_SYM_ARITH(OP, KIND)                                                                          \
+    twin_sym::ArithExpr<T, twin_sym::Arith::KIND> operator OP(const twin_sym::Operand<T> &b) const {     \
+        return {*this, b.t, b.file, b.line};                                                               \
+    }
+    TWIN_SYM_ARITH(+, ADD)
+    TWIN_SYM_ARITH(-, SUB)
+    TWIN_SYM_ARITH(*, MUL)
+    TWIN_SYM_ARITH(/, DIV)
+    TWIN_SYM_ARITH(&, AND)
+    TWIN_SYM_ARITH(|, OR)
+#undef TWIN_SYM_ARITH
+    twin_sym::CmpExpr<T> operator<(const twin_sym::Operand<T> &b) const;
+    twin_sym::CmpExpr<T> operator>(const twin_sym::Operand<T> &b) const;
+    twin_sym::CmpExpr<T> operator<=(const twin_sym::Operand<T> &b) const;
+    twin_sym::CmpExpr<T> operator>=(const twin_sym::Operand<T> &b) const;
+    twin_sym::CmpExpr<T> operator==(const twin_sym::Operand<T> &b) const;
+    twin_sym::CmpExpr<T> operator!=(const twin_sym::Operand<T> &b) const;
+    template <twin_sym::Arith K> void operator=(const twin_sym::ArithExpr<T, K> &e);
+    template <class S> void operator=(const twin_sym::CmpExpr<S> &e);
+
     // Raw host pointer (twin only; UB tensors).
     T *TwinPtr() const { return reinterpret_cast<T *>(g_ub_base() + addr_); }
 

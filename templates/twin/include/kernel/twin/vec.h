@@ -1284,4 +1284,41 @@ inline void twin_reduce_ext0(const char *api, const LocalTensor<T> &dst, const L
 TWIN_REDUCE_EXT(ReduceMax, true)
 TWIN_REDUCE_EXT(ReduceMin, false)
 #undef TWIN_REDUCE_EXT
+
+// ---- LocalTensor's whole-tensor operators (tensor.h, twin_sym): the API call each one stands for, with
+// the caller's location, so the result, the checks and the trace are those of the direct call.
+#define TWIN_SYM_CMP(OP, MODE)                                                                             \
+    template <class T> twin_sym::CmpExpr<T> LocalTensor<T>::operator OP(const twin_sym::Operand<T> &b) const { \
+        return twin_sym::CmpExpr<T>{*this, b.t, CMPMODE::MODE, b.file, b.line};                            \
+    }
+TWIN_SYM_CMP(<, LT)
+TWIN_SYM_CMP(>, GT)
+TWIN_SYM_CMP(<=, LE)
+TWIN_SYM_CMP(>=, GE)
+TWIN_SYM_CMP(==, EQ)
+TWIN_SYM_CMP(!=, NE)
+#undef TWIN_SYM_CMP
+namespace twin_sym {
+// And / Or of 32-bit integers run as 16-bit over twice the count (the halves' bits are the same bits).
+template <class T>
+using half_width_t = typename std::conditional<std::is_signed<T>::value, int16_t, uint16_t>::type;
+} // namespace twin_sym
+template <class T> template <twin_sym::Arith K> void LocalTensor<T>::operator=(const twin_sym::ArithExpr<T, K> &e) {
+    const int32_t n = (int32_t)size_;
+    if constexpr (K == twin_sym::Arith::ADD) Add(*this, e.a, e.b, n, e.file, e.line);
+    else if constexpr (K == twin_sym::Arith::SUB) Sub(*this, e.a, e.b, n, e.file, e.line);
+    else if constexpr (K == twin_sym::Arith::MUL) Mul(*this, e.a, e.b, n, e.file, e.line);
+    else if constexpr (K == twin_sym::Arith::DIV) Div(*this, e.a, e.b, n, e.file, e.line);
+    else if constexpr (std::is_integral<T>::value && sizeof(T) == 4) {
+        using H = twin_sym::half_width_t<T>;
+        LocalTensor<H> d = ReinterpretCast<H>();
+        const LocalTensor<H> a = e.a.template ReinterpretCast<H>(), b = e.b.template ReinterpretCast<H>();
+        if constexpr (K == twin_sym::Arith::AND) And(d, a, b, 2 * n, e.file, e.line);
+        else Or(d, a, b, 2 * n, e.file, e.line);
+    } else if constexpr (K == twin_sym::Arith::AND) And(*this, e.a, e.b, n, e.file, e.line);
+    else Or(*this, e.a, e.b, n, e.file, e.line);
+}
+template <class T> template <class S> void LocalTensor<T>::operator=(const twin_sym::CmpExpr<S> &e) {
+    Compare(*this, e.a, e.b, e.mode, e.a.GetSize(), e.file, e.line);
+}
 } // namespace AscendC
