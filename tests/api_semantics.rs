@@ -7455,3 +7455,112 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3]); }
         "{err}"
     );
 }
+
+/// The host program of a toy op whose InferShape returns the operator base's
+/// `Ops::Base::InferShape4Reduce` (ops-math's reduce_prod_v2 and reduce_mean_v2 stopped at their host
+/// build without it), built with the twin's host main and run in `infer 1` mode on each spec: x's
+/// shape, the value-dependent axes (int32 or int64, from their data file) and keep_dims. Returns the
+/// exit code and the first output's shape line.
+fn infer_reduce(w: &Path, x: &str, axes_dtype: &str, axes: &[i64], keep: bool) -> (i32, String) {
+    let exe = w.join("host");
+    if !exe.exists() {
+        std::fs::write(
+            w.join("op.cpp"),
+            r#"
+#include "register/op_def_registry.h"
+#include "register/op_impl_registry.h"
+#include "op_common/op_host/infershape_reduce_util.h"
+namespace ops {
+class ReduceToy : public OpDef {
+public:
+    explicit ReduceToy(const char *name) : OpDef(name) {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT});
+        this->Input("axes").ParamType(REQUIRED).DataType({ge::DT_INT32}).ValueDepend(REQUIRED);
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT});
+        this->Attr("keep_dims").AttrType(OPTIONAL).Bool(false);
+        this->AICore().AddConfig("ascend910b");
+    }
+};
+OP_ADD(ReduceToy);
+static ge::graphStatus Infer(gert::InferShapeContext *context) { return Ops::Base::InferShape4Reduce(context); }
+IMPL_OP_INFERSHAPE(ReduceToy).InferShape(Infer);
+} // namespace ops
+"#,
+        )
+        .unwrap();
+        let twin = twin_dir();
+        let mut cc = Command::new(compiler());
+        cc.args(["-std=c++17", "-O0", "-w", "-I"])
+            .arg(twin.join("include/host"))
+            .arg(w.join("op.cpp"))
+            .arg(twin.join("src/host_main.cpp"))
+            .arg("-o")
+            .arg(&exe);
+        run_ok(&mut cc, "building the InferShape4Reduce host program");
+    }
+    let bytes: Vec<u8> = if axes_dtype == "int32" {
+        axes.iter()
+            .flat_map(|v| (*v as i32).to_le_bytes())
+            .collect()
+    } else {
+        axes.iter().flat_map(|v| v.to_le_bytes()).collect()
+    };
+    std::fs::write(w.join("axes.bin"), &bytes).unwrap();
+    let spec = format!(
+        "op_type ReduceToy\nsoc_version Ascend910B1\nshort_soc ascend910b\naiv_cores 48\naic_cores 24\n\
+         ub_bytes 196352\ninfer 1\ninput x float32 {x}\ninput axes {axes_dtype} {n} {axes_file}\n\
+         output y float32 {x}\nattr keep_dims bool {keep}\n",
+        n = axes.len(),
+        axes_file = w.join("axes.bin").display(),
+        keep = keep as i32,
+    );
+    std::fs::write(w.join("spec.txt"), spec).unwrap();
+    let _ = std::fs::remove_file(w.join("out.txt"));
+    let out = Command::new(&exe)
+        .arg(w.join("spec.txt"))
+        .arg(w.join("out.txt"))
+        .output()
+        .unwrap();
+    let res = std::fs::read_to_string(w.join("out.txt")).unwrap_or_default();
+    let shape = res
+        .lines()
+        .find_map(|l| l.strip_prefix("output_shape 0 "))
+        .unwrap_or("")
+        .to_string();
+    (out.status.code().unwrap_or(-1), shape)
+}
+
+/// Reduce shape inference: every listed axis (negative from the end) becomes 1 with keep_dims and is
+/// dropped without it; no axes leave x's shape; an axis outside [-rank, rank) fails the InferShape. The
+/// references are written here from that rule.
+#[test]
+fn infer_shape_for_reduce_reads_the_axes_input_and_keep_dims() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    assert_eq!(
+        infer_reduce(w, "2,3,4", "int32", &[-1, 0], false),
+        (0, "3".to_string())
+    );
+    assert_eq!(
+        infer_reduce(w, "2,3,4", "int32", &[-1, 0], true),
+        (0, "1,3,1".to_string())
+    );
+    assert_eq!(
+        infer_reduce(w, "2,3,4", "int64", &[1], false),
+        (0, "2,4".to_string())
+    );
+    assert_eq!(
+        infer_reduce(w, "2,3,4", "int64", &[-3, 2], true),
+        (0, "1,3,1".to_string())
+    );
+    assert_eq!(
+        infer_reduce(w, "2,3,4", "int32", &[], false),
+        (0, "2,3,4".to_string())
+    );
+    assert_eq!(
+        infer_reduce(w, "5", "int32", &[0], false),
+        (0, "[]".to_string())
+    );
+    assert_eq!(infer_reduce(w, "2,3,4", "int32", &[3], false).0, 4);
+    assert_eq!(infer_reduce(w, "2,3,4", "int32", &[-4], true).0, 4);
+}

@@ -431,6 +431,54 @@ inline ge::graphStatus ReduceDimsWithoutKeepDims(const gert::Shape *x, const T *
     return ge::GRAPH_SUCCESS;
 }
 
+// Reduction shape inference of the operator base (op_common/op_host/infershape_reduce_util.h declares
+// `ge::graphStatus InferShape4Reduce(gert::InferShapeContext *)`; ops-math's reduce_prod_v2 and
+// reduce_mean_v2 return it, and ops-math's own InferShape4ReduceCommon reads the same operands): input 0
+// is x, input 1 the axes tensor (int32 or int64 data, the input declared value-dependent), attr 0
+// keep_dims (bool). An axes tensor of no elements leaves the output x's shape; otherwise every listed
+// axis (negative ones counted from the end; [-1, 0] for a scalar x) becomes 1 with keep_dims and is
+// dropped without it. A missing input, attr or axes data, another axes dtype or an axis out of range
+// fails, naming the problem. The twin's own code.
+inline ge::graphStatus InferShape4Reduce(gert::InferShapeContext *context) {
+    if (context == nullptr) return ge::GRAPH_FAILED;
+    const char *node = context->GetNodeName();
+    const gert::Shape *x = context->GetInputShape(0);
+    const gert::Tensor *axes = context->GetInputTensor(1);
+    gert::Shape *y = context->GetOutputShape(0);
+    const gert::RuntimeAttrs *attrs = context->GetAttrs();
+    const bool *keep = attrs == nullptr ? nullptr : attrs->GetAttrPointer<bool>(0);
+    if (x == nullptr || axes == nullptr || y == nullptr || keep == nullptr) {
+        OP_LOGE(node, "InferShape4Reduce: %s is missing (it takes input 0 x, input 1 axes, output 0 and attr 0 "
+                      "keep_dims, a bool)",
+                x == nullptr ? "input 0" : axes == nullptr ? "input 1 (axes)" : y == nullptr ? "output 0" : "attr 0 (keep_dims)");
+        return ge::GRAPH_FAILED;
+    }
+    const int64_t count = axes->GetShapeSize();
+    if (count < 0) {
+        OP_LOGE(node, "InferShape4Reduce: the axes tensor has %lld elements", (long long)count);
+        return ge::GRAPH_FAILED;
+    }
+    if (count == 0) {
+        *y = *x;
+        return ge::GRAPH_SUCCESS;
+    }
+    std::vector<int64_t> axis;
+    const ge::DataType dt = axes->GetDataType();
+    if (dt != ge::DT_INT32 && dt != ge::DT_INT64) {
+        OP_LOGE(node, "InferShape4Reduce: axes dtype %s is not int32 or int64", ToString(dt).c_str());
+        return ge::GRAPH_FAILED;
+    }
+    if (!TwinConstInts(axes, axis)) {
+        OP_LOGE(node, "InferShape4Reduce: the axes input has no data (declare it ValueDepend)");
+        return ge::GRAPH_FAILED;
+    }
+    const ge::graphStatus st = *keep ? ReduceDimsWithKeepDims<int64_t>(x, axis.data(), (int32_t)count, y)
+                                     : ReduceDimsWithoutKeepDims<int64_t>(x, axis.data(), (int32_t)count, y);
+    if (st != ge::GRAPH_SUCCESS)
+        OP_LOGE(node, "InferShape4Reduce: axes %s out of range for x %s", ToString(axis).c_str(), ToString(*x).c_str());
+    return st;
+}
+
 } // namespace Base
 } // namespace Ops
 
