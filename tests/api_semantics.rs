@@ -7564,3 +7564,35 @@ fn infer_shape_for_reduce_reads_the_axes_input_and_keep_dims() {
     assert_eq!(infer_reduce(w, "2,3,4", "int32", &[3], false).0, 4);
     assert_eq!(infer_reduce(w, "2,3,4", "int32", &[-4], true).0, 4);
 }
+
+/// `AscendC::Barrier()` (asc-devkit's kfc_comm.h, which kernel_operator.h brings in: a compiler memory
+/// barrier), which ops-math's reduce_prod_v2 calls unqualified after SyncAll: it compiles, the values
+/// written before it are there after it, and it adds no instruction to the trace.
+#[test]
+fn barrier_is_a_compiler_fence_with_no_instruction() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 8);
+    yg.SetValue(0, 3.0f);
+    Barrier();
+    AscendC::Barrier();
+    yg.SetValue(1, yg.GetValue(0) + 1.0f);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the Barrier kernel",
+    );
+    let (out, y) = run_kernel(w, &[("x", vec![0u8; 32])], 32);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(&f32s(&y)[..2], &[3.0, 4.0]);
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    let instr: Vec<&str> = trace.lines().filter(|l| l.starts_with("I ")).collect();
+    assert_eq!(instr.len(), 3, "{trace}");
+}

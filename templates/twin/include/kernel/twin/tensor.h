@@ -805,6 +805,10 @@ template <pipe_t pipe> inline void DataSyncBarrier() { twin::tr_barrier(twin::pi
 // The twin's scalar accesses complete in program order, so it is one scalar instruction.
 enum class MemDsbT { ALL, DDR, UB, SEQ };
 template <MemDsbT mem> inline void DataSyncBarrier(TWIN_LOC) { twin::tr_instr(twin::P_S, "DataSyncBarrier", twin_line); }
+// Barrier(): a compiler memory barrier, no instruction (asc-devkit impl/basic_api/dav_c220/kfc/kfc_comm.h,
+// which kernel_operator.h brings into AscendC: an empty asm statement that clobbers memory). ops-math's
+// reduce_prod_v2 calls it after SyncAll. Nothing is traced.
+inline void Barrier() { __asm__ __volatile__("" ::: "memory"); }
 
 // SyncAll: all blocks meet here. The twin runs blocks one at a time; at SyncAll a block hands over
 // to the next one and resumes once every block has arrived (kernel_main.cpp).
