@@ -800,6 +800,31 @@ fn init_gives_an_input_the_rank_the_tilings_refusal_asks_for() {
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// Found in the seed-47 new-user run (ops-math's experimental im2col: a required `ksizes` list with no
+/// default, "ksizes must contain two values"): init wrote `[1]` and the tiling refused it. init now
+/// gives a list attr the count of values the refusal asks for, and the op runs.
+#[test]
+fn init_gives_a_list_attr_the_count_of_values_the_refusal_asks_for() {
+    let dir = add_custom_refusing(
+        "    { auto k = context->GetAttrs()->GetListInt(0); if (k == nullptr || k->GetSize() != 2) { OP_LOGE(context, \"ksizes must contain two values\"); return ge::GRAPH_FAILED; } }\n",
+    );
+    let p = dir.path();
+    edit_add_custom_host(
+        p,
+        "        this->SetInferShape(",
+        "        this->Attr(\"ksizes\").AttrType(REQUIRED).ListInt();\n        this->SetInferShape(",
+    );
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"ksizes\"\nvalue = [1, 1]   # guess: attr `ksizes` given 2 values, as the op's refusal asked"),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
 /// ops-transformer's moe_token_permute_with_ep: its outputs pass 4 GiB at the default shape and its
 /// tiling refuses every smaller default (a top-k axis bounded to 512); init kept the default, which no
 /// manifest may hold. The first smaller shape stays, and its refusal is fitted.

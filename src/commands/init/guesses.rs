@@ -1620,6 +1620,91 @@ fn named_inputs(words: &[String], inputs: &[String]) -> Vec<String> {
     named.into_iter().cloned().collect()
 }
 
+/// The list attr of `lists` (name, unused) that a refusal names and the number of values it asks for:
+/// "ksizes must contain two values" (ops-math's experimental im2col tiling), "invalid list size:
+/// ksizes: 1: 2" (the `OP_LOGE_FOR_INVALID_LISTSIZE` form: name, size given, size wanted), "the size
+/// of pads should be 4", "dilations must have 3 elements". Counts as digits or as the words two to
+/// eight; at most 8.
+pub(super) fn list_len_from_refusal(
+    message: &str,
+    lists: &[(String, usize)],
+) -> Option<(String, usize)> {
+    let words = refusal_words(message);
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let count = |w: &str| -> Option<usize> {
+        let n = match w {
+            "two" => 2,
+            "three" => 3,
+            "four" => 4,
+            "five" => 5,
+            "six" => 6,
+            "seven" => 7,
+            "eight" => 8,
+            _ => w.parse().ok()?,
+        };
+        (1..=8).contains(&n).then_some(n)
+    };
+    let named: Vec<usize> = lower
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| lists.iter().any(|(n, _)| n.eq_ignore_ascii_case(w)))
+        .map(|(i, _)| i)
+        .collect();
+    let [at] = named[..] else {
+        return None;
+    };
+    let attr = lists
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(&lower[at]))?
+        .0
+        .clone();
+    // "invalid list size: NAME: GOT: WANT"
+    if message.to_ascii_lowercase().contains("invalid list size")
+        && let (Some(_), Some(want)) = (
+            lower.get(at + 1).and_then(|w| w.parse::<usize>().ok()),
+            lower.get(at + 2).and_then(|w| count(w)),
+        )
+    {
+        return Some((attr, want));
+    }
+    // a size word, then a count within a few words: "... must contain two values", "size of NAME
+    // should be 4"
+    let sized = lower.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "contain"
+                | "contains"
+                | "have"
+                | "has"
+                | "size"
+                | "length"
+                | "len"
+                | "elements"
+                | "values"
+                | "num"
+        )
+    });
+    if !sized {
+        return None;
+    }
+    let after = lower.iter().skip(at + 1).take(6).find_map(|w| count(w));
+    after.map(|n| (attr, n))
+}
+
+/// `value` (a TOML list of integers, "[1]") repeated or cut to `len` values: "[1, 1]"; None when it
+/// is not such a list.
+pub(super) fn list_of_len(value: &str, len: usize) -> Option<String> {
+    let inner = value.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let items: Vec<i64> = inner
+        .split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let first = *items.first().unwrap_or(&1);
+    let out: Vec<i64> = (0..len).map(|i| *items.get(i).unwrap_or(&first)).collect();
+    Some(format!("{out:?}"))
+}
+
 /// The input, axis and value that a tiling function's refusal of an axis too large asks for:
 /// "Input indices's dim 1 [16384] should not large than max topK[512]", "Input indices's dim 1 [16384]
 /// should be in (0, [512]]" (ops-transformer's moe_token_permute tilings). The message must name one
@@ -1785,6 +1870,49 @@ mod refusal_tests {
     }
 
     /// The refusals of the first ops-transformer / ops-cv run, each read for the input and the rank.
+    #[test]
+    fn a_refusal_of_a_list_attrs_length_names_it_and_the_count() {
+        let lists = vec![
+            ("ksizes".to_string(), 0),
+            ("strides".to_string(), 0),
+            ("pads".to_string(), 0),
+        ];
+        assert_eq!(
+            list_len_from_refusal(
+                "[error] Im2col (im2col_tiling.cpp:179): ksizes must contain two values",
+                &lists
+            ),
+            Some(("ksizes".into(), 2))
+        );
+        assert_eq!(
+            list_len_from_refusal(
+                "[error] Im2col (input_util.h:86): invalid list size: ksizes: 1: 2",
+                &lists
+            ),
+            Some(("ksizes".into(), 2))
+        );
+        assert_eq!(
+            list_len_from_refusal("the size of pads should be 4", &lists),
+            Some(("pads".into(), 4))
+        );
+        // two lists named, or none, or no count: nothing
+        assert_eq!(
+            list_len_from_refusal("ksizes and strides must contain two values", &lists),
+            None
+        );
+        assert_eq!(
+            list_len_from_refusal("x must contain two values", &lists),
+            None
+        );
+        assert_eq!(
+            list_len_from_refusal("ksizes must be positive", &lists),
+            None
+        );
+        assert_eq!(list_of_len("[1]", 2).as_deref(), Some("[1, 1]"));
+        assert_eq!(list_of_len("[3, 4, 5]", 2).as_deref(), Some("[3, 4]"));
+        assert_eq!(list_of_len("\"x\"", 2), None);
+    }
+
     #[test]
     fn a_refusal_names_the_input_and_the_rank_it_wants() {
         let ins = names(&[

@@ -331,6 +331,9 @@ struct Inferred {
     /// Op name -> the case of its own tiling unit tests whose input shapes, dtypes and attrs the
     /// manifest takes (the op's tiling function refused init's default, or the op failed at it).
     test_cases: BTreeMap<String, tiling_tests::TilingCase>,
+    /// Op name -> list attr -> the length a refusal asked for ("ksizes must contain two values",
+    /// "invalid list size: ksizes: 1: 2"), and that refusal: the attr's guess, repeated to that length.
+    attr_lens: BTreeMap<String, BTreeMap<String, (usize, String)>>,
 }
 
 /// One fit a refusal asks for: the input, an axis and its size, or a rank.
@@ -512,6 +515,49 @@ struct Fitting<'a> {
 }
 
 impl Fitting<'_> {
+    /// For an op whose tiling function refused the manifest with `why`: while the refusal asks a list
+    /// attr for another number of values ("ksizes must contain two values"), gives it that many (at
+    /// most four times). The refusal left, None when the op's tiling takes the manifest.
+    fn list_attr_lens(
+        &self,
+        op: &FoundOp,
+        inferred: &mut Inferred,
+        why: String,
+    ) -> Result<Option<String>> {
+        let lists: Vec<(String, usize)> = op
+            .opdef
+            .iter()
+            .flat_map(|d| &d.attrs)
+            .filter(|a| a.kind == opdef::AttrKind::ListInt)
+            .map(|a| (a.name.clone(), 0))
+            .collect();
+        let mut why = why;
+        for _ in 0..4 {
+            let first = short_line(&why);
+            let Some((attr, len)) = guesses::list_len_from_refusal(&first, &lists) else {
+                break;
+            };
+            let entry = inferred.attr_lens.entry(op.name.clone()).or_default();
+            if entry.get(&attr).is_some_and(|(l, _)| *l == len) {
+                break;
+            }
+            entry.insert(attr.clone(), (len, first.clone()));
+            self.reinfer(op, inferred)?;
+            self.printer.status(
+                "Fitted",
+                format!(
+                    "`{}`: its tiling function refused the manifest ({first}); attr `{attr}` given {len} values",
+                    op.name
+                ),
+            );
+            match self.refusal(op) {
+                None => return Ok(None),
+                Some(w) => why = w,
+            }
+        }
+        Ok(Some(why))
+    }
+
     /// Asks each op's tiling function whether it takes the manifest as written; for one that refuses it
     /// while its main input has the default shape (no `--shape`), tries the op's tiling-test cases, then
     /// SMALLER_SHAPES in turn, re-running its InferShape at each, and keeps the first that the tiling
@@ -536,8 +582,12 @@ impl Fitting<'_> {
             let Some(why) = refusal(op) else {
                 continue;
             };
-            let first = short(&why);
             let reinfer = |inferred: &mut Inferred| self.reinfer(op, inferred);
+            // A list attr of the wrong length ("ksizes must contain two values"): that many values.
+            let (why, first) = match self.list_attr_lens(op, inferred, why)? {
+                None => continue,
+                Some(w) => (w.clone(), short(&w)),
+            };
             // A reduced loss's incoming gradient: the full tensor refused, try the one number.
             if has_reduced_grad(op) {
                 inferred.scalar_grads.insert(op.name.clone());
@@ -769,6 +819,13 @@ impl Fitting<'_> {
                 if fits_tried {
                     reinfer(inferred)?;
                 }
+                // The shapes fitted, a list attr's length may be what is refused now (ops-math's im2col:
+                // rank 4 first, then "ksizes must contain two values").
+                let Some(left) = refusal(op) else { continue };
+                let Some(left) = self.list_attr_lens(op, inferred, left)? else {
+                    continue;
+                };
+                let first = if left == why { first } else { short(&left) };
                 printer.warn(format!(
                 "`{}`: its tiling function refuses the manifest ({first}), at the default shape and at smaller ones",
                 op.name
@@ -1960,11 +2017,24 @@ fn render(
                     format!("from the op's {} `{}`", c.kind.label(), c.test),
                 ))
             });
-            let (value, g) =
+            let (mut value, mut g) =
                 match tested.or_else(|| op.opdef.as_ref().and_then(|d| attr_guess(d, a))) {
                     Some((v, g)) => (Some(v), Some(g)),
                     None => attr_value(a),
                 };
+            if let Some((len, why)) = inferred
+                .attr_lens
+                .get(&op.name)
+                .and_then(|m| m.get(&a.name))
+                && let Some(v) = &value
+                && let Some(longer) = guesses::list_of_len(v, *len)
+            {
+                g = Some(format!(
+                    "guess: attr `{}` given {len} values, as the op's refusal asked ({why})",
+                    a.name
+                ));
+                value = Some(longer);
+            }
             let mut line = match &value {
                 Some(v) => format!("\n[[op.attr]]\nname = \"{}\"\nvalue = {v}", a.name),
                 None => String::from("\n#"),
