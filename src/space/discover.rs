@@ -178,7 +178,8 @@ fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
     let joined = w.join("_");
     let has = |s: &str| w.iter().any(|x| x == s);
     let contains = |s: &str| joined.contains(s);
-    if has("WORKSPACE") || has("WS") || contains("WORK_SPACE") {
+    // `WORKSPACES_DEFAULT_SIZE_32B` (ops-nn's group_quant) as well as `WORKSPACE_SIZE`
+    if contains("WORKSPACE") || has("WS") || contains("WORK_SPACE") {
         return Some(Reason::Workspace);
     }
     if has("DCACHE") || contains("D_CACHE") {
