@@ -7596,3 +7596,81 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     let instr: Vec<&str> = trace.lines().filter(|l| l.starts_with("I ")).collect();
     assert_eq!(instr.len(), 3, "{trace}");
 }
+
+/// The `lib/math/` paths of the high-level Sin and Cos headers, as ops-math's polar includes them: the
+/// host tiling headers `lib/math/sin_tiling.h` / `cos_tiling.h` (their queries answer one tile) and the
+/// kernel headers `lib/math/sin.h` / `cos.h` (Sin and Cos with a shared tmp buffer, against f32 sin and
+/// cos computed here).
+#[test]
+fn lib_math_sin_and_cos_headers_reach_the_apis_and_their_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let src = w.join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "lib/math/sin_tiling.h"
+#include "lib/math/cos_tiling.h"
+int main() {
+    uint32_t mx = 0, mn = 0, live = 9, extra = 9;
+    AscendC::GetSinMaxMinTmpSize(ge::Shape({2048}), 4, false, mx, mn);
+    std::printf("%u %u ", mx, mn);
+    AscendC::GetCosMaxMinTmpSize(ge::Shape({100}), 2, true, mx, mn);
+    std::printf("%u %u ", mx, mn);
+    AscendC::GetSinTmpBufferFactorSize(4, live, extra);
+    std::printf("%u %u ", live, extra);
+    live = extra = 9;
+    AscendC::GetCosTmpBufferFactorSize(2, live, extra);
+    std::printf("%u %u", live, extra);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the lib/math tiling header check");
+    // 2048 floats = 8192 B; 100 halves = 200 B -> 224; one tile, no extra.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "8192 8192 224 224 1 0 1 0"
+    );
+    build_kernel(
+        w,
+        r#"
+#include "lib/math/sin.h"
+#include "lib/math/cos.h"
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> bx, by, bt;
+    pipe.InitBuffer(bx, 256);
+    pipe.InitBuffer(by, 512);
+    pipe.InitBuffer(bt, 256);
+    AscendC::GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 128);
+    AscendC::LocalTensor<float> a = bx.Get<float>(), o = by.Get<float>();
+    AscendC::LocalTensor<uint8_t> tmp = bt.Get<uint8_t>();
+    AscendC::DataCopy(a, xg, 64);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::Cos<float, false>(o, a, tmp, 64);
+    AscendC::Sin<float, false>(o[64], a, tmp, 64);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::DataCopy(yg, o, 128);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the lib/math Sin / Cos kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| (i as f32 - 32.0) * 0.2).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 512);
+    assert!(out.status.success(), "{out:?}");
+    let got = f32s(&y);
+    for (i, v) in x.iter().enumerate() {
+        assert!((got[i] - v.cos()).abs() <= 1e-6, "cos({v}): {}", got[i]);
+        assert!(
+            (got[64 + i] - v.sin()).abs() <= 1e-6,
+            "sin({v}): {}",
+            got[64 + i]
+        );
+    }
+}
