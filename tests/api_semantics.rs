@@ -7674,3 +7674,143 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         );
     }
 }
+
+/// SoftmaxGrad and its host queries (asc-devkit SoftmaxGrad.md and SoftmaxGrad-Tiling接口.md), a twin gap that
+/// stopped ops-nn's scaled_masked_softmax_grad_v2 at its host build (GetSoftMaxGradMaxTmpSize,
+/// SoftMaxGradTilingFunc; its kernel calls SoftmaxGrad with a shared tmp buffer). The host side: both bounds
+/// one tile, the tiling SoftMax's for the shape, in an optiling struct. The kernel: per row, the page's Python,
+/// s = sum(grad * src), dst = (grad - s) * src, or with isFront s in a 32-byte block a row; with the shape from
+/// the tiling or from SoftMaxShapeInfo (oriSrcK 10 of 16: the sum takes 10 columns, dst all 16), in place
+/// over src, and for half data. The references are computed here in f32.
+#[test]
+fn softmax_grad_and_its_tiling_follow_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let src = w.join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(TwinSoftmaxGradOpTiling)
+TILING_DATA_FIELD_DEF(uint64_t, width);
+TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmaxGradTilingData);
+END_TILING_DATA_DEF;
+} // namespace optiling
+int main() {
+    optiling::TwinSoftmaxGradOpTiling t;
+    ge::Shape one({1, 200});
+    uint32_t mx = AscendC::GetSoftMaxGradMaxTmpSize(one, 4, false, false);
+    uint32_t mn = AscendC::GetSoftMaxGradMinTmpSize(ge::Shape({3, 48}), 2, true, false);
+    AscendC::SoftMaxGradTilingFunc(ge::Shape({2, 6, 64}), 4, mx, t.softmaxGradTilingData, false);
+    std::printf("%u %u %u %u %u", mx, mn, t.softmaxGradTilingData.srcM, t.softmaxGradTilingData.srcK,
+                t.softmaxGradTilingData.outMaxK);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the SoftmaxGrad host tiling check");
+    // 200 floats = 800 B; 144 halves = 288 B; [2, 6, 64]: m 12, k 64, 8 floats a block.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "800 288 12 64 8");
+
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR h, GM_ADDR y) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bg, bs, bd, bt, bh;
+    pipe.InitBuffer(bg, 4 * 16 * 4);
+    pipe.InitBuffer(bs, 4 * 16 * 4);
+    pipe.InitBuffer(bd, 4 * 16 * 4 * 3 + 4 * 32);
+    pipe.InitBuffer(bt, 1024);
+    pipe.InitBuffer(bh, 4 * 16 * 2 * 3);
+    GlobalTensor<float> xg, yg;
+    GlobalTensor<half> hg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 128);
+    hg.SetGlobalBuffer((__gm__ half *)h, 128);
+    yg.SetGlobalBuffer((__gm__ float *)y, 256);
+    LocalTensor<float> g = bg.Get<float>(), s = bs.Get<float>(), d = bd.Get<float>();
+    LocalTensor<uint8_t> tmp = bt.Get<uint8_t>();
+    LocalTensor<half> hh = bh.Get<half>();
+    DataCopy(g, xg, 64);
+    DataCopy(s, xg[64], 64);
+    DataCopy(hh, hg, 128);
+    PipeBarrier<PIPE_ALL>();
+    SoftMaxTiling tiling = twin_softmax_tiling(4, 16, 8);
+    // the shape from the tiling, the API's own scratch
+    SoftmaxGrad<float>(d, g, s, tiling);
+    // isFront, a shared tmp buffer: one 32-byte block a row
+    SoftmaxGrad<float, false, false>(d[64], g, s, tmp, tiling, true, SoftMaxShapeInfo{4, 16, 4, 16});
+    // 10 of the 16 columns real
+    SoftmaxGrad<float>(d[96], g, s, tiling, false, SoftMaxShapeInfo{4, 16, 4, 10});
+    // half data, in place over src
+    LocalTensor<half> hgr = hh, hs = hh[64];
+    SoftmaxGrad<half, false, false>(hs, hgr, hs, tmp, tiling, false, SoftMaxShapeInfo{4, 16, 4, 16});
+    Cast(d[160], hs, RoundMode::CAST_NONE, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, d, 224);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
+"#,
+        "building the SoftmaxGrad kernel",
+    );
+    let g: Vec<f32> = (0..64)
+        .map(|i| ((i * 7 % 23) as f32 - 11.0) * 0.25)
+        .collect();
+    let s: Vec<f32> = (0..64).map(|i| ((i * 5 % 17) as f32) / 32.0).collect();
+    let hv: Vec<f16> = g.iter().chain(&s).map(|v| f16::from_f32(*v)).collect();
+    let hb: Vec<u8> = hv.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let x: Vec<f32> = g.iter().chain(&s).copied().collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x)), ("h", hb)], 224 * 4);
+    assert!(out.status.success(), "{out:?}");
+    let got = f32s(&y);
+    let row_sum = |gv: &[f32], sv: &[f32], r: usize, kv: usize| -> f32 {
+        (0..kv).map(|j| gv[r * 16 + j] * sv[r * 16 + j]).sum()
+    };
+    let close = |a: f32, b: f32, tol: f32| (a - b).abs() <= tol * b.abs().max(1.0);
+    for r in 0..4 {
+        let sm = row_sum(&g, &s, r, 16);
+        let sm10 = row_sum(&g, &s, r, 10);
+        for j in 0..16 {
+            let i = r * 16 + j;
+            let want = (g[i] - sm) * s[i];
+            assert!(
+                close(got[i], want, 1e-5),
+                "row {r} col {j}: {} vs {want}",
+                got[i]
+            );
+            let want10 = (g[i] - sm10) * s[i];
+            assert!(
+                close(got[96 + i], want10, 1e-5),
+                "oriSrcK 10, row {r} col {j}: {} vs {want10}",
+                got[96 + i]
+            );
+        }
+        for j in 0..8 {
+            assert!(close(got[64 + r * 8 + j], sm, 1e-5), "isFront row {r}");
+        }
+        let hg: Vec<f32> = hv[..64].iter().map(|v| v.to_f32()).collect();
+        let hs: Vec<f32> = hv[64..].iter().map(|v| v.to_f32()).collect();
+        let hsum = row_sum(&hg, &hs, r, 16);
+        for j in 0..16 {
+            let i = r * 16 + j;
+            let want = f16::from_f32((hg[i] - hsum) * hs[i]).to_f32();
+            assert!(
+                close(got[160 + i], want, 2e-3),
+                "half row {r} col {j}: {} vs {want}",
+                got[160 + i]
+            );
+        }
+    }
+    // the page's steps, costed as vector instructions
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    assert!(
+        trace.contains("I V WholeReduceSum dt=4 n=64 ") && trace.contains("I V Brcb dt=4 n=32 "),
+        "{trace}"
+    );
+}

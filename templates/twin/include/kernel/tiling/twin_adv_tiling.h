@@ -192,6 +192,24 @@ inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataType
     (void)localWorkSpaceSize;
     softmaxTiling = TwinSoftMaxShapeTiling(srcShape, dataTypeSize == 0 ? 8 : 32 / dataTypeSize);
 }
+// SoftmaxGrad (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxGrad-Tiling接口.md): the scratch
+// bounds (one tile of the input, as above; isFront and isReuseSource change nothing) and the tiling, SoftMax's
+// for the shape (the per-row sum blocks of 32 bytes, which is also what isFront writes).
+inline uint32_t GetSoftMaxGradMaxTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+    (void)isFront; (void)isReuseSource;
+    return TwinTmpBytes(srcShape, dataTypeSize);
+}
+inline uint32_t GetSoftMaxGradMinTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isFront,
+                                         const bool isReuseSource) {
+    (void)isFront; (void)isReuseSource;
+    return TwinTmpBytes(srcShape, dataTypeSize);
+}
+inline void SoftMaxGradTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                                  ::SoftMaxTiling &softmaxGradTiling, const bool isFront = false) {
+    (void)localWorkSpaceSize; (void)isFront;
+    softmaxGradTiling = TwinSoftMaxShapeTiling(srcShape, dataTypeSize == 0 ? 8 : 32 / dataTypeSize);
+}
 // SoftmaxFlashV2 (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxFlashV2-Tiling接口.md): the
 // scratch bounds (one tile of the input, as above) and the tiling, as SoftMax's with the per-row blocks of
 // the statistics' type (dataTypeSize2), or of one element with isFlashOutputBrc (the non-broadcast output).

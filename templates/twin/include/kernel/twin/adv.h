@@ -506,6 +506,65 @@ inline void SoftMax(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTe
     twin::softmax<T, T, false>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, TWIN_LOC_ARGS);
 }
 
+// ---- SoftmaxGrad (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxGrad.md), ND format, the
+// tensors seen as [m, k] as for SoftMax above (the same shape rules). Per row, in float, as the page's Python
+// states it: s = sum(grad * src); isFront: dst holds s in one 32-byte block a row (the page: dst's last axis is
+// then 32 bytes); otherwise dst = (grad - s) * src. With oriSrcK < srcK the sum takes the first oriSrcK columns
+// and every column of dst is computed (the padding "takes part in part of the computation", as for SoftMax).
+// dst may reuse src or grad: every input is read before dst is written. Traced as the page's steps: mul and
+// the row sum over m * k, the broadcast of the sums into 32-byte blocks, and without isFront the broadcast
+// back to [m, k], sub and mul. NZ format is not modelled (a kernel fault).
+} // namespace AscendC
+namespace twin {
+template <class T, bool nz>
+inline void softmax_grad(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &grad,
+                         const AscendC::LocalTensor<T> &src, const SoftMaxTiling &tiling, bool isFront,
+                         const AscendC::SoftMaxShapeInfo &info, TWIN_LOC_DECL) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "SoftmaxGrad: half or float");
+    const char *api = "SoftmaxGrad";
+    const SoftmaxRows rows = softmax_rows<T>(api, nz, tiling, info, TWIN_LOC_ARGS);
+    const uint64_t m = rows.m, k = rows.k, kv = rows.kv, sb = 32 / sizeof(T);
+    const uint8_t *pg = vspan(grad, m * k, api, TWIN_LOC_ARGS);
+    const uint8_t *ps = vspan(src, m * k, api, TWIN_LOC_ARGS);
+    std::vector<float> g(m * k), x(m * k);
+    for (uint64_t i = 0; i < m * k; i++) {
+        g[i] = (float)ld<T>(pg + i * sizeof(T));
+        x[i] = (float)ld<T>(ps + i * sizeof(T));
+    }
+    uint8_t *pd = vspan(dst, m * (isFront ? sb : k), api, TWIN_LOC_ARGS);
+    for (uint64_t r = 0; r < m; r++) {
+        const float *gr = g.data() + r * k, *xr = x.data() + r * k;
+        float sm = 0;
+        for (uint64_t j = 0; j < kv; j++) sm += gr[j] * xr[j];
+        if (isFront) {
+            for (uint64_t j = 0; j < sb; j++) st<T>(pd + (r * sb + j) * sizeof(T), (T)sm);
+        } else {
+            for (uint64_t j = 0; j < k; j++) st<T>(pd + (r * k + j) * sizeof(T), (T)((gr[j] - sm) * xr[j]));
+        }
+    }
+    const unsigned dt = sizeof(T);
+    tr_vec("Mul", dt, m * k, vec_rep(m * k, dt), twin_line);
+    tr_vec("WholeReduceSum", dt, m * k, vec_rep(m * k, dt), twin_line);
+    tr_vec("Brcb", dt, m * sb, vec_rep(m * sb, dt), twin_line);
+    if (!isFront)
+        for (const char *step : {"Copy", "Sub", "Mul"}) tr_vec(step, dt, m * k, vec_rep(m * k, dt), twin_line);
+}
+} // namespace twin
+namespace AscendC {
+template <class T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void SoftmaxGrad(const LocalTensor<T> &dstTensor, const LocalTensor<T> &gradTensor, const LocalTensor<T> &srcTensor,
+                        const SoftMaxTiling &tiling, bool isFront = false, const SoftMaxShapeInfo &softmaxShapeInfo = {},
+                        TWIN_LOC) {
+    twin::softmax_grad<T, isDataFormatNZ>(dstTensor, gradTensor, srcTensor, tiling, isFront, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+template <class T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void SoftmaxGrad(const LocalTensor<T> &dstTensor, const LocalTensor<T> &gradTensor, const LocalTensor<T> &srcTensor,
+                        const LocalTensor<uint8_t> &sharedTmpBuffer, const SoftMaxTiling &tiling, bool isFront = false,
+                        const SoftMaxShapeInfo &softmaxShapeInfo = {}, TWIN_LOC) {
+    (void)sharedTmpBuffer;
+    twin::softmax_grad<T, isDataFormatNZ>(dstTensor, gradTensor, srcTensor, tiling, isFront, softmaxShapeInfo, TWIN_LOC_ARGS);
+}
+
 // ---- SoftmaxFlashV2 (asc-devkit docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxFlashV2.md, the
 // FlashAttention-2 step), ND format, src seen as [m, k] as for SoftMax above (the same shape rules, and the
 // same reading of oriSrcK < srcK: the row max and sum take the first oriSrcK columns, every column of dst
