@@ -591,19 +591,25 @@ impl Twin {
         }) {
             // A tiling header whose include guard a kernel header also uses (ops-nn ctc_loss_v3: both
             // `CTC_LOSS_V3_H_`) would hide that header once force-included: the guard is dropped after it.
-            match shared_include_guard(header, files) {
-                Some(guard) => {
-                    let wrap = staging.join("twin_tiling_header.h");
-                    let text = format!(
-                        "#include \"{}\"\n#undef {guard}\n",
-                        mirror.join(header).display()
-                    );
-                    fsx::write_file(&wrap, &text).map_err(BuildError::Io)?;
-                    cmd.arg("-include").arg(wrap);
+            let guard = shared_include_guard(header, files);
+            let clash = tiling_extract::optiling_clash(header, files);
+            if guard.is_none() && clash.is_none() {
+                cmd.arg("-include").arg(mirror.join(header));
+            } else {
+                let wrap = staging.join("twin_tiling_header.h");
+                let mut text = String::new();
+                if clash.is_some() {
+                    text.push_str("#define TWIN_TILING_NO_USING_NAMESPACE\n");
                 }
-                None => {
-                    cmd.arg("-include").arg(mirror.join(header));
+                text.push_str(&format!("#include \"{}\"\n", mirror.join(header).display()));
+                if let Some(guard) = guard {
+                    text.push_str(&format!("#undef {guard}\n"));
                 }
+                for s in clash.iter().flatten() {
+                    text.push_str(&format!("using optiling::{s};\n"));
+                }
+                fsx::write_file(&wrap, &text).map_err(BuildError::Io)?;
+                cmd.arg("-include").arg(wrap);
             }
         } else if side == "kernel" && files.contains_key(tiling_extract::GENERATED) {
             cmd.arg("-include")

@@ -305,6 +305,43 @@ fn keyed_registrations(text: &str, op_type: &str) -> Vec<String> {
         .collect()
 }
 
+/// The constants the tiling header `header` declares (`constexpr size_t MAX_DIM_NUM = 8;`, in
+/// `namespace optiling` as host headers hold them) that a kernel file (`op_kernel/`) declares at its own
+/// scope too, and the tiling structs the header defines. The twin's kernel side sees the structs
+/// through `using namespace optiling` (on the device they are global); with such a clash that makes
+/// the kernel's own name ambiguous (ops-math's strided_slice_assign_v2: `MAX_DIM_NUM` in both), so
+/// the build names the structs one by one instead. No clash: None.
+pub fn optiling_clash(header: &str, files: &BTreeMap<String, String>) -> Option<Vec<String>> {
+    let text = files.get(header)?;
+    let declared = |t: &str| -> std::collections::BTreeSet<String> {
+        t.lines()
+            .map(|l| l.split("//").next().unwrap_or(l).trim())
+            .filter(|l| {
+                (l.starts_with("constexpr ")
+                    || l.starts_with("const ")
+                    || l.starts_with("static const"))
+                    && literal_initialiser(l)
+            })
+            .filter_map(constant_name)
+            .map(str::to_string)
+            .collect()
+    };
+    let ours = declared(text);
+    let clash = files
+        .iter()
+        .filter(|(rel, _)| rel.as_str() != header && rel.contains("op_kernel/"))
+        .any(|(_, t)| declared(t).intersection(&ours).next().is_some());
+    if !clash {
+        return None;
+    }
+    let structs: Vec<String> = text
+        .match_indices("BEGIN_TILING_DATA_DEF(")
+        .filter_map(|(at, m)| Some(text[at + m.len()..].split(')').next()?.trim().to_string()))
+        .filter(|n| !n.is_empty())
+        .collect();
+    Some(structs)
+}
+
 fn defines_struct(text: &str, name: &str) -> bool {
     text.match_indices("BEGIN_TILING_DATA_DEF(").any(|(at, m)| {
         text[at + m.len()..]
@@ -391,6 +428,28 @@ fn constant_name(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_constant_both_the_tiling_header_and_the_kernel_declare_is_a_clash() {
+        let mut files = BTreeMap::new();
+        files.insert(
+            "op_host/t.h".to_string(),
+            "namespace optiling {\nconstexpr size_t MAX_DIM_NUM = 8;\nBEGIN_TILING_DATA_DEF(TD)\nTILING_DATA_FIELD_DEF(int64_t, n);\nEND_TILING_DATA_DEF;\n}\n".to_string(),
+        );
+        files.insert(
+            "op_kernel/k.h".to_string(),
+            "constexpr uint32_t OTHER = 8;\n".to_string(),
+        );
+        assert_eq!(optiling_clash("op_host/t.h", &files), None);
+        files.insert(
+            "op_kernel/k.h".to_string(),
+            "constexpr uint32_t MAX_DIM_NUM = 8;\n".to_string(),
+        );
+        assert_eq!(
+            optiling_clash("op_host/t.h", &files),
+            Some(vec!["TD".to_string()])
+        );
+    }
 
     const HOST: &str = r#"
 #include "register/tilingdata_base.h"

@@ -189,6 +189,27 @@ fn a_tiling_registered_under_another_op_type_is_named() {
     );
 }
 
+/// Found in the seed-47 new-user run (ops-math's strided_slice_assign_v2): the host tiling header
+/// declares `MAX_DIM_NUM` in `namespace optiling` and the kernel declares its own at global scope. On
+/// the device the kernel never sees the host's; the twin's `using namespace optiling` made the
+/// kernel's name ambiguous and the kernel did not compile. The build now names the tiling structs
+/// one by one where such a clash exists.
+#[test]
+fn a_constant_the_tiling_header_and_the_kernel_both_declare_is_the_kernels() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let header = p.join("op_host/add_custom_tiling.h");
+    let h = std::fs::read_to_string(&header).unwrap();
+    let h2 = h.replace(
+        "namespace optiling {\n",
+        "namespace optiling {\nconstexpr size_t BUFFER_NUM = 7;\n",
+    );
+    assert_ne!(h, h2);
+    std::fs::write(&header, h2).unwrap();
+    let out = cargo_ascend_tune(p, &["run"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+}
+
 /// The add_custom kernel with `code` inserted after its `Add` call; the 1-based line of that call.
 fn kernel_with_fault(p: &Path, code: &str) -> usize {
     let kernel = p.join("op_kernel/add_custom.cpp");

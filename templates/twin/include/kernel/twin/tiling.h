@@ -27,7 +27,11 @@ struct NoTilingRegistered {};
 // The fallback when no REGISTER_TILING_DEFAULT is visible (never called: used in decltype only).
 ::twin::NoTilingRegistered twin_default_tiling_of(...);
 // Kernel code names tiling structs without the optiling:: prefix (on the device they are global).
+// Where the host tiling header's own constants clash with the kernel's, the build names each struct
+// with a using-declaration instead (twin::tiling_extract::optiling_clash).
+#ifndef TWIN_TILING_NO_USING_NAMESPACE
 using namespace optiling;
+#endif
 
 #ifdef TWIN_OP_TYPE
 #define TWIN_OP_TAG ::optiling::TWIN_CAT(twin_tag_, TWIN_OP_TYPE)
