@@ -1877,37 +1877,25 @@ mod refusal_tests {
             ("strides".to_string(), 0),
             ("pads".to_string(), 0),
         ];
-        assert_eq!(
-            list_len_from_refusal(
+        let cases: [(&str, Option<(&str, usize)>); 6] = [
+            (
                 "[error] Im2col (im2col_tiling.cpp:179): ksizes must contain two values",
-                &lists
+                Some(("ksizes", 2)),
             ),
-            Some(("ksizes".into(), 2))
-        );
-        assert_eq!(
-            list_len_from_refusal(
+            (
                 "[error] Im2col (input_util.h:86): invalid list size: ksizes: 1: 2",
-                &lists
+                Some(("ksizes", 2)),
             ),
-            Some(("ksizes".into(), 2))
-        );
-        assert_eq!(
-            list_len_from_refusal("the size of pads should be 4", &lists),
-            Some(("pads".into(), 4))
-        );
-        // two lists named, or none, or no count: nothing
-        assert_eq!(
-            list_len_from_refusal("ksizes and strides must contain two values", &lists),
-            None
-        );
-        assert_eq!(
-            list_len_from_refusal("x must contain two values", &lists),
-            None
-        );
-        assert_eq!(
-            list_len_from_refusal("ksizes must be positive", &lists),
-            None
-        );
+            ("the size of pads should be 4", Some(("pads", 4))),
+            // two lists named, or none, or no count: nothing
+            ("ksizes and strides must contain two values", None),
+            ("x must contain two values", None),
+            ("ksizes must be positive", None),
+        ];
+        for (message, want) in cases {
+            let want = want.map(|(a, n)| (a.to_string(), n));
+            assert_eq!(list_len_from_refusal(message, &lists), want, "{message}");
+        }
         assert_eq!(list_of_len("[1]", 2).as_deref(), Some("[1, 1]"));
         assert_eq!(list_of_len("[3, 4, 5]", 2).as_deref(), Some("[3, 4]"));
         assert_eq!(list_of_len("\"x\"", 2), None);
