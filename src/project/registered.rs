@@ -248,10 +248,35 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
                     ));
                     host.push(f);
                 }
-                None => notes.push(format!(
-                    "no host file registers a tiling function for {} (IMPL_OP_OPTILING)",
-                    def.op_type
-                )),
+                None => {
+                    // A tiling registered under an op type no OpDef here defines (ops-math's
+                    // experimental col2_im: OpDef `Col2Im`, `IMPL_OP_OPTILING(Col2ImCustom)`): the
+                    // op's own mismatch, which CANN does not resolve either. Its file is compiled so
+                    // the twin's error names the type it was registered for.
+                    let orphans: Vec<(&String, &String)> = regs
+                        .iter()
+                        .flat_map(|(f, r)| r.iter().map(move |(m, t)| (*f, m, t)))
+                        .filter(|(_, m, t)| {
+                            *m == "IMPL_OP_OPTILING" && !defs.iter().any(|(_, d)| d.op_type == **t)
+                        })
+                        .map(|(f, _, t)| (f, t))
+                        .collect();
+                    match orphans.as_slice() {
+                        [(f, t)] if !other_arch(f) => {
+                            notes.push(format!(
+                                "{f} compiled too: it registers a tiling function for `{t}` (IMPL_OP_OPTILING), which no OpDef here defines; the OpDef is `{}`, and CANN finds no tiling for it either until the two names agree",
+                                def.op_type
+                            ));
+                            if !host.contains(f) {
+                                host.push((*f).clone());
+                            }
+                        }
+                        _ => notes.push(format!(
+                            "no host file registers a tiling function for {} (IMPL_OP_OPTILING)",
+                            def.op_type
+                        )),
+                    }
+                }
             }
         }
         let kernel_text = &kernels.iter().find(|(f, _)| f == kernel_file).unwrap().1;
@@ -1096,6 +1121,43 @@ mod tests {
         );
         assert!(
             op.notes.iter().any(|n| n.contains("norm_x_apt.cpp")),
+            "{:?}",
+            op.notes
+        );
+    }
+
+    /// Found in the seed-47 new-user run (ops-math's experimental col2_im): the OpDef is `Col2Im`, the
+    /// tiling is registered as `Col2ImCustom`. Its file is compiled, with a note naming both, so that
+    /// `run` says why no tiling is found rather than leaving the file out.
+    #[test]
+    fn a_tiling_registered_under_another_op_type_is_compiled_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("col2_im");
+        write(
+            &root,
+            "op_host/col2_im_def.cpp",
+            "namespace ops {\nclass Col2Im : public OpDef {\npublic:\n explicit Col2Im(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_FLOAT});\n  this->Output(\"y\").DataType({ge::DT_FLOAT});\n }\n};\nOP_ADD(Col2Im);\n}\n",
+        );
+        write(
+            &root,
+            "op_host/col2_im_tiling.cpp",
+            "namespace optiling { IMPL_OP_OPTILING(Col2ImCustom).Tiling(F); }\n",
+        );
+        write(
+            &root,
+            "op_kernel/col2_im.cpp",
+            "extern \"C\" __global__ __aicore__ void col2_im(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        );
+        let ops = discover(&root).unwrap().unwrap();
+        let op = &ops[0];
+        assert_eq!(
+            op.host,
+            ["op_host/col2_im_def.cpp", "op_host/col2_im_tiling.cpp"]
+        );
+        assert!(
+            op.notes
+                .iter()
+                .any(|n| n.contains("`Col2ImCustom`") && n.contains("the OpDef is `Col2Im`")),
             "{:?}",
             op.notes
         );
