@@ -58,6 +58,20 @@ const FILL_ELEMS: &[&str] = &[
     "half", "float", "int16_t", "uint16_t", "int32_t", "uint32_t",
 ];
 
+/// Whether Duplicate takes tensors of `elem`: one of FILL_ELEMS, or a type the op build names after
+/// the OpDef (`DTYPE_Z`: ops-nn's experimental soft_plus_v2 fills `LocalTensor<DTYPE_Z>` element by
+/// element), which is one of the OpDef's dtypes for the SoC it is built for, each a type the SoC's
+/// Duplicate takes.
+fn fill_elem(elem: &str) -> bool {
+    FILL_ELEMS.contains(&elem)
+        || elem.strip_prefix("DTYPE_").is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
+}
+
 /// (destination, source) element types whose Cast with CAST_NONE gives what the scalar conversion
 /// gives: widening to float is exact; float to half rounds to nearest even in both.
 const CAST_PAIRS: &[(&str, &str)] = &[
@@ -197,7 +211,7 @@ fn loop_at<'t>(kind: Kind, text: &str, f: Node<'t>) -> Option<Found<'t>> {
     let elem = cb::local_tensor_type(func, text, dst)?;
     let operand = match kind {
         Kind::Fill => {
-            FILL_ELEMS.contains(&elem).then_some(())?;
+            fill_elem(elem).then_some(())?;
             (pure_value(value, text)
                 && !cst::identifiers_in(value, text)
                     .iter()
@@ -267,7 +281,7 @@ fn vector_at<'t>(kind: Kind, text: &str, call: Call<'t>) -> Option<Found<'t>> {
         (Kind::Fill, [d, v, n]) => {
             let d = plain(*d)?;
             let elem = cb::local_tensor_type(func, text, d)?;
-            FILL_ELEMS.contains(&elem).then_some(())?;
+            fill_elem(elem).then_some(())?;
             pure_value(*v, text).then_some(())?;
             (d, text_of(*v, text).to_string(), *n)
         }
@@ -580,6 +594,34 @@ public:
             .text
             .replacen("        AscendC::PipeBarrier<PIPE_ALL>();\n", "", 1);
         assert!(VectorCastLoop.rewind_sites(&unfenced).is_empty());
+    }
+
+    /// Found in the seed-47 tuning run: ops-nn's experimental soft_plus_v2 fills a
+    /// `LocalTensor<DTYPE_Z>` with 1.0 element by element (606 us modelled, 99.9% on the scalar pipe);
+    /// the motif took only named element types.
+    #[test]
+    fn a_fill_loop_over_a_build_dtype_tensor_is_a_site() {
+        let kernel = KERNEL.replace(
+            "        for (int64_t i = 0; i < n; i++) {",
+            "        AscendC::LocalTensor<DTYPE_Z> yLocal = outQueueZ.AllocTensor<DTYPE_Z>();\n        for (uint32_t k = 0; k < this->tileLength; ++k) {\n            yLocal.SetValue(k, static_cast<DTYPE_Z>(1.0f));\n        }\n        for (int64_t i = 0; i < n; i++) {",
+        );
+        let sites = VectorFillLoop.apply_sites(&kernel);
+        assert_eq!(sites.len(), 2, "{sites:?}");
+        let edit = VectorFillLoop.apply(&kernel, &sites[1]).unwrap();
+        assert!(
+            edit.text.contains(
+                "AscendC::Duplicate(yLocal, static_cast<DTYPE_Z>(1.0f), this->tileLength);"
+            ),
+            "{}",
+            edit.text
+        );
+        assert_eq!(round_trips(&VectorFillLoop, &kernel), 2);
+        assert!(
+            fill_elem("DTYPE_X1")
+                && !fill_elem("DTYPE_")
+                && !fill_elem("T")
+                && !fill_elem("DTYPE_x")
+        );
     }
 
     #[test]
