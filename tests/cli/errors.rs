@@ -210,6 +210,21 @@ fn a_constant_the_tiling_header_and_the_kernel_both_declare_is_the_kernels() {
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
 }
 
+/// Found in a uniform sample of the two repositories (ops-math's experimental concat_v2): a kernel
+/// calls `AscendC::PRINTF("")`; the twin's PRINTF was a macro naming `AscendC::printf`, so the
+/// qualified call did not compile. Both spellings compile and run now.
+#[test]
+fn printf_by_its_other_name_compiles_qualified_or_not() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    kernel_with_fault(
+        p,
+        "        AscendC::PRINTF(\"tile %d\\n\", 1);\n        PRINTF(\"done\\n\");\n",
+    );
+    let out = cargo_ascend_tune(p, &["run"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+}
+
 /// The add_custom kernel with `code` inserted after its `Add` call; the 1-based line of that call.
 fn kernel_with_fault(p: &Path, code: &str) -> usize {
     let kernel = p.join("op_kernel/add_custom.cpp");

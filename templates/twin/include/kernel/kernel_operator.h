@@ -164,7 +164,9 @@ template <class... Args> inline void printf(const char *fmt, Args &&...args) {
     twin::kprintf(fmt, args...);
 #pragma GCC diagnostic pop
 }
-#define PRINTF AscendC::printf
+// PRINTF: printf's other name (asc-devkit docs, printf/PRINTF), a function of the namespace, so that
+// `AscendC::PRINTF(...)` (ops-math's experimental concat_v2) and a bare `PRINTF(...)` both compile.
+template <class... Args> inline void PRINTF(const char *fmt, Args &&...args) { printf(fmt, args...); }
 template <class T> inline void DumpTensor(const LocalTensor<T> &, uint32_t, uint32_t) {}
 template <class T> inline void DumpTensor(const GlobalTensor<T> &, uint32_t, uint32_t) {}
 inline void Trap(TWIN_LOC) { twin::fault(twin_file, twin_line, "Trap called"); }
@@ -200,6 +202,7 @@ template <class... Args> inline void twin_assert_message(const char *fmt, Args &
 }
 
 } // namespace AscendC
+using AscendC::PRINTF;
 
 // Some kernels call these without the AscendC:: prefix and without a using-directive.
 using AscendC::GetBlockIdx;
