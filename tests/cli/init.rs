@@ -825,6 +825,28 @@ fn init_gives_a_list_attr_the_count_of_values_the_refusal_asks_for() {
     assert!(run.status.success(), "{:?}", text(&run));
 }
 
+/// Found in the seed-47 new-user run (ops-math's experimental polar, complex_v3): an output the OpDef
+/// types `DT_COMPLEX64` only was written as float32 of the complex shape, half the bytes the kernel
+/// writes. It is float32 pairs along a doubled last axis now, said beside it.
+#[test]
+fn a_complex64_output_is_written_as_float32_pairs() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    edit_add_custom_host(
+        p,
+        "        this->Output(\"z\")\n            .ParamType(REQUIRED)\n            .DataType({ge::DT_FLOAT16})",
+        "        this->Output(\"z\")\n            .ParamType(REQUIRED)\n            .DataType({ge::DT_COMPLEX64})",
+    );
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"z\"\ndtype = \"float32\"\nshape = [48, 32768]   # guess: complex64 in the OpDef, written as float32 pairs"),
+        "{manifest}"
+    );
+}
+
 /// ops-transformer's moe_token_permute_with_ep: its outputs pass 4 GiB at the default shape and its
 /// tiling refuses every smaller default (a top-k axis bounded to 512); init kept the default, which no
 /// manifest may hold. The first smaller shape stays, and its refusal is fitted.

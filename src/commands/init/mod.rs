@@ -1966,6 +1966,33 @@ fn render(
             }
         }
         inferred.apply(&op.name, &mut outputs, shapes);
+        // A complex output (`DT_COMPLEX64` in every column, which the manifest cannot name): float32
+        // pairs, real then imaginary, along a doubled last axis: the bytes the kernel writes (ops-math's
+        // polar and complex_v3 wrote past a float32 output of the complex shape).
+        if let Some(def) = op.opdef.as_ref().filter(|d| d.dtype_column().is_none()) {
+            for t in outputs.iter_mut() {
+                if shapes.contains_key(&t.name) || t.dtype != crate::manifest::DType::Float32 {
+                    continue;
+                }
+                let complex = def.outputs.iter().any(|p| {
+                    p.name == t.name
+                        && !p.dtypes.is_empty()
+                        && p.dtypes.iter().all(|d| d.ends_with("DT_COMPLEX64"))
+                });
+                if let Some(last) = t.shape.last_mut().filter(|_| complex) {
+                    *last *= 2;
+                    let was = t.guess.take().unwrap_or_default();
+                    t.guess = Some(format!(
+                        "guess: complex64 in the OpDef, written as float32 pairs (real, imaginary) along a doubled last axis{}",
+                        if was.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; {was}")
+                        }
+                    ));
+                }
+            }
+        }
         // optional inputs the case leaves out
         let absent: Vec<&str> = case
             .iter()
