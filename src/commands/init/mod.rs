@@ -1966,7 +1966,7 @@ fn render(
             }
         }
         inferred.apply(&op.name, &mut outputs, shapes);
-        // A complex output (`DT_COMPLEX64` in every column, which the manifest cannot name): float32
+        // A complex output (`DT_COMPLEX64` in the first column, which the manifest cannot name): float32
         // pairs, real then imaginary, along a doubled last axis: the bytes the kernel writes (ops-math's
         // polar and complex_v3 wrote past a float32 output of the complex shape).
         if let Some(def) = op.opdef.as_ref().filter(|d| d.dtype_column().is_none()) {
@@ -1976,8 +1976,9 @@ fn render(
                 }
                 let complex = def.outputs.iter().any(|p| {
                     p.name == t.name
-                        && !p.dtypes.is_empty()
-                        && p.dtypes.iter().all(|d| d.ends_with("DT_COMPLEX64"))
+                        && p.dtypes
+                            .first()
+                            .is_some_and(|d| d.ends_with("DT_COMPLEX64"))
                 });
                 if let Some(last) = t.shape.last_mut().filter(|_| complex) {
                     *last *= 2;
