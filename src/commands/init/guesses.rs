@@ -1516,26 +1516,29 @@ pub(super) fn ranks_from_refusal(message: &str, inputs: &[String]) -> Vec<(Strin
     named.into_iter().map(|n| (n, rank)).collect()
 }
 
+/// A refusal's word as a number from 0 to 8: digits, or "zero" to "eight" in any case.
+fn small_number(w: &str) -> Option<usize> {
+    let w = w.to_ascii_lowercase();
+    let n = match w.as_str() {
+        "zero" => 0,
+        "one" => 1,
+        "two" => 2,
+        "three" => 3,
+        "four" => 4,
+        "five" => 5,
+        "six" => 6,
+        "seven" => 7,
+        "eight" => 8,
+        _ => w.parse().ok()?,
+    };
+    (n <= 8).then_some(n)
+}
+
 /// The rank a refusal's words ask for: "1D" / "2d", or a number after "be" / "not" / "equal" / "is" in
 /// a message about a rank ("dim number of X should be 1", "dim num is not 3", "shape dims is not four",
 /// "shape length should be 4 or 5"), at most 8.
 fn rank_in(words: &[String]) -> Option<usize> {
-    let number = |w: &str| -> Option<usize> {
-        let w = w.to_ascii_lowercase();
-        let n = match w.as_str() {
-            "zero" => 0,
-            "one" => 1,
-            "two" => 2,
-            "three" => 3,
-            "four" => 4,
-            "five" => 5,
-            "six" => 6,
-            "seven" => 7,
-            "eight" => 8,
-            _ => w.parse().ok()?,
-        };
-        (n <= 8).then_some(n)
-    };
+    let number = small_number;
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
     // "1D", "2d": the rank itself
     lower
@@ -1631,19 +1634,8 @@ pub(super) fn list_len_from_refusal(
 ) -> Option<(String, usize)> {
     let words = refusal_words(message);
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
-    let count = |w: &str| -> Option<usize> {
-        let n = match w {
-            "two" => 2,
-            "three" => 3,
-            "four" => 4,
-            "five" => 5,
-            "six" => 6,
-            "seven" => 7,
-            "eight" => 8,
-            _ => w.parse().ok()?,
-        };
-        (1..=8).contains(&n).then_some(n)
-    };
+    // a list of one is what init wrote already: "one" in a message is rarely the count asked for
+    let count = |w: &str| small_number(w).filter(|&n| n >= 2 || w == "1");
     let named: Vec<usize> = lower
         .iter()
         .enumerate()
