@@ -1623,15 +1623,12 @@ fn named_inputs(words: &[String], inputs: &[String]) -> Vec<String> {
     named.into_iter().cloned().collect()
 }
 
-/// The list attr of `lists` (name, unused) that a refusal names and the number of values it asks for:
+/// The list attr of `lists` (their names) that a refusal names and the number of values it asks for:
 /// "ksizes must contain two values" (ops-math's experimental im2col tiling), "invalid list size:
 /// ksizes: 1: 2" (the `OP_LOGE_FOR_INVALID_LISTSIZE` form: name, size given, size wanted), "the size
 /// of pads should be 4", "dilations must have 3 elements". Counts as digits or as the words two to
 /// eight; at most 8.
-pub(super) fn list_len_from_refusal(
-    message: &str,
-    lists: &[(String, usize)],
-) -> Option<(String, usize)> {
+pub(super) fn list_len_from_refusal(message: &str, lists: &[String]) -> Option<(String, usize)> {
     let words = refusal_words(message);
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
     // a list of one is what init wrote already: "one" in a message is rarely the count asked for
@@ -1639,7 +1636,7 @@ pub(super) fn list_len_from_refusal(
     let named: Vec<usize> = lower
         .iter()
         .enumerate()
-        .filter(|(_, w)| lists.iter().any(|(n, _)| n.eq_ignore_ascii_case(w)))
+        .filter(|(_, w)| lists.iter().any(|n| n.eq_ignore_ascii_case(w)))
         .map(|(i, _)| i)
         .collect();
     let [at] = named[..] else {
@@ -1647,8 +1644,7 @@ pub(super) fn list_len_from_refusal(
     };
     let attr = lists
         .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(&lower[at]))?
-        .0
+        .find(|n| n.eq_ignore_ascii_case(&lower[at]))?
         .clone();
     // "invalid list size: NAME: GOT: WANT"
     if message.to_ascii_lowercase().contains("invalid list size")
@@ -1864,11 +1860,7 @@ mod refusal_tests {
     /// The refusals of the first ops-transformer / ops-cv run, each read for the input and the rank.
     #[test]
     fn a_refusal_of_a_list_attrs_length_names_it_and_the_count() {
-        let lists = vec![
-            ("ksizes".to_string(), 0),
-            ("strides".to_string(), 0),
-            ("pads".to_string(), 0),
-        ];
+        let lists = ["ksizes", "strides", "pads"].map(String::from);
         let cases: [(&str, Option<(&str, usize)>); 6] = [
             (
                 "[error] Im2col (im2col_tiling.cpp:179): ksizes must contain two values",

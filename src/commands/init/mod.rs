@@ -524,12 +524,12 @@ impl Fitting<'_> {
         inferred: &mut Inferred,
         why: String,
     ) -> Result<Option<String>> {
-        let lists: Vec<(String, usize)> = op
+        let lists: Vec<String> = op
             .opdef
             .iter()
             .flat_map(|d| &d.attrs)
             .filter(|a| a.kind == opdef::AttrKind::ListInt)
-            .map(|a| (a.name.clone(), 0))
+            .map(|a| a.name.clone())
             .collect();
         let mut why = why;
         for _ in 0..4 {
