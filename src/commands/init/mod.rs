@@ -820,9 +820,9 @@ impl Fitting<'_> {
                     reinfer(inferred)?;
                 }
                 // The shapes fitted, a list attr's length may be what is refused now (ops-math's im2col:
-                // rank 4 first, then "ksizes must contain two values").
-                let Some(left) = refusal(op) else { continue };
-                let Some(left) = self.list_attr_lens(op, inferred, left)? else {
+                // rank 4 first, then "ksizes must contain two values"). `why_now` is the refusal of the
+                // manifest as it stands: each fit undone above went back to the state it was read at.
+                let Some(left) = self.list_attr_lens(op, inferred, why_now)? else {
                     continue;
                 };
                 let first = if left == why { first } else { short(&left) };

@@ -202,8 +202,7 @@ inline uint32_t GetSoftMaxGradMaxTmpSize(const ge::Shape &srcShape, const uint32
 }
 inline uint32_t GetSoftMaxGradMinTmpSize(const ge::Shape &srcShape, const uint32_t dataTypeSize, const bool isFront,
                                          const bool isReuseSource) {
-    (void)isFront; (void)isReuseSource;
-    return TwinTmpBytes(srcShape, dataTypeSize);
+    return GetSoftMaxGradMaxTmpSize(srcShape, dataTypeSize, isFront, isReuseSource);
 }
 inline void SoftMaxGradTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
                                   ::SoftMaxTiling &softmaxGradTiling, const bool isFront = false) {
