@@ -1413,6 +1413,35 @@ pub(super) fn group_norm_note() -> String {
     )
 }
 
+/// The default main input of an op whose OpDef declares it in a plain layout of fixed rank (the
+/// `Format` of its first `DataType` column, the one init types it by): that layout's rank, with the
+/// default's element count, 48 channels where the layout puts C. CANN hands such an op tensors in
+/// that layout, and the twin sets a tensor's format only where its rank is the layout's: at the 2-D
+/// default ops-nn's batch_norm_grad_v3 (NCDHW / NCHW / NHWC columns) refused "Not supported format [ND]".
+pub(super) fn layout_default(op: &FoundOp) -> Option<(Vec<u64>, String)> {
+    let main = op.opdef.as_ref()?.inputs.first()?;
+    let layout = main.formats.first()?.strip_prefix("FORMAT_")?;
+    let shape: &[u64] = match layout {
+        "NCHW" => &[8, 48, 32, 64],
+        "NHWC" => &[8, 32, 64, 48],
+        "NCDHW" => &[2, 48, 8, 32, 32],
+        "NDHWC" => &[2, 8, 32, 32, 48],
+        _ => return None,
+    };
+    let dims = layout
+        .chars()
+        .map(String::from)
+        .collect::<Vec<_>>()
+        .join("x");
+    Some((
+        shape.to_vec(),
+        format!(
+            "guess: the OpDef declares `{}` {layout}: {shape:?}; give the shape you tune for (init --shape {}={dims})",
+            main.name, main.name
+        ),
+    ))
+}
+
 /// The default `log_probs` of a CTC loss (CTC_OPS): T, N, C (time steps, batch, classes).
 pub(super) const CTC_SHAPE: [u64; 3] = [32, 4, 16];
 /// The target length init pins for each sample of a CTC loss.

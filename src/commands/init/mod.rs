@@ -99,6 +99,12 @@ pub fn init(
         }
     }
     let mut inferred = Inferred::default();
+    // First, so that what is known of an op's kind (below) takes precedence over its layout.
+    for op in ops.iter() {
+        if let Some(d) = guesses::layout_default(op) {
+            inferred.defaults.insert(op.name.clone(), d);
+        }
+    }
     for op in ops.iter().filter(|o| is_matmul(root, o)) {
         inferred
             .defaults
@@ -3030,6 +3036,46 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ops = one_op(dir.path(), "Other", &[("x", "DT_FLOAT16")], "");
         assert!(!is_modulate(&ops[0]));
+    }
+
+    /// Found in the new-user run (ops-nn batch_norm_grad_v3 refused "Not supported format [ND]" at the
+    /// 2-D default): a main input the OpDef declares in a plain layout of fixed rank defaults to that
+    /// rank, per channel operands one per C; one declared ND keeps the 2-D default.
+    #[test]
+    fn a_main_input_declared_in_a_layout_defaults_to_its_rank() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "BatchNormGradV3",
+            &[
+                ("dy", "DT_FLOAT"),
+                ("x", "DT_FLOAT"),
+                ("weight", "DT_FLOAT"),
+            ],
+            "",
+        );
+        let def = dir.path().join("op_host/the_op_def.cpp");
+        let text = std::fs::read_to_string(&def).unwrap().replace(
+            "this->Input(\"dy\").DataType({ge::DT_FLOAT})",
+            "this->Input(\"dy\").DataType({ge::DT_FLOAT, ge::DT_FLOAT}).Format({ge::FORMAT_NCDHW, ge::FORMAT_NCHW})",
+        );
+        std::fs::write(&def, text).unwrap();
+        let ops5 = project::discover(dir.path()).unwrap();
+        let default = guesses::layout_default(&ops5[0]).expect("a layout default");
+        assert_eq!(default.0, [2, 48, 8, 32, 32]);
+        assert!(default.1.contains("NCDHW"), "{}", default.1);
+        assert!(default.1.contains("--shape dy=NxCxDxHxW"), "{}", default.1);
+        let (ins, _) = opdef_tensors(
+            &ops5[0],
+            ops5[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        assert_eq!(ins[0].shape, [2, 48, 8, 32, 32]);
+        assert_eq!(ins[2].shape, [48], "a weight is one per channel, axis 1");
+        // Declared ND (no Format): no layout default.
+        assert!(guesses::layout_default(&ops[0]).is_none());
     }
 
     /// Found in the new-user run (ops-nn group_norm_swish_grad refused its `mean` of the main shape):
