@@ -827,3 +827,349 @@ fn timing_only_mode_traces_and_models_the_same_and_computes_nothing() {
         "timing-only computes nothing"
     );
 }
+
+// ---- cube2_kernel.cpp: LoadDataWithTranspose, LoadData 3D v2, Fill, DataCopy L0C -> GM ----
+// Offsets shared with cube2_kernel.cpp.
+const C2_IN_T16: usize = 0;
+const C2_IN_T8: usize = 4096;
+const C2_IN_T32: usize = 8192;
+const C2_IN_X32: usize = 10240;
+const C2_IN_X16: usize = 13312;
+const C2_IN_A: usize = 15360;
+const C2_IN_B: usize = 17408;
+const C2_IN_A8: usize = 20480;
+const C2_IN_B8: usize = 20992;
+const C2_IN_BYTES: usize = 22016;
+const C2_O_T16: usize = 0;
+const C2_O_T8: usize = 3072;
+const C2_O_T32: usize = 6144;
+const C2_O_FILL: usize = 7680;
+const C2_O_X32: usize = 8000;
+const C2_O_X16: usize = 9024;
+const C2_O_MM: usize = 9536;
+const C2_O_NZ: usize = 12608;
+const C2_O_DQ: usize = 18752;
+const C2_OUT_BYTES: usize = 19776;
+
+/// A deterministic byte pattern with no short period.
+fn pattern(n: usize, salt: u32) -> Vec<u8> {
+    let mut x = 0x9E37_79B9u32 ^ salt;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 11) as u8
+        })
+        .collect()
+}
+
+struct Cube2Data {
+    t16: Vec<u8>,
+    t8: Vec<u8>,
+    t32: Vec<u8>,
+    x32: Vec<f32>, // 32 x 24, row-major
+    x16: Vec<f16>, // 32 x 32, row-major
+    a: Vec<f16>,   // 32 x 32
+    b: Vec<f16>,   // 32 x 48
+    a8: Vec<i8>,   // 16 x 32
+    b8: Vec<i8>,   // 32 x 32
+}
+
+fn cube2_data() -> Cube2Data {
+    Cube2Data {
+        t16: pattern(4096, 1),
+        t8: pattern(4096, 2),
+        t32: pattern(2048, 3),
+        x32: (0..32 * 24).map(|i| i as f32 * 0.5 - 100.0).collect(),
+        x16: (0..32 * 32).map(|i| val(i, 4)).collect(),
+        a: (0..32 * 32).map(|i| val(i, 5)).collect(),
+        b: (0..32 * 48).map(|i| val(i, 6)).collect(),
+        a8: (0..16 * 32usize)
+            .map(|i| ((i * 37 + 11) % 253) as u8 as i8)
+            .collect(),
+        b8: (0..32 * 32usize)
+            .map(|i| ((i * 53 + 5) % 249) as u8 as i8)
+            .collect(),
+    }
+}
+
+fn cube2_input(d: &Cube2Data) -> Vec<u8> {
+    let mut buf = vec![0u8; C2_IN_BYTES];
+    let mut put = |off: usize, bytes: Vec<u8>| buf[off..off + bytes.len()].copy_from_slice(&bytes);
+    let h = |v: Vec<f16>| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    put(C2_IN_T16, d.t16.clone());
+    put(C2_IN_T8, d.t8.clone());
+    put(C2_IN_T32, d.t32.clone());
+    put(
+        C2_IN_X32,
+        nz(&d.x32, 32, 24, 8)
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect(),
+    );
+    put(C2_IN_X16, h(nz(&d.x16, 32, 32, 16)));
+    put(C2_IN_A, h(nz(&d.a, 32, 32, 16)));
+    put(C2_IN_B, h(nz(&d.b, 32, 48, 16)));
+    put(
+        C2_IN_A8,
+        nz(&d.a8, 16, 32, 32).iter().map(|&x| x as u8).collect(),
+    );
+    put(
+        C2_IN_B8,
+        nz(&d.b8, 32, 32, 32).iter().map(|&x| x as u8).collect(),
+    );
+    buf
+}
+
+fn cube2_run(w: &Path, mode: u32) -> Run {
+    let twin = twin_dir();
+    let exe = w.join("kernel2");
+    if !exe.exists() {
+        let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_str().unwrap();
+                n.starts_with("kernel_") && n.ends_with(".cpp")
+            })
+            .collect();
+        sources.sort();
+        let out = Command::new(compiler())
+            .args(["-std=c++17", "-O1", "-w", "-I"])
+            .arg(twin.join("include/kernel"))
+            .arg(twin.join("tests/cube2_kernel.cpp"))
+            .args(&sources)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("install g++ or set CXX");
+        assert!(
+            out.status.success(),
+            "building cube2_kernel.cpp: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::write(w.join("in.bin"), cube2_input(&cube2_data())).unwrap();
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let p = |n: &str| w.join(n).display().to_string();
+    std::fs::write(
+        w.join("run.txt"),
+        format!(
+            "block_dim 1\nub_bytes 196352\ntiling {}\ntiling_key {mode}\nworkspace 0\ninput in {} {C2_IN_BYTES}\n\
+             output out {} {C2_OUT_BYTES}\ntrace {}\n",
+            p("tiling.bin"),
+            p("in.bin"),
+            p("out.bin"),
+            p("trace.txt")
+        ),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(w.join("out.bin"));
+    let status = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
+    Run {
+        status,
+        out: std::fs::read(w.join("out.bin")).unwrap_or_default(),
+        trace: std::fs::read_to_string(w.join("trace.txt")).unwrap_or_default(),
+    }
+}
+
+/// `n x n` elements of `e` bytes, row-major, transposed.
+fn transpose_bytes(src: &[u8], n: usize, e: usize) -> Vec<u8> {
+    let mut out = vec![0u8; src.len()];
+    for i in 0..n {
+        for j in 0..n {
+            out[(j * n + i) * e..(j * n + i + 1) * e]
+                .copy_from_slice(&src[(i * n + j) * e..(i * n + j + 1) * e]);
+        }
+    }
+    out
+}
+
+#[test]
+fn transpose_loads_load3d_fill_and_l0c_datacopy_match_rust_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let run = cube2_run(w, 0);
+    assert!(
+        run.status.status.success(),
+        "cube2 kernel failed: {}",
+        String::from_utf8_lossy(&run.status.stderr)
+    );
+    let d = cube2_data();
+    let out = &run.out;
+
+    // b16: square s is fractal s (16 x 16 of 2 bytes); repeat r reads square 1 + 2r, writes fractal 2r.
+    let mut want = 0xABCDu16.to_le_bytes().repeat(1536);
+    for r in 0..3 {
+        let s = 1 + 2 * r;
+        let t = transpose_bytes(&d.t16[s * 512..(s + 1) * 512], 16, 2);
+        want[2 * r * 512..(2 * r + 1) * 512].copy_from_slice(&t);
+    }
+    assert_eq!(
+        &out[C2_O_T16..C2_O_T16 + 3072],
+        &want[..],
+        "LoadDataWithTranspose b16"
+    );
+
+    // b8: a square is 32 x 32 bytes (two 16 x 32 fractals one above the other); its transpose's rows
+    // 16j.. go to fractal r * (dstGap + 1) + j * (dstFracGap + 1) = r + 3j.
+    let mut want = 0x5A5Au16.to_le_bytes().repeat(1536);
+    for r in 0..2 {
+        let t = transpose_bytes(&d.t8[r * 1024..(r + 1) * 1024], 32, 1);
+        for j in 0..2 {
+            let f = r + 3 * j;
+            want[f * 512..(f + 1) * 512].copy_from_slice(&t[j * 512..(j + 1) * 512]);
+        }
+    }
+    assert_eq!(
+        &out[C2_O_T8..C2_O_T8 + 3072],
+        &want[..],
+        "LoadDataWithTranspose b8"
+    );
+
+    // b32: square 1 = two 16 x 8 fractals side by side (a 16 x 16 matrix S); the result's fractal j is
+    // columns 8j..8j+7 of S^T, at fractal j * (dstFracGap + 1) = 2j.
+    let sq = &d.t32[1024..2048];
+    let s_at = |x: usize, y: usize| -> &[u8] {
+        let o = if y < 8 {
+            x * 8 + y
+        } else {
+            128 + x * 8 + y - 8
+        };
+        &sq[o * 4..o * 4 + 4]
+    };
+    let mut want = 0xDEADBEEFu32.to_le_bytes().repeat(384);
+    for j in 0..2 {
+        for row in 0..16 {
+            for c in 0..8 {
+                // S^T(row, 8j + c) = S(8j + c, row)
+                let o = 2 * j * 512 + (row * 8 + c) * 4;
+                want[o..o + 4].copy_from_slice(s_at(8 * j + c, row));
+            }
+        }
+    }
+    assert_eq!(
+        &out[C2_O_T32..C2_O_T32 + 1536],
+        &want[..],
+        "LoadDataWithTranspose b32"
+    );
+
+    // Fill in L1: blocks of 32 bytes; repeats at blocks 0, 3, 6, two blocks each.
+    let fill = f16s(out, C2_O_FILL, 160);
+    for (i, v) in fill.iter().enumerate() {
+        let blk = i / 16;
+        let want = if blk < 10 && blk % 3 != 2 && blk < 8 {
+            1.5
+        } else {
+            0.0
+        };
+        assert_eq!(v.to_f32(), want, "Fill L1 element {i}");
+    }
+
+    // LoadData 3D v2 into L0B: the sub-matrix rows 8..24, columns 8..24 of X, as Zn (C0 = 8).
+    let sub = |x: &[f32], cols: usize| -> Vec<f32> {
+        (8..24)
+            .flat_map(|r| (8..24).map(move |c| (r, c)))
+            .map(|(r, c)| x[r * cols + c])
+            .collect()
+    };
+    assert_eq!(
+        f32s(out, C2_O_X32, 256),
+        zn(&sub(&d.x32, 24), 16, 16, 8),
+        "LoadData 3D v2 -> L0B (Zn)"
+    );
+    // ... and into L0A: rows 16..32, columns 16..32 of the half X, as Zz.
+    let sub16: Vec<f16> = (16..32)
+        .flat_map(|r| (16..32).map(move |c| (r, c)))
+        .map(|(r, c)| d.x16[r * 32 + c])
+        .collect();
+    assert_eq!(
+        f16s(out, C2_O_X16, 256),
+        zz(&sub16, 16, 16, 16),
+        "LoadData 3D v2 -> L0A (Zz)"
+    );
+
+    // Mmad on B loaded with LoadDataWithTranspose; DataCopy NZ2ND + ReLU + F322F16, and NZ float.
+    let af: Vec<f32> = d.a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = d.b.iter().map(|x| x.to_f32()).collect();
+    let c = matmul(&af, &bf, &[0.0; 48], 32, 32, 48);
+    assert!(c.iter().any(|v| *v < 0.0) && c.iter().any(|v| *v > 0.0));
+    let relu_h: Vec<f16> = c.iter().map(|v| f16::from_f32(v.max(0.0))).collect();
+    assert_eq!(
+        f16s(out, C2_O_MM, 32 * 48),
+        relu_h,
+        "DataCopy L0C -> GM, NZ2ND, ReLU, F322F16"
+    );
+    let nz_out = f32s(out, C2_O_NZ, 32 * 48);
+    for m in 0..32 {
+        for n in 0..48 {
+            assert_eq!(
+                nz_out[(n / 16) * 512 + m * 16 + n % 16],
+                c[m * 48 + n],
+                "DataCopy L0C -> GM NZ ({m}, {n})"
+            );
+        }
+    }
+    // int8 through the b8 transpose; DEQF16 with the scalar register, ReLU.
+    let ci: Vec<i64> = (0..16 * 32)
+        .map(|e| {
+            let (i, j) = (e / 32, e % 32);
+            (0..32)
+                .map(|t| d.a8[i * 32 + t] as i64 * d.b8[t * 32 + j] as i64)
+                .sum::<i64>()
+        })
+        .collect();
+    assert!(ci.iter().any(|v| *v < 0) && ci.iter().any(|v| *v > 0));
+    let dq: Vec<f16> = ci
+        .iter()
+        .map(|&v| f16::from_f32(v.max(0) as f32 * 0.5))
+        .collect();
+    assert_eq!(
+        f16s(out, C2_O_DQ, 512),
+        dq,
+        "DataCopy L0C -> GM, DEQF16 scalar register"
+    );
+
+    // The trace: the loads are L1 -> L0 loads for the model; Fill on L1 is MTE2, on L0 MTE1.
+    for rec in [
+        "I MTE1 LoadData bytes=1536 dst=1 ", // b16 transpose, 3 squares into L0A
+        "I MTE1 LoadData bytes=2048 dst=2 ", // b8 transpose, 2 squares into L0B
+        "I MTE1 LoadData bytes=1024 dst=2 ", // 3D v2: 16 x 16 floats into L0B
+        "I MTE1 Fill bytes=3072 dst=1 ",
+        "I MTE2 Fill bytes=192 ",
+        "I M Mmad m=32 k=32 n=48 dt=2 ",
+    ] {
+        assert!(
+            run.trace.contains(rec),
+            "trace lacks `{rec}`:\n{}",
+            run.trace
+        );
+    }
+    ascend_tune::model::trace::parse(&run.trace).expect("the model reads the trace");
+
+    // What the twin does not implement fails, naming the call.
+    for (mode, want) in [
+        (
+            1,
+            "LoadData with LoadData2DParamsV2 exists only on Ascend 950",
+        ),
+        (
+            2,
+            "LoadData (3D v2): the twin implements only its 2D-matrix case",
+        ),
+        (
+            3,
+            "SetFixPipeConfig: tensor (vector) quantisation is not implemented by the twin",
+        ),
+    ] {
+        let r = cube2_run(w, mode);
+        let err = String::from_utf8_lossy(&r.status.stderr);
+        assert_eq!(r.status.status.code(), Some(3), "mode {mode}: {err}");
+        assert!(err.contains(want), "mode {mode}: `{want}` not in {err}");
+        assert!(
+            err.contains("cube2_kernel.cpp:"),
+            "mode {mode}: no kernel line in {err}"
+        );
+    }
+}

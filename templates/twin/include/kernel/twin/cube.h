@@ -96,6 +96,108 @@ struct FixpipeParamsV220 {
     FixpipeParamsV220() = default;
     FixpipeParamsV220(uint16_t nSizeIn, uint16_t mSizeIn, uint16_t srcStrideIn, uint32_t dstStrideIn, bool reluEnIn)
         : nSize(nSizeIn), mSize(mSizeIn), srcStride(srcStrideIn), dstStride(dstStrideIn), reluEn(reluEnIn) {}
+    // The full order {nSize, mSize, srcStride, dstStride, reluEn, quantPre, deqScalar, ndNum, srcNdStride,
+    // dstNdStride, unitFlag}: asc-devkit examples/01_simd_cpp_api/00_introduction/02_matrix/matmul_basic_api
+    // (its comment names the fields of the brace list it passes).
+    FixpipeParamsV220(uint16_t nSizeIn, uint16_t mSizeIn, uint16_t srcStrideIn, uint32_t dstStrideIn, bool reluEnIn,
+                      QuantMode_t quantPreIn, uint64_t deqScalarIn, uint16_t ndNumIn, uint16_t srcNdStrideIn,
+                      uint16_t dstNdStrideIn, uint8_t unitFlagIn)
+        : nSize(nSizeIn), mSize(mSizeIn), srcStride(srcStrideIn), dstStride(dstStrideIn), quantPre(quantPreIn),
+          deqScalar(deqScalarIn), ndNum(ndNumIn), srcNdStride(srcNdStrideIn), dstNdStride(dstNdStrideIn), reluEn(reluEnIn),
+          unitFlag(unitFlagIn) {}
+};
+
+// LoadDataWithTranspose's parameters, in the order of the page's table 3 (矩阵计算的搬入/LoadDataWithTranspose.md):
+// startIndex and srcStride count square matrices (512 bytes for b16, 1024 for b8 and b32), dstGap and
+// dstFracGap 512-byte fractals.
+struct LoadData2dTransposeParams {
+    uint16_t startIndex = 0;
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0;
+    uint16_t dstGap = 0;
+    uint16_t dstFracGap = 0;
+    uint8_t addrMode = 0;
+    LoadData2dTransposeParams() = default;
+    LoadData2dTransposeParams(uint16_t startIndexIn, uint8_t repeatTimesIn, uint16_t srcStrideIn, uint16_t dstGapIn,
+                              uint16_t dstFracGapIn, uint8_t addrModeIn = 0)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), dstGap(dstGapIn),
+          dstFracGap(dstFracGapIn), addrMode(addrModeIn) {}
+};
+
+// LoadData (2D V2) exists only on Ascend 950 (NPU arch 3510), whose L0A layout (Nz) is not the one the twin's
+// Mmad models (Atlas A2/A3: Zz); the struct is here so code that names it in a 3510-only branch compiles.
+// Order {mStartPosition, kStartPosition, mStep, kStep, srcStride, dstStride, ifTranspose, sid}: the
+// matmul_basic_api example's comment (矩阵计算的搬入/LoadData_2D_V2.md, table 3, for the meanings).
+struct LoadData2DParamsV2 {
+    uint32_t mStartPosition = 0;
+    uint32_t kStartPosition = 0;
+    uint16_t mStep = 0;
+    uint16_t kStep = 0;
+    int32_t srcStride = 0;
+    uint16_t dstStride = 0;
+    bool ifTranspose = false;
+    uint8_t sid = 0;
+    LoadData2DParamsV2() = default;
+    LoadData2DParamsV2(uint32_t mStartPositionIn, uint32_t kStartPositionIn, uint16_t mStepIn, uint16_t kStepIn,
+                       int32_t srcStrideIn, uint16_t dstStrideIn, bool ifTransposeIn, uint8_t sidIn)
+        : mStartPosition(mStartPositionIn), kStartPosition(kStartPositionIn), mStep(mStepIn), kStep(kStepIn),
+          srcStride(srcStrideIn), dstStride(dstStrideIn), ifTranspose(ifTransposeIn), sid(sidIn) {}
+};
+
+// LoadData (3D, v2)'s parameters: 矩阵计算的搬入/LoadData_3D.md, table 4. Only a default constructor: the
+// page gives no constructor order, so a brace list fails to compile instead of filling the wrong fields.
+template <class T> struct LoadData3DParamsV2 {
+    uint8_t padList[4] = {0, 0, 0, 0};
+    uint16_t l1H = 0;
+    uint16_t l1W = 0;
+    uint16_t channelSize = 0;
+    uint16_t kExtension = 0;
+    uint16_t mExtension = 0;
+    uint16_t kStartPt = 0;
+    uint16_t mStartPt = 0;
+    uint8_t strideW = 1;
+    uint8_t strideH = 1;
+    uint8_t filterW = 1;
+    uint8_t filterH = 1;
+    uint8_t dilationFilterW = 1;
+    uint8_t dilationFilterH = 1;
+    bool enTranspose = false;
+    bool enSmallK = false;
+    T padValue = T(0);
+    bool filterSizeW = false;
+    bool filterSizeH = false;
+    bool fMatrixCtrl = false;
+    LoadData3DParamsV2() {}
+};
+
+// Fill's parameters (矩阵搬入辅助配置接口/Fill.md, table 3; the order {repeatTimes, blockNum, dstGap,
+// initValue} is the page's own call example and asc-devkit's 06_compatibility_guide/fill).
+template <class T> struct InitConstValueParams {
+    uint16_t repeatTimes = 0;
+    uint16_t blockNum = 0;
+    uint16_t dstGap = 0;
+    T initValue = T(0);
+    InitConstValueParams() = default;
+    InitConstValueParams(uint16_t repeatTimesIn, uint16_t blockNumIn, uint16_t dstGapIn, T initValueIn)
+        : repeatTimes(repeatTimesIn), blockNum(blockNumIn), dstGap(dstGapIn), initValue(initValueIn) {}
+};
+
+// DataCopy L0C -> GM's parameters (矩阵计算的搬出/DataCopy（L0C到GM数据搬运）.md, table 3). Only a default
+// constructor, for the reason LoadData3DParamsV2 has one.
+struct DataCopyCO12DstParams {
+    uint8_t sid = 0;
+    uint16_t nSize = 0;
+    uint16_t mSize = 0;
+    uint32_t dstStride = 0;
+    uint16_t srcStride = 0;
+    uint8_t unitFlag = 0;
+    uint8_t clipReluPre = 0;
+    uint8_t eltWiseOp = 0;
+    QuantMode_t quantPre = QuantMode_t::NoQuant;
+    uint8_t reluPre = 0;
+    bool channelSplit = false;
+    bool nz2ndEn = false;
+    DataCopyCO12DstParams() {}
 };
 
 } // namespace AscendC
@@ -425,6 +527,244 @@ void Fixpipe(const LocalTensor<T> &dst, const LocalTensor<U> &src, const Fixpipe
     c.dst = sizeof(T);
     c.uf = twin::unit_flag(p.unitFlag, "Fixpipe", TWIN_LOC_ARGS);
     twin::tr_cube(twin::P_FIX, "FixpipeL1", c, twin_line);
+}
+
+} // namespace AscendC
+
+// ---- LoadDataWithTranspose, LoadData 3D (v2, its 2D-matrix case), Fill on L1 / L0, DataCopy L0C -> GM ----
+// Semantics, all from docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/ of asc-devkit:
+//  - 矩阵计算的搬入/LoadDataWithTranspose.md (and the page's own pseudo-code reference, the load_data_l12l0
+//    example's scripts/load_data_with_transpose.py): a repeat reads a square matrix from L1 at square
+//    startIndex + r * srcStride (minus with addrMode), transposes it and writes its fractals at
+//    r * (dstGap + 1) * 512 + j * (dstFracGap + 1) * 512 bytes. b16: one 16 x 16 fractal; b8: two 16 x 32
+//    fractals one above the other make a 32 x 32 square, fractal j of the result is its rows 16j..16j+15;
+//    b32: two 16 x 8 fractals side by side make a 16 x 16 square, fractal j of the result is its columns
+//    8j..8j+7.
+//  - 矩阵计算的搬入/LoadData_3D.md, "使用LoadData（卷积数据搬运）完成矩阵计算所需2D格式数据的搬运": with a 1 x 1
+//    filter, stride 1, dilation 1 and no padding the img2col matrix X (rows: the l1H * l1W positions, columns:
+//    the channels, an NC1HWC0 source) is the L1 Nz matrix; the instruction takes rows mStartPt.. (mExtension)
+//    and columns kStartPt.. (kExtension) of X. Into L0A (Atlas A2/A3) it writes X as Zz; into L0B it always
+//    transposes: X lands as Zn, X's rows on the K axis (C0 rows a fractal), X's columns on N (16 a fractal),
+//    which is the B operand Mmad reads. The general img2col (other filters, strides, padding), enTranspose
+//    into L0A and SetLoadDataRepeat are not implemented: they fault.
+//  - 矩阵搬入辅助配置接口/Fill.md: repeatTimes repeats of blockNum blocks (32 bytes in L1, 512 in L0A / L0B),
+//    dstGap blocks between repeats; L1 on MTE2, L0A / L0B on MTE1.
+//  - 矩阵计算的搬出/DataCopy（L0C到GM数据搬运）.md with 矩阵搬出辅助配置接口/SetFixpipePreQuantFlag.md and
+//    SetFixpipeNz2ndFlag.md: the same move as Fixpipe (above), its scalar quantisation value and its NZ2ND
+//    matrix count and strides come from those two registers. Tensor quantisation (SetFixPipeConfig) faults.
+namespace twin {
+
+template <class T>
+void load2d_transpose(const LocalTensor<T> &dst, const LocalTensor<T> &src, const AscendC::LoadData2dTransposeParams &p,
+                      TWIN_LOC_DECL) {
+    const char *api = "LoadDataWithTranspose";
+    if (hw_of(src.pos_) != HW_L1)
+        fault(twin_file, twin_line, "LoadDataWithTranspose: the source must be in L1 (TPosition A1/B1), not %s (TPosition %s)",
+              hw_name(hw_of(src.pos_)), pos_name(src.pos_));
+    Hw dh = hw_of(dst.pos_);
+    if (dh != HW_L0A && dh != HW_L0B)
+        fault(twin_file, twin_line,
+              "LoadDataWithTranspose: the destination must be L0A (TPosition A2) or L0B (B2), not %s (TPosition %s)",
+              hw_name(dh), pos_name(dst.pos_));
+    need_align(dst.addr_, FRACTAL_BYTES, dh, api, "destination", TWIN_LOC_ARGS);
+    need_align(src.addr_, 32, HW_L1, api, "source", TWIN_LOC_ARGS);
+    if constexpr (std::is_same<T, AscendC::int4b_t>::value) {
+        fault(twin_file, twin_line, "LoadDataWithTranspose: int4b_t is not implemented by the twin (b8, b16 and b32 are)");
+    } else {
+        static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "LoadDataWithTranspose: b8, b16 or b32 data");
+        if (p.repeatTimes == 0) return; // a NOP
+        const uint32_t fracs = sizeof(T) == 2 ? 1u : 2u; // fractals a square
+        const uint32_t sq = fracs * FRACTAL_BYTES;
+        const bool timing = timing_only();
+        for (uint32_t r = 0; r < p.repeatTimes; r++) {
+            if (timing && r != 0 && r + 1 != p.repeatTimes) continue;
+            int64_t idx = p.addrMode ? (int64_t)p.startIndex - (int64_t)r * p.srcStride
+                                     : (int64_t)p.startIndex + (int64_t)r * p.srcStride;
+            if (idx < 0)
+                fault(twin_file, twin_line, "LoadDataWithTranspose: repeat %u reads source square %lld (addrMode counts down past 0)",
+                      r, (long long)idx);
+            const uint8_t *s = hw_span(HW_L1, (uint64_t)src.addr_ + (uint64_t)idx * sq, sq, api, TWIN_LOC_ARGS);
+            uint8_t *d[2] = {nullptr, nullptr};
+            const uint64_t d0 = (uint64_t)dst.addr_ + (uint64_t)r * (1u + p.dstGap) * FRACTAL_BYTES;
+            for (uint32_t j = 0; j < fracs; j++)
+                d[j] = hw_span(dh, d0 + (uint64_t)j * (1u + p.dstFracGap) * FRACTAL_BYTES, FRACTAL_BYTES, api, TWIN_LOC_ARGS);
+            if (timing) continue;
+            uint8_t t[2 * FRACTAL_BYTES];
+            if (sizeof(T) == 2) { // 16 x 16
+                for (int i = 0; i < 16; i++)
+                    for (int j = 0; j < 16; j++) __builtin_memcpy(t + (j * 16 + i) * 2, s + (i * 16 + j) * 2, 2);
+            } else if (sizeof(T) == 1) { // 32 x 32, rows 0-15 the first fractal
+                for (int i = 0; i < 32; i++)
+                    for (int j = 0; j < 32; j++) t[j * 32 + i] = s[i * 32 + j];
+            } else { // 16 x 16 of 4 bytes: S(x, y) = first fractal (x, y) for y < 8, second (x, y - 8) after
+                auto sel = [&](int x, int y) { return s + (y < 8 ? (x * 8 + y) : (128 + x * 8 + y - 8)) * 4; };
+                for (int jf = 0; jf < 2; jf++)          // result fractal jf: columns 8jf..8jf+7 of S^T
+                    for (int row = 0; row < 16; row++)  // S^T(row, 8jf + c) = S(8jf + c, row)
+                        for (int c = 0; c < 8; c++) __builtin_memcpy(t + jf * FRACTAL_BYTES + (row * 8 + c) * 4, sel(8 * jf + c, row), 4);
+            }
+            for (uint32_t j = 0; j < fracs; j++) __builtin_memcpy(d[j], t + j * FRACTAL_BYTES, FRACTAL_BYTES);
+        }
+        // Costed as the L1 -> L0 load it is (the model's LoadData rows).
+        CubeKeys c;
+        c.bytes = (uint64_t)p.repeatTimes * sq;
+        c.dst = dh == HW_L0A ? 1 : 2;
+        tr_cube(P_MTE1, "LoadData", c, twin_line);
+    }
+}
+
+template <class T>
+void load3d_v2(const LocalTensor<T> &dst, const LocalTensor<T> &src, const AscendC::LoadData3DParamsV2<T> &p, TWIN_LOC_DECL) {
+    const char *api = "LoadData (3D v2)";
+    if (hw_of(src.pos_) != HW_L1)
+        fault(twin_file, twin_line, "LoadData (3D v2): the source must be in L1 (TPosition A1/B1), not %s (TPosition %s)",
+              hw_name(hw_of(src.pos_)), pos_name(src.pos_));
+    Hw dh = hw_of(dst.pos_);
+    if (dh != HW_L0A && dh != HW_L0B)
+        fault(twin_file, twin_line, "LoadData (3D v2): the destination must be L0A (TPosition A2) or L0B (B2), not %s (TPosition %s)",
+              hw_name(dh), pos_name(dst.pos_));
+    need_align(dst.addr_, FRACTAL_BYTES, dh, api, "destination", TWIN_LOC_ARGS);
+    need_align(src.addr_, 32, HW_L1, api, "source", TWIN_LOC_ARGS);
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "LoadData (3D v2): b8, b16 or b32 data");
+    if (!p.l1H || !p.l1W || !p.channelSize || !p.kExtension || !p.mExtension) return; // a NOP
+    if ((!p.filterW && !p.filterSizeW) || (!p.filterH && !p.filterSizeH)) return;      // a NOP
+    if (p.filterW != 1 || p.filterH != 1 || p.filterSizeW || p.filterSizeH || p.strideW != 1 || p.strideH != 1 ||
+        p.dilationFilterW != 1 || p.dilationFilterH != 1 || p.padList[0] || p.padList[1] || p.padList[2] || p.padList[3] ||
+        p.fMatrixCtrl || p.enSmallK)
+        fault(twin_file, twin_line,
+              "LoadData (3D v2): the twin implements only its 2D-matrix case (filterW = filterH = 1, strideW = strideH = 1, "
+              "dilations 1, padList all 0, fMatrixCtrl and enSmallK false); this call asks for filter %u x %u, stride %u x %u, "
+              "dilation %u x %u, padding {%u, %u, %u, %u}",
+              p.filterH, p.filterW, p.strideH, p.strideW, p.dilationFilterH, p.dilationFilterW, p.padList[0], p.padList[1],
+              p.padList[2], p.padList[3]);
+    if (dh == HW_L0A && p.enTranspose)
+        fault(twin_file, twin_line, "LoadData (3D v2): enTranspose into L0A is not implemented by the twin");
+    if (dh == HW_L0B && sizeof(T) == 1)
+        fault(twin_file, twin_line, "LoadData (3D v2): the L1 -> L0B path takes no 8-bit data on Atlas A2/A3 (LoadData_3D.md)");
+    const uint32_t c0 = 32 / (uint32_t)sizeof(T);
+    const uint64_t hw = (uint64_t)p.l1H * p.l1W;
+    if (p.channelSize % c0 != 0)
+        fault(twin_file, twin_line, "LoadData (3D v2): channelSize %u is not a multiple of C0 = %u; the twin does not implement the "
+              "small-channel packings", p.channelSize, c0);
+    if (p.kStartPt % c0 != 0)
+        fault(twin_file, twin_line, "LoadData (3D v2): kStartPt %u is not a multiple of C0 = %u", p.kStartPt, c0);
+    if ((uint64_t)p.mStartPt + p.mExtension > hw || (uint64_t)p.kStartPt + p.kExtension > p.channelSize)
+        fault(twin_file, twin_line,
+              "LoadData (3D v2): rows [%u, %u) and columns [%u, %u) reach past the %llu x %u img2col matrix (l1H * l1W x "
+              "channelSize); the twin has no padding",
+              p.mStartPt, p.mStartPt + p.mExtension, p.kStartPt, p.kStartPt + p.kExtension, (unsigned long long)hw, p.channelSize);
+    const uint64_t c1 = p.channelSize / c0;
+    const uint8_t *s = hw_span(HW_L1, src.addr_, c1 * hw * 32u, api, TWIN_LOC_ARGS);
+    const uint32_t me = p.mExtension, ke = p.kExtension;
+    uint64_t span;
+    if (dh == HW_L0A) span = (uint64_t)((me + 15) / 16) * ((ke + c0 - 1) / c0) * FRACTAL_BYTES;
+    else span = (uint64_t)((me + c0 - 1) / c0) * ((ke + 15) / 16) * FRACTAL_BYTES;
+    uint8_t *d = hw_span(dh, dst.addr_, span, api, TWIN_LOC_ARGS);
+    if (!timing_only()) {
+        const uint32_t k1 = (ke + c0 - 1) / c0, n1 = (ke + 15) / 16;
+        for (uint32_t i = 0; i < me; i++)
+            for (uint32_t j = 0; j < ke; j++) {
+                uint64_t r = p.mStartPt + i, c = p.kStartPt + j;
+                uint64_t so = ((c / c0) * hw + r) * c0 + c % c0;
+                uint64_t dof = dh == HW_L0A ? ((uint64_t)(i / 16) * k1 + j / c0) * 16u * c0 + (i % 16) * c0 + j % c0
+                                            : ((uint64_t)(i / c0) * n1 + j / 16) * 16u * c0 + (j % 16) * c0 + i % c0;
+                __builtin_memcpy(d + dof * sizeof(T), s + so * sizeof(T), sizeof(T));
+            }
+    }
+    CubeKeys c;
+    c.bytes = (uint64_t)me * ke * sizeof(T);
+    c.dst = dh == HW_L0A ? 1 : 2;
+    tr_cube(P_MTE1, "LoadData", c, twin_line);
+}
+
+template <class T> void fill_const(const LocalTensor<T> &dst, const AscendC::InitConstValueParams<T> &p, TWIN_LOC_DECL) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4,
+                  "Fill (InitConstValueParams): int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t or float (Fill.md, Atlas A2/A3)");
+    const char *api = "Fill";
+    Hw h = hw_of(dst.pos_);
+    if (h != HW_L1 && h != HW_L0A && h != HW_L0B)
+        fault(twin_file, twin_line, "Fill: the destination must be in L1 (TPosition A1/B1), L0A (A2) or L0B (B2), not %s (TPosition %s)",
+              hw_name(h), pos_name(dst.pos_));
+    const uint32_t blk = h == HW_L1 ? 32u : FRACTAL_BYTES;
+    need_align(dst.addr_, blk, h, api, "destination", TWIN_LOC_ARGS);
+    if (p.repeatTimes == 0 || p.blockNum == 0) return; // a NOP
+    const uint64_t run = (uint64_t)p.blockNum * blk;
+    for (uint32_t r = 0; r < p.repeatTimes; r++) {
+        uint8_t *d = hw_span(h, (uint64_t)dst.addr_ + (uint64_t)r * (p.blockNum + p.dstGap) * blk, run, api, TWIN_LOC_ARGS);
+        if (timing_only()) continue;
+        for (uint64_t e = 0; e < run; e += sizeof(T)) st<T>(d + e, p.initValue);
+    }
+    CubeKeys c;
+    c.bytes = (uint64_t)p.repeatTimes * run;
+    c.dst = h == HW_L0A ? 1 : h == HW_L0B ? 2 : 0;
+    tr_cube(h == HW_L1 ? P_MTE2 : P_MTE1, api, c, twin_line);
+}
+
+// The fixpipe registers DataCopy L0C -> GM reads (one set a block: blocks run on threads of their own).
+struct FixRegs {
+    uint64_t quant = 0;        // SetFixpipePreQuantFlag
+    uint16_t ndNum = 1, srcNdStride = 0, dstNdStride = 0; // SetFixpipeNz2ndFlag
+};
+inline thread_local FixRegs tl_fix;
+
+} // namespace twin
+
+namespace AscendC {
+
+template <class T> void LoadDataWithTranspose(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LoadData2dTransposeParams &p, TWIN_LOC) {
+    twin::load2d_transpose(dst, src, p, TWIN_LOC_ARGS);
+}
+
+template <class T> void LoadData(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LoadData3DParamsV2<T> &p, TWIN_LOC) {
+    twin::load3d_v2(dst, src, p, TWIN_LOC_ARGS);
+}
+
+template <class T> void LoadData(const LocalTensor<T> &, const LocalTensor<T> &, const LoadData2DParamsV2 &, TWIN_LOC) {
+    twin::fault(twin_file, twin_line,
+                "LoadData with LoadData2DParamsV2 exists only on Ascend 950 (NPU arch 3510), whose cube layouts the twin "
+                "does not model; the twin is Atlas A2/A3 (arch 2201): use LoadData2DParams");
+}
+
+template <class T> void Fill(const LocalTensor<T> &dst, const InitConstValueParams<T> &p, TWIN_LOC) {
+    twin::fill_const(dst, p, TWIN_LOC_ARGS);
+}
+
+inline void SetFixpipePreQuantFlag(uint64_t config) { twin::tl_fix.quant = config; }
+inline void SetFixpipeNz2ndFlag(uint16_t ndNum, uint16_t srcNdStride, uint16_t dstNdStride) {
+    twin::tl_fix.ndNum = ndNum;
+    twin::tl_fix.srcNdStride = srcNdStride;
+    twin::tl_fix.dstNdStride = dstNdStride;
+}
+template <class T, bool setRelu = false> void SetFixPipeConfig(const LocalTensor<T> &, bool = false, TWIN_LOC) {
+    twin::fault(twin_file, twin_line, "SetFixPipeConfig: tensor (vector) quantisation is not implemented by the twin");
+}
+template <class T> void SetFixPipeConfig(const LocalTensor<T> &, const LocalTensor<T> &, bool = false, TWIN_LOC) {
+    twin::fault(twin_file, twin_line, "SetFixPipeConfig: tensor (vector) quantisation is not implemented by the twin");
+}
+
+// DataCopy L0C (TPosition CO1) -> GM: Fixpipe with the parameters the fixpipe registers hold.
+template <class T, class U> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<U> &src, const DataCopyCO12DstParams &p, TWIN_LOC) {
+    if (p.clipReluPre || p.eltWiseOp)
+        twin::fault(twin_file, twin_line, "DataCopy (L0C -> GM): clipReluPre and eltWiseOp exist only on Atlas 200I/500 A2");
+    if (p.reluPre > 1) twin::fault(twin_file, twin_line, "DataCopy (L0C -> GM): reluPre %u (0 off, 1 ReLU)", (unsigned)p.reluPre);
+    FixpipeParamsV220 f;
+    f.nSize = p.nSize;
+    f.mSize = p.mSize;
+    f.srcStride = p.srcStride;
+    f.dstStride = p.dstStride;
+    f.quantPre = p.quantPre;
+    if (p.quantPre == QuantMode_t::DEQF16 || p.quantPre == QuantMode_t::QF322B8_PRE || p.quantPre == QuantMode_t::REQ8)
+        f.deqScalar = twin::tl_fix.quant;
+    f.reluEn = p.reluPre == 1;
+    f.unitFlag = p.unitFlag;
+    f.isChannelSplit = p.channelSplit;
+    if (p.nz2ndEn) {
+        f.ndNum = twin::tl_fix.ndNum;
+        f.srcNdStride = twin::tl_fix.srcNdStride;
+        f.dstNdStride = twin::tl_fix.dstNdStride;
+        Fixpipe<T, U, CFG_ROW_MAJOR>(dst, src, f, TWIN_LOC_ARGS);
+    } else {
+        Fixpipe<T, U, CFG_NZ>(dst, src, f, TWIN_LOC_ARGS);
+    }
 }
 
 } // namespace AscendC
