@@ -80,6 +80,13 @@ enum Format {
     FORMAT_FRACTAL_Z_3D = 33, FORMAT_CN = 34, FORMAT_NC = 35, FORMAT_DHWNC = 36, FORMAT_FRACTAL_Z_3D_TRANSPOSE = 37,
     FORMAT_FRACTAL_ZN_LSTM = 38, FORMAT_FRACTAL_Z_G = 39, FORMAT_RESERVED = 40, FORMAT_ALL = 41, FORMAT_NULL = 42,
     FORMAT_ND_RNN_BIAS = 43, FORMAT_FRACTAL_ZN_RNN = 44, FORMAT_NYUV = 45, FORMAT_NYUV_A = 46, FORMAT_NCL = 47,
+    // The later formats, in the order of CANN's Format enumeration (ascendgraphapi "Format",
+    // https://www.hiascend.com/document/detail/zh/canncommercial/900/API/ascendgraphapi/atlasgeapi_07_0814.html,
+    // and the C_FORMAT_* list of asc-devkit's 模板参数定义.md; aclnnNpuFormatCast.md gives
+    // FRACTAL_NZ_C0_32 as 51): the NZ layouts with an explicit C0 of 16, 32, 2, 4 and 8 elements,
+    // then FORMAT_END, one past the last format (ops-nn's conv2d_v2 OpDef lists it as a placeholder).
+    FORMAT_FRACTAL_Z_WINO = 48, FORMAT_C1HWC0 = 49, FORMAT_FRACTAL_NZ_C0_16 = 50, FORMAT_FRACTAL_NZ_C0_32 = 51,
+    FORMAT_FRACTAL_NZ_C0_2 = 52, FORMAT_FRACTAL_NZ_C0_4 = 53, FORMAT_FRACTAL_NZ_C0_8 = 54, FORMAT_END = 55,
     FORMAT_MAX = 0xff
 };
 
@@ -143,6 +150,13 @@ inline const char *GetFormatName(Format format) {
         {FORMAT_NYUV, "NYUV"},
         {FORMAT_NYUV_A, "NYUV_A"},
         {FORMAT_NCL, "NCL"},
+        {FORMAT_FRACTAL_Z_WINO, "FRACTAL_Z_WINO"},
+        {FORMAT_C1HWC0, "C1HWC0"},
+        {FORMAT_FRACTAL_NZ_C0_16, "FRACTAL_NZ_C0_16"},
+        {FORMAT_FRACTAL_NZ_C0_32, "FRACTAL_NZ_C0_32"},
+        {FORMAT_FRACTAL_NZ_C0_2, "FRACTAL_NZ_C0_2"},
+        {FORMAT_FRACTAL_NZ_C0_4, "FRACTAL_NZ_C0_4"},
+        {FORMAT_FRACTAL_NZ_C0_8, "FRACTAL_NZ_C0_8"},
     };
     for (auto &e : tab)
         if (e.f == format) return e.name;
@@ -249,6 +263,17 @@ public:
         return GetPlatformRes(label, key, val);
     }
     uint32_t GetCoreNum() const { return aiv_cores; }
+    // PlatFormInfos::GetCoreNumByType(core_type): the number of cores of one kind (CANN PlatFormInfos,
+    // platform/platform_infos_def.h). "AiCore" is the platform's AI-core count (ai_core_cnt: the cube
+    // cores on the cube/vector separated SoCs); ops-nn's gru and dynamic_rnn tilings ask it and double it
+    // for the vector cores. The twin's platform description has no figure for the separate Vector Core
+    // of the SoCs that have one, so any other type name is an error, not a guess.
+    uint32_t GetCoreNumByType(const std::string &core_type) const {
+        if (core_type == "AiCore") return aic_cores;
+        fprintf(stderr, "twin: fe::PlatFormInfos::GetCoreNumByType(\"%s\"): the twin answers \"AiCore\" only\n",
+                core_type.c_str());
+        std::exit(3);
+    }
     void SetCoreNumByCoreType(const std::string &) {}
     // PlatFormInfos::GetLocalMemSize(type, size): the capacity in bytes of one on-chip memory of
     // the platform (the same figures GetPlatformRes gives under ub_size, l1_size, ...). A type the
@@ -766,6 +791,15 @@ public:
     // A list's `rel`-th tensor (CANN InferDataTypeContext::GetDynamicInputDataType(irIndex,
     // relativeIndex), basicdataapi; ops-nn's foreach_norm types its outputs from it).
     ge::DataType GetDynamicInputDataType(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? ge::DT_UNDEFINED : GetInputDataType((size_t)k); }
+    // The compile-time descriptors (dtype, origin and storage formats) of the node's inputs and outputs:
+    // ExtendedKernelContext::GetInputDesc / GetOptionalInputDesc / GetDynamicInputDesc / GetOutputDesc,
+    // which InferDataTypeContext inherits (basicdataapi, ExtendedKernelContext). ops-math's stft tells an
+    // absent optional window from a present one by GetInputDesc(3) == nullptr in its InferDataType.
+    const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < op_->in_desc.size() ? &op_->in_desc[i] : nullptr; }
+    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t ir) const { int k = op_->ir_to_instance(ir); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
+    const CompileTimeTensorDesc *GetRequiredInputDesc(size_t ir) const { return GetOptionalInputDesc(ir); }
+    const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
+    const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     ge::DataType GetOutputDataType(size_t i) const { return i < out_.size() ? out_[i] : ge::DT_UNDEFINED; }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
