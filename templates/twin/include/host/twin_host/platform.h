@@ -130,3 +130,8 @@ public:
 };
 
 } // namespace platform_ascendc
+
+// CANN declares the architecture enum at global scope (platform/soc_spec.h, which
+// tiling/platform/platform_ascendc.h includes), so host code that includes only the platform header
+// names it unqualified (ops-nn's flat_quant tiling header: `NpuArch npuArch = NpuArch::DAV_2201;`).
+using NpuArch = platform_ascendc::NpuArch;
