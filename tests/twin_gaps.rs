@@ -1,0 +1,257 @@
+//! The twin's gaps that stopped public cube and mixed operators (ops-nn, ops-math) from building, each
+//! closed with a small C++ use compiled against the twin's headers here and, where it computes
+//! something, run and checked against a value worked out independently (from the CANN documentation the
+//! twin's comment cites, or by hand). Host side: ge::AscendString's own header (ops-nn's matmul tuning
+//! registry), fe::PlatFormInfos::GetCoreNumByType (rnn/gru, rnn/dynamic_rnn), securec's formatted
+//! output (conv3d_backprop_*_v2), the later ge::Format values (quant_batch_matmul_v4, conv3d_v2, ...),
+//! InferDataTypeContext::GetInputDesc (ops-math's stft), the global NpuArch (flat_quant). Kernel side:
+//! kernel_type.h (group_norm_grad), lib/matrix/matmul/matmul.h and lib/pad/kernel_operator_pad_intf.h
+//! (ops-math's rfft1_d, stft) and the CeilDiv / CeilAlign a Matmul header brings (add_lora,
+//! rotate_quant).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn twin_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
+}
+
+fn compiler() -> String {
+    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
+}
+
+fn run_ok(cmd: &mut Command, what: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: could not start ({e}); install g++ or set CXX"));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Builds `src` against the twin's host headers into an executable beside it and returns its path.
+fn build_host(src: &Path, what: &str) -> PathBuf {
+    let exe = src.with_extension("");
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-I"])
+            .arg(twin_dir().join("include/host"))
+            .arg(src)
+            .arg("-o")
+            .arg(&exe),
+        what,
+    );
+    exe
+}
+
+/// The twin's kernel-side runtime, `src/kernel_*.cpp`.
+fn kernel_runtime_sources(twin: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("kernel_") && n.ends_with(".cpp"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Builds `w/launch.cpp` with the twin's kernel headers and runtime into `w/name`.
+fn build_launch(w: &Path, name: &str) {
+    let twin = twin_dir();
+    let mut cc = Command::new(compiler());
+    // -DTWIN_DTYPE_IDS as the tool's kernel build passes it: the DT_* / FORMAT_* numbers kernel_type.h
+    // stands for.
+    cc.args(["-std=c++17", "-O0", "-w", "-DTWIN_DTYPE_IDS", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(w.join("launch.cpp"));
+    cc.args(kernel_runtime_sources(&twin));
+    cc.arg("-o").arg(w.join(name));
+    run_ok(&mut cc, &format!("building {name}"));
+}
+
+/// Runs a one-block kernel program with an empty tiling and one output of `bytes` bytes; returns them.
+fn run_one_output(w: &Path, prog: &str, bytes: usize) -> Vec<u8> {
+    std::fs::write(w.join("tiling.bin"), b"").unwrap();
+    let run = format!(
+        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\noutput y {} {bytes}\n",
+        w.join("tiling.bin").display(),
+        w.join("y.bin").display()
+    );
+    std::fs::write(w.join("run.txt"), run).unwrap();
+    run_ok(
+        Command::new(w.join(prog)).arg(w.join("run.txt")),
+        &format!("running {prog}"),
+    );
+    std::fs::read(w.join("y.bin")).unwrap()
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// securec's vsnprintf_s / snprintf_s / vsprintf_s / sprintf_s keep to their documented contract:
+/// the count written, -1 with the truncated string when `count` < destMax cuts it, -1 with an empty
+/// string when the output does not fit destMax at all. ops-nn's conv tilings format with vsnprintf_s.
+#[test]
+fn securec_formatted_output_counts_truncates_and_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("sec.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdarg>
+#include <cstdio>
+#include "securec.h"
+static int fmt(char *b, size_t m, size_t c, const char *f, ...) {
+    va_list ap; va_start(ap, f); int n = vsnprintf_s(b, m, c, f, ap); va_end(ap); return n;
+}
+int main() {
+    char b[8];
+    int n = fmt(b, sizeof(b), sizeof(b) - 1, "%d-%s", 12, "ab"); std::printf("%d [%s]\n", n, b);
+    n = fmt(b, sizeof(b), 3, "%s", "abcdef"); std::printf("%d [%s]\n", n, b);
+    n = fmt(b, sizeof(b), sizeof(b), "%s", "abcdefghij"); std::printf("%d [%s]\n", n, b);
+    n = fmt(b, sizeof(b), sizeof(b) - 1, "%s", "abcdefg"); std::printf("%d [%s]\n", n, b);
+    n = snprintf_s(b, sizeof(b), sizeof(b) - 1, "%03d", 5); std::printf("%d [%s]\n", n, b);
+    n = sprintf_s(b, sizeof(b), "%x", 255); std::printf("%d [%s]\n", n, b);
+    n = sprintf_s(b, sizeof(b), "%s", "12345678"); std::printf("%d [%s]\n", n, b);
+    n = snprintf_s(nullptr, 8, 7, "x"); std::printf("%d\n", n);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = build_host(&src, "building the securec check");
+    let out = run_ok(&mut Command::new(exe), "the securec check");
+    assert_eq!(
+        out,
+        "5 [12-ab]\n-1 [abc]\n-1 []\n7 [abcdefg]\n3 [005]\n2 [ff]\n-1 []\n-1\n"
+    );
+}
+
+/// The host-side names: ge::AscendString through graph/ascend_string.h, the later ge::Format values
+/// (FRACTAL_NZ_C0_32 is 51 in aclnnNpuFormatCast.md; the order after NCL is the documented enumeration
+/// order: Z_WINO, C1HWC0, NZ_C0_16, NZ_C0_32, NZ_C0_2, NZ_C0_4, NZ_C0_8, END), the global NpuArch,
+/// PlatFormInfos::GetCoreNumByType("AiCore") (the AI-core count) and InferDataTypeContext's
+/// descriptors (nullptr for an absent input, as stft's InferDataType relies on).
+#[test]
+fn host_names_answer_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("host.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include <map>
+#include "graph/ascend_string.h"
+#include "graph/types.h"
+#include "register/op_impl_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+#include "exe_graph/runtime/infer_datatype_context.h"
+int main() {
+    std::map<ge::AscendString, int> reg;
+    reg[ge::AscendString("MatMulV3")] = 3;
+    reg[ge::AscendString("BatchMatMulV3")] = 4;
+    std::printf("%s %d\n", reg.begin()->first.GetString(), reg[ge::AscendString("MatMulV3")]);
+    std::printf("%d %d %d %d %d %d %d %d %s %s\n", (int)ge::FORMAT_FRACTAL_Z_WINO, (int)ge::FORMAT_C1HWC0,
+                (int)ge::FORMAT_FRACTAL_NZ_C0_16, (int)ge::FORMAT_FRACTAL_NZ_C0_32, (int)ge::FORMAT_FRACTAL_NZ_C0_2,
+                (int)ge::FORMAT_FRACTAL_NZ_C0_4, (int)ge::FORMAT_FRACTAL_NZ_C0_8, (int)ge::FORMAT_END,
+                ge::GetFormatName(ge::FORMAT_FRACTAL_NZ_C0_32), ge::GetFormatName(ge::FORMAT_END) ? "named" : "null");
+    NpuArch arch = NpuArch::DAV_2201;
+    std::printf("%u %d\n", (unsigned)arch, arch == platform_ascendc::NpuArch::DAV_2201);
+    fe::PlatFormInfos p;
+    p.aic_cores = 24; p.aiv_cores = 48;
+    std::printf("%u\n", p.GetCoreNumByType("AiCore"));
+    gert::TwinOpInfo op;
+    gert::CompileTimeTensorDesc x, w;
+    x.dtype_ = ge::DT_FLOAT; w.dtype_ = ge::DT_DOUBLE;
+    op.in_names = {"x", "window"}; op.in_desc = {x, w}; op.out_desc = {x};
+    gert::InferDataTypeContext ctx;
+    ctx.op_ = &op;
+    std::printf("%d %d %d %d %d\n", (int)ctx.GetInputDesc(0)->GetDataType(), (int)ctx.GetInputDesc(1)->GetDataType(),
+                ctx.GetInputDesc(2) == nullptr, (int)ctx.GetOutputDesc(0)->GetDataType(), ctx.GetOutputDesc(1) == nullptr);
+    std::fflush(stdout);
+    p.GetCoreNumByType("VectorCore");
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = build_host(&src, "building the host-names check");
+    let out = Command::new(exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // ge::DT_FLOAT is 0 and DT_DOUBLE 11 (CANN DataType enumeration).
+    assert_eq!(
+        stdout,
+        "BatchMatMulV3 3\n48 49 50 51 52 53 54 55 FRACTAL_NZ_C0_32 null\n2201 1\n24\n0 11 1 0 1\n"
+    );
+    // A core type the twin has no figure for stops the program, naming the call.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("GetCoreNumByType(\"VectorCore\")"),
+        "{stderr}"
+    );
+}
+
+/// The kernel headers under their CANN paths (kernel_type.h, lib/matrix/matmul/matmul.h,
+/// lib/pad/kernel_operator_pad_intf.h) compile, and the CeilDiv / CeilAlign that a Matmul header brings
+/// into AscendC compute CANN's way: the 16-bit forms for mixed argument types (70000 wraps to 4464),
+/// the CeilAlign template for two arguments of one type.
+#[test]
+fn matmul_header_helpers_round_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+#include "kernel_type.h"
+#include "lib/matrix/matmul/matmul.h"
+#include "lib/pad/kernel_operator_pad_intf.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+constexpr uint32_t CUBE_BLOCK = 16;
+extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
+    GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    uint32_t colNum = 100;
+    yg.SetValue(0, CeilDiv(colNum, CUBE_BLOCK));
+    yg.SetValue(1, CeilDiv(96u, CUBE_BLOCK));
+    yg.SetValue(2, CeilAlign(colNum, 32u));
+    yg.SetValue(3, CeilAlign((uint64_t)100000, (uint64_t)64));
+    yg.SetValue(4, CeilDiv(70000u, 16u));
+    yg.SetValue(5, CeilAlign(70000u, 16));
+    yg.SetValue(6, FORMAT_ND);
+    yg.SetValue(7, DT_FLOAT16);
+}
+extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "gaps");
+    let y = u32s(&run_one_output(w, "gaps", 32));
+    let ceil_div = |a: u32, b: u32| a.div_ceil(b);
+    let w16 = 70000u32 % 65536;
+    assert_eq!(
+        y,
+        vec![
+            ceil_div(100, 16),
+            ceil_div(96, 16),
+            ceil_div(100, 32) * 32,
+            ceil_div(100000, 64) * 64,
+            ceil_div(w16, 16),
+            ceil_div(w16, 16) * 16,
+            2, // FORMAT_ND
+            1, // DT_FLOAT16
+        ]
+    );
+}
