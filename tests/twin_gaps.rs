@@ -141,8 +141,9 @@ int main() {
 /// The host-side names: ge::AscendString through graph/ascend_string.h, the later ge::Format values
 /// (FRACTAL_NZ_C0_32 is 51 in aclnnNpuFormatCast.md; the order after NCL is the documented enumeration
 /// order: Z_WINO, C1HWC0, NZ_C0_16, NZ_C0_32, NZ_C0_2, NZ_C0_4, NZ_C0_8, END), the global NpuArch,
-/// PlatFormInfos::GetCoreNumByType("AiCore") (the AI-core count) and InferDataTypeContext's
-/// descriptors (nullptr for an absent input, as stft's InferDataType relies on).
+/// PlatFormInfos::GetCoreNumByType("AiCore") (the AI-core count), InferDataTypeContext's
+/// descriptors (nullptr for an absent input, as stft's InferDataType relies on), ge::float32_t /
+/// float64_t and TilingContext::GetDeterministicLevel (0: nothing asked; mat_mul_v3).
 #[test]
 fn host_names_answer_as_documented() {
     let dir = tempfile::tempdir().unwrap();
@@ -157,6 +158,7 @@ fn host_names_answer_as_documented() {
 #include "register/op_impl_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 #include "exe_graph/runtime/infer_datatype_context.h"
+#include "exe_graph/runtime/tiling_context.h"
 int main() {
     std::map<ge::AscendString, int> reg;
     reg[ge::AscendString("MatMulV3")] = 3;
@@ -179,6 +181,9 @@ int main() {
     ctx.op_ = &op;
     std::printf("%d %d %d %d %d\n", (int)ctx.GetInputDesc(0)->GetDataType(), (int)ctx.GetInputDesc(1)->GetDataType(),
                 ctx.GetInputDesc(2) == nullptr, (int)ctx.GetOutputDesc(0)->GetDataType(), ctx.GetOutputDesc(1) == nullptr);
+    ge::float32_t f32 = 1.5f; ge::float64_t f64 = 2.5;
+    gert::TilingContext tc;
+    std::printf("%zu %zu %g %d\n", sizeof(f32), sizeof(f64), f32 + f64, tc.GetDeterministicLevel());
     std::fflush(stdout);
     p.GetCoreNumByType("VectorCore");
     return 0;
@@ -192,7 +197,7 @@ int main() {
     // ge::DT_FLOAT is 0 and DT_DOUBLE 11 (CANN DataType enumeration).
     assert_eq!(
         stdout,
-        "BatchMatMulV3 3\n48 49 50 51 52 53 54 55 FRACTAL_NZ_C0_32 null\n2201 1\n24\n0 11 1 0 1\n"
+        "BatchMatMulV3 3\n48 49 50 51 52 53 54 55 FRACTAL_NZ_C0_32 null\n2201 1\n24\n0 11 1 0 1\n4 8 4 0\n"
     );
     // A core type the twin has no figure for stops the program, naming the call.
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -254,4 +259,73 @@ extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
             1, // DT_FLOAT16
         ]
     );
+}
+
+/// The tuning-tiling class registry and the knowledge-bank query that ops-nn's mat_mul_v3 links against
+/// (declared by the operator repository's register/tuning_tiling_registry.h and runtime_kb_api.h, defined
+/// by the twin's host main): a registered constructor is found again by its op type, an unregistered
+/// type answers nullptr, and the twin's empty bank answers "no entry" (non-zero, no tiling). The
+/// registrations run before main, so the check runs in a static initializer of a host program linked
+/// with the twin's host main, which then stops at its usage message.
+#[test]
+fn tuning_registry_keeps_registrations_and_the_bank_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("tuning.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include "graph/ascend_string.h"
+#include "register/register_types.h"
+namespace tuningtiling {
+class TuningTilingDef { public: virtual ~TuningTilingDef() = default; int v = 7; };
+using TuningTilingDefConstructor = std::shared_ptr<TuningTilingDef> (*)();
+class FMK_FUNC_HOST_VISIBILITY TuningTilingClassFactory {
+public:
+    static std::map<ge::AscendString, TuningTilingDefConstructor> &RegisterInfo();
+    static void RegisterTilingData(const ge::AscendString &optype, TuningTilingDefConstructor const constructor);
+    static std::shared_ptr<TuningTilingDef> CreateTilingDataInstance(const ge::AscendString &optype);
+};
+}
+namespace RuntimeKb {
+uint32_t QueryBank(const void *src, size_t src_len, const std::string &op_type, const std::string &soc_version,
+                   uint32_t core_num, std::shared_ptr<tuningtiling::TuningTilingDef> &tiling);
+}
+using namespace tuningtiling;
+static std::shared_ptr<TuningTilingDef> make() { return std::make_shared<TuningTilingDef>(); }
+static int probe = [] {
+    TuningTilingClassFactory::RegisterTilingData("MatMulV3", make);
+    auto a = TuningTilingClassFactory::CreateTilingDataInstance("MatMulV3");
+    auto b = TuningTilingClassFactory::CreateTilingDataInstance("BatchMatMulV3");
+    std::shared_ptr<TuningTilingDef> t = make();
+    int key = 3;
+    uint32_t r = RuntimeKb::QueryBank(&key, sizeof(key), "MatMulV3", "Ascend910B1", 24, t);
+    std::printf("tuning %d %d %d %d %zu\n", a != nullptr && a->v == 7, b == nullptr, r != 0, t == nullptr,
+                TuningTilingClassFactory::RegisterInfo().size());
+    std::fflush(stdout);
+    return 0;
+}();
+"#,
+    )
+    .unwrap();
+    let twin = twin_dir();
+    let exe = dir.path().join("tuning");
+    let mut cc = Command::new(compiler());
+    cc.args(["-std=c++17", "-w", "-I"])
+        .arg(twin.join("include/host"))
+        .arg(&src);
+    for e in std::fs::read_dir(twin.join("src")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        if name.starts_with("host_") && name.ends_with(".cpp") {
+            cc.arg(p);
+        }
+    }
+    run_ok(cc.arg("-o").arg(&exe), "building the tuning-registry check");
+    let out = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("tuning 1 1 1 1 1\n"), "{stdout}");
 }

@@ -19,6 +19,53 @@
 #include <vector>
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
+#include <map>
+#include "graph/ascend_string.h"
+
+// The tuning-tiling class registry of CANN's registration library (tuningtiling::TuningTilingClassFactory,
+// declared in the operator repositories' register/tuning_tiling_registry.h, e.g. ops-nn's
+// common/inc/op_host/register/): REGISTER_TUNING_TILING_CLASS(op, cls) registers, at program start, a
+// constructor of the op's tuning-parameter class for the auto-tuner (ops-nn's mat_mul_v3). The twin runs
+// no tuner; it keeps the registrations, so the program links and a lookup answers what was registered.
+// The declaration below repeats the library's signatures (the header is the operator repository's, not
+// on this file's include path); the definitions are the twin's own.
+namespace tuningtiling {
+class TuningTilingDef;
+using TuningTilingDefConstructor = std::shared_ptr<TuningTilingDef> (*)();
+class TuningTilingClassFactory {
+public:
+    static std::map<ge::AscendString, TuningTilingDefConstructor> &RegisterInfo();
+    static void RegisterTilingData(const ge::AscendString &optype, TuningTilingDefConstructor const constructor);
+    static std::shared_ptr<TuningTilingDef> CreateTilingDataInstance(const ge::AscendString &optype);
+};
+std::map<ge::AscendString, TuningTilingDefConstructor> &TuningTilingClassFactory::RegisterInfo() {
+    static std::map<ge::AscendString, TuningTilingDefConstructor> registry;
+    return registry;
+}
+void TuningTilingClassFactory::RegisterTilingData(const ge::AscendString &optype,
+                                                  TuningTilingDefConstructor const constructor) {
+    RegisterInfo()[optype] = constructor;
+}
+std::shared_ptr<TuningTilingDef> TuningTilingClassFactory::CreateTilingDataInstance(const ge::AscendString &optype) {
+    auto &reg = RegisterInfo();
+    auto it = reg.find(optype);
+    return it == reg.end() || it->second == nullptr ? nullptr : it->second();
+}
+} // namespace tuningtiling
+
+// The tuned-tiling knowledge bank of CANN's runtime (RuntimeKb::QueryBank, declared in the operator
+// repositories' runtime_kb_api.h): a lookup of tiling parameters the auto-tuner stored for an op, its
+// inputs, SoC and core count. The twin's bank is empty: every query answers "no entry" (non-zero, no
+// tiling), as a bank without the key does, and the op computes its own tiling (ops-nn's mat_mul_v3
+// GetTilingFromRepo then returns false and goes on).
+namespace RuntimeKb {
+uint32_t QueryBank(const void *src, size_t src_len, const std::string &op_type, const std::string &soc_version,
+                   uint32_t core_num, std::shared_ptr<tuningtiling::TuningTilingDef> &tiling) {
+    (void)src, (void)src_len, (void)op_type, (void)soc_version, (void)core_num;
+    tiling = nullptr;
+    return 1;
+}
+} // namespace RuntimeKb
 
 namespace {
 

@@ -185,6 +185,10 @@ inline int64_t GetSizeInBytes(int64_t count, DataType dt) {
     return s > 0 ? count * s : -1;
 }
 using char_t = char;
+// The graph API's fixed-width floating names beside char_t (CANN graph/types.h: float32_t, float64_t);
+// ops-nn's mat_mul_v3 tiling declares `using ge::float32_t;`.
+using float32_t = float;
+using float64_t = double;
 inline const char *TwinDataTypeName(DataType dt) {
     switch (dt) {
     case DT_FLOAT: return "DT_FLOAT"; case DT_FLOAT16: return "DT_FLOAT16"; case DT_BF16: return "DT_BF16";
@@ -735,6 +739,10 @@ public:
     ge::graphStatus SetScheduleMode(uint32_t m) { schedule_mode_ = m; return ge::GRAPH_SUCCESS; }
     ge::graphStatus SetNeedAtomic(bool b) { need_atomic_ = b; return ge::GRAPH_SUCCESS; }
     int32_t GetDeterministic() const { return 0; }
+    // The deterministic-computation level the framework asks of the op (TilingContext::GetDeterministicLevel,
+    // basicdataapi; 0: not required), as GetDeterministic's flag: the twin's runs are deterministic by
+    // construction and ask for nothing (ops-nn's mat_mul_v3 stream-K tiling reads it).
+    int32_t GetDeterministicLevel() const { return 0; }
     ge::graphStatus SetAicpuBlockDim(uint32_t) { return ge::GRAPH_SUCCESS; }
     ge::graphStatus SetTilingCond(int32_t) { return ge::GRAPH_SUCCESS; }
     // The local memory a SIMT kernel of the regbase SoCs (Ascend 950) may use; the twin models
