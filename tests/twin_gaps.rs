@@ -143,7 +143,8 @@ int main() {
 /// order: Z_WINO, C1HWC0, NZ_C0_16, NZ_C0_32, NZ_C0_2, NZ_C0_4, NZ_C0_8, END), the global NpuArch,
 /// PlatFormInfos::GetCoreNumByType("AiCore") (the AI-core count), InferDataTypeContext's
 /// descriptors (nullptr for an absent input, as stft's InferDataType relies on), ge::float32_t /
-/// float64_t and TilingContext::GetDeterministicLevel (0: nothing asked; mat_mul_v3).
+/// float64_t, TilingContext::GetDeterministicLevel (0: nothing asked; mat_mul_v3) and
+/// StorageShape::GetShape (the origin shape, the documented example: 3 for ({3,256,256}, {256,256,3})).
 #[test]
 fn host_names_answer_as_documented() {
     let dir = tempfile::tempdir().unwrap();
@@ -183,6 +184,8 @@ int main() {
                 ctx.GetInputDesc(2) == nullptr, (int)ctx.GetOutputDesc(0)->GetDataType(), ctx.GetOutputDesc(1) == nullptr);
     ge::float32_t f32 = 1.5f; ge::float64_t f64 = 2.5;
     gert::TilingContext tc;
+    gert::StorageShape ss({3, 256, 256}, {256, 256, 3});
+    std::printf("%lld %lld\n", (long long)ss.GetShape().GetDim(0), (long long)ss.GetStorageShape().GetDim(0));
     std::printf("%zu %zu %g %d\n", sizeof(f32), sizeof(f64), f32 + f64, tc.GetDeterministicLevel());
     std::fflush(stdout);
     p.GetCoreNumByType("VectorCore");
@@ -197,7 +200,7 @@ int main() {
     // ge::DT_FLOAT is 0 and DT_DOUBLE 11 (CANN DataType enumeration).
     assert_eq!(
         stdout,
-        "BatchMatMulV3 3\n48 49 50 51 52 53 54 55 FRACTAL_NZ_C0_32 null\n2201 1\n24\n0 11 1 0 1\n4 8 4 0\n"
+        "BatchMatMulV3 3\n48 49 50 51 52 53 54 55 FRACTAL_NZ_C0_32 null\n2201 1\n24\n0 11 1 0 1\n3 256\n4 8 4 0\n"
     );
     // A core type the twin has no figure for stops the program, naming the call.
     let stderr = String::from_utf8_lossy(&out.stderr);

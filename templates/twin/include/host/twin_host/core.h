@@ -367,6 +367,9 @@ public:
     StorageShape(std::initializer_list<int64_t> origin, std::initializer_list<int64_t> storage) : origin_(origin), storage_(storage) {}
     const Shape &GetOriginShape() const { return origin_; }
     const Shape &GetStorageShape() const { return storage_; }
+    // GetShape(): the origin shape (basicdataapi atlasopapi_07_00733, StorageShape::GetShape: "获取原始shape",
+    // {3,256,256} for StorageShape({3,256,256}, {256,256,3})); ops-nn's transpose_batch_mat_mul reads it.
+    const Shape &GetShape() const { return origin_; }
     Shape &MutableOriginShape() { return origin_; }
     Shape &MutableStorageShape() { return storage_; }
     bool operator==(const StorageShape &o) const { return origin_ == o.origin_ && storage_ == o.storage_; }
