@@ -9,7 +9,21 @@
 // The host tiling API's namespace (AscendC::GetSoftMaxMaxTmpSize and its companions, tiling/tiling_api.h),
 // open here because host code writes `using namespace AscendC;` after including only the platform header
 // (ops-nn's ascend_anti_quant_v2 base tiling).
-namespace AscendC {}
+//
+// Its named sizes of the cube and the UB block, which the host tiling API declares for host code
+// (asc-devkit include/adv_api/transpose/confusion_transpose_tiling.h, brought by tiling/tiling_api.h:
+// BLOCK_CUBE 16, the cube fractal's side; ONE_BLK_SIZE 32, a UB block in bytes; CUBE_MAX_SIZE 256, a
+// fractal's elements; TWO_TIMES 2, all uint32_t but CUBE_MAX_SIZE). ops-nn's weight_quant_batch_matmul_v2,
+// sparse4to2quant_matmul and conv3d_backprop_filter_v2 tilings name AscendC::BLOCK_CUBE / ONE_BLK_SIZE.
+// They are here rather than in tiling/tiling_api.h because every host build sees this header first
+// (twin_host/pch.h), as it sees tiling_api.h's in CANN; the operator repositories' host code defines
+// no names of its own that these would clash with (checked over ops-nn and ops-math).
+namespace AscendC {
+constexpr uint32_t BLOCK_CUBE = 16;
+constexpr uint32_t ONE_BLK_SIZE = 32;
+constexpr int32_t CUBE_MAX_SIZE = 256;
+constexpr uint32_t TWO_TIMES = 2;
+} // namespace AscendC
 
 namespace platform_ascendc {
 
