@@ -335,3 +335,27 @@ static int probe = [] {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with("tuning 1 1 1 1 1\n"), "{stdout}");
 }
+
+/// A host tiling header that the kernel build includes (ops-nn's flat_quant: `NpuArch npuArch =
+/// NpuArch::DAV_2201;` after including tiling/platform/platform_ascendc.h) parses against the kernel
+/// headers too, with the host's architecture numbers.
+#[test]
+fn kernel_side_platform_header_names_npu_arch() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("arch.cpp");
+    std::fs::write(
+        &src,
+        "#include \"tiling/platform/platform_ascendc.h\"\n\
+         struct CompileInfo { NpuArch npuArch = NpuArch::DAV_2201; };\n\
+         static_assert(static_cast<unsigned>(CompileInfo{}.npuArch) == 2201, \"DAV_2201\");\n\
+         static_assert(static_cast<unsigned>(NpuArch::DAV_3510) == 3510, \"DAV_3510\");\n",
+    )
+    .unwrap();
+    run_ok(
+        Command::new(compiler())
+            .args(["-std=c++17", "-w", "-fsyntax-only", "-I"])
+            .arg(twin_dir().join("include/kernel"))
+            .arg(&src),
+        "parsing the kernel-side platform header",
+    );
+}

@@ -19,7 +19,14 @@ enum class SocVersion {
     ASCEND610, ASCEND610LITE, ASCEND310, ASCEND031, ASCEND035, ASCEND910_55, KIRINX90, KIRIN9030, MC62CM12A,
     RESERVED_VERSION = 99999
 };
+enum class NpuArch : uint32_t {
+    DAV_1001 = 1001, DAV_2002 = 2002, DAV_2201 = 2201, DAV_3002 = 3002, DAV_3003 = 3003, DAV_3101 = 3101,
+    DAV_3113 = 3113, DAV_3510 = 3510, DAV_5102 = 5102, DAV_RESV = 0
+};
 } // namespace platform_ascendc
+// The architecture enum under its global name, as CANN's platform_ascendc.h declares it (platform/soc_spec.h):
+// ops-nn's flat_quant tiling header, which the kernel build includes, has an `NpuArch` member.
+using NpuArch = platform_ascendc::NpuArch;
 
 #ifdef TWIN_AIC_CORES
 #include <cstring>
