@@ -217,7 +217,8 @@ int main() {
 /// The kernel headers under their CANN paths (kernel_type.h, lib/matrix/matmul/matmul.h,
 /// lib/pad/kernel_operator_pad_intf.h) compile, and the CeilDiv / CeilAlign that a Matmul header brings
 /// into AscendC compute CANN's way: the 16-bit forms for mixed argument types (70000 wraps to 4464),
-/// the CeilAlign template for two arguments of one type.
+/// the CeilAlign template for two arguments of one type. And the global SIXTEEN CANN's TopK header leaks
+/// into every 910B kernel (top_k_top_p_sample divides by it).
 #[test]
 fn matmul_header_helpers_round_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -233,7 +234,7 @@ fn matmul_header_helpers_round_up() {
 using namespace AscendC;
 constexpr uint32_t CUBE_BLOCK = 16;
 extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
-    GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 8);
+    GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 9);
     uint32_t colNum = 100;
     yg.SetValue(0, CeilDiv(colNum, CUBE_BLOCK));
     yg.SetValue(1, CeilDiv(96u, CUBE_BLOCK));
@@ -243,13 +244,14 @@ extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
     yg.SetValue(5, CeilAlign(70000u, 16));
     yg.SetValue(6, FORMAT_ND);
     yg.SetValue(7, DT_FLOAT16);
+    yg.SetValue(8, 96u / SIXTEEN);
 }
 extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
 "#,
     )
     .unwrap();
     build_launch(w, "gaps");
-    let y = u32s(&run_one_output(w, "gaps", 32));
+    let y = u32s(&run_one_output(w, "gaps", 36));
     let ceil_div = |a: u32, b: u32| a.div_ceil(b);
     let w16 = 70000u32 % 65536;
     assert_eq!(
@@ -263,6 +265,7 @@ extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
             ceil_div(w16, 16) * 16,
             2, // FORMAT_ND
             1, // DT_FLOAT16
+            96 / 16,
         ]
     );
 }

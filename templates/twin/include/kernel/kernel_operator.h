@@ -77,6 +77,7 @@ using float32_t = float;
 #include "twin/vec2.h"
 #include "twin/sort.h"
 #include "twin/topk.h"
+#include "twin/topk_consts.h"
 #include "twin/reg.h"
 #include "twin/adv.h"
 #include "twin/std.h"
