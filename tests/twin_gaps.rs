@@ -215,7 +215,9 @@ int main() {
 }
 
 /// The kernel headers under their CANN paths (kernel_type.h, lib/matrix/matmul/matmul.h,
-/// lib/pad/kernel_operator_pad_intf.h) compile, and the CeilDiv / CeilAlign that a Matmul header brings
+/// lib/pad/kernel_operator_pad_intf.h, the basic API's kernel_basic_intf.h, kernel_operator_mm_intf.h,
+/// kernel_operator_fixpipe_intf.h, kernel_operator_data_copy_intf.h, kernel_tpipe.h, kernel_tensor.h)
+/// compile, and the CeilDiv / CeilAlign that a Matmul header brings
 /// into AscendC compute CANN's way: the 16-bit forms for mixed argument types (70000 wraps to 4464),
 /// the CeilAlign template for two arguments of one type. And the global SIXTEEN CANN's TopK header leaks
 /// into every 910B kernel (top_k_top_p_sample divides by it).
@@ -231,6 +233,12 @@ fn matmul_header_helpers_round_up() {
 #include "lib/matrix/matmul/matmul.h"
 #include "lib/pad/kernel_operator_pad_intf.h"
 #include "lib/matmul_intf.h"
+#include "kernel_basic_intf.h"
+#include "kernel_operator_mm_intf.h"
+#include "kernel_operator_fixpipe_intf.h"
+#include "kernel_operator_data_copy_intf.h"
+#include "kernel_tpipe.h"
+#include "kernel_tensor.h"
 using namespace AscendC;
 constexpr uint32_t CUBE_BLOCK = 16;
 extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
