@@ -342,7 +342,14 @@ fn new_api_semantics_match_rust_references() {
     // Fetch, fetch (same id), alloc 0, alloc 1, fetch (2: the lowest id not held), after
     // releasing 0 fetch gives 0 again.
     want[5..11].copy_from_slice(&[0.0, 0.0, 0.0, 1.0, 2.0, 0.0]);
-    check(&run, 7, &want, "LocalMemAllocator and event ids");
+    // 11: written through the tensor's GetPhyAddr() pointer, from element 1 read through it
+    want[11] = 417.0;
+    check(
+        &run,
+        7,
+        &want,
+        "LocalMemAllocator, event ids and GetPhyAddr pointers",
+    );
 
     // 8: Reg loop: x * 2 + x on the first 200 elements (UpdateMask), the rest untouched (0).
     let mut want = zeros();
@@ -7812,5 +7819,262 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     assert!(
         trace.contains("I V WholeReduceSum dt=4 n=64 ") && trace.contains("I V Brcb dt=4 n=32 "),
         "{trace}"
+    );
+}
+
+/// AscendC::Std's tuple and the layout helpers on it (asc-devkit docs, Utils-API/CPP标准库/容器函数/get1.md,
+/// SIMD-API/基础API/辅助数据结构/Layout/MakeLayout.md, Coordinate/Crd2Idx.md): a gap that stopped
+/// asc-devkit's matmul_l2cache (`Std::get`, `MakeLayout(...)(MakeCoord(...))`). The linear indices are
+/// computed here as the sum of coordinate times stride, the nested one with the column-major
+/// delinearisation of Crd2Idx.md's worked example.
+#[test]
+fn std_tuple_and_layout_map_coordinates_to_linear_indices() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void k(__gm__ uint8_t *y) {
+    AscendC::GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 8);
+    AscendC::Std::tuple<int64_t, float, bool> t{11, 2.5f, true};
+    auto l = AscendC::MakeLayout(AscendC::MakeShape(10, 20, 30), AscendC::MakeStride(1, 100, 200));
+    auto n = AscendC::MakeLayout(AscendC::MakeShape(AscendC::MakeShape(2, 4), AscendC::MakeShape(3, 5)),
+                                 AscendC::MakeStride(AscendC::MakeStride(3, 6), AscendC::MakeStride(1, 24)));
+    auto m = AscendC::MakeLayout(AscendC::MakeShape(7, 9), AscendC::MakeStride(9, 1));
+    yg.SetValue(0, (float)AscendC::Std::get<0>(t));
+    yg.SetValue(1, AscendC::Std::get<1>(t));
+    yg.SetValue(2, (float)l(AscendC::MakeCoord(4, 5, 6)));
+    yg.SetValue(3, (float)n(AscendC::MakeCoord(11, 12)));
+    yg.SetValue(4, (float)m(AscendC::MakeCoord(3, 8)));
+    yg.SetValue(5, (float)AscendC::Crd2Idx(AscendC::MakeCoord(1, 2, 3), AscendC::MakeShape(3, 4, 5), AscendC::MakeStride(20, 5, 1)));
+    yg.SetValue(6, (float)AscendC::Std::get<1>(l.GetStride()));
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0]); }
+"#,
+        "building the Std tuple / layout kernel",
+    );
+    let (out, y) = run_kernel(w, &[], 32);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dot = |c: &[i64], s: &[i64]| c.iter().zip(s).map(|(a, b)| a * b).sum::<i64>() as f32;
+    // (11, 12) over ((2, 4), (3, 5)): 11 -> (11 % 2, 11 / 2), 12 -> (12 % 3, 12 / 3)
+    let nested = dot(&[11 % 2, 11 / 2, 12 % 3, 12 / 3], &[3, 6, 1, 24]);
+    let want = [
+        11.0,
+        2.5,
+        dot(&[4, 5, 6], &[1, 100, 200]),
+        nested,
+        dot(&[3, 8], &[9, 1]),
+        dot(&[1, 2, 3], &[20, 5, 1]),
+        100.0,
+    ];
+    assert_eq!(&f32s(&y)[..7], &want);
+}
+
+/// A 4:2 sparse Matmul (SparseMatmulType B, SetSparseIndex; asc-devkit guide 4-2稀疏矩阵乘.md, the index
+/// coding of MmadWithSparse.md and 辅助矩阵分形格式详解.md): a gap that stopped asc-devkit's matmul_sparse.
+/// A 32 x 128 int8 times a sparse B (32 x 128, as B^T, at most 2 nonzeros in each group of 4 of K) given
+/// densified (32 x 64) with its Zn index matrix (16 x 8-byte fractals, two of K), in base blocks of
+/// 16 x 16 x 32 under MDL. The densification, the index coding and the product of A with the original
+/// sparse B are computed here; groups with one nonzero (at element 3: indices (0, 2); at element 1:
+/// (1, 0), which selects that element twice) are included.
+#[test]
+fn a_sparse_matmul_multiplies_by_the_matrix_its_dense_half_and_index_stand_for() {
+    let (m, n, k) = (32usize, 32usize, 128usize);
+    let mut seed = 12345u32;
+    let mut rnd = |r: u32| {
+        seed = seed.wrapping_mul(1103515245).wrapping_add(12345);
+        (seed >> 16) % r
+    };
+    let a: Vec<i8> = (0..m * k).map(|_| rnd(11) as i8 - 5).collect();
+    let mut bs = vec![0i8; n * k]; // the sparse B^T, n x k
+    let mut dense = vec![0i8; n * k / 2];
+    let mut index_rows = vec![vec![0u8; k / 2]; n]; // 2-bit indices, two per group
+    for r in 0..n {
+        for g in 0..k / 4 {
+            let nz = |rnd: &mut dyn FnMut(u32) -> u32| {
+                let v = rnd(10) as i8 - 5;
+                if v >= 0 { v + 1 } else { v }
+            };
+            let (p, q, d0, d1, i0, i1) = match (r + g) % 7 {
+                // one nonzero at element 3, one at element 1
+                0 => (0, 3, 0, nz(&mut rnd), 0, 2),
+                1 => (1, 1, nz(&mut rnd), 0, 1, 0),
+                _ => {
+                    let p = rnd(3) as usize;
+                    let q = p + 1 + rnd((3 - p) as u32) as usize;
+                    (p, q, nz(&mut rnd), nz(&mut rnd), p as u8, (q - 1) as u8)
+                }
+            };
+            bs[r * k + 4 * g + p] += d0;
+            bs[r * k + 4 * g + q] += d1;
+            dense[r * k / 2 + 2 * g] = d0;
+            dense[r * k / 2 + 2 * g + 1] = d1;
+            index_rows[r][2 * g] = i0;
+            index_rows[r][2 * g + 1] = i1;
+        }
+    }
+    // one byte holds four indices, the first in the low bits; Zn: (K1, N1, 16, 8)
+    let (kb_n, n1) = (k / 8, n.div_ceil(16));
+    let mut index = vec![0u8; kb_n.div_ceil(8) * n1 * 128];
+    for r in 0..n {
+        for kb in 0..kb_n {
+            let byte = (0..4).fold(0u8, |acc, t| acc | index_rows[r][4 * kb + t] << (2 * t));
+            index[(kb / 8) * n1 * 128 + (r / 16) * 128 + (r % 16) * 8 + kb % 8] = byte;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#define ASCENDC_CUBE_ONLY
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+extern "C" __global__ __cube__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR idx, GM_ADDR y) {
+    TCubeTiling t{};
+    t.usedCoreNum = 1; t.M = 32; t.N = 32; t.Ka = 128; t.Kb = 128;
+    t.singleCoreM = 32; t.singleCoreN = 32; t.singleCoreK = 128;
+    t.baseM = 16; t.baseN = 16; t.baseK = 32; t.depthA1 = 2; t.depthB1 = 2;
+    t.stepM = 1; t.stepN = 1; t.stepKa = 1; t.stepKb = 1; t.iterateOrder = 0;
+    t.dbL0A = 2; t.dbL0B = 2; t.dbL0C = 1;
+    GlobalTensor<int8_t> ag, bg;
+    GlobalTensor<uint8_t> ig;
+    GlobalTensor<int32_t> yg;
+    ag.SetGlobalBuffer((__gm__ int8_t *)a, 32 * 128);
+    bg.SetGlobalBuffer((__gm__ int8_t *)b, 32 * 64);
+    ig.SetGlobalBuffer((__gm__ uint8_t *)idx, 512);
+    yg.SetGlobalBuffer((__gm__ int32_t *)y, 32 * 32);
+    TPipe pipe;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+           SparseMatmulType<TPosition::GM, TPosition::GM, CubeFormat::ND, int8_t, true>,
+           MatmulType<TPosition::GM, CubeFormat::ND, int32_t>, MatmulType<TPosition::GM, CubeFormat::ND, int32_t>, CFG_MDL>
+        mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetTensorA(ag);
+    mm.SetTensorB(bg, true);
+    mm.SetSparseIndex(ig);
+    mm.IterateAll(yg);
+    mm.End();
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3]); }
+"#,
+        "building the sparse Matmul kernel",
+    );
+    let bytes = |v: &[i8]| v.iter().map(|x| *x as u8).collect::<Vec<u8>>();
+    let (out, y) = run_kernel(
+        w,
+        &[("a", bytes(&a)), ("b", bytes(&dense)), ("idx", index)],
+        m * n * 4,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = i32s(&y);
+    for i in 0..m {
+        for j in 0..n {
+            let want: i32 = (0..k)
+                .map(|x| a[i * k + x] as i32 * bs[j * k + x] as i32)
+                .sum();
+            assert_eq!(got[i * n + j], want, "C[{i}][{j}]");
+        }
+    }
+}
+
+/// A constant tiling (GetMatmulApiTiling) whose base shape differs from the runtime tiling's: the
+/// compiled constants are what runs (GetMatmulApiTiling.md; asc-devkit's matmul_l0cache, whose constant
+/// 256 x 128 x 128 the twin's host tiling does not pick), here 128 x 64 x 256 fp16, whose A block fills
+/// L0A so that L0A / L0B are single-buffered; then the asynchronous IterateAll<false> with
+/// WaitIterateAll (IterateAll.md, WaitIterateAll.md; asc-devkit's matmul_async_iterate_all). Both
+/// products against one computed here; End with an IterateAll not waited for is a fault.
+#[test]
+fn a_constant_tiling_overrides_a_differing_runtime_base_and_iterateall_may_be_async() {
+    let (m, n, k) = (128usize, 128usize, 256usize);
+    let kernel = |wait: bool| {
+        format!(
+            r#"
+#define ASCENDC_CUBE_ONLY
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+using AT = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+using CT = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+constexpr static MatmulShapeParams kShape = {{128, 128, 256, 128, 64, 256}};
+constexpr static MatmulConfig kCfg = GetMMConfig<MatmulConfigMode::CONFIG_NORM>(kShape);
+constexpr static auto kTiling = GetMatmulApiTiling<AT, AT, CT, CT>(kCfg);
+extern "C" __global__ __cube__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR y) {{
+    TCubeTiling t{{}};
+    t.usedCoreNum = 1; t.M = 128; t.N = 128; t.Ka = 256; t.Kb = 256;
+    t.singleCoreM = 128; t.singleCoreN = 128; t.singleCoreK = 256;
+    t.baseM = 64; t.baseN = 64; t.baseK = 64; t.depthA1 = 4; t.depthB1 = 4;
+    t.stepM = 1; t.stepN = 1; t.stepKa = 4; t.stepKb = 4; t.iterateOrder = 0;
+    t.dbL0A = 2; t.dbL0B = 2; t.dbL0C = 1;
+    GlobalTensor<half> ag, bg;
+    GlobalTensor<float> yg;
+    ag.SetGlobalBuffer((__gm__ half *)a, 128 * 256);
+    bg.SetGlobalBuffer((__gm__ half *)b, 256 * 128);
+    yg.SetGlobalBuffer((__gm__ float *)y, 2 * 128 * 128);
+    TPipe pipe;
+    Matmul<AT, AT, CT, CT, kTiling> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetTensorA(ag);
+    mm.SetTensorB(bg);
+    mm.IterateAll(yg);
+    mm.SetTensorA(ag);
+    mm.SetTensorB(bg);
+    mm.template IterateAll<false>(yg[128 * 128], 0, false, true);
+    if ({wait}) mm.WaitIterateAll();
+    mm.End();
+}}
+extern "C" void twin_launch(uint8_t **a) {{ k(a[0], a[1], a[2]); }}
+"#
+        )
+    };
+    let a: Vec<f16> = (0..m * k)
+        .map(|i| f16::from_f32((i * 7 % 13) as f32 - 6.0))
+        .collect();
+    let b: Vec<f16> = (0..k * n)
+        .map(|i| f16::from_f32((i * 5 % 11) as f32 - 5.0))
+        .collect();
+    let bytes = |v: &[f16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        &kernel(true),
+        "building the constant-tiling Matmul kernel",
+    );
+    let (out, y) = run_kernel(w, &[("a", bytes(&a)), ("b", bytes(&b))], 2 * m * n * 4);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("runs with the constant one"),
+        "the override is said: {stderr}"
+    );
+    let got = f32s(&y);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f32 = (0..k)
+                .map(|x| a[i * k + x].to_f32() * b[x * n + j].to_f32())
+                .sum();
+            assert_eq!(got[i * n + j], want, "C[{i}][{j}]");
+            assert_eq!(got[m * n + i * n + j], want, "async C[{i}][{j}]");
+        }
+    }
+    build_kernel(w, &kernel(false), "building the unwaited IterateAll kernel");
+    let (out, _) = run_kernel(w, &[("a", bytes(&a)), ("b", bytes(&b))], 2 * m * n * 4);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("was not waited for"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

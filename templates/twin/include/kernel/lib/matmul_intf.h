@@ -53,6 +53,29 @@ struct MatmulType {
     constexpr static bool ibShare = IBSHARE;
 };
 
+enum class BatchMode : int32_t { NONE = 0, BATCH_LESS_THAN_L1, BATCH_LARGE_THAN_L1, SINGLE_LARGE_THAN_L1 };
+enum class IterateOrder : int32_t { ORDER_M = 0, ORDER_N, UNDEF };
+enum class ScheduleType : int32_t { INNER_PRODUCT = 0, OUTER_PRODUCT };
+enum class BatchOutMode : int32_t { SINGLE_BATCH = 0, MULTI_BATCH, DYNAMIC };
+enum class IterateMode : uint8_t { ITERATE_MODE_NORMAL = 0b00000001, ITERATE_MODE_ALL = 0b00000010,
+                                   ITERATE_MODE_BATCH = 0b00000100, ITERATE_MODE_N_BATCH = 0b00001000, ITERATE_MODE_DEFAULT = 0b11111111 };
+// SparseMatmulType (4:2 sparse matmul; asc-devkit guide 算子实践参考/SIMD算子实现/矩阵编程（高阶API）/特性场景/
+// 4-2稀疏矩阵乘.md): B's type, with the position of its index matrix. B is the 4:2 densified matrix (K/2 of
+// every row of B^T kept, ISTRANS must be true), the index matrix (SetSparseIndex) says where in each group
+// of 4 of K the two kept values sit; the Matmul selects the matching elements of A.
+template <TPosition POSITION, TPosition INDEX_POSITION, CubeFormat FORMAT, class TYPE, bool ISTRANS = false,
+          LayoutMode LAYOUT = LayoutMode::NONE, bool IBSHARE = false>
+struct SparseMatmulType : public MatmulType<POSITION, FORMAT, TYPE, ISTRANS, LAYOUT, IBSHARE> {
+    constexpr static TPosition indexPosition = INDEX_POSITION;
+    constexpr static bool twinSparse = true;
+};
+namespace twin_mm {
+template <class T, class = void> struct is_sparse : std::false_type {};
+template <class T> struct is_sparse<T, std::void_t<decltype(T::twinSparse)>> : std::integral_constant<bool, T::twinSparse> {};
+template <class T, bool = is_sparse<T>::value> struct index_pos { static constexpr TPosition value = TPosition::GM; };
+template <class T> struct index_pos<T, true> { static constexpr TPosition value = T::indexPosition; };
+} // namespace twin_mm
+
 struct MatmulConfig {
     bool doNorm = true;
     bool doBasicBlock = false;
@@ -68,6 +91,42 @@ struct MatmulConfig {
     uint32_t baseMN = 0;
     uint32_t singleCoreMN = 0;
     bool enUnitFlag = true;
+    // The rest of MatmulConfig.md's fields, with its defaults. Those that only prune code or tune the
+    // schedule (enableInit, enableEnd, enableSetBias, iterateMode, ...) are taken and ignored; those that
+    // change the result and the twin does not implement (enableRelu, isPartialOutput, isEnableChannelSplit,
+    // intraBlockPartSum) are refused by the Matmul at compile time.
+    bool isPerTensor = false;
+    bool hasAntiQuantOffset = false;
+    bool doIBShareNorm = false;
+    bool doSpecialMDL = false;
+    bool enableInit = true;
+    BatchMode batchMode = BatchMode::NONE;
+    bool enableEnd = true;
+    bool enableGetTensorC = true;
+    bool enableSetOrgShape = true;
+    bool enableSetBias = true;
+    bool enableSetTail = true;
+    bool enableQuantVector = true;
+    bool enableSetDefineData = true;
+    IterateMode iterateMode = IterateMode::ITERATE_MODE_DEFAULT;
+    bool enableReuse = true;
+    bool enableUBReuse = true;
+    bool enableL1CacheUB = false;
+    bool intraBlockPartSum = false;
+    IterateOrder iterateOrder = IterateOrder::UNDEF;
+    ScheduleType scheduleType = ScheduleType::INNER_PRODUCT;
+    bool enableDoubleCache = false;
+    bool isBiasBatch = true;
+    bool enableStaticPadZeros = false;
+    bool isPartialOutput = false;
+    bool enableMixDualMaster = false;
+    bool isA2B2Shared = false;
+    bool isEnableChannelSplit = false;
+    bool enableKdimReorderLoad = false;
+    bool isCO1Shared = false;
+    uint32_t sharedCO1BufferSize = 0;
+    BatchOutMode bmmOutMode = BatchOutMode::SINGLE_BATCH;
+    bool enableRelu = false;
 };
 // enUnitFlag: Norm (and IBShare) turn UnitFlag on by default, MDL leaves it off (asc-devkit docs,
 // 高阶API/矩阵计算/Matmul-Kernel侧接口/MatmulConfig.md, enUnitFlag; GetNormalConfig.md and GetMDLConfig.md
@@ -76,10 +135,6 @@ constexpr MatmulConfig CFG_NORM = {true, false, false};
 constexpr MatmulConfig CFG_MDL = {false, false, true, 0, 0, 0, false, false, false, false, 0, 0, 0, 0, 0, 0, 0, 0, false};
 // The documented parameter lists (GetNormalConfig.md, GetMDLConfig.md); the twin honours enUnitFlag and
 // takes the others as the schedule ignores them (its schedule has no MTE2 preload, vector ND2NZ, etc.).
-enum class BatchMode : int32_t { NONE = 0, BATCH_LESS_THAN_L1, BATCH_LARGE_THAN_L1, SINGLE_LARGE_THAN_L1 };
-enum class IterateOrder : int32_t { ORDER_M = 0, ORDER_N, UNDEF };
-enum class ScheduleType : int32_t { INNER_PRODUCT = 0, OUTER_PRODUCT };
-enum class BatchOutMode : int32_t { SINGLE_BATCH = 0, MULTI_BATCH, DYNAMIC };
 constexpr MatmulConfig GetNormalConfig(const bool intrinsicsLimit = false, const bool batchLoop = false,
                                        const bool isVecND2NZ = false, const BatchMode bmmMode = BatchMode::BATCH_LESS_THAN_L1,
                                        const bool isMsgReuse = true, const IterateOrder iterateOrder = IterateOrder::UNDEF,
@@ -181,6 +236,7 @@ using AscendC::CFG_NORM;
 using AscendC::GetMDLConfig;
 using AscendC::GetMMConfig;
 using AscendC::GetNormalConfig;
+using AscendC::IterateMode;
 using AscendC::IterateOrder;
 using AscendC::LayoutMode;
 using AscendC::MatmulApiStaticTiling;
@@ -226,6 +282,17 @@ class Matmul {
                   "Matmul: the twin supports C in GM or in the UB (VECIN, VECCALC, VECOUT)");
     static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND && C_TYPE::format == CubeFormat::ND,
                   "Matmul: the twin supports ND A, B and C");
+    static_assert(!twin::mm_cfg(MM_CFG).enableRelu && !twin::mm_cfg(MM_CFG).isPartialOutput &&
+                      !twin::mm_cfg(MM_CFG).isEnableChannelSplit && !twin::mm_cfg(MM_CFG).intraBlockPartSum,
+                  "Matmul: the twin does not implement MatmulConfig's enableRelu, isPartialOutput, isEnableChannelSplit or intraBlockPartSum");
+
+    // 4:2 sparse B (SparseMatmulType): the guide's constraints (4-2稀疏矩阵乘.md): int8, B and its index in
+    // GM, B transposed, ND, no IBShare, the MDL template.
+    static constexpr bool sparse_ = twin_mm::is_sparse<B_TYPE>::value;
+    static_assert(!sparse_ || (std::is_same<SrcT, int8_t>::value && B_TYPE::isTrans && twin_mm::index_pos<B_TYPE>::value == TPosition::GM &&
+                               !B_TYPE::ibShare && twin::mm_cfg(MM_CFG).doMultiDataLoad),
+                  "Matmul: a SparseMatmulType B must be int8, transposed (ISTRANS true), with its index in GM, without IBShare, "
+                  "under the MDL template (4-2稀疏矩阵乘.md)");
 
 public:
     __aicore__ inline Matmul() = default;
@@ -248,10 +315,27 @@ public:
         TCubeTiling cst{};
         const bool constant = twin::static_tiling(MM_CFG, cst);
         fullConst_ = constant && cst.singleCoreM > 0 && cst.baseM > 0;
-        if (constant && cst.baseM > 0 && (t_.baseM != cst.baseM || t_.baseN != cst.baseN || t_.baseK != cst.baseK))
-            twin::fault(twin_file, twin_line,
-                        "Matmul::Init: the constant tiling's base shape %d x %d x %d differs from the runtime tiling's %d x %d x %d; "
-                        "they must agree (GetMatmulApiTiling.md)", cst.baseM, cst.baseN, cst.baseK, t_.baseM, t_.baseN, t_.baseK);
+        // A constant tiling's shapes are compiled into the Matmul (GetMatmulApiTiling.md: the constant
+        // (singleCore and) base shapes replace the runtime tiling's, which then need not be read; the page
+        // asks that they agree with what the host tiling computes). Where they differ, as when the twin's
+        // host tiling rule (not CANN's solver) picks another base shape for the same SetSingleShape
+        // (asc-devkit's matmul_l0cache: constant 256 x 128 x 128, twin host 128 x 256 x 64), the compiled
+        // constants are what runs: the constant base shape, its L1 steps and depths (derived for that
+        // base shape), and its singleCore shape when set; M, N, K, bias and order stay the runtime's.
+        if (constant && cst.baseM > 0 && (t_.baseM != cst.baseM || t_.baseN != cst.baseN || t_.baseK != cst.baseK)) {
+            twin::warn_once(twin_file, twin_line,
+                            "Matmul::Init: the constant tiling's base shape %d x %d x %d differs from the runtime tiling's %d x %d x %d; "
+                            "the Matmul runs with the constant one, as it is compiled in (GetMatmulApiTiling.md asks that they agree)",
+                            cst.baseM, cst.baseN, cst.baseK, t_.baseM, t_.baseN, t_.baseK);
+            t_.baseM = cst.baseM; t_.baseN = cst.baseN; t_.baseK = cst.baseK;
+            if (cst.stepKa > 0) t_.stepKa = cst.stepKa;
+            if (cst.stepKb > 0) t_.stepKb = cst.stepKb;
+            if (cst.depthA1 > 0) t_.depthA1 = cst.depthA1;
+            if (cst.depthB1 > 0) t_.depthB1 = cst.depthB1;
+            if (cst.stepM > 0) t_.stepM = cst.stepM;
+            if (cst.stepN > 0) t_.stepN = cst.stepN;
+            if (cst.singleCoreM > 0) { t_.singleCoreM = cst.singleCoreM; t_.singleCoreN = cst.singleCoreN; t_.singleCoreK = cst.singleCoreK; }
+        }
         // The scalar work of reading and deriving a runtime tiling; a fully constant tiling does it at
         // compile time. Priced by the model (src/model/cube.rs, runtime_tiling_scalar_cycles).
         if (!fullConst_) twin::tr_scalar("MatmulTilingInit", twin_line);
@@ -278,14 +362,20 @@ public:
              bias_ ? "the A chunks (stepKa x baseM x baseK, two under MDL double buffering), the B chunks (stepKb x baseN x baseK) and a bias row"
                    : "the A chunks (stepKa x baseM x baseK, two under MDL double buffering) and the B chunks (stepKb x baseN x baseK)",
              TWIN_LOC_ARGS);
-        need(twin::HW_L0A, 2 * tileA, "two baseM x baseK blocks", TWIN_LOC_ARGS);
-        need(twin::HW_L0B, 2 * tileB, "two baseK x baseN blocks", TWIN_LOC_ARGS);
+        // L0A / L0B double-buffered when two blocks of each fit, else single-buffered (dbL0A = dbL0B = 1,
+        // TCubeTiling结构体.md): a 256 x 128 fp16 A block fills the 64 KiB L0A (asc-devkit's matmul_l0cache),
+        // and the next block's MTE1 load then waits for the Mmad on the current one.
+        l0Bufs_ = 2 * align(tileA, 512) <= twin::hw_cap(twin::HW_L0A) - twin::hw_used(twin::HW_L0A) &&
+                          2 * align(tileB, 512) <= twin::hw_cap(twin::HW_L0B) - twin::hw_used(twin::HW_L0B)
+                      ? 2u : 1u;
+        need(twin::HW_L0A, l0Bufs_ * tileA, l0Bufs_ == 2 ? "two baseM x baseK blocks" : "one baseM x baseK block", TWIN_LOC_ARGS);
+        need(twin::HW_L0B, l0Bufs_ * tileB, l0Bufs_ == 2 ? "two baseK x baseN blocks" : "one baseK x baseN block", TWIN_LOC_ARGS);
         need(twin::HW_L0C, (uint64_t)t_.baseM * t_.baseN * sizeof(L0cT), "one baseM x baseN block", TWIN_LOC_ARGS);
         if (bias_) need(twin::HW_BT, (uint64_t)t_.baseN * sizeof(L0cT), "a baseN bias row", TWIN_LOC_ARGS);
         a1_ = twin::hw_carve(twin::HW_L1, bufsA_ * align(tileA * stepA_, 512), TWIN_LOC_ARGS);
         b1_ = twin::hw_carve(twin::HW_L1, bufsB_ * align(tileB * stepB_, 512), TWIN_LOC_ARGS);
-        a2_ = twin::hw_carve(twin::HW_L0A, 2 * align(tileA, 512), TWIN_LOC_ARGS);
-        b2_ = twin::hw_carve(twin::HW_L0B, 2 * align(tileB, 512), TWIN_LOC_ARGS);
+        a2_ = twin::hw_carve(twin::HW_L0A, l0Bufs_ * align(tileA, 512), TWIN_LOC_ARGS);
+        b2_ = twin::hw_carve(twin::HW_L0B, l0Bufs_ * align(tileB, 512), TWIN_LOC_ARGS);
         co1_ = twin::hw_carve(twin::HW_L0C, align((uint64_t)t_.baseM * t_.baseN * sizeof(L0cT), 1024), TWIN_LOC_ARGS);
         // The bias row's L1 and bias-table space only with a bias (a tiling without isBias leaves L1 to the
         // chunks: case 5 of matmul_high_performance fills all 512 KiB); SetBias carves it later otherwise.
@@ -297,6 +387,12 @@ public:
     void SetBias(const GlobalTensor<BiasT> &gm, TWIN_LOC) {
         biasGm_ = gm; bias_ = true; biasSet_ = true;
         if (inited_ && !biasCarved_) carve_bias(TWIN_LOC_ARGS);
+    }
+    // The 4:2 index matrix of a sparse B (SetSparseIndex.md): uint8 bytes of four 2-bit indices, NZ.
+    void SetSparseIndex(const GlobalTensor<uint8_t> &indexGlobal) {
+        static_assert(sparse_, "Matmul::SetSparseIndex: B is not a SparseMatmulType");
+        index_ = indexGlobal;
+        indexSet_ = true;
     }
     void DisableBias() { bias_ = false; }
     void ClearBias() { bias_ = false; }
@@ -317,12 +413,26 @@ public:
     void SetWorkspace(GM_ADDR, int) {}
 
     // All base blocks of this core's C, written to gm (enAtomic 1: added to what is there).
+    // IterateAll<false> (asynchronous, IterateAll.md; asc-devkit's matmul_async_iterate_all): the twin
+    // computes every block at the call, so the result is in gm by the time WaitIterateAll returns (and
+    // earlier); with waitIterateAll the kernel must call WaitIterateAll before the next IterateAll or End.
+    template <bool sync = true>
     void IterateAll(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
                     bool waitIterateAll = false, bool fakeMsg = false, TWIN_LOC) {
-        (void)enSequentialWrite; (void)waitIterateAll; (void)fakeMsg;
+        (void)enSequentialWrite; (void)fakeMsg;
         ready("IterateAll", TWIN_LOC_ARGS);
+        if (waitAll_)
+            twin::fault(twin_file, twin_line, "Matmul::IterateAll: the previous IterateAll<false>(..., waitIterateAll = true) was not waited for "
+                        "(call WaitIterateAll first, WaitIterateAll.md)");
         iter_ = 0;
         while (Iterate(false, TWIN_LOC_ARGS)) GetTensorC(gm, enAtomic, false, TWIN_LOC_ARGS);
+        waitAll_ = !sync && waitIterateAll;
+    }
+    // Waits for an asynchronous IterateAll issued with waitIterateAll (WaitIterateAll.md).
+    void WaitIterateAll(TWIN_LOC) {
+        if (!waitAll_)
+            twin::fault(twin_file, twin_line, "Matmul::WaitIterateAll: no IterateAll<false>(..., waitIterateAll = true) is pending");
+        waitAll_ = false;
     }
     // Computes the next base block into L0C; false when every block is done.
     // `sync` (Iterate<true>, the documented default): the twin computes every block at its call. Async
@@ -389,7 +499,11 @@ public:
         fix_pending_ = true;
         computed_ = false;
     }
-    void End() { iter_ = 0; async_ = false; }
+    void End(TWIN_LOC) {
+        if (waitAll_)
+            twin::fault(twin_file, twin_line, "Matmul::End: an IterateAll<false>(..., waitIterateAll = true) was not waited for (WaitIterateAll)");
+        iter_ = 0; async_ = false;
+    }
 
 private:
     static constexpr uint32_t c0() { return 32u / (uint32_t)sizeof(SrcT); }
@@ -458,6 +572,61 @@ private:
         twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)bursts * burst, bursts, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line,
                      twin::dma_extra(g.cache_, true, true), twin::gm_buf_id(g.ptr_));
     }
+    // A chunk of a 4:2 sparse B (rows n0.. of this core's B^T, cols k0.. of K) into L1 as the NZ of the
+    // full B^T it stands for, so that the dense schedule then computes what the sparse Mmad would
+    // (MmadWithSparse.md: C = A' x B where A' holds the two elements of each group of 4 of A the indices
+    // select). Per group g of 4 of K, the index byte g / 2 (of row n) holds in bits 4(g%2) .. 4(g%2)+3 the
+    // pair (i0, i1), first index in the low bits (辅助矩阵分形格式详解.md, 4选2稀疏索引矩阵: "1 2 0 1" is
+    // stored high to low as 1 0 2 1); the two dense values B[n][2g], B[n][2g+1] sit at positions i0 and
+    // i1 + 1 of the group (MmadWithSparse.md table 2; its rows (2, 0) and (1, 0) select one element twice,
+    // so the second position is max(i1 + 1, i0)). Indices must be in {0, 1, 2} (a 3 is a fault). The index
+    // matrix is Zn with 16 x 8-byte fractals, K1 outer, N1 inner (ibid.): byte (n, kb) at
+    // (kb / 8) * align(N, 16) * 8 + n * 8 + kb % 8, n counted from the index tensor's start (the kernel
+    // moves it by n * 8 per core, as asc-devkit's matmul_sparse does).
+    void sparse_b_to_l1(uint32_t l1, uint32_t n0, uint32_t k0, uint32_t rows, uint32_t cols, uint64_t bytes_cap, TWIN_LOC_DECL) {
+        if (!indexSet_) twin::fault(twin_file, twin_line, "Matmul: a sparse B needs SetSparseIndex before Iterate / IterateAll");
+        if (orgKb_ % 8 || k0 % 8 || cols % 8)
+            twin::fault(twin_file, twin_line, "Matmul (sparse B): K (%d) must be a multiple of 8 (a byte of the index matrix covers 8 of K)", orgKb_);
+        const uint32_t C0 = c0(), R1 = (rows + 15) / 16, C1 = (cols + C0 - 1) / C0;
+        const uint64_t bytes = (uint64_t)R1 * C1 * 512;
+        if (bytes > bytes_cap) twin::fault(twin_file, twin_line, "Matmul: an L1 block of %llu bytes exceeds its %llu", (unsigned long long)bytes, (unsigned long long)bytes_cap);
+        uint8_t *d = twin::hw_span(twin::HW_L1, l1, bytes, "Matmul", TWIN_LOC_ARGS);
+        const uint64_t ldB = (uint64_t)orgKb_ / 2, n1Bytes = (uint64_t)(orgN_ + 15) / 16 * 16 * 8;
+        const bool timing = twin::timing_only();
+        if (!timing) __builtin_memset(d, 0, bytes);
+        for (uint32_t r = 0; r < (timing ? 0u : rows); r++) {
+            const uint64_t n = (uint64_t)n0 + r;
+            for (uint32_t g = 0; g < cols / 4; g++) {
+                const uint64_t kg = k0 / 4 + g, kb = kg / 2;
+                const uint8_t *ip = index_.ptr_ + (kb / 8) * n1Bytes + n * 8 + kb % 8;
+                twin::gm_check_in(index_.origin_, ip, 1, false, "Matmul (reading the sparse index)", TWIN_LOC_ARGS);
+                const uint32_t bits = (uint32_t)(*ip >> (4 * (kg % 2))) & 0xFu, i0 = bits & 3u, i1 = bits >> 2;
+                if (i0 > 2 || i1 > 2)
+                    twin::fault(twin_file, twin_line, "Matmul (sparse B): index pair (%u, %u) at row %llu, group %llu of K; indices must be 0, 1 or 2",
+                                i0, i1, (unsigned long long)n, (unsigned long long)kg);
+                const SrcT *bp = b_.ptr_ + n * ldB + 2 * kg;
+                twin::gm_check_in(b_.origin_, bp, 2 * sizeof(SrcT), false, "Matmul (reading the sparse B)", TWIN_LOC_ARGS);
+                const uint32_t p0 = i0, p1 = i1 + 1 > i0 ? i1 + 1 : i0;
+                int32_t v[4] = {0, 0, 0, 0};
+                v[p0] += bp[0];
+                v[p1] += bp[1];
+                for (uint32_t q = 0; q < 4; q++) {
+                    if (v[q] < -128 || v[q] > 127)
+                        twin::fault(twin_file, twin_line, "Matmul (sparse B): indices (%u, %u) select one element of A for two values whose sum %d "
+                                    "leaves int8 (the twin folds them into one B element)", i0, i1, v[q]);
+                    const uint32_t c = 4 * g + q;
+                    d[((uint64_t)(c / C0) * R1 * 16 + r) * C0 + c % C0] = (uint8_t)(int8_t)v[q];
+                }
+            }
+        }
+        // The dense B rows (cols / 2 bytes each) and the index bytes (cols / 8 each) as the MTE2 moves them.
+        const uint64_t gmB = twin::gm_check(b_.ptr_ + (uint64_t)n0 * ldB + k0 / 2, 0, false, "Matmul", TWIN_LOC_ARGS);
+        twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)rows * (cols / 2), rows, cols / 2, gmB, ldB > cols / 2 ? ldB - cols / 2 : 0, twin_line,
+                     twin::dma_extra(b_.cache_, true, true), twin::gm_buf_id(b_.ptr_));
+        const uint64_t gmI = twin::gm_check(index_.ptr_ + (uint64_t)n0 * 8, 0, false, "Matmul", TWIN_LOC_ARGS);
+        twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)rows * (cols / 8), 1, (uint64_t)rows * (cols / 8), gmI, 0, twin_line,
+                     twin::dma_extra(index_.cache_, true, false), twin::gm_buf_id(index_.ptr_));
+    }
     // One base block. A is loaded into L1 in chunks of stepKa base K blocks, B in chunks of stepKb; with
     // stepKa == stepKb both chunks share their flags (one MTE1 -> MTE2 event per chunk pair).
     void compute_block(TWIN_LOC_DECL) {
@@ -506,6 +675,10 @@ private:
                     if (pendB_[lb]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV_B + (int)lb, "Matmul", TWIN_LOC_ARGS); pendB_[lb] = false; }
                 }
                 // B chunk as its transpose: rows n, cols k (B is Kb x N, or N x Kb when transposed).
+                if constexpr (sparse_)
+                    sparse_b_to_l1(b1_ + lb * (uint32_t)chunkB, (uint32_t)nCol, k0, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0),
+                                   chunkB, TWIN_LOC_ARGS);
+                else
                 to_l1(b1_ + lb * (uint32_t)chunkB, transB_ ? b_[nCol * orgKb_ + k0] : b_[(uint64_t)k0 * orgN_ + nCol],
                       transB_ ? orgKb_ : orgN_, !transB_, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0), chunkB, TWIN_LOC_ARGS);
             }
@@ -520,7 +693,7 @@ private:
             uint32_t bk = mn32(t_.baseK, (uint32_t)sK_ - k0);
             uint32_t k1 = (bk + c0() - 1) / c0();
             uint32_t kfA = (kb % stepA_) * (uint32_t)t_.baseK / c0(), kfB = (kb % stepB_) * (uint32_t)t_.baseK / c0();
-            int buf = (int)(pp_ & 1u);
+            int buf = (int)(pp_ % l0Bufs_);
             pp_++;
             if (l0_pending_[buf]) { twin::event_wait(twin::P_M, twin::P_MTE1, EV + buf, "Matmul", TWIN_LOC_ARGS); l0_pending_[buf] = false; }
             uint32_t a2 = a2_ + (uint32_t)(buf * align(tileA, 512)), b2 = b2_ + (uint32_t)(buf * align(tileB, 512));
@@ -593,14 +766,16 @@ private:
     TCubeTiling t_{};
     GlobalTensor<SrcT> a_, b_;
     GlobalTensor<BiasT> biasGm_;
+    GlobalTensor<uint8_t> index_;
+    bool indexSet_ = false;
     bool biasCarved_ = false;
     bool aSet_ = false, bSet_ = false, biasSet_ = false, transA_ = false, transB_ = false, bias_ = false, inited_ = false;
     // Whether MM_CFG is a fully constant tiling (no runtime tiling scalar work to record).
     bool fullConst_ = false;
-    bool computed_ = false, async_ = false, fix_pending_ = false, pendA_[2] = {false, false}, pendB_[2] = {false, false}, l0_pending_[2] = {false, false};
+    bool computed_ = false, async_ = false, waitAll_ = false, fix_pending_ = false, pendA_[2] = {false, false}, pendB_[2] = {false, false}, l0_pending_[2] = {false, false};
     int32_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, sM_ = 0, sN_ = 0, sK_ = 0;
     uint32_t stepA_ = 1, stepB_ = 1, bufsA_ = 1, bufsB_ = 1, iter_ = 0, mIdx_ = 0, nIdx_ = 0, tileM_ = 0, tileN_ = 0, pp_ = 0;
-    uint32_t l1ppA_ = 0, l1ppB_ = 0;
+    uint32_t l1ppA_ = 0, l1ppB_ = 0, l0Bufs_ = 2;
     // What each L1 chunk buffer holds when it is a K full load (0: nothing kept): row or column + 1, tile.
     uint64_t heldA_[2] = {0, 0}, heldB_[2] = {0, 0};
     uint32_t a1_ = 0, b1_ = 0, bias1_ = 0, a2_ = 0, b2_ = 0, co1_ = 0, bt_ = 0;

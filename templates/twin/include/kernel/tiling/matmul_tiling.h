@@ -79,6 +79,9 @@ public:
     int32_t SetTraverse(MatrixTraverse t) { order_ = t == MatrixTraverse::FIRSTN ? 1 : 0; return 0; }
     int32_t SetDim(int32_t dim) { dim_ = dim; return 0; }
     int32_t EnableMultiCoreSplitK(bool) { return 0; }
+    // SetSparse (Matmul-Tiling类/SetSparse.md): a 4:2 sparse B; the twin's tiling of K is the same (base K
+    // blocks of the full K, which the kernel's Matmul reads as half as many dense bytes).
+    int32_t SetSparse(bool isSparse = false) { sparse_ = isSparse; return 0; }
     int32_t SetAlignSplit(int32_t, int32_t, int32_t) { return 0; }
     int32_t SetMatmulConfigParams(int32_t = 1, bool = false, int32_t = 0, int32_t = 0, int32_t = 0) { return 0; }
 
@@ -165,7 +168,7 @@ protected:
     }
     TCubeTiling t_{};
     DataType a_ = DataType::DT_FLOAT16, b_ = DataType::DT_FLOAT16, c_ = DataType::DT_FLOAT, bias_ = DataType::DT_FLOAT;
-    bool aSet_ = false, bSet_ = false, transA_ = false, transB_ = false, bias_on_ = false;
+    bool aSet_ = false, bSet_ = false, transA_ = false, transB_ = false, bias_on_ = false, sparse_ = false;
     int32_t singleM_ = 0, singleN_ = 0, singleK_ = 0, orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
     int32_t fixM_ = -1, fixN_ = -1, fixK_ = -1, fbM_ = -1, fbN_ = -1, fbK_ = -1, dim_ = 0, order_ = 0;
     mutable int32_t mDim_ = 1, nDim_ = 1;
