@@ -146,7 +146,8 @@ int main() {
 /// float64_t, TilingContext::GetDeterministicLevel (0: nothing asked; mat_mul_v3) and
 /// StorageShape::GetShape (the origin shape, the documented example: 3 for ({3,256,256}, {256,256,3}))
 /// and the host tiling API's AscendC::BLOCK_CUBE (16) / ONE_BLK_SIZE (32) / CUBE_MAX_SIZE (256) /
-/// TWO_TIMES (2) (weight_quant_batch_matmul_v2, sparse4to2quant_matmul).
+/// TWO_TIMES (2) (weight_quant_batch_matmul_v2, sparse4to2quant_matmul); an intrinsic-table query the
+/// platform description cannot answer says so on stderr (once) and answers absent.
 #[test]
 fn host_names_answer_as_documented() {
     let dir = tempfile::tempdir().unwrap();
@@ -176,6 +177,9 @@ int main() {
     fe::PlatFormInfos p;
     p.aic_cores = 24; p.aiv_cores = 48;
     std::printf("%u\n", p.GetCoreNumByType("AiCore"));
+    std::string intrinsic;
+    bool has = p.GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_fix_pipe_l0c2out", intrinsic);
+    has = has || p.GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_fix_pipe_l0c2out", intrinsic);
     gert::TwinOpInfo op;
     gert::CompileTimeTensorDesc x, w;
     x.dtype_ = ge::DT_FLOAT; w.dtype_ = ge::DT_DOUBLE;
@@ -184,6 +188,7 @@ int main() {
     ctx.op_ = &op;
     std::printf("%d %d %d %d %d\n", (int)ctx.GetInputDesc(0)->GetDataType(), (int)ctx.GetInputDesc(1)->GetDataType(),
                 ctx.GetInputDesc(2) == nullptr, (int)ctx.GetOutputDesc(0)->GetDataType(), ctx.GetOutputDesc(1) == nullptr);
+    std::printf("%d\n", (int)has);
     std::printf("%u %u %d %u\n", AscendC::BLOCK_CUBE, AscendC::ONE_BLK_SIZE, AscendC::CUBE_MAX_SIZE, AscendC::TWO_TIMES);
     ge::float32_t f32 = 1.5f; ge::float64_t f64 = 2.5;
     gert::TilingContext tc;
@@ -203,13 +208,21 @@ int main() {
     // ge::DT_FLOAT is 0 and DT_DOUBLE 11 (CANN DataType enumeration).
     assert_eq!(
         stdout,
-        "BatchMatMulV3 3\n48 49 50 51 52 53 54 55 FRACTAL_NZ_C0_32 null\n2201 1\n24\n0 11 1 0 1\n16 32 256 2\n3 256\n4 8 4 0\n"
+        "BatchMatMulV3 3\n48 49 50 51 52 53 54 55 FRACTAL_NZ_C0_32 null\n2201 1\n24\n0 11 1 0 1\n0\n16 32 256 2\n3 256\n4 8 4 0\n"
     );
     // A core type the twin has no figure for stops the program, naming the call.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(
         stderr.contains("GetCoreNumByType(\"VectorCore\")"),
+        "{stderr}"
+    );
+    // The intrinsic table the twin lacks answers "absent", said once on stderr.
+    assert_eq!(
+        stderr
+            .matches("GetPlatformRes(\"AICoreintrinsicDtypeMap\", \"Intrinsic_fix_pipe_l0c2out\")")
+            .count(),
+        1,
         "{stderr}"
     );
 }

@@ -261,6 +261,17 @@ public:
         if (key == "l2_size") { val = std::to_string(l2_bytes); return true; }
         if (key == "SoC_version") { val = soc_version; return true; }
         if (key == "Short_SoC_version") { val = short_soc; return true; }
+        // The SoC's intrinsic table (label AICoreintrinsicDtypeMap: which data paths and dtype pairs the
+        // AI core has, e.g. Intrinsic_fix_pipe_l0c2out, Intrinsic_mmad) is not in the twin's platform
+        // description unless the spec names the key. Ops choose their code path from it (ops-nn's
+        // dynamic_rnn takes its older TBE path when Intrinsic_fix_pipe_l0c2out is absent), so the
+        // "absent" answer is said on stderr, once per key, rather than passed off as the SoC's.
+        if (label == "AICoreintrinsicDtypeMap") {
+            static std::set<std::string> warned;
+            if (warned.insert(key).second)
+                fprintf(stderr, "twin: warning: fe::PlatFormInfos::GetPlatformRes(\"AICoreintrinsicDtypeMap\", \"%s\"): "
+                                "the twin's platform description has no intrinsic table; answered absent\n", key.c_str());
+        }
         return false;
     }
     bool GetPlatformResWithLock(const std::string &label, const std::string &key, std::string &val) const {
