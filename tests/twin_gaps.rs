@@ -233,7 +233,7 @@ int main() {
 /// compile, and the CeilDiv / CeilAlign that a Matmul header brings
 /// into AscendC compute CANN's way: the 16-bit forms for mixed argument types (70000 wraps to 4464),
 /// the CeilAlign template for two arguments of one type. And the global SIXTEEN CANN's TopK header leaks
-/// into every 910B kernel (top_k_top_p_sample divides by it).
+/// into every 910B kernel, and EIGHT beside it (top_k_top_p_sample uses both).
 #[test]
 fn matmul_header_helpers_round_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -265,7 +265,7 @@ extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
     yg.SetValue(5, CeilAlign(70000u, 16));
     yg.SetValue(6, FORMAT_ND);
     yg.SetValue(7, DT_FLOAT16);
-    yg.SetValue(8, 96u / SIXTEEN);
+    yg.SetValue(8, 96u / SIXTEEN + EIGHT);
 }
 extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
 "#,
@@ -286,7 +286,7 @@ extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
             ceil_div(w16, 16) * 16,
             2, // FORMAT_ND
             1, // DT_FLOAT16
-            96 / 16,
+            96 / 16 + 8,
         ]
     );
 }
