@@ -124,9 +124,11 @@ public:
             float after1 = (float)a.GetCurAddr();
             LocalTensor<half> t2 = a.Alloc<TPosition::VECIN, half>(3);
             Duplicate(r, 0.0f, N);
-            r.SetValue(0, (float)t1.GetPhyAddr());
+            // GetPhyAddr of a UB tensor is a pointer into the block's UB arena (64-byte aligned, so UB
+            // address 0 keeps its alignment): offsets between tensors are their UB addresses' offsets
+            r.SetValue(0, (float)(t1.GetPhyAddr() % 64));
             r.SetValue(1, after1);
-            r.SetValue(2, (float)t2.GetPhyAddr());
+            r.SetValue(2, (float)(t2.GetPhyAddr() - t1.GetPhyAddr()));
             r.SetValue(3, (float)a.GetCurAddr());
             r.SetValue(4, (float)t1.GetSize());
             // event ids: FetchEventID does not hold its id, AllocEventID does until ReleaseEventID
@@ -139,6 +141,9 @@ public:
             p->ReleaseEventID<HardEvent::V_S>(a2);
             r.SetValue(5, (float)f1); r.SetValue(6, (float)f2); r.SetValue(7, (float)a1);
             r.SetValue(8, (float)a2); r.SetValue(9, (float)f3); r.SetValue(10, (float)f4);
+            // a kernel's own read and write through `(__ubuf__ T *)x.GetPhyAddr()` (ops-nn group_quant)
+            __ubuf__ float *raw = (__ubuf__ float *)r.GetPhyAddr();
+            raw[11] = raw[1] + 1.0f;
             Store(7, r);
         }
         // 8: Reg: y = x * 2 + x over 200 elements, one register (64 floats) at a time

@@ -61,7 +61,7 @@ namespace twin_capi {
 using namespace AscendC;
 // A UB pointer as the twin keeps it: its value is the UB byte address.
 template <class T> inline LocalTensor<T> ub_tensor(const T *p, uint64_t elems) {
-    return LocalTensor<T>(TPosition::VECCALC, (uint32_t)(uintptr_t)p, (uint32_t)elems);
+    return LocalTensor<T>(TPosition::VECCALC, (uint32_t)twin::ub_addr_of_ptr(p), (uint32_t)elems);
 }
 template <class T> inline GlobalTensor<T> gm_tensor(T *p, uint64_t elems) {
     GlobalTensor<T> g;
@@ -452,7 +452,7 @@ inline void asc_gather(AscendC::Reg::RegTensor<D> &dst, S *src, AscendC::Reg::Re
     static_assert(sizeof(S) == sizeof(D) || (sizeof(S) == 1 && sizeof(D) == 2),
                   "asc_gather (UB): the source has the destination's width, or is b8 into b16");
     constexpr uint32_t lanes = AscendC::Reg::RegTensor<D>::kLanes;
-    const uint64_t base = (uint64_t)(uintptr_t)src;
+    const uint64_t base = twin::ub_addr_of_ptr(src);
     if (base % 32 != 0) twin::fault(twin_file, twin_line, "asc_gather: UB source address %llu is not 32-byte aligned",
                                     (unsigned long long)base);
     AscendC::Reg::RegTensor<D> out;

@@ -323,7 +323,7 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
 // A `__ubuf__ T *` as LocalTensor::GetPhyAddr() gives it on the twin: a UB byte address carried in a
 // pointer; anything larger is no UB address.
 template <class T> inline uint32_t twin_ub_addr_of(const T *p, const char *api, TWIN_LOC_DECL) {
-    const uint64_t addr = (uint64_t)(uintptr_t)p;
+    const uint64_t addr = twin::ub_addr_of_ptr(p);
     if (addr > 0xffffffffull)
         twin::fault(twin_file, twin_line, "%s: the UB pointer is no UB address (a LocalTensor's GetPhyAddr())", api);
     return (uint32_t)addr;

@@ -73,7 +73,7 @@ template <class T> inline void set_on(MaskReg &m, uint32_t i, bool v) {
 // LoadDist / StoreDist tables of asc-devkit's LoadAlign and StoreAlign pages: DIST_BRC_B32 4,
 // DIST_FIRST_ELEMENT_B16 2, ...).
 inline uint8_t *ub_aligned(const void *p, uint64_t bytes, uint32_t align, const char *api, TWIN_LOC_DECL) {
-    uint64_t addr = (uint64_t)(uintptr_t)p;
+    uint64_t addr = twin::ub_addr_of_ptr(p);
     if (addr % align != 0)
         twin::fault(twin_file, twin_line, "%s: UB address %llu is not %u-byte aligned", api, (unsigned long long)addr, align);
     return twin::ub_span(addr, bytes, api, TWIN_LOC_ARGS);
@@ -586,7 +586,7 @@ template <class T> inline void LoadUnAlignPre(UnalignRegForLoad &, __ubuf__ T *s
 }
 namespace detail {
 template <class U> inline void load_unaligned(U &dst, const void *src, TWIN_LOC_DECL) {
-    const uint8_t *p = twin::ub_span((uint64_t)(uintptr_t)src, VL, "RegLoadUnAlign", TWIN_LOC_ARGS);
+    const uint8_t *p = twin::ub_span(twin::ub_addr_of_ptr(src), VL, "RegLoadUnAlign", TWIN_LOC_ARGS);
     __builtin_memcpy(dst.b, p, VL);
     twin_reg::trace<typename U::ElementType>("RegLoadUnAlign", U::kLanes, TWIN_LOC_ARGS);
 }
@@ -609,7 +609,7 @@ inline void StoreUnAlign(__ubuf__ T *&dstAddr, U &srcReg, UnalignRegForStore &, 
     if (postUpdateStride > U::kLanes)
         twin::fault(twin_file, twin_line, "StoreUnAlign: postUpdateStride %u exceeds the register's %u elements",
                     postUpdateStride, U::kLanes);
-    uint8_t *p = twin::ub_span((uint64_t)(uintptr_t)dstAddr, (uint64_t)postUpdateStride * sizeof(E), "RegStoreUnAlign",
+    uint8_t *p = twin::ub_span(twin::ub_addr_of_ptr(dstAddr), (uint64_t)postUpdateStride * sizeof(E), "RegStoreUnAlign",
                                TWIN_LOC_ARGS);
     __builtin_memcpy(p, srcReg.b, (uint64_t)postUpdateStride * sizeof(E));
     dstAddr += postUpdateStride;

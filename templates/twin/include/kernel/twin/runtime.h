@@ -121,6 +121,17 @@ inline uint8_t *ub_span(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC
     }
     return g.ub + addr;
 }
+// A `__ubuf__` pointer as a kernel holds it, as a UB byte address. LocalTensor::GetPhyAddr() of a UB
+// tensor gives a host pointer into this block's UB arena, so that kernel code may read and write through
+// `(__ubuf__ T *)x.GetPhyAddr()` itself (ops-nn's group_quant, ascend_quant_v2); APIs that take raw UB
+// pointers (DataCopyPadGm2UBImpl, the register and C APIs, TransDataTo5HDImpl, ...) take it back here. A
+// pointer outside the arena is taken as a UB address written as a number (C API code places buffers so:
+// `(__ubuf__ T *)0x1000`), which ub_span then checks.
+inline uint64_t ub_addr_of_ptr(const void *p) {
+    const uintptr_t u = (uintptr_t)p, base = (uintptr_t)g.ub;
+    if (g.ub != nullptr && u >= base && u <= base + g.ub_phys) return (uint64_t)(u - base);
+    return (uint64_t)u;
+}
 
 // ---- L1 access (the cube core's L1 buffer: positions A1, B1, C1). A block gets its L1 on first use,
 // zeroed; kernel_blocks.cpp frees it when the block ends.

@@ -144,7 +144,7 @@ TWIN_BLOCKRED(BlockReduceMin, 2)
     template <class T>                                                                                               \
     inline void NAME(T *dst, T *src, const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride, \
                      const int32_t srcRepStride, TWIN_LOC) {                                                          \
-        const uint64_t d = (uint64_t)(uintptr_t)dst, s = (uint64_t)(uintptr_t)src;                                   \
+        const uint64_t d = twin::ub_addr_of_ptr(dst), s = twin::ub_addr_of_ptr(src);                                 \
         if (d > 0xffffffffull || s > 0xffffffffull)                                                                  \
             twin::fault(twin_file, twin_line, #NAME ": a pointer is no UB address (a LocalTensor's GetPhyAddr())");  \
         API<T, false>(LocalTensor<T>((uint32_t)d, 0, TPosition::VECCALC), LocalTensor<T>((uint32_t)s, 0, TPosition::VECCALC), \
@@ -518,8 +518,14 @@ constexpr uint32_t NCHW_CONV_ADDR_LIST_SIZE = 16;
 
 namespace twin {
 template <class T>
-inline void trans_5hd(const uint64_t *dst, const uint64_t *src, const AscendC::TransDataTo5HDParams &p, TWIN_LOC_DECL) {
+inline void trans_5hd(const uint64_t *dst_in, const uint64_t *src_in, const AscendC::TransDataTo5HDParams &p, TWIN_LOC_DECL) {
     const char *api = "TransDataTo5HD";
+    // address lists as kernels fill them, from GetPhyAddr(): pointers into the UB arena, taken back to UB addresses
+    uint64_t dst[16], src[16];
+    for (int i = 0; i < 16; i++) {
+        dst[i] = ub_addr_of_ptr((const void *)(uintptr_t)dst_in[i]);
+        src[i] = ub_addr_of_ptr((const void *)(uintptr_t)src_in[i]);
+    }
     const uint32_t sz = sizeof(T);
     if (sz != 1 && sz != 2 && sz != 4) fault(twin_file, twin_line, "%s: element size %u is not 8, 16 or 32 bits", api, sz);
     for (int i = 0; i < 16; i++)
@@ -567,7 +573,7 @@ template <class T>
 inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
                            const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE], const TransDataTo5HDParams &p, TWIN_LOC) {
     uint64_t d[16], s[16];
-    for (int i = 0; i < 16; i++) { d[i] = dstList[i].GetPhyAddr(); s[i] = srcList[i].GetPhyAddr(); }
+    for (int i = 0; i < 16; i++) { d[i] = dstList[i].addr_; s[i] = srcList[i].addr_; }
     twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }
 // Raw UB pointer lists, the form under the public API (`TransDataTo5HDImpl` of CANN's
@@ -578,8 +584,8 @@ inline void TransDataTo5HDImpl(T *dstList[NCHW_CONV_ADDR_LIST_SIZE], T *srcList[
                                const TransDataTo5HDParams &p, TWIN_LOC) {
     uint64_t d[16], s[16];
     for (int i = 0; i < 16; i++) {
-        d[i] = (uint64_t)(uintptr_t)dstList[i];
-        s[i] = (uint64_t)(uintptr_t)srcList[i];
+        d[i] = twin::ub_addr_of_ptr(dstList[i]);
+        s[i] = twin::ub_addr_of_ptr(srcList[i]);
     }
     twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }
@@ -588,8 +594,11 @@ template <class T>
 inline void TransDataTo5HD(const LocalTensor<uint64_t> &dst, const LocalTensor<uint64_t> &src, const TransDataTo5HDParams &p, TWIN_LOC) {
     uint64_t d[16], s[16];
     for (uint32_t i = 0; i < 16; i++) {
-        d[i] = twin::ld<uint64_t>(twin::ub_span(dst.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS));
-        s[i] = twin::ld<uint64_t>(twin::ub_span(src.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS));
+        // the kernel fills them with GetPhyAddr() values: pointers into the UB arena
+        d[i] = twin::ub_addr_of_ptr((const void *)(uintptr_t)twin::ld<uint64_t>(
+            twin::ub_span(dst.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS)));
+        s[i] = twin::ub_addr_of_ptr((const void *)(uintptr_t)twin::ld<uint64_t>(
+            twin::ub_span(src.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS)));
     }
     twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }

@@ -34,7 +34,7 @@ template <class T> inline void dump_gm(const T *p, uint32_t desc, uint32_t n, TW
     dump_values<T>("GM", reinterpret_cast<const uint8_t *>(p), desc, n);
 }
 template <class T> inline void dump_ub(const T *p, uint32_t desc, uint32_t n, TWIN_LOC_DECL) {
-    const uint8_t *b = ub_span((uint64_t)(uintptr_t)p, (uint64_t)n * sizeof(T), "asc_dump_ubuf", TWIN_LOC_ARGS);
+    const uint8_t *b = ub_span(ub_addr_of_ptr(p), (uint64_t)n * sizeof(T), "asc_dump_ubuf", TWIN_LOC_ARGS);
     dump_values<T>("UB", b, desc, n);
 }
 } // namespace twin
