@@ -1704,6 +1704,19 @@ pub(super) fn list_len_from_refusal(message: &str, lists: &[String]) -> Option<(
     if !sized {
         return None;
     }
+    // where the message says what it wants after what it got ("size 1 is invalid, it should be 3"),
+    // the count after the wanting word
+    let wants = lower.iter().enumerate().skip(at + 1).find(|(_, w)| {
+        matches!(
+            w.as_str(),
+            "should" | "must" | "expect" | "expected" | "expects" | "need" | "needs" | "required"
+        )
+    });
+    if let Some((i, _)) = wants
+        && let Some(n) = lower.iter().skip(i + 1).take(4).find_map(|w| count(w))
+    {
+        return Some((attr, n));
+    }
     let after = lower.iter().skip(at + 1).take(6).find_map(|w| count(w));
     after.map(|n| (attr, n))
 }
@@ -1889,8 +1902,13 @@ mod refusal_tests {
     /// The refusals of the first ops-transformer / ops-cv run, each read for the input and the rank.
     #[test]
     fn a_refusal_of_a_list_attrs_length_names_it_and_the_count() {
-        let lists = ["ksizes", "strides", "pads"].map(String::from);
-        let cases: [(&str, Option<(&str, usize)>); 6] = [
+        let lists = ["ksizes", "strides", "pads", "size_splits"].map(String::from);
+        let cases: [(&str, Option<(&str, usize)>); 7] = [
+            // what it got, then what it wants (ops-transformer's dequant_rope_quant_kvcache)
+            (
+                "[error] DequantRopeQuantKvcache (dequant_rope_quant_kvcache_tiling.cpp:240): the attr size_splits's size 1 is invalid, it should be 3",
+                Some(("size_splits", 3)),
+            ),
             (
                 "[error] Im2col (im2col_tiling.cpp:179): ksizes must contain two values",
                 Some(("ksizes", 2)),
