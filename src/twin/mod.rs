@@ -445,8 +445,14 @@ impl Twin {
                     ..op.clone()
                 };
                 let (_, files) = side_files(root, &kernel_view, sources, side)?;
-                if tiling_extract::kernel_tiling_header(root, include, &kernel_view, &files)
-                    .is_some()
+                if tiling_extract::kernel_tiling_header(
+                    root,
+                    include,
+                    &self.mounts,
+                    &kernel_view,
+                    &files,
+                )
+                .is_some()
                 {
                     &kernel_view
                 } else {
@@ -457,7 +463,9 @@ impl Twin {
         };
         let (units, mut files) = side_files(root, op, sources, side)?;
         if side == "kernel" && op.tiling_header.is_none() {
-            if let Some(h) = tiling_extract::kernel_tiling_header(root, include, op, &files) {
+            if let Some(h) =
+                tiling_extract::kernel_tiling_header(root, include, &self.mounts, op, &files)
+            {
                 files.insert(tiling_extract::GENERATED.to_string(), h);
             }
         }
@@ -586,7 +594,13 @@ impl Twin {
                 && !kernel_defines_tiling_struct(
                     h,
                     files,
-                    &tiling_extract::kernel_compiled(root, include, &op.kernel, files),
+                    &tiling_extract::kernel_compiled(
+                        root,
+                        include,
+                        &self.mounts,
+                        &op.kernel,
+                        files,
+                    ),
                 )
         }) {
             // A tiling header whose include guard a kernel header also uses (ops-nn ctc_loss_v3: both

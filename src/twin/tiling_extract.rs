@@ -21,6 +21,7 @@ pub const GENERATED: &str = "twin_generated/host_tiling_data.h";
 pub fn kernel_tiling_header(
     root: &Path,
     include: &[PathBuf],
+    mounts: &[(PathBuf, PathBuf)],
     op: &OpSpec,
     kernel_files: &BTreeMap<String, String>,
 ) -> Option<String> {
@@ -31,7 +32,7 @@ pub fn kernel_tiling_header(
     // Only what the kernel build compiles: a header included in an untaken `#if` branch is not reached
     // (ops-nn's chamfer_distance_grad includes its arch35 struct under `__CCE_AICORE__ == 310`), and
     // a definition for the old CPU unit tests (`#ifdef __CCE_KT_TEST__`) is none.
-    let kernel = kernel_compiled(root, include, &op.kernel, kernel_files);
+    let kernel = kernel_compiled(root, include, mounts, &op.kernel, kernel_files);
     let mut uses_tiling = false;
     let mut kernel_text = String::new();
     for t in kernel.iter().map(|(_, t)| t.as_str()) {
@@ -194,12 +195,14 @@ pub fn kernel_readable(root: &Path, kernel_include: &Path, rel: &str) -> bool {
 pub fn kernel_compiled(
     root: &Path,
     include: &[PathBuf],
+    mounts: &[(PathBuf, PathBuf)],
     units: &[String],
     files: &BTreeMap<String, String>,
 ) -> Vec<(PathBuf, String)> {
     reach_with(
         root,
         include,
+        mounts,
         units,
         files,
         crate::project::preproc::compiled_text,
@@ -210,14 +213,17 @@ pub fn kernel_compiled(
 /// transitively, resolved against the including file's folder, then the include folders (`-I`);
 /// what cannot be read is left out.
 fn reach(root: &Path, include: &[PathBuf], units: &[String]) -> Vec<(PathBuf, String)> {
-    reach_with(root, include, units, &BTreeMap::new(), str::to_string)
+    reach_with(root, include, &[], units, &BTreeMap::new(), str::to_string)
 }
 
 /// `reach`, with the texts of `built` (paths relative to `root`) in place of the files on disk, each
 /// text first passed through `view` (the branches a build compiles), whose includes alone are followed.
+/// `mounts` (the manifest's `include-as`: a path inside the project, the folder the build shows there)
+/// resolve `#include "../<name>/x.h"` as the build does.
 fn reach_with(
     root: &Path,
     include: &[PathBuf],
+    mounts: &[(PathBuf, PathBuf)],
     units: &[String],
     built: &BTreeMap<String, String>,
     view: impl Fn(&str) -> String,
@@ -260,14 +266,42 @@ fn reach_with(
         };
         let dir = canon.parent().map(Path::to_path_buf).unwrap_or_default();
         for inc in quoted_includes(&text) {
-            let found = std::iter::once(&dir)
-                .chain(include)
-                .chain(&unit_dirs)
-                .map(|d| d.join(inc))
-                .find(|p| p.is_file());
+            let mounted = mounts.iter().find_map(|(at, shown)| {
+                let rest = lexical(&dir.join(inc))
+                    .strip_prefix(croot.join(at))
+                    .ok()?
+                    .to_path_buf();
+                Some(shown.join(rest)).filter(|p| p.is_file())
+            });
+            // as the build's mirror has it: beside the file (a mount included), then -I
+            let found = Some(dir.join(inc))
+                .filter(|p| p.is_file())
+                .or(mounted)
+                .or_else(|| {
+                    include
+                        .iter()
+                        .chain(&unit_dirs)
+                        .map(|d| d.join(inc))
+                        .find(|p| p.is_file())
+                });
             todo.extend(found);
         }
         out.push((canon, text));
+    }
+    out
+}
+
+/// `p` with its `.` and `..` parts taken away without reading the disk.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
     }
     out
 }
@@ -532,7 +566,7 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             "#include \"../../utils/tiling_def.h\"\n#include \"keyed.h\"\n",
         )
         .unwrap();
-        let h = kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).unwrap();
+        let h = kernel_tiling_header(&root, &[], &[], &op, &BTreeMap::new()).unwrap();
         assert!(h.contains("BEGIN_TILING_DATA_DEF(KeyedTiling)"), "{h}");
         assert!(h.contains("constexpr uint32_t KEYED_N = 4;"), "{h}");
         assert!(
@@ -551,7 +585,8 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
     #[test]
     fn a_struct_only_the_host_defines_is_generated_for_the_kernel_with_its_constants() {
         let (dir, op) = project("void k(){ GET_TILING_DATA(t, tiling); }\n");
-        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()).unwrap();
+        let h =
+            kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new()).unwrap();
         assert!(h.contains("constexpr uint16_t MAX_T = 8;"), "{h}");
         assert!(!h.contains("UNUSED_HERE"), "{h}");
         assert!(h.contains("TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_T, counts);"));
@@ -574,7 +609,7 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             "#ifdef __CCE_KT_TEST__\nstruct ListTiling {\n  uint64_t ubSize;\n};\n#endif\n\
              void k(){ GET_TILING_DATA(t, tiling); }\n",
         );
-        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new());
+        let h = kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new());
         assert!(
             h.is_some_and(|h| h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)")),
             "the untaken definition must not count"
@@ -591,13 +626,13 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             "struct ListTiling {\n  uint64_t ubSize;\n};\n",
         )
         .unwrap();
-        assert!(kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).is_some());
+        assert!(kernel_tiling_header(&root, &[], &[], &op, &BTreeMap::new()).is_some());
         let (dir, op) = project(
             "#ifndef __CCE_KT_TEST__\nstruct ListTiling {\n  uint64_t ubSize;\n};\n#endif\n\
              void k(){ GET_TILING_DATA(t, tiling); }\n",
         );
         assert_eq!(
-            kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()),
+            kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new()),
             None
         );
     }
@@ -617,10 +652,35 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         )
         .unwrap();
         op.host = vec!["op_host/arch22/my_tiling.cpp".into()];
-        let h = kernel_tiling_header(&root, &[], &op, &BTreeMap::new()).unwrap();
+        let h = kernel_tiling_header(&root, &[], &[], &op, &BTreeMap::new()).unwrap();
         assert!(
             h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"),
             "{h}"
+        );
+    }
+
+    /// ops-cv's upsample_nearest_exact3d defines its kernel struct in a sibling operator's folder that
+    /// the build shows beside its sources (`include-as`), and the host's struct of the same name was
+    /// generated for it too: "reference to `ListTiling` is ambiguous". Read through the mount, the
+    /// kernel's own definition is seen and nothing is generated.
+    #[test]
+    fn a_struct_the_kernel_defines_behind_an_include_as_mount_is_not_generated() {
+        let (dir, op) = project(
+            "#include \"../shared/kernel_struct.h\"\nvoid k(){ GET_TILING_DATA_WITH_STRUCT(ListTiling, t, tiling); }\n",
+        );
+        let root = dir.path().join("op");
+        let shown = dir.path().join("sibling/op_kernel");
+        std::fs::create_dir_all(&shown).unwrap();
+        std::fs::write(
+            shown.join("kernel_struct.h"),
+            "struct ListTiling { uint64_t ubSize; };\n",
+        )
+        .unwrap();
+        assert!(kernel_tiling_header(&root, &[], &[], &op, &BTreeMap::new()).is_some());
+        let mounts = [(PathBuf::from("shared"), root.join("../sibling/op_kernel"))];
+        assert_eq!(
+            kernel_tiling_header(&root, &[], &mounts, &op, &BTreeMap::new()),
+            None
         );
     }
 
@@ -645,7 +705,7 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             "void k(){ GET_TILING_DATA(t, tiling); }\n".to_string(),
         );
         files.insert("op_kernel/my_tiling_data.h".to_string(), HOST.to_string());
-        let h = kernel_tiling_header(&root, &[], &op, &files).expect("a generated header");
+        let h = kernel_tiling_header(&root, &[], &[], &op, &files).expect("a generated header");
         assert!(
             h.contains("REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)"),
             "{h}"
@@ -654,7 +714,7 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             "op_kernel/my.cpp".to_string(),
             "#include \"my_tiling_data.h\"\nvoid k(){ GET_TILING_DATA(t, tiling); }\n".to_string(),
         );
-        assert_eq!(kernel_tiling_header(&root, &[], &op, &files), None);
+        assert_eq!(kernel_tiling_header(&root, &[], &[], &op, &files), None);
     }
 
     /// ops-nn's max_pool3d_with_argmax_v2 sizes a field with `DHW_DIMS`, a `const int32_t` of a shared
@@ -678,7 +738,8 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
                 "TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_T, counts);\nTILING_DATA_FIELD_DEF_ARR(int64_t, DHW_DIMS, dhw);",
             );
         std::fs::write(host_dir.join("my_tiling.cpp"), host).unwrap();
-        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()).unwrap();
+        let h =
+            kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new()).unwrap();
         assert!(h.contains("const int32_t DHW_DIMS = 3;"), "{h}");
         assert!(h.contains("constexpr uint16_t MAX_T = 8;"), "{h}");
         assert!(!h.contains("total / 2"), "{h}");
@@ -710,7 +771,8 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             format!("#include \"base_tiling.h\"\n{outer}"),
         )
         .unwrap();
-        let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()).unwrap();
+        let h =
+            kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new()).unwrap();
         let at = |s: &str| h.find(s).unwrap_or_else(|| panic!("{s} missing: {h}"));
         assert!(at("BEGIN_TILING_DATA_DEF(Leaf)") < at("BEGIN_TILING_DATA_DEF(Inner)"));
         assert!(at("BEGIN_TILING_DATA_DEF(Inner)") < at("BEGIN_TILING_DATA_DEF(ListTiling)"));
@@ -729,7 +791,7 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
             "GET_TILING_DATA_MEMBER(ListTiling, ubSize, t, tiling);",
         ] {
             let (dir, op) = project(&format!("void k(){{ {form} }}\n"));
-            let h = kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new());
+            let h = kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new());
             assert!(
                 h.is_some_and(|h| h.contains("BEGIN_TILING_DATA_DEF(ListTiling)")),
                 "{form}"
@@ -772,12 +834,12 @@ REGISTER_TILING_DATA_CLASS(MyOp, ListTiling)
         let (dir, op) =
             project("struct ListTiling { int x; };\nvoid k(){ GET_TILING_DATA(t, tiling); }\n");
         assert_eq!(
-            kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()),
+            kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new()),
             None
         );
         let (dir, op) = project("void k(){}\n");
         assert_eq!(
-            kernel_tiling_header(&dir.path().join("op"), &[], &op, &BTreeMap::new()),
+            kernel_tiling_header(&dir.path().join("op"), &[], &[], &op, &BTreeMap::new()),
             None
         );
     }
