@@ -835,3 +835,5 @@ inline void matmul_aic_serves(bool cube_only) {
 // The older spelling `matmul::Matmul<matmul::MatmulType<...>>` (ops-cv's upsample_nearest_exact2d_grad):
 // asc-devkit's adv_api/matmul/matmul.h keeps `matmul` as an alias of AscendC.
 namespace matmul = AscendC;
+// CANN brings AscendC::CeilDiv / CeilAlign with its Matmul headers (twin/matmul_utils.h says which).
+#include "../twin/matmul_utils.h"
