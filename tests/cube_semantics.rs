@@ -161,8 +161,22 @@ fn build_and_run(w: &Path, mode: u32) -> Run {
 
 /// `build_and_run` with extra environment variables for the kernel program.
 fn build_and_run_env(w: &Path, mode: u32, env: &[(&str, &str)]) -> Run {
+    let input = input_bytes(&data());
+    kernel_run(w, "cube_kernel.cpp", &input, OUT_BYTES, mode, env)
+}
+
+/// Builds `templates/twin/tests/<kernel>` with the twin's runtime once per work folder, then runs it
+/// on `input` with tiling key `mode`, one output of `out_bytes`, and the trace kept.
+fn kernel_run(
+    w: &Path,
+    kernel: &str,
+    input: &[u8],
+    out_bytes: usize,
+    mode: u32,
+    env: &[(&str, &str)],
+) -> Run {
     let twin = twin_dir();
-    let exe = w.join("kernel");
+    let exe = w.join(kernel.trim_end_matches(".cpp"));
     if !exe.exists() {
         let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
             .unwrap()
@@ -176,7 +190,7 @@ fn build_and_run_env(w: &Path, mode: u32, env: &[(&str, &str)]) -> Run {
         let out = Command::new(compiler())
             .args(["-std=c++17", "-O1", "-w", "-I"])
             .arg(twin.join("include/kernel"))
-            .arg(twin.join("tests/cube_kernel.cpp"))
+            .arg(twin.join("tests").join(kernel))
             .args(&sources)
             .arg("-o")
             .arg(&exe)
@@ -184,20 +198,21 @@ fn build_and_run_env(w: &Path, mode: u32, env: &[(&str, &str)]) -> Run {
             .expect("install g++ or set CXX");
         assert!(
             out.status.success(),
-            "building cube_kernel.cpp: {}",
+            "building {kernel}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    std::fs::write(w.join("in.bin"), input_bytes(&data())).unwrap();
+    std::fs::write(w.join("in.bin"), input).unwrap();
     std::fs::write(w.join("tiling.bin"), b"").unwrap();
     let p = |n: &str| w.join(n).display().to_string();
     std::fs::write(
         w.join("run.txt"),
         format!(
-            "block_dim 1\nub_bytes 196352\ntiling {}\ntiling_key {mode}\nworkspace 0\ninput in {} {IN_BYTES}\n\
-             output out {} {OUT_BYTES}\ntrace {}\n",
+            "block_dim 1\nub_bytes 196352\ntiling {}\ntiling_key {mode}\nworkspace 0\ninput in {} {}\n\
+             output out {} {out_bytes}\ntrace {}\n",
             p("tiling.bin"),
             p("in.bin"),
+            input.len(),
             p("out.bin"),
             p("trace.txt")
         ),
@@ -923,55 +938,9 @@ fn cube2_input(d: &Cube2Data) -> Vec<u8> {
 }
 
 fn cube2_run(w: &Path, mode: u32) -> Run {
-    let twin = twin_dir();
-    let exe = w.join("kernel2");
-    if !exe.exists() {
-        let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                let n = p.file_name().unwrap().to_str().unwrap();
-                n.starts_with("kernel_") && n.ends_with(".cpp")
-            })
-            .collect();
-        sources.sort();
-        let out = Command::new(compiler())
-            .args(["-std=c++17", "-O1", "-w", "-I"])
-            .arg(twin.join("include/kernel"))
-            .arg(twin.join("tests/cube2_kernel.cpp"))
-            .args(&sources)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .expect("install g++ or set CXX");
-        assert!(
-            out.status.success(),
-            "building cube2_kernel.cpp: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    std::fs::write(w.join("in.bin"), cube2_input(&cube2_data())).unwrap();
-    std::fs::write(w.join("tiling.bin"), b"").unwrap();
-    let p = |n: &str| w.join(n).display().to_string();
-    std::fs::write(
-        w.join("run.txt"),
-        format!(
-            "block_dim 1\nub_bytes 196352\ntiling {}\ntiling_key {mode}\nworkspace 0\ninput in {} {C2_IN_BYTES}\n\
-             output out {} {C2_OUT_BYTES}\ntrace {}\n",
-            p("tiling.bin"),
-            p("in.bin"),
-            p("out.bin"),
-            p("trace.txt")
-        ),
-    )
-    .unwrap();
-    let _ = std::fs::remove_file(w.join("out.bin"));
-    let status = Command::new(&exe).arg(w.join("run.txt")).output().unwrap();
-    Run {
-        status,
-        out: std::fs::read(w.join("out.bin")).unwrap_or_default(),
-        trace: std::fs::read_to_string(w.join("trace.txt")).unwrap_or_default(),
-    }
+    let input = cube2_input(&cube2_data());
+    assert_eq!(input.len(), C2_IN_BYTES);
+    kernel_run(w, "cube2_kernel.cpp", &input, C2_OUT_BYTES, mode, &[])
 }
 
 /// `n x n` elements of `e` bytes, row-major, transposed.
