@@ -7031,7 +7031,9 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
     yg.SetValue(16, (int16_t)ok);
     yg.SetValue(17, (int16_t)(size >> 15));
     yg.SetValue(18, (int16_t)(size & 0x7fff));
-    yg.SetValue(19, (int16_t)(pop.GetPhyAddr() / 32));
+    // UB addresses as offsets from the first carved buffer (UB address 0): GetPhyAddr of a UB tensor
+    // is a pointer into the twin's UB arena
+    yg.SetValue(19, (int16_t)((pop.GetPhyAddr() - b.Get<int16_t>().GetPhyAddr()) / 32));
     yg.SetValue(20, a.GetValue(0));
     yg.SetValue(21, (int16_t)(a.GetPhyAddr() == pop.GetPhyAddr()));
     aclError e = ACL_SUCCESS;
