@@ -621,18 +621,19 @@ fn constant_tiling_matmul_agrees_and_saves_the_runtime_tilings_scalar_work() {
             .build(&op, &Default::default())
             .unwrap_or_else(|f| panic!("{form}: {}", f.message));
         let measured = b.run(&op, &artifact, &inputs, false);
+        // A constant base shape that differs from the runtime tiling's is what runs, as it is
+        // compiled in (GetMatmulApiTiling.md), and the run warns of it; the result is still c.
         if form == "partial-mismatch" {
-            let Err(f) = measured else {
-                panic!("a mismatched constant base shape must fault")
-            };
+            let m = measured
+                .as_ref()
+                .unwrap_or_else(|f| panic!("{form}: {}", f.message));
             assert!(
-                f.message
+                m.warnings.iter().any(|w| w
                     .contains("constant tiling's base shape 128 x 128 x 64")
-                    && f.message.contains("128 x 256 x 64"),
-                "{}",
-                f.message
+                    && w.contains("128 x 256 x 64")),
+                "{:?}",
+                m.warnings
             );
-            continue;
         }
         let run = FixtureRun {
             measurement: measured.unwrap_or_else(|f| panic!("{form}: {}", f.message)),
