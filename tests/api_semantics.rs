@@ -9,82 +9,16 @@
 //! host program against the twin's operator-base headers (`log/log.h`, `util/math_util.h`) and checks
 //! what it prints. It knows nothing of the tool's Rust side.
 
+mod common;
+
+use common::*;
 use half::f16;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const N: usize = 256;
 const FLOAT_SLOTS: usize = 31;
 const HALF_SLOTS: usize = 13;
-
-fn twin_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
-}
-
-/// The twin's kernel-side runtime, `src/kernel_*.cpp`, as the Rust side compiles it (however the
-/// runtime is split into files).
-fn kernel_runtime_sources(twin: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("kernel_") && n.ends_with(".cpp"))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn compiler() -> String {
-    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
-}
-
-fn run_ok(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: could not start ({e}); install g++ or set CXX"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-/// Builds `w/launch.cpp` (with `defs`, e.g. `-DX=1`) against the twin's kernel headers and runtime into
-/// the program `w/name`.
-fn build_launch(w: &Path, name: &str, defs: &[&str]) {
-    let twin = twin_dir();
-    let mut cc = Command::new(compiler());
-    cc.args(["-std=c++17", "-O0", "-w"])
-        .args(defs)
-        .arg("-I")
-        .arg(twin.join("include/kernel"))
-        .arg(w.join("launch.cpp"));
-    cc.args(kernel_runtime_sources(&twin));
-    cc.arg("-o").arg(w.join(name));
-    run_ok(&mut cc, &format!("building {name}"));
-}
-
-/// Writes `w/run.txt`, the run of a one-block kernel program with an empty tiling: `tensors` are its
-/// `input NAME FILE BYTES` / `output NAME FILE BYTES` lines, files named relative to `w`.
-fn write_run(w: &Path, tensors: &[(&str, &str, &str, usize)]) {
-    std::fs::write(w.join("tiling.bin"), b"").unwrap();
-    let mut run = format!(
-        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\n",
-        w.join("tiling.bin").display()
-    );
-    for (kind, name, file, bytes) in tensors {
-        run.push_str(&format!(
-            "{kind} {name} {} {bytes}\n",
-            w.join(file).display()
-        ));
-    }
-    std::fs::write(w.join("run.txt"), run).unwrap();
-}
 
 /// Runs the kernel program `w/prog` on `w/run.txt` and checks that it stops at a kernel fault (exit code
 /// 3) whose message says `want`.
@@ -99,24 +33,6 @@ fn assert_faults(w: &Path, prog: &str, want: &str) {
 }
 
 /// Mixed magnitudes, so the order of additions shows in the last bits.
-/// Compiles a host program against the twin's host headers beside its source, runs it, and returns
-/// its output after checking it exited 0.
-fn run_host_program(src: &Path, what: &str) -> std::process::Output {
-    let exe = src.with_extension("");
-    run_ok(
-        Command::new(compiler())
-            .args(["-std=c++17", "-w", "-I"])
-            .arg(twin_dir().join("include/host"))
-            .arg(src)
-            .arg("-o")
-            .arg(&exe),
-        what,
-    );
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success(), "{what}: the program failed: {out:?}");
-    out
-}
-
 fn input_x() -> Vec<f32> {
     let mut s: u32 = 12345;
     (0..N)

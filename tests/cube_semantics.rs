@@ -7,6 +7,9 @@
 //! table; GEMV (m = 1); int8 x int8 -> int32 straight from GM, and DEQF16. Then the faults: L0A
 //! overflow, fm outside L0A, a Fixpipe read past L0C. And the trace the model reads.
 
+mod common;
+
+use common::*;
 use half::f16;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,14 +34,6 @@ const OUT_BYTES: usize = 23552;
 const M: usize = 30;
 const K: usize = 70;
 const N: usize = 40;
-
-fn twin_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
-}
-
-fn compiler() -> String {
-    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
-}
 
 /// Row-major `rows x cols` into fractals of `16 x c0`, the fractals in column-major order (Nz, the
 /// L1 layout of the LoadData page), zero padding.
@@ -178,15 +173,7 @@ fn kernel_run(
     let twin = twin_dir();
     let exe = w.join(kernel.trim_end_matches(".cpp"));
     if !exe.exists() {
-        let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                let n = p.file_name().unwrap().to_str().unwrap();
-                n.starts_with("kernel_") && n.ends_with(".cpp")
-            })
-            .collect();
-        sources.sort();
+        let sources = kernel_runtime_sources(&twin);
         let out = Command::new(compiler())
             .args(["-std=c++17", "-O1", "-w", "-I"])
             .arg(twin.join("include/kernel"))

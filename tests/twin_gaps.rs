@@ -9,83 +9,15 @@
 //! (ops-math's rfft1_d, stft) and the CeilDiv / CeilAlign a Matmul header brings (add_lora,
 //! rotate_quant).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::*;
+use std::path::Path;
 use std::process::Command;
-
-fn twin_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin")
-}
-
-fn compiler() -> String {
-    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
-}
-
-fn run_ok(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: could not start ({e}); install g++ or set CXX"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-/// Builds `src` against the twin's host headers into an executable beside it and returns its path.
-fn build_host(src: &Path, what: &str) -> PathBuf {
-    let exe = src.with_extension("");
-    run_ok(
-        Command::new(compiler())
-            .args(["-std=c++17", "-w", "-I"])
-            .arg(twin_dir().join("include/host"))
-            .arg(src)
-            .arg("-o")
-            .arg(&exe),
-        what,
-    );
-    exe
-}
-
-/// The twin's kernel-side runtime, `src/kernel_*.cpp`.
-fn kernel_runtime_sources(twin: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("kernel_") && n.ends_with(".cpp"))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Builds `w/launch.cpp` with the twin's kernel headers and runtime into `w/name`.
-fn build_launch(w: &Path, name: &str) {
-    let twin = twin_dir();
-    let mut cc = Command::new(compiler());
-    // -DTWIN_DTYPE_IDS as the tool's kernel build passes it: the DT_* / FORMAT_* numbers kernel_type.h
-    // stands for.
-    cc.args(["-std=c++17", "-O0", "-w", "-DTWIN_DTYPE_IDS", "-I"])
-        .arg(twin.join("include/kernel"))
-        .arg(w.join("launch.cpp"));
-    cc.args(kernel_runtime_sources(&twin));
-    cc.arg("-o").arg(w.join(name));
-    run_ok(&mut cc, &format!("building {name}"));
-}
 
 /// Runs a one-block kernel program with an empty tiling and one output of `bytes` bytes; returns them.
 fn run_one_output(w: &Path, prog: &str, bytes: usize) -> Vec<u8> {
-    std::fs::write(w.join("tiling.bin"), b"").unwrap();
-    let run = format!(
-        "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\noutput y {} {bytes}\n",
-        w.join("tiling.bin").display(),
-        w.join("y.bin").display()
-    );
-    std::fs::write(w.join("run.txt"), run).unwrap();
+    write_run(w, &[("output", "y", "y.bin", bytes)]);
     run_ok(
         Command::new(w.join(prog)).arg(w.join("run.txt")),
         &format!("running {prog}"),
@@ -271,7 +203,9 @@ extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
 "#,
     )
     .unwrap();
-    build_launch(w, "gaps");
+    // -DTWIN_DTYPE_IDS as the tool's kernel build passes it: the DT_* / FORMAT_* numbers kernel_type.h
+    // stands for.
+    build_launch(w, "gaps", &["-DTWIN_DTYPE_IDS"]);
     let y = u32s(&run_one_output(w, "gaps", 36));
     let ceil_div = |a: u32, b: u32| a.div_ceil(b);
     let w16 = 70000u32 % 65536;
