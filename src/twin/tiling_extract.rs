@@ -267,7 +267,7 @@ fn reach_with(
         let dir = canon.parent().map(Path::to_path_buf).unwrap_or_default();
         for inc in quoted_includes(&text) {
             let mounted = mounts.iter().find_map(|(at, shown)| {
-                let rest = lexical(&dir.join(inc))
+                let rest = crate::fsx::lexical(&dir.join(inc))
                     .strip_prefix(croot.join(at))
                     .ok()?
                     .to_path_buf();
@@ -287,21 +287,6 @@ fn reach_with(
             todo.extend(found);
         }
         out.push((canon, text));
-    }
-    out
-}
-
-/// `p` with its `.` and `..` parts taken away without reading the disk.
-fn lexical(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            c => out.push(c),
-        }
     }
     out
 }

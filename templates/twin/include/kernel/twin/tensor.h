@@ -285,14 +285,14 @@ public:
     uint32_t GetLength() const { return size_ * (uint32_t)sizeof(T); }
     void SetSize(uint32_t n) { size_ = n; }
     TPosition GetPosition() const { return pos_; }
-    uint64_t phy(uint64_t addr) const {
+    uint64_t twin_phy(uint64_t addr) const {
         return twin::hw_of(pos_) == twin::HW_UB && twin::g.ub != nullptr ? (uint64_t)(uintptr_t)(twin::g.ub + addr) : addr;
     }
     // GetPhyAddr: of a UB tensor, a host pointer into the block's UB arena (kernels dereference
     // `(__ubuf__ T *)x.GetPhyAddr()`; twin::ub_addr_of_ptr takes it back to a UB address); of an L1 / L0
     // tensor, its byte address in that buffer.
-    uint64_t GetPhyAddr() const { return phy(addr_); }
-    uint64_t GetPhyAddr(uint32_t offset) const { return phy(addr_ + offset * sizeof(T)); }
+    uint64_t GetPhyAddr() const { return twin_phy(addr_); }
+    uint64_t GetPhyAddr(uint32_t offset) const { return twin_phy(addr_ + offset * sizeof(T)); }
     void SetAddrWithOffset(const LocalTensor<T> &src, uint32_t offset) {
         addr_ = src.addr_ + offset * (uint32_t)sizeof(T);
         size_ = src.size_ > offset ? src.size_ - offset : 0;

@@ -584,8 +584,8 @@ inline void TransDataTo5HDImpl(T *dstList[NCHW_CONV_ADDR_LIST_SIZE], T *srcList[
                                const TransDataTo5HDParams &p, TWIN_LOC) {
     uint64_t d[16], s[16];
     for (int i = 0; i < 16; i++) {
-        d[i] = twin::ub_addr_of_ptr(dstList[i]);
-        s[i] = twin::ub_addr_of_ptr(srcList[i]);
+        d[i] = (uint64_t)(uintptr_t)dstList[i];
+        s[i] = (uint64_t)(uintptr_t)srcList[i];
     }
     twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }
@@ -594,11 +594,8 @@ template <class T>
 inline void TransDataTo5HD(const LocalTensor<uint64_t> &dst, const LocalTensor<uint64_t> &src, const TransDataTo5HDParams &p, TWIN_LOC) {
     uint64_t d[16], s[16];
     for (uint32_t i = 0; i < 16; i++) {
-        // the kernel fills them with GetPhyAddr() values: pointers into the UB arena
-        d[i] = twin::ub_addr_of_ptr((const void *)(uintptr_t)twin::ld<uint64_t>(
-            twin::ub_span(dst.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS)));
-        s[i] = twin::ub_addr_of_ptr((const void *)(uintptr_t)twin::ld<uint64_t>(
-            twin::ub_span(src.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS)));
+        d[i] = twin::ld<uint64_t>(twin::ub_span(dst.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS));
+        s[i] = twin::ld<uint64_t>(twin::ub_span(src.addr_ + i * 8, 8, "TransDataTo5HD", TWIN_LOC_ARGS));
     }
     twin::trans_5hd<T>(d, s, p, TWIN_LOC_ARGS);
 }
