@@ -697,7 +697,7 @@ impl Twin {
                     read.extend(
                         reads::included(&stderr)
                             .iter()
-                            .filter_map(|p| reads::project_path(p, root, &mirror)),
+                            .filter_map(|p| reads::project_path(p, root, &mirror, &self.mounts)),
                     );
                     let _ = fsx::write_file(&staging.join(reads::FILE), reads::render(&read));
                 }

@@ -53,10 +53,25 @@ pub fn without_h_lines(stderr: &str) -> String {
 
 /// `path` as the manifest names files: relative to `root`, through `..` when above it (a sibling
 /// folder's header), or relative to `mirror` (the build's copy of the project's sources) when it lies
-/// there. None for a file under neither (the twin's and the system's headers).
-pub fn project_path(path: &Path, root: &Path, mirror: &Path) -> Option<String> {
+/// there. A path through a mount (`include-as`: a folder shown at `at` inside the mirror, by a link the
+/// compiler does not resolve in its `-H` list) is named by the folder the mount shows, where the file
+/// really is: naming it by its place in the mirror made the build cache read a file that does not
+/// exist, so editing a mounted header never built again. None for a file under none of these (the
+/// twin's and the system's headers).
+pub fn project_path(
+    path: &Path,
+    root: &Path,
+    mirror: &Path,
+    mounts: &[(PathBuf, PathBuf)],
+) -> Option<String> {
     let path = lexical(path);
-    if let Ok(rel) = path.strip_prefix(lexical(mirror)) {
+    let mirror = lexical(mirror);
+    for (at, dir) in mounts {
+        if let Ok(rest) = path.strip_prefix(mirror.join(at)) {
+            return project_path(&dir.join(rest), root, Path::new("/nonexistent-mirror"), &[]);
+        }
+    }
+    if let Ok(rel) = path.strip_prefix(&mirror) {
         return Some(rel.to_string_lossy().into_owned());
     }
     let root = lexical(root);
@@ -116,7 +131,7 @@ mod tests {
         let mirror = Path::new("/cache/build/.host-k.1/src");
         let mut read: Vec<String> = included(H)
             .iter()
-            .filter_map(|p| project_path(p, root, mirror))
+            .filter_map(|p| project_path(p, root, mirror, &[]))
             .collect();
         read.sort();
         assert_eq!(
@@ -126,6 +141,28 @@ mod tests {
                 "op_host/x_tiling.h",
                 "op_kernel/x_tiling_data.h"
             ]
+        );
+    }
+
+    #[test]
+    fn a_header_read_through_a_mount_is_named_where_it_really_is() {
+        // ops-nn's foreach kernels include `../foreach_utils/x.h`; the manifest mounts the sibling
+        // folder `../foreach_utils/op_kernel` at `foreach_utils`, and GCC lists the header by its link.
+        let root = Path::new("/work/ops/foreach/foreach_neg");
+        let mirror = Path::new("/cache/build/.kernel-k.1/src");
+        let mounts = vec![(
+            PathBuf::from("foreach_utils"),
+            PathBuf::from("/work/ops/foreach/foreach_neg/../foreach_utils/op_kernel"),
+        )];
+        let h = Path::new("/cache/build/.kernel-k.1/src/op_kernel/../foreach_utils/unary.h");
+        assert_eq!(
+            project_path(h, root, mirror, &mounts).as_deref(),
+            Some("../foreach_utils/op_kernel/unary.h")
+        );
+        // without the mount it would be a project path that does not exist
+        assert_eq!(
+            project_path(h, root, mirror, &[]).as_deref(),
+            Some("foreach_utils/unary.h")
         );
     }
 

@@ -555,6 +555,32 @@ fn init_shows_a_sibling_folder_included_by_a_relative_path_where_the_kernel_expe
     let out = cargo_ascend_tune(&op, &["run"]);
     assert!(out.status.success(), "{:?}", text(&out));
     std::fs::write(&kernel, source).unwrap();
+    // Editing the mounted header builds the kernel again: the build cache knew the header only by its
+    // place in the build's mirror, a file that does not exist, so `run` served the program built before
+    // the edit (found editing ops-nn's foreach_utils by hand). One of the three whole-pipe barriers of
+    // the shared tile loop goes, which the model sees.
+    let latency = |op: &Path| {
+        let out = cargo_ascend_tune(op, &["run", "--message-format", "json"]);
+        assert!(out.status.success(), "{:?}", text(&out));
+        record(&out, "op-measured")["latency_us"].as_f64().unwrap()
+    };
+    let before = latency(&op);
+    let shared = dir.path().join("utils/op_kernel/elementwise_add.h");
+    let body = std::fs::read_to_string(&shared).unwrap();
+    let edited = body.replacen(
+        "            CopyTileOut(zGm[off], zl, n);\n            AscendC::PipeBarrier<PIPE_ALL>();\n",
+        "            CopyTileOut(zGm[off], zl, n);\n",
+        1,
+    );
+    assert_ne!(edited, body);
+    std::fs::write(&shared, edited).unwrap();
+    let after = latency(&op);
+    assert!(
+        after < before,
+        "the edited mounted header was built again: {before} -> {after} us"
+    );
+    std::fs::write(&shared, body).unwrap();
+    assert_eq!(latency(&op), before);
     // Without the pair the kernel's include does not resolve: the build fails naming it.
     let without: String = manifest
         .lines()
