@@ -6,11 +6,35 @@
 //! by `init` with the reason. `tests/cli/projects/reg_axpb` (written for these tests) is a dav-3510 program
 //! whose vector work is a Reg vector function started by asc_vf_call: `init` takes it as an Ascend950 one
 //! and `run` passes its verify script, saying the latency is modelled with assumed dav-2201 figures.
-//! Skipped, with the reason printed, when cmake is missing and CI is not set.
+//! Skipped, with the reason printed, when cmake or numpy (the scripts import it) is missing and CI is not set.
 
 use super::cann::without_cann;
 use super::cmake::have_cmake;
 use super::*;
+use std::process::Command;
+
+/// The examples' scripts (gen_data.py, verify_result.py) import numpy as the asc-devkit ones do, and
+/// the programs build with cmake: without either the test is skipped with the reason, or fails under
+/// CI=true (where .ci/run installs both).
+fn devkit_ready(test: &str) -> bool {
+    if !have_cmake(test) {
+        return false;
+    }
+    let numpy = Command::new("python3")
+        .args(["-c", "import numpy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !numpy {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "python3 cannot import numpy but CI=true: .ci/run must install it"
+        );
+        eprintln!(
+            "skipping {test}: python3 cannot import numpy (pip install numpy); with CI=true this fails"
+        );
+    }
+    numpy
+}
 
 fn scale_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -23,7 +47,7 @@ fn scale_project() -> tempfile::TempDir {
 
 #[test]
 fn an_example_with_gen_data_and_verify_result_runs_its_own_data_flow_and_a_wrong_kernel_fails_it() {
-    if !have_cmake(
+    if !devkit_ready(
         "an_example_with_gen_data_and_verify_result_runs_its_own_data_flow_and_a_wrong_kernel_fails_it",
     ) {
         return;
@@ -123,7 +147,7 @@ fn init_refuses_simt_and_c_api_programs_with_the_reason() {
 
 #[test]
 fn a_dav_3510_program_of_reg_vector_functions_runs_as_ascend950_and_passes_its_verify_script() {
-    if !have_cmake(
+    if !devkit_ready(
         "a_dav_3510_program_of_reg_vector_functions_runs_as_ascend950_and_passes_its_verify_script",
     ) {
         return;
@@ -182,7 +206,7 @@ fn a_dav_3510_program_of_reg_vector_functions_runs_as_ascend950_and_passes_its_v
 /// marked as a guess, and `run` configures it with that definition and passes its verify script.
 #[test]
 fn an_example_that_needs_a_cmake_definition_gets_it_from_init_and_runs() {
-    if !have_cmake("an_example_that_needs_a_cmake_definition_gets_it_from_init_and_runs") {
+    if !devkit_ready("an_example_that_needs_a_cmake_definition_gets_it_from_init_and_runs") {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -211,7 +235,7 @@ fn an_example_that_needs_a_cmake_definition_gets_it_from_init_and_runs() {
 /// block's result through UB and back, and the output is still the reference.
 #[test]
 fn a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub() {
-    if !have_cmake("a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub") {
+    if !devkit_ready("a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub") {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -273,7 +297,8 @@ fn a_ub_array_declared_in_a_header_beside_the_asc_source_is_in_ub() {
 /// copy is compiled from another folder: simd_vf_constraints failed on `CeilAlign`).
 #[test]
 fn a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs() {
-    if !have_cmake("a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs") {
+    if !devkit_ready("a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs")
+    {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -345,7 +370,7 @@ fn a_story_of_programs_made_in_a_cmake_loop_gets_an_op_per_stage_and_each_runs()
 /// CMakeLists.txt the tool writes (`add_executable(scale scale.asc)`) and passes its verify script.
 #[test]
 fn an_asc_program_without_a_cmakelists_is_built_alone() {
-    if !have_cmake("an_asc_program_without_a_cmakelists_is_built_alone") {
+    if !devkit_ready("an_asc_program_without_a_cmakelists_is_built_alone") {
         return;
     }
     let home = tempfile::tempdir().unwrap();
