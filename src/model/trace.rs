@@ -22,6 +22,10 @@
 //      `xset <pipe> x<scope>.<round>` (a CrossCoreSetFlag after <pipe>'s earlier work) and
 //      `xwait <pipe> x<scope>.<round> n<sets>` (a CrossCoreWaitFlag released once the <sets> xset records
 //      of that key, on any cores, have fired).
+//   5  `carve <hw> <addr> <len> <num> line=<L> file=<F>`: a buffer TPipe::InitBuffer carved (`num`
+//      buffers of `len` bytes from byte `addr` of memory `hw`: UB, L1, L0A, L0B, L0C, BT, FB), by the call
+//      at F:L (the file to the end of the line). Kept beside the records (`Block::carves`); the pipeline
+//      simulation costs nothing for them, the UB layout analysis (ub_layout.rs) reads them.
 //   3  GM copies carry `buf=` (the GM allocation, numbered in allocation order; with `gm=`, the byte offset
 //      in it, an absolute address) and `cache=disable|last|persistent` (SetL2CacheHint, when it is not
 //      CACHE_MODE_NORMAL; read as AscendC's CacheMode value 0, 2, 4); GM->L1 copies `mem=L1 nd2nz=1`
@@ -37,7 +41,7 @@ use thiserror::Error;
 
 /// The trace format version the twin writes; this parser reads it and every earlier one (see the changelog
 /// at the top of this file).
-pub const TRACE_VERSION: u32 = 4;
+pub const TRACE_VERSION: u32 = 5;
 
 /// A pipe of the AI core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -158,6 +162,21 @@ pub struct Block {
     pub records: Vec<Record>,
     /// Number of `set` records in the block (their `slot`s are 0..sets).
     pub sets: u32,
+    /// The buffers the block carved (version 5), in carving order.
+    pub carves: Vec<Carve>,
+}
+
+/// A buffer `TPipe::InitBuffer` carved: `num` buffers of `len` bytes from byte `addr` of memory `hw`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carve {
+    /// `UB`, `L1`, `L0A`, `L0B`, `L0C`, `BT` or `FB`.
+    pub hw: String,
+    pub addr: u64,
+    pub len: u64,
+    pub num: u64,
+    /// The InitBuffer call's source line and file, as the twin names them (project paths).
+    pub src_line: u32,
+    pub file: String,
 }
 
 /// Barrier scope: every pipe, or one pipe.
@@ -380,6 +399,33 @@ struct OpenBlock {
     pending: HashMap<(Pipe, Pipe, u32), VecDeque<u32>>,
 }
 
+/// A `carve <hw> <addr> <len> <num> line=<L> file=<F>` record (the file runs to the end of the line).
+fn parse_carve(no: usize, raw: &str) -> Result<Carve, TraceError> {
+    let malformed = || TraceError::Malformed {
+        line: no,
+        what: "expected `carve <hw> <addr> <len> <num> line=<L> file=<F>`".into(),
+    };
+    let (head, file) = raw.split_once(" file=").ok_or_else(malformed)?;
+    let mut tok = head.split_ascii_whitespace().skip(1);
+    let hw = tok.next().ok_or_else(malformed)?.to_string();
+    let mut num = |what: &str| -> Result<u64, TraceError> {
+        parse_u64(no, what, tok.next().ok_or_else(malformed)?)
+    };
+    let (addr, len, count) = (num("addr")?, num("len")?, num("num")?);
+    let src_line = match tok.next().and_then(|t| t.strip_prefix("line=")) {
+        Some(l) => parse_u32(no, "line", l)?,
+        None => return Err(malformed()),
+    };
+    Ok(Carve {
+        hw,
+        addr,
+        len,
+        num: count,
+        src_line,
+        file: file.trim_end().to_string(),
+    })
+}
+
 /// Parses a twin trace of any version up to `TRACE_VERSION`.
 pub fn parse(text: &str) -> Result<Trace, TraceError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
@@ -487,6 +533,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                         line: line32,
                         records: Vec::new(),
                         sets: 0,
+                        carves: Vec::new(),
                     },
                     pending: HashMap::new(),
                 });
@@ -505,6 +552,15 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                     });
                 }
                 trace.blocks.push(o.block);
+            }
+            "carve" => {
+                let Some(o) = open.as_mut() else {
+                    return Err(TraceError::OutsideBlock {
+                        line: no,
+                        record: kind.into(),
+                    });
+                };
+                o.block.carves.push(parse_carve(no, raw)?);
             }
             "I" | "set" | "wait" | "barrier" | "xset" | "xwait" => {
                 let Some(o) = open.as_mut() else {
@@ -768,6 +824,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn carves_are_kept_beside_the_records_with_their_file_to_the_end_of_the_line() {
+        let t = parse(
+            "twin-trace 5\nblock 0 1\ncarve UB 0 8192 2 line=90 file=op_kernel/my op.h\n\
+             carve UB 16384 27648 1 line=94 file=op_kernel/k.h\nI V Add dt=4 n=64 rep=1 line=7\nend\n",
+        )
+        .unwrap();
+        let b = &t.blocks[0];
+        assert_eq!(b.records.len(), 1);
+        assert_eq!(
+            b.carves[0],
+            Carve {
+                hw: "UB".into(),
+                addr: 0,
+                len: 8192,
+                num: 2,
+                src_line: 90,
+                file: "op_kernel/my op.h".into()
+            }
+        );
+        assert_eq!((b.carves[1].addr, b.carves[1].len), (16384, 27648));
+        let bad = parse("twin-trace 5\nblock 0 1\ncarve UB 0 8192 line=1 file=x.h\nend\n");
+        assert_eq!(bad.unwrap_err().line(), Some(3));
+    }
+
+    #[test]
     fn parses_records_and_ignores_unknown_keys() {
         let t = parse(
             "twin-trace 1\nblock 0 2\nI MTE2 DataCopy bytes=1024 bursts=1 burst=1024 gm=0 gap=0 line=12 future=7\n\
@@ -840,7 +921,7 @@ mod tests {
             ("twin-trace 1\nblock 0 1\nblock 1 1\n", 3),
             ("twin-trace 1\nblock 0 1\nI V Add oops\nend\n", 3),
             ("trace 1\n", 1),
-            ("\n\ntwin-trace 5\n", 3),
+            ("\n\ntwin-trace 6\n", 3),
             ("twin-trace 4\nblock 0 1 gpu\nend\n", 2),
             ("twin-trace 4\nblock 0 1 aic\nend\nblock 0 1 aic\nend\n", 4),
             ("twin-trace 4\nblock 0 1 aiv0\nxwait S x0.0\nend\n", 3),

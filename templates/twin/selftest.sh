@@ -106,7 +106,7 @@ with np.errstate(over="ignore"):
 bad = np.nonzero(z.view(np.uint16) != ref.view(np.uint16))[0]
 assert len(bad) == 0, f"{len(bad)} mismatches, first at {bad[:5]}: z={z[bad[:5]]} ref={ref[bad[:5]]}"
 lines = open(f"{d}/trace.txt").read().splitlines()
-assert lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4"), lines[0]
+assert lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4", "twin-trace 5"), lines[0]
 bd = int(open(f"{d}/tiling.out").read().split()[1])
 blocks = [l for l in lines if l.startswith("block ")]
 assert len(blocks) == bd and lines.count("end") == bd, (len(blocks), bd)

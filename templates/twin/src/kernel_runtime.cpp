@@ -393,6 +393,25 @@ void event_wait(Pipe src, Pipe dst, int id, const char *api, const char *file, i
     tr_flag(false, src, dst, 'e', id, 0);
 }
 
+void tr_carve(int hw, uint32_t addr, uint32_t len, uint32_t num, TWIN_LOC_DECL) {
+    // The names the model reads (twin::Hw order), one token each.
+    static const char *const names[] = {"UB", "L1", "L0A", "L0B", "L0C", "BT", "FB"};
+    g_trace.append("carve ");
+    g_trace.append(hw >= 0 && hw < (int)(sizeof names / sizeof names[0]) ? names[hw] : "?");
+    g_trace.push_back(' ');
+    trace_u64(addr);
+    g_trace.push_back(' ');
+    trace_u64(len);
+    g_trace.push_back(' ');
+    trace_u64(num);
+    kv("line", twin_line < 0 ? 0 : (uint64_t)twin_line);
+    // The file last: everything after `file=` to the end of the line, so a path may hold blanks.
+    g_trace.append(" file=");
+    const char *f = twin_file;
+    g_trace.append(f ? f : "?");
+    g_trace.push_back('\n');
+}
+
 void tr_barrier(Pipe p) {
     g_trace.append("barrier ");
     g_trace.append(pipe_name(p));

@@ -8,7 +8,7 @@ PIPES = {"MTE2", "MTE3", "V", "S", "MTE1", "M", "FIX"}
 
 def check(path):
     lines = open(path).read().splitlines()
-    assert lines and lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4"), f"{path}: bad header"
+    assert lines and lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4", "twin-trace 5"), f"{path}: bad header"
     open_block, pending, seen, dim = None, None, set(), None
     for no, raw in enumerate(lines[1:], start=2):
         t = raw.split()
@@ -40,6 +40,11 @@ def check(path):
             else:
                 assert pending[key], f"unpaired wait: {where}"
                 pending[key].popleft()
+        elif k == "carve":
+            # carve <hw> <addr> <len> <num> line=<L> file=<F> (version 5; the file runs to the line's end)
+            assert open_block is not None and len(t) >= 7 and t[5].startswith("line=") and t[6].startswith("file="), where
+            for v in t[2:5] + [t[5][5:]]:
+                int(v)
         elif k == "barrier":
             assert open_block is not None and len(t) == 2 and (t[1] in PIPES or t[1] in ("ALL", "NONE")), where
         else:

@@ -191,6 +191,10 @@ void tr_barrier(Pipe p);
 void event_set(Pipe src, Pipe dst, int id, TWIN_LOC_DECL);
 void event_wait(Pipe src, Pipe dst, int id, const char *api, TWIN_LOC_DECL);
 void tr_instr(Pipe p, const char *api, int line); // a record with no keys but line
+// A buffer TPipe::InitBuffer carved (trace version 5): `carve <hw> <addr> <len> <num> line=<L> file=<F>` (hw: twin::Hw),
+// `num` buffers of `len` bytes from byte `addr` of the `hw` memory (UB, L1, ...), by the InitBuffer call
+// at F:L. The model's UB layout analysis (ub_layout.rs) maps vector operands to the calls that placed them.
+void tr_carve(int hw, uint32_t addr, uint32_t len, uint32_t num, TWIN_LOC_DECL);
 
 inline uint64_t vec_rep(uint64_t n, unsigned dt) { return (n * dt + 255) / 256; }
 

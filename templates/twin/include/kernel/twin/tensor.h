@@ -664,6 +664,7 @@ public:
         if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of_queue(S, D), (uint64_t)alen * num, TWIN_LOC_ARGS);
+        twin::tr_carve((int)twin::hw_of_queue(S, D), a, alen, num, TWIN_LOC_ARGS);
         que.twin_init(twin::g.next_qid++, a, alen, num);
         return true;
     }
@@ -671,6 +672,7 @@ public:
         if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of(P), alen, TWIN_LOC_ARGS);
+        twin::tr_carve((int)twin::hw_of(P), a, alen, 1, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen);
         return true;
     }
@@ -680,6 +682,7 @@ public:
         if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of(P), (uint64_t)alen * num, TWIN_LOC_ARGS);
+        twin::tr_carve((int)twin::hw_of(P), a, alen, num, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen * num);
         return true;
     }
