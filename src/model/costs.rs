@@ -353,7 +353,18 @@ pub fn bank_conflict_cycles_per_repeat(ins: &Instr, soc: &Soc) -> f64 {
     let (Some(d), Some(s0)) = (ins.ub_dst, ins.ub_src0) else {
         return 0.0;
     };
-    let reps = ins.rep.unwrap_or(0);
+    operand_conflict_cycles_per_repeat(d, s0, ins.ub_src1, ins.rep.unwrap_or(0), soc)
+}
+
+/// `bank_conflict_cycles_per_repeat` of an instruction with `reps` repeats whose destination and sources
+/// start at UB byte addresses `d`, `s0` and `s1` (None: unary).
+pub fn operand_conflict_cycles_per_repeat(
+    d: u64,
+    s0: u64,
+    s1: Option<u64>,
+    reps: u64,
+    soc: &Soc,
+) -> f64 {
     if reps == 0 {
         return 0.0;
     }
@@ -361,7 +372,7 @@ pub fn bank_conflict_cycles_per_repeat(ins: &Instr, soc: &Soc) -> f64 {
     let tried = reps.min(2);
     for r in 1..=tried {
         let at = |a: u64, r: u64| ub_groups(a + 256 * r);
-        let src: Vec<(u64, u16)> = [Some(s0), ins.ub_src1]
+        let src: Vec<(u64, u16)> = [Some(s0), s1]
             .into_iter()
             .flatten()
             .map(|a| at(a, r))

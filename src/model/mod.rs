@@ -19,6 +19,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod soc;
 pub mod trace;
+pub mod ub_layout;
 pub mod unitflag;
 
 pub use chrome::chrome_trace_json;
