@@ -277,7 +277,7 @@ proptest! {
         // applies after the earlier ones is skipped, as the loop skips it.
         let mut variant = Variant::original(case.sources.clone(), case.space.clone());
         for m in &chosen {
-            let Ok(next) = variant.with_motif(*m, &case.manifest, &case.op, soc) else {
+            let Ok(next) = variant.with_motif(*m, &case.manifest, &case.op, soc, None) else {
                 continue;
             };
             for (file, before) in variant.sources.iter() {

@@ -65,6 +65,9 @@ pub struct Measurement {
     /// What the twin's kernel warned of while it ran (a `TBuf::Get` past its buffer, a tiling key no
     /// `TILING_KEY_IS` branch matched, ...); empty on hardware.
     pub warnings: Vec<String>,
+    /// Where the run's UB buffers put its binary vector operands (the twin's `carve` records): what the
+    /// `ub-bank-offset` motif plans from. None on hardware and for traces without carves.
+    pub ub_use: Option<std::sync::Arc<crate::model::ub_layout::UbUse>>,
 }
 
 impl Measurement {
@@ -98,6 +101,7 @@ impl Measurement {
             timing,
             outputs,
             modelled: true,
+            ub_use: crate::model::ub_layout::UbUse::of(&trace).map(std::sync::Arc::new),
             trace: keep_trace.then_some(trace),
             warnings: vec![],
         })

@@ -178,7 +178,7 @@ pub fn sites(manifest: &Manifest, op: &OpSpec) -> Result<MotifSites> {
                 .iter()
                 .filter(|(_, scope, _)| *scope == m.scope())
                 .flat_map(|(f, _, t)| {
-                    m.sites(t, d)
+                    crate::rewrite::motif::sites_in(*m, t, f, d, None)
                         .into_iter()
                         .map(move |s| format!("{f}:{}", s.line))
                 })

@@ -5,7 +5,7 @@
 //! when the budget allows. Retrieval reads the bank and asks motifs for sites; it measures nothing.
 
 use super::{Bank, Lesson, Profile};
-use crate::rewrite::motif::{Direction, Motif, Scope};
+use crate::rewrite::motif::{Direction, Guide, Motif, Scope, sites_in};
 use crate::rewrite::motifs;
 use std::collections::BTreeMap;
 
@@ -46,23 +46,28 @@ pub fn rank(bank: &Bank, kernels: &BTreeMap<String, String>, now: &Profile) -> V
         .iter()
         .map(|(f, t)| (f.clone(), (Scope::Kernel, t.clone())))
         .collect();
-    rank_in(bank, &files, now)
+    rank_in(bank, &files, now, None)
 }
 
 /// `rank` over the files of both scopes (`Variant::rewrite_targets`): each motif's sites are counted in
 /// the files of its own scope only, so a host motif never fires in a kernel nor a kernel motif in a
-/// tiling function.
+/// tiling function. A guided motif applies where `guide` says (nowhere without one), and scores by the
+/// gain the guide predicts when that beats its lessons.
 pub fn rank_in(
     bank: &Bank,
     files: &BTreeMap<String, (Scope, String)>,
     now: &Profile,
+    guide: Option<&Guide>,
 ) -> Vec<Candidate> {
     let mut out = vec![];
     for motif in motifs::ALL.iter().copied() {
         let sites: BTreeMap<String, usize> = files
             .iter()
             .filter(|(_, (scope, _))| *scope == motif.scope())
-            .map(|(f, (_, text))| (f.clone(), motif.sites(text, Direction::Apply).len()))
+            .map(|(f, (_, text))| {
+                let n = sites_in(motif, text, f, Direction::Apply, guide).len();
+                (f.clone(), n)
+            })
             .filter(|(_, n)| *n > 0)
             .collect();
         if sites.is_empty() {
@@ -83,6 +88,10 @@ pub fn rank_in(
         } else {
             0.0
         };
+        let predicted = guide
+            .and_then(|g| g.predicted_gain.get(motif.name()))
+            .map_or(0.0, |g| g.max(1.0).ln());
+        let score = score.max(predicted);
         out.push(Candidate {
             motif,
             sites,
@@ -165,7 +174,7 @@ mod tests {
         let host = "void T(P p, uint64_t ub) {\n    p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n}\n";
         let now = profile("mte2", 0.9, 0.1);
         let names = |files: &BTreeMap<String, (Scope, String)>| -> Vec<&'static str> {
-            rank_in(&Bank::default(), files, &now)
+            rank_in(&Bank::default(), files, &now, None)
                 .iter()
                 .map(|c| c.motif.name())
                 .collect()

@@ -461,6 +461,7 @@ mod tests {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            ub_use: None,
         }
     }
 

@@ -114,6 +114,16 @@ pub trait Motif: Sync {
         None
     }
 
+    /// Whether the motif needs evidence from a run to know where to act (a `Guide`): its `apply_sites`
+    /// are the places it could act, and `select` picks among them. Without a guide it applies nowhere.
+    fn guided(&self) -> bool {
+        false
+    }
+    /// For a guided motif: the apply `sites` of `file` (its `text`) that `guide` picks.
+    fn select(&self, _text: &str, _file: &str, sites: Vec<Site>, _guide: &Guide) -> Vec<Site> {
+        sites
+    }
+
     fn sites(&self, text: &str, dir: Direction) -> Vec<Site> {
         match dir {
             Direction::Apply => self.apply_sites(text),
@@ -145,6 +155,48 @@ pub fn needs_data_copy_pad(motif: &str, soc: &crate::model::soc::Soc) -> Option<
     })
 }
 
+/// What a run of the kernel showed that a guided motif acts on (`Motif::guided`). Made once per tuning
+/// run from the baseline's measurement; it names places by what they are in the text (a buffer), not
+/// by line, so a rewrite made before the guided one does not move them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Guide {
+    /// ub-bank-offset: per file, the buffers (first `InitBuffer` argument) whose length grows.
+    pub ub_offsets: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    /// Per guided motif, the speedup the run's own evidence predicts (the modelled time the plan takes
+    /// off the kernel's busiest pipe). Retrieval ranks the motif by it as it ranks others by lessons.
+    pub predicted_gain: std::collections::BTreeMap<String, f64>,
+}
+
+/// The sites of `motif` in `file` (its `text`) in `dir`: a guided motif's apply sites are those its
+/// guide picks, none without one; every other motif's are `sites`.
+pub fn sites_in(
+    motif: &dyn Motif,
+    text: &str,
+    file: &str,
+    dir: Direction,
+    guide: Option<&Guide>,
+) -> Vec<Site> {
+    let sites = motif.sites(text, dir);
+    if dir == Direction::Rewind || !motif.guided() {
+        return sites;
+    }
+    match guide {
+        Some(g) => motif.select(text, file, sites, g),
+        None => vec![],
+    }
+}
+
+/// `edit_all` at the sites `sites_in` gives, for `file` with `guide`.
+pub fn edit_all_in(
+    motif: &dyn Motif,
+    text: &str,
+    file: &str,
+    dir: Direction,
+    guide: Option<&Guide>,
+) -> Result<Option<(String, usize)>, MotifError> {
+    edit_each(motif, text, dir, |t| sites_in(motif, t, file, dir, guide))
+}
+
 /// Edits every site of `motif` in `dir`, first to last, re-finding sites after each edit (offsets move).
 /// Returns the new text and how many sites were edited; None when there was nothing to edit. Bounded,
 /// so a motif whose edit re-creates its own site cannot loop forever.
@@ -153,10 +205,20 @@ pub fn edit_all(
     text: &str,
     dir: Direction,
 ) -> Result<Option<(String, usize)>, MotifError> {
+    edit_each(motif, text, dir, |t| motif.sites(t, dir))
+}
+
+/// Edits the first site `find` gives in the text, again and again, at most 64 times.
+fn edit_each(
+    motif: &dyn Motif,
+    text: &str,
+    dir: Direction,
+    find: impl Fn(&str) -> Vec<Site>,
+) -> Result<Option<(String, usize)>, MotifError> {
     let mut cur = text.to_string();
     let mut done = 0;
     while done < 64 {
-        let Some(site) = motif.sites(&cur, dir).into_iter().next() else {
+        let Some(site) = find(&cur).into_iter().next() else {
             break;
         };
         cur = motif.edit(&cur, &site, dir)?.text;

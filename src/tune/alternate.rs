@@ -18,6 +18,7 @@ use crate::errors::Result;
 use crate::manifest::{Manifest, OpSpec};
 use crate::model::soc::Soc;
 use crate::rewrite;
+use crate::rewrite::motif::Guide;
 use crate::search;
 use crate::space::Point;
 use std::collections::HashSet;
@@ -50,6 +51,8 @@ struct Current {
     point: Option<Point>,
     latency_us: f64,
     profile: Profile,
+    /// The UB layout of the best trial's run (guided motifs plan from it).
+    ub_use: Option<std::sync::Arc<crate::model::ub_layout::UbUse>>,
 }
 
 pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
@@ -71,6 +74,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
         point,
         latency_us: cx.baseline.latency_us,
         profile: Profile::of(cx.baseline),
+        ub_use: cx.baseline.ub_use.clone(),
     };
     update_from_best(runner, &mut current);
 
@@ -79,10 +83,14 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     let mut reported_skips: HashSet<&'static str> = HashSet::new();
     let mut round = 0u64;
     'phases: while runner.remaining() > 0 {
+        // What the best run so far shows that guided motifs act on (its UB layout): a plan made at
+        // another tiling would move other buffers.
+        let guide = guide_of(&current, cx.soc);
         let ranked = retrieve::rank_in(
             &runner.bank,
             &current.variant.rewrite_targets(cx.op),
             &current.profile,
+            Some(&guide),
         );
         let mut improved = false;
         for candidate in ranked {
@@ -93,19 +101,21 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
             if !tried.insert((name.to_string(), current.variant.rewrites.clone())) {
                 continue;
             }
-            let variant =
-                match current
-                    .variant
-                    .with_motif(candidate.motif, cx.manifest, cx.op, cx.soc)
-                {
-                    Ok(v) => v,
-                    Err(why) => {
-                        if reported_skips.insert(name) {
-                            runner.rewrite_outcome(name, format!("skipped: {why}"));
-                        }
-                        continue;
+            let variant = match current.variant.with_motif(
+                candidate.motif,
+                cx.manifest,
+                cx.op,
+                cx.soc,
+                Some(&guide),
+            ) {
+                Ok(v) => v,
+                Err(why) => {
+                    if reported_skips.insert(name) {
+                        runner.rewrite_outcome(name, format!("skipped: {why}"));
                     }
-                };
+                    continue;
+                }
+            };
             round += 1;
             let found = try_variant(
                 runner,
@@ -167,6 +177,38 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The guide of the guided motifs from the best run so far (of `current.variant`'s sources): the UB
+/// offsets that take the bank conflicts of its binary vector instructions away (`model::ub_layout`),
+/// and the speedup they predict: the vector pipe's cycles the plan saves on a core, counted in the
+/// latency as far as the vector pipe is busy (a kernel whose vector work hides behind its copies gains
+/// less).
+fn guide_of(current: &Current, soc: &Soc) -> Guide {
+    let mut guide = Guide::default();
+    let Some(plan) = current
+        .ub_use
+        .as_ref()
+        .and_then(|u| u.plan(soc, soc.ub_bytes))
+    else {
+        return guide;
+    };
+    guide.ub_offsets = rewrite::motifs::ub_bank_offset::offsets(&plan, &current.variant.sources);
+    if !guide.ub_offsets.is_empty() {
+        let saved_us = (plan.conflict_cycles - plan.planned_cycles) / (soc.clock_ghz * 1e3);
+        let vector = current
+            .profile
+            .pipes
+            .get("aiv_vec_ratio")
+            .copied()
+            .unwrap_or(0.0);
+        let l = current.latency_us;
+        let after = (l - saved_us * vector).max(l * 0.5);
+        guide
+            .predicted_gain
+            .insert("ub-bank-offset".into(), l / after);
+    }
+    guide
 }
 
 /// Trials at most that the loop keeps back for `ablate`.
@@ -467,6 +509,9 @@ fn update_from_best(runner: &Runner, current: &mut Current) {
         current.point = Some(best.point.clone());
         current.latency_us = l;
         current.profile = profile;
+        if best.trial.ub_use.is_some() {
+            current.ub_use = best.trial.ub_use.clone();
+        }
     }
 }
 

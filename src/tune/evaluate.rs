@@ -297,6 +297,7 @@ impl Evaluator {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            ub_use: None,
         }
     }
 
@@ -364,6 +365,7 @@ impl Evaluator {
                     trial.samples = m.samples.clone();
                 }
                 trial.block_dim = Some(m.block_dim);
+                trial.ub_use = m.ub_use.clone();
                 trial.bound = Some(m.timing.bound.to_string());
                 trial.pipes = m
                     .timing
@@ -459,6 +461,7 @@ mod tests {
                 modelled: true,
                 trace: None,
                 warnings: vec![],
+                ub_use: None,
             })
         }
     }

@@ -57,6 +57,10 @@ pub struct Trial {
     /// the tensors' own); `latency_us` is then their weighted geometric mean. Empty for one shape.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub shapes: BTreeMap<String, f64>,
+    /// Where the run's UB buffers put its binary vector operands, for guided motifs (`Measurement::
+    /// ub_use`); not journalled: a trial served from the journal has none.
+    #[serde(skip)]
+    pub ub_use: Option<std::sync::Arc<crate::model::ub_layout::UbUse>>,
 }
 
 /// Writes in a row a full disk may refuse before `record` gives up.
@@ -212,6 +216,7 @@ mod tests {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            ub_use: None,
         }
     }
 
@@ -272,6 +277,7 @@ mod full_disk_tests {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            ub_use: None,
         }
     }
 

@@ -547,6 +547,7 @@ impl<'o> Runner<'o> {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            ub_use: None,
         };
         self.observer.trial(&trial, false);
         self.trials.push(trial);
@@ -747,6 +748,7 @@ mod tests {
             modelled: true,
             trace: None,
             warnings: vec![],
+            ub_use: None,
         }
     }
 
@@ -804,6 +806,7 @@ mod tests {
                 retried: vec![],
                 injected: None,
                 shapes: BTreeMap::new(),
+                ub_use: None,
             },
         }
     }

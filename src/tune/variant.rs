@@ -6,7 +6,7 @@
 use crate::errors::Result;
 use crate::manifest::{Manifest, OpSpec};
 use crate::model::soc::Soc;
-use crate::rewrite::motif::{self, Direction, Motif, Scope};
+use crate::rewrite::motif::{self, Direction, Guide, Motif, Scope};
 use crate::space::{Point, Space};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -66,17 +66,19 @@ impl Variant {
     /// why not. A kernel motif's host companion (the UB split a deeper queue needs) is applied with it
     /// where it has a site and the host search does not own that site (a `ub_parts` tunable there);
     /// without it the kernel motif stands alone, and its trials show whether it fits.
+    /// A guided motif acts where `guide` says (`Motif::guided`).
     pub fn with_motif(
         &self,
         motif: &dyn Motif,
         manifest: &Manifest,
         op: &OpSpec,
         soc: &Soc,
+        guide: Option<&Guide>,
     ) -> std::result::Result<Variant, String> {
         if let Some(why) = motif.unavailable_on(soc) {
             return Err(why);
         }
-        let (sources, edited) = self.edited(motif, op, &self.sources)?;
+        let (sources, edited) = self.edited(motif, op, &self.sources, guide)?;
         if edited == 0 {
             let place = match motif.scope() {
                 Scope::Kernel => "the kernel",
@@ -87,7 +89,7 @@ impl Variant {
         if let Some(companion) = motif
             .host_companion()
             .and_then(crate::rewrite::motifs::by_name)
-            && let Ok((both, n)) = self.edited(companion, op, &sources)
+            && let Ok((both, n)) = self.edited(companion, op, &sources, guide)
             && n > 0
             && let Ok(v) = self.rebound(both, motif.name().to_string(), manifest, op, soc)
         {
@@ -104,6 +106,7 @@ impl Variant {
         motif: &dyn Motif,
         op: &OpSpec,
         sources: &BTreeMap<String, String>,
+        guide: Option<&Guide>,
     ) -> std::result::Result<(BTreeMap<String, String>, usize), String> {
         let mut out = sources.clone();
         let mut edited = 0;
@@ -111,7 +114,7 @@ impl Variant {
             let Some(text) = out.get(&file) else {
                 continue;
             };
-            match motif::edit_all(motif, text, Direction::Apply) {
+            match motif::edit_all_in(motif, text, &file, Direction::Apply, guide) {
                 Ok(Some((new, n))) => {
                     out.insert(file, new);
                     edited += n;
@@ -190,7 +193,7 @@ mod tests {
         let motif = crate::rewrite::motifs::by_name("double-buffer-queue").unwrap();
         let (m, op, v) = queue_add_custom("");
         let soc = crate::model::soc::lookup(&m.soc).unwrap();
-        let both = v.with_motif(motif, &m, &op, soc).unwrap();
+        let both = v.with_motif(motif, &m, &op, soc, None).unwrap();
         assert_eq!(
             both.rewrites,
             ["double-buffer-queue", "ub-split-double-buffer"]
@@ -207,13 +210,13 @@ mod tests {
         let (m, op, v) = queue_add_custom(
             "\n[[op.tunable]]\nname = \"ub_parts\"\nfile = \"op_host/queue_add_custom.cpp\"\nub-parts-of = \"ubSize\"\nrange = [1, 4]\n",
         );
-        let alone = v.with_motif(motif, &m, &op, soc).unwrap();
+        let alone = v.with_motif(motif, &m, &op, soc, None).unwrap();
         assert_eq!(alone.rewrites, ["double-buffer-queue"]);
         assert_eq!(alone.sources[host], v.sources[host]);
         // The host motif alone cannot change what a tunable owns.
         let split = crate::rewrite::motifs::by_name("ub-split-double-buffer").unwrap();
         assert_eq!(
-            v.with_motif(split, &m, &op, soc).err().as_deref(),
+            v.with_motif(split, &m, &op, soc, None).err().as_deref(),
             Some("it changes tunable `ub_parts` (1 -> 2), which the host search owns")
         );
     }

@@ -289,6 +289,7 @@ pub fn measurement(p: Profiled, op: &OpSpec, outputs: Vec<Vec<u8>>, soc: &Soc) -
         trace: None,
         samples: p.samples,
         warnings: vec![],
+        ub_use: None,
     }
 }
 

@@ -20,6 +20,7 @@ mod reduce_max;
 mod relu_from_max_zero;
 mod scalar_loop;
 mod scalar_wait;
+pub mod ub_bank_offset;
 mod ub_split_double_buffer;
 mod vector_copy_loop;
 mod vector_gm_sum;
@@ -50,6 +51,8 @@ pub static ALL: &[&dyn Motif] = &[
     &reciprocal_mul::ReciprocalMul,
     &balance_block_split::BalanceBlockSplit,
     &prefetch_next_tile::PrefetchNextTile,
+    // Guided: acts where the kernel's run shows UB bank conflicts (a plan of the UB layout).
+    &ub_bank_offset::UbBankOffset,
     // Cube motifs: the high-level Matmul's template and configuration.
     &matmul_mdl::MatmulMdl,
     &matmul_unitflag::MatmulUnitFlag,
