@@ -119,6 +119,13 @@ pub trait Motif: Sync {
     fn guided(&self) -> bool {
         false
     }
+    /// Whether the motif is a finish: a layout polish planned at one tiling that takes UB from it. The
+    /// loop tries it once the tiling is settled, at the best point: kept earlier, the UB it takes
+    /// shuts out the larger tiles the host search would go on to find (ops-nn's rms_norm_grad kept
+    /// `ub-bank-offset` at 7.049 us and could then not reach the 6.802 us tiling it found without it).
+    fn finishes(&self) -> bool {
+        false
+    }
     /// For a guided motif: the apply `sites` of `file` (its `text`) that `guide` picks.
     fn select(&self, _text: &str, _file: &str, sites: Vec<Site>, _guide: &Guide) -> Vec<Site> {
         sites

@@ -5,7 +5,9 @@
 //! tiling is best); a rewrite is kept only if its best verified trial beats the current best, or, for a
 //! rewrite that only relaxes synchronisation, matches it (it frees pipes a later rewrite may overlap). A
 //! rewrite that reshapes tiles is first measured at the points it opens next to the best one. When no
-//! motif is left, an external rewriter (if the manifest names one) gets a turn. The last trials set the
+//! motif is left, an external rewriter (if the manifest names one) gets a turn. Finishing motifs (a UB
+//! layout polish planned at one tiling, `Motif::finishes`) are tried once the tiling is settled, at the
+//! best point, from trials kept back for them. The last trials set the
 //! best point's changed tunables back one at a time (ablation), so a change that bought nothing is not
 //! written back. Every candidate goes through the runner, so budget, journal and verification are the
 //! same as for any trial.
@@ -78,6 +80,10 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     };
     update_from_best(runner, &mut current);
 
+    // Trials kept back for the finishing motifs, tried once the tiling is settled (`finish`); the
+    // phases and the last host search see a budget that much smaller.
+    let finish_reserve = FINISH_TRIALS.min(runner.remaining());
+    runner.budget -= finish_reserve;
     let mut tried: HashSet<(String, Vec<String>)> = HashSet::new();
     // A motif that cannot be applied (say it would change a tunable) is reported once, not every pass.
     let mut reported_skips: HashSet<&'static str> = HashSet::new();
@@ -96,6 +102,9 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
         for candidate in ranked {
             if runner.remaining() == 0 {
                 break 'phases;
+            }
+            if candidate.motif.finishes() {
+                continue;
             }
             let name = candidate.motif.name();
             if !tried.insert((name.to_string(), current.variant.rewrites.clone())) {
@@ -163,6 +172,8 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
         )?;
         update_from_best(runner, &mut current);
     }
+    runner.budget += finish_reserve;
+    finish(runner, cx, &mut current, seed.wrapping_add(round + 1))?;
     ablate(runner, &current, seed.wrapping_add(round + 1))?;
     // Trials the ablation did not need (its points were measured already, or broke a constraint) go
     // back to the host search, so the run spends its budget.
@@ -210,6 +221,51 @@ fn guide_of(current: &Current, soc: &Soc) -> Guide {
     }
     guide
 }
+
+/// Applies the finishing motifs (`Motif::finishes`) the bank ranks for the best variant, planned from
+/// its best run, and measures each at the best point (one trial, kept when faster) while the trials
+/// kept back for them last. The tiling is settled by then, so the UB such a motif takes shuts nothing
+/// out that the search would still have tried.
+fn finish(runner: &mut Runner, cx: &Context, current: &mut Current, seed: u64) -> Result<()> {
+    let guide = guide_of(current, cx.soc);
+    let ranked = retrieve::rank_in(
+        &runner.bank,
+        &current.variant.rewrite_targets(cx.op),
+        &current.profile,
+        Some(&guide),
+    );
+    for candidate in ranked.into_iter().filter(|c| c.motif.finishes()) {
+        if runner.remaining() == 0 {
+            break;
+        }
+        let name = candidate.motif.name();
+        let variant = match current.variant.with_motif(
+            candidate.motif,
+            cx.manifest,
+            cx.op,
+            cx.soc,
+            Some(&guide),
+        ) {
+            Ok(v) => v,
+            Err(why) => {
+                runner.rewrite_outcome(name, format!("skipped: {why}"));
+                continue;
+            }
+        };
+        let found = runner.search(&variant, search::local(1), 1, seed, current.point.clone())?;
+        let verdict = Verdict::of(current.latency_us, found.as_ref().map(|(_, l)| *l), false);
+        runner.rewrite_outcome(name, verdict.outcome(current.latency_us));
+        if verdict.keeps() {
+            adopt(runner, current, variant);
+            // The kept layout moved the buffers another finish was planned around.
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Trials the loop keeps back for the finishing motifs (`finish`).
+const FINISH_TRIALS: usize = 1;
 
 /// Trials at most that the loop keeps back for `ablate`.
 const ABLATION_TRIALS: usize = 3;

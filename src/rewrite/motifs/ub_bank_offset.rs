@@ -170,6 +170,11 @@ impl Motif for UbBankOffset {
         true
     }
 
+    /// The plan is made at one tiling and the padding takes UB from it.
+    fn finishes(&self) -> bool {
+        true
+    }
+
     fn select(&self, text: &str, file: &str, sites: Vec<Site>, guide: &Guide) -> Vec<Site> {
         let Some(buffers) = guide.ub_offsets.get(file) else {
             return vec![];
