@@ -1407,6 +1407,15 @@ fn tiling_key_header<'a>(
 fn defines(op: &OpSpec, side: &str) -> Vec<String> {
     let mut d = vec![format!("-DTWIN_OP_TYPE={}", op.op_type)];
     if side == "kernel" {
+        // The device compiler predefines the core's generation for every line of a kernel source, not
+        // only after kernel_operator.h (which defines the same values for what it sees first): ops-cv's
+        // grid_sampler2_d_grad chooses its A2 headers with `#if __CCE_AICORE__ == 220` above its first
+        // include, and took its arch35 SIMT branch without them. The values are the twin's one
+        // architecture, dav-c220: "__NPU_ARCH__ is a preprocessing macro in the AI Core code on the
+        // device", 2201 for Atlas A2 / A3 (CANN Ascend C guide, "Predefined Macros", SIMD built-in
+        // keywords, atlas_ascendc_10_00044).
+        d.push("-D__CCE_AICORE__=220".into());
+        d.push("-D__NPU_ARCH__=2201".into());
         // kernel_operator.h then defines the DT_* / FORMAT_* numbers ORIG_DTYPE_* is compared with.
         d.push("-DTWIN_DTYPE_IDS".into());
         let tensors = op.inputs.iter().chain(op.outputs.iter());

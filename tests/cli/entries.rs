@@ -83,6 +83,22 @@ fn cpp_linkage_entry_runs() {
     );
 }
 
+/// The device compiler defines the core's generation before a kernel's first line (ops-cv's
+/// grid_sampler2_d_grad picks its A2 headers with `#if __CCE_AICORE__ == 220` above every include, its
+/// other branch including arch35 SIMT headers the twin does not have): the twin's build does too.
+#[test]
+fn core_generation_is_defined_before_the_first_include() {
+    let dir = add_variant(
+        |k| {
+            format!(
+                "#if __CCE_AICORE__ != 220 || __NPU_ARCH__ != 2201\n#include \"arch35/simt_only.h\"\n#endif\n{k}"
+            )
+        },
+        |m| m,
+    );
+    assert_adds(dir.path());
+}
+
 /// An entry in a namespace is called by its qualified name.
 #[test]
 fn namespaced_entry_runs() {
