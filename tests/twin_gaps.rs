@@ -317,3 +317,36 @@ fn kernel_side_platform_header_names_npu_arch() {
         "parsing the kernel-side platform header",
     );
 }
+
+/// GetScalarBitcodeValue gives a scalar's bits, not its value (ops-cv's grid_sampler2_d_grad sets
+/// DataCopyPad's padding value with it): one type, the bits as a uint64_t with nothing above the
+/// scalar's bytes; two types, the first's bits read as the second. Bits worked out by hand from IEEE
+/// 754: half 1.0 is 0x3C00, float -2.0 is 0xC0000000, half 0x4000 is 2.0.
+#[test]
+fn scalar_bitcode_values_are_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    std::fs::write(
+        w.join("launch.cpp"),
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void bits(GM_ADDR y) {
+    GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 6);
+    uint64_t h = GetScalarBitcodeValue((half)1.0f);
+    uint64_t f = GetScalarBitcodeValue(-2.0f);
+    yg.SetValue(0, (uint32_t)h);
+    yg.SetValue(1, (uint32_t)(h >> 32));
+    yg.SetValue(2, (uint32_t)f);
+    yg.SetValue(3, (uint32_t)(f >> 32));
+    yg.SetValue(4, (uint32_t)(float)GetScalarBitcodeValue<uint16_t, half>(0x4000));
+    yg.SetValue(5, GetScalarBitcodeValue<float, uint32_t>(1.0f));
+}
+extern "C" void twin_launch(uint8_t **a) { bits(a[0]); }
+"#,
+    )
+    .unwrap();
+    build_launch(w, "bits", &[]);
+    let y = u32s(&run_one_output(w, "bits", 24));
+    assert_eq!(y, vec![0x3C00, 0, 0xC000_0000, 0, 2, 0x3F80_0000]);
+}

@@ -814,6 +814,24 @@ inline void SetDeqScale(float scale, int16_t, bool) { twin::g.deq_scale = scale;
 // Scalar cast helpers.
 template <class S, class D, RoundMode mode> inline D Cast(S v) { return twin::cast_one<D, S>(v, mode); }
 template <class S, class D, RoundMode mode> inline D ScalarCast(S v) { return twin::cast_one<D, S>(v, mode); }
+// GetScalarBitcodeValue: a scalar's bits, not its value (the padding value DataCopyPad's registers take:
+// ops-cv's grid_sampler2_d_grad writes `padParams.paddingValue = GetScalarBitcodeValue((T)0)`). One type:
+// the bits as a uint64_t, zero above the scalar's own bytes; two types <S, D>: S's bits read as D (as
+// asc-devkit's basic_api limits header makes a half's largest value from 0x7BFF), bytes past the
+// smaller of the two zero.
+template <class T> inline uint64_t GetScalarBitcodeValue(T v) {
+    static_assert(sizeof(T) <= sizeof(uint64_t), "GetScalarBitcodeValue: a scalar of at most 8 bytes");
+    uint64_t out = 0;
+    std::memcpy(&out, &v, sizeof(T));
+    return out;
+}
+template <class S, class D> inline D GetScalarBitcodeValue(S v) {
+    unsigned char bytes[sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D)] = {};
+    std::memcpy(bytes, &v, sizeof(S));
+    D out;
+    std::memcpy(&out, bytes, sizeof(D));
+    return out;
+}
 
 // Axpy: dst = src * scalar + dst (dst may be wider than src).
 template <class D, class S, class U>
