@@ -676,7 +676,72 @@ fn parsed_registrations(text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The registrations of a host file: `registrations` proper, without an `IMPL_OP(Type)` whose every
+/// chain sets only the op's host execute function (`IMPL_OP(MlaPrologV2).OpExecuteFunc(f)`, the aclnn
+/// fallback ops-transformer's attention and MoE ops keep in `op_host/`): it registers no tiling and no
+/// InferShape, and compiling it for them needs the aclnn headers of a CANN install.
 pub fn registrations(text: &str) -> Vec<(String, String)> {
+    let mut out = all_registrations(text);
+    out.retain(|(m, t)| m != "IMPL_OP" || !execute_only(text, t));
+    out
+}
+
+/// Whether every `IMPL_OP(op_type)` of `text` (outside comments) is followed only by
+/// `.OpExecuteFunc(...)`.
+fn execute_only(text: &str, op_type: &str) -> bool {
+    let mut chains = 0;
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("IMPL_OP") else {
+            continue;
+        };
+        let Some(arg) = rest.trim_start().strip_prefix('(') else {
+            continue;
+        };
+        let Some(after) = arg
+            .trim_start()
+            .strip_prefix(op_type)
+            .and_then(|a| a.trim_start().strip_prefix(')'))
+        else {
+            continue;
+        };
+        chains += 1;
+        // the chain's methods: `.Name(...)` one after another (on this line; a chain spread over lines
+        // is read as registering more than an execute function)
+        let mut rest = after.trim_start();
+        let mut methods = vec![];
+        while let Some(r) = rest.strip_prefix('.') {
+            let name: String = r
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let Some(args) = r[name.len()..].strip_prefix('(') else {
+                break;
+            };
+            let mut depth = 1;
+            let Some(close) = args.char_indices().find_map(|(i, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            }) else {
+                break;
+            };
+            methods.push(name);
+            rest = args[close + 1..].trim_start();
+        }
+        if methods.is_empty()
+            || !rest.starts_with(';')
+            || methods.iter().any(|m| m != "OpExecuteFunc")
+        {
+            return false;
+        }
+    }
+    chains > 0
+}
+
+fn all_registrations(text: &str) -> Vec<(String, String)> {
     let mut out = parsed_registrations(text);
     // A registration tree-sitter could not read as a call (a macro earlier in the file it does not
     // know, e.g. `OP_CHECK_NULL_WITH_CONTEXT(...);`, can turn the rest into an error node): registrations
@@ -1069,5 +1134,23 @@ IMPL_OP_INFERSHAPE(Pd).InferShape(Infer);
             [("IMPL_OP_INFERSHAPE".to_string(), "Pd".to_string())]
         );
         assert_eq!(registrations("// IMPL_OP_OPTILING(X) in a comment\n"), []);
+    }
+
+    /// ops-transformer's mla_prolog_v2 keeps its aclnn fallback in `op_host/` with
+    /// `IMPL_OP(Type).OpExecuteFunc(f)`; it was compiled into the host program as a registration and
+    /// stopped the build at `aclnn/aclnn_base.h`. An `IMPL_OP` that also sets a tiling or InferShape
+    /// still counts.
+    #[test]
+    fn an_execute_function_alone_is_no_registration() {
+        let fallback = "namespace fallback {\nIMPL_OP(Mla).OpExecuteFunc(MlaExecute);\n}\n";
+        assert_eq!(registrations(fallback), []);
+        let both = "IMPL_OP(Mla).OpExecuteFunc(MlaExecute).Tiling(MlaTiling);\n";
+        assert_eq!(
+            registrations(both),
+            [("IMPL_OP".to_string(), "Mla".to_string())]
+        );
+        let tiling =
+            "IMPL_OP(Mla).Tiling(MlaTiling, 4096);\nIMPL_OP_INFERSHAPE(Mla).InferShape(I);\n";
+        assert_eq!(registrations(tiling).len(), 2);
     }
 }
