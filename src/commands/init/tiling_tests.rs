@@ -165,7 +165,7 @@ pub(super) fn parse(text: &str, file: &str) -> Vec<TilingCase> {
             .min()
             .map_or(text.len(), |i| close + i);
         let verdict = &text[close..next_test];
-        if !verdict.contains("GRAPH_SUCCESS") || verdict.contains("GRAPH_FAILED") {
+        if !expects_success(verdict) {
             continue;
         }
         let body = &text[test_at.unwrap_or(0)..start];
@@ -174,6 +174,28 @@ pub(super) fn parse(text: &str, file: &str) -> Vec<TilingCase> {
         }
     }
     cases
+}
+
+/// Whether what follows a `TilingContextPara` case, up to the next test, expects the tiling to succeed:
+/// `ExecuteTestCase(para, ge::GRAPH_SUCCESS, ...)`, or `ExecuteTiling(para, info)` (ops-cv's and
+/// ops-transformer's other harness call, which returns whether the tiling succeeded) unless its result
+/// is expected false (`EXPECT_FALSE(ExecuteTiling(...))`, `EXPECT_EQ(ret, false)`).
+fn expects_success(verdict: &str) -> bool {
+    let expects_false = ["EXPECT_FALSE(", "ASSERT_FALSE("]
+        .iter()
+        .any(|m| verdict.contains(m))
+        || ["EXPECT_EQ(", "ASSERT_EQ("].iter().any(|m| {
+            verdict.match_indices(m).any(|(at, _)| {
+                let open = at + m.len() - 1;
+                matching(verdict, open).is_some_and(|close| {
+                    split_top(&verdict[open + 1..close])
+                        .iter()
+                        .any(|a| a.trim() == "false")
+                })
+            })
+        });
+    let succeeds = verdict.contains("GRAPH_SUCCESS") || verdict.contains("ExecuteTiling(");
+    succeeds && !expects_false && !verdict.contains("GRAPH_FAILED")
 }
 
 /// The success cases of the `TilingContextFaker` form: in each TEST body, the first Faker chain's
@@ -816,6 +838,22 @@ TEST_F(WidgetTiling, refused) {
   ExecuteTestCase(tilingContextPara, ge::GRAPH_FAILED);
 }
 
+TEST_F(WidgetTiling, executed) {
+  gert::TilingContextPara tilingContextPara("Widget", {{{{4, 32}, {4, 32}}, ge::DT_FLOAT, ge::FORMAT_ND}},
+      {{{{4, 32}, {4, 32}}, ge::DT_FLOAT, ge::FORMAT_ND}}, &compileInfo);
+  TilingInfo tilingInfo;
+  ExecuteTiling(tilingContextPara, tilingInfo);
+  EXPECT_EQ(tilingInfo.workspaceSizes.size(), 1);
+}
+
+TEST_F(WidgetTiling, executed_and_refused) {
+  gert::TilingContextPara tilingContextPara("Widget", {{{{5, 32}, {5, 32}}, ge::DT_FLOAT, ge::FORMAT_ND}},
+      {{{{5, 32}, {5, 32}}, ge::DT_FLOAT, ge::FORMAT_ND}}, &compileInfo);
+  TilingInfo tilingInfo;
+  auto tilingRet = ExecuteTiling(tilingContextPara, tilingInfo);
+  EXPECT_EQ(tilingRet, false);
+}
+
 TEST_F(WidgetTiling, named_dims) {
   int64_t rows = 96;
   gert::TilingContextPara tilingContextPara("Widget", {{{{rows, 512}, {rows, 512}}, ge::DT_BF16, ge::FORMAT_ND}},
@@ -906,9 +944,12 @@ TEST_F(PadTiling, pad_ok)
     #[test]
     fn reads_the_success_cases_with_shapes_dtypes_and_attrs() {
         let cases = parse(FILE, "tests/ut/op_host/test_widget_tiling.cpp");
-        assert_eq!(cases.len(), 3, "{cases:?}");
-        assert_eq!(cases[2].inputs[0].shape, vec![96, 512]);
-        assert_eq!(cases[2].outputs[0].shape, vec![192, 512]);
+        assert_eq!(cases.len(), 4, "{cases:?}");
+        // `ExecuteTiling` without an expected failure is a success case (ops-cv's roi_align_rotated_grad)
+        assert_eq!(cases[2].test, "executed");
+        assert_eq!(cases[2].inputs[0].shape, vec![4, 32]);
+        assert_eq!(cases[3].inputs[0].shape, vec![96, 512]);
+        assert_eq!(cases[3].outputs[0].shape, vec![192, 512]);
         assert_eq!(
             cases[1].attrs,
             vec![
