@@ -141,6 +141,38 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             values,
         });
     }
+    // An int array passed for an input (`actSeqLen = aclCreateIntArray(data.data(), data.size())`):
+    // the aclnn layer hands the op its values as an int64 host tensor, as ops-transformer's
+    // nsa_compress family passes its value-dependent `act_seq_len`. Taken only when its variable names
+    // an OpDef input: a list attr is passed the same way (upsample_nearest2d_grad's output_size).
+    for (at, args) in calls_of(text, "aclCreateIntArray") {
+        let assigned = text[..at].trim_end().strip_suffix('=').map(|lhs| {
+            lhs.trim_end()
+                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")
+        });
+        let Some(tensor) = assigned.filter(|n| {
+            !n.is_empty()
+                && !created.iter().any(|c| c.name == *n)
+                && def.inputs.iter().any(|p| same_name(n, &p.name))
+        }) else {
+            continue;
+        };
+        let Some(data) = args.first().map(|a| a.trim_end_matches(".data()").trim()) else {
+            continue;
+        };
+        let Some(elems) = array_length(text, data, args.get(1).copied()) else {
+            continue;
+        };
+        first_line.get_or_insert(line_of(text, at));
+        created.push(Created {
+            name: tensor.to_string(),
+            shape: vec![elems],
+            dtype: Some(DType::Int64),
+            values: integer_data(text, data, elems),
+        });
+    }
     // By name, else by position: the tensors and nulls `aclnn<Op>GetWorkspaceSize` takes, in order,
     // when they are as many as the OpDef's inputs and outputs (its layer keeps the OpDef's order;
     // moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`).
@@ -483,8 +515,9 @@ fn shape_of(text: &str, name: &str) -> Option<Vec<u64>> {
     )
 }
 
-/// `std::vector<T> NAME = {v, ...};` with `elems` integers, or `NAME(elems, v)`: the data as a
-/// manifest `values` list.
+/// `std::vector<T> NAME = {v, ...};` with `elems` integers, `NAME(elems, v)` or `NAME(elems)` (zeros),
+/// then the elements the example sets to literals one by one: the data as a manifest `values` list
+/// (None when an element is set otherwise, in a loop or from a computed value).
 fn integer_data(text: &str, name: &str, elems: u64) -> Option<String> {
     let decl = declared(text, name)?;
     let list: Vec<i64> = if let Some(items) = braced(decl) {
@@ -494,13 +527,65 @@ fn integer_data(text: &str, name: &str, elems: u64) -> Option<String> {
             .collect::<Option<Vec<_>>>()?
     } else {
         let args = split_top(decl.strip_prefix('(')?.strip_suffix(')')?);
-        let [n, v] = args.as_slice() else {
-            return None;
+        // `NAME(n)` is n zeros, as a vector's elements are value-initialised
+        let (n, v) = match args.as_slice() {
+            [n] => (n, "0"),
+            [n, v] => (n, *v),
+            _ => return None,
         };
         let n = *dims(n, text)?.first()?;
         let v: i64 = v.trim().parse().ok()?;
         vec![v; n.min(elems + 1) as usize]
     };
+    // then the elements the example sets one by one (`actSeqLenHostData[0] = 32;`); any other use that
+    // may change it (`std::iota(v.begin(), ...)`, `v.push_back(x)`, `v[i] = ...` in a loop, a helper
+    // given the vector) leaves the data unknown
+    let mut list = list;
+    for (at, _) in text.match_indices(name) {
+        let whole = !text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            && !text[at + name.len()..]
+                .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        if !whole {
+            continue;
+        }
+        let rest = text[at + name.len()..].trim_start();
+        if let Some(index) = rest.strip_prefix('[') {
+            let Some((k, after)) = index.split_once(']') else {
+                return None;
+            };
+            let after = after.trim_start();
+            // an element changed in place (`v[0] += 4`, `v[1]++`, `++v[1]`)
+            let compound = [
+                "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
+            ];
+            let before = text[..at].trim_end();
+            if compound.iter().any(|op| after.starts_with(op))
+                || before.ends_with("++")
+                || before.ends_with("--")
+            {
+                return None;
+            }
+            let Some(value) = after.strip_prefix('=').filter(|r| !r.starts_with('=')) else {
+                continue; // an element read
+            };
+            let value = value.split(';').next().unwrap_or("");
+            let (Some(k), Some(v)) = (
+                k.trim().parse::<usize>().ok(),
+                value.trim().parse::<i64>().ok(),
+            ) else {
+                return None;
+            };
+            *list.get_mut(k)? = v;
+        } else if let Some(member) = rest.strip_prefix('.') {
+            if !(member.starts_with("data()") || member.starts_with("size()")) {
+                return None;
+            }
+        } else if rest.starts_with([',', ')'])
+            && !text[..at].trim_end().ends_with("CreateAclTensor(")
+        {
+            return None;
+        }
+    }
     (list.len() as u64 == elems && elems > 0).then(|| {
         format!(
             "[{}]",
@@ -510,6 +595,26 @@ fn integer_data(text: &str, name: &str, elems: u64) -> Option<String> {
                 .join(", ")
         )
     })
+}
+
+/// The length of the data `aclCreateIntArray(NAME.data(), SIZE)` passes: SIZE when it is an integer
+/// expression, else the count of `NAME`'s declaration (`{v, ...}`, `(n)` or `(n, v)`).
+fn array_length(text: &str, name: &str, size: Option<&str>) -> Option<u64> {
+    if let Some(n) = size
+        .and_then(|s| integer(s, text, 0))
+        .and_then(|n| u64::try_from(n).ok())
+    {
+        return Some(n);
+    }
+    let decl = declared(text, name)?;
+    let n = match braced(decl) {
+        Some(items) => split_top(items).len() as u64,
+        None => {
+            let args = split_top(decl.strip_prefix('(')?.strip_suffix(')')?);
+            u64::try_from(integer(args.first()?, text, 0)?).ok()?
+        }
+    };
+    (n > 0).then_some(n)
 }
 
 /// A list attr as an example passes it: `aclCreateIntArray(sizeData.data(), sizeData.size())` over a
@@ -781,6 +886,92 @@ int main() {
                 ("cache".to_string(), "true".to_string())
             ]
         );
+    }
+
+    /// ops-transformer's nsa_compress family passes its value-dependent `act_seq_len` input as an
+    /// `aclIntArray`: it was not read as a tensor, so the example did not cover every input and init
+    /// wrote the required attrs as 1 ("Compress block size must be align to 16"). Its data comes from
+    /// the vector it is made from, with the elements the example then sets one by one; sizes may be
+    /// elements of declared shapes (`cacheShape[0]`).
+    #[test]
+    fn an_input_passed_as_an_int_array_is_an_int64_tensor_of_its_data() {
+        let text = r#"
+  constexpr int64_t blockSize = 32;
+  std::vector<int64_t> xShape = {272, 4};
+  std::vector<int64_t> cacheShape = {4, 2};
+  std::vector<int64_t> yShape = {cacheShape[0] * cacheShape[1], 4};
+  std::vector<int64_t> seqData(cacheShape[0], 0);
+  seqData[1] = 128;
+  std::vector<int64_t> listData = {0, 128, 272};
+  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);
+  aclIntArray *seqLens = aclCreateIntArray(seqData.data(), seqData.size());
+  const aclIntArray *sizes = aclCreateIntArray(listData.data(), 3);
+  ret = CreateAclTensor(yHostData, yShape, &yAddr, aclDataType::ACL_FLOAT16, &y);
+  ret = aclnnWidgetGetWorkspaceSize(x, seqLens, blockSize, sizes, y, &ws, &executor);
+"#;
+        let mut def = widget(&[
+            ("x", ParamType::Required),
+            ("seq_lens", ParamType::Optional),
+        ]);
+        def.attrs = vec![
+            AttrDef {
+                name: "block_size".into(),
+                required: true,
+                kind: AttrKind::Int,
+                default: None,
+            },
+            AttrDef {
+                name: "sizes".into(),
+                required: true,
+                kind: AttrKind::ListInt,
+                default: None,
+            },
+        ];
+        let c = read(text, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(
+            c.inputs,
+            vec![
+                CaseTensor {
+                    shape: vec![272, 4],
+                    dtype: Some(DType::Float16)
+                },
+                CaseTensor {
+                    shape: vec![4],
+                    dtype: Some(DType::Int64)
+                },
+            ]
+        );
+        assert_eq!(c.values, vec![(1, "[0, 128, 0, 0]".to_string())]);
+        assert_eq!(c.outputs[0].shape, vec![8, 4]);
+        // the list attr made the same way stays an attr
+        assert_eq!(
+            c.attrs,
+            vec![
+                ("block_size".to_string(), "32".to_string()),
+                ("sizes".to_string(), "[0, 128, 272]".to_string())
+            ]
+        );
+        // an element set from a computed value: the data is not known
+        let looped = text.replace("seqData[1] = 128;", "seqData[1] = seqData[0] + 128;");
+        let c = read(&looped, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert!(c.values.is_empty(), "{:?}", c.values);
+        assert_eq!(c.inputs[1].shape, vec![4]);
+        // `NAME(n)` is zeros, unless something else may fill it
+        let zeros = "std::vector<int32_t> table(3);\nret = CreateAclTensor(table, s, &a, aclDataType::ACL_INT32, &t);";
+        assert_eq!(
+            integer_data(zeros, "table", 3).as_deref(),
+            Some("[0, 0, 0]")
+        );
+        for filled in [
+            "std::iota(table.begin(), table.end(), 0);",
+            "for (int i = 0; i < 3; i++) { table[i] = i; }",
+            "FillRandom(table);",
+            "table[1] += 2;",
+            "table[2]++;",
+        ] {
+            let text = format!("{zeros}\n{filled}");
+            assert_eq!(integer_data(&text, "table", 3), None, "{filled}");
+        }
     }
 
     /// ops-transformer's dequant_rope_quant_kvcache: sizes computed from sums in parentheses, tensors named

@@ -397,7 +397,8 @@ pub(super) fn dims(list: &str, body: &str) -> Option<Vec<u64>> {
 }
 
 /// The value of an integer expression as tests and examples write sizes: literals (`4096`, `16L`),
-/// names declared in `body` (followed to their initialiser, a few levels deep), `+ - * / %` and
+/// names declared in `body` (followed to their initialiser, a few levels deep), an element of a
+/// declared list (`inputShape[0]`), `+ - * / %` and
 /// parentheses (an example's `shapeH = shapeD * (shapeNq + shapeNkv + shapeNkv)`). None for anything
 /// else or an overflow.
 pub(super) fn integer(expr: &str, body: &str, depth: u32) -> Option<i64> {
@@ -492,7 +493,18 @@ pub(super) fn integer(expr: &str, body: &str, depth: u32) -> Option<i64> {
                     if self.depth >= 8 {
                         return None;
                     }
-                    integer(declared(self.body, name)?, self.body, self.depth + 1)
+                    let decl = declared(self.body, name)?;
+                    // an element of a declared list: `inputShape[0]` of `inputShape = {4, 128}`
+                    self.ws();
+                    if self.s.get(self.i) == Some(&b'[') {
+                        self.i += 1;
+                        let k = usize::try_from(self.expr()?).ok()?;
+                        self.ws();
+                        (self.s.get(self.i) == Some(&b']')).then(|| self.i += 1)?;
+                        let items = braced(decl.trim_start_matches('(').trim_end_matches(')'))?;
+                        return integer(split_top(items).get(k)?, self.body, self.depth + 1);
+                    }
+                    integer(decl, self.body, self.depth + 1)
                 }
                 _ => None,
             }
@@ -665,8 +677,15 @@ pub(super) fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
             continue;
         }
         let mut rest = body[from..].trim_start();
-        // an array's extent: `int shape_data[5] = {...}`
+        // an array's extent: `int shape_data[5] = {...}` (after a type: `data[0] = 32;` sets an
+        // element of a vector declared before, nsa_compress_with_cache's example)
         if rest.starts_with('[') {
+            if !body[..i]
+                .trim_end()
+                .ends_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '*' | '&' | '>'))
+            {
+                continue;
+            }
             let open = body.len() - rest.len();
             let Some(close) = matching(body, open) else {
                 continue;
