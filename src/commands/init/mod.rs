@@ -1219,8 +1219,9 @@ impl Fitting<'_> {
 
     /// The cases of the op's tiling tests (`tiling_tests::find`) and aclnn example (`examples::find`)
     /// init may take, in the order it tries them: those giving every input of the manifest (an absent
-    /// optional one counts) and no tensor past 16 M elements, nearest the default's element count
-    /// first, one of each, the example's no later than fourth.
+    /// optional one counts, and a test's trailing optional inputs it leaves out are absent) and no
+    /// tensor past 16 M elements, nearest the default's element count first, one of each, the
+    /// example's no later than fourth.
     fn cases(&self, op: &FoundOp) -> Vec<tiling_tests::TilingCase> {
         if let Some(c) = self.found.borrow().get(&op.name) {
             return c.clone();
@@ -1249,6 +1250,12 @@ impl Fitting<'_> {
             .unwrap_or_default();
         let mut cases: Vec<_> = tiling_tests::find(root, op_type)
             .into_iter()
+            .map(|mut c| {
+                if let Some(def) = &op.opdef {
+                    c.place_trailing_optional(def);
+                }
+                c
+            })
             .chain(examples)
             .filter(|c| {
                 c.inputs.len() == inputs

@@ -78,6 +78,30 @@ impl TilingCase {
             .unwrap_or(0)
     }
 
+    /// Places a case that gives fewer inputs than the OpDef declares, when every input it leaves out
+    /// comes after those it gives and is optional: the harness fills a context's inputs in IR order, so
+    /// such a case calls the op without them (ops-transformer's moe_token_permute_with_routing_map tests
+    /// `tokens` and `routing_map` without the optional `probs`). They are marked absent; a case that
+    /// leaves out a required input, or any input before the last it gives, stays as read.
+    pub fn place_trailing_optional(&mut self, def: &crate::project::opdef::OpDef) {
+        let given = self.inputs.len();
+        if given == 0
+            || given >= def.inputs.len()
+            || def.inputs[given..]
+                .iter()
+                .any(|p| p.param_type != crate::project::opdef::ParamType::Optional)
+        {
+            return;
+        }
+        for i in given..def.inputs.len() {
+            self.inputs.push(CaseTensor {
+                shape: vec![],
+                dtype: None,
+            });
+            self.absent.push(i);
+        }
+    }
+
     /// The shape of the main input: the first present one with a shape.
     pub fn main_shape(&self) -> Option<&[u64]> {
         self.inputs
@@ -909,6 +933,43 @@ TEST_F(GadgetTiling, gadget_bad) {
     EXPECT_EQ(tiling_func(tiling_context), ge::GRAPH_FAILED);
 }
 "#;
+
+    /// A case without the op's trailing optional inputs calls the op without them; one without a
+    /// required input, or with an optional one missing before a given one, cannot be placed.
+    #[test]
+    fn places_a_case_without_its_trailing_optional_inputs() {
+        use crate::project::opdef::{OpDef, ParamDef, ParamType};
+        let param = |name: &str, param_type| ParamDef {
+            name: name.to_string(),
+            param_type,
+            dtypes: vec![],
+            formats: vec![],
+            value_depend: false,
+        };
+        let def = |types: &[ParamType]| OpDef {
+            op_type: "Widget".to_string(),
+            inputs: types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| param(&format!("x{i}"), *t))
+                .collect(),
+            outputs: vec![param("y", ParamType::Required)],
+            attrs: vec![],
+            socs: vec![],
+        };
+        let (req, opt) = (ParamType::Required, ParamType::Optional);
+        let case = || parse(FILE, "t.cpp").remove(0); // two inputs
+        let mut c = case();
+        c.place_trailing_optional(&def(&[req, req, opt, opt]));
+        assert_eq!(c.inputs.len(), 4);
+        assert_eq!(c.absent, vec![2, 3]);
+        assert_eq!(c.main_shape(), Some(&[64u64, 512][..]));
+        for types in [&[req, req, req][..], &[req, opt, req], &[req, req]] {
+            let mut c = case();
+            c.place_trailing_optional(&def(types));
+            assert_eq!((c.inputs.len(), c.absent.len()), (2, 0), "{types:?}");
+        }
+    }
 
     #[test]
     fn reads_the_faker_form() {
