@@ -99,6 +99,23 @@ fn core_generation_is_defined_before_the_first_include() {
     assert_adds(dir.path());
 }
 
+/// CANN's installed paths of the Matmul configuration header, `lib/matrix/matmul/tiling.h`
+/// (ops-transformer's mla_prolog_comm.h includes it beside lib/matmul_intf.h) and asc-devkit's
+/// `adv_api/matmul/tiling.h`, give MatmulConfig's makers: the twin answers both (templates/twin_aliases.txt).
+#[test]
+fn matmul_config_header_paths_give_the_config_makers() {
+    let dir = add_variant(
+        |k| {
+            format!(
+                "#include \"lib/matrix/matmul/tiling.h\"\n#include \"adv_api/matmul/tiling.h\"\n\
+                 static_assert(!AscendC::GetMDLConfig().enUnitFlag, \"MDL leaves UnitFlag off\");\n{k}"
+            )
+        },
+        |m| m,
+    );
+    assert_adds(dir.path());
+}
+
 /// An entry in a namespace is called by its qualified name.
 #[test]
 fn namespaced_entry_runs() {
