@@ -82,7 +82,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
 
     // Trials kept back for the finishing motifs, tried once the tiling is settled (`finish`); the
     // phases and the last host search see a budget that much smaller.
-    let finish_reserve = FINISH_TRIALS.min(runner.remaining());
+    let mut finish_reserve = FINISH_TRIALS.min(runner.remaining());
     runner.budget -= finish_reserve;
     let mut tried: HashSet<(String, Vec<String>)> = HashSet::new();
     // A motif that cannot be applied (say it would change a tunable) is reported once, not every pass.
@@ -153,6 +153,12 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
         if !improved && !external_turn(runner, cx, &mut current, &mut round)? {
             break;
         }
+    }
+    // No finish ranked for the best so far: its trials go back to the last host search rather than
+    // being held back for nothing.
+    if finish_reserve > 0 && !finish_ranked(runner, cx, &current) {
+        runner.budget += finish_reserve;
+        finish_reserve = 0;
     }
     // What is left goes to the host search on the best variant, starting from its best point, but for
     // a few trials kept back to set the best point's changed tunables back one at a time.
@@ -262,6 +268,19 @@ fn finish(runner: &mut Runner, cx: &Context, current: &mut Current, seed: u64) -
         }
     }
     Ok(())
+}
+
+/// Whether the bank ranks a finishing motif for the best variant so far (its plan has sites there).
+fn finish_ranked(runner: &Runner, cx: &Context, current: &Current) -> bool {
+    let guide = guide_of(current, cx.soc);
+    retrieve::rank_in(
+        &runner.bank,
+        &current.variant.rewrite_targets(cx.op),
+        &current.profile,
+        Some(&guide),
+    )
+    .iter()
+    .any(|c| c.motif.finishes())
 }
 
 /// Trials the loop keeps back for the finishing motifs (`finish`).
