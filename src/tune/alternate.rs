@@ -91,13 +91,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     'phases: while runner.remaining() > 0 {
         // What the best run so far shows that guided motifs act on (its UB layout): a plan made at
         // another tiling would move other buffers.
-        let guide = guide_of(&current, cx.soc);
-        let ranked = retrieve::rank_in(
-            &runner.bank,
-            &current.variant.rewrite_targets(cx.op),
-            &current.profile,
-            Some(&guide),
-        );
+        let (guide, ranked) = ranking(runner, cx, &current);
         let mut improved = false;
         for candidate in ranked {
             if runner.remaining() == 0 {
@@ -233,13 +227,7 @@ fn guide_of(current: &Current, soc: &Soc) -> Guide {
 /// kept back for them last. The tiling is settled by then, so the UB such a motif takes shuts nothing
 /// out that the search would still have tried.
 fn finish(runner: &mut Runner, cx: &Context, current: &mut Current, seed: u64) -> Result<()> {
-    let guide = guide_of(current, cx.soc);
-    let ranked = retrieve::rank_in(
-        &runner.bank,
-        &current.variant.rewrite_targets(cx.op),
-        &current.profile,
-        Some(&guide),
-    );
+    let (guide, ranked) = ranking(runner, cx, current);
     for candidate in ranked.into_iter().filter(|c| c.motif.finishes()) {
         if runner.remaining() == 0 {
             break;
@@ -272,15 +260,23 @@ fn finish(runner: &mut Runner, cx: &Context, current: &mut Current, seed: u64) -
 
 /// Whether the bank ranks a finishing motif for the best variant so far (its plan has sites there).
 fn finish_ranked(runner: &Runner, cx: &Context, current: &Current) -> bool {
+    ranking(runner, cx, current)
+        .1
+        .iter()
+        .any(|c| c.motif.finishes())
+}
+
+/// The motifs the bank ranks for the best variant so far, with the guide (planned from its best run:
+/// a plan made at another tiling would move other buffers) that guided motifs among them act on.
+fn ranking(runner: &Runner, cx: &Context, current: &Current) -> (Guide, Vec<retrieve::Candidate>) {
     let guide = guide_of(current, cx.soc);
-    retrieve::rank_in(
+    let ranked = retrieve::rank_in(
         &runner.bank,
         &current.variant.rewrite_targets(cx.op),
         &current.profile,
         Some(&guide),
-    )
-    .iter()
-    .any(|c| c.motif.finishes())
+    );
+    (guide, ranked)
 }
 
 /// Trials the loop keeps back for the finishing motifs (`finish`).

@@ -10,18 +10,23 @@ use std::process::Command;
 
 /// Whether cmake can run here; under `CI=true` its absence is a failure (`.ci/run` installs it).
 pub fn have_cmake(test: &str) -> bool {
-    let found = Command::new("cmake")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    have(
+        test,
+        Command::new("cmake").arg("--version"),
+        "cmake is not installed (apt-get install cmake)",
+    )
+}
+
+/// Whether `probe` runs and succeeds; if not, `test` is skipped with `missing` printed, or fails when
+/// CI=true (where .ci/run must install what it needs).
+pub fn have(test: &str, probe: &mut Command, missing: &str) -> bool {
+    let found = probe.output().is_ok_and(|o| o.status.success());
     if !found {
         assert!(
             std::env::var("CI").map_or(true, |v| v != "true"),
-            "cmake is not installed but CI=true: .ci/run must install it"
+            "{missing} but CI=true: .ci/run must install it"
         );
-        eprintln!(
-            "skipping {test}: cmake is not installed (apt-get install cmake); with CI=true this fails"
-        );
+        eprintln!("skipping {test}: {missing}; with CI=true this fails");
     }
     found
 }

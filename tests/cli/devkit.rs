@@ -9,7 +9,7 @@
 //! Skipped, with the reason printed, when cmake or numpy (the scripts import it) is missing and CI is not set.
 
 use super::cann::without_cann;
-use super::cmake::have_cmake;
+use super::cmake::{have, have_cmake};
 use super::*;
 use std::process::Command;
 
@@ -17,23 +17,12 @@ use std::process::Command;
 /// the programs build with cmake: without either the test is skipped with the reason, or fails under
 /// CI=true (where .ci/run installs both).
 fn devkit_ready(test: &str) -> bool {
-    if !have_cmake(test) {
-        return false;
-    }
-    let numpy = Command::new("python3")
-        .args(["-c", "import numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !numpy {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "python3 cannot import numpy but CI=true: .ci/run must install it"
-        );
-        eprintln!(
-            "skipping {test}: python3 cannot import numpy (pip install numpy); with CI=true this fails"
-        );
-    }
-    numpy
+    have_cmake(test)
+        && have(
+            test,
+            Command::new("python3").args(["-c", "import numpy"]),
+            "python3 cannot import numpy (pip install numpy)",
+        )
 }
 
 fn scale_project() -> tempfile::TempDir {
