@@ -394,9 +394,13 @@ def compare(rows_by_id, ends, pairs, results, cases_by_row):
         mod = res.get("latency_us")
         mte2_meas = (r.get("pipes_us") or {}).get("aiv_mte2_time", r.get("mte2_time_us"))
         mte2_mod = (res.get("pipes") or {}).get("MTE2")
+        # The vector pipe per core: msprof's aiv_vec_time against the model's V busy time.
+        vec_meas = (r.get("pipes_us") or {}).get("aiv_vec_time")
+        vec_mod = (res.get("pipes") or {}).get("V")
         row_out.append({"id": rid, "measured": r["value"], "modelled": mod,
                         "error": rel(mod, r["value"]) if mod is not None else None,
                         "mte2_measured": mte2_meas, "mte2_modelled": mte2_mod,
+                        "vec_measured": vec_meas, "vec_modelled": vec_mod,
                         "status": res.get("status", "not run")})
     mod_of = {o["id"]: o["modelled"] for o in row_out}
     for rid, before, after in pairs:
@@ -459,15 +463,16 @@ def report(rows_by_id, ends, pairs, micro, skipped, cases, results, cases_by_row
          f"- command: `{meta['command']}`", f"- finished: {meta['date']}", "", "## Summary", ""]
     L += [f"- {l}" for l in summary_lines(s)] + [""]
     L += ["## End-to-end rows", "",
-          "| row | measured (us) | modelled (us) | error | MTE2 measured (us) | MTE2 modelled (us) | case | result | output | build / run (s) |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "| row | measured (us) | modelled (us) | error | MTE2 measured (us) | MTE2 modelled (us) | V measured (us) | V modelled (us) | case | result | output | build / run (s) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for o in row_out:
         res = results.get(cases_by_row[o["id"]], {})
         st = res.get("status", "not run")
         if res.get("detail"):
             st += f": {res['detail']}".replace("|", "\\|")
         L.append(f"| {o['id']} | {num(o['measured'])} | {num(o['modelled'])} | {pct(o['error'])} | "
-                 f"{num(o['mte2_measured'])} | {num(o['mte2_modelled'])} | `{cases_by_row[o['id']]}` | {st} | "
+                 f"{num(o['mte2_measured'])} | {num(o['mte2_modelled'])} | "
+                 f"{num(o['vec_measured'])} | {num(o['vec_modelled'])} | `{cases_by_row[o['id']]}` | {st} | "
                  f"{res.get('output', '-')} | {res.get('build_s', '-')} / {res.get('run_s', '-')} |")
     L += ["", "## Before/after pairs", "",
           f"Direction counts where the measured change is >= {DIRECTION_MIN_CHANGE * 100:.0f}%; "

@@ -127,21 +127,28 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("Brcb", 0, 1.0, D),          // broadcast (G)
     // One TransDataTo5HD repeat moves 512 B (16 blocks), twice a 256 B vector repeat (G).
     vc("TransDataTo5HD", 0, 2.0, D),
-    // 2 cycles per repeat: binary ops.
-    vc("Add", 0, 2.0, D),
-    vc("Add", 2, 2.0, 22.2), // ATT: Add fp16 0.0103/22.2
-    vc("Add", 4, 2.0, 23.2), // ATT: Add fp32 0.0206/23.2
-    vc("Sub", 0, 2.0, D),
-    vc("Mul", 0, 2.0, D),
-    vc("Mul", 2, 2.0, 23.1), // ATT: Mul fp16 0.0110/23.1
-    vc("Max", 0, 2.0, D),
-    vc("Min", 0, 2.0, D),
-    vc("And", 0, 2.0, D),
-    vc("Or", 0, 2.0, D),
+    // Binary arithmetic: 1 cycle per repeat when the two sources sit in different UB bank groups, plus
+    // `MemSys::ub_read_read_cycles` when they do not. Measured (M): asc-devkit add_high_performance's
+    // aiv_vec_time per core is 2.0 cycles per fp16 repeat + 22 per call with the sources 32 KiB apart
+    // (cases 1-5: 86 cycles per 32-repeat call, 278 per 128-repeat call) and 1.0 + 22 with them 256 B off
+    // (case 6: 150 per 127-repeat call), the README's "128 half per cycle". msKPP's 2 (FACTS §3) is the
+    // conflicted figure; ATT's fits (Add 0.0103, Mul 0.0110 cycles per fp16 element) put Mul with Add, and
+    // the other binary ops are taken as Add (G).
+    vc("Add", 0, 1.0, D),
+    vc("Add", 2, 1.0, 22.2), // ATT: Add fp16 0.0103/22.2
+    vc("Add", 4, 1.0, 23.2), // ATT: Add fp32 0.0206/23.2
+    vc("Sub", 0, 1.0, D),
+    vc("Mul", 0, 1.0, D),
+    vc("Mul", 2, 1.0, 23.1), // ATT: Mul fp16 0.0110/23.1
+    vc("Max", 0, 1.0, D),
+    vc("Min", 0, 1.0, D),
+    vc("And", 0, 1.0, D),
+    vc("Or", 0, 1.0, D),
+    vc("AddRelu", 0, 1.0, D), // binary (G)
+    vc("SubRelu", 0, 1.0, D), // binary (G)
+    // Select and Compare read or write a mask besides their two sources: msKPP's 2 is kept (no measurement).
     vc("Select", 0, 2.0, D),
     vc("Compare", 0, 2.0, D),
-    vc("AddRelu", 0, 2.0, D), // binary (G)
-    vc("SubRelu", 0, 2.0, D), // binary (G)
     // Transcendentals: 2 fp32, about 4 fp16.
     vc("Exp", 0, 2.0, D),
     vc("Exp", 2, 4.0, 28.0), // ATT: Exp fp16 0.0311/28.0
@@ -454,7 +461,7 @@ mod tests {
     #[test]
     fn a_register_instruction_is_one_repeat_of_its_class_without_a_call_cost() {
         assert_eq!(vector_class("RegMul", 4), (0.0, 1.0, true));
-        assert_eq!(vector_class("Mul", 4).1, 2.0);
+        assert_eq!(vector_class("Mul", 4).1, 1.0);
         assert_eq!(
             vector_class("RegExp", 4),
             (0.0, vector_class("Exp", 4).1, true)
@@ -469,9 +476,9 @@ mod tests {
 
     #[test]
     fn class_lookup_prefers_exact_dtype() {
-        assert_eq!(vector_class("Add", 2), (22.2, 2.0, true));
-        assert_eq!(vector_class("Add", 4), (23.2, 2.0, true));
-        assert_eq!(vector_class("Add", 1), (VEC_DEFAULT_FIXED, 2.0, true));
+        assert_eq!(vector_class("Add", 2), (22.2, 1.0, true));
+        assert_eq!(vector_class("Add", 4), (23.2, 1.0, true));
+        assert_eq!(vector_class("Add", 1), (VEC_DEFAULT_FIXED, 1.0, true));
         assert_eq!(vector_class("Exp", 2).1, 4.0);
         assert_eq!(vector_class("Exp", 4).1, 2.0);
         // The names the twin's sort family and Power trace are costed, not defaulted.

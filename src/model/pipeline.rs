@@ -1212,7 +1212,7 @@ I V RegStoreAlign dt=4 rep=1 line=4
                 t += "end\n";
                 for k in 0..2 {
                     t += &format!("block {b} 2 aiv{k}\n{wait}");
-                    for _ in 0..20 {
+                    for _ in 0..40 {
                         t += "I V Add dt=4 n=8192 rep=128 line=9\n";
                     }
                     t += "end\n";
