@@ -260,11 +260,14 @@ fn new_api_semantics_match_rust_references() {
     want[5..11].copy_from_slice(&[0.0, 0.0, 0.0, 1.0, 2.0, 0.0]);
     // 11: written through the tensor's GetPhyAddr() pointer, from element 1 read through it
     want[11] = 417.0;
+    // 12-15: bufR's TBuffAddr by r's handle, a half tensor set to it: 2 N elements at r's address and
+    // position, dataLen N floats' bytes
+    want[12..16].copy_from_slice(&[2.0 * N as f32, 0.0, 1.0, 4.0 * N as f32]);
     check(
         &run,
         7,
         &want,
-        "LocalMemAllocator, event ids and GetPhyAddr pointers",
+        "LocalMemAllocator, event ids, GetPhyAddr pointers and TBuffAddr",
     );
 
     // 8: Reg loop: x * 2 + x on the first 200 elements (UpdateMask), the rest untouched (0).

@@ -187,7 +187,7 @@ fn matmul_header_helpers_round_up() {
 using namespace AscendC;
 constexpr uint32_t CUBE_BLOCK = 16;
 extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
-    GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 9);
+    GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 12);
     uint32_t colNum = 100;
     yg.SetValue(0, CeilDiv(colNum, CUBE_BLOCK));
     yg.SetValue(1, CeilDiv(96u, CUBE_BLOCK));
@@ -198,6 +198,10 @@ extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
     yg.SetValue(6, FORMAT_ND);
     yg.SetValue(7, DT_FLOAT16);
     yg.SetValue(8, 96u / SIXTEEN + EIGHT);
+    // ops-transformer's mla_prolog: `Align(computeSize, (uint64_t)ALIGN_BLOCK_SIZE)`
+    yg.SetValue(9, (uint32_t)Align((uint64_t)100, (uint64_t)8));
+    yg.SetValue(10, AlignDown(100u, 8u));
+    yg.SetValue(11, Align(100u, 0u));
 }
 extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
 "#,
@@ -206,7 +210,7 @@ extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
     // -DTWIN_DTYPE_IDS as the tool's kernel build passes it: the DT_* / FORMAT_* numbers kernel_type.h
     // stands for.
     build_launch(w, "gaps", &["-DTWIN_DTYPE_IDS"]);
-    let y = u32s(&run_one_output(w, "gaps", 36));
+    let y = u32s(&run_one_output(w, "gaps", 48));
     let ceil_div = |a: u32, b: u32| a.div_ceil(b);
     let w16 = 70000u32 % 65536;
     assert_eq!(
@@ -221,6 +225,9 @@ extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
             2, // FORMAT_ND
             1, // DT_FLOAT16
             96 / 16 + 8,
+            104, // Align
+            96,  // AlignDown
+            0,   // Align to 0: 0, as the header defines it
         ]
     );
 }

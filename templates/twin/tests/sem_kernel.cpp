@@ -144,6 +144,15 @@ public:
             // a kernel's own read and write through `(__ubuf__ T *)x.GetPhyAddr()` (ops-nn group_quant)
             __ubuf__ float *raw = (__ubuf__ float *)r.GetPhyAddr();
             raw[11] = raw[1] + 1.0f;
+            // a buffer's TBuffAddr taken by handle and a tensor pointed back at it (ops-transformer's
+            // mla_prolog): the whole buffer (N floats = 2 N halves) at r's address, in r's position
+            TBuffAddr ra = bufR.GetBufferAddr(r.GetBufferHandle());
+            LocalTensor<half> back;
+            back.SetAddr(ra);
+            r.SetValue(12, (float)back.GetSize());
+            r.SetValue(13, (float)(back.GetPhyAddr() - r.GetPhyAddr()));
+            r.SetValue(14, (float)((uint8_t)back.GetPosition() == (uint8_t)r.GetPosition()));
+            r.SetValue(15, (float)ra.dataLen);
             Store(7, r);
         }
         // 8: Reg: y = x * 2 + x over 200 elements, one register (64 floats) at a time

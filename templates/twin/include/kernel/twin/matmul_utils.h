@@ -9,8 +9,8 @@
 // `using namespace AscendC`, which would make their calls ambiguous.
 //
 // The signatures are CANN's: a 16-bit CeilDiv and CeilAlign (the matmul v3 operators' helpers; the
-// arguments convert to uint16_t, so a value past 65535 wraps, as on the device) and a CeilAlign template
-// for any integer type, which a call with two arguments of one type takes.
+// arguments convert to uint16_t, so a value past 65535 wraps, as on the device), a CeilAlign template
+// for any integer type, which a call with two arguments of one type takes, and Align / AlignDown.
 #pragma once
 #include "../kernel_operator.h"
 
@@ -30,5 +30,11 @@ template <typename T> __aicore__ inline T CeilAlign(T num1, T num2, TWIN_LOC) {
     if (num2 == 0) twin::fault(twin_file, twin_line, "CeilAlign(%lld, 0): the alignment must be positive", (long long)num1);
     return static_cast<T>((num1 + num2 - 1) / num2 * num2);
 }
+
+// num1 rounded up / down to a multiple of num2, in T; 0 when num2 is 0 (matmul_utils.h's Align and
+// AlignDown return 0 there rather than assert). ops-transformer's mla_prolog calls Align unqualified from a
+// header that defines none, after including lib/matmul_intf.h.
+template <typename T> __aicore__ constexpr T Align(T num1, T num2) { return num2 == 0 ? 0 : (num1 + num2 - 1) / num2 * num2; }
+template <typename T> __aicore__ constexpr T AlignDown(T num1, T num2) { return num2 == 0 ? 0 : num1 / num2 * num2; }
 
 } // namespace AscendC

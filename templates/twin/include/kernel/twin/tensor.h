@@ -241,6 +241,23 @@ template <class T> struct CmpExpr {
 };
 } // namespace twin_sym
 
+// A queue buffer's handle (basic_api/kernel_tpipe.h, `using TBufHandle = uint8_t*` in
+// kernel_tensor_base.h): what the handle forms `TBufHandle DeQue()` and `EnQue(TBufHandle)` pass. The
+// twin's handle is the buffer's byte address plus one, never dereferenced; only a queue reads it back.
+using TBufHandle = uint8_t *;
+
+// TBuffAddr (asc-devkit impl/basic_api/kernel_tensor_base.h declares it; its use is the Matmul library's
+// cube_in_buffer: `tensor.SetAddr(que.GetBufferAddr(handle))` after `handle = tensor.GetBufferHandle()`):
+// a buffer's length in bytes, byte address in its memory, handle and logical position. Kernels keep
+// one to point a LocalTensor back at a buffer they hold (ops-transformer's mla_prolog keeps its L1 / L0
+// buffers so). The device's CPU-debug build adds a host pointer, which the twin leaves out.
+struct TBuffAddr {
+    uint32_t dataLen = 0;
+    uint32_t bufferAddr = 0;
+    TBufHandle bufferHandle = nullptr;
+    uint8_t logicPos = 0;
+};
+
 // ---------------------------------------------------------------------------------------------
 // LocalTensor<T>: a view of the UB arena: byte address, element count, logical position.
 // Every element access is bounds-checked against the arena.
@@ -302,6 +319,15 @@ public:
         addr_ = src.addr_ + offset * (uint32_t)sizeof(U);
         size_ = (uint32_t)((uint64_t)(src.size_ > offset ? src.size_ - offset : 0) * sizeof(U) / sizeof(T));
         pos_ = src.pos_;
+    }
+    // The buffer handle of the tensor's start (the twin's handle: byte address plus one, as DeQue()'s),
+    // and SetAddr, which points the tensor at what a TBuffAddr names: its address, its length in
+    // elements and its position.
+    TBufHandle GetBufferHandle() const { return reinterpret_cast<TBufHandle>((uintptr_t)addr_ + 1u); }
+    void SetAddr(const TBuffAddr &a) {
+        addr_ = a.bufferAddr;
+        size_ = (uint32_t)((uint64_t)a.dataLen * 8u / twin_elem_bits<T>());
+        pos_ = (TPosition)a.logicPos;
     }
     template <class U> LocalTensor<U> ReinterpretCast() const {
         LocalTensor<U> r;
@@ -421,11 +447,6 @@ struct TBufState {
     uint32_t len = 0;    // bytes per buffer (32 B aligned)
     uint32_t num = 0;
 };
-
-// A queue buffer's handle (basic_api/kernel_tpipe.h, `using TBufHandle = uint8_t*` in
-// kernel_tensor_base.h): what the handle forms `TBufHandle DeQue()` and `EnQue(TBufHandle)` pass. The
-// twin's handle is the buffer's byte address plus one, never dereferenced; only a queue reads it back.
-using TBufHandle = uint8_t *;
 
 template <TPosition src, TPosition dst, int32_t depth = 1, auto mask = 0> class TQueBind {
 public:
@@ -548,6 +569,22 @@ public:
         twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
         if (p != twin::P_NONE) twin::tr_flag(true, c, p, 'q', b_.qid, i);
     }
+    // GetBufferAddr(handle): the TBuffAddr of the queue buffer a handle names (GetBufferHandle of a tensor
+    // the queue gave, or DeQue()'s): the whole buffer, at the queue's destination position, as AllocTensor
+    // gives it. A handle of another queue's buffer faults.
+    TBuffAddr GetBufferAddr(TBufHandle h, TWIN_LOC) const {
+        need_init("GetBufferAddr", TWIN_LOC_ARGS);
+        uint32_t a = (uint32_t)(reinterpret_cast<uintptr_t>(h) - 1u);
+        int i = h == nullptr ? -1 : find(a);
+        if (i < 0 || a != b_.addr + (uint32_t)i * b_.len)
+            twin::fault(twin_file, twin_line, "GetBufferAddr: the handle does not name a buffer of queue q%d", b_.qid);
+        TBuffAddr r;
+        r.dataLen = b_.len;
+        r.bufferAddr = a;
+        r.bufferHandle = h;
+        r.logicPos = (uint8_t)dst;
+        return r;
+    }
     bool VacantInQue() const { return count_ < (uint32_t)(depth > 0 ? depth : 1) && count_ < b_.num; }
     bool HasTensorInQue() const { return count_ > 0; }
     int32_t GetTensorCountInQue() const { return (int32_t)count_; }
@@ -605,6 +642,19 @@ public:
             twin::fault(twin_file, twin_line, "TBuf::GetWithOffset: offset %u + %u elements exceed the buffer of %u bytes",
                         bufOffset, size, b_.len);
         return LocalTensor<T>(b_.addr + bufOffset, size, pos);
+    }
+    // GetBufferAddr(handle): the TBuffAddr of the buffer (the handle must be the buffer's, as
+    // Get<T>().GetBufferHandle() gives it).
+    TBuffAddr GetBufferAddr(TBufHandle h, TWIN_LOC) const {
+        if (b_.qid < 0) twin::fault(twin_file, twin_line, "TBuf::GetBufferAddr: buffer used before TPipe::InitBuffer");
+        if (reinterpret_cast<uintptr_t>(h) != (uintptr_t)b_.addr + 1u)
+            twin::fault(twin_file, twin_line, "TBuf::GetBufferAddr: the handle does not name this buffer (UB address %u)", b_.addr);
+        TBuffAddr r;
+        r.dataLen = b_.len;
+        r.bufferAddr = b_.addr;
+        r.bufferHandle = h;
+        r.logicPos = (uint8_t)pos;
+        return r;
     }
     template <class T> LocalTensor<T> AllocTensor(TWIN_LOC) { return Get<T>(TWIN_LOC_ARGS); }
     template <class T> void FreeTensor(LocalTensor<T> &) {}
