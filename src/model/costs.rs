@@ -209,12 +209,12 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("Ceil", 0, 2.0, 2.0 * D),
     vc("Round", 0, 2.0, 2.0 * D),
     vc("Trunc", 0, 2.0, 2.0 * D),
-    vc("Frac", 0, 4.0, 3.0 * D),  // x - Trunc(x)
-    vc("Sign", 0, 4.0, 3.0 * D),  // compares and selects
-    vc("Power", 0, 6.0, 3.0 * D), // Ln, Mul, Exp
-    vc("Xor", 0, 7.0, 4.0 * D),   // Or, And, Not, And (asc-devkit Xor.md's formula)
-    vc("Sum", 0, 3.0, 2.0 * D),   // as ReduceSum per repeat, and the rows' results gathered (G)
-    vc("Power", 2, 10.0, 3.0 * D),
+    vc("Frac", 0, 3.0, 3.0 * D),    // x - Trunc(x): Trunc 2, Sub 1
+    vc("Sign", 0, 4.0, 3.0 * D),    // compares and selects
+    vc("Power", 0, 5.0, 3.0 * D),   // Ln 2, Mul 1, Exp 2
+    vc("Xor", 0, 4.0, 4.0 * D), // Or, And, Not, And (asc-devkit Xor.md's formula): 1 + 1 + 1 + 1
+    vc("Sum", 0, 3.0, 2.0 * D), // as ReduceSum per repeat, and the rows' results gathered (G)
+    vc("Power", 2, 9.0, 3.0 * D), // Ln 4, Mul 1, Exp 4
     vc("PairReduceSum", 0, 3.0, D), // as BlockReduce (G)
     vc("PairReduceSum", 2, 7.0, D),
     // Gathers and sorts.
@@ -485,7 +485,7 @@ mod tests {
         for api in ["Power", "Concat", "Sort32", "MrgSort", "Extract"] {
             assert!(vector_class(api, 4).2, "{api} has a cost class");
         }
-        assert_eq!(vector_class("Power", 2).1, 10.0);
+        assert_eq!(vector_class("Power", 2).1, 9.0);
         // Issue 18's names cost as their neighbours: ReduceDataBlock as BlockReduce*, ClampMin/Max as Maxs/Mins.
         for dt in [2, 4] {
             assert_eq!(
