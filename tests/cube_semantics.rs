@@ -657,7 +657,7 @@ fn mixed_kernels_give_each_core_its_index_and_pass_values_through_cross_core_fla
             );
         }
     }
-    assert!(trace.starts_with("twin-trace 5\n"), "{trace}");
+    assert!(trace.starts_with("twin-trace 6\n"), "{trace}");
     assert!(trace.contains("block 1 2 aiv1\n") && trace.contains("xset FIX x"));
     let parsed = ascend_tune::model::trace::parse(&trace).unwrap();
     assert_eq!(parsed.blocks.len(), 6, "one trace block per core");

@@ -7,7 +7,7 @@
 
 use super::memory::{Dir, DmaMem};
 use super::soc::Soc;
-use super::trace::{Instr, Pipe};
+use super::trace::{Instr, Pipe, UbStrides};
 
 // ---- scalar issue and synchronisation ----
 
@@ -340,31 +340,35 @@ pub fn dma_cost(ins: &Instr, dir: Dir, pad: bool, m: &DmaMem, soc: &Soc) -> DmaC
 
 /// UB address fields (bank_conflict_ub README, asc-devkit examples/01_simd_cpp_api/05_best_practices/
 /// 04_memory_access/bank_conflict_ub: UB_ADDR[17:0] = {bank[1:0], row[6:0], bank group[3:0], offset[4:0]};
-/// 16 groups of 3 banks of 128 rows of 32 B). A repeat reads 8 blocks of 32 B: 8 consecutive groups.
-fn ub_groups(addr: u64) -> (u64, u16) {
-    let bank = (addr >> 16) & 3;
-    let group = (addr >> 5) & 15;
-    let mut set = 0u16;
-    for j in 0..8 {
-        set |= 1 << ((group + j) % 16);
+/// 16 groups of 3 banks of 128 rows of 32 B). A repeat touches 8 blocks of 32 B, `blk` blocks apart,
+/// starting `rep` blocks after the previous repeat's first: the (bank, group) pairs it touches, as bit
+/// `bank * 16 + group` of a u64.
+fn ub_cells(base: u64, r: u64, (blk, rep): (u32, u32)) -> u64 {
+    let mut cells = 0u64;
+    for j in 0..8u64 {
+        let addr = base + (r * rep as u64 + j * blk as u64) * 32;
+        cells |= 1 << (((addr >> 16) & 3) * 16 + ((addr >> 5) & 15));
     }
-    (bank, set)
+    cells
 }
 
-/// Extra cycles per repeat from UB bank conflicts of a contiguous binary vector instruction with operand
-/// addresses `ubd`, `ubs0`, `ubs1` (trace version 3). Read-read: the two sources' blocks in the same bank
-/// group in one repeat. Read-write: the write of the previous repeat (the hardware delays writes by one
-/// repeat) in the same bank as a read. A repeat pays the larger; the pattern repeats every two repeats
-/// (8 of 16 groups per repeat), so repeats 1 and 2 stand for all.
+/// The bank groups of `ub_cells`, whatever the bank.
+fn groups(cells: u64) -> u64 {
+    (cells | cells >> 16 | cells >> 32 | cells >> 48) & 0xffff
+}
+
+/// Extra cycles per repeat from UB bank conflicts of a binary vector instruction with operand addresses
+/// `ubd`, `ubs0`, `ubs1` (trace version 3) and strides `ubst` (version 6; contiguous when absent).
 pub fn bank_conflict_cycles_per_repeat(ins: &Instr, soc: &Soc) -> f64 {
     let (Some(d), Some(s0)) = (ins.ub_dst, ins.ub_src0) else {
         return 0.0;
     };
-    operand_conflict_cycles_per_repeat(d, s0, ins.ub_src1, ins.rep.unwrap_or(0), soc)
+    let strides = ins.ub_strides.unwrap_or(UbStrides::CONTIGUOUS);
+    strided_conflict_cycles_per_repeat(d, s0, ins.ub_src1, strides, ins.rep.unwrap_or(0), soc)
 }
 
-/// `bank_conflict_cycles_per_repeat` of an instruction with `reps` repeats whose destination and sources
-/// start at UB byte addresses `d`, `s0` and `s1` (None: unary).
+/// `bank_conflict_cycles_per_repeat` of a contiguous instruction with `reps` repeats whose destination and
+/// sources start at UB byte addresses `d`, `s0` and `s1` (None: unary).
 pub fn operand_conflict_cycles_per_repeat(
     d: u64,
     s0: u64,
@@ -372,21 +376,38 @@ pub fn operand_conflict_cycles_per_repeat(
     reps: u64,
     soc: &Soc,
 ) -> f64 {
+    strided_conflict_cycles_per_repeat(d, s0, s1, UbStrides::CONTIGUOUS, reps, soc)
+}
+
+/// Read-read: the two sources' blocks in one bank group in the same repeat. Read-write: the write of the
+/// previous repeat (the hardware delays writes by one repeat) on a bank and group a read touches. A
+/// repeat pays the larger. The contiguous layout moves 8 of the 16 groups per repeat, so its pattern
+/// repeats every two repeats and repeats 1 and 2 stand for all; other strides move a source by any number
+/// of groups (src0 repeat stride 1 in the README's scenario 7: one group per repeat), so up to 16 repeats
+/// are followed, a whole turn of the groups.
+pub fn strided_conflict_cycles_per_repeat(
+    d: u64,
+    s0: u64,
+    s1: Option<u64>,
+    strides: UbStrides,
+    reps: u64,
+    soc: &Soc,
+) -> f64 {
     if reps == 0 {
         return 0.0;
     }
+    let span = if strides == UbStrides::CONTIGUOUS { 2 } else { 16 };
+    let tried = reps.min(span);
     let mut extra = 0.0;
-    let tried = reps.min(2);
     for r in 1..=tried {
-        let at = |a: u64, r: u64| ub_groups(a + 256 * r);
-        let src: Vec<(u64, u16)> = [Some(s0), s1]
+        let src: Vec<u64> = [Some((s0, strides.src0)), s1.map(|a| (a, strides.src1))]
             .into_iter()
             .flatten()
-            .map(|a| at(a, r))
+            .map(|(a, st)| ub_cells(a, r, st))
             .collect();
-        let rr = src.len() == 2 && src[0].1 & src[1].1 != 0;
-        let (wb, wg) = at(d, r - 1);
-        let rw = src.iter().any(|&(b, g)| b == wb && g & wg != 0);
+        let rr = src.len() == 2 && groups(src[0]) & groups(src[1]) != 0;
+        let written = ub_cells(d, r - 1, strides.dst);
+        let rw = src.iter().any(|&c| c & written != 0);
         let mut c: f64 = 0.0;
         if rr {
             c = c.max(soc.mem.ub_read_read_cycles);
@@ -565,5 +586,28 @@ mod tests {
                 i + 1
             );
         }
+        // 7 and 8: src1 = dst, src0 one block per repeat (block stride 0), that block 1 or 8 blocks on
+        // each repeat. Repeat stride 1 walks src0 through src1's groups: of repeats 1..16, the odd ones
+        // below group 8 and the even ones from group 8 meet them, 8 of 16. Stride 8 never does.
+        for (ubst, want) in [("1/8/0/1/1/8", rr * 8.0 / 16.0), ("1/8/0/8/1/8", 0.0)] {
+            let text = format!(
+                "twin-trace 6\nblock 0 1\nI V Add dt=4 n=4096 rep=64 ubd=65792 ubs0=0 ubs1=65792 ubst={ubst} line=1\nend\n"
+            );
+            let t = crate::model::trace::parse(&text).unwrap();
+            let crate::model::trace::Record::Instr(ins) = &t.blocks[0].records[0] else {
+                panic!()
+            };
+            assert_eq!(bank_conflict_cycles_per_repeat(ins, soc), want, "{ubst}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_stride_record_names_its_line() {
+        let e = crate::model::trace::parse(
+            "twin-trace 6\nblock 0 1\nI V Add dt=4 n=64 rep=1 ubd=0 ubs0=0 ubs1=0 ubst=1/8/0 line=1\nend\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("line 3:"), "{e}");
+        assert!(e.to_string().contains("six strides"), "{e}");
     }
 }

@@ -32,6 +32,10 @@
 //      (ignored by the model); binary vector records carry the UB byte addresses of their operands,
 //      `ubd=`, `ubs0=`, `ubs1=`. Older traces lack them: the model then treats every GM copy as its own
 //      buffer read once (no L2 reuse, no same-address reads) and finds no bank conflicts.
+//   6  binary vector records of the mask/repeat forms carry `ubd= ubs0= ubs1=` whatever their strides,
+//      and `ubst=<dst blk>/<dst rep>/<src0 blk>/<src0 rep>/<src1 blk>/<src1 rep>` (strides in 32-byte
+//      blocks) where those are not the contiguous 1 / 8; a version-5 reader would take such a record as
+//      contiguous, hence the new version.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -41,7 +45,7 @@ use thiserror::Error;
 
 /// The trace format version the twin writes; this parser reads it and every earlier one (see the changelog
 /// at the top of this file).
-pub const TRACE_VERSION: u32 = 5;
+pub const TRACE_VERSION: u32 = 6;
 
 /// A pipe of the AI core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -226,6 +230,38 @@ pub enum Record {
     },
 }
 
+/// The block and repeat strides, in 32-byte blocks, of a binary vector instruction's operands (`ubst=`,
+/// BinaryRepeatParams' dstBlkStride, dstRepStride, src0BlkStride, ...). Absent means `CONTIGUOUS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UbStrides {
+    /// (block stride, repeat stride) of dst, src0 and src1.
+    pub dst: (u32, u32),
+    pub src0: (u32, u32),
+    pub src1: (u32, u32),
+}
+
+impl UbStrides {
+    /// Every operand's 8 blocks of a repeat one after another, repeats one after another.
+    pub const CONTIGUOUS: UbStrides = UbStrides {
+        dst: (1, 8),
+        src0: (1, 8),
+        src1: (1, 8),
+    };
+
+    /// `1/8/0/1/1/8`: dst block, dst repeat, src0 block, src0 repeat, src1 block, src1 repeat.
+    fn parse(v: &str) -> Option<UbStrides> {
+        let n: Vec<u32> = v.split('/').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+        let [db, dr, s0b, s0r, s1b, s1r] = n[..] else {
+            return None;
+        };
+        Some(UbStrides {
+            dst: (db, dr),
+            src0: (s0b, s0r),
+            src1: (s1b, s1r),
+        })
+    }
+}
+
 /// One instruction with the keys the model knows; absent keys are `None`.
 #[derive(Debug, Clone)]
 pub struct Instr {
@@ -264,6 +300,8 @@ pub struct Instr {
     pub ub_dst: Option<u64>,
     pub ub_src0: Option<u64>,
     pub ub_src1: Option<u64>,
+    /// `ubst=` (version 6): the operands' block and repeat strides, where not the contiguous layout.
+    pub ub_strides: Option<UbStrides>,
     /// `uf=` (cube): the unitFlag of an Mmad (M) or Fixpipe (FIX), 2 or 3; absent when off. The two pipes
     /// then sync per 512-byte L0C block, not by flags (model/unitflag.rs).
     pub uf: Option<u64>,
@@ -600,6 +638,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                             ub_dst: None,
                             ub_src0: None,
                             ub_src1: None,
+                            ub_strides: None,
                             uf: None,
                         };
                         for kv in tok {
@@ -636,6 +675,17 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                                 "ubd" => &mut ins.ub_dst,
                                 "ubs0" => &mut ins.ub_src0,
                                 "ubs1" => &mut ins.ub_src1,
+                                "ubst" => {
+                                    ins.ub_strides = Some(UbStrides::parse(value).ok_or_else(|| {
+                                        TraceError::Malformed {
+                                            line: no,
+                                            what: format!(
+                                                "ubst={value}: expected six strides in blocks, `<dst blk>/<dst rep>/<src0 blk>/<src0 rep>/<src1 blk>/<src1 rep>`"
+                                            ),
+                                        }
+                                    })?);
+                                    continue;
+                                }
                                 "uf" => &mut ins.uf,
                                 "line" => {
                                     ins.src_line = parse_u32(no, key, value)?;
@@ -921,7 +971,7 @@ mod tests {
             ("twin-trace 1\nblock 0 1\nblock 1 1\n", 3),
             ("twin-trace 1\nblock 0 1\nI V Add oops\nend\n", 3),
             ("trace 1\n", 1),
-            ("\n\ntwin-trace 6\n", 3),
+            ("\n\ntwin-trace 99\n", 3),
             ("twin-trace 4\nblock 0 1 gpu\nend\n", 2),
             ("twin-trace 4\nblock 0 1 aic\nend\nblock 0 1 aic\nend\n", 4),
             ("twin-trace 4\nblock 0 1 aiv0\nxwait S x0.0\nend\n", 3),
@@ -944,8 +994,8 @@ mod tests {
         }
         assert_eq!(parse("").unwrap_err(), TraceError::Empty);
         assert!(matches!(
-            parse("twin-trace 9\n").unwrap_err(),
-            TraceError::UnsupportedVersion { found: 9, .. }
+            parse("twin-trace 99\n").unwrap_err(),
+            TraceError::UnsupportedVersion { found: 99, .. }
         ));
     }
 

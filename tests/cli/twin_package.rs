@@ -243,7 +243,7 @@ fn add_launch_builds_runs_and_models_on_the_twin_package() {
     // (`buf=`, x y z in allocation order) and the Add its UB operands (`ubd= ubs0= ubs1=`), which the
     // model's L2 and bank-conflict costs read.
     let trace = std::fs::read_to_string(reference.dir.path().join("twin.trace")).unwrap();
-    assert!(trace.starts_with("twin-trace 5\n"), "{}", &trace[..40]);
+    assert!(trace.starts_with("twin-trace 6\n"), "{}", &trace[..40]);
     let copies: Vec<&str> = trace
         .lines()
         .filter(|l| l.starts_with("I MTE2 ") || l.starts_with("I MTE3 "))

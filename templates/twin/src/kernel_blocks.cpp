@@ -562,7 +562,7 @@ LaunchResult run_blocks(const Launch &launch) {
         }
     }
 
-    res.trace = "twin-trace 5\n";
+    res.trace = "twin-trace 6\n";
     for (auto &Bp : blocks) {
         Block &B = *Bp;
         if (!B.started) continue;

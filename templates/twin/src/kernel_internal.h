@@ -38,7 +38,7 @@ struct Launch {
 };
 struct LaunchResult {
     int rc = 0;         // 0 ok, 2 bad launch parameters, 3 fault (err holds the located message)
-    std::string trace;  // the launch's trace (`twin-trace 5`), up to a faulting call
+    std::string trace;  // the launch's trace (`twin-trace 6`), up to a faulting call
     std::string err;
 };
 // Runs every block of the launch (see kernel_blocks.cpp). After a fault (rc 3) blocks stopped at

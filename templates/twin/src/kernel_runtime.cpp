@@ -287,8 +287,15 @@ namespace {
 thread_local bool tl_vec_ub = false;
 thread_local uint32_t tl_vec_ub_d = 0, tl_vec_ub_s0 = 0;
 thread_local int64_t tl_vec_ub_s1 = -1;
+thread_local bool tl_vec_ub_strided = false;
+thread_local uint32_t tl_vec_ub_st[6] = {1, 8, 1, 8, 1, 8};
 } // namespace
-void tr_vec_ub_reset() { tl_vec_ub = false; }
+void tr_vec_ub_reset() { tl_vec_ub = tl_vec_ub_strided = false; }
+void tr_vec_ub_strides(uint32_t db, uint32_t dr, uint32_t s0b, uint32_t s0r, uint32_t s1b, uint32_t s1r) {
+    tl_vec_ub_strided = true;
+    const uint32_t st[6] = {db, dr, s0b, s0r, s1b, s1r};
+    for (int i = 0; i < 6; i++) tl_vec_ub_st[i] = st[i];
+}
 void tr_vec_ub(uint32_t dst, uint32_t src0, int64_t src1) {
     tl_vec_ub = true;
     tl_vec_ub_d = dst;
@@ -306,7 +313,13 @@ void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, in
         kv("ubd", tl_vec_ub_d);
         kv("ubs0", tl_vec_ub_s0);
         if (tl_vec_ub_s1 >= 0) kv("ubs1", (uint64_t)tl_vec_ub_s1);
-        tl_vec_ub = false;
+        if (tl_vec_ub_strided) {
+            char st[80];
+            snprintf(st, sizeof st, " ubst=%u/%u/%u/%u/%u/%u", tl_vec_ub_st[0], tl_vec_ub_st[1], tl_vec_ub_st[2],
+                     tl_vec_ub_st[3], tl_vec_ub_st[4], tl_vec_ub_st[5]);
+            g_trace.append(st);
+        }
+        tl_vec_ub = tl_vec_ub_strided = false;
     }
     line_kv(line);
 }

@@ -169,7 +169,7 @@ check("Cast f32->f16 CEIL", oh[7], f16_dir(a, "ceil"))
 check("Cast f32->f16 FLOOR", oh[8], f16_dir(a, "floor"))
 
 lines = open(f"{w}/trace.txt").read().splitlines()
-assert lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4", "twin-trace 5")
+assert lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4", "twin-trace 5", "twin-trace 6")
 assert "set MTE2 V e0" in lines and "wait MTE2 V e0" in lines, "SetFlag/WaitFlag not traced"
 assert "barrier ALL" in lines
 assert any(l.startswith("I MTE2 DataCopyPad bytes=60 bursts=3 burst=20 gm=0 gap=4 ") for l in lines), "DataCopyPad trace"

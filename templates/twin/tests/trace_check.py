@@ -8,7 +8,7 @@ PIPES = {"MTE2", "MTE3", "V", "S", "MTE1", "M", "FIX"}
 
 def check(path):
     lines = open(path).read().splitlines()
-    assert lines and lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4", "twin-trace 5"), f"{path}: bad header"
+    assert lines and lines[0] in ("twin-trace 1", "twin-trace 2", "twin-trace 3", "twin-trace 4", "twin-trace 5", "twin-trace 6"), f"{path}: bad header"
     open_block, pending, seen, dim = None, None, set(), None
     for no, raw in enumerate(lines[1:], start=2):
         t = raw.split()

@@ -4,7 +4,7 @@
 // of these names in Ascend C kernel-launch projects (CPU-side debugging); no CANN file is copied.
 //
 // ICPU_RUN_KF runs every block of the launch on this process's GM (the twin's block scheduler,
-// src/kernel_blocks.cpp), with every access checked, and writes the launch's trace (`twin-trace 5`) to
+// src/kernel_blocks.cpp), with every access checked, and writes the launch's trace (`twin-trace 6`) to
 // the file named by the environment variable ASCEND_TWIN_TRACE, or `twin.trace` in the current folder;
 // the second launch of a process writes `<path>.1`, the third `<path>.2`, ... A fault prints the twin's
 // message (API call, source line, block) and exits the process with code 3. Launches run one at a time:

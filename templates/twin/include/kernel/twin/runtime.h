@@ -180,9 +180,12 @@ void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_
 // The GM allocation id of a pointer, or -1 when it lies in none.
 int64_t gm_buf_id(const void *p);
 void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, int dst_bytes = -1);
-// The UB byte addresses of a contiguous vector instruction's operands (trace version 3: `ubd=`, `ubs0=`,
+// The UB byte addresses of a vector instruction's operands (trace version 3: `ubd=`, `ubs0=`,
 // `ubs1=`), for the model's bank-conflict check; written into the next tr_vec record. src1 < 0: unary.
 void tr_vec_ub(uint32_t dst, uint32_t src0, int64_t src1 = -1);
+// The block and repeat strides (in 32-byte blocks) of the operands tr_vec_ub just named, when they are not
+// the contiguous 1 / 8 (trace version 6: `ubst=<dst blk>/<dst rep>/<src0 blk>/<src0 rep>/<src1 blk>/<src1 rep>`).
+void tr_vec_ub_strides(uint32_t db, uint32_t dr, uint32_t s0b, uint32_t s0r, uint32_t s1b, uint32_t s1r);
 void tr_scalar(const char *api, int line, int64_t gm = -1);
 void tr_flag(bool set, Pipe src, Pipe dst, char kind, int a, int b); // kind 'q' -> q<a>.b<b>, 'e' -> e<a>
 void tr_barrier(Pipe p);

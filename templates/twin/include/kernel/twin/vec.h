@@ -186,11 +186,14 @@ inline void vbin0(const char *api, const AscendC::LocalTensor<T> &d, const Ascen
         uint8_t *pd = ub_span(l0_addr(d.addr_, sz, r, j, p.dstBlkStride, p.dstRepStride), sz, api, TWIN_LOC_ARGS);
         st<T>(pd, (T)f(up(ld<T>(pa)), up(ld<T>(pb))));
     });
-    // Operand addresses for the bank-conflict check, only for the contiguous layout the model assumes
-    // (block stride 1, repeat stride 8 blocks on every operand).
-    if (p.dstBlkStride == 1 && p.src0BlkStride == 1 && p.src1BlkStride == 1 && p.dstRepStride == 8 &&
-        p.src0RepStride == 8 && p.src1RepStride == 8)
-        tr_vec_ub(d.addr_, a.addr_, b.addr_);
+    // Operand addresses for the bank-conflict check, with the strides where they are not the contiguous
+    // layout (block stride 1, repeat stride 8 blocks): which bank groups a repeat reads depends on them
+    // (bank_conflict_ub README, scenarios 7 and 8: src0BlkStride 0 with src0RepStride 1 or 8).
+    tr_vec_ub(d.addr_, a.addr_, b.addr_);
+    if (!(p.dstBlkStride == 1 && p.src0BlkStride == 1 && p.src1BlkStride == 1 && p.dstRepStride == 8 &&
+          p.src0RepStride == 8 && p.src1RepStride == 8))
+        tr_vec_ub_strides(p.dstBlkStride, p.dstRepStride, p.src0BlkStride, p.src0RepStride, p.src1BlkStride,
+                          p.src1RepStride);
     tr_vec(api, sz, n, m.counter ? vec_rep(n, sz) : repeat, twin_line);
 }
 template <class D, class S, class F>
