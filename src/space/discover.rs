@@ -99,7 +99,7 @@ pub enum Reason {
 impl Reason {
     pub fn describe(self) -> &'static str {
         match self {
-            Reason::AlignmentUnit => "an alignment unit (block, repeat or cache-line size)",
+            Reason::AlignmentUnit => "an alignment unit (block, repeat, cache-line or C0 size)",
             Reason::DataTypeSize => "a data-type size",
             Reason::Workspace => "a workspace size",
             Reason::Selector => "selects a template, tiling key or mode",
@@ -227,7 +227,11 @@ fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
         || contains("BYTES_PER")
         || contains("PER_BLOCK")
         || contains("PER_REPEAT")
-        || contains("ONE_BLOCK");
+        || contains("ONE_BLOCK")
+        // the C0 axis of the fractal layouts (NC1HWC0, NZ): 32 bytes of elements, fixed by the
+        // hardware, which the kernel's layout reads (ops-cv's roi_align_grad: `kC0Size = 16`)
+        || has("C0")
+        || has("FRACTAL");
     alignment.then_some(Reason::AlignmentUnit)
 }
 
