@@ -53,6 +53,13 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
         for w in &m.warnings {
             printer.warn(format!("op `{}`, in the twin's kernel run: {w}", op.name));
         }
+        for r in &m.timing.ub_races {
+            printer.warn(format!(
+                "op `{}`: {} (the twin runs copies in program order, so its outputs cannot show it; the NPU may not)",
+                op.name,
+                r.describe()
+            ));
+        }
         let started = Instant::now();
         for w in golden::degenerate(op, &inputs.tensors, &m.outputs) {
             printer.warn(w);

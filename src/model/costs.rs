@@ -396,7 +396,11 @@ pub fn strided_conflict_cycles_per_repeat(
     if reps == 0 {
         return 0.0;
     }
-    let span = if strides == UbStrides::CONTIGUOUS { 2 } else { 16 };
+    let span = if strides == UbStrides::CONTIGUOUS {
+        2
+    } else {
+        16
+    };
     let tried = reps.min(span);
     let mut extra = 0.0;
     for r in 1..=tried {

@@ -17,6 +17,7 @@ pub mod costs;
 pub mod cube;
 pub mod memory;
 pub mod pipeline;
+pub mod race;
 pub mod soc;
 pub mod trace;
 pub mod ub_layout;

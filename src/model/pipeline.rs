@@ -178,8 +178,11 @@ pub struct Timing {
     /// The cube's compute roofline: every Mmad's MACs at the cube's documented rate on all the SoC's AIC
     /// cores (`cube::compute_roofline_us`); 0 without Mmads (and for measured timings).
     pub cube_roofline_us: f64,
-    /// What the model had to assume (unknown APIs costed by default).
+    /// What the model had to assume (unknown APIs costed by default), and what it found wrong.
     pub notes: Vec<String>,
+    /// Copies into UB that may overwrite UB a copy out is still reading (`race::ub_races`): the hardware
+    /// may give other outputs than the twin did. Empty for measured timings.
+    pub ub_races: Vec<super::race::UbRace>,
 }
 
 impl Timing {
@@ -193,6 +196,9 @@ impl Timing {
         self.roofline_us.max(self.cube_roofline_us)
     }
 }
+
+/// Distinct UB races (pairs of source lines) a timing names, at most.
+const MAX_RACES_REPORTED: usize = 4;
 
 /// Time to move `total_gm_bytes` at the SoC's achievable chip streaming bandwidth, in microseconds.
 pub fn roofline_us(total_gm_bytes: u64, soc: &Soc) -> f64 {
@@ -1027,6 +1033,9 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         ));
     }
 
+    let ub_races = super::race::ub_races(trace, MAX_RACES_REPORTED);
+    notes.extend(ub_races.iter().map(super::race::UbRace::describe));
+
     Timing {
         latency_us,
         pipes,
@@ -1042,6 +1051,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         roofline_us: roof,
         cube_roofline_us: super::cube::compute_roofline_us(trace, soc),
         notes,
+        ub_races,
     }
 }
 

@@ -35,7 +35,8 @@
 //   6  binary vector records of the mask/repeat forms carry `ubd= ubs0= ubs1=` whatever their strides,
 //      and `ubst=<dst blk>/<dst rep>/<src0 blk>/<src0 rep>/<src1 blk>/<src1 rep>` (strides in 32-byte
 //      blocks) where those are not the contiguous 1 / 8; a version-5 reader would take such a record as
-//      contiguous, hence the new version.
+//      contiguous, hence the new version. GM <-> UB copies carry `ub=<byte> ubn=<bytes>`, the UB they
+//      write (MTE2) or read (MTE3), for the check of unordered copies over the same UB (race.rs).
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -250,7 +251,10 @@ impl UbStrides {
 
     /// `1/8/0/1/1/8`: dst block, dst repeat, src0 block, src0 repeat, src1 block, src1 repeat.
     fn parse(v: &str) -> Option<UbStrides> {
-        let n: Vec<u32> = v.split('/').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+        let n: Vec<u32> = v
+            .split('/')
+            .map(|p| p.parse().ok())
+            .collect::<Option<_>>()?;
         let [db, dr, s0b, s0r, s1b, s1r] = n[..] else {
             return None;
         };
@@ -302,6 +306,10 @@ pub struct Instr {
     pub ub_src1: Option<u64>,
     /// `ubst=` (version 6): the operands' block and repeat strides, where not the contiguous layout.
     pub ub_strides: Option<UbStrides>,
+    /// `ub=`, `ubn=` (version 6): the UB bytes a GM <-> UB copy writes (MTE2) or reads (MTE3), from byte
+    /// `ub` to the end of its last burst.
+    pub ub: Option<u64>,
+    pub ubn: Option<u64>,
     /// `uf=` (cube): the unitFlag of an Mmad (M) or Fixpipe (FIX), 2 or 3; absent when off. The two pipes
     /// then sync per 512-byte L0C block, not by flags (model/unitflag.rs).
     pub uf: Option<u64>,
@@ -639,6 +647,8 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                             ub_src0: None,
                             ub_src1: None,
                             ub_strides: None,
+                            ub: None,
+                            ubn: None,
                             uf: None,
                         };
                         for kv in tok {
@@ -675,6 +685,8 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                                 "ubd" => &mut ins.ub_dst,
                                 "ubs0" => &mut ins.ub_src0,
                                 "ubs1" => &mut ins.ub_src1,
+                                "ub" => &mut ins.ub,
+                                "ubn" => &mut ins.ubn,
                                 "ubst" => {
                                     ins.ub_strides = Some(UbStrides::parse(value).ok_or_else(|| {
                                         TraceError::Malformed {

@@ -22,6 +22,9 @@ use std::sync::{Arc, Mutex};
 pub struct Reference {
     pub outputs: Vec<Vec<u8>>,
     pub key: String,
+    /// The unmodified op has a UB race at the tuned shape (`model::race`): a candidate's race is then
+    /// the user's, not the candidate's, and `run` warns of it; otherwise a candidate with one fails.
+    pub races: bool,
 }
 
 pub struct Evaluator {
@@ -387,6 +390,10 @@ impl Evaluator {
     fn verify(&self, m: &Measurement) -> Result<(), TrialFailure> {
         crate::verify::outputs_match(&self.op, &m.outputs, &self.reference.outputs)
             .map_err(|why| TrialFailure::new(FailureKind::Wrong, why))?;
+        // Right outputs on the twin prove nothing of a race: it runs copies in program order.
+        if let Some(r) = m.timing.ub_races.first().filter(|_| !self.reference.races) {
+            return Err(TrialFailure::new(FailureKind::Fault, r.describe()));
+        }
         match &self.golden {
             Some(g) if m.outputs != self.reference.outputs => g
                 .check(&self.op, &self.inputs, &m.outputs)
@@ -408,6 +415,8 @@ mod tests {
         script: Mutex<Vec<FailureKind>>,
         builds: Mutex<usize>,
         outputs: Vec<Vec<u8>>,
+        /// The trace its runs are modelled from (an empty one when None).
+        trace: Option<&'static str>,
     }
 
     impl Backend for Scripted {
@@ -445,8 +454,13 @@ mod tests {
             _: &Inputs,
             _: bool,
         ) -> Result<Measurement, TrialFailure> {
+            let trace = self
+                .trace
+                .map_or_else(crate::model::trace::Trace::default, |t| {
+                    crate::model::trace::parse(t).unwrap()
+                });
             let timing = crate::model::pipeline::simulate(
-                &crate::model::trace::Trace::default(),
+                &trace,
                 self.soc(),
                 &crate::model::pipeline::SimOptions {
                     record_spans: false,
@@ -479,6 +493,18 @@ mod tests {
         reference: Vec<Vec<u8>>,
         golden: Option<Vec<String>>,
     ) -> (Trial, usize, Option<Trial>) {
+        trial_traced(script, outputs, reference, golden, None, false)
+    }
+
+    /// `trial_checked` with the runs modelled from `trace`, and whether the reference races.
+    fn trial_traced(
+        script: Vec<FailureKind>,
+        outputs: Vec<Vec<u8>>,
+        reference: Vec<Vec<u8>>,
+        golden: Option<Vec<String>>,
+        trace: Option<&'static str>,
+        races: bool,
+    ) -> (Trial, usize, Option<Trial>) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
         let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
         let op = manifest.ops[0].clone();
@@ -490,6 +516,7 @@ mod tests {
             script: Mutex::new(script),
             builds: Mutex::new(0),
             outputs,
+            trace,
         });
         let dir = tempfile::tempdir().unwrap();
         let golden = golden.map(|command| Golden {
@@ -508,6 +535,7 @@ mod tests {
             reference: Reference {
                 outputs: reference,
                 key: "ref".into(),
+                races,
             },
             probes: Default::default(),
             journal: Mutex::new(Journal::open(dir.path(), &op.name).unwrap()),
@@ -523,6 +551,25 @@ mod tests {
             .get(&t.key)
             .cloned();
         (t, builds, served)
+    }
+
+    /// A copy-in over UB whose copy-out nothing waits for (model::race).
+    const RACING: &str = "twin-trace 6\nblock 0 1\n\
+        I MTE3 DataCopy bytes=64 bursts=1 burst=64 gm=0 gap=0 ub=0 ubn=64 line=12\n\
+        I MTE2 DataCopy bytes=64 bursts=1 burst=64 gm=0 gap=0 ub=0 ubn=64 line=10\nend\n";
+
+    #[test]
+    fn a_candidate_with_a_ub_race_fails_unless_the_unmodified_op_has_one() {
+        let (t, _, _) = trial_traced(vec![], vec![], vec![], None, Some(RACING), false);
+        assert_eq!(t.failure, Some(FailureKind::Fault), "{t:?}");
+        assert!(
+            t.error.as_deref().unwrap().starts_with(
+                "UB race: the copy into UB at line 10 may overwrite UB bytes 0..64 that the copy out at line 12"
+            ),
+            "{t:?}"
+        );
+        let (t, _, _) = trial_traced(vec![], vec![], vec![], None, Some(RACING), true);
+        assert_eq!(t.failure, None, "the user's own race: {t:?}");
     }
 
     #[test]

@@ -230,3 +230,35 @@ fn editing_a_header_in_another_folder_builds_again() {
         "the edited header was built: {after}"
     );
 }
+
+/// A kernel that copies a tile out of the buffer it computed in and frees that buffer for the next
+/// copy-in: with its own MTE3 -> MTE2 wait `run` is clean; without it the twin's outputs are still
+/// right (it runs copies in program order), and `run` names the copy-in that may overwrite UB the
+/// copy-out is still reading. Tuning such an op keeps the user's race out of the candidates' verdicts.
+#[test]
+fn run_names_a_copy_in_that_may_overwrite_a_copy_out_nothing_waits_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/inplace_scale_custom"),
+        p,
+    );
+    let out = cargo_ascend_tune(p, &["run", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    assert!(!text(&out).1.contains("UB race"), "{:?}", text(&out));
+
+    let kernel = p.join("op_kernel/inplace_scale_custom.cpp");
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    let wait = "            AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(copiedOut);\n";
+    assert!(source.contains(wait));
+    std::fs::write(&kernel, source.replace(wait, "")).unwrap();
+    let out = cargo_ascend_tune(p, &["run", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let (_, err) = text(&out);
+    assert!(
+        err.contains(
+            "UB race: the copy into UB at line 22 may overwrite UB bytes 0..4096 that the copy out at line 29 is still reading (block 0)"
+        ),
+        "{err}"
+    );
+}

@@ -337,6 +337,7 @@ pub fn measured_timing(launch: &OpLaunch, latency_us: f64, gm_bytes: u64, soc: &
         roofline_us: crate::model::pipeline::roofline_us(gm_bytes, soc),
         cube_roofline_us: 0.0,
         notes,
+        ub_races: Vec::new(),
     }
 }
 

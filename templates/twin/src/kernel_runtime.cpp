@@ -268,6 +268,16 @@ static inline void line_kv(int line) {
     g_trace.push_back('\n');
 }
 
+namespace {
+thread_local bool tl_dma_ub = false;
+thread_local uint32_t tl_dma_ub_addr = 0;
+thread_local uint64_t tl_dma_ub_extent = 0;
+} // namespace
+void tr_dma_ub(uint32_t addr, uint64_t extent) {
+    tl_dma_ub = true;
+    tl_dma_ub_addr = addr;
+    tl_dma_ub_extent = extent;
+}
 void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_t burst, uint64_t gm, uint64_t gap, int line,
             const char *extra, int64_t buf) {
     g_trace.append("I ");
@@ -280,6 +290,11 @@ void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_
     kv("gm", gm);
     kv("gap", gap);
     if (buf >= 0) kv("buf", (uint64_t)buf);
+    if (tl_dma_ub) {
+        kv("ub", tl_dma_ub_addr);
+        kv("ubn", tl_dma_ub_extent);
+        tl_dma_ub = false;
+    }
     if (extra) g_trace.append(extra);
     line_kv(line);
 }
@@ -290,7 +305,7 @@ thread_local int64_t tl_vec_ub_s1 = -1;
 thread_local bool tl_vec_ub_strided = false;
 thread_local uint32_t tl_vec_ub_st[6] = {1, 8, 1, 8, 1, 8};
 } // namespace
-void tr_vec_ub_reset() { tl_vec_ub = tl_vec_ub_strided = false; }
+void tr_vec_ub_reset() { tl_vec_ub = tl_vec_ub_strided = tl_dma_ub = false; }
 void tr_vec_ub_strides(uint32_t db, uint32_t dr, uint32_t s0b, uint32_t s0r, uint32_t s1b, uint32_t s1r) {
     tl_vec_ub_strided = true;
     const uint32_t st[6] = {db, dr, s0b, s0r, s1b, s1r};

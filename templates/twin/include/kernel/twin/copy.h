@@ -118,6 +118,7 @@ void copy_gm_ub(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<
         if (avail < burst) __builtin_memset(dp + avail, 0, burst - avail);
     }
     if (bursts == 0) gm0 = src.ptr_ ? gm_check(s, 0, false, api, TWIN_LOC_ARGS) : 0;
+    if (!pos_is_l1(dst.pos_) && bursts > 0) tr_dma_ub(dst.addr_, bursts * (burst + ub_gap) - ub_gap);
     tr_dma(P_MTE2, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line,
            dma_extra(src.cache_, pos_is_l1(dst.pos_), false), gm_buf_id(s));
 }
@@ -135,6 +136,7 @@ void copy_ub_gm(const AscendC::GlobalTensor<T> &dst, const AscendC::LocalTensor<
         gm_store(dp, sp, burst, api, TWIN_LOC_ARGS);
     }
     if (bursts == 0) gm0 = dst.ptr_ ? gm_check(d, 0, false, api, TWIN_LOC_ARGS) : 0;
+    if (bursts > 0) tr_dma_ub(src.addr_, bursts * (burst + ub_gap) - ub_gap);
     tr_dma(P_MTE3, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line, dma_extra(dst.cache_, false, false),
            gm_buf_id(d));
 }
@@ -317,6 +319,8 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
             for (uint32_t k = 0; k < pad.rightPadding; k++) twin::st<T>(dp + lp + p.blockLen + k * sizeof(T), pv);
         }
     }
+    if (p.blockCount > 0)
+        twin::tr_dma_ub(dst.addr_, (uint64_t)p.blockCount * (ub_burst + (uint64_t)p.dstStride * 32) - (uint64_t)p.dstStride * 32);
     twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line,
                  twin::dma_extra(src.cache_, false, false), twin::gm_buf_id(s));
 }
@@ -353,6 +357,8 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
         const uint8_t *sp = twin::ub_span(src.addr_ + (uint64_t)i * (ub_burst + (uint64_t)p.srcStride * 32), p.blockLen, api, TWIN_LOC_ARGS);
         twin::gm_store(dp, sp, p.blockLen, api, TWIN_LOC_ARGS);
     }
+    if (p.blockCount > 0)
+        twin::tr_dma_ub(src.addr_, (uint64_t)(p.blockCount - 1) * (ub_burst + (uint64_t)p.srcStride * 32) + p.blockLen);
     twin::tr_dma(twin::P_MTE3, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.dstStride, twin_line,
                  twin::dma_extra(dst.cache_, false, false), twin::gm_buf_id(d));
 }

@@ -180,6 +180,10 @@ void tr_dma(Pipe pipe, const char *api, uint64_t bytes, uint64_t bursts, uint64_
 // The GM allocation id of a pointer, or -1 when it lies in none.
 int64_t gm_buf_id(const void *p);
 void tr_vec(const char *api, unsigned dt, uint64_t n, uint64_t rep, int line, int dst_bytes = -1);
+// The UB bytes a GM <-> UB copy writes or reads, from byte `addr`, `extent` bytes to the end of its last
+// burst (trace version 6: `ub=`, `ubn=`), for the model's check of unordered copies over the same UB
+// (model/race.rs); written into the next tr_dma record.
+void tr_dma_ub(uint32_t addr, uint64_t extent);
 // The UB byte addresses of a vector instruction's operands (trace version 3: `ubd=`, `ubs0=`,
 // `ubs1=`), for the model's bank-conflict check; written into the next tr_vec record. src1 < 0: unary.
 void tr_vec_ub(uint32_t dst, uint32_t src0, int64_t src1 = -1);
