@@ -166,14 +166,23 @@ impl Backend for TwinBackend {
             .tiling_refusal(&self.root, &self.include, op, self.soc, &files)
     }
 
-    /// A shape probe: the twin runs the kernel, the performance model is not asked.
+    /// A shape probe: the twin runs the kernel, the performance model is not asked; its trace is
+    /// checked for UB races (`model::race`), which the twin's right outputs cannot show: a probe shape
+    /// with more tiles than the tuned one may reuse a buffer the tuned shape never does.
     fn run_outputs(
         &self,
         op: &OpSpec,
         artifact: &Artifact,
         inputs: &Inputs,
     ) -> std::result::Result<Vec<Vec<u8>>, TrialFailure> {
-        Ok(self.run_twin(op, artifact, inputs)?.outputs)
+        let out = self.run_twin(op, artifact, inputs)?;
+        // A trace the model cannot read is the timed run's error to report, not a probe's.
+        if let Ok(trace) = crate::model::trace::parse(&out.trace)
+            && let Some(race) = crate::model::race::ub_races(&trace, 1).first()
+        {
+            return Err(TrialFailure::new(FailureKind::Fault, race.describe()));
+        }
+        Ok(out.outputs)
     }
 
     fn run_outputs_filled(

@@ -262,3 +262,45 @@ fn run_names_a_copy_in_that_may_overwrite_a_copy_out_nothing_waits_for() {
         "{err}"
     );
 }
+
+/// The same kernel without its wait, at a shape where no core reuses a buffer (two tiles, two
+/// buffers): `run` has nothing to say, but the largest shape probe gives each core four tiles, and the
+/// probe is checked for races as the timed run is (the twin's outputs are right either way).
+#[test]
+fn a_shape_probe_that_reuses_a_buffer_is_checked_for_ub_races() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/inplace_scale_custom"),
+        p,
+    );
+    let kernel = p.join("op_kernel/inplace_scale_custom.cpp");
+    let wait = "            AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(copiedOut);\n";
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    std::fs::write(&kernel, source.replace(wait, "")).unwrap();
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    std::fs::write(
+        p.join("ascend.toml"),
+        manifest.replace("shape = [8, 4096]", "shape = [8, 2048]"),
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["run", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    assert!(!text(&out).1.contains("UB race"), "{:?}", text(&out));
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--allow-no-vcs",
+            "--budget",
+            "1",
+            "--color",
+            "never",
+        ],
+    );
+    let (_, err) = text(&out);
+    assert!(
+        err.contains("shape probe `largest [16, 2048]` left out: the sources as they are fail on it (fault): UB race: the copy into UB at line 22"),
+        "{err}"
+    );
+}
