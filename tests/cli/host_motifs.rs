@@ -5,18 +5,6 @@
 
 use super::*;
 
-fn test_project(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/cli/projects")
-        .join(name);
-    copy_tree(&from, dir.path());
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "operator"]);
-    dir
-}
-
 #[test]
 fn a_deeper_queue_is_written_back_with_the_host_ub_split_it_needs() {
     let dir = test_project("queue_add_custom");

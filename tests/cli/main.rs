@@ -52,6 +52,19 @@ pub fn project(name: &str) -> tempfile::TempDir {
     dir
 }
 
+/// A copy of `tests/cli/projects/<name>`, committed to its own git repository.
+pub fn test_project(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli/projects")
+        .join(name);
+    copy_tree(&from, dir.path());
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "operator"]);
+    dir
+}
+
 pub fn git(dir: &Path, args: &[&str]) {
     let ok = std::process::Command::new("git")
         .args([

@@ -3,19 +3,6 @@
 
 use super::*;
 
-/// A copy of `tests/cli/projects/<name>`, committed to its own git repository.
-fn test_project(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/cli/projects")
-        .join(name);
-    copy_tree(&from, dir.path());
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "operator"]);
-    dir
-}
-
 fn trials(o: &Output) -> Vec<serde_json::Value> {
     records(o)
         .into_iter()

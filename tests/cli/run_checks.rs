@@ -231,27 +231,28 @@ fn editing_a_header_in_another_folder_builds_again() {
     );
 }
 
-/// A kernel that copies a tile out of the buffer it computed in and frees that buffer for the next
-/// copy-in: with its own MTE3 -> MTE2 wait `run` is clean; without it the twin's outputs are still
-/// right (it runs copies in program order), and `run` names the copy-in that may overwrite UB the
-/// copy-out is still reading. Tuning such an op keeps the user's race out of the candidates' verdicts.
-#[test]
-fn run_names_a_copy_in_that_may_overwrite_a_copy_out_nothing_waits_for() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path();
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/inplace_scale_custom"),
-        p,
-    );
-    let out = cargo_ascend_tune(p, &["run", "--color", "never"]);
-    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
-    assert!(!text(&out).1.contains("UB race"), "{:?}", text(&out));
-
+/// `inplace_scale_custom`'s kernel without its own wait for the copy-out before the next copy-in.
+fn drop_copy_out_wait(p: &Path) {
     let kernel = p.join("op_kernel/inplace_scale_custom.cpp");
     let source = std::fs::read_to_string(&kernel).unwrap();
     let wait = "            AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(copiedOut);\n";
     assert!(source.contains(wait));
     std::fs::write(&kernel, source.replace(wait, "")).unwrap();
+}
+
+/// A kernel that copies a tile out of the buffer it computed in and frees that buffer for the next
+/// copy-in: with its own MTE3 -> MTE2 wait `run` is clean; without it the twin's outputs are still
+/// right (it runs copies in program order), and `run` names the copy-in that may overwrite UB the
+/// copy-out is still reading.
+#[test]
+fn run_names_a_copy_in_that_may_overwrite_a_copy_out_nothing_waits_for() {
+    let dir = test_project("inplace_scale_custom");
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["run", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    assert!(!text(&out).1.contains("UB race"), "{:?}", text(&out));
+
+    drop_copy_out_wait(p);
     let out = cargo_ascend_tune(p, &["run", "--color", "never"]);
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     let (_, err) = text(&out);
@@ -268,17 +269,11 @@ fn run_names_a_copy_in_that_may_overwrite_a_copy_out_nothing_waits_for() {
 /// probe is checked for races as the timed run is (the twin's outputs are right either way).
 #[test]
 fn a_shape_probe_that_reuses_a_buffer_is_checked_for_ub_races() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_project("inplace_scale_custom");
     let p = dir.path();
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/projects/inplace_scale_custom"),
-        p,
-    );
-    let kernel = p.join("op_kernel/inplace_scale_custom.cpp");
-    let wait = "            AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(copiedOut);\n";
-    let source = std::fs::read_to_string(&kernel).unwrap();
-    std::fs::write(&kernel, source.replace(wait, "")).unwrap();
+    drop_copy_out_wait(p);
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(manifest.contains("shape = [8, 4096]"));
     std::fs::write(
         p.join("ascend.toml"),
         manifest.replace("shape = [8, 4096]", "shape = [8, 2048]"),
@@ -289,14 +284,7 @@ fn a_shape_probe_that_reuses_a_buffer_is_checked_for_ub_races() {
     assert!(!text(&out).1.contains("UB race"), "{:?}", text(&out));
     let out = cargo_ascend_tune(
         p,
-        &[
-            "tune",
-            "--allow-no-vcs",
-            "--budget",
-            "1",
-            "--color",
-            "never",
-        ],
+        &["tune", "--allow-dirty", "--budget", "1", "--color", "never"],
     );
     let (_, err) = text(&out);
     assert!(
