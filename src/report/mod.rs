@@ -176,6 +176,7 @@ impl Printer {
                 "block_dim": m.block_dim, "pipes": Self::pipes_json(m), "bound": m.timing.bound.to_string(),
                 "roofline_us": round(m.timing.roofline_us), "gm_bytes": m.timing.gm_bytes,
                 "cube_roofline_us": round(m.timing.cube_roofline_us),
+                "notes": m.timing.notes,
                 "backend": backend, "soc": soc,
             }));
             return;
@@ -212,6 +213,11 @@ impl Printer {
                 p.ratio * 100.0,
                 p.name
             );
+        }
+        // What the model saw beside the figures (UB bank conflicts, APIs it costs by default); a UB
+        // race is the run's warning, printed once by the caller.
+        for n in m.timing.notes.iter().filter(|n| !n.starts_with("UB race:")) {
+            println!("  note: {n}");
         }
         if m.modelled {
             println!(

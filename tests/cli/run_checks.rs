@@ -292,3 +292,31 @@ fn a_shape_probe_that_reuses_a_buffer_is_checked_for_ub_races() {
         "{err}"
     );
 }
+
+/// The model's notes (here UB bank conflicts in the layernorm fixture's naive kernel) reach the user:
+/// a `note:` line under the pipes in `run`'s report, and `notes` in its JSON record. Before, they
+/// reached only `model-trace`.
+#[test]
+fn run_prints_the_model_notes() {
+    let dir = project("layernorm_custom");
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "run failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("  note: UB bank conflicts: 13% of the vector pipe's modelled cycles"),
+        "{stdout}"
+    );
+    let out = cargo_ascend_tune(p, &["run", "--message-format", "json"]);
+    let measured = records(&out)
+        .into_iter()
+        .find(|r| r["reason"] == "op-measured")
+        .expect("an op-measured record");
+    let notes = measured["notes"].as_array().expect("notes");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("UB bank conflicts: 13%")),
+        "{measured}"
+    );
+}
