@@ -851,7 +851,8 @@ const C2_O_X16: usize = 9024;
 const C2_O_MM: usize = 9536;
 const C2_O_NZ: usize = 12608;
 const C2_O_DQ: usize = 18752;
-const C2_OUT_BYTES: usize = 19776;
+const C2_O_X16P: usize = 19776;
+const C2_OUT_BYTES: usize = 20288;
 
 /// A deterministic byte pattern with no short period.
 fn pattern(n: usize, salt: u32) -> Vec<u8> {
@@ -1044,6 +1045,12 @@ fn transpose_loads_load3d_fill_and_l0c_datacopy_match_rust_references() {
         f16s(out, C2_O_X16, 256),
         zz(&sub16, 16, 16, 16),
         "LoadData 3D v2 -> L0A (Zz)"
+    );
+    // The packed form (LoadData3DParamsV2Pro after SetFmatrix) moves the same block.
+    assert_eq!(
+        f16s(out, C2_O_X16P, 256),
+        zz(&sub16, 16, 16, 16),
+        "LoadData 3D v2, packed form -> L0A (Zz)"
     );
 
     // Mmad on B loaded with LoadDataWithTranspose; DataCopy NZ2ND + ReLU + F322F16, and NZ float.

@@ -1,5 +1,5 @@
 // The cube API's newer calls on the twin, for tests/cube_semantics.rs: LoadDataWithTranspose (b16, b8, b32),
-// LoadData 3D v2 (its 2D-matrix case, into L0A and L0B), Fill on L1 / L0A / L0B, DataCopy L0C -> GM with
+// LoadData 3D v2 (its 2D-matrix case, into L0A and L0B; its packed form LoadData3DParamsV2Pro with SetFmatrix), Fill on L1 / L0A / L0B, DataCopy L0C -> GM with
 // DataCopyCO12DstParams and the fixpipe registers, and Mmad on operands loaded with them. The Rust side
 // prepares the inputs, computes every expected result from the documented semantics, and compares; L0 / L1
 // contents are copied out to GM with twin::hw_span (a test-only window onto the buffers). One block; the
@@ -11,7 +11,7 @@ using namespace AscendC;
 constexpr uint32_t IN_T16 = 0, IN_T8 = 4096, IN_T32 = 8192, IN_X32 = 10240, IN_X16 = 13312, IN_A = 15360, IN_B = 17408,
                    IN_A8 = 20480, IN_B8 = 20992;
 constexpr uint32_t O_T16 = 0, O_T8 = 3072, O_T32 = 6144, O_FILL = 7680, O_X32 = 8000, O_X16 = 9024, O_MM = 9536,
-                   O_NZ = 12608, O_DQ = 18752;
+                   O_NZ = 12608, O_DQ = 18752, O_X16P = 19776;
 
 template <class T> GlobalTensor<T> gm(GM_ADDR base, uint32_t off, uint32_t n) {
     GlobalTensor<T> g;
@@ -103,6 +103,17 @@ extern "C" __global__ __aicore__ void cube2_test(GM_ADDR in, GM_ADDR out, GM_ADD
         LoadData(at<half>(TPosition::A2, 12288, 256), at<half>(TPosition::A1, 20480, 1024), p);
     }
     dump(twin::HW_L0A, 12288, 512, out, O_X16);
+    // The same move in the packed form: the FeatureMap from SetFmatrix, start points and extensions in
+    // extConfig (mStartPt << 48 | kStartPt << 32 | mExtension << 16 | kExtension), filterConfig's default.
+    {
+        uint8_t pad[4] = {0, 0, 0, 0};
+        SetFmatrix(16, 2, pad, FmatrixMode::FMATRIX_LEFT);
+        LoadData3DParamsV2Pro p;
+        p.channelSize = 32;
+        p.extConfig = ((uint64_t)16 << 48) | ((uint64_t)16 << 32) | ((uint64_t)16 << 16) | (uint64_t)16;
+        LoadData<half>(at<half>(TPosition::A2, 13312, 256), at<half>(TPosition::A1, 20480, 1024), p);
+    }
+    dump(twin::HW_L0A, 13312, 512, out, O_X16P);
 
     // Mmad on A (32 x 32, LoadData 2D into Zz) and B (32 x 48, Nz in L1, LoadDataWithTranspose into Zn, as
     // asc-devkit's data_copy_l0c2gm does); out through DataCopy: NZ2ND + ReLU + F322F16, and NZ float.

@@ -170,6 +170,26 @@ template <class T> struct LoadData3DParamsV2 {
     LoadData3DParamsV2() {}
 };
 
+// SetFmatrix's mode (矩阵搬入辅助配置接口/SetFmatrix.md, table 1): which register LoadData 3D v2 takes
+// the FeatureMap's l1H, l1W and padding from; the page supports only FMATRIX_LEFT.
+enum class FmatrixMode : uint8_t { FMATRIX_LEFT = 0, FMATRIX_RIGHT = 1 };
+
+// LoadData (3D, v2)'s packed parameters (矩阵计算的搬入/LoadData_3D.md, table 5): the FeatureMap's
+// l1H, l1W and padList come from SetFmatrix; extConfig packs mStartPt << 48 | kStartPt << 32 |
+// mExtension << 16 | kExtension, filterConfig dilationFilterH << 40 | dilationFilterW << 32 | filterH << 24
+// | filterW << 16 | strideH << 8 | strideW (default 0x10101010101: every filter, stride and dilation 1).
+struct LoadData3DParamsV2Pro {
+    uint16_t channelSize = 0;
+    bool enTranspose = false;
+    bool enSmallK = false;
+    bool filterSizeW = false;
+    bool filterSizeH = false;
+    bool fMatrixCtrl = false;
+    uint64_t extConfig = 0;
+    uint64_t filterConfig = 0x10101010101ULL;
+    LoadData3DParamsV2Pro() {}
+};
+
 // Fill's parameters (矩阵搬入辅助配置接口/Fill.md, table 3; the order {repeatTimes, blockNum, dstGap,
 // initValue} is the page's own call example and asc-devkit's 06_compatibility_guide/fill).
 template <class T> struct InitConstValueParams {
@@ -706,6 +726,14 @@ struct FixRegs {
 };
 inline thread_local FixRegs tl_fix;
 
+// The FeatureMap register SetFmatrix writes and LoadData 3D v2 in its packed form reads (one a block).
+struct FmatrixRegs {
+    uint16_t l1H = 0, l1W = 0;
+    uint8_t padList[4] = {0, 0, 0, 0};
+    bool set = false;
+};
+inline thread_local FmatrixRegs tl_fmatrix;
+
 } // namespace twin
 
 namespace AscendC {
@@ -716,6 +744,48 @@ template <class T> void LoadDataWithTranspose(const LocalTensor<T> &dst, const L
 
 template <class T> void LoadData(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LoadData3DParamsV2<T> &p, TWIN_LOC) {
     twin::load3d_v2(dst, src, p, TWIN_LOC_ARGS);
+}
+
+// SetFmatrix.md: sets the FeatureMap (l1H, l1W, padList) LoadData 3D v2 reads when its params do not
+// carry it; only FMATRIX_LEFT is supported, and both matrices use it.
+inline void SetFmatrix(uint16_t l1H, uint16_t l1W, const uint8_t padList[4], const FmatrixMode &fmatrixMode, TWIN_LOC) {
+    if (fmatrixMode != FmatrixMode::FMATRIX_LEFT)
+        twin::fault(twin_file, twin_line, "SetFmatrix: only FmatrixMode::FMATRIX_LEFT is supported (SetFmatrix.md)");
+    twin::tl_fmatrix.l1H = l1H;
+    twin::tl_fmatrix.l1W = l1W;
+    for (int i = 0; i < 4; i++) twin::tl_fmatrix.padList[i] = padList[i];
+    twin::tl_fmatrix.set = true;
+}
+
+// LoadData 3D v2 in its packed form (LoadData_3D.md, table 5): the same move as LoadData3DParamsV2's,
+// with the FeatureMap from SetFmatrix and the start points, extensions, filter, stride and dilation
+// unpacked from extConfig and filterConfig.
+template <class T> void LoadData(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LoadData3DParamsV2Pro &p, TWIN_LOC) {
+    if (!twin::tl_fmatrix.set)
+        twin::fault(twin_file, twin_line,
+                    "LoadData (3D v2, LoadData3DParamsV2Pro): no SetFmatrix before it; the packed form takes l1H, l1W "
+                    "and padList from SetFmatrix (LoadData_3D.md)");
+    LoadData3DParamsV2<T> v;
+    for (int i = 0; i < 4; i++) v.padList[i] = twin::tl_fmatrix.padList[i];
+    v.l1H = twin::tl_fmatrix.l1H;
+    v.l1W = twin::tl_fmatrix.l1W;
+    v.channelSize = p.channelSize;
+    v.mStartPt = (uint16_t)(p.extConfig >> 48);
+    v.kStartPt = (uint16_t)(p.extConfig >> 32);
+    v.mExtension = (uint16_t)(p.extConfig >> 16);
+    v.kExtension = (uint16_t)p.extConfig;
+    v.dilationFilterH = (uint8_t)(p.filterConfig >> 40);
+    v.dilationFilterW = (uint8_t)(p.filterConfig >> 32);
+    v.filterH = (uint8_t)(p.filterConfig >> 24);
+    v.filterW = (uint8_t)(p.filterConfig >> 16);
+    v.strideH = (uint8_t)(p.filterConfig >> 8);
+    v.strideW = (uint8_t)p.filterConfig;
+    v.enTranspose = p.enTranspose;
+    v.enSmallK = p.enSmallK;
+    v.filterSizeW = p.filterSizeW;
+    v.filterSizeH = p.filterSizeH;
+    v.fMatrixCtrl = p.fMatrixCtrl;
+    twin::load3d_v2(dst, src, v, TWIN_LOC_ARGS);
 }
 
 template <class T> void LoadData(const LocalTensor<T> &, const LocalTensor<T> &, const LoadData2DParamsV2 &, TWIN_LOC) {
