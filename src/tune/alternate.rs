@@ -55,6 +55,9 @@ struct Current {
     profile: Profile,
     /// The UB layout of the best trial's run (guided motifs plan from it).
     ub_use: Option<std::sync::Arc<crate::model::ub_layout::UbUse>>,
+    /// The best trial was served from the journal of an earlier run, which keeps no UB layout: it is
+    /// run once more (`ranking`) before a guided motif plans from it.
+    ub_use_pending: bool,
 }
 
 pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
@@ -77,6 +80,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
         latency_us: cx.baseline.latency_us,
         profile: Profile::of(cx.baseline),
         ub_use: cx.baseline.ub_use.clone(),
+        ub_use_pending: false,
     };
     update_from_best(runner, &mut current);
 
@@ -91,7 +95,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     'phases: while runner.remaining() > 0 {
         // What the best run so far shows that guided motifs act on (its UB layout): a plan made at
         // another tiling would move other buffers.
-        let (guide, ranked) = ranking(runner, cx, &current);
+        let (guide, ranked) = ranking(runner, cx, &mut current);
         let mut improved = false;
         for candidate in ranked {
             if runner.remaining() == 0 {
@@ -150,7 +154,7 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
     }
     // No finish ranked for the best so far: its trials go back to the last host search rather than
     // being held back for nothing.
-    if finish_reserve > 0 && !finish_ranked(runner, cx, &current) {
+    if finish_reserve > 0 && !finish_ranked(runner, cx, &mut current) {
         runner.budget += finish_reserve;
         finish_reserve = 0;
     }
@@ -259,7 +263,7 @@ fn finish(runner: &mut Runner, cx: &Context, current: &mut Current, seed: u64) -
 }
 
 /// Whether the bank ranks a finishing motif for the best variant so far (its plan has sites there).
-fn finish_ranked(runner: &Runner, cx: &Context, current: &Current) -> bool {
+fn finish_ranked(runner: &Runner, cx: &Context, current: &mut Current) -> bool {
     ranking(runner, cx, current)
         .1
         .iter()
@@ -267,8 +271,20 @@ fn finish_ranked(runner: &Runner, cx: &Context, current: &Current) -> bool {
 }
 
 /// The motifs the bank ranks for the best variant so far, with the guide (planned from its best run:
-/// a plan made at another tiling would move other buffers) that guided motifs among them act on.
-fn ranking(runner: &Runner, cx: &Context, current: &Current) -> (Guide, Vec<retrieve::Candidate>) {
+/// a plan made at another tiling would move other buffers) that guided motifs among them act on. A
+/// best trial the journal served is run once more first, for the UB layout the journal does not keep:
+/// without it a repeated `tune` would plan nothing and find less than the first.
+fn ranking(
+    runner: &Runner,
+    cx: &Context,
+    current: &mut Current,
+) -> (Guide, Vec<retrieve::Candidate>) {
+    if current.ub_use_pending {
+        current.ub_use_pending = false;
+        if let Some(point) = &current.point {
+            current.ub_use = runner.ub_use_at(&current.variant, point);
+        }
+    }
     let guide = guide_of(current, cx.soc);
     let ranked = retrieve::rank_in(
         &runner.bank,
@@ -580,9 +596,10 @@ fn update_from_best(runner: &Runner, current: &mut Current) {
         current.point = Some(best.point.clone());
         current.latency_us = l;
         current.profile = profile;
-        if best.trial.ub_use.is_some() {
-            current.ub_use = best.trial.ub_use.clone();
-        }
+        // The layout of this run, never an earlier best's: a plan made at another tiling or on
+        // another variant would move other buffers.
+        current.ub_use = best.trial.ub_use.clone();
+        current.ub_use_pending = best.from_journal;
     }
 }
 

@@ -248,6 +248,28 @@ impl Evaluator {
         })
     }
 
+    /// The UB layout of a point's run (`Runner::ub_use_at`): built and run as a trial would be, but
+    /// neither verified nor journalled.
+    pub fn ub_use_at(
+        &self,
+        variant: &Variant,
+        point: &Point,
+    ) -> Option<std::sync::Arc<crate::model::ub_layout::UbUse>> {
+        let mut patched = variant.patched(point);
+        let placed = crate::rewrite::params::placed(&variant.space, point, &variant.sources);
+        patched.retain(|f, text| self.originals.get(f) != Some(text));
+        let sources = SourceSet { overrides: patched };
+        let artifact = match placed.as_slice() {
+            [] => self.backend.build(&self.op, &sources),
+            _ => self.backend.build_point(&self.op, &sources, &placed),
+        }
+        .ok()?;
+        self.backend
+            .run(&self.op, &artifact, &self.inputs, false)
+            .ok()?
+            .ub_use
+    }
+
     /// Evaluates the hostile copy of a point (`faults::hostile_sources`): an extra trial, always built
     /// and run, never served from the journal. None when the point breaks a constraint.
     pub fn evaluate_hostile(

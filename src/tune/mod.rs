@@ -112,6 +112,8 @@ pub struct Best {
     pub variant: Variant,
     pub point: Point,
     pub trial: Trial,
+    /// Served from the journal of an earlier run: the trial carries no run evidence (`ub_use`).
+    pub from_journal: bool,
 }
 
 impl Best {
@@ -558,6 +560,17 @@ impl<'o> Runner<'o> {
     }
 
     /// Trials left in the budget (0 once the time limit has passed).
+    /// The UB layout of `variant` at `point` from a fresh run (built through the cache, run once, not
+    /// verified, journalled or counted as a trial): the evidence guided motifs plan from, for a best
+    /// point the journal served. None when the run fails or records no layout.
+    pub fn ub_use_at(
+        &self,
+        variant: &Variant,
+        point: &Point,
+    ) -> Option<Arc<crate::model::ub_layout::UbUse>> {
+        self.evaluator.ub_use_at(variant, point)
+    }
+
     pub fn remaining(&self) -> usize {
         if self
             .time_limit
@@ -652,6 +665,7 @@ impl<'o> Runner<'o> {
                         variant: variant.clone(),
                         point: point.clone(),
                         trial: e.trial.clone(),
+                        from_journal: e.from_journal,
                     });
                     // Ties go to the earliest, so the choice is reproducible.
                     if best.as_ref().is_none_or(|(_, b)| l < *b) {
@@ -663,6 +677,7 @@ impl<'o> Runner<'o> {
                             variant: variant.clone(),
                             point,
                             trial: e.trial.clone(),
+                            from_journal: e.from_journal,
                         });
                     }
                 }
@@ -811,6 +826,7 @@ mod tests {
                 shapes: BTreeMap::new(),
                 ub_use: None,
             },
+            from_journal: false,
         }
     }
 

@@ -302,3 +302,51 @@ fn a_finishing_layout_motif_is_tried_after_the_search_at_the_best_point() {
     );
     assert_eq!(its["params"], before["params"], "{stdout}");
 }
+
+/// A second `tune` of the same sources finds what the first found: its trials come from the journal,
+/// which keeps no UB layout, and the finishing layout motif planned from nothing until the best trial
+/// was run once more for it (ops-math's truncate_div: 1.07x the first time, 1.06x every time after).
+#[test]
+fn a_repeated_tune_served_from_the_journal_still_plans_the_layout_motif() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let files = ["op_kernel/add_custom.cpp", "op_host/add_custom.cpp"];
+    let originals: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(p.join(f)).unwrap())
+        .collect();
+    let args = [
+        "tune",
+        "--budget",
+        "16",
+        "--seed",
+        "1",
+        "--message-format",
+        "json",
+    ];
+    let tuned = |out: &std::process::Output| {
+        let (stdout, stderr) = text(out);
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+        let recs = records(out);
+        let layout = recs
+            .iter()
+            .find(|r| r["reason"] == "rewrite" && r["rewrite"] == "ub-bank-offset")
+            .map(|r| r["outcome"].as_str().unwrap().to_string());
+        let latency = recs
+            .iter()
+            .find(|r| r["reason"] == "op-tuned")
+            .map(|r| r["latency_us"].as_f64().unwrap())
+            .expect("an op-tuned record");
+        (layout, latency)
+    };
+    let first = tuned(&cargo_ascend_tune(p, &args));
+    // The layout motif has its turn (add_custom's plan gains too little to be kept at this budget).
+    assert!(first.0.is_some(), "{first:?}");
+    for (f, text) in files.iter().zip(&originals) {
+        std::fs::write(p.join(f), text).unwrap();
+    }
+    std::fs::remove_file(p.join("ascend-tune.lock")).unwrap();
+    assert!(p.join("target/ascend-tune/journal").is_dir());
+    let second = tuned(&cargo_ascend_tune(p, &args));
+    assert_eq!(first, second);
+}
