@@ -43,6 +43,24 @@ fn main() {
         "cargo:rustc-env=TWIN_TARGET={}",
         std::env::var("TARGET").unwrap()
     );
+    // The performance model's own sources, hashed: a modelled latency depends on them as much as on
+    // the twin's, so the journal keys twin trials by this too (a changed model never serves an old
+    // model's latency).
+    let mut model = std::collections::hash_map::DefaultHasher::new();
+    for dir in ["src/model", "src/backend/twin.rs"] {
+        let root = Path::new(&manifest_dir).join(dir);
+        println!("cargo:rerun-if-changed={}", root.display());
+        let mut files = if root.is_dir() { walkdir(&root) } else { vec![root] };
+        files.sort();
+        for path in files {
+            std::hash::Hash::hash(&path.strip_prefix(&manifest_dir).unwrap(), &mut model);
+            std::hash::Hash::hash(&std::fs::read(&path).unwrap(), &mut model);
+        }
+    }
+    println!(
+        "cargo:rustc-env=MODEL_SOURCES_HASH={:016x}",
+        std::hash::Hasher::finish(&model)
+    );
 }
 
 /// The headers `templates/twin_aliases.txt` lists (`side path target` a line): each a file under

@@ -129,6 +129,9 @@ impl Evaluator {
             .part(&self.op.name)
             .part(self.op.shape_key());
         h.part(&self.inputs.key).part(&self.reference.key);
+        if let Some(model) = model_version(self.backend.kind()) {
+            h.part(model);
+        }
         if !self.probes.live.is_empty() {
             h.part(self.probes.key());
         }
@@ -425,6 +428,14 @@ impl Evaluator {
     }
 }
 
+/// What a trial's latency depends on beside the sources and the backend's toolchain: the
+/// performance model's own sources (hashed by build.rs) for a modelled one, so a changed model is never
+/// served an older model's latency from the journal; nothing for a measured one (hardware does not
+/// change with this tool, and a measurement is the expensive thing the journal saves).
+fn model_version(kind: crate::manifest::BackendKind) -> Option<&'static str> {
+    (kind == crate::manifest::BackendKind::Twin).then_some(env!("MODEL_SOURCES_HASH"))
+}
+
 #[cfg(test)]
 mod tests {
     //! The retry policy, on a backend that fails as it is told.
@@ -579,6 +590,14 @@ mod tests {
     const RACING: &str = "twin-trace 6\nblock 0 1\n\
         I MTE3 DataCopy bytes=64 bursts=1 burst=64 gm=0 gap=0 ub=0 ubn=64 line=12\n\
         I MTE2 DataCopy bytes=64 bursts=1 burst=64 gm=0 gap=0 ub=0 ubn=64 line=10\nend\n";
+
+    #[test]
+    fn twin_trials_are_keyed_by_the_model_and_measured_ones_are_not() {
+        let twin = model_version(BackendKind::Twin).expect("a model version for the twin");
+        assert_eq!(twin.len(), 16);
+        assert!(twin.chars().all(|c| c.is_ascii_hexdigit()), "{twin}");
+        assert_eq!(model_version(BackendKind::Cann), None);
+    }
 
     #[test]
     fn a_candidate_with_a_ub_race_fails_unless_the_unmodified_op_has_one() {
