@@ -7999,3 +7999,60 @@ extern "C" void twin_launch(uint8_t **a) {{ k(a[0], a[1], a[2]); }}
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// DataCopyPad GM -> UB without padding fills the bytes that round each block up to 32 with the
+/// block's first element (DataCopyPad（GMToUB非对齐数据搬运）.md), and a copy whose 32-byte blocks run
+/// past its destination tensor draws a warning that names the bytes (ops-math's sort_v2 copies 96
+/// blocks of 4 bytes, 3072 bytes of UB, into a 384-byte buffer).
+#[test]
+fn data_copy_pad_dummy_bytes_and_a_copy_past_its_tensor() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> db, sb;
+    pipe.InitBuffer(db, 1024);
+    pipe.InitBuffer(sb, 64);
+    LocalTensor<float> d = db.Get<float>();
+    Duplicate(d, -1.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    // 3 blocks of 3 floats, 4 floats apart in GM: each lands on its own 32 bytes.
+    DataCopyPad(d, xg, DataCopyExtParams{3, 12, 4, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+    PipeBarrier<PIPE_ALL>(); DataCopy(yg, d, 32); PipeBarrier<PIPE_ALL>();
+    // 4 blocks of one float into a 64-byte tensor: 128 bytes of UB.
+    LocalTensor<float> s = sb.Get<float>();
+    DataCopyPad(s, xg, DataCopyExtParams{4, 4, 0, 0, 0}, DataCopyPadExtParams<float>{false, 0, 0, 0.0f});
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the DataCopyPad dummy-bytes kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 + 0.5).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 64 * 4);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let got = f32s(&y);
+    for b in 0..3 {
+        let first = x[b * 4];
+        let mut want = vec![first, x[b * 4 + 1], x[b * 4 + 2]];
+        want.extend([first; 5]);
+        assert_eq!(&got[b * 8..b * 8 + 8], &want[..], "block {b}");
+    }
+    assert!(got[24..32].iter().all(|&v| v == -1.0), "{got:?}");
+    assert!(
+        stderr.contains(
+            "DataCopyPad writes 128 bytes of UB from address 1024, past the end of its destination tensor (64 bytes) (4 blocks of 4 bytes, each rounded up to 32 bytes of UB)"
+        ),
+        "{stderr}"
+    );
+    // The first copy stays inside its tensor: one warning only.
+    assert_eq!(stderr.matches("past the end of its destination tensor").count(), 1, "{stderr}");
+}

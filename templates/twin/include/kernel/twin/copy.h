@@ -1,6 +1,7 @@
 // twin: data movement (DataCopy, DataCopyPad) and atomic copy-out modes.
 #pragma once
 #include "tensor.h"
+#include <cstdio>
 
 namespace AscendC {
 
@@ -101,6 +102,21 @@ inline void check_ub_align(uint32_t addr, const char *api, TWIN_LOC_DECL) {
         fault(twin_file, twin_line, "%s: UB address %u is not 32-byte aligned", api, addr);
 }
 
+// A GM -> UB copy that lays `footprint` bytes from dst's address writes past dst when its tensor is
+// shorter (its size known: a queue's or TBuf's buffer, or a view of one). Nothing on the hardware stops
+// it: the bytes after the tensor belong to whatever buffer is carved there. A warning, not a fault: the
+// twin cannot tell a buffer the kernel meant to spill into from one it corrupts.
+template <class T>
+void warn_past_tensor(const AscendC::LocalTensor<T> &dst, uint64_t footprint, const char *api, const char *why,
+                      TWIN_LOC_DECL) {
+    const uint64_t have = (uint64_t)dst.size_ * AscendC::twin_elem_bits<T>() / 8u;
+    if (dst.size_ == 0 || footprint <= have) return;
+    warn_once(twin_file, twin_line,
+              "%s writes %llu bytes of UB from address %u, past the end of its destination tensor (%llu bytes)%s: the "
+              "bytes after it belong to whatever buffer is carved there",
+              api, (unsigned long long)footprint, dst.addr_, (unsigned long long)have, why);
+}
+
 // GM -> UB (or GM -> L1 when dst is at A1 / B1 / C1), bursts of `burst` bytes; GM gap and local gap in bytes.
 template <class T>
 void copy_gm_ub(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<T> &src, uint64_t bursts, uint64_t burst,
@@ -118,7 +134,10 @@ void copy_gm_ub(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<
         if (avail < burst) __builtin_memset(dp + avail, 0, burst - avail);
     }
     if (bursts == 0) gm0 = src.ptr_ ? gm_check(s, 0, false, api, TWIN_LOC_ARGS) : 0;
-    if (!pos_is_l1(dst.pos_) && bursts > 0) tr_dma_ub(dst.addr_, bursts * (burst + ub_gap) - ub_gap);
+    if (!pos_is_l1(dst.pos_) && bursts > 0) {
+        tr_dma_ub(dst.addr_, bursts * (burst + ub_gap) - ub_gap);
+        warn_past_tensor(dst, bursts * (burst + ub_gap) - ub_gap, api, "", TWIN_LOC_ARGS);
+    }
     tr_dma(P_MTE2, api, bursts * burst, bursts, burst, gm0, gm_gap, twin_line,
            dma_extra(src.cache_, pos_is_l1(dst.pos_), false), gm_buf_id(s));
 }
@@ -312,6 +331,10 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
         uint8_t *dp = twin::ub_span(ua, ub_burst, api, TWIN_LOC_ARGS);
         __builtin_memcpy(dp + lp, sp, avail);
         if (avail < p.blockLen) __builtin_memset(dp + lp + avail, 0, p.blockLen - avail);
+        // Without padding, the dummy bytes that round a block up to 32 take the block's first element
+        // (DataCopyPad（GMToUB非对齐数据搬运）.md: "dummy会默认填充待搬运数据块的第一个元素值").
+        if (lp == 0 && rp == 0 && p.blockLen >= sizeof(T))
+            for (uint64_t k = p.blockLen; k + sizeof(T) <= ub_burst; k += sizeof(T)) __builtin_memcpy(dp + k, dp, sizeof(T));
         if (pad.isPad || twin::g.pad_set) {
             T pv = pad.paddingValue;
             if (!pad.isPad) __builtin_memcpy(&pv, &twin::g.pad_raw, sizeof(T) < 8 ? sizeof(T) : 8);
@@ -319,8 +342,15 @@ void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Da
             for (uint32_t k = 0; k < pad.rightPadding; k++) twin::st<T>(dp + lp + p.blockLen + k * sizeof(T), pv);
         }
     }
-    if (p.blockCount > 0)
-        twin::tr_dma_ub(dst.addr_, (uint64_t)p.blockCount * (ub_burst + (uint64_t)p.dstStride * 32) - (uint64_t)p.dstStride * 32);
+    if (p.blockCount > 0) {
+        const uint64_t footprint = (uint64_t)p.blockCount * (ub_burst + (uint64_t)p.dstStride * 32) - (uint64_t)p.dstStride * 32;
+        twin::tr_dma_ub(dst.addr_, footprint);
+        char why[160] = "";
+        if (ub_burst != lp + p.blockLen + rp)
+            std::snprintf(why, sizeof why, " (%u blocks of %llu bytes, each rounded up to %llu bytes of UB)", p.blockCount,
+                          (unsigned long long)(lp + p.blockLen + rp), (unsigned long long)ub_burst);
+        twin::warn_past_tensor(dst, footprint, api, why, TWIN_LOC_ARGS);
+    }
     twin::tr_dma(twin::P_MTE2, api, (uint64_t)p.blockCount * p.blockLen, p.blockCount, p.blockLen, gm0, p.srcStride, twin_line,
                  twin::dma_extra(src.cache_, false, false), twin::gm_buf_id(s));
 }
