@@ -50,7 +50,11 @@ fn main() {
     for dir in ["src/model", "src/backend/twin.rs"] {
         let root = Path::new(&manifest_dir).join(dir);
         println!("cargo:rerun-if-changed={}", root.display());
-        let mut files = if root.is_dir() { walkdir(&root) } else { vec![root] };
+        let mut files = if root.is_dir() {
+            walkdir(&root)
+        } else {
+            vec![root]
+        };
         files.sort();
         for path in files {
             std::hash::Hash::hash(&path.strip_prefix(&manifest_dir).unwrap(), &mut model);

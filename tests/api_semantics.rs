@@ -8054,5 +8054,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         "{stderr}"
     );
     // The first copy stays inside its tensor: one warning only.
-    assert_eq!(stderr.matches("past the end of its destination tensor").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("past the end of its destination tensor")
+            .count(),
+        1,
+        "{stderr}"
+    );
 }

@@ -25,6 +25,9 @@ pub struct Reference {
     /// The unmodified op has a UB race at the tuned shape (`model::race`): a candidate's race is then
     /// the user's, not the candidate's, and `run` warns of it; otherwise a candidate with one fails.
     pub races: bool,
+    /// The unmodified op's run warns of a GM -> UB copy past its destination tensor
+    /// (`backend::twin::PAST_TENSOR_WARNING`): a candidate's is then the user's too.
+    pub spills: bool,
 }
 
 pub struct Evaluator {
@@ -419,6 +422,10 @@ impl Evaluator {
         if let Some(r) = m.timing.ub_races.first().filter(|_| !self.reference.races) {
             return Err(TrialFailure::new(FailureKind::Fault, r.describe()));
         }
+        // ... nor of a copy into UB past its tensor (the bytes after it are another buffer's).
+        if let Some(w) = spill(&m.warnings).filter(|_| !self.reference.spills) {
+            return Err(TrialFailure::new(FailureKind::Fault, w.to_string()));
+        }
         match &self.golden {
             Some(g) if m.outputs != self.reference.outputs => g
                 .check(&self.op, &self.inputs, &m.outputs)
@@ -426,6 +433,14 @@ impl Evaluator {
             _ => Ok(()),
         }
     }
+}
+
+/// The first of a run's twin warnings that a GM -> UB copy wrote past its destination tensor.
+pub fn spill(warnings: &[String]) -> Option<&str> {
+    warnings
+        .iter()
+        .find(|w| w.contains(crate::backend::twin::PAST_TENSOR_WARNING))
+        .map(String::as_str)
 }
 
 /// What a trial's latency depends on beside the sources and the backend's toolchain: the
@@ -450,6 +465,8 @@ mod tests {
         outputs: Vec<Vec<u8>>,
         /// The trace its runs are modelled from (an empty one when None).
         trace: Option<&'static str>,
+        /// The warnings its runs give.
+        warnings: Vec<String>,
     }
 
     impl Backend for Scripted {
@@ -507,7 +524,7 @@ mod tests {
                 outputs: self.outputs.clone(),
                 modelled: true,
                 trace: None,
-                warnings: vec![],
+                warnings: self.warnings.clone(),
                 ub_use: None,
             })
         }
@@ -538,6 +555,30 @@ mod tests {
         trace: Option<&'static str>,
         races: bool,
     ) -> (Trial, usize, Option<Trial>) {
+        trial_run(
+            script,
+            outputs,
+            reference,
+            golden,
+            trace,
+            races,
+            vec![],
+            false,
+        )
+    }
+
+    /// `trial_traced` with the warnings the runs give, and whether the reference spills.
+    #[allow(clippy::too_many_arguments)]
+    fn trial_run(
+        script: Vec<FailureKind>,
+        outputs: Vec<Vec<u8>>,
+        reference: Vec<Vec<u8>>,
+        golden: Option<Vec<String>>,
+        trace: Option<&'static str>,
+        races: bool,
+        warnings: Vec<String>,
+        spills: bool,
+    ) -> (Trial, usize, Option<Trial>) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
         let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
         let op = manifest.ops[0].clone();
@@ -550,6 +591,7 @@ mod tests {
             builds: Mutex::new(0),
             outputs,
             trace,
+            warnings,
         });
         let dir = tempfile::tempdir().unwrap();
         let golden = golden.map(|command| Golden {
@@ -569,6 +611,7 @@ mod tests {
                 outputs: reference,
                 key: "ref".into(),
                 races,
+                spills,
             },
             probes: Default::default(),
             journal: Mutex::new(Journal::open(dir.path(), &op.name).unwrap()),
@@ -590,6 +633,38 @@ mod tests {
     const RACING: &str = "twin-trace 6\nblock 0 1\n\
         I MTE3 DataCopy bytes=64 bursts=1 burst=64 gm=0 gap=0 ub=0 ubn=64 line=12\n\
         I MTE2 DataCopy bytes=64 bursts=1 burst=64 gm=0 gap=0 ub=0 ubn=64 line=10\nend\n";
+
+    #[test]
+    fn a_candidate_that_copies_past_its_tensor_fails_unless_the_unmodified_op_does() {
+        let w = "DataCopyPad writes 128 bytes of UB from address 1024, past the end of its destination tensor (64 bytes) (op_kernel/k.h:9, block 0)".to_string();
+        let (t, _, _) = trial_run(
+            vec![],
+            vec![],
+            vec![],
+            None,
+            None,
+            false,
+            vec![w.clone()],
+            false,
+        );
+        assert_eq!(t.failure, Some(FailureKind::Fault), "{t:?}");
+        assert_eq!(t.error.as_deref(), Some(w.as_str()));
+        let (t, _, _) = trial_run(vec![], vec![], vec![], None, None, false, vec![w], true);
+        assert_eq!(t.failure, None, "the user's own spill: {t:?}");
+        // Other warnings fail nothing.
+        let other = "TBuf::Get: 4 bytes past the buffer".to_string();
+        let (t, _, _) = trial_run(
+            vec![],
+            vec![],
+            vec![],
+            None,
+            None,
+            false,
+            vec![other],
+            false,
+        );
+        assert_eq!(t.failure, None, "{t:?}");
+    }
 
     #[test]
     fn twin_trials_are_keyed_by_the_model_and_measured_ones_are_not() {

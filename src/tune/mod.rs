@@ -318,12 +318,15 @@ pub fn tune_op(
     baseline.outputs.iter().for_each(|o| {
         h.part(o);
     });
-    // Journal entries verified before candidates were checked for UB races are measured again.
+    // Journal entries verified before candidates were checked for UB races, and for copies past
+    // their tensor, are measured again.
     h.part(b"ub-race-check");
+    h.part(b"past-tensor-check");
     let reference = Reference {
         outputs: baseline.outputs.clone(),
         key: h.finish(),
         races: !baseline.timing.ub_races.is_empty(),
+        spills: evaluate::spill(&baseline.warnings).is_some(),
     };
     // The sources as they are run once on every probe shape: their outputs are the probes' references.
     // The declared shapes (`[[op.shape]]`) are probes too, measured: they are run even when
