@@ -8002,8 +8002,8 @@ extern "C" void twin_launch(uint8_t **a) {{ k(a[0], a[1], a[2]); }}
 
 /// DataCopyPad GM -> UB without padding fills the bytes that round each block up to 32 with the
 /// block's first element (DataCopyPad（GMToUB非对齐数据搬运）.md), and a copy whose 32-byte blocks run
-/// past its destination tensor draws a warning that names the bytes (ops-math's sort_v2 copies 96
-/// blocks of 4 bytes, 3072 bytes of UB, into a 384-byte buffer).
+/// past its destination tensor draws a warning that names the bytes (ops-math's sort_v2, at init's
+/// shape, copies 48 blocks of 4 bytes, 1536 bytes of UB, into a 256-byte tensor).
 #[test]
 fn data_copy_pad_dummy_bytes_and_a_copy_past_its_tensor() {
     let dir = tempfile::tempdir().unwrap();

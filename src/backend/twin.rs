@@ -1,11 +1,6 @@
 //! The twin backend: builds and runs candidates with the CPU twin (`crate::twin`) and times them with the
 //! performance model (`crate::model`). Its latencies are modelled, and say so.
 
-/// The words of the twin's warning for a GM -> UB copy that writes past its destination tensor
-/// (templates/twin/include/kernel/twin/copy.h, `warn_past_tensor`): a candidate whose run warns so,
-/// where the unmodified op's did not, fails (`tune::evaluate`).
-pub const PAST_TENSOR_WARNING: &str = "past the end of its destination tensor";
-
 use super::{Artifact, Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
 use crate::errors::Result;
 use crate::fsx;
@@ -13,6 +8,16 @@ use crate::manifest::{BackendKind, Manifest, OpSpec};
 use crate::model::soc::Soc;
 use crate::twin::Twin;
 use std::path::PathBuf;
+
+/// The first of a twin run's warnings that a GM -> UB copy wrote past its destination tensor (the
+/// words templates/twin/include/kernel/twin/copy.h's `warn_past_tensor` writes): a candidate whose run
+/// or shape probe warns so, where the unmodified op's did not, fails (`tune::evaluate`).
+pub fn spill(warnings: &[String]) -> Option<&str> {
+    warnings
+        .iter()
+        .find(|w| w.contains("past the end of its destination tensor"))
+        .map(String::as_str)
+}
 
 pub struct TwinBackend {
     twin: Twin,
@@ -174,7 +179,7 @@ impl Backend for TwinBackend {
     /// A shape probe: the twin runs the kernel, the performance model is not asked; its trace is
     /// checked for UB races (`model::race`), which the twin's right outputs cannot show: a probe shape
     /// with more tiles than the tuned one may reuse a buffer the tuned shape never does. A copy into UB
-    /// past its tensor (`PAST_TENSOR_WARNING`) fails it too: a probe's tail may copy more than the tuned
+    /// past its tensor (`spill`) fails it too: a probe's tail may copy more than the tuned
     /// shape's tiles do. (A probe on which the unmodified op fails either way is left out.)
     fn run_outputs(
         &self,
@@ -189,7 +194,7 @@ impl Backend for TwinBackend {
         {
             return Err(TrialFailure::new(FailureKind::Fault, race.describe()));
         }
-        if let Some(w) = crate::tune::evaluate::spill(&out.warnings) {
+        if let Some(w) = spill(&out.warnings) {
             return Err(TrialFailure::new(FailureKind::Fault, w.to_string()));
         }
         Ok(out.outputs)

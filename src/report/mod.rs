@@ -216,7 +216,8 @@ impl Printer {
         }
         // What the model saw beside the figures (UB bank conflicts, APIs it costs by default); a UB
         // race is the run's warning, printed once by the caller.
-        for n in m.timing.notes.iter().filter(|n| !n.starts_with("UB race:")) {
+        let races: Vec<String> = m.timing.ub_races.iter().map(|r| r.describe()).collect();
+        for n in m.timing.notes.iter().filter(|n| !races.contains(n)) {
             println!("  note: {n}");
         }
         if m.modelled {

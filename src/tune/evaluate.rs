@@ -26,7 +26,7 @@ pub struct Reference {
     /// the user's, not the candidate's, and `run` warns of it; otherwise a candidate with one fails.
     pub races: bool,
     /// The unmodified op's run warns of a GM -> UB copy past its destination tensor
-    /// (`backend::twin::PAST_TENSOR_WARNING`): a candidate's is then the user's too.
+    /// (`backend::twin::spill`): a candidate's is then the user's too.
     pub spills: bool,
 }
 
@@ -265,11 +265,7 @@ impl Evaluator {
         let placed = crate::rewrite::params::placed(&variant.space, point, &variant.sources);
         patched.retain(|f, text| self.originals.get(f) != Some(text));
         let sources = SourceSet { overrides: patched };
-        let artifact = match placed.as_slice() {
-            [] => self.backend.build(&self.op, &sources),
-            _ => self.backend.build_point(&self.op, &sources, &placed),
-        }
-        .ok()?;
+        let artifact = self.build(&sources, &placed).ok()?;
         self.backend
             .run(&self.op, &artifact, &self.inputs, false)
             .ok()?
@@ -332,20 +328,27 @@ impl Evaluator {
         }
     }
 
+    /// Builds `sources`. `placed` (where the tunables' values sit in them) lets the backend share one
+    /// build between points that differ only in those values; empty, it builds as written.
+    fn build(
+        &self,
+        sources: &SourceSet,
+        placed: &[crate::rewrite::params::Placed],
+    ) -> Result<crate::backend::Artifact, TrialFailure> {
+        match placed {
+            [] => self.backend.build(&self.op, sources),
+            _ => self.backend.build_point(&self.op, sources, placed),
+        }
+    }
+
     /// Builds, runs and verifies once, at the tuned shape and then on the shape probes (same build).
-    /// `placed` (where the tunables' values sit in `sources`) lets the backend share one build between
-    /// points that differ only in them; empty, it builds as written.
     fn attempt(
         &self,
         sources: &SourceSet,
         placed: &[crate::rewrite::params::Placed],
         build_cached: &mut bool,
     ) -> Result<(Measurement, Vec<(String, f64)>), TrialFailure> {
-        let built = match placed {
-            [] => self.backend.build(&self.op, sources),
-            _ => self.backend.build_point(&self.op, sources, placed),
-        };
-        built.and_then(|artifact| {
+        self.build(sources, placed).and_then(|artifact| {
             *build_cached = artifact.cached;
             let m = self.backend.run(&self.op, &artifact, &self.inputs, false)?;
             self.verify(&m)?;
@@ -423,7 +426,8 @@ impl Evaluator {
             return Err(TrialFailure::new(FailureKind::Fault, r.describe()));
         }
         // ... nor of a copy into UB past its tensor (the bytes after it are another buffer's).
-        if let Some(w) = spill(&m.warnings).filter(|_| !self.reference.spills) {
+        if let Some(w) = crate::backend::twin::spill(&m.warnings).filter(|_| !self.reference.spills)
+        {
             return Err(TrialFailure::new(FailureKind::Fault, w.to_string()));
         }
         match &self.golden {
@@ -433,14 +437,6 @@ impl Evaluator {
             _ => Ok(()),
         }
     }
-}
-
-/// The first of a run's twin warnings that a GM -> UB copy wrote past its destination tensor.
-pub fn spill(warnings: &[String]) -> Option<&str> {
-    warnings
-        .iter()
-        .find(|w| w.contains(crate::backend::twin::PAST_TENSOR_WARNING))
-        .map(String::as_str)
 }
 
 /// What a trial's latency depends on beside the sources and the backend's toolchain: the
@@ -636,33 +632,18 @@ mod tests {
 
     #[test]
     fn a_candidate_that_copies_past_its_tensor_fails_unless_the_unmodified_op_does() {
-        let w = "DataCopyPad writes 128 bytes of UB from address 1024, past the end of its destination tensor (64 bytes) (op_kernel/k.h:9, block 0)".to_string();
-        let (t, _, _) = trial_run(
-            vec![],
-            vec![],
-            vec![],
-            None,
-            None,
-            false,
-            vec![w.clone()],
-            false,
-        );
+        let with = |warning: &str, spills: bool| {
+            let warnings = vec![warning.to_string()];
+            trial_run(vec![], vec![], vec![], None, None, false, warnings, spills).0
+        };
+        let w = "DataCopyPad writes 128 bytes of UB from address 1024, past the end of its destination tensor (64 bytes) (op_kernel/k.h:9, block 0)";
+        let t = with(w, false);
         assert_eq!(t.failure, Some(FailureKind::Fault), "{t:?}");
-        assert_eq!(t.error.as_deref(), Some(w.as_str()));
-        let (t, _, _) = trial_run(vec![], vec![], vec![], None, None, false, vec![w], true);
+        assert_eq!(t.error.as_deref(), Some(w));
+        let t = with(w, true);
         assert_eq!(t.failure, None, "the user's own spill: {t:?}");
         // Other warnings fail nothing.
-        let other = "TBuf::Get: 4 bytes past the buffer".to_string();
-        let (t, _, _) = trial_run(
-            vec![],
-            vec![],
-            vec![],
-            None,
-            None,
-            false,
-            vec![other],
-            false,
-        );
+        let t = with("TBuf::Get: 4 bytes past the buffer", false);
         assert_eq!(t.failure, None, "{t:?}");
     }
 

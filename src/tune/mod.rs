@@ -326,7 +326,7 @@ pub fn tune_op(
         outputs: baseline.outputs.clone(),
         key: h.finish(),
         races: !baseline.timing.ub_races.is_empty(),
-        spills: evaluate::spill(&baseline.warnings).is_some(),
+        spills: crate::backend::twin::spill(&baseline.warnings).is_some(),
     };
     // The sources as they are run once on every probe shape: their outputs are the probes' references.
     // The declared shapes (`[[op.shape]]`) are probes too, measured: they are run even when

@@ -106,7 +106,7 @@ inline void check_ub_align(uint32_t addr, const char *api, TWIN_LOC_DECL) {
 // shorter (its size known: a queue's or TBuf's buffer, or a view of one). Nothing on the hardware stops
 // it: the bytes after the tensor belong to whatever buffer is carved there. A warning, not a fault: the
 // twin cannot tell a buffer the kernel meant to spill into from one it corrupts. `tune` fails a candidate
-// whose run warns so where the unmodified op's does not (src/tune/evaluate.rs, `spill`).
+// whose run warns so where the unmodified op's does not (src/backend/twin.rs, `spill`).
 template <class T>
 void warn_past_tensor(const AscendC::LocalTensor<T> &dst, uint64_t footprint, const char *api, const char *why,
                       TWIN_LOC_DECL) {
