@@ -163,7 +163,14 @@ pub fn tune(common: &Common, args: &TuneArgs, printer: &Printer) -> Result<i32> 
         }
         let written = crate::writeback::write(&root, &choice.patched, &result.originals)?;
         for f in &written {
-            printer.status("Rewrote", f);
+            if crate::tune::is_shared_header(op, f) {
+                printer.status(
+                    "Rewrote",
+                    format!("{f} (a shared header: the other operators that include it change too; tune or check them)"),
+                );
+            } else {
+                printer.status("Rewrote", f);
+            }
         }
         locked_any = true;
         for e in entries {

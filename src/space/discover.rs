@@ -23,7 +23,7 @@
 
 use crate::manifest::Bind;
 use crate::space::binding::{self, parse_cpp};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tree_sitter::Node;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -407,6 +407,75 @@ pub fn kernel_headers_with(
         }
     }
     out
+}
+
+/// The headers of `include-as` folders (`mounts`: where the sources see a folder, relative to `root`,
+/// and the folder) that the kernel files `kernel` (relative path, text) include, directly or through
+/// each other: (path relative to `root`, `../<folder>/...`, text). These are shared with the other
+/// operators that mount the folder; `kernel_headers` leaves them out.
+pub fn mounted_kernel_headers(
+    root: &Path,
+    mounts: &[(PathBuf, PathBuf)],
+    kernel: &[(String, String)],
+) -> Vec<(String, String)> {
+    let root_l = crate::fsx::lexical(root);
+    let mut out: Vec<(String, String)> = vec![];
+    // (where the including file is seen, relative to root; its text)
+    let mut queue: Vec<(PathBuf, String)> = kernel
+        .iter()
+        .map(|(rel, text)| (PathBuf::from(rel), text.clone()))
+        .collect();
+    while let Some((seen, text)) = queue.pop() {
+        let dir = seen.parent().unwrap_or(Path::new("")).to_path_buf();
+        for line in text.lines() {
+            let Some(inc) = line
+                .trim_start()
+                .strip_prefix("#include")
+                .map(str::trim)
+                .and_then(|r| r.strip_prefix('"'))
+                .and_then(|r| r.split('"').next())
+            else {
+                continue;
+            };
+            let view = crate::fsx::lexical(&dir.join(inc));
+            let Some(real) = mounts.iter().find_map(|(at, folder)| {
+                view.strip_prefix(at)
+                    .ok()
+                    .map(|rest| crate::fsx::lexical(&folder.join(rest)))
+            }) else {
+                continue;
+            };
+            let Some(rel) = relative_to(&root_l, &real) else {
+                continue;
+            };
+            if out.iter().any(|(r, _)| *r == rel) {
+                continue;
+            }
+            if let Ok(t) = std::fs::read_to_string(&real) {
+                out.push((rel, t.clone()));
+                queue.push((view, t));
+            }
+        }
+    }
+    out
+}
+
+/// `path` relative to `base` (both lexical, absolute), climbing with `..` as needed.
+fn relative_to(base: &Path, path: &Path) -> Option<String> {
+    let b: Vec<_> = base.components().collect();
+    let p: Vec<_> = path.components().collect();
+    let common = b.iter().zip(&p).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c);
+    }
+    Some(out.to_string_lossy().replace('\\', "/"))
 }
 
 /// The tunables of one op, host files first. A name defined on both sides (host `BUFFER_NUM` and kernel

@@ -218,13 +218,30 @@ pub fn read_sources(manifest: &Manifest, op: &OpSpec) -> Result<BTreeMap<String,
             out.insert(f.clone(), fsx::read_to_string(&manifest.root.join(f))?);
         }
     }
+    let mut own = vec![];
     for f in &op.kernel {
         let text = out[f].clone();
+        own.push((f.clone(), text.clone()));
         for (h, t) in crate::space::discover::kernel_headers(&manifest.root, f, &text) {
+            own.push((h.clone(), t.clone()));
             out.entry(h).or_insert(t);
         }
     }
+    // Shared headers the kernel reaches through `include-as` folders (`../foreach_utils/...`): read, and
+    // rewritten by kernel motifs like the op's own (what a tile does often lives there).
+    for (h, t) in
+        crate::space::discover::mounted_kernel_headers(&manifest.root, &manifest.include_as, &own)
+    {
+        out.entry(h).or_insert(t);
+    }
     Ok(out)
+}
+
+/// Whether `rel` (a key of `read_sources`) is a shared header of an `include-as` folder.
+pub fn is_shared_header(op: &OpSpec, rel: &str) -> bool {
+    rel.starts_with("../")
+        && !op.sources().any(|s| s == rel)
+        && !op.tunables.iter().any(|t| t.file == rel)
 }
 
 /// The op's kernel files in `sources` and, after each, the own headers it includes (as read by
@@ -244,6 +261,11 @@ pub fn kernel_files(op: &OpSpec, sources: &BTreeMap<String, String>) -> Vec<Stri
             if !out.contains(&h) {
                 out.push(h);
             }
+        }
+    }
+    for h in sources.keys() {
+        if is_shared_header(op, h) && !out.contains(h) {
+            out.push(h.clone());
         }
     }
     out

@@ -534,6 +534,9 @@ impl Twin {
         staging: &Path,
     ) -> std::result::Result<PathBuf, BuildError> {
         let mirror = staging.join("src");
+        // A shared header of an `include-as` folder, rewritten (its key `../<folder>/x.h`), is written
+        // where the sources see it: in the mount, beside links to the folder's other files.
+        let files = &mount_view(root, &self.mounts, files);
         for (rel, text) in files {
             let p = mirror.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).map_err(BuildError::Io)?;
@@ -544,11 +547,13 @@ impl Twin {
         // from `op_kernel/` reads it as the original build's layout has it.
         for (at, dir) in &self.mounts {
             let link = mirror.join(at);
+            let target = std::fs::canonicalize(dir).map_err(BuildError::Io)?;
             if link.exists() {
+                // Rewritten files of the folder are there: link the rest beside them.
+                link_missing(&target, &link).map_err(BuildError::Io)?;
                 continue;
             }
             std::fs::create_dir_all(link.parent().unwrap()).map_err(BuildError::Io)?;
-            let target = std::fs::canonicalize(dir).map_err(BuildError::Io)?;
             std::os::unix::fs::symlink(&target, &link).map_err(BuildError::Io)?;
         }
         let mut cmd = self.cxx(side);
@@ -1462,6 +1467,44 @@ fn gather<'a>(
         out.insert(rel.clone(), text.clone());
     }
     Ok(out)
+}
+
+/// `files` with each key that lies in an `include-as` folder (`../foreach_utils/op_kernel/x.h`, a
+/// shared header a rewrite changed) renamed to where the sources see it (`foreach_utils/x.h`).
+fn mount_view(
+    root: &Path,
+    mounts: &[(PathBuf, PathBuf)],
+    files: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    files
+        .iter()
+        .map(|(rel, text)| {
+            let real = fsx::lexical(&root.join(rel));
+            let view = rel.starts_with("../").then(|| {
+                mounts.iter().find_map(|(at, dir)| {
+                    real.strip_prefix(fsx::lexical(dir))
+                        .ok()
+                        .map(|rest| at.join(rest).to_string_lossy().replace('\\', "/"))
+                })
+            });
+            (view.flatten().unwrap_or_else(|| rel.clone()), text.clone())
+        })
+        .collect()
+}
+
+/// Links every entry of `target` missing from `shown` (a folder holding some rewritten files of it),
+/// descending into folders that exist in both.
+fn link_missing(target: &Path, shown: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(target)? {
+        let entry = entry?;
+        let at = shown.join(entry.file_name());
+        if at.is_dir() && !at.is_symlink() {
+            link_missing(&entry.path(), &at)?;
+        } else if !at.exists() {
+            std::os::unix::fs::symlink(entry.path(), &at)?;
+        }
+    }
+    Ok(())
 }
 
 /// The names of the folders in `dir` (not hidden), sorted.

@@ -350,3 +350,65 @@ fn a_repeated_tune_served_from_the_journal_still_plans_the_layout_motif() {
     let second = tuned(&cargo_ascend_tune(p, &args));
     assert_eq!(first, second);
 }
+
+/// Where ops-nn's foreach kernels keep their tile loop: a header of a sibling folder the kernel sees
+/// through `include-as` (`../foreach_utils/`), shared by many operators. Each tile is copied out of the
+/// buffer it was computed in, then MTE2 waits for that copy before the next copy-in, so copies in and
+/// out never overlap. `tune` moves that wait above the copy-out (the next copy-in then waits for the
+/// previous tile's copy-out only), in the shared header, says the header is shared, and `check` passes.
+/// With the queue at depth one the same move would let a copy-in overwrite a tile still being copied
+/// out: the model's race check fails that trial and nothing is written.
+#[test]
+fn a_wait_for_the_copy_out_in_a_shared_header_moves_to_the_previous_tile() {
+    let header = "tile_utils/op_kernel/inplace_tile.h";
+    let wait = "            event_t copiedOut = static_cast<event_t>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::MTE3_MTE2));\n";
+    let copy_out = "            AscendC::DataCopy(yGm[off], local, this->tile);\n";
+    for depth in [2, 1] {
+        let dir = test_project("shared_tile");
+        let p = dir.path().join("inplace_shared");
+        let h = dir.path().join(header);
+        let before = std::fs::read_to_string(&h).unwrap();
+        if depth == 1 {
+            let one = before.replace("InitBuffer(inQueue, 2,", "InitBuffer(inQueue, 1,");
+            assert_ne!(one, before);
+            std::fs::write(&h, &one).unwrap();
+            git(dir.path(), &["commit", "-q", "-am", "depth one"]);
+        }
+        let before = std::fs::read_to_string(&h).unwrap();
+        assert!(before.find(copy_out).unwrap() < before.find(wait).unwrap());
+        let out = cargo_ascend_tune(
+            &p,
+            &[
+                "tune", "--budget", "4", "--seed", "1", "-v", "--color", "never",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+        let (_, err) = text(&out);
+        let after = std::fs::read_to_string(&h).unwrap();
+        if depth == 2 {
+            assert!(
+                err.contains("wait-previous-copy-out kept: 1.666 -> 1.143 us"),
+                "{err}"
+            );
+            assert!(
+                err.contains("Rewrote ../tile_utils/op_kernel/inplace_tile.h (a shared header"),
+                "{err}"
+            );
+            assert!(
+                after.find(wait).unwrap() < after.find(copy_out).unwrap(),
+                "{after}"
+            );
+            let lock = std::fs::read_to_string(p.join("ascend-tune.lock")).unwrap();
+            assert!(
+                lock.contains("\"../tile_utils/op_kernel/inplace_tile.h\""),
+                "{lock}"
+            );
+            let out = cargo_ascend_tune(&p, &["check", "--color", "never"]);
+            assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+        } else {
+            assert!(err.contains("UB race: the copy into UB"), "{err}");
+            assert!(err.contains("wait-previous-copy-out dropped"), "{err}");
+            assert_eq!(after, before);
+        }
+    }
+}

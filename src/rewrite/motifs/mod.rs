@@ -3,6 +3,7 @@
 
 mod balance_block_split;
 mod constant_buffer;
+mod copy_out_wait;
 mod double_buffer;
 mod double_buffer_queue;
 mod drop_queue_barrier;
@@ -51,6 +52,7 @@ pub static ALL: &[&dyn Motif] = &[
     &reciprocal_mul::ReciprocalMul,
     &balance_block_split::BalanceBlockSplit,
     &prefetch_next_tile::PrefetchNextTile,
+    &copy_out_wait::WaitPreviousCopyOut,
     // Guided: acts where the kernel's run shows UB bank conflicts (a plan of the UB layout).
     &ub_bank_offset::UbBankOffset,
     // Cube motifs: the high-level Matmul's template and configuration.
