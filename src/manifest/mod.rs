@@ -1486,7 +1486,23 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     "give each tunable its own name",
                 ));
             }
-            let file = check_file(&t.file, false)?;
+            // A tunable may also live in a shared header of a folder the manifest names in
+            // `include` / `include-as` (ops-nn's foreach ops plan their UB split in
+            // `../foreach_utils/op_host/foreach_tiling_class.h`): the manifest chose to share it.
+            let file = match check_file(&t.file, false) {
+                Ok(f) => f,
+                Err(e) => {
+                    let at = fsx::lexical(&root.join(t.file.get_ref()));
+                    let shared = include
+                        .iter()
+                        .chain(include_as.iter().map(|(_, d)| d))
+                        .any(|d| at.starts_with(fsx::lexical(d)));
+                    if !(shared && at.is_file() && !Path::new(t.file.get_ref()).is_absolute()) {
+                        return Err(e);
+                    }
+                    t.file.get_ref().clone()
+                }
+            };
             let binds = [
                 t.symbol.is_some(),
                 t.call.is_some(),

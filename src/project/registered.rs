@@ -284,7 +284,7 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
             .iter()
             .filter_map(|h| hosts.iter().find(|(f, _)| f == h).cloned())
             .collect();
-        let found = super::op_tunables(
+        let mut found = super::op_tunables(
             root,
             &host_files,
             &[(kernel_file.clone(), kernel_text.clone())],
@@ -321,6 +321,19 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         let mut sources: Vec<PathBuf> = host.iter().map(|h| root.join(h)).collect();
         sources.push(root.join(kernel_file));
         let (include, include_as) = include_layout(root, &sources);
+        if !found
+            .offered
+            .iter()
+            .any(|t| t.kind == crate::space::discover::TunableKind::UbParts)
+        {
+            found
+                .offered
+                .extend(crate::space::discover::shared_ub_parts(&shared_headers(
+                    root,
+                    &host_files,
+                    &include,
+                )));
+        }
         ops.push(FoundOp {
             name: entry.name.clone(),
             op_type: Some(def.op_type.clone()),
@@ -342,6 +355,40 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         return Some(Err(problems.join("; ")));
     }
     Some(Ok(ops))
+}
+
+/// The headers the host files include by a bare name (`#include "foreach_tiling_class.h"`) from one of
+/// the `include` folders (relative to `root`): (path relative to `root`, text).
+fn shared_headers(
+    root: &Path,
+    host: &[(String, String)],
+    include: &[String],
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = vec![];
+    for (_, text) in host {
+        for line in text.lines() {
+            let Some(name) = line
+                .trim_start()
+                .strip_prefix("#include")
+                .map(str::trim)
+                .and_then(|r| r.strip_prefix('"'))
+                .and_then(|r| r.split('"').next())
+            else {
+                continue;
+            };
+            for dir in include {
+                let rel = format!("{}/{name}", dir.trim_end_matches('/'));
+                if out.iter().any(|(r, _)| *r == rel) {
+                    break;
+                }
+                if let Ok(t) = std::fs::read_to_string(root.join(&rel)) {
+                    out.push((rel, t));
+                    break;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The host source of a sibling folder (`../<folder>/op_host/`, as ops-nn's `foreach_utils`) that

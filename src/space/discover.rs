@@ -409,6 +409,73 @@ pub fn kernel_headers_with(
     out
 }
 
+/// Real tiling functions size their tiles from the UB the platform reports
+/// (`GetCoreMemSize(CoreMemType::UB, ubSize)`), with no literal to tune: the parts of it they plan
+/// for are one (`ub-parts-of`). Taken where a host file queries it once per variable; the first such
+/// file only, as one tiling function plans one op.
+fn ub_parts(host: &[(String, String)], d: &mut Discovery) {
+    'files: for (file, text) in host {
+        let Some(tree) = parse_cpp(text) else {
+            continue;
+        };
+        let queries = binding::ub_queries(tree.root_node(), text);
+        for (node, var) in &queries {
+            // A variable queried in several functions (a tiling function and its TilingPrepare,
+            // each into a local `ubSizePlatForm`): one tunable per query, named by its function; the
+            // probe leaves out the one the run does not reach. Twice in one function: none.
+            let function = if queries.iter().filter(|(_, v)| v == var).count() == 1 {
+                None
+            } else {
+                let own = binding::enclosing_function(*node, text);
+                let same = queries
+                    .iter()
+                    .filter(|(n, v)| v == var && binding::enclosing_function(*n, text) == own)
+                    .count();
+                match own {
+                    Some(f) if same == 1 => Some(f),
+                    _ => continue,
+                }
+            };
+            let bind = Bind::UbParts {
+                var: var.clone(),
+                function: function.clone(),
+            };
+            if let Ok(site) = binding::find_site(text, file, &bind) {
+                let name = if d.offered.iter().any(|t| t.name == "ub_parts") {
+                    // The member's own name for `this->ubSize_` (a tunable name is an identifier),
+                    // or the function's where the variable is queried in several.
+                    let last = var.rsplit(['>', '.']).next().unwrap_or(var);
+                    let which = function.as_deref().unwrap_or(last);
+                    format!("ub_parts_{}", which.trim_matches('_').to_ascii_lowercase())
+                } else {
+                    "ub_parts".to_string()
+                };
+                d.offered.push(FoundTunable {
+                    name,
+                    file: file.clone(),
+                    bind,
+                    value: site.value,
+                    kind: TunableKind::UbParts,
+                    scale: 1,
+                });
+            }
+        }
+        if !queries.is_empty() {
+            break 'files;
+        }
+    }
+}
+
+/// `ub-parts-of` tunables in shared headers (`headers`: path relative to the project, text) that an
+/// op's tiling includes from an `include` folder, for an op whose own host files query no UB: ops-nn's
+/// foreach tilings plan their UB split in `../foreach_utils/op_host/foreach_tiling_class.h`. Nothing
+/// else is offered there (its other literals are every sharing op's).
+pub fn shared_ub_parts(headers: &[(String, String)]) -> Vec<FoundTunable> {
+    let mut d = Discovery::default();
+    ub_parts(headers, &mut d);
+    d.offered
+}
+
 /// The headers of `include-as` folders (`mounts`: where the sources see a folder, relative to `root`,
 /// and the folder) that the kernel files `kernel` (relative path, text) include, directly or through
 /// each other: (path relative to `root`, `../<folder>/...`, text). These are shared with the other
@@ -518,60 +585,7 @@ pub fn discover(files: &OpFiles) -> Discovery {
             }
         }
     }
-    // Real tiling functions size their tiles from the UB the platform reports
-    // (`GetCoreMemSize(CoreMemType::UB, ubSize)`), with no literal to tune: the parts of it they plan
-    // for are one (`ub-parts-of`). Taken where a host file queries it once per variable; the first such
-    // file only, as one tiling function plans one op.
-    'files: for (file, text) in files.host {
-        let Some(tree) = parse_cpp(text) else {
-            continue;
-        };
-        let queries = binding::ub_queries(tree.root_node(), text);
-        for (node, var) in &queries {
-            // A variable queried in several functions (a tiling function and its TilingPrepare,
-            // each into a local `ubSizePlatForm`): one tunable per query, named by its function; the
-            // probe leaves out the one the run does not reach. Twice in one function: none.
-            let function = if queries.iter().filter(|(_, v)| v == var).count() == 1 {
-                None
-            } else {
-                let own = binding::enclosing_function(*node, text);
-                let same = queries
-                    .iter()
-                    .filter(|(n, v)| v == var && binding::enclosing_function(*n, text) == own)
-                    .count();
-                match own {
-                    Some(f) if same == 1 => Some(f),
-                    _ => continue,
-                }
-            };
-            let bind = Bind::UbParts {
-                var: var.clone(),
-                function: function.clone(),
-            };
-            if let Ok(site) = binding::find_site(text, file, &bind) {
-                let name = if d.offered.iter().any(|t| t.name == "ub_parts") {
-                    // The member's own name for `this->ubSize_` (a tunable name is an identifier),
-                    // or the function's where the variable is queried in several.
-                    let last = var.rsplit(['>', '.']).next().unwrap_or(var);
-                    let which = function.as_deref().unwrap_or(last);
-                    format!("ub_parts_{}", which.trim_matches('_').to_ascii_lowercase())
-                } else {
-                    "ub_parts".to_string()
-                };
-                d.offered.push(FoundTunable {
-                    name,
-                    file: file.clone(),
-                    bind,
-                    value: site.value,
-                    kind: TunableKind::UbParts,
-                    scale: 1,
-                });
-            }
-        }
-        if !queries.is_empty() {
-            break 'files;
-        }
-    }
+    ub_parts(files.host, &mut d);
     cube_setters(files, kernel_splits, &mut d);
     // `SetBlockDim(n)` with a literal is the block count when no constant names one.
     if !d
@@ -1125,8 +1139,14 @@ pub fn render_tunables(tunables: &[FoundTunable], aiv_cores: u32, aic_cores: u32
     for t in tunables {
         let _ = writeln!(
             s,
-            "\n[[op.tunable]]\nname = \"{}\"\nfile = \"{}\"",
-            t.name, t.file
+            "\n[[op.tunable]]\nname = \"{}\"\nfile = \"{}\"{}",
+            t.name,
+            t.file,
+            if t.file.starts_with("../") {
+                "   # a shared header: tune writes a change back there, for every operator that includes it"
+            } else {
+                ""
+            }
         );
         match &t.bind {
             Bind::Symbol(sym) => {

@@ -237,11 +237,10 @@ pub fn read_sources(manifest: &Manifest, op: &OpSpec) -> Result<BTreeMap<String,
     Ok(out)
 }
 
-/// Whether `rel` (a key of `read_sources`) is a shared header of an `include-as` folder.
+/// Whether `rel` (a key of `read_sources`) is a shared header: of an `include-as` folder, or of an
+/// `include` folder holding a tunable. (A host source above the project is the op's, and never written.)
 pub fn is_shared_header(op: &OpSpec, rel: &str) -> bool {
-    rel.starts_with("../")
-        && !op.sources().any(|s| s == rel)
-        && !op.tunables.iter().any(|t| t.file == rel)
+    rel.starts_with("../") && !op.sources().any(|s| s == rel)
 }
 
 /// The op's kernel files in `sources` and, after each, the own headers it includes (as read by
@@ -264,7 +263,8 @@ pub fn kernel_files(op: &OpSpec, sources: &BTreeMap<String, String>) -> Vec<Stri
         }
     }
     for h in sources.keys() {
-        if is_shared_header(op, h) && !out.contains(h) {
+        if is_shared_header(op, h) && !op.tunables.iter().any(|t| t.file == *h) && !out.contains(h)
+        {
             out.push(h.clone());
         }
     }

@@ -412,3 +412,47 @@ fn a_wait_for_the_copy_out_in_a_shared_header_moves_to_the_previous_tile() {
         }
     }
 }
+
+/// ops-nn's foreach tilings plan their UB split in a shared header of an `include` folder
+/// (`../foreach_utils/op_host/foreach_tiling_class.h`), not in the op's own host files, so `init`
+/// offered nothing to tune there. It now offers a `ub-parts-of` tunable in such a header (and nothing
+/// else from it), says in the manifest that the header is shared, and the manifest accepts the file;
+/// each value is built into the host program (the latencies differ) while the header on disk stays as
+/// it is until a change is written back.
+#[test]
+fn init_offers_the_ub_split_of_a_shared_tiling_header_and_tune_builds_it() {
+    let dir = test_project("shared_tile");
+    let p = dir.path().join("inplace_shared");
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let out = cargo_ascend_tune(&p, &["init", "--shape", "x=8x4096", "--shape", "y=8x4096"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "name = \"ub_parts\"\nfile = \"../tile_utils/op_host/tile_plan.h\"   # a shared header: tune writes a change back there, for every operator that includes it\nub-parts-of = \"ubSize\""
+        ),
+        "{manifest}"
+    );
+    assert_eq!(manifest.matches("[[op.tunable]]").count(), 1, "{manifest}");
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "manifest"]);
+    let plan = dir.path().join("tile_utils/op_host/tile_plan.h");
+    let before = std::fs::read_to_string(&plan).unwrap();
+    let out = cargo_ascend_tune(
+        &p,
+        &[
+            "tune", "--budget", "16", "--seed", "1", "-v", "--color", "never",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let (_, err) = text(&out);
+    // Smaller tiles are slower here: every split was built and measured, none written back.
+    assert!(err.contains("1.666 us  ub_parts=1"), "{err}");
+    assert!(err.contains("2.397 us  ub_parts=2"), "{err}");
+    assert!(err.contains("3.860 us  ub_parts=4"), "{err}");
+    assert_eq!(std::fs::read_to_string(&plan).unwrap(), before);
+    assert!(
+        err.contains("wait-previous-copy-out kept: 1.666 -> 1.143 us"),
+        "{err}"
+    );
+}

@@ -1,6 +1,8 @@
-// Host side of InplaceScaleCustom: y = 2 * x on 8 cores, tiles of 1024 elements (4 tiles a core at
-// [8, 4096]), so each copy-in buffer of the kernel's depth-2 queue is used twice.
+// Host side of InplaceScaleCustom: y = 2 * x on 8 cores, tiles planned by the repository's shared
+// `tile_plan.h` (1024 elements: 4 tiles a core at [8, 4096]), so each copy-in buffer of the kernel's
+// depth-2 queue is used twice.
 #include "inplace_scale_custom_tiling.h"
+#include "tile_plan.h"
 #include "register/op_def_registry.h"
 
 namespace optiling {
@@ -9,7 +11,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     TilingData tiling;
     context->SetBlockDim(8);
     tiling.set_totalLength(context->GetInputShape(0)->GetOriginShape().GetShapeSize());
-    tiling.set_tileLength(1024);
+    tiling.set_tileLength(PlanTile(context));
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
     size_t *currentWorkspace = context->GetWorkspaceSizes(1);
