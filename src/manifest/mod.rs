@@ -1492,11 +1492,18 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
             let file = match check_file(&t.file, false) {
                 Ok(f) => f,
                 Err(e) => {
-                    let at = fsx::lexical(&root.join(t.file.get_ref()));
+                    // Lexically, or where links lead (a copy of the project that shows the shared
+                    // folders beside it as links, as `bench` lays one out).
+                    let path = root.join(t.file.get_ref());
+                    let at = fsx::lexical(&path);
+                    let real = path.canonicalize().unwrap_or_else(|_| at.clone());
                     let shared = include
                         .iter()
                         .chain(include_as.iter().map(|(_, d)| d))
-                        .any(|d| at.starts_with(fsx::lexical(d)));
+                        .any(|d| {
+                            at.starts_with(fsx::lexical(d))
+                                || d.canonicalize().is_ok_and(|d| real.starts_with(d))
+                        });
                     if !(shared && at.is_file() && !Path::new(t.file.get_ref()).is_absolute()) {
                         return Err(e);
                     }
