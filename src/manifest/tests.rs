@@ -147,6 +147,69 @@ fn a_host_source_in_a_folder_above_is_accepted() {
     assert!(e.contains("absolute"), "{e}");
 }
 
+/// ops-nn's foreach ops plan their UB split in a shared header (`../foreach_utils/op_host/`): a
+/// tunable may live in a folder the manifest names in `include` (also when it is reached through a
+/// link, as bench's copies show sibling folders), never in another folder above the project.
+#[test]
+fn a_tunable_in_a_shared_include_folder_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("foreach/proj");
+    let fixture = Path::new(FIXTURE).parent().unwrap();
+    for sub in ["op_host", "op_kernel"] {
+        std::fs::create_dir_all(root.join(sub)).unwrap();
+        for e in std::fs::read_dir(fixture.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, root.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    for folder in ["foreach/utils/op_host", "foreach/other"] {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+        std::fs::write(
+            dir.path().join(folder).join("plan.h"),
+            "#define BLOCK_DIM 8\n",
+        )
+        .unwrap();
+    }
+    let path = root.join(FILE_NAME);
+    let with = |include: &str, file: &str| {
+        fixture_text()
+            .replace(
+                "[project]\n",
+                &format!("[project]\ninclude = [\"{include}\"]\n"),
+            )
+            .replacen(
+                "file = \"op_host/add_custom.cpp\"\nsymbol = \"BLOCK_DIM\"",
+                &format!("file = \"{file}\"\nsymbol = \"BLOCK_DIM\""),
+                1,
+            )
+    };
+    let text = with("../utils/op_host", "../utils/op_host/plan.h");
+    assert!(text.contains("include = [") && text.contains("../utils/op_host/plan.h"));
+    std::fs::write(&path, &text).unwrap();
+    let m = Manifest::load(&path).unwrap();
+    assert_eq!(m.ops[0].tunables[0].file, "../utils/op_host/plan.h");
+    // Through a link beside a copy, with the include folder pinned to where it really is.
+    let copy = dir.path().join("copy/proj");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("foreach/utils"),
+        dir.path().join("copy/utils"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&root, &copy).unwrap();
+    let real = dir
+        .path()
+        .join("foreach/utils/op_host")
+        .display()
+        .to_string();
+    std::fs::write(copy.join(FILE_NAME), with(&real, "../utils/op_host/plan.h")).unwrap();
+    assert!(Manifest::load(&copy.join(FILE_NAME)).is_ok());
+    // A folder above the project that no include names.
+    std::fs::write(&path, with("../utils/op_host", "../other/plan.h")).unwrap();
+    let e = Manifest::load(&path).unwrap_err().to_string();
+    assert!(e.contains("outside the project root"), "{e}");
+}
+
 #[test]
 fn impossible_shape_is_refused() {
     let e = error_of(&fixture_text().replacen("shape = [48, 16384]", "shape = [48, 0]", 1));
