@@ -121,36 +121,26 @@ fn stage(project: &Path, work: &Path) -> Result<(PathBuf, Manifest)> {
     Ok((dir, manifest))
 }
 
-/// The kernel files of `op` (texts from `sources`) and the op's own headers they include: real kernels
-/// keep their class in `op_kernel/*.h`, where the motifs' sites are.
+/// The kernel files of `op` (texts from `sources`), the op's own headers they include (real kernels
+/// keep their class in `op_kernel/*.h`, where the motifs' sites are) and the shared headers of its
+/// `include-as` folders: the files `tune`'s kernel motifs edit (`tune::kernel_files`).
 pub fn kernel_files(
-    manifest: &Manifest,
     op: &OpSpec,
     sources: &std::collections::BTreeMap<String, String>,
 ) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = vec![];
-    for file in &op.kernel {
-        let Some(text) = sources.get(file) else {
-            continue;
-        };
-        files.push((file.clone(), text.clone()));
-        for h in crate::space::discover::kernel_headers(&manifest.root, file, text) {
-            if !files.iter().any(|(f, _)| *f == h.0) {
-                files.push(h);
-            }
-        }
-    }
-    files
+    crate::tune::kernel_files(op, sources)
+        .into_iter()
+        .filter_map(|f| sources.get(&f).map(|t| (f, t.clone())))
+        .collect()
 }
 
 /// The files motifs edit, with the scope of each: the kernel files and their own headers
 /// (`kernel_files`), then the op's host files (tiling functions, where host motifs act).
 pub fn scoped_files(
-    manifest: &Manifest,
     op: &OpSpec,
     sources: &std::collections::BTreeMap<String, String>,
 ) -> Vec<(String, Scope, String)> {
-    let mut out: Vec<(String, Scope, String)> = kernel_files(manifest, op, sources)
+    let mut out: Vec<(String, Scope, String)> = kernel_files(op, sources)
         .into_iter()
         .map(|(f, t)| (f, Scope::Kernel, t))
         .collect();
@@ -170,7 +160,7 @@ pub type MotifSites = Vec<(&'static str, Vec<String>, Vec<String>)>;
 /// Where each motif applies and where it rewinds in `op`'s kernel files and headers, without building.
 pub fn sites(manifest: &Manifest, op: &OpSpec) -> Result<MotifSites> {
     let sources = crate::tune::read_sources(manifest, op)?;
-    let files = scoped_files(manifest, op, &sources);
+    let files = scoped_files(op, &sources);
     let mut out = vec![];
     for m in motifs::ALL {
         let at = |d: Direction| -> Vec<String> {
@@ -197,7 +187,7 @@ fn mine_op(
     on_rewind: &mut dyn FnMut(&Rewind),
 ) -> std::result::Result<Vec<Rewind>, String> {
     let sources = crate::tune::read_sources(manifest, op).map_err(|e| e.to_string())?;
-    let files = scoped_files(manifest, op, &sources);
+    let files = scoped_files(op, &sources);
     let wanted = |m: &dyn Motif| {
         opts.motifs
             .as_ref()
