@@ -320,19 +320,23 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
         };
         let mut sources: Vec<PathBuf> = host.iter().map(|h| root.join(h)).collect();
         sources.push(root.join(kernel_file));
-        let (include, include_as) = include_layout(root, &sources);
-        if !found
-            .offered
-            .iter()
-            .any(|t| t.kind == crate::space::discover::TunableKind::UbParts)
-        {
-            found
-                .offered
-                .extend(crate::space::discover::shared_ub_parts(&shared_headers(
-                    root,
-                    &host_files,
-                    &include,
-                )));
+        let (mut include, include_as) = include_layout(root, &sources);
+        // The UB split of a shared tiling header (ops-nn's foreach_tiling_class.h); the probe leaves
+        // out the ones the run does not reach. Its folder goes on the include path, where the manifest
+        // accepts a tunable's file outside the project.
+        let shared = shared_headers(root, &host_files, &include);
+        for t in crate::space::discover::shared_ub_parts(&shared) {
+            if found.offered.iter().any(|o| o.name == t.name) {
+                continue;
+            }
+            if let Some(dir) = Path::new(&t.file)
+                .parent()
+                .map(|d| d.to_string_lossy().into_owned())
+                && !include.contains(&dir)
+            {
+                include.push(dir);
+            }
+            found.offered.push(t);
         }
         ops.push(FoundOp {
             name: entry.name.clone(),
@@ -357,15 +361,21 @@ pub fn discover(root: &Path) -> Option<Result<Vec<FoundOp>, String>> {
     Some(Ok(ops))
 }
 
-/// The headers the host files include by a bare name (`#include "foreach_tiling_class.h"`) from one of
-/// the `include` folders (relative to `root`): (path relative to `root`, text).
+/// The headers above the project that the host files include: beside the including file
+/// (`#include "../../../foreach_utils/op_host/foreach_tiling_class.h"`, or a bare name from a host
+/// source above the project) or from one of the `include` folders (`#include "foreach_tiling_class.h"`):
+/// (path relative to `root`, starting `../`; text).
 fn shared_headers(
     root: &Path,
     host: &[(String, String)],
     include: &[String],
 ) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = vec![];
-    for (_, text) in host {
+    for (file, text) in host {
+        let beside = Path::new(file)
+            .parent()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
         for line in text.lines() {
             let Some(name) = line
                 .trim_start()
@@ -376,8 +386,11 @@ fn shared_headers(
             else {
                 continue;
             };
-            for dir in include {
-                let rel = format!("{}/{name}", dir.trim_end_matches('/'));
+            for dir in std::iter::once(&beside).chain(include) {
+                let rel = climbing(&Path::new(dir).join(name));
+                if !rel.starts_with("../") {
+                    continue;
+                }
                 if out.iter().any(|(r, _)| *r == rel) {
                     break;
                 }
@@ -389,6 +402,22 @@ fn shared_headers(
         }
     }
     out
+}
+
+/// A relative path with `x/..` folded and the `..` that climb above its start kept
+/// (`op_host/arch22/../../../u/x.h` is `../u/x.h`), with `/` separators.
+fn climbing(path: &Path) -> String {
+    let mut parts: Vec<String> = vec![];
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if parts.last().is_some_and(|p| p != "..") => {
+                parts.pop();
+            }
+            c => parts.push(c.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
+    parts.join("/")
 }
 
 /// The host source of a sibling folder (`../<folder>/op_host/`, as ops-nn's `foreach_utils`) that
@@ -996,6 +1025,45 @@ mod tests {
         let p = root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
+    }
+
+    /// ops-nn's foreach tilings reach the shared `foreach_tiling_class.h` three ways: by a path that
+    /// climbs out of `op_host/arch22/`, by a bare name from an include folder, and by a bare name from a
+    /// tiling source above the project. Each is found once, as a path from the project; a header inside
+    /// the project is not shared.
+    #[test]
+    fn shared_tiling_headers_are_found_however_the_host_files_include_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("foreach/op");
+        write(dir.path(), "foreach/utils/op_host/plan.h", "// plan\n");
+        write(&root, "op_host/own.h", "// own\n");
+        let host = |file: &str, inc: &str| (file.to_string(), format!("#include \"{inc}\"\n"));
+        for (h, include) in [
+            (
+                host("op_host/arch22/t.cpp", "../../../utils/op_host/plan.h"),
+                vec![],
+            ),
+            (
+                host("op_host/t.cpp", "plan.h"),
+                vec!["../utils/op_host".to_string()],
+            ),
+            (host("../utils/op_host/t.cpp", "plan.h"), vec![]),
+        ] {
+            let found = shared_headers(
+                &root,
+                &[h.clone(), host("op_host/t.cpp", "own.h")],
+                &include,
+            );
+            assert_eq!(
+                found,
+                [(
+                    "../utils/op_host/plan.h".to_string(),
+                    "// plan\n".to_string()
+                )],
+                "{h:?}"
+            );
+        }
+        assert_eq!(climbing(Path::new("a/b/../../../c/./d.h")), "../c/d.h");
     }
 
     /// `../shared/x.h` from `op_kernel/` lands in the op folder, where no `shared/` is: the sibling
