@@ -154,6 +154,12 @@ pub fn scoped_files(
     out
 }
 
+/// Whether `m` edits `file` (of `scope`): its scope, and a shared header only if it may
+/// (`Motif::edits_shared_headers`), as `tune` applies it.
+fn edits(m: &dyn Motif, op: &OpSpec, file: &str, scope: Scope) -> bool {
+    scope == m.scope() && (m.edits_shared_headers() || !crate::tune::is_shared_header(op, file))
+}
+
 /// Per motif: its name, the sites where it applies and those where it rewinds, each as `file:line`.
 pub type MotifSites = Vec<(&'static str, Vec<String>, Vec<String>)>;
 
@@ -166,7 +172,7 @@ pub fn sites(manifest: &Manifest, op: &OpSpec) -> Result<MotifSites> {
         let at = |d: Direction| -> Vec<String> {
             files
                 .iter()
-                .filter(|(_, scope, _)| *scope == m.scope())
+                .filter(|(f, scope, _)| edits(*m, op, f, *scope))
                 .flat_map(|(f, _, t)| {
                     crate::rewrite::motif::sites_in(*m, t, f, d, None)
                         .into_iter()
@@ -196,8 +202,8 @@ fn mine_op(
     // Nothing to rewind: no need to build anything.
     if !motifs::ALL.iter().any(|m| {
         wanted(*m)
-            && files.iter().any(|(_, scope, t)| {
-                *scope == m.scope() && !m.sites(t, Direction::Rewind).is_empty()
+            && files.iter().any(|(f, scope, t)| {
+                edits(*m, op, f, *scope) && !m.sites(t, Direction::Rewind).is_empty()
             })
     }) {
         return Ok(vec![]);
@@ -219,7 +225,7 @@ fn mine_op(
         if !wanted(motif) {
             continue;
         }
-        for (file, _, text) in files.iter().filter(|(_, s, _)| *s == motif.scope()) {
+        for (file, _, text) in files.iter().filter(|(f, s, _)| edits(motif, op, f, *s)) {
             for site in motif.sites(text, Direction::Rewind) {
                 let outcome = rewind_one(&cx, motif, file, text, &site);
                 let r = Rewind {

@@ -93,6 +93,12 @@ pub trait Motif: Sync {
     fn reshapes_tiles(&self) -> bool {
         false
     }
+    /// Whether the motif may edit the shared headers of `include-as` folders (other operators include
+    /// them): only motifs whose every site is checked locally and verified by the tuned op's run and
+    /// probes (a deeper queue or a new buffer there could break the operators that share it).
+    fn edits_shared_headers(&self) -> bool {
+        false
+    }
     /// Whether applying only removes or narrows synchronisation (barriers, waits). Such a rewrite may
     /// gain nothing alone, since the pipes it frees still wait elsewhere, yet enable a later rewrite that
     /// overlaps them; the loop keeps it when it is verified and no slower.

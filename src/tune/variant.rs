@@ -111,6 +111,9 @@ impl Variant {
         let mut out = sources.clone();
         let mut edited = 0;
         for file in super::rewrite_files(op, sources, motif.scope()) {
+            if super::is_shared_header(op, &file) && !motif.edits_shared_headers() {
+                continue;
+            }
             let Some(text) = out.get(&file) else {
                 continue;
             };

@@ -295,6 +295,9 @@ impl Motif for WaitPreviousCopyOut {
     fn relaxes_sync(&self) -> bool {
         true
     }
+    fn edits_shared_headers(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         NAME
     }
