@@ -377,13 +377,7 @@ fn shared_headers(
             .map(|d| d.to_string_lossy().into_owned())
             .unwrap_or_default();
         for line in text.lines() {
-            let Some(name) = line
-                .trim_start()
-                .strip_prefix("#include")
-                .map(str::trim)
-                .and_then(|r| r.strip_prefix('"'))
-                .and_then(|r| r.split('"').next())
-            else {
+            let Some(name) = crate::space::discover::quoted_include(line) else {
                 continue;
             };
             for dir in std::iter::once(&beside).chain(include) {

@@ -495,13 +495,7 @@ pub fn mounted_kernel_headers(
     while let Some((seen, text)) = queue.pop() {
         let dir = seen.parent().unwrap_or(Path::new("")).to_path_buf();
         for line in text.lines() {
-            let Some(inc) = line
-                .trim_start()
-                .strip_prefix("#include")
-                .map(str::trim)
-                .and_then(|r| r.strip_prefix('"'))
-                .and_then(|r| r.split('"').next())
-            else {
+            let Some(inc) = quoted_include(line) else {
                 continue;
             };
             let view = crate::fsx::lexical(&dir.join(inc));
@@ -525,6 +519,15 @@ pub fn mounted_kernel_headers(
         }
     }
     out
+}
+
+/// The file a `#include "x"` line names (None for `<x>` includes and other lines).
+pub fn quoted_include(line: &str) -> Option<&str> {
+    line.trim_start()
+        .strip_prefix("#include")
+        .map(str::trim)
+        .and_then(|r| r.strip_prefix('"'))
+        .and_then(|r| r.split('"').next())
 }
 
 /// `path` relative to `base` (both lexical, absolute), climbing with `..` as needed.
