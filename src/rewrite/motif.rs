@@ -119,6 +119,14 @@ pub trait Motif: Sync {
     fn host_companion(&self) -> Option<&'static str> {
         None
     }
+    /// Motifs whose gain this one's change is the precondition of, tried on top of it when it is not
+    /// kept alone: a deeper queue gains nothing while every copy-in still waits at once for the
+    /// previous tile's copy-out, and that wait can move one tile later only once the queue has a
+    /// second buffer (at depth one the moved wait races). Greedy one-at-a-time search never takes such
+    /// a pair, since neither step gains (or verifies) without the other.
+    fn unlocks(&self) -> &'static [&'static str] {
+        &[]
+    }
 
     /// Whether the motif needs evidence from a run to know where to act (a `Guide`): its `apply_sites`
     /// are the places it could act, and `select` picks among them. Without a guide it applies nowhere.

@@ -4,7 +4,9 @@
 //! variant so far, and re-tunes the host parameters briefly around the best point (a rewrite changes which
 //! tiling is best); a rewrite is kept only if its best verified trial beats the current best, or, for a
 //! rewrite that only relaxes synchronisation, matches it (it frees pipes a later rewrite may overlap). A
-//! rewrite that reshapes tiles is first measured at the points it opens next to the best one. When no
+//! rewrite that reshapes tiles is first measured at the points it opens next to the best one. A rewrite
+//! not kept alone has the motifs it unlocks (`Motif::unlocks`: a deeper queue, the wait it lets move
+//! one tile later) tried on top of it as one step, since neither gains without the other. When no
 //! motif is left, an external rewriter (if the manifest names one) gets a turn. Finishing motifs (a UB
 //! layout polish planned at one tiling, `Motif::finishes`) are tried once the tiling is settled, at the
 //! best point, from trials kept back for them. The last trials set the
@@ -146,6 +148,17 @@ pub fn run(runner: &mut Runner, cx: &Context, start: Variant) -> Result<()> {
                 }
                 // A kept relaxation leaves the profile as it was: go on down the ranking, and the
                 // next pass tries again, on the relaxed kernel, what was dropped before it.
+            } else if try_unlocked(
+                runner,
+                cx,
+                &mut current,
+                &variant,
+                candidate.motif,
+                &guide,
+                &mut round,
+            )? {
+                improved = true;
+                break;
             }
         }
         if !improved && !external_turn(runner, cx, &mut current, &mut round)? {
@@ -496,6 +509,49 @@ impl Verdict {
             Verdict::Failed => "dropped: no trial of it passed".to_string(),
         }
     }
+}
+
+/// Tries each motif that `motif` unlocks (`Motif::unlocks`) on top of `variant` (`motif` applied,
+/// not kept alone) as one rewrite: applied together, re-tuned as a tile reshape, and kept only when
+/// faster than the best so far. Returns whether one was kept.
+fn try_unlocked(
+    runner: &mut Runner,
+    cx: &Context,
+    current: &mut Current,
+    variant: &Variant,
+    motif: &dyn rewrite::motif::Motif,
+    guide: &Guide,
+    round: &mut u64,
+) -> Result<bool> {
+    for &follow in motif.unlocks() {
+        if runner.remaining() == 0 {
+            return Ok(false);
+        }
+        let Some(next) = rewrite::motifs::by_name(follow) else {
+            continue;
+        };
+        let Ok(pair) = variant.with_motif(next, cx.manifest, cx.op, cx.soc, Some(guide)) else {
+            continue;
+        };
+        *round += 1;
+        let found = try_variant(
+            runner,
+            &pair,
+            current,
+            runner.seed.wrapping_add(*round),
+            true,
+        )?;
+        let verdict = Verdict::of(current.latency_us, found.as_ref().map(|(_, l)| *l), false);
+        runner.rewrite_outcome(
+            &format!("{} + {follow}", motif.name()),
+            verdict.outcome(current.latency_us),
+        );
+        if verdict.keeps() {
+            adopt(runner, current, pair);
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Measures a rewritten variant: first at the current best point (one trial). A rewrite that works but

@@ -413,6 +413,48 @@ fn a_wait_for_the_copy_out_in_a_shared_header_moves_to_the_previous_tile() {
     }
 }
 
+/// ops-nn's foreach_copy keeps its copy-in queue at `BUFFER_NUM = 1` and waits for each tile's
+/// copy-out before the next copy-in: a deeper queue alone gains nothing (the wait still serialises
+/// the copies), and the wait moved one tile later alone races (one buffer). Neither step is kept on its
+/// own, so the loop tries the pair: `double-buffer` unlocks `wait-previous-copy-out`.
+#[test]
+fn a_deeper_queue_that_gains_nothing_alone_is_tried_with_the_wait_it_unlocks() {
+    let dir = test_project("inplace_scale_custom");
+    let k = dir.path().join("op_kernel/inplace_scale_custom.cpp");
+    let before = std::fs::read_to_string(&k).unwrap();
+    let one = before
+        .replace(
+            "#include \"kernel_operator.h\"\n",
+            "#include \"kernel_operator.h\"\n\nconstexpr int32_t BUFFER_NUM = 1;\n",
+        )
+        .replace("InitBuffer(inQueue, 2,", "InitBuffer(inQueue, BUFFER_NUM,")
+        .replace("VECIN, 2> inQueue", "VECIN, BUFFER_NUM> inQueue");
+    assert_eq!(one.matches("BUFFER_NUM").count(), 3);
+    std::fs::write(&k, &one).unwrap();
+    git(dir.path(), &["commit", "-q", "-am", "depth one"]);
+    let out = cargo_ascend_tune(
+        dir.path(),
+        &["tune", "--budget", "16", "--seed", "1", "-v", "--color", "never"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let (_, err) = text(&out);
+    assert!(err.contains("double-buffer dropped"), "{err}");
+    assert!(
+        err.contains("double-buffer + wait-previous-copy-out kept: 1.666 -> 1.143 us"),
+        "{err}"
+    );
+    let after = std::fs::read_to_string(&k).unwrap();
+    assert!(after.contains("constexpr int32_t BUFFER_NUM = 2;"), "{after}");
+    let wait = "AscendC::HardEvent::MTE3_MTE2));";
+    let copy_out = "AscendC::DataCopy(yGm[off], local, this->tile);";
+    assert!(after.find(wait).unwrap() < after.find(copy_out).unwrap(), "{after}");
+    let lock = std::fs::read_to_string(dir.path().join("ascend-tune.lock")).unwrap();
+    assert!(lock.contains("\"double-buffer\""), "{lock}");
+    assert!(lock.contains("\"wait-previous-copy-out\""), "{lock}");
+    let out = cargo_ascend_tune(dir.path(), &["check", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+}
+
 /// ops-nn's foreach tilings plan their UB split in a shared header of an `include` folder
 /// (`../foreach_utils/op_host/foreach_tiling_class.h`), not in the op's own host files, so `init`
 /// offered nothing to tune there. It now offers a `ub-parts-of` tunable in such a header (and nothing

@@ -37,6 +37,9 @@ impl Motif for DoubleBuffer {
     fn reshapes_tiles(&self) -> bool {
         true
     }
+    fn unlocks(&self) -> &'static [&'static str] {
+        &["wait-previous-copy-out"]
+    }
 }
 
 fn set_depth(text: &str, site: &Site, from: &str, to: &str) -> Result<Edit, MotifError> {

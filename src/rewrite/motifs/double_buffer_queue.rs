@@ -43,6 +43,9 @@ impl Motif for DoubleBufferQueue {
     fn reshapes_tiles(&self) -> bool {
         true
     }
+    fn unlocks(&self) -> &'static [&'static str] {
+        &["wait-previous-copy-out"]
+    }
     fn host_companion(&self) -> Option<&'static str> {
         Some(super::ub_split_double_buffer::NAME)
     }
