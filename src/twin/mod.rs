@@ -400,12 +400,12 @@ impl Twin {
                 format!("build folder: {e}"),
             )
         };
-        let (host, host_cached) = self
-            .build_side(root, include, op, sources, "host")
-            .map_err(|e| e.or_io(io))?;
-        let (kernel, kernel_cached) = self
-            .build_side(root, include, op, sources, "kernel")
-            .map_err(|e| e.or_io(io))?;
+        let (host, kernel) = both_sides(
+            || self.build_side(root, include, op, sources, "host"),
+            || self.build_side(root, include, op, sources, "kernel"),
+        );
+        let (host, host_cached) = host.map_err(|e| e.or_io(io))?;
+        let (kernel, kernel_cached) = kernel.map_err(|e| e.or_io(io))?;
         let key = KeyHasher::new()
             .part(host.to_string_lossy().as_bytes())
             .part(kernel.to_string_lossy().as_bytes())
@@ -1579,8 +1579,39 @@ fn host_failed(status: std::process::ExitStatus, stderr: &str) -> String {
     )
 }
 
+
+/// Runs the host and the kernel build of one candidate at once: they share nothing, and a cold build
+/// (a first `run`, a tune's baseline, a rewrite's first trial) then waits for the slower side only,
+/// not for both in turn. The host side's result comes first.
+pub(super) fn both_sides<T: Send>(
+    host: impl FnOnce() -> T,
+    kernel: impl FnOnce() -> T + Send,
+) -> (T, T) {
+    std::thread::scope(|s| {
+        let kernel = s.spawn(kernel);
+        let host = host();
+        let kernel = kernel
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (host, kernel)
+    })
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// The host and the kernel side build at once: the host side waits for a message the kernel side
+    /// sends, which it would never get if the two ran in turn (host first).
+    #[test]
+    fn the_two_sides_of_a_build_run_at_once() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (host, kernel) = super::both_sides(
+            || rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok(),
+            || tx.send(()).is_ok(),
+        );
+        assert!(host, "the host side did not hear from the kernel side");
+        assert!(kernel);
+    }
 
     /// The public header paths of templates/twin_aliases.txt are embedded, each including a twin
     /// header that is embedded too (a typo in a target would otherwise only show in a user's build).

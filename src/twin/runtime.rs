@@ -147,12 +147,12 @@ impl Twin {
                 format!("build folder: {e}"),
             )
         };
-        let (host, host_cached, host_rt) = self
-            .build_side_runtime(root, include, op, sources, tunables, "host")
-            .map_err(|e| e.or_io(io))?;
-        let (kernel, kernel_cached, kernel_rt) = self
-            .build_side_runtime(root, include, op, sources, tunables, "kernel")
-            .map_err(|e| e.or_io(io))?;
+        let (host, kernel) = super::both_sides(
+            || self.build_side_runtime(root, include, op, sources, tunables, "host"),
+            || self.build_side_runtime(root, include, op, sources, tunables, "kernel"),
+        );
+        let (host, host_cached, host_rt) = host.map_err(|e| e.or_io(io))?;
+        let (kernel, kernel_cached, kernel_rt) = kernel.map_err(|e| e.or_io(io))?;
         let run_env = if host_rt || kernel_rt {
             vec![(VALUES_ENV.to_string(), values_env(tunables))]
         } else {
