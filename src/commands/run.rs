@@ -64,6 +64,18 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
         for w in golden::degenerate(op, &inputs.tensors, &m.outputs) {
             printer.warn(w);
         }
+        if golden::may_hide_unwritten(op, &m.outputs) {
+            let unwritten = crate::tune::probes::unwritten(
+                backend.as_ref(),
+                op,
+                &timings.artifact,
+                &inputs,
+                &m.outputs,
+            );
+            for w in golden::unwritten_warnings(op, &unwritten) {
+                printer.warn(w);
+            }
+        }
         let mut checks_time = started.elapsed();
         if let Some(command) = &op.golden {
             let verdict = golden::check(

@@ -11,7 +11,9 @@
 use super::journal::{self, Journal, Trial};
 use super::variant::Variant;
 use crate::backend::faults::{self, Event, Fault, FaultPlan, TrialPlan};
-use crate::backend::{Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure};
+use crate::backend::{
+    Artifact, Backend, FailureKind, Inputs, Measurement, SourceSet, TrialFailure,
+};
 use crate::fsx::KeyHasher;
 use crate::manifest::OpSpec;
 use crate::space::Point;
@@ -85,12 +87,14 @@ pub struct Evaluated {
 }
 
 /// How long a baseline's build and run took on this machine (wall clock, not the op's latency).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct BaselineTimings {
     pub build: std::time::Duration,
     /// The build cache served the build.
     pub cached: bool,
     pub run: std::time::Duration,
+    /// The build that ran, for a second run of the same programs (`run`'s unwritten-output check).
+    pub artifact: Artifact,
 }
 
 impl Evaluator {
@@ -120,6 +124,7 @@ impl Evaluator {
             build,
             cached: artifact.cached,
             run: started.elapsed(),
+            artifact,
         };
         Ok((m, timings))
     }

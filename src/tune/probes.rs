@@ -311,7 +311,7 @@ pub fn weighted_geomean(parts: &[(f64, f64)]) -> f64 {
 /// promised; a fault is still a fault. An output that differs everywhere is read before it is written
 /// (an accumulation into it), which says nothing of coverage: it is compared whole, as is every output
 /// of a backend that cannot fill them.
-fn unwritten(
+pub fn unwritten(
     backend: &dyn Backend,
     op: &OpSpec,
     artifact: &Artifact,

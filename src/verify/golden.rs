@@ -184,6 +184,55 @@ pub fn degenerate(op: &OpSpec, inputs: &[Vec<u8>], outputs: &[Vec<u8>]) -> Vec<S
     out
 }
 
+/// Whether some output has an element that is zero: only then can an element the kernel never wrote
+/// hide in a run whose outputs start as zeros, and only then does `run` pay for the second run that
+/// `unwritten` compares with.
+pub fn may_hide_unwritten(op: &OpSpec, outputs: &[Vec<u8>]) -> bool {
+    op.outputs.iter().zip(outputs).any(|(t, bytes)| {
+        let size = t.dtype.size().max(1);
+        bytes.chunks(size).any(|e| match float_masks(t.dtype) {
+            Some((exp, man)) => bits(e, size, 0) & (exp | man) == 0,
+            None => e.iter().all(|b| *b == 0),
+        })
+    })
+}
+
+/// Warnings for outputs whose elements in `unwritten` (byte ranges per output, as
+/// `tune::probes::unwritten` finds them) depend on what the output held before the kernel ran: never
+/// written (a block or tile left out), or accumulated into. CANN does not clear outputs, so on the NPU
+/// those elements hold whatever the memory held.
+pub fn unwritten_warnings(op: &OpSpec, unwritten: &[Vec<std::ops::Range<usize>>]) -> Vec<String> {
+    let mut out = vec![];
+    for (t, ranges) in op.outputs.iter().zip(unwritten) {
+        let size = t.dtype.size().max(1);
+        let elems = t.elems();
+        let n: usize = ranges.iter().map(|r| r.len() / size).sum();
+        let (Some(first), Some(last)) = (ranges.first(), ranges.last()) else {
+            continue;
+        };
+        let (from, to) = (first.start / size, last.end / size);
+        let place = if ranges.len() == 1 {
+            format!("elements {from}..{to}")
+        } else {
+            format!("{} stretches between elements {from} and {to}", ranges.len())
+        };
+        // Only a first stretch written: as likely a manifest shape larger than what the op makes (an
+        // `init` guess) as a kernel that leaves blocks out.
+        let hint = if ranges.len() == 1 && to as u64 == elems && from > 0 {
+            format!(
+                "the op writes only the first {from}: if the output holds that many, fix its `shape` in ascend.toml; else does every block and every tile get its share?"
+            )
+        } else {
+            "does every block and every tile get its share?".to_string()
+        };
+        out.push(format!(
+            "output `{}` of op `{}`: {n} of {elems} elements ({place}) depend on what the output held before the kernel ran (a run with it filled with 0xA5 bytes differs there from one with zeros): never written, or accumulated into, and CANN does not clear outputs; {hint}",
+            t.name, op.name
+        ));
+    }
+    out
+}
+
 /// The exponent and mantissa masks of a float dtype's bit pattern (IEEE 754 binary16 and binary32,
 /// bfloat16: the top half of binary32); None for integer and bool dtypes.
 fn float_masks(d: DType) -> Option<(u32, u32)> {
@@ -250,6 +299,35 @@ mod tests {
         v.iter()
             .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
             .collect()
+    }
+
+    /// hinge_loss_grad of ops-nn at [48, 16384] float16 writes its first 188160 output elements only.
+    #[test]
+    fn outputs_that_depend_on_their_first_contents_are_named_with_where() {
+        let op = add_custom();
+        let n = op.outputs[0].elems() as usize;
+        let size = op.outputs[0].dtype.size();
+        // Nothing to say when every element was written.
+        assert!(unwritten_warnings(&op, &[vec![]]).is_empty());
+        // A tail left: the hint about the manifest's shape.
+        let tail = unwritten_warnings(&op, &[vec![8 * size..n * size]]);
+        assert_eq!(tail.len(), 1);
+        assert!(
+            tail[0].contains(&format!("{} of {n} elements (elements 8..{n})", n - 8)),
+            "{tail:?}"
+        );
+        assert!(tail[0].contains("the op writes only the first 8"), "{tail:?}");
+        // Holes: where, and no shape hint.
+        let holes = unwritten_warnings(&op, &[vec![0..size, 4 * size..6 * size]]);
+        assert!(holes[0].contains("3 of"), "{holes:?}");
+        assert!(holes[0].contains("2 stretches between elements 0 and 6"), "{holes:?}");
+        assert!(!holes[0].contains("writes only the first"), "{holes:?}");
+        // Only outputs with a zero element can hide one never written.
+        let ones = halves(&vec![1.0; n]);
+        assert!(!may_hide_unwritten(&op, &[ones.clone()]));
+        let mut one_zero = ones;
+        one_zero[2 * size..3 * size].fill(0);
+        assert!(may_hide_unwritten(&op, &[one_zero]));
     }
 
     #[test]

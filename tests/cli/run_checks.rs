@@ -103,6 +103,40 @@ fn degenerate_outputs_draw_warnings() {
     );
 }
 
+/// A block that never writes its share (ops-nn's hinge_loss_grad wrote 188160 of its 786432 output
+/// elements at [48, 16384]): the twin starts outputs as zeros, so the outputs looked plausible; `run`
+/// now runs again with the outputs filled and names the elements that depend on what they held.
+#[test]
+fn outputs_a_block_never_writes_draw_a_warning_that_says_where() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("depend on what the output held"), "{stderr}");
+    let kernel = p.join("op_kernel/add_custom.cpp");
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    let skipped = source.replace(
+        "    op.Process();",
+        "    if (AscendC::GetBlockIdx() != 3) {\n        op.Process();\n    }",
+    );
+    assert_ne!(skipped, source);
+    std::fs::write(&kernel, skipped).unwrap();
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "output `z` of op `add_custom`: 98304 of 786432 elements (elements 294912..393216) depend on what the output held before the kernel ran"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("does every block and every tile get its share?"),
+        "{stderr}"
+    );
+}
+
 /// `run` in `dir` with the user cache at `xdg` and no shared build cache, as a new user runs it.
 fn fresh_run(dir: &Path, xdg: &Path) -> std::process::Child {
     std::process::Command::new(env!("CARGO_BIN_EXE_cargo-ascend-tune"))
