@@ -29,6 +29,10 @@ pub struct ParamDef {
     pub formats: Vec<String>,
     /// `.ValueDepend(...)`: the tiling function reads this input's data.
     pub value_depend: bool,
+    /// `.InitValue(...)` on an output: the framework clears it (or sets it with a memset op) before the
+    /// kernel runs, so the kernel may accumulate into it or leave elements as they are (CANN docs,
+    /// Ascend C operator API, `OpParamDef::InitValue`, atlasascendc_api_07_0972).
+    pub init_value: bool,
 }
 
 /// The type of an `Attr`, as its typed setter names it (`.Float(1.0)`, `.ListInt({...})`, ...).
@@ -362,6 +366,7 @@ fn read_statement(e: Node, text: &str, root: Node, def: &mut OpDef, configs: &mu
                 dtypes: vec![],
                 formats: vec![],
                 value_depend: false,
+                init_value: false,
             };
             for l in &links[1..] {
                 let arg0 = l.args.and_then(|a| a.named_child(0));
@@ -386,6 +391,7 @@ fn read_statement(e: Node, text: &str, root: Node, def: &mut OpDef, configs: &mu
                         }
                     }
                     "ValueDepend" => p.value_depend = true,
+                    "InitValue" => p.init_value = true,
                     _ => {}
                 }
             }
@@ -919,7 +925,15 @@ OP_ADD(Foo);
         assert_eq!(d.inputs[0].formats, ["FORMAT_ND", "FORMAT_ND"]);
         assert_eq!(d.outputs.len(), 1);
         assert_eq!(d.outputs[0].name, "mask");
+        assert!(!d.outputs[0].init_value);
         assert_eq!(d.socs, ["ascend910b", "ascend950"]);
+        // An output the framework fills first (ops-nn's embedding_dense_grad: `.InitValue(0)`).
+        let filled = ONE.replace(
+            "this->Output(\"mask\").ParamType(REQUIRED)",
+            "this->Output(\"mask\").ParamType(REQUIRED).InitValue(0)",
+        );
+        assert_ne!(filled, ONE);
+        assert!(read_opdefs(&filled)[0].outputs[0].init_value);
         // The first DataType column: fp16 x, bf16 gamma, int32 list, int64 axis, and bool stays bool.
         let (c, i, o) = d.dtype_column().unwrap();
         assert_eq!(c, 0);

@@ -199,7 +199,8 @@ pub fn may_hide_unwritten(op: &OpSpec, outputs: &[Vec<u8>]) -> bool {
 
 /// Warnings for outputs whose elements in `unwritten` (byte ranges per output, as
 /// `tune::probes::unwritten` finds them) depend on what the output held before the kernel ran: never
-/// written (a block or tile left out), or accumulated into. CANN does not clear outputs, so on the NPU
+/// written (a block or tile left out), or accumulated into. CANN fills an output first only where its
+/// OpDef asks (`.InitValue`; `run` leaves those out), so on the NPU
 /// those elements hold whatever the memory held.
 pub fn unwritten_warnings(op: &OpSpec, unwritten: &[Vec<std::ops::Range<usize>>]) -> Vec<String> {
     let mut out = vec![];
@@ -226,7 +227,7 @@ pub fn unwritten_warnings(op: &OpSpec, unwritten: &[Vec<std::ops::Range<usize>>]
             "does every block and every tile get its share?".to_string()
         };
         out.push(format!(
-            "output `{}` of op `{}`: {n} of {elems} elements ({place}) depend on what the output held before the kernel ran (a run with it filled with 0xA5 bytes differs there from one with zeros): never written, or accumulated into, and CANN does not clear outputs; {hint}",
+            "output `{}` of op `{}`: {n} of {elems} elements ({place}) depend on what the output held before the kernel ran (a run with it filled with 0xA5 bytes differs there from one with zeros): never written, or accumulated into, and CANN fills an output first only where its OpDef asks (`.InitValue`); {hint}",
             t.name, op.name
         ));
     }

@@ -135,6 +135,19 @@ fn outputs_a_block_never_writes_draw_a_warning_that_says_where() {
         stderr.contains("does every block and every tile get its share?"),
         "{stderr}"
     );
+    // An output the OpDef has the framework fill first (`InitValue`) may be left as it is.
+    let host = p.join("op_host/add_custom.cpp");
+    let def = std::fs::read_to_string(&host).unwrap();
+    let filled = def.replace(
+        "this->Output(\"z\")\n            .ParamType(REQUIRED)",
+        "this->Output(\"z\")\n            .ParamType(REQUIRED)\n            .InitValue(0)",
+    );
+    assert_ne!(filled, def);
+    std::fs::write(&host, filled).unwrap();
+    let out = cargo_ascend_tune(p, &["run"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("depend on what the output held"), "{stderr}");
 }
 
 /// `run` in `dir` with the user cache at `xdg` and no shared build cache, as a new user runs it.

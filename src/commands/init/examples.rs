@@ -751,6 +751,7 @@ mod tests {
             dtypes: vec![],
             formats: vec![],
             value_depend: false,
+            init_value: false,
         }
     }
 

@@ -945,6 +945,7 @@ TEST_F(GadgetTiling, gadget_bad) {
             dtypes: vec![],
             formats: vec![],
             value_depend: false,
+            init_value: false,
         };
         let def = |types: &[ParamType]| OpDef {
             op_type: "Widget".to_string(),
