@@ -1579,7 +1579,6 @@ fn host_failed(status: std::process::ExitStatus, stderr: &str) -> String {
     )
 }
 
-
 /// Runs the host and the kernel build of one candidate at once: they share nothing, and a cold build
 /// (a first `run`, a tune's baseline, a rewrite's first trial) then waits for the slower side only,
 /// not for both in turn. The host side's result comes first.

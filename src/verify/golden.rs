@@ -215,7 +215,10 @@ pub fn unwritten_warnings(op: &OpSpec, unwritten: &[Vec<std::ops::Range<usize>>]
         let place = if ranges.len() == 1 {
             format!("elements {from}..{to}")
         } else {
-            format!("{} stretches between elements {from} and {to}", ranges.len())
+            format!(
+                "{} stretches between elements {from} and {to}",
+                ranges.len()
+            )
         };
         // Only a first stretch written: as likely a manifest shape larger than what the op makes (an
         // `init` guess) as a kernel that leaves blocks out.
@@ -317,11 +320,17 @@ mod tests {
             tail[0].contains(&format!("{} of {n} elements (elements 8..{n})", n - 8)),
             "{tail:?}"
         );
-        assert!(tail[0].contains("the op writes only the first 8"), "{tail:?}");
+        assert!(
+            tail[0].contains("the op writes only the first 8"),
+            "{tail:?}"
+        );
         // Holes: where, and no shape hint.
         let holes = unwritten_warnings(&op, &[vec![0..size, 4 * size..6 * size]]);
         assert!(holes[0].contains("3 of"), "{holes:?}");
-        assert!(holes[0].contains("2 stretches between elements 0 and 6"), "{holes:?}");
+        assert!(
+            holes[0].contains("2 stretches between elements 0 and 6"),
+            "{holes:?}"
+        );
         assert!(!holes[0].contains("writes only the first"), "{holes:?}");
         // Only outputs with a zero element can hide one never written.
         let ones = halves(&vec![1.0; n]);

@@ -434,7 +434,9 @@ fn a_deeper_queue_that_gains_nothing_alone_is_tried_with_the_wait_it_unlocks() {
     git(dir.path(), &["commit", "-q", "-am", "depth one"]);
     let out = cargo_ascend_tune(
         dir.path(),
-        &["tune", "--budget", "16", "--seed", "1", "-v", "--color", "never"],
+        &[
+            "tune", "--budget", "16", "--seed", "1", "-v", "--color", "never",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     let (_, err) = text(&out);
@@ -444,10 +446,16 @@ fn a_deeper_queue_that_gains_nothing_alone_is_tried_with_the_wait_it_unlocks() {
         "{err}"
     );
     let after = std::fs::read_to_string(&k).unwrap();
-    assert!(after.contains("constexpr int32_t BUFFER_NUM = 2;"), "{after}");
+    assert!(
+        after.contains("constexpr int32_t BUFFER_NUM = 2;"),
+        "{after}"
+    );
     let wait = "AscendC::HardEvent::MTE3_MTE2));";
     let copy_out = "AscendC::DataCopy(yGm[off], local, this->tile);";
-    assert!(after.find(wait).unwrap() < after.find(copy_out).unwrap(), "{after}");
+    assert!(
+        after.find(wait).unwrap() < after.find(copy_out).unwrap(),
+        "{after}"
+    );
     let lock = std::fs::read_to_string(dir.path().join("ascend-tune.lock")).unwrap();
     assert!(lock.contains("\"double-buffer\""), "{lock}");
     assert!(lock.contains("\"wait-previous-copy-out\""), "{lock}");

@@ -113,7 +113,10 @@ fn outputs_a_block_never_writes_draw_a_warning_that_says_where() {
     let out = cargo_ascend_tune(p, &["run"]);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("depend on what the output held"), "{stderr}");
+    assert!(
+        !stderr.contains("depend on what the output held"),
+        "{stderr}"
+    );
     let kernel = p.join("op_kernel/add_custom.cpp");
     let source = std::fs::read_to_string(&kernel).unwrap();
     let skipped = source.replace(
@@ -147,7 +150,10 @@ fn outputs_a_block_never_writes_draw_a_warning_that_says_where() {
     let out = cargo_ascend_tune(p, &["run"]);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("depend on what the output held"), "{stderr}");
+    assert!(
+        !stderr.contains("depend on what the output held"),
+        "{stderr}"
+    );
 }
 
 /// `run` in `dir` with the user cache at `xdg` and no shared build cache, as a new user runs it.
