@@ -11,8 +11,24 @@
 // twin/runtime.rs) or what is in them.
 
 use crate::fsx::{self, KeyHasher};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// One gate per first key, so that the trials of one process that need the same program build it once:
+/// the second waits for the first and then finds it in the cache. Before, a tune's two workers each
+/// built the run-time forms of the first points (four compiles for two programs, on two cores).
+/// Other processes are not held back (their builds stay safe, as before, each in its own staging folder).
+#[derive(Default)]
+pub struct Gates(Mutex<HashMap<String, Arc<Mutex<()>>>>);
+
+impl Gates {
+    /// The gate of `stem`: hold its lock while looking the program up and building it.
+    pub fn of(&self, stem: &str) -> Arc<Mutex<()>> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(stem.to_string()).or_default().clone()
+    }
+}
 
 /// The list beside the entries of one first key.
 fn list_path(build: &Path, stem: &str) -> PathBuf {
@@ -93,6 +109,13 @@ pub fn store(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_gate_per_key() {
+        let gates = Gates::default();
+        assert!(Arc::ptr_eq(&gates.of("kernel-a"), &gates.of("kernel-a")));
+        assert!(!Arc::ptr_eq(&gates.of("kernel-a"), &gates.of("host-a")));
+    }
 
     #[test]
     fn an_edited_header_outside_the_given_files_names_another_folder() {

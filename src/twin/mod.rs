@@ -113,6 +113,8 @@ pub struct Twin {
     host_pch: Option<PathBuf>,
     /// The manifest's `include-as`: (path inside the project, folder shown there) for every build.
     mounts: Vec<(PathBuf, PathBuf)>,
+    /// Builds under way in this process, one gate per first key.
+    gates: build_cache::Gates,
 }
 
 /// What one run of the two programs produced.
@@ -258,6 +260,7 @@ impl Twin {
             kernel_objects: vec![],
             host_pch: None,
             mounts: vec![],
+            gates: build_cache::Gates::default(),
         };
         twin.runtime.dir = twin.obj_dir.clone();
         twin.host_objects = twin.compile_runtime("host")?;
@@ -419,14 +422,18 @@ impl Twin {
         })
     }
 
-    fn build_side(
+    /// The op as one side's build sees it, that side's units and its files: on the kernel side, a
+    /// tiling struct generated from the host's tiling header where the kernel cannot read that header
+    /// itself. The compiled-in build and the run-time form (runtime.rs) both start from it, so they
+    /// compile the same sources.
+    fn side_view(
         &self,
         root: &Path,
         include: &[PathBuf],
         op: &OpSpec,
         sources: &SourceSet,
         side: &str,
-    ) -> std::result::Result<(PathBuf, bool), BuildError> {
+    ) -> std::result::Result<(OpSpec, Vec<String>, BTreeMap<String, String>), BuildError> {
         // A tiling header that includes host-only headers (the registries, `util/math_util.h`: the
         // ops-nn layout) would drag gert::/ge:: types into the kernel build; the kernel gets its tiling
         // struct generated from the header's blocks instead, as CANN's build does.
@@ -462,6 +469,7 @@ impl Twin {
             _ => op,
         };
         let (units, mut files) = side_files(root, op, sources, side)?;
+        let units: Vec<String> = units.into_iter().cloned().collect();
         if side == "kernel" && op.tiling_header.is_none() {
             if let Some(h) =
                 tiling_extract::kernel_tiling_header(root, include, &self.mounts, op, &files)
@@ -469,6 +477,19 @@ impl Twin {
                 files.insert(tiling_extract::GENERATED.to_string(), h);
             }
         }
+        Ok((op.clone(), units, files))
+    }
+
+    fn build_side(
+        &self,
+        root: &Path,
+        include: &[PathBuf],
+        op: &OpSpec,
+        sources: &SourceSet,
+        side: &str,
+    ) -> std::result::Result<(PathBuf, bool), BuildError> {
+        let (op, units, files) = self.side_view(root, include, op, sources, side)?;
+        let op = &op;
         let defines = defines(op, side);
         let shim = (side == "kernel").then(|| kernel_shim(op, &files));
         let mut key = side_key(
@@ -495,6 +516,8 @@ impl Twin {
         let build = self.cache.join("build");
         let stem = format!("{side}-{key}");
         let name = if side == "host" { "tiling" } else { "kernel" };
+        let gate = self.gates.of(&stem);
+        let _building = gate.lock().unwrap_or_else(|e| e.into_inner());
         let program = build_cache::entry(&build, &stem, root, &files).join(name);
         if program.is_file() {
             return Ok((program, true));
@@ -797,8 +820,9 @@ impl Twin {
         op: &OpSpec,
         soc: &crate::model::soc::Soc,
         inputs: &[PathBuf],
+        built: Option<&Artifact>,
     ) -> std::result::Result<Option<Vec<protocol::InferredOutput>>, String> {
-        match self.run_host_alone(root, include, op, soc, inputs, "infer", "infer 1\n")? {
+        match self.run_host_alone(root, include, op, soc, inputs, "infer", "infer 1\n", built)? {
             HostAlone::Result(text) => {
                 // One result per instance (a tensor list has several): each output takes its first
                 // instance's (a list's tensors share the manifest's shape).
@@ -833,7 +857,7 @@ impl Twin {
         soc: &crate::model::soc::Soc,
         inputs: &[PathBuf],
     ) -> std::result::Result<Option<String>, String> {
-        match self.run_host_alone(root, include, op, soc, inputs, "tiling", "")? {
+        match self.run_host_alone(root, include, op, soc, inputs, "tiling", "", None)? {
             HostAlone::Result(text) => {
                 let tiling = match protocol::parse_tiling_result(&text) {
                     Ok(t) => t,
@@ -868,13 +892,21 @@ impl Twin {
         inputs: &[PathBuf],
         stem: &str,
         extra: &str,
+        built: Option<&Artifact>,
     ) -> std::result::Result<HostAlone, String> {
-        let (host, _) = self
-            .build_side(root, include, op, &SourceSet::default(), "host")
-            .map_err(|e| match e {
-                BuildError::Io(e) => format!("build folder: {e}"),
-                BuildError::Failed(t) => t.message,
-            })?;
+        // A build given is the op's sources' (a tune's run-time form, its values in `run_env`)
+        let (host, env) = match built {
+            Some(a) => (a.host.clone(), a.run_env.clone()),
+            None => {
+                let (host, _) = self
+                    .build_side(root, include, op, &SourceSet::default(), "host")
+                    .map_err(|e| match e {
+                        BuildError::Io(e) => format!("build folder: {e}"),
+                        BuildError::Failed(t) => t.message,
+                    })?;
+                (host, vec![])
+            }
+        };
         let dir = self.work.join("runs").join(fsx::unique_suffix());
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let data: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
@@ -888,6 +920,7 @@ impl Twin {
             .map_err(|e| e.to_string())?;
             let mut cmd = Command::new(&host);
             cmd.arg(&spec).arg(&result_path).current_dir(&dir);
+            cmd.envs(env.iter().map(|(k, v)| (k, v)));
             match process::run_candidate(cmd, TILING_LIMIT, &dir.join(stem))
                 .map_err(|e| e.to_string())?
             {
@@ -1131,7 +1164,7 @@ fn io_kind(e: &std::io::Error, otherwise: FailureKind) -> FailureKind {
 /// folders.
 fn side_key(
     what: [&str; 3],
-    units: &[&String],
+    units: &[String],
     defines: &[String],
     files: &BTreeMap<String, String>,
     shim: Option<&str>,
@@ -1794,9 +1827,9 @@ mod tests {
             "op_host/a.cpp".to_string(),
             "op_host/a_infershape.cpp".to_string(),
         );
-        let key = |units: &[&String]| side_key(["v", "host", "t"], units, &[], &files, None, &[]);
-        assert_ne!(key(&[&a]), key(&[&a, &b]));
-        assert_eq!(key(&[&a, &b]), key(&[&a, &b]));
+        let key = |units: &[String]| side_key(["v", "host", "t"], units, &[], &files, None, &[]);
+        assert_ne!(key(&[a.clone()]), key(&[a.clone(), b.clone()]));
+        assert_eq!(key(&[a.clone(), b.clone()]), key(&[a, b]));
     }
 
     /// An output named like an input gets the macros DTYPE_<NAME>_REF, as CANN's build names them.

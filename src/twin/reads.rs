@@ -74,6 +74,19 @@ pub fn project_path(
     if let Ok(rel) = path.strip_prefix(&mirror) {
         return Some(rel.to_string_lossy().into_owned());
     }
+    // A candidate's file above the project (`../foreach_utils/op_host/x.h`, a shared header holding a
+    // tunable) is written above the mirror, at `<mirror>/../<rest>`: it is named by that key, as the
+    // candidate names it. Named by the staging folder's unique path instead, it was a file no later
+    // build could find, so every such build missed the cache (each point of ops-nn's foreach
+    // operators was compiled again).
+    for (up, base) in mirror.ancestors().enumerate().skip(1).take(2) {
+        if base.parent().is_none() || base.as_os_str().is_empty() {
+            break;
+        }
+        if let Ok(rest) = path.strip_prefix(base) {
+            return Some(format!("{}{}", "../".repeat(up), rest.to_string_lossy()));
+        }
+    }
     let root = lexical(root);
     for (up, base) in root.ancestors().take(4).enumerate() {
         if base.as_os_str().is_empty() || base == Path::new("/") {
@@ -163,6 +176,29 @@ mod tests {
         assert_eq!(
             project_path(h, root, mirror, &[]).as_deref(),
             Some("foreach_utils/unary.h")
+        );
+    }
+
+    #[test]
+    fn a_candidates_file_above_the_project_is_named_as_the_candidate_names_it() {
+        // foreach_neg's tunable lives in `../foreach_utils/op_host/foreach_tiling_class.h`; the build
+        // writes the candidate's text at `<staging>/src/../foreach_utils/...`, and the staging folder
+        // lies inside the project (`target/ascend-tune/build/.host-k.7`).
+        let root = Path::new("/work/ops/foreach/foreach_neg");
+        let mirror =
+            Path::new("/work/ops/foreach/foreach_neg/target/ascend-tune/build/.host-k.7/src");
+        let h = Path::new(
+            "/work/ops/foreach/foreach_neg/target/ascend-tune/build/.host-k.7/src/../foreach_utils/op_host/class.h",
+        );
+        assert_eq!(
+            project_path(h, root, mirror, &[]).as_deref(),
+            Some("../foreach_utils/op_host/class.h")
+        );
+        let two_up =
+            Path::new("/work/ops/foreach/foreach_neg/target/ascend-tune/build/common/inc/u.h");
+        assert_eq!(
+            project_path(two_up, root, mirror, &[]).as_deref(),
+            Some("../../common/inc/u.h")
         );
     }
 

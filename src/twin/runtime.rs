@@ -189,7 +189,8 @@ impl Twin {
             twin.build_side(root, include, op, sources, side)
                 .map(|(p, c)| (p, c, false))
         };
-        let (units, mut files) = super::side_files(root, op, sources, side)?;
+        let (op, units, mut files) = self.side_view(root, include, op, sources, side)?;
+        let op = &op;
         // Every tunable's file takes part, whatever the point, so the form's key never depends on
         // which values happen to equal the project's.
         for t in tunables {
@@ -203,6 +204,12 @@ impl Twin {
         let mut roots: Vec<String> = units.iter().map(|u| u.to_string()).collect();
         if side == "kernel" {
             roots.extend(op.tiling_header.iter().cloned());
+            roots.extend(
+                files
+                    .keys()
+                    .filter(|f| *f == super::tiling_extract::GENERATED)
+                    .cloned(),
+            );
             let keys = [
                 format!("{}_tiling_key.h", op.name),
                 format!("tiling_key_{}.h", op.name),
@@ -214,7 +221,7 @@ impl Twin {
                     .cloned(),
             );
         }
-        let Some(form) = runtime_form(root, include, &files, &roots, tunables) else {
+        let Some(form) = runtime_form(root, include, &self.mounts, &files, &roots, tunables) else {
             return compiled_in(self);
         };
         let defines = defines(op, side);
@@ -239,6 +246,8 @@ impl Twin {
         let build = self.cache.join("build");
         let stem = format!("{side}-{key}");
         let name = if side == "host" { "tiling" } else { "kernel" };
+        let gate = self.gates.of(&stem);
+        let _building = gate.lock().unwrap_or_else(|e| e.into_inner());
         let program = super::build_cache::entry(&build, &stem, root, &form.files).join(name);
         if program.is_file() {
             return Ok((program, true, true));
@@ -305,11 +314,12 @@ impl Twin {
 pub(super) fn runtime_form(
     root: &Path,
     include: &[PathBuf],
+    mounts: &[(PathBuf, PathBuf)],
     files: &BTreeMap<String, String>,
     roots: &[String],
     tunables: &[Placed],
 ) -> Option<Form> {
-    let scan = Scan::new(root, include, files, roots)?;
+    let scan = Scan::new(root, include, mounts, files, roots)?;
     let mut edits: BTreeMap<&str, Vec<(Range<usize>, String)>> = BTreeMap::new();
     let mut runtime = vec![];
     let mut compiled = vec![];
@@ -399,6 +409,7 @@ impl Scan {
     fn new(
         root: &Path,
         include: &[PathBuf],
+        mounts: &[(PathBuf, PathBuf)],
         files: &BTreeMap<String, String>,
         roots: &[String],
     ) -> Option<Scan> {
@@ -455,6 +466,13 @@ impl Scan {
                         root.join(d).join(&name)
                     }
                 }));
+                // `include-as`: a place inside a mount is the file of the folder it shows, named as
+                // the side's files name it (`../foreach_utils/op_kernel/x.h`), so a rewritten shared
+                // header counts as read (it was stubbed out as unread, and the form never compiled).
+                let places: Vec<PathBuf> = places
+                    .into_iter()
+                    .map(|p| mounted(root, mounts, &p).unwrap_or(p))
+                    .collect();
                 for p in places {
                     let key = match p.strip_prefix(root) {
                         Ok(r) => normalise(r),
@@ -524,14 +542,38 @@ impl Scan {
 }
 
 /// `a/./b/../c` as `a/c`, with forward slashes.
+/// `place` (a path the compiler may look at) as `root` joined with the path of the file it shows when
+/// it lies inside a mount (`at` inside the project, showing the folder `dir`); None when it is in none.
+fn mounted(root: &Path, mounts: &[(PathBuf, PathBuf)], place: &Path) -> Option<PathBuf> {
+    let place = crate::fsx::lexical(place);
+    let lroot = crate::fsx::lexical(root);
+    mounts.iter().find_map(|(at, dir)| {
+        let rest = place.strip_prefix(lroot.join(at)).ok()?;
+        let dir = crate::fsx::lexical(&root.join(dir));
+        // `dir` as a path from the root, climbing with `..` (the form's keys for files above it)
+        let (up, below) = lroot
+            .ancestors()
+            .enumerate()
+            .find_map(|(up, base)| Some((up, dir.strip_prefix(base).ok()?)))?;
+        let mut p = root.to_path_buf();
+        for _ in 0..up {
+            p.push("..");
+        }
+        Some(p.join(below).join(rest))
+    })
+}
+
 fn normalise(p: &Path) -> String {
     let mut parts: Vec<String> = vec![];
     for c in p.components() {
         match c {
             std::path::Component::CurDir => {}
             std::path::Component::ParentDir => {
-                if parts.pop().is_none() {
+                // `../..` climbs twice: a `..` already there is never taken back
+                if parts.last().is_none_or(|l| l == "..") {
                     parts.push("..".into());
+                } else {
+                    parts.pop();
                 }
             }
             std::path::Component::RootDir => parts.push(String::new()),
@@ -965,6 +1007,30 @@ fn use_is_runtime(
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_place_inside_a_mount_is_the_file_of_the_folder_it_shows() {
+        // foreach_neg mounts `../foreach_utils/op_kernel` at `foreach_utils`; its kernel's
+        // `#include "../foreach_utils/x.h"` from `op_kernel/` reads `../foreach_utils/op_kernel/x.h`
+        let root = Path::new("/r/foreach/foreach_neg");
+        let mounts = [(
+            PathBuf::from("foreach_utils"),
+            PathBuf::from("/r/foreach/foreach_neg/../foreach_utils/op_kernel"),
+        )];
+        let place = root.join("op_kernel/../foreach_utils/x.h");
+        let shown = mounted(root, &mounts, &place).unwrap();
+        assert_eq!(
+            normalise(shown.strip_prefix(root).unwrap()),
+            "../foreach_utils/op_kernel/x.h"
+        );
+        assert_eq!(mounted(root, &mounts, &root.join("op_kernel/x.h")), None);
+        // `..` twice climbs twice
+        assert_eq!(
+            normalise(Path::new("../../common/inc/x.h")),
+            "../../common/inc/x.h"
+        );
+        assert_eq!(normalise(Path::new("a/../../b.h")), "../b.h");
+    }
+
     fn placed(file: &str, text: &str, needle: &str, name: &str) -> Placed {
         let at = text.find(needle).unwrap();
         // The needle starts with the literal; what follows only makes it unique.
@@ -987,10 +1053,10 @@ mod tests {
         let files = BTreeMap::from([("k.cpp".to_string(), text.to_string())]);
         let t = placed("k.cpp", text, needle, "t");
         let roots = ["k.cpp".to_string()];
-        match runtime_form(Path::new("/nonexistent"), &[], &files, &roots, &[t]) {
+        match runtime_form(Path::new("/nonexistent"), &[], &[], &files, &roots, &[t]) {
             Some(f) => Ok(f.files["k.cpp"].clone()),
             None => {
-                let scan = Scan::new(Path::new("/nonexistent"), &[], &files, &roots).unwrap();
+                let scan = Scan::new(Path::new("/nonexistent"), &[], &[], &files, &roots).unwrap();
                 Err(site_edits(&placed("k.cpp", text, needle, "t"), 0, &scan).unwrap_err())
             }
         }
@@ -1114,6 +1180,7 @@ mod tests {
             runtime_form(
                 Path::new("/x"),
                 &[],
+                &[],
                 &files,
                 &roots,
                 std::slice::from_ref(&t)
@@ -1125,7 +1192,7 @@ mod tests {
             "const long N = 3000000000;\n".to_string(),
         )]);
         let t = placed("k.cpp", &files["k.cpp"], "3000000000", "t");
-        assert!(runtime_form(Path::new("/x"), &[], &files, &roots, &[t]).is_none());
+        assert!(runtime_form(Path::new("/x"), &[], &[], &files, &roots, &[t]).is_none());
     }
 
     #[test]
@@ -1146,6 +1213,7 @@ mod tests {
             runtime_form(
                 dir.path(),
                 &include,
+                &[],
                 &files,
                 &roots,
                 std::slice::from_ref(&t)
@@ -1153,7 +1221,7 @@ mod tests {
             .is_none()
         );
         // Without the include folder the header is not the project's: nothing reads it.
-        assert!(runtime_form(dir.path(), &[], &files, &roots, &[t]).is_some());
+        assert!(runtime_form(dir.path(), &[], &[], &files, &roots, &[t]).is_some());
     }
 
     #[test]
@@ -1170,7 +1238,7 @@ mod tests {
         let bd = placed("h/h.cpp", host, "8;", "block_dim");
         let bn = placed("k/k.h", h, "2", "buffer_num");
         let roots = ["k/k.cpp".to_string()];
-        let form = runtime_form(Path::new("/x"), &[], &files, &roots, &[bd, bn]).unwrap();
+        let form = runtime_form(Path::new("/x"), &[], &[], &files, &roots, &[bd, bn]).unwrap();
         assert_eq!(form.runtime, ["buffer_num"]);
         assert_eq!(form.files["k/k.cpp"], k);
         assert_eq!(
@@ -1190,7 +1258,7 @@ mod tests {
             format!("#include KERNEL_HEADER\n{k}"),
         );
         let bn = placed("k/k.h", h, "2", "buffer_num");
-        let form = runtime_form(Path::new("/x"), &[], &files, &roots, &[bn]).unwrap();
+        let form = runtime_form(Path::new("/x"), &[], &[], &files, &roots, &[bn]).unwrap();
         assert_eq!(form.files["k/unused.h"], "x");
     }
 
@@ -1217,7 +1285,7 @@ mod tests {
             };
             let files = BTreeMap::from([("h.cpp".to_string(), text)]);
             let roots = ["h.cpp".to_string()];
-            runtime_form(Path::new("/nonexistent"), &[], &files, &roots, &[t])
+            runtime_form(Path::new("/nonexistent"), &[], &[], &files, &roots, &[t])
                 .map(|f| (f.files["h.cpp"].clone(), f.runtime))
         };
         let (one, runtime) = form_at(1).unwrap();
@@ -1235,6 +1303,7 @@ mod tests {
         let files = BTreeMap::from([("h.cpp".to_string(), src.to_string())]);
         let scan = Scan::new(
             Path::new("/nonexistent"),
+            &[],
             &[],
             &files,
             &["h.cpp".to_string()],

@@ -27,13 +27,19 @@ fn open(name: &str, edit: &[(&str, &str, &str)]) -> Project {
         std::fs::write(&p, text.replace(from, to)).unwrap();
     }
     let root = dir.path().to_path_buf();
+    open_at(dir, root)
+}
+
+/// The project at `root` (inside `dir`), ready to build.
+fn open_at(dir: tempfile::TempDir, root: PathBuf) -> Project {
     let manifest = ascend_tune::manifest::Manifest::load(&root.join("ascend.toml")).unwrap();
     let op = manifest.ops[0].clone();
     let soc = ascend_tune::model::soc::lookup(&manifest.soc).unwrap();
     let originals = ascend_tune::tune::read_sources(&manifest, &op).unwrap();
     let variant =
         ascend_tune::tune::variant::original(&manifest, &op, soc, originals.clone()).unwrap();
-    let twin = Twin::prepare(&root.join("target/ascend-tune"), &build_cache()).unwrap();
+    let mut twin = Twin::prepare(&root.join("target/ascend-tune"), &build_cache()).unwrap();
+    twin.set_mounts(manifest.include_as.clone());
     let data = ascend_tune::tune::inputs(&op);
     let inputs = data
         .tensors
@@ -281,4 +287,74 @@ fn a_run_time_form_the_compiler_refuses_falls_back_to_the_compiled_in_build() {
         refused.iter().any(|r| r.contains("BLOCK_DIM")),
         "{refused:?}"
     );
+}
+
+/// ops-nn's foreach operators plan their tile in a header of a sibling folder (`../foreach_utils/op_host`,
+/// an include folder) and keep their tile loop in another, which the kernel sees through `include-as`.
+/// Points that differ only in the shared plan's UB split share one host and one kernel program, also
+/// after a rewrite of the mounted kernel header. Before: the host build was cached under the name of
+/// its staging folder's copy of the plan (a miss at every point), and the kernel's run-time form took
+/// the rewritten mounted header for one it never reads (it never compiled): every point of every
+/// foreach operator was compiled twice.
+#[test]
+fn points_of_a_tunable_in_a_shared_header_share_their_builds() {
+    let dir = test_project("shared_tile");
+    let root = dir.path().join("inplace_shared");
+    let manifest = root.join("ascend.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str(
+        "\n[[op.tunable]]\nname = \"ub_parts\"\nfile = \"../tile_utils/op_host/tile_plan.h\"\n\
+         ub-parts-of = \"ubSize\"\nub-parts-in = \"PlanTile\"\nrange = [1, 8]\n",
+    );
+    std::fs::write(&manifest, text).unwrap();
+    let mut p = open_at(dir, root);
+    // Programs built inside the project, as the command line builds them (the staging folders then lie
+    // inside the project too); the twin runtime shared with the other tests.
+    let work = p.root.join("target/ascend-tune");
+    p.twin = Twin::prepare_in(&work, &work, &build_cache().join("twin")).unwrap();
+    p.twin.set_mounts(p.manifest.include_as.clone());
+    // a kept kernel rewrite of the mounted header, as the candidate's text
+    let header = "../tile_utils/op_kernel/inplace_tile.h";
+    let original = std::fs::read_to_string(p.root.join(header)).unwrap();
+    let rewritten = format!("{original}\n// rewritten\n");
+    let built: Vec<Artifact> = [1i64, 2, 4]
+        .iter()
+        .map(|&parts| {
+            let op = &p.manifest.ops[0];
+            let point = p.point(&[parts]);
+            let mut patched = p.variant.patched(&point);
+            let placed =
+                ascend_tune::rewrite::params::placed(&p.variant.space, &point, &p.variant.sources);
+            patched.retain(|f, t| p.originals.get(f) != Some(t));
+            patched.insert(header.to_string(), rewritten.clone());
+            let sources = SourceSet { overrides: patched };
+            p.twin
+                .build_point(&p.root, &p.manifest.include, op, &sources, &placed)
+                .unwrap_or_else(|f| panic!("ub_parts {parts}: {}", f.message))
+        })
+        .collect();
+    for (i, a) in built.iter().enumerate() {
+        assert!(!a.run_env.is_empty(), "nothing read at run time");
+        assert_eq!(a.cached, i > 0, "point {i}: built again");
+        assert_eq!(a.host, built[0].host, "one host program for every point");
+        assert_eq!(
+            a.kernel, built[0].kernel,
+            "one kernel program for every point"
+        );
+    }
+    let said = |p: &Path| std::fs::read_to_string(p.parent().unwrap().join("tunables.txt"));
+    assert_eq!(said(&built[0].host).unwrap(), "ub_parts: run time\n");
+    // the kernel's run-time form compiled (its tiling struct generated from the host's header, the
+    // rewritten mounted header read): a compiled-in fallback has no such file
+    assert_eq!(
+        said(&built[0].kernel).unwrap(),
+        "ub_parts: compiled in: this side does not read ../tile_utils/op_host/tile_plan.h\n"
+    );
+    // the programs compute what the points say: the tile shrinks with the UB share
+    let tiles: Vec<Vec<u8>> = built
+        .iter()
+        .map(|a| p.run(a).unwrap().tiling.tiling_data)
+        .collect();
+    assert_ne!(tiles[0], tiles[1]);
+    assert_ne!(tiles[1], tiles[2]);
 }
