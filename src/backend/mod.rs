@@ -222,6 +222,18 @@ pub trait Backend: Send + Sync {
         let _ = (op, inputs);
         Ok(None)
     }
+    /// `infer_outputs` with the host program of `built` (a build of the op's sources, in the run-time
+    /// form a tune shares where the backend has one) instead of one built for the purpose. The default
+    /// is `infer_outputs`.
+    fn infer_outputs_built(
+        &self,
+        op: &OpSpec,
+        inputs: &Inputs,
+        built: &Artifact,
+    ) -> std::result::Result<Option<Vec<crate::twin::protocol::InferredOutput>>, String> {
+        let _ = built;
+        self.infer_outputs(op, inputs)
+    }
     /// Whether the op's tiling function refuses `inputs` (and the op's attrs): Ok(Some(why)) when it
     /// does, Ok(None) when it accepts them or the backend cannot run it alone, Err when it could not
     /// be asked (its host code does not build).

@@ -161,7 +161,20 @@ impl Backend for TwinBackend {
             .input_files(op, inputs)
             .map_err(|e| format!("writing inputs: {e}"))?;
         self.twin
-            .infer_outputs(&self.root, &self.include, op, self.soc, &files)
+            .infer_outputs(&self.root, &self.include, op, self.soc, &files, None)
+    }
+
+    fn infer_outputs_built(
+        &self,
+        op: &OpSpec,
+        inputs: &Inputs,
+        built: &Artifact,
+    ) -> std::result::Result<Option<Vec<crate::twin::protocol::InferredOutput>>, String> {
+        let files = self
+            .input_files(op, inputs)
+            .map_err(|e| format!("writing inputs: {e}"))?;
+        self.twin
+            .infer_outputs(&self.root, &self.include, op, self.soc, &files, Some(built))
     }
 
     fn tiling_refusal(

@@ -108,6 +108,31 @@ impl Evaluator {
         Self::baseline_timed(backend, op, inputs, keep_trace).map(|(m, _)| m)
     }
 
+    /// The unmodified sources built so that `placed` (the tunables at the values the sources hold) may
+    /// be read at run time: the program the trials' points then share (`Backend::build_point`), so a
+    /// tune does not compile the same sources twice. Empty `placed` builds as written.
+    pub fn original_build(
+        backend: &dyn Backend,
+        op: &OpSpec,
+        placed: &[crate::rewrite::params::Placed],
+    ) -> Result<Artifact, TrialFailure> {
+        match placed {
+            [] => backend.build(op, &SourceSet::default()),
+            _ => backend.build_point(op, &SourceSet::default(), placed),
+        }
+    }
+
+    /// `baseline` from the program `original_build` gives.
+    pub fn baseline_at(
+        backend: &dyn Backend,
+        op: &OpSpec,
+        inputs: &Inputs,
+        placed: &[crate::rewrite::params::Placed],
+    ) -> Result<Measurement, TrialFailure> {
+        let artifact = Self::original_build(backend, op, placed)?;
+        backend.run(op, &artifact, inputs, false)
+    }
+
     /// `baseline`, with how long the build and the run took on this machine (wall clock).
     pub fn baseline_timed(
         backend: &dyn Backend,

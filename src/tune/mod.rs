@@ -319,7 +319,14 @@ pub fn tune_op(
         Some(_) => Arc::new(crate::backend::faults::FaultyBackend::new(backend)),
         None => backend,
     };
-    let baseline = Evaluator::baseline(backend.as_ref(), op, &inputs, false)
+    // The tunables where the sources hold them: the unmodified op is built in the run-time form the
+    // trials share (one build fewer per tune on the twin; the form computes what the sources do).
+    let current: Vec<crate::rewrite::params::Placed> = start
+        .space
+        .current()
+        .map(|p| crate::rewrite::params::placed(&start.space, &p, &start.sources))
+        .unwrap_or_default();
+    let baseline = Evaluator::baseline_at(backend.as_ref(), op, &inputs, &current)
         .map_err(|f| Error::NoValidCandidate(format!("op `{}`: the sources as they are fail ({}): {}\nfix the operator first: tuning needs its own outputs as the reference", op.name, f.kind.as_str(), f.message)))?;
     // The manifest's golden command judges the unmodified operator first: a reference that fails it
     // would make every trial that reproduces it count as right.
@@ -357,16 +364,14 @@ pub fn tune_op(
     let probes = if !generated && op.shapes.is_empty() {
         probes::Probes::default()
     } else {
-        let artifact = backend
-            .build(op, &crate::backend::SourceSet::default())
-            .map_err(|f| {
-                Error::NoValidCandidate(format!(
-                    "op `{}`: the sources as they are no longer build ({}): {}",
-                    op.name,
-                    f.kind.as_str(),
-                    f.message
-                ))
-            })?;
+        let artifact = Evaluator::original_build(backend.as_ref(), op, &current).map_err(|f| {
+            Error::NoValidCandidate(format!(
+                "op `{}`: the sources as they are no longer build ({}): {}",
+                op.name,
+                f.kind.as_str(),
+                f.message
+            ))
+        })?;
         probes::Probes::prepare(
             backend.as_ref(),
             op,

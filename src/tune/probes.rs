@@ -140,7 +140,7 @@ impl Probes {
             // tuned shape maps to them); else they keep the dimensions mapped with the inputs'.
             // (the inputs depend on the inputs' specs alone: drawn once for both)
             let inputs = super::inputs(&probe_op);
-            if let Ok(Some(inferred)) = backend.infer_outputs(&probe_op, &inputs) {
+            if let Ok(Some(inferred)) = backend.infer_outputs_built(&probe_op, &inputs, artifact) {
                 for (t, o) in probe_op.outputs.iter_mut().zip(inferred) {
                     if let (Some(shape), false) = (o.shape, o.unset) {
                         t.shape = shape;
