@@ -1906,3 +1906,34 @@ fn a_link_miss_init_resolves_is_not_reported_as_an_infershape_failure() {
         "{manifest}"
     );
 }
+
+/// An op whose OpDef registers no InferShape and whose kernel writes one value per row (ops-nn's
+/// ada_layer_norm_quant `quant_scale`, fused_cross_entropy_loss_with_max_sum `loss`): init guessed the
+/// output as the main input's [48, 16384] and `run` then warned that 786384 of its elements were never
+/// written. init now runs the op, sees that its kernel writes exactly the first 48 elements, the main
+/// shape's leading axis, and writes y as [48], saying why; `run` then has nothing to warn of.
+#[test]
+fn init_fits_an_output_the_kernel_writes_one_value_per_row_of() {
+    let dir = test_project("row_sum_custom");
+    let out = cargo_ascend_tune(dir.path(), &["init", "--color", "never"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let (_, err) = text(&out);
+    assert!(
+        err.contains(
+            "Fitted `row_sum_custom`: its kernel writes only the leading axes' worth of `y`"
+        ),
+        "{err}"
+    );
+    let manifest = std::fs::read_to_string(dir.path().join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "shape = [48]   # guess: [48], the main input's leading axes: its kernel wrote only the first 48 of the 786432 elements"
+        ),
+        "{manifest}"
+    );
+    assert!(manifest.contains("shape = [48, 16384]"), "{manifest}");
+    let out = cargo_ascend_tune(dir.path(), &["run", "--color", "never"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let (_, err) = text(&out);
+    assert!(!err.contains("depend on what the output held"), "{err}");
+}

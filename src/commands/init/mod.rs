@@ -247,6 +247,7 @@ pub fn init(
         fitting.workload_examples(&mut inferred)?;
         fitting.overflowing_defaults(&mut inferred)?;
         fitting.grow_small_cases(&mut inferred)?;
+        fitting.outputs_written_short(&mut inferred)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
         probe_ops(&path, &mut ops, opts.probe_seconds, printer)?;
@@ -340,6 +341,9 @@ struct Inferred {
     /// Op name -> list attr -> the length a refusal asked for ("ksizes must contain two values",
     /// "invalid list size: ksizes: 1: 2"), and that refusal: the attr's guess, repeated to that length.
     attr_lens: BTreeMap<String, BTreeMap<String, (usize, String)>>,
+    /// Op name -> output -> the leading axes of its guessed shape that the kernel was seen to write
+    /// (`outputs_written_short`), and what the run showed.
+    short_outputs: BTreeMap<String, BTreeMap<String, (Vec<u64>, String)>>,
 }
 
 /// One fit a refusal asks for: the input, an axis and its size, or a rank.
@@ -365,6 +369,14 @@ impl Inferred {
                 {
                     g.push_str(&format!(" (the op's InferShape could not be run: {why})"));
                 }
+            }
+        }
+        for t in outputs.iter_mut() {
+            if let Some((shape, why)) = self.short_outputs.get(op).and_then(|m| m.get(&t.name))
+                && !shapes.contains_key(&t.name)
+            {
+                t.shape = shape.clone();
+                t.guess = Some(format!("guess: {why}"));
             }
         }
         let Some(inferred) = self.outputs.get(op) else {
@@ -1048,6 +1060,122 @@ impl Fitting<'_> {
                 // nothing ran: the case the tiling took is still the best known
                 inferred.test_cases.insert(op.name.clone(), c);
                 self.reinfer(op, inferred)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// For each op with an output whose shape init guessed as the main input's (no InferShape gave it,
+    /// no test or example case, no `--shape`), runs the op and looks at what its kernel writes there
+    /// (`tune::probes::unwritten`: a run with the outputs filled with 0xA5 bytes against one with
+    /// zeros). When it writes exactly the first N elements and N is the product of the guessed shape's
+    /// leading axes, the output is those axes, said beside it: a per-row result (ops-nn's
+    /// ada_layer_norm_quant writes one `quant_scale` per row of its [48, 16384] input) is not a full
+    /// tensor. Outputs the OpDef has filled first (`.InitValue`) are left alone.
+    fn outputs_written_short(&self, inferred: &mut Inferred) -> Result<()> {
+        for op in self.ops.iter().filter(|o| o.launch.is_none()) {
+            if op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n))
+                || inferred.test_cases.contains_key(&op.name)
+            {
+                continue;
+            }
+            let Ok(manifest) = crate::manifest::Manifest::load(self.path) else {
+                continue;
+            };
+            if manifest.backend != crate::manifest::BackendKind::Twin {
+                continue;
+            }
+            let Some(spec) = manifest.op(&op.name) else {
+                continue;
+            };
+            let Some(main) = spec.inputs.first().map(|t| t.shape.clone()) else {
+                continue;
+            };
+            let given = inferred.outputs.get(&op.name);
+            let filled: Vec<&str> = op
+                .opdef
+                .iter()
+                .flat_map(|d| &d.outputs)
+                .filter(|p| p.init_value)
+                .map(|p| p.name.as_str())
+                .collect();
+            let guessed: Vec<usize> = spec
+                .outputs
+                .iter()
+                .enumerate()
+                .filter(|(i, t)| {
+                    t.shape == main
+                        && main.len() > 1
+                        && t.list.is_none()
+                        && !self.shapes.contains_key(&t.name)
+                        && !filled.contains(&t.name.as_str())
+                        && given
+                            .and_then(|g| g.get(*i))
+                            .is_none_or(|o| o.shape.is_none())
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if guessed.is_empty() {
+                continue;
+            }
+            let Ok(backend) = project_backend(&manifest) else {
+                continue;
+            };
+            let inputs = crate::tune::inputs(spec);
+            let Ok(artifact) = backend.build(spec, &crate::backend::SourceSet::default()) else {
+                continue;
+            };
+            let Ok(m) = backend.run(spec, &artifact, &inputs, false) else {
+                continue;
+            };
+            let unwritten = crate::tune::probes::unwritten(
+                backend.as_ref(),
+                spec,
+                &artifact,
+                &inputs,
+                &m.outputs,
+            );
+            let mut fitted = vec![];
+            for i in guessed {
+                let (Some(t), Some(ranges)) = (spec.outputs.get(i), unwritten.get(i)) else {
+                    continue;
+                };
+                let size = t.dtype.size().max(1);
+                let [only] = ranges.as_slice() else {
+                    continue;
+                };
+                let (written, elems) = (only.start / size, t.elems() as usize);
+                if written == 0 || only.end / size != elems {
+                    continue;
+                }
+                let Some(k) = (1..main.len())
+                    .find(|&k| main[..k].iter().product::<u64>() as usize == written)
+                else {
+                    continue;
+                };
+                let shape = main[..k].to_vec();
+                let why = format!(
+                    "{shape:?}, the main input's leading axes: its kernel wrote only the first {written} of the {elems} elements of the main input's shape, guessed for it first (a run with the output filled with 0xA5 bytes differed from one with zeros in the rest)"
+                );
+                inferred
+                    .short_outputs
+                    .entry(op.name.clone())
+                    .or_default()
+                    .insert(t.name.clone(), (shape, why));
+                fitted.push(t.name.clone());
+            }
+            if fitted.is_empty() {
+                continue;
+            }
+            (self.write)(inferred)?;
+            for name in fitted {
+                self.printer.status(
+                    "Fitted",
+                    format!(
+                        "`{}`: its kernel writes only the leading axes' worth of `{name}`; the main input's leading axes written as its shape",
+                        op.name
+                    ),
+                );
             }
         }
         Ok(())
