@@ -129,8 +129,7 @@ impl Evaluator {
         inputs: &Inputs,
         placed: &[crate::rewrite::params::Placed],
     ) -> Result<Measurement, TrialFailure> {
-        let artifact = Self::original_build(backend, op, placed)?;
-        backend.run(op, &artifact, inputs, false)
+        Self::baseline_timed_at(backend, op, inputs, false, placed).map(|(m, _)| m)
     }
 
     /// `baseline`, with how long the build and the run took on this machine (wall clock).
@@ -140,8 +139,19 @@ impl Evaluator {
         inputs: &Inputs,
         keep_trace: bool,
     ) -> Result<(Measurement, BaselineTimings), TrialFailure> {
+        Self::baseline_timed_at(backend, op, inputs, keep_trace, &[])
+    }
+
+    /// `baseline_timed` from the program `original_build` gives for `placed`.
+    fn baseline_timed_at(
+        backend: &dyn Backend,
+        op: &OpSpec,
+        inputs: &Inputs,
+        keep_trace: bool,
+        placed: &[crate::rewrite::params::Placed],
+    ) -> Result<(Measurement, BaselineTimings), TrialFailure> {
         let started = std::time::Instant::now();
-        let artifact = backend.build(op, &SourceSet::default())?;
+        let artifact = Self::original_build(backend, op, placed)?;
         let build = started.elapsed();
         let started = std::time::Instant::now();
         let m = backend.run(op, &artifact, inputs, keep_trace)?;
