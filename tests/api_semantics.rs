@@ -8062,3 +8062,65 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
         "{stderr}"
     );
 }
+
+/// A vector instruction whose operand runs past the end of the UB buffer `InitBuffer` carved for it
+/// draws a warning that names the bytes and where the buffer was carved; one that stays inside its
+/// buffer (a queue's second buffer, a TBuf's whole length) draws none. ops-math's asinh computes its
+/// last tile rounded up to 64 elements in buffers of the tile's exact length: at one element its
+/// `CompareScalar` read 256 bytes from a 32-byte buffer, and its output there depended on what the
+/// neighbouring buffers held (`tune` then rejected a bank-offset candidate against that garbage).
+#[test]
+fn a_vector_operand_past_its_carved_buffer_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 64);
+    yg.SetGlobalBuffer((__gm__ float *)y, 64);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 2> q;
+    TBuf<TPosition::VECCALC> small, big;
+    pipe.InitBuffer(q, 2, 256);
+    pipe.InitBuffer(big, 256);
+    pipe.InitBuffer(small, 4);
+    LocalTensor<float> a = q.AllocTensor<float>();
+    LocalTensor<float> b = q.AllocTensor<float>();
+    LocalTensor<float> s = small.Get<float>();
+    LocalTensor<float> t = big.Get<float>();
+    DataCopy(a, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    Adds(b, a, 1.0f, 64);       // inside the queue's second buffer
+    Muls(t, b, 2.0f, 64);       // inside the TBuf
+    Abs(s, t, 64);              // 256 bytes into a 32-byte buffer
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 64);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the past-its-buffer kernel",
+    );
+    let x: Vec<f32> = (0..64).map(|i| i as f32 - 20.0).collect();
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&x))], 64 * 4);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        f32s(&y),
+        x.iter().map(|v| (v + 1.0) * 2.0).collect::<Vec<_>>()
+    );
+    assert!(
+        stderr.contains(
+            "Abs reads or writes 256 bytes of UB from address 768, past the end of its UB buffer (32 bytes from address 768, carved at"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("past the end of its UB buffer").count(),
+        1,
+        "{stderr}"
+    );
+}

@@ -9,13 +9,20 @@ use crate::model::soc::Soc;
 use crate::twin::Twin;
 use std::path::PathBuf;
 
-/// The first of a twin run's warnings that a GM -> UB copy wrote past its destination tensor (the
-/// words templates/twin/include/kernel/twin/copy.h's `warn_past_tensor` writes): a candidate whose run
-/// or shape probe warns so, where the unmodified op's did not, fails (`tune::evaluate`).
+/// The first of a twin run's warnings that the kernel reached UB bytes that are another buffer's: a
+/// GM -> UB copy wrote past its destination tensor (templates/twin/include/kernel/twin/copy.h,
+/// `warn_past_tensor`), or a vector instruction's operand ran past the end of the UB buffer
+/// `InitBuffer` carved for it (kernel_runtime.cpp, `ub_check_in_buffer`). What such a kernel computes
+/// depends on the UB layout, so a candidate whose run or shape probe warns so, where the unmodified
+/// op's did not, fails (`tune::evaluate`), and a shape probe where the unmodified op warns so is left
+/// out (`run_outputs`).
 pub fn spill(warnings: &[String]) -> Option<&str> {
     warnings
         .iter()
-        .find(|w| w.contains("past the end of its destination tensor"))
+        .find(|w| {
+            w.contains("past the end of its destination tensor")
+                || w.contains("past the end of its UB buffer")
+        })
         .map(String::as_str)
 }
 
@@ -225,5 +232,22 @@ impl Backend for TwinBackend {
             .run_env
             .push(("ASCEND_TWIN_OUTPUT_FILL".into(), fill.to_string()));
         Some(self.run_outputs(op, &filled, inputs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spill;
+
+    /// Both of the twin's words for reaching another buffer's UB bytes count as a spill; other
+    /// warnings do not.
+    #[test]
+    fn a_copy_or_a_vector_operand_past_its_buffer_is_a_spill() {
+        let copy = "DataCopyPad writes 128 bytes of UB from address 1024, past the end of its destination tensor (64 bytes)";
+        let vector = "op `asinh`, in the twin's kernel run: Mul reads or writes 256 bytes of UB from address 160, past the end of its UB buffer (32 bytes from address 160, carved at op_kernel/asinh.h:90)";
+        let other = "DataCopy: 12 bytes is not a multiple of 32; only 0 bytes are copied";
+        assert_eq!(spill(&[other.into(), copy.into()]), Some(copy));
+        assert_eq!(spill(&[other.into(), vector.into()]), Some(vector));
+        assert_eq!(spill(&[other.into()]), None);
     }
 }

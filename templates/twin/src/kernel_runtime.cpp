@@ -49,6 +49,35 @@ void warn_once(const char *file, int line, const char *fmt, ...) {
     std::fprintf(stderr, "warning: %s\n  --> %s:%d (block %lld)\n", buf, file ? file : "?", line, (long long)g.block_idx);
 }
 
+// ---- UB buffers (runtime.h) -------------------------------------------------------------------
+void ub_note_buffer(uint32_t addr, uint32_t len, uint32_t num, TWIN_LOC_DECL) {
+    if (len == 0 || num == 0) return;
+    uint32_t n = g.ub_nbufs;
+    while (n > 0 && g.ub_bufs[n - 1].addr >= addr) n--;
+    g.ub_nbufs = n;
+    if (n == (uint32_t)UB_BUFS) return;
+    g.ub_bufs[n] = UbBuf{addr, len, num, twin_file, twin_line};
+    g.ub_nbufs = n + 1;
+}
+
+void ub_check_in_buffer(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
+    if (bytes == 0) return;
+    for (uint32_t i = g.ub_nbufs; i-- > 0;) {
+        const UbBuf &b = g.ub_bufs[i];
+        const uint64_t end_all = (uint64_t)b.addr + (uint64_t)b.len * b.num;
+        if (addr < b.addr || addr >= end_all) continue;
+        const uint64_t k = (addr - b.addr) / b.len;
+        const uint64_t end = (uint64_t)b.addr + (k + 1) * b.len;
+        if (addr + bytes > end)
+            warn_once(twin_file, twin_line,
+                      "%s reads or writes %llu bytes of UB from address %llu, past the end of its UB buffer (%u bytes "
+                      "from address %llu, carved at %s:%d): the bytes after it belong to whatever buffer is carved there",
+                      api, (unsigned long long)bytes, (unsigned long long)addr, b.len,
+                      (unsigned long long)(end - b.len), b.file ? b.file : "?", b.line);
+        return;
+    }
+}
+
 // ---- timing-only mode (runtime.h) ------------------------------------------------------------
 bool timing_only() {
     static const bool on = [] {

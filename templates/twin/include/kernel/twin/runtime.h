@@ -39,6 +39,15 @@ inline int device_launch(const char *file, int line) {
 void warn_once(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 // ---- per-block state -------------------------------------------------------------------------
+// A UB buffer TPipe::InitBuffer carved in this block: `num` buffers of `len` bytes from `addr` (a queue's
+// buffers one by one; a TBuf is one buffer), and where. vspan checks that a vector instruction's operand
+// stays inside the buffer it starts in (ub_check_in_buffer).
+struct UbBuf {
+    uint32_t addr, len, num;
+    const char *file;
+    int line;
+};
+constexpr int UB_BUFS = 64; // buffers past this many in a block are not checked
 // Trivial on purpose (zero-initialised thread_local, no TLS wrapper calls); kernel_main sets it up.
 struct BlockState {
     uint8_t *ub;          // the UB arena of this block
@@ -85,6 +94,8 @@ struct BlockState {
     bool kind_queried;    // ASCEND_IS_AIC/AIV or a sub-block query ran (a later mixed declaration is a fault)
     bool pad_set;         // SetPadValue was called: DataCopyPad GM->UB with isPad false pads with pad_raw
     uint64_t pad_raw;     // SetPadValue's value, its bytes as written (the low sizeof(T) bytes)
+    UbBuf ub_bufs[UB_BUFS]; // the UB buffers carved so far, in carving order (ub_note_buffer)
+    uint32_t ub_nbufs;
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;
@@ -121,6 +132,18 @@ inline uint8_t *ub_span(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC
     }
     return g.ub + addr;
 }
+// Records a UB buffer TPipe::InitBuffer carved. A carve at `addr` means everything carved at or after it
+// was released (TPipe::Reset, a pipe's end), so those records go.
+void ub_note_buffer(uint32_t addr, uint32_t len, uint32_t num, TWIN_LOC_DECL);
+// A vector instruction's operand: `bytes` from UB byte `addr`. Where addr lies in a buffer InitBuffer
+// carved and the operand runs past that buffer's end, a warning: nothing on the device stops it, the
+// bytes after the buffer belong to whatever is carved there, so what the instruction reads or leaves
+// there depends on the UB layout (ops-math's asinh computes its last tile rounded up to 64 elements in
+// buffers of the tile's exact length: at one element it reads and writes 224 bytes of its neighbours).
+// `tune` treats it as it treats a copy past its tensor (src/backend/twin.rs, `spill`): a candidate
+// whose run warns so where the unmodified op's does not fails, and a shape probe where the unmodified
+// op warns so is left out, its outputs there depending on the layout.
+void ub_check_in_buffer(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_DECL);
 // A `__ubuf__` pointer as a kernel holds it, as a UB byte address. LocalTensor::GetPhyAddr() of a UB
 // tensor gives a host pointer into this block's UB arena, so that kernel code may read and write through
 // `(__ubuf__ T *)x.GetPhyAddr()` itself (ops-nn's group_quant, ascend_quant_v2); APIs that take raw UB

@@ -715,6 +715,7 @@ public:
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of_queue(S, D), (uint64_t)alen * num, TWIN_LOC_ARGS);
         twin::tr_carve((int)twin::hw_of_queue(S, D), a, alen, num, TWIN_LOC_ARGS);
+        if (twin::hw_of_queue(S, D) == twin::HW_UB) twin::ub_note_buffer(a, alen, num, TWIN_LOC_ARGS);
         que.twin_init(twin::g.next_qid++, a, alen, num);
         return true;
     }
@@ -723,6 +724,7 @@ public:
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of(P), alen, TWIN_LOC_ARGS);
         twin::tr_carve((int)twin::hw_of(P), a, alen, 1, TWIN_LOC_ARGS);
+        if (twin::hw_of(P) == twin::HW_UB) twin::ub_note_buffer(a, alen, 1, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen);
         return true;
     }
@@ -733,6 +735,7 @@ public:
         uint32_t alen = (len + 31u) / 32u * 32u;
         uint32_t a = carve(twin::hw_of(P), (uint64_t)alen * num, TWIN_LOC_ARGS);
         twin::tr_carve((int)twin::hw_of(P), a, alen, num, TWIN_LOC_ARGS);
+        if (twin::hw_of(P) == twin::HW_UB) twin::ub_note_buffer(a, alen * num, 1, TWIN_LOC_ARGS);
         buf.twin_init(twin::g.next_qid++, a, alen * num);
         return true;
     }
