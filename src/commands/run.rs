@@ -50,7 +50,7 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
         if let Some(note) = crate::model::soc::assumed_figures(soc).filter(|_| m.modelled) {
             printer.warn(format!("op `{}`: {note}", op.name));
         }
-        for w in &m.warnings {
+        for w in folded_overruns(&m.warnings) {
             printer.warn(format!("op `{}`, in the twin's kernel run: {w}", op.name));
         }
         for r in &m.timing.ub_races {
@@ -173,4 +173,65 @@ fn initialised_outputs(root: &std::path::Path, op: &crate::manifest::OpSpec) -> 
         .filter(|p| p.init_value)
         .map(|p| p.name)
         .collect()
+}
+
+/// The twin's warnings as `run` shows them: a kernel that computes past its UB buffers does so at many
+/// call sites (ops-math's asinh at one element: every vector instruction of its tile, 14 warnings), so
+/// past the first `SHOWN` such warnings the rest become one line that counts them.
+fn folded_overruns(warnings: &[String]) -> Vec<String> {
+    const SHOWN: usize = 3;
+    const WORDS: &str = "past the end of its UB buffer";
+    let overruns = warnings.iter().filter(|w| w.contains(WORDS)).count();
+    let mut seen = 0;
+    let mut out: Vec<String> = warnings
+        .iter()
+        .filter(|w| {
+            let overrun = w.contains(WORDS);
+            seen += usize::from(overrun);
+            !overrun || seen <= SHOWN
+        })
+        .cloned()
+        .collect();
+    if overruns > SHOWN {
+        out.push(format!(
+            "and {} more vector instructions read or write past the end of their UB buffer \
+             (ASCEND_TUNE_KEEP_RUNS=1 keeps the run's kernel.err with every one)",
+            overruns - SHOWN
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::folded_overruns;
+
+    #[test]
+    fn overruns_past_the_third_are_counted_on_one_line() {
+        let over = |api: &str| {
+            format!(
+                "{api} reads or writes 256 bytes of UB from address 0, past the end of its UB buffer (32 bytes)"
+            )
+        };
+        let other =
+            "DataCopy: 12 bytes is not a multiple of 32; only 0 bytes are copied".to_string();
+        let warnings = vec![
+            over("Abs"),
+            other.clone(),
+            over("Mul"),
+            over("Add"),
+            over("Sqrt"),
+            over("Ln"),
+        ];
+        let shown = folded_overruns(&warnings);
+        assert_eq!(shown.len(), 5, "{shown:?}");
+        assert_eq!(shown[..4], [over("Abs"), other, over("Mul"), over("Add")]);
+        assert!(
+            shown[4].starts_with("and 2 more vector instructions"),
+            "{}",
+            shown[4]
+        );
+        // Three or fewer stay as they are.
+        assert_eq!(folded_overruns(&warnings[..4]), warnings[..4].to_vec());
+    }
 }
