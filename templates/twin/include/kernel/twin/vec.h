@@ -107,8 +107,9 @@ inline void vcheck(int64_t n, const char *api, TWIN_LOC_DECL) {
     if (n < 0) fault(twin_file, twin_line, "%s: negative element count %lld", api, (long long)n);
 }
 template <class T> inline uint8_t *vspan(const AscendC::LocalTensor<T> &t, uint64_t n, const char *api, TWIN_LOC_DECL) {
-    if (t.addr_ % 32 != 0) warn_once(twin_file, twin_line, "%s: UB operand address %u is not 32-byte aligned", api, t.addr_);
+    // The overrun first: warnings are once per call site, and it is the one `tune` acts on.
     if (t.pos_ != AscendC::TPosition::GM && hw_of(t.pos_) == HW_UB) ub_check_in_buffer(t.addr_, n * sizeof(T), api, TWIN_LOC_ARGS);
+    if (t.addr_ % 32 != 0) warn_once(twin_file, twin_line, "%s: UB operand address %u is not 32-byte aligned", api, t.addr_);
     return ub_span(t.addr_, n * sizeof(T), api, TWIN_LOC_ARGS);
 }
 
