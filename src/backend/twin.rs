@@ -19,11 +19,14 @@ use std::path::PathBuf;
 pub fn spill(warnings: &[String]) -> Option<&str> {
     warnings
         .iter()
-        .find(|w| {
-            w.contains("past the end of its destination tensor")
-                || w.contains("past the end of its UB buffer")
-        })
+        .find(|w| w.contains("past the end of its destination tensor") || past_ub_buffer(w))
         .map(String::as_str)
+}
+
+/// Whether a twin warning is a vector operand past the end of its carved UB buffer (the words
+/// kernel_runtime.cpp's `ub_check_in_buffer` writes).
+pub fn past_ub_buffer(warning: &str) -> bool {
+    warning.contains("past the end of its UB buffer")
 }
 
 pub struct TwinBackend {

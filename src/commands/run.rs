@@ -179,18 +179,17 @@ fn initialised_outputs(root: &std::path::Path, op: &crate::manifest::OpSpec) -> 
 /// call sites (ops-math's asinh at one element: every vector instruction of its tile, 14 warnings), so
 /// past the first `SHOWN` such warnings the rest become one line that counts them.
 fn folded_overruns(warnings: &[String]) -> Vec<String> {
+    use crate::backend::twin::past_ub_buffer;
     const SHOWN: usize = 3;
-    const WORDS: &str = "past the end of its UB buffer";
-    let overruns = warnings.iter().filter(|w| w.contains(WORDS)).count();
-    let mut seen = 0;
+    let overruns = warnings.iter().filter(|w| past_ub_buffer(w)).count();
     let mut out: Vec<String> = warnings
         .iter()
-        .filter(|w| {
-            let overrun = w.contains(WORDS);
-            seen += usize::from(overrun);
-            !overrun || seen <= SHOWN
+        .scan(0, |seen, w| {
+            *seen += usize::from(past_ub_buffer(w));
+            Some((*seen, w))
         })
-        .cloned()
+        .filter(|(seen, w)| !past_ub_buffer(w) || *seen <= SHOWN)
+        .map(|(_, w)| w.clone())
         .collect();
     if overruns > SHOWN {
         out.push(format!(
