@@ -2237,6 +2237,16 @@ fn run_kernel(
     inputs: &[(&str, Vec<u8>)],
     out_bytes: usize,
 ) -> (std::process::Output, Vec<u8>) {
+    run_kernel_env(w, inputs, out_bytes, &[])
+}
+
+/// `run_kernel` with these environment variables set for the kernel program.
+fn run_kernel_env(
+    w: &Path,
+    inputs: &[(&str, Vec<u8>)],
+    out_bytes: usize,
+    env: &[(&str, &str)],
+) -> (std::process::Output, Vec<u8>) {
     std::fs::write(w.join("tiling.bin"), b"").unwrap();
     let mut run = format!(
         "block_dim 1\nub_bytes 196352\ntiling {}\nworkspace 0\n",
@@ -2255,6 +2265,7 @@ fn run_kernel(
     std::fs::write(w.join("run.txt"), run).unwrap();
     let out = Command::new(w.join("kernel"))
         .arg(w.join("run.txt"))
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let y = std::fs::read(w.join("y.bin")).unwrap_or_default();
@@ -8069,6 +8080,72 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
 /// last tile rounded up to 64 elements in buffers of the tile's exact length: at one element its
 /// `CompareScalar` read 256 bytes from a 32-byte buffer, and its output there depended on what the
 /// neighbouring buffers held (`tune` then rejected a bank-offset candidate against that garbage).
+/// ASCEND_TWIN_UB_GAP=N carves every UB buffer N bytes after the one before (a queue's buffers one
+/// by one), the gap filled with 0xA5 bytes: where an instruction runs past its buffer, what it reaches
+/// then is the gap, not the next buffer. `tune` runs an op that way on a shape probe where it overruns
+/// its buffers, and keeps the probe only if its outputs do not change (src/tune/probes.rs).
+#[test]
+fn ub_buffers_carved_apart_take_an_overrun_in_the_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float *)x, 16);
+    yg.SetGlobalBuffer((__gm__ float *)y, 24);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> t;
+    TQue<QuePosition::VECIN, 2> q;
+    pipe.InitBuffer(t, 128);
+    pipe.InitBuffer(q, 2, 32);
+    LocalTensor<float> c = t.Get<float>();
+    LocalTensor<float> a = q.AllocTensor<float>();
+    LocalTensor<float> b = q.AllocTensor<float>();
+    DataCopy(b, xg[8], 8);
+    q.EnQue(b);
+    b = q.DeQue<float>();
+    Duplicate(a, 7.0f, 16);     // 64 bytes into a 32-byte buffer: the next one, or the gap
+    PipeBarrier<PIPE_ALL>();
+    Adds(c, a, 0.0f, 24);       // reads 96 bytes back: past the second buffer, or into the gap
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, b, 8);
+    DataCopy(yg[8], c[8], 16);
+    q.FreeTensor(b);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the carved-apart kernel",
+    );
+    let x: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    let input = [("x", bytes_f32(&x))];
+    // packed, as InitBuffer carves: the overrun lands in the queue's second buffer, and the read past
+    // it finds UB nothing was carved in (zeros)
+    let (out, y) = run_kernel(w, &input, 24 * 4);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(f32s(&y), [&[7.0; 16][..], &[0.0; 8]].concat());
+    assert!(
+        stderr.contains("Duplicate reads or writes 64 bytes"),
+        "{stderr}"
+    );
+    // 64 bytes apart: the second buffer keeps x[8..16], the overrun is still named, and the read
+    // past what Duplicate wrote finds the gap's 0xA5 bytes
+    let (out, y) = run_kernel_env(w, &input, 24 * 4, &[("ASCEND_TWIN_UB_GAP", "64")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let fill = f32::from_bits(0xA5A5_A5A5);
+    assert_eq!(f32s(&y), [&x[8..], &[7.0; 8], &[fill; 8]].concat());
+    assert!(
+        stderr.contains("Duplicate reads or writes 64 bytes"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Adds reads or writes 96 bytes"), "{stderr}");
+}
+
 #[test]
 fn a_vector_operand_past_its_carved_buffer_warns() {
     let dir = tempfile::tempdir().unwrap();

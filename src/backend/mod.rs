@@ -267,6 +267,21 @@ pub trait Backend: Send + Sync {
         let _ = (op, artifact, inputs, fill);
         None
     }
+    /// Runs a built artifact for its outputs as `run_outputs` does, but where its instructions run
+    /// past the UB buffers they were given (`twin::spill`) gives the outputs all the same, with every
+    /// UB buffer carved `gap` bytes apart from the next where `gap` is not 0: outputs that agree
+    /// between the two layouts do not depend on what the overrun reaches. None where the backend
+    /// cannot lay out the UB itself (real hardware).
+    fn run_outputs_overrunning(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+        gap: u32,
+    ) -> Option<std::result::Result<Vec<Vec<u8>>, TrialFailure>> {
+        let _ = (op, artifact, inputs, gap);
+        None
+    }
 }
 
 /// What opening a backend made, and whether all of it came from a cache.

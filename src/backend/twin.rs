@@ -93,6 +93,25 @@ impl TwinBackend {
         })?;
         self.twin.run(op, artifact, self.soc, &files)
     }
+
+    /// A run for outputs only (a shape probe), failed where its trace shows a UB race (`model::race`),
+    /// which the twin's right outputs cannot show: a probe shape with more tiles than the tuned one may
+    /// reuse a buffer the tuned shape never does.
+    fn run_unraced(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+    ) -> std::result::Result<crate::twin::RunOutput, TrialFailure> {
+        let out = self.run_twin(op, artifact, inputs)?;
+        // A trace the model cannot read is the timed run's error to report, not a probe's.
+        if let Ok(trace) = crate::model::trace::parse(&out.trace)
+            && let Some(race) = crate::model::race::ub_races(&trace, 1).first()
+        {
+            return Err(TrialFailure::new(FailureKind::Fault, race.describe()));
+        }
+        Ok(out)
+    }
 }
 
 impl Backend for TwinBackend {
@@ -200,27 +219,36 @@ impl Backend for TwinBackend {
     }
 
     /// A shape probe: the twin runs the kernel, the performance model is not asked; its trace is
-    /// checked for UB races (`model::race`), which the twin's right outputs cannot show: a probe shape
-    /// with more tiles than the tuned one may reuse a buffer the tuned shape never does. A copy into UB
-    /// past its tensor (`spill`) fails it too: a probe's tail may copy more than the tuned
-    /// shape's tiles do. (A probe on which the unmodified op fails either way is left out.)
+    /// checked for UB races (`run_unraced`). A copy into UB past its tensor or a vector operand past
+    /// its buffer (`spill`) fails it too: a probe's tail may copy more than the tuned shape's tiles
+    /// do. (`Probes::prepare` asks `run_outputs_overrunning` where the unmodified op overruns.)
     fn run_outputs(
         &self,
         op: &OpSpec,
         artifact: &Artifact,
         inputs: &Inputs,
     ) -> std::result::Result<Vec<Vec<u8>>, TrialFailure> {
-        let out = self.run_twin(op, artifact, inputs)?;
-        // A trace the model cannot read is the timed run's error to report, not a probe's.
-        if let Ok(trace) = crate::model::trace::parse(&out.trace)
-            && let Some(race) = crate::model::race::ub_races(&trace, 1).first()
-        {
-            return Err(TrialFailure::new(FailureKind::Fault, race.describe()));
-        }
+        let out = self.run_unraced(op, artifact, inputs)?;
         if let Some(w) = spill(&out.warnings) {
             return Err(TrialFailure::new(FailureKind::Fault, w.to_string()));
         }
         Ok(out.outputs)
+    }
+
+    fn run_outputs_overrunning(
+        &self,
+        op: &OpSpec,
+        artifact: &Artifact,
+        inputs: &Inputs,
+        gap: u32,
+    ) -> Option<std::result::Result<Vec<Vec<u8>>, TrialFailure>> {
+        let mut spaced = artifact.clone();
+        if gap > 0 {
+            spaced
+                .run_env
+                .push(("ASCEND_TWIN_UB_GAP".into(), gap.to_string()));
+        }
+        Some(self.run_unraced(op, &spaced, inputs).map(|out| out.outputs))
     }
 
     fn run_outputs_filled(

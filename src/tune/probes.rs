@@ -38,7 +38,15 @@ pub struct Probe {
     /// For a shape the manifest declares (`[[op.shape]]`): its weight in the objective and the
     /// unmodified op's latency there. None for a generated probe, which is only checked.
     pub measured: Option<Measured>,
+    /// The unmodified op's instructions run past their UB buffers on this probe, but its outputs are
+    /// the same with the buffers carved `OVERRUN_GAP` bytes apart (`overrun_reference`): a candidate
+    /// is run the same two ways here and must give the reference in both.
+    pub overruns: bool,
 }
+
+/// The bytes left between UB buffers in the second layout a probe is run in where the unmodified op
+/// overruns its buffers: more than the last repeat (256 B) a rounded-up tail computes past its end.
+pub const OVERRUN_GAP: u32 = 1024;
 
 /// A declared shape's part in the objective.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,7 +90,7 @@ impl Probes {
             p.reference.iter().for_each(|r| {
                 h.part(r);
             });
-            h.part(format!("{:?}", p.unwritten));
+            h.part(format!("{:?} {}", p.unwritten, p.overruns));
         }
         h.finish()
     }
@@ -128,6 +136,7 @@ impl Probes {
                     weight,
                     baseline_us: m.latency_us,
                 }),
+                overruns: false,
             });
         }
         if !generated {
@@ -170,12 +179,30 @@ impl Probes {
                     inputs,
                     reference,
                     measured: None,
+                    overruns: false,
                 }),
-                Err(f) => out.dropped.push(drop(format!(
-                    "the sources as they are fail on it ({}): {}",
-                    f.kind.as_str(),
-                    first_line(&f.message)
-                ))),
+                Err(f) => match overrun_reference(backend, &probe_op, artifact, &inputs) {
+                    Some(Ok(reference)) => out.live.push(Probe {
+                        name: name.clone(),
+                        unwritten: vec![],
+                        op: probe_op,
+                        inputs,
+                        reference,
+                        measured: None,
+                        overruns: true,
+                    }),
+                    Some(Err(differs)) => out.dropped.push(drop(format!(
+                        "the sources as they are overrun a UB buffer on it ({}), and their outputs \
+                         there change when the buffers are carved {OVERRUN_GAP} bytes apart (spaced, \
+                         against packed: {differs})",
+                        first_line(&f.message)
+                    ))),
+                    None => out.dropped.push(drop(format!(
+                        "the sources as they are fail on it ({}): {}",
+                        f.kind.as_str(),
+                        first_line(&f.message)
+                    ))),
+                },
             }
         }
         Ok(out)
@@ -242,6 +269,9 @@ impl Probes {
                 Some(_) => backend
                     .run(&p.op, artifact, &p.inputs, false)
                     .map(|m| (m.outputs, Some(m.latency_us))),
+                None if p.overruns => {
+                    overrunning_outputs(backend, &p.op, artifact, &p.inputs).map(|o| (o, None))
+                }
                 None => backend
                     .run_outputs(&p.op, artifact, &p.inputs)
                     .map(|o| (o, None)),
@@ -302,6 +332,70 @@ pub fn weighted_geomean(parts: &[(f64, f64)]) -> f64 {
             (parts.iter().map(|(w, l)| w * l.ln()).sum::<f64>() / w).exp()
         }
     }
+}
+
+/// Where a run for outputs failed on a probe: the outputs of a run that lets the op's instructions run
+/// past their UB buffers, if they are the same with the buffers carved `OVERRUN_GAP` bytes apart (what
+/// the overrun reaches never reaches the outputs: mse_loss_grad_v2 casts three times its tile at every
+/// shape, into buffers it does not read again). Err(how they differ) when they change with the
+/// layout (asinh's last tile, rounded up, writes into the buffer after it); None when the op fails
+/// either way, or the backend cannot lay out the UB itself.
+fn overrun_reference(
+    backend: &dyn Backend,
+    op: &OpSpec,
+    artifact: &Artifact,
+    inputs: &Inputs,
+) -> Option<Result<Vec<Vec<u8>>, String>> {
+    let packed = backend
+        .run_outputs_overrunning(op, artifact, inputs, 0)?
+        .ok()?;
+    let spaced = backend
+        .run_outputs_overrunning(op, artifact, inputs, OVERRUN_GAP)?
+        .ok()?;
+    if packed == spaced {
+        return Some(Ok(packed));
+    }
+    let why = crate::verify::outputs_match(op, &spaced, &packed)
+        .err()
+        .unwrap_or_else(|| "bytes differ".into());
+    Some(Err(first_line(&why).to_string()))
+}
+
+/// A candidate's outputs on a probe where the unmodified op overruns (`Probe::overruns`): run packed
+/// as the sources carve the UB and spaced apart, they must agree, or the candidate's outputs there
+/// depend on the layout.
+fn overrunning_outputs(
+    backend: &dyn Backend,
+    op: &OpSpec,
+    artifact: &Artifact,
+    inputs: &Inputs,
+) -> Result<Vec<Vec<u8>>, TrialFailure> {
+    let unavailable = || {
+        TrialFailure::new(
+            FailureKind::Infra,
+            "the backend cannot run an op past its UB buffers".to_string(),
+        )
+    };
+    let packed = backend
+        .run_outputs_overrunning(op, artifact, inputs, 0)
+        .ok_or_else(unavailable)??;
+    let spaced = backend
+        .run_outputs_overrunning(op, artifact, inputs, OVERRUN_GAP)
+        .ok_or_else(unavailable)??;
+    if packed != spaced {
+        let why = crate::verify::outputs_match(op, &spaced, &packed)
+            .err()
+            .unwrap_or_else(|| "bytes differ".into());
+        return Err(TrialFailure::new(
+            FailureKind::Fault,
+            format!(
+                "its outputs change when the UB buffers are carved {OVERRUN_GAP} bytes apart (spaced, \
+                 against packed: {})",
+                first_line(&why)
+            ),
+        ));
+    }
+    Ok(packed)
 }
 
 /// The elements of each output the unmodified op leaves unwritten on a probe, as byte ranges: those
@@ -761,6 +855,122 @@ mod tests {
         assert_eq!(tail.op.outputs[0].shape, [94, 16381]);
     }
 
+    /// A backend whose op overruns its UB buffers wherever x has an odd number of columns: the
+    /// checked run fails there, and the overrun reaches the outputs only where x has one row. An
+    /// artifact keyed `layout-bound` overruns into its outputs at every such shape.
+    struct Overrunning;
+
+    impl Backend for Overrunning {
+        fn kind(&self) -> crate::manifest::BackendKind {
+            crate::manifest::BackendKind::Twin
+        }
+        fn soc(&self) -> &'static crate::model::soc::Soc {
+            crate::model::soc::lookup("Ascend910B1").unwrap()
+        }
+        fn fingerprint(&self) -> String {
+            "overrunning".into()
+        }
+        fn build(
+            &self,
+            _: &OpSpec,
+            _: &crate::backend::SourceSet,
+        ) -> Result<Artifact, TrialFailure> {
+            unreachable!("probes run the artifact they are given")
+        }
+        fn run(
+            &self,
+            _: &OpSpec,
+            _: &Artifact,
+            _: &Inputs,
+            _: bool,
+        ) -> Result<crate::backend::Measurement, TrialFailure> {
+            unreachable!("generated probes are run for their outputs only")
+        }
+        fn run_outputs(
+            &self,
+            op: &OpSpec,
+            artifact: &Artifact,
+            inputs: &Inputs,
+        ) -> Result<Vec<Vec<u8>>, TrialFailure> {
+            if op.inputs[0].shape[1] % 2 == 1 {
+                return Err(TrialFailure::new(
+                    FailureKind::Fault,
+                    "warning: Muls reads or writes 256 bytes of UB past the end of its UB buffer",
+                ));
+            }
+            self.run_outputs_overrunning(op, artifact, inputs, 0)
+                .unwrap()
+        }
+        fn run_outputs_overrunning(
+            &self,
+            op: &OpSpec,
+            artifact: &Artifact,
+            _: &Inputs,
+            gap: u32,
+        ) -> Option<Result<Vec<Vec<u8>>, TrialFailure>> {
+            let rows = op.inputs[0].shape[0] as u8;
+            let reached = rows == 1 || artifact.key == "layout-bound";
+            Some(Ok(vec![vec![rows, u8::from(reached && gap > 0)]]))
+        }
+    }
+
+    /// A probe where the unmodified op overruns its buffers stays live when its outputs are the same
+    /// with the buffers carved apart (mse_loss_grad_v2 lost every probe to an overrun that never
+    /// reaches its outputs), and is left out when they change (asinh's last tile); a candidate is
+    /// then checked there in both layouts.
+    #[test]
+    fn a_probe_where_the_op_overruns_harmlessly_stays_live() {
+        let mut op = op_of("add_custom");
+        for t in op.inputs.iter_mut().chain(op.outputs.iter_mut()) {
+            t.shape = vec![48, 16384];
+        }
+        let artifact = |key: &str| Artifact {
+            key: key.into(),
+            host: "h".into(),
+            kernel: "k".into(),
+            cached: false,
+            run_env: vec![],
+        };
+        let space = Space {
+            tunables: vec![],
+            constraints: vec![],
+            derived: vec![],
+            facts: BTreeMap::new(),
+        };
+        let probes =
+            Probes::prepare(&Overrunning, &op, &artifact("op"), &space, true, None).unwrap();
+        let overruns = |name: &str| {
+            probes
+                .live
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| p.overruns)
+        };
+        // one-element [1, 1] overruns into its outputs; tail [47, 16381] and unaligned [3, 16383]
+        // overrun harmlessly; one-row [1, 16384] and largest [96, 16384] do not overrun
+        assert_eq!(overruns("one-element"), None);
+        let dropped = probes.dropped.iter().find(|d| d.probe == "one-element");
+        let why = &dropped.expect("one-element is left out").why;
+        assert!(
+            why.contains("change when the buffers are carved 1024 bytes apart"),
+            "{why}"
+        );
+        assert_eq!(overruns("tail"), Some(true));
+        assert_eq!(overruns("unaligned"), Some(true));
+        assert_eq!(overruns("one-row"), Some(false));
+        assert_eq!(overruns("largest"), Some(false));
+        assert!(probes.check(&Overrunning, &artifact("candidate")).is_ok());
+        let err = probes
+            .check(&Overrunning, &artifact("layout-bound"))
+            .unwrap_err();
+        assert_eq!(err.kind, FailureKind::Shape);
+        assert!(
+            err.message.contains("carved 1024 bytes apart"),
+            "{}",
+            err.message
+        );
+    }
+
     #[test]
     fn a_scalar_op_has_no_probes() {
         let mut op = op_of("add_custom");
@@ -790,6 +1000,7 @@ mod tests {
                     weight: 3.0,
                     baseline_us: 16.0,
                 }),
+                overruns: false,
             }],
             dropped: vec![],
         };

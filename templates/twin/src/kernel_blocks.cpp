@@ -106,6 +106,7 @@ std::vector<std::unique_ptr<Block>> *g_blocks = nullptr;
 const twin::Launch *g_launch = nullptr;
 std::vector<uint8_t *> g_ub_pool; // UB arenas of finished cores, for the next ones
 uint64_t g_ub_cap = 0;
+uint32_t g_ub_gap = 0; // ASCEND_TWIN_UB_GAP (runtime.h, ub_fill_gap)
 volatile sig_atomic_t g_cur_block = 0;
 int g_static_mix = 0;   // `__mix__(1, v)` in the program: v
 bool g_static_cube = false; // a `__cube__` kernel in the program: blocks of a launch that is not mixed are AICs
@@ -172,7 +173,8 @@ void block_thread(int64_t c) {
     std::memset(&g, 0, sizeof g);
     g.ub = B.ub;
     g.ub_bytes = (uint32_t)L.ub_bytes;
-    g.ub_phys = (uint32_t)L.ub_bytes + twin::UB_RESERVED;
+    g.ub_phys = (uint32_t)L.ub_bytes + twin::UB_RESERVED + twin::UB_BUFS * g_ub_gap;
+    g.ub_gap = g_ub_gap;
     g.l1_bytes = (uint32_t)L.l1_bytes;
     g.core_idx = c;
     g.logical_block = B.logical;
@@ -457,7 +459,8 @@ LaunchResult run_blocks(const Launch &launch) {
     std::vector<std::unique_ptr<Block>> &blocks = *owned_blocks;
     g_blocks = owned_blocks;
     g_launch = &launch;
-    g_ub_cap = (launch.ub_bytes + twin::UB_RESERVED + 63) / 64 * 64;
+    if (const char *gap = std::getenv("ASCEND_TWIN_UB_GAP")) g_ub_gap = (uint32_t)std::strtoul(gap, nullptr, 10) / 32 * 32;
+    g_ub_cap = (launch.ub_bytes + twin::UB_RESERVED + twin::UB_BUFS * g_ub_gap + 63) / 64 * 64;
     g_ub_pool.clear();
     g_scopes.clear();
     // The core layout: a `__mix__` qualifier fixes it now; otherwise core 0 runs first and a

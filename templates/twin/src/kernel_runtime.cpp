@@ -60,6 +60,10 @@ void ub_note_buffer(uint32_t addr, uint32_t len, uint32_t num, TWIN_LOC_DECL) {
     g.ub_nbufs = n + 1;
 }
 
+void ub_fill_gap(uint32_t addr) {
+    if (g.ub_gap != 0 && (uint64_t)addr + g.ub_gap <= g.ub_phys) std::memset(g.ub + addr, 0xA5, g.ub_gap);
+}
+
 void ub_check_in_buffer(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_DECL) {
     if (bytes == 0) return;
     for (uint32_t i = g.ub_nbufs; i-- > 0;) {

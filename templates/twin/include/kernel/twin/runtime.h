@@ -96,6 +96,7 @@ struct BlockState {
     uint64_t pad_raw;     // SetPadValue's value, its bytes as written (the low sizeof(T) bytes)
     UbBuf ub_bufs[UB_BUFS]; // the UB buffers carved so far, in carving order (ub_note_buffer)
     uint32_t ub_nbufs;
+    uint32_t ub_gap;      // ASCEND_TWIN_UB_GAP: bytes InitBuffer leaves after each UB buffer it carves (ub_fill_gap)
 };
 // One per block: every block runs on its own thread, one thread at a time (see kernel_main.cpp).
 extern thread_local BlockState g;
@@ -144,6 +145,12 @@ void ub_note_buffer(uint32_t addr, uint32_t len, uint32_t num, TWIN_LOC_DECL);
 // whose run warns so where the unmodified op's does not fails, and a shape probe where the unmodified
 // op warns so is left out, its outputs there depending on the layout.
 void ub_check_in_buffer(uint64_t addr, uint64_t bytes, const char *api, TWIN_LOC_DECL);
+// ASCEND_TWIN_UB_GAP=N (a layout a shape probe runs in, never a timed run): InitBuffer leaves N bytes
+// after each UB buffer it carves (each of a queue's buffers), filled with 0xA5 here, and the UB grows by
+// UB_BUFS * N bytes so that a kernel that carves the whole UB still fits. An op whose instructions run
+// past their buffers gives the same outputs in both layouts only when what they reach past the end never
+// reaches the outputs (src/tune/probes.rs keeps such a probe; it drops one whose outputs change).
+void ub_fill_gap(uint32_t addr);
 // A `__ubuf__` pointer as a kernel holds it, as a UB byte address. LocalTensor::GetPhyAddr() of a UB
 // tensor gives a host pointer into this block's UB arena, so that kernel code may read and write through
 // `(__ubuf__ T *)x.GetPhyAddr()` itself (ops-nn's group_quant, ascend_quant_v2); APIs that take raw UB

@@ -446,6 +446,8 @@ struct TBufState {
     uint32_t addr = 0;
     uint32_t len = 0;    // bytes per buffer (32 B aligned)
     uint32_t num = 0;
+    uint32_t stride = 0; // bytes from one buffer to the next: len, or more under ASCEND_TWIN_UB_GAP (twin::ub_gap)
+    uint32_t at(uint32_t i) const { return addr + i * stride; }
 };
 
 template <TPosition src, TPosition dst, int32_t depth = 1, auto mask = 0> class TQueBind {
@@ -466,15 +468,15 @@ public:
 
     TQueBind() = default;
 
-    void twin_init(int qid, uint32_t addr, uint32_t len, uint32_t num) {
-        b_.qid = qid; b_.addr = addr; b_.len = len; b_.num = num;
+    void twin_init(int qid, uint32_t addr, uint32_t len, uint32_t num, uint32_t stride) {
+        b_.qid = qid; b_.addr = addr; b_.len = len; b_.num = num; b_.stride = stride;
         for (int i = 0; i < MAXBUF; i++) { st_[i] = FREE; freed_[i] = 0; }
         head_ = 0; count_ = 0; cursor_ = 0;
     }
     int find(uint32_t addr) const {
-        if (b_.num == 0 || addr < b_.addr) return -1;
-        uint32_t k = (addr - b_.addr) / b_.len;
-        return k < b_.num ? (int)k : -1;
+        if (b_.num == 0 || b_.stride == 0 || addr < b_.addr) return -1;
+        uint32_t k = (addr - b_.addr) / b_.stride;
+        return k < b_.num && addr - b_.at(k) < b_.len ? (int)k : -1;
     }
     void need_init(const char *api, TWIN_LOC_DECL) const {
         if (b_.qid < 0) twin::fault(twin_file, twin_line, "%s: queue used before TPipe::InitBuffer", api);
@@ -489,7 +491,7 @@ public:
                 cursor_ = (i + 1) % b_.num;
                 twin::Pipe p, c; twin::que_pipes(src, dst, p, c);
                 if (freed_[i] && p != twin::P_NONE) twin::tr_flag(false, c, p, 'q', b_.qid, (int)i);
-                return LocalTensor<T>(b_.addr + i * b_.len, b_.len / (uint32_t)sizeof(T), dst);
+                return LocalTensor<T>(b_.at(i), b_.len / (uint32_t)sizeof(T), dst);
             }
         }
         twin::fault(twin_file, twin_line,
@@ -535,7 +537,7 @@ public:
         st_[i] = DEQUEUED;
         twin::Pipe p, c; twin::que_pipes(from, to, p, c);
         if (p != twin::P_NONE) twin::tr_flag(false, p, c, 'q', b_.qid, i);
-        return LocalTensor<T>(b_.addr + (uint32_t)i * b_.len, b_.len / (uint32_t)sizeof(T), dst);
+        return LocalTensor<T>(b_.at((uint32_t)i), b_.len / (uint32_t)sizeof(T), dst);
     }
     template <class T> void DeQue(LocalTensor<T> &t, TWIN_LOC) { t = DeQue<T>(TWIN_LOC_ARGS); }
     // The handle forms of basic_api/kernel_tpipe.h: `TBufHandle DeQue()` takes the next buffer out of
@@ -576,7 +578,7 @@ public:
         need_init("GetBufferAddr", TWIN_LOC_ARGS);
         uint32_t a = (uint32_t)(reinterpret_cast<uintptr_t>(h) - 1u);
         int i = h == nullptr ? -1 : find(a);
-        if (i < 0 || a != b_.addr + (uint32_t)i * b_.len)
+        if (i < 0 || a != b_.at((uint32_t)i))
             twin::fault(twin_file, twin_line, "GetBufferAddr: the handle does not name a buffer of queue q%d", b_.qid);
         TBuffAddr r;
         r.dataLen = b_.len;
@@ -618,7 +620,7 @@ template <TPosition pos, int32_t depth = 1, auto mask = 0> class TQue : public T
 template <TPosition pos = TPosition::VECCALC> class TBuf {
 public:
     TBufState b_;
-    void twin_init(int qid, uint32_t addr, uint32_t len) { b_.qid = qid; b_.addr = addr; b_.len = len; b_.num = 1; }
+    void twin_init(int qid, uint32_t addr, uint32_t len) { b_.qid = qid; b_.addr = addr; b_.len = len; b_.num = 1; b_.stride = len; }
     template <class T> LocalTensor<T> Get(TWIN_LOC) {
         if (b_.qid < 0) twin::fault(twin_file, twin_line, "TBuf::Get: buffer used before TPipe::InitBuffer");
         return LocalTensor<T>(b_.addr, b_.len / (uint32_t)sizeof(T), pos);
@@ -713,18 +715,28 @@ public:
             twin::fault(twin_file, twin_line, "InitBuffer: buffer count %u out of range 1..%d", num, TQueBind<S, D, DEP, M>::MAXBUF);
         if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
-        uint32_t a = carve(twin::hw_of_queue(S, D), (uint64_t)alen * num, TWIN_LOC_ARGS);
-        twin::tr_carve((int)twin::hw_of_queue(S, D), a, alen, num, TWIN_LOC_ARGS);
-        if (twin::hw_of_queue(S, D) == twin::HW_UB) twin::ub_note_buffer(a, alen, num, TWIN_LOC_ARGS);
-        que.twin_init(twin::g.next_qid++, a, alen, num);
+        const twin::Hw h = twin::hw_of_queue(S, D);
+        const uint32_t stride = alen + (h == twin::HW_UB ? twin::g.ub_gap : 0);
+        uint32_t a = carve(h, (uint64_t)stride * num, TWIN_LOC_ARGS);
+        twin::tr_carve((int)h, a, stride, num, TWIN_LOC_ARGS);
+        if (h == twin::HW_UB && stride == alen) twin::ub_note_buffer(a, alen, num, TWIN_LOC_ARGS);
+        else if (h == twin::HW_UB)
+            for (uint32_t i = 0; i < num; i++) {
+                twin::ub_note_buffer(a + i * stride, alen, 1, TWIN_LOC_ARGS);
+                twin::ub_fill_gap(a + i * stride + alen);
+            }
+        que.twin_init(twin::g.next_qid++, a, alen, num, stride);
         return true;
     }
     template <TPosition P> bool InitBuffer(TBuf<P> &buf, uint32_t len, TWIN_LOC) {
         if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
-        uint32_t a = carve(twin::hw_of(P), alen, TWIN_LOC_ARGS);
+        uint32_t a = carve(twin::hw_of(P), alen + (twin::hw_of(P) == twin::HW_UB ? twin::g.ub_gap : 0), TWIN_LOC_ARGS);
         twin::tr_carve((int)twin::hw_of(P), a, alen, 1, TWIN_LOC_ARGS);
-        if (twin::hw_of(P) == twin::HW_UB) twin::ub_note_buffer(a, alen, 1, TWIN_LOC_ARGS);
+        if (twin::hw_of(P) == twin::HW_UB) {
+            twin::ub_note_buffer(a, alen, 1, TWIN_LOC_ARGS);
+            twin::ub_fill_gap(a + alen);
+        }
         buf.twin_init(twin::g.next_qid++, a, alen);
         return true;
     }
@@ -733,9 +745,13 @@ public:
         if (num == 0) twin::fault(twin_file, twin_line, "InitBuffer: zero buffer count");
         if (len == 0) zero_length(TWIN_LOC_ARGS);
         uint32_t alen = (len + 31u) / 32u * 32u;
-        uint32_t a = carve(twin::hw_of(P), (uint64_t)alen * num, TWIN_LOC_ARGS);
+        uint32_t a = carve(twin::hw_of(P), (uint64_t)alen * num + (twin::hw_of(P) == twin::HW_UB ? twin::g.ub_gap : 0),
+                           TWIN_LOC_ARGS);
         twin::tr_carve((int)twin::hw_of(P), a, alen, num, TWIN_LOC_ARGS);
-        if (twin::hw_of(P) == twin::HW_UB) twin::ub_note_buffer(a, alen * num, 1, TWIN_LOC_ARGS);
+        if (twin::hw_of(P) == twin::HW_UB) {
+            twin::ub_note_buffer(a, alen * num, 1, TWIN_LOC_ARGS);
+            twin::ub_fill_gap(a + alen * num);
+        }
         buf.twin_init(twin::g.next_qid++, a, alen * num);
         return true;
     }
