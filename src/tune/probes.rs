@@ -123,7 +123,7 @@ impl Probes {
                 format!(
                     "{label}: the sources as they are fail there ({}): {}",
                     f.kind.as_str(),
-                    first_line(&without_warnings(&f.message))
+                    fault_line(&f.message)
                 )
             })?;
             out.live.push(Probe {
@@ -200,7 +200,7 @@ impl Probes {
                     None => out.dropped.push(drop(format!(
                         "the sources as they are fail on it ({}): {}",
                         f.kind.as_str(),
-                        first_line(&f.message)
+                        fault_line(&f.message)
                     ))),
                 },
             }
@@ -491,6 +491,27 @@ fn without_warnings(message: &str) -> String {
     out.join("\n")
 }
 
+/// A failure in one line: its first line without the twin's warnings, and where that line only
+/// introduces what follows (`the kernel failed (exit code 3):`), the error after it and its location.
+/// A probe left out as "the kernel failed (exit code 3):" said nothing of why.
+fn fault_line(message: &str) -> String {
+    let text = without_warnings(message);
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return first_line(message).to_string();
+    };
+    let mut out = first.to_string();
+    if first.ends_with(':')
+        && let Some(error) = lines.next()
+    {
+        out = format!("{out} {error}");
+        if let Some(at) = lines.next().filter(|l| l.starts_with("-->")) {
+            out = format!("{out} {at}");
+        }
+    }
+    out
+}
+
 fn first_line(s: &str) -> &str {
     s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
 }
@@ -684,6 +705,12 @@ mod tests {
             without_warnings(m),
             "the kernel failed (exit code 3):\nerror: DataCopy: GM write out of bounds\n  --> k.cpp:44 (block 0)"
         );
+        // a probe left out names the error, not only that the kernel failed
+        assert_eq!(
+            fault_line(m),
+            "the kernel failed (exit code 3): error: DataCopy: GM write out of bounds --> k.cpp:44 (block 0)"
+        );
+        assert_eq!(fault_line("tiling: refused\nmore"), "tiling: refused");
     }
 
     #[test]
