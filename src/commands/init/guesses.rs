@@ -1064,9 +1064,34 @@ pub(super) fn grown_note(why: &str, from: u64) -> String {
     )
 }
 
-/// The refusal `init` gives itself when an output the op's InferShape gives at a default shape is
-/// larger than a manifest may hold.
-pub(super) const TOO_LARGE: &str = "an output the op's InferShape gives is larger than 4 GiB";
+/// The start of the refusal `init` gives itself when an output the op's InferShape gives at a
+/// default shape is too large: larger than a manifest may hold (`too_large_to_hold`), or than a twin
+/// run finishes in a few seconds (`oversized_output`). A smaller default shape answers it.
+pub(super) const TOO_LARGE: &str = "an output the op's InferShape gives is larger than";
+
+pub(super) fn too_large_to_hold() -> String {
+    format!("{TOO_LARGE} 4 GiB")
+}
+
+/// Elements at most in an output at a default shape: sixteen times the default's. ops-transformer's
+/// moe_init_routing_quant takes its top-k from the default [48, 16384] `expert_idx` and its InferShape
+/// gives `expanded_x` [16384, 16384] (268 M elements): init spent over 400 s running the op at it.
+/// An im2col's unfolded columns (9 times the input) stay well inside.
+pub(super) const OUTPUT_ELEMENTS_CAP: u64 = 16 * DEFAULT_ELEMENTS;
+
+/// The refusal of a default shape at which an output holds more than OUTPUT_ELEMENTS_CAP elements.
+pub(super) fn oversized_output(spec: &crate::manifest::OpSpec) -> Option<String> {
+    let big = spec
+        .outputs
+        .iter()
+        .find(|o| o.elems() > OUTPUT_ELEMENTS_CAP)?;
+    Some(format!(
+        "{TOO_LARGE} {OUTPUT_ELEMENTS_CAP} elements (`{}` {:?}: {} elements), which the twin would take minutes to run",
+        big.name,
+        big.shape,
+        big.elems()
+    ))
+}
 
 /// The default of a matmul's operands: square, so that A [M, K], B [K, N], a per-channel bias [N] and
 /// C [M, N] agree whichever operand is transposed (the [48, 16384] default gives A and B different K).
@@ -2025,6 +2050,32 @@ mod refusal_tests {
         ] {
             assert_eq!(axis_from_refusal(none, &ins), None, "{none}");
         }
+    }
+
+    /// moe_init_routing_quant's InferShape at the default shapes gives `expanded_x` [16384, 16384]:
+    /// refused as a default, so that a smaller one is tried; im2col's nine-fold columns are not.
+    #[test]
+    fn an_output_past_sixteen_defaults_of_elements_refuses_the_default_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["h.cpp", "k.cpp"] {
+            std::fs::write(dir.path().join(f), "").unwrap();
+        }
+        let manifest = |out: &str| {
+            let text = format!(
+                "[project]\nsoc = \"Ascend910B1\"\n[[op]]\nname = \"m\"\nhost = [\"h.cpp\"]\nkernel = [\"k.cpp\"]\n\
+                 [[op.input]]\nname = \"expert_idx\"\ndtype = \"int32\"\nshape = [48, 16384]\n\
+                 [[op.output]]\nname = \"expanded_x\"\ndtype = \"int8\"\nshape = {out}\n"
+            );
+            crate::manifest::Manifest::parse(text, &dir.path().join("ascend.toml")).unwrap()
+        };
+        let moe = manifest("[16384, 16384]");
+        let why = oversized_output(&moe.ops[0]).expect("268 M elements are refused");
+        assert!(why.starts_with(TOO_LARGE), "{why}");
+        assert!(
+            why.contains("`expanded_x` [16384, 16384]: 268435456 elements"),
+            "{why}"
+        );
+        assert_eq!(oversized_output(&manifest("[48, 9, 16384]").ops[0]), None);
     }
 
     /// ops-cv's grid_sample, once its inputs have four axes: "only support (N, H, W, 2) for grid".

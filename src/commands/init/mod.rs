@@ -705,8 +705,9 @@ impl Fitting<'_> {
                 }
             }
             if !fitted {
-                // A default whose outputs pass 4 GiB cannot be kept (the manifest would not load): the
-                // first smaller shape stays, and the fits below start from its refusal.
+                // A default whose outputs pass 4 GiB cannot be kept (the manifest would not load), nor
+                // one whose outputs the twin would take minutes over: the first smaller shape stays,
+                // and the fits below start from its refusal.
                 let too_large = first.starts_with(guesses::TOO_LARGE);
                 match (&before, too_large) {
                     (_, true) => inferred.defaults.insert(
@@ -939,7 +940,7 @@ impl Fitting<'_> {
             Err(e) => {
                 let text = format!("{e:?}");
                 if text.contains("larger than 4 GiB") {
-                    return Some(guesses::TOO_LARGE.to_string());
+                    return Some(guesses::too_large_to_hold());
                 }
                 // A shape derived from the default that cannot be (a pad's gradient, smaller by 2 on
                 // each axis, at a smaller default of 2 rows: [0, 62]) is no shape the op takes.
@@ -953,6 +954,9 @@ impl Fitting<'_> {
         };
         let backend = project_backend(&manifest).ok()?;
         let spec = manifest.op(&op.name)?;
+        if let Some(why) = guesses::oversized_output(spec) {
+            return Some(why);
+        }
         let inputs = crate::tune::inputs(spec);
         match backend.tiling_refusal(spec, &inputs) {
             // The op's InferShape refusing the inputs with its own check (`[error] Op (file:line):
@@ -1003,6 +1007,9 @@ impl Fitting<'_> {
         }
         let backend = project_backend(&manifest).ok()?;
         let spec = manifest.op(&op.name)?;
+        if let Some(why) = guesses::oversized_output(spec) {
+            return Some(why);
+        }
         let inputs = crate::tune::inputs(spec);
         let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
             Ok(a) => a,
