@@ -806,7 +806,11 @@ fn uses_are_runtime(scan: &Scan, file: &str, def: Node, text: &str) -> Result<()
         if !seen.insert(name.clone()) {
             continue;
         }
+        let internal = internal_linkage(scan, &def_file, &def_range);
         for (rel, text, tree) in &scan.parsed {
+            if internal && *rel != def_file && is_source(rel) && is_source(&def_file) {
+                continue;
+            }
             let mut result = Ok(());
             visit(tree.root_node(), &mut |n| {
                 if result.is_err() || n.child_count() != 0 {
@@ -882,6 +886,49 @@ fn uses_are_runtime(scan: &Scan, file: &str, def: Node, text: &str) -> Result<()
         }
     }
     Ok(())
+}
+
+/// Whether a file is a translation unit of its own (a source, not a header).
+fn is_source(rel: &str) -> bool {
+    [".cpp", ".cc", ".cxx", ".c"]
+        .iter()
+        .any(|ext| rel.ends_with(ext))
+}
+
+/// Whether the name defined at `range` of `file` is seen in that file's translation unit only: a
+/// macro, or a namespace- or block-scope variable declared `const`, `constexpr` or `static` (not
+/// `extern`). Another source file's uses of the name are then another entity's: ops-nn's
+/// layer_norm_grad_v3 declares `LNG_TMP_BUFFER_SIZE_0` in two of its tiling sources, and the
+/// tunable's value stayed compiled in ("is declared again"), so each of its points built the host
+/// program again. (A source that `#include`s another would put both in one translation unit; the
+/// run-time form then fails to compile where a constant was needed, and falls back to the
+/// compiled-in build.)
+fn internal_linkage(scan: &Scan, file: &str, range: &Range<usize>) -> bool {
+    let Some((_, text, tree)) = scan.parsed.iter().find(|(rel, _, _)| rel == file) else {
+        return false;
+    };
+    let Some(mut n) = tree
+        .root_node()
+        .descendant_for_byte_range(range.start, range.end)
+    else {
+        return false;
+    };
+    loop {
+        match n.kind() {
+            "preproc_def" | "preproc_function_def" => return true,
+            "declaration" => {
+                let words = keywords(n, text);
+                let has = |w: &str| words.iter().any(|(k, _)| *k == w);
+                return !has("extern") && (has("const") || has("constexpr") || has("static"));
+            }
+            "field_declaration" | "function_definition" | "translation_unit" => return false,
+            _ => {}
+        }
+        let Some(p) = n.parent() else {
+            return false;
+        };
+        n = p;
+    }
 }
 
 /// Whether one use (a name, or a call's literal) may hold a run-time value. `Ok(Some(_))` names a
@@ -1092,6 +1139,46 @@ mod tests {
             form_of(src, "8").unwrap().lines().count(),
             src.lines().count()
         );
+    }
+
+    /// layer_norm_grad_v3 declares the same constant in two of its host sources: each is its own
+    /// translation unit's, so the other's declaration and uses (here a template argument) do not keep
+    /// the tunable's value compiled in. In a header both sources include, they still do.
+    #[test]
+    fn another_source_files_declaration_of_the_name_is_another_entity() {
+        let a = "constexpr int64_t LNG_TMP = 64;\nint64_t f(int64_t n) { return n * LNG_TMP; }\n";
+        let b = "constexpr int64_t LNG_TMP = 64;\nTQue<VECIN, LNG_TMP> q;\n";
+        let files = BTreeMap::from([
+            ("a.cpp".to_string(), a.to_string()),
+            ("b.cpp".to_string(), b.to_string()),
+        ]);
+        let roots = ["a.cpp".to_string(), "b.cpp".to_string()];
+        let t = placed("a.cpp", a, "64;", "t");
+        let form = runtime_form(Path::new("/nonexistent"), &[], &[], &files, &roots, &[t])
+            .expect("a.cpp's LNG_TMP is read at run time");
+        assert_eq!(
+            form.files["a.cpp"],
+            a.replace("constexpr", "const")
+                .replace("64;", &format!("{READ0};"))
+        );
+        assert_eq!(form.files["b.cpp"], b);
+        // the same declaration in a header the sources include is one entity: compiled in
+        let h = "constexpr int64_t LNG_TMP = 64;\n";
+        let files = BTreeMap::from([
+            ("h.h".to_string(), h.to_string()),
+            (
+                "a.cpp".to_string(),
+                "#include \"h.h\"\nint64_t f(int64_t n) { return n * LNG_TMP; }\n".to_string(),
+            ),
+            (
+                "b.cpp".to_string(),
+                "#include \"h.h\"\nTQue<VECIN, LNG_TMP> q;\n".to_string(),
+            ),
+        ]);
+        let t = placed("h.h", h, "64;", "t");
+        let scan = Scan::new(Path::new("/nonexistent"), &[], &[], &files, &roots).unwrap();
+        let why = site_edits(&t, 0, &scan).unwrap_err();
+        assert!(why.contains("template argument"), "{why}");
     }
 
     #[test]
