@@ -677,10 +677,14 @@ fn site_edits(t: &Placed, slot: usize, scan: &Scan) -> Result<Vec<(Range<usize>,
             uses_are_runtime(scan, &t.file, name, text)?;
         }
         "number_literal" => {
+            // Up through parentheses, a one-element brace list and arithmetic around the literal
+            // (`16u * 1024u`, a size written in units): a value of the literal's type in its place
+            // means the same wherever the expression needs no constant.
             let mut at = node;
             let mut up = node.parent().ok_or("a literal with no context")?;
-            while matches!(up.kind(), "initializer_list" | "parenthesized_expression")
-                && up.named_child_count() == 1
+            while (matches!(up.kind(), "initializer_list" | "parenthesized_expression")
+                && up.named_child_count() == 1)
+                || (up.kind() == "binary_expression" && arithmetic(up, text))
             {
                 at = up;
                 up = up.parent().ok_or("a literal with no context")?;
@@ -706,12 +710,29 @@ fn site_edits(t: &Placed, slot: usize, scan: &Scan) -> Result<Vec<(Range<usize>,
                     }
                     use_is_runtime(node, text, scan)?;
                 }
+                // `tilingData.totalLength = 1;`: the value assigned (a `field` tunable's site).
+                "assignment_expression"
+                    if up.child_by_field_name("right").map(|v| v.id()) == Some(at.id()) =>
+                {
+                    use_is_runtime(node, text, scan)?;
+                }
                 other => return Err(format!("the literal's context is a `{other}`")),
             }
         }
         other => return Err(format!("the literal is in a `{other}`")),
     }
     Ok(edits)
+}
+
+/// Whether a binary expression is arithmetic (`+ - * / %`, shifts, bitwise): its value has the
+/// operands' type, as a literal's replacement keeps it.
+fn arithmetic(binary: Node, text: &str) -> bool {
+    binary.child_by_field_name("operator").is_some_and(|op| {
+        matches!(
+            &text[op.byte_range()],
+            "+" | "-" | "*" | "/" | "%" | "<<" | ">>" | "&" | "|" | "^"
+        )
+    })
 }
 
 fn in_error(node: Node) -> bool {
@@ -754,7 +775,18 @@ fn variable_edits(init: Node, text: &str) -> Result<Vec<(Range<usize>, String)>,
     if decl.kind() != "declaration" {
         return Err(format!("the variable is declared in a `{}`", decl.kind()));
     }
-    let scope = decl.parent().map(|p| p.kind()).unwrap_or("");
+    // A declaration inside `#ifdef` / `#if` / `#else` is in the scope around them (rms_norm_grad
+    // declares its buffer counts under `#ifdef`).
+    let mut scope_node = decl.parent();
+    while let Some(p) = scope_node.filter(|p| {
+        matches!(
+            p.kind(),
+            "preproc_ifdef" | "preproc_if" | "preproc_else" | "preproc_elif" | "preproc_elifdef"
+        )
+    }) {
+        scope_node = p.parent();
+    }
+    let scope = scope_node.map(|p| p.kind()).unwrap_or("");
     if !matches!(
         scope,
         "translation_unit" | "declaration_list" | "compound_statement"
@@ -1139,6 +1171,24 @@ mod tests {
             form_of(src, "8").unwrap().lines().count(),
             src.lines().count()
         );
+        // A declaration under `#ifdef` (rms_norm_grad's buffer counts), a value assigned to a field
+        // (a `field` tunable), and a size written in units (its leading factor).
+        let src = "#ifdef A2\nconstexpr int32_t BUFFER_NUM_DB = 2;\n#endif\nint g(int x) { return x / BUFFER_NUM_DB; }\n";
+        assert_eq!(
+            form_of(src, "2;").unwrap(),
+            src.replace("constexpr", "const")
+                .replace("= 2;", &format!("= {READ0};"))
+        );
+        let src = "void f(T *t) { t->totalLength = 1; }\n";
+        assert_eq!(
+            form_of(src, "1;").unwrap(),
+            src.replace("1;", &format!("{READ0};"))
+        );
+        let src = "constexpr uint64_t WORK = 16u * 1024u;\nuint64_t g() { return WORK; }\n";
+        assert_eq!(
+            form_of(src, "16u").unwrap(),
+            "const uint64_t WORK = static_cast<decltype(0u)>(::ascend_tune_twin::tunable(0)) * 1024u;\nuint64_t g() { return WORK; }\n"
+        );
     }
 
     /// layer_norm_grad_v3 declares the same constant in two of its host sources: each is its own
@@ -1246,6 +1296,22 @@ mod tests {
                 "if constexpr",
             ),
             ("constexpr int A = 1, B = 2;\n", "1,", "several"),
+            (
+                "constexpr int f() { int x = 0; x = 4; return x; }\n",
+                "4;",
+                "constexpr",
+            ),
+            (
+                "const int N = 2 * 4;\nint a[N];\n",
+                "4;",
+                "array declarator",
+            ),
+            (
+                "#ifdef A2\nconst int N = 4;\n#else\nconst int N = 8;\n#endif\nint g() { return N; }\n",
+                "4;",
+                "declared again",
+            ),
+            ("int a[2 < 4];\n", "4]", "binary_expression"),
             ("const long N = 4;\nint f() { return N; }\n", "4;", "unused"),
         ];
         for (src, needle, why) in cases {
