@@ -1355,7 +1355,9 @@ extern "C" void twin_launch(uint8_t **a) { top(a[0], a[1], a[2]); }
 /// one stage with a pipe in a scope (101 KiB), then a second stage's pipe carves 184 KiB, and stopped at
 /// "UB overflow". A copy of a pipe ending releases nothing: the buffer carved after it does not overlap
 /// the original's. A buffer of length 0 carves nothing, with a warning (moe_compute_expert_tokens'
-/// blocks without work; the device takes it, only CANN's CPU debug build asserts).
+/// blocks without work; the device takes it, only CANN's CPU debug build asserts), and a queue of
+/// such buffers still allocates, queues and frees them (ops-transformer's
+/// moe_token_unpermute_with_routing_map: the twin divided by the zero length, SIGFPE).
 #[test]
 fn a_pipe_releases_its_ub_when_it_ends_and_a_copy_does_not() {
     let dir = tempfile::tempdir().unwrap();
@@ -1376,7 +1378,15 @@ extern "C" __global__ __aicore__ void top(GM_ADDR y) {
     }
     TPipe second;
     TBuf<TPosition::VECCALC> none, big, more;
+    TQue<QuePosition::VECOUT, 2> empty;
     second.InitBuffer(none, 0);
+    second.InitBuffer(empty, 2, 0);
+    for (int k = 0; k < 3; k++) {   // a queue of zero-length buffers still cycles
+        LocalTensor<float> e = empty.AllocTensor<float>();
+        empty.EnQue(e);
+        e = empty.DeQue<float>();
+        empty.FreeTensor(e);
+    }
     second.InitBuffer(big, 120 * 1024);
     LocalTensor<float> t = big.Get<float>();
     Duplicate(t, 1.0f, 64);

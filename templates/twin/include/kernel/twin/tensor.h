@@ -474,7 +474,15 @@ public:
         head_ = 0; count_ = 0; cursor_ = 0;
     }
     int find(uint32_t addr) const {
-        if (b_.num == 0 || b_.stride == 0 || addr < b_.addr) return -1;
+        if (b_.num == 0 || addr < b_.addr) return -1;
+        // Buffers of length 0 (InitBuffer carves nothing, zero_length) all sit at the queue's address:
+        // the tensor names the buffer in use there, the one allocated or dequeued first.
+        if (b_.stride == 0) {
+            if (addr != b_.addr) return -1;
+            for (uint32_t i = 0; i < b_.num; i++) if (st_[i] == ALLOC || st_[i] == DEQUEUED) return (int)i;
+            for (uint32_t i = 0; i < b_.num; i++) if (st_[i] != FREE) return (int)i;
+            return 0;
+        }
         uint32_t k = (addr - b_.addr) / b_.stride;
         return k < b_.num && addr - b_.at(k) < b_.len ? (int)k : -1;
     }
