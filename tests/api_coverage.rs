@@ -432,6 +432,9 @@ const HOST: &[Use] = &[
     u(94, "GET_TPL_TILING_KEY()", Body, "uint64_t k = GET_TPL_TILING_KEY(1); context->SetTilingKey(k);"),
     u(95, "gert::StorageShape", Body, "const gert::StorageShape *s = context->GetInputShape(0); (void)s->GetStorageShape();"),
     u(96, "ge::DT_INT8", Body, "ge::DataType t = ge::DT_INT8; (void)t;"),
+    // Beyond the ranked names: the registration ops-transformer's attention ops write (their builds
+    // stopped at `gert::TilingPlacement`).
+    u(97, ".TilingInputsDataDependency() with placements", Global, "namespace optiling { IMPL_OP_OPTILING(CovT4).TilingInputsDataDependency({1, 2}, {gert::TilingPlacement::TILING_ON_HOST, gert::TilingPlacement::TILING_ON_AICPU}).Tiling(cov::CovTilingFn); }"),
 ];
 
 const HOST_SKIPPED: &[Skip] = &[];

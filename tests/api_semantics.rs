@@ -6467,6 +6467,53 @@ int main() {
     );
 }
 
+/// A matmul tiling made from a `matmul_tiling::PlatformInfo` (Matmul-Tiling类构造函数.md: the SoC and
+/// each buffer's size, for a tiling function without a PlatformAscendC) plans within the sizes it is
+/// given: ops-transformer's prompt_flash_attention keeps one as a member, and its build stopped at
+/// "'PlatformInfo' in namespace 'matmul_tiling' does not name a type". The default base block (128 x 256
+/// floats, 128 KiB) no longer fits a 64 KiB L0C and shrinks; the same tiling without it keeps it.
+#[test]
+fn a_matmul_tiling_from_a_platform_info_plans_within_its_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("info.cpp");
+    std::fs::write(
+        &src,
+        r#"
+#include <cstdio>
+#include "tiling/tiling_api.h"
+int main() {
+    for (uint64_t l0c : {128 * 1024, 64 * 1024}) {
+        matmul_tiling::PlatformInfo info;
+        info.socVersion = platform_ascendc::SocVersion::ASCEND910B;
+        info.l1Size = 512 * 1024;
+        info.l0CSize = l0c;
+        info.ubSize = 192 * 1024;
+        info.l0ASize = 64 * 1024;
+        info.l0BSize = 64 * 1024;
+        matmul_tiling::MatmulApiTiling t(info);
+        t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+        t.SetShape(1024, 1024, 1024);
+        t.SetBufferSpace(info.l1Size, info.l0CSize);
+        optiling::TCubeTiling td;
+        if (t.GetTiling(td) != 0) return 1;
+        std::printf("%d %d %d\n", td.baseM * td.baseN * 4 <= (int)l0c, td.baseM, td.baseN);
+    }
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = run_host_program(&src, "building the PlatformInfo tiling");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0], "1 128 256", "{text}");
+    assert!(lines[1].starts_with("1 "), "{text}");
+    assert_ne!(lines[1], lines[0], "{text}");
+}
+
 /// Xor, the high-level API (asc-devkit docs, 高阶API/数学计算/Xor接口/Xor.md): a twin gap that stopped
 /// ops-math's sim_thread_exponential (a Philox generator on uint16_t views of uint32_t counters) at its
 /// build. Element-wise exclusive or over calCount elements, with or without the shared tmp buffer and

@@ -693,7 +693,7 @@ pub fn registrations(text: &str) -> Vec<(String, String)> {
 }
 
 /// Whether every `IMPL_OP(op_type)` of `text` (outside comments) is followed only by
-/// `.OpExecuteFunc(...)`.
+/// `.OpExecuteFunc(...)` (and `.HostInputs(...)`, the inputs that function reads on the host).
 fn execute_only(text: &str, op_type: &str) -> bool {
     let mut chains = 0;
     for line in text.lines() {
@@ -739,7 +739,9 @@ fn execute_only(text: &str, op_type: &str) -> bool {
         }
         if methods.is_empty()
             || !rest.starts_with(';')
-            || methods.iter().any(|m| m != "OpExecuteFunc")
+            || methods
+                .iter()
+                .any(|m| !matches!(m.as_str(), "OpExecuteFunc" | "HostInputs"))
         {
             return false;
         }
@@ -1158,6 +1160,9 @@ IMPL_OP_INFERSHAPE(Pd).InferShape(Infer);
     fn an_execute_function_alone_is_no_registration() {
         let fallback = "namespace fallback {\nIMPL_OP(Mla).OpExecuteFunc(MlaExecute);\n}\n";
         assert_eq!(registrations(fallback), []);
+        // fused_infer_attention_score's also names the inputs its execute function reads on the host
+        let host_inputs = "IMPL_OP(Fia).OpExecuteFunc(FiaExecute).HostInputs({5, 6, 23});\n";
+        assert_eq!(registrations(host_inputs), []);
         let both = "IMPL_OP(Mla).OpExecuteFunc(MlaExecute).Tiling(MlaTiling);\n";
         assert_eq!(
             registrations(both),

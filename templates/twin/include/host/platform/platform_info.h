@@ -20,6 +20,13 @@
 #include "../twin_host/core.h"
 #include "../twin_host/platform.h"
 
+// CANN's platform_info.h brings std's string, map and vector into the global namespace with using-
+// declarations, and operator host code leans on it: ops-transformer's fused_infer_attention_score
+// writes `string(layout)` unqualified in a source whose only std-bringing include is this header.
+using std::map;
+using std::string;
+using std::vector;
+
 namespace fe {
 
 struct PlatformStrInfo {

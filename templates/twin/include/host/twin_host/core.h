@@ -317,6 +317,10 @@ constexpr size_t kMaxDimNum = 25;
 
 class Shape {
 public:
+    // The value CANN's runtime shape (exe_graph/runtime/shape.h) names an invalid dim by, INT64_MIN;
+    // operator host code compares dims against it (ops-transformer's fused_infer_attention_score).
+    // The twin's GetDim past the rank still reads 0, as it always has.
+    static constexpr int64_t kInvalidDimValue = std::numeric_limits<int64_t>::min();
     Shape() = default;
     Shape(std::initializer_list<int64_t> d) { for (auto v : d) AppendDim(v); }
     size_t GetDimNum() const { return n_; }

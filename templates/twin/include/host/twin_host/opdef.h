@@ -11,6 +11,12 @@
 namespace ops {
 class OpDef;
 }
+namespace gert {
+// Where a tiling function whose inputs it reads as data may run (CANN's op registry; the second
+// argument of IMPL_OP_OPTILING(...).TilingInputsDataDependency, as msopgen writes it and ops-transformer's
+// attention ops register it). The twin always tiles on the host: the placement is accepted and unused.
+enum class TilingPlacement : int32_t { TILING_ON_HOST = 0, TILING_ON_AICPU = 1 };
+}
 namespace ge {
 class Operator;
 class AscendString;
@@ -112,6 +118,10 @@ struct OpImpl {
     template <class... A> OpImpl &PrivateAttr(A...) { return *this; }
     template <class T = int> OpImpl &TilingInputsDataDependency(std::initializer_list<T> ir) { return InputsDataDependency(ir); }
     template <class T, class S> OpImpl &TilingInputsDataDependency(std::initializer_list<T> ir, S) { return InputsDataDependency(ir); }
+    template <class T = int>
+    OpImpl &TilingInputsDataDependency(std::initializer_list<T> ir, std::initializer_list<gert::TilingPlacement>) {
+        return InputsDataDependency(ir);
+    }
     template <class T> OpImpl &TilingInputsDataDependency(const std::vector<T> &ir) { return InputsDataDependency(ir); }
     template <class... A> OpImpl &OutputShapeDependOnCompute(A...) { return *this; }
     OpImpl &GenSimplifiedKey(...) { return *this; }

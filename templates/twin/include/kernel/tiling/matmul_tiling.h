@@ -2,7 +2,8 @@
 // (one core) and MultiCoreMatmulTiling, filling TCubeTiling (kernel_tiling/kernel_tiling.h, shared with
 // the kernel side). Interface from the asc-devkit docs (高阶API/矩阵计算/Matmul-Tiling类/: SetAType,
 // SetBType, SetCType, SetBiasType, SetShape, SetOrgShape, SetSingleShape, SetDim, EnableBias / SetBias,
-// SetBufferSpace, SetFixSplit, SetTraverse, GetTiling returning -1 on failure).
+// SetBufferSpace, SetFixSplit, SetTraverse, GetTiling returning -1 on failure; the constructors from a
+// PlatformAscendC or a PlatformInfo).
 // Owns: the twin's choice of a tiling. Must not know: the kernel's Matmul, the model.
 //
 // The choice is the twin's own rule, not CANN's solver (whose rules the docs do not spell out): cores
@@ -45,9 +46,28 @@ inline uint32_t dtype_bytes(DataType t) {
     }
 }
 
+// The hardware a tiling is made for, when the tiling function cannot pass a PlatformAscendC (asc-devkit
+// docs, 高阶API/矩阵计算/Matmul-Tiling类/Matmul-Tiling类构造函数.md: fields as the page lists them, sizes
+// from GetCoreMemSize, socVersion from GetSocVersion). It carries no core count: a multi-core tiling
+// made from it splits over SetDim's cores. ops-transformer's prompt_flash_attention keeps one as a member.
+struct PlatformInfo {
+    platform_ascendc::SocVersion socVersion{};
+    uint64_t l1Size = 0;
+    uint64_t l0CSize = 0;
+    uint64_t ubSize = 0;
+    uint64_t l0ASize = 0;
+    uint64_t l0BSize = 0;
+};
+
 class MatmulApiTiling {
 public:
     MatmulApiTiling() = default;
+    explicit MatmulApiTiling(const PlatformInfo &p) {
+        if (p.l1Size) l1_ = p.l1Size;
+        if (p.l0ASize) l0a_ = p.l0ASize;
+        if (p.l0BSize) l0b_ = p.l0BSize;
+        if (p.l0CSize) l0c_ = p.l0CSize;
+    }
     explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC &p) {
         uint64_t v = 0;
         p.GetCoreMemSize(platform_ascendc::CoreMemType::L1, v); if (v) l1_ = v;
@@ -180,6 +200,7 @@ class MultiCoreMatmulTiling : public MatmulApiTiling {
 public:
     MultiCoreMatmulTiling() = default;
     explicit MultiCoreMatmulTiling(const platform_ascendc::PlatformAscendC &p) : MatmulApiTiling(p) {}
+    explicit MultiCoreMatmulTiling(const PlatformInfo &p) : MatmulApiTiling(p) {}
 };
 
 } // namespace matmul_tiling
