@@ -334,68 +334,71 @@ pub fn weighted_geomean(parts: &[(f64, f64)]) -> f64 {
     }
 }
 
-/// Where a run for outputs failed on a probe: the outputs of a run that lets the op's instructions run
-/// past their UB buffers, if they are the same with the buffers carved `OVERRUN_GAP` bytes apart (what
-/// the overrun reaches never reaches the outputs: mse_loss_grad_v2 casts three times its tile at every
-/// shape, into buffers it does not read again). Err(how they differ) when they change with the
-/// layout (asinh's last tile, rounded up, writes into the buffer after it); None when the op fails
-/// either way, or the backend cannot lay out the UB itself.
+/// An op's outputs run past its UB buffers twice: packed as its sources carve the UB, and with the
+/// buffers carved `OVERRUN_GAP` bytes apart. Ok(outputs) when the two agree (what the overrun reaches
+/// never reaches the outputs: mse_loss_grad_v2 casts three times its tile at every shape, into buffers
+/// it does not read again), Err(how the spaced outputs differ from the packed) when they do not
+/// (asinh's last tile, rounded up, writes into the buffer after it). None when the backend cannot lay
+/// out the UB itself (real hardware).
+fn two_layouts(
+    backend: &dyn Backend,
+    op: &OpSpec,
+    artifact: &Artifact,
+    inputs: &Inputs,
+) -> Option<Result<Result<Vec<Vec<u8>>, String>, TrialFailure>> {
+    let run = |gap| backend.run_outputs_overrunning(op, artifact, inputs, gap);
+    let packed = match run(0)? {
+        Ok(o) => o,
+        Err(f) => return Some(Err(f)),
+    };
+    let spaced = match run(OVERRUN_GAP)? {
+        Ok(o) => o,
+        Err(f) => return Some(Err(f)),
+    };
+    if packed == spaced {
+        return Some(Ok(Ok(packed)));
+    }
+    let why = crate::verify::outputs_match(op, &spaced, &packed)
+        .err()
+        .unwrap_or_else(|| "bytes differ".into());
+    Some(Ok(Err(first_line(&why).to_string())))
+}
+
+/// Where a run for outputs failed on a probe: the reference `two_layouts` gives (or how its layouts
+/// differ); None when the op fails either way, or the backend cannot lay out the UB itself.
 fn overrun_reference(
     backend: &dyn Backend,
     op: &OpSpec,
     artifact: &Artifact,
     inputs: &Inputs,
 ) -> Option<Result<Vec<Vec<u8>>, String>> {
-    let packed = backend
-        .run_outputs_overrunning(op, artifact, inputs, 0)?
-        .ok()?;
-    let spaced = backend
-        .run_outputs_overrunning(op, artifact, inputs, OVERRUN_GAP)?
-        .ok()?;
-    if packed == spaced {
-        return Some(Ok(packed));
-    }
-    let why = crate::verify::outputs_match(op, &spaced, &packed)
-        .err()
-        .unwrap_or_else(|| "bytes differ".into());
-    Some(Err(first_line(&why).to_string()))
+    two_layouts(backend, op, artifact, inputs)?.ok()
 }
 
 /// A candidate's outputs on a probe where the unmodified op overruns (`Probe::overruns`): run packed
-/// as the sources carve the UB and spaced apart, they must agree, or the candidate's outputs there
-/// depend on the layout.
+/// and spaced apart (`two_layouts`), they must agree, or the candidate's outputs there depend on the
+/// layout.
 fn overrunning_outputs(
     backend: &dyn Backend,
     op: &OpSpec,
     artifact: &Artifact,
     inputs: &Inputs,
 ) -> Result<Vec<Vec<u8>>, TrialFailure> {
-    let unavailable = || {
+    let ran = two_layouts(backend, op, artifact, inputs).ok_or_else(|| {
         TrialFailure::new(
             FailureKind::Infra,
-            "the backend cannot run an op past its UB buffers".to_string(),
+            "the backend cannot run an op past its UB buffers",
         )
-    };
-    let packed = backend
-        .run_outputs_overrunning(op, artifact, inputs, 0)
-        .ok_or_else(unavailable)??;
-    let spaced = backend
-        .run_outputs_overrunning(op, artifact, inputs, OVERRUN_GAP)
-        .ok_or_else(unavailable)??;
-    if packed != spaced {
-        let why = crate::verify::outputs_match(op, &spaced, &packed)
-            .err()
-            .unwrap_or_else(|| "bytes differ".into());
-        return Err(TrialFailure::new(
+    })??;
+    ran.map_err(|why| {
+        TrialFailure::new(
             FailureKind::Fault,
             format!(
                 "its outputs change when the UB buffers are carved {OVERRUN_GAP} bytes apart (spaced, \
-                 against packed: {})",
-                first_line(&why)
+                 against packed: {why})"
             ),
-        ));
-    }
-    Ok(packed)
+        )
+    })
 }
 
 /// The elements of each output the unmodified op leaves unwritten on a probe, as byte ranges: those
