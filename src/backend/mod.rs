@@ -167,6 +167,16 @@ impl TrialFailure {
     }
 }
 
+/// The error a failure message reports: the text of its first `error: ` line (a kernel failure's
+/// first line only says the kernel failed, and the twin's warnings come before its error), with the
+/// `--> file:line` line after it when there is one. None when no line is an error line.
+pub fn first_error(message: &str) -> Option<(&str, Option<&str>)> {
+    let mut lines = message.lines().map(str::trim);
+    let error = lines.find_map(|l| l.strip_prefix("error: "))?;
+    let at = lines.next().filter(|l| l.starts_with("-->"));
+    Some((error, at))
+}
+
 /// Input data of one run.
 #[derive(Debug, Clone)]
 pub struct Inputs {

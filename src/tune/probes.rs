@@ -39,7 +39,7 @@ pub struct Probe {
     /// unmodified op's latency there. None for a generated probe, which is only checked.
     pub measured: Option<Measured>,
     /// The unmodified op's instructions run past their UB buffers on this probe, but its outputs are
-    /// the same with the buffers carved `OVERRUN_GAP` bytes apart (`overrun_reference`): a candidate
+    /// the same with the buffers carved `OVERRUN_GAP` bytes apart (`Layouts::Same`): a candidate
     /// is run the same two ways here and must give the reference in both.
     pub overruns: bool,
 }
@@ -181,8 +181,12 @@ impl Probes {
                     measured: None,
                     overruns: false,
                 }),
-                Err(f) => match overrun_reference(backend, &probe_op, artifact, &inputs) {
-                    Some(Ok(reference)) => out.live.push(Probe {
+                // A fault may be an overrun of the op's UB buffers (`Layouts`); a refusal is not.
+                Err(f) => match (f.kind == FailureKind::Fault)
+                    .then(|| two_layouts(backend, &probe_op, artifact, &inputs))
+                    .flatten()
+                {
+                    Some(Ok(Layouts::Same(reference))) => out.live.push(Probe {
                         name: name.clone(),
                         unwritten: vec![],
                         op: probe_op,
@@ -191,13 +195,13 @@ impl Probes {
                         measured: None,
                         overruns: true,
                     }),
-                    Some(Err(differs)) => out.dropped.push(drop(format!(
+                    Some(Ok(Layouts::Differ(differs))) => out.dropped.push(drop(format!(
                         "the sources as they are overrun a UB buffer on it ({}), and their outputs \
                          there change when the buffers are carved {OVERRUN_GAP} bytes apart (spaced, \
                          against packed: {differs})",
                         first_line(&f.message)
                     ))),
-                    None => out.dropped.push(drop(format!(
+                    Some(Err(_)) | None => out.dropped.push(drop(format!(
                         "the sources as they are fail on it ({}): {}",
                         f.kind.as_str(),
                         fault_line(&f.message)
@@ -334,18 +338,24 @@ pub fn weighted_geomean(parts: &[(f64, f64)]) -> f64 {
     }
 }
 
-/// An op's outputs run past its UB buffers twice: packed as its sources carve the UB, and with the
-/// buffers carved `OVERRUN_GAP` bytes apart. Ok(outputs) when the two agree (what the overrun reaches
-/// never reaches the outputs: mse_loss_grad_v2 casts three times its tile at every shape, into buffers
-/// it does not read again), Err(how the spaced outputs differ from the packed) when they do not
-/// (asinh's last tile, rounded up, writes into the buffer after it). None when the backend cannot lay
-/// out the UB itself (real hardware).
+/// An op's outputs from two runs that let its instructions run past their UB buffers: packed as its
+/// sources carve the UB, and with the buffers carved `OVERRUN_GAP` bytes apart.
+enum Layouts {
+    /// Both runs agree: what the overrun reaches never reaches the outputs (mse_loss_grad_v2 casts
+    /// three times its tile at every shape, into buffers it does not read again).
+    Same(Vec<Vec<u8>>),
+    /// How the spaced outputs differ from the packed (asinh's last tile, rounded up, writes into the
+    /// buffer after it).
+    Differ(String),
+}
+
+/// Runs the op in both layouts; None when the backend cannot lay out the UB itself (real hardware).
 fn two_layouts(
     backend: &dyn Backend,
     op: &OpSpec,
     artifact: &Artifact,
     inputs: &Inputs,
-) -> Option<Result<Result<Vec<Vec<u8>>, String>, TrialFailure>> {
+) -> Option<Result<Layouts, TrialFailure>> {
     let run = |gap| backend.run_outputs_overrunning(op, artifact, inputs, gap);
     let packed = match run(0)? {
         Ok(o) => o,
@@ -356,23 +366,12 @@ fn two_layouts(
         Err(f) => return Some(Err(f)),
     };
     if packed == spaced {
-        return Some(Ok(Ok(packed)));
+        return Some(Ok(Layouts::Same(packed)));
     }
     let why = crate::verify::outputs_match(op, &spaced, &packed)
         .err()
         .unwrap_or_else(|| "bytes differ".into());
-    Some(Ok(Err(first_line(&why).to_string())))
-}
-
-/// Where a run for outputs failed on a probe: the reference `two_layouts` gives (or how its layouts
-/// differ); None when the op fails either way, or the backend cannot lay out the UB itself.
-fn overrun_reference(
-    backend: &dyn Backend,
-    op: &OpSpec,
-    artifact: &Artifact,
-    inputs: &Inputs,
-) -> Option<Result<Vec<Vec<u8>>, String>> {
-    two_layouts(backend, op, artifact, inputs)?.ok()
+    Some(Ok(Layouts::Differ(first_line(&why).to_string())))
 }
 
 /// A candidate's outputs on a probe where the unmodified op overruns (`Probe::overruns`): run packed
@@ -390,15 +389,16 @@ fn overrunning_outputs(
             "the backend cannot run an op past its UB buffers",
         )
     })??;
-    ran.map_err(|why| {
-        TrialFailure::new(
+    match ran {
+        Layouts::Same(outputs) => Ok(outputs),
+        Layouts::Differ(why) => Err(TrialFailure::new(
             FailureKind::Fault,
             format!(
                 "its outputs change when the UB buffers are carved {OVERRUN_GAP} bytes apart (spaced, \
                  against packed: {why})"
             ),
-        )
-    })
+        )),
+    }
 }
 
 /// The elements of each output the unmodified op leaves unwritten on a probe, as byte ranges: those
@@ -494,25 +494,18 @@ fn without_warnings(message: &str) -> String {
     out.join("\n")
 }
 
-/// A failure in one line: its first line without the twin's warnings, and where that line only
-/// introduces what follows (`the kernel failed (exit code 3):`), the error after it and its location.
-/// A probe left out as "the kernel failed (exit code 3):" said nothing of why.
+/// A failure in one line: its first line, and where that line only introduces what follows (`the
+/// kernel failed (exit code 3):`), the error after it and its location (`backend::first_error`). A
+/// probe left out as "the kernel failed (exit code 3):" said nothing of why.
 fn fault_line(message: &str) -> String {
-    let text = without_warnings(message);
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let Some(first) = lines.next() else {
-        return first_line(message).to_string();
-    };
-    let mut out = first.to_string();
-    if first.ends_with(':')
-        && let Some(error) = lines.next()
-    {
-        out = format!("{out} {error}");
-        if let Some(at) = lines.next().filter(|l| l.starts_with("-->")) {
-            out = format!("{out} {at}");
+    let head = first_line(message);
+    match crate::backend::first_error(message) {
+        Some((error, at)) if head.ends_with(':') => {
+            let at = at.map(|a| format!(" {a}")).unwrap_or_default();
+            format!("{head} error: {error}{at}")
         }
+        _ => head.to_string(),
     }
-    out
 }
 
 fn first_line(s: &str) -> &str {
@@ -796,36 +789,65 @@ mod tests {
         assert_eq!(probes[0].1.inputs[1].range, (0.0, 768.0));
     }
 
+    /// The Backend methods a shape probe never calls (it runs the artifact it is given, for outputs
+    /// only), for the test backends below.
+    macro_rules! probe_backend {
+        ($fingerprint:literal) => {
+            fn kind(&self) -> crate::manifest::BackendKind {
+                crate::manifest::BackendKind::Twin
+            }
+            fn soc(&self) -> &'static crate::model::soc::Soc {
+                crate::model::soc::lookup("Ascend910B1").unwrap()
+            }
+            fn fingerprint(&self) -> String {
+                $fingerprint.into()
+            }
+            fn build(
+                &self,
+                _: &OpSpec,
+                _: &crate::backend::SourceSet,
+            ) -> Result<Artifact, TrialFailure> {
+                unreachable!("probes run the artifact they are given")
+            }
+            fn run(
+                &self,
+                _: &OpSpec,
+                _: &Artifact,
+                _: &Inputs,
+                _: bool,
+            ) -> Result<crate::backend::Measurement, TrialFailure> {
+                unreachable!("generated probes are run for their outputs only")
+            }
+        };
+    }
+
+    /// An artifact that names no build (the test backends key on `key` alone).
+    fn artifact(key: &str) -> Artifact {
+        Artifact {
+            key: key.into(),
+            host: "h".into(),
+            kernel: "k".into(),
+            cached: false,
+            run_env: vec![],
+        }
+    }
+
+    /// A space with no tunables.
+    fn no_space() -> Space {
+        Space {
+            tunables: vec![],
+            constraints: vec![],
+            derived: vec![],
+            facts: BTreeMap::new(),
+        }
+    }
+
     /// A backend for add_custom whose InferShape makes z twice x's rows, as moe_token_permute's
     /// sorted outputs are its rows times k, and whose run refuses any other z.
     struct Doubling;
 
     impl Backend for Doubling {
-        fn kind(&self) -> crate::manifest::BackendKind {
-            crate::manifest::BackendKind::Twin
-        }
-        fn soc(&self) -> &'static crate::model::soc::Soc {
-            crate::model::soc::lookup("Ascend910B1").unwrap()
-        }
-        fn fingerprint(&self) -> String {
-            "doubling".into()
-        }
-        fn build(
-            &self,
-            _: &OpSpec,
-            _: &crate::backend::SourceSet,
-        ) -> Result<Artifact, TrialFailure> {
-            unreachable!("probes run the artifact they are given")
-        }
-        fn run(
-            &self,
-            _: &OpSpec,
-            _: &Artifact,
-            _: &Inputs,
-            _: bool,
-        ) -> Result<crate::backend::Measurement, TrialFailure> {
-            unreachable!("generated probes are run for their outputs only")
-        }
+        probe_backend!("doubling");
         fn infer_outputs(
             &self,
             op: &OpSpec,
@@ -864,20 +886,8 @@ mod tests {
     fn a_probes_outputs_are_what_the_ops_infershape_gives() {
         let mut op = op_of("add_custom");
         op.outputs[0].shape = vec![96, 16384];
-        let artifact = Artifact {
-            key: "a".into(),
-            host: "h".into(),
-            kernel: "k".into(),
-            cached: false,
-            run_env: vec![],
-        };
-        let space = Space {
-            tunables: vec![],
-            constraints: vec![],
-            derived: vec![],
-            facts: BTreeMap::new(),
-        };
-        let probes = Probes::prepare(&Doubling, &op, &artifact, &space, true, None).unwrap();
+        let probes =
+            Probes::prepare(&Doubling, &op, &artifact("a"), &no_space(), true, None).unwrap();
         assert!(probes.dropped.is_empty(), "{:?}", probes.dropped);
         assert_eq!(probes.live.len(), 5);
         let tail = probes.live.iter().find(|p| p.name == "tail").unwrap();
@@ -891,31 +901,7 @@ mod tests {
     struct Overrunning;
 
     impl Backend for Overrunning {
-        fn kind(&self) -> crate::manifest::BackendKind {
-            crate::manifest::BackendKind::Twin
-        }
-        fn soc(&self) -> &'static crate::model::soc::Soc {
-            crate::model::soc::lookup("Ascend910B1").unwrap()
-        }
-        fn fingerprint(&self) -> String {
-            "overrunning".into()
-        }
-        fn build(
-            &self,
-            _: &OpSpec,
-            _: &crate::backend::SourceSet,
-        ) -> Result<Artifact, TrialFailure> {
-            unreachable!("probes run the artifact they are given")
-        }
-        fn run(
-            &self,
-            _: &OpSpec,
-            _: &Artifact,
-            _: &Inputs,
-            _: bool,
-        ) -> Result<crate::backend::Measurement, TrialFailure> {
-            unreachable!("generated probes are run for their outputs only")
-        }
+        probe_backend!("overrunning");
         fn run_outputs(
             &self,
             op: &OpSpec,
@@ -954,21 +940,8 @@ mod tests {
         for t in op.inputs.iter_mut().chain(op.outputs.iter_mut()) {
             t.shape = vec![48, 16384];
         }
-        let artifact = |key: &str| Artifact {
-            key: key.into(),
-            host: "h".into(),
-            kernel: "k".into(),
-            cached: false,
-            run_env: vec![],
-        };
-        let space = Space {
-            tunables: vec![],
-            constraints: vec![],
-            derived: vec![],
-            facts: BTreeMap::new(),
-        };
         let probes =
-            Probes::prepare(&Overrunning, &op, &artifact("op"), &space, true, None).unwrap();
+            Probes::prepare(&Overrunning, &op, &artifact("op"), &no_space(), true, None).unwrap();
         let overruns = |name: &str| {
             probes
                 .live

@@ -493,10 +493,7 @@ fn short_line(text: &str) -> String {
 /// The fault a failed run reports: its first `error:` line (a kernel failure's first line only says
 /// the kernel failed), else its first line; at most 160 characters.
 fn fault_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .find_map(|l| l.strip_prefix("error: "))
-        .map_or_else(|| short_line(text), short_line)
+    crate::backend::first_error(text).map_or_else(|| short_line(text), |(e, _)| short_line(e))
 }
 
 /// The input a kernel fault says was read past its end: "DataCopy: GM read out of bounds: bytes
@@ -1007,6 +1004,7 @@ impl Fitting<'_> {
         }
         let backend = project_backend(&manifest).ok()?;
         let spec = manifest.op(&op.name)?;
+        // an output the twin would take minutes over is a failure too, so that another case is tried
         if let Some(why) = guesses::oversized_output(spec) {
             return Some(why);
         }
