@@ -217,6 +217,10 @@ pub static VEC_CLASSES: &[VecClass] = &[
     vc("Power", 2, 9.0, 3.0 * D), // Ln 4, Mul 1, Exp 4
     vc("PairReduceSum", 0, 3.0, D), // as BlockReduce (G)
     vc("PairReduceSum", 2, 7.0, D),
+    // ArithProgression (high-level) is built as documented (asc-devkit docs atlasascendc_api_07_0856):
+    // the first 8 values by scalar writes, then one Adds per block of 8 up to 64 values and one per 64
+    // beyond: Adds' 1 cycle per repeat, and the fixed cost of the eight calls up to 64 (G).
+    vc("ArithProgression", 0, 1.0, 8.0 * D),
     // Gathers and sorts.
     vc("Gather", 0, 18.0, D),  // msKPP 12-24, midpoint (I)
     vc("Gatherb", 0, 18.0, D), // (G)

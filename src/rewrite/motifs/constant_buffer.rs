@@ -479,6 +479,38 @@ fn declared_in<'a>(func: Node, text: &'a str) -> Vec<&'a str> {
     out
 }
 
+/// The class a member function belongs to: the one it is written in, or, for a definition outside
+/// it (`template <...> void Kernel<T>::Compute(...)`), the class of the file its qualified name names.
+pub(super) fn class_of<'t>(func: Node<'t>, text: &str) -> Option<Node<'t>> {
+    const CLASSES: &[&str] = &["class_specifier", "struct_specifier"];
+    if let Some(c) = cst::ancestor(func, CLASSES) {
+        return Some(c);
+    }
+    let mut decl = func.child_by_field_name("declarator")?;
+    while decl.kind() != "function_declarator" {
+        decl = decl.child_by_field_name("declarator")?;
+    }
+    let name = decl.child_by_field_name("declarator")?;
+    (name.kind() == "qualified_identifier").then_some(())?;
+    let scope = name.child_by_field_name("scope")?;
+    let class_name = match scope.kind() {
+        "template_type" => text_of(scope.child_by_field_name("name")?, text),
+        _ => text_of(scope, text),
+    };
+    let mut root = func;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    CLASSES
+        .iter()
+        .flat_map(|k| cst::nodes_of_kind(root, k))
+        .find(|c| {
+            c.child_by_field_name("body").is_some()
+                && c.child_by_field_name("name")
+                    .is_some_and(|n| text_of(n, text) == class_name)
+        })
+}
+
 /// Where a new `TBuf` member and its `InitBuffer` go in the class of a function, and how they are
 /// written: after the last buffer-like member (TBuf/TQue/TPipe) and after the last `InitBuffer`.
 pub(super) struct BufferSlots {
@@ -494,11 +526,32 @@ impl BufferSlots {
     /// The slots of the class holding `func`, when the sizes `exprs` mean the same in the function
     /// that calls InitBuffer as in `func` (no name in them is a parameter or local of either).
     pub fn find(text: &str, func: Node, exprs: &[Node]) -> Option<BufferSlots> {
-        let class = cst::ancestor(func, &["class_specifier", "struct_specifier"])?;
+        let class = class_of(func, text)?;
         let body = class.child_by_field_name("body")?;
-        let last_init = cst::calls_named(body, text, "InitBuffer")
+        // The `InitBuffer`s of the class's own methods, in the class or defined after it
+        // (`Kernel<T>::Init`), in source order.
+        let root = {
+            let mut r = class;
+            while let Some(p) = r.parent() {
+                r = p;
+            }
+            r
+        };
+        let inits: Vec<(Call, Node)> = cst::calls_named(root, text, "InitBuffer")
             .into_iter()
+            .filter(|c| {
+                cst::enclosing_function(c.node, text)
+                    .and_then(|(f, _)| class_of(f, text))
+                    .is_some_and(|k| k == class)
+            })
             .filter_map(|c| Some((c, block_statement(text, &c)?)))
+            .collect();
+        // After the last InitBuffer of the function that carves the first: that function runs on
+        // every path (a later one may be called only on some, as a buffer zeroed for one mode is).
+        let first_func = cst::enclosing_function(inits.first()?.0.node, text)?.0;
+        let last_init = inits
+            .into_iter()
+            .filter(|(c, _)| cst::enclosing_function(c.node, text).is_some_and(|(f, _)| f == first_func))
             .next_back()?;
         let (init_func, _) = cst::enclosing_function(last_init.0.node, text)?;
         let locals: Vec<&str> = declared_in(func, text)

@@ -9,6 +9,7 @@ mod double_buffer_queue;
 mod drop_queue_barrier;
 mod fold_scalar_ops;
 mod fuse_leaky_relu;
+mod gather_interleave;
 mod gm_copy_loop;
 mod hoist_duplicate;
 mod matmul_mdl;
@@ -37,6 +38,7 @@ pub static ALL: &[&dyn Motif] = &[
     &vector_gm_sum::VectorGmSum,
     &vector_copy_loop::VectorCopyLoop,
     &gm_copy_loop::GmCopyLoop,
+    &gather_interleave::GatherInterleave,
     &scalar_loop::VectorCastLoop,
     &scalar_loop::VectorFillLoop,
     &drop_queue_barrier::DropQueueBarrier,

@@ -113,7 +113,7 @@ fn method_on<'t, 'a>(node: Node<'t>, text: &'a str, method: &str) -> Option<(Cal
 
 /// A value the loop cannot change and whose evaluation has no effect: literals, names, members,
 /// `-x`, casts and parentheses of those, and `std::numeric_limits<T>::...()`.
-fn pure_value(node: Node, text: &str) -> bool {
+pub(super) fn pure_value(node: Node, text: &str) -> bool {
     match node.kind() {
         "number_literal" | "identifier" | "true" | "false" => true,
         "field_expression" => node

@@ -1,0 +1,705 @@
+//! gather-interleave: a scalar loop that interleaves two local tensors element by element,
+//! `for (T i = 0; i < n; ++i) { d.SetValue(2 * i, a.GetValue(A + i)); d.SetValue(2 * i + 1,
+//! b.GetValue(B + i)); }` (or through two temporaries, `E re = a.GetValue(i); E im = b.GetValue(i);
+//! d.SetValue(2 * i, re); d.SetValue(2 * i + 1, im);`), becomes two masked vector `Gather`s per 8
+//! repeats of d, the even lanes from a and the odd lanes from b, with the loop kept for the pairs
+//! past the last whole repeat. A complex number packed from its parts (ops-math's complex_v2, pack_v2)
+//! and a gradient written back in its interleaved layout (ops-nn's clipped_swiglu_grad) are written so.
+//!
+//! The vector form (asc-devkit docs, Gather, the bit-mask repeat form): element j of repeat r is read
+//! from `src + srcBaseAddr + srcOffset[r * perRepeat + j]` bytes and lands at element j of repeat r of
+//! dst; elements the mask leaves out keep dst. One offset table serves both sources: entry j holds
+//! `(j >> 1) * sizeof(E)`, the source element of output lane j counted from the chunk's first pair,
+//! built on the vector unit by ArithProgression, ShiftRight and ShiftLeft in a new one-table `TBuf`
+//! (8 repeats: 2 KiB for 4-byte elements, 4 KiB for 2-byte ones); the chunk's first pair goes in
+//! `srcBaseAddr`. On the A2 / A3 parts Gather takes 2- and 4-byte elements (int16_t, uint16_t, half,
+//! bfloat16_t, int32_t, uint32_t, float), ShiftRight and ShiftLeft uint32_t. The fast form is fenced
+//! by `PipeBarrier<PIPE_ALL>` as the other scalar-loop motifs' are: whoever wrote the sources, and
+//! whoever reads d afterwards, may be any pipe.
+//!
+//! Rewinding turns exactly that form back into the loop: the loop it keeps for the tail, counted from
+//! 0 again. This module owns both forms; it knows nothing of measuring or the bank.
+
+use super::constant_buffer::{self as cb, BufferSlots};
+use super::scalar_loop::{is_full_barrier, pure_value};
+use super::vector_reduce::single_init;
+use crate::rewrite::cst::{self, Call, text_of};
+use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
+use std::ops::Range;
+use tree_sitter::Node;
+
+pub struct GatherInterleave;
+
+const NAME: &str = "gather-interleave";
+
+/// Repeats of d the offset table covers: one Gather per source handles this many at most.
+const CHUNK_REPEATS: u32 = 8;
+
+/// Element types Gather's repeat form takes on A2 / A3 (asc-devkit docs, Gather: data types). A name
+/// that is none of these is taken when it is a template parameter of the class (complex_v2's `T`):
+/// an instance with another size fails to build, a failed trial.
+const GATHER_ELEMS: &[&str] = &[
+    "half",
+    "float",
+    "bfloat16_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+];
+
+/// One interleave, as the slow loop gives it.
+struct Interleave<'t> {
+    for_stmt: Node<'t>,
+    /// The initializer's value (`0` in the slow form, the tail's start in the fast one).
+    start: Node<'t>,
+    count: String,
+    dst: String,
+    elem: String,
+    even: (String, Option<String>),
+    odd: (String, Option<String>),
+}
+
+fn error(text: &str, at: usize, why: &str) -> MotifError {
+    MotifError {
+        motif: NAME,
+        line: cst::line_of(text, at),
+        why: why.into(),
+    }
+}
+
+fn squeezed(node: Node, text: &str) -> String {
+    text_of(node, text).split_whitespace().collect()
+}
+
+/// `t.Method(args)` with t a plain name: (t, args).
+fn method<'t, 'a>(node: Node<'t>, text: &'a str, name: &str) -> Option<(&'a str, Vec<Node<'t>>)> {
+    let call = Call::of(node)?;
+    (call.name(text) == name
+        && call.function.kind() == "field_expression"
+        && call.function.child_by_field_name("argument")?.kind() == "identifier")
+        .then_some(())?;
+    Some((call.receiver(text)?, call.args()))
+}
+
+/// `s.GetValue(i)` or `s.GetValue(X + i)` with X a pure value free of `i`: (s, X).
+fn source<'a>(node: Node, text: &'a str, i: &str) -> Option<(&'a str, Option<String>)> {
+    let (s, args) = method(node, text, "GetValue")?;
+    let [index] = args[..] else { return None };
+    if index.kind() == "identifier" && text_of(index, text) == i {
+        return Some((s, None));
+    }
+    (index.kind() == "binary_expression"
+        && text_of(index.child_by_field_name("operator")?, text) == "+"
+        && text_of(index.child_by_field_name("right")?, text) == i)
+        .then_some(())?;
+    let base = index.child_by_field_name("left")?;
+    (pure_value(base, text) && !cst::identifiers_in(base, text).contains(&i)).then_some(())?;
+    Some((s, Some(text_of(base, text).to_string())))
+}
+
+/// The header `for (T i = <start>; i < n; ++i | i++)`: (i, start, n, body).
+fn header<'t, 'a>(text: &'a str, f: Node<'t>) -> Option<(&'a str, Node<'t>, Node<'t>, Node<'t>)> {
+    let init = f.child_by_field_name("initializer")?;
+    (init.kind() == "declaration").then_some(())?;
+    let (ivar, start) = single_init(init)?;
+    let i = (ivar.kind() == "identifier").then(|| text_of(ivar, text))?;
+    let cond = f.child_by_field_name("condition")?;
+    (cond.kind() == "binary_expression"
+        && text_of(cond.child_by_field_name("operator")?, text) == "<"
+        && text_of(cond.child_by_field_name("left")?, text) == i)
+        .then_some(())?;
+    let count = cond.child_by_field_name("right")?;
+    (!cst::identifiers_in(count, text).contains(&i) && pure_value(count, text)).then_some(())?;
+    let update = f.child_by_field_name("update")?;
+    (update.kind() == "update_expression" && text_of(update, text).replace(i, "").trim() == "++")
+        .then_some(())?;
+    let body = f.child_by_field_name("body")?;
+    (body.kind() == "compound_statement").then_some(())?;
+    Some((i, start, count, body))
+}
+
+/// Whether the element type `elem` of a tensor in `func` is one Gather takes: a listed type, or a
+/// template parameter of the function's class (sized where the class is instantiated).
+fn gather_elem(func: Node, text: &str, elem: &str) -> bool {
+    if GATHER_ELEMS.contains(&elem) {
+        return true;
+    }
+    let Some(class) = cb::class_of(func, text) else {
+        return false;
+    };
+    class
+        .parent()
+        .filter(|p| p.kind() == "template_declaration")
+        .and_then(|t| t.child_by_field_name("parameters"))
+        .is_some_and(|ps| {
+            cst::nodes_of_kind(ps, "type_identifier")
+                .iter()
+                .any(|n| text_of(*n, text) == elem)
+        })
+}
+
+/// The interleave loop at `f`, whatever its start (the caller checks it).
+fn interleave_at<'t>(text: &str, f: Node<'t>) -> Option<Interleave<'t>> {
+    let (i, start, count, body) = header(text, f)?;
+    let stmts = cst::statements(body);
+    // Temporaries: `E v = s.GetValue(..);` statements before the two stores, each used by one store.
+    let mut temps: Vec<(&str, (&str, Option<String>))> = vec![];
+    let split = stmts.len().checked_sub(2)?;
+    for decl in &stmts[..split] {
+        (decl.kind() == "declaration").then_some(())?;
+        let (v, value) = single_init(*decl)?;
+        (v.kind() == "identifier").then_some(())?;
+        temps.push((text_of(v, text), source(value, text, i)?));
+    }
+    let mut stores = vec![];
+    for stmt in &stmts[split..] {
+        (stmt.kind() == "expression_statement").then_some(())?;
+        let (d, args) = method(stmt.named_child(0)?, text, "SetValue")?;
+        let [at, value] = args[..] else { return None };
+        stores.push((d, squeezed(at, text), value));
+    }
+    let [(d0, at0, v0), (d1, at1, v1)] = &stores[..] else {
+        return None;
+    };
+    (d0 == d1
+        && [format!("2*{i}"), format!("{i}*2")].contains(at0)
+        && [format!("2*{i}+1"), format!("{i}*2+1")].contains(at1))
+    .then_some(())?;
+    let value_of = |v: Node| -> Option<(String, Option<String>)> {
+        if v.kind() == "identifier" {
+            let name = text_of(v, text);
+            let (s, b) = temps.iter().find(|(t, _)| *t == name)?.1.clone();
+            Some((s.to_string(), b))
+        } else {
+            let (s, b) = source(v, text, i)?;
+            Some((s.to_string(), b))
+        }
+    };
+    let even = value_of(*v0)?;
+    let odd = value_of(*v1)?;
+    // Each temporary is read by exactly one store; none is the other's name.
+    (temps.len() <= 2
+        && temps.iter().all(|(t, _)| {
+            [*v0, *v1]
+                .iter()
+                .filter(|v| v.kind() == "identifier" && text_of(**v, text) == *t)
+                .count()
+                == 1
+        }))
+    .then_some(())?;
+    let (func, _) = cst::enclosing_function(f, text)?;
+    let elem = cb::local_tensor_type(func, text, d0)?;
+    (gather_elem(func, text, elem)
+        && [&even.0, &odd.0]
+            .iter()
+            .all(|s| s.as_str() != *d0 && cb::local_tensor_type(func, text, s) == Some(elem)))
+    .then_some(())?;
+    // Nothing the loop reads may name what it writes or counts with.
+    let read_names: Vec<&str> = [&even.1, &odd.1]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .chain(cst::identifiers_in(count, text))
+        .collect();
+    (!read_names.iter().any(|n| *n == *d0 || temps.iter().any(|(t, _)| t == n))).then_some(())?;
+    cst::own_lines(text, f)?;
+    Some(Interleave {
+        for_stmt: f,
+        start,
+        count: text_of(count, text).into(),
+        dst: (*d0).into(),
+        elem: elem.into(),
+        even,
+        odd,
+    })
+}
+
+/// The slow form: the loop from 0, with the slots its table buffer would go in.
+fn slow_at<'t>(text: &str, f: Node<'t>) -> Option<(Interleave<'t>, BufferSlots)> {
+    let l = interleave_at(text, f)?;
+    (text_of(l.start, text).trim() == "0").then_some(())?;
+    let (func, _) = cst::enclosing_function(f, text)?;
+    let slots = BufferSlots::find(text, func, &[])?;
+    Some((l, slots))
+}
+
+/// The names the fast form declares: the table buffer member, then its locals.
+struct Names {
+    buf: String,
+    table: String,
+    even: String,
+    odd: String,
+    repeats: String,
+    r: String,
+    k: String,
+}
+
+/// `loop` (the text of the slow `for` statement, its `start` value at `start` bytes into it) as the
+/// fast form's tail loop: starting at the first pair no whole repeat took, one level deeper.
+fn tail_loop(l: &str, start: Range<usize>, from: &str) -> String {
+    let moved = format!("{}{from}{}", &l[..start.start], &l[start.end..]);
+    moved.replace('\n', "\n    ").replace("\n    \n", "\n\n")
+}
+
+/// The fast form replacing the slow loop `loop_text` (indented by `ind`).
+fn fast_form(l: &Interleave, n: &Names, q: &str, ind: &str, tail: &str) -> String {
+    let e = &l.elem;
+    let table = format!("static_cast<int32_t>({CHUNK_REPEATS} * 256 / sizeof({e}))");
+    let pairs = format!("(128 / sizeof({e}))");
+    let base = |b: &Option<String>| match b {
+        Some(b) => format!("{b} + {} * {pairs}", n.r),
+        None => format!("{} * {pairs}", n.r),
+    };
+    let i2 = format!("{ind}    ");
+    let i3 = format!("{ind}        ");
+    format!(
+        "{q}PipeBarrier<PIPE_ALL>();\n\
+         {ind}{{\n\
+         {i2}{q}LocalTensor<uint32_t> {t} = {buf}.Get<uint32_t>();\n\
+         {i2}{q}ArithProgression({t}.ReinterpretCast<int32_t>(), static_cast<int32_t>(0), static_cast<int32_t>(1), {table});\n\
+         {i2}{q}PipeBarrier<PIPE_V>();\n\
+         {i2}{q}ShiftRight({t}, {t}, static_cast<uint32_t>(1), {table});\n\
+         {i2}{q}PipeBarrier<PIPE_V>();\n\
+         {i2}{q}ShiftLeft({t}, {t}, static_cast<uint32_t>(sizeof({e}) / 2), {table});\n\
+         {i2}{q}PipeBarrier<PIPE_V>();\n\
+         {i2}const uint64_t {even}[2] = {{0x5555555555555555ULL, sizeof({e}) == 2 ? 0x5555555555555555ULL : 0ULL}};\n\
+         {i2}const uint64_t {odd}[2] = {{0xAAAAAAAAAAAAAAAAULL, sizeof({e}) == 2 ? 0xAAAAAAAAAAAAAAAAULL : 0ULL}};\n\
+         {i2}const int64_t {reps} = static_cast<int64_t>({count}) / {pairs};\n\
+         {i2}for (int64_t {r} = 0; {r} < {reps}; {r} += {CHUNK_REPEATS}) {{\n\
+         {i3}const uint8_t {k} = static_cast<uint8_t>({reps} - {r} < {CHUNK_REPEATS} ? {reps} - {r} : {CHUNK_REPEATS});\n\
+         {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {a}, {t}, static_cast<uint32_t>(({ab}) * sizeof({e})), {even}, {k}, 8);\n\
+         {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {b}, {t}, static_cast<uint32_t>(({bb}) * sizeof({e})), {odd}, {k}, 8);\n\
+         {i2}}}\n\
+         {i2}{tail}\n\
+         {ind}}}\n\
+         {ind}{q}PipeBarrier<PIPE_ALL>();",
+        t = n.table,
+        buf = n.buf,
+        even = n.even,
+        odd = n.odd,
+        reps = n.repeats,
+        r = n.r,
+        k = n.k,
+        count = l.count,
+        d = l.dst,
+        a = l.even.0,
+        b = l.odd.0,
+        ab = base(&l.even.1),
+        bb = base(&l.odd.1),
+    )
+}
+
+/// The first name a declaration declares (through array and init declarators).
+fn declared<'a>(decl: Node, text: &'a str) -> Option<&'a str> {
+    let d = decl.child_by_field_name("declarator")?;
+    cst::nodes_of_kind(d, "identifier")
+        .first()
+        .map(|n| text_of(*n, text))
+}
+
+/// A fast form found in the text: what the rewind replaces and puts back.
+struct Fast<'t> {
+    /// From the barrier before the block to the barrier after it.
+    span: Range<usize>,
+    l: Interleave<'t>,
+    /// The tail loop as a slow loop again: from 0, one level shallower.
+    slow: String,
+    /// The table buffer's member and InitBuffer lines.
+    removed: Vec<Range<usize>>,
+}
+
+/// The fast form whose block is `block`: regenerated from the tail loop and the names it declares, it
+/// must be the text there, byte for byte.
+fn fast_at<'t>(text: &str, root: Node<'t>, block: Node<'t>) -> Option<Fast<'t>> {
+    let outer = block.parent()?;
+    (outer.kind() == "compound_statement").then_some(())?;
+    let siblings = cst::statements(outer);
+    let at = siblings.iter().position(|s| *s == block)?;
+    let (before, after) = (*siblings.get(at.checked_sub(1)?)?, *siblings.get(at + 1)?);
+    (is_full_barrier(before, text) && is_full_barrier(after, text)).then_some(())?;
+    cst::own_lines(text, before)?;
+    let stmts = cst::statements(block);
+    let [table_decl, .., mask_even, mask_odd, reps_decl, chunks, tail] = stmts[..] else {
+        return None;
+    };
+    let l = interleave_at(text, tail)?;
+    let (_, get) = single_init(table_decl)?;
+    let (buf_expr, _) = method(get, text, "Get")?;
+    let buf = cb::tbuf_member(root, text, buf_expr)?;
+    (chunks.kind() == "for_statement").then_some(())?;
+    let chunk_body = chunks.child_by_field_name("body")?;
+    let k_decl = *cst::statements(chunk_body).first()?;
+    let names = Names {
+        buf: buf_expr.into(),
+        table: declared(table_decl, text)?.into(),
+        even: declared(mask_even, text)?.into(),
+        odd: declared(mask_odd, text)?.into(),
+        repeats: declared(reps_decl, text)?.into(),
+        r: declared(chunks.child_by_field_name("initializer")?, text)?.into(),
+        k: declared(k_decl, text)?.into(),
+    };
+    // The tail as the slow loop: start 0, one level shallower.
+    let tail_text = text_of(tail, text);
+    let start = l.start.start_byte() - tail.start_byte()..l.start.end_byte() - tail.start_byte();
+    let slow_deeper = format!("{}0{}", &tail_text[..start.start], &tail_text[start.end..]);
+    let slow = slow_deeper.replace("\n    ", "\n");
+    (tail_loop(&slow, start.start..start.start + 1, text_of(l.start, text)) == tail_text)
+        .then_some(())?;
+    let ind = cst::indent_at(text, before.start_byte());
+    let q = cb::qualifier(Call::of(before.named_child(0)?)?.qualified(text));
+    let expected = fast_form(&l, &names, q, ind, tail_text);
+    let span = before.start_byte()..after.end_byte();
+    (text[span.clone()] == expected).then_some(())?;
+    (text_of(l.start, text) == format!("{} * (128 / sizeof({}))", names.repeats, l.elem))
+        .then_some(())?;
+    // The table buffer goes with the form: named only by its member, its InitBuffer and this Get.
+    let inits: Vec<Node> = cst::calls_named(root, text, "InitBuffer")
+        .into_iter()
+        .filter(|c| c.arg_texts(text).first() == Some(&buf_expr))
+        .filter_map(|c| cb::block_statement(text, &c))
+        .collect();
+    let [init] = inits[..] else { return None };
+    (cb::mentions(root, text, buf_expr) == 3).then_some(())?;
+    let mut removed = vec![cst::own_lines(text, buf)?, cst::own_lines(text, init)?];
+    removed.sort_by_key(|r| r.start);
+    Some(Fast {
+        span,
+        l,
+        slow,
+        removed,
+    })
+}
+
+fn slow_forms<'t>(text: &str, root: Node<'t>) -> Vec<(Interleave<'t>, BufferSlots)> {
+    cst::nodes_of_kind(root, "for_statement")
+        .into_iter()
+        .filter_map(|f| slow_at(text, f))
+        .collect()
+}
+
+fn fast_forms<'t>(text: &str, root: Node<'t>) -> Vec<Fast<'t>> {
+    cst::nodes_of_kind(root, "compound_statement")
+        .into_iter()
+        .filter_map(|b| fast_at(text, root, b))
+        .collect()
+}
+
+/// What a rewind needs to give back the exact fast form (its lines elsewhere), or an apply's inverse
+/// the exact loop.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Restore {
+    statements: String,
+    lines: Vec<(usize, String)>,
+}
+
+impl Motif for GatherInterleave {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn summary(&self) -> &'static str {
+        "scalar loop interleaving two local tensors element by element -> two masked vector Gathers per \
+         8 repeats from one offset table, the loop kept for the tail"
+    }
+    fn preserves_meaning_when(&self) -> &'static str {
+        "checked: a `for` loop that runs an integer i from 0 while i < n by ++ (n a pure value free of i), \
+         whose body is only `d.SetValue(2 * i, a.GetValue(A + i)); d.SetValue(2 * i + 1, b.GetValue(B + \
+         i));` (or `i * 2`, a source index `i` without base, or each value read first into its own \
+         temporary), with d, a and b `LocalTensor<E>` of the function of one E that Gather takes (2- or \
+         4-byte, or a template parameter of the class), d neither a nor b by name, and A, B and n pure \
+         values naming neither d nor a temporary. The gathered lanes are then bit copies of the same \
+         elements the loop stores, in the same places, for every pair of the whole repeats; the pairs \
+         past them run through the same loop. The new table buffer is carved after the last InitBuffer \
+         of the function that carves the class's first. NOT checked: that d, a and b do not overlap in \
+         UB (Gather's src may not be its dst; a partial overlap changes what the loop reads after it \
+         wrote); the table's UB (2 or 4 KiB) may not fit beside the tiling's buffers, a failed trial \
+         then. Full barriers before and after order the vector form against every pipe. Rewind turns \
+         exactly that form (with its table buffer used nowhere else) back into the loop"
+    }
+    fn apply_sites(&self, text: &str) -> Vec<Site> {
+        let tree = cst::parse(text);
+        slow_forms(text, tree.root_node())
+            .into_iter()
+            .map(|(l, _)| {
+                Site::new(
+                    l.for_stmt.byte_range(),
+                    text,
+                    format!(
+                        "scalar interleave of {} and {} into {}: Gather",
+                        l.even.0, l.odd.0, l.dst
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    fn apply(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+        let tree = cst::parse(text);
+        let root = tree.root_node();
+        let (l, slots) = slow_forms(text, root)
+            .into_iter()
+            .find(|(l, _)| l.for_stmt.byte_range() == site.range)
+            .ok_or_else(|| error(text, site.range.start, "no scalar interleave loop here"))?;
+        let (edits, statements) = match &site.restore {
+            Some(r) => {
+                let restore: Restore = serde_json::from_str(r).map_err(|e| {
+                    error(text, site.range.start, &format!("unreadable restore text: {e}"))
+                })?;
+                let fits = restore
+                    .lines
+                    .iter()
+                    .all(|(o, _)| *o <= text.len() && (*o == 0 || text.as_bytes()[o - 1] == b'\n'));
+                if !fits {
+                    return Err(error(
+                        text,
+                        site.range.start,
+                        "the restore text does not fit this text",
+                    ));
+                }
+                let mut edits: Vec<(Range<usize>, String)> =
+                    restore.lines.into_iter().map(|(o, l)| (o..o, l)).collect();
+                edits.push((site.range.clone(), restore.statements.clone()));
+                (edits, restore.statements)
+            }
+            None => {
+                let (func, _) = cst::enclosing_function(l.for_stmt, text)
+                    .ok_or_else(|| error(text, site.range.start, "not in a function"))?;
+                let fresh = |stem: &str| cb::fresh_name(func, text, stem, "");
+                let names = Names {
+                    buf: cb::fresh_name(root, text, "interleaveOffset", "Buf"),
+                    table: fresh("interleaveOffsets"),
+                    even: fresh("evenLanes"),
+                    odd: fresh("oddLanes"),
+                    repeats: fresh("wholeRepeats"),
+                    r: fresh("repeat"),
+                    k: fresh("chunk"),
+                };
+                let loop_text = &text[site.range.clone()];
+                let start = l.start.start_byte() - site.range.start
+                    ..l.start.end_byte() - site.range.start;
+                let from = format!("{} * (128 / sizeof({}))", names.repeats, l.elem);
+                let tail = tail_loop(loop_text, start, &from);
+                // Written as the function around the loop writes its API calls.
+                let q = cb::qualifier(text_of(func, text).contains("AscendC::"));
+                let ind = cst::indent_at(text, site.range.start);
+                let statements = fast_form(&l, &names, q, ind, &tail);
+                let (member, init) = slots.lines(
+                    &names.buf,
+                    &format!(
+                        "{CHUNK_REPEATS} * 256 / sizeof({}) * sizeof(uint32_t)",
+                        l.elem
+                    ),
+                );
+                let edits = vec![
+                    (slots.init_at..slots.init_at, init),
+                    (slots.member_at..slots.member_at, member),
+                    (site.range.clone(), statements.clone()),
+                ];
+                (edits, statements)
+            }
+        };
+        let new = cst::splice_many(text, &edits);
+        let start = cst::shifted(&edits, site.range.start);
+        let inverse = Site::new(
+            start..start + statements.len(),
+            &new,
+            format!("Gather interleave into {}", l.dst),
+        )
+        .restoring(text[site.range.clone()].to_string());
+        Ok(Edit { text: new, inverse })
+    }
+
+    fn rewind_sites(&self, text: &str) -> Vec<Site> {
+        let tree = cst::parse(text);
+        fast_forms(text, tree.root_node())
+            .into_iter()
+            .map(|f| {
+                Site::new(
+                    f.span.clone(),
+                    text,
+                    format!("Gather interleave into {}: scalar loop", f.l.dst),
+                )
+            })
+            .collect()
+    }
+
+    fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
+        let tree = cst::parse(text);
+        let f = fast_forms(text, tree.root_node())
+            .into_iter()
+            .find(|f| f.span == site.range)
+            .ok_or_else(|| error(text, site.range.start, "no Gather interleave form here"))?;
+        let statement = site.restore.clone().unwrap_or(f.slow);
+        let mut edits: Vec<(Range<usize>, String)> = f
+            .removed
+            .iter()
+            .map(|r| (r.clone(), String::new()))
+            .collect();
+        edits.push((site.range.clone(), statement.clone()));
+        let new = cst::splice_many(text, &edits);
+        let start = cst::shifted(&edits, site.range.start);
+        let restore = Restore {
+            statements: text[site.range.clone()].to_string(),
+            lines: f
+                .removed
+                .iter()
+                .map(|r| (cst::shifted(&edits, r.start), text[r.clone()].to_string()))
+                .collect(),
+        };
+        let inverse = Site::new(start..start + statement.len(), &new, "scalar interleave loop")
+            .restoring(serde_json::to_string(&restore).expect("strings and numbers serialise"));
+        Ok(Edit { text: new, inverse })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rewrite::motif::testing::*;
+
+    /// A kernel class of this project's own, written as public kernels write it: methods defined after
+    /// the class, a complex number packed from its parts through temporaries, and a gradient's two
+    /// halves stored back interleaved straight from the sources, the second from an offset.
+    const PACK: &str = r#"#include "kernel_operator.h"
+using namespace AscendC;
+
+template <typename T>
+class PackPairs {
+public:
+    __aicore__ inline void Init(GM_ADDR re, GM_ADDR im, GM_ADDR z, uint32_t pairs);
+    __aicore__ inline void Pack();
+    __aicore__ inline void Store(LocalTensor<T> &dst, LocalTensor<T> &lo, LocalTensor<T> &hi);
+
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> reQueue;
+    TQue<QuePosition::VECIN, 1> imQueue;
+    TQue<QuePosition::VECOUT, 1> zQueue;
+    TBuf<TPosition::VECCALC> zeroBuf;
+    uint32_t pairs;
+    uint32_t half;
+};
+
+template <typename T>
+__aicore__ inline void PackPairs<T>::Init(GM_ADDR re, GM_ADDR im, GM_ADDR z, uint32_t pairs)
+{
+    this->pairs = pairs;
+    this->half = pairs / 2;
+    pipe.InitBuffer(reQueue, 1, pairs * sizeof(T));
+    pipe.InitBuffer(imQueue, 1, pairs * sizeof(T));
+    pipe.InitBuffer(zQueue, 1, 2 * pairs * sizeof(T));
+}
+
+template <typename T>
+__aicore__ inline void PackPairs<T>::Pack()
+{
+    LocalTensor<T> reLocal = reQueue.DeQue<T>();
+    LocalTensor<T> imLocal = imQueue.DeQue<T>();
+    LocalTensor<T> zLocal = zQueue.AllocTensor<T>();
+    for (uint32_t i = 0; i < this->pairs; i++) {
+        T real = reLocal.GetValue(i);
+        T imag = imLocal.GetValue(i);
+        zLocal.SetValue(2 * i, real);
+        zLocal.SetValue(2 * i + 1, imag);
+    }
+    zQueue.EnQue(zLocal);
+}
+
+template <typename T>
+__aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &lo, LocalTensor<T> &hi)
+{
+    for (int64_t i = 0; i < half; ++i) {
+        dst.SetValue(2 * i, lo.GetValue(i));
+        dst.SetValue(2 * i + 1, hi.GetValue(half + i));
+    }
+}
+"#;
+
+    #[test]
+    fn both_interleave_loops_become_gathers_and_back() {
+        let sites = GatherInterleave.apply_sites(PACK);
+        assert_eq!(sites.len(), 2, "{sites:?}");
+        assert_eq!(
+            sites[0].what,
+            "scalar interleave of reLocal and imLocal into zLocal: Gather"
+        );
+        let edit = GatherInterleave.apply(PACK, &sites[1]).unwrap();
+        for line in [
+            // the table buffer, after the class's last buffer and the Init function's last InitBuffer
+            "    TBuf<TPosition::VECCALC> zeroBuf;\n    TBuf<TPosition::VECCALC> interleaveOffsetBuf;\n",
+            "    pipe.InitBuffer(zQueue, 1, 2 * pairs * sizeof(T));\n    pipe.InitBuffer(interleaveOffsetBuf, 8 * 256 / sizeof(T) * sizeof(uint32_t));\n}\n",
+            // unqualified, as the function writes its calls; the second source from its offset
+            "    PipeBarrier<PIPE_ALL>();\n    {\n        LocalTensor<uint32_t> interleaveOffsets = interleaveOffsetBuf.Get<uint32_t>();\n",
+            "        const int64_t wholeRepeats = static_cast<int64_t>(half) / (128 / sizeof(T));\n",
+            "            Gather(dst[repeat * (256 / sizeof(T))], hi, interleaveOffsets, static_cast<uint32_t>((half + repeat * (128 / sizeof(T))) * sizeof(T)), oddLanes, chunk, 8);\n",
+            // the loop kept for the pairs past the whole repeats, one level deeper
+            "        for (int64_t i = wholeRepeats * (128 / sizeof(T)); i < half; ++i) {\n            dst.SetValue(2 * i, lo.GetValue(i));\n            dst.SetValue(2 * i + 1, hi.GetValue(half + i));\n        }\n    }\n    PipeBarrier<PIPE_ALL>();\n}\n",
+        ] {
+            assert!(edit.text.contains(line), "{line} missing from\n{}", edit.text);
+        }
+        assert_eq!(round_trips(&GatherInterleave, PACK), 2);
+        // Without the restore text the rewind writes the loop as it was: it is the canonical form.
+        let canonical = Site {
+            restore: None,
+            ..edit.inverse.clone()
+        };
+        assert_eq!(GatherInterleave.rewind(&edit.text, &canonical).unwrap().text, PACK);
+        assert_eq!(rewinds_round_trip(&GatherInterleave, &edit.text), 1);
+        // Both at once: two table buffers, each rewound with its own.
+        let (both, n) = crate::rewrite::motif::edit_all(
+            &GatherInterleave,
+            PACK,
+            crate::rewrite::motif::Direction::Apply,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(n, 2);
+        assert!(both.contains("interleaveOffsetBuf2"), "{both}");
+        assert!(GatherInterleave.apply_sites(&both).is_empty());
+        let (back, _) = crate::rewrite::motif::edit_all(
+            &GatherInterleave,
+            &both,
+            crate::rewrite::motif::Direction::Rewind,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(back, PACK);
+    }
+
+    #[test]
+    fn loops_that_do_not_interleave_two_other_tensors_are_no_site() {
+        for (from, to) in [
+            // a stride of three is no pair
+            ("zLocal.SetValue(2 * i + 1, imag)", "zLocal.SetValue(2 * i + 2, imag)"),
+            // the odd lane first
+            ("zLocal.SetValue(2 * i, real)", "zLocal.SetValue(2 * i + 1, real)"),
+            // a source read at another index
+            ("imLocal.GetValue(i)", "imLocal.GetValue(2 * i)"),
+            // a temporary used twice
+            ("zLocal.SetValue(2 * i + 1, imag)", "zLocal.SetValue(2 * i + 1, real)"),
+            // into one of its own sources
+            ("zLocal.SetValue(2 * i, real);\n        zLocal.SetValue(2 * i + 1, imag);", "reLocal.SetValue(2 * i, real);\n        reLocal.SetValue(2 * i + 1, imag);"),
+            // not from 0
+            ("uint32_t i = 0;", "uint32_t i = 1;"),
+            // a count the body changes
+            ("i < this->pairs; i++", "i < this->pairs; i += 2"),
+        ] {
+            let k = PACK.replace(from, to);
+            assert_ne!(k, PACK, "{from}");
+            // the other loop still is one
+            let sites = GatherInterleave.apply_sites(&k);
+            assert_eq!(sites.len(), 1, "{to}: {sites:?}");
+        }
+        let bytes = PACK
+            .replace("LocalTensor<T> reLocal", "LocalTensor<int8_t> reLocal")
+            .replace("LocalTensor<T> imLocal", "LocalTensor<int8_t> imLocal")
+            .replace("LocalTensor<T> zLocal", "LocalTensor<int8_t> zLocal")
+            .replace("T real", "int8_t real")
+            .replace("T imag", "int8_t imag");
+        // an element Gather does not take
+        assert_eq!(GatherInterleave.apply_sites(&bytes).len(), 1);
+        // A class without InitBuffer has nowhere to carve the table.
+        let no_init = PACK.replace("pipe.InitBuffer", "pipe.Carve");
+        assert!(GatherInterleave.apply_sites(&no_init).is_empty());
+    }
+}
