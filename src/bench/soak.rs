@@ -461,6 +461,7 @@ mod tests {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            unprobed: false,
             ub_use: None,
         }
     }

@@ -231,7 +231,12 @@ impl Printer {
         if self.json() {
             let mut v = json!({"reason": "trial", "op": t.op, "index": t.index, "params": t.params, "rewrites": t.rewrites});
             match (t.latency_us, &t.error) {
-                (Some(l), _) => v["latency_us"] = json!(round(l)),
+                (Some(l), _) => {
+                    v["latency_us"] = json!(round(l));
+                    if t.unprobed {
+                        v["unprobed"] = json!(true);
+                    }
+                }
                 (None, e) => {
                     v["error"] = json!(e.clone().unwrap_or_default());
                     v["failure"] = json!(t.failure.map(|f| f.as_str()));
@@ -241,7 +246,15 @@ impl Printer {
         } else if self.verbose > 0 {
             let params: Vec<String> = t.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
             match t.latency_us {
-                Some(l) => eprintln!("  trial {:>3}: {l:>10.3} us  {}", t.index, params.join(" ")),
+                Some(l) => eprintln!(
+                    "  trial {:>3}: {l:>10.3} us  {}{}",
+                    t.index,
+                    params.join(" "),
+                    match t.unprobed {
+                        true => "  (not run on the shape probes: not faster than the baseline by the noise floor)",
+                        false => "",
+                    }
+                ),
                 None => eprintln!(
                     "  trial {:>3}: {:>10}     {}  ({})",
                     t.index,

@@ -41,6 +41,12 @@ pub struct Evaluator {
     pub reference: Reference,
     /// The shape probes every candidate that passes at the tuned shape must pass too.
     pub probes: super::probes::Probes,
+    /// The objective below which a candidate is run on the generated shape probes: the baseline's
+    /// less the noise floor, the bar a change must pass to be written back (`TuneResult::improvement`).
+    /// A candidate above it could never be written back, so its five probe runs would decide nothing;
+    /// it is recorded `unprobed`. None runs every candidate on every probe. The declared shapes
+    /// (`[[op.shape]]`) are run always: their latencies are part of the objective.
+    pub probe_bar: Option<f64>,
     pub journal: Mutex<Journal>,
     /// Faults to inject (the soak test only); the backend is then a `faults::FaultyBackend`.
     pub faults: Option<Arc<FaultPlan>>,
@@ -76,6 +82,14 @@ impl Golden {
             Err(golden::CannotRun(why)) => Err(why),
         }
     }
+}
+
+/// A candidate that passed: its measurement at the tuned shape, its latencies at the declared shapes,
+/// and whether the generated probes were left out (`Evaluator::probe_bar`).
+struct Attempted {
+    m: Measurement,
+    at: Vec<(String, f64)>,
+    unprobed: bool,
 }
 
 /// What the loop learns from one evaluation.
@@ -238,8 +252,15 @@ impl Evaluator {
         trial.key = self.key(&patched);
         // Only files that differ from the project's are handed to the backend.
         patched.retain(|f, text| self.originals.get(f) != Some(text));
-        if let Some(known) = self.journal.lock().expect("journal lock").get(&trial.key) {
-            let mut t = known.clone();
+        let known = self
+            .journal
+            .lock()
+            .expect("journal lock")
+            .get(&trial.key)
+            .filter(|t| !(t.unprobed && t.latency_us.is_some_and(|l| self.must_probe(l))))
+            .cloned();
+        if let Some(known) = known {
+            let mut t = known;
             t.index = index;
             return Ok(Evaluated {
                 trial: t,
@@ -364,6 +385,7 @@ impl Evaluator {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            unprobed: false,
             ub_use: None,
         }
     }
@@ -381,19 +403,39 @@ impl Evaluator {
         }
     }
 
-    /// Builds, runs and verifies once, at the tuned shape and then on the shape probes (same build).
+    /// Whether a candidate of objective `latency_us` is run on the generated shape probes.
+    fn must_probe(&self, latency_us: f64) -> bool {
+        self.probe_bar.is_none_or(|bar| latency_us < bar)
+    }
+
+    /// Builds, runs and verifies once, at the tuned shape and then on the shape probes (same build):
+    /// the declared shapes always, the generated ones when the candidate passes `probe_bar`.
     fn attempt(
         &self,
         sources: &SourceSet,
         placed: &[crate::rewrite::params::Placed],
         build_cached: &mut bool,
-    ) -> Result<(Measurement, Vec<(String, f64)>), TrialFailure> {
+    ) -> Result<Attempted, TrialFailure> {
         self.build(sources, placed).and_then(|artifact| {
             *build_cached = artifact.cached;
             let m = self.backend.run(&self.op, &artifact, &self.inputs, false)?;
             self.verify(&m)?;
-            let at = self.probes.check(self.backend.as_ref(), &artifact)?;
-            Ok((m, at))
+            let backend = self.backend.as_ref();
+            let at = self
+                .probes
+                .check_where(backend, &artifact, |p| p.measured.is_some())?;
+            let generated = self.probes.live.iter().any(|p| p.measured.is_none());
+            let objective = self.probes.objective(self.op.weight, m.latency_us, &at);
+            let probed = !generated || self.must_probe(objective);
+            if probed {
+                self.probes
+                    .check_where(backend, &artifact, |p| p.measured.is_none())?;
+            }
+            Ok(Attempted {
+                m,
+                at,
+                unprobed: !probed,
+            })
         })
     }
 
@@ -418,13 +460,10 @@ impl Evaluator {
         }
     }
 
-    fn settle(
-        &self,
-        trial: &mut Trial,
-        outcome: Result<(Measurement, Vec<(String, f64)>), TrialFailure>,
-    ) {
+    fn settle(&self, trial: &mut Trial, outcome: Result<Attempted, TrialFailure>) {
         match outcome {
-            Ok((m, at)) => {
+            Ok(Attempted { m, at, unprobed }) => {
+                trial.unprobed = unprobed;
                 trial.latency_us = Some(self.probes.objective(self.op.weight, m.latency_us, &at));
                 if !at.is_empty() {
                     trial.shapes = std::iter::once((
@@ -615,13 +654,6 @@ mod tests {
         warnings: Vec<String>,
         spills: bool,
     ) -> (Trial, usize, Option<Trial>) {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
-        let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
-        let op = manifest.ops[0].clone();
-        let soc = crate::model::soc::lookup(&manifest.soc).unwrap();
-        let originals = crate::tune::read_sources(&manifest, &op).unwrap();
-        let variant =
-            crate::tune::variant::original(&manifest, &op, soc, originals.clone()).unwrap();
         let backend = Arc::new(Scripted {
             script: Mutex::new(script),
             builds: Mutex::new(0),
@@ -630,30 +662,14 @@ mod tests {
             warnings,
         });
         let dir = tempfile::tempdir().unwrap();
-        let golden = golden.map(|command| Golden {
-            command,
-            root: root.clone(),
-            work: dir.path().to_path_buf(),
-        });
-        let ev = Evaluator {
-            backend: backend.clone(),
-            op: op.clone(),
-            originals,
-            inputs: Inputs {
-                tensors: vec![],
-                key: "in".into(),
-            },
-            reference: Reference {
-                outputs: reference,
-                key: "ref".into(),
-                races,
-                spills,
-            },
-            probes: Default::default(),
-            journal: Mutex::new(Journal::open(dir.path(), &op.name).unwrap()),
-            faults: None,
-            golden,
+        let reference = Reference {
+            outputs: reference,
+            key: "ref".into(),
+            races,
+            spills,
         };
+        let (ev, variant) = add_custom_evaluator(backend.clone(), dir.path(), reference, golden);
+        let op = ev.op.clone();
         let point = variant.space.current().unwrap();
         let t = ev.evaluate(0, &variant, &point).unwrap().trial;
         let builds = *backend.builds.lock().unwrap();
@@ -663,6 +679,94 @@ mod tests {
             .get(&t.key)
             .cloned();
         (t, builds, served)
+    }
+
+    /// An evaluator of add_custom's sources on `backend`, journalling in `dir`, with no probes.
+    fn add_custom_evaluator(
+        backend: Arc<Scripted>,
+        dir: &std::path::Path,
+        reference: Reference,
+        golden: Option<Vec<String>>,
+    ) -> (Evaluator, Variant) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/add_custom");
+        let manifest = Manifest::load(&root.join("ascend.toml")).unwrap();
+        let op = manifest.ops[0].clone();
+        let soc = crate::model::soc::lookup(&manifest.soc).unwrap();
+        let originals = crate::tune::read_sources(&manifest, &op).unwrap();
+        let variant =
+            crate::tune::variant::original(&manifest, &op, soc, originals.clone()).unwrap();
+        let golden = golden.map(|command| Golden {
+            command,
+            root: root.clone(),
+            work: dir.to_path_buf(),
+        });
+        let ev = Evaluator {
+            backend,
+            op: op.clone(),
+            originals,
+            inputs: Inputs {
+                tensors: vec![],
+                key: "in".into(),
+            },
+            reference,
+            probes: Default::default(),
+            probe_bar: None,
+            journal: Mutex::new(Journal::open(dir, &op.name).unwrap()),
+            faults: None,
+            golden,
+        };
+        (ev, variant)
+    }
+
+    /// A candidate no faster than the probe bar (the baseline less the noise floor) is not run on the
+    /// generated probes, since it could never be written back; one below the bar is, and a probe it
+    /// fails fails it. A journalled unprobed trial does not serve a run whose bar it passes.
+    #[test]
+    fn only_a_candidate_that_could_be_written_back_runs_on_the_probes() {
+        let backend = Arc::new(Scripted {
+            script: Mutex::new(vec![]),
+            builds: Mutex::new(0),
+            // 1.0 in fp16, add_custom's output type
+            outputs: vec![vec![0x00, 0x3c]],
+            trace: None,
+            warnings: vec![],
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let reference = Reference {
+            outputs: vec![vec![0x00, 0x3c]],
+            key: "ref".into(),
+            races: false,
+            spills: false,
+        };
+        let (mut ev, variant) = add_custom_evaluator(backend.clone(), dir.path(), reference, None);
+        // One generated probe where the unmodified op gave other bytes than every candidate gives.
+        ev.probes.live.push(super::super::probes::Probe {
+            name: "tail".into(),
+            op: ev.op.clone(),
+            inputs: Inputs {
+                tensors: vec![],
+                key: "tail".into(),
+            },
+            reference: vec![vec![0x00, 0x40]], // 2.0
+            unwritten: vec![vec![]],
+            measured: None,
+            overruns: false,
+        });
+        let point = variant.space.current().unwrap();
+        // The scripted run takes 7 us: at a bar of 7 us it could not be written back.
+        ev.probe_bar = Some(7.0);
+        let t = ev.evaluate(0, &variant, &point).unwrap().trial;
+        assert_eq!((t.failure, t.latency_us, t.unprobed), (None, Some(7.0), true), "{t:?}");
+        // Below a bar of 8 us it could: the probe runs and fails it, though the journal has it.
+        ev.probe_bar = Some(8.0);
+        let t = ev.evaluate(1, &variant, &point).unwrap();
+        assert!(!t.from_journal);
+        assert_eq!(t.trial.failure, Some(FailureKind::Shape), "{:?}", t.trial);
+        assert!(t.trial.error.unwrap().starts_with("probe `tail ["));
+        // Without a bar every candidate runs on every probe.
+        ev.probe_bar = None;
+        let t = ev.evaluate(2, &variant, &point).unwrap();
+        assert_eq!(t.trial.failure, Some(FailureKind::Shape));
     }
 
     /// A copy-in over UB whose copy-out nothing waits for (model::race).

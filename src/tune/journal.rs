@@ -57,6 +57,12 @@ pub struct Trial {
     /// the tensors' own); `latency_us` is then their weighted geometric mean. Empty for one shape.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub shapes: BTreeMap<String, f64>,
+    /// Passed at the tuned shape (and the declared shapes) but not run on the generated shape probes:
+    /// it was no faster than the baseline by the noise floor, so it could never be written back
+    /// (`Evaluator::probe_bar`). Such a trial is never chosen; a later run whose bar it passes runs it
+    /// again rather than take it from the journal.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unprobed: bool,
     /// Where the run's UB buffers put its binary vector operands, for guided motifs (`Measurement::
     /// ub_use`); not journalled: a trial served from the journal has none.
     #[serde(skip)]
@@ -216,6 +222,7 @@ mod tests {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            unprobed: false,
             ub_use: None,
         }
     }
@@ -277,6 +284,7 @@ mod full_disk_tests {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            unprobed: false,
             ub_use: None,
         }
     }

@@ -416,6 +416,7 @@ pub fn tune_op(
         inputs,
         reference,
         probes: probes.clone(),
+        probe_bar: Some(baseline.latency_us * (1.0 - opts.noise_floor(op))),
         journal: Mutex::new(journal),
         faults: opts.faults.clone(),
         golden,
@@ -582,6 +583,7 @@ impl<'o> Runner<'o> {
             retried: vec![],
             injected: None,
             shapes: BTreeMap::new(),
+            unprobed: false,
             ub_use: None,
         };
         self.observer.trial(&trial, false);
@@ -854,6 +856,7 @@ mod tests {
                 retried: vec![],
                 injected: None,
                 shapes: BTreeMap::new(),
+                unprobed: false,
                 ub_use: None,
             },
             from_journal: false,

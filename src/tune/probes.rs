@@ -264,8 +264,18 @@ impl Probes {
         backend: &dyn Backend,
         artifact: &Artifact,
     ) -> Result<Vec<(String, f64)>, TrialFailure> {
+        self.check_where(backend, artifact, |_| true)
+    }
+
+    /// `check` on the live probes `which` picks.
+    pub fn check_where(
+        &self,
+        backend: &dyn Backend,
+        artifact: &Artifact,
+        which: impl Fn(&Probe) -> bool,
+    ) -> Result<Vec<(String, f64)>, TrialFailure> {
         let mut latencies = vec![];
-        for p in &self.live {
+        for p in self.live.iter().filter(|p| which(p)) {
             let fail = |why: String| {
                 TrialFailure::new(FailureKind::Shape, format!("probe `{}`: {why}", p.label()))
             };
