@@ -32,11 +32,40 @@ float m_exp(float x) { return expf(x); }
 double m_exp(double x) { return (double)expl(L(x)); }
 float m_log(float x) { return logf(x); }
 double m_log(double x) { return (double)logl(L(x)); }
-double m_floor(double x) { return (double)floorl(L(x)); }
-double m_ceil(double x) { return (double)ceill(L(x)); }
-double m_trunc(double x) { return (double)truncl(L(x)); }
-double m_round(double x) { return (double)roundl(L(x)); }
-double m_rint(double x) { return (double)nearbyintl(L(x)); }
+// Rounding to an integral value, exactly, in double arithmetic: the long double libm entry points
+// (x87 frndint) took half of a Cast-heavy kernel's run (ops-math's less, per element of a
+// half -> int8 Cast). A double of magnitude 2^52 or more (and NaN, inf) is integral already; below,
+// the integer part is exact in an int64_t, and each result keeps the sign of x (-0.3 -> -0.0).
+static const double TWO52 = 4503599627370496.0;
+static inline bool integral_already(double x) { return !(__builtin_fabs(x) < TWO52); }
+double m_trunc(double x) {
+    if (integral_already(x)) return x;
+    return __builtin_copysign((double)(long long)x, x);
+}
+double m_floor(double x) {
+    if (integral_already(x)) return x;
+    const double t = m_trunc(x);
+    return t > x ? t - 1.0 : t;
+}
+double m_ceil(double x) {
+    if (integral_already(x)) return x;
+    const double t = m_trunc(x);
+    return t < x ? __builtin_copysign(t + 1.0, x) : t;
+}
+// Halves away from zero.
+double m_round(double x) {
+    if (integral_already(x)) return x;
+    const double t = m_trunc(x);
+    return __builtin_fabs(x - t) >= 0.5 ? t + __builtin_copysign(1.0, x) : t;
+}
+// Halves to even (the default rounding mode, which the twin never changes): adding and taking away
+// 2^52 leaves no fraction bits, so the addition rounds x as rint does.
+double m_rint(double x) {
+    if (integral_already(x)) return x;
+    volatile double big = __builtin_copysign(TWO52, x);
+    const double r = (x + big) - big;
+    return __builtin_copysign(r, x);
+}
 double m_fmod(double a, double b) { return (double)fmodl(L(a), L(b)); }
 float m_nextafterf(float a, float b) { return nextafterf(a, b); }
 float m_tanh(float x) { return tanhf(x); }

@@ -253,6 +253,10 @@ inline double rnd_int(double v, RoundMode m) {
 }
 // Round a double into a 16-bit float format (half or bf16) with the given mode.
 template <class H> inline H rnd_h(double v, RoundMode m) {
+    const bool nearest_even = m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT ||
+                              m == RoundMode::CAST_HYBRID || m == RoundMode::UNKNOWN;
+    // A value a float holds exactly (every float source) rounds once, in H's own conversion.
+    if (nearest_even && (double)(float)v == v) return H((float)v);
     H r((float)v);
     if (__builtin_isnan(v)) return r;
     // correct float double-rounding / directed modes by stepping on the bit pattern
@@ -271,9 +275,7 @@ template <class H> inline H rnd_h(double v, RoundMode m) {
         double ov = val(other);
         if (__builtin_fabs(ov - v) < __builtin_fabs(rv - v) || (__builtin_fabs(ov - v) == __builtin_fabs(rv - v) && !(other & 1))) { b = other; rv = ov; }
     }
-    if (rv == v || m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT || m == RoundMode::CAST_HYBRID ||
-        m == RoundMode::UNKNOWN)
-        return H::FromBits(b);
+    if (rv == v || nearest_even) return H::FromBits(b);
     // truncated (toward zero) candidate t and the next one away from zero t1
     uint16_t t = __builtin_fabs(rv) > __builtin_fabs(v) ? step_mag(b, -1) : b;
     uint16_t t1 = step_mag(t, +1);
