@@ -8348,7 +8348,11 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
     for (form, src) in [("the loop", kernel), ("the Gathers", fast.as_str())] {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path();
-        build_kernel(w, src, &format!("building the interleave kernel with {form}"));
+        build_kernel(
+            w,
+            src,
+            &format!("building the interleave kernel with {form}"),
+        );
         let (out, y) = run_kernel(w, &inputs, out_bytes);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{form}: {stderr}");

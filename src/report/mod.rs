@@ -251,7 +251,8 @@ impl Printer {
                     t.index,
                     params.join(" "),
                     match t.unprobed {
-                        true => "  (not run on the shape probes: not faster than the baseline by the noise floor)",
+                        true =>
+                            "  (not run on the shape probes: not faster than the baseline by the noise floor)",
                         false => "",
                     }
                 ),

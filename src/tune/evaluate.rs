@@ -756,7 +756,11 @@ mod tests {
         // The scripted run takes 7 us: at a bar of 7 us it could not be written back.
         ev.probe_bar = Some(7.0);
         let t = ev.evaluate(0, &variant, &point).unwrap().trial;
-        assert_eq!((t.failure, t.latency_us, t.unprobed), (None, Some(7.0), true), "{t:?}");
+        assert_eq!(
+            (t.failure, t.latency_us, t.unprobed),
+            (None, Some(7.0), true),
+            "{t:?}"
+        );
         // Below a bar of 8 us it could: the probe runs and fails it, though the journal has it.
         ev.probe_bar = Some(8.0);
         let t = ev.evaluate(1, &variant, &point).unwrap();

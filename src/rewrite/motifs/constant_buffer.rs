@@ -551,7 +551,9 @@ impl BufferSlots {
         let first_func = cst::enclosing_function(inits.first()?.0.node, text)?.0;
         let last_init = inits
             .into_iter()
-            .filter(|(c, _)| cst::enclosing_function(c.node, text).is_some_and(|(f, _)| f == first_func))
+            .filter(|(c, _)| {
+                cst::enclosing_function(c.node, text).is_some_and(|(f, _)| f == first_func)
+            })
             .next_back()?;
         let (init_func, _) = cst::enclosing_function(last_init.0.node, text)?;
         let locals: Vec<&str> = declared_in(func, text)

@@ -21,8 +21,8 @@
 //! 0 again. This module owns both forms; it knows nothing of measuring or the bank.
 
 use super::constant_buffer::{self as cb, BufferSlots};
-use super::scalar_loop::{is_full_barrier, pure_value};
-use super::vector_reduce::single_init;
+use super::scalar_loop::{counting_loop, is_full_barrier, pure_value};
+use super::vector_reduce::{self, single_init};
 use crate::rewrite::cst::{self, Call, text_of};
 use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
 use std::ops::Range;
@@ -98,27 +98,6 @@ fn source<'a>(node: Node, text: &'a str, i: &str) -> Option<(&'a str, Option<Str
     Some((s, Some(text_of(base, text).to_string())))
 }
 
-/// The header `for (T i = <start>; i < n; ++i | i++)`: (i, start, n, body).
-fn header<'t, 'a>(text: &'a str, f: Node<'t>) -> Option<(&'a str, Node<'t>, Node<'t>, Node<'t>)> {
-    let init = f.child_by_field_name("initializer")?;
-    (init.kind() == "declaration").then_some(())?;
-    let (ivar, start) = single_init(init)?;
-    let i = (ivar.kind() == "identifier").then(|| text_of(ivar, text))?;
-    let cond = f.child_by_field_name("condition")?;
-    (cond.kind() == "binary_expression"
-        && text_of(cond.child_by_field_name("operator")?, text) == "<"
-        && text_of(cond.child_by_field_name("left")?, text) == i)
-        .then_some(())?;
-    let count = cond.child_by_field_name("right")?;
-    (!cst::identifiers_in(count, text).contains(&i) && pure_value(count, text)).then_some(())?;
-    let update = f.child_by_field_name("update")?;
-    (update.kind() == "update_expression" && text_of(update, text).replace(i, "").trim() == "++")
-        .then_some(())?;
-    let body = f.child_by_field_name("body")?;
-    (body.kind() == "compound_statement").then_some(())?;
-    Some((i, start, count, body))
-}
-
 /// Whether the element type `elem` of a tensor in `func` is one Gather takes: a listed type, or a
 /// template parameter of the function's class (sized where the class is instantiated).
 fn gather_elem(func: Node, text: &str, elem: &str) -> bool {
@@ -141,16 +120,19 @@ fn gather_elem(func: Node, text: &str, elem: &str) -> bool {
 
 /// The interleave loop at `f`, whatever its start (the caller checks it).
 fn interleave_at<'t>(text: &str, f: Node<'t>) -> Option<Interleave<'t>> {
-    let (i, start, count, body) = header(text, f)?;
+    let (i, start, count, body) = counting_loop(text, f)?;
+    (body.kind() == "compound_statement").then_some(())?;
     let stmts = cst::statements(body);
     // Temporaries: `E v = s.GetValue(..);` statements before the two stores, each used by one store.
     let mut temps: Vec<(&str, (&str, Option<String>))> = vec![];
+    let mut temp_types = vec![];
     let split = stmts.len().checked_sub(2)?;
     for decl in &stmts[..split] {
         (decl.kind() == "declaration").then_some(())?;
         let (v, value) = single_init(*decl)?;
         (v.kind() == "identifier").then_some(())?;
         temps.push((text_of(v, text), source(value, text, i)?));
+        temp_types.push(text_of(decl.child_by_field_name("type")?, text));
     }
     let mut stores = vec![];
     for stmt in &stmts[split..] {
@@ -190,6 +172,11 @@ fn interleave_at<'t>(text: &str, f: Node<'t>) -> Option<Interleave<'t>> {
     .then_some(())?;
     let (func, _) = cst::enclosing_function(f, text)?;
     let elem = cb::local_tensor_type(func, text, d0)?;
+    // A temporary of another type would convert what it holds; the Gather copies the bits.
+    temp_types
+        .iter()
+        .all(|t| *t == elem || *t == "auto")
+        .then_some(())?;
     (gather_elem(func, text, elem)
         && [&even.0, &odd.0]
             .iter()
@@ -202,7 +189,10 @@ fn interleave_at<'t>(text: &str, f: Node<'t>) -> Option<Interleave<'t>> {
         .map(String::as_str)
         .chain(cst::identifiers_in(count, text))
         .collect();
-    (!read_names.iter().any(|n| *n == *d0 || temps.iter().any(|(t, _)| t == n))).then_some(())?;
+    (!read_names
+        .iter()
+        .any(|n| *n == *d0 || temps.iter().any(|(t, _)| t == n)))
+    .then_some(())?;
     cst::own_lines(text, f)?;
     Some(Interleave {
         for_stmt: f,
@@ -385,14 +375,6 @@ fn fast_forms<'t>(text: &str, root: Node<'t>) -> Vec<Fast<'t>> {
         .collect()
 }
 
-/// What a rewind needs to give back the exact fast form (its lines elsewhere), or an apply's inverse
-/// the exact loop.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Restore {
-    statements: String,
-    lines: Vec<(usize, String)>,
-}
-
 impl Motif for GatherInterleave {
     fn name(&self) -> &'static str {
         NAME
@@ -442,24 +424,10 @@ impl Motif for GatherInterleave {
             .ok_or_else(|| error(text, site.range.start, "no scalar interleave loop here"))?;
         let (edits, statements) = match &site.restore {
             Some(r) => {
-                let restore: Restore = serde_json::from_str(r).map_err(|e| {
-                    error(text, site.range.start, &format!("unreadable restore text: {e}"))
-                })?;
-                let fits = restore
-                    .lines
-                    .iter()
-                    .all(|(o, _)| *o <= text.len() && (*o == 0 || text.as_bytes()[o - 1] == b'\n'));
-                if !fits {
-                    return Err(error(
-                        text,
-                        site.range.start,
-                        "the restore text does not fit this text",
-                    ));
-                }
-                let mut edits: Vec<(Range<usize>, String)> =
-                    restore.lines.into_iter().map(|(o, l)| (o..o, l)).collect();
-                edits.push((site.range.clone(), restore.statements.clone()));
-                (edits, restore.statements)
+                let (mut edits, statements) =
+                    vector_reduce::restore_edits(NAME, text, site.range.start, r)?;
+                edits.push((site.range.clone(), statements.clone()));
+                (edits, statements)
             }
             None => {
                 let (func, _) = cst::enclosing_function(l.for_stmt, text)
@@ -475,8 +443,8 @@ impl Motif for GatherInterleave {
                     k: fresh("chunk"),
                 };
                 let loop_text = &text[site.range.clone()];
-                let start = l.start.start_byte() - site.range.start
-                    ..l.start.end_byte() - site.range.start;
+                let start =
+                    l.start.start_byte() - site.range.start..l.start.end_byte() - site.range.start;
                 let from = format!("{} * (128 / sizeof({}))", names.repeats, l.elem);
                 let tail = tail_loop(loop_text, start, &from);
                 // Written as the function around the loop writes its API calls.
@@ -530,25 +498,13 @@ impl Motif for GatherInterleave {
             .find(|f| f.span == site.range)
             .ok_or_else(|| error(text, site.range.start, "no Gather interleave form here"))?;
         let statement = site.restore.clone().unwrap_or(f.slow);
-        let mut edits: Vec<(Range<usize>, String)> = f
-            .removed
-            .iter()
-            .map(|r| (r.clone(), String::new()))
-            .collect();
-        edits.push((site.range.clone(), statement.clone()));
-        let new = cst::splice_many(text, &edits);
-        let start = cst::shifted(&edits, site.range.start);
-        let restore = Restore {
-            statements: text[site.range.clone()].to_string(),
-            lines: f
-                .removed
-                .iter()
-                .map(|r| (cst::shifted(&edits, r.start), text[r.clone()].to_string()))
-                .collect(),
-        };
-        let inverse = Site::new(start..start + statement.len(), &new, "scalar interleave loop")
-            .restoring(serde_json::to_string(&restore).expect("strings and numbers serialise"));
-        Ok(Edit { text: new, inverse })
+        Ok(vector_reduce::rewind_edit(
+            text,
+            site,
+            &f.removed,
+            statement,
+            "scalar interleave loop",
+        ))
     }
 }
 
@@ -635,7 +591,11 @@ __aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &
             // the loop kept for the pairs past the whole repeats, one level deeper
             "        for (int64_t i = wholeRepeats * (128 / sizeof(T)); i < half; ++i) {\n            dst.SetValue(2 * i, lo.GetValue(i));\n            dst.SetValue(2 * i + 1, hi.GetValue(half + i));\n        }\n    }\n    PipeBarrier<PIPE_ALL>();\n}\n",
         ] {
-            assert!(edit.text.contains(line), "{line} missing from\n{}", edit.text);
+            assert!(
+                edit.text.contains(line),
+                "{line} missing from\n{}",
+                edit.text
+            );
         }
         assert_eq!(round_trips(&GatherInterleave, PACK), 2);
         // Without the restore text the rewind writes the loop as it was: it is the canonical form.
@@ -643,7 +603,13 @@ __aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &
             restore: None,
             ..edit.inverse.clone()
         };
-        assert_eq!(GatherInterleave.rewind(&edit.text, &canonical).unwrap().text, PACK);
+        assert_eq!(
+            GatherInterleave
+                .rewind(&edit.text, &canonical)
+                .unwrap()
+                .text,
+            PACK
+        );
         assert_eq!(rewinds_round_trip(&GatherInterleave, &edit.text), 1);
         // Both at once: two table buffers, each rewound with its own.
         let (both, n) = crate::rewrite::motif::edit_all(
@@ -670,15 +636,32 @@ __aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &
     fn loops_that_do_not_interleave_two_other_tensors_are_no_site() {
         for (from, to) in [
             // a stride of three is no pair
-            ("zLocal.SetValue(2 * i + 1, imag)", "zLocal.SetValue(2 * i + 2, imag)"),
+            (
+                "zLocal.SetValue(2 * i + 1, imag)",
+                "zLocal.SetValue(2 * i + 2, imag)",
+            ),
             // the odd lane first
-            ("zLocal.SetValue(2 * i, real)", "zLocal.SetValue(2 * i + 1, real)"),
+            (
+                "zLocal.SetValue(2 * i, real)",
+                "zLocal.SetValue(2 * i + 1, real)",
+            ),
             // a source read at another index
             ("imLocal.GetValue(i)", "imLocal.GetValue(2 * i)"),
+            // a temporary that narrows what it holds
+            (
+                "T imag = imLocal.GetValue(i);",
+                "int8_t imag = imLocal.GetValue(i);",
+            ),
             // a temporary used twice
-            ("zLocal.SetValue(2 * i + 1, imag)", "zLocal.SetValue(2 * i + 1, real)"),
+            (
+                "zLocal.SetValue(2 * i + 1, imag)",
+                "zLocal.SetValue(2 * i + 1, real)",
+            ),
             // into one of its own sources
-            ("zLocal.SetValue(2 * i, real);\n        zLocal.SetValue(2 * i + 1, imag);", "reLocal.SetValue(2 * i, real);\n        reLocal.SetValue(2 * i + 1, imag);"),
+            (
+                "zLocal.SetValue(2 * i, real);\n        zLocal.SetValue(2 * i + 1, imag);",
+                "reLocal.SetValue(2 * i, real);\n        reLocal.SetValue(2 * i + 1, imag);",
+            ),
             // not from 0
             ("uint32_t i = 0;", "uint32_t i = 1;"),
             // a count the body changes

@@ -165,14 +165,16 @@ fn typed_value(elem: &str, v: &str) -> String {
     }
 }
 
-/// `for (T i = 0; i < n; ++i | i++) { stmt; }` (or a bare `stmt;` body) with i declared in the loop
-/// and n free of i: (i, n, stmt).
-fn simple_loop<'t, 'a>(text: &'a str, f: Node<'t>) -> Option<(&'a str, Node<'t>, Node<'t>)> {
+/// `for (T i = <start>; i < n; ++i | i++) <body>` with i declared in the loop and n a pure value free
+/// of i: (i, start, n, body).
+pub(super) fn counting_loop<'t, 'a>(
+    text: &'a str,
+    f: Node<'t>,
+) -> Option<(&'a str, Node<'t>, Node<'t>, Node<'t>)> {
     let init = f.child_by_field_name("initializer")?;
     (init.kind() == "declaration").then_some(())?;
-    let (ivar, i0) = single_init(init)?;
+    let (ivar, start) = single_init(init)?;
     let i = (ivar.kind() == "identifier").then(|| text_of(ivar, text))?;
-    (cb::literal_value(i0, text)? == 0.0 && text_of(i0, text).trim() == "0").then_some(())?;
     let cond = f.child_by_field_name("condition")?;
     (cond.kind() == "binary_expression"
         && text_of(cond.child_by_field_name("operator")?, text) == "<"
@@ -183,7 +185,14 @@ fn simple_loop<'t, 'a>(text: &'a str, f: Node<'t>) -> Option<(&'a str, Node<'t>,
     let update = f.child_by_field_name("update")?;
     (update.kind() == "update_expression" && text_of(update, text).replace(i, "").trim() == "++")
         .then_some(())?;
-    let body = f.child_by_field_name("body")?;
+    Some((i, start, count, f.child_by_field_name("body")?))
+}
+
+/// `for (T i = 0; i < n; ++i | i++) { stmt; }` (or a bare `stmt;` body) with i declared in the loop
+/// and n free of i: (i, n, stmt).
+fn simple_loop<'t, 'a>(text: &'a str, f: Node<'t>) -> Option<(&'a str, Node<'t>, Node<'t>)> {
+    let (i, i0, count, body) = counting_loop(text, f)?;
+    (cb::literal_value(i0, text)? == 0.0 && text_of(i0, text).trim() == "0").then_some(())?;
     let stmt = match body.kind() {
         "compound_statement" => match cst::statements(body)[..] {
             [s] => s,

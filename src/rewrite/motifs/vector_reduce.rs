@@ -289,21 +289,23 @@ struct Restore {
     lines: Vec<(usize, String)>,
 }
 
-fn restore_edits(
-    r: &Reduction,
+/// The splices an apply with a rewind's `restore` text makes besides its statements (the buffer
+/// lines put back where they were), and those statements.
+pub(super) fn restore_edits(
+    motif: &'static str,
     text: &str,
     at: usize,
     restore: &str,
 ) -> Result<(Splices, String), MotifError> {
     let restore: Restore = serde_json::from_str(restore)
-        .map_err(|e| error(r.motif, text, at, &format!("unreadable restore text: {e}")))?;
+        .map_err(|e| error(motif, text, at, &format!("unreadable restore text: {e}")))?;
     let fits = restore
         .lines
         .iter()
         .all(|(o, _)| *o <= text.len() && (*o == 0 || text.as_bytes()[o - 1] == b'\n'));
     if !fits {
         return Err(error(
-            r.motif,
+            motif,
             text,
             at,
             "the restore text does not fit this text",
@@ -360,7 +362,7 @@ impl Reduction {
         };
         let (edits, statements) = match &site.restore {
             Some(r) => {
-                let (mut edits, statements) = restore_edits(self, text, site.range.start, r)?;
+                let (mut edits, statements) = restore_edits(self.motif, text, site.range.start, r)?;
                 edits.push((site.range.clone(), statements.clone()));
                 (edits, statements)
             }
@@ -437,26 +439,39 @@ impl Reduction {
                 (self.scalar_loop)(&v, ind, &fresh)
             }
         };
-        let mut edits: Vec<(Range<usize>, String)> = v
-            .removed
-            .iter()
-            .map(|r| (r.clone(), String::new()))
-            .collect();
-        edits.push((site.range.clone(), statements.clone()));
-        let new = cst::splice_many(text, &edits);
-        let start = cst::shifted(&edits, site.range.start);
-        let restore = Restore {
-            statements: text[site.range.clone()].to_string(),
-            lines: v
-                .removed
-                .iter()
-                .map(|r| (cst::shifted(&edits, r.start), text[r.clone()].to_string()))
-                .collect(),
-        };
-        let inverse = Site::new(start..start + statements.len(), &new, "scalar row loop")
-            .restoring(serde_json::to_string(&restore).expect("strings and numbers serialise"));
-        Ok(Edit { text: new, inverse })
+        Ok(rewind_edit(
+            text,
+            site,
+            &v.removed,
+            statements,
+            "scalar row loop",
+        ))
     }
+}
+
+/// A rewind of the fast form at `site` to `statements`, removing the lines `removed` (its buffers'
+/// member and InitBuffer lines) too; the inverse site's restore text puts back exactly what went.
+pub(super) fn rewind_edit(
+    text: &str,
+    site: &Site,
+    removed: &[Range<usize>],
+    statements: String,
+    what: &str,
+) -> Edit {
+    let mut edits: Splices = removed.iter().map(|r| (r.clone(), String::new())).collect();
+    edits.push((site.range.clone(), statements.clone()));
+    let new = cst::splice_many(text, &edits);
+    let start = cst::shifted(&edits, site.range.start);
+    let restore = Restore {
+        statements: text[site.range.clone()].to_string(),
+        lines: removed
+            .iter()
+            .map(|r| (cst::shifted(&edits, r.start), text[r.clone()].to_string()))
+            .collect(),
+    };
+    let inverse = Site::new(start..start + statements.len(), &new, what)
+        .restoring(serde_json::to_string(&restore).expect("strings and numbers serialise"));
+    Edit { text: new, inverse }
 }
 
 const PRESERVES: &str = "checked: the accumulator is a `float` declared `= 0` on the statement just before a `for` loop \
