@@ -225,14 +225,15 @@ struct Names {
     k: String,
 }
 
-/// `loop` (the text of the slow `for` statement, its `start` value at `start` bytes into it) as the
-/// fast form's tail loop: starting at the first pair no whole repeat took, one level deeper.
+/// `l` (the text of the slow `for` statement, its start value at the `start` bytes of it) as the fast
+/// form's tail loop: starting at `from`, the first pair no whole repeat took, one level deeper.
 fn tail_loop(l: &str, start: Range<usize>, from: &str) -> String {
     let moved = format!("{}{from}{}", &l[..start.start], &l[start.end..]);
     moved.replace('\n', "\n    ").replace("\n    \n", "\n\n")
 }
 
-/// The fast form replacing the slow loop `loop_text` (indented by `ind`).
+/// The fast form that replaces a slow loop indented by `ind`, with `tail` (`tail_loop`'s) kept for the
+/// pairs past the last whole repeat.
 fn fast_form(l: &Interleave, n: &Names, q: &str, ind: &str, tail: &str) -> String {
     let e = &l.elem;
     let table = format!("static_cast<int32_t>({CHUNK_REPEATS} * 256 / sizeof({e}))");
