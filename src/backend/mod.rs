@@ -177,6 +177,24 @@ pub fn first_error(message: &str) -> Option<(&str, Option<&str>)> {
     Some((error, at))
 }
 
+/// A failure in one line: its first line, and where that line only introduces what follows (`the
+/// kernel failed (exit code 3):`), the error after it and its location (`first_error`).
+pub fn failure_line(message: &str) -> String {
+    let head = first_line(message);
+    match first_error(message) {
+        Some((error, at)) if head.ends_with(':') => {
+            let at = at.map(|a| format!(" {a}")).unwrap_or_default();
+            format!("{head} error: {error}{at}")
+        }
+        _ => head.to_string(),
+    }
+}
+
+/// The first line of a message that is not blank, trimmed.
+pub fn first_line(s: &str) -> &str {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
+}
+
 /// Input data of one run.
 #[derive(Debug, Clone)]
 pub struct Inputs {

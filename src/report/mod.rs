@@ -244,31 +244,7 @@ impl Printer {
             }
             self.emit(v);
         } else if self.verbose > 0 {
-            let params: Vec<String> = t.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            match t.latency_us {
-                Some(l) => eprintln!(
-                    "  trial {:>3}: {l:>10.3} us  {}{}",
-                    t.index,
-                    params.join(" "),
-                    match t.unprobed {
-                        true =>
-                            "  (not run on the shape probes: not faster than the baseline by the noise floor)",
-                        false => "",
-                    }
-                ),
-                None => eprintln!(
-                    "  trial {:>3}: {:>10}     {}  ({})",
-                    t.index,
-                    t.failure.map(|f| f.as_str()).unwrap_or("failed"),
-                    params.join(" "),
-                    t.error
-                        .as_deref()
-                        .unwrap_or("")
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                ),
-            }
+            eprintln!("{}", trial_line(t));
         }
     }
 
@@ -471,4 +447,62 @@ impl crate::tune::Observer for Progress<'_> {
 /// Rounds to the nanosecond for JSON output, so figures are stable to read and compare.
 pub fn round(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
+}
+
+/// A trial as `tune -v` prints it: its latency and point, or its failure with the error it names.
+fn trial_line(t: &Trial) -> String {
+    let params: Vec<String> = t.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    match t.latency_us {
+        Some(l) => format!(
+            "  trial {:>3}: {l:>10.3} us  {}{}",
+            t.index,
+            params.join(" "),
+            match t.unprobed {
+                true =>
+                    "  (not run on the shape probes: not faster than the baseline by the noise floor)",
+                false => "",
+            }
+        ),
+        None => format!(
+            "  trial {:>3}: {:>10}     {}  ({})",
+            t.index,
+            t.failure.map(|f| f.as_str()).unwrap_or("failed"),
+            params.join(" "),
+            // "the kernel failed (exit code 3):" and the error it introduces
+            crate::backend::failure_line(t.error.as_deref().unwrap_or(""))
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trial(v: serde_json::Value) -> Trial {
+        let mut t =
+            json!({"v": 1, "key": "k", "op": "fce", "index": 12, "params": {"ub_parts": 1}});
+        for (k, x) in v.as_object().unwrap() {
+            t[k] = x.clone();
+        }
+        serde_json::from_value(t).unwrap()
+    }
+
+    /// `tune -v` printed a kernel fault as "(the kernel failed (exit code 3):)", the first line of
+    /// its error only, which introduces the error on a later line.
+    #[test]
+    fn a_failed_trial_line_names_the_error_after_the_warnings() {
+        let t = trial(json!({
+            "failure": "fault",
+            "error": "the kernel failed (exit code 3):\nwarning: DataCopy: GM read past the end\n  --> k.cpp:31 (block 0)\nerror: InitBuffer: UB overflow: need 200704 bytes\n  --> k.h:126 (block 0)",
+        }));
+        assert_eq!(
+            trial_line(&t),
+            "  trial  12:      fault     ub_parts=1  (the kernel failed (exit code 3): error: InitBuffer: UB overflow: need 200704 bytes --> k.h:126 (block 0))"
+        );
+        let t = trial(json!({"latency_us": 4.5, "unprobed": true}));
+        assert_eq!(
+            trial_line(&t),
+            "  trial  12:      4.500 us  ub_parts=1  (not run on the shape probes: not faster than the baseline by the noise floor)"
+        );
+    }
 }

@@ -12,7 +12,9 @@
 //! This module owns choosing the probe shapes and judging a candidate on them; it knows nothing of
 //! searching, journals or lockfiles.
 
-use crate::backend::{Artifact, Backend, FailureKind, Inputs, TrialFailure};
+use crate::backend::{
+    Artifact, Backend, FailureKind, Inputs, TrialFailure, failure_line, first_line,
+};
 use crate::fsx::KeyHasher;
 use crate::manifest::OpSpec;
 use crate::space::{Point, Space};
@@ -123,7 +125,7 @@ impl Probes {
                 format!(
                     "{label}: the sources as they are fail there ({}): {}",
                     f.kind.as_str(),
-                    fault_line(&f.message)
+                    failure_line(&f.message)
                 )
             })?;
             out.live.push(Probe {
@@ -204,7 +206,7 @@ impl Probes {
                     Some(Err(_)) | None => out.dropped.push(drop(format!(
                         "the sources as they are fail on it ({}): {}",
                         f.kind.as_str(),
-                        fault_line(&f.message)
+                        failure_line(&f.message)
                     ))),
                 },
             }
@@ -504,24 +506,6 @@ fn without_warnings(message: &str) -> String {
     out.join("\n")
 }
 
-/// A failure in one line: its first line, and where that line only introduces what follows (`the
-/// kernel failed (exit code 3):`), the error after it and its location (`backend::first_error`). A
-/// probe left out as "the kernel failed (exit code 3):" said nothing of why.
-fn fault_line(message: &str) -> String {
-    let head = first_line(message);
-    match crate::backend::first_error(message) {
-        Some((error, at)) if head.ends_with(':') => {
-            let at = at.map(|a| format!(" {a}")).unwrap_or_default();
-            format!("{head} error: {error}{at}")
-        }
-        _ => head.to_string(),
-    }
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
-}
-
 /// The shape of the op's largest tensor (inputs first), the one probes are described by.
 pub fn main_shape(op: &OpSpec) -> Vec<u64> {
     let mut best: Option<&crate::manifest::TensorSpec> = None;
@@ -713,10 +697,10 @@ mod tests {
         );
         // a probe left out names the error, not only that the kernel failed
         assert_eq!(
-            fault_line(m),
+            failure_line(m),
             "the kernel failed (exit code 3): error: DataCopy: GM write out of bounds --> k.cpp:44 (block 0)"
         );
-        assert_eq!(fault_line("tiling: refused\nmore"), "tiling: refused");
+        assert_eq!(failure_line("tiling: refused\nmore"), "tiling: refused");
     }
 
     #[test]
