@@ -391,6 +391,10 @@ pub struct TuneDefaults {
     pub shape_probes: Option<bool>,
     /// `probe-max-elems`: elements of the largest tensor in the `largest` shape probe.
     pub probe_max_elems: Option<u64>,
+    /// `probe-every-candidate`: run every candidate that passes at the tuned shape on the shape probes,
+    /// not only those faster than the sources by the noise floor (default off: a slower one could
+    /// never be written back, so its probes would decide nothing).
+    pub probe_every_candidate: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -1452,6 +1456,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     noise_floor,
                     shape_probes: t.shape_probes.map(|d| d.into_inner()),
                     probe_max_elems,
+                    probe_every_candidate: t.probe_every_candidate.map(|d| d.into_inner()),
                 }
             }
         };

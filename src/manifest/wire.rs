@@ -157,6 +157,7 @@ pub struct Tune {
     pub noise_floor: Option<Spanned<f64>>,
     pub shape_probes: Option<Spanned<bool>>,
     pub probe_max_elems: Option<Spanned<i64>>,
+    pub probe_every_candidate: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -416,7 +416,10 @@ pub fn tune_op(
         inputs,
         reference,
         probes: probes.clone(),
-        probe_bar: Some(baseline.latency_us * (1.0 - opts.noise_floor(op))),
+        probe_bar: match op.tune.probe_every_candidate {
+            Some(true) => None,
+            _ => Some(baseline.latency_us * (1.0 - opts.noise_floor(op))),
+        },
         journal: Mutex::new(journal),
         faults: opts.faults.clone(),
         golden,

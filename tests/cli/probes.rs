@@ -401,7 +401,7 @@ fn elements_the_unmodified_op_leaves_unwritten_on_a_probe_are_not_compared() {
     std::fs::write(
         &manifest,
         format!(
-            "{kept}derive-constraints = false\n\n[[op.tunable]]\nname = \"block_dim\"\nfile = \"op_host/add_custom.cpp\"\nsymbol = \"BLOCK_DIM\"\nvalues = [8, 4]\n"
+            "{kept}derive-constraints = false\nprobe-every-candidate = true\n\n[[op.tunable]]\nname = \"block_dim\"\nfile = \"op_host/add_custom.cpp\"\nsymbol = \"BLOCK_DIM\"\nvalues = [8, 4]\n"
         ),
     )
     .unwrap();
