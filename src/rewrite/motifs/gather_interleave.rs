@@ -467,15 +467,13 @@ impl Motif for GatherInterleave {
                 (edits, statements)
             }
         };
-        let new = cst::splice_many(text, &edits);
-        let start = cst::shifted(&edits, site.range.start);
-        let inverse = Site::new(
-            start..start + statements.len(),
-            &new,
+        Ok(vector_reduce::apply_edit(
+            text,
+            site,
+            &edits,
+            &statements,
             format!("Gather interleave into {}", l.dst),
-        )
-        .restoring(text[site.range.clone()].to_string());
-        Ok(Edit { text: new, inverse })
+        ))
     }
 
     fn rewind_sites(&self, text: &str) -> Vec<Site> {

@@ -389,15 +389,13 @@ impl Reduction {
                 (edits, statements)
             }
         };
-        let new = cst::splice_many(text, &edits);
-        let start = cst::shifted(&edits, site.range.start);
-        let inverse = Site::new(
-            start..start + statements.len(),
-            &new,
+        Ok(apply_edit(
+            text,
+            site,
+            &edits,
+            &statements,
             format!("{} of a row", self.api),
-        )
-        .restoring(text[site.range.clone()].to_string());
-        Ok(Edit { text: new, inverse })
+        ))
     }
 
     pub(super) fn rewind_sites(&self, text: &str) -> Vec<Site> {
@@ -447,6 +445,22 @@ impl Reduction {
             "scalar row loop",
         ))
     }
+}
+
+/// An apply at `site`: `edits` made (its statements among them, replacing the site), and the inverse
+/// site over `statements` in the new text, restoring the site's text exactly.
+pub(super) fn apply_edit(
+    text: &str,
+    site: &Site,
+    edits: &Splices,
+    statements: &str,
+    what: String,
+) -> Edit {
+    let new = cst::splice_many(text, edits);
+    let start = cst::shifted(edits, site.range.start);
+    let inverse = Site::new(start..start + statements.len(), &new, what)
+        .restoring(text[site.range.clone()].to_string());
+    Edit { text: new, inverse }
 }
 
 /// A rewind of the fast form at `site` to `statements`, removing the lines `removed` (its buffers'
