@@ -8365,3 +8365,148 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
         assert_eq!(got_h, want_h, "{form}: half pairs");
     }
 }
+
+/// pack-interleave's Gathers store the bits its scalar loops store: the kernel below (this project's
+/// own) packs 300 float pairs into `uint64_t`s through `uint32_t` views (an unrolled loop of four to
+/// pair 296, whose first 288 pairs the Gathers take, then a one-pair loop) and 304 half pairs into
+/// `uint32_t`s (a loop of two, read straight and through a cast; 256 by the Gathers), one
+/// `if constexpr` branch per element size, its buffers carved in
+/// one branch of Init per mode. Built as written and after the motif, both against a reference
+/// interleave computed here.
+#[test]
+fn pack_interleave_gives_the_scalar_loops_pairs() {
+    let kernel = r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+
+template <typename T, int MODE>
+class Packer {
+public:
+    __aicore__ inline void Init(GM_ADDR re, GM_ADDR im, GM_ADDR z, int64_t pairs)
+    {
+        this->pairs = pairs;
+        reGm.SetGlobalBuffer((__gm__ T *)re, 1024);
+        imGm.SetGlobalBuffer((__gm__ T *)im, 1024);
+        zGm.SetGlobalBuffer((__gm__ T *)z, 2 * pairs);
+        if constexpr (MODE == 0) {
+            pipe.InitBuffer(reBuf, 1024 * sizeof(T));
+            pipe.InitBuffer(imBuf, 1024 * sizeof(T));
+            pipe.InitBuffer(zBuf, 2 * 1024 * sizeof(T));
+        } else {
+            pipe.InitBuffer(spareBuf, 64 * sizeof(T));
+        }
+    }
+    __aicore__ inline void Process()
+    {
+        LocalTensor<T> reLocal = reBuf.Get<T>();
+        LocalTensor<T> imLocal = imBuf.Get<T>();
+        LocalTensor<T> zLocal = zBuf.Get<T>();
+        DataCopy(reLocal, reGm, 1024);
+        DataCopy(imLocal, imGm, 1024);
+        PipeBarrier<PIPE_ALL>();
+        if constexpr (sizeof(T) == 4) {
+            LocalTensor<uint64_t> wide = zLocal.template ReinterpretCast<uint64_t>();
+            LocalTensor<uint32_t> lo = reLocal.template ReinterpretCast<uint32_t>();
+            LocalTensor<uint32_t> hi = imLocal.template ReinterpretCast<uint32_t>();
+            int64_t i = 0;
+            int64_t last4 = pairs - 3;
+            for (; i < last4; i += 4) {
+                uint64_t a0 = lo.GetValue(i);
+                uint64_t a1 = lo.GetValue(i + 1);
+                uint64_t a2 = lo.GetValue(i + 2);
+                uint64_t a3 = lo.GetValue(i + 3);
+                uint64_t b0 = hi.GetValue(i);
+                uint64_t b1 = hi.GetValue(i + 1);
+                uint64_t b2 = hi.GetValue(i + 2);
+                uint64_t b3 = hi.GetValue(i + 3);
+                wide.SetValue(i, a0 | (b0 << 32));
+                wide.SetValue(i + 1, a1 | (b1 << 32));
+                wide.SetValue(i + 2, a2 | (b2 << 32));
+                wide.SetValue(i + 3, a3 | (b3 << 32));
+            }
+            for (; i < pairs; i++) {
+                uint64_t a = lo.GetValue(i);
+                uint64_t b = hi.GetValue(i);
+                wide.SetValue(i, a | (b << 32));
+            }
+        } else {
+            LocalTensor<uint32_t> wide = zLocal.template ReinterpretCast<uint32_t>();
+            LocalTensor<uint16_t> lo = reLocal.template ReinterpretCast<uint16_t>();
+            LocalTensor<uint16_t> hi = imLocal.template ReinterpretCast<uint16_t>();
+            int64_t i = 0;
+            for (; i < pairs; i += 2) {
+                uint32_t a = lo.GetValue(i);
+                wide.SetValue(i, a | (static_cast<uint32_t>(hi.GetValue(i)) << 16));
+                wide.SetValue(i + 1, lo.GetValue(i + 1) | (static_cast<uint32_t>(hi.GetValue(i + 1)) << 16));
+            }
+        }
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(zGm, zLocal, 2 * pairs);
+    }
+
+private:
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> reBuf;
+    TBuf<TPosition::VECCALC> imBuf;
+    TBuf<TPosition::VECCALC> zBuf;
+    TBuf<TPosition::VECCALC> spareBuf;
+    GlobalTensor<T> reGm;
+    GlobalTensor<T> imGm;
+    GlobalTensor<T> zGm;
+    int64_t pairs;
+};
+
+extern "C" __global__ __aicore__ void k(GM_ADDR re, GM_ADDR im, GM_ADDR reh, GM_ADDR imh, GM_ADDR y) {
+    {
+        Packer<float, 0> f;
+        f.Init(re, im, y, 300);
+        f.Process();
+    }
+    {
+        Packer<half, 0> h;
+        h.Init(reh, imh, y + 2 * 300 * sizeof(float), 304);
+        h.Process();
+    }
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
+"#;
+    use ascend_tune::rewrite::motif::{Direction, edit_all};
+    let motif = ascend_tune::rewrite::motifs::by_name("pack-interleave").unwrap();
+    let (fast, sites) = edit_all(motif, kernel, Direction::Apply).unwrap().unwrap();
+    assert_eq!(sites, 2);
+    assert!(fast.contains("Gather(packedLanes["), "{fast}");
+    // The table is carved in the branch that carves the tensors it is used with.
+    assert!(
+        fast.contains("InitBuffer(zBuf, 2 * 1024 * sizeof(T));\n            pipe.InitBuffer(interleaveOffsetBuf,"),
+        "{fast}"
+    );
+    let re: Vec<f32> = (0..1024).map(|i| i as f32 * 0.5 - 100.0).collect();
+    let im: Vec<f32> = (0..1024).map(|i| -(i as f32) * 0.25 + 3.0).collect();
+    let reh: Vec<f16> = re.iter().map(|v| f16::from_f32(v * 0.125)).collect();
+    let imh: Vec<f16> = im.iter().map(|v| f16::from_f32(v * 0.5)).collect();
+    let hb = |v: &[f16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let inputs = [
+        ("re", bytes_f32(&re)),
+        ("im", bytes_f32(&im)),
+        ("reh", hb(&reh)),
+        ("imh", hb(&imh)),
+    ];
+    let want_f: Vec<f32> = (0..300).flat_map(|i| [re[i], im[i]]).collect();
+    let want_h: Vec<f16> = (0..304).flat_map(|i| [reh[i], imh[i]]).collect();
+    let out_bytes = 600 * 4 + 608 * 2;
+    for (form, src) in [("the loops", kernel), ("the Gathers", fast.as_str())] {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path();
+        build_kernel(w, src, &format!("building the packing kernel with {form}"));
+        let (out, y) = run_kernel(w, &inputs, out_bytes);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{form}: {stderr}");
+        assert!(!stderr.contains("warning"), "{form}: {stderr}");
+        assert_eq!(f32s(&y[..2400]), want_f, "{form}: float pairs");
+        let got_h: Vec<f16> = y[2400..]
+            .chunks_exact(2)
+            .map(|c| f16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        assert_eq!(got_h, want_h, "{form}: half pairs");
+    }
+}

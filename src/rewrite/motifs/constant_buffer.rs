@@ -548,11 +548,27 @@ impl BufferSlots {
             .collect();
         // After the last InitBuffer of the function that carves the first: that function runs on
         // every path (a later one may be called only on some, as a buffer zeroed for one mode is).
-        let first_func = cst::enclosing_function(inits.first()?.0.node, text)?.0;
+        // Within it, in the block of the first or one around that block: an InitBuffer in another
+        // branch runs on other paths (complex_v3 carves its queues in one `if constexpr` branch per
+        // mode, and the loop a motif rewrites runs in the first).
+        let (first_call, first_stmt) = inits.first()?;
+        let first_func = cst::enclosing_function(first_call.node, text)?.0;
+        let first_block = first_stmt.parent()?;
+        let around_first = |block: Node| {
+            let mut b = Some(first_block);
+            while let Some(n) = b {
+                if n == block {
+                    return true;
+                }
+                b = n.parent();
+            }
+            false
+        };
         let last_init = inits
             .into_iter()
-            .filter(|(c, _)| {
+            .filter(|(c, stmt)| {
                 cst::enclosing_function(c.node, text).is_some_and(|(f, _)| f == first_func)
+                    && stmt.parent().is_some_and(around_first)
             })
             .next_back()?;
         let (init_func, _) = cst::enclosing_function(last_init.0.node, text)?;

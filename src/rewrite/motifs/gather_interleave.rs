@@ -33,7 +33,7 @@ pub struct GatherInterleave;
 const NAME: &str = "gather-interleave";
 
 /// Repeats of d the offset table covers: one Gather per source handles this many at most.
-const CHUNK_REPEATS: u32 = 8;
+pub(super) const CHUNK_REPEATS: u32 = 8;
 
 /// Element types Gather's repeat form takes on A2 / A3 (asc-devkit docs, Gather: data types). A name
 /// that is none of these is taken when it is a template parameter of the class (complex_v2's `T`):
@@ -73,7 +73,11 @@ fn squeezed(node: Node, text: &str) -> String {
 }
 
 /// `t.Method(args)` with t a plain name: (t, args).
-fn method<'t, 'a>(node: Node<'t>, text: &'a str, name: &str) -> Option<(&'a str, Vec<Node<'t>>)> {
+pub(super) fn method<'t, 'a>(
+    node: Node<'t>,
+    text: &'a str,
+    name: &str,
+) -> Option<(&'a str, Vec<Node<'t>>)> {
     let call = Call::of(node)?;
     (call.name(text) == name
         && call.function.kind() == "field_expression"
@@ -215,14 +219,106 @@ fn slow_at<'t>(text: &str, f: Node<'t>) -> Option<(Interleave<'t>, BufferSlots)>
 }
 
 /// The names the fast form declares: the table buffer member, then its locals.
-struct Names {
-    buf: String,
-    table: String,
-    even: String,
-    odd: String,
-    repeats: String,
-    r: String,
-    k: String,
+pub(super) struct Names {
+    pub(super) buf: String,
+    pub(super) table: String,
+    pub(super) even: String,
+    pub(super) odd: String,
+    pub(super) repeats: String,
+    pub(super) r: String,
+    pub(super) k: String,
+}
+
+impl Names {
+    /// Names free in `func` (the table buffer's free in the whole file `root`).
+    pub(super) fn fresh(root: Node, func: Node, text: &str) -> Names {
+        let fresh = |stem: &str| cb::fresh_name(func, text, stem, "");
+        Names {
+            buf: cb::fresh_name(root, text, "interleaveOffset", "Buf"),
+            table: fresh("interleaveOffsets"),
+            even: fresh("evenLanes"),
+            odd: fresh("oddLanes"),
+            repeats: fresh("wholeRepeats"),
+            r: fresh("repeat"),
+            k: fresh("chunk"),
+        }
+    }
+
+    /// The names a fast form's block declares, read from its statements (the table's `Get` names the
+    /// buffer).
+    pub(super) fn read(text: &str, buf: &str, stmts: [Node; 5]) -> Option<Names> {
+        let [table_decl, mask_even, mask_odd, reps_decl, chunks] = stmts;
+        (chunks.kind() == "for_statement").then_some(())?;
+        let k_decl = *cst::statements(chunks.child_by_field_name("body")?).first()?;
+        Some(Names {
+            buf: buf.into(),
+            table: declared(table_decl, text)?.into(),
+            even: declared(mask_even, text)?.into(),
+            odd: declared(mask_odd, text)?.into(),
+            repeats: declared(reps_decl, text)?.into(),
+            r: declared(chunks.child_by_field_name("initializer")?, text)?.into(),
+            k: declared(k_decl, text)?.into(),
+        })
+    }
+}
+
+/// Pairs of `elem` in one 256 B repeat of the destination, as the fast forms write it.
+pub(super) fn pairs_per_repeat(elem: &str) -> String {
+    format!("(128 / sizeof({elem}))")
+}
+
+/// What one fast form's Gathers read and write: the element type, the tensor the lanes land in (from
+/// its element 0), each source with the pair its first repeat starts at, and the value the count of
+/// whole repeats is declared with.
+pub(super) struct Lanes<'a> {
+    pub(super) elem: &'a str,
+    pub(super) dst: &'a str,
+    pub(super) even: (&'a str, Option<&'a str>),
+    pub(super) odd: (&'a str, Option<&'a str>),
+    pub(super) repeats: String,
+}
+
+/// The offset table, the lane masks, the whole-repeat count and the chunked Gathers, each line indented
+/// by `i2` and ended by a newline: the body both interleave motifs' fast forms share.
+pub(super) fn gather_lines(lanes: &Lanes, n: &Names, q: &str, i2: &str) -> String {
+    let e = lanes.elem;
+    let table = format!("static_cast<int32_t>({CHUNK_REPEATS} * 256 / sizeof({e}))");
+    let pairs = pairs_per_repeat(e);
+    let base = |b: Option<&str>| match b {
+        Some(b) => format!("{b} + {} * {pairs}", n.r),
+        None => format!("{} * {pairs}", n.r),
+    };
+    let i3 = format!("{i2}    ");
+    format!(
+        "{i2}{q}LocalTensor<uint32_t> {t} = {buf}.Get<uint32_t>();\n\
+         {i2}{q}ArithProgression({t}.ReinterpretCast<int32_t>(), static_cast<int32_t>(0), static_cast<int32_t>(1), {table});\n\
+         {i2}{q}PipeBarrier<PIPE_V>();\n\
+         {i2}{q}ShiftRight({t}, {t}, static_cast<uint32_t>(1), {table});\n\
+         {i2}{q}PipeBarrier<PIPE_V>();\n\
+         {i2}{q}ShiftLeft({t}, {t}, static_cast<uint32_t>(sizeof({e}) / 2), {table});\n\
+         {i2}{q}PipeBarrier<PIPE_V>();\n\
+         {i2}const uint64_t {even}[2] = {{0x5555555555555555ULL, sizeof({e}) == 2 ? 0x5555555555555555ULL : 0ULL}};\n\
+         {i2}const uint64_t {odd}[2] = {{0xAAAAAAAAAAAAAAAAULL, sizeof({e}) == 2 ? 0xAAAAAAAAAAAAAAAAULL : 0ULL}};\n\
+         {i2}const int64_t {reps} = {reps_value};\n\
+         {i2}for (int64_t {r} = 0; {r} < {reps}; {r} += {CHUNK_REPEATS}) {{\n\
+         {i3}const uint8_t {k} = static_cast<uint8_t>({reps} - {r} < {CHUNK_REPEATS} ? {reps} - {r} : {CHUNK_REPEATS});\n\
+         {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {a}, {t}, static_cast<uint32_t>(({ab}) * sizeof({e})), {even}, {k}, 8);\n\
+         {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {b}, {t}, static_cast<uint32_t>(({bb}) * sizeof({e})), {odd}, {k}, 8);\n\
+         {i2}}}\n",
+        t = n.table,
+        buf = n.buf,
+        even = n.even,
+        odd = n.odd,
+        reps = n.repeats,
+        reps_value = lanes.repeats,
+        r = n.r,
+        k = n.k,
+        d = lanes.dst,
+        a = lanes.even.0,
+        b = lanes.odd.0,
+        ab = base(lanes.even.1),
+        bb = base(lanes.odd.1),
+    )
 }
 
 /// `l` (the text of the slow `for` statement, its start value at the `start` bytes of it) as the fast
@@ -235,50 +331,38 @@ fn tail_loop(l: &str, start: Range<usize>, from: &str) -> String {
 /// The fast form that replaces a slow loop indented by `ind`, with `tail` (`tail_loop`'s) kept for the
 /// pairs past the last whole repeat.
 fn fast_form(l: &Interleave, n: &Names, q: &str, ind: &str, tail: &str) -> String {
-    let e = &l.elem;
-    let table = format!("static_cast<int32_t>({CHUNK_REPEATS} * 256 / sizeof({e}))");
-    let pairs = format!("(128 / sizeof({e}))");
-    let base = |b: &Option<String>| match b {
-        Some(b) => format!("{b} + {} * {pairs}", n.r),
-        None => format!("{} * {pairs}", n.r),
+    let lanes = Lanes {
+        elem: &l.elem,
+        dst: &l.dst,
+        even: (&l.even.0, l.even.1.as_deref()),
+        odd: (&l.odd.0, l.odd.1.as_deref()),
+        repeats: format!(
+            "static_cast<int64_t>({}) / {}",
+            l.count,
+            pairs_per_repeat(&l.elem)
+        ),
     };
     let i2 = format!("{ind}    ");
-    let i3 = format!("{ind}        ");
     format!(
-        "{q}PipeBarrier<PIPE_ALL>();\n\
-         {ind}{{\n\
-         {i2}{q}LocalTensor<uint32_t> {t} = {buf}.Get<uint32_t>();\n\
-         {i2}{q}ArithProgression({t}.ReinterpretCast<int32_t>(), static_cast<int32_t>(0), static_cast<int32_t>(1), {table});\n\
-         {i2}{q}PipeBarrier<PIPE_V>();\n\
-         {i2}{q}ShiftRight({t}, {t}, static_cast<uint32_t>(1), {table});\n\
-         {i2}{q}PipeBarrier<PIPE_V>();\n\
-         {i2}{q}ShiftLeft({t}, {t}, static_cast<uint32_t>(sizeof({e}) / 2), {table});\n\
-         {i2}{q}PipeBarrier<PIPE_V>();\n\
-         {i2}const uint64_t {even}[2] = {{0x5555555555555555ULL, sizeof({e}) == 2 ? 0x5555555555555555ULL : 0ULL}};\n\
-         {i2}const uint64_t {odd}[2] = {{0xAAAAAAAAAAAAAAAAULL, sizeof({e}) == 2 ? 0xAAAAAAAAAAAAAAAAULL : 0ULL}};\n\
-         {i2}const int64_t {reps} = static_cast<int64_t>({count}) / {pairs};\n\
-         {i2}for (int64_t {r} = 0; {r} < {reps}; {r} += {CHUNK_REPEATS}) {{\n\
-         {i3}const uint8_t {k} = static_cast<uint8_t>({reps} - {r} < {CHUNK_REPEATS} ? {reps} - {r} : {CHUNK_REPEATS});\n\
-         {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {a}, {t}, static_cast<uint32_t>(({ab}) * sizeof({e})), {even}, {k}, 8);\n\
-         {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {b}, {t}, static_cast<uint32_t>(({bb}) * sizeof({e})), {odd}, {k}, 8);\n\
-         {i2}}}\n\
-         {i2}{tail}\n\
-         {ind}}}\n\
-         {ind}{q}PipeBarrier<PIPE_ALL>();",
-        t = n.table,
-        buf = n.buf,
-        even = n.even,
-        odd = n.odd,
-        reps = n.repeats,
-        r = n.r,
-        k = n.k,
-        count = l.count,
-        d = l.dst,
-        a = l.even.0,
-        b = l.odd.0,
-        ab = base(&l.even.1),
-        bb = base(&l.odd.1),
+        "{q}PipeBarrier<PIPE_ALL>();\n{ind}{{\n{lines}{i2}{tail}\n{ind}}}\n{ind}{q}PipeBarrier<PIPE_ALL>();",
+        lines = gather_lines(&lanes, n, q, &i2)
     )
+}
+
+/// The lines of the table buffer `buf` that a fast form's rewind removes (its member and its
+/// InitBuffer), if the buffer is named nowhere but there and in the form's one `Get`.
+pub(super) fn table_buffer_lines(root: Node, text: &str, buf: &str) -> Option<Vec<Range<usize>>> {
+    let member = cb::tbuf_member(root, text, buf)?;
+    let inits: Vec<Node> = cst::calls_named(root, text, "InitBuffer")
+        .into_iter()
+        .filter(|c| c.arg_texts(text).first() == Some(&buf))
+        .filter_map(|c| cb::block_statement(text, &c))
+        .collect();
+    let [init] = inits[..] else { return None };
+    (cb::mentions(root, text, buf) == 3).then_some(())?;
+    let mut removed = vec![cst::own_lines(text, member)?, cst::own_lines(text, init)?];
+    removed.sort_by_key(|r| r.start);
+    Some(removed)
 }
 
 /// The first name a declaration declares (through array and init declarators).
@@ -317,19 +401,11 @@ fn fast_at<'t>(text: &str, root: Node<'t>, block: Node<'t>) -> Option<Fast<'t>> 
     let l = interleave_at(text, tail)?;
     let (_, get) = single_init(table_decl)?;
     let (buf_expr, _) = method(get, text, "Get")?;
-    let buf = cb::tbuf_member(root, text, buf_expr)?;
-    (chunks.kind() == "for_statement").then_some(())?;
-    let chunk_body = chunks.child_by_field_name("body")?;
-    let k_decl = *cst::statements(chunk_body).first()?;
-    let names = Names {
-        buf: buf_expr.into(),
-        table: declared(table_decl, text)?.into(),
-        even: declared(mask_even, text)?.into(),
-        odd: declared(mask_odd, text)?.into(),
-        repeats: declared(reps_decl, text)?.into(),
-        r: declared(chunks.child_by_field_name("initializer")?, text)?.into(),
-        k: declared(k_decl, text)?.into(),
-    };
+    let names = Names::read(
+        text,
+        buf_expr,
+        [table_decl, mask_even, mask_odd, reps_decl, chunks],
+    )?;
     // The tail as the slow loop: start 0, one level shallower.
     let tail_text = text_of(tail, text);
     let start = l.start.start_byte() - tail.start_byte()..l.start.end_byte() - tail.start_byte();
@@ -342,18 +418,10 @@ fn fast_at<'t>(text: &str, root: Node<'t>, block: Node<'t>) -> Option<Fast<'t>> 
     let expected = fast_form(&l, &names, q, ind, tail_text);
     let span = before.start_byte()..after.end_byte();
     (text[span.clone()] == expected).then_some(())?;
-    (text_of(l.start, text) == format!("{} * (128 / sizeof({}))", names.repeats, l.elem))
+    (text_of(l.start, text) == format!("{} * {}", names.repeats, pairs_per_repeat(&l.elem)))
         .then_some(())?;
     // The table buffer goes with the form: named only by its member, its InitBuffer and this Get.
-    let inits: Vec<Node> = cst::calls_named(root, text, "InitBuffer")
-        .into_iter()
-        .filter(|c| c.arg_texts(text).first() == Some(&buf_expr))
-        .filter_map(|c| cb::block_statement(text, &c))
-        .collect();
-    let [init] = inits[..] else { return None };
-    (cb::mentions(root, text, buf_expr) == 3).then_some(())?;
-    let mut removed = vec![cst::own_lines(text, buf)?, cst::own_lines(text, init)?];
-    removed.sort_by_key(|r| r.start);
+    let removed = table_buffer_lines(root, text, buf_expr)?;
     Some(Fast {
         span,
         l,
@@ -433,20 +501,11 @@ impl Motif for GatherInterleave {
             None => {
                 let (func, _) = cst::enclosing_function(l.for_stmt, text)
                     .ok_or_else(|| error(text, site.range.start, "not in a function"))?;
-                let fresh = |stem: &str| cb::fresh_name(func, text, stem, "");
-                let names = Names {
-                    buf: cb::fresh_name(root, text, "interleaveOffset", "Buf"),
-                    table: fresh("interleaveOffsets"),
-                    even: fresh("evenLanes"),
-                    odd: fresh("oddLanes"),
-                    repeats: fresh("wholeRepeats"),
-                    r: fresh("repeat"),
-                    k: fresh("chunk"),
-                };
+                let names = Names::fresh(root, func, text);
                 let loop_text = &text[site.range.clone()];
                 let start =
                     l.start.start_byte() - site.range.start..l.start.end_byte() - site.range.start;
-                let from = format!("{} * (128 / sizeof({}))", names.repeats, l.elem);
+                let from = format!("{} * {}", names.repeats, pairs_per_repeat(&l.elem));
                 let tail = tail_loop(loop_text, start, &from);
                 // Written as the function around the loop writes its API calls.
                 let q = cb::qualifier(text_of(func, text).contains("AscendC::"));

@@ -15,6 +15,7 @@ mod hoist_duplicate;
 mod matmul_mdl;
 mod matmul_unitflag;
 mod narrow_barrier;
+mod pack_interleave;
 mod prefetch_next_tile;
 mod reciprocal_from_div_ones;
 mod reciprocal_mul;
@@ -39,6 +40,7 @@ pub static ALL: &[&dyn Motif] = &[
     &vector_copy_loop::VectorCopyLoop,
     &gm_copy_loop::GmCopyLoop,
     &gather_interleave::GatherInterleave,
+    &pack_interleave::PackInterleave,
     &scalar_loop::VectorCastLoop,
     &scalar_loop::VectorFillLoop,
     &drop_queue_barrier::DropQueueBarrier,
