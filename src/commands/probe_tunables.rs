@@ -61,9 +61,7 @@ pub fn probe(
 ) -> Result<Vec<(String, Verdict)>, String> {
     let sources = crate::tune::read_sources(manifest, op).map_err(|e| e.to_string())?;
     let inputs = crate::tune::inputs(op);
-    let said = |f: crate::backend::TrialFailure| {
-        format!("{}: {}", f.kind.as_str(), first_line(&f.message))
-    };
+    let said = |f: crate::backend::TrialFailure| said(&f);
     // Every build is a point of the op's tunables: where each sits in the texts built (an override, or
     // the project's file), so a backend that reads tunable values at run time builds one program for
     // every probe of a tunable it reads at run time, the sources as they are included (the twin:
@@ -290,16 +288,33 @@ pub fn outward_values(domain: &[i64], current: i64, tried: &[i64]) -> Vec<i64> {
     out
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
+/// A failed probe run as init's lines say it: the kind, then the first line of the message with the
+/// error it goes on to name (a kernel fault's first line ends in `:` and its error follows its warnings).
+fn said(f: &crate::backend::TrialFailure) -> String {
+    format!(
+        "{}: {}",
+        f.kind.as_str(),
+        crate::backend::failure_line(&f.message)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// init said "no neighbouring value runs (2: fault: the kernel failed (exit code 3):)" for ops-nn's
+    /// rms_norm: the error the twin named was on a later line.
+    #[test]
+    fn a_failed_probe_names_the_kernels_error() {
+        let f = crate::backend::TrialFailure::new(
+            crate::backend::FailureKind::Fault,
+            "the kernel failed (exit code 3):\nwarning: DataCopy: GM read past the end\n  --> k.cpp:31 (block 0)\nerror: InitBuffer: UB overflow: need 200704 bytes\n  --> k.h:126 (block 0)",
+        );
+        assert_eq!(
+            said(&f),
+            "fault: the kernel failed (exit code 3): error: InitBuffer: UB overflow: need 200704 bytes --> k.h:126 (block 0)"
+        );
+    }
 
     #[test]
     fn after_two_failed_neighbours_the_probe_goes_one_further_out_then_to_the_ends() {
