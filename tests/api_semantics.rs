@@ -8345,7 +8345,16 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
     let want_f: Vec<f32> = (0..300).flat_map(|i| [re[i], im[100 + i]]).collect();
     let want_h: Vec<f16> = (0..304).flat_map(|i| [reh[i], imh[37 + i]]).collect();
     let out_bytes = 600 * 4 + 608 * 2;
-    for (form, src) in [("the loop", kernel), ("the Gathers", fast.as_str())] {
+    let narrow_motif = ascend_tune::rewrite::motifs::by_name("gather-interleave-narrow").unwrap();
+    let (narrow, _) = edit_all(narrow_motif, kernel, Direction::Apply)
+        .unwrap()
+        .unwrap();
+    assert!(narrow.contains("repeat += 1)"), "{narrow}");
+    for (form, src) in [
+        ("the loop", kernel),
+        ("the Gathers", fast.as_str()),
+        ("one-repeat Gathers", narrow.as_str()),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path();
         build_kernel(
@@ -8494,7 +8503,16 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
     let want_f: Vec<f32> = (0..300).flat_map(|i| [re[i], im[i]]).collect();
     let want_h: Vec<f16> = (0..304).flat_map(|i| [reh[i], imh[i]]).collect();
     let out_bytes = 600 * 4 + 608 * 2;
-    for (form, src) in [("the loops", kernel), ("the Gathers", fast.as_str())] {
+    let narrow_motif = ascend_tune::rewrite::motifs::by_name("pack-interleave-narrow").unwrap();
+    let (narrow, _) = edit_all(narrow_motif, kernel, Direction::Apply)
+        .unwrap()
+        .unwrap();
+    assert!(narrow.contains("repeat += 1)"), "{narrow}");
+    for (form, src) in [
+        ("the loops", kernel),
+        ("the Gathers", fast.as_str()),
+        ("one-repeat Gathers", narrow.as_str()),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path();
         build_kernel(w, src, &format!("building the packing kernel with {form}"));

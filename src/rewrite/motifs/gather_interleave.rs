@@ -28,12 +28,23 @@ use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
 use std::ops::Range;
 use tree_sitter::Node;
 
-pub struct GatherInterleave;
+/// The motif, with the repeats its offset table covers (one Gather per source handles that many at
+/// most): 8 (2 KiB of table for 4-byte elements, 4 KiB for 2-byte ones) is the form, 1 (256 or 512 B,
+/// eight times the Gathers) the narrow one, for a UB the tiling has filled (ops-math's complex_v2
+/// leaves 288 bytes).
+pub struct GatherInterleave {
+    name: &'static str,
+    chunk: u32,
+}
 
-const NAME: &str = "gather-interleave";
-
-/// Repeats of d the offset table covers: one Gather per source handles this many at most.
-pub(super) const CHUNK_REPEATS: u32 = 8;
+pub static WIDE: GatherInterleave = GatherInterleave {
+    name: "gather-interleave",
+    chunk: 8,
+};
+pub static NARROW: GatherInterleave = GatherInterleave {
+    name: "gather-interleave-narrow",
+    chunk: 1,
+};
 
 /// Element types Gather's repeat form takes on A2 / A3 (asc-devkit docs, Gather: data types). A name
 /// that is none of these is taken when it is a template parameter of the class (complex_v2's `T`):
@@ -60,9 +71,9 @@ struct Interleave<'t> {
     odd: (String, Option<String>),
 }
 
-fn error(text: &str, at: usize, why: &str) -> MotifError {
+fn error(motif: &'static str, text: &str, at: usize, why: &str) -> MotifError {
     MotifError {
-        motif: NAME,
+        motif,
         line: cst::line_of(text, at),
         why: why.into(),
     }
@@ -227,11 +238,13 @@ pub(super) struct Names {
     pub(super) repeats: String,
     pub(super) r: String,
     pub(super) k: String,
+    /// Repeats the table covers.
+    pub(super) chunk: u32,
 }
 
 impl Names {
     /// Names free in `func` (the table buffer's free in the whole file `root`).
-    pub(super) fn fresh(root: Node, func: Node, text: &str) -> Names {
+    pub(super) fn fresh(root: Node, func: Node, text: &str, chunk: u32) -> Names {
         let fresh = |stem: &str| cb::fresh_name(func, text, stem, "");
         Names {
             buf: cb::fresh_name(root, text, "interleaveOffset", "Buf"),
@@ -241,12 +254,13 @@ impl Names {
             repeats: fresh("wholeRepeats"),
             r: fresh("repeat"),
             k: fresh("chunk"),
+            chunk,
         }
     }
 
     /// The names a fast form's block declares, read from its statements (the table's `Get` names the
     /// buffer).
-    pub(super) fn read(text: &str, buf: &str, stmts: [Node; 5]) -> Option<Names> {
+    pub(super) fn read(text: &str, buf: &str, stmts: [Node; 5], chunk: u32) -> Option<Names> {
         let [table_decl, mask_even, mask_odd, reps_decl, chunks] = stmts;
         (chunks.kind() == "for_statement").then_some(())?;
         let k_decl = *cst::statements(chunks.child_by_field_name("body")?).first()?;
@@ -258,6 +272,7 @@ impl Names {
             repeats: declared(reps_decl, text)?.into(),
             r: declared(chunks.child_by_field_name("initializer")?, text)?.into(),
             k: declared(k_decl, text)?.into(),
+            chunk,
         })
     }
 }
@@ -282,7 +297,8 @@ pub(super) struct Lanes<'a> {
 /// by `i2` and ended by a newline: the body both interleave motifs' fast forms share.
 pub(super) fn gather_lines(lanes: &Lanes, n: &Names, q: &str, i2: &str) -> String {
     let e = lanes.elem;
-    let table = format!("static_cast<int32_t>({CHUNK_REPEATS} * 256 / sizeof({e}))");
+    let chunk = n.chunk;
+    let table = format!("static_cast<int32_t>({chunk} * 256 / sizeof({e}))");
     let pairs = pairs_per_repeat(e);
     let base = |b: Option<&str>| match b {
         Some(b) => format!("{b} + {} * {pairs}", n.r),
@@ -300,8 +316,8 @@ pub(super) fn gather_lines(lanes: &Lanes, n: &Names, q: &str, i2: &str) -> Strin
          {i2}const uint64_t {even}[2] = {{0x5555555555555555ULL, sizeof({e}) == 2 ? 0x5555555555555555ULL : 0ULL}};\n\
          {i2}const uint64_t {odd}[2] = {{0xAAAAAAAAAAAAAAAAULL, sizeof({e}) == 2 ? 0xAAAAAAAAAAAAAAAAULL : 0ULL}};\n\
          {i2}const int64_t {reps} = {reps_value};\n\
-         {i2}for (int64_t {r} = 0; {r} < {reps}; {r} += {CHUNK_REPEATS}) {{\n\
-         {i3}const uint8_t {k} = static_cast<uint8_t>({reps} - {r} < {CHUNK_REPEATS} ? {reps} - {r} : {CHUNK_REPEATS});\n\
+         {i2}for (int64_t {r} = 0; {r} < {reps}; {r} += {chunk}) {{\n\
+         {i3}const uint8_t {k} = static_cast<uint8_t>({reps} - {r} < {chunk} ? {reps} - {r} : {chunk});\n\
          {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {a}, {t}, static_cast<uint32_t>(({ab}) * sizeof({e})), {even}, {k}, 8);\n\
          {i3}{q}Gather({d}[{r} * (256 / sizeof({e}))], {b}, {t}, static_cast<uint32_t>(({bb}) * sizeof({e})), {odd}, {k}, 8);\n\
          {i2}}}\n",
@@ -386,7 +402,7 @@ struct Fast<'t> {
 
 /// The fast form whose block is `block`: regenerated from the tail loop and the names it declares, it
 /// must be the text there, byte for byte.
-fn fast_at<'t>(text: &str, root: Node<'t>, block: Node<'t>) -> Option<Fast<'t>> {
+fn fast_at<'t>(text: &str, root: Node<'t>, block: Node<'t>, chunk: u32) -> Option<Fast<'t>> {
     let outer = block.parent()?;
     (outer.kind() == "compound_statement").then_some(())?;
     let siblings = cst::statements(outer);
@@ -405,6 +421,7 @@ fn fast_at<'t>(text: &str, root: Node<'t>, block: Node<'t>) -> Option<Fast<'t>> 
         text,
         buf_expr,
         [table_decl, mask_even, mask_odd, reps_decl, chunks],
+        chunk,
     )?;
     // The tail as the slow loop: start 0, one level shallower.
     let tail_text = text_of(tail, text);
@@ -437,16 +454,16 @@ fn slow_forms<'t>(text: &str, root: Node<'t>) -> Vec<(Interleave<'t>, BufferSlot
         .collect()
 }
 
-fn fast_forms<'t>(text: &str, root: Node<'t>) -> Vec<Fast<'t>> {
+fn fast_forms<'t>(text: &str, root: Node<'t>, chunk: u32) -> Vec<Fast<'t>> {
     cst::nodes_of_kind(root, "compound_statement")
         .into_iter()
-        .filter_map(|b| fast_at(text, root, b))
+        .filter_map(|b| fast_at(text, root, b, chunk))
         .collect()
 }
 
 impl Motif for GatherInterleave {
     fn name(&self) -> &'static str {
-        NAME
+        self.name
     }
     fn summary(&self) -> &'static str {
         "scalar loop interleaving two local tensors element by element -> two masked vector Gathers per \
@@ -490,18 +507,25 @@ impl Motif for GatherInterleave {
         let (l, slots) = slow_forms(text, root)
             .into_iter()
             .find(|(l, _)| l.for_stmt.byte_range() == site.range)
-            .ok_or_else(|| error(text, site.range.start, "no scalar interleave loop here"))?;
+            .ok_or_else(|| {
+                error(
+                    self.name,
+                    text,
+                    site.range.start,
+                    "no scalar interleave loop here",
+                )
+            })?;
         let (edits, statements) = match &site.restore {
             Some(r) => {
                 let (mut edits, statements) =
-                    vector_reduce::restore_edits(NAME, text, site.range.start, r)?;
+                    vector_reduce::restore_edits(self.name, text, site.range.start, r)?;
                 edits.push((site.range.clone(), statements.clone()));
                 (edits, statements)
             }
             None => {
                 let (func, _) = cst::enclosing_function(l.for_stmt, text)
-                    .ok_or_else(|| error(text, site.range.start, "not in a function"))?;
-                let names = Names::fresh(root, func, text);
+                    .ok_or_else(|| error(self.name, text, site.range.start, "not in a function"))?;
+                let names = Names::fresh(root, func, text, self.chunk);
                 let loop_text = &text[site.range.clone()];
                 let start =
                     l.start.start_byte() - site.range.start..l.start.end_byte() - site.range.start;
@@ -514,8 +538,8 @@ impl Motif for GatherInterleave {
                 let (member, init) = slots.lines(
                     &names.buf,
                     &format!(
-                        "{CHUNK_REPEATS} * 256 / sizeof({}) * sizeof(uint32_t)",
-                        l.elem
+                        "{} * 256 / sizeof({}) * sizeof(uint32_t)",
+                        self.chunk, l.elem
                     ),
                 );
                 let edits = vec![
@@ -537,7 +561,7 @@ impl Motif for GatherInterleave {
 
     fn rewind_sites(&self, text: &str) -> Vec<Site> {
         let tree = cst::parse(text);
-        fast_forms(text, tree.root_node())
+        fast_forms(text, tree.root_node(), self.chunk)
             .into_iter()
             .map(|f| {
                 Site::new(
@@ -551,10 +575,17 @@ impl Motif for GatherInterleave {
 
     fn rewind(&self, text: &str, site: &Site) -> Result<Edit, MotifError> {
         let tree = cst::parse(text);
-        let f = fast_forms(text, tree.root_node())
+        let f = fast_forms(text, tree.root_node(), self.chunk)
             .into_iter()
             .find(|f| f.span == site.range)
-            .ok_or_else(|| error(text, site.range.start, "no Gather interleave form here"))?;
+            .ok_or_else(|| {
+                error(
+                    self.name,
+                    text,
+                    site.range.start,
+                    "no Gather interleave form here",
+                )
+            })?;
         let statement = site.restore.clone().unwrap_or(f.slow);
         Ok(vector_reduce::rewind_edit(
             text,
@@ -631,13 +662,13 @@ __aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &
 
     #[test]
     fn both_interleave_loops_become_gathers_and_back() {
-        let sites = GatherInterleave.apply_sites(PACK);
+        let sites = WIDE.apply_sites(PACK);
         assert_eq!(sites.len(), 2, "{sites:?}");
         assert_eq!(
             sites[0].what,
             "scalar interleave of reLocal and imLocal into zLocal: Gather"
         );
-        let edit = GatherInterleave.apply(PACK, &sites[1]).unwrap();
+        let edit = WIDE.apply(PACK, &sites[1]).unwrap();
         for line in [
             // the table buffer, after the class's last buffer and the Init function's last InitBuffer
             "    TBuf<TPosition::VECCALC> zeroBuf;\n    TBuf<TPosition::VECCALC> interleaveOffsetBuf;\n",
@@ -655,39 +686,49 @@ __aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &
                 edit.text
             );
         }
-        assert_eq!(round_trips(&GatherInterleave, PACK), 2);
+        assert_eq!(round_trips(&WIDE, PACK), 2);
         // Without the restore text the rewind writes the loop as it was: it is the canonical form.
         let canonical = Site {
             restore: None,
             ..edit.inverse.clone()
         };
-        assert_eq!(
-            GatherInterleave
-                .rewind(&edit.text, &canonical)
-                .unwrap()
-                .text,
-            PACK
-        );
-        assert_eq!(rewinds_round_trip(&GatherInterleave, &edit.text), 1);
+        assert_eq!(WIDE.rewind(&edit.text, &canonical).unwrap().text, PACK);
+        assert_eq!(rewinds_round_trip(&WIDE, &edit.text), 1);
         // Both at once: two table buffers, each rewound with its own.
-        let (both, n) = crate::rewrite::motif::edit_all(
-            &GatherInterleave,
-            PACK,
-            crate::rewrite::motif::Direction::Apply,
-        )
-        .unwrap()
-        .unwrap();
+        let (both, n) =
+            crate::rewrite::motif::edit_all(&WIDE, PACK, crate::rewrite::motif::Direction::Apply)
+                .unwrap()
+                .unwrap();
         assert_eq!(n, 2);
         assert!(both.contains("interleaveOffsetBuf2"), "{both}");
-        assert!(GatherInterleave.apply_sites(&both).is_empty());
-        let (back, _) = crate::rewrite::motif::edit_all(
-            &GatherInterleave,
-            &both,
-            crate::rewrite::motif::Direction::Rewind,
-        )
-        .unwrap()
-        .unwrap();
+        assert!(WIDE.apply_sites(&both).is_empty());
+        let (back, _) =
+            crate::rewrite::motif::edit_all(&WIDE, &both, crate::rewrite::motif::Direction::Rewind)
+                .unwrap()
+                .unwrap();
         assert_eq!(back, PACK);
+    }
+
+    #[test]
+    fn the_narrow_form_has_a_one_repeat_table_and_each_form_rewinds_only_itself() {
+        let site = NARROW.apply_sites(PACK).remove(0);
+        let edit = NARROW.apply(PACK, &site).unwrap();
+        for line in [
+            "    pipe.InitBuffer(interleaveOffsetBuf, 1 * 256 / sizeof(T) * sizeof(uint32_t));\n",
+            "        for (int64_t repeat = 0; repeat < wholeRepeats; repeat += 1) {\n",
+        ] {
+            assert!(
+                edit.text.contains(line),
+                "{line} missing from\n{}",
+                edit.text
+            );
+        }
+        assert_eq!(round_trips(&NARROW, PACK), 2);
+        assert_eq!(rewinds_round_trip(&NARROW, &edit.text), 1);
+        assert!(WIDE.rewind_sites(&edit.text).is_empty());
+        let wide = WIDE.apply(PACK, &WIDE.apply_sites(PACK).remove(0)).unwrap();
+        assert!(NARROW.rewind_sites(&wide.text).is_empty());
+        assert_eq!(WIDE.rewind_sites(&wide.text).len(), 1);
     }
 
     #[test]
@@ -728,7 +769,7 @@ __aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &
             let k = PACK.replace(from, to);
             assert_ne!(k, PACK, "{from}");
             // the other loop still is one
-            let sites = GatherInterleave.apply_sites(&k);
+            let sites = WIDE.apply_sites(&k);
             assert_eq!(sites.len(), 1, "{to}: {sites:?}");
         }
         let bytes = PACK
@@ -738,9 +779,9 @@ __aicore__ inline void PackPairs<T>::Store(LocalTensor<T> &dst, LocalTensor<T> &
             .replace("T real", "int8_t real")
             .replace("T imag", "int8_t imag");
         // an element Gather does not take
-        assert_eq!(GatherInterleave.apply_sites(&bytes).len(), 1);
+        assert_eq!(WIDE.apply_sites(&bytes).len(), 1);
         // A class without InitBuffer has nowhere to carve the table.
         let no_init = PACK.replace("pipe.InitBuffer", "pipe.Carve");
-        assert!(GatherInterleave.apply_sites(&no_init).is_empty());
+        assert!(WIDE.apply_sites(&no_init).is_empty());
     }
 }

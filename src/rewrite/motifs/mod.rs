@@ -39,8 +39,11 @@ pub static ALL: &[&dyn Motif] = &[
     &vector_gm_sum::VectorGmSum,
     &vector_copy_loop::VectorCopyLoop,
     &gm_copy_loop::GmCopyLoop,
-    &gather_interleave::GatherInterleave,
-    &pack_interleave::PackInterleave,
+    &gather_interleave::WIDE,
+    &pack_interleave::WIDE,
+    // The same with a one-repeat offset table, tried when the wide table does not fit the UB.
+    &gather_interleave::NARROW,
+    &pack_interleave::NARROW,
     &scalar_loop::VectorCastLoop,
     &scalar_loop::VectorFillLoop,
     &drop_queue_barrier::DropQueueBarrier,
