@@ -417,6 +417,27 @@ pub(super) fn fresh_name(root: Node, text: &str, stem: &str, suffix: &str) -> St
         .expect("some numbered name is free")
 }
 
+/// The member and InitBuffer lines of the TBuf member `buf` (in source order), if it is named only by
+/// them and `gets` more uses (the `Get`s of the form a rewind removes with it).
+pub(super) fn buffer_lines(
+    root: Node,
+    text: &str,
+    buf: &str,
+    gets: usize,
+) -> Option<[std::ops::Range<usize>; 2]> {
+    let member = tbuf_member(root, text, buf)?;
+    let inits: Vec<Node> = cst::calls_named(root, text, "InitBuffer")
+        .into_iter()
+        .filter(|c| c.arg_texts(text).first() == Some(&buf))
+        .filter_map(|c| block_statement(text, &c))
+        .collect();
+    let [init] = inits[..] else { return None };
+    (mentions(root, text, buf) == 2 + gets).then_some(())?;
+    let mut lines = [cst::own_lines(text, member)?, cst::own_lines(text, init)?];
+    lines.sort_by_key(|r| r.start);
+    Some(lines)
+}
+
 /// The element type `T` of a `LocalTensor<T>` variable or parameter named `name` in `func`.
 pub(super) fn local_tensor_type<'a>(func: Node, text: &'a str, name: &str) -> Option<&'a str> {
     let mut found = None;

@@ -368,17 +368,27 @@ fn fast_form(l: &Interleave, n: &Names, q: &str, ind: &str, tail: &str) -> Strin
 /// The lines of the table buffer `buf` that a fast form's rewind removes (its member and its
 /// InitBuffer), if the buffer is named nowhere but there and in the form's one `Get`.
 pub(super) fn table_buffer_lines(root: Node, text: &str, buf: &str) -> Option<Vec<Range<usize>>> {
-    let member = cb::tbuf_member(root, text, buf)?;
-    let inits: Vec<Node> = cst::calls_named(root, text, "InitBuffer")
-        .into_iter()
-        .filter(|c| c.arg_texts(text).first() == Some(&buf))
-        .filter_map(|c| cb::block_statement(text, &c))
-        .collect();
-    let [init] = inits[..] else { return None };
-    (cb::mentions(root, text, buf) == 3).then_some(())?;
-    let mut removed = vec![cst::own_lines(text, member)?, cst::own_lines(text, init)?];
-    removed.sort_by_key(|r| r.start);
-    Some(removed)
+    Some(cb::buffer_lines(root, text, buf, 1)?.to_vec())
+}
+
+/// The edits that put a fast form (`statements`, for the loop at `site`) in the text: its table
+/// buffer carved in `slots`, `chunk` repeats of `elem`.
+pub(super) fn with_table(
+    slots: &BufferSlots,
+    names: &Names,
+    elem: &str,
+    site: &Range<usize>,
+    statements: &str,
+) -> Vec<(Range<usize>, String)> {
+    let (member, init) = slots.lines(
+        &names.buf,
+        &format!("{} * 256 / sizeof({elem}) * sizeof(uint32_t)", names.chunk),
+    );
+    vec![
+        (slots.init_at..slots.init_at, init),
+        (slots.member_at..slots.member_at, member),
+        (site.clone(), statements.to_string()),
+    ]
 }
 
 /// The first name a declaration declares (through array and init declarators).
@@ -535,18 +545,7 @@ impl Motif for GatherInterleave {
                 let q = cb::qualifier(text_of(func, text).contains("AscendC::"));
                 let ind = cst::indent_at(text, site.range.start);
                 let statements = fast_form(&l, &names, q, ind, &tail);
-                let (member, init) = slots.lines(
-                    &names.buf,
-                    &format!(
-                        "{} * 256 / sizeof({}) * sizeof(uint32_t)",
-                        self.chunk, l.elem
-                    ),
-                );
-                let edits = vec![
-                    (slots.init_at..slots.init_at, init),
-                    (slots.member_at..slots.member_at, member),
-                    (site.range.clone(), statements.clone()),
-                ];
+                let edits = with_table(&slots, &names, &l.elem, &site.range, &statements);
                 (edits, statements)
             }
         };

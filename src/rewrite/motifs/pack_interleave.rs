@@ -21,7 +21,7 @@
 
 use super::constant_buffer::{self as cb, BufferSlots};
 use super::gather_interleave::{
-    Lanes, Names, gather_lines, method, pairs_per_repeat, table_buffer_lines,
+    Lanes, Names, gather_lines, method, pairs_per_repeat, table_buffer_lines, with_table,
 };
 use super::scalar_loop::{is_full_barrier, pure_value};
 use super::vector_reduce::{self, single_init};
@@ -488,18 +488,7 @@ impl Motif for PackInterleave {
                 let q = cb::qualifier(text_of(func, text).contains("AscendC::"));
                 let ind = cst::indent_at(text, site.range.start);
                 let statements = fast_form(&p, &names, &view, q, ind, &text[site.range.clone()]);
-                let (member, init) = slots.lines(
-                    &names.buf,
-                    &format!(
-                        "{} * 256 / sizeof({}) * sizeof(uint32_t)",
-                        self.chunk, p.elem
-                    ),
-                );
-                let edits = vec![
-                    (slots.init_at..slots.init_at, init),
-                    (slots.member_at..slots.member_at, member),
-                    (site.range.clone(), statements.clone()),
-                ];
+                let edits = with_table(&slots, &names, p.elem, &site.range, &statements);
                 (edits, statements)
             }
         };

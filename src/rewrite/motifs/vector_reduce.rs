@@ -236,16 +236,7 @@ fn vector_at<'t>(text: &str, root: Node<'t>, reduce: Call<'t>) -> Option<RowSum<
     // Both buffers go: each is named only by its member, its InitBuffer and these Gets.
     let mut removed = vec![];
     for (buf, uses) in [(b, 2), (w, 1)] {
-        let member = cb::tbuf_member(root, text, buf)?;
-        let inits: Vec<Node> = cst::calls_named(root, text, "InitBuffer")
-            .into_iter()
-            .filter(|c| c.arg_texts(text).first() == Some(&buf))
-            .filter_map(|c| cb::block_statement(text, &c))
-            .collect();
-        let [init] = inits[..] else { return None };
-        (cb::mentions(root, text, buf) == 2 + uses).then_some(())?;
-        removed.push(cst::own_lines(text, member)?);
-        removed.push(cst::own_lines(text, init)?);
+        removed.extend(cb::buffer_lines(root, text, buf, uses)?);
     }
     (b != w).then_some(())?;
     cst::own_lines(text, decl)?;
