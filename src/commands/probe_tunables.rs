@@ -61,7 +61,6 @@ pub fn probe(
 ) -> Result<Vec<(String, Verdict)>, String> {
     let sources = crate::tune::read_sources(manifest, op).map_err(|e| e.to_string())?;
     let inputs = crate::tune::inputs(op);
-    let said = |f: crate::backend::TrialFailure| said(&f);
     // Every build is a point of the op's tunables: where each sits in the texts built (an override, or
     // the project's file), so a backend that reads tunable values at run time builds one program for
     // every probe of a tunable it reads at run time, the sources as they are included (the twin:
@@ -86,10 +85,12 @@ pub fn probe(
     let build = |set: &SourceSet| {
         backend
             .build_point(op, set, &placed_in(&set.overrides))
-            .map_err(said)
+            .map_err(|f| said(&f))
     };
     let run_built = |artifact: &crate::backend::Artifact| -> Result<Measurement, String> {
-        backend.run(op, artifact, &inputs, true).map_err(said)
+        backend
+            .run(op, artifact, &inputs, true)
+            .map_err(|f| said(&f))
     };
     let run = |set: &SourceSet| -> Result<Measurement, String> { run_built(&build(set)?) };
     // The sources as they are, built once: what the build read (the run-time form says it too, from
