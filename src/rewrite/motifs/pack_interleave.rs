@@ -699,7 +699,7 @@ __aicore__ inline void PairPacker::Pack(int64_t n)
             assert_ne!(k, PACKED, "{from}");
             assert!(WIDE.apply_sites(&k).is_empty(), "{to}");
         }
-        // A loop from an initializer is the other motif's kind of loop, not this one's.
+        // A loop that declares its own index is not taken (yet): the form moves an index declared before it.
         let init = PACKED.replace(
             "for (; j < steps; j += 4)",
             "for (int64_t j = 0; j < steps; j += 4)",
