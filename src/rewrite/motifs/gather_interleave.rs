@@ -490,7 +490,7 @@ impl Motif for GatherInterleave {
          past them run through the same loop. The new table buffer is carved after the last InitBuffer \
          of the function that carves the class's first. NOT checked: that d, a and b do not overlap in \
          UB (Gather's src may not be its dst; a partial overlap changes what the loop reads after it \
-         wrote); the table's UB (2 or 4 KiB) may not fit beside the tiling's buffers, a failed trial \
+         wrote); the table's UB (2 or 4 KiB; 256 or 512 B in the narrow form) may not fit beside the tiling's buffers, a failed trial \
          then. Full barriers before and after order the vector form against every pipe. Rewind turns \
          exactly that form (with its table buffer used nowhere else) back into the loop"
     }

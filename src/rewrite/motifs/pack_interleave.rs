@@ -438,7 +438,7 @@ impl Motif for PackInterleave {
          the same bits for the pairs of the whole repeats below L, which the loop stores too (its steps \
          from 0 cover every pair below L), and i moves to the first pair after them, a multiple of U, \
          so the loop's remaining steps are the ones it took. NOT checked: that w, lo and hi do not \
-         overlap in UB; the table's UB (2 or 4 KiB) may not fit beside the tiling's buffers, a failed \
+         overlap in UB; the table's UB (2 or 4 KiB; 256 or 512 B in the narrow form) may not fit beside the tiling's buffers, a failed \
          trial then. Full barriers order the vector form against every pipe. Rewind removes exactly \
          that form (with its table buffer used nowhere else)"
     }
