@@ -160,6 +160,13 @@ pub fn decode(dtype: ascend_tune::manifest::DType, bytes: &[u8]) -> Vec<f64> {
 /// The first op of the project in `dir`, built and run afresh from its sources as they are now: its first
 /// input and first output, decoded (what a tuned kernel is checked with against a reference computed here).
 pub fn first_input_and_output(dir: &Path) -> (Vec<f64>, Vec<f64>) {
+    let (mut inputs, mut outputs) = inputs_and_outputs(dir);
+    (inputs.swap_remove(0), outputs.swap_remove(0))
+}
+
+/// The first op of the project in `dir`, built and run afresh from its sources as they are now: every
+/// input and every output, decoded.
+pub fn inputs_and_outputs(dir: &Path) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     let (manifest, b) = open_project(dir);
     let op = manifest.ops[0].clone();
     let inputs = ascend_tune::tune::inputs(&op);
@@ -170,8 +177,16 @@ pub fn first_input_and_output(dir: &Path) -> (Vec<f64>, Vec<f64>) {
         .run(&op, &artifact, &inputs, false)
         .unwrap_or_else(|f| panic!("{}", f.message));
     (
-        decode(op.inputs[0].dtype, &inputs.tensors[0]),
-        decode(op.outputs[0].dtype, &m.outputs[0]),
+        op.inputs
+            .iter()
+            .zip(&inputs.tensors)
+            .map(|(t, bytes)| decode(t.dtype, bytes))
+            .collect(),
+        op.outputs
+            .iter()
+            .zip(&m.outputs)
+            .map(|(t, bytes)| decode(t.dtype, bytes))
+            .collect(),
     )
 }
 

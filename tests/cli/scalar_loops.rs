@@ -88,19 +88,13 @@ fn a_packing_loop_gets_gathers_in_front_and_still_interleaves() {
     assert!(lock.contains("pack-interleave"), "{lock}");
 
     // The tuned sources, built and run afresh, against the interleave of the inputs computed here.
-    let (manifest, b) = open_project(p);
-    let op = manifest.ops[0].clone();
-    let inputs = ascend_tune::tune::inputs(&op);
-    let artifact = b
-        .build(&op, &Default::default())
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let m = b
-        .run(&op, &artifact, &inputs, false)
-        .unwrap_or_else(|f| panic!("{}", f.message));
-    let re = decode(op.inputs[0].dtype, &inputs.tensors[0]);
-    let im = decode(op.inputs[1].dtype, &inputs.tensors[1]);
-    let want: Vec<f64> = re.iter().zip(&im).flat_map(|(r, i)| [*r, *i]).collect();
-    let z = decode(op.outputs[0].dtype, &m.outputs[0]);
+    let (inputs, outputs) = inputs_and_outputs(p);
+    let want: Vec<f64> = inputs[0]
+        .iter()
+        .zip(&inputs[1])
+        .flat_map(|(r, i)| [*r, *i])
+        .collect();
+    let z = &outputs[0];
     assert_eq!(z.len(), 8 * 2000);
-    assert_close("z", &z, &want, 0.0, 0.0);
+    assert_close("z", z, &want, 0.0, 0.0);
 }
