@@ -8331,48 +8331,22 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
     let (fast, sites) = edit_all(motif, kernel, Direction::Apply).unwrap().unwrap();
     assert_eq!(sites, 1);
     assert!(fast.contains("Gather(zLocal["), "{fast}");
-    let re: Vec<f32> = (0..1024).map(|i| i as f32 * 0.5 - 100.0).collect();
-    let im: Vec<f32> = (0..1024).map(|i| -(i as f32) * 0.25 + 3.0).collect();
-    let reh: Vec<f16> = re.iter().map(|v| f16::from_f32(v * 0.125)).collect();
-    let imh: Vec<f16> = im.iter().map(|v| f16::from_f32(v * 0.5)).collect();
-    let hb = |v: &[f16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
-    let inputs = [
-        ("re", bytes_f32(&re)),
-        ("im", bytes_f32(&im)),
-        ("reh", hb(&reh)),
-        ("imh", hb(&imh)),
-    ];
-    let want_f: Vec<f32> = (0..300).flat_map(|i| [re[i], im[100 + i]]).collect();
-    let want_h: Vec<f16> = (0..304).flat_map(|i| [reh[i], imh[37 + i]]).collect();
-    let out_bytes = 600 * 4 + 608 * 2;
     let narrow_motif = ascend_tune::rewrite::motifs::by_name("gather-interleave-narrow").unwrap();
     let (narrow, _) = edit_all(narrow_motif, kernel, Direction::Apply)
         .unwrap()
         .unwrap();
     assert!(narrow.contains("repeat += 1)"), "{narrow}");
-    for (form, src) in [
-        ("the loop", kernel),
-        ("the Gathers", fast.as_str()),
-        ("one-repeat Gathers", narrow.as_str()),
-    ] {
-        let dir = tempfile::tempdir().unwrap();
-        let w = dir.path();
-        build_kernel(
-            w,
-            src,
-            &format!("building the interleave kernel with {form}"),
-        );
-        let (out, y) = run_kernel(w, &inputs, out_bytes);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{form}: {stderr}");
-        assert!(!stderr.contains("warning"), "{form}: {stderr}");
-        assert_eq!(f32s(&y[..2400]), want_f, "{form}: float pairs");
-        let got_h: Vec<f16> = y[2400..]
-            .chunks_exact(2)
-            .map(|c| f16::from_le_bytes([c[0], c[1]]))
-            .collect();
-        assert_eq!(got_h, want_h, "{form}: half pairs");
-    }
+    // The half tensor's second source from 37, the float one's from 100.
+    interleave_forms_agree(
+        "interleave",
+        &[
+            ("the loop", kernel),
+            ("the Gathers", fast.as_str()),
+            ("one-repeat Gathers", narrow.as_str()),
+        ],
+        100,
+        37,
+    );
 }
 
 /// pack-interleave's Gathers store the bits its scalar loops store: the kernel below (this project's
@@ -8489,6 +8463,27 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
         fast.contains("InitBuffer(zBuf, 2 * 1024 * sizeof(T));\n            pipe.InitBuffer(interleaveOffsetBuf,"),
         "{fast}"
     );
+    let narrow_motif = ascend_tune::rewrite::motifs::by_name("pack-interleave-narrow").unwrap();
+    let (narrow, _) = edit_all(narrow_motif, kernel, Direction::Apply)
+        .unwrap()
+        .unwrap();
+    assert!(narrow.contains("repeat += 1)"), "{narrow}");
+    interleave_forms_agree(
+        "packing",
+        &[
+            ("the loops", kernel),
+            ("the Gathers", fast.as_str()),
+            ("one-repeat Gathers", narrow.as_str()),
+        ],
+        0,
+        0,
+    );
+}
+
+/// Each form of an interleave kernel `k(re, im, reh, imh, y)` (300 float pairs, then 304 half pairs in
+/// y), built and run in the twin on the same inputs, stores exactly the pairs of a reference interleave
+/// computed here: re[i] with im[skip_f + i], reh[i] with imh[skip_h + i]; no warning.
+fn interleave_forms_agree(what: &str, forms: &[(&str, &str)], skip_f: usize, skip_h: usize) {
     let re: Vec<f32> = (0..1024).map(|i| i as f32 * 0.5 - 100.0).collect();
     let im: Vec<f32> = (0..1024).map(|i| -(i as f32) * 0.25 + 3.0).collect();
     let reh: Vec<f16> = re.iter().map(|v| f16::from_f32(v * 0.125)).collect();
@@ -8500,22 +8495,13 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4]); }
         ("reh", hb(&reh)),
         ("imh", hb(&imh)),
     ];
-    let want_f: Vec<f32> = (0..300).flat_map(|i| [re[i], im[i]]).collect();
-    let want_h: Vec<f16> = (0..304).flat_map(|i| [reh[i], imh[i]]).collect();
+    let want_f: Vec<f32> = (0..300).flat_map(|i| [re[i], im[skip_f + i]]).collect();
+    let want_h: Vec<f16> = (0..304).flat_map(|i| [reh[i], imh[skip_h + i]]).collect();
     let out_bytes = 600 * 4 + 608 * 2;
-    let narrow_motif = ascend_tune::rewrite::motifs::by_name("pack-interleave-narrow").unwrap();
-    let (narrow, _) = edit_all(narrow_motif, kernel, Direction::Apply)
-        .unwrap()
-        .unwrap();
-    assert!(narrow.contains("repeat += 1)"), "{narrow}");
-    for (form, src) in [
-        ("the loops", kernel),
-        ("the Gathers", fast.as_str()),
-        ("one-repeat Gathers", narrow.as_str()),
-    ] {
+    for (form, src) in forms {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path();
-        build_kernel(w, src, &format!("building the packing kernel with {form}"));
+        build_kernel(w, src, &format!("building the {what} kernel with {form}"));
         let (out, y) = run_kernel(w, &inputs, out_bytes);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{form}: {stderr}");

@@ -283,13 +283,14 @@ fn packed_at<'t>(text: &str, f: Node<'t>) -> Option<Packed<'t>> {
     let wide_elem = tensor_elem(f, text, wide)?;
     let &(_, elem, s) = PACKINGS.iter().find(|(w, ..)| *w == wide_elem)?;
     // Halves of the element type, widened to the wide type, never narrowed; the wide tensor neither
-    // source; whole steps per repeat.
+    // source; whole steps per repeat (a half is S / 8 bytes, a 256 B repeat holds 256 / (2 * that)
+    // pairs).
     (s == shift
         && widened.iter().all(|ty| *ty == wide_elem)
         && [lo, hi]
             .iter()
             .all(|h| *h != wide && tensor_elem(f, text, h) == Some(elem))
-        && (256 / (2 * elem_bytes(elem))) % unroll == 0)
+        && (256 / (2 * (s / 8))) % unroll == 0)
         .then_some(())?;
     // The bound names neither the tensor written nor a temporary.
     (!cst::identifiers_in(bound, text)
@@ -306,10 +307,6 @@ fn packed_at<'t>(text: &str, f: Node<'t>) -> Option<Packed<'t>> {
         lo: lo.into(),
         hi: hi.into(),
     })
-}
-
-fn elem_bytes(elem: &str) -> u64 {
-    if elem == "uint32_t" { 4 } else { 2 }
 }
 
 /// The fast form in front of the loop `loop_text` (indented by `ind`): the Gathers over the whole
