@@ -41,12 +41,11 @@ pub struct Evaluator {
     pub reference: Reference,
     /// The shape probes every candidate that passes at the tuned shape must pass too.
     pub probes: super::probes::Probes,
-    /// The objective below which a candidate is run on the generated shape probes: the baseline's
-    /// less the noise floor, the bar a change must pass to be written back (`TuneResult::improvement`).
-    /// A candidate above it could never be written back, so its five probe runs would decide nothing;
-    /// it is recorded `unprobed`. None runs every candidate on every probe. The declared shapes
-    /// (`[[op.shape]]`) are run always: their latencies are part of the objective.
-    pub probe_bar: Option<f64>,
+    /// Which candidates are run on the generated shape probes: those that could be written back
+    /// (`ProbeBar`). One that could not is recorded `unprobed`, its five probe runs spared. None runs
+    /// every candidate on every probe. The declared shapes (`[[op.shape]]`) are run always: their
+    /// latencies are part of the objective.
+    pub probe_bar: Option<ProbeBar>,
     pub journal: Mutex<Journal>,
     /// Faults to inject (the soak test only); the backend is then a `faults::FaultyBackend`.
     pub faults: Option<Arc<FaultPlan>>,
@@ -54,6 +53,40 @@ pub struct Evaluator {
     /// reference's bytes (the reference passed it; the same bytes get the same verdict).
     pub golden: Option<Golden>,
 }
+
+/// The objectives a candidate must be below to be run on the generated shape probes, the bars a
+/// change must pass to be written back (`TuneResult::improvement`): the baseline's less the noise
+/// floor, and the fastest probed trial's plus the floor (the candidates within the floor of the
+/// fastest are the ones the write-back chooses among). The second bar is widened by the margin a
+/// rewrite the loop drops may be faster than the best it keeps (`alternate::KEEP_IF_FASTER`), since a
+/// dropped rewrite's trials are never written back. The fastest is set by the runner between batches
+/// (`note_probed`), never while one runs, so which candidates are probed does not hang on the order in
+/// which a batch's trials finish.
+pub struct ProbeBar {
+    baseline: f64,
+    band: f64,
+    fastest: Mutex<Option<f64>>,
+}
+
+impl ProbeBar {
+    /// The bars of a baseline objective `baseline_us` under `noise_floor` (a fraction).
+    pub fn new(baseline_us: f64, noise_floor: f64) -> ProbeBar {
+        ProbeBar {
+            baseline: baseline_us * (1.0 - noise_floor),
+            band: (1.0 + noise_floor) * DROPPED_REWRITE_MARGIN,
+            fastest: Mutex::new(None),
+        }
+    }
+
+    fn passes(&self, latency_us: f64) -> bool {
+        let fastest = *self.fastest.lock().expect("probe bar lock");
+        latency_us < self.baseline && fastest.is_none_or(|f| latency_us <= f * self.band)
+    }
+}
+
+/// How much faster than the kept best a dropped rewrite's best trial may be: the loop keeps a rewrite
+/// that is faster by more than half a percent (`alternate::KEEP_IF_FASTER`); one percent covers it.
+const DROPPED_REWRITE_MARGIN: f64 = 1.01;
 
 /// A golden command and the folders it needs (`crate::verify::golden`).
 pub struct Golden {
@@ -405,7 +438,21 @@ impl Evaluator {
 
     /// Whether a candidate of objective `latency_us` is run on the generated shape probes.
     fn must_probe(&self, latency_us: f64) -> bool {
-        self.probe_bar.is_none_or(|bar| latency_us < bar)
+        self.probe_bar
+            .as_ref()
+            .is_none_or(|bar| bar.passes(latency_us))
+    }
+
+    /// A trial of objective `latency_us` passed the generated probes: later batches probe only the
+    /// candidates that could still be written back beside it (`ProbeBar`). Called by the runner
+    /// between batches.
+    pub fn note_probed(&self, latency_us: f64) {
+        if let Some(bar) = &self.probe_bar {
+            let mut fastest = bar.fastest.lock().expect("probe bar lock");
+            if fastest.is_none_or(|f| latency_us < f) {
+                *fastest = Some(latency_us);
+            }
+        }
     }
 
     /// Builds, runs and verifies once, at the tuned shape and then on the shape probes (same build):
@@ -718,9 +765,10 @@ mod tests {
         (ev, variant)
     }
 
-    /// A candidate no faster than the probe bar (the baseline less the noise floor) is not run on the
-    /// generated probes, since it could never be written back; one below the bar is, and a probe it
-    /// fails fails it. A journalled unprobed trial does not serve a run whose bar it passes.
+    /// A candidate no faster than the probe bar (the baseline less the noise floor), or slower than a
+    /// probed trial by more than the floor, is not run on the generated probes, since it could never
+    /// be written back; one below both bars is, and a probe it fails fails it. A journalled unprobed
+    /// trial does not serve a run whose bar it passes.
     #[test]
     fn only_a_candidate_that_could_be_written_back_runs_on_the_probes() {
         let backend = Arc::new(Scripted {
@@ -754,7 +802,7 @@ mod tests {
         });
         let point = variant.space.current().unwrap();
         // The scripted run takes 7 us: at a bar of 7 us it could not be written back.
-        ev.probe_bar = Some(7.0);
+        ev.probe_bar = Some(ProbeBar::new(7.0, 0.0));
         let t = ev.evaluate(0, &variant, &point).unwrap().trial;
         assert_eq!(
             (t.failure, t.latency_us, t.unprobed),
@@ -762,7 +810,7 @@ mod tests {
             "{t:?}"
         );
         // Below a bar of 8 us it could: the probe runs and fails it, though the journal has it.
-        ev.probe_bar = Some(8.0);
+        ev.probe_bar = Some(ProbeBar::new(8.0, 0.0));
         let t = ev.evaluate(1, &variant, &point).unwrap();
         assert!(!t.from_journal);
         assert_eq!(t.trial.failure, Some(FailureKind::Shape), "{:?}", t.trial);
@@ -771,6 +819,19 @@ mod tests {
         ev.probe_bar = None;
         let t = ev.evaluate(2, &variant, &point).unwrap();
         assert_eq!(t.trial.failure, Some(FailureKind::Shape));
+        // Beside a probed trial of 6.5 us under a floor of 2%, 7 us could not be written back either:
+        // it is past 6.5 x 1.02 (x 1.01 for a dropped rewrite). A later, slower probed trial moves
+        // no bar; beside a probed 6.9 us it could.
+        ev.probe_bar = Some(ProbeBar::new(8.0 / 0.98, 0.02));
+        assert!(ev.must_probe(7.0));
+        ev.note_probed(6.5);
+        assert!(!ev.must_probe(7.0));
+        ev.note_probed(6.9);
+        assert!(!ev.must_probe(7.0));
+        ev.probe_bar = Some(ProbeBar::new(8.0 / 0.98, 0.02));
+        ev.note_probed(6.9);
+        assert!(ev.must_probe(7.0));
+        assert!(!ev.must_probe(8.0), "the baseline's bar still holds");
     }
 
     /// A copy-in over UB whose copy-out nothing waits for (model::race).

@@ -20,7 +20,7 @@ use crate::fsx::{self, KeyHasher};
 use crate::manifest::{Manifest, OpSpec};
 use crate::search::{self, SearchContext, Strategy};
 use crate::space::{Point, Space};
-use evaluate::{Evaluator, Golden, Reference};
+use evaluate::{Evaluator, Golden, ProbeBar, Reference};
 use journal::{Journal, Trial};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -129,15 +129,17 @@ impl TuneResult {
     /// What is written back: among the candidates faster than the sources by more than the noise
     /// floor, those within the floor of the fastest are equal, and the one closest to the sources
     /// (fewest tunables changed plus rewrites applied) wins; then the faster, then the earlier. None
-    /// when no candidate beats the floor.
+    /// when no candidate beats the floor. A candidate not run on the shape probes (`unprobed`) is
+    /// never among them.
     pub fn improvement(&self) -> Option<&Best> {
         let beating: Vec<&Best> = self
             .candidates
             .iter()
             .filter(|b| {
-                b.trial
-                    .latency_us
-                    .is_some_and(|l| l < self.baseline.latency_us * (1.0 - self.noise_floor))
+                !b.trial.unprobed
+                    && b.trial
+                        .latency_us
+                        .is_some_and(|l| l < self.baseline.latency_us * (1.0 - self.noise_floor))
             })
             .collect();
         let fastest = beating
@@ -418,7 +420,7 @@ pub fn tune_op(
         probes: probes.clone(),
         probe_bar: match op.tune.probe_every_candidate {
             Some(true) => None,
-            _ => Some(baseline.latency_us * (1.0 - opts.noise_floor(op))),
+            _ => Some(ProbeBar::new(baseline.latency_us, opts.noise_floor(op))),
         },
         journal: Mutex::new(journal),
         faults: opts.faults.clone(),
@@ -696,6 +698,9 @@ impl<'o> Runner<'o> {
                 self.measured
                     .push((variant.rewrites.clone(), point.clone()));
                 if let Some(l) = e.trial.latency_us {
+                    if !e.trial.unprobed {
+                        self.evaluator.note_probed(l);
+                    }
                     self.verified.push(Best {
                         variant: variant.clone(),
                         point: point.clone(),
@@ -939,6 +944,24 @@ mod tests {
         );
         let near = candidate(&v, 1, &[("block_dim", 16)], &[], 51.5);
         let r = result(&v, 100.0, vec![far, near], 0.02);
+        assert_eq!(r.improvement().unwrap().trial.index, 0);
+    }
+
+    /// A trial not run on the shape probes (`unprobed`: when it ran, a probed trial was faster than it
+    /// by more than the floor) is never written back, even where it would now be the closest.
+    #[test]
+    fn an_unprobed_trial_is_never_written_back() {
+        let (_, v) = start();
+        let probed = candidate(
+            &v,
+            0,
+            &[("block_dim", 16), ("tile_length", 1024)],
+            &[],
+            50.0,
+        );
+        let mut unprobed = candidate(&v, 1, &[("block_dim", 16)], &[], 50.5);
+        unprobed.trial.unprobed = true;
+        let r = result(&v, 100.0, vec![probed, unprobed], 0.02);
         assert_eq!(r.improvement().unwrap().trial.index, 0);
     }
 
