@@ -459,7 +459,7 @@ fn trial_line(t: &Trial) -> String {
             params.join(" "),
             match t.unprobed {
                 true =>
-                    "  (not run on the shape probes: not faster than the baseline by the noise floor)",
+                    "  (not run on the shape probes: it could not be written back, being no faster than the baseline, or slower than a probed trial, by more than the noise floor)",
                 false => "",
             }
         ),
@@ -502,7 +502,7 @@ mod tests {
         let t = trial(json!({"latency_us": 4.5, "unprobed": true}));
         assert_eq!(
             trial_line(&t),
-            "  trial  12:      4.500 us  ub_parts=1  (not run on the shape probes: not faster than the baseline by the noise floor)"
+            "  trial  12:      4.500 us  ub_parts=1  (not run on the shape probes: it could not be written back, being no faster than the baseline, or slower than a probed trial, by more than the noise floor)"
         );
     }
 }
