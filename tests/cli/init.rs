@@ -1038,6 +1038,40 @@ fn init_takes_a_smaller_default_when_an_inferred_output_passes_4_gib() {
         .expect("the manifest init wrote loads");
 }
 
+/// ops-cv's upsample_nearest3d: its InferShape returns a failed status, without a word, for inputs it
+/// does not take (it wants a 5-D input), and its tiling does not check them. init kept the default
+/// shape, guessed the outputs, and `run` ran a kernel that wrote nothing; the op's own cases were never
+/// tried. A failed status is a refusal like a tiling function's: a shape the op takes is written.
+#[test]
+fn init_takes_a_shape_the_op_accepts_when_its_infershape_fails_silently() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    edit_add_custom_host(
+        p,
+        INFER_SHAPE,
+        &format!(
+            "    if (x1_shape->GetDim(0) > 8) {{\n        return ge::GRAPH_FAILED;\n    }}\n{INFER_SHAPE}"
+        ),
+    );
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("shape = [8, 1024]   # guess: a default smaller than [48, 16384], which the op's InferShape refused (InferShape of 'AddCustom' returned status"),
+        "{manifest}"
+    );
+    assert!(
+        text(&out)
+            .1
+            .contains("its InferShape refused the default shape [48, 16384] (InferShape of 'AddCustom' returned status"),
+        "{:?}",
+        text(&out)
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
 /// add_custom's InferShape line that gives z x's shape, and a body that gives z [x0, x1, x1] instead.
 const INFER_SHAPE: &str = "    *y_shape = *x1_shape;\n";
 const Z_CUBE: &str = "    y_shape->SetDimNum(3);\n    y_shape->SetDim(0, x1_shape->GetDim(0));\n    y_shape->SetDim(1, x1_shape->GetDim(1));\n    y_shape->SetDim(2, x1_shape->GetDim(1));\n";
@@ -1589,6 +1623,46 @@ fn an_index_guess_made_again_leaves_the_carried_data_of_another() {
         manifest.contains("name = \"out_index\"\ndtype = \"int32\"\nshape = [30]   # guess: `out_index` holds positions along axis 0 (30 long): data in [0, 30)"),
         "{manifest}"
     );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+}
+
+/// ops-transformer's moe_init_routing, ops-cv's upsample_nearest_exact3d: the tiling took the default
+/// shape, so init kept it, with a placeholder for each attr that has no default and index data below an
+/// axis it picked, while the op's example, a valid call, was never tried (it was not a workload's size).
+/// Where the default's manifest guesses what a call gives, the example is taken at any size, then grown.
+#[test]
+fn init_takes_a_small_example_where_the_default_guesses_attr_values() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    edit_add_custom_host(
+        p,
+        "        this->SetInferShape(",
+        "        this->Attr(\"alpha\").AttrType(REQUIRED).Float();\n        this->SetInferShape(",
+    );
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  float alpha = 0.5f;\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(xHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(xHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, alpha, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let said = text(&out).1;
+    assert!(
+        said.contains("the default shape [48, 16384] is a guess, and so are attr values, where its example is a valid call"),
+        "{said}"
+    );
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    for want in [
+        "name = \"alpha\"\nvalue = 0.5   # from the op's example `test_aclnn_add_custom`",
+        "name = \"x\"\ndtype = \"float16\"\nshape = [",
+        "from the op's example `test_aclnn_add_custom` (examples/test_aclnn_add_custom.cpp:",
+    ] {
+        assert!(manifest.contains(want), "{want}\n{manifest}");
+    }
+    assert!(!manifest.contains("no default"), "{manifest}");
     let run = cargo_ascend_tune(p, &["run"]);
     assert!(run.status.success(), "{:?}", text(&run));
 }

@@ -1031,13 +1031,26 @@ pub(super) fn default_note(default: Option<&(Vec<u64>, String)>) -> String {
     }
 }
 
+/// What refused a shape, and why, from `Fitting::refusal`'s answer: the op's InferShape (its answer
+/// then says so first) or else its tiling function.
+pub(super) fn refuser(why: &str) -> (&'static str, &str) {
+    match why.strip_prefix(INFER_SHAPE_REFUSED) {
+        Some(rest) => ("InferShape", rest),
+        None => ("tiling function", why),
+    }
+}
+
+/// How `Fitting::refusal` begins a refusal by the op's InferShape.
+pub(super) const INFER_SHAPE_REFUSED: &str = "its InferShape refused: ";
+
 /// The comment beside a smaller default that the op's tiling function took, with its refusal of the
 /// larger one.
 pub(super) fn smaller_note(why: &str) -> String {
     let refused = if why.starts_with(TOO_LARGE) {
         format!("at which {why}")
     } else {
-        format!("which the op's tiling function refused ({why})")
+        let (who, why) = refuser(why);
+        format!("which the op's {who} refused ({why})")
     };
     format!(
         "guess: a default smaller than {DEFAULT_SHAPE:?}, {refused}; give the shape you tune for (init --shape NAME=D0xD1)"

@@ -626,7 +626,10 @@ impl Fitting<'_> {
             }
             // The op's own tiling tests: the cases that expect success and give every input (an
             // optional one left out cannot be placed), nearest the default's size first.
-            let refused = format!("its tiling function refused the default shape ({first})");
+            let refused = {
+                let (who, first) = guesses::refuser(&first);
+                format!("its {who} refused the default shape ({first})")
+            };
             if self.tested_case(op, self.cases(op), &refusal, inferred, &refused)? {
                 continue;
             }
@@ -689,9 +692,8 @@ impl Fitting<'_> {
                     let refused = if first.starts_with(guesses::TOO_LARGE) {
                         format!("at the default shape {DEFAULT_SHAPE:?}, {first}")
                     } else {
-                        format!(
-                            "its tiling function refused the default shape {DEFAULT_SHAPE:?} ({first})"
-                        )
+                        let (who, first) = guesses::refuser(&first);
+                        format!("its {who} refused the default shape {DEFAULT_SHAPE:?} ({first})")
                     };
                     printer.status(
                         "Fitted",
@@ -958,11 +960,21 @@ impl Fitting<'_> {
         match backend.tiling_refusal(spec, &inputs) {
             // The op's InferShape refusing the inputs with its own check (`[error] Op (file:line):
             // ...`) is a refusal too: ops-nn's chamfer_distance_grad wants rank-3 points, which its
-            // tiling does not check, and its kernel then writes past the outputs guessed for it.
+            // tiling does not check, and its kernel then writes past the outputs guessed for it. So is
+            // one that returns a failed status without a word: ops-cv's upsample_nearest3d wants a 5-D
+            // input and three output sizes, its tiling ran at [48, 16384], and its aclnn example (a
+            // valid call) was never tried.
             Ok(None) => match backend.infer_outputs(spec, &inputs) {
-                Err(e) if e.contains("[error]") => {
-                    let own = e.find("[error]").map_or(e.as_str(), |at| &e[at..]);
-                    Some(format!("its InferShape refused: {}", short_line(own)))
+                Err(e) if e.contains("[error]") || e.contains("returned status") => {
+                    let own = ["[error]", "InferShape of"]
+                        .iter()
+                        .find_map(|m| e.find(m))
+                        .map_or(e.as_str(), |at| &e[at..]);
+                    Some(format!(
+                        "{}{}",
+                        guesses::INFER_SHAPE_REFUSED,
+                        short_line(own)
+                    ))
                 }
                 _ => None,
             },
@@ -1275,22 +1287,34 @@ impl Fitting<'_> {
     /// at a workload's size, not a smoke test's (its largest input at least a quarter of the default's
     /// elements: the learning hub's performance tutorials measure their add at [45, 20480] with msprof),
     /// takes the example's case when the op runs with it: the shape the author measures is the one
-    /// to tune for, where the default is a guess.
+    /// to tune for, where the default is a guess. So too, at any size, where the default's manifest
+    /// also guesses what a valid call gives (index data below an axis init picked, an attr with no
+    /// default): ops-transformer's moe_init_routing ran at x, row_idx and expert_idx of [48, 16384]
+    /// each, its example's agreeing [3, 4], [3, 2], [3, 2] never tried. A small example is then
+    /// grown (`grow_small_cases`).
     fn workload_examples(&self, inferred: &mut Inferred) -> Result<()> {
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             if !self.at_default(op, inferred) {
                 continue;
             }
+            let settles = self.guesses_a_call_settles(op);
+            let workload = |c: &tiling_tests::TilingCase| {
+                c.largest_input().saturating_mul(4) >= DEFAULT_ELEMENTS
+            };
             let Some(example) = self.cases(op).into_iter().find(|c| {
-                c.kind == tiling_tests::CaseKind::Example
-                    && c.largest_input().saturating_mul(4) >= DEFAULT_ELEMENTS
+                c.kind == tiling_tests::CaseKind::Example && (workload(c) || settles.is_some())
             }) else {
                 continue;
             };
-            let why = format!(
-                "the default shape {DEFAULT_SHAPE:?} is a guess, and its example runs it at a workload's size ({} elements)",
-                example.largest_input()
-            );
+            let why = match settles.filter(|_| !workload(&example)) {
+                Some(guessed) => format!(
+                    "the default shape {DEFAULT_SHAPE:?} is a guess, and so are {guessed}, where its example is a valid call"
+                ),
+                None => format!(
+                    "the default shape {DEFAULT_SHAPE:?} is a guess, and its example runs it at a workload's size ({} elements)",
+                    example.largest_input()
+                ),
+            };
             let rejects = |op: &FoundOp| {
                 self.refusal(op)
                     .or_else(|| self.constraint_failure(op))
@@ -1299,6 +1323,28 @@ impl Fitting<'_> {
             self.tested_case(op, vec![example], &rejects, inferred, &why)?;
         }
         Ok(())
+    }
+
+    /// What the manifest written for `op` guesses that a valid call would give (its `# guess:` notes of
+    /// index data and of attrs without a default), said in a few words; None when it guesses neither.
+    fn guesses_a_call_settles(&self, op: &FoundOp) -> Option<String> {
+        let text = std::fs::read_to_string(self.path).ok()?;
+        let header = format!("[[op]]\nname = \"{}\"", op.name);
+        let start = text.find(&header)?;
+        let end = text[start + header.len()..]
+            .find("[[op]]\n")
+            .map_or(text.len(), |e| start + header.len() + e);
+        let section = &text[start..end];
+        let index = section.contains("` holds positions along axis")
+            || section.contains("` holds ascending positions along axis");
+        let attrs = section.contains(" required, no default: ")
+            || section.contains(" no default written: ");
+        match (index, attrs) {
+            (true, true) => Some("its index data and attr values".into()),
+            (true, false) => Some("its index data".into()),
+            (false, true) => Some("attr values".into()),
+            (false, false) => None,
+        }
     }
 
     /// For each op at the default shape (no `--shape`, no case taken) whose kernel overflows the UB
