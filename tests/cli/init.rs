@@ -1537,6 +1537,55 @@ fn add_custom_reading_rows(index: &str, rows: u64) -> tempfile::TempDir {
     dir
 }
 
+/// ops-transformer's moe_token_unpermute: its example's hidden size and top-k are both 2, so widening
+/// the one widened `probs` too, and the kernel then read past the end of `sorted_indices` (a warning,
+/// not a fault), which init took for a run. A case is grown only while the op runs as cleanly as at the
+/// case taken: here an input `w` of 4 floats that the kernel reads rows / 2 of.
+#[test]
+fn init_stops_growing_a_case_where_the_kernel_starts_reading_past_an_input() {
+    let dir = add_custom_refusing(
+        "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) != 2048) { return ge::GRAPH_FAILED; }\n",
+    );
+    let p = dir.path();
+    edit_add_custom_host(
+        p,
+        "        this->Output(\"z\")\n",
+        "        this->Input(\"w\")\n            .ParamType(REQUIRED)\n            .DataType({ge::DT_FLOAT})\n            .Format({ge::FORMAT_ND});\n        this->Output(\"z\")\n",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z,",
+        "void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR w, GM_ADDR z,",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "    GET_TILING_DATA(tiling_data, tiling);\n",
+        "    GET_TILING_DATA(tiling_data, tiling);\n    { AscendC::TPipe wp; AscendC::TBuf<AscendC::TPosition::VECCALC> wb; wp.InitBuffer(wb, 4096); AscendC::LocalTensor<float> wl = wb.Get<float>(); AscendC::GlobalTensor<float> wg; wg.SetGlobalBuffer((__gm__ float *)w); uint32_t n = tiling_data.totalLength / 2048 / 2; AscendC::DataCopyExtParams e{1, n * 4, 0, 0, 0}; AscendC::DataCopyPadExtParams<float> pad{false, 0, 0, 0}; AscendC::DataCopyPad(wl, wg, e, pad); }\n",
+    );
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<int64_t> wShape = {4};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  std::vector<float> wHostData = {5, 6, 7, 8};\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(xHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(wHostData, wShape, &wAddr, aclDataType::ACL_FLOAT, &w);\n  ret = CreateAclTensor(xHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, w, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let said = text(&out).1;
+    assert!(!said.contains("Grew"), "{said}");
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "name = \"x\"\ndtype = \"float16\"\nshape = [8, 2048]   # from the op's example"
+        ),
+        "{manifest}"
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    assert!(!text(&run).1.contains("past the end"), "{:?}", text(&run));
+}
+
 /// The aclnn example of `add_custom_reading_rows("row_idx", _)`: 8 rows, row_idx a permutation of them.
 fn write_row_idx_example(p: &std::path::Path) {
     std::fs::create_dir_all(p.join("examples")).unwrap();

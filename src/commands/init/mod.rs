@@ -878,6 +878,21 @@ impl Fitting<'_> {
             let example = cases
                 .iter()
                 .find(|c| c.kind == tiling_tests::CaseKind::Example);
+            // A size is grown to only while the op runs as cleanly as at the case taken: no more reads
+            // past an input's end (moe_token_unpermute's example has a hidden size of 2 and a top-k of
+            // 2; widening the one widened `probs` too, and its kernel read past `sorted_indices`).
+            // (None: the run failed.)
+            let past_end = |op: &FoundOp| match self.run_outcome(op) {
+                Some(Ok(warnings)) => Some(
+                    warnings
+                        .iter()
+                        .filter(|w| w.contains("runs past the") || w.contains("past the end of"))
+                        .count(),
+                ),
+                Some(Err(_)) => None,
+                None => Some(0),
+            };
+            let clean = past_end(op).unwrap_or(0);
             let mut good = taken.clone();
             for along in [examples::Along::Width, examples::Along::Rows] {
                 let mut failed = false;
@@ -892,7 +907,7 @@ impl Fitting<'_> {
                     }
                     inferred.test_cases.insert(op.name.clone(), bigger.clone());
                     self.reinfer(op, inferred)?;
-                    if self.refusal(op).is_some() || self.run_failure(op).is_some() {
+                    if self.refusal(op).is_some() || past_end(op).is_none_or(|n| n > clean) {
                         failed = true;
                         break;
                     }
@@ -1008,28 +1023,33 @@ impl Fitting<'_> {
     /// Why the op fails when built and run as the manifest now says (twin only), if it does; a
     /// build failure is not the shapes' doing and counts as none.
     fn run_failure(&self, op: &FoundOp) -> Option<String> {
-        let path = self.path;
-        let manifest = crate::manifest::Manifest::load(path).ok()?;
-        // on hardware a run is the user's to start
+        self.run_outcome(op)?.err()
+    }
+
+    /// `op` built and run on the twin as the manifest on disk has it: the run's warnings, or why it
+    /// fails (its fault line, or an output the twin would take minutes over, so that another case is
+    /// tried); None where nothing is run (on hardware a run is the user's to start; a build failure
+    /// is not the shapes' doing).
+    fn run_outcome(&self, op: &FoundOp) -> Option<std::result::Result<Vec<String>, String>> {
+        let manifest = crate::manifest::Manifest::load(self.path).ok()?;
         if manifest.backend != crate::manifest::BackendKind::Twin {
             return None;
         }
         let backend = project_backend(&manifest).ok()?;
         let spec = manifest.op(&op.name)?;
-        // an output the twin would take minutes over is a failure too, so that another case is tried
         if let Some(why) = guesses::oversized_output(spec) {
-            return Some(why);
+            return Some(Err(why));
         }
         let inputs = crate::tune::inputs(spec);
-        let artifact = match backend.build(spec, &crate::backend::SourceSet::default()) {
-            Ok(a) => a,
-            // a build failure is not the shapes' doing
-            Err(_) => return None,
-        };
-        backend
-            .run(spec, &artifact, &inputs, true)
-            .err()
-            .map(|f| fault_line(&f.message))
+        let artifact = backend
+            .build(spec, &crate::backend::SourceSet::default())
+            .ok()?;
+        Some(
+            backend
+                .run(spec, &artifact, &inputs, true)
+                .map(|m| m.warnings)
+                .map_err(|f| fault_line(&f.message)),
+        )
     }
 
     /// The manifest rendered again for what `inferred` now holds, `op`'s InferShape run on it, and
