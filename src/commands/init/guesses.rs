@@ -551,7 +551,7 @@ pub(super) fn index_operands(
             t.values = Some(format!("[{}]", values.join(", ")));
             t.range = None;
             t.guess = Some(format!(
-                "guess: `{}` holds ascending positions along axis {axis} ({size} long), pairs repeated: pinned, as generated data is not sorted",
+                "guess: `{}` holds ascending {INDEX_GUESS} {axis} ({size} long), pairs repeated: pinned, as generated data is not sorted",
                 t.name
             ));
             sorted_rows = Some(count);
@@ -559,7 +559,7 @@ pub(super) fn index_operands(
         }
         t.range = Some(format!("[0.0, {size}.0]"));
         t.guess = Some(format!(
-            "guess: `{}` holds positions along axis {axis} ({size} long){}: data in [0, {size})",
+            "guess: `{}` holds {INDEX_GUESS} {axis} ({size} long){}: data in [0, {size})",
             t.name,
             if rows {
                 ", one per row of `updates`"
@@ -1040,6 +1040,13 @@ pub(super) fn refuser(why: &str) -> (&'static str, &str) {
     }
 }
 
+/// Words the `# guess:` notes share where init drew index data below an axis it picked, and where it
+/// gave an attr without a default a placeholder (required, or optional with none written): what a
+/// valid call would give instead (`Fitting::guesses_a_call_settles` looks for them).
+pub(super) const INDEX_GUESS: &str = "positions along axis";
+pub(super) const ATTR_REQUIRED_GUESS: &str = "required, no default";
+pub(super) const ATTR_UNSET_GUESS: &str = "no default written";
+
 /// How `Fitting::refusal` begins a refusal by the op's InferShape.
 pub(super) const INFER_SHAPE_REFUSED: &str = "its InferShape refused: ";
 
@@ -1349,7 +1356,7 @@ pub(super) fn attr_guess(def: &opdef::OpDef, a: &opdef::AttrDef) -> Option<(Stri
             return Some((
                 list.clone(),
                 format!(
-                    "guess: pooling attr `{}` required, no default: {list} (a window and stride of 1, no padding, one per axis of the op's other list attrs)",
+                    "guess: pooling attr `{}` {ATTR_REQUIRED_GUESS}: {list} (a window and stride of 1, no padding, one per axis of the op's other list attrs)",
                     a.name
                 ),
             ));

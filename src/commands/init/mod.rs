@@ -1355,10 +1355,13 @@ impl Fitting<'_> {
             .find("[[op]]\n")
             .map_or(text.len(), |e| start + header.len() + e);
         let section = &text[start..end];
-        let index = section.contains("` holds positions along axis")
-            || section.contains("` holds ascending positions along axis");
-        let attrs = section.contains(" required, no default: ")
-            || section.contains(" no default written: ");
+        let guessed = |what: &str| {
+            section
+                .lines()
+                .any(|l| l.contains("# guess:") && l.contains(what))
+        };
+        let index = guessed(guesses::INDEX_GUESS);
+        let attrs = guessed(guesses::ATTR_REQUIRED_GUESS) || guessed(guesses::ATTR_UNSET_GUESS);
         match (index, attrs) {
             (true, true) => Some("its index data and attr values".into()),
             (true, false) => Some("its index data".into()),
@@ -1807,9 +1810,9 @@ fn attr_value(a: &opdef::AttrDef) -> (Option<String>, Option<String>) {
         }
     };
     let why = if a.required {
-        "required, no default"
+        guesses::ATTR_REQUIRED_GUESS
     } else {
-        "no default written"
+        guesses::ATTR_UNSET_GUESS
     };
     (
         Some(v.to_string()),
