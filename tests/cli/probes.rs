@@ -94,6 +94,61 @@ fn an_op_without_tunables_is_tuned_and_locked_and_check_passes() {
     assert_check_passes(p);
 }
 
+/// A candidate faster than the sources but slower than a trial already probed by more than the noise
+/// floor could never be written back, so it is not run on the shape probes (`unprobed`); the fastest
+/// probed trial is what is written back. Without the runner telling the evaluator of each batch's
+/// probed trials, every candidate below the baseline's bar was probed.
+#[test]
+fn a_candidate_beyond_the_floor_of_a_probed_trial_is_not_probed() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    let out = cargo_ascend_tune(
+        p,
+        &[
+            "tune",
+            "--strategy",
+            "host",
+            "--budget",
+            "16",
+            "--seed",
+            "1",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert!(out.status.success(), "tune failed: {:?}", text(&out));
+    let tuned = record(&out, "op-tuned");
+    let baseline = tuned["baseline_latency_us"].as_f64().unwrap();
+    let trials = trials(&out);
+    let latency = |t: &serde_json::Value| t["latency_us"].as_f64();
+    let unprobed = |t: &serde_json::Value| t["unprobed"] == true;
+    let fastest_probed = trials
+        .iter()
+        .filter(|t| !unprobed(t))
+        .filter_map(latency)
+        .fold(f64::INFINITY, f64::min);
+    let spared: Vec<f64> = trials
+        .iter()
+        .filter(|t| unprobed(t))
+        .filter_map(latency)
+        .filter(|l| *l < baseline * 0.98)
+        .collect();
+    assert!(
+        !spared.is_empty(),
+        "no candidate below the baseline's bar was spared the probes: {trials:?}"
+    );
+    // (noise floor 2%, widened by 1% for a dropped rewrite)
+    assert!(
+        spared.iter().all(|l| *l > fastest_probed * 1.02 * 1.01),
+        "{spared:?} against {fastest_probed}"
+    );
+    assert_eq!(
+        tuned["latency_us"].as_f64(),
+        Some(fastest_probed),
+        "{tuned}"
+    );
+}
+
 /// A gain below the noise floor is not written back: the sources stay, the lock records them at the
 /// baseline's latency, and `check` passes.
 #[test]
