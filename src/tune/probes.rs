@@ -145,70 +145,26 @@ impl Probes {
             return Ok(out);
         }
         let declared: Vec<String> = out.live.iter().map(|p| p.op.shape_key()).collect();
-        for (name, mut probe_op) in shapes(op, max_elems) {
-            // Outputs take the shapes the op's own InferShape gives at the probe's inputs where it
-            // has one (moe_token_permute's sorted indices are its rows times k: no dimension of the
-            // tuned shape maps to them); else they keep the dimensions mapped with the inputs'.
-            // (the inputs depend on the inputs' specs alone: drawn once for both)
-            let inputs = super::inputs(&probe_op);
-            if let Ok(Some(inferred)) = backend.infer_outputs_built(&probe_op, &inputs, artifact) {
-                for (t, o) in probe_op.outputs.iter_mut().zip(inferred) {
-                    if let (Some(shape), false) = (o.shape, o.unset) {
-                        t.shape = shape;
-                    }
+        let related = related_shapes(op, max_elems);
+        for (name, probe_op) in shapes(op, max_elems) {
+            let first = match serve(backend, artifact, space, &current, &declared, &name, probe_op) {
+                Served::Live(p) => {
+                    out.live.push(*p);
+                    continue;
                 }
-            }
-            if declared.contains(&probe_op.shape_key()) {
-                continue;
-            }
-            let drop = |why: String| Dropped {
-                probe: name.clone(),
-                shape: main_shape(&probe_op),
-                why,
+                Served::Declared => continue,
+                Served::Dropped(d) => d,
             };
-            if let Some(p) = &current
-                && let Err(why) = at_shape(space, &probe_op, backend.soc()).check(p)
-            {
-                out.dropped
-                    .push(drop(format!("the op's constraints exclude it: {why}")));
-                continue;
-            }
-            match backend.run_outputs(&probe_op, artifact, &inputs) {
-                Ok(reference) => out.live.push(Probe {
-                    name: name.clone(),
-                    unwritten: unwritten(backend, &probe_op, artifact, &inputs, &reference),
-                    op: probe_op,
-                    inputs,
-                    reference,
-                    measured: None,
-                    overruns: false,
-                }),
-                // A fault may be an overrun of the op's UB buffers (`Layouts`); a refusal is not.
-                Err(f) => match (f.kind == FailureKind::Fault)
-                    .then(|| two_layouts(backend, &probe_op, artifact, &inputs))
-                    .flatten()
-                {
-                    Some(Ok(Layouts::Same(reference))) => out.live.push(Probe {
-                        name: name.clone(),
-                        unwritten: vec![],
-                        op: probe_op,
-                        inputs,
-                        reference,
-                        measured: None,
-                        overruns: true,
-                    }),
-                    Some(Ok(Layouts::Differ(differs))) => out.dropped.push(drop(format!(
-                        "the sources as they are overrun a UB buffer on it ({}), and their outputs \
-                         there change when the buffers are carved {OVERRUN_GAP} bytes apart (spaced, \
-                         against packed: {differs})",
-                        first_line(&f.message)
-                    ))),
-                    Some(Err(_)) | None => out.dropped.push(drop(format!(
-                        "the sources as they are fail on it ({}): {}",
-                        f.kind.as_str(),
-                        failure_line(&f.message)
-                    ))),
-                },
+            // The same probe with the rows kept in groups of another tensor's rows, where the op
+            // has such a relation; the first form's reason stands if this one fails too.
+            let again = related
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, o)| serve(backend, artifact, space, &current, &declared, &name, o.clone()));
+            match again {
+                Some(Served::Live(p)) => out.live.push(*p),
+                Some(Served::Declared) => {}
+                Some(Served::Dropped(_)) | None => out.dropped.push(first),
             }
         }
         Ok(out)
@@ -359,6 +315,89 @@ enum Layouts {
     /// How the spaced outputs differ from the packed (asinh's last tile, rounded up, writes into the
     /// buffer after it).
     Differ(String),
+}
+
+/// What became of one generated probe shape.
+enum Served {
+    Live(Box<Probe>),
+    /// The shape is one the manifest declares: that probe stands for it.
+    Declared,
+    Dropped(Dropped),
+}
+
+/// Runs the unmodified op on one generated probe shape: a live probe with its outputs as the
+/// reference, or the reason it cannot serve the shape.
+fn serve(
+    backend: &dyn Backend,
+    artifact: &Artifact,
+    space: &Space,
+    current: &Option<Point>,
+    declared: &[String],
+    name: &str,
+    mut probe_op: OpSpec,
+) -> Served {
+    // Outputs take the shapes the op's own InferShape gives at the probe's inputs where it has one
+    // (moe_token_permute's sorted indices are its rows times k: no dimension of the tuned shape maps
+    // to them); else they keep the dimensions mapped with the inputs'. (the inputs depend on the
+    // inputs' specs alone: drawn once for both)
+    let inputs = super::inputs(&probe_op);
+    if let Ok(Some(inferred)) = backend.infer_outputs_built(&probe_op, &inputs, artifact) {
+        for (t, o) in probe_op.outputs.iter_mut().zip(inferred) {
+            if let (Some(shape), false) = (o.shape, o.unset) {
+                t.shape = shape;
+            }
+        }
+    }
+    if declared.contains(&probe_op.shape_key()) {
+        return Served::Declared;
+    }
+    let drop = |why: String| {
+        Served::Dropped(Dropped {
+            probe: name.to_string(),
+            shape: main_shape(&probe_op),
+            why,
+        })
+    };
+    if let Some(p) = current
+        && let Err(why) = at_shape(space, &probe_op, backend.soc()).check(p)
+    {
+        return drop(format!("the op's constraints exclude it: {why}"));
+    }
+    let live = |reference, unwritten, overruns, op| {
+        Served::Live(Box::new(Probe {
+            name: name.to_string(),
+            unwritten,
+            op,
+            inputs: inputs.clone(),
+            reference,
+            measured: None,
+            overruns,
+        }))
+    };
+    match backend.run_outputs(&probe_op, artifact, &inputs) {
+        Ok(reference) => {
+            let unwritten = unwritten(backend, &probe_op, artifact, &inputs, &reference);
+            live(reference, unwritten, false, probe_op)
+        }
+        // A fault may be an overrun of the op's UB buffers (`Layouts`); a refusal is not.
+        Err(f) => match (f.kind == FailureKind::Fault)
+            .then(|| two_layouts(backend, &probe_op, artifact, &inputs))
+            .flatten()
+        {
+            Some(Ok(Layouts::Same(reference))) => live(reference, vec![], true, probe_op),
+            Some(Ok(Layouts::Differ(differs))) => drop(format!(
+                "the sources as they are overrun a UB buffer on it ({}), and their outputs there \
+                 change when the buffers are carved {OVERRUN_GAP} bytes apart (spaced, against \
+                 packed: {differs})",
+                first_line(&f.message)
+            )),
+            Some(Err(_)) | None => drop(format!(
+                "the sources as they are fail on it ({}): {}",
+                f.kind.as_str(),
+                failure_line(&f.message)
+            )),
+        },
+    }
 }
 
 /// Runs the op in both layouts; None when the backend cannot lay out the UB itself (real hardware).
@@ -573,6 +612,50 @@ fn main_input_shape(op: &OpSpec) -> Vec<u64> {
 /// is replaced wherever it occurs, so outputs follow inputs (a reduction's kept rows, a norm's weight).
 /// Dimensions of 1 stay as they are.
 pub fn shapes(op: &OpSpec, max_elems: Option<u64>) -> Vec<(String, OpSpec)> {
+    generate(op, max_elems, Rows::Own)
+}
+
+/// The probe shapes again, for an op whose row count `r` is `k` times a dimension `d` of another
+/// tensor (moe_finalize_routing_v2: `expanded_x` has `x1`'s 95 rows times top-k 4 = 380): the rule
+/// of each probe is applied to `d`, and `r` becomes `k` times the result, so the two stay related
+/// as the op requires (its tiling refused `tail` [379, 10223]: "the dim 0 of x1 should be 94").
+/// Empty where no such `d` exists. A probe the op cannot serve in `shapes`' form is tried in this
+/// one.
+pub fn related_shapes(op: &OpSpec, max_elems: Option<u64>) -> Vec<(String, OpSpec)> {
+    match per_group_rows(op) {
+        Some((d, k)) => generate(op, max_elems, Rows::PerGroup { d, k }),
+        None => vec![],
+    }
+}
+
+/// How the probes change the row count.
+#[derive(Clone, Copy)]
+enum Rows {
+    /// `r` itself follows each probe's rule.
+    Own,
+    /// `r` is `k` groups of `d` rows: the rule applies to `d`, and `r` is `k` times it.
+    PerGroup { d: u64, k: u64 },
+}
+
+/// The row count's largest proper divisor `d` (> 1) that is a dimension of some tensor, with
+/// `k = r / d`: the op's rows as `k` groups of another tensor's rows. None for a rank-1 main input,
+/// or where `d` or `k` would also be the row length (the map could not tell them apart).
+fn per_group_rows(op: &OpSpec) -> Option<(u64, u64)> {
+    let main = main_input_shape(op);
+    if main.len() < 2 {
+        return None;
+    }
+    let (r, l) = (main[0], main[main.len() - 1]);
+    op.inputs
+        .iter()
+        .chain(&op.outputs)
+        .flat_map(|t| t.shape.iter().copied())
+        .filter(|&d| d > 1 && d < r && r % d == 0 && d != l && r / d != l)
+        .max()
+        .map(|d| (d, r / d))
+}
+
+fn generate(op: &OpSpec, max_elems: Option<u64>, rows: Rows) -> Vec<(String, OpSpec)> {
     let main = main_input_shape(op);
     let elems: u64 = main.iter().product();
     let Some(&l) = main.last() else {
@@ -591,34 +674,40 @@ pub fn shapes(op: &OpSpec, max_elems: Option<u64>) -> Vec<(String, OpSpec)> {
             .copied()
             .collect()
     };
+    // The pairs that change the row count to what `rule` makes of it (of `d`, for groups of rows).
+    let row_pairs = |rule: &dyn Fn(u64) -> u64| -> Vec<(u64, u64)> {
+        match (r, rows) {
+            (None, _) => vec![],
+            (Some(r), Rows::Own) => vec![(r, rule(r))],
+            (Some(r), Rows::PerGroup { d, k }) => vec![(d, rule(d)), (r, k * rule(d))],
+        }
+    };
     let mut wanted: Vec<(&str, BTreeMap<u64, u64>)> = vec![];
     // A tail: every length prime, so no tile, block or core count divides it.
     let mut tail = vec![(l, prime_below(l))];
-    if let Some(r) = r {
-        tail.push((r, prime_below(r)));
-    }
+    tail.extend(row_pairs(&prime_below));
     wanted.push(("tail", map(&tail)));
-    if let Some(r) = r {
-        wanted.push(("one-row", map(&[(r, 1)])));
+    if r.is_some() {
+        wanted.push(("one-row", map(&row_pairs(&|_| 1))));
     }
     let mut one = vec![(l, 1)];
-    if let Some(r) = r {
-        one.push((r, 1));
-    }
+    one.extend(row_pairs(&|_| 1));
     wanted.push(("one-element", map(&one)));
     // An unaligned length: one element short of the row, over at most 3 rows (fewer rows than cores).
     let mut unaligned = vec![(l, l - 1)];
-    if let Some(r) = r {
-        unaligned.push((r, r.min(3)));
-    }
+    unaligned.extend(row_pairs(&|n| n.min(3)));
     wanted.push(("unaligned", map(&unaligned)));
     // The largest: more rows (or a longer row for rank 1) up to the allowed size.
     let limit = max_elems.unwrap_or(elems.saturating_mul(DEFAULT_LARGEST_FACTOR));
-    let grown = match r {
-        Some(r) => (r, (limit / (elems / r)).max(r)),
-        None => (l, (limit / (elems / l)).max(l)),
+    let grown = match (r, rows) {
+        (Some(r), Rows::Own) => vec![(r, (limit / (elems / r)).max(r))],
+        (Some(r), Rows::PerGroup { d, k }) => {
+            let d2 = (limit / (elems / r) / k).max(d);
+            vec![(d, d2), (r, k * d2)]
+        }
+        (None, _) => vec![(l, (limit / (elems / l)).max(l))],
     };
-    wanted.push(("largest", map(&[grown])));
+    wanted.push(("largest", map(&grown)));
 
     let mut seen = vec![op.shape_key()];
     let mut out = vec![];
@@ -887,6 +976,108 @@ mod tests {
         let tail = probes.live.iter().find(|p| p.name == "tail").unwrap();
         assert_eq!(tail.op.inputs[0].shape, [47, 16381]);
         assert_eq!(tail.op.outputs[0].shape, [94, 16381]);
+    }
+
+    /// add_custom reshaped as moe_finalize_routing_v2 is: x holds y's rows times top-k 4 ([380, 64]
+    /// against [95, 64]), and a third tensor's [95, 4] holds the 4 as a dimension.
+    fn grouped_rows() -> OpSpec {
+        let mut op = op_of("add_custom");
+        op.inputs[0].shape = vec![380, 64];
+        op.inputs[1].shape = vec![95, 64];
+        op.outputs[0].shape = vec![95, 4];
+        op
+    }
+
+    #[test]
+    fn rows_grouped_by_another_tensors_rows_keep_the_grouping() {
+        let op = grouped_rows();
+        assert_eq!(per_group_rows(&op), Some((95, 4)));
+        let table: Vec<String> = related_shapes(&op, None)
+            .iter()
+            .map(|(n, p)| {
+                let s: Vec<String> = p
+                    .inputs
+                    .iter()
+                    .chain(&p.outputs)
+                    .map(|t| format!("{:?}", t.shape))
+                    .collect();
+                format!("{n} {}", s.join(" "))
+            })
+            .collect();
+        assert_eq!(
+            table,
+            [
+                "tail [356, 61] [89, 61] [89, 4]",
+                "one-row [4, 64] [1, 64] [1, 4]",
+                "one-element [4, 1] [1, 1] [1, 4]",
+                "unaligned [12, 63] [3, 63] [3, 4]",
+                "largest [760, 64] [190, 64] [190, 4]",
+            ]
+        );
+        // No tensor's dimension divides the rows (add_custom as it is): no related form.
+        assert!(related_shapes(&op_of("add_custom"), None).is_empty());
+        // A divisor that is also the row length would be mapped as both: none taken.
+        let mut op = grouped_rows();
+        op.inputs[1].shape = vec![95, 95];
+        op.inputs[0].shape = vec![380, 95];
+        assert_eq!(per_group_rows(&op), None);
+    }
+
+    /// A backend for `grouped_rows` whose tiling refuses any x whose rows are not 4 times y's.
+    struct Grouped;
+
+    impl Backend for Grouped {
+        probe_backend!("grouped");
+        fn run_outputs(
+            &self,
+            op: &OpSpec,
+            _: &Artifact,
+            _: &Inputs,
+        ) -> Result<Vec<Vec<u8>>, TrialFailure> {
+            let (x, y) = (&op.inputs[0].shape, &op.inputs[1].shape);
+            if x[0] != 4 * y[0] {
+                return Err(TrialFailure::new(
+                    FailureKind::Tiling,
+                    format!("the dim 0 of y should be {}", x[0] / 4),
+                ));
+            }
+            Ok(vec![vec![]])
+        }
+    }
+
+    /// moe_finalize_routing_v2 lost all five probes: each mapped its 380 expanded rows to a prime or
+    /// to 1 and left `x1`'s 95 rows, and its tiling refused every one ("the dim 0 of x1 should be
+    /// 94"). A refused probe is tried again with the rows kept in groups, and all five are live.
+    #[test]
+    fn a_probe_refused_in_its_own_form_is_tried_with_the_rows_grouped() {
+        let op = grouped_rows();
+        let probes =
+            Probes::prepare(&Grouped, &op, &artifact("a"), &no_space(), true, None).unwrap();
+        assert!(probes.dropped.is_empty(), "{:?}", probes.dropped);
+        assert_eq!(probes.live.len(), 5);
+        let tail = probes.live.iter().find(|p| p.name == "tail").unwrap();
+        assert_eq!(tail.op.inputs[0].shape, [356, 61]);
+        // Where the grouped form fails too, the first form's reason is the one given.
+        struct Never;
+        impl Backend for Never {
+            probe_backend!("never");
+            fn run_outputs(
+                &self,
+                op: &OpSpec,
+                _: &Artifact,
+                _: &Inputs,
+            ) -> Result<Vec<Vec<u8>>, TrialFailure> {
+                Err(TrialFailure::new(
+                    FailureKind::Tiling,
+                    format!("refused {:?}", op.inputs[0].shape),
+                ))
+            }
+        }
+        let probes =
+            Probes::prepare(&Never, &op, &artifact("a"), &no_space(), true, None).unwrap();
+        assert_eq!(probes.dropped.len(), 5);
+        let tail = probes.dropped.iter().find(|d| d.probe == "tail").unwrap();
+        assert!(tail.why.contains("refused [379, 61]"), "{}", tail.why);
     }
 
     /// A backend whose op overruns its UB buffers wherever x has an odd number of columns: the
