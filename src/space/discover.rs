@@ -209,6 +209,9 @@ fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
         || ((has("BYTE") || has("BYTES"))
             && matches!(value, 1 | 2 | 4 | 8)
             && has(&value.to_string()))
+        // the words of a sort element, a value and its index (ops-transformer's moe_init_routing_v2:
+        // `kvFactor = 2` sizing the Sort buffers, `REGIONP_ROPOSAL_KV_RATIO`): the element's width
+        || (has("KV") && (has("FACTOR") || has("RATIO") || has("NUM")))
     {
         return Some(Reason::DataTypeSize);
     }

@@ -84,9 +84,9 @@ fn alignment_units_type_sizes_and_workspaces_are_never_offered() {
         constexpr uint8_t BYTE_LEN_4 = 4;\nconst uint64_t ULONG_BIT_LEN = 64;\nconst int64_t BNG_V3_RA_SPLIT_R_TK_BASE = 11000000;\n\
         const uint32_t WS_SYS_SIZE = 16777216;\nconst uint32_t WORKSPACE_SIZE = 1024;\nconst int64_t DCACHE_SIZE = 32768;\n\
         static const size_t WORKSPACES_DEFAULT_SIZE_32B = 32;\nconst uint32_t TILE_LENGTH = 2048;\nconstexpr uint32_t OP_TPL_SCH_MODE_TILE = 1;\n\
-        constexpr int64_t kC0Size = 16;\n\
+        constexpr int64_t kC0Size = 16;\nconst int64_t kvFactor = 2;\n\
         void Tiling(Ctx* c) { uint32_t n = TILE_LENGTH / BLOCK_SIZE / ONE_BLK_SIZE * CACHE_LINE_BYTE_LENGTH\n\
-          * ALIGN_LEN * FLOAT32_SIZE * typeSize * DATA_TYPE_LENGTH * BYTE_LEN_4 * ULONG_BIT_LEN + BNG_V3_RA_SPLIT_R_TK_BASE + WS_SYS_SIZE + WORKSPACE_SIZE + WORKSPACES_DEFAULT_SIZE_32B + OP_TPL_SCH_MODE_TILE - DCACHE_SIZE + kC0Size; c->SetBlockDim(8); }\n";
+          * ALIGN_LEN * FLOAT32_SIZE * typeSize * DATA_TYPE_LENGTH * BYTE_LEN_4 * ULONG_BIT_LEN + BNG_V3_RA_SPLIT_R_TK_BASE + WS_SYS_SIZE + WORKSPACE_SIZE + WORKSPACES_DEFAULT_SIZE_32B + OP_TPL_SCH_MODE_TILE - DCACHE_SIZE + kC0Size * kvFactor; c->SetBlockDim(8); }\n";
     let d = run(host, SPLITTING_KERNEL);
     assert_eq!(
         left_out(&d),
@@ -107,6 +107,7 @@ fn alignment_units_type_sizes_and_workspaces_are_never_offered() {
             ("workspaces_default_size_32b", Reason::Workspace),
             ("op_tpl_sch_mode_tile", Reason::Selector),
             ("kc0size", Reason::AlignmentUnit),
+            ("kvfactor", Reason::DataTypeSize),
         ]
     );
     assert_eq!(
