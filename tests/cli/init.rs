@@ -1586,6 +1586,36 @@ fn init_stops_growing_a_case_where_the_kernel_starts_reading_past_an_input() {
     assert!(!text(&run).1.contains("past the end"), "{:?}", text(&run));
 }
 
+/// ops-transformer's moe_token_unpermute: its example's `permuted_tokens` rows were grown from 2 to
+/// 131072 while its kernel, which walks the tokens of another input, still read two rows (0.82 us, all
+/// launch). A case is grown only while a step (or two, for copies rounded to the same blocks) does
+/// more work: here a tiling that caps the elements at the example's 16384, so more rows are no more
+/// work, and the example's [8, 2048] stays.
+#[test]
+fn init_does_not_grow_an_axis_the_kernel_does_no_more_work_along() {
+    let dir = add_custom_refusing(
+        "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) != 2048) { return ge::GRAPH_FAILED; }\n    if (totalLength > 16384) { totalLength = 16384; }\n",
+    );
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("examples")).unwrap();
+    std::fs::write(
+        p.join("examples/test_aclnn_add_custom.cpp"),
+        "int main() {\n  std::vector<int64_t> xShape = {8, 2048};\n  std::vector<aclFloat16> xHostData(16384, 1);\n  ret = CreateAclTensor(xHostData, xShape, &xAddr, aclDataType::ACL_FLOAT16, &x);\n  ret = CreateAclTensor(xHostData, xShape, &yAddr, aclDataType::ACL_FLOAT16, &y);\n  ret = CreateAclTensor(xHostData, xShape, &zAddr, aclDataType::ACL_FLOAT16, &z);\n  ret = aclnnAddCustomGetWorkspaceSize(x, y, z, &workspaceSize, &executor);\n}\n",
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init", "--probe-seconds", "0"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let said = text(&out).1;
+    assert!(!said.contains("Grew"), "{said}");
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "name = \"x\"\ndtype = \"float16\"\nshape = [8, 2048]   # from the op's example"
+        ),
+        "{manifest}"
+    );
+}
+
 /// The aclnn example of `add_custom_reading_rows("row_idx", _)`: 8 rows, row_idx a permutation of them.
 fn write_row_idx_example(p: &std::path::Path) {
     std::fs::create_dir_all(p.join("examples")).unwrap();

@@ -349,6 +349,14 @@ struct Inferred {
 /// One fit a refusal asks for: the input, an axis and its size, or a rank.
 type ShapeFitStep = (String, Option<(usize, u64)>, Option<usize>);
 
+/// A twin run of an op as the manifest on disk has it: what it warned of, and how much work it did.
+struct Ran {
+    warnings: Vec<String>,
+    /// Bytes between GM and the cores (modelled).
+    gm_bytes: u64,
+    latency_us: f64,
+}
+
 /// What a tiling refusal asked of one input's shape: a rank, then values of some axes.
 #[derive(Debug, Clone, Default)]
 struct ShapeFit {
@@ -865,6 +873,8 @@ impl Fitting<'_> {
         /// A row this wide (elements) is wide enough: 2 KiB of fp16, the UB tiles real row-wise
         /// kernels plan.
         const WIDE: u64 = 1024;
+        /// A run this much longer (with no more GM traffic) is not more work: the model's rounding.
+        const NO_MORE_WORK: f64 = 0.001;
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             let (Some(taken), Some(def)) = (inferred.test_cases.get(&op.name).cloned(), &op.opdef)
             else {
@@ -881,21 +891,30 @@ impl Fitting<'_> {
             // A size is grown to only while the op runs as cleanly as at the case taken: no more reads
             // past an input's end (moe_token_unpermute's example has a hidden size of 2 and a top-k of
             // 2; widening the one widened `probs` too, and its kernel read past `sorted_indices`).
-            // (None: the run failed.)
-            let past_end = |op: &FoundOp| match self.run_outcome(op) {
-                Some(Ok(warnings)) => Some(
-                    warnings
+            // And only while it does more work: more bytes between GM and the cores, or a longer
+            // modelled run. moe_token_unpermute's example rows were grown from 2 to 131072 while its
+            // kernel, which walks the tokens of `probs` ([1, 2]), still read two rows: 0.82 us, a
+            // launch and nothing a tiling choice changes.
+            // (None: the run failed; the work is None where nothing ran.)
+            let outcome = |op: &FoundOp| match self.run_outcome(op) {
+                Some(Ok(ran)) => Some((
+                    ran.warnings
                         .iter()
                         .filter(|w| w.contains("runs past the") || w.contains("past the end of"))
                         .count(),
-                ),
+                    Some((ran.gm_bytes, ran.latency_us)),
+                )),
                 Some(Err(_)) => None,
-                None => Some(0),
+                None => Some((0, None)),
             };
-            let clean = past_end(op).unwrap_or(0);
+            let (clean, mut work) = outcome(op).unwrap_or((0, None));
             let mut good = taken.clone();
             for along in [examples::Along::Width, examples::Along::Rows] {
                 let mut failed = false;
+                // The last case that did more work than the one before it, while the steps since
+                // did none: a tiny case's copies round to the same 32-byte blocks for one step
+                // (3 -> 12 halves), never for two (3 -> 48).
+                let mut stalled: Option<tiling_tests::TilingCase> = None;
                 while let Some(bigger) = examples::grown(&good, example, &names, FACTOR, along) {
                     let width_done = along == examples::Along::Width
                         && good
@@ -907,11 +926,36 @@ impl Fitting<'_> {
                     }
                     inferred.test_cases.insert(op.name.clone(), bigger.clone());
                     self.reinfer(op, inferred)?;
-                    if self.refusal(op).is_some() || past_end(op).is_none_or(|n| n > clean) {
+                    if self.refusal(op).is_some() {
                         failed = true;
                         break;
                     }
+                    let now = match outcome(op) {
+                        Some((n, now)) if n <= clean => now,
+                        _ => {
+                            failed = true;
+                            break;
+                        }
+                    };
+                    let more = match (work, now) {
+                        (Some((bytes, us)), Some((bytes_now, us_now))) => {
+                            bytes_now > bytes || us_now > us * (1.0 + NO_MORE_WORK)
+                        }
+                        _ => true,
+                    };
+                    if more {
+                        work = now;
+                        stalled = None;
+                    } else if stalled.is_some() {
+                        break;
+                    } else {
+                        stalled = Some(good.clone());
+                    }
                     good = bigger;
+                }
+                if let Some(before) = stalled {
+                    good = before;
+                    failed = true;
                 }
                 // the manifest on disk holds the size that failed: back to the last that ran
                 if failed {
@@ -1030,7 +1074,7 @@ impl Fitting<'_> {
     /// fails (its fault line, or an output the twin would take minutes over, so that another case is
     /// tried); None where nothing is run (on hardware a run is the user's to start; a build failure
     /// is not the shapes' doing).
-    fn run_outcome(&self, op: &FoundOp) -> Option<std::result::Result<Vec<String>, String>> {
+    fn run_outcome(&self, op: &FoundOp) -> Option<std::result::Result<Ran, String>> {
         let manifest = crate::manifest::Manifest::load(self.path).ok()?;
         if manifest.backend != crate::manifest::BackendKind::Twin {
             return None;
@@ -1047,7 +1091,11 @@ impl Fitting<'_> {
         Some(
             backend
                 .run(spec, &artifact, &inputs, true)
-                .map(|m| m.warnings)
+                .map(|m| Ran {
+                    gm_bytes: m.timing.gm_bytes,
+                    latency_us: m.latency_us,
+                    warnings: m.warnings,
+                })
                 .map_err(|f| fault_line(&f.message)),
         )
     }
