@@ -741,7 +741,12 @@ mod tests {
     }
 
     fn table(op: &OpSpec, max: Option<u64>) -> Vec<String> {
-        shapes(op, max)
+        rows_of(&shapes(op, max))
+    }
+
+    /// Each probe as its name and every tensor's shape, inputs first.
+    fn rows_of(probes: &[(String, OpSpec)]) -> Vec<String> {
+        probes
             .iter()
             .map(|(n, p)| {
                 let s: Vec<String> = p
@@ -992,20 +997,8 @@ mod tests {
     fn rows_grouped_by_another_tensors_rows_keep_the_grouping() {
         let op = grouped_rows();
         assert_eq!(per_group_rows(&op), Some((95, 4)));
-        let table: Vec<String> = related_shapes(&op, None)
-            .iter()
-            .map(|(n, p)| {
-                let s: Vec<String> = p
-                    .inputs
-                    .iter()
-                    .chain(&p.outputs)
-                    .map(|t| format!("{:?}", t.shape))
-                    .collect();
-                format!("{n} {}", s.join(" "))
-            })
-            .collect();
         assert_eq!(
-            table,
+            rows_of(&related_shapes(&op, None)),
             [
                 "tail [356, 61] [89, 61] [89, 4]",
                 "one-row [4, 64] [1, 64] [1, 4]",
