@@ -147,7 +147,9 @@ impl Probes {
         let declared: Vec<String> = out.live.iter().map(|p| p.op.shape_key()).collect();
         let related = related_shapes(op, max_elems);
         for (name, probe_op) in shapes(op, max_elems) {
-            let first = match serve(backend, artifact, space, &current, &declared, &name, probe_op) {
+            let first = match serve(
+                backend, artifact, space, &current, &declared, &name, probe_op,
+            ) {
                 Served::Live(p) => {
                     out.live.push(*p);
                     continue;
@@ -157,10 +159,17 @@ impl Probes {
             };
             // The same probe with the rows kept in groups of another tensor's rows, where the op
             // has such a relation; the first form's reason stands if this one fails too.
-            let again = related
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, o)| serve(backend, artifact, space, &current, &declared, &name, o.clone()));
+            let again = related.iter().find(|(n, _)| *n == name).map(|(_, o)| {
+                serve(
+                    backend,
+                    artifact,
+                    space,
+                    &current,
+                    &declared,
+                    &name,
+                    o.clone(),
+                )
+            });
             match again {
                 Some(Served::Live(p)) => out.live.push(*p),
                 Some(Served::Declared) => {}
@@ -1066,8 +1075,7 @@ mod tests {
                 ))
             }
         }
-        let probes =
-            Probes::prepare(&Never, &op, &artifact("a"), &no_space(), true, None).unwrap();
+        let probes = Probes::prepare(&Never, &op, &artifact("a"), &no_space(), true, None).unwrap();
         assert_eq!(probes.dropped.len(), 5);
         let tail = probes.dropped.iter().find(|d| d.probe == "tail").unwrap();
         assert!(tail.why.contains("refused [379, 61]"), "{}", tail.why);
