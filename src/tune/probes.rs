@@ -1025,25 +1025,21 @@ mod tests {
         assert_eq!(per_group_rows(&op), None);
     }
 
-    /// A backend for `grouped_rows` whose tiling refuses any x whose rows are not 4 times y's.
-    struct Grouped;
+    /// A backend whose tiling refuses a shape where `refusal` gives a reason, and runs any other.
+    struct Refusing(fn(&OpSpec) -> Option<String>);
 
-    impl Backend for Grouped {
-        probe_backend!("grouped");
+    impl Backend for Refusing {
+        probe_backend!("refusing");
         fn run_outputs(
             &self,
             op: &OpSpec,
             _: &Artifact,
             _: &Inputs,
         ) -> Result<Vec<Vec<u8>>, TrialFailure> {
-            let (x, y) = (&op.inputs[0].shape, &op.inputs[1].shape);
-            if x[0] != 4 * y[0] {
-                return Err(TrialFailure::new(
-                    FailureKind::Tiling,
-                    format!("the dim 0 of y should be {}", x[0] / 4),
-                ));
+            match (self.0)(op) {
+                Some(why) => Err(TrialFailure::new(FailureKind::Tiling, why)),
+                None => Ok(vec![vec![]]),
             }
-            Ok(vec![vec![]])
         }
     }
 
@@ -1053,29 +1049,20 @@ mod tests {
     #[test]
     fn a_probe_refused_in_its_own_form_is_tried_with_the_rows_grouped() {
         let op = grouped_rows();
+        // grouped_rows' tiling: x must hold 4 times y's rows
+        let grouped = Refusing(|op| {
+            let (x, y) = (&op.inputs[0].shape, &op.inputs[1].shape);
+            (x[0] != 4 * y[0]).then(|| format!("the dim 0 of y should be {}", x[0] / 4))
+        });
         let probes =
-            Probes::prepare(&Grouped, &op, &artifact("a"), &no_space(), true, None).unwrap();
+            Probes::prepare(&grouped, &op, &artifact("a"), &no_space(), true, None).unwrap();
         assert!(probes.dropped.is_empty(), "{:?}", probes.dropped);
         assert_eq!(probes.live.len(), 5);
         let tail = probes.live.iter().find(|p| p.name == "tail").unwrap();
         assert_eq!(tail.op.inputs[0].shape, [356, 61]);
         // Where the grouped form fails too, the first form's reason is the one given.
-        struct Never;
-        impl Backend for Never {
-            probe_backend!("never");
-            fn run_outputs(
-                &self,
-                op: &OpSpec,
-                _: &Artifact,
-                _: &Inputs,
-            ) -> Result<Vec<Vec<u8>>, TrialFailure> {
-                Err(TrialFailure::new(
-                    FailureKind::Tiling,
-                    format!("refused {:?}", op.inputs[0].shape),
-                ))
-            }
-        }
-        let probes = Probes::prepare(&Never, &op, &artifact("a"), &no_space(), true, None).unwrap();
+        let never = Refusing(|op| Some(format!("refused {:?}", op.inputs[0].shape)));
+        let probes = Probes::prepare(&never, &op, &artifact("a"), &no_space(), true, None).unwrap();
         assert_eq!(probes.dropped.len(), 5);
         let tail = probes.dropped.iter().find(|d| d.probe == "tail").unwrap();
         assert!(tail.why.contains("refused [379, 61]"), "{}", tail.why);
