@@ -4,10 +4,16 @@
 //  - the host's GET_TPL_TILING_KEY / ASCENDC_TPL_SEL_PARAM pack values into a tiling key: parameter i
 //    takes bw_i bits, the first parameter the lowest bits, each holding the value itself;
 //  - the kernel launch (twin/tpl_launch.h, TWIN_TPL_LAUNCH) decodes the key and calls the matching
-//    instance kernel<v0, v1, ...> (every combination of declared values is instantiated).
-// ASCENDC_TPL_SEL / ASCENDC_TPL_ARGS_SEL restrict combinations on the device build; the twin ignores
-// them (it instantiates all declared combinations). The key encoding is the twin's own: host and
-// kernel agree, a device build may number keys differently.
+//    instance kernel<v0, v1, ...>.
+// ASCENDC_TPL_SEL lists the combinations the device build compiles: each ASCENDC_TPL_ARGS_SEL is a
+// product of value lists, matched to the declared parameters by name ("Tiling Template Programming",
+// https://www.hiascend.com/document/detail/en/canncommercial/latest/opdevg/Ascendcopdevg/atlas_ascendc_10_00025.html).
+// The twin instantiates a combination only where one ARGS_SEL admits it (all combinations when the
+// op has no ASCENDC_TPL_SEL), as the device build does: an instance outside the selection need not
+// compile (ops-transformer mla_prolog's bf16 scenario with its int8 dequant switch on does not), and
+// each instance left out is compile time saved. A parameter an ARGS_SEL does not name takes any value.
+// The key encoding is the twin's own: host and kernel agree, a device build may number keys
+// differently.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -55,7 +61,14 @@
 
 namespace twin_tpl {
 constexpr uint32_t MAXV = 64;
+// FNV-1a of a parameter's name, so that ARGS_SEL entries find their ARGS_DECL parameter.
+constexpr uint64_t name_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
 struct Param {
+    uint64_t name = 0;
     uint32_t bw = 0;
     uint32_t n = 0;
     bool is_type = false; // ASCENDC_TPL_DATATYPE_DECL: the kernel takes the C++ type of the C_DT_* value
@@ -95,11 +108,17 @@ constexpr Param uint_decl(uint32_t bw, uint32_t mode, std::initializer_list<uint
     return p;
 }
 
-template <uint64_t bw, uint64_t mode, uint64_t... vals> struct UintDecl {
-    static constexpr Param p = uint_decl((uint32_t)bw, (uint32_t)mode, {vals...});
+constexpr Param named(uint64_t name, Param p) {
+    p.name = name;
+    return p;
+}
+
+template <uint64_t name, uint64_t bw, uint64_t mode, uint64_t... vals> struct UintDecl {
+    static constexpr Param p = named(name, uint_decl((uint32_t)bw, (uint32_t)mode, {vals...}));
 };
-template <uint64_t bw, bool type, uint64_t... vals> struct ListDecl {
-    static constexpr Param p = type ? as_type(list((uint32_t)bw, {vals...})) : list((uint32_t)bw, {vals...});
+template <uint64_t name, uint64_t bw, bool type, uint64_t... vals> struct ListDecl {
+    static constexpr Param p =
+        named(name, type ? as_type(list((uint32_t)bw, {vals...})) : list((uint32_t)bw, {vals...}));
 };
 template <class... Ps> struct Decl {
     static constexpr Param p[] = {Ps::p...};
@@ -108,6 +127,52 @@ template <class... Ps> struct Decl {
 template <class Tuple> struct DeclTuple;
 template <class... Ps> struct DeclTuple<std::tuple<Ps...>> { using type = Decl<Ps...>; };
 template <class Tuple> using DeclOf = typename DeclTuple<Tuple>::type;
+
+// ASCENDC_TPL_SEL: a list of ARGS_SEL, each a list of entries. An entry that is no parameter
+// (TILING_STRUCT_SEL, KERNEL_TYPE_SEL, DETERMINISTIC_SEL) has name 0 and restricts nothing.
+struct NoSelEntry {
+    static constexpr Param p = {};
+};
+template <class... Es> struct ArgsSel {
+    static constexpr Param p[] = {Es::p..., Param{}};
+    static constexpr size_t n = sizeof...(Es);
+};
+template <class Tuple> struct ArgsSelTuple;
+template <class... Es> struct ArgsSelTuple<std::tuple<Es...>> { using type = ArgsSel<Es...>; };
+template <class Tuple> using ArgsSelOf = typename ArgsSelTuple<Tuple>::type;
+template <class... As> struct Sel {
+    static constexpr size_t n = sizeof...(As);
+};
+template <class Tuple> struct SelTuple;
+template <class... As> struct SelTuple<std::tuple<As...>> { using type = Sel<As...>; };
+template <class Tuple> using SelOf = typename SelTuple<Tuple>::type;
+// No ASCENDC_TPL_SEL in the program: every declared combination.
+struct NoSel {};
+
+template <class R> constexpr bool admits(const Param *entries, size_t n, const uint64_t *vals) {
+    for (size_t e = 0; e < n; e++) {
+        // not a parameter, or only ASCENDC_TPL_INPUT / OUTPUT markers: no restriction the twin reads
+        if (entries[e].name == 0 || entries[e].n == 0) continue;
+        for (size_t i = 0; i < R::n; i++) {
+            if (R::p[i].name != entries[e].name) continue;
+            bool in = false;
+            for (uint32_t k = 0; k < entries[e].n; k++) in = in || entries[e].v[k] == vals[i];
+            if (!in) return false;
+        }
+    }
+    return true;
+}
+template <class R, size_t N> constexpr bool selected_in(const uint64_t (&)[N], Sel<> *) { return true; }
+template <class R, size_t N, class... As> constexpr bool selected_in(const uint64_t (&vals)[N], Sel<As...> *) {
+    return (admits<R>(As::p, As::n, vals) || ...);
+}
+template <class S, class R, size_t N> constexpr bool selected(const uint64_t (&vals)[N]) {
+    if constexpr (std::is_same_v<S, NoSel>) {
+        return true;
+    } else {
+        return selected_in<R>(vals, static_cast<S *>(nullptr));
+    }
+}
 
 // Global registration of the (single) ASCENDC_TPL_ARGS_DECL of the program.
 struct Key {
@@ -134,30 +199,36 @@ template <class R, class VecLike> uint64_t encode(const VecLike &vals) {
     return key;
 }
 
-// Kernel side: call f(std::integral_constant<uint64_t, v_0>, ...) for the instance the key selects.
-template <class R, size_t I, uint64_t... Vs, class F, size_t... J>
+// Kernel side: call f(std::integral_constant<uint64_t, v_0>, ...) for the instance the key selects,
+// among those S (the program's ASCENDC_TPL_SEL, or NoSel) admits.
+template <class S, class R, size_t I, uint64_t... Vs, class F, size_t... J>
 bool dispatch_vals(uint64_t key, uint32_t shift, F &f, std::index_sequence<J...>);
-template <class R, size_t I, uint64_t... Vs, class F> bool dispatch(uint64_t key, uint32_t shift, F &f) {
+template <class S, class R, size_t I, uint64_t... Vs, class F> bool dispatch(uint64_t key, uint32_t shift, F &f) {
     if constexpr (I == R::n) {
-        f(std::integral_constant<uint64_t, Vs>{}...);
-        return true;
+        constexpr uint64_t vals[] = {Vs..., 0};
+        if constexpr (selected<S, R>(vals)) {
+            f(std::integral_constant<uint64_t, Vs>{}...);
+            return true;
+        } else {
+            return false;
+        }
     } else {
-        return dispatch_vals<R, I, Vs...>(key, shift, f, std::make_index_sequence<R::p[I].n>{});
+        return dispatch_vals<S, R, I, Vs...>(key, shift, f, std::make_index_sequence<R::p[I].n>{});
     }
 }
-template <class R, size_t I, uint64_t... Vs, class F, size_t... J>
+template <class S, class R, size_t I, uint64_t... Vs, class F, size_t... J>
 bool dispatch_vals(uint64_t key, uint32_t shift, F &f, std::index_sequence<J...>) {
     uint64_t val = (key >> shift) & mask_of<R>(R::p[I].bw);
     bool done = false;
     ((!done && val == (R::p[I].v[J] & mask_of<R>(R::p[I].bw))
-          ? (done = dispatch<R, I + 1, Vs..., R::p[I].v[J]>(key, shift + R::p[I].bw, f), true)
+          ? (done = dispatch<S, R, I + 1, Vs..., R::p[I].v[J]>(key, shift + R::p[I].bw, f), true)
           : false),
      ...);
     return done;
 }
-template <class F> bool launch(uint64_t key, F f) {
+template <class S, class F> bool launch(uint64_t key, F f) {
     using R = decltype(twin_tpl_get(Key{}));
-    return dispatch<R, 0>(key, 0, f);
+    return dispatch<S, R, 0>(key, 0, f);
 }
 } // namespace twin_tpl
 
@@ -179,25 +250,33 @@ template <class F> bool launch(uint64_t key, F f) {
 #define TWIN_TPL_VALUES(...) __VA_OPT__(TWIN_TPL_EXPAND(TWIN_TPL_VALUES_STEP(__VA_ARGS__)))
 #define TWIN_TPL_VALUES_STEP(a, ...) , a __VA_OPT__(TWIN_TPL_VALUES_AGAIN TWIN_TPL_PARENS(__VA_ARGS__))
 #define TWIN_TPL_VALUES_AGAIN() TWIN_TPL_VALUES_STEP
-#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<bw, mode TWIN_TPL_VALUES(__VA_ARGS__)>{}
-#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
-#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<8, true TWIN_TPL_VALUES(__VA_ARGS__)>{}
-#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<8, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
-#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<1, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define TWIN_TPL_NAME(x) ::twin_tpl::name_hash(#x)
+#define ASCENDC_TPL_UINT_DECL(x, bw, mode, ...) ::twin_tpl::UintDecl<TWIN_TPL_NAME(x), bw, mode TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_DTYPE_DECL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 8, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 8, true TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 8, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_BOOL_DECL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 1, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
 #define ASCENDC_TPL_ARGS_DECL(op, ...)                                                                     \
     using TWIN_TPL_CAT(twin_tpl_reg_, op) = ::twin_tpl::DeclOf<decltype(std::tuple{__VA_ARGS__})>;        \
     using TWIN_TPL_CAT(twin_tpl_set_, op) =                                                                \
         std::integral_constant<size_t, sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)>
-#define ASCENDC_TPL_SEL(...) static_assert(true, "")
-#define ASCENDC_TPL_ARGS_SEL(...)
-#define ASCENDC_TPL_UINT_SEL(...)
-#define ASCENDC_TPL_DTYPE_SEL(...)
-#define ASCENDC_TPL_DATATYPE_SEL(...)
-#define ASCENDC_TPL_FORMAT_SEL(...)
-#define ASCENDC_TPL_BOOL_SEL(...)
-#define ASCENDC_TPL_KERNEL_TYPE_SEL(...)
-#define ASCENDC_TPL_SHARED_KERNEL_TYPE_SEL(...)
-#define ASCENDC_TPL_DETERMINISTIC_SEL(...)
+// ASCENDC_TPL_SEL declares a function whose return type carries the selection; TWIN_TPL_LAUNCH finds
+// it by overload over the fallback below (a declaration may be repeated, so a header without an
+// include guard may be read twice). Written at global scope, as the guide's examples do; one written
+// inside a namespace is not seen, and every combination is then instantiated as before.
+#define ASCENDC_TPL_SEL(...) ::twin_tpl::SelOf<decltype(std::tuple{__VA_ARGS__})> twin_tpl_sel_of(::TwinTplSelTag)
+#define ASCENDC_TPL_ARGS_SEL(...) ::twin_tpl::ArgsSelOf<decltype(std::tuple{__VA_ARGS__})>{}
+#define ASCENDC_TPL_UINT_SEL(x, mode, ...) ::twin_tpl::UintDecl<TWIN_TPL_NAME(x), 0, mode TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_DTYPE_SEL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 0, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_DATATYPE_SEL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 0, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_FORMAT_SEL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 0, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_BOOL_SEL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 0, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
+#define ASCENDC_TPL_TILING_STRUCT_SEL(...) ::twin_tpl::NoSelEntry{}
+#define ASCENDC_TPL_KERNEL_TYPE_SEL(...) ::twin_tpl::NoSelEntry{}
+#define ASCENDC_TPL_SHARED_KERNEL_TYPE_SEL(...) ::twin_tpl::NoSelEntry{}
+#define ASCENDC_TPL_DETERMINISTIC_SEL(...) ::twin_tpl::NoSelEntry{}
+struct TwinTplSelTag {};
+::twin_tpl::NoSel twin_tpl_sel_of(...);
 
 #define GET_TPL_TILING_KEY(...) ::twin_tpl::encode<decltype(twin_tpl_get(::twin_tpl::Key{}))>(std::initializer_list<uint64_t>{__VA_ARGS__})
 #define ASCENDC_TPL_SEL_PARAM(context, ...)                       \

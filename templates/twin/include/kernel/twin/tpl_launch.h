@@ -172,11 +172,12 @@ template <class R> constexpr bool is_type_at(size_t i) { return i < R::n && R::p
 
 #define TWIN_TPL_LAUNCH(kernel, N)                                                                            \
     extern "C" void twin_launch(uint8_t **twin_args) {                                                        \
-        bool twin_ok = ::twin_tpl::launch(::twin::g.tiling_key, [&](auto... twin_c) {                        \
+        using twin_sel = decltype(twin_tpl_sel_of(::TwinTplSelTag{}));                                       \
+        bool twin_ok = ::twin_tpl::launch<twin_sel>(::twin::g.tiling_key, [&](auto... twin_c) {              \
             using twin_tup = std::tuple<decltype(twin_c)...>;                                                 \
             ::twin_tpl::apply_args<N>(twin_args, TWIN_TPL_CALL(kernel));                                      \
         });                                                                                                   \
         if (!twin_ok)                                                                                         \
-            ::twin::fault(__FILE__, __LINE__, "tiling key %llu matches no declared template instance of " #kernel, \
+            ::twin::fault(__FILE__, __LINE__, "tiling key %llu matches no template instance of " #kernel " that ASCENDC_TPL_ARGS_DECL declares and ASCENDC_TPL_SEL selects", \
                           (unsigned long long)::twin::g.tiling_key);                                          \
     }

@@ -6,6 +6,7 @@ using namespace AscendC;
 template <uint32_t MODE, uint32_t FACTOR, uint32_t DT>
 __global__ __aicore__ void tpl_op(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
+    static_assert((MODE == TPL_MODE_COPY) == (FACTOR == 1), "a combination ASCENDC_TPL_SEL leaves out");
     using T = typename std::conditional<DT == C_DT_FLOAT, float, half>::type;
     GET_TILING_DATA(td, tiling);
     TPipe pipe;
