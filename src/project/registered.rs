@@ -543,35 +543,70 @@ pub fn symbol_names(refs: &[String]) -> Vec<String> {
 /// (`tiling_util.h` -> `tiling_util.cpp`: ops-cv declares its shared tiling helpers in
 /// `common/inc/op_host/tiling_util.h` and defines them in `common/src/op_host/tiling_util.cpp`, which its
 /// CMake build links into every op). A definition is a line that names the symbol followed by `(` or `::`
-/// and does not end in `;` (not a declaration or a call). A source that registers an OpDef or a tiling /
-/// infershape function is never taken (it would register the op twice), nor one under a test folder.
-pub fn sources_defining(root: &Path, chosen: &[String], symbols: &[String]) -> Vec<String> {
+/// and does not end in `;` (not a declaration or a call). A source that registers an OpDef, or a tiling /
+/// infershape function for `op_type`, is never taken (it would register the op twice), nor one under a
+/// test folder. One that registers another op's functions is taken only where no other source defines
+/// what is missing (it brings that op's tiling with it): ops-transformer's mla_prolog_v2 registers
+/// `TilingPrepareForMlaProlog`, which it finds only in mla_prolog's `IMPL_OP_OPTILING(MlaProlog)` file.
+pub fn sources_defining(
+    root: &Path,
+    op_type: &str,
+    chosen: &[String],
+    symbols: &[String],
+) -> Vec<String> {
     let mut files = vec![];
     files_deep(&root.join("op_host"), &["cpp", "cc", "cxx"], &mut files);
-    let mut out: Vec<String> = files
+    let own: Vec<String> = files
         .into_iter()
         .map(|p| rel(root, &p))
         .filter(|r| !chosen.contains(r) && !r.contains("op_api"))
-        .filter(|r| defines_one_of(&root.join(r), symbols))
         .collect();
-    if out.is_empty() {
-        for p in header_companions(root, chosen) {
-            let r = relative(root, &p);
-            if !chosen.contains(&r) && !out.contains(&r) && defines_one_of(&p, symbols) {
-                out.push(r);
+    // the repository walk only where the op's own folder has nothing
+    let mut companions: Option<[Vec<String>; 2]> = None;
+    for others_registrations in [false, true] {
+        for tier in 0..3 {
+            let candidates = if tier == 0 {
+                &own
+            } else {
+                &companions.get_or_insert_with(|| {
+                    let take = |found: Vec<PathBuf>| -> Vec<String> {
+                        found
+                            .into_iter()
+                            .map(|p| relative(root, &p))
+                            .filter(|r| !chosen.contains(r) && !own.contains(r))
+                            .collect()
+                    };
+                    let (named, mates) = header_companions(root, chosen);
+                    [take(named), take(mates)]
+                })[tier - 1]
+            };
+            let out: Vec<String> = candidates
+                .iter()
+                .filter(|r| defines_one_of(&root.join(r), op_type, others_registrations, symbols))
+                .cloned()
+                .collect();
+            if !out.is_empty() {
+                return out;
             }
         }
     }
-    out
+    vec![]
 }
 
-/// Whether the source at `path` defines one of `symbols` (see `sources_defining`).
-fn defines_one_of(path: &Path, symbols: &[String]) -> bool {
+/// Whether the source at `path` defines one of `symbols` (see `sources_defining`); one registering
+/// another op's tiling or infershape only where `others_registrations`.
+fn defines_one_of(path: &Path, op_type: &str, others_registrations: bool, symbols: &[String]) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
-    if text.contains("OpDef") || text.contains("IMPL_OP") {
+    if text.contains("OpDef") {
         return false;
+    }
+    if text.contains("IMPL_OP") {
+        let registrations = opdef::registrations(&text);
+        if !others_registrations || registrations.iter().any(|(_, t)| t == op_type) {
+            return false;
+        }
     }
     symbols.iter().any(|sym| {
         text.lines().any(|l| {
@@ -597,8 +632,11 @@ fn defines_one_of(path: &Path, symbols: &[String]) -> bool {
 }
 
 /// The `.cpp` / `.cc` files of the repository above `root` whose stem is that of a header the `chosen`
-/// sources include, outside test folders and other operators' `op_host/` / `op_kernel/` folders.
-fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
+/// sources include, outside test folders and other operators' `op_host/` / `op_kernel/` folders; and,
+/// apart, the other sources in the folder of a header included by its path (ops-transformer's
+/// mla_prolog declares `TilingPrepareForMlaProlog` in `mla_prolog_tiling.h` and defines it in
+/// `mla_prolog_tiling_register.cpp` beside it).
+fn header_companions(root: &Path, chosen: &[String]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let repo = repository_root(root);
     let skip = |name: &str| {
         matches!(
@@ -640,9 +678,11 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
     let mut stems = BTreeSet::new();
     // sources beside a header included by its path, even in another operator's host folder (ops-nn's
     // avg_pool3_d_grad includes `../../avg_pool3_d/op_host/avg_pool_cube_tiling.h`, whose classes and
-    // vtables `avg_pool_cube_tiling.cpp` beside it defines; `defines_one_of` still refuses a source
-    // that registers an op)
+    // vtables `avg_pool_cube_tiling.cpp` beside it defines; `sources_defining` takes one that registers
+    // another op only where nothing else defines the symbol)
     let mut beside_sources: Vec<PathBuf> = vec![];
+    // the folders of headers included by their path from the including file
+    let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
     let mut level: Vec<PathBuf> = chosen.iter().map(|c| root.join(c)).collect();
     for _ in 0..5 {
@@ -668,6 +708,9 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
                         if source.is_file() && !beside_sources.contains(&source) {
                             beside_sources.push(source);
                         }
+                    }
+                    if let Some(folder) = beside.parent() {
+                        folders.insert(folder.to_path_buf());
                     }
                     headers.iter().filter(|h| **h == beside).collect()
                 } else {
@@ -712,7 +755,24 @@ fn header_companions(root: &Path, chosen: &[String]) -> Vec<PathBuf> {
         }
     }
     out.sort();
-    out
+    let mut mates: Vec<PathBuf> = vec![];
+    for folder in folders {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_file()
+                    && p.extension()
+                        .is_some_and(|e| e == "cpp" || e == "cc")
+                    && !out.contains(p)
+            })
+            .collect();
+        files.sort();
+        mates.extend(files);
+    }
+    (out, mates)
 }
 
 /// `#include "..."` and `#include <...>` targets of a C++ source, in order.
@@ -1536,6 +1596,7 @@ mod tests {
         write(root, "op_host/mod.cpp", "void ModTiling::f() {}\n");
         let found = sources_defining(
             root,
+            "A",
             &["op_host/a_tiling.cpp".to_string()],
             &missing_symbols(err),
         );
@@ -1587,6 +1648,7 @@ mod tests {
             "a_tiling.cpp:(.text+0x1): undefined reference to `Ops::Cv::IsRegbase(void const*)'";
         let found = sources_defining(
             &root,
+            "A",
             &["op_host/a_tiling.cpp".to_string()],
             &missing_symbols(err),
         );
@@ -1624,15 +1686,32 @@ mod tests {
         let err =
             "grad_tiling.cpp:(.text+0x1): undefined reference to `vtable for optiling::GradInfo'";
         let chosen = ["op_host/grad_tiling.cpp".to_string()];
-        let found = sources_defining(&root, &chosen, &missing_symbols(err));
+        let found = sources_defining(&root, "Grad", &chosen, &missing_symbols(err));
         assert_eq!(found, ["../fwd/op_host/cube_info.cpp"]);
-        // the same source registering an op is not taken
+        // the same source registering this op is never taken
+        write(
+            repo,
+            "pooling/fwd/op_host/cube_info.cpp",
+            "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\nIMPL_OP_OPTILING(Grad);\n",
+        );
+        assert!(sources_defining(&root, "Grad", &chosen, &missing_symbols(err)).is_empty());
+        // one registering another op is taken only where no other source defines the symbol
+        // (ops-transformer's mla_prolog_v2 and mla_prolog's tiling-register file)
         write(
             repo,
             "pooling/fwd/op_host/cube_info.cpp",
             "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\nIMPL_OP_OPTILING(Fwd);\n",
         );
-        assert!(sources_defining(&root, &chosen, &missing_symbols(err)).is_empty());
+        let found = sources_defining(&root, "Grad", &chosen, &missing_symbols(err));
+        assert_eq!(found, ["../fwd/op_host/cube_info.cpp"]);
+        write(
+            repo,
+            "pooling/fwd/op_host/cube_info_impl.cpp",
+            "#include \"cube_info.h\"\nbool GradInfo::Parse()\n{\n    return true;\n}\n",
+        );
+        let found = sources_defining(&root, "Grad", &chosen, &missing_symbols(err));
+        assert_eq!(found, ["../fwd/op_host/cube_info_impl.cpp"]);
+        std::fs::remove_file(repo.join("pooling/fwd/op_host/cube_info_impl.cpp")).unwrap();
         // the header named by its path from the repository's root, from a subfolder (ops-math's
         // circular_pad_grad: `#include "conversion/circular_pad/op_host/circular_pad_common_tiling.h"`
         // in op_host/arch22/)
@@ -1647,7 +1726,7 @@ mod tests {
             "#include \"pooling/fwd/op_host/cube_info.h\"\nIMPL_OP_OPTILING(Grad);\n",
         );
         let chosen = ["op_host/arch22/grad_tiling.cpp".to_string()];
-        let found = sources_defining(&root, &chosen, &missing_symbols(err));
+        let found = sources_defining(&root, "Grad", &chosen, &missing_symbols(err));
         assert_eq!(found, ["../fwd/op_host/cube_info.cpp"]);
     }
 }

@@ -169,7 +169,9 @@ pub fn init(
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
         // A host program whose link misses what another host source of the op defines (an arch35
         // file the 910B tiling calls into): that source is compiled too, and InferShape run again.
-        for _ in 0..3 {
+        // Each round may bring sources whose own calls are missing next (ops-transformer's
+        // mla_prolog_v2 takes four rounds through mla_prolog's host folder).
+        for _ in 0..6 {
             let mut changed = false;
             for op in ops.iter_mut() {
                 let Some(missing) = inferred
@@ -179,7 +181,12 @@ pub fn init(
                 else {
                     continue;
                 };
-                let more = project::registered::sources_defining(root, &op.host, &missing);
+                let more = project::registered::sources_defining(
+                    root,
+                    op.op_type.as_deref().unwrap_or(&op.name),
+                    &op.host,
+                    &missing,
+                );
                 if more.is_empty() {
                     continue;
                 }

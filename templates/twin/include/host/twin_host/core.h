@@ -827,6 +827,10 @@ public:
     const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const { int k = op_->dynamic_instance(ir, rel); return k < 0 ? nullptr : GetInputDesc((size_t)k); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < op_->out_desc.size() ? &op_->out_desc[i] : nullptr; }
     ge::DataType GetOutputDataType(size_t i) const { return i < out_.size() ? out_[i] : ge::DT_UNDEFINED; }
+    // The node's type (ExtendedKernelContext::GetNodeType, which InferDataTypeContext inherits,
+    // basicdataapi): ops-transformer's mla_prolog shares one InferDataType between MlaProlog, V2 and V3
+    // and tells them apart by type.
+    const char *GetNodeType() const { return op_->op_type.c_str(); }
     size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
     size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
     ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt) {
