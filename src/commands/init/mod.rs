@@ -398,28 +398,44 @@ impl Inferred {
             return;
         };
         for (t, i) in outputs.iter_mut().zip(inferred) {
-            if shapes.contains_key(&t.name) {
-                continue;
+            if !shapes.contains_key(&t.name) {
+                match &i.shape {
+                    // An empty output is nothing to run or check: the guess stays, and says so.
+                    Some(shape) if shape.contains(&0) => {
+                        if let Some(g) = &mut t.guess {
+                            g.push_str(&format!(
+                                " (the op's InferShape gave {shape:?}, an empty output, at these inputs)"
+                            ));
+                        }
+                    }
+                    Some(shape) => {
+                        t.shape = shape.clone();
+                        t.guess = Some("from the op's InferShape at these input shapes".into());
+                    }
+                    None if i.unset => {
+                        if let Some(g) = &mut t.guess {
+                            g.push_str(" (the op's InferShape returned success without setting this output's shape)");
+                        }
+                    }
+                    None => {}
+                }
             }
-            match &i.shape {
-                // An empty output is nothing to run or check: the guess stays, and says so.
-                Some(shape) if shape.contains(&0) => {
-                    if let Some(g) = &mut t.guess {
-                        g.push_str(&format!(
-                            " (the op's InferShape gave {shape:?}, an empty output, at these inputs)"
-                        ));
-                    }
-                }
-                Some(shape) => {
-                    t.shape = shape.clone();
-                    t.guess = Some("from the op's InferShape at these input shapes".into());
-                }
-                None if i.unset => {
-                    if let Some(g) = &mut t.guess {
-                        g.push_str(" (the op's InferShape returned success without setting this output's shape)");
-                    }
-                }
-                None => {}
+            // The op's InferDataType types its outputs as the graph does, over an example's buffer
+            // or the OpDef's column: ops-transformer's moe_init_routing_v3 example gives expanded_x an
+            // int8 buffer with quant_mode -1, at which the op writes it as x's float32.
+            if let Some(d) = i.dtype
+                && d != t.dtype
+            {
+                let note = format!(
+                    "dtype {} from the op's InferDataType, not {}",
+                    d.name(),
+                    t.dtype.name()
+                );
+                t.dtype = d;
+                t.guess = Some(match t.guess.take() {
+                    Some(g) => format!("{g}; {note}"),
+                    None => note,
+                });
             }
         }
     }
@@ -2433,6 +2449,50 @@ fn legacy_tensors(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ops-transformer's moe_init_routing_v3 example gives expanded_x an int8 buffer at quant_mode -1,
+    /// where the op's InferDataType (and kernel) make it x's float32: the kernel wrote past the 24-byte
+    /// buffer. The InferDataType's dtype wins, with a note; a `--shape` override does not stop it.
+    #[test]
+    fn inferred_dtypes_replace_the_examples_and_the_columns() {
+        use crate::manifest::DType;
+        use crate::twin::protocol::InferredOutput;
+        let tensor = |name: &str| Tensor {
+            name: name.into(),
+            dtype: DType::Int8,
+            shape: vec![12, 2],
+            values: None,
+            range: None,
+            data: None,
+            guess: Some("from the op's example `ex` (ex.cpp:1)".into()),
+            list: None,
+        };
+        let mut outs = vec![tensor("expanded_x"), tensor("row_idx")];
+        let mut inferred = Inferred::default();
+        let out = |dtype| InferredOutput {
+            shape: Some(vec![12, 2]),
+            dtype,
+            unset: false,
+        };
+        inferred.outputs.insert(
+            "op".into(),
+            vec![out(Some(DType::Float32)), out(Some(DType::Int8))],
+        );
+        let given = BTreeMap::from([("expanded_x".to_string(), vec![12u64, 2])]);
+        inferred.apply("op", &mut outs, &given);
+        assert_eq!(outs[0].dtype, DType::Float32);
+        assert_eq!(
+            outs[0].guess.as_deref(),
+            Some(
+                "from the op's example `ex` (ex.cpp:1); dtype float32 from the op's InferDataType, not int8"
+            )
+        );
+        assert_eq!(outs[1].dtype, DType::Int8);
+        assert_eq!(
+            outs[1].guess.as_deref(),
+            Some("from the op's InferShape at these input shapes")
+        );
+    }
 
     #[test]
     fn inferred_shapes_replace_guesses_but_not_given_shapes_or_empty_outputs() {
