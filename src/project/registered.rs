@@ -757,20 +757,7 @@ fn header_companions(root: &Path, chosen: &[String]) -> (Vec<PathBuf>, Vec<PathB
     out.sort();
     let mut mates: Vec<PathBuf> = vec![];
     for folder in folders {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.is_file()
-                    && p.extension()
-                        .is_some_and(|e| e == "cpp" || e == "cc")
-                    && !out.contains(p)
-            })
-            .collect();
-        files.sort();
-        mates.extend(files);
+        mates.extend(super::cpp_files(&folder).into_iter().filter(|p| !out.contains(p)));
     }
     (out, mates)
 }
