@@ -524,23 +524,38 @@ impl Twin {
         }
         // Build in a folder of our own, so concurrent builds of the same key never see each other's
         // half-written files; only the finished program is moved into the cache.
-        let staging = build.join(format!(".{stem}.{}", fsx::unique_suffix()));
-        let result = self
-            .compile_side(
-                root,
-                include,
-                op,
-                side,
-                &files,
-                &defines,
-                shim.as_deref(),
-                &staging,
-            )
-            .and_then(|built| {
-                build_cache::store(&build, &stem, root, &files, &staging, &built, name)
-                    .map_err(BuildError::Io)
-            });
-        let _ = std::fs::remove_dir_all(&staging);
+        let attempt = |defines: &[String]| {
+            let staging = build.join(format!(".{stem}.{}", fsx::unique_suffix()));
+            let result = self
+                .compile_side(
+                    root,
+                    include,
+                    op,
+                    side,
+                    &files,
+                    defines,
+                    shim.as_deref(),
+                    &staging,
+                )
+                .and_then(|built| {
+                    build_cache::store(&build, &stem, root, &files, &staging, &built, name)
+                        .map_err(BuildError::Io)
+                });
+            let _ = std::fs::remove_dir_all(&staging);
+            result
+        };
+        let result = match attempt(&defines) {
+            // An ASCENDC_TPL_SEL the twin cannot compile (ops-nn's clipped_swiglu_grad names an
+            // undefined `TPL_FLOOR` in it): CANN's build reads the selection with its own tools and the
+            // C++ compiler never sees it, so the twin builds again with the selection ignored (every
+            // declared combination instantiated, as before it read them).
+            Err(BuildError::Failed(f)) if selection_failed(&f.message) => {
+                let mut defines = defines.clone();
+                defines.push("-DTWIN_TPL_IGNORE_SEL".into());
+                attempt(&defines)
+            }
+            other => other,
+        };
         result.map(|program| (program, false))
     }
 
@@ -1406,6 +1421,13 @@ fn kernel_shim(op: &OpSpec, files: &BTreeMap<String, String>) -> String {
         }
         _ => protocol::launch_shim(op, shape_out),
     }
+}
+
+/// Whether a compile error is in an `ASCENDC_TPL_SEL` (the source line the compiler quotes).
+fn selection_failed(message: &str) -> bool {
+    message
+        .lines()
+        .any(|l| l.contains('|') && l.contains("ASCENDC_TPL_") && l.contains("_SEL("))
 }
 
 /// The tiling-key header of a template kernel (`<op>_tiling_key.h`, or `tiling_key_<op>.h` as the

@@ -187,6 +187,76 @@ shape = [1024]
     }
 }
 
+/// An `ASCENDC_TPL_SEL` that does not compile (ops-nn's clipped_swiglu_grad names an undefined
+/// `TPL_FLOOR` in it; CANN reads the selection with its own tools, so its build never compiles it) is
+/// built again with the selection ignored: the op builds and runs, every declared instance compiled.
+#[test]
+fn a_tiling_key_selection_that_does_not_compile_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin/tests/tpl_op"),
+        dir.path(),
+    );
+    let key = dir.path().join("op_kernel/tiling_key_tpl_op.h");
+    let text = std::fs::read_to_string(&key).unwrap();
+    let broken = text.replace(
+        "ASCENDC_TPL_UINT_SEL(FACTOR, ASCENDC_TPL_UI_LIST, 1)",
+        "ASCENDC_TPL_UINT_SEL(FACTOR, ASCENDC_TPL_UI_LIST, 1, TPL_UNDEFINED)",
+    );
+    assert_ne!(broken, text);
+    std::fs::write(&key, broken).unwrap();
+    // every combination is instantiated then: the kernel's guard against those outside the
+    // selection goes
+    let kernel = dir.path().join("op_kernel/tpl_op.cpp");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    let open = text
+        .lines()
+        .filter(|l| !l.contains("static_assert"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(open, text);
+    std::fs::write(&kernel, open).unwrap();
+    std::fs::write(
+        dir.path().join("ascend.toml"),
+        r#"[[op]]
+name = "tpl_op"
+type = "TplOp"
+host = ["op_host/tpl_op.cpp"]
+kernel = ["op_kernel/tpl_op.cpp"]
+tiling-header = "op_host/tpl_op_tiling.h"
+
+[[op.attr]]
+name = "factor"
+value = 2
+
+[[op.input]]
+name = "x"
+dtype = "float16"
+shape = [1024]
+
+[[op.output]]
+name = "y"
+dtype = "float16"
+shape = [1024]
+"#,
+    )
+    .unwrap();
+    let (manifest, b) = open_project(dir.path());
+    let op = &manifest.ops[0];
+    let artifact = b
+        .build(op, &SourceSet::default())
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let inputs = ascend_tune::tune::inputs(op);
+    let m = b
+        .run(op, &artifact, &inputs, false)
+        .unwrap_or_else(|f| panic!("{}", f.message));
+    let (x, y) = (f16s(&inputs.tensors[0]), f16s(&m.outputs[0]));
+    assert_eq!(
+        y[7].to_bits(),
+        f16::from_f32(x[7].to_f32() * 2.0).to_bits()
+    );
+}
+
 /// Deliberately broken kernels are failed trials with a clear, located reason, never a crash.
 #[test]
 fn ub_overflow_and_empty_dequeue_are_located_faults() {

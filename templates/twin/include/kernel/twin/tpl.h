@@ -264,7 +264,13 @@ template <class S, class F> bool launch(uint64_t key, F f) {
 // it by overload over the fallback below (a declaration may be repeated, so a header without an
 // include guard may be read twice). Written at global scope, as the guide's examples do; one written
 // inside a namespace is not seen, and every combination is then instantiated as before.
+// TWIN_TPL_IGNORE_SEL (the twin's second build where the selection does not compile): every
+// declared combination, the selection's text unread.
+#ifdef TWIN_TPL_IGNORE_SEL
+#define ASCENDC_TPL_SEL(...) static_assert(true, "")
+#else
 #define ASCENDC_TPL_SEL(...) ::twin_tpl::SelOf<decltype(std::tuple{__VA_ARGS__})> twin_tpl_sel_of(::TwinTplSelTag)
+#endif
 #define ASCENDC_TPL_ARGS_SEL(...) ::twin_tpl::ArgsSelOf<decltype(std::tuple{__VA_ARGS__})>{}
 #define ASCENDC_TPL_UINT_SEL(x, mode, ...) ::twin_tpl::UintDecl<TWIN_TPL_NAME(x), 0, mode TWIN_TPL_VALUES(__VA_ARGS__)>{}
 #define ASCENDC_TPL_DTYPE_SEL(x, ...) ::twin_tpl::ListDecl<TWIN_TPL_NAME(x), 0, false TWIN_TPL_VALUES(__VA_ARGS__)>{}
