@@ -595,7 +595,12 @@ pub fn sources_defining(
 
 /// Whether the source at `path` defines one of `symbols` (see `sources_defining`); one registering
 /// another op's tiling or infershape only where `others_registrations`.
-fn defines_one_of(path: &Path, op_type: &str, others_registrations: bool, symbols: &[String]) -> bool {
+fn defines_one_of(
+    path: &Path,
+    op_type: &str,
+    others_registrations: bool,
+    symbols: &[String],
+) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
@@ -757,7 +762,11 @@ fn header_companions(root: &Path, chosen: &[String]) -> (Vec<PathBuf>, Vec<PathB
     out.sort();
     let mut mates: Vec<PathBuf> = vec![];
     for folder in folders {
-        mates.extend(super::cpp_files(&folder).into_iter().filter(|p| !out.contains(p)));
+        mates.extend(
+            super::cpp_files(&folder)
+                .into_iter()
+                .filter(|p| !out.contains(p)),
+        );
     }
     (out, mates)
 }

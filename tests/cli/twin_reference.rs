@@ -251,10 +251,7 @@ shape = [1024]
         .run(op, &artifact, &inputs, false)
         .unwrap_or_else(|f| panic!("{}", f.message));
     let (x, y) = (f16s(&inputs.tensors[0]), f16s(&m.outputs[0]));
-    assert_eq!(
-        y[7].to_bits(),
-        f16::from_f32(x[7].to_f32() * 2.0).to_bits()
-    );
+    assert_eq!(y[7].to_bits(), f16::from_f32(x[7].to_f32() * 2.0).to_bits());
 }
 
 /// Deliberately broken kernels are failed trials with a clear, located reason, never a crash.
