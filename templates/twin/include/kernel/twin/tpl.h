@@ -260,16 +260,19 @@ template <class S, class F> bool launch(uint64_t key, F f) {
     using TWIN_TPL_CAT(twin_tpl_reg_, op) = ::twin_tpl::DeclOf<decltype(std::tuple{__VA_ARGS__})>;        \
     using TWIN_TPL_CAT(twin_tpl_set_, op) =                                                                \
         std::integral_constant<size_t, sizeof(::twin_tpl::Set<TWIN_TPL_CAT(twin_tpl_reg_, op)>)>
-// ASCENDC_TPL_SEL declares a function whose return type carries the selection; TWIN_TPL_LAUNCH finds
-// it by overload over the fallback below (a declaration may be repeated, so a header without an
-// include guard may be read twice). Written at global scope, as the guide's examples do; one written
-// inside a namespace is not seen, and every combination is then instantiated as before.
+// ASCENDC_TPL_SEL declares a function whose return type carries the selection, one overload per
+// expansion (__COUNTER__); TWIN_TPL_LAUNCH finds it by overload (`sel_pick`). None, or more than one
+// (a header without an include guard read twice, the twin's API coverage unit with several), and every
+// combination is instantiated. Written at global scope, as the guide's examples do; one written inside
+// a namespace is not seen either.
 // TWIN_TPL_IGNORE_SEL (the twin's second build where the selection does not compile): every
 // declared combination, the selection's text unread.
 #ifdef TWIN_TPL_IGNORE_SEL
 #define ASCENDC_TPL_SEL(...) static_assert(true, "")
 #else
-#define ASCENDC_TPL_SEL(...) ::twin_tpl::SelOf<decltype(std::tuple{__VA_ARGS__})> twin_tpl_sel_of(::TwinTplSelTag)
+#define ASCENDC_TPL_SEL(...)                                                                               \
+    ::twin_tpl::SelOf<decltype(std::tuple{__VA_ARGS__})> twin_tpl_sel_of(::TwinTplSelTag,                  \
+                                                                          ::twin_tpl::Nth<__COUNTER__> *)
 #endif
 #define ASCENDC_TPL_ARGS_SEL(...) ::twin_tpl::ArgsSelOf<decltype(std::tuple{__VA_ARGS__})>{}
 #define ASCENDC_TPL_UINT_SEL(x, mode, ...) ::twin_tpl::UintDecl<TWIN_TPL_NAME(x), 0, mode TWIN_TPL_VALUES(__VA_ARGS__)>{}
@@ -283,6 +286,13 @@ template <class S, class F> bool launch(uint64_t key, F f) {
 #define ASCENDC_TPL_DETERMINISTIC_SEL(...) ::twin_tpl::NoSelEntry{}
 struct TwinTplSelTag {};
 ::twin_tpl::NoSel twin_tpl_sel_of(...);
+namespace twin_tpl {
+template <int> struct Nth {};
+// The program's one selection; NoSel where it has none or several (an ambiguous call fails the
+// substitution, and the second overload is taken).
+template <class T> auto sel_pick(int) -> decltype(twin_tpl_sel_of(T{}, nullptr));
+template <class T> NoSel sel_pick(...);
+} // namespace twin_tpl
 
 #define GET_TPL_TILING_KEY(...) ::twin_tpl::encode<decltype(twin_tpl_get(::twin_tpl::Key{}))>(std::initializer_list<uint64_t>{__VA_ARGS__})
 #define ASCENDC_TPL_SEL_PARAM(context, ...)                       \

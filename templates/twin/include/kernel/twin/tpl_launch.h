@@ -172,7 +172,7 @@ template <class R> constexpr bool is_type_at(size_t i) { return i < R::n && R::p
 
 #define TWIN_TPL_LAUNCH(kernel, N)                                                                            \
     extern "C" void twin_launch(uint8_t **twin_args) {                                                        \
-        using twin_sel = decltype(twin_tpl_sel_of(::TwinTplSelTag{}));                                       \
+        using twin_sel = decltype(::twin_tpl::sel_pick<::TwinTplSelTag>(0));                                 \
         bool twin_ok = ::twin_tpl::launch<twin_sel>(::twin::g.tiling_key, [&](auto... twin_c) {              \
             using twin_tup = std::tuple<decltype(twin_c)...>;                                                 \
             ::twin_tpl::apply_args<N>(twin_args, TWIN_TPL_CALL(kernel));                                      \
