@@ -134,41 +134,12 @@ fn namespaced_entry_runs() {
 /// The twin's toy template op (y = x * factor, instance picked by the tiling key) in a temp folder,
 /// with `edit` applied to its kernel.
 fn tpl_variant(edit: impl Fn(String) -> String) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin/tests/tpl_op"),
-        dir.path(),
-    );
+    let dir = tpl_op_project(4, 512, "");
     let kernel = dir.path().join("op_kernel/tpl_op.cpp");
     let text = std::fs::read_to_string(&kernel).unwrap();
     let edited = edit(text.clone());
     assert_ne!(edited, text, "the edit changed nothing");
     std::fs::write(&kernel, edited).unwrap();
-    std::fs::write(
-        dir.path().join("ascend.toml"),
-        r#"[[op]]
-name = "tpl_op"
-type = "TplOp"
-host = ["op_host/tpl_op.cpp"]
-kernel = ["op_kernel/tpl_op.cpp"]
-tiling-header = "op_host/tpl_op_tiling.h"
-
-[[op.attr]]
-name = "factor"
-value = 4
-
-[[op.input]]
-name = "x"
-dtype = "float16"
-shape = [512]
-
-[[op.output]]
-name = "y"
-dtype = "float16"
-shape = [512]
-"#,
-    )
-    .unwrap();
     dir
 }
 

@@ -240,6 +240,45 @@ pub fn commit_all(dir: &Path, message: &str) {
     git(dir, &["commit", "-q", "-m", message]);
 }
 
+/// The twin's toy template op (y = x * factor, its instance picked by the tiling key,
+/// `templates/twin/tests/tpl_op`) in a temp folder, with a manifest for `elements` float16 values;
+/// `input_extra` is added to the input's table (`range = [-4.0, 4.0]\n`).
+pub fn tpl_op_project(factor: u32, elements: u32, input_extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin/tests/tpl_op"),
+        dir.path(),
+    );
+    std::fs::write(
+        dir.path().join("ascend.toml"),
+        format!(
+            r#"[[op]]
+name = "tpl_op"
+type = "TplOp"
+host = ["op_host/tpl_op.cpp"]
+kernel = ["op_kernel/tpl_op.cpp"]
+tiling-header = "op_host/tpl_op_tiling.h"
+
+[[op.attr]]
+name = "factor"
+value = {factor}
+
+[[op.input]]
+name = "x"
+dtype = "float16"
+shape = [{elements}]
+{input_extra}
+[[op.output]]
+name = "y"
+dtype = "float16"
+shape = [{elements}]
+"#
+        ),
+    )
+    .unwrap();
+    dir
+}
+
 /// Copies a fixture folder, leaving out `target/` and nested `reference/` folders.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

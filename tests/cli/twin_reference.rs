@@ -137,37 +137,7 @@ fn soc_flag_reaches_the_tiling_function() {
 /// the tool: the launch shim includes the kernel and instantiates it from the tiling key.
 #[test]
 fn template_tiling_key_kernel_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin/tests/tpl_op"),
-        dir.path(),
-    );
-    std::fs::write(
-        dir.path().join("ascend.toml"),
-        r#"[[op]]
-name = "tpl_op"
-type = "TplOp"
-host = ["op_host/tpl_op.cpp"]
-kernel = ["op_kernel/tpl_op.cpp"]
-tiling-header = "op_host/tpl_op_tiling.h"
-
-[[op.attr]]
-name = "factor"
-value = 2
-
-[[op.input]]
-name = "x"
-dtype = "float16"
-shape = [1024]
-range = [-4.0, 4.0]
-
-[[op.output]]
-name = "y"
-dtype = "float16"
-shape = [1024]
-"#,
-    )
-    .unwrap();
+    let dir = tpl_op_project(2, 1024, "range = [-4.0, 4.0]\n");
     let (manifest, b) = open_project(dir.path());
     let op = &manifest.ops[0];
     let inputs = ascend_tune::tune::inputs(op);
@@ -192,11 +162,7 @@ shape = [1024]
 /// built again with the selection ignored: the op builds and runs, every declared instance compiled.
 #[test]
 fn a_tiling_key_selection_that_does_not_compile_is_ignored() {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/twin/tests/tpl_op"),
-        dir.path(),
-    );
+    let dir = tpl_op_project(2, 1024, "");
     let key = dir.path().join("op_kernel/tiling_key_tpl_op.h");
     let text = std::fs::read_to_string(&key).unwrap();
     let broken = text.replace(
@@ -216,31 +182,6 @@ fn a_tiling_key_selection_that_does_not_compile_is_ignored() {
         .join("\n");
     assert_ne!(open, text);
     std::fs::write(&kernel, open).unwrap();
-    std::fs::write(
-        dir.path().join("ascend.toml"),
-        r#"[[op]]
-name = "tpl_op"
-type = "TplOp"
-host = ["op_host/tpl_op.cpp"]
-kernel = ["op_kernel/tpl_op.cpp"]
-tiling-header = "op_host/tpl_op_tiling.h"
-
-[[op.attr]]
-name = "factor"
-value = 2
-
-[[op.input]]
-name = "x"
-dtype = "float16"
-shape = [1024]
-
-[[op.output]]
-name = "y"
-dtype = "float16"
-shape = [1024]
-"#,
-    )
-    .unwrap();
     let (manifest, b) = open_project(dir.path());
     let op = &manifest.ops[0];
     let artifact = b
