@@ -688,8 +688,13 @@ fn attr_value(ty: &str, v: &str) -> Option<String> {
 }
 
 /// The literal the last declaration of `name` in `body` gives it: `name({..})`, `name{..}`,
-/// `name = {..}` or `name = literal;`.
+/// `name = {..}` or `name = literal;`. None when the name is changed in place after it (`name += ..`,
+/// `++name`): ops-transformer's nsa_compress example sums its output rows into `outputNum = 0` in a
+/// loop, and 0 rows is no shape.
 pub(super) fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
+    const CHANGED: [&str; 12] = [
+        "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>=", "++", "--",
+    ];
     let mut found = None;
     let mut from = 0;
     while let Some(at) = body[from..].find(name) {
@@ -701,6 +706,14 @@ pub(super) fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
             continue;
         }
         let mut rest = body[from..].trim_start();
+        let before = body[..i].trim_end();
+        if CHANGED.iter().any(|op| rest.starts_with(op))
+            || before.ends_with("++")
+            || before.ends_with("--")
+        {
+            found = None;
+            continue;
+        }
         // an array's extent: `int shape_data[5] = {...}` (after a type: `data[0] = 32;` sets an
         // element of a vector declared before, nsa_compress_with_cache's example)
         if rest.starts_with('[') {
@@ -1074,5 +1087,21 @@ TEST_F(PadTiling, pad_ok)
             ]
         );
         assert_eq!(c.largest_input(), 64 * 512);
+    }
+
+    #[test]
+    fn a_name_changed_after_its_declaration_has_no_one_value() {
+        // an example that sums its rows in a loop, as ops-transformer's nsa_compress does
+        let body = "int rows = 0; int cols = 8;\nfor (int i = 0; i < n; i++) { rows += i; }\nint w = cols;";
+        assert_eq!(declared(body, "rows"), None);
+        assert_eq!(declared(body, "cols"), Some("8"));
+        assert_eq!(declared("int k = 3; ++k;", "k"), None);
+        // declared again after the change: the later literal holds
+        assert_eq!(declared("int k = 3; k *= 2; int k = 5;", "k"), Some("5"));
+        // an element of an array set after it is not the array changed
+        assert_eq!(
+            declared("int64_t d[2] = {1, 2}; d[0] = 32;", "d"),
+            Some("{1, 2}")
+        );
     }
 }
