@@ -1898,6 +1898,45 @@ pub(super) fn last_axis_from_refusal(
     (shape[axis] != want).then(|| (fit.clone(), axis, want))
 }
 
+/// The input, axis and value that a refusal of an axis too small asks for: "rois row size must be at
+/// least 5, but got 1" (ops-cv's roi_align_grad: a box is its batch index and four corners). The message
+/// must name one input, a lower bound ("at least N", "not less than N") and the size it got; the axis
+/// is the last where the message speaks of a row or a last axis, else the one axis of that size.
+pub(super) fn least_axis_from_refusal(
+    message: &str,
+    inputs: &[(String, Vec<u64>)],
+) -> Option<(String, usize, u64)> {
+    let words = refusal_words(message);
+    let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
+    let input = named_input(&words, &names)?;
+    let shape = &inputs.iter().find(|(n, _)| *n == input)?.1;
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let after = |at: usize| lower.get(at).and_then(|w| w.parse::<u64>().ok());
+    let want = lower.windows(3).enumerate().find_map(|(i, w)| match w {
+        [a, b, _] if a == "at" && b == "least" => after(i + 2),
+        [a, b, c] if a == "not" && b == "less" && c == "than" => after(i + 3),
+        _ => None,
+    })?;
+    let got = lower
+        .iter()
+        .position(|w| w == "got")
+        .and_then(|at| after(at + 1))?;
+    if got >= want {
+        return None;
+    }
+    let last = lower.iter().any(|w| matches!(w.as_str(), "row" | "last"));
+    let axis = if last {
+        shape.len().checked_sub(1).filter(|&a| shape[a] == got)?
+    } else {
+        let mut of_size = (0..shape.len()).filter(|&a| shape[a] == got);
+        match (of_size.next(), of_size.next()) {
+            (Some(a), None) => a,
+            _ => return None,
+        }
+    };
+    Some((input, axis, want))
+}
+
 /// The edit (Levenshtein) distance of two short ASCII names.
 fn edits(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -2171,6 +2210,38 @@ mod refusal_tests {
         assert_eq!(last_axis_from_refusal(msg, &fitted), None);
         assert_eq!(
             last_axis_from_refusal("input_scale must equal x", &ins),
+            None
+        );
+    }
+
+    #[test]
+    fn a_refusal_of_an_axis_too_small_gives_it_the_lower_bound() {
+        let ins = vec![
+            ("y_diff".to_string(), vec![1, 1, 48, 16384]),
+            ("rois".to_string(), vec![1, 1]),
+        ];
+        let msg = "[error] RoiAlignGrad (roi_align_grad_tiling.cpp:173): rois row size must be at least 5, but got 1.";
+        assert_eq!(
+            least_axis_from_refusal(msg, &ins),
+            Some(("rois".to_string(), 1, 5))
+        );
+        // no row spoken of: the one axis of that size, and none where two have it
+        let one = vec![("rois".to_string(), vec![48, 1])];
+        assert_eq!(
+            least_axis_from_refusal("rois size not less than 4, got 1", &one),
+            Some(("rois".to_string(), 1, 4))
+        );
+        assert_eq!(
+            least_axis_from_refusal("rois size not less than 4, got 1", &ins[1..]),
+            None
+        );
+        // already large enough, or no size got: nothing
+        assert_eq!(
+            least_axis_from_refusal("rois row size must be at least 5, but got 7.", &ins),
+            None
+        );
+        assert_eq!(
+            least_axis_from_refusal("rois row size must be at least 5.", &ins),
             None
         );
     }

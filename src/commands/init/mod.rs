@@ -790,6 +790,10 @@ impl Fitting<'_> {
                                 if axes.is_empty() {
                                     axes.extend(guesses::last_axis_from_refusal(&msg, &shapes));
                                 }
+                                // "rois row size must be at least 5, but got 1"
+                                if axes.is_empty() {
+                                    axes.extend(guesses::least_axis_from_refusal(&msg, &shapes));
+                                }
                                 axes.into_iter()
                                     .map(|(input, axis, value)| (input, Some((axis, value)), None))
                                     .collect()
