@@ -299,6 +299,10 @@ pub enum Data {
     /// `data = "sorted"`: seeded uniform integers in `range`, in non-decreasing order (expert ids
     /// sorted by expert, as MoE token counting takes them).
     Sorted,
+    /// `data = "counts"`: seeded non-negative integers that add up to the first axis of the op's first
+    /// input (the tokens a MoE re-routing counts per rank and expert: ops-transformer's
+    /// moe_re_routing reads past its tokens when they do not), at whatever shape the tensor has.
+    Counts,
 }
 
 impl TensorSpec {
@@ -577,6 +581,7 @@ impl OpSpec {
                     Data::Uniform => "",
                     Data::Permutation => "=permutation",
                     Data::Sorted => "=sorted",
+                    Data::Counts => "=counts",
                 };
                 format!(
                     "{}:{}[{}]{pinned}{drawn}",
@@ -1093,11 +1098,12 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     let drawn = match d.get_ref().as_str() {
                         "permutation" => Data::Permutation,
                         "sorted" => Data::Sorted,
+                        "counts" => Data::Counts,
                         other => {
                             return Err(err(
                                 span(d),
                                 format!("unknown data `{other}` of `{}`", t.name.get_ref()),
-                                "use data = \"permutation\" (the integers 0..elements in a random order) or \"sorted\" (random integers in `range`, ascending), or remove it",
+                                "use data = \"permutation\" (the integers 0..elements in a random order), \"sorted\" (random integers in `range`, ascending) or \"counts\" (random counts that add up to the first input's rows), or remove it",
                             ));
                         }
                     };
@@ -1112,14 +1118,15 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                             "such data is drawn for an integer input only; remove `values`, or `data`",
                         ));
                     }
-                    if drawn == Data::Permutation && has_range {
+                    if matches!(drawn, Data::Permutation | Data::Counts) && has_range {
                         return Err(err(
                             span(d),
                             format!(
-                                "`{}` has both data = \"permutation\" and a `range`",
-                                t.name.get_ref()
+                                "`{}` has both data = \"{}\" and a `range`",
+                                t.name.get_ref(),
+                                d.get_ref()
                             ),
-                            "a permutation's values are 0..elements; remove the `range`",
+                            "a permutation's values are 0..elements, counts add up to the first input's rows; remove the `range`",
                         ));
                     }
                     drawn

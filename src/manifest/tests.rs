@@ -283,8 +283,16 @@ fn drawn_data_reads_into_the_key_and_is_refused_where_it_cannot_be_drawn() {
         (m.ops[0].inputs[0].data, m.ops[0].inputs[0].range),
         (crate::manifest::Data::Sorted, (0.0, 16.0))
     );
+    let m = load(&drawn("data = \"counts\"", "int32")).unwrap();
+    assert_eq!(m.ops[0].inputs[0].data, crate::manifest::Data::Counts);
+    assert!(m.ops[0].shape_key().starts_with("x:int32[380]=counts "));
     for (rest, dtype, want) in [
         ("data = \"shuffled\"", "int32", "unknown data `shuffled`"),
+        (
+            "data = \"counts\"\nrange = [0, 4]",
+            "int32",
+            "both data = \"counts\" and a `range`",
+        ),
         ("data = \"permutation\"", "float32", "not an integer input"),
         (
             "data = \"sorted\"\nvalues = [1]",

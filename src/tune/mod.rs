@@ -195,10 +195,15 @@ pub fn kept_candidates(verified: Vec<Best>, accepted: &[Vec<String>]) -> Vec<Bes
 /// Inputs of an op, generated from its data seed.
 pub fn inputs(op: &OpSpec) -> Inputs {
     let seed = op.tune.data_seed.unwrap_or(DEFAULT_DATA_SEED);
+    // what `data = "counts"` adds up to: the first input's rows
+    let rows = op
+        .inputs
+        .first()
+        .map_or(1, |t| t.shape.first().copied().unwrap_or(1));
     let tensors: Vec<Vec<u8>> = op
         .inputs
         .iter()
-        .map(|t| crate::verify::generate(t, seed))
+        .map(|t| crate::verify::generate(t, seed, rows))
         .collect();
     let mut h = KeyHasher::new();
     tensors.iter().for_each(|t| {

@@ -11,8 +11,10 @@ use rand_chacha::ChaCha8Rng;
 
 /// Bytes for one input tensor, little-endian, in its dtype: the manifest's pinned `values` when it
 /// gives them (one per element, or one repeated), else a seeded permutation of 0..elements for
-/// `data = "permutation"`, else seeded uniform values in its range (ascending for `data = "sorted"`).
-pub fn generate(t: &TensorSpec, seed: u64) -> Vec<u8> {
+/// `data = "permutation"`, seeded counts that add up to `rows` (the first axis of the op's first
+/// input) for `data = "counts"`, else seeded uniform values in its range (ascending for
+/// `data = "sorted"`).
+pub fn generate(t: &TensorSpec, seed: u64, rows: u64) -> Vec<u8> {
     let n = t.elems() as usize;
     let mut out = Vec::with_capacity(n * t.dtype.size());
     if let Some(values) = t.values.as_ref().filter(|v| !v.is_empty()) {
@@ -32,6 +34,17 @@ pub fn generate(t: &TensorSpec, seed: u64) -> Vec<u8> {
         }
         for v in order {
             encode(t.dtype, v as f64, 0.5, &mut out);
+        }
+        return out;
+    }
+    if t.data == Data::Counts && n > 0 {
+        // each row counted in one cell drawn at random: uneven counts, as routing gives
+        let mut counts = vec![0u64; n];
+        for _ in 0..rows {
+            counts[rng.random_range(0..n)] += 1;
+        }
+        for c in counts {
+            encode(t.dtype, c as f64, 0.5, &mut out);
         }
         return out;
     }
@@ -187,10 +200,10 @@ mod tests {
             values: Some(vec![0.0, 10.0, 1.5]),
             ..spec(DType::Float32)
         };
-        let a = generate(&t, 7);
+        let a = generate(&t, 7, 1);
         assert_eq!(
             a,
-            generate(&t, 8),
+            generate(&t, 8, 1),
             "pinned values do not depend on the seed"
         );
         let got: Vec<f64> = (0..3).map(|i| element(DType::Float32, &a, i)).collect();
@@ -200,13 +213,13 @@ mod tests {
             values: Some(vec![-7.0]),
             ..spec(DType::Int64)
         };
-        assert_eq!(generate(&scalar, 1), (-7i64).to_le_bytes());
+        assert_eq!(generate(&scalar, 1, 1), (-7i64).to_le_bytes());
         let one_for_all = TensorSpec {
             shape: vec![2, 2],
             values: Some(vec![1.0]),
             ..spec(DType::Bool)
         };
-        assert_eq!(generate(&one_for_all, 1), [1, 1, 1, 1]);
+        assert_eq!(generate(&one_for_all, 1, 1), [1, 1, 1, 1]);
     }
 
     #[test]
@@ -216,15 +229,30 @@ mod tests {
             data: Data::Permutation,
             ..spec(DType::Int32)
         };
-        let a = generate(&t, 7);
-        assert_eq!(a, generate(&t, 7));
-        assert_ne!(a, generate(&t, 8));
+        let a = generate(&t, 7, 1);
+        assert_eq!(a, generate(&t, 7, 1));
+        assert_ne!(a, generate(&t, 8, 1));
         let mut got: Vec<i64> = (0..380)
             .map(|i| element(DType::Int32, &a, i) as i64)
             .collect();
         assert_ne!(got, (0..380).collect::<Vec<i64>>(), "shuffled");
         got.sort();
         assert_eq!(got, (0..380).collect::<Vec<i64>>());
+    }
+
+    #[test]
+    fn counts_add_up_to_the_rows_and_are_uneven() {
+        let t = TensorSpec {
+            shape: vec![4, 8],
+            data: Data::Counts,
+            ..spec(DType::Int32)
+        };
+        let a = generate(&t, 5, 256);
+        assert_eq!(a, generate(&t, 5, 256));
+        let got: Vec<f64> = (0..32).map(|i| element(DType::Int32, &a, i)).collect();
+        assert_eq!(got.iter().sum::<f64>(), 256.0);
+        assert!(got.iter().all(|&c| c >= 0.0 && c.fract() == 0.0), "{got:?}");
+        assert!(got.iter().any(|&c| c != 8.0), "not all even: {got:?}");
     }
 
     #[test]
@@ -236,7 +264,7 @@ mod tests {
             ..spec(DType::Int64)
         };
         let got: Vec<f64> = (0..100)
-            .map(|i| element(DType::Int64, &generate(&t, 3), i))
+            .map(|i| element(DType::Int64, &generate(&t, 3, 1), i))
             .collect();
         assert!(got.windows(2).all(|w| w[0] <= w[1]), "{got:?}");
         assert!(
@@ -250,9 +278,9 @@ mod tests {
     #[test]
     fn generation_is_seeded_and_in_range() {
         let t = spec(DType::Float16);
-        let a = generate(&t, 7);
-        assert_eq!(a, generate(&t, 7));
-        assert_ne!(a, generate(&t, 8));
+        let a = generate(&t, 7, 1);
+        assert_eq!(a, generate(&t, 7, 1));
+        assert_ne!(a, generate(&t, 8, 1));
         assert_eq!(a.len(), 64);
         assert!((0..32).all(|i| (-2.0..=2.0).contains(&element(DType::Float16, &a, i))));
     }

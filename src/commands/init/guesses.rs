@@ -146,6 +146,8 @@ pub(super) fn opdef_tensors(
     enum Role {
         Main,
         PerChannel,
+        /// One value per token (row) of the main input: `per_token_scales`.
+        PerToken,
         Scalar,
         Axis,
         ReducedGrad,
@@ -174,6 +176,8 @@ pub(super) fn opdef_tensors(
             || (bare.len() < n.len() && PER_CHANNEL.contains(&bare))
         {
             Role::PerChannel
+        } else if n.contains("per_token") {
+            Role::PerToken
         } else {
             Role::Main
         }
@@ -227,6 +231,13 @@ pub(super) fn opdef_tensors(
                     "guess: `{name}` taken as per-channel, one value per element of the last axis"
                 ));
             }
+            Role::PerToken if main.len() >= 2 => {
+                t.shape = main[..main.len() - 1].to_vec();
+                t.guess = Some(format!(
+                    "guess: `{name}` taken as one value per token, each row of the main input"
+                ));
+            }
+            Role::PerToken => {}
             Role::Scalar => {
                 t.shape = vec![];
                 t.guess = Some(if p.value_depend {
@@ -287,6 +298,7 @@ pub(super) fn opdef_tensors(
     embedding_grad_operands(def, &main, shapes, &mut inputs);
     let padded = padding_operands(def, &main, shapes, &mut inputs);
     batch_count_operands(shapes, &mut inputs);
+    token_count_operands(shapes, &mut inputs);
     group_statistics_operands(def, &main, shapes, &mut inputs);
     modulation_operands(def, &main, shapes, &mut inputs);
     first_axis_operands(def, &main, shapes, &mut inputs);
@@ -923,6 +935,38 @@ pub(super) fn batch_count_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: 
         t.range = None;
         t.guess = Some(format!(
             "guess: `{}` counts the stacked elements of `{base}` in each of {batches} batches: {each} each, within its shortest axis ({shortest})",
+            t.name
+        ));
+    }
+}
+
+/// Gives an integer operand that counts tokens (`expert_token_num_per_rank`: ops-transformer's
+/// moe_re_routing, how many of its token rows each rank sends each expert) counts that add up to the
+/// first input's rows (`data = "counts"`). Random integers in the default range made the kernel copy
+/// from a negative offset ("GM read out of bounds: bytes [-2752512, ...) of 'tokens'").
+pub(super) fn token_count_operands(shapes: &BTreeMap<String, Vec<u64>>, inputs: &mut [Tensor]) {
+    for t in inputs.iter_mut().skip(1) {
+        let name = t.name.to_ascii_lowercase().replace('_', "");
+        let counts_tokens = [
+            "tokennum",
+            "tokencount",
+            "tokenscount",
+            "numtokens",
+            "tokensnum",
+        ]
+        .iter()
+        .any(|w| name.contains(w));
+        if !counts_tokens
+            || t.dtype.is_float()
+            || t.values.is_some()
+            || shapes.contains_key(&t.name)
+        {
+            continue;
+        }
+        t.data = Some("counts".to_string());
+        t.range = None;
+        t.guess = Some(format!(
+            "guess: `{}` counts the first input's rows (tokens): random counts that add up to them",
             t.name
         ));
     }

@@ -3550,6 +3550,35 @@ mod tests {
         assert_eq!(ins[4].values, None);
     }
 
+    /// Found in the held-out run (ops-transformer's moe_re_routing read its tokens from a negative
+    /// offset): an integer operand counting tokens holds counts that add up to the first input's rows.
+    #[test]
+    fn token_counts_add_up_to_the_first_inputs_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "MoeReRouting",
+            &[
+                ("tokens", "DT_FLOAT16"),
+                ("expert_token_num_per_rank", "DT_INT32"),
+                ("per_token_scales", "DT_FLOAT"),
+            ],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[1].data.as_deref(), Some("counts"));
+        assert_eq!(
+            (ins[1].range.as_ref(), ins[1].values.as_ref()),
+            (None, None)
+        );
+        assert!(ins[1].guess.as_deref().unwrap().contains("add up to"));
+        // a float operand is no count; the first input is what is counted
+        assert_eq!(ins[2].data, None);
+        assert_eq!(ins[0].data, None);
+        // and a per-token operand is one value per row
+        assert_eq!(ins[2].shape, [ins[0].shape[0]]);
+    }
+
     /// Found in the new-user run (ops-math addr_v2: "AddrV2: x2 must be 1D"): the outer product's
     /// vectors are as long as the matrix's rows and columns, its scales one number each.
     #[test]
