@@ -178,7 +178,7 @@ pub fn wrapper(source: &Path, includes: &[PathBuf], arch: Option<&str>) -> Strin
 /// The CMakeLists.txt of a `.asc` program with none of its own (the learning hub's answers): the ASC
 /// package, a project, `NPU_ARCH` as the samples pass it, and the program made of the one file, as the
 /// programming guide's CMake page builds a `.asc` (find_package(ASC), LANGUAGES ASC, add_executable).
-pub fn alone_lists(program: &str, asc: &Path, arch: Option<&str>) -> String {
+pub fn alone_lists(program: &str, asc: &Path, arch: Option<&str>, include: &[PathBuf]) -> String {
     let mut out = String::from(
         "# Written by cargo-ascend-tune: the project has no CMakeLists.txt; its .asc program is built alone.\n\
          cmake_minimum_required(VERSION 3.16)\n\
@@ -192,6 +192,17 @@ pub fn alone_lists(program: &str, asc: &Path, arch: Option<&str>) -> String {
         "add_executable({program} \"{}\")\n",
         asc.display().to_string().replace('\\', "/")
     ));
+    // the manifest's `include` folders: the program has no build of its own to name them
+    if !include.is_empty() {
+        let dirs: Vec<String> = include
+            .iter()
+            .map(|d| format!("\"{}\"", d.display().to_string().replace('\\', "/")))
+            .collect();
+        out.push_str(&format!(
+            "target_include_directories({program} PRIVATE {})\n",
+            dirs.join(" ")
+        ));
+    }
     out
 }
 
@@ -734,6 +745,8 @@ pub struct CmakeFlow {
     wrapped: bool,
     /// The project has no CMakeLists.txt: the op's one `.asc` program is built alone (`alone`).
     alone: bool,
+    /// The manifest's `include` folders (absolute), which a program built alone is given.
+    include: Vec<PathBuf>,
     work: PathBuf,
     tool: Arc<Toolchain>,
     soc: &'static Soc,
@@ -746,10 +759,12 @@ pub struct CmakeFlow {
 impl CmakeFlow {
     /// A flow for the kernel-launch project at `project`, configured from `cmake_source` under it (None:
     /// the project root); `profiler` is needed in sim and npu mode.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         project: &Path,
         cmake_source: Option<&Path>,
         cmake_include: &[PathBuf],
+        include: &[PathBuf],
         work: &Path,
         tool: Arc<Toolchain>,
         soc: &'static Soc,
@@ -808,6 +823,7 @@ impl CmakeFlow {
             cmake_include: cmake_include.to_vec(),
             wrapped,
             alone,
+            include: include.to_vec(),
             work: work.to_path_buf(),
             tool,
             soc,
@@ -883,7 +899,12 @@ impl CmakeFlow {
                             ),
                         )
                     })?;
-                alone_lists(&program, &source.join(asc), asc_architecture(self.soc))
+                alone_lists(
+                    &program,
+                    &source.join(asc),
+                    asc_architecture(self.soc),
+                    &self.include,
+                )
             } else {
                 wrapper(&source, &self.cmake_include, asc_architecture(self.soc))
             };
@@ -1072,6 +1093,24 @@ mod tests {
         args.iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect()
+    }
+
+    /// A `.asc` built alone gets the manifest's `include` folders (a tutorial answer's header kept
+    /// in its exercise folder was not found).
+    #[test]
+    fn a_program_built_alone_is_given_the_include_folders() {
+        let text = alone_lists(
+            "demo",
+            Path::new("/p/a.asc"),
+            Some("dav-2201"),
+            &[PathBuf::from("/repo/src/02.05")],
+        );
+        assert!(text.contains("add_executable(demo \"/p/a.asc\")"), "{text}");
+        assert!(
+            text.contains("target_include_directories(demo PRIVATE \"/repo/src/02.05\")"),
+            "{text}"
+        );
+        assert!(!alone_lists("demo", Path::new("/p/a.asc"), None, &[]).contains("target_include"));
     }
 
     #[test]

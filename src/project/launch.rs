@@ -32,6 +32,33 @@ pub struct Launch {
     pub defines: Vec<String>,
     /// The folder has no CMakeLists.txt: its one `.asc` program is built alone (`alone`).
     pub alone: bool,
+    /// The `.bin` files the program's own code reads (`ReadFile("./input/src0.bin", ...)`) and writes
+    /// (`WriteFile(...)`), each in the order it names them: the tensors' `file`s where they are as
+    /// many as the tensors (empty otherwise).
+    pub files: (Vec<String>, Vec<String>),
+}
+
+/// The literal `.bin` paths of the calls to `call` (`ReadFile`, `WriteFile`) in `text`, in order,
+/// without a leading `./`; comments skipped.
+pub fn bin_files(text: &str, call: &str) -> Vec<String> {
+    let pattern = format!("{call}(");
+    let mut out = vec![];
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for (at, _) in code.match_indices(&pattern) {
+            if code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = code[at + pattern.len()..].trim_start();
+            let Some(lit) = rest.strip_prefix('"').and_then(|r| r.split('"').next()) else {
+                continue;
+            };
+            if lit.ends_with(".bin") {
+                out.push(lit.trim_start_matches("./").to_string());
+            }
+        }
+    }
+    out
 }
 
 /// The definitions a CMakeLists.txt requires: for each `if(NOT DEFINED NAME)` whose block stops with
@@ -899,6 +926,17 @@ fn program_op(
             starts_processes: starts_processes(&made_of),
             defines: required_defines(cmake),
             alone: false,
+            files: if reads_files {
+                let all = |call: &str| {
+                    built
+                        .iter()
+                        .flat_map(|(_, t)| bin_files(t, call))
+                        .collect::<Vec<_>>()
+                };
+                (all("ReadFile"), all("WriteFile"))
+            } else {
+                (vec![], vec![])
+            },
         }),
     }))
 }
@@ -1094,6 +1132,7 @@ mod tests {
                 starts_processes: None,
                 defines: vec![],
                 alone: false,
+                files: (vec![], vec![]),
             })
         );
         let ops = discover(&fixtures.join("add_launch")).unwrap().unwrap();
@@ -1111,9 +1150,23 @@ mod tests {
                 starts_processes: None,
                 defines: vec![],
                 alone: false,
+                // its inputs are read through a helper of its own; its output by WriteFile
+                files: (vec![], vec!["output/output_z.bin".into()]),
             })
         );
         assert_eq!(ops[0].params[..3], ["x", "y", "z"]);
+    }
+
+    /// hicann/cann-learning-hub's tutorial answers read `./input/src0.bin` and write
+    /// `./output/output.bin`: the manifest's default files were never there.
+    #[test]
+    fn the_files_a_program_reads_and_writes_are_its_literal_bin_paths() {
+        let text = "int main() {\n  ReadFile(\"./input/src0.bin\", n, x, n);\n  // ReadFile(\"./input/old.bin\", n, x, n);\n  MyReadFile(\"./input/no.bin\");\n  ReadFile(srcFile, n, y, n);\n  ReadFile(\"./input/src1.bin\", n, y, n); WriteFile(\"output/output.bin\", z, n);\n}\n";
+        assert_eq!(
+            bin_files(text, "ReadFile"),
+            ["input/src0.bin", "input/src1.bin"]
+        );
+        assert_eq!(bin_files(text, "WriteFile"), ["output/output.bin"]);
     }
 
     /// Found in the new-user run: 23 asc-devkit examples (cast, compare, data_relayout, ...) stop at

@@ -925,6 +925,15 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
     let mut found: Vec<PathBuf> = vec![];
     let mut mounts: Vec<(PathBuf, PathBuf)> = vec![];
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+    // Headers anywhere in the repository, by name, read only when a bare include resolves nowhere
+    // else: from the repository root, or three folders up where no root is marked (an exported
+    // tutorial tree has no `.git`).
+    let search_top = if top != root {
+        top.clone()
+    } else {
+        root.ancestors().nth(3).unwrap_or(root).to_path_buf()
+    };
+    let mut elsewhere: Option<HeaderIndex> = None;
     // Each file with the folder the build shows it in: its own, or, for a file reached through an
     // `include-as` mount, the mount's (ops-nn's add_rms_norm.h, shown as `add_rms_norm/` inside
     // inplace_add_rms_norm, includes `../rms_norm/rms_norm_base.h`: one more sibling, found from there).
@@ -968,6 +977,15 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
             if let [b] = holders[..] {
                 queue.push((b.join(&inc), shown_in(&b.join(&inc))));
                 found.push(b.clone());
+                continue;
+            }
+            if !inc.contains('/')
+                && let Some(b) = elsewhere
+                    .get_or_insert_with(|| headers_by_name(&search_top))
+                    .holder(root, &inc)
+            {
+                queue.push((b.join(&inc), shown_in(&b.join(&inc))));
+                found.push(b);
                 continue;
             }
             if !inc.starts_with("../") {
@@ -1018,6 +1036,59 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
     )
 }
 
+/// The header files under a folder, by file name (`target/`, `build*/` and hidden folders passed
+/// over; at most 100 000 entries walked).
+struct HeaderIndex(std::collections::BTreeMap<String, Vec<PathBuf>>);
+
+fn headers_by_name(top: &Path) -> HeaderIndex {
+    let mut by_name: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
+    let walk = walkdir::WalkDir::new(top)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let n = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && (n.starts_with('.') || n == "target" || n.starts_with("build")))
+        })
+        .take(100_000)
+        .flatten();
+    for e in walk {
+        let n = e.file_name().to_string_lossy();
+        if e.file_type().is_file() && (n.ends_with(".h") || n.ends_with(".hpp")) {
+            by_name
+                .entry(n.into_owned())
+                .or_default()
+                .push(e.path().to_path_buf());
+        }
+    }
+    HeaderIndex(by_name)
+}
+
+impl HeaderIndex {
+    /// The folder holding the header `name` for a project at `root`: the copy in a folder named like
+    /// `root` (hicann/cann-learning-hub's tutorial answer `answer/02.05/` includes "data_utils.h",
+    /// which its exercise `src/02.05/` holds), else the only copy, else the first where every copy
+    /// has the same bytes. None where copies differ and none is so named.
+    fn holder(&self, root: &Path, name: &str) -> Option<PathBuf> {
+        let copies = self.0.get(name)?;
+        let folder = |p: &PathBuf| p.parent().map(Path::to_path_buf);
+        if let Some(same) = copies
+            .iter()
+            .find(|p| p.parent().and_then(Path::file_name) == root.file_name())
+        {
+            return folder(same);
+        }
+        let first = copies.first()?;
+        let bytes = std::fs::read(first).ok()?;
+        copies
+            .iter()
+            .skip(1)
+            .all(|p| std::fs::read(p).is_ok_and(|b| b == bytes))
+            .then(|| folder(first))?
+    }
+}
+
 /// `to` relative to `from` (both absolute or both relative to one folder), with `..` where it lies above.
 fn relative(from: &Path, to: &Path) -> String {
     let a: Vec<Component> = from.components().collect();
@@ -1039,6 +1110,35 @@ fn relative(from: &Path, to: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// hicann/cann-learning-hub's `answer/02.05/` includes "data_utils.h", which only its exercise
+    /// folder `src/02.05/` (and the other exercises) hold.
+    #[test]
+    fn a_bare_header_held_elsewhere_in_the_repository_is_found_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        std::fs::write(top.join("CMakeLists.txt"), "").unwrap();
+        let answer = top.join("answer/02.05");
+        std::fs::create_dir_all(&answer).unwrap();
+        std::fs::write(answer.join("k.asc"), "#include \"data_utils.h\"\n").unwrap();
+        for (folder, text) in [("src/02.05", "A"), ("src/02.04", "B")] {
+            std::fs::create_dir_all(top.join(folder)).unwrap();
+            std::fs::write(top.join(folder).join("data_utils.h"), text).unwrap();
+        }
+        // a built copy is no source
+        std::fs::create_dir_all(top.join("answer/02.05/target/x")).unwrap();
+        std::fs::write(top.join("answer/02.05/target/x/data_utils.h"), "C").unwrap();
+        let found = include_folders(&answer, &[answer.join("k.asc")]);
+        assert_eq!(found, ["../../src/02.05"]);
+        // copies that differ, none named like the project: none taken
+        let other = top.join("answer/02.09");
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("k.asc"), "#include \"data_utils.h\"\n").unwrap();
+        assert!(include_folders(&other, &[other.join("k.asc")]).is_empty());
+        // the same bytes everywhere: the first
+        std::fs::write(top.join("src/02.04/data_utils.h"), "A").unwrap();
+        assert_eq!(include_folders(&other, &[other.join("k.asc")]).len(), 1);
+    }
 
     #[test]
     fn op_types_become_kernel_entry_names() {

@@ -154,6 +154,11 @@ impl CannBackend {
                         .iter()
                         .map(|c| manifest.root.join(c))
                         .collect::<Vec<_>>(),
+                    &manifest
+                        .include
+                        .iter()
+                        .map(|i| manifest.root.join(i))
+                        .collect::<Vec<_>>(),
                     work,
                     tool.clone(),
                     soc,

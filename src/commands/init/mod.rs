@@ -2290,8 +2290,16 @@ fn render(
             .flat_map(|c| c.absent.iter().filter_map(|&i| inputs.get(i)))
             .map(|t| t.name.as_str())
             .collect();
+        // where the program reads and writes its tensors, when its own code names each one
+        let files = |kind: &str, k: usize, count: usize| {
+            let (ins, outs) = &op.launch.as_ref()?.files;
+            let named = if kind == "input" { ins } else { outs };
+            (named.len() == count)
+                .then(|| named.get(k).cloned())
+                .flatten()
+        };
         for (kind, list) in [("input", &inputs), ("output", &outputs)] {
-            for t in list {
+            for (k, t) in list.iter().enumerate() {
                 if kind == "input" && absent.contains(&t.name.as_str()) {
                     let c = case.expect("absent inputs come from a case");
                     let _ = writeln!(
@@ -2323,6 +2331,19 @@ fn render(
                 if let Some((n, g)) = &t.list {
                     line.push_str(&format!("\nlist = {n}"));
                     note(&mut guesses, &mut line, Some(g.clone()), &op.name);
+                }
+                let default = format!("{kind}/{kind}_{}.bin", t.name);
+                if let Some(f) = files(kind, k, list.len()).filter(|f| *f != default) {
+                    let call = if kind == "input" {
+                        "ReadFile"
+                    } else {
+                        "WriteFile"
+                    };
+                    line.push_str(&format!(
+                        "\nfile = {f:?}   # the program's own {call} ({} of {})",
+                        k + 1,
+                        list.len()
+                    ));
                 }
                 let _ = writeln!(s, "{line}");
             }
