@@ -1232,8 +1232,8 @@ mod tests {
         );
         write(repo, "fam/shared/op_kernel/y.h", "\n");
         write(repo, "fam/shared/op_host/shared_tiling.h", "\n");
-        write(repo, "fam/op_b/op_host/twice.h", "\n");
-        write(repo, "fam/op_c/op_host/twice.h", "\n");
+        write(repo, "fam/op_b/op_host/twice.h", "// b\n");
+        write(repo, "fam/op_c/op_host/twice.h", "// c\n");
         write(repo, "common/inc/util/z.h", "\n");
         let root = repo.join("fam/op_a");
         write(
@@ -1241,7 +1241,8 @@ mod tests {
             "op_kernel/op_a.cpp",
             "#include \"../shared/x.h\"\n#include \"../../missing/w.h\"\n",
         );
-        // A bare name held by one sibling's `op_host/` is found there; one held by two is not guessed.
+        // A bare name held by one sibling's `op_host/` is found there; one held by two that differ is
+        // not guessed (identical copies are: `a_bare_header_held_elsewhere_...`).
         write(
             &root,
             "op_host/op_a_tiling.cpp",
