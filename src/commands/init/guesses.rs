@@ -1824,6 +1824,19 @@ pub(super) fn list_of_len(value: &str, len: usize) -> Option<String> {
     Some(format!("{out:?}"))
 }
 
+/// The one input a refusal names, its shape, and the message's words in lower case.
+fn named_shape<'a>(
+    message: &str,
+    inputs: &'a [(String, Vec<u64>)],
+) -> Option<(String, &'a Vec<u64>, Vec<String>)> {
+    let words = refusal_words(message);
+    let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
+    let input = named_input(&words, &names)?;
+    let shape = &inputs.iter().find(|(n, _)| *n == input)?.1;
+    let lower = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    Some((input, shape, lower))
+}
+
 /// The input, axis and value that a tiling function's refusal of an axis too large asks for:
 /// "Input indices's dim 1 [16384] should not large than max topK[512]", "Input indices's dim 1 [16384]
 /// should be in (0, [512]]" (ops-transformer's moe_token_permute tilings). The message must name one
@@ -1834,11 +1847,7 @@ pub(super) fn axis_from_refusal(
     message: &str,
     inputs: &[(String, Vec<u64>)],
 ) -> Option<(String, usize, u64)> {
-    let words = refusal_words(message);
-    let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
-    let input = named_input(&words, &names)?;
-    let shape = &inputs.iter().find(|(n, _)| *n == input)?.1;
-    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let (input, shape, lower) = named_shape(message, inputs)?;
     let at = lower.windows(2).position(|p| {
         matches!(p[0].as_str(), "dim" | "axis" | "dimension") && p[1].parse::<usize>().is_ok()
     })?;
@@ -1950,11 +1959,7 @@ pub(super) fn least_axis_from_refusal(
     message: &str,
     inputs: &[(String, Vec<u64>)],
 ) -> Option<(String, usize, u64)> {
-    let words = refusal_words(message);
-    let names: Vec<String> = inputs.iter().map(|(n, _)| n.clone()).collect();
-    let input = named_input(&words, &names)?;
-    let shape = &inputs.iter().find(|(n, _)| *n == input)?.1;
-    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let (input, shape, lower) = named_shape(message, inputs)?;
     let after = |at: usize| lower.get(at).and_then(|w| w.parse::<u64>().ok());
     let want = lower.windows(3).enumerate().find_map(|(i, w)| match w {
         [a, b, _] if a == "at" && b == "least" => after(i + 2),
