@@ -492,7 +492,10 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
                 {
                     first = format!("{first} {next}");
                 }
-                let short: String = first.chars().take(160).collect();
+                let short: String = relative_to_project(&first, path)
+                    .chars()
+                    .take(160)
+                    .collect();
                 // A link that misses what another source defines is one init looks for and runs
                 // again; what is still missing then is said with the stubs.
                 if undefined.is_empty() {
@@ -508,6 +511,16 @@ fn infer_ops(path: &Path, ops: &[FoundOp], printer: &Printer) -> Inferred {
         }
     }
     inferred
+}
+
+/// `text` with the project folder's absolute path (the folder of the manifest at `path`) left out of
+/// the paths it quotes: a compiler's message names the files it read absolutely, and a manifest,
+/// which users commit, should not carry where one machine keeps the project.
+fn relative_to_project(text: &str, path: &Path) -> String {
+    match path.parent().filter(|p| p.is_absolute()) {
+        Some(root) => text.replace(&format!("{}/", root.display()), ""),
+        None => text.to_string(),
+    }
 }
 
 /// The first line of `text`, at most 160 characters.
@@ -2781,6 +2794,23 @@ mod tests {
             None
         );
         assert_eq!(kernel("GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR d"), None);
+    }
+
+    /// A held-out op's manifest quoted its host compile error with the work folder's absolute path.
+    #[test]
+    fn quoted_messages_name_project_files_relative_to_it() {
+        let manifest = Path::new("/home/u/ops/moe_x/ascend.toml");
+        assert_eq!(
+            relative_to_project(
+                "/home/u/ops/moe_x/../common/inc/t.h:19:10: fatal error: m.h: No such file",
+                manifest
+            ),
+            "../common/inc/t.h:19:10: fatal error: m.h: No such file"
+        );
+        assert_eq!(
+            relative_to_project("/usr/include/x.h: error", manifest),
+            "/usr/include/x.h: error"
+        );
     }
 
     #[test]
