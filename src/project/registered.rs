@@ -926,12 +926,20 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
     let mut mounts: Vec<(PathBuf, PathBuf)> = vec![];
     let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
     // Headers anywhere in the repository, by name, read only when a bare include resolves nowhere
-    // else: from the repository root, or three folders up where no root is marked (an exported
-    // tutorial tree has no `.git`).
+    // else: from the repository root, or two folders up where no root is marked (an exported
+    // tutorial tree has no `.git`), never from the filesystem's root or the home folder (a project
+    // at ~/op must not take a header of another project on the machine).
     let search_top = if top != root {
         top.clone()
     } else {
-        root.ancestors().nth(3).unwrap_or(root).to_path_buf()
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        root.ancestors()
+            .nth(2)
+            .filter(|a| {
+                a.components().count() > 2 && home.as_deref().is_none_or(|h| !h.starts_with(a))
+            })
+            .unwrap_or(root)
+            .to_path_buf()
     };
     let mut elsewhere: Option<HeaderIndex> = None;
     // Each file with the folder the build shows it in: its own, or, for a file reached through an
@@ -1138,6 +1146,12 @@ mod tests {
         // the same bytes everywhere: the first
         std::fs::write(top.join("src/02.04/data_utils.h"), "A").unwrap();
         assert_eq!(include_folders(&other, &[other.join("k.asc")]).len(), 1);
+        // no repository root marked (no CMakeLists.txt, no .git): two folders up is searched
+        std::fs::remove_file(top.join("CMakeLists.txt")).unwrap();
+        assert_eq!(
+            include_folders(&answer, &[answer.join("k.asc")]),
+            ["../../src/02.05"]
+        );
     }
 
     #[test]
