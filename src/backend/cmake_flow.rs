@@ -158,7 +158,6 @@ pub fn asc_architecture(soc: &Soc) -> Option<&'static str> {
 /// that define what the project calls, and the project's folder. The rest of the larger build (its
 /// toolkit search, third-party checkouts) stays out.
 pub fn wrapper(source: &Path, includes: &[PathBuf], arch: Option<&str>) -> String {
-    let quoted = |p: &Path| format!("\"{}\"", p.display().to_string().replace('\\', "/"));
     let mut out = String::from(
         "# Written by cargo-ascend-tune: the project's CMakeLists.txt is part of a larger build.\n\
          cmake_minimum_required(VERSION 3.16)\n\
@@ -175,6 +174,11 @@ pub fn wrapper(source: &Path, includes: &[PathBuf], arch: Option<&str>) -> Strin
     out
 }
 
+/// `p` as a quoted CMake path (forward slashes).
+fn quoted(p: &Path) -> String {
+    format!("\"{}\"", p.display().to_string().replace('\\', "/"))
+}
+
 /// The CMakeLists.txt of a `.asc` program with none of its own (the learning hub's answers): the ASC
 /// package, a project, `NPU_ARCH` as the samples pass it, and the program made of the one file, as the
 /// programming guide's CMake page builds a `.asc` (find_package(ASC), LANGUAGES ASC, add_executable).
@@ -188,16 +192,10 @@ pub fn alone_lists(program: &str, asc: &Path, arch: Option<&str>, include: &[Pat
     if let Some(arch) = arch {
         out.push_str(&format!("set(NPU_ARCH {arch})\n"));
     }
-    out.push_str(&format!(
-        "add_executable({program} \"{}\")\n",
-        asc.display().to_string().replace('\\', "/")
-    ));
+    out.push_str(&format!("add_executable({program} {})\n", quoted(asc)));
     // the manifest's `include` folders: the program has no build of its own to name them
     if !include.is_empty() {
-        let dirs: Vec<String> = include
-            .iter()
-            .map(|d| format!("\"{}\"", d.display().to_string().replace('\\', "/")))
-            .collect();
+        let dirs: Vec<String> = include.iter().map(|d| quoted(d)).collect();
         out.push_str(&format!(
             "target_include_directories({program} PRIVATE {})\n",
             dirs.join(" ")

@@ -965,8 +965,7 @@ fn validate(source: ManifestSource) -> Result<Manifest, ManifestError> {
                     }
                     f.get_ref().clone()
                 }
-                None if is_input => format!("input/input_{}.bin", t.name.get_ref()),
-                None => format!("output/output_{}.bin", t.name.get_ref()),
+                None => default_file(t.name.get_ref(), is_input),
             };
             if !is_identifier(t.name.get_ref()) {
                 return Err(err(
@@ -1997,6 +1996,16 @@ fn pinned_values(
         ));
     }
     Ok(v.to_vec())
+}
+
+/// Where a kernel-launch program reads an input or writes an output when its `file` is not given:
+/// `input/input_<name>.bin`, `output/output_<name>.bin`.
+pub fn default_file(name: &str, is_input: bool) -> String {
+    if is_input {
+        format!("input/input_{name}.bin")
+    } else {
+        format!("output/output_{name}.bin")
+    }
 }
 
 pub fn is_identifier(s: &str) -> bool {

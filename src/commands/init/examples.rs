@@ -675,8 +675,8 @@ fn calls_of<'t>(text: &'t str, name: &str) -> Vec<(usize, Vec<&'t str>)> {
 /// The element type an `aclDataType` name gives (`aclDataType::ACL_FLOAT16`, `ACL_BF16`), or a GE
 /// one (`ge::DT_FLOAT16`, `DT_INT32`: the GE IR examples).
 fn acl_dtype(name: &str) -> Option<DType> {
-    if let Some(ge) = name.rsplit("DT_").next().filter(|_| name.contains("DT_")) {
-        return DType::from_ge_name(&format!("DT_{}", ge.trim()));
+    if let Some(at) = name.rfind("DT_") {
+        return DType::from_ge_name(name[at..].trim());
     }
     name.rsplit("ACL_")
         .next()

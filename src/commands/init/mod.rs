@@ -2345,7 +2345,7 @@ fn render(
                     line.push_str(&format!("\nlist = {n}"));
                     note(&mut guesses, &mut line, Some(g.clone()), &op.name);
                 }
-                let default = format!("{kind}/{kind}_{}.bin", t.name);
+                let default = crate::manifest::default_file(&t.name, kind == "input");
                 if let Some(f) = files(kind, k, list.len()).filter(|f| *f != default) {
                     let call = if kind == "input" {
                         "ReadFile"
