@@ -24,7 +24,8 @@
 //
 // Cores: block i runs on core i % cores, in waves; the latency is the launch cost plus the busiest core's
 // blocks. Mixed kernels (trace version 4): logical block i is one AIC and its AIVs, each its own core with
-// its own pipes (cube pipes on the AIC, vector pipes on the AIVs); the groups run on min(AIC cores, AIV
+// its own pipes (cube pipes on the AIC, vector pipes on the AIVs; cube instructions traced on an AIV queue on
+// its group's AIC pipes); the groups run on min(AIC cores, AIV
 // cores / ratio) group slots in waves, a group holding its cores until its last one ends. Cross-core flags
 // (`xset`/`xwait`) pair across the cores of a group (or of the launch), so a group's cores are simulated
 // together: a core stops at a wait whose sets have not all been simulated yet and another goes on. `SyncAll` (an `I S SyncAll` record) holds every block until the last one arrives when all blocks are
@@ -308,6 +309,14 @@ struct RawSpan {
 const S: usize = 3; // Pipe::S.index()
 
 /// One block's machine state, resumable across `SyncAll`s.
+/// The pipes of the cube unit. A mixed kernel's logical block has one AIC: whatever core of the group a
+/// cube instruction was traced on (the AIVs of a mixed Matmul, whose requests the twin computes where
+/// they are made; lib/matmul_intf.h), it queues on the AIC's one MTE1, M and FIX pipe. Measured
+/// (../shared/measured/figures.json `bp_pure_cube`): a Matmul split over 48 AIVs in MIX mode 17.85 us,
+/// the same over the 24 AICs in pure Cube mode 11.21 us; two AIVs each with a cube of their own would
+/// have made MIX the faster.
+const CUBE_PIPES: [Pipe; 3] = [Pipe::Mte1, Pipe::M, Pipe::Fix];
+
 struct BlockState {
     free: [f64; 7],
     /// When each pipe's work is done and usable (DMA latency included): what a `set` waits for.
@@ -677,7 +686,8 @@ impl Sim<'_> {
     /// Runs cores that are resident at once: between `SyncAll`s each goes on until it ends, reaches the
     /// next one or waits for a cross-core flag not yet set; each leaves the k-th `SyncAll` when the last
     /// of them has reached it. A trace whose waits can never be met (the twin faults first) ends the
-    /// remaining cores where they stand.
+    /// remaining cores where they stand. The cores of one mixed group queue on one set of cube pipes
+    /// (`CUBE_PIPES`).
     fn run_group(&mut self, blocks: &[(usize, &Block)], share: Share) -> (Vec<BlockState>, bool) {
         let mut states: Vec<BlockState> = blocks
             .iter()
@@ -686,6 +696,8 @@ impl Sim<'_> {
         let mut done = vec![false; blocks.len()];
         let mut arrivals: Vec<Option<f64>> = vec![None; blocks.len()];
         let mut stuck = false;
+        // A mixed group's cube pipes, when each is next free, per logical block (see `CUBE_PIPES`).
+        let mut cube_free: HashMap<u32, [f64; 3]> = HashMap::new();
         loop {
             let mut progress = false;
             for (i, ((_, b), st)) in blocks.iter().zip(states.iter_mut()).enumerate() {
@@ -693,7 +705,19 @@ impl Sim<'_> {
                     continue;
                 }
                 let pos = st.pos;
-                match self.advance(b, st) {
+                let shared = (b.core != CoreKind::Single).then(|| cube_free.entry(b.idx).or_default());
+                if let Some(free) = &shared {
+                    for (p, f) in CUBE_PIPES.iter().zip(free.iter()) {
+                        st.free[p.index()] = st.free[p.index()].max(*f);
+                    }
+                }
+                let stop = self.advance(b, st);
+                if let Some(free) = shared {
+                    for (p, f) in CUBE_PIPES.iter().zip(free.iter_mut()) {
+                        *f = f.max(st.free[p.index()]);
+                    }
+                }
+                match stop {
                     Stop::End => {
                         done[i] = true;
                         progress = true;
@@ -759,6 +783,24 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         .max()
         .unwrap_or(0);
     let per_group = 1 + ratio;
+    // The cores of a group that copy to or from GM (the AIC of a mixed Matmul the twin computes on its
+    // AIVs copies nothing): they, not the idle ones, share the chip's bandwidth.
+    let copying_per_group = {
+        let mut kinds = BTreeSet::new();
+        for b in &trace.blocks {
+            let copies = b
+                .records
+                .iter()
+                .any(|r| matches!(r, Record::Instr(i) if memory::dma_dir(i).is_some()));
+            if copies {
+                kinds.insert(match b.core {
+                    CoreKind::Aiv(k) => 1 + u32::from(k).min(ratio.saturating_sub(1)),
+                    _ => 0,
+                });
+            }
+        }
+        (kinds.len() as u32).max(1)
+    };
     let slots = soc
         .aiv_cores
         .checked_div(ratio)
@@ -829,7 +871,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
         // groups than slots run group by group, in waves.
         let mut stuck = false;
         let states = if block_dim <= slots {
-            let (st, s) = sim.run_group(&order, Share::of(soc, block_dim * per_group));
+            let (st, s) = sim.run_group(&order, Share::of(soc, block_dim * copying_per_group));
             stuck |= s;
             st
         } else {
@@ -840,7 +882,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
                 let j = i + order[i..].iter().take_while(|(_, b)| b.idx == idx).count();
                 let wave = idx / slots;
                 let running = block_dim.saturating_sub(wave * slots).clamp(1, slots);
-                let (st, s) = sim.run_group(&order[i..j], Share::of(soc, running * per_group));
+                let (st, s) = sim.run_group(&order[i..j], Share::of(soc, running * copying_per_group));
                 stuck |= s;
                 all.extend(st);
                 i = j;
@@ -1270,6 +1312,61 @@ I V RegStoreAlign dt=4 rep=1 line=4
             t.notes.iter().any(|n| n.contains("cross-core waits")),
             "{:?}",
             t.notes
+        );
+    }
+
+    /// The two AIVs of a mixed Matmul (the twin computes each AIV's requests where they are made, so its
+    /// Mmads are traced on the AIVs) share their group's one cube: their Mmads queue on one M pipe, and
+    /// the group takes the sum of their cube work, not the longer of the two. The idle AIC, which copies
+    /// nothing, leaves the chip's bandwidth to the AIVs. Found on the best-practice guide's pure-Cube case
+    /// (`bp_pure_cube`: MIX over 48 AIVs 17.85 us, pure Cube over 24 AICs 11.21 us), which the model had
+    /// the wrong way round at two cores: each AIV had a cube of its own.
+    #[test]
+    fn the_aivs_of_a_mixed_group_share_its_one_cube() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let mmads = "I M Mmad m=128 k=128 n=128 dt=2 line=4\n".repeat(50);
+        let mixed = format!(
+            "twin-trace 4\nblock 0 1 aic\nend\nblock 0 1 aiv0\n{mmads}end\nblock 0 1 aiv1\n{mmads}end\n"
+        );
+        let one_aic = format!("twin-trace 2\nblock 0 1\n{mmads}{mmads}end\n");
+        let run = |text: &str| {
+            simulate(
+                &crate::model::trace::parse(text).unwrap(),
+                soc,
+                &Default::default(),
+            )
+        };
+        let (m, c) = (run(&mixed), run(&one_aic));
+        let mmad_us = 100.0 * super::super::cube::mmad_macs(128, 128, 128, 2) as f64
+            / super::super::cube::mmad_rate(2)
+            / soc.cycles_per_us();
+        assert!(
+            m.latency_us - m.launch_us >= mmad_us,
+            "mixed {} us for {mmad_us} us of Mmads",
+            m.latency_us - m.launch_us
+        );
+        assert!(
+            (m.latency_us - c.latency_us).abs() < 0.01 * c.latency_us,
+            "mixed {} us, one AIC {} us",
+            m.latency_us,
+            c.latency_us
+        );
+        // Copies on the AIVs only: the two of them share the chip's bandwidth, not three cores.
+        let copy = "I MTE2 DataCopy bytes=65536 bursts=1 burst=65536 gm=0 gap=0 line=3\n".repeat(64);
+        let copies = format!(
+            "twin-trace 4\nblock 0 24 aic\nend\nblock 0 24 aiv0\n{copy}end\nblock 0 24 aiv1\n{copy}end\n"
+        );
+        let with_aic_copy = copies.replacen(
+            "block 0 24 aic\nend",
+            "block 0 24 aic\nI MTE2 DataCopy bytes=32 bursts=1 burst=32 gm=0 gap=0 line=3\nend",
+            1,
+        );
+        let (two, three) = (run(&copies), run(&with_aic_copy));
+        assert!(
+            two.latency_us < three.latency_us,
+            "AIVs alone {} us, with a copying AIC {} us",
+            two.latency_us,
+            three.latency_us
         );
     }
 }
