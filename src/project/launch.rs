@@ -36,6 +36,161 @@ pub struct Launch {
     /// (`WriteFile(...)`), each in the order it names them: the tensors' `file`s where they are as
     /// many as the tensors (empty otherwise).
     pub files: (Vec<String>, Vec<String>),
+    /// What the program's own code says each of those files holds (`bin_sizes`), one per file where
+    /// they pair up, else empty.
+    pub sizes: (Vec<Option<BinSize>>, Vec<Option<BinSize>>),
+}
+
+/// What a program's own code says one of its `.bin` files holds: the size argument of its
+/// `ReadFile(path, size, ...)` / `WriteFile(path, buffer, size)` call, evaluated over the integer locals
+/// its function declares before the call (`uint32_t inputNum = 33 * 31; size_t dataSize = inputNum *
+/// sizeof(float);`), when it is a count times `sizeof` of one element type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BinSize {
+    pub elements: u64,
+    pub dtype: crate::manifest::DType,
+    /// The size argument as written (`dataSize`).
+    pub written: String,
+}
+
+/// A value of the size evaluation: an integer, and the element type when it is a count times that
+/// type's `sizeof`.
+#[derive(Clone, Copy)]
+struct Sized {
+    n: u64,
+    ty: Option<crate::manifest::DType>,
+}
+
+fn eval_size(
+    n: tree_sitter::Node,
+    text: &str,
+    locals: &std::collections::HashMap<String, Sized>,
+) -> Option<Sized> {
+    use crate::rewrite::cst::text_of;
+    match n.kind() {
+        "number_literal" => {
+            let t = text_of(n, text).trim_end_matches(['u', 'U', 'l', 'L']);
+            Some(Sized {
+                n: t.parse().ok()?,
+                ty: None,
+            })
+        }
+        "identifier" => locals.get(text_of(n, text)).copied(),
+        "parenthesized_expression" => eval_size(n.named_child(0)?, text, locals),
+        "cast_expression" => eval_size(n.child_by_field_name("value")?, text, locals),
+        // static_cast<T>(x), and a size_t / uint32_t(x) conversion
+        "call_expression" => {
+            let call = crate::rewrite::cst::Call::of(n)?;
+            let args = call.args();
+            match (call.name(text), args.as_slice()) {
+                ("static_cast" | "size_t" | "uint32_t" | "uint64_t" | "int32_t" | "int64_t", [x]) => {
+                    eval_size(*x, text, locals)
+                }
+                _ => None,
+            }
+        }
+        "sizeof_expression" => {
+            let ty = match n.child_by_field_name("type") {
+                Some(t) => text_of(t, text),
+                None => text_of(n.child_by_field_name("value")?, text)
+                    .trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace()),
+            };
+            // uint16_t stands for half in the samples as often as for itself: no type from it
+            let dtype = match ty.trim() {
+                "uint16_t" => None,
+                t => crate::manifest::DType::from_c_type(t),
+            };
+            let bytes = match ty.trim() {
+                "uint16_t" => 2,
+                _ => dtype?.size() as u64,
+            };
+            Some(Sized {
+                n: bytes,
+                ty: dtype,
+            })
+        }
+        "binary_expression" => {
+            let a = eval_size(n.child_by_field_name("left")?, text, locals)?;
+            let b = eval_size(n.child_by_field_name("right")?, text, locals)?;
+            let op = text_of(n.child_by_field_name("operator")?, text);
+            let (value, ty) = match op {
+                "*" => (a.n.checked_mul(b.n)?, if a.ty.is_some() != b.ty.is_some() { a.ty.or(b.ty) } else { None }),
+                "+" => (a.n.checked_add(b.n)?, None),
+                "-" => (a.n.checked_sub(b.n)?, None),
+                "/" => (a.n.checked_div(b.n)?, None),
+                _ => return None,
+            };
+            Some(Sized { n: value, ty })
+        }
+        _ => None,
+    }
+}
+
+/// The sizes of the `.bin` files the calls to `call` (`ReadFile`, `WriteFile`) in `text` name by a
+/// literal path, in the order `bin_files` gives them: what each holds where its size argument is a
+/// count times one element type's `sizeof` (see `BinSize`), else None. A local assigned again after
+/// its declaration is not known.
+pub fn bin_sizes(text: &str, call: &str) -> Vec<Option<BinSize>> {
+    use crate::rewrite::cst::{self, text_of};
+    let size_arg = if call == "ReadFile" { 1 } else { 2 };
+    let tree = cst::parse(text);
+    let mut out = vec![];
+    for c in cst::calls_named(tree.root_node(), text, call) {
+        let args = c.args();
+        let is_bin = args.first().is_some_and(|a| {
+            a.kind() == "string_literal" && text_of(*a, text).trim_matches('"').ends_with(".bin")
+        });
+        if !is_bin {
+            continue;
+        }
+        let size = (|| {
+            let arg = *args.get(size_arg)?;
+            let func = cst::ancestor(c.node, &["function_definition"])?;
+            let mut locals = std::collections::HashMap::new();
+            let mut reassigned = std::collections::HashSet::new();
+            // the file's own constants first (`constexpr uint32_t ROWS = 64;`), then the function's
+            let file_level = cst::nodes_of_kind(tree.root_node(), "init_declarator")
+                .into_iter()
+                .filter(|d| cst::ancestor(*d, &["function_definition"]).is_none());
+            for d in file_level.chain(cst::nodes_of_kind(func, "init_declarator")) {
+                if d.start_byte() >= c.node.start_byte() {
+                    continue;
+                }
+                let (Some(name), Some(value)) =
+                    (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+                else {
+                    continue;
+                };
+                if name.kind() != "identifier" {
+                    continue;
+                }
+                if let Some(v) = eval_size(value, text, &locals) {
+                    locals.insert(text_of(name, text).to_string(), v);
+                }
+            }
+            for a in cst::nodes_of_kind(func, "assignment_expression") {
+                if let Some(l) = a.child_by_field_name("left") {
+                    reassigned.insert(text_of(l, text).to_string());
+                }
+            }
+            for u in cst::nodes_of_kind(func, "update_expression") {
+                if let Some(x) = u.child_by_field_name("argument") {
+                    reassigned.insert(text_of(x, text).to_string());
+                }
+            }
+            locals.retain(|k, _| !reassigned.contains(k));
+            let v = eval_size(arg, text, &locals)?;
+            let dtype = v.ty?;
+            let elements = v.n / dtype.size() as u64;
+            (elements > 0 && v.n % dtype.size() as u64 == 0).then(|| BinSize {
+                elements,
+                dtype,
+                written: text_of(arg, text).to_string(),
+            })
+        })();
+        out.push(size);
+    }
+    out
 }
 
 /// The literal `.bin` paths of the calls to `call` (`ReadFile`, `WriteFile`) in `text`, in order,
@@ -937,6 +1092,23 @@ fn program_op(
             } else {
                 (vec![], vec![])
             },
+            sizes: if reads_files {
+                // paired with the files only where each source's calls pair up one to one
+                let all = |call: &str| {
+                    let mut out = vec![];
+                    for (_, t) in &built {
+                        let (files, sizes) = (bin_files(t, call), bin_sizes(t, call));
+                        if files.len() != sizes.len() {
+                            return vec![];
+                        }
+                        out.extend(sizes);
+                    }
+                    out
+                };
+                (all("ReadFile"), all("WriteFile"))
+            } else {
+                (vec![], vec![])
+            },
         }),
     }))
 }
@@ -1133,6 +1305,7 @@ mod tests {
                 defines: vec![],
                 alone: false,
                 files: (vec![], vec![]),
+                sizes: (vec![], vec![]),
             })
         );
         let ops = discover(&fixtures.join("add_launch")).unwrap().unwrap();
@@ -1152,6 +1325,8 @@ mod tests {
                 alone: false,
                 // its inputs are read through a helper of its own; its output by WriteFile
                 files: (vec![], vec!["output/output_z.bin".into()]),
+                // `length * sizeof(uint16_t)` bytes: uint16_t gives no element type
+                sizes: (vec![], vec![None]),
             })
         );
         assert_eq!(ops[0].params[..3], ["x", "y", "z"]);
@@ -1167,6 +1342,58 @@ mod tests {
             ["input/src0.bin", "input/src1.bin"]
         );
         assert_eq!(bin_files(text, "WriteFile"), ["output/output.bin"]);
+    }
+
+    /// cann-learning-hub's tutorial answer 02.05 reads and writes 33 x 31 floats (`uint32_t inputNum
+    /// = 33 * 31; size_t dataSize = inputNum * sizeof(float);`): init had given its tensors the default
+    /// [48, 16384] float16, and the program wrote 4092 bytes where the manifest wanted 1572864. What
+    /// each file holds comes from the size its call moves: a count of one element type, over the
+    /// file's constants and the function's locals declared before the call; uint16_t (half, as often
+    /// as not), a sum, a local assigned again or a size from elsewhere give none.
+    #[test]
+    fn the_size_a_program_reads_and_writes_is_a_count_of_one_element_type() {
+        let text = "constexpr uint32_t ROWS = 8;
+            int main() {
+              uint32_t inputNum = 33 * 31;
+              size_t dataSize = inputNum * sizeof(float);
+              size_t halfSize = static_cast<size_t>(ROWS) * 16 * sizeof(half);
+              size_t raw = ROWS * sizeof(uint16_t);
+              size_t both = dataSize + halfSize;
+              size_t grown = dataSize; grown *= 2;
+              ReadFile(\"./input/src0.bin\", dataSize, x, dataSize);
+              ReadFile(\"./input/src1.bin\", halfSize, y, halfSize);
+              ReadFile(\"./input/src2.bin\", raw, y, raw);
+              ReadFile(srcFile, dataSize, y, dataSize);
+              ReadFile(\"./input/src3.bin\", both, y, both);
+              ReadFile(\"./input/src4.bin\", grown, y, grown);
+              ReadFile(\"./input/src5.bin\", GetSize(), y, 4);
+              WriteFile(\"./output/output.bin\", z, inputNum * sizeof(int32_t));
+            }
+";
+        let sized = |elements: u64, dtype: crate::manifest::DType, written: &str| {
+            Some(BinSize {
+                elements,
+                dtype,
+                written: written.into(),
+            })
+        };
+        use crate::manifest::DType;
+        assert_eq!(
+            bin_sizes(text, "ReadFile"),
+            vec![
+                sized(1023, DType::Float32, "dataSize"),
+                sized(128, DType::Float16, "halfSize"),
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+        assert_eq!(bin_files(text, "ReadFile").len(), 6);
+        assert_eq!(
+            bin_sizes(text, "WriteFile"),
+            vec![sized(1023, DType::Int32, "inputNum * sizeof(int32_t)")]
+        );
     }
 
     /// Found in the new-user run: 23 asc-devkit examples (cast, compare, data_relayout, ...) stop at

@@ -2478,10 +2478,39 @@ fn legacy_tensors(
             list: None,
         }
     };
-    (
-        inputs.iter().map(make).collect(),
-        outputs.iter().map(make).collect(),
-    )
+    let mut inputs: Vec<Tensor> = inputs.iter().map(make).collect();
+    let mut outputs: Vec<Tensor> = outputs.iter().map(make).collect();
+    // A program that reads and writes one `.bin` file per tensor, each of a size its own code gives
+    // as a count of one element type (cann-learning-hub's tutorial answers: `uint32_t inputNum = 33 *
+    // 31; size_t dataSize = inputNum * sizeof(float);`): that many elements of that type, unless a
+    // --shape names the tensor.
+    if let Some(l) = op.launch.as_ref().filter(|_| from_params) {
+        let pairs = [
+            (&mut inputs, &l.files.0, &l.sizes.0, "ReadFile"),
+            (&mut outputs, &l.files.1, &l.sizes.1, "WriteFile"),
+        ];
+        for (list, files, sizes, call) in pairs {
+            if files.len() != list.len() || sizes.len() != list.len() {
+                continue;
+            }
+            for ((t, file), size) in list.iter_mut().zip(files).zip(sizes) {
+                let Some(size) = size.as_ref().filter(|_| !shapes.contains_key(&t.name)) else {
+                    continue;
+                };
+                t.shape = vec![size.elements];
+                t.dtype = size.dtype;
+                t.guess = Some(format!(
+                    "{} {} elements: the program's {call}(\"{file}\", ...) moves `{}` bytes, {} x sizeof({})",
+                    size.dtype.name(),
+                    size.elements,
+                    size.written,
+                    size.elements,
+                    size.dtype.c_type()
+                ));
+            }
+        }
+    }
+    (inputs, outputs)
 }
 
 #[cfg(test)]
