@@ -356,3 +356,81 @@ fn model_trace_times_a_trace_file_and_names_bad_input() {
         text(&unknown)
     );
 }
+
+/// A program in the style of cann-learning-hub's tutorial answers: it reads its inputs and writes its
+/// output with `ReadFile` / `WriteFile` of a size its `main` computes (`length * sizeof(float)`, 3 x
+/// 8192 floats here, where init's default is [48, 16384] float16). `init` gives each tensor that many
+/// float32 elements, and `run` runs the program unedited; z is x * y. The
+/// tutorial answer 02.05 had failed at `run` ("the program wrote 4092 bytes ...").
+#[test]
+fn init_sizes_a_programs_tensors_by_what_its_own_read_and_write_calls_move() {
+    if !have_cmake("init_sizes_a_programs_tensors_by_what_its_own_read_and_write_calls_move") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    copy_tree(&Path::new(FIXTURES).join("mul_asc"), p);
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    let file = p.join("mul_custom.asc");
+    let mut s = std::fs::read_to_string(&file).unwrap();
+    for (from, to) in [
+        ("constexpr uint32_t ROWS = 48;", "constexpr uint32_t ROWS = 3;"),
+        (
+            "static bool LoadOrGenerate(",
+            "#include <string>\n\
+             static bool ReadFile(const std::string &path, size_t &fileSize, void *buffer, size_t bufferSize)\n\
+             {\n\
+                 FILE *f = std::fopen(path.c_str(), \"rb\");\n\
+                 if (f == nullptr) return false;\n\
+                 size_t got = std::fread(buffer, 1, bufferSize, f);\n\
+                 std::fclose(f);\n\
+                 fileSize = got;\n\
+                 return got == bufferSize;\n\
+             }\n\
+             static bool WriteFile(const std::string &path, const void *buffer, size_t size)\n\
+             {\n\
+                 FILE *f = std::fopen(path.c_str(), \"wb\");\n\
+                 bool ok = f != nullptr && std::fwrite(buffer, 1, size, f) == size;\n\
+                 return f != nullptr && std::fclose(f) == 0 && ok;\n\
+             }\n\
+             static bool LoadOrGenerate(",
+        ),
+        (
+            "if (!LoadOrGenerate(\"input/input_x.bin\", x, 1) || !LoadOrGenerate(\"input/input_y.bin\", y, 2)) {",
+            "size_t dataSize = length * sizeof(float);\n    \
+             if (!ReadFile(\"./input/input_x.bin\", dataSize, x.data(), dataSize) ||\n        \
+             !ReadFile(\"./input/input_y.bin\", dataSize, y.data(), dataSize)) {",
+        ),
+        (
+            "FILE *f = std::fopen(\"output/output_z.bin\", \"wb\");\n    \
+             if (f == nullptr || std::fwrite(z.data(), 1, bytes, f) != bytes || std::fclose(f) != 0) {",
+            "if (!WriteFile(\"./output/output_z.bin\", z.data(), dataSize)) {",
+        ),
+    ] {
+        assert!(s.contains(from), "{from}");
+        s = s.replace(from, to);
+    }
+    std::fs::write(&file, s).unwrap();
+
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    // (the files the calls name are the manifest's default ones; the run below reads and writes them)
+    for (kind, name) in [("input", "x"), ("input", "y"), ("output", "z")] {
+        let want = format!(
+            "[[op.{kind}]]\nname = \"{name}\"\ndtype = \"float32\"\nshape = [24576]   # float32 24576 elements: the program's"
+        );
+        assert!(manifest.contains(&want), "{want:?} missing from\n{manifest}");
+    }
+
+    let (measured, run) = run_kept(p);
+    assert!(measured["latency_us"].as_f64().unwrap() > 0.0);
+    let x = read_f32(&run.join("input/input_x.bin"));
+    let y = read_f32(&run.join("input/input_y.bin"));
+    let z = read_f32(&run.join("output/output_z.bin"));
+    assert_eq!((x.len(), y.len(), z.len()), (24576, 24576, 24576));
+    assert!(x.iter().any(|v| *v != 0.0) && x != y, "inputs were not generated");
+    for i in 0..z.len() {
+        assert_eq!(z[i].to_bits(), (x[i] * y[i]).to_bits(), "z[{i}]");
+    }
+}
