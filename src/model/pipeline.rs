@@ -705,7 +705,8 @@ impl Sim<'_> {
                     continue;
                 }
                 let pos = st.pos;
-                let shared = (b.core != CoreKind::Single).then(|| cube_free.entry(b.idx).or_default());
+                let shared =
+                    (b.core != CoreKind::Single).then(|| cube_free.entry(b.idx).or_default());
                 if let Some(free) = &shared {
                     for (p, f) in CUBE_PIPES.iter().zip(free.iter()) {
                         st.free[p.index()] = st.free[p.index()].max(*f);
@@ -882,7 +883,8 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
                 let j = i + order[i..].iter().take_while(|(_, b)| b.idx == idx).count();
                 let wave = idx / slots;
                 let running = block_dim.saturating_sub(wave * slots).clamp(1, slots);
-                let (st, s) = sim.run_group(&order[i..j], Share::of(soc, running * copying_per_group));
+                let (st, s) =
+                    sim.run_group(&order[i..j], Share::of(soc, running * copying_per_group));
                 stuck |= s;
                 all.extend(st);
                 i = j;
@@ -1352,7 +1354,8 @@ I V RegStoreAlign dt=4 rep=1 line=4
             c.latency_us
         );
         // Copies on the AIVs only: the two of them share the chip's bandwidth, not three cores.
-        let copy = "I MTE2 DataCopy bytes=65536 bursts=1 burst=65536 gm=0 gap=0 line=3\n".repeat(64);
+        let copy =
+            "I MTE2 DataCopy bytes=65536 bursts=1 burst=65536 gm=0 gap=0 line=3\n".repeat(64);
         let copies = format!(
             "twin-trace 4\nblock 0 24 aic\nend\nblock 0 24 aiv0\n{copy}end\nblock 0 24 aiv1\n{copy}end\n"
         );

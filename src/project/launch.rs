@@ -83,9 +83,10 @@ fn eval_size(
             let call = crate::rewrite::cst::Call::of(n)?;
             let args = call.args();
             match (call.name(text), args.as_slice()) {
-                ("static_cast" | "size_t" | "uint32_t" | "uint64_t" | "int32_t" | "int64_t", [x]) => {
-                    eval_size(*x, text, locals)
-                }
+                (
+                    "static_cast" | "size_t" | "uint32_t" | "uint64_t" | "int32_t" | "int64_t",
+                    [x],
+                ) => eval_size(*x, text, locals),
                 _ => None,
             }
         }
@@ -114,7 +115,14 @@ fn eval_size(
             let b = eval_size(n.child_by_field_name("right")?, text, locals)?;
             let op = text_of(n.child_by_field_name("operator")?, text);
             let (value, ty) = match op {
-                "*" => (a.n.checked_mul(b.n)?, if a.ty.is_some() != b.ty.is_some() { a.ty.or(b.ty) } else { None }),
+                "*" => (
+                    a.n.checked_mul(b.n)?,
+                    if a.ty.is_some() != b.ty.is_some() {
+                        a.ty.or(b.ty)
+                    } else {
+                        None
+                    },
+                ),
                 "+" => (a.n.checked_add(b.n)?, None),
                 "-" => (a.n.checked_sub(b.n)?, None),
                 "/" => (a.n.checked_div(b.n)?, None),
@@ -156,9 +164,10 @@ pub fn bin_sizes(text: &str, call: &str) -> Vec<Option<BinSize>> {
                 if d.start_byte() >= c.node.start_byte() {
                     continue;
                 }
-                let (Some(name), Some(value)) =
-                    (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
-                else {
+                let (Some(name), Some(value)) = (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                ) else {
                     continue;
                 };
                 if name.kind() != "identifier" {

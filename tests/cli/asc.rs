@@ -374,7 +374,10 @@ fn init_sizes_a_programs_tensors_by_what_its_own_read_and_write_calls_move() {
     let file = p.join("mul_custom.asc");
     let mut s = std::fs::read_to_string(&file).unwrap();
     for (from, to) in [
-        ("constexpr uint32_t ROWS = 48;", "constexpr uint32_t ROWS = 3;"),
+        (
+            "constexpr uint32_t ROWS = 48;",
+            "constexpr uint32_t ROWS = 3;",
+        ),
         (
             "static bool LoadOrGenerate(",
             "#include <string>\n\
@@ -420,7 +423,10 @@ fn init_sizes_a_programs_tensors_by_what_its_own_read_and_write_calls_move() {
         let want = format!(
             "[[op.{kind}]]\nname = \"{name}\"\ndtype = \"float32\"\nshape = [24576]   # float32 24576 elements: the program's"
         );
-        assert!(manifest.contains(&want), "{want:?} missing from\n{manifest}");
+        assert!(
+            manifest.contains(&want),
+            "{want:?} missing from\n{manifest}"
+        );
     }
 
     let (measured, run) = run_kept(p);
@@ -429,7 +435,10 @@ fn init_sizes_a_programs_tensors_by_what_its_own_read_and_write_calls_move() {
     let y = read_f32(&run.join("input/input_y.bin"));
     let z = read_f32(&run.join("output/output_z.bin"));
     assert_eq!((x.len(), y.len(), z.len()), (24576, 24576, 24576));
-    assert!(x.iter().any(|v| *v != 0.0) && x != y, "inputs were not generated");
+    assert!(
+        x.iter().any(|v| *v != 0.0) && x != y,
+        "inputs were not generated"
+    );
     for i in 0..z.len() {
         assert_eq!(z[i].to_bits(), (x[i] * y[i]).to_bits(), "z[{i}]");
     }
