@@ -1656,10 +1656,18 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) 
             return Ok(());
         }
     };
-    for op in ops.iter_mut().filter(|o| !o.tunables.is_empty()) {
-        let Some(spec) = manifest.op(&op.name) else {
-            continue;
-        };
+    // The ops are probed side by side, one per core (each build is one compile, a program of a
+    // multi-stage sample one CMake target: cann-samples' rms_norm_quant_story has seven), each with its
+    // own deadline from when it starts; the verdicts are taken in the manifest's order.
+    let specs: Vec<Option<&crate::manifest::OpSpec>> = ops
+        .iter()
+        .map(|o| {
+            (!o.tunables.is_empty())
+                .then(|| manifest.op(&o.name))
+                .flatten()
+        })
+        .collect();
+    for (op, _) in ops.iter().zip(&specs).filter(|(_, s)| s.is_some()) {
         printer.status(
             "Probing",
             format!(
@@ -1668,8 +1676,16 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) 
                 op.name
             ),
         );
+    }
+    let probed = probe_side_by_side(&specs, |spec| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
-        match super::probe_tunables::probe(&manifest, spec, backend.as_ref(), deadline) {
+        super::probe_tunables::probe(&manifest, spec, backend.as_ref(), deadline)
+    });
+    for (op, result) in ops.iter_mut().zip(probed) {
+        let Some(result) = result else {
+            continue;
+        };
+        match result {
             Err(why) => printer.warn(format!(
                 "tunables of `{}` not probed, all kept: the op as it is fails ({why})",
                 op.name
@@ -1737,6 +1753,43 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) 
         }
     }
     Ok(())
+}
+
+/// `probe` of every op that has a spec, on as many threads as this process may use (no more than
+/// there are ops), each result in its op's place; None where there is no spec.
+fn probe_side_by_side<'m, S: Sync, R: Send>(
+    specs: &[Option<&'m S>],
+    probe: impl Fn(&'m S) -> R + Sync,
+) -> Vec<Option<R>> {
+    let todo: Vec<usize> = (0..specs.len()).filter(|&i| specs[i].is_some()).collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(todo.len())
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&i) = todo.get(k) else {
+                        break;
+                    };
+                    let Some(spec) = specs[i] else {
+                        continue;
+                    };
+                    let r = probe(spec);
+                    done.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+                }
+            });
+        }
+    });
+    let mut out: Vec<Option<R>> = (0..specs.len()).map(|_| None).collect();
+    for (i, r) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        out[i] = Some(r);
+    }
+    out
 }
 
 /// Op name -> the constraints derived from its sources, for the manifest at `path`. Empty when the
@@ -2516,6 +2569,28 @@ fn legacy_tensors(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// init probes its ops side by side (cann-samples' rms_norm_quant_story: seven programs, one
+    /// CMake build each, took 220 s one after another): every op with a spec is probed once, on up to
+    /// as many threads as there are cores, and each result lands in its op's place.
+    #[test]
+    fn ops_probed_side_by_side_keep_their_places() {
+        let (a, b, c) = (1u32, 2u32, 3u32);
+        let specs = [Some(&a), None, Some(&b), Some(&c), None];
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let out = probe_side_by_side(&specs, |x| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::thread::sleep(std::time::Duration::from_millis(10 * u64::from(4 - *x)));
+            x * 10
+        });
+        assert_eq!(out, [Some(10), None, Some(20), Some(30), None]);
+        assert_eq!(calls.into_inner(), 3);
+        assert!(
+            probe_side_by_side::<u32, u32>(&[None, None], |x| *x)
+                .iter()
+                .all(Option::is_none)
+        );
+    }
 
     /// ops-transformer's moe_init_routing_v3 example gives expanded_x an int8 buffer at quant_mode -1,
     /// where the op's InferDataType (and kernel) make it x's float32: the kernel wrote past the 24-byte
