@@ -308,7 +308,6 @@ struct RawSpan {
 
 const S: usize = 3; // Pipe::S.index()
 
-/// One block's machine state, resumable across `SyncAll`s.
 /// The pipes of the cube unit. A mixed kernel's logical block has one AIC: whatever core of the group a
 /// cube instruction was traced on (the AIVs of a mixed Matmul, whose requests the twin computes where
 /// they are made; lib/matmul_intf.h), it queues on the AIC's one MTE1, M and FIX pipe. Measured
@@ -317,6 +316,7 @@ const S: usize = 3; // Pipe::S.index()
 /// have made MIX the faster.
 const CUBE_PIPES: [Pipe; 3] = [Pipe::Mte1, Pipe::M, Pipe::Fix];
 
+/// One block's machine state, resumable across `SyncAll`s.
 struct BlockState {
     free: [f64; 7],
     /// When each pipe's work is done and usable (DMA latency included): what a `set` waits for.

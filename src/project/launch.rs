@@ -2,7 +2,8 @@
 //! `CMakeLists.txt` builds a program (`add_executable`) from sources holding kernel entries (a `.asc`
 //! single-source file, or a kernel `.cpp` beside a host `main.cpp`). Finds the program's name, the
 //! kernel files and entries, the host files, and whether the program reads its inputs from files
-//! (CANN samples' `input/*.bin`) or makes and checks its own data. Knows nothing of manifests'
+//! (CANN samples' `input/*.bin`, with the sizes its own `ReadFile` / `WriteFile` calls give them) or
+//! makes and checks its own data. Knows nothing of manifests'
 //! rendering, of tunable choice (it asks `tunables_in`) or of building.
 
 use super::{FoundOp, kernel_entries, rel};
@@ -56,7 +57,7 @@ pub struct BinSize {
 /// A value of the size evaluation: an integer, and the element type when it is a count times that
 /// type's `sizeof`.
 #[derive(Clone, Copy)]
-struct Sized {
+struct SizeValue {
     n: u64,
     ty: Option<crate::manifest::DType>,
 }
@@ -64,13 +65,13 @@ struct Sized {
 fn eval_size(
     n: tree_sitter::Node,
     text: &str,
-    locals: &std::collections::HashMap<String, Sized>,
-) -> Option<Sized> {
+    locals: &std::collections::HashMap<String, SizeValue>,
+) -> Option<SizeValue> {
     use crate::rewrite::cst::text_of;
     match n.kind() {
         "number_literal" => {
             let t = text_of(n, text).trim_end_matches(['u', 'U', 'l', 'L']);
-            Some(Sized {
+            Some(SizeValue {
                 n: t.parse().ok()?,
                 ty: None,
             })
@@ -105,7 +106,7 @@ fn eval_size(
                 "uint16_t" => 2,
                 _ => dtype?.size() as u64,
             };
-            Some(Sized {
+            Some(SizeValue {
                 n: bytes,
                 ty: dtype,
             })
@@ -128,7 +129,7 @@ fn eval_size(
                 "/" => (a.n.checked_div(b.n)?, None),
                 _ => return None,
             };
-            Some(Sized { n: value, ty })
+            Some(SizeValue { n: value, ty })
         }
         _ => None,
     }
