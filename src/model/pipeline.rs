@@ -762,11 +762,20 @@ impl Sim<'_> {
 pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     let cyc = soc.cycles_per_us();
 
+    // The pipes the trace uses, and the kinds of core (0 the AIC or a lone core, 1 + k AIV k) that copy
+    // to or from GM.
     let mut uses = [false; 7];
+    let mut copying_kinds = BTreeSet::new();
     for block in &trace.blocks {
         for rec in &block.records {
             if let Record::Instr(ins) = rec {
                 uses[ins.pipe.index()] = true;
+                if memory::dma_dir(ins).is_some() {
+                    copying_kinds.insert(match block.core {
+                        CoreKind::Aiv(k) => 1 + u32::from(k),
+                        _ => 0,
+                    });
+                }
             }
         }
     }
@@ -786,22 +795,7 @@ pub fn simulate(trace: &Trace, soc: &Soc, opts: &SimOptions) -> Timing {
     let per_group = 1 + ratio;
     // The cores of a group that copy to or from GM (the AIC of a mixed Matmul the twin computes on its
     // AIVs copies nothing): they, not the idle ones, share the chip's bandwidth.
-    let copying_per_group = {
-        let mut kinds = BTreeSet::new();
-        for b in &trace.blocks {
-            let copies = b
-                .records
-                .iter()
-                .any(|r| matches!(r, Record::Instr(i) if memory::dma_dir(i).is_some()));
-            if copies {
-                kinds.insert(match b.core {
-                    CoreKind::Aiv(k) => 1 + u32::from(k).min(ratio.saturating_sub(1)),
-                    _ => 0,
-                });
-            }
-        }
-        (kinds.len() as u32).max(1)
-    };
+    let copying_per_group = (copying_kinds.len() as u32).max(1);
     let slots = soc
         .aiv_cores
         .checked_div(ratio)

@@ -37,8 +37,8 @@ pub struct Launch {
     /// (`WriteFile(...)`), each in the order it names them: the tensors' `file`s where they are as
     /// many as the tensors (empty otherwise).
     pub files: (Vec<String>, Vec<String>),
-    /// What the program's own code says each of those files holds (`bin_sizes`), one per file where
-    /// they pair up, else empty.
+    /// What the program's own code says each of those files holds (`bin_calls`), one per file, in
+    /// the same order.
     pub sizes: (Vec<Option<BinSize>>, Vec<Option<BinSize>>),
 }
 
@@ -70,9 +70,9 @@ fn eval_size(
     use crate::rewrite::cst::text_of;
     match n.kind() {
         "number_literal" => {
-            let t = text_of(n, text).trim_end_matches(['u', 'U', 'l', 'L']);
+            let (v, _, _) = crate::space::binding::parse_integer_literal(text_of(n, text))?;
             Some(SizeValue {
-                n: t.parse().ok()?,
+                n: u64::try_from(v).ok()?,
                 ty: None,
             })
         }
@@ -135,28 +135,30 @@ fn eval_size(
     }
 }
 
-/// The sizes of the `.bin` files the calls to `call` (`ReadFile`, `WriteFile`) in `text` name by a
-/// literal path, in the order `bin_files` gives them: what each holds where its size argument is a
-/// count times one element type's `sizeof` (see `BinSize`), else None. A local assigned again after
-/// its declaration is not known.
-pub fn bin_sizes(text: &str, call: &str) -> Vec<Option<BinSize>> {
+/// The `.bin` files the calls to `call` (`ReadFile`, `WriteFile`) in `text` name by a literal path, in
+/// source order: each path without a leading `./`, and what the file holds where the call's size
+/// argument is a count times one element type's `sizeof` (see `BinSize`), else None. A local assigned
+/// again after its declaration is not known. Calls in comments, calls naming their file by a variable
+/// and look-alikes (`MyReadFile`) are not taken.
+pub fn bin_calls(text: &str, call: &str) -> Vec<(String, Option<BinSize>)> {
     use crate::rewrite::cst::{self, text_of};
     let size_arg = if call == "ReadFile" { 1 } else { 2 };
     let tree = cst::parse(text);
     let mut out = vec![];
     for c in cst::calls_named(tree.root_node(), text, call) {
         let args = c.args();
-        let is_bin = args.first().is_some_and(|a| {
-            a.kind() == "string_literal" && text_of(*a, text).trim_matches('"').ends_with(".bin")
-        });
-        if !is_bin {
+        let Some(path) = args
+            .first()
+            .filter(|a| a.kind() == "string_literal")
+            .map(|a| text_of(*a, text).trim_matches('"'))
+            .filter(|p| p.ends_with(".bin"))
+        else {
             continue;
-        }
+        };
         let size = (|| {
             let arg = *args.get(size_arg)?;
             let func = cst::ancestor(c.node, &["function_definition"])?;
             let mut locals = std::collections::HashMap::new();
-            let mut reassigned = std::collections::HashSet::new();
             // the file's own constants first (`constexpr uint32_t ROWS = 64;`), then the function's
             let file_level = cst::nodes_of_kind(tree.root_node(), "init_declarator")
                 .into_iter()
@@ -178,17 +180,7 @@ pub fn bin_sizes(text: &str, call: &str) -> Vec<Option<BinSize>> {
                     locals.insert(text_of(name, text).to_string(), v);
                 }
             }
-            for a in cst::nodes_of_kind(func, "assignment_expression") {
-                if let Some(l) = a.child_by_field_name("left") {
-                    reassigned.insert(text_of(l, text).to_string());
-                }
-            }
-            for u in cst::nodes_of_kind(func, "update_expression") {
-                if let Some(x) = u.child_by_field_name("argument") {
-                    reassigned.insert(text_of(x, text).to_string());
-                }
-            }
-            locals.retain(|k, _| !reassigned.contains(k));
+            locals.retain(|name, _| cst::stores_to(func, text, name).is_empty());
             let v = eval_size(arg, text, &locals)?;
             let dtype = v.ty?;
             let elements = v.n / dtype.size() as u64;
@@ -198,32 +190,14 @@ pub fn bin_sizes(text: &str, call: &str) -> Vec<Option<BinSize>> {
                 written: text_of(arg, text).to_string(),
             })
         })();
-        out.push(size);
+        out.push((path.trim_start_matches("./").to_string(), size));
     }
     out
 }
 
-/// The literal `.bin` paths of the calls to `call` (`ReadFile`, `WriteFile`) in `text`, in order,
-/// without a leading `./`; comments skipped.
+/// The paths of `bin_calls`.
 pub fn bin_files(text: &str, call: &str) -> Vec<String> {
-    let pattern = format!("{call}(");
-    let mut out = vec![];
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        for (at, _) in code.match_indices(&pattern) {
-            if code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
-                continue;
-            }
-            let rest = code[at + pattern.len()..].trim_start();
-            let Some(lit) = rest.strip_prefix('"').and_then(|r| r.split('"').next()) else {
-                continue;
-            };
-            if lit.ends_with(".bin") {
-                out.push(lit.trim_start_matches("./").to_string());
-            }
-        }
-    }
-    out
+    bin_calls(text, call).into_iter().map(|(p, _)| p).collect()
 }
 
 /// The definitions a CMakeLists.txt requires: for each `if(NOT DEFINED NAME)` whose block stops with
@@ -1068,6 +1042,15 @@ fn program_op(
         None => entry.name.clone(),
         Some(_) => op_name_of(root, program),
     };
+    // the `.bin` files the program's own calls name, with their sizes where the calls give them
+    let named = |call: &str| -> (Vec<String>, Vec<Option<BinSize>>) {
+        if !reads_files {
+            return (vec![], vec![]);
+        }
+        built.iter().flat_map(|(_, t)| bin_calls(t, call)).unzip()
+    };
+    let ((reads, read_sizes), (writes, write_sizes)) = (named("ReadFile"), named("WriteFile"));
+    let (files, sizes) = ((reads, writes), (read_sizes, write_sizes));
     Some(Ok(FoundOp {
         name,
         op_type: None,
@@ -1091,34 +1074,8 @@ fn program_op(
             starts_processes: starts_processes(&made_of),
             defines: required_defines(cmake),
             alone: false,
-            files: if reads_files {
-                let all = |call: &str| {
-                    built
-                        .iter()
-                        .flat_map(|(_, t)| bin_files(t, call))
-                        .collect::<Vec<_>>()
-                };
-                (all("ReadFile"), all("WriteFile"))
-            } else {
-                (vec![], vec![])
-            },
-            sizes: if reads_files {
-                // paired with the files only where each source's calls pair up one to one
-                let all = |call: &str| {
-                    let mut out = vec![];
-                    for (_, t) in &built {
-                        let (files, sizes) = (bin_files(t, call), bin_sizes(t, call));
-                        if files.len() != sizes.len() {
-                            return vec![];
-                        }
-                        out.extend(sizes);
-                    }
-                    out
-                };
-                (all("ReadFile"), all("WriteFile"))
-            } else {
-                (vec![], vec![])
-            },
+            files,
+            sizes,
         }),
     }))
 }
@@ -1388,6 +1345,9 @@ mod tests {
             })
         };
         use crate::manifest::DType;
+        let bin_sizes = |text: &str, call: &str| -> Vec<Option<BinSize>> {
+            bin_calls(text, call).into_iter().map(|(_, s)| s).collect()
+        };
         assert_eq!(
             bin_sizes(text, "ReadFile"),
             vec![
