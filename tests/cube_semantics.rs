@@ -363,6 +363,10 @@ enum MmMode {
     CubeOnly,
     MixDefault,
     MixManual,
+    /// MixDefault with the first Matmul's A IBSHARE, each AIV setting its own rows.
+    IbShareA,
+    /// MixDefault with the first Matmul's A and B IBSHARE, both AIVs setting the same A and C rows.
+    IbShareAB,
 }
 
 fn matmul_build_and_run(
@@ -400,6 +404,11 @@ fn matmul_build_and_run(
         "empty=-1",
         "GetTiling refuses an unset shape"
     );
+    assert_eq!(
+        lines.next().unwrap(),
+        "tie singleCoreM=32 singleCoreN=256 baseM=32 baseN=256 baseK=64",
+        "a tie between splitting M and N splits M, as the IBShare guide's tiling does (Matmul高阶API使能IBShare模板共享B矩阵数据.md)"
+    );
     let tiling: Vec<u8> = (0..hex.len() / 2)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
         .collect();
@@ -419,6 +428,8 @@ fn matmul_build_and_run(
         .args(match mode {
             MmMode::CubeOnly => Some("-DMM_CUBE_ONLY"),
             MmMode::MixManual => Some("-DMM_MIX_MANUAL"),
+            MmMode::IbShareA => Some("-DMM_IBSHARE_A"),
+            MmMode::IbShareAB => Some("-DMM_IBSHARE_AB"),
             MmMode::MixDefault => None,
         })
         .arg("-I")
@@ -453,7 +464,7 @@ fn matmul_build_and_run(
         format!(
             "block_dim {}\nub_bytes 196352\ntiling {}\nworkspace 0\ninput a {} {}\ninput at {} {}\ninput bt {} {}\n\
              input bias {} {}\noutput c {} {}\noutput c16 {} {}\ntrace {}\n",
-            if mode == MmMode::MixDefault { 1 } else { 2 },
+            if matches!(mode, MmMode::CubeOnly | MmMode::MixManual) { 2 } else { 1 },
             p("tiling.bin"),
             p("a.bin"),
             MM * KK * 2,
@@ -526,6 +537,7 @@ fn matmul_matches_in(mode: MmMode) {
             }
         }
         // Two AICs that compute and four AIVs that return at once.
+        MmMode::IbShareA | MmMode::IbShareAB => unreachable!("an_ibshare_matmul_... runs these"),
         MmMode::MixManual => {
             assert_eq!(t.blocks.len(), 6);
             assert!(trace.contains("block 1 2 aic\n") && trace.contains("block 1 2 aiv1\n"));
@@ -576,6 +588,47 @@ fn matmul_matches_in(mode: MmMode) {
         2 * 2
     );
     assert!(trace.contains("I S MatmulTilingIter "));
+}
+
+/// IBShare (lib/matmul_intf.h; asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能IBShare模板共享A和B
+/// 矩阵数据.md): with A and B both shared, the group's two AIVs asking for the same IterateAll get it
+/// computed once (the second AIV's Mmads of it leave the trace; its result is the same); a shared A that
+/// the AIVs set at different rows breaks the guide's precondition and is a fault naming the matrix.
+#[test]
+fn an_ibshare_matmul_is_computed_once_per_group_and_its_shared_matrix_must_be_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let (run, a, b, bias) = matmul_build_and_run(w, &[], MmMode::IbShareAB);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let want = matmul(&af, &bf, &bias, MM, KK, NN);
+    let rows = 48; // singleCoreM of the tiling matmul_build_and_run checks
+    let c = std::fs::read(w.join("c.bin")).unwrap();
+    assert_eq!(f32s(&c, 0, rows * NN), want[..rows * NN].to_vec());
+    let trace = std::fs::read_to_string(w.join("trace.txt")).unwrap();
+    // Of the 2 x 2 x 2 x 3 full Mmads of the plain MIX run (two AIVs, two Matmuls, two full base blocks,
+    // three full K blocks), the second AIV's IterateAll leaves its 2 x 3.
+    assert_eq!(
+        trace.matches("I M Mmad m=32 k=64 n=32 dt=2 ").count(),
+        2 * 2 * 2 * 3 - 2 * 3
+    );
+    ascend_tune::model::trace::parse(&trace).expect("the model reads the cut trace");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (run, ..) = matmul_build_and_run(dir.path(), &[], MmMode::IbShareA);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success());
+    assert!(
+        err.contains("A is an IBShare matrix")
+            && err.contains("AIV 1 of logical block 0")
+            && err.contains("IBSHARE false"),
+        "{err}"
+    );
 }
 
 /// Mixed kernels (templates/twin/tests/mix_kernel.cpp, two logical blocks): what each core sees

@@ -4,6 +4,8 @@
 // cube's arithmetic (cube.h) or what anything costs (the Rust model).
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 #include "kernel_internal.h"
 #include "../include/kernel/twin/tensor.h"
 
@@ -106,6 +108,41 @@ void tr_cube(Pipe pipe, const char *api, const CubeKeys &c, int line) {
     if (c.uf) kv("uf", c.uf);
     kv("line", line < 0 ? 0 : (uint64_t)line);
     g_trace.push_back('\n');
+}
+
+// IBShare: the first AIV of a group to set a shared matrix claims it; the others follow when they set the
+// same GM address (asc-devkit guide, Matmul高阶API使能IBShare模板共享B矩阵数据.md: "多个AIV的A矩阵或B矩阵GM地址
+// 相同"). Blocks hand a baton between threads, but the table is shared by all of them: a lock keeps it whole.
+namespace {
+struct IbShareClaim {
+    int64_t block;
+    char which;
+    uint32_t nth;
+    const void *gm;
+    uint8_t sub;
+};
+std::mutex g_ibshare_lock;
+std::vector<IbShareClaim> g_ibshare;
+} // namespace
+
+bool ibshare_follows(char which, uint32_t nth, const void *gm, TWIN_LOC_DECL) {
+    if (g.core_kind != 2 || g.mix_aiv < 2) return false;
+    std::lock_guard<std::mutex> hold(g_ibshare_lock);
+    for (const IbShareClaim &c : g_ibshare) {
+        if (c.block != g.logical_block || c.which != which || c.nth != nth) continue;
+        if (c.sub == g.sub_idx) return false;
+        if (c.gm != gm)
+            fault(twin_file, twin_line,
+                  "Matmul: %c is an IBShare matrix (MatmulType's IBSHARE), but AIV %u of logical block %lld set it at another "
+                  "GM address than AIV %u (offsets differ by %lld bytes); IBShare shares one matrix in L1 between the AIVs "
+                  "of a group, so each must set the same one (asc-devkit guide, Matmul高阶API使能IBShare模板共享B矩阵数据.md), "
+                  "or leave IBSHARE false",
+                  which, (unsigned)g.sub_idx, (long long)g.logical_block, (unsigned)c.sub,
+                  (long long)((const char *)gm - (const char *)c.gm));
+        return true;
+    }
+    g_ibshare.push_back({g.logical_block, which, nth, gm, g.sub_idx});
+    return false;
 }
 
 } // namespace twin

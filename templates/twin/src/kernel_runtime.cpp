@@ -391,6 +391,14 @@ void trace_begin() {
     tl_scalar_count = 0;
 }
 
+size_t trace_mark() { return g_trace.size(); }
+void trace_cut(size_t mark) {
+    if (mark >= g_trace.size()) return;
+    g_trace.resize(mark);
+    tr_vec_ub_reset();
+    tl_scalar_end = (size_t)-1; // the next scalar record starts afresh
+}
+
 void tr_scalar(const char *api, int line, int64_t gm) {
     // The record's text (without newline) in a scratch string, then compared with the last one. kv()
     // appends to g_trace, so the scratch string stands in for it while the keys are written.

@@ -1,6 +1,6 @@
 // Host side of tests/cube_semantics.rs's Matmul check: the twin's matmul tiling for a 96 x 80 x 200
 // half matmul with a float bias on 2 cores and 32 x 32 x 64 base blocks; prints the TCubeTiling bytes in
-// hex on the first line, then the fields the test checks.
+// hex on the first line, then the fields the test checks, and the split of a shape where M and N tie.
 #include <cstdio>
 #include "tiling/tiling_api.h"
 
@@ -28,5 +28,16 @@ int main() {
     bad.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
     bad.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
     std::printf("empty=%lld\n", (long long)bad.GetTiling(td));
+    // The IBShare guide's 64 x 256 x 384 on 2 cores, where splitting M or N costs the same: M is split.
+    matmul_tiling::MultiCoreMatmulTiling g;
+    g.SetDim(2);
+    g.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    g.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    g.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    g.SetShape(64, 256, 384);
+    g.SetOrgShape(64, 256, 384);
+    if (g.GetTiling(td) != 0) return 1;
+    std::printf("tie singleCoreM=%d singleCoreN=%d baseM=%d baseN=%d baseK=%d\n", td.singleCoreM, td.singleCoreN, td.baseM,
+                td.baseN, td.baseK);
     return 0;
 }

@@ -4,7 +4,19 @@
 // Built with -DMM_CUBE_ONLY it is a pure Cube kernel (ASCENDC_CUBE_ONLY, KERNEL_TYPE_AIC_ONLY) launched on 2
 // blocks; with -DMM_MIX_MANUAL a mixed 1:2 kernel on 2 blocks whose AICs run the Matmul themselves
 // (ASCENDC_CUBE_ONLY) and whose AIVs do nothing; without either, CANN's default MIX mode, launched on 1
-// block: its two AIVs are blocks 0 and 1.
+// block: its two AIVs are blocks 0 and 1. In that MIX mode, -DMM_IBSHARE_A marks the first Matmul's A
+// IBSHARE (each AIV sets its own rows of A: a fault), -DMM_IBSHARE_AB its A and B, and both AIVs then set
+// the same A and C rows (the group computes that IterateAll once).
+#if defined(MM_IBSHARE_A) || defined(MM_IBSHARE_AB)
+constexpr bool kShareA = true;
+#else
+constexpr bool kShareA = false;
+#endif
+#if defined(MM_IBSHARE_AB)
+constexpr bool kShareB = true;
+#else
+constexpr bool kShareB = false;
+#endif
 #if defined(MM_CUBE_ONLY) || defined(MM_MIX_MANUAL)
 #define ASCENDC_CUBE_ONLY
 #endif
@@ -25,7 +37,8 @@ extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt,
     TCubeTiling tiling;
     __builtin_memcpy(&tiling, tilingGm, sizeof tiling);
     TPipe pipe;
-    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half, true>,
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NONE, kShareA>,
+           MatmulType<TPosition::GM, CubeFormat::ND, half, true, LayoutMode::NONE, kShareB>,
            MatmulType<TPosition::GM, CubeFormat::ND, float>, MatmulType<TPosition::GM, CubeFormat::ND, float>>
         mm;
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, true>, MatmulType<TPosition::GM, CubeFormat::ND, half, true>,
@@ -43,11 +56,12 @@ extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt,
     biasg.SetGlobalBuffer((__gm__ float *)bias, N);
     cg.SetGlobalBuffer((__gm__ float *)c, M * N);
     c16g.SetGlobalBuffer((__gm__ half *)c16, M * N);
-    mm.SetTensorA(ag[blk * sM * K]);
+    const int64_t row = kShareA && kShareB ? 0 : blk;
+    mm.SetTensorA(ag[row * sM * K]);
     mm.SetTensorB(btg, true);
     mm.SetBias(biasg);
-    if (M - blk * sM < sM) mm.SetTail(M - blk * sM);
-    mm.IterateAll(cg[blk * sM * N]);
+    if (M - row * sM < sM) mm.SetTail(M - row * sM);
+    mm.IterateAll(cg[row * sM * N]);
     mm.End();
 
     TCubeTiling t2 = tiling;

@@ -29,6 +29,13 @@
 // per 512-byte block of L0C instead (asc-devkit docs, 基础API/矩阵计算（ISASI）/Mmad计算关键特性说明/
 // UnitFlag.md; guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能UnitFlag.md). The trace records carry
 // `uf=`; the model (src/model/unitflag.rs) prices the overlap.
+// IBShare (MatmulType's IBSHARE flag; asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能IBShare模板
+// 共享B矩阵数据.md and ...共享A和B矩阵数据.md; GetIBShareNormConfig.md): in a MIX kernel the AIVs of one group
+// that set the same GM matrix share it in L1, so the AIV that comes second moves none of it (its GM -> L1
+// records are left out) where the matrix is whole in L1; with A and B both shared, the group computes the
+// IterateAll once (the second AIV's records of it are left out). The guide's precondition, the same GM
+// address on every AIV of the group, is checked: another address is a fault (twin::ibshare_follows).
+// Results are computed by each AIV as before. Pure Cube kernels have no group: the flag changes nothing.
 // A runtime tiling's scalar work (reading and deriving it at Init and around each Iterate) is recorded as
 // `I S MatmulTilingInit` / `MatmulTilingIter`; a fully constant tiling (below) records none.
 #pragma once
@@ -164,6 +171,24 @@ constexpr MatmulConfig GetMDLConfig(const bool intrinsicsLimit = false, const bo
     c.enUnitFlag = enUnitFlag;
     return c;
 }
+// The IBShare template (GetIBShareNormConfig.md; MatmulConfig.md, doIBShareNorm): Norm's schedule for a
+// MIX kernel whose AIVs share a MatmulType marked IBSHARE in L1. The sharing itself follows the
+// MatmulType's flag (the header); the config's other parameters are taken as the schedule ignores them.
+constexpr MatmulConfig GetIBShareNormConfig(const bool intrinsicsLimit = false, const bool batchLoop = false,
+                                            const bool isVecND2NZ = false, const BatchMode bmmMode = BatchMode::BATCH_LESS_THAN_L1,
+                                            const bool isDoubleCache = false, const bool enUnitFlag = true) {
+    MatmulConfig c = CFG_NORM;
+    c.doNorm = false;
+    c.doIBShareNorm = true;
+    c.intrinsicsCheck = intrinsicsLimit;
+    c.isNBatch = batchLoop;
+    c.enVecND2NZ = isVecND2NZ;
+    c.batchMode = bmmMode;
+    c.enableDoubleCache = isDoubleCache;
+    c.enUnitFlag = enUnitFlag;
+    return c;
+}
+constexpr MatmulConfig CFG_IBSHARE_NORM = GetIBShareNormConfig();
 
 // Constant tiling (asc-devkit docs, 高阶API/矩阵计算/Matmul-Kernel侧接口/GetMMConfig.md, GetMatmulApiTiling.md,
 // Matmul模板参数.md): GetMMConfig<mode>(MatmulShapeParams{singleCoreM, singleCoreN, singleCoreK, basicM,
@@ -231,8 +256,10 @@ constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig &mmCFG, in
 // Matmul reads them) and names them here too.
 using AscendC::BatchMode;
 using AscendC::BatchOutMode;
+using AscendC::CFG_IBSHARE_NORM;
 using AscendC::CFG_MDL;
 using AscendC::CFG_NORM;
+using AscendC::GetIBShareNormConfig;
 using AscendC::GetMDLConfig;
 using AscendC::GetMMConfig;
 using AscendC::GetNormalConfig;
@@ -382,8 +409,8 @@ public:
         if (bias_) carve_bias(TWIN_LOC_ARGS);
         inited_ = true;
     }
-    void SetTensorA(const GlobalTensor<SrcT> &gm, bool isTransposeA = false) { a_ = gm; transA_ = isTransposeA || A_TYPE::isTrans; aSet_ = true; iter_ = 0; heldA_[0] = heldA_[1] = 0; }
-    void SetTensorB(const GlobalTensor<SrcT> &gm, bool isTransposeB = false) { b_ = gm; transB_ = isTransposeB || B_TYPE::isTrans; bSet_ = true; iter_ = 0; heldB_[0] = heldB_[1] = 0; }
+    void SetTensorA(const GlobalTensor<SrcT> &gm, bool isTransposeA = false) { a_ = gm; transA_ = isTransposeA || A_TYPE::isTrans; aSet_ = true; iter_ = 0; heldA_[0] = heldA_[1] = 0; nthA_++; followA_ = -1; }
+    void SetTensorB(const GlobalTensor<SrcT> &gm, bool isTransposeB = false) { b_ = gm; transB_ = isTransposeB || B_TYPE::isTrans; bSet_ = true; iter_ = 0; heldB_[0] = heldB_[1] = 0; nthB_++; followB_ = -1; }
     void SetBias(const GlobalTensor<BiasT> &gm, TWIN_LOC) {
         biasGm_ = gm; bias_ = true; biasSet_ = true;
         if (inited_ && !biasCarved_) carve_bias(TWIN_LOC_ARGS);
@@ -425,7 +452,12 @@ public:
             twin::fault(twin_file, twin_line, "Matmul::IterateAll: the previous IterateAll<false>(..., waitIterateAll = true) was not waited for "
                         "(call WaitIterateAll first, WaitIterateAll.md)");
         iter_ = 0;
+        share(TWIN_LOC_ARGS);
+        // A and B both shared: the group's cube computes this C once, for the AIV that asked first.
+        const bool again = followA_ == 1 && followB_ == 1;
+        const size_t mark = twin::trace_mark();
         while (Iterate(false, TWIN_LOC_ARGS)) GetTensorC(gm, enAtomic, false, TWIN_LOC_ARGS);
+        if (again) twin::trace_cut(mark);
         waitAll_ = !sync && waitIterateAll;
     }
     // Waits for an asynchronous IterateAll issued with waitIterateAll (WaitIterateAll.md).
@@ -443,6 +475,7 @@ public:
         (void)enPartialSum;
         if (!sync) async_ = true;
         ready("Iterate", TWIN_LOC_ARGS);
+        share(TWIN_LOC_ARGS);
         uint32_t mIters = ceil(sM_, t_.baseM), nIters = ceil(sN_, t_.baseN);
         if (iter_ >= mIters * nIters) return false;
         if (t_.iterateOrder == 1) { nIdx_ = iter_ % nIters; mIdx_ = iter_ / nIters; }
@@ -535,6 +568,18 @@ private:
                         (unsigned long long)bytes, twin::hw_name(h), what, t_.baseM, t_.baseN, t_.baseK, t_.stepKa,
                         (unsigned long long)free);
     }
+    // IBShare (the header): whether another AIV of this group already took the A / B this one set.
+    // Both shared, the follower's whole IterateAll is the group's one computation; one shared, its loads
+    // are skipped only where the matrix is whole in L1 (stepM / stepN and stepKa / stepKb cover this
+    // core's shape), the case the guide describes.
+    void share(TWIN_LOC_DECL) {
+        const uint32_t stepM = t_.stepM > 0 ? (uint32_t)t_.stepM : 1u, stepN = t_.stepN > 0 ? (uint32_t)t_.stepN : 1u;
+        const bool both = A_TYPE::ibShare && B_TYPE::ibShare;
+        const bool wholeA = both || (ceil(sM_, t_.baseM) <= stepM && ceil(sK_, t_.baseK) <= stepA_);
+        const bool wholeB = both || (ceil(sN_, t_.baseN) <= stepN && ceil(sK_, t_.baseK) <= stepB_);
+        if (A_TYPE::ibShare && followA_ < 0) followA_ = twin::ibshare_follows('A', nthA_, a_.ptr_, TWIN_LOC_ARGS) && wholeA ? 1 : 0;
+        if (B_TYPE::ibShare && followB_ < 0) followB_ = twin::ibshare_follows('B', nthB_, b_.ptr_, TWIN_LOC_ARGS) && wholeB ? 1 : 0;
+    }
     void ready(const char *api, TWIN_LOC_DECL) const {
         if (!inited_) twin::fault(twin_file, twin_line, "Matmul::%s: the object was never initialised (REGIST_MATMUL_OBJ or Init)", api);
         if (!aSet_ || !bSet_) twin::fault(twin_file, twin_line, "Matmul::%s: SetTensorA and SetTensorB first", api);
@@ -544,7 +589,7 @@ private:
     // Rows x cols of a logical matrix into L1 as NZ (16 x C0 fractals in column-major order); element
     // (r, c) is g[r * ld + c], or g[c * ld + r] when `trans`. Padding is zero.
     void to_l1(uint32_t l1, const GlobalTensor<SrcT> &g, uint64_t ld, bool trans, uint32_t rows, uint32_t cols,
-               uint64_t bytes_cap, TWIN_LOC_DECL) {
+               uint64_t bytes_cap, bool record, TWIN_LOC_DECL) {
         const uint32_t C0 = c0(), R1 = (rows + 15) / 16, C1 = (cols + C0 - 1) / C0;
         uint64_t bytes = (uint64_t)R1 * C1 * 512;
         if (bytes > bytes_cap) twin::fault(twin_file, twin_line, "Matmul: an L1 block of %llu bytes exceeds its %llu", (unsigned long long)bytes, (unsigned long long)bytes_cap);
@@ -569,8 +614,10 @@ private:
         uint64_t pitch = ld * sizeof(SrcT);
         // The GM allocation and the L1 / Nd2Nz marks (trace version 3), as a DataCopy Nd2Nz writes them, so the
         // model sees the chunks' L2 reuse across base blocks and cores.
-        twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)bursts * burst, bursts, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line,
-                     twin::dma_extra(g.cache_, true, true), twin::gm_buf_id(g.ptr_));
+        // An IBShare matrix another AIV of the group loaded is in L1 already: no copy of its own.
+        if (record)
+            twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)bursts * burst, bursts, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line,
+                         twin::dma_extra(g.cache_, true, true), twin::gm_buf_id(g.ptr_));
     }
     // A chunk of a 4:2 sparse B (rows n0.. of this core's B^T, cols k0.. of K) into L1 as the NZ of the
     // full B^T it stands for, so that the dense schedule then computes what the sparse Mmad would
@@ -665,7 +712,8 @@ private:
                 if (pendA_[la]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV + (int)la, "Matmul", TWIN_LOC_ARGS); pendA_[la] = false; }
                 // A chunk: rows m, cols k (A is M x Ka, or Ka x M when transposed).
                 to_l1(a1_ + la * (uint32_t)chunkA, transA_ ? a_[(uint64_t)k0 * orgM_ + mRow] : a_[mRow * orgKa_ + k0],
-                      transA_ ? orgM_ : orgKa_, transA_, tileM_, mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), chunkA, TWIN_LOC_ARGS);
+                      transA_ ? orgM_ : orgKa_, transA_, tileM_, mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), chunkA, followA_ != 1,
+                      TWIN_LOC_ARGS);
             }
             if (dueB) {
                 if (shared) lb = la;
@@ -680,7 +728,8 @@ private:
                                    chunkB, TWIN_LOC_ARGS);
                 else
                 to_l1(b1_ + lb * (uint32_t)chunkB, transB_ ? b_[nCol * orgKb_ + k0] : b_[(uint64_t)k0 * orgN_ + nCol],
-                      transB_ ? orgKb_ : orgN_, !transB_, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0), chunkB, TWIN_LOC_ARGS);
+                      transB_ ? orgKb_ : orgN_, !transB_, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0), chunkB, followB_ != 1,
+                      TWIN_LOC_ARGS);
             }
             if (bias_ && first) {
                 bias_to_bt(nCol, TWIN_LOC_ARGS);
@@ -778,6 +827,10 @@ private:
     uint32_t l1ppA_ = 0, l1ppB_ = 0, l0Bufs_ = 2;
     // What each L1 chunk buffer holds when it is a K full load (0: nothing kept): row or column + 1, tile.
     uint64_t heldA_[2] = {0, 0}, heldB_[2] = {0, 0};
+    // IBShare: SetTensorA / SetTensorB calls so far, and whether this AIV follows another of its group for
+    // the matrix last set (-1 not asked yet, 0 no, 1 yes).
+    uint32_t nthA_ = 0, nthB_ = 0;
+    int8_t followA_ = -1, followB_ = -1;
     uint32_t a1_ = 0, b1_ = 0, bias1_ = 0, a2_ = 0, b2_ = 0, co1_ = 0, bt_ = 0;
 };
 
@@ -787,6 +840,7 @@ private:
 // scope too: the public matmul examples name CFG_NORM, CFG_MDL, MatmulApiStaticTiling, MatmulShapeParams,
 // GetMMConfig<MatmulConfigMode::...> and GetSysWorkSpacePtr() unqualified outside namespace AscendC
 // (asc-devkit examples/.../matmul_high_performance/matmul.h).
+using AscendC::CFG_IBSHARE_NORM;
 using AscendC::CFG_MDL;
 using AscendC::CFG_NORM;
 using AscendC::GetSysWorkSpacePtr;

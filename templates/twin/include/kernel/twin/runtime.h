@@ -228,6 +228,14 @@ void tr_barrier(Pipe p);
 void event_set(Pipe src, Pipe dst, int id, TWIN_LOC_DECL);
 void event_wait(Pipe src, Pipe dst, int id, const char *api, TWIN_LOC_DECL);
 void tr_instr(Pipe p, const char *api, int line); // a record with no keys but line
+// The trace's length, and the trace cut back to such a length (records another core's work stands for:
+// an IBShare Matmul's second AIV, lib/matmul_intf.h).
+size_t trace_mark();
+void trace_cut(size_t mark);
+// IBShare (lib/matmul_intf.h): whether another AIV of this core's group already set matrix `which` ('A'
+// or 'B') for its `nth` SetTensor call, at `gm`; another address there is a fault (the shared matrix must
+// be the same GM data on every AIV of the group). False off a MIX kernel's AIVs.
+bool ibshare_follows(char which, uint32_t nth, const void *gm, TWIN_LOC_DECL);
 // A buffer TPipe::InitBuffer carved (trace version 5): `carve <hw> <addr> <len> <num> line=<L> file=<F>` (hw: twin::Hw),
 // `num` buffers of `len` bytes from byte `addr` of the `hw` memory (UB, L1, ...), by the InitBuffer call
 // at F:L. The model's UB layout analysis (ub_layout.rs) maps vector operands to the calls that placed them.
