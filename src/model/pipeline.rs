@@ -316,6 +316,23 @@ const S: usize = 3; // Pipe::S.index()
 /// have made MIX the faster.
 const CUBE_PIPES: [Pipe; 3] = [Pipe::Mte1, Pipe::M, Pipe::Fix];
 
+/// GM -> L1 copies are the AIC's MTE2 too: an AIV has no L1 of its own, so the loads a mixed Matmul's
+/// AIVs ask for queue on their group's one cube MTE2 (asc-devkit guide, Matmul高阶API使能IBShare模板共享B
+/// 矩阵数据.md: the MTE2 pipeline of AIV0's and AIV1's requests, which IBShare halves). A core whose copies
+/// all go to L1 (the AIC, or an AIV that moves nothing into its UB) queues its MTE2 on the group's; an AIV
+/// that also copies into its UB keeps its own.
+fn mte2_is_the_cubes(b: &Block) -> bool {
+    let mut copies = b.records.iter().filter_map(|r| match r {
+        Record::Instr(i) if i.pipe == Pipe::Mte2 => Some(i),
+        _ => None,
+    });
+    match b.core {
+        CoreKind::Single => false,
+        CoreKind::Aic => true,
+        CoreKind::Aiv(_) => copies.next().is_some_and(|c| c.to_l1) && copies.all(|c| c.to_l1),
+    }
+}
+
 /// One block's machine state, resumable across `SyncAll`s.
 struct BlockState {
     free: [f64; 7],
@@ -696,8 +713,10 @@ impl Sim<'_> {
         let mut done = vec![false; blocks.len()];
         let mut arrivals: Vec<Option<f64>> = vec![None; blocks.len()];
         let mut stuck = false;
-        // A mixed group's cube pipes, when each is next free, per logical block (see `CUBE_PIPES`).
-        let mut cube_free: HashMap<u32, [f64; 3]> = HashMap::new();
+        // A mixed group's cube pipes, when each is next free, per logical block (see `CUBE_PIPES`), and
+        // its cube MTE2 (`mte2_is_the_cubes`).
+        let mut cube_free: HashMap<u32, [f64; 4]> = HashMap::new();
+        let cube_mte2: Vec<bool> = blocks.iter().map(|(_, b)| mte2_is_the_cubes(b)).collect();
         loop {
             let mut progress = false;
             for (i, ((_, b), st)) in blocks.iter().zip(states.iter_mut()).enumerate() {
@@ -707,15 +726,17 @@ impl Sim<'_> {
                 let pos = st.pos;
                 let shared =
                     (b.core != CoreKind::Single).then(|| cube_free.entry(b.idx).or_default());
+                let mte2 = cube_mte2[i].then_some(Pipe::Mte2);
+                let pipes = || CUBE_PIPES.iter().copied().chain(mte2).enumerate();
                 if let Some(free) = &shared {
-                    for (p, f) in CUBE_PIPES.iter().zip(free.iter()) {
-                        st.free[p.index()] = st.free[p.index()].max(*f);
+                    for (k, p) in pipes() {
+                        st.free[p.index()] = st.free[p.index()].max(free[k]);
                     }
                 }
                 let stop = self.advance(b, st);
                 if let Some(free) = shared {
-                    for (p, f) in CUBE_PIPES.iter().zip(free.iter_mut()) {
-                        *f = f.max(st.free[p.index()]);
+                    for (k, p) in pipes() {
+                        free[k] = free[k].max(st.free[p.index()]);
                     }
                 }
                 match stop {
@@ -1364,6 +1385,43 @@ I V RegStoreAlign dt=4 rep=1 line=4
             "AIVs alone {} us, with a copying AIC {} us",
             two.latency_us,
             three.latency_us
+        );
+    }
+
+    /// GM -> L1 copies that a mixed Matmul's AIVs ask for are the AIC's MTE2 (`mte2_is_the_cubes`): 2 x 32
+    /// of them on a group's two AIVs take as long as 64 on its AIC, where 2 x 32 copies into the AIVs' own
+    /// UBs run side by side.
+    #[test]
+    fn the_l1_loads_of_a_mixed_groups_aivs_queue_on_its_one_cube_mte2() {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let run = |text: &str| {
+            simulate(
+                &crate::model::trace::parse(text).unwrap(),
+                soc,
+                &Default::default(),
+            )
+            .latency_us
+        };
+        let l1 =
+            "I MTE2 DataCopy bytes=16384 bursts=32 burst=512 gm=0 gap=0 mem=L1 nd2nz=1 line=3\n"
+                .repeat(32);
+        let ub = "I MTE2 DataCopy bytes=16384 bursts=32 burst=512 gm=0 gap=0 line=3\n".repeat(32);
+        let group = |c: &str| {
+            format!(
+                "twin-trace 4\nblock 0 1 aic\nend\nblock 0 1 aiv0\n{c}end\nblock 0 1 aiv1\n{c}end\n"
+            )
+        };
+        let aic = format!(
+            "twin-trace 4\nblock 0 1 aic\n{l1}{l1}end\nblock 0 1 aiv0\nend\nblock 0 1 aiv1\nend\n"
+        );
+        let (to_l1, to_ub, on_aic) = (run(&group(&l1)), run(&group(&ub)), run(&aic));
+        assert!(
+            (to_l1 - on_aic).abs() < 0.02 * on_aic,
+            "AIVs' L1 loads {to_l1} us, the AIC's {on_aic} us"
+        );
+        assert!(
+            to_ub < 0.75 * to_l1,
+            "into the UBs {to_ub} us, into L1 {to_l1} us"
         );
     }
 }

@@ -313,6 +313,8 @@ pub struct Instr {
     /// `uf=` (cube): the unitFlag of an Mmad (M) or Fixpipe (FIX), 2 or 3; absent when off. The two pipes
     /// then sync per 512-byte L0C block, not by flags (model/unitflag.rs).
     pub uf: Option<u64>,
+    /// `mem=L1` (version 3): a GM -> L1 copy (the cube's MTE2), not one into the UB.
+    pub to_l1: bool,
 }
 
 /// A trace that cannot be read. Every variant but `Empty` names the 1-based trace line.
@@ -650,6 +652,7 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                             ub: None,
                             ubn: None,
                             uf: None,
+                            to_l1: false,
                         };
                         for kv in tok {
                             let Some((key, value)) = kv.split_once('=') else {
@@ -699,6 +702,10 @@ pub fn parse(text: &str) -> Result<Trace, TraceError> {
                                     continue;
                                 }
                                 "uf" => &mut ins.uf,
+                                "mem" => {
+                                    ins.to_l1 = value == "L1";
+                                    continue;
+                                }
                                 "line" => {
                                     ins.src_line = parse_u32(no, key, value)?;
                                     continue;

@@ -24,6 +24,8 @@ pub(super) struct Use {
     pub(super) args: Vec<String>,
     /// The byte range of the fifth argument (the configuration), when there is one.
     pub(super) cfg: Option<std::ops::Range<usize>>,
+    /// The byte ranges of the template arguments.
+    pub(super) arg_ranges: Vec<std::ops::Range<usize>>,
 }
 
 /// Every `Matmul<...>` template type (not `MatmulType<...>`, not `MatmulImpl<...>`), in source order.
@@ -58,6 +60,7 @@ pub(super) fn uses(text: &str) -> Vec<Use> {
             qual,
             args: args.iter().map(|a| text_of(*a, text).to_string()).collect(),
             cfg: args.get(4).map(|a| a.byte_range()),
+            arg_ranges: args.iter().map(|a| a.byte_range()).collect(),
         });
     }
     out

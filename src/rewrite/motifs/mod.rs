@@ -12,6 +12,7 @@ mod fuse_leaky_relu;
 mod gather_interleave;
 mod gm_copy_loop;
 mod hoist_duplicate;
+mod matmul_ibshare;
 mod matmul_mdl;
 mod matmul_unitflag;
 mod narrow_barrier;
@@ -65,6 +66,7 @@ pub static ALL: &[&dyn Motif] = &[
     // Cube motifs: the high-level Matmul's template and configuration.
     &matmul_mdl::MatmulMdl,
     &matmul_unitflag::MatmulUnitFlag,
+    &matmul_ibshare::MatmulIbShare,
     // Host motifs: they edit the tiling functions (`op_host/`), not the kernel.
     &ub_split_double_buffer::UbSplitDoubleBuffer,
 ];
