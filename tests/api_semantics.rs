@@ -6429,7 +6429,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
 }
 
 /// The twin's matmul tiling splits the cores so that each core's share is whole base blocks when the
-/// least work per core ties, and M where that ties too (the learning hub's matmul_abs: 1024 x 640 over 2 cores with SetFixSplit
+/// least work per core ties, and the shorter of M and N where that ties too (the learning hub's matmul_abs: 1024 x 640 over 2 cores with SetFixSplit
 /// 128 x 128 copies whole blocks out; 1024 x 320 each left a 64-column tail its CopyOut wrote past C's end).
 #[test]
 fn a_tied_core_split_takes_the_one_its_base_blocks_divide() {
@@ -6460,11 +6460,11 @@ int main() {
     )
     .unwrap();
     let out = run_host_program(&src, "building the core-split check");
-    // 640 = 5 x 128 (split M), and 320 = 2 x 160 (either divides: M is split, as the IBShare guide's
-    // tiling of 64 x 256 over 2 cores is, Matmul高阶API使能IBShare模板共享B矩阵数据.md)
+    // 640 = 5 x 128 (split M), and 320 = 2 x 160 (either divides: the shorter N is split, as the two
+    // documented ties are, matmul_tiling.h)
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "2 512 640\n2 512 640\n"
+        "2 512 640\n2 1024 320\n"
     );
 }
 

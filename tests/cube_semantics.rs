@@ -407,7 +407,7 @@ fn matmul_build_and_run(
     assert_eq!(
         lines.next().unwrap(),
         "tie singleCoreM=32 singleCoreN=256 baseM=32 baseN=256 baseK=64",
-        "a tie between splitting M and N splits M, as the IBShare guide's tiling does (Matmul高阶API使能IBShare模板共享B矩阵数据.md)"
+        "a tie between splitting M and N splits the shorter, as the IBShare guide's tiling does (Matmul高阶API使能IBShare模板共享B矩阵数据.md)"
     );
     let tiling: Vec<u8> = (0..hex.len() / 2)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())

@@ -28,7 +28,7 @@ int main() {
     bad.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
     bad.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
     std::printf("empty=%lld\n", (long long)bad.GetTiling(td));
-    // The IBShare guide's 64 x 256 x 384 on 2 cores, where splitting M or N costs the same: M is split.
+    // The IBShare guide's 64 x 256 x 384 on 2 cores, where splitting M or N costs the same: the shorter M is split.
     matmul_tiling::MultiCoreMatmulTiling g;
     g.SetDim(2);
     g.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);

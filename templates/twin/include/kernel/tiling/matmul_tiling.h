@@ -170,9 +170,11 @@ protected:
     // cores, then the least work in whole base blocks (SetFixSplit's, else 128 x 256): a core's share that
     // its base blocks divide leaves no tail block. The learning hub's matmul_abs splits 1024 x 640 over 2
     // cores with 128 x 128 blocks and copies whole blocks out: 512 x 640 each, not 1024 x 320. Where all
-    // of that ties, M is split: the IBShare guide's 64 x 256 x 384 over 2 cores is 32 x 256 each
-    // (asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能IBShare模板共享B矩阵数据.md), and its kernel
-    // relies on it: both AIVs of a group share one B.
+    // of that ties, the shorter of M and N is split, as the two documented ties are: the IBShare guide's
+    // 64 x 256 x 384 over 2 cores is 32 x 256 each (asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能
+    // IBShare模板共享B矩阵数据.md; its kernel relies on it: both AIVs of a group share one B), and
+    // matmul_leakyrelu_advanced_api's 512 x 128 x 128 with 128 x 64 x 128 blocks is 512 x 64 each (its
+    // header comment: "按N轴分核切分2份"; its kernel offsets B and C by the core's N share only).
     void split(int32_t M, int32_t N, int32_t dim, int32_t &sM, int32_t &sN) const {
         uint64_t best = ~0ull, bestPadded = ~0ull;
         int32_t bestCores = 0;
@@ -184,7 +186,8 @@ protected:
                 uint64_t work = (uint64_t)m * n;
                 uint64_t padded = (uint64_t)align(m, bm) * align(n, bn);
                 if (work < best || (work == best && cores > bestCores) ||
-                    (work == best && cores == bestCores && padded <= bestPadded)) {
+                    (work == best && cores == bestCores && padded < bestPadded) ||
+                    (work == best && cores == bestCores && padded == bestPadded && (M <= N ? m < sM : n < sN))) {
                     best = work; bestCores = cores; bestPadded = padded; sM = m; sN = n;
                 }
             }
