@@ -143,8 +143,15 @@ fn on_ibshare(u: &Use) -> bool {
     u.args.get(4).is_some_and(|a| is_cfg(a, CFG))
 }
 
-fn shared(b: &TypeArgs) -> bool {
-    b.args.get(SHARE_ARG).is_some_and(|a| a == "true")
+/// An apply site: a Matmul on Norm whose B (three MatmulType arguments at least) has IBSHARE left out or
+/// `false`.
+fn applies(f: &Found) -> bool {
+    on_norm(&f.u) && f.b.args.len() >= 3 && f.b.args.get(SHARE_ARG).is_none_or(|a| a == "false")
+}
+
+/// A rewind site: a Matmul on CFG_IBSHARE_NORM whose B has IBSHARE `true`.
+fn rewinds(f: &Found) -> bool {
+    on_ibshare(&f.u) && f.b.args.get(SHARE_ARG).is_some_and(|a| a == "true")
 }
 
 /// The span's text with B's argument list and the Matmul's configuration replaced: `cfg` keeps the
@@ -192,8 +199,7 @@ impl Motif for MatmulIbShare {
     fn apply_sites(&self, text: &str) -> Vec<Site> {
         found(text)
             .into_iter()
-            .filter(|f| on_norm(&f.u) && !shared(&f.b) && f.b.args.len() >= 3)
-            .filter(|f| f.b.args.get(SHARE_ARG).is_none_or(|a| a == "false"))
+            .filter(applies)
             .map(|f| Site::new(f.span, text, "MIX Matmul on Norm, B not shared"))
             .collect()
     }
@@ -204,12 +210,7 @@ impl Motif for MatmulIbShare {
             None => {
                 let f = found(text)
                     .into_iter()
-                    .find(|f| {
-                        f.span == site.range
-                            && on_norm(&f.u)
-                            && f.b.args.len() >= 3
-                            && f.b.args.get(SHARE_ARG).is_none_or(|a| a == "false")
-                    })
+                    .find(|f| f.span == site.range && applies(f))
                     .ok_or_else(|| {
                         error(text, at, "no MIX Matmul on Norm with an unshared B here")
                     })?;
@@ -236,7 +237,7 @@ impl Motif for MatmulIbShare {
     fn rewind_sites(&self, text: &str) -> Vec<Site> {
         found(text)
             .into_iter()
-            .filter(|f| on_ibshare(&f.u) && shared(&f.b))
+            .filter(rewinds)
             .map(|f| Site::new(f.span, text, "MIX Matmul with B shared (IBShare)"))
             .collect()
     }
@@ -247,7 +248,7 @@ impl Motif for MatmulIbShare {
             None => {
                 let f = found(text)
                     .into_iter()
-                    .find(|f| f.span == site.range && on_ibshare(&f.u) && shared(&f.b))
+                    .find(|f| f.span == site.range && rewinds(f))
                     .ok_or_else(|| {
                         error(
                             text,
