@@ -631,6 +631,58 @@ fn an_ibshare_matmul_is_computed_once_per_group_and_its_shared_matrix_must_be_on
     );
 }
 
+/// IBShare's claims (templates/twin/tests/ibshare_claims.cpp, three launches through run_blocks): in a
+/// launch the second AIV to set the shared matrix follows the first; a new launch forgets the claims, so
+/// a program that launches the kernel again with another B does not fault; AIVs of one launch that set
+/// different A do.
+#[test]
+fn ibshare_claims_are_per_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let twin = twin_dir();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.starts_with("kernel_") && n.ends_with(".cpp") && n != "kernel_main.cpp"
+        })
+        .collect();
+    sources.sort();
+    let exe = dir.path().join("claims");
+    let out = Command::new(compiler())
+        .args(["-std=c++17", "-O0", "-w", "-I"])
+        .arg(twin.join("include/kernel"))
+        .arg(twin.join("tests/ibshare_claims.cpp"))
+        .args(&sources)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lpthread")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    let text = String::from_utf8_lossy(&run.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "launch 0: rc 0, AIV 0 follows 0, AIV 1 follows 1",
+            "launch 1: rc 0, AIV 0 follows 0, AIV 1 follows 1"
+        ],
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("launch 2: rc 3: error: Matmul: A is an IBShare matrix")
+            && lines[2].contains("AIV 1 of logical block 0")
+            && lines[2].contains("than AIV 0"),
+        "{text}"
+    );
+}
+
 /// Mixed kernels (templates/twin/tests/mix_kernel.cpp, two logical blocks): what each core sees
 /// (GetBlockIdx / GetBlockNum / GetSubBlockIdx / GetSubBlockNum / ASCEND_IS_AIC / ASCEND_IS_AIV, as the
 /// asc-devkit pages GetBlockIdx.md and GetSubBlockNum(ISASI).md give them for 1:2 and 1:1), values handed

@@ -463,6 +463,7 @@ LaunchResult run_blocks(const Launch &launch) {
     g_ub_cap = (launch.ub_bytes + twin::UB_RESERVED + twin::UB_BUFS * g_ub_gap + 63) / 64 * 64;
     g_ub_pool.clear();
     g_scopes.clear();
+    twin::ibshare_reset();
     // The core layout: a `__mix__` qualifier fixes it now; otherwise core 0 runs first and a
     // KERNEL_TASK_TYPE_DEFAULT it executes decides it (declare_kernel_type).
     g_mix = g_static_mix;

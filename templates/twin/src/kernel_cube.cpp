@@ -125,6 +125,11 @@ std::mutex g_ibshare_lock;
 std::vector<IbShareClaim> g_ibshare;
 } // namespace
 
+void ibshare_reset() {
+    std::lock_guard<std::mutex> hold(g_ibshare_lock);
+    g_ibshare.clear();
+}
+
 bool ibshare_follows(char which, uint32_t nth, const void *gm, TWIN_LOC_DECL) {
     if (g.core_kind != 2 || g.mix_aiv < 2) return false;
     std::lock_guard<std::mutex> hold(g_ibshare_lock);

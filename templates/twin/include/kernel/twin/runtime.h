@@ -236,6 +236,9 @@ void trace_cut(size_t mark);
 // or 'B') for its `nth` SetTensor call, at `gm`; another address there is a fault (the shared matrix must
 // be the same GM data on every AIV of the group). False off a MIX kernel's AIVs.
 bool ibshare_follows(char which, uint32_t nth, const void *gm, TWIN_LOC_DECL);
+// Forgets every IBShare claim: a new launch (run_blocks) starts with none, whatever buffers the launch
+// before it shared.
+void ibshare_reset();
 // A buffer TPipe::InitBuffer carved (trace version 5): `carve <hw> <addr> <len> <num> line=<L> file=<F>` (hw: twin::Hw),
 // `num` buffers of `len` bytes from byte `addr` of the `hw` memory (UB, L1, ...), by the InitBuffer call
 // at F:L. The model's UB layout analysis (ub_layout.rs) maps vector operands to the calls that placed them.
