@@ -25,8 +25,11 @@ const CFG: &str = "CFG_IBSHARE_NORM";
 const TYPE_DEFAULTS: [&str; 2] = ["false", "LayoutMode::NONE"];
 /// IBSHARE's place among MatmulType's parameters.
 const SHARE_ARG: usize = 5;
-/// What makes a kernel pure Cube, where IBShare is not supported (GetIBShareNormConfig.md).
-const CUBE_ONLY: [&str; 3] = ["ASCENDC_CUBE_ONLY", "KERNEL_TYPE_AIC_ONLY", "__cube__"];
+/// What makes a whole file's kernels pure Cube, where IBShare is not supported (GetIBShareNormConfig.md).
+/// Not `__cube__`: it marks one kernel function, and asc-devkit's matmul_ibshareB keeps a `__cube__`
+/// kernel for its pure Cube scenario beside the MIX one, in the other `#if` branch. A candidate in a
+/// pure Cube kernel changes nothing on the twin (no group shares anything) and is never kept.
+const CUBE_ONLY: [&str; 2] = ["ASCENDC_CUBE_ONLY", "KERNEL_TYPE_AIC_ONLY"];
 
 fn error(text: &str, at: usize, why: &str) -> MotifError {
     MotifError {
@@ -189,8 +192,8 @@ impl Motif for MatmulIbShare {
     }
     fn preserves_meaning_when(&self) -> &'static str {
         "the AIVs of each group set the same B (the guide's precondition: the same GM address on every \
-         AIV); then each computes what it did, from one copy of B in L1. Checked here: the kernel is MIX \
-         (no ASCENDC_CUBE_ONLY, KERNEL_TYPE_AIC_ONLY or __cube__), the Matmul is on Norm (three or four \
+         AIV); then each computes what it did, from one copy of B in L1. Checked here: the file is not \
+         pure Cube (no ASCENDC_CUBE_ONLY or KERNEL_TYPE_AIC_ONLY), the Matmul is on Norm (three or four \
          arguments, or CFG_NORM), B is a MatmulType in GM written in the Matmul or in an alias no other type \
          names. The precondition is checked when the trial runs: the twin faults when two AIVs of a group \
          set different B (the trial fails). The load is saved where B is whole in L1 (the tiling's stepN and \
@@ -310,7 +313,8 @@ mod tests {
     }
 
     /// asc-devkit's matmul_ibshareB names its B_TYPE in two Matmuls, one per `#if` branch (Norm for its
-    /// pure Cube scenario, IBShare for MIX): the IBShare one rewinds, and applying gives it back.
+    /// pure Cube `__cube__` scenario, IBShare for MIX): the IBShare one rewinds, and applying gives it
+    /// back; the rewound file, whose MIX Matmul is on Norm again, is an apply site.
     #[test]
     fn an_alias_two_matmuls_take_as_b_rewinds_at_the_shared_one() {
         let k = "#include \"lib/matmul_intf.h\"\n\
@@ -319,6 +323,11 @@ mod tests {
             AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, CFG_NORM> matmulObj;\n\
             #else\n\
             AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, CFG_IBSHARE_NORM> matmulObj;\n\
+            #endif\n\
+            #if SCENARIO_NUM == 2\n\
+            extern \"C\" __global__ __cube__ void k(GM_ADDR a) {}\n\
+            #else\n\
+            extern \"C\" __global__ __aicore__ void k(GM_ADDR a) {}\n\
             #endif\n";
         let back = MatmulIbShare.rewind_sites(k);
         assert_eq!(back.len(), 1, "{back:?}");
@@ -332,6 +341,7 @@ mod tests {
             edit.text
         );
         assert_eq!(rewinds_round_trip(&MatmulIbShare, k), 1);
+        assert!(!MatmulIbShare.apply_sites(&edit.text).is_empty());
     }
 
     #[test]
