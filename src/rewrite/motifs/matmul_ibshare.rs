@@ -25,10 +25,11 @@ const CFG: &str = "CFG_IBSHARE_NORM";
 const TYPE_DEFAULTS: [&str; 2] = ["false", "LayoutMode::NONE"];
 /// IBSHARE's place among MatmulType's parameters.
 const SHARE_ARG: usize = 5;
-/// What makes a whole file's kernels pure Cube, where IBShare is not supported (GetIBShareNormConfig.md).
-/// Not `__cube__`: it marks one kernel function, and asc-devkit's matmul_ibshareB keeps a `__cube__`
-/// kernel for its pure Cube scenario beside the MIX one, in the other `#if` branch. A candidate in a
-/// pure Cube kernel changes nothing on the twin (no group shares anything) and is never kept.
+/// What makes a whole file's kernels pure Cube, where IBShare is not supported (GetIBShareNormConfig.md),
+/// when written outside a preprocessor conditional. Not `__cube__`: it marks one kernel function, and
+/// asc-devkit's matmul_ibshareB keeps a `__cube__` kernel (and `#define ASCENDC_CUBE_ONLY`) for its pure
+/// Cube scenario beside the MIX one, under `#if SCENARIO_NUM == 2`. A candidate in a pure Cube kernel
+/// changes nothing on the twin (no group shares anything) and is never kept.
 const CUBE_ONLY: [&str; 2] = ["ASCENDC_CUBE_ONLY", "KERNEL_TYPE_AIC_ONLY"];
 
 fn error(text: &str, at: usize, why: &str) -> MotifError {
@@ -109,8 +110,25 @@ struct Found {
     b: TypeArgs,
 }
 
+/// Whether the file is not pure Cube: no `CUBE_ONLY` marker outside a preprocessor conditional (the
+/// example defines ASCENDC_CUBE_ONLY under `#if SCENARIO_NUM == 2` only).
 fn mixed(text: &str) -> bool {
-    !CUBE_ONLY.iter().any(|m| text.contains(m))
+    let tree = cst::parse(text);
+    let conditional = |at: usize| {
+        let mut n = tree.root_node().descendant_for_byte_range(at, at);
+        while let Some(node) = n {
+            if node.kind().starts_with("preproc_if")
+                || matches!(node.kind(), "preproc_else" | "preproc_elif")
+            {
+                return true;
+            }
+            n = node.parent();
+        }
+        false
+    };
+    !CUBE_ONLY
+        .iter()
+        .any(|m| text.match_indices(m).any(|(at, _)| !conditional(at)))
 }
 
 fn found(text: &str) -> Vec<Found> {
@@ -317,7 +335,8 @@ mod tests {
     /// back; the rewound file, whose MIX Matmul is on Norm again, is an apply site.
     #[test]
     fn an_alias_two_matmuls_take_as_b_rewinds_at_the_shared_one() {
-        let k = "#include \"lib/matmul_intf.h\"\n\
+        let k = "#if SCENARIO_NUM == 2\n#define ASCENDC_CUBE_ONLY\n#endif\n\
+            #include \"lib/matmul_intf.h\"\n\
             using B_TYPE = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NONE, true>;\n\
             #if SCENARIO_NUM == 2\n\
             AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, CFG_NORM> matmulObj;\n\
