@@ -5,7 +5,7 @@
 // blocks; with -DMM_MIX_MANUAL a mixed 1:2 kernel on 2 blocks whose AICs run the Matmul themselves
 // (ASCENDC_CUBE_ONLY) and whose AIVs do nothing; without either, CANN's default MIX mode, launched on 1
 // block: its two AIVs are blocks 0 and 1. In that MIX mode, -DMM_IBSHARE_A marks the first Matmul's A
-// IBSHARE (each AIV sets its own rows of A: a fault), -DMM_IBSHARE_AB its A and B, and both AIVs then set
+// IBSHARE on the IBShare template (each AIV sets its own rows of A: a fault), -DMM_IBSHARE_AB its A and B, and both AIVs then set
 // the same A and C rows (the group computes that IterateAll once).
 #if defined(MM_IBSHARE_A) || defined(MM_IBSHARE_AB)
 constexpr bool kShareA = true;
@@ -39,7 +39,8 @@ extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt,
     TPipe pipe;
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NONE, kShareA>,
            MatmulType<TPosition::GM, CubeFormat::ND, half, true, LayoutMode::NONE, kShareB>,
-           MatmulType<TPosition::GM, CubeFormat::ND, float>, MatmulType<TPosition::GM, CubeFormat::ND, float>>
+           MatmulType<TPosition::GM, CubeFormat::ND, float>, MatmulType<TPosition::GM, CubeFormat::ND, float>,
+           kShareA && !kShareB ? CFG_IBSHARE_NORM : CFG_NORM>
         mm;
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, true>, MatmulType<TPosition::GM, CubeFormat::ND, half, true>,
            MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>, CFG_MDL>

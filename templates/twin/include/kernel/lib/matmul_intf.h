@@ -29,8 +29,9 @@
 // per 512-byte block of L0C instead (asc-devkit docs, 基础API/矩阵计算（ISASI）/Mmad计算关键特性说明/
 // UnitFlag.md; guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能UnitFlag.md). The trace records carry
 // `uf=`; the model (src/model/unitflag.rs) prices the overlap.
-// IBShare (MatmulType's IBSHARE flag; asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能IBShare模板
-// 共享B矩阵数据.md and ...共享A和B矩阵数据.md; GetIBShareNormConfig.md): in a MIX kernel the AIVs of one group
+// IBShare (MatmulType's IBSHARE flag, with the IBShare template CFG_IBSHARE_NORM where one matrix alone is
+// shared; asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能IBShare模板共享B矩阵数据.md and
+// ...共享A和B矩阵数据.md; GetIBShareNormConfig.md): in a MIX kernel the AIVs of one group
 // that set the same GM matrix share it in L1, so the AIV that comes second moves none of it (its GM -> L1
 // records are left out) where the matrix is whole in L1; with A and B both shared, the group computes the
 // IterateAll once (the second AIV's records of it are left out). The guide's precondition, the same GM
@@ -572,9 +573,13 @@ private:
     // Both shared, the follower's whole IterateAll is the group's one computation; one shared, its loads
     // are skipped only where the matrix is whole in L1 (stepM / stepN and stepKa / stepKb cover this
     // core's shape), the case the guide describes.
+    // One matrix shared takes the IBShare template (CFG_IBSHARE_NORM, doIBShareNorm: the B guide's step);
+    // both shared, any (the A and B guide's example keeps the default Norm). Otherwise the flag shares
+    // nothing and nothing is claimed.
     void share(TWIN_LOC_DECL) {
         const uint32_t stepM = t_.stepM > 0 ? (uint32_t)t_.stepM : 1u, stepN = t_.stepN > 0 ? (uint32_t)t_.stepN : 1u;
         const bool both = A_TYPE::ibShare && B_TYPE::ibShare;
+        if (!both && !twin::mm_cfg(MM_CFG).doIBShareNorm) return;
         const bool wholeA = both || (ceil(sM_, t_.baseM) <= stepM && ceil(sK_, t_.baseK) <= stepA_);
         const bool wholeB = both || (ceil(sN_, t_.baseN) <= stepN && ceil(sK_, t_.baseK) <= stepB_);
         if (A_TYPE::ibShare && followA_ < 0) followA_ = twin::ibshare_follows('A', nthA_, a_.ptr_, TWIN_LOC_ARGS) && wholeA ? 1 : 0;
