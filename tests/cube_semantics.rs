@@ -218,6 +218,21 @@ fn kernel_run(
     }
 }
 
+/// The twin's kernel runtime sources (templates/twin/src/kernel_*.cpp) in name order; without
+/// kernel_main.cpp for a test program that brings its own `main`.
+fn twin_kernel_sources(with_main: bool) -> Vec<PathBuf> {
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin_dir().join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.starts_with("kernel_") && n.ends_with(".cpp") && (with_main || n != "kernel_main.cpp")
+        })
+        .collect();
+    sources.sort();
+    sources
+}
+
 fn f32s(b: &[u8], off: usize, n: usize) -> Vec<f32> {
     b[off..off + 4 * n]
         .chunks_exact(4)
@@ -413,15 +428,7 @@ fn matmul_build_and_run(
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
         .collect();
 
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_str().unwrap();
-            n.starts_with("kernel_") && n.ends_with(".cpp")
-        })
-        .collect();
-    sources.sort();
+    let sources = twin_kernel_sources(true);
     let exe = w.join("kernel");
     let out = Command::new(compiler())
         .args(["-std=c++17", "-O1", "-w"])
@@ -639,15 +646,7 @@ fn an_ibshare_matmul_is_computed_once_per_group_and_its_shared_matrix_must_be_on
 fn ibshare_claims_are_per_launch() {
     let dir = tempfile::tempdir().unwrap();
     let twin = twin_dir();
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_str().unwrap();
-            n.starts_with("kernel_") && n.ends_with(".cpp") && n != "kernel_main.cpp"
-        })
-        .collect();
-    sources.sort();
+    let sources = twin_kernel_sources(false);
     let exe = dir.path().join("claims");
     let out = Command::new(compiler())
         .args(["-std=c++17", "-O0", "-w", "-I"])
@@ -693,15 +692,7 @@ fn mixed_kernels_give_each_core_its_index_and_pass_values_through_cross_core_fla
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path();
     let twin = twin_dir();
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_str().unwrap();
-            n.starts_with("kernel_") && n.ends_with(".cpp")
-        })
-        .collect();
-    sources.sort();
+    let sources = twin_kernel_sources(true);
     let exe = w.join("kernel");
     let out = Command::new(compiler())
         .args(["-std=c++17", "-O1", "-w", "-I"])
@@ -839,15 +830,7 @@ fn the_mix_qualifier_alone_makes_a_kernel_mixed() {
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path();
     let twin = twin_dir();
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(twin.join("src"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_str().unwrap();
-            n.starts_with("kernel_") && n.ends_with(".cpp")
-        })
-        .collect();
-    sources.sort();
+    let sources = twin_kernel_sources(true);
     let exe = w.join("kernel");
     let out = Command::new(compiler())
         .args(["-std=c++17", "-O1", "-w", "-I"])
