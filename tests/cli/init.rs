@@ -993,6 +993,62 @@ fn a_data_format_attr_or_the_opdefs_format_gives_the_tensors_their_origin_format
     }
 }
 
+/// ops-transformer's mla_prolog_v2 takes its weights only as FRACTAL_NZ ("weightDq format only supports
+/// [FRACTAL_NZ], but got ND"), ops-cv's three_interpolate_backward its grad as NC1HWC0 (five axes, as
+/// its tiling tests build it): the twin gave every such tensor ND. A matrix the OpDef declares
+/// FRACTAL_NZ is now stored so (origin ND [m, n], storage [n / C0, m / 16, 16, C0]) where m and n fill
+/// whole fractals, and a five-axis tensor declared NC1HWC0 is NC1HWC0. add_custom here refuses x
+/// otherwise; where the rows are no whole fractals it stays ND, and the op's own check says so.
+#[test]
+fn the_opdefs_fractal_formats_store_the_tensors_as_cann_does() {
+    for (what, format, check, good, bad) in [
+        (
+            "FRACTAL_NZ",
+            "FORMAT_FRACTAL_NZ",
+            "    { auto s = context->GetInputShape(0)->GetStorageShape(); if (context->GetInputDesc(0)->GetStorageFormat() != ge::FORMAT_FRACTAL_NZ || context->GetInputDesc(0)->GetOriginFormat() != ge::FORMAT_ND || s.GetDimNum() != 4 || s.GetDim(0) != 16 || s.GetDim(1) != 2 || s.GetDim(2) != 16 || s.GetDim(3) != 16) { OP_LOGE(context, \"x format only supports [FRACTAL_NZ]\"); return ge::GRAPH_FAILED; } }\n",
+            "32x256",
+            "24x256",
+        ),
+        (
+            "NC1HWC0",
+            "FORMAT_NC1HWC0",
+            "    if (context->GetInputDesc(0)->GetStorageFormat() != ge::FORMAT_NC1HWC0) { OP_LOGE(context, \"x format only supports [NC1HWC0]\"); return ge::GRAPH_FAILED; }\n",
+            "2x4x16x1x16",
+            "2x4x16x16",
+        ),
+    ] {
+        let dir = add_custom_refusing(check);
+        let p = dir.path();
+        edit_add_custom_host(
+            p,
+            "            .Format({ge::FORMAT_ND});\n        this->Input(\"y\")",
+            &format!("            .Format({{ge::{format}}});\n        this->Input(\"y\")"),
+        );
+        for (shape, runs) in [(good, true), (bad, false)] {
+            let x = format!("x={shape}");
+            let y = format!("y={shape}");
+            let out = cargo_ascend_tune(p, &["init", "--force", "--shape", &x, "--shape", &y]);
+            assert!(out.status.success(), "{what} {shape}: {:?}", text(&out));
+            let run = cargo_ascend_tune(p, &["run"]);
+            assert_eq!(
+                run.status.success(),
+                runs,
+                "{what} {shape}: {:?}",
+                text(&run)
+            );
+            if !runs {
+                assert!(
+                    text(&run)
+                        .1
+                        .contains(&format!("x format only supports [{what}]")),
+                    "{what} {shape}: {:?}",
+                    text(&run)
+                );
+            }
+        }
+    }
+}
+
 /// ops-transformer's rope_with_sin_cos_cache: its tiling function divides by the rows a UB holds, 0 at
 /// the default shape, and dies of SIGFPE; init left the default in the manifest and `run` crashed. A
 /// smaller default is taken, as for a refusal.

@@ -103,6 +103,26 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             calls.push((at, tensor, shape, dtype, Some(*data)));
         }
     }
+    // An example's own variants of the helper, one per layout (`CreateAclTensorND(shape, &addr,
+    // &hostAddr, aclDataType::ACL_BF16, &tensor)` and `CreateAclTensorNZ(...)` in ops-transformer's
+    // mla_prolog_v2): their argument order is their own, so the shape is the argument that names a
+    // declared shape, the dtype the one naming an `ACL_` type and the tensor the last; no data is
+    // read. The layout is the OpDef's to say (the twin stores a FRACTAL_NZ input as the OpDef
+    // declares it).
+    for (at, args) in suffixed_calls(text, "CreateAclTensor") {
+        let Some(tensor) = args.last().map(|a| a.trim_start_matches('&').trim()) else {
+            continue;
+        };
+        let dtype = args.iter().find(|a| a.contains("ACL_"));
+        let shape = args
+            .iter()
+            .find(|a| is_identifier(a) && shape_of(text, a).is_some());
+        if let (Some(shape), Some(dtype)) = (shape, dtype)
+            && is_identifier(tensor)
+        {
+            calls.push((at, tensor, shape, dtype, None));
+        }
+    }
     for (at, args) in calls_of(text, "aclCreateTensor") {
         let assigned = text[..at].trim_end().strip_suffix('=').map(|lhs| {
             lhs.trim_end()
@@ -654,6 +674,43 @@ fn int_array(text: &str, init: &str) -> Option<String> {
 
 /// Every call of the function `name` in `text` (not a longer name ending in it): where it starts and
 /// its arguments, trimmed.
+/// The calls of functions whose names extend `stem` (`CreateAclTensorND(` for `CreateAclTensor`):
+/// (where, the arguments). Definitions and declarations are calls too to this reader; their arguments
+/// name no declared shape.
+fn suffixed_calls<'t>(text: &'t str, stem: &str) -> Vec<(usize, Vec<&'t str>)> {
+    let mut out = vec![];
+    for (at, _) in text.match_indices(stem) {
+        if text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &text[at + stem.len()..];
+        let suffix = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if suffix == 0 || !rest[suffix..].starts_with('(') {
+            continue;
+        }
+        let open = at + stem.len() + suffix;
+        if let Some(close) = matching(text, open) {
+            out.push((
+                at,
+                split_top(&text[open + 1..close])
+                    .into_iter()
+                    .map(str::trim)
+                    .collect(),
+            ));
+        }
+    }
+    out
+}
+
+/// A plain C++ name (`weightDqShape`), not an expression or a declaration.
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 fn calls_of<'t>(text: &'t str, name: &str) -> Vec<(usize, Vec<&'t str>)> {
     let call = format!("{name}(");
     text.match_indices(&call)
@@ -1380,6 +1437,51 @@ int CreateOppInGraph(DataType inDtype) {
         );
         assert_eq!(c.line, 3);
         assert_eq!(called_op(text), Some("AddCustom"));
+    }
+
+    /// ops-transformer's mla_prolog_v2 creates its tensors with helpers of its own, one per layout, whose
+    /// arguments come in another order than `CreateAclTensor`'s: shape first, the dtype fourth. Their
+    /// definitions (which name no declared shape) are passed over.
+    #[test]
+    fn an_examples_own_create_helpers_are_read_whatever_their_argument_order() {
+        let text = r#"
+int CreateAclTensorND(const std::vector<int64_t>& shape, void** deviceAddr, void** hostAddress,
+                      aclDataType dataType, aclTensor** tensor) { return 0; }
+int CreateAclTensorNZ(const std::vector<int64_t>& shape, void** deviceAddr, void** hostAddress,
+                      aclDataType dataType, aclTensor** tensor) { return 0; }
+int main() {
+    std::vector<int64_t> xShape = {8, 1, 7168};            // B,S,He
+    std::vector<int64_t> wShape = {7168, 1536};
+    std::vector<int64_t> yShape = {8, 1536};
+    ret = CreateAclTensorND(xShape, &xDeviceAddr, &xHostAddr, aclDataType::ACL_BF16, &x);
+    ret = CreateAclTensorNZ(wShape, &wDeviceAddr, &wHostAddr, aclDataType::ACL_BF16, &weight);
+    ret = CreateAclTensorND(yShape, &yDeviceAddr, &yHostAddr, aclDataType::ACL_FLOAT, &y);
+    ret = aclnnWidgetGetWorkspaceSize(x, weight, y, &ws, &executor);
+}
+"#;
+        let mut def = widget(&[("x", ParamType::Required), ("weight", ParamType::Required)]);
+        def.attrs.clear();
+        let c = read(text, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(
+            c.inputs
+                .iter()
+                .chain(&c.outputs)
+                .map(|t| (t.shape.clone(), t.dtype))
+                .collect::<Vec<_>>(),
+            vec![
+                (vec![8, 1, 7168], Some(DType::BFloat16)),
+                (vec![7168, 1536], Some(DType::BFloat16)),
+                (vec![8, 1536], Some(DType::Float32)),
+            ]
+        );
+        // a name that only starts like the helper's is not one of them
+        assert!(
+            suffixed_calls(
+                "MyCreateAclTensorND(xShape, &a, &b, ACL_BF16, &x);",
+                "CreateAclTensor"
+            )
+            .is_empty()
+        );
     }
 
     /// cann-learning-hub's tutorial custom_op keeps its aclnn call in `test/main.cpp`, and a

@@ -280,7 +280,8 @@ int main(int argc, char **argv) {
     };
     if (def) {
         auto by_column = [&](const std::vector<std::unique_ptr<ops::OpParamDef>> &params, const std::vector<std::string> &names,
-                             std::vector<gert::Tensor> &ts, std::vector<gert::CompileTimeTensorDesc> &ds) {
+                             std::vector<gert::Tensor> &ts, std::vector<gert::CompileTimeTensorDesc> &ds,
+                             std::vector<gert::StorageShape> &shapes) {
             for (size_t i = 0; i < ts.size() && i < ds.size() && i < names.size(); i++) {
                 for (auto &p : params) {
                     if (p->name_ != names[i] || p->formats_.empty()) continue;
@@ -289,16 +290,47 @@ int main(int argc, char **argv) {
                     if (col >= p->formats_.size()) col = p->formats_.size() == 1 ? 0 : col;
                     if (col >= p->formats_.size()) break;
                     const ge::Format f = p->formats_[col];
-                    if (plain_rank(f) != 0 && plain_rank(f) == ts[i].shape_.GetOriginShape().GetDimNum()) {
+                    const gert::Shape origin = ts[i].shape_.GetOriginShape();
+                    if (plain_rank(f) != 0 && plain_rank(f) == origin.GetDimNum()) {
                         ds[i].format_.origin = ds[i].format_.storage = f;
                         ts[i].format_.origin = ts[i].format_.storage = f;
+                    } else if (f == ge::FORMAT_NC1HWC0 && origin.GetDimNum() == 5) {
+                        // A 5HD tensor given as its five axes: the layout the OpDef names, as the op's
+                        // own tiling tests build it (ops-cv's three_interpolate_backward: grad_x
+                        // [B, C1, N, 1, C0], origin and storage format NC1HWC0).
+                        ds[i].format_.origin = ds[i].format_.storage = f;
+                        ts[i].format_.origin = ts[i].format_.storage = f;
+                    } else if (f == ge::FORMAT_FRACTAL_NZ && origin.GetDimNum() >= 2) {
+                        // A matrix the OpDef takes only as FRACTAL_NZ (ops-transformer's mla_prolog_v2
+                        // weights: "weightDq format only supports [FRACTAL_NZ]"): its origin shape
+                        // [..., m, n] ND as the manifest gives it, stored as [..., n / C0, m / 16, 16, C0]
+                        // with C0 the elements of 32 bytes (CANN's NZ layout: 16 x C0 fractals, the
+                        // fractal columns outermost). Only where m and n fill whole fractals: the data
+                        // then has the manifest's bytes; otherwise the tensor stays ND and the op's own
+                        // check says what it wants.
+                        const int64_t size = ge::GetSizeByDataType(ds[i].dtype_);
+                        const size_t r = origin.GetDimNum();
+                        const int64_t m = origin.GetDim(r - 2), n = origin.GetDim(r - 1);
+                        const int64_t c0 = size > 0 ? 32 / size : 0;
+                        if (c0 > 0 && m > 0 && n > 0 && m % 16 == 0 && n % c0 == 0) {
+                            gert::Shape storage;
+                            for (size_t d = 0; d + 2 < r; d++) storage.AppendDim(origin.GetDim(d));
+                            storage.AppendDim(n / c0);
+                            storage.AppendDim(m / 16);
+                            storage.AppendDim(16);
+                            storage.AppendDim(c0);
+                            ts[i].shape_.MutableStorageShape() = storage;
+                            if (i < shapes.size()) shapes[i].MutableStorageShape() = storage;
+                            ds[i].format_.origin = ts[i].format_.origin = ge::FORMAT_ND;
+                            ds[i].format_.storage = ts[i].format_.storage = f;
+                        }
                     }
                     break;
                 }
             }
         };
-        by_column(def->inputs_, op->in_names, op->inputs, op->in_desc);
-        by_column(def->outputs_, op->out_names, op->outputs, op->out_desc);
+        by_column(def->inputs_, op->in_names, op->inputs, op->in_desc, op->in_shapes);
+        by_column(def->outputs_, op->out_names, op->outputs, op->out_desc, op->out_shapes);
     }
     // A graph tensor's origin format is the framework's layout. An op with a `data_format` attr
     // (ops-nn's avg_pool3_d: "NDHWC", checked by its InferShape: "format only supports NCDHW, NDHWC,
