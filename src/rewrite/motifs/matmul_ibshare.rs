@@ -5,8 +5,10 @@
 //! 数据.md, measured `bp_ibshare_b` 10.29 -> 9.93 us, aic_mte2_time 5.56 -> 4.71 us, ../shared/measured/;
 //! GetIBShareNormConfig.md: MIX only, not pure Cube).
 //!
-//! The site is the Matmul with B's type: the `MatmulType<...>` written inside it, or a `using` alias
-//! declared before it and used by no other type. Three to five MatmulType arguments get the documented
+//! The site is B's type with the Matmuls taking it: the `MatmulType<...>` written inside a Matmul, or a
+//! `using` alias declared before the Matmuls that name it as B and used by no other type; all of them
+//! change together (B alone shared needs the IBShare template on every Matmul that shares it), but a
+//! Matmul in the branch of a preprocessor conditional that makes the code pure Cube, which stays on Norm. Three to five MatmulType arguments get the documented
 //! defaults (`false`, `LayoutMode::NONE`) and `true`; a sixth `false` becomes `true`. Three or four Matmul
 //! arguments get the default bias type (the C type) and `CFG_IBSHARE_NORM`; a fifth `CFG_NORM` becomes it.
 //! Rewinding turns found text back to `IBSHARE` false and `CFG_NORM`; an applied edit is restored byte for
@@ -16,6 +18,7 @@ use super::matmul_mdl::{Use, is_cfg, uses};
 use crate::rewrite::cst::{self, text_of};
 use crate::rewrite::motif::{Edit, Motif, MotifError, Site};
 use std::ops::Range;
+use tree_sitter::Node;
 
 pub struct MatmulIbShare;
 
@@ -47,9 +50,8 @@ struct TypeArgs {
 }
 
 /// The `MatmulType<...>` that is the whole of the text in `range` (qualified or not).
-fn matmul_type_in(text: &str, range: Range<usize>) -> Option<TypeArgs> {
-    let tree = cst::parse(text);
-    cst::nodes_of_kind(tree.root_node(), "template_type")
+fn matmul_type_in(text: &str, root: Node, range: Range<usize>) -> Option<TypeArgs> {
+    cst::nodes_of_kind(root, "template_type")
         .into_iter()
         .filter(|n| range.start <= n.start_byte() && n.end_byte() == range.end)
         .find_map(|n| {
@@ -73,15 +75,14 @@ fn matmul_type_in(text: &str, range: Range<usize>) -> Option<TypeArgs> {
 
 /// Where B's MatmulType is for a Matmul use: the range of the type's text (inside the use, or the type of
 /// a `using` alias declared before the use that only Matmuls' B arguments name: asc-devkit's
-/// matmul_ibshareB names its B_TYPE in two Matmuls, one per `#if` branch), and where the site starts.
-fn b_type(text: &str, u: &Use, all: &[Use]) -> Option<(Range<usize>, usize)> {
+/// matmul_ibshareB names its B_TYPE in two Matmuls, one per `#if` branch), and where the site starts
+/// (the use, or the alias: every Matmul naming one alias is one site).
+fn b_type(text: &str, root: Node, u: &Use, all: &[Use]) -> Option<(Range<usize>, usize)> {
     let b = u.arg_ranges.get(1)?.clone();
     if text[b.clone()].contains("MatmulType") {
         return Some((b, u.range.start));
     }
     let name = &text[b.clone()];
-    let tree = cst::parse(text);
-    let root = tree.root_node();
     let named = cst::nodes_of_kind(root, "type_identifier")
         .into_iter()
         .filter(|n| text_of(*n, text) == name)
@@ -103,57 +104,94 @@ fn b_type(text: &str, u: &Use, all: &[Use]) -> Option<(Range<usize>, usize)> {
         })
 }
 
-/// One site: a Matmul use with B's type and the span both lie in.
+/// One site: B's type and the Matmuls that take it (one for a type written inside the Matmul; each
+/// Matmul naming an alias, but those of a pure Cube branch), and the span they all lie in.
 struct Found {
     span: Range<usize>,
-    u: Use,
+    uses: Vec<Use>,
     b: TypeArgs,
 }
 
-/// Whether the file is not pure Cube: no `CUBE_ONLY` marker outside a preprocessor conditional (the
-/// example defines ASCENDC_CUBE_ONLY under `#if SCENARIO_NUM == 2` only).
-fn mixed(text: &str) -> bool {
-    let tree = cst::parse(text);
-    let conditional = |at: usize| {
-        let mut n = tree.root_node().descendant_for_byte_range(at, at);
-        while let Some(node) = n {
-            if node.kind().starts_with("preproc_if")
-                || matches!(node.kind(), "preproc_else" | "preproc_elif")
-            {
-                return true;
+/// The preprocessor branches enclosing `at`, innermost first: each `#if`'s condition text and whether
+/// `at` is in its `#else` / `#elif` part.
+fn branches(text: &str, root: Node, at: usize) -> Vec<(String, bool)> {
+    let mut out = vec![];
+    let mut in_alternative = false;
+    let mut n = root.descendant_for_byte_range(at, at);
+    while let Some(node) = n {
+        match node.kind() {
+            "preproc_else" => in_alternative = true,
+            "preproc_if" | "preproc_elif" => {
+                if let Some(c) = node.child_by_field_name("condition") {
+                    out.push((text_of(c, text).trim().to_string(), in_alternative));
+                }
+                // an `#elif` is itself the alternative of the `#if` before it
+                in_alternative = node.kind() == "preproc_elif";
             }
-            n = node.parent();
+            _ => {}
         }
-        false
-    };
-    !CUBE_ONLY
-        .iter()
-        .any(|m| text.match_indices(m).any(|(at, _)| !conditional(at)))
+        n = node.parent();
+    }
+    out
+}
+
+/// Where a `CUBE_ONLY` marker makes the code pure Cube: None when one stands outside every
+/// preprocessor conditional (the whole file), else the branches holding one (the innermost of each).
+fn cube_only_branches(text: &str, root: Node) -> Option<Vec<(String, bool)>> {
+    let mut inside = vec![];
+    for (at, _) in CUBE_ONLY.iter().flat_map(|m| text.match_indices(m)) {
+        match branches(text, root, at).into_iter().next() {
+            Some(b) => inside.push(b),
+            None => return None,
+        }
+    }
+    Some(inside)
 }
 
 fn found(text: &str) -> Vec<Found> {
-    if !mixed(text) {
+    let tree = cst::parse(text);
+    let root = tree.root_node();
+    // Not pure Cube: no `CUBE_ONLY` marker outside a preprocessor conditional (the example defines
+    // ASCENDC_CUBE_ONLY under `#if SCENARIO_NUM == 2` only, and keeps that scenario's Matmul on Norm
+    // under the same condition: that Matmul is left as it is).
+    let Some(cube_branches) = cube_only_branches(text, root) else {
         return vec![];
-    }
+    };
+    let pure_cube = |u: &Use| {
+        branches(text, root, u.range.start)
+            .iter()
+            .any(|b| cube_branches.contains(b))
+    };
     let all = uses(text);
-    let sites: Vec<(Range<usize>, usize)> = all
-        .iter()
-        .map(|u| b_type(text, u, &all).unwrap_or((0..0, usize::MAX)))
-        .collect();
-    all.into_iter()
-        .zip(sites)
-        .filter(|(_, (_, start))| *start != usize::MAX)
-        .filter_map(|(u, (ty, start))| {
-            let b = matmul_type_in(text, ty)?;
-            // B in GM, as the guide's.
-            b.args.first().filter(|p| p.ends_with("GM"))?;
-            Some(Found {
-                span: start..u.range.end,
-                u,
-                b,
-            })
-        })
-        .collect()
+    let typed: Vec<Option<(Range<usize>, usize)>> =
+        all.iter().map(|u| b_type(text, root, u, &all)).collect();
+    let mut out: Vec<Found> = vec![];
+    for (u, ty) in all.into_iter().zip(typed) {
+        let Some((ty, start)) = ty else {
+            continue;
+        };
+        if pure_cube(&u) {
+            continue;
+        }
+        if let Some(f) = out.iter_mut().find(|f| f.span.start == start) {
+            f.span.end = f.span.end.max(u.range.end);
+            f.uses.push(u);
+            continue;
+        }
+        let Some(b) = matmul_type_in(text, root, ty) else {
+            continue;
+        };
+        // B in GM, as the guide's.
+        if !b.args.first().is_some_and(|p| p.ends_with("GM")) {
+            continue;
+        }
+        out.push(Found {
+            span: start..u.range.end,
+            uses: vec![u],
+            b,
+        });
+    }
+    out
 }
 
 fn on_norm(u: &Use) -> bool {
@@ -164,41 +202,43 @@ fn on_ibshare(u: &Use) -> bool {
     u.args.get(4).is_some_and(|a| is_cfg(a, CFG))
 }
 
-/// An apply site: a Matmul on Norm whose B (three MatmulType arguments at least) has IBSHARE left out or
+/// An apply site: Matmuls on Norm whose B (three MatmulType arguments at least) has IBSHARE left out or
 /// `false`.
 fn applies(f: &Found) -> bool {
-    on_norm(&f.u) && f.b.args.len() >= 3 && f.b.args.get(SHARE_ARG).is_none_or(|a| a == "false")
+    f.uses.iter().all(on_norm)
+        && f.b.args.len() >= 3
+        && f.b.args.get(SHARE_ARG).is_none_or(|a| a == "false")
 }
 
-/// A rewind site: a Matmul on CFG_IBSHARE_NORM whose B has IBSHARE `true`.
+/// A rewind site: Matmuls on CFG_IBSHARE_NORM whose B has IBSHARE `true`.
 fn rewinds(f: &Found) -> bool {
-    on_ibshare(&f.u) && f.b.args.get(SHARE_ARG).is_some_and(|a| a == "true")
+    f.uses.iter().all(on_ibshare) && f.b.args.get(SHARE_ARG).is_some_and(|a| a == "true")
 }
 
-/// The span's text with B's argument list and the Matmul's configuration replaced: `cfg` keeps the
+/// The span's text with B's argument list and each Matmul's configuration replaced: `cfg` keeps the
 /// qualification of the configuration it replaces, or takes the Matmul's where it is added.
 fn respliced(text: &str, f: &Found, b_args: &[String], cfg: &str) -> String {
-    let matmul = match (&f.u.cfg, f.u.args.len()) {
-        (Some(c), _) => {
-            let old = &text[c.clone()];
-            let qual = &old[..old.rfind("::").map_or(0, |i| i + 2)];
-            (c.clone(), format!("{qual}{cfg}"))
-        }
-        (None, 3) => {
-            let end = f.u.arg_ranges[2].end;
-            (end..end, format!(", {}, {}{cfg}", f.u.args[2], f.u.qual))
-        }
-        (None, _) => {
-            let end = f.u.arg_ranges[f.u.args.len() - 1].end;
-            (end..end, format!(", {}{cfg}", f.u.qual))
-        }
-    };
-    let list = (f.b.list.clone(), format!("<{}>", b_args.join(", ")));
     let rel = |r: &Range<usize>| r.start - f.span.start..r.end - f.span.start;
-    cst::splice_many(
-        &text[f.span.clone()],
-        &[(rel(&list.0), list.1), (rel(&matmul.0), matmul.1)],
-    )
+    let mut edits = vec![(rel(&f.b.list), format!("<{}>", b_args.join(", ")))];
+    for u in &f.uses {
+        let (at, with) = match (&u.cfg, u.args.len()) {
+            (Some(c), _) => {
+                let old = &text[c.clone()];
+                let qual = &old[..old.rfind("::").map_or(0, |i| i + 2)];
+                (c.clone(), format!("{qual}{cfg}"))
+            }
+            (None, 3) => {
+                let end = u.arg_ranges[2].end;
+                (end..end, format!(", {}, {}{cfg}", u.args[2], u.qual))
+            }
+            (None, _) => {
+                let end = u.arg_ranges[u.args.len() - 1].end;
+                (end..end, format!(", {}{cfg}", u.qual))
+            }
+        };
+        edits.push((rel(&at), with));
+    }
+    cst::splice_many(&text[f.span.clone()], &edits)
 }
 
 impl Motif for MatmulIbShare {
@@ -330,6 +370,39 @@ mod tests {
         );
     }
 
+    /// One alias named as B by two MIX Matmuls is one site: both take CFG_IBSHARE_NORM with the alias.
+    /// Found running `tune` on asc-devkit's matmul_ibshareB: each Matmul was a site of its own, the first
+    /// edit shared the alias, and the second Matmul, whose B was then shared already, kept CFG_NORM.
+    #[test]
+    fn an_alias_two_mix_matmuls_take_as_b_is_one_site_for_both() {
+        let k = ALIAS.replace(
+            "AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE> mm;",
+            "AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE> mm;
+    AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE, C_TYPE, AscendC::CFG_NORM> mm2;",
+        );
+        let sites = MatmulIbShare.apply_sites(&k);
+        assert_eq!(sites.len(), 1, "{sites:?}");
+        let edit = MatmulIbShare.apply(&k, &sites[0]).unwrap();
+        assert!(
+            edit.text.contains("CubeFormat::ND, B, false, LayoutMode::NONE, true>;")
+                && edit
+                    .text
+                    .contains("AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE, C_TYPE, AscendC::CFG_IBSHARE_NORM> mm;")
+                && edit
+                    .text
+                    .contains("AscendC::Matmul<A_TYPE, B_TYPE, C_TYPE, C_TYPE, AscendC::CFG_IBSHARE_NORM> mm2;"),
+            "{}",
+            edit.text
+        );
+        assert!(MatmulIbShare.apply_sites(&edit.text).is_empty());
+        assert_eq!(round_trips(&MatmulIbShare, &k), 1);
+        assert_eq!(rewinds_round_trip(&MatmulIbShare, &edit.text), 1);
+        // One of them on MDL: the alias is no site (sharing it would leave that one on a template
+        // that does not share).
+        let mdl = k.replace("AscendC::CFG_NORM> mm2;", "AscendC::CFG_MDL> mm2;");
+        assert!(MatmulIbShare.apply_sites(&mdl).is_empty());
+    }
+
     /// asc-devkit's matmul_ibshareB names its B_TYPE in two Matmuls, one per `#if` branch (Norm for its
     /// pure Cube `__cube__` scenario, IBShare for MIX): the IBShare one rewinds, and applying gives it
     /// back; the rewound file, whose MIX Matmul is on Norm again, is an apply site.
@@ -360,7 +433,11 @@ mod tests {
             edit.text
         );
         assert_eq!(rewinds_round_trip(&MatmulIbShare, k), 1);
-        assert!(!MatmulIbShare.apply_sites(&edit.text).is_empty());
+        // Applied again, the MIX Matmul takes IBShare and the pure Cube one (under the condition that
+        // defines ASCENDC_CUBE_ONLY) stays on Norm: the example as published.
+        let again = MatmulIbShare.apply_sites(&edit.text);
+        assert_eq!(again.len(), 1, "{again:?}");
+        assert_eq!(MatmulIbShare.apply(&edit.text, &again[0]).unwrap().text, k);
     }
 
     #[test]
