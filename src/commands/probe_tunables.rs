@@ -35,6 +35,68 @@ pub enum Verdict {
     NotRead,
     /// The probe's time ran out before this tunable: nothing is known, so it is kept.
     NotReached,
+    /// No other value of this kernel constant runs alone, but one does moved together with the host
+    /// constant `symbol` of `file`, which holds the same value under another name: the host sizes the
+    /// work by it (ops-cv's stack_group_points: the kernel's `BYTE_SIZE = 16` elements per pass, the
+    /// host's `NUM = 16`). The two are one tiling choice.
+    TiedWith { file: String, symbol: String },
+}
+
+/// The integer constants of the op's host files (`constexpr` / `const` / `#define`, read as bindings
+/// read them) that hold `value`, that no tunable binds and whose name is not one of what a name alone
+/// rules out (an alignment unit, a data-type size, a workspace size): (file, symbol).
+fn host_constants_of_value(
+    op: &OpSpec,
+    sources: &std::collections::BTreeMap<String, String>,
+    value: i64,
+) -> Vec<(String, String)> {
+    let bound: Vec<&str> = op
+        .tunables
+        .iter()
+        .filter_map(|t| match &t.bind {
+            crate::manifest::Bind::Symbol(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out = vec![];
+    for file in &op.host {
+        let Some(text) = sources.get(file) else {
+            continue;
+        };
+        let mut names: Vec<&str> = vec![];
+        for line in text.lines() {
+            let line = line.trim_start();
+            let name = if let Some(rest) = line.strip_prefix("#define") {
+                rest.split_whitespace().next()
+            } else if line.contains("constexpr ")
+                || line.starts_with("const ")
+                || line.contains(" const ")
+            {
+                line.split('=').next().and_then(|lhs| {
+                    lhs.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .filter(|w| !w.is_empty())
+                        .last()
+                })
+            } else {
+                None
+            };
+            if let Some(n) = name
+                && crate::manifest::is_identifier(n)
+                && crate::space::discover::rejected_by_name(n, value).is_none()
+                && !bound.contains(&n)
+                && !names.contains(&n)
+            {
+                names.push(n);
+            }
+        }
+        for n in names {
+            let bind = crate::manifest::Bind::Symbol(n.to_string());
+            if binding::find_site(text, file, &bind).is_ok_and(|site| site.value == value) {
+                out.push((file.clone(), n.to_string()));
+            }
+        }
+    }
+    out
 }
 
 /// What a run did, as one hash: every block's trace, the block count and the outputs.
@@ -229,7 +291,51 @@ pub fn probe(
         if ran_right.is_none() && one_changes(outward_values(t.domain.values(), site.value, to)) {
             ran_right = Some(true);
         }
+        // A kernel constant that runs at no other value alone, moved with each host constant of the same
+        // value in turn (at most a few: each is a build and a run).
+        const PARTNERS: usize = 4;
+        let partner = if ran_right.is_none() && !cut.get() && !op.host.contains(&t.file) {
+            host_constants_of_value(op, &sources, site.value)
+                .into_iter()
+                .take(PARTNERS)
+                .find(|(file, symbol)| {
+                    let bind = crate::manifest::Bind::Symbol(symbol.clone());
+                    to.iter().any(|&value| {
+                        if late() {
+                            return false;
+                        }
+                        let mut patched: std::collections::BTreeMap<String, String> =
+                            Default::default();
+                        for (f, b) in [(&t.file, &t.bind), (file, &bind)] {
+                            let text = patched
+                                .get(f)
+                                .cloned()
+                                .unwrap_or_else(|| sources[f].clone());
+                            let Ok(at) = binding::find_site(&text, f, b) else {
+                                return false;
+                            };
+                            let new = crate::rewrite::cst::splice(
+                                &text,
+                                at.range.clone(),
+                                &at.render(value),
+                            );
+                            patched.insert(f.clone(), new);
+                        }
+                        run(&SourceSet { overrides: patched }).is_ok_and(|m| {
+                            signature(&m) != base
+                                && crate::verify::outputs_match(op, &m.outputs, &base_run.outputs)
+                                    .is_ok()
+                        })
+                    })
+                })
+        } else {
+            None
+        };
         let verdict = match ran_right {
+            None if partner.is_some() => {
+                let (file, symbol) = partner.expect("checked");
+                Verdict::TiedWith { file, symbol }
+            }
             None | Some(false) if cut.get() => Verdict::NotReached,
             None => Verdict::NoOtherValueRuns(why_not.join("; ")),
             Some(false) if !why_not.is_empty() => Verdict::Limit(why_not.join("; ")),

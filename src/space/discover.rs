@@ -173,7 +173,7 @@ const DTYPES: &[&str] = &[
 
 /// What the name alone rules out, whatever kind it would be: alignment units, data-type sizes,
 /// workspace sizes.
-fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
+pub fn rejected_by_name(name: &str, value: i64) -> Option<Reason> {
     let w = words(name);
     let joined = w.join("_");
     let has = |s: &str| w.iter().any(|x| x == s);

@@ -1049,6 +1049,75 @@ fn the_opdefs_fractal_formats_store_the_tensors_as_cann_does() {
     }
 }
 
+/// ops-cv's stack_group_points: its kernel takes `BYTE_SIZE = 16` elements a pass and its host divides
+/// the work by `NUM = 16`, two names for one choice. No other value of the kernel's runs alone, and the
+/// host's is no tunable by its name, so init offered nothing. The probe now moves such a kernel constant
+/// with each host constant of its value: add_custom here takes its tile length from a kernel constant
+/// `TILE_ELEMS` and the host counts tiles by `PASS`; init offers both, kept equal by a constraint,
+/// and tune moves them together.
+#[test]
+fn a_kernel_constant_that_runs_only_with_a_host_constant_of_its_value_is_tuned_with_it() {
+    let dir = project("add_custom");
+    let p = dir.path();
+    std::fs::remove_file(p.join("ascend.toml")).unwrap();
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "constexpr int32_t BUFFER_NUM = 1; // tensors per queue\n",
+        "constexpr int32_t BUFFER_NUM = 1; // tensors per queue\nconstexpr int32_t TILE_ELEMS = 256;\n",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "this->tileLength = this->blockLength / tileNum / BUFFER_NUM;",
+        "this->tileLength = TILE_ELEMS / BUFFER_NUM;",
+    );
+    edit_add_custom_host(
+        p,
+        "const uint32_t TILE_LENGTH = 256; // elements each block moves per tile\n",
+        "const uint32_t PASS = 256;\n",
+    );
+    edit_add_custom_host(p, "/ BLOCK_DIM / TILE_LENGTH);", "/ BLOCK_DIM / PASS);");
+    let out = cargo_ascend_tune(
+        p,
+        &["init", "--shape", "x=48x16384", "--shape", "y=48x16384"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("constraints = [\"tile_elems == pass\"]"),
+        "{manifest}\n{:?}",
+        text(&out)
+    );
+    assert!(
+        manifest.contains("symbol = \"TILE_ELEMS\"") && manifest.contains("symbol = \"PASS\""),
+        "{manifest}"
+    );
+    let tune = cargo_ascend_tune(
+        p,
+        &["tune", "--budget", "6", "--seed", "1", "--allow-dirty"],
+    );
+    assert!(tune.status.success(), "{:?}", text(&tune));
+    // every trial moved the two together: none failed on a mismatch
+    let report = cargo_ascend_tune(p, &["report"]);
+    let (stdout, _) = text(&report);
+    let trials: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("tile_elems="))
+        .collect();
+    assert!(!trials.is_empty(), "{stdout}");
+    for t in trials {
+        let value = |key: &str| {
+            t.split(key)
+                .nth(1)
+                .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+                .map(str::to_string)
+        };
+        assert_eq!(value("tile_elems="), value("pass="), "{t}");
+        assert!(!t.contains("fault") && !t.contains("wrong"), "{t}");
+    }
+}
+
 /// ops-transformer's rope_with_sin_cos_cache: its tiling function divides by the rows a UB holds, 0 at
 /// the default shape, and dies of SIGFPE; init left the default in the manifest and `run` crashed. A
 /// smaller default is taken, as for a refusal.

@@ -257,7 +257,14 @@ pub fn init(
         fitting.outputs_written_short(&mut inferred)?;
     }
     if opts.probe && ops.iter().any(|o| !o.tunables.is_empty()) {
-        probe_ops(&path, &mut ops, opts.probe_seconds, printer)?;
+        let ties = probe_ops(
+            &path,
+            &mut ops,
+            opts.probe_seconds,
+            existing.is_none(),
+            printer,
+        )?;
+        inferred.ties = ties;
         crate::fsx::write_atomic(&path, text_of(&ops, &BTreeMap::new(), &inferred).as_bytes())?;
     }
     // The constraints `tune` will derive from the kernel, shown in the manifest as comments: they need
@@ -323,6 +330,9 @@ pub fn init(
 #[derive(Default)]
 struct Inferred {
     outputs: BTreeMap<String, Vec<crate::twin::protocol::InferredOutput>>,
+    /// Op name -> constraints keeping a kernel constant equal to the host constant it runs with only
+    /// (`probe_ops`), written into the op's `[[op]]` table.
+    ties: BTreeMap<String, Vec<String>>,
     failed: BTreeMap<String, String>,
     /// Op name -> the default main shape taken instead of DEFAULT_SHAPE, and the manifest's comment
     /// beside it that says why (a matmul's square default; the op's tiling function refused the
@@ -1639,21 +1649,34 @@ impl Fitting<'_> {
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
 /// change leaves the run unchanged from `tunables` to `left_out`. When the manifest does not load or an
 /// op does not run as it is, says so and keeps that op's tunables.
-fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) -> Result<()> {
+///
+/// A kernel constant that runs at no other value alone but does moved with a host constant of the same
+/// value (`Verdict::TiedWith`) brings that host constant in as a tunable, and the two are kept equal by
+/// a constraint: returned by op name, as constraint texts for the `[[op]]` table, when `can_tie` (a
+/// manifest init writes whole; into a user's manifest only the tunables are written, so the kernel
+/// constant is left out there).
+fn probe_ops(
+    path: &Path,
+    ops: &mut [FoundOp],
+    seconds: u64,
+    can_tie: bool,
+    printer: &Printer,
+) -> Result<BTreeMap<String, Vec<String>>> {
+    let mut ties: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let manifest = match crate::manifest::Manifest::load(path) {
         Ok(m) => m,
         Err(e) => {
             printer.warn(format!(
                 "tunables not probed: the manifest does not load yet ({e})"
             ));
-            return Ok(());
+            return Ok(ties);
         }
     };
     let backend = match project_backend(&manifest) {
         Ok(b) => b,
         Err(e) => {
             printer.warn(format!("tunables not probed: {e}"));
-            return Ok(());
+            return Ok(ties);
         }
     };
     // The ops are probed side by side, one per core (each build is one compile, a program of a
@@ -1705,6 +1728,41 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) 
                     ));
                 }
                 for (name, verdict) in verdicts {
+                    let verdict = match verdict {
+                        super::probe_tunables::Verdict::TiedWith { file, symbol } if can_tie => {
+                            let Some(kernel) = op.tunables.iter().find(|t| t.name == name).cloned()
+                            else {
+                                continue;
+                            };
+                            let mut host_name = symbol.to_ascii_lowercase();
+                            if op.tunables.iter().any(|t| t.name == host_name) {
+                                host_name = format!("{name}_host");
+                            }
+                            printer.status(
+                                "Probed",
+                                format!(
+                                    "`{name}` of `{}`: no other value runs alone, but each does moved with `{symbol}` ({file}), which holds the same value: tuned together as `{name} == {host_name}`",
+                                    op.name
+                                ),
+                            );
+                            op.tunables.push(discover::FoundTunable {
+                                name: host_name.clone(),
+                                file,
+                                bind: crate::manifest::Bind::Symbol(symbol),
+                                ..kernel
+                            });
+                            ties.entry(op.name.clone())
+                                .or_default()
+                                .push(format!("{name} == {host_name}"));
+                            continue;
+                        }
+                        super::probe_tunables::Verdict::TiedWith { symbol, .. } => {
+                            super::probe_tunables::Verdict::NoOtherValueRuns(format!(
+                                "it runs moved with the host's `{symbol}` only, and init writes no constraint into a manifest it did not write"
+                            ))
+                        }
+                        v => v,
+                    };
                     let reason = match verdict {
                         super::probe_tunables::Verdict::Unchanged => {
                             discover::Reason::TraceUnchanged
@@ -1752,7 +1810,7 @@ fn probe_ops(path: &Path, ops: &mut [FoundOp], seconds: u64, printer: &Printer) 
             }
         }
     }
-    Ok(())
+    Ok(ties)
 }
 
 /// `probe` of every op that has a spec, on as many threads as this process may use (no more than
@@ -2067,6 +2125,14 @@ fn render(
             let _ = writeln!(s, "host = [{}]", list(&op.host));
         }
         let _ = writeln!(s, "kernel = [{}]", list(&op.kernel));
+        if let Some(ties) = inferred.ties.get(&op.name).filter(|t| !t.is_empty()) {
+            let texts: Vec<String> = ties.iter().map(|t| format!("\"{t}\"")).collect();
+            let _ = writeln!(
+                s,
+                "constraints = [{}]   # init's probe: each kernel constant runs at another value only moved with the host constant of its value",
+                texts.join(", ")
+            );
+        }
         if let Some(names) = inferred.stubbed.get(&op.name) {
             let mut line = "stub-undefined = true".to_string();
             note(
