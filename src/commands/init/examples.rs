@@ -877,6 +877,15 @@ int main() {
 }
 "#;
 
+    /// A case's inputs then outputs, as (shape, dtype).
+    fn tensors(c: &TilingCase) -> Vec<(Vec<u64>, Option<DType>)> {
+        c.inputs
+            .iter()
+            .chain(&c.outputs)
+            .map(|t| (t.shape.clone(), t.dtype))
+            .collect()
+    }
+
     fn widget(inputs: &[(&str, ParamType)]) -> OpDef {
         OpDef {
             op_type: "Widget".to_string(),
@@ -1424,11 +1433,7 @@ int CreateOppInGraph(DataType inDtype) {
         def.attrs.clear();
         let c = read(text, "examples/test_aclnn_add_custom.cpp", &def).expect("a case");
         assert_eq!(
-            c.inputs
-                .iter()
-                .chain(&c.outputs)
-                .map(|t| (t.shape.clone(), t.dtype))
-                .collect::<Vec<_>>(),
+            tensors(&c),
             vec![
                 (vec![8, 2048], Some(DType::Float32)),
                 (vec![8, 2048], Some(DType::Float16)),
@@ -1463,11 +1468,7 @@ int main() {
         def.attrs.clear();
         let c = read(text, "examples/test_aclnn_widget.cpp", &def).expect("a case");
         assert_eq!(
-            c.inputs
-                .iter()
-                .chain(&c.outputs)
-                .map(|t| (t.shape.clone(), t.dtype))
-                .collect::<Vec<_>>(),
+            tensors(&c),
             vec![
                 (vec![8, 1, 7168], Some(DType::BFloat16)),
                 (vec![7168, 1536], Some(DType::BFloat16)),
