@@ -331,17 +331,14 @@ pub fn probe(
         } else {
             None
         };
-        let verdict = match ran_right {
-            None if partner.is_some() => {
-                let (file, symbol) = partner.expect("checked");
-                Verdict::TiedWith { file, symbol }
-            }
-            None | Some(false) if cut.get() => Verdict::NotReached,
-            None => Verdict::NoOtherValueRuns(why_not.join("; ")),
-            Some(false) if !why_not.is_empty() => Verdict::Limit(why_not.join("; ")),
-            Some(_) if !why_not.is_empty() => Verdict::Fails(why_not.join("; ")),
-            Some(true) => Verdict::Changed,
-            Some(false) => Verdict::Unchanged,
+        let verdict = match (ran_right, partner) {
+            (None, Some((file, symbol))) => Verdict::TiedWith { file, symbol },
+            (None | Some(false), _) if cut.get() => Verdict::NotReached,
+            (None, _) => Verdict::NoOtherValueRuns(why_not.join("; ")),
+            (Some(false), _) if !why_not.is_empty() => Verdict::Limit(why_not.join("; ")),
+            (Some(_), _) if !why_not.is_empty() => Verdict::Fails(why_not.join("; ")),
+            (Some(true), _) => Verdict::Changed,
+            (Some(false), _) => Verdict::Unchanged,
         };
         for &j in &group {
             out.push((moves[j].0.name.clone(), verdict.clone()));
