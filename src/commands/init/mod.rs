@@ -1734,9 +1734,21 @@ fn probe_ops(
                             else {
                                 continue;
                             };
-                            let mut host_name = symbol.to_ascii_lowercase();
-                            if op.tunables.iter().any(|t| t.name == host_name) {
-                                host_name = format!("{name}_host");
+                            // A host constant already tied to another kernel constant is one
+                            // tunable still: two bound to one literal would not load.
+                            let bound = crate::manifest::Bind::Symbol(symbol.clone());
+                            let existing = op
+                                .tunables
+                                .iter()
+                                .find(|t| t.file == file && t.bind == bound)
+                                .map(|t| t.name.clone());
+                            let mut host_name = existing
+                                .clone()
+                                .unwrap_or_else(|| symbol.to_ascii_lowercase());
+                            while existing.is_none()
+                                && op.tunables.iter().any(|t| t.name == host_name)
+                            {
+                                host_name = format!("{host_name}_host");
                             }
                             printer.status(
                                 "Probed",
@@ -1745,12 +1757,14 @@ fn probe_ops(
                                     op.name
                                 ),
                             );
-                            op.tunables.push(discover::FoundTunable {
-                                name: host_name.clone(),
-                                file,
-                                bind: crate::manifest::Bind::Symbol(symbol),
-                                ..kernel
-                            });
+                            if existing.is_none() {
+                                op.tunables.push(discover::FoundTunable {
+                                    name: host_name.clone(),
+                                    file,
+                                    bind: bound,
+                                    ..kernel
+                                });
+                            }
                             ties.entry(op.name.clone())
                                 .or_default()
                                 .push(format!("{name} == {host_name}"));
