@@ -382,6 +382,8 @@ enum MmMode {
     IbShareA,
     /// MixDefault with the first Matmul's A and B IBSHARE, both AIVs setting the same A and C rows.
     IbShareAB,
+    /// IbShareA on CFG_NORM: the flag alone, off the IBShare template.
+    IbShareANorm,
 }
 
 fn matmul_build_and_run(
@@ -437,6 +439,7 @@ fn matmul_build_and_run(
             MmMode::MixManual => Some("-DMM_MIX_MANUAL"),
             MmMode::IbShareA => Some("-DMM_IBSHARE_A"),
             MmMode::IbShareAB => Some("-DMM_IBSHARE_AB"),
+            MmMode::IbShareANorm => Some("-DMM_IBSHARE_A_NORM"),
             MmMode::MixDefault => None,
         })
         .arg("-I")
@@ -544,7 +547,9 @@ fn matmul_matches_in(mode: MmMode) {
             }
         }
         // Two AICs that compute and four AIVs that return at once.
-        MmMode::IbShareA | MmMode::IbShareAB => unreachable!("an_ibshare_matmul_... runs these"),
+        MmMode::IbShareA | MmMode::IbShareAB | MmMode::IbShareANorm => {
+            unreachable!("an_ibshare_matmul_... runs these")
+        }
         MmMode::MixManual => {
             assert_eq!(t.blocks.len(), 6);
             assert!(trace.contains("block 1 2 aic\n") && trace.contains("block 1 2 aiv1\n"));
@@ -635,6 +640,27 @@ fn an_ibshare_matmul_is_computed_once_per_group_and_its_shared_matrix_must_be_on
             && err.contains("AIV 1 of logical block 0")
             && err.contains("IBSHARE false"),
         "{err}"
+    );
+    // The same flag with the Matmul on CFG_NORM shares nothing (one matrix alone is shared on the
+    // IBShare template only, as the B guide configures it): no claim, so no fault, and each AIV's
+    // result is its own.
+    let dir = tempfile::tempdir().unwrap();
+    let (run, a, b, bias) = matmul_build_and_run(dir.path(), &[], MmMode::IbShareANorm);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let want = matmul(&af, &bf, &bias, MM, KK, NN);
+    let c = std::fs::read(dir.path().join("c.bin")).unwrap();
+    assert_eq!(f32s(&c, 0, rows * NN), want[..rows * NN].to_vec());
+    let trace = std::fs::read_to_string(dir.path().join("trace.txt")).unwrap();
+    assert_eq!(
+        trace.matches("I M Mmad m=32 k=64 n=32 dt=2 ").count(),
+        2 * 2 * 2 * 3,
+        "nothing of either AIV's IterateAll is left out"
     );
 }
 

@@ -291,13 +291,11 @@ int main(int argc, char **argv) {
                     if (col >= p->formats_.size()) break;
                     const ge::Format f = p->formats_[col];
                     const gert::Shape origin = ts[i].shape_.GetOriginShape();
-                    if (plain_rank(f) != 0 && plain_rank(f) == origin.GetDimNum()) {
-                        ds[i].format_.origin = ds[i].format_.storage = f;
-                        ts[i].format_.origin = ts[i].format_.storage = f;
-                    } else if (f == ge::FORMAT_NC1HWC0 && origin.GetDimNum() == 5) {
-                        // A 5HD tensor given as its five axes: the layout the OpDef names, as the op's
-                        // own tiling tests build it (ops-cv's three_interpolate_backward: grad_x
-                        // [B, C1, N, 1, C0], origin and storage format NC1HWC0).
+                    // A 5HD tensor given as its five axes takes the layout too, as the op's own tiling
+                    // tests build it (ops-cv's three_interpolate_backward: grad_x [B, C1, N, 1, C0],
+                    // origin and storage format NC1HWC0).
+                    const size_t rank = f == ge::FORMAT_NC1HWC0 ? 5 : plain_rank(f);
+                    if (rank != 0 && rank == origin.GetDimNum()) {
                         ds[i].format_.origin = ds[i].format_.storage = f;
                         ts[i].format_.origin = ts[i].format_.storage = f;
                     } else if (f == ge::FORMAT_FRACTAL_NZ && origin.GetDimNum() >= 2) {

@@ -6,11 +6,17 @@
 // (ASCENDC_CUBE_ONLY) and whose AIVs do nothing; without either, CANN's default MIX mode, launched on 1
 // block: its two AIVs are blocks 0 and 1. In that MIX mode, -DMM_IBSHARE_A marks the first Matmul's A
 // IBSHARE on the IBShare template (each AIV sets its own rows of A: a fault), -DMM_IBSHARE_AB its A and B, and both AIVs then set
-// the same A and C rows (the group computes that IterateAll once).
-#if defined(MM_IBSHARE_A) || defined(MM_IBSHARE_AB)
+// the same A and C rows (the group computes that IterateAll once); -DMM_IBSHARE_A_NORM flags A as
+// MM_IBSHARE_A does but keeps the Matmul on CFG_NORM, where one matrix alone shares nothing.
+#if defined(MM_IBSHARE_A) || defined(MM_IBSHARE_AB) || defined(MM_IBSHARE_A_NORM)
 constexpr bool kShareA = true;
 #else
 constexpr bool kShareA = false;
+#endif
+#if defined(MM_IBSHARE_A_NORM)
+constexpr bool kIbShareTemplate = false;
+#else
+constexpr bool kIbShareTemplate = true;
 #endif
 #if defined(MM_IBSHARE_AB)
 constexpr bool kShareB = true;
@@ -40,7 +46,7 @@ extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt,
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NONE, kShareA>,
            MatmulType<TPosition::GM, CubeFormat::ND, half, true, LayoutMode::NONE, kShareB>,
            MatmulType<TPosition::GM, CubeFormat::ND, float>, MatmulType<TPosition::GM, CubeFormat::ND, float>,
-           kShareA && !kShareB ? CFG_IBSHARE_NORM : CFG_NORM>
+           kShareA && !kShareB && kIbShareTemplate ? CFG_IBSHARE_NORM : CFG_NORM>
         mm;
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, true>, MatmulType<TPosition::GM, CubeFormat::ND, half, true>,
            MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>, CFG_MDL>
