@@ -423,8 +423,15 @@ fn matmul_build_and_run(
     );
     assert_eq!(
         lines.next().unwrap(),
-        "tie singleCoreM=32 singleCoreN=256 baseM=32 baseN=256 baseK=64",
-        "a tie between splitting M and N splits the shorter, as the IBShare guide's tiling does (Matmul高阶API使能IBShare模板共享B矩阵数据.md)"
+        "tie singleCoreM=32 singleCoreN=256 baseM=32 baseN=256 baseK=64 stepKa=6 stepKb=6",
+        "a tie between splitting M and N splits the shorter, and K's six base blocks, which fit L1 at once, are one \
+         chunk, as the IBShare guide's tiling does (Matmul高阶API使能IBShare模板共享B矩阵数据.md)"
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        "mdl singleCoreN=1280 baseM=128 baseN=256 baseK=64 stepKa=4 stepKb=4 depthA1=8 depthB1=8",
+        "K's 16 base blocks do not fit L1 at once: 4 a chunk, two chunks deep, as the MDL guide's tiling \
+         (Matmul高阶API使能MDL模板.md)"
     );
     let tiling: Vec<u8> = (0..hex.len() / 2)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())

@@ -1,6 +1,7 @@
 // Host side of tests/cube_semantics.rs's Matmul check: the twin's matmul tiling for a 96 x 80 x 200
 // half matmul with a float bias on 2 cores and 32 x 32 x 64 base blocks; prints the TCubeTiling bytes in
-// hex on the first line, then the fields the test checks, and the split of a shape where M and N tie.
+// hex on the first line, then the fields the test checks, the split of a shape where M and N tie (whose K
+// fits L1 whole) and the MDL guide's shape (whose K does not).
 #include <cstdio>
 #include "tiling/tiling_api.h"
 
@@ -37,7 +38,18 @@ int main() {
     g.SetShape(64, 256, 384);
     g.SetOrgShape(64, 256, 384);
     if (g.GetTiling(td) != 0) return 1;
-    std::printf("tie singleCoreM=%d singleCoreN=%d baseM=%d baseN=%d baseK=%d\n", td.singleCoreM, td.singleCoreN, td.baseM,
-                td.baseN, td.baseK);
+    std::printf("tie singleCoreM=%d singleCoreN=%d baseM=%d baseN=%d baseK=%d stepKa=%d stepKb=%d\n", td.singleCoreM,
+                td.singleCoreN, td.baseM, td.baseN, td.baseK, td.stepKa, td.stepKb);
+    // The MDL guide's 128 x 30720 x 1024 on 24 cores (Matmul高阶API使能MDL模板.md): 16 K blocks do not fit L1 at once.
+    matmul_tiling::MultiCoreMatmulTiling m;
+    m.SetDim(24);
+    m.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    m.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    m.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    m.SetShape(128, 30720, 1024);
+    m.SetOrgShape(128, 30720, 1024);
+    if (m.GetTiling(td) != 0) return 1;
+    std::printf("mdl singleCoreN=%d baseM=%d baseN=%d baseK=%d stepKa=%d stepKb=%d depthA1=%d depthB1=%d\n", td.singleCoreN,
+                td.baseM, td.baseN, td.baseK, td.stepKa, td.stepKb, td.depthA1, td.depthB1);
     return 0;
 }

@@ -287,15 +287,18 @@ using ::TopkTiling;
 
 namespace twin {
 // The twin's L1 rule for a matmul's K chunks, shared by the host's GetTiling (tiling/matmul_tiling.h) and the
-// constant GetMatmulApiTiling (lib/matmul_intf.h): up to 4 base K blocks a chunk (kIters of them in all),
-// fewer while one A and one B chunk (tileA, tileB bytes a base K block) and a bias row do not fit l1; the
-// depth holds two chunks (double buffering) when they fit, else one.
+// constant GetMatmulApiTiling (lib/matmul_intf.h): the whole K in one chunk when every base K block of A
+// and of B (tileA, tileB bytes each) and a bias row fit l1 at once, as CANN's GetTiling takes it in the asc-devkit
+// guide (优秀实践/Matmul性能调优案例, IBShare B: singleCoreK 384 = 6 x baseK 64 -> stepKa = stepKb = 6; the MTE2
+// Preload case sets 512 = 8 x 64 -> 8 by hand); else up to 4 base K blocks a chunk (the MDL case there:
+// 1024 = 16 x 64 -> 4), fewer while one A and one B chunk and the bias row do not fit l1. The depth holds two
+// chunks (double buffering) when they fit, else one.
 struct MatmulL1Steps {
     int32_t step;
     int32_t depth;
 };
 constexpr MatmulL1Steps matmul_l1_steps(int64_t kIters, uint64_t tileA, uint64_t tileB, uint64_t biasBytes, uint64_t l1) {
-    int64_t step = kIters < 4 ? kIters : 4;
+    int64_t step = (tileA + tileB) * (uint64_t)kIters + biasBytes <= l1 ? kIters : (kIters < 4 ? kIters : 4);
     while (step > 1 && (tileA + tileB) * (uint64_t)step + biasBytes > l1) step--;
     int64_t depth = (tileA + tileB) * (uint64_t)step * 2 + biasBytes <= l1 ? 2 * step : step;
     return {(int32_t)step, (int32_t)depth};

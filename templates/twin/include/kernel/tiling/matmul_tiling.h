@@ -9,8 +9,9 @@
 // The choice is the twin's own rule, not CANN's solver (whose rules the docs do not spell out): cores
 // split M and N (the split with the least work per core, then the most cores); base blocks 128 x 256 x
 // (128 bytes of K), or SetFixSplit's, clipped to the single-core shape and shrunk until double-buffered
-// L0A / L0B and one L0C block fit; stepKa = stepKb = up to 4 base K blocks, depthA1 = depthB1 = twice
-// that when both fit in L1 (else once); stepM = stepN = 1; dbL0A = dbL0B = 2, dbL0C = 1.
+// L0A / L0B and one L0C block fit; stepKa = stepKb = the whole K where it fits L1, else up to 4 base K
+// blocks (twin::matmul_l1_steps), depthA1 = depthB1 = twice that when both fit in L1 (else once);
+// stepM = stepN = 1; dbL0A = dbL0B = 2, dbL0C = 1.
 //
 // One file for both sides: the host's tiling/tiling_api.h includes it after the host's platform
 // (include/host/twin_host/platform.h), and the kernel tree's tiling/tiling_api.h after its `.asc` platform
