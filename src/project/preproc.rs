@@ -18,8 +18,14 @@ const KNOWN: &[(&str, Option<i64>)] = &[
     ("__CCE_KT_TEST__", None),
 ];
 
-/// Whether `name` is defined: Some(bool) when the table knows.
-fn defined(name: &str) -> Option<bool> {
+/// Definitions a build passes beyond the table (`-DSCENARIO_NUM=1`): name -> value.
+pub type Defines = std::collections::BTreeMap<String, i64>;
+
+/// Whether `name` is defined: Some(bool) when the build's `extra` definitions or the table know.
+fn defined(name: &str, extra: &Defines) -> Option<bool> {
+    if extra.contains_key(name) {
+        return Some(true);
+    }
     KNOWN
         .iter()
         .find(|(n, _)| *n == name)
@@ -29,17 +35,44 @@ fn defined(name: &str) -> Option<bool> {
 /// Whether the branch of `node` (a `preproc_if`, `preproc_ifdef` or `preproc_elif`) is compiled:
 /// None when its condition names a macro the table does not know.
 pub fn branch_taken(node: Node, text: &str) -> Option<bool> {
+    branch_taken_with(node, text, &Defines::new())
+}
+
+/// As `branch_taken`, with the build's `extra` definitions known too.
+pub fn branch_taken_with(node: Node, text: &str, extra: &Defines) -> Option<bool> {
     match node.kind() {
         "preproc_ifdef" => {
             let name = node.child_by_field_name("name")?;
             let negated = node.child(0).is_some_and(|t| text_of(t, text) == "#ifndef");
-            defined(text_of(name, text)).map(|d| d != negated)
+            defined(text_of(name, text), extra).map(|d| d != negated)
         }
         "preproc_if" | "preproc_elif" => {
-            value(node.child_by_field_name("condition")?, text).map(|v| v != 0)
+            value(node.child_by_field_name("condition")?, text, extra).map(|v| v != 0)
         }
         _ => None,
     }
+}
+
+/// Whether the byte at `at` of `text` (parsed as `root`) lies in a branch the build leaves out: an
+/// enclosing `#if` / `#elif` / `#ifdef` whose condition the table and `extra` settle, false where `at`
+/// is in its body or true where `at` is in its `#elif` / `#else`. A motif's site there is code that is
+/// never compiled nor measured, yet an edit to it would be written back (asc-devkit's matmul_ibshareB
+/// keeps its pure Cube scenario's Matmul under `#if SCENARIO_NUM == 2`).
+pub fn left_out(text: &str, root: Node, at: usize, extra: &Defines) -> bool {
+    let mut from = root.descendant_for_byte_range(at, at);
+    while let Some(child) = from {
+        let Some(node) = child.parent() else {
+            break;
+        };
+        let in_alternative = node
+            .child_by_field_name("alternative")
+            .is_some_and(|a| a.id() == child.id());
+        if branch_taken_with(node, text, extra) == Some(in_alternative) {
+            return true;
+        }
+        from = Some(node);
+    }
+    false
 }
 
 /// `text` with what the twin's build does not compile blanked out (spaces, newlines kept, so offsets
@@ -157,22 +190,24 @@ fn condition(directive: &str) -> Option<bool> {
 }
 
 /// The value of a `#if` expression, None when it depends on a macro the table does not know.
-fn value(node: Node, text: &str) -> Option<i64> {
+fn value(node: Node, text: &str, extra: &Defines) -> Option<i64> {
     match node.kind() {
         "number_literal" => {
             crate::space::binding::parse_integer_literal(text_of(node, text)).map(|(v, ..)| v)
         }
-        "identifier" => KNOWN
-            .iter()
-            .find(|(n, _)| *n == text_of(node, text))
-            .map(|(_, v)| v.unwrap_or(0)),
+        "identifier" => extra.get(text_of(node, text)).copied().or_else(|| {
+            KNOWN
+                .iter()
+                .find(|(n, _)| *n == text_of(node, text))
+                .map(|(_, v)| v.unwrap_or(0))
+        }),
         "preproc_defined" => {
             let name = node.named_child(0)?;
-            defined(text_of(name, text)).map(i64::from)
+            defined(text_of(name, text), extra).map(i64::from)
         }
-        "parenthesized_expression" => value(node.named_child(0)?, text),
+        "parenthesized_expression" => value(node.named_child(0)?, text, extra),
         "unary_expression" => {
-            let v = value(node.child_by_field_name("argument")?, text)?;
+            let v = value(node.child_by_field_name("argument")?, text, extra)?;
             match text_of(node.child_by_field_name("operator")?, text) {
                 "!" => Some(i64::from(v == 0)),
                 "-" => Some(-v),
@@ -181,8 +216,8 @@ fn value(node: Node, text: &str) -> Option<i64> {
         }
         "binary_expression" => {
             let op = text_of(node.child_by_field_name("operator")?, text);
-            let l = value(node.child_by_field_name("left")?, text);
-            let r = value(node.child_by_field_name("right")?, text);
+            let l = value(node.child_by_field_name("left")?, text, extra);
+            let r = value(node.child_by_field_name("right")?, text, extra);
             match op {
                 // Short circuits decide with one side unknown.
                 "&&" if l == Some(0) || r == Some(0) => Some(0),
@@ -285,5 +320,43 @@ mod tests {
             !crate::rewrite::cst::parse(&out).root_node().has_error(),
             "{out}"
         );
+    }
+
+    const SCENARIOS: &str = "#if SCENARIO_NUM == 2\nint cube;\n#elif SCENARIO_NUM == 3\nint three;\n#else\nint mix;\n#endif\n\
+#ifdef SCENARIO_NUM\nint defined_;\n#endif\n#ifndef SCENARIO_NUM\nint undefined_;\n#endif\n\
+#if MY_ARCH == 2201\nint arch;\n#endif\n#if __NPU_ARCH__ == 3510\nint regbase;\n#endif\nint always;\n";
+
+    fn left_out_at(name: &str, extra: &[(&str, i64)]) -> bool {
+        let extra: Defines = extra.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let tree = cst::parse(SCENARIOS);
+        left_out(
+            SCENARIOS,
+            tree.root_node(),
+            SCENARIOS.find(name).unwrap(),
+            &extra,
+        )
+    }
+
+    #[test]
+    fn a_site_is_left_out_only_under_a_branch_the_build_settles_against_it() {
+        let one = [("SCENARIO_NUM", 1)];
+        assert!(left_out_at("cube", &one));
+        assert!(left_out_at("three", &one));
+        assert!(!left_out_at("mix", &one));
+        assert!(!left_out_at("defined_", &one));
+        assert!(left_out_at("undefined_", &one));
+        assert!(
+            !left_out_at("arch", &one),
+            "MY_ARCH is neither the build's nor the table's"
+        );
+        assert!(left_out_at("regbase", &one), "the twin builds dav-2201");
+        assert!(!left_out_at("always", &one));
+        assert!(!left_out_at("cube", &[("SCENARIO_NUM", 2)]));
+        assert!(left_out_at("mix", &[("SCENARIO_NUM", 2)]));
+        assert!(!left_out_at("three", &[("SCENARIO_NUM", 3)]));
+        assert!(left_out_at("mix", &[("SCENARIO_NUM", 3)]));
+        // Without the build's definitions, its scenarios are not known.
+        assert!(!left_out_at("cube", &[]));
+        assert!(!left_out_at("mix", &[]));
     }
 }

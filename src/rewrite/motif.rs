@@ -207,15 +207,26 @@ pub fn sites_in(
     }
 }
 
-/// `edit_all` at the sites `sites_in` gives, for `file` with `guide`.
+/// `edit_all` at the sites `sites_in` gives, for `file` with `guide`, leaving out the sites in
+/// conditional branches the build (with its `defines`) does not compile (`project::preproc::left_out`).
 pub fn edit_all_in(
     motif: &dyn Motif,
     text: &str,
     file: &str,
     dir: Direction,
     guide: Option<&Guide>,
+    defines: &crate::project::preproc::Defines,
 ) -> Result<Option<(String, usize)>, MotifError> {
-    edit_each(motif, text, dir, |t| sites_in(motif, t, file, dir, guide))
+    edit_each(motif, text, dir, |t| {
+        let mut sites = sites_in(motif, t, file, dir, guide);
+        if !sites.is_empty() && t.contains("#if") {
+            let tree = crate::rewrite::cst::parse(t);
+            sites.retain(|s| {
+                !crate::project::preproc::left_out(t, tree.root_node(), s.range.start, defines)
+            });
+        }
+        sites
+    })
 }
 
 /// Edits every site of `motif` in `dir`, first to last, re-finding sites after each edit (offsets move).

@@ -6,6 +6,7 @@
 use crate::errors::Result;
 use crate::manifest::{Manifest, OpSpec};
 use crate::model::soc::Soc;
+use crate::project::preproc::Defines;
 use crate::rewrite::motif::{self, Direction, Guide, Motif, Scope};
 use crate::space::{Point, Space};
 use std::collections::BTreeMap;
@@ -78,7 +79,8 @@ impl Variant {
         if let Some(why) = motif.unavailable_on(soc) {
             return Err(why);
         }
-        let (sources, edited) = self.edited(motif, op, &self.sources, guide)?;
+        let defines = compiled_defines(manifest, op);
+        let (sources, edited) = self.edited(motif, op, &self.sources, guide, &defines)?;
         if edited == 0 {
             let place = match motif.scope() {
                 Scope::Kernel => "the kernel",
@@ -89,7 +91,7 @@ impl Variant {
         if let Some(companion) = motif
             .host_companion()
             .and_then(crate::rewrite::motifs::by_name)
-            && let Ok((both, n)) = self.edited(companion, op, &sources, guide)
+            && let Ok((both, n)) = self.edited(companion, op, &sources, guide, &defines)
             && n > 0
             && let Ok(v) = self.rebound(both, motif.name().to_string(), manifest, op, soc)
         {
@@ -107,6 +109,7 @@ impl Variant {
         op: &OpSpec,
         sources: &BTreeMap<String, String>,
         guide: Option<&Guide>,
+        defines: &Defines,
     ) -> std::result::Result<(BTreeMap<String, String>, usize), String> {
         let mut out = sources.clone();
         let mut edited = 0;
@@ -117,7 +120,7 @@ impl Variant {
             let Some(text) = out.get(&file) else {
                 continue;
             };
-            match motif::edit_all_in(motif, text, &file, Direction::Apply, guide) {
+            match motif::edit_all_in(motif, text, &file, Direction::Apply, guide, defines) {
                 Ok(Some((new, n))) => {
                     out.insert(file, new);
                     edited += n;
@@ -172,6 +175,43 @@ pub fn original(
     Ok(Variant::original(sources, space))
 }
 
+/// The definitions the op's build compiles its kernel with, as far as the manifest and its CMake file
+/// say (a kernel-launch op's `cmake-defines` its CMakeLists.txt forwards): a motif leaves the branches
+/// they rule out alone, since an edit there is never compiled, never measured, yet written back.
+fn compiled_defines(manifest: &Manifest, op: &OpSpec) -> Defines {
+    if op.cmake_defines.is_empty() {
+        return Defines::new();
+    }
+    let lists = manifest
+        .root
+        .join(
+            manifest
+                .cmake_source
+                .as_deref()
+                .unwrap_or(std::path::Path::new("")),
+        )
+        .join("CMakeLists.txt");
+    let text = std::fs::read_to_string(lists).unwrap_or_default();
+    forwarded(&op.cmake_defines, &text)
+}
+
+/// The compile definitions among `cmake_defines` (`NAME=VALUE`, an integer value) that a CMake file
+/// forwards to the compiler as `NAME=${NAME}` (`target_compile_definitions(demo PRIVATE
+/// SCENARIO_NUM=${SCENARIO_NUM})`, as asc-devkit's examples do).
+fn forwarded(cmake_defines: &[String], cmake_text: &str) -> Defines {
+    cmake_defines
+        .iter()
+        .filter_map(|d| {
+            let (name, value) = d.split_once('=')?;
+            let forwards = cmake_text.contains(&format!("{name}=${{{name}}}"));
+            Some((
+                name.to_string(),
+                value.trim().parse().ok().filter(|_| forwards)?,
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +261,17 @@ mod tests {
         assert_eq!(
             v.with_motif(split, &m, &op, soc, None).err().as_deref(),
             Some("it changes tunable `ub_parts` (1 -> 2), which the host search owns")
+        );
+    }
+
+    #[test]
+    fn only_definitions_the_cmake_file_forwards_reach_the_compiler() {
+        let cmake = "target_compile_definitions(demo PRIVATE SCENARIO_NUM=${SCENARIO_NUM})\n";
+        let defines =
+            ["SCENARIO_NUM=2", "CMAKE_BUILD_TYPE=1", "MODE=fast", "BARE"].map(String::from);
+        assert_eq!(
+            forwarded(&defines, cmake),
+            Defines::from([("SCENARIO_NUM".to_string(), 2)])
         );
     }
 }

@@ -219,4 +219,32 @@ mod tests {
         assert!(MatmulMdl.apply_sites(other).is_empty());
         assert!(MatmulMdl.rewind_sites(other).is_empty());
     }
+
+    #[test]
+    fn a_matmul_in_a_scenario_the_build_leaves_out_is_not_edited() {
+        // matmul_ibshareB's shape: the pure Cube scenario's Matmul under `#if SCENARIO_NUM == 2`, the
+        // MIX one under `#else`; built with SCENARIO_NUM=1, only the second is compiled.
+        let k = "#if SCENARIO_NUM == 2\n    Matmul<A, B, C, Bias, CFG_NORM> mm;\n#else\n    Matmul<A, B, C, Bias, CFG_NORM> mm;\n#endif\n";
+        let one: crate::project::preproc::Defines = [("SCENARIO_NUM".to_string(), 1)].into();
+        let apply = |d: &crate::project::preproc::Defines| {
+            crate::rewrite::motif::edit_all_in(
+                &MatmulMdl,
+                k,
+                "k.asc",
+                crate::rewrite::motif::Direction::Apply,
+                None,
+                d,
+            )
+            .unwrap()
+            .unwrap()
+        };
+        let (text, n) = apply(&one);
+        assert_eq!(n, 1);
+        assert_eq!(
+            text,
+            "#if SCENARIO_NUM == 2\n    Matmul<A, B, C, Bias, CFG_NORM> mm;\n#else\n    Matmul<A, B, C, Bias, CFG_MDL> mm;\n#endif\n"
+        );
+        // With no definitions known, both are sites, as before.
+        assert_eq!(apply(&Default::default()).1, 2);
+    }
 }
