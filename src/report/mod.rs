@@ -449,9 +449,12 @@ pub fn round(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-/// A trial as `tune -v` prints it: its latency and point, or its failure with the error it names.
+/// A trial as `tune -v` prints it: its latency and point (with the rewrites of the kernel it ran, which
+/// a point alone does not tell apart: the same point is tried again on a rewritten kernel), or its
+/// failure with the error it names.
 fn trial_line(t: &Trial) -> String {
-    let params: Vec<String> = t.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut params: Vec<String> = t.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    params.extend(t.rewrites.iter().map(|r| format!("+ {r}")));
     match t.latency_us {
         Some(l) => format!(
             "  trial {:>3}: {l:>10.3} us  {}{}",
@@ -503,6 +506,26 @@ mod tests {
         assert_eq!(
             trial_line(&t),
             "  trial  12:      4.500 us  ub_parts=1  (not run on the shape probes: it could not be written back, being no faster than the baseline, or slower than a probed trial, by more than the noise floor)"
+        );
+    }
+
+    /// moe_finalize_routing_v2's `tune -v` showed `buffer_num=2 ub_parts=1` at 27.135 us and later the
+    /// same point faulting: the second ran on the kernel with double-buffer-queue, which the line hid.
+    #[test]
+    fn a_trial_line_names_the_rewrites_of_the_kernel_it_ran() {
+        let t = trial(
+            json!({"latency_us": 4.5, "rewrites": ["ub-bank-offset", "double-buffer-queue"]}),
+        );
+        assert_eq!(
+            trial_line(&t),
+            "  trial  12:      4.500 us  ub_parts=1 + ub-bank-offset + double-buffer-queue"
+        );
+        let t = trial(
+            json!({"failure": "fault", "error": "error: x", "rewrites": ["double-buffer-queue"]}),
+        );
+        assert_eq!(
+            trial_line(&t),
+            "  trial  12:      fault     ub_parts=1 + double-buffer-queue  (error: x)"
         );
     }
 }
