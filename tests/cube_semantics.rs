@@ -384,6 +384,10 @@ enum MmMode {
     IbShareAB,
     /// IbShareA on CFG_NORM: the flag alone, off the IBShare template.
     IbShareANorm,
+    /// MixDefault with the first Matmul on TrianUpperMatmulPolicy.
+    TrianUpper,
+    /// MixDefault with the first Matmul's A chunks loaded by a CopyA1 callback from `at` read as M x K.
+    CallbackA,
 }
 
 fn matmul_build_and_run(
@@ -447,6 +451,8 @@ fn matmul_build_and_run(
             MmMode::IbShareA => Some("-DMM_IBSHARE_A"),
             MmMode::IbShareAB => Some("-DMM_IBSHARE_AB"),
             MmMode::IbShareANorm => Some("-DMM_IBSHARE_A_NORM"),
+            MmMode::TrianUpper => Some("-DMM_TRIAN_UPPER"),
+            MmMode::CallbackA => Some("-DMM_CALLBACK_A"),
             MmMode::MixDefault => None,
         })
         .arg("-I")
@@ -557,6 +563,9 @@ fn matmul_matches_in(mode: MmMode) {
         MmMode::IbShareA | MmMode::IbShareAB | MmMode::IbShareANorm => {
             unreachable!("an_ibshare_matmul_... runs these")
         }
+        MmMode::TrianUpper | MmMode::CallbackA => {
+            unreachable!("a_matmuls_policy_and_callback_... runs these")
+        }
         MmMode::MixManual => {
             assert_eq!(t.blocks.len(), 6);
             assert!(trace.contains("block 1 2 aic\n") && trace.contains("block 1 2 aiv1\n"));
@@ -607,6 +616,51 @@ fn matmul_matches_in(mode: MmMode) {
         2 * 2
     );
     assert!(trace.contains("I S MatmulTilingIter "));
+}
+
+/// The Matmul's policy and callback template parameters (Matmul-Kernel侧接口/MatmulPolicy.md,
+/// MatmulCallBackFunc.md). TrianUpperMatmulPolicy: each core's base blocks below its grid's diagonal are
+/// neither computed nor written (here each core's 48 x 80 is 2 x 3 blocks of 32, with tails: block (1, 0),
+/// C's rows 32..48 of the core by columns 0..32, keeps the zeros it had). A CopyA1 callback: every A chunk
+/// comes from what it loads, here `at`'s bytes read as another M x K matrix, at the chunk's row (in baseM)
+/// and column (in stepKa x baseK) and of its useM x useK, so C is that matrix times B.
+#[test]
+fn a_matmuls_policy_and_callback_change_what_it_computes_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let (run, a, b, bias) = matmul_build_and_run(dir.path(), &[], MmMode::TrianUpper);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let mut want = matmul(&af, &bf, &bias, MM, KK, NN);
+    for core in 0..2 {
+        for r in core * 48 + 32..core * 48 + 48 {
+            for c in 0..32 {
+                want[r * NN + c] = 0.0;
+            }
+        }
+    }
+    let c = std::fs::read(dir.path().join("c.bin")).unwrap();
+    assert_eq!(f32s(&c, 0, MM * NN), want, "TrianUpperMatmulPolicy");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (run, a, b, bias) = matmul_build_and_run(dir.path(), &[], MmMode::CallbackA);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // `at` holds A transposed (K x M); read row-major as M x K it is another matrix.
+    let at: Vec<f32> = (0..KK * MM)
+        .map(|i| a[(i % MM) * KK + i / MM].to_f32())
+        .collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let want = matmul(&at, &bf, &bias, MM, KK, NN);
+    let c = std::fs::read(dir.path().join("c.bin")).unwrap();
+    assert_eq!(f32s(&c, 0, MM * NN), want, "CopyA1 callback");
 }
 
 /// IBShare (lib/matmul_intf.h; asc-devkit guide 优秀实践/Matmul性能调优案例/Matmul高阶API使能IBShare模板共享A和B

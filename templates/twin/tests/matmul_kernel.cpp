@@ -8,6 +8,10 @@
 // IBSHARE on the IBShare template (each AIV sets its own rows of A: a fault), -DMM_IBSHARE_AB its A and B, and both AIVs then set
 // the same A and C rows (the group computes that IterateAll once); -DMM_IBSHARE_A_NORM flags A as
 // MM_IBSHARE_A does but keeps the Matmul on CFG_NORM, where one matrix alone shares nothing.
+// -DMM_TRIAN_UPPER gives the first Matmul TrianUpperMatmulPolicy (the base blocks below the diagonal of each
+// core's block grid are left as they were); -DMM_CALLBACK_A gives it a CopyA1 callback that loads each A chunk
+// from the buffer `at` read as another M x K matrix (SetSelfDefineData), placed by the chunk's row and column
+// index and sizes, with K from the tiling SetUserDefInfo passes.
 #if defined(MM_IBSHARE_A) || defined(MM_IBSHARE_AB) || defined(MM_IBSHARE_A_NORM)
 constexpr bool kShareA = true;
 #else
@@ -30,6 +34,34 @@ constexpr bool kShareB = false;
 #include "lib/matmul_intf.h"
 using namespace AscendC;
 
+#if defined(MM_CALLBACK_A)
+__aicore__ inline void CopyA1FromData(const LocalTensor<int8_t> &aMatrix, const __gm__ void *, int row, int col, int useM,
+                                      int useK, const uint64_t tilingPtr, const uint64_t dataPtr) {
+    const TCubeTiling *t = reinterpret_cast<const TCubeTiling *>(tilingPtr);
+    GlobalTensor<half> src;
+    src.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(dataPtr));
+    Nd2NzParams p;
+    p.ndNum = 1;
+    p.nValue = useM;
+    p.dValue = useK;
+    p.srcNdMatrixStride = 0;
+    p.srcDValue = t->Ka;
+    p.dstNzC0Stride = (useM + 15) / 16 * 16;
+    p.dstNzNStride = 1;
+    p.dstNzMatrixStride = 0;
+    LocalTensor<half> dst = aMatrix.ReinterpretCast<half>();
+    DataCopy(dst, src[(uint64_t)row * t->baseM * t->Ka + (uint64_t)col * t->stepKa * t->baseK], p);
+}
+using MmCallback = MatmulCallBackFunc<nullptr, CopyA1FromData, nullptr>;
+#else
+using MmCallback = MatmulCallBackFunc<nullptr, nullptr, nullptr>;
+#endif
+#if defined(MM_TRIAN_UPPER)
+#define MM_POLICY Impl::Detail::TrianUpperMatmulPolicy
+#else
+#define MM_POLICY Impl::Detail::MatmulPolicy
+#endif
+
 extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt, GM_ADDR bias, GM_ADDR c, GM_ADDR c16,
                                               GM_ADDR workspace, GM_ADDR tilingGm) {
 #if defined(MM_CUBE_ONLY)
@@ -46,7 +78,7 @@ extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt,
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NONE, kShareA>,
            MatmulType<TPosition::GM, CubeFormat::ND, half, true, LayoutMode::NONE, kShareB>,
            MatmulType<TPosition::GM, CubeFormat::ND, float>, MatmulType<TPosition::GM, CubeFormat::ND, float>,
-           kShareA && !kShareB && kIbShareTemplate ? CFG_IBSHARE_NORM : CFG_NORM>
+           kShareA && !kShareB && kIbShareTemplate ? CFG_IBSHARE_NORM : CFG_NORM, MmCallback, MM_POLICY>
         mm;
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, true>, MatmulType<TPosition::GM, CubeFormat::ND, half, true>,
            MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, float>, CFG_MDL>
@@ -64,6 +96,10 @@ extern "C" __global__ __aicore__ void mm_test(GM_ADDR a, GM_ADDR at, GM_ADDR bt,
     cg.SetGlobalBuffer((__gm__ float *)c, M * N);
     c16g.SetGlobalBuffer((__gm__ half *)c16, M * N);
     const int64_t row = kShareA && kShareB ? 0 : blk;
+#if defined(MM_CALLBACK_A)
+    mm.SetUserDefInfo(reinterpret_cast<uint64_t>(&tiling));
+    mm.SetSelfDefineData(reinterpret_cast<uint64_t>(at) + (uint64_t)row * sM * K * sizeof(half));
+#endif
     mm.SetTensorA(ag[row * sM * K]);
     mm.SetTensorB(btg, true);
     mm.SetBias(biasg);

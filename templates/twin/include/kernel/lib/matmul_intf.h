@@ -293,8 +293,53 @@ inline bool static_tiling(const AscendC::MatmulApiStaticTiling &s, TCubeTiling &
 
 namespace AscendC {
 
-template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM, class... Rest>
+// MatmulCallBackFunc (Matmul-Kernel侧接口/MatmulCallBackFunc.md): user functions that replace the Matmul's
+// own copies, one per position, nullptr where the library's copy stays: C from L0C (CO1) to GM, a chunk of A
+// from GM to L1 (A1), a chunk of B from GM to L1 (B1). The twin calls CopyA1 / CopyB1 for each chunk it
+// would load itself (row, col: the chunk's index along M and K, or K and N; useM / useK / useN: its size in
+// elements), and does not implement DataCopyOut (a static_assert says so).
+using MatmulDataCopyOutFn = void (*)(const __gm__ void *gm, const LocalTensor<int8_t> &co1Local, const void *dataCopyOutParams,
+                                     const uint64_t tilingPtr, const uint64_t dataPtr);
+using MatmulCopyA1Fn = void (*)(const LocalTensor<int8_t> &aMatrix, const __gm__ void *gm, int row, int col, int useM, int useK,
+                                const uint64_t tilingPtr, const uint64_t dataPtr);
+using MatmulCopyB1Fn = void (*)(const LocalTensor<int8_t> &bMatrix, const __gm__ void *gm, int row, int col, int useK, int useN,
+                                const uint64_t tilingPtr, const uint64_t dataPtr);
+template <MatmulDataCopyOutFn DataCopyOut = nullptr, MatmulCopyA1Fn CopyA1 = nullptr, MatmulCopyB1Fn CopyB1 = nullptr>
+struct MatmulCallBackFunc {
+    static constexpr MatmulDataCopyOutFn dataCopyOut = DataCopyOut;
+    static constexpr MatmulCopyA1Fn copyA1 = CopyA1;
+    static constexpr MatmulCopyB1Fn copyB1 = CopyB1;
+};
+
+// The Matmul's policy template parameter (Matmul-Kernel侧接口/MatmulPolicy.md), as
+// MATMUL_POLICY_DEFAULT_OF declares it: `template <const auto& = MM_CFG, typename...> class`. The twin reads
+// which policy it is: the default; NBuffer33 (computed as its MDL template: the same C, while the model does
+// not schedule A's 3 x 3 resident blocks apart from MDL's chunks); the upper and lower triangle policies
+// (the base blocks of C below, or above, the diagonal of this core's block grid are neither computed nor
+// written); SplitM / SplitN / MatmulWithScale, which the docs give for Ascend 950 only.
+namespace Impl {
+namespace Detail {
+enum class TwinPolicy { Default, NBuffer33, TrianUpper, TrianLower, Ascend950Only };
+template <const auto &MM_CFG, typename... Rest> struct MatmulPolicy { static constexpr TwinPolicy twinPolicy = TwinPolicy::Default; };
+template <const auto &MM_CFG, typename... Rest> struct NBuffer33MatmulPolicy { static constexpr TwinPolicy twinPolicy = TwinPolicy::NBuffer33; };
+template <const auto &MM_CFG, typename... Rest> struct TrianUpperMatmulPolicy { static constexpr TwinPolicy twinPolicy = TwinPolicy::TrianUpper; };
+template <const auto &MM_CFG, typename... Rest> struct TrianLowerMatmulPolicy { static constexpr TwinPolicy twinPolicy = TwinPolicy::TrianLower; };
+template <const auto &MM_CFG, typename... Rest> struct SplitMMatmulPolicy { static constexpr TwinPolicy twinPolicy = TwinPolicy::Ascend950Only; };
+template <const auto &MM_CFG, typename... Rest> struct SplitNMatmulPolicy { static constexpr TwinPolicy twinPolicy = TwinPolicy::Ascend950Only; };
+template <const auto &MM_CFG, typename... Rest> struct MatmulWithScalePolicy { static constexpr TwinPolicy twinPolicy = TwinPolicy::Ascend950Only; };
+} // namespace Detail
+} // namespace Impl
+
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM,
+          class MM_CB = MatmulCallBackFunc<nullptr, nullptr, nullptr>,
+          template <const auto &, typename...> class MATMUL_POLICY = Impl::Detail::MatmulPolicy>
 class Matmul {
+    static constexpr Impl::Detail::TwinPolicy policy_ = MATMUL_POLICY<MM_CFG>::twinPolicy;
+    static_assert(policy_ != Impl::Detail::TwinPolicy::Ascend950Only,
+                  "Matmul: SplitMMatmulPolicy, SplitNMatmulPolicy and MatmulWithScalePolicy are for Ascend 950 (MatmulPolicy.md); "
+                  "the twin models dav-2201");
+    static_assert(MM_CB::dataCopyOut == nullptr,
+                  "Matmul: the twin does not implement MatmulCallBackFunc's DataCopyOut callback (CopyA1 and CopyB1 it does)");
     using SrcT = typename A_TYPE::T;
     using SrcBT = typename B_TYPE::T;
     using DstT = typename C_TYPE::T;
@@ -437,6 +482,9 @@ public:
         iter_ = 0;
     }
     template <class T> void SetLocalWorkspace(const LocalTensor<T> &) {}
+    // The callbacks' tiling and data addresses (SetUserDefInfo.md, SetSelfDefineData.md).
+    void SetUserDefInfo(const uint64_t tilingPtr) { userTiling_ = tilingPtr; }
+    void SetSelfDefineData(const uint64_t dataPtr) { userData_ = dataPtr; }
     template <class T> void SetWorkspace(const GlobalTensor<T> &) {}
     void SetWorkspace(GM_ADDR, int) {}
 
@@ -478,10 +526,12 @@ public:
         ready("Iterate", TWIN_LOC_ARGS);
         share(TWIN_LOC_ARGS);
         uint32_t mIters = ceil(sM_, t_.baseM), nIters = ceil(sN_, t_.baseN);
-        if (iter_ >= mIters * nIters) return false;
-        if (t_.iterateOrder == 1) { nIdx_ = iter_ % nIters; mIdx_ = iter_ / nIters; }
-        else { mIdx_ = iter_ % mIters; nIdx_ = iter_ / mIters; }
-        iter_++;
+        do {
+            if (iter_ >= mIters * nIters) return false;
+            if (t_.iterateOrder == 1) { nIdx_ = iter_ % nIters; mIdx_ = iter_ / nIters; }
+            else { mIdx_ = iter_ % mIters; nIdx_ = iter_ / mIters; }
+            iter_++;
+        } while (left_out_by_policy());
         if (!fullConst_) twin::tr_scalar("MatmulTilingIter", twin_line);
         compute_block(TWIN_LOC_ARGS);
         return true;
@@ -679,6 +729,14 @@ private:
         twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)rows * (cols / 8), 1, (uint64_t)rows * (cols / 8), gmI, 0, twin_line,
                      twin::dma_extra(index_.cache_, true, false), twin::gm_buf_id(index_.ptr_));
     }
+    // The triangle policies (MatmulPolicy.md): the upper one leaves out the base blocks below the diagonal
+    // of this core's block grid, the lower one those above it (asc-devkit's matmul_triangle gives a diagonal
+    // core the triangle Matmul, so its grid's diagonal is C's).
+    bool left_out_by_policy() const {
+        if constexpr (policy_ == Impl::Detail::TwinPolicy::TrianUpper) return mIdx_ > nIdx_;
+        else if constexpr (policy_ == Impl::Detail::TwinPolicy::TrianLower) return mIdx_ < nIdx_;
+        else return false;
+    }
     // One base block. A is loaded into L1 in chunks of stepKa base K blocks, B in chunks of stepKb; with
     // stepKa == stepKb both chunks share their flags (one MTE1 -> MTE2 event per chunk pair).
     void compute_block(TWIN_LOC_DECL) {
@@ -715,7 +773,13 @@ private:
                 la = l1ppA_++ % bufsA_;
                 heldA_[la] = wantA;
                 if (pendA_[la]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV + (int)la, "Matmul", TWIN_LOC_ARGS); pendA_[la] = false; }
-                // A chunk: rows m, cols k (A is M x Ka, or Ka x M when transposed).
+                // A chunk: rows m, cols k (A is M x Ka, or Ka x M when transposed); a CopyA1 callback loads it
+                // itself, as NZ (rows padded to 16) at the chunk's L1 address.
+                if constexpr (MM_CB::copyA1 != nullptr)
+                    MM_CB::copyA1(LocalTensor<int8_t>(TPosition::A1, a1_ + la * (uint32_t)chunkA, (uint32_t)chunkA),
+                                  (const __gm__ void *)a_.ptr_, (int)mIdx_, (int)(kb / stepA_), (int)tileM_,
+                                  (int)mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), userTiling_, userData_);
+                else
                 to_l1(a1_ + la * (uint32_t)chunkA, transA_ ? a_[(uint64_t)k0 * orgM_ + mRow] : a_[mRow * orgKa_ + k0],
                       transA_ ? orgM_ : orgKa_, transA_, tileM_, mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), chunkA, followA_ != 1,
                       TWIN_LOC_ARGS);
@@ -728,7 +792,11 @@ private:
                     if (pendB_[lb]) { twin::event_wait(twin::P_MTE1, twin::P_MTE2, EV_B + (int)lb, "Matmul", TWIN_LOC_ARGS); pendB_[lb] = false; }
                 }
                 // B chunk as its transpose: rows n, cols k (B is Kb x N, or N x Kb when transposed).
-                if constexpr (sparse_)
+                if constexpr (MM_CB::copyB1 != nullptr)
+                    MM_CB::copyB1(LocalTensor<int8_t>(TPosition::B1, b1_ + lb * (uint32_t)chunkB, (uint32_t)chunkB),
+                                  (const __gm__ void *)b_.ptr_, (int)(kb / stepB_), (int)nIdx_,
+                                  (int)mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0), (int)tileN_, userTiling_, userData_);
+                else if constexpr (sparse_)
                     sparse_b_to_l1(b1_ + lb * (uint32_t)chunkB, (uint32_t)nCol, k0, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0),
                                    chunkB, TWIN_LOC_ARGS);
                 else
@@ -829,6 +897,8 @@ private:
     bool computed_ = false, async_ = false, waitAll_ = false, fix_pending_ = false, pendA_[2] = {false, false}, pendB_[2] = {false, false}, l0_pending_[2] = {false, false};
     int32_t orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, sM_ = 0, sN_ = 0, sK_ = 0;
     uint32_t stepA_ = 1, stepB_ = 1, bufsA_ = 1, bufsB_ = 1, iter_ = 0, mIdx_ = 0, nIdx_ = 0, tileM_ = 0, tileN_ = 0, pp_ = 0;
+    // SetUserDefInfo / SetSelfDefineData: what the MatmulCallBackFunc callbacks are given.
+    uint64_t userTiling_ = 0, userData_ = 0;
     uint32_t l1ppA_ = 0, l1ppB_ = 0, l0Bufs_ = 2;
     // What each L1 chunk buffer holds when it is a K full load (0: nothing kept): row or column + 1, tile.
     uint64_t heldA_[2] = {0, 0}, heldB_[2] = {0, 0};
