@@ -437,6 +437,11 @@ fn matmul_build_and_run(
         "K's 16 base blocks do not fit L1 at once: 4 a chunk, two chunks deep, as the MDL guide's tiling \
          (Matmul高阶API使能MDL模板.md)"
     );
+    assert_eq!(
+        lines.next().unwrap(),
+        "nbuffer33 k192 stepKa=3 k384 stepKa=-1",
+        "NBuffer33's tiling takes K whole in at most 3 base K blocks (MatmulPolicy.md's constraints)"
+    );
     let tiling: Vec<u8> = (0..hex.len() / 2)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
         .collect();

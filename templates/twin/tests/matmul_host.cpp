@@ -51,5 +51,19 @@ int main() {
     if (m.GetTiling(td) != 0) return 1;
     std::printf("mdl singleCoreN=%d baseM=%d baseN=%d baseK=%d stepKa=%d stepKb=%d depthA1=%d depthB1=%d\n", td.singleCoreN,
                 td.baseM, td.baseN, td.baseK, td.stepKa, td.stepKb, td.depthA1, td.depthB1);
+    // NBuffer33's schedule (SetMatmulConfigParams.md, MatmulPolicy.md): K whole in at most 3 base K blocks, so
+    // asc-devkit's matmul_nbuffer33 shape (K 192) tiles and the IBShare guide's K 384 (6 blocks) does not.
+    auto nb33 = [&](int32_t m, int32_t n, int32_t k) {
+        matmul_tiling::MatmulApiTiling t;
+        t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+        t.SetShape(m, n, k);
+        t.SetOrgShape(m, n, k);
+        t.SetMatmulConfigParams(matmul_tiling::MatmulConfigParams(1, false, matmul_tiling::ScheduleType::N_BUFFER_33,
+                                                                  matmul_tiling::MatrixTraverse::NOSET, false));
+        return t.GetTiling(td) == 0 ? td.stepKa : -1;
+    };
+    std::printf("nbuffer33 k192 stepKa=%d k384 stepKa=%d\n", nb33(256, 512, 192), nb33(64, 256, 384));
     return 0;
 }

@@ -37,6 +37,22 @@ enum class DataType : int32_t {
     DT_MAX = 100
 };
 enum class MatrixTraverse : int32_t { NOSET = 0, FIRSTM = 1, FIRSTN = 2 };
+// SetMatmulConfigParams (Matmul-Tiling类/SetMatmulConfigParams.md): the data movement mode; N_BUFFER_33 is
+// the NBuffer33 policy's, whose tiling keeps stepKa = stepKb = ceil(singleCoreK / baseK) <= 3
+// (Matmul-Kernel侧接口/MatmulPolicy.md, its constraints).
+enum class ScheduleType : int32_t { INNER_PRODUCT = 0, OUTER_PRODUCT = 1, N_BUFFER_33 = 2 };
+struct MatmulConfigParams {
+    int32_t mmConfigType;
+    bool enableL1CacheUB;
+    ScheduleType scheduleType;
+    MatrixTraverse traverse;
+    bool enVecND2NZ;
+    MatmulConfigParams(int32_t mmConfigTypeIn = 1, bool enableL1CacheUBIn = false,
+                       ScheduleType scheduleTypeIn = ScheduleType::INNER_PRODUCT,
+                       MatrixTraverse traverseIn = MatrixTraverse::NOSET, bool enVecND2NZIn = false)
+        : mmConfigType(mmConfigTypeIn), enableL1CacheUB(enableL1CacheUBIn), scheduleType(scheduleTypeIn),
+          traverse(traverseIn), enVecND2NZ(enVecND2NZIn) {}
+};
 
 inline uint32_t dtype_bytes(DataType t) {
     switch (t) {
@@ -104,7 +120,19 @@ public:
     // blocks of the full K, which the kernel's Matmul reads as half as many dense bytes).
     int32_t SetSparse(bool isSparse = false) { sparse_ = isSparse; return 0; }
     int32_t SetAlignSplit(int32_t, int32_t, int32_t) { return 0; }
-    int32_t SetMatmulConfigParams(int32_t = 1, bool = false, int32_t = 0, int32_t = 0, int32_t = 0) { return 0; }
+    // The template type, L1 caching of UB blocks and ND2NZ on the vector unit change nothing the twin's
+    // tiling chooses; the schedule type (NBuffer33's K steps) and the traverse order do.
+    int32_t SetMatmulConfigParams(int32_t mmConfigTypeIn = 1, bool enableL1CacheUBIn = false,
+                                  ScheduleType scheduleTypeIn = ScheduleType::INNER_PRODUCT,
+                                  MatrixTraverse traverseIn = MatrixTraverse::NOSET, bool enVecND2NZIn = false) {
+        (void)mmConfigTypeIn; (void)enableL1CacheUBIn; (void)enVecND2NZIn;
+        nbuffer33_ = scheduleTypeIn == ScheduleType::N_BUFFER_33;
+        if (traverseIn != MatrixTraverse::NOSET) SetTraverse(traverseIn);
+        return 0;
+    }
+    int32_t SetMatmulConfigParams(const MatmulConfigParams &p) {
+        return SetMatmulConfigParams(p.mmConfigType, p.enableL1CacheUB, p.scheduleType, p.traverse, p.enVecND2NZ);
+    }
 
     int32_t GetBaseM() const { return t_.baseM; }
     int32_t GetBaseN() const { return t_.baseN; }
@@ -146,6 +174,8 @@ public:
         uint64_t biasBytes = bias_on_ ? (uint64_t)bn * 4 : 0;
         const twin::MatmulL1Steps l1 = twin::matmul_l1_steps(kIters, tileA, tileB, biasBytes, l1_);
         const int32_t step = l1.step, depth = l1.depth;
+        // NBuffer33 loads K whole, in at most 3 base K blocks; the twin does not pick base blocks to make it so.
+        if (nbuffer33_ && (kIters > 3 || step != kIters)) return -1;
         t.stepKa = t.stepKb = step;
         t.depthA1 = t.depthB1 = depth;
         t.stepM = t.stepN = 1;
@@ -195,7 +225,7 @@ protected:
     }
     TCubeTiling t_{};
     DataType a_ = DataType::DT_FLOAT16, b_ = DataType::DT_FLOAT16, c_ = DataType::DT_FLOAT, bias_ = DataType::DT_FLOAT;
-    bool aSet_ = false, bSet_ = false, transA_ = false, transB_ = false, bias_on_ = false, sparse_ = false;
+    bool aSet_ = false, bSet_ = false, transA_ = false, transB_ = false, bias_on_ = false, sparse_ = false, nbuffer33_ = false;
     int32_t singleM_ = 0, singleN_ = 0, singleK_ = 0, orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
     int32_t fixM_ = -1, fixN_ = -1, fixK_ = -1, fbM_ = -1, fbN_ = -1, fbK_ = -1, dim_ = 0, order_ = 0;
     mutable int32_t mDim_ = 1, nDim_ = 1;
