@@ -623,6 +623,20 @@ fn matmul_matches_in(mode: MmMode) {
     assert!(trace.contains("I S MatmulTilingIter "));
 }
 
+/// `matmul_build_and_run` in `mode` in a fresh folder, which must succeed: the folder, A, B and the bias
+/// as f32.
+fn matmul_runs(mode: MmMode) -> (tempfile::TempDir, Vec<f32>, Vec<f32>, Vec<f32>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (run, a, b, bias) = matmul_build_and_run(dir.path(), &[], mode);
+    assert!(
+        run.status.success(),
+        "{mode:?}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let f = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+    (dir, f(&a), f(&b), bias)
+}
+
 /// The Matmul's policy and callback template parameters (Matmul-Kernel侧接口/MatmulPolicy.md,
 /// MatmulCallBackFunc.md). TrianUpperMatmulPolicy: each core's base blocks below its grid's diagonal are
 /// neither computed nor written (here each core's 48 x 80 is 2 x 3 blocks of 32, with tails: block (1, 0),
@@ -631,15 +645,7 @@ fn matmul_matches_in(mode: MmMode) {
 /// and column (in stepKa x baseK) and of its useM x useK, so C is that matrix times B.
 #[test]
 fn a_matmuls_policy_and_callback_change_what_it_computes_as_documented() {
-    let dir = tempfile::tempdir().unwrap();
-    let (run, a, b, bias) = matmul_build_and_run(dir.path(), &[], MmMode::TrianUpper);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
-    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let (dir, af, bf, bias) = matmul_runs(MmMode::TrianUpper);
     let mut want = matmul(&af, &bf, &bias, MM, KK, NN);
     for core in 0..2 {
         for r in core * 48 + 32..core * 48 + 48 {
@@ -651,18 +657,9 @@ fn a_matmuls_policy_and_callback_change_what_it_computes_as_documented() {
     let c = std::fs::read(dir.path().join("c.bin")).unwrap();
     assert_eq!(f32s(&c, 0, MM * NN), want, "TrianUpperMatmulPolicy");
 
-    let dir = tempfile::tempdir().unwrap();
-    let (run, a, b, bias) = matmul_build_and_run(dir.path(), &[], MmMode::CallbackA);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let (dir, af, bf, bias) = matmul_runs(MmMode::CallbackA);
     // `at` holds A transposed (K x M); read row-major as M x K it is another matrix.
-    let at: Vec<f32> = (0..KK * MM)
-        .map(|i| a[(i % MM) * KK + i / MM].to_f32())
-        .collect();
-    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let at: Vec<f32> = (0..KK * MM).map(|i| af[(i % MM) * KK + i / MM]).collect();
     let want = matmul(&at, &bf, &bias, MM, KK, NN);
     let c = std::fs::read(dir.path().join("c.bin")).unwrap();
     assert_eq!(f32s(&c, 0, MM * NN), want, "CopyA1 callback");
@@ -710,15 +707,7 @@ fn an_ibshare_matmul_is_computed_once_per_group_and_its_shared_matrix_must_be_on
     // The same flag with the Matmul on CFG_NORM shares nothing (one matrix alone is shared on the
     // IBShare template only, as the B guide configures it): no claim, so no fault, and each AIV's
     // result is its own.
-    let dir = tempfile::tempdir().unwrap();
-    let (run, a, b, bias) = matmul_build_and_run(dir.path(), &[], MmMode::IbShareANorm);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
-    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let (dir, af, bf, bias) = matmul_runs(MmMode::IbShareANorm);
     let want = matmul(&af, &bf, &bias, MM, KK, NN);
     let c = std::fs::read(dir.path().join("c.bin")).unwrap();
     assert_eq!(f32s(&c, 0, rows * NN), want[..rows * NN].to_vec());
