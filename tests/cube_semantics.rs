@@ -442,6 +442,13 @@ fn matmul_build_and_run(
         "nbuffer33 k192 stepKa=3 k384 stepKa=-1",
         "NBuffer33's tiling takes K whole in at most 3 base K blocks (MatmulPolicy.md's constraints)"
     );
+    assert_eq!(
+        lines.next().unwrap(),
+        "split 64x256/40 32x256/16 128x336/24",
+        "a split giving every core the same share where one uses half the cores or more for at most 1.5 \
+         times the least work; else the least work (1000 x 1000, which no 16-aligned share divides: \
+         8 x 3 shares of 128 x 336, short ones at the ends)"
+    );
     let tiling: Vec<u8> = (0..hex.len() / 2)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
         .collect();

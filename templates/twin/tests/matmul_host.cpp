@@ -65,5 +65,24 @@ int main() {
         return t.GetTiling(td) == 0 ? td.stepKa : -1;
     };
     std::printf("nbuffer33 k192 stepKa=%d k384 stepKa=%d\n", nb33(256, 512, 192), nb33(64, 256, 384));
+    // Splits whose cores all get the same share: asc-devkit's matmul_async_iterate (640 x 1024 over 48) and
+    // matmul_nbuffer33 (256 x 512 over 24) copy whole shares out; 1000 x 1000, which no 16-aligned share
+    // divides, has no such split.
+    auto split = [&](int32_t dim, int32_t m, int32_t n) {
+        matmul_tiling::MultiCoreMatmulTiling t;
+        t.SetDim(dim);
+        t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+        t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+        t.SetShape(m, n, 64);
+        t.SetOrgShape(m, n, 64);
+        if (t.GetTiling(td) != 0) return std::printf(" failed");
+        return std::printf(" %dx%d/%d", td.singleCoreM, td.singleCoreN, td.usedCoreNum);
+    };
+    std::printf("split");
+    split(48, 640, 1024);
+    split(24, 256, 512);
+    split(24, 1000, 1000);
+    std::printf("\n");
     return 0;
 }

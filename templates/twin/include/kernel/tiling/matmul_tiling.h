@@ -206,22 +206,36 @@ protected:
     // IBShare模板共享B矩阵数据.md; its kernel relies on it: both AIVs of a group share one B), and
     // matmul_leakyrelu_advanced_api's 512 x 128 x 128 with 128 x 64 x 128 blocks is 512 x 64 each (its
     // header comment: "按N轴分核切分2份"; its kernel offsets B and C by the core's N share only).
+    //
+    // A split whose cores all get the same share (M and N divided without a tail core) is taken over the
+    // one of least work when it uses at least half the cores for at most 1.5 times the work a core does:
+    // asc-devkit's matmul_async_iterate (640 x 1024 over 48 AIVs) and matmul_nbuffer33 (256 x 512 over 24
+    // AICs) copy every core's share out whole, with no SetTail for N, so CANN's split gives them none
+    // (the least-work split would be 80 x 176 and 32 x 176, a short last N share each).
     void split(int32_t M, int32_t N, int32_t dim, int32_t &sM, int32_t &sN) const {
-        uint64_t best = ~0ull, bestPadded = ~0ull;
-        int32_t bestCores = 0;
         const int32_t bm = fbM_ > 0 ? fbM_ : 128, bn = fbN_ > 0 ? fbN_ : 256;
+        struct Best {
+            uint64_t work = ~0ull, padded = ~0ull;
+            int32_t cores = 0, m = 0, n = 0;
+        } any, even;
+        auto consider = [&](Best &b, int32_t m, int32_t n, int32_t cores) {
+            uint64_t work = (uint64_t)m * n;
+            uint64_t padded = (uint64_t)align(m, bm) * align(n, bn);
+            if (work < b.work || (work == b.work && cores > b.cores) ||
+                (work == b.work && cores == b.cores && padded < b.padded) ||
+                (work == b.work && cores == b.cores && padded == b.padded && (M <= N ? m < b.m : n < b.n)))
+                b = Best{work, padded, cores, m, n};
+        };
         for (int32_t md = 1; md <= dim; md++)
             for (int32_t nd = 1; md * nd <= dim; nd++) {
                 int32_t m = align((M + md - 1) / md, 16), n = align((N + nd - 1) / nd, 16);
                 int32_t cores = ((M + m - 1) / m) * ((N + n - 1) / n);
-                uint64_t work = (uint64_t)m * n;
-                uint64_t padded = (uint64_t)align(m, bm) * align(n, bn);
-                if (work < best || (work == best && cores > bestCores) ||
-                    (work == best && cores == bestCores && padded < bestPadded) ||
-                    (work == best && cores == bestCores && padded == bestPadded && (M <= N ? m < sM : n < sN))) {
-                    best = work; bestCores = cores; bestPadded = padded; sM = m; sN = n;
-                }
+                consider(any, m, n, cores);
+                if (M % m == 0 && N % n == 0) consider(even, m, n, cores);
             }
+        const bool takeEven = even.cores > 0 && 2 * even.cores >= dim && 2 * even.work <= 3 * any.work;
+        sM = takeEven ? even.m : any.m;
+        sN = takeEven ? even.n : any.n;
     }
     TCubeTiling t_{};
     DataType a_ = DataType::DT_FLOAT16, b_ = DataType::DT_FLOAT16, c_ = DataType::DT_FLOAT, bias_ = DataType::DT_FLOAT;
