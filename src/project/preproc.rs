@@ -21,13 +21,22 @@ const KNOWN: &[(&str, Option<i64>)] = &[
 /// Definitions a build passes beyond the table (`-DSCENARIO_NUM=1`): name -> value.
 pub type Defines = std::collections::BTreeMap<String, i64>;
 
-/// Whether `name` is defined: Some(bool) when the build's `extra` definitions or the table know.
-fn defined(name: &str, extra: &Defines) -> Option<bool> {
-    if extra.contains_key(name) {
+/// What a condition is judged by: the build's own definitions, and the table where the build is one it
+/// describes (a dav-2201 SoC; another SoC's build defines other values, so the table is left out).
+#[derive(Clone, Copy)]
+pub struct Macros<'a> {
+    pub extra: &'a Defines,
+    pub table: bool,
+}
+
+/// Whether `name` is defined: Some(bool) when the build's definitions or the table know.
+fn defined(name: &str, m: Macros) -> Option<bool> {
+    if m.extra.contains_key(name) {
         return Some(true);
     }
     KNOWN
         .iter()
+        .filter(|_| m.table)
         .find(|(n, _)| *n == name)
         .map(|(_, v)| v.is_some())
 }
@@ -35,30 +44,38 @@ fn defined(name: &str, extra: &Defines) -> Option<bool> {
 /// Whether the branch of `node` (a `preproc_if`, `preproc_ifdef` or `preproc_elif`) is compiled:
 /// None when its condition names a macro the table does not know.
 pub fn branch_taken(node: Node, text: &str) -> Option<bool> {
-    branch_taken_with(node, text, &Defines::new())
+    let none = Defines::new();
+    branch_taken_with(
+        node,
+        text,
+        Macros {
+            extra: &none,
+            table: true,
+        },
+    )
 }
 
-/// As `branch_taken`, with the build's `extra` definitions known too.
-pub fn branch_taken_with(node: Node, text: &str, extra: &Defines) -> Option<bool> {
+/// As `branch_taken`, judged by `m`.
+pub fn branch_taken_with(node: Node, text: &str, m: Macros) -> Option<bool> {
     match node.kind() {
         "preproc_ifdef" => {
             let name = node.child_by_field_name("name")?;
             let negated = node.child(0).is_some_and(|t| text_of(t, text) == "#ifndef");
-            defined(text_of(name, text), extra).map(|d| d != negated)
+            defined(text_of(name, text), m).map(|d| d != negated)
         }
         "preproc_if" | "preproc_elif" => {
-            value(node.child_by_field_name("condition")?, text, extra).map(|v| v != 0)
+            value(node.child_by_field_name("condition")?, text, m).map(|v| v != 0)
         }
         _ => None,
     }
 }
 
 /// Whether the byte at `at` of `text` (parsed as `root`) lies in a branch the build leaves out: an
-/// enclosing `#if` / `#elif` / `#ifdef` whose condition the table and `extra` settle, false where `at`
-/// is in its body or true where `at` is in its `#elif` / `#else`. A motif's site there is code that is
-/// never compiled nor measured, yet an edit to it would be written back (asc-devkit's matmul_ibshareB
-/// keeps its pure Cube scenario's Matmul under `#if SCENARIO_NUM == 2`).
-pub fn left_out(text: &str, root: Node, at: usize, extra: &Defines) -> bool {
+/// enclosing `#if` / `#elif` / `#ifdef` whose condition `m` settles, false where `at` is in its body or
+/// true where `at` is in its `#elif` / `#else`. A motif's site there is code that is never compiled nor
+/// measured, yet an edit to it would be written back (asc-devkit's matmul_ibshareB keeps its pure Cube
+/// scenario's Matmul under `#if SCENARIO_NUM == 2`).
+pub fn left_out(text: &str, root: Node, at: usize, m: Macros) -> bool {
     let mut from = root.descendant_for_byte_range(at, at);
     while let Some(child) = from {
         let Some(node) = child.parent() else {
@@ -67,7 +84,7 @@ pub fn left_out(text: &str, root: Node, at: usize, extra: &Defines) -> bool {
         let in_alternative = node
             .child_by_field_name("alternative")
             .is_some_and(|a| a.id() == child.id());
-        if branch_taken_with(node, text, extra) == Some(in_alternative) {
+        if branch_taken_with(node, text, m) == Some(in_alternative) {
             return true;
         }
         from = Some(node);
@@ -190,24 +207,25 @@ fn condition(directive: &str) -> Option<bool> {
 }
 
 /// The value of a `#if` expression, None when it depends on a macro the table does not know.
-fn value(node: Node, text: &str, extra: &Defines) -> Option<i64> {
+fn value(node: Node, text: &str, m: Macros) -> Option<i64> {
     match node.kind() {
         "number_literal" => {
             crate::space::binding::parse_integer_literal(text_of(node, text)).map(|(v, ..)| v)
         }
-        "identifier" => extra.get(text_of(node, text)).copied().or_else(|| {
+        "identifier" => m.extra.get(text_of(node, text)).copied().or_else(|| {
             KNOWN
                 .iter()
+                .filter(|_| m.table)
                 .find(|(n, _)| *n == text_of(node, text))
                 .map(|(_, v)| v.unwrap_or(0))
         }),
         "preproc_defined" => {
             let name = node.named_child(0)?;
-            defined(text_of(name, text), extra).map(i64::from)
+            defined(text_of(name, text), m).map(i64::from)
         }
-        "parenthesized_expression" => value(node.named_child(0)?, text, extra),
+        "parenthesized_expression" => value(node.named_child(0)?, text, m),
         "unary_expression" => {
-            let v = value(node.child_by_field_name("argument")?, text, extra)?;
+            let v = value(node.child_by_field_name("argument")?, text, m)?;
             match text_of(node.child_by_field_name("operator")?, text) {
                 "!" => Some(i64::from(v == 0)),
                 "-" => Some(-v),
@@ -216,8 +234,8 @@ fn value(node: Node, text: &str, extra: &Defines) -> Option<i64> {
         }
         "binary_expression" => {
             let op = text_of(node.child_by_field_name("operator")?, text);
-            let l = value(node.child_by_field_name("left")?, text, extra);
-            let r = value(node.child_by_field_name("right")?, text, extra);
+            let l = value(node.child_by_field_name("left")?, text, m);
+            let r = value(node.child_by_field_name("right")?, text, m);
             match op {
                 // Short circuits decide with one side unknown.
                 "&&" if l == Some(0) || r == Some(0) => Some(0),
@@ -326,15 +344,23 @@ mod tests {
 #ifdef SCENARIO_NUM\nint defined_;\n#endif\n#ifndef SCENARIO_NUM\nint undefined_;\n#endif\n\
 #if MY_ARCH == 2201\nint arch;\n#endif\n#if __NPU_ARCH__ == 3510\nint regbase;\n#endif\nint always;\n";
 
-    fn left_out_at(name: &str, extra: &[(&str, i64)]) -> bool {
+    fn left_out_on(name: &str, extra: &[(&str, i64)], table: bool) -> bool {
         let extra: Defines = extra.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let tree = cst::parse(SCENARIOS);
+        let m = Macros {
+            extra: &extra,
+            table,
+        };
         left_out(
             SCENARIOS,
             tree.root_node(),
             SCENARIOS.find(name).unwrap(),
-            &extra,
+            m,
         )
+    }
+
+    fn left_out_at(name: &str, extra: &[(&str, i64)]) -> bool {
+        left_out_on(name, extra, true)
     }
 
     #[test]
@@ -358,5 +384,8 @@ mod tests {
         // Without the build's definitions, its scenarios are not known.
         assert!(!left_out_at("cube", &[]));
         assert!(!left_out_at("mix", &[]));
+        // Another SoC's build (no table): its architecture is not dav-2201's.
+        assert!(!left_out_on("regbase", &[("SCENARIO_NUM", 1)], false));
+        assert!(left_out_on("cube", &[("SCENARIO_NUM", 1)], false));
     }
 }

@@ -208,21 +208,21 @@ pub fn sites_in(
 }
 
 /// `edit_all` at the sites `sites_in` gives, for `file` with `guide`, leaving out the sites in
-/// conditional branches the build (with its `defines`) does not compile (`project::preproc::left_out`).
+/// conditional branches the build (as `macros` describe it) does not compile (`project::preproc::left_out`).
 pub fn edit_all_in(
     motif: &dyn Motif,
     text: &str,
     file: &str,
     dir: Direction,
     guide: Option<&Guide>,
-    defines: &crate::project::preproc::Defines,
+    macros: crate::project::preproc::Macros,
 ) -> Result<Option<(String, usize)>, MotifError> {
     edit_each(motif, text, dir, |t| {
         let mut sites = sites_in(motif, t, file, dir, guide);
-        if !sites.is_empty() && t.contains("#if") {
+        if !sites.is_empty() && t.contains('#') {
             let tree = crate::rewrite::cst::parse(t);
             sites.retain(|s| {
-                !crate::project::preproc::left_out(t, tree.root_node(), s.range.start, defines)
+                !crate::project::preproc::left_out(t, tree.root_node(), s.range.start, macros)
             });
         }
         sites

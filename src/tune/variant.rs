@@ -6,7 +6,7 @@
 use crate::errors::Result;
 use crate::manifest::{Manifest, OpSpec};
 use crate::model::soc::Soc;
-use crate::project::preproc::Defines;
+use crate::project::preproc::{Defines, Macros};
 use crate::rewrite::motif::{self, Direction, Guide, Motif, Scope};
 use crate::space::{Point, Space};
 use std::collections::BTreeMap;
@@ -80,7 +80,12 @@ impl Variant {
             return Err(why);
         }
         let defines = compiled_defines(manifest, op);
-        let (sources, edited) = self.edited(motif, op, &self.sources, guide, &defines)?;
+        // The twin's macro table describes dav-2201 builds (Ascend910B, Ascend910_93).
+        let macros = Macros {
+            extra: &defines,
+            table: matches!(soc.short_name, "ascend910b" | "ascend910_93"),
+        };
+        let (sources, edited) = self.edited(motif, op, &self.sources, guide, macros)?;
         if edited == 0 {
             let place = match motif.scope() {
                 Scope::Kernel => "the kernel",
@@ -91,7 +96,7 @@ impl Variant {
         if let Some(companion) = motif
             .host_companion()
             .and_then(crate::rewrite::motifs::by_name)
-            && let Ok((both, n)) = self.edited(companion, op, &sources, guide, &defines)
+            && let Ok((both, n)) = self.edited(companion, op, &sources, guide, macros)
             && n > 0
             && let Ok(v) = self.rebound(both, motif.name().to_string(), manifest, op, soc)
         {
@@ -109,7 +114,7 @@ impl Variant {
         op: &OpSpec,
         sources: &BTreeMap<String, String>,
         guide: Option<&Guide>,
-        defines: &Defines,
+        macros: Macros,
     ) -> std::result::Result<(BTreeMap<String, String>, usize), String> {
         let mut out = sources.clone();
         let mut edited = 0;
@@ -120,7 +125,7 @@ impl Variant {
             let Some(text) = out.get(&file) else {
                 continue;
             };
-            match motif::edit_all_in(motif, text, &file, Direction::Apply, guide, defines) {
+            match motif::edit_all_in(motif, text, &file, Direction::Apply, guide, macros) {
                 Ok(Some((new, n))) => {
                     out.insert(file, new);
                     edited += n;

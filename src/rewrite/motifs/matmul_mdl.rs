@@ -233,7 +233,10 @@ mod tests {
                 "k.asc",
                 crate::rewrite::motif::Direction::Apply,
                 None,
-                d,
+                crate::project::preproc::Macros {
+                    extra: d,
+                    table: true,
+                },
             )
             .unwrap()
             .unwrap()
