@@ -7,7 +7,8 @@
 // Owns: the twin's choice of a tiling. Must not know: the kernel's Matmul, the model.
 //
 // The choice is the twin's own rule, not CANN's solver (whose rules the docs do not spell out): cores
-// split M and N (the split with the least work per core, then the most cores); base blocks 128 x 256 x
+// split M and N (the split with the least work per core, then the most cores; one giving every core the
+// same share where it is near that, `split`); base blocks 128 x 256 x
 // (128 bytes of K), or SetFixSplit's, clipped to the single-core shape and shrunk until double-buffered
 // L0A / L0B and one L0C block fit; stepKa = stepKb = the whole K where it fits L1, else up to 4 base K
 // blocks (twin::matmul_l1_steps), depthA1 = depthB1 = twice that when both fit in L1 (else once);
