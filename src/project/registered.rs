@@ -996,6 +996,22 @@ pub fn include_layout(root: &Path, sources: &[PathBuf]) -> (Vec<String>, Vec<(St
                 found.push(b);
                 continue;
             }
+            // A path a header names from a folder above its own, which the original build puts on the
+            // include path: ops-transformer's mc2/3rd/batch_mat_mul_v3/op_host/op_tiling/ header includes
+            // `mat_mul_v3/op_host/op_tiling/matmul_v3_tiling.h`, which is under mc2/3rd/. Looked for in
+            // the ancestors of the file that names it, up to the repository root.
+            if inc.contains('/') && !inc.starts_with("../") {
+                if let Some(b) = lexical(&dir)
+                    .ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(&top))
+                    .find(|a| a.join(&inc).is_file())
+                {
+                    queue.push((b.join(&inc), shown_in(&b.join(&inc))));
+                    found.push(b.to_path_buf());
+                }
+                continue;
+            }
             if !inc.starts_with("../") {
                 continue;
             }
@@ -1275,6 +1291,30 @@ mod tests {
         write(&root, "shared/x.h", "\n");
         let (_, include_as) = include_layout(&root, &[root.join("op_kernel/op_a.cpp")]);
         assert!(include_as.is_empty(), "{include_as:?}");
+    }
+
+    /// A header that names `dir/x.h` from a folder above its own (ops-transformer's mc2/3rd/ layout): the
+    /// ancestor holding it becomes an include folder; a path no ancestor holds adds nothing.
+    #[test]
+    fn a_path_a_header_names_from_an_ancestor_of_its_own_folder_is_found_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        write(repo, "CMakeLists.txt", "");
+        write(
+            repo,
+            "mc2/3rd/bmm/op_host/tiling/bmm_tiling.h",
+            "#include \"mm/op_host/tiling/mm_tiling.h\"\n#include \"nowhere/else.h\"\n",
+        );
+        write(repo, "mc2/3rd/mm/op_host/tiling/mm_tiling.h", "\n");
+        write(
+            repo,
+            "mc2/common/inc/tiling.h",
+            "#include \"../../3rd/bmm/op_host/tiling/bmm_tiling.h\"\n",
+        );
+        let root = repo.join("mc2/op_d");
+        write(&root, "op_host/op_d_tiling.cpp", "#include \"tiling.h\"\n");
+        let (include, _) = include_layout(&root, &[root.join("op_host/op_d_tiling.cpp")]);
+        assert_eq!(include, ["../common/inc", "../3rd"]);
     }
 
     /// A mounted sibling's header that includes `../<other>/x.h` names a second sibling, found from
