@@ -18,6 +18,9 @@ const KNOWN: &[(&str, Option<i64>)] = &[
     ("__CCE_KT_TEST__", None),
 ];
 
+/// The SoCs (their short names) whose device build the table describes: dav-2201.
+pub const TABLE_SOCS: &[&str] = &["ascend910b", "ascend910_93"];
+
 /// Definitions a build passes beyond the table (`-DSCENARIO_NUM=1`): name -> value.
 pub type Defines = std::collections::BTreeMap<String, i64>;
 

@@ -80,10 +80,9 @@ impl Variant {
             return Err(why);
         }
         let defines = compiled_defines(manifest, op);
-        // The twin's macro table describes dav-2201 builds (Ascend910B, Ascend910_93).
         let macros = Macros {
             extra: &defines,
-            table: matches!(soc.short_name, "ascend910b" | "ascend910_93"),
+            table: crate::project::preproc::TABLE_SOCS.contains(&soc.short_name),
         };
         let (sources, edited) = self.edited(motif, op, &self.sources, guide, macros)?;
         if edited == 0 {

@@ -5,6 +5,15 @@
 #include <cstdio>
 #include "tiling/tiling_api.h"
 
+// Half A and B in GM to a float C, of m x n x k (shape and original shape).
+template <class Tiling> void half_to_float(Tiling &t, int32_t m, int32_t n, int32_t k) {
+    t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+    t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+    t.SetShape(m, n, k);
+    t.SetOrgShape(m, n, k);
+}
+
 int main() {
     matmul_tiling::MultiCoreMatmulTiling t;
     t.SetDim(2);
@@ -32,22 +41,14 @@ int main() {
     // The IBShare guide's 64 x 256 x 384 on 2 cores, where splitting M or N costs the same: the shorter M is split.
     matmul_tiling::MultiCoreMatmulTiling g;
     g.SetDim(2);
-    g.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-    g.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-    g.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    g.SetShape(64, 256, 384);
-    g.SetOrgShape(64, 256, 384);
+    half_to_float(g, 64, 256, 384);
     if (g.GetTiling(td) != 0) return 1;
     std::printf("tie singleCoreM=%d singleCoreN=%d baseM=%d baseN=%d baseK=%d stepKa=%d stepKb=%d\n", td.singleCoreM,
                 td.singleCoreN, td.baseM, td.baseN, td.baseK, td.stepKa, td.stepKb);
     // The MDL guide's 128 x 30720 x 1024 on 24 cores (Matmul高阶API使能MDL模板.md): 16 K blocks do not fit L1 at once.
     matmul_tiling::MultiCoreMatmulTiling m;
     m.SetDim(24);
-    m.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-    m.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-    m.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    m.SetShape(128, 30720, 1024);
-    m.SetOrgShape(128, 30720, 1024);
+    half_to_float(m, 128, 30720, 1024);
     if (m.GetTiling(td) != 0) return 1;
     std::printf("mdl singleCoreN=%d baseM=%d baseN=%d baseK=%d stepKa=%d stepKb=%d depthA1=%d depthB1=%d\n", td.singleCoreN,
                 td.baseM, td.baseN, td.baseK, td.stepKa, td.stepKb, td.depthA1, td.depthB1);
@@ -55,11 +56,7 @@ int main() {
     // asc-devkit's matmul_nbuffer33 shape (K 192) tiles and the IBShare guide's K 384 (6 blocks) does not.
     auto nb33 = [&](int32_t m, int32_t n, int32_t k) {
         matmul_tiling::MatmulApiTiling t;
-        t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-        t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-        t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-        t.SetShape(m, n, k);
-        t.SetOrgShape(m, n, k);
+        half_to_float(t, m, n, k);
         t.SetMatmulConfigParams(matmul_tiling::MatmulConfigParams(1, false, matmul_tiling::ScheduleType::N_BUFFER_33,
                                                                   matmul_tiling::MatrixTraverse::NOSET, false));
         return t.GetTiling(td) == 0 ? td.stepKa : -1;
@@ -71,11 +68,7 @@ int main() {
     auto split = [&](int32_t dim, int32_t m, int32_t n) {
         matmul_tiling::MultiCoreMatmulTiling t;
         t.SetDim(dim);
-        t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-        t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
-        t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-        t.SetShape(m, n, 64);
-        t.SetOrgShape(m, n, 64);
+        half_to_float(t, m, n, 64);
         if (t.GetTiling(td) != 0) return std::printf(" failed");
         return std::printf(" %dx%d/%d", td.singleCoreM, td.singleCoreN, td.usedCoreNum);
     };
