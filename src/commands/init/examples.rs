@@ -14,6 +14,7 @@
 // at another case's shapes (`carry`): a permutation of the rows, or ids below an axis of another
 // tensor. Must not know the manifest's rendering, the tiling run or which case init keeps.
 
+use super::aclnn_layer;
 use super::tiling_tests::{
     CaseKind, CaseTensor, TilingCase, braced, declared, dims, integer, line_of, matching,
     split_top, without_comments,
@@ -60,8 +61,18 @@ pub(super) fn find(root: &Path, def: &OpDef) -> Vec<TilingCase> {
                 return None;
             }
             let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
-            read(&text, &rel, def)
+            let case = read(&text, &rel, def)?;
+            // then the same call as the kernel gets it, where the op's aclnn layer permutes its
+            // tensors first (tried after the example's own: the layer may transpose on one path only)
+            let transposed = called_op(&without_comments(&text))
+                .map(|called| aclnn_layer::transposed_inputs(root, called))
+                .unwrap_or_default();
+            let kernel_view = (!transposed.is_empty())
+                .then(|| read_as(&text, &rel, def, &transposed))
+                .flatten();
+            Some(std::iter::once(case).chain(kernel_view))
         })
+        .flatten()
         .collect()
 }
 
@@ -78,6 +89,18 @@ struct Created {
 /// The case one example's text gives, or None when it does not create every OpDef input (but optional
 /// ones it passes as null).
 pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
+    read_as(text, file, def, &[])
+}
+
+/// `read`, with the call's tensors as the kernel gets them after the op's aclnn layer `transposed`
+/// them (`aclnn_layer`); None unless some tensor of the case is permuted. The outputs are left to the
+/// op's InferShape: the layer transposes the kernel's outputs back, so the example's are the user's.
+fn read_as(
+    text: &str,
+    file: &str,
+    def: &OpDef,
+    transposed: &[aclnn_layer::Transposed],
+) -> Option<TilingCase> {
     let text = &without_comments(text);
     if def
         .inputs
@@ -223,6 +246,25 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
     let slots = slots.filter(|s| {
         s.len() == def.inputs.len() + def.outputs.len() || s.len() == def.inputs.len() + own_outputs
     });
+    let mut permuted_by = vec![];
+    for t in transposed {
+        let Some(c) = slots
+            .as_ref()
+            .and_then(|s| s.get(t.slot))
+            .and_then(|var| created.iter_mut().find(|c| c.name == *var))
+        else {
+            continue;
+        };
+        // index data in the user's order would be scrambled by the permutation: left uniform
+        if let Some(shape) = aclnn_layer::permuted(&c.shape, &t.perm).filter(|_| c.values.is_none())
+        {
+            c.shape = shape;
+            permuted_by.push(t.at.clone());
+        }
+    }
+    if !transposed.is_empty() && permuted_by.is_empty() {
+        return None;
+    }
     let by_position = |k: usize| {
         let slot = slots.as_ref()?.get(k)?;
         created.iter().find(|c| c.name == *slot)
@@ -233,8 +275,18 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
     let mut values = vec![];
     let mut absent = vec![];
     for (i, p) in def.inputs.iter().enumerate() {
-        // an optional input the call passes as null is left out
-        if p.param_type == ParamType::Optional && take(&p.name).is_none() && null_at(i) {
+        // an optional input the call passes as null is left out, even where the example creates a
+        // tensor of its name that the call never passes (mla_prolog_v3's `quantScaleCkr`, created and
+        // then passed as nullptr, which its tiling checks: "quantScaleCkr expected null")
+        let passed = |c: &Created| {
+            slots
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|a| *a == c.name))
+        };
+        if p.param_type == ParamType::Optional
+            && null_at(i)
+            && take(&p.name).is_none_or(|c| !passed(c))
+        {
             absent.push(i);
             inputs.push(CaseTensor {
                 shape: vec![],
@@ -275,11 +327,18 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
             })
         })
         .collect::<Option<Vec<_>>>()
+        .filter(|_| permuted_by.is_empty())
         .unwrap_or_default();
-    let test = Path::new(file)
+    let mut test = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if !permuted_by.is_empty() {
+        test = format!(
+            "{test}` with the transposes of its aclnn layer `{}",
+            permuted_by.join("`, `")
+        );
+    }
     Some(TilingCase {
         kind: CaseKind::Example,
         op_type: def.op_type.clone(),
@@ -1551,6 +1610,73 @@ int main() {
         let c = read(&nulled, "examples/test_aclnn_permute.cpp", &def).expect("a case");
         assert_eq!(c.absent, vec![1]);
         assert_eq!(c.inputs[2].shape, vec![3, 2]);
+    }
+
+    #[test]
+    fn an_optional_input_created_but_passed_as_null_is_left_out() {
+        let def = widget(&[
+            ("row_idx", ParamType::Required),
+            ("expanded_x", ParamType::Required),
+            ("scales", ParamType::Optional),
+        ]);
+        let passed_null = EXAMPLE.replace(
+            "(expandedX, rowIdx, scalesOptional, dropPadMode",
+            "(rowIdx, expandedX, nullptr, dropPadMode",
+        );
+        assert_ne!(passed_null, EXAMPLE);
+        let c = read(&passed_null, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(c.absent, vec![2]);
+        assert!(c.inputs[2].shape.is_empty());
+        assert_eq!(c.inputs[0].shape, vec![6]);
+        // passed where the call passes it, the tensor is taken
+        let c = read(EXAMPLE, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert!(c.absent.is_empty());
+        assert_eq!(c.inputs[2].shape, vec![3, 2]);
+    }
+
+    #[test]
+    fn the_kernel_view_permutes_the_tensors_the_aclnn_layer_transposes() {
+        let def = widget(&[
+            ("expanded_x", ParamType::Required),
+            ("row_idx", ParamType::Required),
+            ("scales", ParamType::Optional),
+        ]);
+        let swap = aclnn_layer::Transposed {
+            slot: 0,
+            perm: vec![1, 0],
+            at: "op_api/aclnn_widget.cpp:7".into(),
+        };
+        let c = read_as(
+            EXAMPLE,
+            "examples/test_aclnn_widget.cpp",
+            &def,
+            &[swap.clone()],
+        )
+        .expect("a case");
+        assert_eq!(c.inputs[0].shape, vec![4, 6]);
+        assert_eq!(c.inputs[2].shape, vec![3, 2]);
+        // the example's outputs are the user's view: left to InferShape
+        assert!(c.outputs.is_empty());
+        assert_eq!(
+            c.test,
+            "test_aclnn_widget` with the transposes of its aclnn layer `op_api/aclnn_widget.cpp:7"
+        );
+        // a transpose of a rank the tensor does not have, or of integer data, permutes nothing: no case
+        let rank3 = aclnn_layer::Transposed {
+            perm: vec![0, 2, 1],
+            ..swap.clone()
+        };
+        assert!(read_as(EXAMPLE, "examples/test_aclnn_widget.cpp", &def, &[rank3]).is_none());
+        let of_index_data = aclnn_layer::Transposed { slot: 1, ..swap };
+        assert!(
+            read_as(
+                EXAMPLE,
+                "examples/test_aclnn_widget.cpp",
+                &def,
+                &[of_index_data]
+            )
+            .is_none()
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
+mod aclnn_layer;
 mod examples;
 mod guesses;
 mod tiling_tests;
@@ -1608,6 +1609,23 @@ impl Fitting<'_> {
             let example = cases.remove(e);
             cases.insert(3, example);
         }
+        // and the same call as the kernel gets it (`examples::find`: its aclnn layer's transposes
+        // applied) right after it, both within the first four
+        if let Some(e) = cases
+            .iter()
+            .position(|c| c.kind == tiling_tests::CaseKind::Example)
+            && let Some(k) = (e + 1..cases.len()).find(|&k| {
+                cases[k].kind == tiling_tests::CaseKind::Example && cases[k].file == cases[e].file
+            })
+        {
+            let kernel_view = cases.remove(k);
+            let at = (e + 1).min(3);
+            if at == e {
+                let example = cases.remove(e);
+                cases.insert(e - 1, example);
+            }
+            cases.insert(at, kernel_view);
+        }
         cases
     }
 
@@ -1629,7 +1647,21 @@ impl Fitting<'_> {
         for case in cases.into_iter().take(4) {
             inferred.test_cases.insert(op.name.clone(), case.clone());
             self.reinfer(op, inferred)?;
-            if rejects(op).is_none() {
+            let refused = rejects(op);
+            if let Some(why_not) = refused.as_deref().filter(|_| self.printer.verbose > 0) {
+                self.printer.status(
+                    "Refused",
+                    format!(
+                        "`{}`: the shapes of its {} `{}` ({}:{}): {why_not}",
+                        op.name,
+                        case.kind.label(),
+                        case.test,
+                        case.file,
+                        case.line
+                    ),
+                );
+            }
+            if refused.is_none() {
                 self.printer.status(
                 "Fitted",
                 format!(

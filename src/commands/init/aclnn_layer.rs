@@ -1,0 +1,245 @@
+// What an op's aclnn layer (`op_api/aclnn_<op>.cpp`, `op_host/op_api/...`) does to the tensors an
+// aclnn call passes before its kernel gets them, where that changes the shapes init should write:
+// an input permuted by `l0op::Transpose(x, perm, ...)` (ops-cv's grid_sampler3_d_grad takes its
+// example's NCDHW `gradOutput` and `input`, transposes them with `{0, 2, 3, 4, 1}` and runs the
+// kernel on NDHWC). An example's call gives the user's view; the manifest describes the kernel's.
+//
+// Owns: finding the file that defines the `aclnn<Name>GetWorkspaceSize` an example calls, its tensor
+// parameters in order, and each one's first permutation, traced back through `l0op::Contiguous` /
+// `l0op::Cast` renames. A brace-matching reader, not a C++ parser; it does not know which branch of
+// the layer runs (a transpose under a condition counts), so init tries the permuted case only after
+// the example's own. Must not know the manifest, the OpDef or the examples' own reading.
+
+use super::tiling_tests::{braced, declared, integer, matching, split_top, without_comments};
+use std::path::Path;
+
+/// A tensor parameter of the aclnn call the layer permutes: its place among the call's tensor
+/// parameters, the permutation (`out[j] = in[perm[j]]`), and where (file:line) the layer does it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Transposed {
+    pub slot: usize,
+    pub perm: Vec<usize>,
+    pub at: String,
+}
+
+/// The transposes the aclnn layer under `root` applies to the tensors of `aclnn<called>GetWorkspaceSize`.
+pub(super) fn transposed_inputs(root: &Path, called: &str) -> Vec<Transposed> {
+    let mut files = vec![];
+    for dir in [root.join("op_api"), root.join("op_host").join("op_api")] {
+        crate::project::registered::files_deep(&dir, &["cpp"], &mut files);
+    }
+    files.sort();
+    let function = format!("aclnn{called}GetWorkspaceSize");
+    files
+        .iter()
+        .find_map(|path| {
+            let text = without_comments(&std::fs::read_to_string(path).ok()?);
+            let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
+            read(&text, &rel, &function)
+        })
+        .unwrap_or_default()
+}
+
+/// The transposes of `function`'s tensor parameters in one file's text; None when the file does not
+/// define `function`.
+fn read(text: &str, file: &str, function: &str) -> Option<Vec<Transposed>> {
+    let params = tensor_params(text, function)?;
+    let mut out: Vec<Transposed> = vec![];
+    let call = "l0op::Transpose(";
+    for (at, _) in text.match_indices(call) {
+        let open = at + call.len() - 1;
+        let Some(close) = matching(text, open) else {
+            continue;
+        };
+        let args = split_top(&text[open + 1..close]);
+        let (Some(tensor), Some(perm)) = (args.first(), args.get(1)) else {
+            continue;
+        };
+        let Some(slot) = source_param(text, tensor.trim(), &params) else {
+            continue;
+        };
+        let Some(perm) = permutation(text, perm.trim()) else {
+            continue;
+        };
+        if out.iter().any(|t| t.slot == slot) {
+            continue;
+        }
+        let line = text[..at].matches('\n').count() + 1;
+        out.push(Transposed {
+            slot,
+            perm,
+            at: format!("{file}:{line}"),
+        });
+    }
+    Some(out)
+}
+
+/// The names of `function`'s `aclTensor` parameters, in order, where the text defines it (a body
+/// follows the parameter list).
+fn tensor_params(text: &str, function: &str) -> Option<Vec<String>> {
+    let call = format!("{function}(");
+    text.match_indices(&call).find_map(|(at, _)| {
+        if text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        let open = at + call.len() - 1;
+        let close = matching(text, open)?;
+        if !text[close + 1..].trim_start().starts_with('{') {
+            return None;
+        }
+        Some(
+            split_top(&text[open + 1..close])
+                .into_iter()
+                .filter(|p| p.contains("aclTensor") && !p.contains("aclTensorList"))
+                .filter_map(|p| {
+                    let name = p
+                        .trim()
+                        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .next()?;
+                    (!name.is_empty()).then(|| name.to_string())
+                })
+                .collect(),
+        )
+    })
+}
+
+/// The parameter `name` comes from: itself, or through `auto y = l0op::Contiguous(x, ...)`,
+/// `l0op::Cast(x, ...)` and the like, a first argument renamed (at most eight steps).
+fn source_param(text: &str, name: &str, params: &[String]) -> Option<usize> {
+    let mut name = name.to_string();
+    for _ in 0..8 {
+        if let Some(k) = params.iter().position(|p| *p == name) {
+            return Some(k);
+        }
+        let rhs = first_assignment(text, &name)?;
+        let open = rhs
+            .find("l0op::")
+            .and_then(|i| rhs[i..].find('(').map(|j| i + j))?;
+        let close = matching(rhs, open)?;
+        let first = split_top(&rhs[open + 1..close]).first()?.trim().to_string();
+        if first == name {
+            return None;
+        }
+        name = first;
+    }
+    None
+}
+
+/// The right-hand side of the first `name = ...;` in `text` (a declaration or an assignment).
+fn first_assignment<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    text.match_indices(name).find_map(|(at, _)| {
+        let whole = !text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        let rest = text[at + name.len()..].trim_start();
+        let rhs = rest.strip_prefix('=').filter(|r| !r.starts_with('='))?;
+        (whole).then(|| rhs.split(';').next().unwrap_or(rhs).trim())
+    })
+}
+
+/// A permutation `perm` names: `executor->AllocIntArray(list, n)` over a declared `{0, 2, 3, 1}`, or
+/// such a list itself; None unless it is one (each of 0..n once).
+fn permutation(text: &str, perm: &str) -> Option<Vec<usize>> {
+    let list = declared(text, perm).map_or(perm, str::trim);
+    let items = if let Some(at) = list.find("AllocIntArray(") {
+        let open = at + "AllocIntArray".len();
+        let close = matching(list, open)?;
+        let name = split_top(&list[open + 1..close])
+            .first()?
+            .trim()
+            .to_string();
+        braced(declared(text, &name)?)?
+    } else {
+        braced(list)?
+    };
+    let perm: Vec<usize> = split_top(items)
+        .iter()
+        .map(|v| integer(v, text, 0).and_then(|x| usize::try_from(x).ok()))
+        .collect::<Option<_>>()?;
+    let mut seen = vec![false; perm.len()];
+    for &p in &perm {
+        if p >= perm.len() || std::mem::replace(&mut seen[p], true) {
+            return None;
+        }
+    }
+    (perm.len() > 1 && perm.iter().enumerate().any(|(j, &p)| p != j)).then_some(perm)
+}
+
+/// `shape` as the permutation `perm` leaves it, when their ranks agree.
+pub(super) fn permuted(shape: &[u64], perm: &[usize]) -> Option<Vec<u64>> {
+    (shape.len() == perm.len()).then(|| perm.iter().map(|&p| shape[p]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Written for this test in the shape of an aclnn layer (not copied from a repository); its
+    // first line is the empty one after `r#"`.
+    const LAYER: &str = r#"
+static bool CheckShapes(const aclTensor *grad, const aclTensor *x) { return true; }
+aclnnStatus aclnnWidgetBackwardGetWorkspaceSize(const aclTensor *gradOut, const aclTensor *input,
+    const aclTensor *grid, int64_t mode, aclTensor *inputGrad, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    auto gradContiguous = l0op::Contiguous(gradOut, uniqueExecutor.get());
+    auto inputContiguous = l0op::Contiguous(input, uniqueExecutor.get());
+    if (needTranspose) {
+        const int64_t toLast[] = {0, 2, 3, 4, 1};
+        auto toLastArray = uniqueExecutor.get()->AllocIntArray(toLast, 5);
+        auto gradT = l0op::Transpose(gradContiguous, toLastArray, uniqueExecutor.get());
+        auto inputT = l0op::Transpose(inputContiguous, toLastArray, uniqueExecutor.get());
+    } else {
+        inputContiguous = l0op::Cast(inputContiguous, op::DataType::DT_FLOAT, uniqueExecutor.get());
+    }
+    const int64_t back[] = {0, 4, 1, 2, 3};
+    auto backArray = uniqueExecutor.get()->AllocIntArray(back, 5);
+    auto outT = l0op::Transpose(kernelOut, backArray, uniqueExecutor.get());
+    return ACLNN_SUCCESS;
+}
+"#;
+
+    #[test]
+    fn a_layers_transposes_of_its_inputs_are_found_through_their_renames() {
+        let t = read(
+            LAYER,
+            "op_api/aclnn_widget.cpp",
+            "aclnnWidgetBackwardGetWorkspaceSize",
+        )
+        .expect("the file defines it");
+        assert_eq!(
+            t,
+            vec![
+                Transposed {
+                    slot: 0,
+                    perm: vec![0, 2, 3, 4, 1],
+                    at: "op_api/aclnn_widget.cpp:11".into()
+                },
+                Transposed {
+                    slot: 1,
+                    perm: vec![0, 2, 3, 4, 1],
+                    at: "op_api/aclnn_widget.cpp:12".into()
+                },
+            ]
+        );
+        // a file that only calls it defines nothing
+        assert_eq!(
+            read(
+                "ret = aclnnWidgetBackwardGetWorkspaceSize(a, b, c, 0, d, &ws, &ex);",
+                "x.cpp",
+                "aclnnWidgetBackwardGetWorkspaceSize"
+            ),
+            None
+        );
+        assert_eq!(
+            permuted(&[2, 3, 4, 5, 6], &[0, 2, 3, 4, 1]),
+            Some(vec![2, 4, 5, 6, 3])
+        );
+        assert_eq!(permuted(&[2, 3], &[0, 2, 3, 4, 1]), None);
+    }
+
+    #[test]
+    fn only_a_true_permutation_counts() {
+        let text = "const int64_t same[] = {0, 1, 2};\nconst int64_t dup[] = {0, 0, 1};\n";
+        assert_eq!(permutation(text, "same"), None);
+        assert_eq!(permutation(text, "dup"), None);
+        assert_eq!(permutation(text, "{1, 0}"), Some(vec![1, 0]));
+    }
+}
