@@ -116,12 +116,23 @@ fn read_as(
     // itself as the CANN tutorials write it (hicann/cann-learning-hub's add_custom), whose data goes
     // through device memory: none is read.
     let mut calls: Vec<(usize, &str, &str, &str, Option<&str>)> = vec![];
+    // An example's helper may also take a format (`CreateAclTensor(data, shape, ACL_FORMAT_NCHW,
+    // &addr, ACL_FLOAT, &tensor)`, ops-cv's roi_align_grad): then the dtype is the `ACL_` argument
+    // that is no format, and the tensor the last.
     for (at, args) in calls_of(text, "CreateAclTensor") {
+        let is_dtype = |a: &str| a.contains("ACL_") && !a.contains("ACL_FORMAT");
+        let (dtype, tensor) = match args.get(3).filter(|a| is_dtype(a)) {
+            Some(d) => (Some(d), args.get(4)),
+            None => (
+                args.iter().find(|a| is_dtype(a)),
+                args.last().filter(|_| args.len() > 4),
+            ),
+        };
         if let (Some(data), Some(shape), Some(dtype), Some(tensor)) = (
             args.first(),
             args.get(1),
-            args.get(3),
-            args.get(4).map(|a| a.trim_start_matches('&').trim()),
+            dtype,
+            tensor.map(|a| a.trim_start_matches('&').trim()),
         ) {
             calls.push((at, tensor, shape, dtype, Some(*data)));
         }
@@ -175,8 +186,14 @@ fn read_as(
     }
     calls.sort_by_key(|c| c.0);
     let mut created: Vec<Created> = vec![];
+    // every tensor the example creates, whether or not its shape is read: each holds its place in the
+    // GetWorkspaceSize call (roi_align_grad's output shape is a helper's result)
+    let mut tensors: Vec<&str> = vec![];
     let mut first_line = None;
     for (at, tensor, shape, dtype, data) in calls {
+        if !tensors.contains(&tensor) && is_identifier(tensor) {
+            tensors.push(tensor);
+        }
         if created.iter().any(|c| c.name == tensor) {
             continue;
         }
@@ -233,7 +250,9 @@ fn read_as(
     // moe_token_permute_with_routing_map passes `x, indices` for `tokens, routing_map`).
     let slots = workspace_call(text).map(|args| {
         args.into_iter()
-            .filter(|a| *a == "nullptr" || created.iter().any(|c| c.name == *a))
+            .filter(|a| {
+                *a == "nullptr" || created.iter().any(|c| c.name == *a) || tensors.contains(a)
+            })
             .collect::<Vec<_>>()
     });
     // An output named like an input is that input updated in place (dequant_rope_quant_kvcache's
@@ -347,7 +366,7 @@ fn read_as(
         test,
         inputs,
         outputs,
-        attrs: attrs(text, def, &created),
+        attrs: attrs(text, def, &created, &tensors),
         values,
         absent,
         carried: vec![],
@@ -577,10 +596,12 @@ pub(super) fn grown(
     Some(out)
 }
 
-/// Whether the example's variable `var` names the OpDef parameter `param`: equal without case and
-/// underscores, after dropping an `Optional`, `Out`, `Tensor` or `Ref` suffix (`x2Optional` is `x2`,
-/// `yOut` is `y`).
+/// Whether the example's variable `var` (or a member's field) names the OpDef parameter `param`:
+/// equal without case and underscores, after dropping an `Optional`, `Out`, `Tensor` or `Ref`
+/// suffix (`x2Optional` is `x2`, `yOut` is `y`).
 fn same_name(var: &str, param: &str) -> bool {
+    // a member names what its field does (`testCase.pooledHeight` is `pooled_height`)
+    let var = var.rsplit_once('.').map_or(var, |(_, field)| field);
     let norm = |s: &str| -> String {
         s.chars()
             .filter(|c| c.is_ascii_alphanumeric())
@@ -828,14 +849,19 @@ fn workspace_call(text: &str) -> Option<Vec<&str>> {
 /// other arguments (not tensors `created`, not null, not `&out` pointers) are as many as the OpDef's
 /// attrs (moe_token_permute_with_routing_map passes `numTokenOut, padMode` for `num_out_tokens,
 /// drop_and_pad`), and written as its kind wants.
-fn attrs(text: &str, def: &OpDef, created: &[Created]) -> Vec<(String, String)> {
+fn attrs(text: &str, def: &OpDef, created: &[Created], tensors: &[&str]) -> Vec<(String, String)> {
     let Some(args) = workspace_call(text) else {
         return graph_attrs(text, def);
     };
     let scalars: Vec<&str> = args
         .iter()
         .copied()
-        .filter(|a| *a != "nullptr" && !a.starts_with('&') && !created.iter().any(|c| c.name == *a))
+        .filter(|a| {
+            *a != "nullptr"
+                && !a.starts_with('&')
+                && !created.iter().any(|c| c.name == *a)
+                && !tensors.contains(a)
+        })
         .collect();
     let by_place = scalars.len() == def.attrs.len();
     let mut out = vec![];
@@ -1676,6 +1702,73 @@ int main() {
                 &[of_index_data]
             )
             .is_none()
+        );
+    }
+
+    /// An example that builds a list of test-case structs and calls the op with their members, its
+    /// helper taking a format (written for this test in that shape, not copied).
+    #[test]
+    fn an_example_of_test_case_structs_is_read_from_its_first_case() {
+        const CASES: &str = r#"
+struct TestCase { std::vector<int64_t> gradShape; std::vector<int64_t> boxShape; std::vector<int64_t> inShape;
+                  int64_t pooledHeight = 0; int64_t pooledWidth = 0; float spatialScale = 0.0F; };
+const std::vector<int64_t>& OutShape(const TestCase& t) { return t.inShape; }
+int RunCase(const TestCase& testCase) {
+    const auto& outShape = OutShape(testCase);
+    ret = CreateAclTensor(testCase.gradData, testCase.gradShape, ACL_FORMAT_NCHW, &gradAddr, ACL_FLOAT, &gradOutput);
+    ret = CreateAclTensor(testCase.boxData, testCase.boxShape, ACL_FORMAT_ND, &boxAddr, ACL_FLOAT, &boxes);
+    ret = CreateAclTensor(outInit, outShape, ACL_FORMAT_NCHW, &outAddr, ACL_FLOAT, &gradInput);
+    shapeArray = aclCreateIntArray(testCase.inShape.data(), testCase.inShape.size());
+    ret = aclnnWidgetGetWorkspaceSize(gradOutput, boxes, shapeArray, testCase.pooledHeight,
+        testCase.pooledWidth, testCase.spatialScale, gradInput, &ws, &executor);
+}
+std::vector<TestCase> Build() {
+    TestCase baseCase;
+    baseCase.gradShape = {2, 1, 3, 3};
+    baseCase.boxShape = {2, 5};
+    baseCase.inShape = {1, 1, 6, 6};
+    baseCase.pooledHeight = 3;
+    baseCase.pooledWidth = 4;
+    baseCase.spatialScale = 0.25F;
+    TestCase wide = baseCase;
+    wide.gradShape = {8, 1, 3, 3};
+    wide.pooledWidth = 7;
+}
+"#;
+        let mut def = widget(&[
+            ("y_diff", ParamType::Required),
+            ("rois", ParamType::Required),
+        ]);
+        let attr = |name: &str, kind| AttrDef {
+            name: name.to_string(),
+            required: true,
+            kind,
+            default: None,
+        };
+        def.attrs = vec![
+            attr("xdiff_shape", AttrKind::ListInt),
+            attr("pooled_width", AttrKind::Int),
+            attr("pooled_height", AttrKind::Int),
+            attr("spatial_scale", AttrKind::Float),
+        ];
+        let c = read(CASES, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(
+            tensors(&c)[..2],
+            [
+                (vec![2, 1, 3, 3], Some(DType::Float32)),
+                (vec![2, 5], Some(DType::Float32))
+            ]
+        );
+        // the output's shape is a helper's result: left to InferShape, but it holds its place
+        assert!(c.outputs.is_empty());
+        assert_eq!(
+            c.attrs,
+            vec![
+                ("xdiff_shape".to_string(), "[1, 1, 6, 6]".to_string()),
+                ("pooled_width".to_string(), "4".to_string()),
+                ("pooled_height".to_string(), "3".to_string()),
+                ("spatial_scale".to_string(), "0.25".to_string()),
+            ]
         );
     }
 

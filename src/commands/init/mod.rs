@@ -918,7 +918,8 @@ impl Fitting<'_> {
     /// alone gives 196608 rows of 8 bytes, a shape no model runs and where per-row copies are all
     /// there is), then its rows: each multiplied by 4, with every tensor that shares that axis, while
     /// the tiling takes them and the op runs, up to the default's element count, the example's index
-    /// data carried to each size (`examples::grown`). The last size that ran is kept, and said.
+    /// data carried to each size (`examples::grown`), and not past a modelled run of `LONG_ENOUGH_US`.
+    /// The last size that ran is kept, and said.
     fn grow_small_cases(&self, inferred: &mut Inferred) -> Result<()> {
         const FACTOR: u64 = 4;
         /// A row this wide (elements) is wide enough: 2 KiB of fp16, the UB tiles real row-wise
@@ -926,6 +927,10 @@ impl Fitting<'_> {
         const WIDE: u64 = 1024;
         /// A run this much longer (with no more GM traffic) is not more work: the model's rounding.
         const NO_MORE_WORK: f64 = 0.001;
+        /// A case whose modelled run takes this long is a workload already: growing it further only
+        /// slows every trial (ops-cv's roi_align_grad, its example's rois grown from 1 to 65536, ran
+        /// 544 ms modelled and 29 s on the twin per trial, a scalar loop per roi).
+        const LONG_ENOUGH_US: f64 = 1000.0;
         for op in self.ops.iter().filter(|o| o.launch.is_none()) {
             let (Some(taken), Some(def)) = (inferred.test_cases.get(&op.name).cloned(), &op.opdef)
             else {
@@ -967,6 +972,9 @@ impl Fitting<'_> {
                 // (3 -> 12 halves), never for two (3 -> 48).
                 let mut stalled: Option<tiling_tests::TilingCase> = None;
                 while let Some(bigger) = examples::grown(&good, example, &names, FACTOR, along) {
+                    if work.is_some_and(|(_, us)| us >= LONG_ENOUGH_US) {
+                        break;
+                    }
                     let width_done = along == examples::Along::Width
                         && good
                             .main_shape()

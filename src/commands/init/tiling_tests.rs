@@ -690,8 +690,35 @@ fn attr_value(ty: &str, v: &str) -> Option<String> {
 /// The literal the last declaration of `name` in `body` gives it: `name({..})`, `name{..}`,
 /// `name = {..}` or `name = literal;`. None when the name is changed in place after it (`name += ..`,
 /// `++name`): ops-transformer's nsa_compress example sums its output rows into `outputNum = 0` in a
-/// loop, and 0 rows is no shape.
+/// loop, and 0 rows is no shape. A member `case.field` nowhere set as such is what the first
+/// `<object>.field = ..` gives: examples that build a list of test-case structs and call the op with
+/// `testCase.gradOutputShape` (ops-cv's roi_align_grad) set their base case first.
 pub(super) fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
+    declared_as_named(body, name).or_else(|| {
+        let (object, field) = name.rsplit_once('.')?;
+        if object.is_empty() || !field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        let member = format!(".{field}");
+        body.match_indices(&member).find_map(|(at, _)| {
+            let end = at + member.len();
+            if body[end..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                return None;
+            }
+            let rest = body[end..].trim_start();
+            let rhs = rest.strip_prefix('=').filter(|r| !r.starts_with('='))?;
+            let rhs = rhs.trim_start();
+            let start = body.len() - rhs.len();
+            if rhs.starts_with(['(', '{']) {
+                Some(&body[start..=matching(body, start)?])
+            } else {
+                Some(rhs[..rhs.find(';')?].trim())
+            }
+        })
+    })
+}
+
+fn declared_as_named<'a>(body: &'a str, name: &str) -> Option<&'a str> {
     const CHANGED: [&str; 12] = [
         "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>=", "++", "--",
     ];
