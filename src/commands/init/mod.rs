@@ -1034,13 +1034,15 @@ impl Fitting<'_> {
                     (None, Some((c, d))) => format!("the rows of {case} from {c} to {d}"),
                     (None, None) => continue,
                 };
-                self.printer.status(
-                    "Grew",
-                    format!(
-                        "`{}`: {grew}, where the op still runs (a larger shape shows what a tiling choice changes)",
-                        op.name
+                let stop = match work {
+                    Some((_, us)) if us >= LONG_ENOUGH_US => format!(
+                        "where its modelled run reached {us:.0} us (a workload: larger only slows each trial)"
                     ),
-                );
+                    _ => "where the op still runs (a larger shape shows what a tiling choice changes)"
+                        .to_string(),
+                };
+                self.printer
+                    .status("Grew", format!("`{}`: {grew}, {stop}", op.name));
             }
         }
         Ok(())
