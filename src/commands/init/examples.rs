@@ -117,16 +117,15 @@ fn read_as(
     // through device memory: none is read.
     let mut calls: Vec<(usize, &str, &str, &str, Option<&str>)> = vec![];
     // An example's helper may also take a format (`CreateAclTensor(data, shape, ACL_FORMAT_NCHW,
-    // &addr, ACL_FLOAT, &tensor)`, ops-cv's roi_align_grad): then the dtype is the `ACL_` argument
-    // that is no format, and the tensor the last.
+    // &addr, ACL_FLOAT, &tensor)`, ops-cv's roi_align_grad): six arguments, the dtype the `ACL_` one
+    // that is no format, the tensor the last. With five the places are fixed, whatever the dtype
+    // argument is (ops-nn's prelu passes a variable, `aclType`).
     for (at, args) in calls_of(text, "CreateAclTensor") {
         let is_dtype = |a: &str| a.contains("ACL_") && !a.contains("ACL_FORMAT");
-        let (dtype, tensor) = match args.get(3).filter(|a| is_dtype(a)) {
-            Some(d) => (Some(d), args.get(4)),
-            None => (
-                args.iter().find(|a| is_dtype(a)),
-                args.last().filter(|_| args.len() > 4),
-            ),
+        let (dtype, tensor) = if args.len() > 5 && args.iter().any(|a| a.contains("ACL_FORMAT")) {
+            (args.iter().find(|a| is_dtype(a)), args.last())
+        } else {
+            (args.get(3), args.get(4))
         };
         if let (Some(data), Some(shape), Some(dtype), Some(tensor)) = (
             args.first(),
@@ -1769,6 +1768,31 @@ std::vector<TestCase> Build() {
                 ("pooled_height".to_string(), "3".to_string()),
                 ("spatial_scale".to_string(), "0.25".to_string()),
             ]
+        );
+    }
+
+    /// ops-nn's prelu passes its dtype as a variable (`aclType`): the five-argument helper's places are
+    /// fixed, so the tensor is still read, its dtype left to the OpDef (a reading of the format-taking
+    /// helper first dropped it).
+    #[test]
+    fn a_helper_given_its_dtype_in_a_variable_is_still_read() {
+        let def = widget(&[
+            ("row_idx", ParamType::Required),
+            ("expanded_x", ParamType::Required),
+            ("scales", ParamType::Optional),
+        ]);
+        let variable = EXAMPLE.replace(
+            "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX",
+            "&expandedXAddr, aclType, &expandedX",
+        );
+        assert_ne!(variable, EXAMPLE);
+        let c = read(&variable, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(
+            c.inputs[1],
+            CaseTensor {
+                shape: vec![6, 4],
+                dtype: None
+            }
         );
     }
 
