@@ -10,7 +10,9 @@
 // the layer runs (a transpose under a condition counts), so init tries the permuted case only after
 // the example's own. Must not know the manifest, the OpDef or the examples' own reading.
 
-use super::tiling_tests::{braced, declared, integer, matching, split_top, without_comments};
+use super::tiling_tests::{
+    braced, declared, first_assigned, integer, matching, split_top, without_comments,
+};
 use std::path::Path;
 
 /// A tensor parameter of the aclnn call the layer permutes: its place among the call's tensor
@@ -111,7 +113,7 @@ fn source_param(text: &str, name: &str, params: &[String]) -> Option<usize> {
         if let Some(k) = params.iter().position(|p| *p == name) {
             return Some(k);
         }
-        let rhs = first_assignment(text, &name)?;
+        let rhs = first_assigned(text, &name)?;
         let open = rhs
             .find("l0op::")
             .and_then(|i| rhs[i..].find('(').map(|j| i + j))?;
@@ -123,16 +125,6 @@ fn source_param(text: &str, name: &str, params: &[String]) -> Option<usize> {
         name = first;
     }
     None
-}
-
-/// The right-hand side of the first `name = ...;` in `text` (a declaration or an assignment).
-fn first_assignment<'t>(text: &'t str, name: &str) -> Option<&'t str> {
-    text.match_indices(name).find_map(|(at, _)| {
-        let whole = !text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
-        let rest = text[at + name.len()..].trim_start();
-        let rhs = rest.strip_prefix('=').filter(|r| !r.starts_with('='))?;
-        (whole).then(|| rhs.split(';').next().unwrap_or(rhs).trim())
-    })
 }
 
 /// A permutation `perm` names: `executor->AllocIntArray(list, n)` over a declared `{0, 2, 3, 1}`, or

@@ -292,15 +292,15 @@ fn read_as(
     let mut inputs = vec![];
     let mut values = vec![];
     let mut absent = vec![];
+    let passed = |c: &Created| {
+        slots
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|a| *a == c.name))
+    };
     for (i, p) in def.inputs.iter().enumerate() {
         // an optional input the call passes as null is left out, even where the example creates a
         // tensor of its name that the call never passes (mla_prolog_v3's `quantScaleCkr`, created and
         // then passed as nullptr, which its tiling checks: "quantScaleCkr expected null")
-        let passed = |c: &Created| {
-            slots
-                .as_ref()
-                .is_some_and(|s| s.iter().any(|a| *a == c.name))
-        };
         if p.param_type == ParamType::Optional
             && null_at(i)
             && take(&p.name).is_none_or(|c| !passed(c))

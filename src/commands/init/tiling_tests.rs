@@ -699,22 +699,32 @@ pub(super) fn declared<'a>(body: &'a str, name: &str) -> Option<&'a str> {
         if object.is_empty() || !field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return None;
         }
-        let member = format!(".{field}");
-        body.match_indices(&member).find_map(|(at, _)| {
-            let end = at + member.len();
-            if body[end..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
-                return None;
-            }
-            let rest = body[end..].trim_start();
-            let rhs = rest.strip_prefix('=').filter(|r| !r.starts_with('='))?;
-            let rhs = rhs.trim_start();
-            let start = body.len() - rhs.len();
-            if rhs.starts_with(['(', '{']) {
-                Some(&body[start..=matching(body, start)?])
-            } else {
-                Some(rhs[..rhs.find(';')?].trim())
-            }
-        })
+        first_assigned(body, &format!(".{field}"))
+    })
+}
+
+/// The right-hand side of the first `needle = ..` in `body` (a braced or parenthesised group, else
+/// up to the `;`), `needle` a whole name (or a `.field`, which starts a name's member).
+pub(super) fn first_assigned<'a>(body: &'a str, needle: &str) -> Option<&'a str> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    body.match_indices(needle).find_map(|(at, _)| {
+        let end = at + needle.len();
+        if body[end..].starts_with(ident)
+            || (!needle.starts_with('.') && body[..at].ends_with(ident))
+        {
+            return None;
+        }
+        let rhs = body[end..].trim_start().strip_prefix('=')?;
+        if rhs.starts_with('=') {
+            return None;
+        }
+        let rhs = rhs.trim_start();
+        let start = body.len() - rhs.len();
+        if rhs.starts_with(['(', '{']) {
+            Some(&body[start..=matching(body, start)?])
+        } else {
+            Some(rhs[..rhs.find(';')?].trim())
+        }
     })
 }
 
