@@ -4022,6 +4022,59 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
     assert_eq!(f32s(&y), want);
 }
 
+/// A UB tensor's GetPhyAddr() carries its UB byte address in its low 32 bits, as on hardware (held-out
+/// run, ops-transformer mla_prolog_v2/v3: `InitBuffer(shareBuffer_, MAX_UB_SIZE - usedAddr)` with
+/// usedAddr a uint64 GetPhyAddr(), the length truncated to uint32 by InitBuffer; with the UB arena at an
+/// arbitrary host address it asked for gigabytes). The kernel carves 1 KiB, gives the rest of UB to a
+/// second buffer sized that way, fills the whole of it and writes its length and its last element.
+#[test]
+fn a_buffer_sized_from_a_ub_physical_address_gets_the_rest_of_ub() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr uint32_t MAX_UB_SIZE = 192 * 1024;
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR y) {
+    TPipe pipe;
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float *)y, 8);
+    TBuf<TPosition::VECCALC> head, rest;
+    pipe.InitBuffer(head, 1024);
+    LocalTensor<float> h = head.Get<float>();
+    uint64_t usedAddr = reinterpret_cast<uint64_t>(h[256].GetPhyAddr());
+    pipe.InitBuffer(rest, MAX_UB_SIZE - usedAddr);
+    LocalTensor<float> r = rest.Get<float>();
+    uint32_t n = r.GetSize();
+    Duplicate(r, 2.5f, n);
+    Duplicate(h, 0.0f, 8);
+    PipeBarrier<PIPE_V>();
+    h.SetValue(0, (float)(uint32_t)(MAX_UB_SIZE - usedAddr));
+    h.SetValue(1, r.GetValue(n - 1));
+    h.SetValue(2, (float)(uint32_t)usedAddr);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, h, 8);
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1]); }
+"#,
+        "building the UB physical address kernel",
+    );
+    let (out, y) = run_kernel(w, &[("x", bytes_f32(&[0.0; 8]))], 8 * 4);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    assert_eq!(
+        &got[..3],
+        &[(196608 - 1024) as f32, 2.5, 1024.0],
+        "the rest of UB after 1 KiB, filled, and the end of the first buffer as a UB address"
+    );
+}
+
 /// GatherMask (unseen-operator run, ops-nn glu: "'GatherMask' was not declared"; asc-devkit
 /// GatherMask.md): kept elements are packed at the start of dst and counted in rsvdCnt. Three calls on
 /// 128 floats x: built-in pattern 1 (even indices) in Normal mode over 2 repeats of 64; a pattern

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 #include "kernel_internal.h"
@@ -105,6 +106,40 @@ int64_t g_turn = -1; // core allowed to run; -1 = the scheduler (the launching t
 std::vector<std::unique_ptr<Block>> *g_blocks = nullptr;
 const twin::Launch *g_launch = nullptr;
 std::vector<uint8_t *> g_ub_pool; // UB arenas of finished cores, for the next ones
+
+// A block's UB arena starts at a 4 GiB boundary, so a UB tensor's GetPhyAddr() (a host pointer on the
+// twin) keeps the UB byte address the hardware gives in its low 32 bits: kernels that size a buffer
+// from it through a uint32 (`InitBuffer(buf, MAX_UB_SIZE - usedAddr)` with usedAddr a GetPhyAddr(),
+// ops-transformer's mla_prolog) get the hardware's length. The arena is mapped at the first free
+// boundary from 64 GiB up (only its own length of address space: kernels run under an RLIMIT_AS,
+// child.rs); where none is free, a plain allocation (then only such kernels fault, at InitBuffer).
+constexpr uint64_t UB_ARENA_ALIGN = 1ull << 32;
+std::vector<std::pair<uint8_t *, size_t>> g_ub_mapped; // arenas from mmap, with their lengths
+
+uint8_t *ub_arena_alloc(uint64_t cap) {
+    size_t len = (size_t)((cap + 4095) / 4096 * 4096);
+    for (uint64_t slot = 16; slot < 16 + 4096; slot++) {
+        void *want = (void *)(uintptr_t)(slot * UB_ARENA_ALIGN);
+        void *p = mmap(want, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) break;
+        if (p == want) {
+            g_ub_mapped.emplace_back((uint8_t *)p, len);
+            return (uint8_t *)p;
+        }
+        munmap(p, len); // the hint was taken: the next boundary
+    }
+    return static_cast<uint8_t *>(std::aligned_alloc(64, cap));
+}
+
+void ub_arena_free(uint8_t *ub) {
+    for (size_t i = 0; i < g_ub_mapped.size(); i++)
+        if (g_ub_mapped[i].first == ub) {
+            munmap(ub, g_ub_mapped[i].second);
+            g_ub_mapped.erase(g_ub_mapped.begin() + (long)i);
+            return;
+        }
+    std::free(ub);
+}
 uint64_t g_ub_cap = 0;
 uint32_t g_ub_gap = 0; // ASCEND_TWIN_UB_GAP (runtime.h, ub_fill_gap)
 volatile sig_atomic_t g_cur_block = 0;
@@ -228,7 +263,7 @@ void run_block(int64_t c) {
             B.ub = g_ub_pool.back();
             g_ub_pool.pop_back();
         } else {
-            B.ub = static_cast<uint8_t *>(std::aligned_alloc(64, g_ub_cap));
+            B.ub = ub_arena_alloc(g_ub_cap);
             if (!B.ub) {
                 std::fputs("error: out of memory allocating UB\n", stderr);
                 _exit(2);
@@ -588,7 +623,7 @@ LaunchResult run_blocks(const Launch &launch) {
     sigaction(SIGSEGV, &old_segv, nullptr);
     sigaction(SIGBUS, &old_bus, nullptr);
     sigaction(SIGFPE, &old_fpe, nullptr);
-    for (uint8_t *ub : g_ub_pool) std::free(ub);
+    for (uint8_t *ub : g_ub_pool) ub_arena_free(ub);
     g_ub_pool.clear();
     g_blocks = nullptr;
     delete owned_blocks;
