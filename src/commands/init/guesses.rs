@@ -303,6 +303,7 @@ pub(super) fn opdef_tensors(
     modulation_operands(def, &main, shapes, &mut inputs);
     first_axis_operands(def, &main, shapes, &mut inputs);
     positive_definite_operand(def, &mut inputs);
+    region_operands(&mut inputs);
     // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
     let find = |names: &[&str]| {
         inputs.iter().position(|t: &Tensor| {
@@ -1231,6 +1232,34 @@ pub(super) fn square_note() -> String {
         "guess: the op works on square matrices, the last two axes: a batch of {} {}x{}, small enough to pin a Cholesky input's values; give the shape you tune for (init --shape NAME=BxNxN)",
         SQUARE_SHAPE[0], SQUARE_SHAPE[1], SQUARE_SHAPE[2]
     )
+}
+
+/// Names of an operand of regions of interest: rows of a batch index and box coordinates.
+pub(super) const REGIONS: &[&str] = &["rois", "roi"];
+
+/// Regions of interest (`rois`) name the image each box comes from by a batch index stored as a
+/// float beside the box's coordinates: generated over the float default [-1, 1), half the boxes
+/// name image -1 and their coordinates are negative, so the kernel reads and writes before its
+/// tensors (ops-cv roi_align_rotated_grad: "GM write out of bounds: bytes [17179869056, ..)" at its
+/// own tiling test's shapes). Data in [0, 1): every box in image 0, non-negative coordinates.
+pub(super) fn region_operands(inputs: &mut [Tensor]) {
+    for t in inputs.iter_mut() {
+        if !REGIONS.contains(&t.name.to_ascii_lowercase().as_str())
+            || !t.dtype.is_float()
+            || t.data_decided()
+        {
+            continue;
+        }
+        t.range = Some("[0.0, 1.0]".to_string());
+        let note = format!(
+            "`{}` holds regions of interest, a batch index beside each box's coordinates: data in [0, 1), every box in image 0",
+            t.name
+        );
+        t.guess = Some(match t.guess.take() {
+            Some(g) if g.starts_with("guess:") => format!("{g}; {note}"),
+            _ => format!("guess: {note}"),
+        });
+    }
 }
 
 /// The most elements init pins for a Cholesky input (one value each in the manifest).
@@ -2202,6 +2231,44 @@ mod refusal_tests {
         // a tuple of another length, or one naming no input, gives nothing
         assert!(tuple_axes_from_refusal("only support (N, 2) for grid", &ins).is_empty());
         assert!(tuple_axes_from_refusal("only support (N, H, W, 2)", &ins).is_empty());
+    }
+
+    /// ops-cv's roi_align_rotated_grad: rois over [-1, 1) name image -1 and the kernel wrote before
+    /// `y_grad`; a float `rois` gets [0, 1), an integer one or one with decided data is left alone.
+    #[test]
+    fn regions_of_interest_get_non_negative_data() {
+        let tensor = |name: &str, dtype, range: Option<&str>, guess: Option<&str>| Tensor {
+            name: name.to_string(),
+            dtype,
+            shape: vec![6, 8],
+            values: None,
+            range: range.map(str::to_string),
+            data: None,
+            guess: guess.map(str::to_string),
+            list: None,
+        };
+        use crate::manifest::DType;
+        let mut inputs = vec![
+            tensor("x_grad", DType::Float32, None, None),
+            tensor("rois", DType::Float32, None, Some("guess: a shape")),
+            tensor("ROI", DType::Int32, None, None),
+            tensor(
+                "roi",
+                DType::Float16,
+                Some("[2.0, 3.0]"),
+                Some("from the example"),
+            ),
+        ];
+        region_operands(&mut inputs);
+        assert_eq!(inputs[0].range, None);
+        assert_eq!(inputs[1].range.as_deref(), Some("[0.0, 1.0]"));
+        let note = inputs[1].guess.as_deref().unwrap();
+        assert!(
+            note.starts_with("guess: a shape; `rois` holds regions of interest"),
+            "{note}"
+        );
+        assert_eq!(inputs[2].range, None);
+        assert_eq!(inputs[3].range.as_deref(), Some("[2.0, 3.0]"));
     }
 
     /// ops-nn's chamfer_distance_grad numbers its index inputs (`idx1`, `idx2`): random data in
