@@ -2,30 +2,71 @@
 // aclnn call passes before its kernel gets them, where that changes the shapes init should write:
 // an input permuted by `l0op::Transpose(x, perm, ...)` (ops-cv's grid_sampler3_d_grad takes its
 // example's NCDHW `gradOutput` and `input`, transposes them with `{0, 2, 3, 4, 1}` and runs the
-// kernel on NDHWC). An example's call gives the user's view; the manifest describes the kernel's.
+// kernel on NDHWC), or laid out as NC1HWC0 by `l0op::TransData` / `l0op::TransDataSpecial` (ops-cv's
+// three_interpolate_backward takes its example's (b, c, n) `grad_x` as (b, c1, n, 1, c0)). An
+// example's call gives the user's view; the manifest describes the kernel's.
 //
 // Owns: finding the file that defines the `aclnn<Name>GetWorkspaceSize` an example calls, its tensor
-// parameters in order, and each one's first permutation, traced back through `l0op::Contiguous` /
+// parameters in order, and each one's first layout change, traced back through `l0op::Contiguous` /
 // `l0op::Cast` renames. A brace-matching reader, not a C++ parser; it does not know which branch of
-// the layer runs (a transpose under a condition counts), so init tries the permuted case only after
-// the example's own. Must not know the manifest, the OpDef or the examples' own reading.
+// the layer runs (a change under a condition counts), so init tries the relaid case only after the
+// example's own. Must not know the manifest, the OpDef or the examples' own reading.
 
 use super::tiling_tests::{
     braced, declared, first_assigned, integer, matching, split_top, without_comments,
 };
 use std::path::Path;
 
-/// A tensor parameter of the aclnn call the layer permutes: its place among the call's tensor
-/// parameters, the permutation (`out[j] = in[perm[j]]`), and where (file:line) the layer does it.
+/// A tensor parameter of the aclnn call the layer lays out anew before the kernel: its place among the
+/// call's tensor parameters, the new layout, and where (file:line) the layer does it.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Transposed {
+pub(super) struct Relaid {
     pub slot: usize,
-    pub perm: Vec<usize>,
+    pub layout: Layout,
     pub at: String,
 }
 
-/// The transposes the aclnn layer under `root` applies to the tensors of `aclnn<called>GetWorkspaceSize`.
-pub(super) fn transposed_inputs(root: &Path, called: &str) -> Vec<Transposed> {
+/// A layout the aclnn layer gives a tensor.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Layout {
+    /// `l0op::Transpose`: `out[j] = in[perm[j]]`.
+    Permuted(Vec<usize>),
+    /// `l0op::TransData(x, FORMAT_NC1HWC0, ..)`: (N, C, H, W) as (N, C1, H, W, C0), C1 = ceil(C / C0),
+    /// C0 the channels of 32 bytes of 16-bit data (16 for 16- and 32-bit types, 32 for 8-bit ones:
+    /// CANN's 5HD format). A (N, C, H) tensor is taken as (N, C, H, 1), as three_interpolate_backward's
+    /// layer says of its `grad_x`.
+    Nc1hwc0,
+}
+
+impl Layout {
+    /// `shape` of elements of `bytes` bytes in this layout, when its rank fits.
+    pub(super) fn apply(&self, shape: &[u64], bytes: u64) -> Option<Vec<u64>> {
+        match self {
+            Layout::Permuted(perm) => permuted(shape, perm),
+            Layout::Nc1hwc0 => {
+                let c0: u64 = if bytes == 1 { 32 } else { 16 };
+                let (n, c, h, w) = match *shape {
+                    [n, c, h] => (n, c, h, 1),
+                    [n, c, h, w] => (n, c, h, w),
+                    _ => return None,
+                };
+                Some(vec![n, c.div_ceil(c0), h, w, c0])
+            }
+        }
+    }
+
+    /// What a manifest's note calls it.
+    pub(super) fn describe(&self) -> &'static str {
+        match self {
+            Layout::Permuted(_) => "transpose",
+            Layout::Nc1hwc0 => "NC1HWC0 layout",
+        }
+    }
+}
+
+/// The layout changes the aclnn layer under `root` applies to the tensors of
+/// `aclnn<called>GetWorkspaceSize`.
+pub(super) fn relaid_inputs(root: &Path, called: &str) -> Vec<Relaid> {
     let mut files = vec![];
     for dir in [root.join("op_api"), root.join("op_host").join("op_api")] {
         crate::project::registered::files_deep(&dir, &["cpp"], &mut files);
@@ -42,36 +83,55 @@ pub(super) fn transposed_inputs(root: &Path, called: &str) -> Vec<Transposed> {
         .unwrap_or_default()
 }
 
-/// The transposes of `function`'s tensor parameters in one file's text; None when the file does not
-/// define `function`.
-fn read(text: &str, file: &str, function: &str) -> Option<Vec<Transposed>> {
+/// The layout changes of `function`'s tensor parameters in one file's text, in the order the text
+/// makes them, the first of each tensor only; None when the file does not define `function`.
+fn read(text: &str, file: &str, function: &str) -> Option<Vec<Relaid>> {
     let params = tensor_params(text, function)?;
-    let mut out: Vec<Transposed> = vec![];
-    let call = "l0op::Transpose(";
-    for (at, _) in text.match_indices(call) {
-        let open = at + call.len() - 1;
-        let Some(close) = matching(text, open) else {
-            continue;
-        };
-        let args = split_top(&text[open + 1..close]);
-        let (Some(tensor), Some(perm)) = (args.first(), args.get(1)) else {
-            continue;
-        };
-        let Some(slot) = source_param(text, tensor.trim(), &params) else {
-            continue;
-        };
-        let Some(perm) = permutation(text, perm.trim()) else {
-            continue;
-        };
-        if out.iter().any(|t| t.slot == slot) {
-            continue;
+    let mut found: Vec<(usize, Relaid)> = vec![];
+    for call in [
+        "l0op::Transpose(",
+        "l0op::TransData(",
+        "l0op::TransDataSpecial(",
+    ] {
+        for (at, _) in text.match_indices(call) {
+            let open = at + call.len() - 1;
+            let Some(close) = matching(text, open) else {
+                continue;
+            };
+            let args = split_top(&text[open + 1..close]);
+            let (Some(tensor), Some(second)) = (args.first(), args.get(1)) else {
+                continue;
+            };
+            let Some(slot) = source_param(text, tensor.trim(), &params) else {
+                continue;
+            };
+            let layout = if call == "l0op::Transpose(" {
+                let Some(perm) = permutation(text, second.trim()) else {
+                    continue;
+                };
+                Layout::Permuted(perm)
+            } else if second.trim().ends_with("FORMAT_NC1HWC0") {
+                Layout::Nc1hwc0
+            } else {
+                continue;
+            };
+            let line = text[..at].matches('\n').count() + 1;
+            found.push((
+                at,
+                Relaid {
+                    slot,
+                    layout,
+                    at: format!("{file}:{line}"),
+                },
+            ));
         }
-        let line = text[..at].matches('\n').count() + 1;
-        out.push(Transposed {
-            slot,
-            perm,
-            at: format!("{file}:{line}"),
-        });
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<Relaid> = vec![];
+    for (_, r) in found {
+        if !out.iter().any(|t| t.slot == r.slot) {
+            out.push(r);
+        }
     }
     Some(out)
 }
@@ -199,14 +259,14 @@ aclnnStatus aclnnWidgetBackwardGetWorkspaceSize(const aclTensor *gradOut, const 
         assert_eq!(
             t,
             vec![
-                Transposed {
+                Relaid {
                     slot: 0,
-                    perm: vec![0, 2, 3, 4, 1],
+                    layout: Layout::Permuted(vec![0, 2, 3, 4, 1]),
                     at: "op_api/aclnn_widget.cpp:11".into()
                 },
-                Transposed {
+                Relaid {
                     slot: 1,
-                    perm: vec![0, 2, 3, 4, 1],
+                    layout: Layout::Permuted(vec![0, 2, 3, 4, 1]),
                     at: "op_api/aclnn_widget.cpp:12".into()
                 },
             ]
@@ -225,6 +285,50 @@ aclnnStatus aclnnWidgetBackwardGetWorkspaceSize(const aclTensor *gradOut, const 
             Some(vec![2, 4, 5, 6, 3])
         );
         assert_eq!(permuted(&[2, 3], &[0, 2, 3, 4, 1]), None);
+    }
+
+    /// ops-cv's three_interpolate_backward: `grad_x` (b, c, n) goes to the kernel as 5HD.
+    #[test]
+    fn a_layers_nc1hwc0_transdata_lays_an_input_out_as_5hd() {
+        let text = r#"
+aclnnStatus aclnnInterpGradGetWorkspaceSize(const aclTensor *gradX, const aclTensor *idx, int64_t m,
+    aclTensor *gradY, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    auto gradXContiguous = l0op::Contiguous(gradX, uniqueExecutor.get());
+    auto gradX5d = l0op::TransDataSpecial(gradXContiguous, op::Format::FORMAT_NC1HWC0, 0, uniqueExecutor.get());
+    auto back = l0op::TransDataSpecial(out5d, op::Format::FORMAT_NCHW, 0, uniqueExecutor.get());
+    auto idxNd = l0op::TransData(idx, op::Format::FORMAT_ND, 0, uniqueExecutor.get());
+    return ACLNN_SUCCESS;
+}
+"#;
+        let t = read(
+            text,
+            "op_api/aclnn_interp_grad.cpp",
+            "aclnnInterpGradGetWorkspaceSize",
+        )
+        .unwrap();
+        assert_eq!(
+            t,
+            vec![Relaid {
+                slot: 0,
+                layout: Layout::Nc1hwc0,
+                at: "op_api/aclnn_interp_grad.cpp:6".into()
+            }]
+        );
+        // (b, c, n) as (b, c, n, 1); C0 of 16 for fp32, 32 for int8; ranks 3 and 4 only
+        assert_eq!(
+            Layout::Nc1hwc0.apply(&[1, 2, 5], 4),
+            Some(vec![1, 1, 5, 1, 16])
+        );
+        assert_eq!(
+            Layout::Nc1hwc0.apply(&[2, 40, 3, 7], 2),
+            Some(vec![2, 3, 3, 7, 16])
+        );
+        assert_eq!(
+            Layout::Nc1hwc0.apply(&[2, 40, 3, 7], 1),
+            Some(vec![2, 2, 3, 7, 32])
+        );
+        assert_eq!(Layout::Nc1hwc0.apply(&[2, 40], 4), None);
     }
 
     #[test]

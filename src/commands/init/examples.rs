@@ -62,13 +62,13 @@ pub(super) fn find(root: &Path, def: &OpDef) -> Vec<TilingCase> {
             }
             let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
             let case = read(&text, &rel, def)?;
-            // then the same call as the kernel gets it, where the op's aclnn layer permutes its
-            // tensors first (tried after the example's own: the layer may transpose on one path only)
-            let transposed = called_op(&without_comments(&text))
-                .map(|called| aclnn_layer::transposed_inputs(root, called))
+            // then the same call as the kernel gets it, where the op's aclnn layer lays its tensors
+            // out anew first (tried after the example's own: the layer may do so on one path only)
+            let relaid = called_op(&without_comments(&text))
+                .map(|called| aclnn_layer::relaid_inputs(root, called))
                 .unwrap_or_default();
-            let kernel_view = (!transposed.is_empty())
-                .then(|| read_as(&text, &rel, def, &transposed))
+            let kernel_view = (!relaid.is_empty())
+                .then(|| read_as(&text, &rel, def, &relaid))
                 .flatten();
             Some(std::iter::once(case).chain(kernel_view))
         })
@@ -92,14 +92,14 @@ pub(super) fn read(text: &str, file: &str, def: &OpDef) -> Option<TilingCase> {
     read_as(text, file, def, &[])
 }
 
-/// `read`, with the call's tensors as the kernel gets them after the op's aclnn layer `transposed`
-/// them (`aclnn_layer`); None unless some tensor of the case is permuted. The outputs are left to the
+/// `read`, with the call's tensors as the kernel gets them after the op's aclnn layer `relaid` them
+/// (`aclnn_layer`); None unless some tensor of the case is laid out anew. The outputs are left to the
 /// op's InferShape: the layer transposes the kernel's outputs back, so the example's are the user's.
 fn read_as(
     text: &str,
     file: &str,
     def: &OpDef,
-    transposed: &[aclnn_layer::Transposed],
+    relaid: &[aclnn_layer::Relaid],
 ) -> Option<TilingCase> {
     let text = &without_comments(text);
     if def
@@ -117,13 +117,17 @@ fn read_as(
     // through device memory: none is read.
     let mut calls: Vec<(usize, &str, &str, &str, Option<&str>)> = vec![];
     // An example's helper may also take a format (`CreateAclTensor(data, shape, ACL_FORMAT_NCHW,
-    // &addr, ACL_FLOAT, &tensor)`, ops-cv's roi_align_grad): six arguments, the dtype the `ACL_` one
-    // that is no format, the tensor the last. With five the places are fixed, whatever the dtype
-    // argument is (ops-nn's prelu passes a variable, `aclType`).
+    // &addr, ACL_FLOAT, &tensor)`, ops-cv's roi_align_grad; `CreateAclTensor(data, shape, &addr,
+    // ACL_FLOAT, &tensor, ACL_FORMAT_ND)`, its three_interpolate_backward): six arguments, the dtype
+    // the `ACL_` one that is no format, the tensor the last one taken by address. With five the
+    // places are fixed, whatever the dtype argument is (ops-nn's prelu passes a variable, `aclType`).
     for (at, args) in calls_of(text, "CreateAclTensor") {
         let is_dtype = |a: &str| a.contains("ACL_") && !a.contains("ACL_FORMAT");
         let (dtype, tensor) = if args.len() > 5 && args.iter().any(|a| a.contains("ACL_FORMAT")) {
-            (args.iter().find(|a| is_dtype(a)), args.last())
+            (
+                args.iter().find(|a| is_dtype(a)),
+                args.iter().rev().find(|a| a.trim_start().starts_with('&')),
+            )
         } else {
             (args.get(3), args.get(4))
         };
@@ -265,7 +269,8 @@ fn read_as(
         s.len() == def.inputs.len() + def.outputs.len() || s.len() == def.inputs.len() + own_outputs
     });
     let mut permuted_by = vec![];
-    for t in transposed {
+    let mut changes = vec![];
+    for t in relaid {
         let Some(c) = slots
             .as_ref()
             .and_then(|s| s.get(t.slot))
@@ -273,14 +278,24 @@ fn read_as(
         else {
             continue;
         };
-        // index data in the user's order would be scrambled by the permutation: left uniform
-        if let Some(shape) = aclnn_layer::permuted(&c.shape, &t.perm).filter(|_| c.values.is_none())
+        // index data in the user's order would be scrambled by the new layout: left as it is; a
+        // float tensor's data (three_interpolate_backward's `grad_x`, all ones) is generated instead
+        let bytes = c.dtype.map_or(4, |d| d.size() as u64);
+        let float = c.dtype.is_some_and(|d| d.is_float());
+        if let Some(shape) = t
+            .layout
+            .apply(&c.shape, bytes)
+            .filter(|_| c.values.is_none() || float)
         {
             c.shape = shape;
+            c.values = None;
             permuted_by.push(t.at.clone());
+            if !changes.contains(&t.layout.describe()) {
+                changes.push(t.layout.describe());
+            }
         }
     }
-    if !transposed.is_empty() && permuted_by.is_empty() {
+    if !relaid.is_empty() && permuted_by.is_empty() {
         return None;
     }
     let by_position = |k: usize| {
@@ -352,8 +367,10 @@ fn read_as(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     if !permuted_by.is_empty() {
+        let changes: Vec<String> = changes.iter().map(|c| format!("{c}s")).collect();
         test = format!(
-            "{test}` with the transposes of its aclnn layer `{}",
+            "{test}` with the {} of its aclnn layer `{}",
+            changes.join(" and "),
             permuted_by.join("`, `")
         );
     }
@@ -833,14 +850,21 @@ fn called_op(text: &str) -> Option<&str> {
 
 /// The arguments of the example's `aclnn<Op>GetWorkspaceSize(...)` call, trimmed.
 fn workspace_call(text: &str) -> Option<Vec<&str>> {
-    let open = text.find("GetWorkspaceSize(")? + "GetWorkspaceSize".len();
-    let close = matching(text, open)?;
-    Some(
-        split_top(&text[open + 1..close])
+    // the first call, past a declaration of the function the example may make first (ops-cv's
+    // three_interpolate_backward declares it with its parameters' types: `const aclTensor* grad_x`)
+    text.match_indices("GetWorkspaceSize(").find_map(|(at, _)| {
+        let open = at + "GetWorkspaceSize".len();
+        let close = matching(text, open)?;
+        let args: Vec<&str> = split_top(&text[open + 1..close])
             .into_iter()
             .map(str::trim)
-            .collect(),
-    )
+            .collect();
+        // a parameter's type, not a cast (`(aclTensor *)nullptr`)
+        let typed = |a: &&str| {
+            !a.starts_with('(') && (a.contains("aclTensor") || a.contains("aclOpExecutor"))
+        };
+        (!args.iter().any(typed)).then_some(args)
+    })
 }
 
 /// The attrs the example passes to `aclnn<Op>GetWorkspaceSize` as names it declares with a literal
@@ -1026,6 +1050,28 @@ int main() {
                 dtype: Some(DType::Float16)
             }]
         );
+    }
+
+    /// ops-cv's three_interpolate_backward declares `aclnn<Op>GetWorkspaceSize` before its `main`: the
+    /// call's arguments are read from the call, not the declaration (whose typed parameters placed
+    /// no tensor, so the output and the attr were lost).
+    #[test]
+    fn a_declaration_of_the_aclnn_function_is_not_its_call() {
+        let def = widget(&[
+            ("row_idx", ParamType::Required),
+            ("expanded_x", ParamType::Required),
+            ("scales", ParamType::Optional),
+        ]);
+        let declared = format!(
+            "aclnnStatus aclnnWidgetGetWorkspaceSize(const aclTensor* rowIdx, const aclTensor* x,\n    const aclTensor* scales, int64_t dropPadMode, aclTensor* y, uint64_t* ws, aclOpExecutor** ex);\n{EXAMPLE}"
+        );
+        let c = read(&declared, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(
+            c.attrs,
+            vec![("drop_pad_mode".to_string(), "1".to_string())]
+        );
+        assert_eq!(c.outputs.len(), 1);
+        assert_eq!(workspace_call(&declared).unwrap()[0], "expandedX");
     }
 
     /// The GE IR examples (ops-transformer's moe_re_routing has no other) add tensors through their own
@@ -1666,9 +1712,9 @@ int main() {
             ("row_idx", ParamType::Required),
             ("scales", ParamType::Optional),
         ]);
-        let swap = aclnn_layer::Transposed {
+        let swap = aclnn_layer::Relaid {
             slot: 0,
-            perm: vec![1, 0],
+            layout: aclnn_layer::Layout::Permuted(vec![1, 0]),
             at: "op_api/aclnn_widget.cpp:7".into(),
         };
         let c = read_as(
@@ -1687,12 +1733,12 @@ int main() {
             "test_aclnn_widget` with the transposes of its aclnn layer `op_api/aclnn_widget.cpp:7"
         );
         // a transpose of a rank the tensor does not have, or of integer data, permutes nothing: no case
-        let rank3 = aclnn_layer::Transposed {
-            perm: vec![0, 2, 1],
+        let rank3 = aclnn_layer::Relaid {
+            layout: aclnn_layer::Layout::Permuted(vec![0, 2, 1]),
             ..swap.clone()
         };
         assert!(read_as(EXAMPLE, "examples/test_aclnn_widget.cpp", &def, &[rank3]).is_none());
-        let of_index_data = aclnn_layer::Transposed { slot: 1, ..swap };
+        let of_index_data = aclnn_layer::Relaid { slot: 1, ..swap };
         assert!(
             read_as(
                 EXAMPLE,
@@ -1792,6 +1838,30 @@ std::vector<TestCase> Build() {
             CaseTensor {
                 shape: vec![6, 4],
                 dtype: None
+            }
+        );
+    }
+
+    /// ops-cv's three_interpolate_backward passes the format last: the tensor is the last argument
+    /// taken by address (the first reading took the format for it and read no case).
+    #[test]
+    fn a_helper_given_its_format_last_is_still_read() {
+        let def = widget(&[
+            ("row_idx", ParamType::Required),
+            ("expanded_x", ParamType::Required),
+            ("scales", ParamType::Optional),
+        ]);
+        let format_last = EXAMPLE.replace(
+            "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX)",
+            "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX, aclFormat::ACL_FORMAT_ND)",
+        );
+        assert_ne!(format_last, EXAMPLE);
+        let c = read(&format_last, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        assert_eq!(
+            c.inputs[1],
+            CaseTensor {
+                shape: vec![6, 4],
+                dtype: Some(DType::Float16)
             }
         );
     }
