@@ -388,6 +388,7 @@ fn read_as(
         carried: vec![],
         grown: None,
         widened: None,
+        kernel_view: !permuted_by.is_empty(),
     })
 }
 
@@ -1352,6 +1353,7 @@ int CreateOppInGraph(DataType inDtype) {
             carried: vec![],
             grown: None,
             widened: None,
+            kernel_view: false,
         };
         let mut example = case(
             [&[6], &[3, 2], &[2, 4], &[6], &[3], &[3, 4]],
@@ -1517,6 +1519,7 @@ int CreateOppInGraph(DataType inDtype) {
             carried: vec![],
             grown: None,
             widened: None,
+            kernel_view: false,
         };
         let names = ["tokens", "indices", "gamma", "out"];
         let wide = grown(&case(3, 4), None, &names, 4, Along::Width).unwrap();
@@ -1728,6 +1731,7 @@ int main() {
         assert_eq!(c.inputs[2].shape, vec![3, 2]);
         // the example's outputs are the user's view: left to InferShape
         assert!(c.outputs.is_empty());
+        assert!(c.kernel_view);
         assert_eq!(
             c.test,
             "test_aclnn_widget` with the transposes of its aclnn layer `op_api/aclnn_widget.cpp:7"

@@ -1577,11 +1577,6 @@ impl Fitting<'_> {
                         .all(|t| t.shape.iter().product::<u64>() <= 4 * MOST)
             })
             .collect();
-        let distance = |c: &tiling_tests::TilingCase| {
-            (c.largest_input() as f64 / DEFAULT_ELEMENTS as f64)
-                .ln()
-                .abs()
-        };
         // the kind of index data the example gives, at the other cases' shapes
         if let (Some(example), Some(def)) = (
             cases
@@ -1598,45 +1593,7 @@ impl Fitting<'_> {
                 examples::carry(&example, c, &names);
             }
         }
-        cases.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
-        let mut seen: Vec<tiling_tests::TilingCase> = vec![];
-        cases.retain(|c| {
-            let new = !seen
-                .iter()
-                .any(|s| s.inputs == c.inputs && s.attrs == c.attrs);
-            if new {
-                seen.push(c.clone());
-            }
-            new
-        });
-        // An example's first case comes no later than fourth: tiling tests give no data, and where
-        // operands must agree (MoE index data) only the example's runs; init tries at most four.
-        if let Some(e) = cases
-            .iter()
-            .position(|c| c.kind == tiling_tests::CaseKind::Example)
-            && e > 3
-        {
-            let example = cases.remove(e);
-            cases.insert(3, example);
-        }
-        // and the same call as the kernel gets it (`examples::find`: its aclnn layer's transposes
-        // applied) right after it, both within the first four
-        if let Some(e) = cases
-            .iter()
-            .position(|c| c.kind == tiling_tests::CaseKind::Example)
-            && let Some(k) = (e + 1..cases.len()).find(|&k| {
-                cases[k].kind == tiling_tests::CaseKind::Example && cases[k].file == cases[e].file
-            })
-        {
-            let kernel_view = cases.remove(k);
-            let at = (e + 1).min(3);
-            if at == e {
-                let example = cases.remove(e);
-                cases.insert(e - 1, example);
-            }
-            cases.insert(at, kernel_view);
-        }
-        cases
+        order_cases(cases)
     }
 
     /// Whether one of `cases` (`cases`, in order, at most four) was taken: the first that `rejects` (the
@@ -1686,6 +1643,57 @@ impl Fitting<'_> {
         self.reinfer(op, inferred)?;
         Ok(false)
     }
+}
+
+/// The order init tries an op's `cases` in: nearest the default's element count first, each set of
+/// inputs and attrs once, the example's first case no later than fourth (tiling tests give no data,
+/// and where operands must agree, MoE index data, only the example's runs; init tries at most four),
+/// and the same call as the kernel gets it (`examples::find`: its aclnn layer's layout changes
+/// applied) right after it, both within the first four.
+fn order_cases(mut cases: Vec<tiling_tests::TilingCase>) -> Vec<tiling_tests::TilingCase> {
+    let distance = |c: &tiling_tests::TilingCase| {
+        (c.largest_input() as f64 / DEFAULT_ELEMENTS as f64)
+            .ln()
+            .abs()
+    };
+    cases.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
+    let mut seen: Vec<tiling_tests::TilingCase> = vec![];
+    cases.retain(|c| {
+        let new = !seen
+            .iter()
+            .any(|s| s.inputs == c.inputs && s.attrs == c.attrs);
+        if new {
+            seen.push(c.clone());
+        }
+        new
+    });
+    let example =
+        |c: &tiling_tests::TilingCase| c.kind == tiling_tests::CaseKind::Example && !c.kernel_view;
+    // the example's first case no later than fourth
+    if let Some(e) = cases.iter().position(example)
+        && e > 3
+    {
+        let first = cases.remove(e);
+        cases.insert(3, first);
+    }
+    // and its kernel view right after it, both within the first four
+    if let Some(e) = cases.iter().position(example)
+        && let Some(k) = cases
+            .iter()
+            .position(|c| c.kernel_view && c.file == cases[e].file)
+    {
+        let kernel_view = cases.remove(k);
+        let e = if k < e { e - 1 } else { e };
+        let e = if e >= 3 {
+            let first = cases.remove(e);
+            cases.insert(2, first);
+            2
+        } else {
+            e
+        };
+        cases.insert(e + 1, kernel_view);
+    }
+    cases
 }
 
 /// Probes the tunables of every op of the manifest at `path` (`probe_tunables`) and moves those whose
@@ -2691,6 +2699,81 @@ fn legacy_tensors(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A case of `kind` from `file` whose one input has `elems` elements.
+    fn case_of(kind: tiling_tests::CaseKind, file: &str, elems: u64) -> tiling_tests::TilingCase {
+        tiling_tests::TilingCase {
+            kind,
+            op_type: "Widget".into(),
+            file: file.into(),
+            line: 1,
+            test: format!("{file}:{elems}"),
+            inputs: vec![tiling_tests::CaseTensor {
+                shape: vec![elems],
+                dtype: None,
+            }],
+            outputs: vec![],
+            attrs: vec![],
+            values: vec![],
+            absent: vec![],
+            carried: vec![],
+            grown: None,
+            widened: None,
+            kernel_view: false,
+        }
+    }
+
+    /// init tries four cases: the example's first within them however far its size is from the
+    /// default, its kernel view right after it, the tiling tests nearest the default first, a
+    /// duplicate once.
+    #[test]
+    fn cases_are_tried_nearest_first_with_the_example_and_its_kernel_view_within_four() {
+        use tiling_tests::CaseKind::{Example, TilingTest};
+        let near = DEFAULT_ELEMENTS;
+        let cases = vec![
+            case_of(Example, "examples/e.cpp", 6),
+            kernel_view(case_of(Example, "examples/e.cpp", 7)),
+            case_of(TilingTest, "tests/t.cpp", near / 2),
+            case_of(TilingTest, "tests/t.cpp", near),
+            case_of(TilingTest, "tests/t.cpp", near),
+            case_of(TilingTest, "tests/t.cpp", near * 4),
+            case_of(TilingTest, "tests/t.cpp", near / 16),
+        ];
+        let order: Vec<u64> = order_cases(cases)
+            .iter()
+            .map(|c| c.inputs[0].shape[0])
+            .collect();
+        assert_eq!(order, [near, near / 2, 6, 7, near * 4, near / 16]);
+        // an example already within four keeps its place, its kernel view next
+        let cases = vec![
+            case_of(TilingTest, "tests/t.cpp", near),
+            case_of(Example, "examples/e.cpp", near / 2),
+            case_of(TilingTest, "tests/t.cpp", near * 2),
+            kernel_view(case_of(Example, "examples/e.cpp", 6)),
+        ];
+        let order: Vec<u64> = order_cases(cases)
+            .iter()
+            .map(|c| c.inputs[0].shape[0])
+            .collect();
+        assert_eq!(order, [near, near / 2, 6, near * 2]);
+        // a kernel view nearer the default than its example (a 5HD layout pads channels) still
+        // comes after it
+        let cases = vec![
+            case_of(Example, "examples/e.cpp", 6),
+            kernel_view(case_of(Example, "examples/e.cpp", near)),
+            case_of(TilingTest, "tests/t.cpp", near / 2),
+        ];
+        let order: Vec<u64> = order_cases(cases)
+            .iter()
+            .map(|c| c.inputs[0].shape[0])
+            .collect();
+        assert_eq!(order, [near / 2, 6, near]);
+    }
+
+    fn kernel_view(mut c: tiling_tests::TilingCase) -> tiling_tests::TilingCase {
+        c.kernel_view = true;
+        c
+    }
 
     /// init probes its ops side by side (cann-samples' rms_norm_quant_story: seven programs, one
     /// CMake build each, 250.8 s one after another from a cold target folder, 149.6 s side by side on

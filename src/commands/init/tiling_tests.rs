@@ -66,6 +66,9 @@ pub(super) struct TilingCase {
     pub grown: Option<(u64, u64)>,
     /// The main input's last axis as read and as widened (`examples::grown` along `Width`).
     pub widened: Option<(u64, u64)>,
+    /// An example's call as its kernel gets it, its aclnn layer's layout changes applied
+    /// (`examples::read_as`): tried right after the example's own.
+    pub kernel_view: bool,
 }
 
 impl TilingCase {
@@ -321,6 +324,7 @@ fn read_faker(body: &str, faker: usize, file: &str, line: usize) -> Option<Tilin
         carried: vec![],
         grown: None,
         widened: None,
+        kernel_view: false,
     })
 }
 
@@ -591,6 +595,7 @@ fn read_case(
         carried: vec![],
         grown: None,
         widened: None,
+        kernel_view: false,
     })
 }
 
