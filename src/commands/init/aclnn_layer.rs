@@ -32,9 +32,9 @@ pub(super) enum Layout {
     /// `l0op::Transpose`: `out[j] = in[perm[j]]`.
     Permuted(Vec<usize>),
     /// `l0op::TransData(x, FORMAT_NC1HWC0, ..)`: (N, C, H, W) as (N, C1, H, W, C0), C1 = ceil(C / C0),
-    /// C0 the channels of 32 bytes of 16-bit data (16 for 16- and 32-bit types, 32 for 8-bit ones:
-    /// CANN's 5HD format). A (N, C, H) tensor is taken as (N, C, H, 1), as three_interpolate_backward's
-    /// layer says of its `grad_x`.
+    /// C0 16 channels for 16- and 32-bit types and 32 for 8-bit ones (CANN's 5HD format, as
+    /// three_interpolate_backward's example takes it for float). A (N, C, H) tensor is taken as
+    /// (N, C, H, 1), as that op's layer says of its `grad_x`.
     Nc1hwc0,
 }
 
