@@ -268,7 +268,7 @@ fn read_as(
     let slots = slots.filter(|s| {
         s.len() == def.inputs.len() + def.outputs.len() || s.len() == def.inputs.len() + own_outputs
     });
-    let mut permuted_by = vec![];
+    let mut relaid_at = vec![];
     let mut changes = vec![];
     for t in relaid {
         let Some(c) = slots
@@ -289,13 +289,13 @@ fn read_as(
         {
             c.shape = shape;
             c.values = None;
-            permuted_by.push(t.at.clone());
+            relaid_at.push(t.at.clone());
             if !changes.contains(&t.layout.describe()) {
                 changes.push(t.layout.describe());
             }
         }
     }
-    if !relaid.is_empty() && permuted_by.is_empty() {
+    if !relaid.is_empty() && relaid_at.is_empty() {
         return None;
     }
     let by_position = |k: usize| {
@@ -360,18 +360,18 @@ fn read_as(
             })
         })
         .collect::<Option<Vec<_>>>()
-        .filter(|_| permuted_by.is_empty())
+        .filter(|_| relaid_at.is_empty())
         .unwrap_or_default();
     let mut test = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if !permuted_by.is_empty() {
+    if !relaid_at.is_empty() {
         let changes: Vec<String> = changes.iter().map(|c| format!("{c}s")).collect();
         test = format!(
             "{test}` with the {} of its aclnn layer `{}",
             changes.join(" and "),
-            permuted_by.join("`, `")
+            relaid_at.join("`, `")
         );
     }
     Some(TilingCase {
@@ -388,7 +388,7 @@ fn read_as(
         carried: vec![],
         grown: None,
         widened: None,
-        kernel_view: !permuted_by.is_empty(),
+        kernel_view: !relaid_at.is_empty(),
     })
 }
 
@@ -1826,19 +1826,11 @@ std::vector<TestCase> Build() {
     /// helper first dropped it).
     #[test]
     fn a_helper_given_its_dtype_in_a_variable_is_still_read() {
-        let def = widget(&[
-            ("row_idx", ParamType::Required),
-            ("expanded_x", ParamType::Required),
-            ("scales", ParamType::Optional),
-        ]);
-        let variable = EXAMPLE.replace(
-            "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX",
-            "&expandedXAddr, aclType, &expandedX",
-        );
-        assert_ne!(variable, EXAMPLE);
-        let c = read(&variable, "examples/test_aclnn_widget.cpp", &def).expect("a case");
         assert_eq!(
-            c.inputs[1],
+            expanded_x_read_with(
+                "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX",
+                "&expandedXAddr, aclType, &expandedX",
+            ),
             CaseTensor {
                 shape: vec![6, 4],
                 dtype: None
@@ -1850,24 +1842,29 @@ std::vector<TestCase> Build() {
     /// taken by address (the first reading took the format for it and read no case).
     #[test]
     fn a_helper_given_its_format_last_is_still_read() {
-        let def = widget(&[
-            ("row_idx", ParamType::Required),
-            ("expanded_x", ParamType::Required),
-            ("scales", ParamType::Optional),
-        ]);
-        let format_last = EXAMPLE.replace(
-            "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX)",
-            "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX, aclFormat::ACL_FORMAT_ND)",
-        );
-        assert_ne!(format_last, EXAMPLE);
-        let c = read(&format_last, "examples/test_aclnn_widget.cpp", &def).expect("a case");
         assert_eq!(
-            c.inputs[1],
+            expanded_x_read_with(
+                "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX)",
+                "&expandedXAddr, aclDataType::ACL_FLOAT16, &expandedX, aclFormat::ACL_FORMAT_ND)",
+            ),
             CaseTensor {
                 shape: vec![6, 4],
                 dtype: Some(DType::Float16)
             }
         );
+    }
+
+    /// `expanded_x` as read from `EXAMPLE` with its helper call's `from` written as `to`.
+    fn expanded_x_read_with(from: &str, to: &str) -> CaseTensor {
+        let def = widget(&[
+            ("row_idx", ParamType::Required),
+            ("expanded_x", ParamType::Required),
+            ("scales", ParamType::Optional),
+        ]);
+        let text = EXAMPLE.replace(from, to);
+        assert_ne!(text, EXAMPLE);
+        let c = read(&text, "examples/test_aclnn_widget.cpp", &def).expect("a case");
+        c.inputs[1].clone()
     }
 
     #[test]

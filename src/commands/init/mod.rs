@@ -943,7 +943,7 @@ impl Fitting<'_> {
             let cases = self.cases(op);
             let example = cases
                 .iter()
-                .find(|c| c.kind == tiling_tests::CaseKind::Example);
+                .find(|c| c.kind == tiling_tests::CaseKind::Example && !c.kernel_view);
             // A size is grown to only while the op runs as cleanly as at the case taken: no more reads
             // past an input's end (moe_token_unpermute's example has a hidden size of 2 and a top-k of
             // 2; widening the one widened `probs` too, and its kernel read past `sorted_indices`).
@@ -1581,7 +1581,7 @@ impl Fitting<'_> {
         if let (Some(example), Some(def)) = (
             cases
                 .iter()
-                .find(|c| c.kind == tiling_tests::CaseKind::Example)
+                .find(|c| c.kind == tiling_tests::CaseKind::Example && !c.kernel_view)
                 .cloned(),
             op.opdef.as_ref(),
         ) {

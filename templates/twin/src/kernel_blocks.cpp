@@ -114,15 +114,18 @@ std::vector<uint8_t *> g_ub_pool; // UB arenas of finished cores, for the next o
 // boundary from 64 GiB up (only its own length of address space: kernels run under an RLIMIT_AS,
 // child.rs); where none is free, a plain allocation (then only such kernels fault, at InitBuffer).
 constexpr uint64_t UB_ARENA_ALIGN = 1ull << 32;
+constexpr uint64_t UB_FIRST_SLOT = 16, UB_SLOTS = 4096;
 std::vector<std::pair<uint8_t *, size_t>> g_ub_mapped; // arenas from mmap, with their lengths
+uint64_t g_ub_next_slot = UB_FIRST_SLOT; // the boundary after the last arena mapped in this launch
 
 uint8_t *ub_arena_alloc(uint64_t cap) {
     size_t len = (size_t)((cap + 4095) / 4096 * 4096);
-    for (uint64_t slot = 16; slot < 16 + 4096; slot++) {
-        void *want = (void *)(uintptr_t)(slot * UB_ARENA_ALIGN);
+    for (; g_ub_next_slot < UB_FIRST_SLOT + UB_SLOTS; g_ub_next_slot++) {
+        void *want = (void *)(uintptr_t)(g_ub_next_slot * UB_ARENA_ALIGN);
         void *p = mmap(want, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) break;
         if (p == want) {
+            g_ub_next_slot++;
             g_ub_mapped.emplace_back((uint8_t *)p, len);
             return (uint8_t *)p;
         }
@@ -625,6 +628,7 @@ LaunchResult run_blocks(const Launch &launch) {
     sigaction(SIGFPE, &old_fpe, nullptr);
     for (uint8_t *ub : g_ub_pool) ub_arena_free(ub);
     g_ub_pool.clear();
+    g_ub_next_slot = UB_FIRST_SLOT;
     g_blocks = nullptr;
     delete owned_blocks;
     g_launch = nullptr;
