@@ -6481,6 +6481,164 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     }
 }
 
+/// The Matmul's formats for A, B and C on Atlas A2 (Matmul使用说明.md, FORMAT and 表3; 矩阵乘输出的N方向对齐.md):
+/// a VECTOR A (GEMV, one row) and an ND A of 3 rows, each by an ND B of 32 x 20, into an ND_ALIGN C
+/// whose rows are 20 floats rounded up to 32 bytes (24), the 4 padding columns written as zeros; and an NZ
+/// A (32 x 32) by an NZ B (32 x 32) into an NZ C (16-column blocks of 32 rows), and by the same B stored
+/// transposed in NZ into an ND C, in base blocks of 16 x 16 x 32. `y` starts as -1 everywhere, so a stride or a padding column the twin gets wrong shows. Against
+/// products computed here.
+#[test]
+fn a_matmul_reads_nz_and_vector_operands_and_writes_nd_align_and_nz_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+TCubeTiling mk_tiling(int m, int n, int k) {
+    TCubeTiling t{};
+    t.usedCoreNum = 1; t.M = m; t.N = n; t.Ka = k; t.Kb = k;
+    t.singleCoreM = m; t.singleCoreN = n; t.singleCoreK = k;
+    t.baseM = 16; t.baseN = 16; t.baseK = 32; t.depthA1 = 1; t.depthB1 = 1;
+    t.stepM = 1; t.stepN = 1; t.stepKa = 1; t.stepKb = 1; t.iterateOrder = 0;
+    t.dbL0A = 1; t.dbL0B = 1; t.dbL0C = 1;
+    return t;
+}
+extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR anz, GM_ADDR bnz, GM_ADDR btnz, GM_ADDR y) {
+    GlobalTensor<half> ag, bg, anzg, bnzg, btnzg;
+    GlobalTensor<float> yg;
+    ag.SetGlobalBuffer((__gm__ half *)a, 3 * 32);
+    bg.SetGlobalBuffer((__gm__ half *)b, 32 * 20);
+    anzg.SetGlobalBuffer((__gm__ half *)anz, 32 * 32);
+    bnzg.SetGlobalBuffer((__gm__ half *)bnz, 32 * 32);
+    btnzg.SetGlobalBuffer((__gm__ half *)btnz, 32 * 32);
+    yg.SetGlobalBuffer((__gm__ float *)y, 128 + 2 * 32 * 32);
+    for (int i = 0; i < 128 + 2 * 32 * 32; i++) yg.SetValue(i, -1.0f);
+    TPipe pipe;
+    {
+        Matmul<MatmulType<TPosition::GM, CubeFormat::VECTOR, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
+               MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
+            gemv;
+        TCubeTiling t = mk_tiling(1, 20, 32);
+        gemv.Init(&t, &pipe);
+        gemv.SetTensorA(ag);
+        gemv.SetTensorB(bg);
+        gemv.IterateAll(yg);
+        gemv.End();
+    }
+    {
+        Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
+               MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
+            mm;
+        TCubeTiling t = mk_tiling(3, 20, 32);
+        mm.Init(&t, &pipe);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        mm.IterateAll(yg[32]);
+        mm.End();
+    }
+    {
+        Matmul<MatmulType<TPosition::GM, CubeFormat::NZ, half>, MatmulType<TPosition::GM, CubeFormat::NZ, half>,
+               MatmulType<TPosition::GM, CubeFormat::NZ, float>>
+            nz;
+        TCubeTiling t = mk_tiling(32, 32, 32);
+        nz.Init(&t, &pipe);
+        nz.SetTensorA(anzg);
+        nz.SetTensorB(bnzg);
+        nz.IterateAll(yg[128]);
+        nz.End();
+        // B given transposed: stored N x K, in NZ; C in ND.
+        Matmul<MatmulType<TPosition::GM, CubeFormat::NZ, half>, MatmulType<TPosition::GM, CubeFormat::NZ, half, true>,
+               MatmulType<TPosition::GM, CubeFormat::ND, float>>
+            nzt;
+        nzt.Init(&t, &pipe);
+        nzt.SetTensorA(anzg);
+        nzt.SetTensorB(btnzg, true);
+        nzt.IterateAll(yg[128 + 32 * 32]);
+        nzt.End();
+    }
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4], a[5]); }
+"#,
+        "building the Matmul formats kernel",
+    );
+    let val = |i: usize, s: usize| f16::from_f32((((i * s) % 13) as f32 - 6.0) * 0.25);
+    let a: Vec<f16> = (0..3 * 32).map(|i| val(i, 7)).collect(); // 3 x 32
+    let b: Vec<f16> = (0..32 * 20).map(|i| val(i, 5)).collect(); // 32 x 20
+    let a2: Vec<f16> = (0..32 * 32).map(|i| val(i, 3)).collect(); // 32 x 32
+    let b2: Vec<f16> = (0..32 * 32).map(|i| val(i, 11)).collect(); // 32 x 32
+    let b2t: Vec<f16> = (0..32 * 32).map(|i| b2[(i % 32) * 32 + i / 32]).collect(); // B2 transposed
+    // NZ of a rows x cols matrix: C0 (16 halves) wide column blocks, each its rows one after another.
+    let nz = |m: &[f16], rows: usize, cols: usize| -> Vec<f16> {
+        let mut out = Vec::with_capacity(rows * cols);
+        for cb in 0..cols / 16 {
+            for r in 0..rows {
+                out.extend_from_slice(&m[r * cols + cb * 16..r * cols + cb * 16 + 16]);
+            }
+        }
+        out
+    };
+    let bytes = |v: &[f16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (out, y) = run_kernel(
+        w,
+        &[
+            ("a", bytes(&a)),
+            ("b", bytes(&b)),
+            ("anz", bytes(&nz(&a2, 32, 32))),
+            ("bnz", bytes(&nz(&b2, 32, 32))),
+            ("btnz", bytes(&nz(&b2t, 32, 32))),
+        ],
+        (128 + 2 * 32 * 32) * 4,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    // Row r of x (K columns) by column c of y (yc columns).
+    let dot = |x: &[f16], k: usize, y: &[f16], yc: usize, r: usize, c: usize| -> f32 {
+        (0..k)
+            .map(|i| x[r * k + i].to_f32() * y[i * yc + c].to_f32())
+            .sum()
+    };
+    // GEMV at y[0..24], the 3-row product at y[32..32 + 72], both rows of 24 with zeros at 20..24.
+    for (base, rows) in [(0usize, 1usize), (32, 3)] {
+        for r in 0..rows {
+            for c in 0..24 {
+                let want = if c < 20 {
+                    dot(&a, 32, &b, 20, r, c)
+                } else {
+                    0.0
+                };
+                assert_eq!(
+                    got[base + r * 24 + c],
+                    want,
+                    "ND_ALIGN C at {base}: row {r} col {c}"
+                );
+            }
+        }
+    }
+    assert_eq!(got[24], -1.0, "the GEMV's C is one row of 24");
+    // NZ C: column block cb (16 columns) of 32 rows at 128 + cb * 512 + r * 16 + c % 16.
+    for r in 0..32 {
+        for c in 0..32 {
+            assert_eq!(
+                got[128 + (c / 16) * 512 + r * 16 + c % 16],
+                dot(&a2, 32, &b2, 32, r, c),
+                "NZ C: row {r} col {c}"
+            );
+            assert_eq!(
+                got[128 + 32 * 32 + r * 32 + c],
+                dot(&a2, 32, &b2, 32, r, c),
+                "NZ A by NZ B given transposed: row {r} col {c}"
+            );
+        }
+    }
+}
+
 /// The twin's matmul tiling splits the cores so that each core's share is whole base blocks when the
 /// least work per core ties, and the shorter of M and N where that ties too (the learning hub's matmul_abs: 1024 x 640 over 2 cores with SetFixSplit
 /// 128 x 128 copies whole blocks out; 1024 x 320 each left a 64-column tail its CopyOut wrote past C's end).

@@ -353,8 +353,14 @@ class Matmul {
     static_assert(C_TYPE::pos == TPosition::GM || C_TYPE::pos == TPosition::VECIN || C_TYPE::pos == TPosition::VECCALC ||
                       C_TYPE::pos == TPosition::VECOUT,
                   "Matmul: the twin supports C in GM or in the UB (VECIN, VECCALC, VECOUT)");
-    static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND && C_TYPE::format == CubeFormat::ND,
-                  "Matmul: the twin supports ND A, B and C");
+    // Formats (Matmul使用说明.md, FORMAT, Atlas A2 / A3): A ND, NZ or VECTOR (GEMV: M is 1), B ND or NZ, C ND,
+    // NZ or ND_ALIGN (rows padded to 32 bytes); COLUMN_MAJOR is Ascend 950's.
+    static_assert((A_TYPE::format == CubeFormat::ND || A_TYPE::format == CubeFormat::NZ || A_TYPE::format == CubeFormat::VECTOR) &&
+                      (B_TYPE::format == CubeFormat::ND || B_TYPE::format == CubeFormat::NZ),
+                  "Matmul: A may be ND, NZ or VECTOR and B ND or NZ (Matmul使用说明.md; COLUMN_MAJOR is for Ascend 950, which the twin does not model)");
+    static_assert(C_TYPE::format == CubeFormat::ND || C_TYPE::format == CubeFormat::ND_ALIGN ||
+                      (C_TYPE::format == CubeFormat::NZ && C_TYPE::pos == TPosition::GM),
+                  "Matmul: C may be ND or ND_ALIGN, or NZ in GM (Matmul使用说明.md; COLUMN_MAJOR is for Ascend 950, which the twin does not model)");
     static_assert(!twin::mm_cfg(MM_CFG).enableRelu && !twin::mm_cfg(MM_CFG).isPartialOutput &&
                       !twin::mm_cfg(MM_CFG).isEnableChannelSplit && !twin::mm_cfg(MM_CFG).intraBlockPartSum,
                   "Matmul: the twin does not implement MatmulConfig's enableRelu, isPartialOutput, isEnableChannelSplit or intraBlockPartSum");
@@ -542,15 +548,38 @@ public:
         if (!computed_ && !sync && async_ && !Iterate<false>(false, TWIN_LOC_ARGS))
             twin::fault(twin_file, twin_line, "Matmul::GetTensorC<false>: every block was already taken");
         if (!computed_) twin::fault(twin_file, twin_line, "Matmul::GetTensorC: no block computed (call Iterate first)");
-        uint64_t off = enSequentialWrite ? 0 : (uint64_t)mIdx_ * t_.baseM * orgN_ + (uint64_t)nIdx_ * t_.baseN;
-        uint32_t stride = enSequentialWrite ? tileN_ : (uint32_t)orgN_;
+        // ND_ALIGN (矩阵乘输出的N方向对齐.md): C's rows are N rounded up to 32 bytes, and a block's columns
+        // past N are written as padding (the guide's "invalid data"; the twin writes zeros, as the
+        // matmul_format_nd_align sample's golden holds). NZ (表3): 16-column blocks of C's rows rounded up to
+        // 16, one after another.
+        constexpr bool ndAlign = C_TYPE::format == CubeFormat::ND_ALIGN, nzC = C_TYPE::format == CubeFormat::NZ;
+        const uint32_t rowC = ndAlign ? (uint32_t)(align((uint64_t)orgN_ * sizeof(DstT), 32) / sizeof(DstT)) : (uint32_t)orgN_;
+        const uint64_t m16 = align((uint64_t)orgM_, 16);
+        uint64_t off = enSequentialWrite ? 0
+                     : nzC ? (uint64_t)nIdx_ * t_.baseN * m16 + (uint64_t)mIdx_ * t_.baseM * 16
+                           : (uint64_t)mIdx_ * t_.baseM * rowC + (uint64_t)nIdx_ * t_.baseN;
+        uint32_t stride = enSequentialWrite ? (nzC ? (uint32_t)align(tileM_, 16) * 16 * sizeof(DstT) / 32 : tileN_)
+                        : nzC ? (uint32_t)(m16 * 16 * sizeof(DstT) / 32) : rowC;
         uint8_t op = twin::g.atomic_op, ty = (uint8_t)twin::g.atomic_type;
         if (enAtomic == 1) { twin::g.atomic_op = 1; twin::g.atomic_type = twin::dcode<DstT>(); }
         if (!uf()) twin::event_wait(twin::P_M, twin::P_FIX, EV, "Matmul", TWIN_LOC_ARGS);
+        const uint32_t padN = ndAlign ? (uint32_t)(align((uint64_t)tileN_ * sizeof(DstT), 32) / sizeof(DstT)) - tileN_ : 0u;
         FixpipeParamsV220 fp((uint16_t)tileN_, (uint16_t)tileM_, (uint16_t)align(tileM_, 16), stride, false);
         fp.quantPre = quant();
         if (uf()) fp.unitFlag = 3;
-        Fixpipe(gm[off], LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp, TWIN_LOC_ARGS);
+        if constexpr (nzC)
+            Fixpipe<DstT, L0cT, CFG_NZ>(gm[off], LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp, TWIN_LOC_ARGS);
+        else
+            Fixpipe(gm[off], LocalTensor<L0cT>(TPosition::CO1, co1_, (uint32_t)(t_.baseM * t_.baseN)), fp, TWIN_LOC_ARGS);
+        if (padN && !twin::timing_only() && !enAtomic)
+            for (uint32_t m = 0; m < tileM_; m++)
+                for (uint32_t n = tileN_; n < tileN_ + padN; n++) {
+                    DstT *p = gm.ptr_ + off + (uint64_t)m * stride + n;
+                    const DstT zero{};
+                    twin::gm_check_in(gm.origin_, p, sizeof(DstT), true, "Matmul::GetTensorC (ND_ALIGN padding)", TWIN_LOC_ARGS);
+                    twin::gm_store(reinterpret_cast<uint8_t *>(p), reinterpret_cast<const uint8_t *>(&zero), sizeof(DstT),
+                                   "Matmul::GetTensorC (ND_ALIGN padding)", TWIN_LOC_ARGS);
+                }
         if (!uf()) twin::event_set(twin::P_FIX, twin::P_M, EV, TWIN_LOC_ARGS);
         fix_pending_ = true;
         twin::g.atomic_op = op; twin::g.atomic_type = ty;
@@ -637,42 +666,74 @@ private:
     }
     void ready(const char *api, TWIN_LOC_DECL) const {
         if (!inited_) twin::fault(twin_file, twin_line, "Matmul::%s: the object was never initialised (REGIST_MATMUL_OBJ or Init)", api);
+        // GEMV (A VECTOR, matmul_format_gemv): A is one row.
+        if (A_TYPE::format == CubeFormat::VECTOR && orgM_ != 1)
+            twin::fault(twin_file, twin_line, "Matmul::%s: A is CubeFormat::VECTOR (GEMV) but M is %d; GEMV takes M = 1 (a 1 x K A), "
+                        "else declare A ND", api, orgM_);
         if (!aSet_ || !bSet_) twin::fault(twin_file, twin_line, "Matmul::%s: SetTensorA and SetTensorB first", api);
         if (bias_ && t_.isBias && !biasSet_)
             twin::fault(twin_file, twin_line, "Matmul::%s: the tiling has isBias but SetBias was not called", api);
     }
+    // Where element (row, col) of a matrix as stored in GM sits, in elements from its start: ND rows of
+    // `ld`, or NZ (Matmul使用说明.md, 表3): C0-wide column blocks of `rows16` rows (the stored rows rounded up
+    // to 16), each row of a block C0 contiguous elements.
+    struct Stored {
+        uint64_t ld = 0, rows16 = 0;
+        bool nz = false;
+        uint64_t at(uint64_t row, uint64_t col) const {
+            return nz ? (col / c0()) * rows16 * c0() + row * c0() + col % c0() : row * ld + col;
+        }
+    };
+    static Stored stored(bool nz, uint64_t rows, uint64_t cols) {
+        Stored s;
+        s.ld = cols; s.rows16 = align(rows, 16); s.nz = nz;
+        return s;
+    }
+    // A and B as they are stored: M x Ka (Ka x M transposed), Kb x N (N x Kb transposed), ND or NZ.
+    Stored storedA() const {
+        return transA_ ? stored(A_TYPE::format == CubeFormat::NZ, (uint64_t)orgKa_, (uint64_t)orgM_)
+                       : stored(A_TYPE::format == CubeFormat::NZ, (uint64_t)orgM_, (uint64_t)orgKa_);
+    }
+    Stored storedB() const {
+        return transB_ ? stored(B_TYPE::format == CubeFormat::NZ, (uint64_t)orgN_, (uint64_t)orgKb_)
+                       : stored(B_TYPE::format == CubeFormat::NZ, (uint64_t)orgKb_, (uint64_t)orgN_);
+    }
     // Rows x cols of a logical matrix into L1 as NZ (16 x C0 fractals in column-major order); element
-    // (r, c) is g[r * ld + c], or g[c * ld + r] when `trans`. Padding is zero.
-    void to_l1(uint32_t l1, const GlobalTensor<SrcT> &g, uint64_t ld, bool trans, uint32_t rows, uint32_t cols,
-               uint64_t bytes_cap, bool record, TWIN_LOC_DECL) {
+    // (r, c) is the stored matrix's (row0 + r, col0 + c), or (row0 + c, col0 + r) when `trans`, from `g`,
+    // the matrix's start. Padding is zero. An NZ matrix in GM is copied fractal by fractal (no Nd2Nz).
+    void to_l1(uint32_t l1, const GlobalTensor<SrcT> &g, const Stored &st, uint64_t row0, uint64_t col0, bool trans, uint32_t rows,
+               uint32_t cols, uint64_t bytes_cap, bool record, TWIN_LOC_DECL) {
         const uint32_t C0 = c0(), R1 = (rows + 15) / 16, C1 = (cols + C0 - 1) / C0;
         uint64_t bytes = (uint64_t)R1 * C1 * 512;
         if (bytes > bytes_cap) twin::fault(twin_file, twin_line, "Matmul: an L1 block of %llu bytes exceeds its %llu", (unsigned long long)bytes, (unsigned long long)bytes_cap);
         uint8_t *d = twin::hw_span(twin::HW_L1, l1, bytes, "Matmul", TWIN_LOC_ARGS);
-        uint64_t gm0 = twin::gm_check(g.ptr_, 0, false, "Matmul", TWIN_LOC_ARGS);
+        auto elem = [&](uint32_t r, uint32_t c) { return g.ptr_ + (trans ? st.at(row0 + c, col0 + r) : st.at(row0 + r, col0 + c)); };
+        uint64_t gm0 = twin::gm_check(elem(0, 0), 0, false, "Matmul", TWIN_LOC_ARGS);
         // Timing-only mode (twin/runtime.h): the first and last elements are checked, nothing is moved.
         const bool timing = twin::timing_only();
         if (timing && rows && cols) {
-            twin::gm_check_in(g.origin_, g.ptr_, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
-            twin::gm_check_in(g.origin_, g.ptr_ + (trans ? (uint64_t)(cols - 1) * ld + rows - 1 : (uint64_t)(rows - 1) * ld + cols - 1),
-                           sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
+            twin::gm_check_in(g.origin_, elem(0, 0), sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
+            twin::gm_check_in(g.origin_, elem(rows - 1, cols - 1), sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
         }
         if (!timing) __builtin_memset(d, 0, bytes);
         for (uint32_t r = 0; r < (timing ? 0u : rows); r++)
             for (uint32_t c = 0; c < cols; c++) {
-                const SrcT *p = g.ptr_ + (trans ? (uint64_t)c * ld + r : (uint64_t)r * ld + c);
+                const SrcT *p = elem(r, c);
                 twin::gm_check_in(g.origin_, p, sizeof(SrcT), false, "Matmul (reading A or B)", TWIN_LOC_ARGS);
                 __builtin_memcpy(d + ((uint64_t)((c / C0) * R1 + r / 16) * 16 * C0 + (r % 16) * C0 + c % C0) * sizeof(SrcT), p, sizeof(SrcT));
             }
-        // One burst a contiguous GM row of the block.
-        uint32_t bursts = trans ? cols : rows, burst = (trans ? rows : cols) * (uint32_t)sizeof(SrcT);
-        uint64_t pitch = ld * sizeof(SrcT);
+        // One burst a contiguous GM row of the block (ND), or a column block's rows (NZ: the stored rows
+        // of one C0-wide column block are one run).
+        const uint32_t sRows = trans ? cols : rows, sCols = trans ? rows : cols;
+        uint32_t bursts = st.nz ? (uint32_t)((col0 % C0 + sCols + C0 - 1) / C0) : sRows;
+        uint32_t burst = st.nz ? sRows * C0 * (uint32_t)sizeof(SrcT) : sCols * (uint32_t)sizeof(SrcT);
+        uint64_t pitch = st.nz ? st.rows16 * C0 * sizeof(SrcT) : st.ld * sizeof(SrcT);
         // The GM allocation and the L1 / Nd2Nz marks (trace version 3), as a DataCopy Nd2Nz writes them, so the
         // model sees the chunks' L2 reuse across base blocks and cores.
         // An IBShare matrix another AIV of the group loaded is in L1 already: no copy of its own.
         if (record)
             twin::tr_dma(twin::P_MTE2, "DataCopy", (uint64_t)bursts * burst, bursts, burst, gm0, pitch > burst ? pitch - burst : 0, twin_line,
-                         twin::dma_extra(g.cache_, true, true), twin::gm_buf_id(g.ptr_));
+                         twin::dma_extra(g.cache_, true, !st.nz), twin::gm_buf_id(g.ptr_));
     }
     // A chunk of a 4:2 sparse B (rows n0.. of this core's B^T, cols k0.. of K) into L1 as the NZ of the
     // full B^T it stands for, so that the dense schedule then computes what the sparse Mmad would
@@ -780,9 +841,8 @@ private:
                                   (const __gm__ void *)a_.ptr_, (int)mIdx_, (int)(kb / stepA_), (int)tileM_,
                                   (int)mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), userTiling_, userData_);
                 else
-                to_l1(a1_ + la * (uint32_t)chunkA, transA_ ? a_[(uint64_t)k0 * orgM_ + mRow] : a_[mRow * orgKa_ + k0],
-                      transA_ ? orgM_ : orgKa_, transA_, tileM_, mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), chunkA, followA_ != 1,
-                      TWIN_LOC_ARGS);
+                to_l1(a1_ + la * (uint32_t)chunkA, a_, storedA(), transA_ ? k0 : mRow, transA_ ? mRow : k0, transA_, tileM_,
+                      mn32(stepA_ * t_.baseK, (uint32_t)sK_ - k0), chunkA, followA_ != 1, TWIN_LOC_ARGS);
             }
             if (dueB) {
                 if (shared) lb = la;
@@ -800,9 +860,8 @@ private:
                     sparse_b_to_l1(b1_ + lb * (uint32_t)chunkB, (uint32_t)nCol, k0, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0),
                                    chunkB, TWIN_LOC_ARGS);
                 else
-                to_l1(b1_ + lb * (uint32_t)chunkB, transB_ ? b_[nCol * orgKb_ + k0] : b_[(uint64_t)k0 * orgN_ + nCol],
-                      transB_ ? orgKb_ : orgN_, !transB_, tileN_, mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0), chunkB, followB_ != 1,
-                      TWIN_LOC_ARGS);
+                to_l1(b1_ + lb * (uint32_t)chunkB, b_, storedB(), transB_ ? nCol : k0, transB_ ? k0 : nCol, !transB_, tileN_,
+                      mn32(stepB_ * t_.baseK, (uint32_t)sK_ - k0), chunkB, followB_ != 1, TWIN_LOC_ARGS);
             }
             if (bias_ && first) {
                 bias_to_bt(nCol, TWIN_LOC_ARGS);
