@@ -24,6 +24,7 @@
 //    DEQF16 multiplies int32 by the float in bits 0-31 of deqScalar, read with a 10-bit mantissa; reluEn
 //    is NormReLU.
 #pragma once
+#include <vector>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
@@ -333,6 +334,25 @@ template <class T, class U> inline T acc_of(U v) {
     else return (float)v;
 }
 
+// C (m x n, row-major) += A (m x k) x B (k x n), each element of C summed in k order, as Mmad's element
+// loop sums it; the loop over n innermost so that it vectorises. Built at O3 even in a kernel built at
+// -O1 (own_flags, src/twin/mod.rs): it is where a cube kernel's run spends its time. Without
+// -ffp-contract=fast (not in -std=c++17), no multiply and add is fused, so the sums are the same bits.
+template <class T>
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("O3")))
+#endif
+inline void mmad_dense(const T *__restrict a, const T *__restrict b, T *__restrict c, uint32_t m, uint32_t n, uint32_t k) {
+    for (uint32_t mi = 0; mi < m; mi++) {
+        T *__restrict row = c + (size_t)mi * n;
+        for (uint32_t ki = 0; ki < k; ki++) {
+            const T av = a[(size_t)mi * k + ki];
+            const T *__restrict brow = b + (size_t)ki * n;
+            for (uint32_t ni = 0; ni < n; ni++) row[ni] += av * brow[ni];
+        }
+    }
+}
+
 template <class T, class U, class S>
 void mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor<S> &filter, const uint8_t *bias,
           const AscendC::MmadParams &p, TWIN_LOC_DECL) {
@@ -362,17 +382,32 @@ void mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor
     uint8_t *c = hw_span(HW_L0C, dst.addr_, (uint64_t)m1 * n1 * 256u * sizeof(T), api, TWIN_LOC_ARGS);
     const bool accumulate = !bias && ((!p.cmatrixInitVal && !p.cmatrixSource) || p.isBias);
     // Timing-only mode (runtime.h): operands checked above, no arithmetic.
-    for (uint32_t mi = 0; mi < (timing_only() ? 0u : (uint32_t)p.m); mi++) {
-        for (uint32_t ni = 0; ni < p.n; ni++) {
-            uint8_t *cp = c + ((uint64_t)((ni / 16) * m1 + mi / 16) * 256u + (mi % 16) * 16u + ni % 16) * sizeof(T);
-            T acc = bias ? ld<T>(bias + (uint64_t)ni * sizeof(T)) : accumulate ? ld<T>(cp) : T(0);
-            for (uint32_t ki = 0; ki < p.k; ki++) {
+    if (!timing_only()) {
+        // The fractals unpacked into dense rows (A m x k, B k x n, C m x n in the accumulator type), the
+        // product taken by mmad_dense, and C packed back: the same sums in the same order as element by
+        // element, at the speed of a plain loop (asc-devkit's matmul_l2cache, 30720 x 1024 x 4096, ran
+        // past the 120 s run limit with the per-element fractal addressing).
+        const uint32_t M = p.m, N = p.n, K = p.k;
+        std::vector<T> da((size_t)M * K), db((size_t)K * N), dc((size_t)M * N);
+        for (uint32_t mi = 0; mi < M; mi++)
+            for (uint32_t ki = 0; ki < K; ki++) {
                 uint64_t ao = gemv ? ki : ((uint64_t)(mi / 16) * k1 + ki / c0) * (FRACTAL_BYTES / sizeof(U)) + (mi % 16) * c0 + ki % c0;
-                uint64_t bo = ((uint64_t)(ki / c0) * n1 + ni / 16) * (FRACTAL_BYTES / sizeof(U)) + (ni % 16) * c0 + ki % c0;
-                acc += acc_of<T>(ld<U>(a + ao * sizeof(U))) * acc_of<T>(ld<U>(b + bo * sizeof(U)));
+                da[(size_t)mi * K + ki] = acc_of<T>(ld<U>(a + ao * sizeof(U)));
             }
-            st<T>(cp, acc);
-        }
+        for (uint32_t ki = 0; ki < K; ki++)
+            for (uint32_t ni = 0; ni < N; ni++) {
+                uint64_t bo = ((uint64_t)(ki / c0) * n1 + ni / 16) * (FRACTAL_BYTES / sizeof(U)) + (ni % 16) * c0 + ki % c0;
+                db[(size_t)ki * N + ni] = acc_of<T>(ld<U>(b + bo * sizeof(U)));
+            }
+        auto c_at = [&](uint32_t mi, uint32_t ni) {
+            return c + ((uint64_t)((ni / 16) * m1 + mi / 16) * 256u + (mi % 16) * 16u + ni % 16) * sizeof(T);
+        };
+        for (uint32_t mi = 0; mi < M; mi++)
+            for (uint32_t ni = 0; ni < N; ni++)
+                dc[(size_t)mi * N + ni] = bias ? ld<T>(bias + (uint64_t)ni * sizeof(T)) : accumulate ? ld<T>(c_at(mi, ni)) : T(0);
+        mmad_dense(da.data(), db.data(), dc.data(), M, N, K);
+        for (uint32_t mi = 0; mi < M; mi++)
+            for (uint32_t ni = 0; ni < N; ni++) st<T>(c_at(mi, ni), dc[(size_t)mi * N + ni]);
     }
     CubeKeys k;
     k.m = p.m;
