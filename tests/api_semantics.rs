@@ -6486,7 +6486,7 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
 /// whose rows are 20 floats rounded up to 32 bytes (24), the 4 padding columns written as zeros; and an NZ
 /// A (32 x 32) by an NZ B (32 x 32) into an NZ C (16-column blocks of 32 rows), and by the same B stored
 /// transposed in NZ into an ND C, in base blocks of 16 x 16 x 32. `y` starts as -1 everywhere, so a stride or a padding column the twin gets wrong shows. Against
-/// products computed here.
+/// products computed here. The GEMV is declared as `matmul::MatmulImpl`, the name ops-nn's kernels use.
 #[test]
 fn a_matmul_reads_nz_and_vector_operands_and_writes_nd_align_and_nz_c() {
     let dir = tempfile::tempdir().unwrap();
@@ -6518,8 +6518,9 @@ extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR anz, GM_AD
     for (int i = 0; i < 128 + 2 * 32 * 32; i++) yg.SetValue(i, -1.0f);
     TPipe pipe;
     {
-        Matmul<MatmulType<TPosition::GM, CubeFormat::VECTOR, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
-               MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
+        // declared as ops-nn's kernels declare theirs, through MatmulImpl
+        matmul::MatmulImpl<MatmulType<TPosition::GM, CubeFormat::VECTOR, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
+                           MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
             gemv;
         TCubeTiling t = mk_tiling(1, 20, 32);
         gemv.Init(&t, &pipe);

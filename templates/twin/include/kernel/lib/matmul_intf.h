@@ -1020,6 +1020,15 @@ inline void matmul_aic_serves(bool cube_only) {
 #define TWIN_MATMUL_CUBE_ONLY TWIN_CUBE_ONLY_PASTE(ASCENDC_CUBE_ONLY)
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
     (::twin::matmul_aic_serves(TWIN_MATMUL_CUBE_ONLY), ::twin::regist_matmul(tpipe, __VA_ARGS__))
+namespace AscendC {
+// MatmulImpl: the class CANN's Matmul is declared from, which ops-nn's and ops-transformer's matmul
+// kernels name directly (`matmul::MatmulImpl<A, B, C, BIAS, CFG_MDL> mm_;`, about 95 of their files):
+// the same template parameters, the same object.
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM,
+          class MM_CB = MatmulCallBackFunc<nullptr, nullptr, nullptr>,
+          template <const auto &, typename...> class MATMUL_POLICY = Impl::Detail::MatmulPolicy>
+using MatmulImpl = Matmul<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG, MM_CB, MATMUL_POLICY>;
+} // namespace AscendC
 // The older spelling `matmul::Matmul<matmul::MatmulType<...>>` (ops-cv's upsample_nearest_exact2d_grad):
 // asc-devkit's adv_api/matmul/matmul.h keeps `matmul` as an alias of AscendC.
 namespace matmul = AscendC;
