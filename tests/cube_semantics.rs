@@ -449,6 +449,16 @@ fn matmul_build_and_run(
          times the least work; else the least work (1000 x 1000, which no 16-aligned share divides: \
          8 x 3 shares of 128 x 336, short ones at the ends)"
     );
+    assert_eq!(
+        lines.next().unwrap(),
+        "layout A 2 32 1 3 64 B 256 64 C 2 32 1 3 256 batch 3",
+        "SetALayout / SetBLayout / SetCLayout / SetBatchNum fill the tiling's layout fields as given"
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        "normal A 4 32 64 B 2 48 64 C 4 32 48 batch 4",
+        "SetBatchInfoForNormal: A batchA of m x k, B batchB of n (k x n), C the larger batch of m x n"
+    );
     let tiling: Vec<u8> = (0..hex.len() / 2)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
         .collect();

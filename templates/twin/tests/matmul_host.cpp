@@ -77,5 +77,27 @@ int main() {
     split(24, 256, 512);
     split(24, 1000, 1000);
     std::printf("\n");
+    // A batch matmul's layouts (SetALayout.md ... SetBatchInfoForNormal.md) reach the tiling's fields:
+    // asc-devkit's batch_matmul (BSNGD A 2 x 32 x 1 x 3 x 64, C BNGS1S2 2 x 32 x 1 x 3 x 256, 3 batches), and
+    // NORMAL batches of 4 and 2 of 32 x 48 x 64.
+    {
+        matmul_tiling::MultiCoreMatmulTiling t;
+        half_to_float(t, 32, 256, 64);
+        t.SetALayout(2, 32, 1, 3, 64);
+        t.SetBLayout(2, 256, 1, 3, 64);
+        t.SetCLayout(2, 32, 1, 3, 256);
+        t.SetBatchNum(3);
+        if (t.GetTiling(td) != 0) return 1;
+        std::printf("layout A %d %d %d %d %d B %d %d C %d %d %d %d %d batch %d\n", td.ALayoutInfoB, td.ALayoutInfoS,
+                    td.ALayoutInfoN, td.ALayoutInfoG, td.ALayoutInfoD, td.BLayoutInfoS, td.BLayoutInfoD, td.CLayoutInfoB,
+                    td.CLayoutInfoS1, td.CLayoutInfoN, td.CLayoutInfoG, td.CLayoutInfoS2, td.BatchNum);
+        matmul_tiling::MultiCoreMatmulTiling u;
+        half_to_float(u, 32, 48, 64);
+        u.SetBatchInfoForNormal(4, 2, 32, 48, 64);
+        if (u.GetTiling(td) != 0) return 1;
+        std::printf("normal A %d %d %d B %d %d %d C %d %d %d batch %d\n", td.ALayoutInfoB, td.ALayoutInfoS, td.ALayoutInfoD,
+                    td.BLayoutInfoB, td.BLayoutInfoS, td.BLayoutInfoD, td.CLayoutInfoB, td.CLayoutInfoS1, td.CLayoutInfoS2,
+                    td.BatchNum);
+    }
     return 0;
 }

@@ -25,6 +25,13 @@ struct TCubeTiling {
     int32_t batchM, batchN;
     int32_t singleBatchM, singleBatchN;
     int32_t mxTypePara;
+    // The batch matmul's layouts (Matmul-Tiling类/SetALayout.md, SetBLayout.md, SetCLayout.md,
+    // SetBatchNum-88.md, SetBatchInfoForNormal.md; the field names as asc-devkit's batch_matmul example
+    // and ops-nn's batch_mat_mul_v3 read them). Not on TCubeTiling结构体.md's list; after its fields.
+    int32_t ALayoutInfoB, ALayoutInfoS, ALayoutInfoN, ALayoutInfoG, ALayoutInfoD;
+    int32_t BLayoutInfoB, BLayoutInfoS, BLayoutInfoN, BLayoutInfoG, BLayoutInfoD;
+    int32_t CLayoutInfoB, CLayoutInfoS1, CLayoutInfoN, CLayoutInfoG, CLayoutInfoS2;
+    int32_t BatchNum;
 
     // The host's view, optiling::TCubeTiling (a tiling-data class in CANN): set_<field> / get_<field>,
     // GetDataSize, SaveToBuffer (asc-devkit docs, TCubeTiling结构体.md and the matmul examples' host code).
@@ -40,6 +47,10 @@ struct TCubeTiling {
     TWIN_TCUBE_FIELD(shareL1Size) TWIN_TCUBE_FIELD(shareL0CSize) TWIN_TCUBE_FIELD(shareUbSize)
     TWIN_TCUBE_FIELD(batchM) TWIN_TCUBE_FIELD(batchN) TWIN_TCUBE_FIELD(singleBatchM) TWIN_TCUBE_FIELD(singleBatchN)
     TWIN_TCUBE_FIELD(mxTypePara)
+    TWIN_TCUBE_FIELD(ALayoutInfoB) TWIN_TCUBE_FIELD(ALayoutInfoS) TWIN_TCUBE_FIELD(ALayoutInfoN) TWIN_TCUBE_FIELD(ALayoutInfoG)
+    TWIN_TCUBE_FIELD(ALayoutInfoD) TWIN_TCUBE_FIELD(BLayoutInfoB) TWIN_TCUBE_FIELD(BLayoutInfoS) TWIN_TCUBE_FIELD(BLayoutInfoN)
+    TWIN_TCUBE_FIELD(BLayoutInfoG) TWIN_TCUBE_FIELD(BLayoutInfoD) TWIN_TCUBE_FIELD(CLayoutInfoB) TWIN_TCUBE_FIELD(CLayoutInfoS1)
+    TWIN_TCUBE_FIELD(CLayoutInfoN) TWIN_TCUBE_FIELD(CLayoutInfoG) TWIN_TCUBE_FIELD(CLayoutInfoS2) TWIN_TCUBE_FIELD(BatchNum)
 #undef TWIN_TCUBE_FIELD
     size_t GetDataSize() const { return sizeof(TCubeTiling); }
     // The struct's bytes into buf (at most cap of them).

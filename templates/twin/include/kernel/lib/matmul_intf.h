@@ -612,6 +612,17 @@ public:
         fix_pending_ = true;
         computed_ = false;
     }
+    // IterateBatch / WaitIterateBatch (IterateBatch.md: many singleCoreM x singleCoreN products per call
+    // over the BSNGD, SBNGD, BNGS1S2 or NORMAL layouts) are not in the twin yet: a kernel that calls them
+    // stops at this build error rather than computing something else.
+    template <bool sync = true, bool waitIterateBatch = false, class... Args> void IterateBatch(Args &&...) {
+        static_assert(sizeof...(Args) == size_t(-1),
+                      "Matmul::IterateBatch (batch matmul) is not implemented by the twin yet; the host's layouts reach TCubeTiling, "
+                      "the kernel's batched schedule does not");
+    }
+    template <class... Args> void WaitIterateBatch(Args &&...) {
+        static_assert(sizeof...(Args) == size_t(-1), "Matmul::WaitIterateBatch (batch matmul) is not implemented by the twin yet");
+    }
     void End(TWIN_LOC) {
         if (waitAll_)
             twin::fault(twin_file, twin_line, "Matmul::End: an IterateAll<false>(..., waitIterateAll = true) was not waited for (WaitIterateAll)");

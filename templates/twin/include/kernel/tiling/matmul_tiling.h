@@ -121,6 +121,22 @@ public:
     // blocks of the full K, which the kernel's Matmul reads as half as many dense bytes).
     int32_t SetSparse(bool isSparse = false) { sparse_ = isSparse; return 0; }
     int32_t SetAlignSplit(int32_t, int32_t, int32_t) { return 0; }
+    // A batch matmul's layouts and batch count, written into the tiling's layout fields as given
+    // (SetALayout.md: b, s, n, g, d; SetCLayout.md's s and d are CLayoutInfoS1 and CLayoutInfoS2).
+    // SetBatchInfoForNormal (NORMAL, BMNK): A is batchA matrices of m x k, B batchB of k x n, C the larger
+    // batch of m x n, and BatchNum that larger batch (SetBatchNum-88.md: the larger of batchA and batchB).
+    // The kernel's IterateBatch is not in the twin yet (matmul_intf.h says so when a kernel calls it).
+    int32_t SetALayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) { layA_[0] = b; layA_[1] = s; layA_[2] = n; layA_[3] = g; layA_[4] = d; return 0; }
+    int32_t SetBLayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) { layB_[0] = b; layB_[1] = s; layB_[2] = n; layB_[3] = g; layB_[4] = d; return 0; }
+    int32_t SetCLayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) { layC_[0] = b; layC_[1] = s; layC_[2] = n; layC_[3] = g; layC_[4] = d; return 0; }
+    int32_t SetBatchNum(int32_t batch) { batchNum_ = batch; return 0; }
+    int32_t SetBatchInfoForNormal(int32_t batchA, int32_t batchB, int32_t m, int32_t n, int32_t k) {
+        const int32_t batch = batchA > batchB ? batchA : batchB;
+        SetALayout(batchA, m, 1, 1, k);
+        SetBLayout(batchB, n, 1, 1, k);
+        SetCLayout(batch, m, 1, 1, n);
+        return SetBatchNum(batch);
+    }
     // The template type, L1 caching of UB blocks and ND2NZ on the vector unit change nothing the twin's
     // tiling chooses; the schedule type (NBuffer33's K steps) and the traverse order do.
     int32_t SetMatmulConfigParams(int32_t mmConfigTypeIn = 1, bool enableL1CacheUBIn = false,
@@ -187,6 +203,10 @@ public:
         t.shareL1Size = (int32_t)((tileA + tileB) * depth + biasBytes);
         t.shareL0CSize = bm * bn * 4;
         t.batchM = t.batchN = t.singleBatchM = t.singleBatchN = 1;
+        t.ALayoutInfoB = layA_[0]; t.ALayoutInfoS = layA_[1]; t.ALayoutInfoN = layA_[2]; t.ALayoutInfoG = layA_[3]; t.ALayoutInfoD = layA_[4];
+        t.BLayoutInfoB = layB_[0]; t.BLayoutInfoS = layB_[1]; t.BLayoutInfoN = layB_[2]; t.BLayoutInfoG = layB_[3]; t.BLayoutInfoD = layB_[4];
+        t.CLayoutInfoB = layC_[0]; t.CLayoutInfoS1 = layC_[1]; t.CLayoutInfoN = layC_[2]; t.CLayoutInfoG = layC_[3]; t.CLayoutInfoS2 = layC_[4];
+        t.BatchNum = batchNum_;
         t_ = t;
         out = t;
         return 0;
@@ -239,6 +259,7 @@ protected:
         sN = takeEven ? even.n : any.n;
     }
     TCubeTiling t_{};
+    int32_t layA_[5] = {}, layB_[5] = {}, layC_[5] = {}, batchNum_ = 0;
     DataType a_ = DataType::DT_FLOAT16, b_ = DataType::DT_FLOAT16, c_ = DataType::DT_FLOAT, bias_ = DataType::DT_FLOAT;
     bool aSet_ = false, bSet_ = false, transA_ = false, transB_ = false, bias_on_ = false, sparse_ = false, nbuffer33_ = false;
     int32_t singleM_ = 0, singleN_ = 0, singleK_ = 0, orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
