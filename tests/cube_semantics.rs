@@ -874,7 +874,7 @@ fn mixed_kernels_give_each_core_its_index_and_pass_values_through_cross_core_fla
     assert!(
         err.contains("CrossCoreWaitFlag")
             && err.contains("flag 5")
-            && err.contains("mix_kernel.cpp:57 (block 0, AIV 0)"),
+            && err.contains("mix_kernel.cpp:59 (block 0, AIV 0)"),
         "{err}"
     );
 

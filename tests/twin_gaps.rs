@@ -165,7 +165,8 @@ int main() {
 /// compile, and the CeilDiv / CeilAlign that a Matmul header brings
 /// into AscendC compute CANN's way: the 16-bit forms for mixed argument types (70000 wraps to 4464),
 /// the CeilAlign template for two arguments of one type. And the global SIXTEEN CANN's TopK header leaks
-/// into every 910B kernel, and EIGHT beside it (top_k_top_p_sample uses both).
+/// into every 910B kernel, and EIGHT beside it (top_k_top_p_sample uses both). LoadData2dParams is
+/// LoadData2DParams.
 #[test]
 fn matmul_header_helpers_round_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -186,6 +187,8 @@ fn matmul_header_helpers_round_up() {
 #include "kernel_tensor.h"
 using namespace AscendC;
 constexpr uint32_t CUBE_BLOCK = 16;
+// the older LoadData2dParams spelling (LoadDataWithSparse.md; ops-math's add_lora) is LoadData2DParams
+static_assert(std::is_same<LoadData2dParams, LoadData2DParams>::value, "");
 extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
     GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 12);
     uint32_t colNum = 100;

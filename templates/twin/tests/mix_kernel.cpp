@@ -43,14 +43,16 @@ extern "C" __global__ __aicore__ void mix_test(GM_ADDR out, GM_ADDR workspace)
         if ASCEND_IS_AIC {
             o.SetValue(aic + 6, (int32_t)(100 * (b + 1)));
             CrossCoreSetFlag<2, PIPE_FIX>(3);
-            CrossCoreWaitFlag(4);
+            if (mode == 0) CrossCoreWaitFlag(4);
+            else WaitEvent(4); // the guide's spelling (mode 1)
             int32_t sum = 0;
             for (int64_t s = 0; s < ratio; s++) sum += o.GetValue(aic + 8 * (1 + s) + 6);
             o.SetValue(aic + 7, sum);
         } else {
             CrossCoreWaitFlag(3);
             o.SetValue(base + 6, o.GetValue(aic + 6) + 1 + (int32_t)GetSubBlockIdx());
-            CrossCoreSetFlag<2, PIPE_MTE3>(4);
+            if (mode == 0) CrossCoreSetFlag<2, PIPE_MTE3>(4);
+            else NotifyEvent<PIPE_MTE3>(4);
         }
     } else if (mode == 2) {
         if ASCEND_IS_AIV {

@@ -48,6 +48,8 @@ struct LoadData2DParams {
         : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), sid(sidIn), dstGap(dstGapIn),
           ifTranspose(ifTransposeIn), addrMode(addrModeIn) {}
 };
+// The older spelling LoadDataWithSparse.md and ops-math's add_lora use.
+using LoadData2dParams = LoadData2DParams;
 
 struct MmadParams {
     uint16_t m = 0;

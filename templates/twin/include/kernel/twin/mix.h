@@ -84,4 +84,10 @@ template <uint8_t modeId, pipe_t pipe> inline void CrossCoreSetFlag(uint16_t fla
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S> inline void CrossCoreWaitFlag(uint16_t flagId, TWIN_LOC) {
     twin::xcore_wait(modeId, twin::pipe_of(pipe), flagId, TWIN_LOC_ARGS);
 }
+// NotifyEvent / WaitEvent: the spelling of the AIV -> AIC handshake in asc-devkit's guide
+// (优秀实践/Matmul性能调优案例/AIV核上的ND2NZ格式转换.md: the AIVs `NotifyEvent<PIPE_MTE3>(4)` when their ND2NZ
+// copy is out, the AIC `WaitEvent(4)` before its Matmul), as ops-math's stft pairs WaitEvent with
+// CrossCoreSetFlag: the same flags as CrossCoreSetFlag<2, pipe> (within the group) and CrossCoreWaitFlag.
+template <pipe_t pipe> inline void NotifyEvent(uint16_t flagId, TWIN_LOC) { CrossCoreSetFlag<2, pipe>(flagId, TWIN_LOC_ARGS); }
+inline void WaitEvent(uint16_t flagId, TWIN_LOC) { CrossCoreWaitFlag(flagId, TWIN_LOC_ARGS); }
 } // namespace AscendC
