@@ -1871,7 +1871,8 @@ extern "C" void twin_launch(uint8_t **a) { whole(a[0], a[1], a[2], a[3]); }
 /// `Ops::Base::TilingBaseClass` (op_host/tiling_base_class.h, missing in the new-user run for
 /// ops-math circular_pad and the many ops-math tilings that derive from it): DoTiling runs the
 /// overridden steps in order, stops at the first that fails with its status, answers
-/// GRAPH_PARAM_INVALID when the class cannot tile the case, and sets the tiling key at the end.
+/// GRAPH_PARAM_INVALID when the class cannot tile the case, and sets the tiling key at the end; a
+/// derived class's `blockDim_` is the base's (ops-math's radix_top_k sets it and passes it to SetBlockDim).
 #[test]
 fn tiling_base_class_runs_the_steps_in_order() {
     let dir = tempfile::tempdir().unwrap();
@@ -1893,13 +1894,13 @@ struct T : public Ops::Base::TilingBaseClass {
     ge::graphStatus DoLibApiTiling() override { return step("L", 3); }
     uint64_t GetTilingKey() const override { return 42; }
     ge::graphStatus GetWorkspaceSize() override { workspaceSize_ = 16; return step("W", 4); }
-    ge::graphStatus PostTiling() override { return step("T", 5); }
+    ge::graphStatus PostTiling() override { blockDim_ = 7; context_->SetBlockDim(static_cast<uint32_t>(blockDim_)); return step("T", 5); }
 };
 int main() {
     gert::TilingContext ctx;
     T ok(&ctx);
     unsigned st = ok.DoTiling();
-    std::printf("%s %u %llu\n", ok.log.c_str(), st, (unsigned long long)ctx.GetTilingKey());
+    std::printf("%s %u %llu %u\n", ok.log.c_str(), st, (unsigned long long)ctx.GetTilingKey(), (unsigned)ctx.GetBlockDim());
     gert::TilingContext ctx2;
     T no(&ctx2); no.capable = false;
     st = no.DoTiling();
@@ -1915,7 +1916,7 @@ int main() {
     let out = run_host_program(&src, "building the TilingBaseClass check");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "SPCOLWT 0 42\nSPC 1 0\nSPCOL 1 0\n"
+        "SPCOLWT 0 42 7\nSPC 1 0\nSPCOL 1 0\n"
     );
 }
 

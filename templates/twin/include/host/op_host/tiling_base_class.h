@@ -3,7 +3,7 @@
 // public operators use it (no CANN source is copied): a class constructed on the TilingContext
 // (`context_`), overriding IsCapable, GetPlatformInfo, GetShapeAttrsInfo, DoOpTiling,
 // DoLibApiTiling, GetTilingKey, GetWorkspaceSize and PostTiling, reading `aicoreParams_` (ubSize,
-// numBlocks, ...) and `workspaceSize_`, and calling DoTiling(), which runs the steps in order:
+// numBlocks, ...), `workspaceSize_` and `blockDim_`, and calling DoTiling(), which runs the steps in order:
 // shapes and attrs, platform, whether this class can tile the case (GRAPH_PARAM_INVALID if not),
 // the op's tiling, the library APIs' tiling, the workspace, the last touches, then sets the tiling
 // key. The first step that fails ends it with that step's status.
@@ -58,6 +58,9 @@ protected:
     gert::TilingContext *context_ = nullptr;
     AiCoreParams aicoreParams_;
     uint64_t workspaceSize_ = 0;
+    // The block count a derived class computes and then passes to SetBlockDim itself (ops-math's
+    // radix_top_k: `blockDim_ = former + tail cores; ... context_->SetBlockDim(blockDim_)`).
+    uint64_t blockDim_ = 0;
 };
 
 } // namespace Base
