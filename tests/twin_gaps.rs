@@ -166,7 +166,7 @@ int main() {
 /// into AscendC compute CANN's way: the 16-bit forms for mixed argument types (70000 wraps to 4464),
 /// the CeilAlign template for two arguments of one type. And the global SIXTEEN CANN's TopK header leaks
 /// into every 910B kernel, and EIGHT beside it (top_k_top_p_sample uses both). LoadData2dParams is
-/// LoadData2DParams.
+/// LoadData2DParams; SuperKernel's WaitPreTaskEnd / SetNextTaskStart compile and change nothing.
 #[test]
 fn matmul_header_helpers_round_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -205,6 +205,8 @@ extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
     yg.SetValue(9, (uint32_t)Align((uint64_t)100, (uint64_t)8));
     yg.SetValue(10, AlignDown(100u, 8u));
     yg.SetValue(11, Align(100u, 0u));
+    SetNextTaskStart();
+    WaitPreTaskEnd<true>();
 }
 extern "C" void twin_launch(uint8_t **a) { gaps(a[0]); }
 "#,

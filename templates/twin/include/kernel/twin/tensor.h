@@ -909,6 +909,13 @@ template <bool isAIVOnly = true> inline void SyncAll(const GlobalTensor<int32_t>
     twin::sync_all("SyncAll", TWIN_LOC_ARGS, isAIVOnly);
 }
 
+// WaitPreTaskEnd / SetNextTaskStart (基础API/同步控制/任务间同步): SuperKernel's Early-Start marks, the
+// point before which a sub-kernel may overlap the one before it, after which it may overlap the next. One
+// launch on the twin has no neighbouring sub-kernel, and the model does not schedule SuperKernels: they do
+// nothing here (ops-nn's quant_matmul_reduce_sum calls WaitPreTaskEnd).
+template <bool FORCE = false> inline void WaitPreTaskEnd() {}
+template <bool FORCE = false> inline void SetNextTaskStart() {}
+
 } // namespace AscendC
 
 // Low-level intrinsics some kernels call directly.
