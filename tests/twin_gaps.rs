@@ -166,7 +166,8 @@ int main() {
 /// into AscendC compute CANN's way: the 16-bit forms for mixed argument types (70000 wraps to 4464),
 /// the CeilAlign template for two arguments of one type. And the global SIXTEEN CANN's TopK header leaks
 /// into every 910B kernel, and EIGHT beside it (top_k_top_p_sample uses both). LoadData2dParams is
-/// LoadData2DParams; SuperKernel's WaitPreTaskEnd / SetNextTaskStart compile and change nothing.
+/// LoadData2DParams, and addrMode takes the CCE names `inc` / `dec`; SuperKernel's WaitPreTaskEnd /
+/// SetNextTaskStart compile and change nothing.
 #[test]
 fn matmul_header_helpers_round_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -189,6 +190,8 @@ using namespace AscendC;
 constexpr uint32_t CUBE_BLOCK = 16;
 // the older LoadData2dParams spelling (LoadDataWithSparse.md; ops-math's add_lora) is LoadData2DParams
 static_assert(std::is_same<LoadData2dParams, LoadData2DParams>::value, "");
+// ops-math's stft: the addrMode values by their CCE names, brace-initialised as it writes them
+static_assert(inc == 0 && dec == 1, "");
 extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
     GlobalTensor<uint32_t> yg; yg.SetGlobalBuffer((__gm__ uint32_t *)y, 12);
     uint32_t colNum = 100;
@@ -204,7 +207,9 @@ extern "C" __global__ __aicore__ void gaps(GM_ADDR y) {
     // ops-transformer's mla_prolog: `Align(computeSize, (uint64_t)ALIGN_BLOCK_SIZE)`
     yg.SetValue(9, (uint32_t)Align((uint64_t)100, (uint64_t)8));
     yg.SetValue(10, AlignDown(100u, 8u));
-    yg.SetValue(11, Align(100u, 0u));
+    uint8_t RepeatCeil = 2;
+    LoadData2dParams lp = {0, RepeatCeil, 1, 0, 0, false, inc};
+    yg.SetValue(11, Align(100u, 0u) + lp.addrMode);
     SetNextTaskStart();
     WaitPreTaskEnd<true>();
 }

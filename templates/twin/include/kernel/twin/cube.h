@@ -50,6 +50,11 @@ struct LoadData2DParams {
 };
 // The older spelling LoadDataWithSparse.md and ops-math's add_lora use.
 using LoadData2dParams = LoadData2DParams;
+} // namespace AscendC
+// The addrMode values by their CCE names (LoadData2DParams' addrMode: 0 counts the source fractal up, 1
+// down), which ops-math's stft writes bare: `LoadData2dParams param = {0, n, 1, 0, 0, false, inc};`.
+enum addr_cal_mode_t : uint8_t { inc = 0, dec = 1 };
+namespace AscendC {
 
 struct MmadParams {
     uint16_t m = 0;
