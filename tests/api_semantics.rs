@@ -6518,49 +6518,34 @@ extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR anz, GM_AD
     yg.SetGlobalBuffer((__gm__ float *)y, 128 + 2 * 32 * 32);
     for (int i = 0; i < 128 + 2 * 32 * 32; i++) yg.SetValue(i, -1.0f);
     TPipe pipe;
-    {
-        // declared as ops-nn's kernels declare theirs, through MatmulImpl
-        matmul::MatmulImpl<MatmulType<TPosition::GM, CubeFormat::VECTOR, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
-                           MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
-            gemv;
-        TCubeTiling t = mk_tiling(1, 20, 32);
-        gemv.Init(&t, &pipe);
-        gemv.SetTensorA(ag);
-        gemv.SetTensorB(bg);
-        gemv.IterateAll(yg);
-        gemv.End();
-    }
-    {
-        Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
-               MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
-            mm;
-        TCubeTiling t = mk_tiling(3, 20, 32);
+    // One Matmul over a whole m x n x k, C written from `c` on.
+    auto whole = [&pipe](auto &mm, int m, int n, int k, const GlobalTensor<half> &a, const GlobalTensor<half> &b, bool transB,
+                         const GlobalTensor<float> &c) {
+        TCubeTiling t = mk_tiling(m, n, k);
         mm.Init(&t, &pipe);
-        mm.SetTensorA(ag);
-        mm.SetTensorB(bg);
-        mm.IterateAll(yg[32]);
+        mm.SetTensorA(a);
+        mm.SetTensorB(b, transB);
+        mm.IterateAll(c);
         mm.End();
-    }
-    {
-        Matmul<MatmulType<TPosition::GM, CubeFormat::NZ, half>, MatmulType<TPosition::GM, CubeFormat::NZ, half>,
-               MatmulType<TPosition::GM, CubeFormat::NZ, float>>
-            nz;
-        TCubeTiling t = mk_tiling(32, 32, 32);
-        nz.Init(&t, &pipe);
-        nz.SetTensorA(anzg);
-        nz.SetTensorB(bnzg);
-        nz.IterateAll(yg[128]);
-        nz.End();
-        // B given transposed: stored N x K, in NZ; C in ND.
-        Matmul<MatmulType<TPosition::GM, CubeFormat::NZ, half>, MatmulType<TPosition::GM, CubeFormat::NZ, half, true>,
-               MatmulType<TPosition::GM, CubeFormat::ND, float>>
-            nzt;
-        nzt.Init(&t, &pipe);
-        nzt.SetTensorA(anzg);
-        nzt.SetTensorB(btnzg, true);
-        nzt.IterateAll(yg[128 + 32 * 32]);
-        nzt.End();
-    }
+    };
+    // declared as ops-nn's kernels declare theirs, through MatmulImpl
+    matmul::MatmulImpl<MatmulType<TPosition::GM, CubeFormat::VECTOR, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
+                       MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
+        gemv;
+    whole(gemv, 1, 20, 32, ag, bg, false, yg);
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
+           MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>>
+        mm;
+    whole(mm, 3, 20, 32, ag, bg, false, yg[32]);
+    Matmul<MatmulType<TPosition::GM, CubeFormat::NZ, half>, MatmulType<TPosition::GM, CubeFormat::NZ, half>,
+           MatmulType<TPosition::GM, CubeFormat::NZ, float>>
+        nz;
+    whole(nz, 32, 32, 32, anzg, bnzg, false, yg[128]);
+    // B given transposed: stored N x K, in NZ; C in ND.
+    Matmul<MatmulType<TPosition::GM, CubeFormat::NZ, half>, MatmulType<TPosition::GM, CubeFormat::NZ, half, true>,
+           MatmulType<TPosition::GM, CubeFormat::ND, float>>
+        nzt;
+    whole(nzt, 32, 32, 32, anzg, btnzg, true, yg[128 + 32 * 32]);
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4], a[5]); }
 "#,

@@ -395,7 +395,12 @@ void mmad(const LocalTensor<T> &dst, const LocalTensor<U> &fm, const LocalTensor
         // element, at the speed of a plain loop (asc-devkit's matmul_l2cache, 30720 x 1024 x 4096, ran
         // past the 120 s run limit with the per-element fractal addressing).
         const uint32_t M = p.m, N = p.n, K = p.k;
-        std::vector<T> da((size_t)M * K), db((size_t)K * N), dc((size_t)M * N);
+        // Buffers kept per thread and type across calls (a matmul makes one call per base block and K
+        // step); every element is written below before it is read, so only their size changes.
+        static thread_local std::vector<T> da, db, dc;
+        da.resize((size_t)M * K);
+        db.resize((size_t)K * N);
+        dc.resize((size_t)M * N);
         for (uint32_t mi = 0; mi < M; mi++)
             for (uint32_t ki = 0; ki < K; ki++) {
                 uint64_t ao = gemv ? ki : ((uint64_t)(mi / 16) * k1 + ki / c0) * (FRACTAL_BYTES / sizeof(U)) + (mi % 16) * c0 + ki % c0;
