@@ -1507,6 +1507,81 @@ fn init_writes_an_attr_the_tiling_test_gives_and_the_opdef_does_not_declare() {
     assert!(!run.status.success(), "{:?}", text(&run));
 }
 
+/// Found on the held-out repositories (stop 67): ops-transformer's moe_gating_top_k ran at its tiling
+/// test's `routed_scaling_factor` of 0 (the OpDef's default is 1.0), and `y` came out all zeros: a path
+/// no user runs, and the one tuning measured. Here add_custom's tiling leaves the work out when its
+/// attr `scale` is 0, as its tiling test gives it; init now runs the case with the attr at the
+/// OpDef's default, where the output is not degenerate, and says so beside the attr. The test's other
+/// attr, which the outputs do not need at its default, keeps the test's value.
+#[test]
+fn init_takes_an_attrs_default_where_the_tiling_tests_value_leaves_the_outputs_degenerate() {
+    let dir = add_custom_refusing(
+        "    if (context->GetInputShape(0)->GetOriginShape().GetDim(1) != 2048) { return ge::GRAPH_FAILED; }\n",
+    );
+    let p = dir.path();
+    edit_add_custom_host(
+        p,
+        "        this->SetInferShape",
+        "        this->Attr(\"scale\").AttrType(OPTIONAL).Float(1.0);\n        this->Attr(\"groups\").AttrType(OPTIONAL).Int(1);\n        this->SetInferShape",
+    );
+    edit_add_custom_host(
+        p,
+        "    tiling.SaveToBuffer",
+        "    { const float *scale = context->GetAttrs()->GetAttrPointer<float>(0); if (scale != nullptr && *scale == 0.0f) { tiling.set_tileNum(0); } }\n    tiling.SaveToBuffer",
+    );
+    edit_add_custom(
+        p,
+        "op_kernel/add_custom.cpp",
+        "    KernelAdd op;\n",
+        "    if (tiling_data.tileNum == 0) { return; }\n    KernelAdd op;\n",
+    );
+    let tests = p.join("tests/ut/op_host");
+    std::fs::create_dir_all(&tests).unwrap();
+    let t = "{{{48, 2048}, {48, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
+    std::fs::write(
+        tests.join("test_add_custom_tiling.cpp"),
+        format!(
+            "TEST_F(AddCustomTiling, zero_scale) {{\n  gert::TilingContextPara para(\"AddCustom\",\n    {{{t}, {t}}},\n    {{{t}}},\n    {{gert::TilingContextPara::OpAttr(\"scale\", Ops::Math::AnyValue::CreateFrom<float>(0.0)), gert::TilingContextPara::OpAttr(\"groups\", Ops::Math::AnyValue::CreateFrom<int64_t>(4))}}, &compileInfo);\n  ExecuteTestCase(para, ge::GRAPH_SUCCESS);\n}}\n"
+        ),
+    )
+    .unwrap();
+    let out = cargo_ascend_tune(p, &["init"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
+    assert!(
+        manifest.contains("[[op.attr]]\nname = \"scale\"\nvalue = 1.0   # guess: the OpDef's default, where the op's tiling test `zero_scale` gives 0.0: the op's outputs were degenerate there (output `z` of op `add_custom` is all zeros (98304 elements))"),
+        "{manifest}"
+    );
+    // the attr the outputs do not need at its default keeps the test's value
+    assert!(
+        manifest.contains(
+            "[[op.attr]]\nname = \"groups\"\nvalue = 4   # from the op's tiling test `zero_scale`\n"
+        ),
+        "{manifest}"
+    );
+    assert!(
+        text(&out)
+            .1
+            .contains("its tiling test `zero_scale` with attrs `scale` at the OpDef's defaults written instead, 0 left"),
+        "{:?}",
+        text(&out)
+    );
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(run.status.success(), "{:?}", text(&run));
+    assert!(!text(&run).1.contains("all zeros"), "{:?}", text(&run));
+    // at the test's value the output is all zeros: what init left
+    std::fs::write(
+        p.join("ascend.toml"),
+        manifest.replace(
+            "value = 1.0   # guess: the OpDef's default",
+            "value = 0.0   #",
+        ),
+    )
+    .unwrap();
+    let run = cargo_ascend_tune(p, &["run"]);
+    assert!(text(&run).1.contains("is all zeros"), "{:?}", text(&run));
+}
+
 /// ops-nn's dynamic_quant: init probed 38 tunables, a build and run each, and passed the new-user run's
 /// 400 s before it wrote a manifest. The probe of one op now stops after `--probe-seconds` (default 180);
 /// the tunables it has not reached are kept, and init names them.

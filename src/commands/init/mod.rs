@@ -254,6 +254,7 @@ pub fn init(
         fitting.operands_read_past(&mut inferred)?;
         fitting.workload_examples(&mut inferred)?;
         fitting.overflowing_defaults(&mut inferred)?;
+        fitting.degenerate_outputs(&mut inferred)?;
         fitting.grow_small_cases(&mut inferred)?;
         fitting.outputs_written_short(&mut inferred)?;
     }
@@ -359,6 +360,9 @@ struct Inferred {
     /// Op name -> list attr -> the length a refusal asked for ("ksizes must contain two values",
     /// "invalid list size: ksizes: 1: 2"), and that refusal: the attr's guess, repeated to that length.
     attr_lens: BTreeMap<String, BTreeMap<String, (usize, String)>>,
+    /// Op name -> attr -> the value the case taken gives it, left for the OpDef's default because
+    /// the op's outputs were degenerate with it (`degenerate_outputs`), and what the run showed.
+    defaulted_attrs: BTreeMap<String, BTreeMap<String, (String, String)>>,
     /// Op name -> output -> the leading axes of its guessed shape that the kernel was seen to write
     /// (`outputs_written_short`), and what the run showed.
     short_outputs: BTreeMap<String, BTreeMap<String, (Vec<u64>, String)>>,
@@ -370,6 +374,9 @@ type ShapeFitStep = (String, Option<(usize, u64)>, Option<usize>);
 /// A twin run of an op as the manifest on disk has it: what it warned of, and how much work it did.
 struct Ran {
     warnings: Vec<String>,
+    /// The outputs `golden::degenerate` warns of: all zeros, NaN or Inf where no input has any, or
+    /// identical to an input.
+    degenerate: Vec<String>,
     /// Bytes between GM and the cores (modelled).
     gm_bytes: u64,
     latency_us: f64,
@@ -1155,6 +1162,11 @@ impl Fitting<'_> {
                 .map(|m| Ran {
                     gm_bytes: m.timing.gm_bytes,
                     latency_us: m.latency_us,
+                    degenerate: crate::verify::golden::degenerate(
+                        spec,
+                        &inputs.tensors,
+                        &m.outputs,
+                    ),
                     warnings: m.warnings,
                 })
                 .map_err(|f| fault_line(&f.message)),
@@ -1523,6 +1535,159 @@ impl Fitting<'_> {
                     };
                     self.reinfer(op, inferred)?;
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// For each op (no `--shape`) whose run as written gives degenerate outputs (`golden::degenerate`:
+    /// an output all zeros, NaN or Inf where no input has any, or identical to an input): a path the
+    /// op's users do not run, and one tuning should not measure. Tries the case taken with its attrs at
+    /// the OpDef's defaults where they differ (ops-transformer's moe_gating_top_k: its tiling test sets
+    /// `routed_scaling_factor` 0, the default 1.0, and `y` came out all zeros), then the op's other
+    /// cases, at most four. Keeps the one whose run has the fewest such outputs, fewer than as written,
+    /// with no refusal and no more reads past an input's end, and says so; else the manifest stays.
+    fn degenerate_outputs(&self, inferred: &mut Inferred) -> Result<()> {
+        type Try = (
+            Option<tiling_tests::TilingCase>,
+            BTreeMap<String, (String, String)>,
+        );
+        let read_past = |r: &Ran| {
+            r.warnings
+                .iter()
+                .filter(|w| w.contains("runs past the") || w.contains("past the end of"))
+                .count()
+        };
+        for op in self.ops.iter().filter(|o| o.launch.is_none()) {
+            if op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n)) {
+                continue;
+            }
+            let Some(Ok(ran)) = self.run_outcome(op) else {
+                continue;
+            };
+            // "output `y` of op `x` is all zeros (2048 elements)", without the question after it
+            let Some(seen) = ran
+                .degenerate
+                .first()
+                .map(|w| short_line(w.split(": did").next().unwrap_or(w)))
+            else {
+                continue;
+            };
+            let (written, past) = (ran.degenerate.len(), read_past(&ran));
+            let taken = inferred.test_cases.get(&op.name).cloned();
+            let mut tries: Vec<Try> = vec![];
+            if let (Some(c), Some(def)) = (&taken, &op.opdef) {
+                let off = attrs_off_default(c, def, &seen);
+                if !off.is_empty() {
+                    let mut at_defaults = c.clone();
+                    at_defaults.attrs.retain(|(n, _)| !off.contains_key(n));
+                    tries.push((Some(at_defaults), off));
+                }
+            }
+            tries.extend(
+                self.cases(op)
+                    .into_iter()
+                    .filter(|c| Some(c) != taken.as_ref())
+                    .take(4)
+                    .map(|c| (Some(c), BTreeMap::new())),
+            );
+            let before: Try = (
+                taken.clone(),
+                inferred
+                    .defaulted_attrs
+                    .get(&op.name)
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+            let set = |inferred: &mut Inferred, t: &Try| -> Result<()> {
+                match &t.0 {
+                    Some(c) => inferred.test_cases.insert(op.name.clone(), c.clone()),
+                    None => inferred.test_cases.remove(&op.name),
+                };
+                if t.1.is_empty() {
+                    inferred.defaulted_attrs.remove(&op.name);
+                } else {
+                    inferred
+                        .defaulted_attrs
+                        .insert(op.name.clone(), t.1.clone());
+                }
+                self.reinfer(op, inferred)
+            };
+            let mut best: Option<(usize, Try)> = None;
+            for t in tries {
+                set(inferred, &t)?;
+                if self.refusal(op).is_some() {
+                    continue;
+                }
+                let Some(Ok(now)) = self.run_outcome(op) else {
+                    continue;
+                };
+                let n = now.degenerate.len();
+                if n < best.as_ref().map_or(written, |(b, _)| *b) && read_past(&now) <= past {
+                    best = Some((n, t));
+                    if n == 0 {
+                        break;
+                    }
+                }
+            }
+            let was = match &taken {
+                Some(c) => format!("its {} `{}`", c.kind.label(), c.test),
+                None => "the default shape".to_string(),
+            };
+            // Of several attrs put at their defaults, the case's value back for each that the outputs
+            // do not need at its default: moe_gating_top_k's `y` needs only its scaling factor, not
+            // a k and group count of 1.
+            if let Some((n, (Some(case), off))) = best.as_mut().filter(|(_, t)| t.1.len() > 1) {
+                for name in off.keys().cloned().collect::<Vec<_>>() {
+                    let mut fewer = off.clone();
+                    let Some((value, _)) = fewer.remove(&name) else {
+                        continue;
+                    };
+                    let mut back = case.clone();
+                    back.attrs.push((name, value));
+                    let t: Try = (Some(back), fewer);
+                    set(inferred, &t)?;
+                    if self.refusal(op).is_some() {
+                        continue;
+                    }
+                    if let Some(Ok(now)) = self.run_outcome(op)
+                        && now.degenerate.len() <= *n
+                        && read_past(&now) <= past
+                    {
+                        *n = now.degenerate.len();
+                        (*case, *off) = (t.0.expect("set above"), t.1);
+                    }
+                }
+            }
+            match best {
+                Some((n, t)) => {
+                    set(inferred, &t)?;
+                    let instead = match (&t.0, t.1.is_empty()) {
+                        (Some(_), false) => format!(
+                            "{was} with attrs {} at the OpDef's defaults",
+                            t.1.keys()
+                                .map(|a| format!("`{a}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        (Some(c), true) => format!(
+                            "the shapes, dtypes and attrs of its {} `{}` ({}:{})",
+                            c.kind.label(),
+                            c.test,
+                            c.file,
+                            c.line
+                        ),
+                        (None, _) => "the default shape".to_string(),
+                    };
+                    self.printer.status(
+                        "Fitted",
+                        format!(
+                            "`{}`: {written} output(s) degenerate at {was} ({seen}); {instead} written instead, {n} left",
+                            op.name
+                        ),
+                    );
+                }
+                None => set(inferred, &before)?,
             }
         }
         Ok(())
@@ -2027,6 +2192,28 @@ fn toml_float(f: f64) -> String {
 
 /// An attr's `value = ...` and the note beside it: its default, or for a required attr a value of
 /// its type; `None` for types the twin cannot pass (then the attr is left out, with a note).
+/// The attrs `case` gives a value other than the OpDef's default (a default the manifest can write),
+/// each with the case's value and `why` it is left: those a run at the defaults may try.
+fn attrs_off_default(
+    case: &tiling_tests::TilingCase,
+    def: &opdef::OpDef,
+    why: &str,
+) -> BTreeMap<String, (String, String)> {
+    let same = |a: &str, b: &str| match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    };
+    case.attrs
+        .iter()
+        .filter_map(|(name, value)| {
+            let a = def.attrs.iter().find(|a| &a.name == name)?;
+            a.default.as_ref()?;
+            let default = attr_value(a).0?;
+            (!same(&default, value)).then(|| (name.clone(), (value.clone(), why.to_string())))
+        })
+        .collect()
+}
+
 fn attr_value(a: &opdef::AttrDef) -> (Option<String>, Option<String>) {
     use opdef::{AttrDefault as D, AttrKind as K};
     let written = |d: &D| -> Option<String> {
@@ -2544,6 +2731,7 @@ fn render(
                 let _ = writeln!(s, "{line}");
             }
         }
+        let defaulted = inferred.defaulted_attrs.get(&op.name);
         for a in op.opdef.iter().flat_map(|d| &d.attrs) {
             let tested = case.and_then(|c| {
                 let (_, v) = c.attrs.iter().find(|(n, _)| *n == a.name)?;
@@ -2569,6 +2757,14 @@ fn render(
                     a.name
                 ));
                 value = Some(longer);
+            }
+            if let (Some((was, why)), Some(c)) = (defaulted.and_then(|d| d.get(&a.name)), case) {
+                value = attr_value(a).0;
+                g = Some(format!(
+                    "guess: the OpDef's default, where the op's {} `{}` gives {was}: the op's outputs were degenerate there ({why})",
+                    c.kind.label(),
+                    c.test
+                ));
             }
             let mut line = match &value {
                 Some(v) => format!("\n[[op.attr]]\nname = \"{}\"\nvalue = {v}", a.name),
@@ -3205,6 +3401,46 @@ mod tests {
         assert!(g.unwrap().contains("left out"));
         assert_eq!(toml_float(f64::INFINITY), "inf");
         assert_eq!(toml_float(3.0), "3.0");
+    }
+
+    /// The attrs a case gives other than their OpDef default, compared as numbers where both are
+    /// (`0` and `0.0` agree); an attr without a default, or one the OpDef does not declare, is not one.
+    #[test]
+    fn attrs_off_their_default_are_those_a_case_changes() {
+        use opdef::{AttrDef, AttrDefault as D, AttrKind as K};
+        let a = |name: &str, kind, default: Option<D>| AttrDef {
+            name: name.into(),
+            required: default.is_none(),
+            kind,
+            default,
+        };
+        let def = opdef::OpDef {
+            op_type: "X".into(),
+            inputs: vec![],
+            outputs: vec![],
+            attrs: vec![
+                a("scale", K::Float, Some(D::Float(1.0))),
+                a("k", K::Int, Some(D::Int(0))),
+                a("mode", K::String, Some(D::Str("sum".into()))),
+                a("groups", K::Int, None),
+            ],
+            socs: vec![],
+        };
+        let mut case = case_of(tiling_tests::CaseKind::TilingTest, "t.cpp", 16);
+        case.attrs = [
+            ("scale", "0.0"),
+            ("k", "0.0"),
+            ("mode", "\"sum\""),
+            ("groups", "4"),
+            ("undeclared", "1"),
+        ]
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .to_vec();
+        let off = attrs_off_default(&case, &def, "why");
+        assert_eq!(
+            off.into_iter().collect::<Vec<_>>(),
+            vec![("scale".to_string(), ("0.0".to_string(), "why".to_string()))]
+        );
     }
 
     /// Writes a one-op project whose OpDef (type `ty`) has `inputs` (name, ge dtype), one float
