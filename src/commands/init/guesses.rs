@@ -303,6 +303,7 @@ pub(super) fn opdef_tensors(
     modulation_operands(def, &main, shapes, &mut inputs);
     first_axis_operands(def, &main, shapes, &mut inputs);
     positive_definite_operand(def, &mut inputs);
+    counted_operands(def, shapes, &mut inputs);
     region_operands(&mut inputs);
     // A range: start, end (limit) and step (delta) pinned so that the output has a known length.
     let find = |names: &[&str]| {
@@ -1224,6 +1225,7 @@ pub(super) const SQUARE_OPS: &[&str] = &[
     "matrixinverse",
     "matrixdeterminant",
     "logmatrixdeterminant",
+    "logdet",
     "lu",
 ];
 
@@ -1268,9 +1270,10 @@ pub(super) const MAX_PINNED: u64 = 4096;
 /// A Cholesky factorisation's input must be symmetric positive definite: random data stops the
 /// kernel at its first pivot that is not positive (ops-math cholesky: "ascendc_assert failed: b1 >
 /// 0.0f"). Its first float input of square matrices, when small enough to write out, is pinned to
-/// n * I + J (J all ones) in each matrix: symmetric, eigenvalues n and 2n.
+/// n * I + J (J all ones) in each matrix: symmetric, eigenvalues n and 2n. A log-determinant's too
+/// (ops-math's logdet: random matrices have negative determinants half the time, and their log is NaN).
 pub(super) fn positive_definite_operand(def: &opdef::OpDef, inputs: &mut [Tensor]) {
-    if version_less(&def.op_type) != "cholesky" {
+    if !matches!(version_less(&def.op_type).as_str(), "cholesky" | "logdet") {
         return;
     }
     let Some(t) = inputs.first_mut() else {
@@ -1291,8 +1294,44 @@ pub(super) fn positive_definite_operand(def: &opdef::OpDef, inputs: &mut [Tensor
     t.values = Some(format!("[{}]", values.join(", ")));
     t.range = None;
     t.guess = Some(format!(
-        "guess: each {n}x{n} matrix pinned to {n} * I + 1 (symmetric positive definite, as a Cholesky factorisation needs)"
+        "guess: each {n}x{n} matrix pinned to {n} * I + 1 (symmetric positive definite: a Cholesky factorisation needs it, and a log-determinant a positive determinant)"
     ));
+}
+
+/// How many bins a bincount's `size` is pinned to: below every int dtype's maximum, so that the
+/// counted values, drawn below it, are non-negative in every dtype.
+pub(super) const BINCOUNT_BINS: u64 = 100;
+
+/// A bincount (ops-math's Bincount: the values of `array`, non-negative ints, counted into `size`
+/// bins, weighted): `array` drawn in [0, BINCOUNT_BINS) and `size` pinned to BINCOUNT_BINS, so that
+/// the op's InferShape gives the bins and its kernel's `gMin >= 0` assert holds (the default range of
+/// an int8 tensor has negative values).
+pub(super) fn counted_operands(
+    def: &opdef::OpDef,
+    shapes: &BTreeMap<String, Vec<u64>>,
+    inputs: &mut [Tensor],
+) {
+    if version_less(&def.op_type) != "bincount" {
+        return;
+    }
+    let is = |t: &Tensor, names: &[&str]| {
+        names.contains(&t.name.to_ascii_lowercase().as_str()) && !shapes.contains_key(&t.name)
+    };
+    for t in inputs.iter_mut() {
+        if is(t, &["array", "x", "input", "self"]) && !t.dtype.is_float() {
+            t.range = Some(format!("[0.0, {}.0]", BINCOUNT_BINS - 1));
+            t.guess = Some(format!(
+                "guess: the values counted, non-negative ints below `size`: data in [0, {BINCOUNT_BINS})"
+            ));
+        } else if is(t, &["size", "minlength"]) {
+            t.shape = vec![];
+            t.values = Some(format!("[{BINCOUNT_BINS}]"));
+            t.range = None;
+            t.guess = Some(format!(
+                "guess: {BINCOUNT_BINS} bins, pinned (the op's InferShape reads it for the output's length)"
+            ));
+        }
+    }
 }
 
 /// An op type in lower case without a trailing version (`LuV2` -> `lu`).
@@ -1687,6 +1726,11 @@ fn small_number(w: &str) -> Option<usize> {
 fn rank_in(words: &[String]) -> Option<usize> {
     let number = small_number;
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    // "the 3rd dimension of x1 must be 1" speaks of one axis's size, not the rank
+    // (`ordinal_axis_from_refusal`)
+    if ordinal_axis(&lower).is_some() {
+        return None;
+    }
     // "1D", "2d": the rank itself
     lower
         .iter()
@@ -1768,6 +1812,47 @@ fn named_inputs(words: &[String], inputs: &[String]) -> Vec<String> {
         }
     }
     named.into_iter().cloned().collect()
+}
+
+/// The int attr of `ints` (their names) that a refusal names and the one value it takes: "dim must be
+/// 0 now" (ops-math's chunk_cat tiling), "axis only support 0", "mode should be 2". The value must
+/// follow the name within a few words, right after "must be" / "should be" / "only support(s)":
+/// "must be greater than 0" is a bound, not a value.
+pub(super) fn int_attr_from_refusal(message: &str, ints: &[String]) -> Option<(String, i64)> {
+    let words: Vec<String> = message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let named: Vec<usize> = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| ints.iter().any(|n| n.eq_ignore_ascii_case(w)))
+        .map(|(i, _)| i)
+        .collect();
+    let [at] = named[..] else {
+        return None;
+    };
+    // "input dim must be 4" speaks of a tensor's rank
+    if at > 0
+        && matches!(
+            words[at - 1].as_str(),
+            "input" | "output" | "tensor" | "shape"
+        )
+    {
+        return None;
+    }
+    let attr = ints.iter().find(|n| n.eq_ignore_ascii_case(&words[at]))?;
+    let after = &words[at + 1..words.len().min(at + 5)];
+    after.windows(3).find_map(|p| {
+        let asks = matches!(
+            (p[0].as_str(), p[1].as_str()),
+            ("must" | "should", "be") | ("only", "support" | "supports")
+        );
+        asks.then(|| p[2].parse::<i64>().ok())
+            .flatten()
+            .map(|v| (attr.clone(), v))
+    })
 }
 
 /// The list attr of `lists` (their names) that a refusal names and the number of values it asks for:
@@ -1906,6 +1991,49 @@ pub(super) fn axis_from_refusal(
         bound
     };
     Some((input, axis, value))
+}
+
+/// The axis (from 0) an ordinal before "dim" / "dimension" / "axis" names among `lower` (a refusal's
+/// words in lower case): "3rd dimension", "second dim", "1st axis".
+fn ordinal_axis(lower: &[String]) -> Option<usize> {
+    const WORDS: [&str; 8] = [
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+    ];
+    lower.windows(2).find_map(|p| {
+        if !matches!(p[1].as_str(), "dim" | "dimension" | "axis") {
+            return None;
+        }
+        let w = p[0].as_str();
+        let n = WORDS
+            .iter()
+            .position(|o| *o == w)
+            .map(|i| i + 1)
+            .or_else(|| {
+                ["st", "nd", "rd", "th"]
+                    .iter()
+                    .find_map(|s| w.strip_suffix(s))
+                    .and_then(|d| d.parse::<usize>().ok())
+            })?;
+        (1..=8).contains(&n).then(|| n - 1)
+    })
+}
+
+/// The input, axis and value a refusal of one axis's size asks for, the axis named by an ordinal:
+/// "Check x1Shape failed, the 3rd dimension of x1 must be 1", "the second dimension of x2 must be 1"
+/// (ops-math's mul_addn). The message must name one input, the ordinal axis (within its rank) and the
+/// value after "must be" / "should be".
+pub(super) fn ordinal_axis_from_refusal(
+    message: &str,
+    inputs: &[(String, Vec<u64>)],
+) -> Option<(String, usize, u64)> {
+    let (input, shape, lower) = named_shape(message, inputs)?;
+    let axis = ordinal_axis(&lower)?;
+    let value = lower.windows(3).find_map(|p| {
+        (matches!(p[0].as_str(), "must" | "should") && p[1] == "be")
+            .then(|| p[2].parse::<u64>().ok())
+            .flatten()
+    })?;
+    (axis < shape.len() && shape[axis] != value && value > 0).then_some((input, axis, value))
 }
 
 /// The axes a refusal spells out as a shape: ops-cv's grid_sample says "only support (N, H, W, 2) for
@@ -2187,6 +2315,61 @@ mod refusal_tests {
         ] {
             assert_eq!(axis_from_refusal(none, &ins), None, "{none}");
         }
+    }
+
+    /// ops-math's chunk_cat: "dim must be 0 now" gives the int attr `dim` 0; a bound, another word's
+    /// value or two attrs named give None.
+    #[test]
+    fn a_refusal_of_an_int_attrs_value_names_the_value_it_takes() {
+        let ints = names(&["dim", "num_chunks"]);
+        for (message, want) in [
+            (
+                "[error] ChunkCat (chunk_cat_tiling.cpp:70): dim must be 0 now",
+                Some(("dim", 0)),
+            ),
+            ("dim only support 0 now", Some(("dim", 0))),
+            ("num_chunks should be -1", Some(("num_chunks", -1))),
+            ("numChunk must be greater than 0 now", None),
+            ("dim must be greater than 0", None),
+            ("dim and num_chunks must be 1", None),
+            ("input dim must be 4", None),
+        ] {
+            let want = want.map(|(a, v)| (a.to_string(), v));
+            assert_eq!(int_attr_from_refusal(message, &ints), want, "{message}");
+        }
+    }
+
+    /// ops-math's mul_addn: an axis named by an ordinal ("3rd", "second") is one axis's size, read
+    /// for the input, the axis and the value, and not a rank of 1; an axis already of that size, or
+    /// past the input's rank, gives None.
+    #[test]
+    fn a_refusal_of_an_ordinal_axis_gives_that_axis_the_value() {
+        let ins = vec![
+            ("x1".to_string(), vec![1u64, 48, 16384]),
+            ("x2".to_string(), vec![1u64, 48, 16384]),
+        ];
+        let third = "[error] MulAddn (mul_addn_tiling.cpp:84): Check x1Shape failed, the 3rd dimension of x1 must be 1.";
+        assert_eq!(
+            ordinal_axis_from_refusal(third, &ins),
+            Some(("x1".to_string(), 2, 1))
+        );
+        assert_eq!(rank_from_refusal(third, &names(&["x1", "x2"])), None);
+        let second = "Check x2Shape failed, the second dimension of x2 must be 1.";
+        assert_eq!(
+            ordinal_axis_from_refusal(second, &ins),
+            Some(("x2".to_string(), 1, 1))
+        );
+        for none in [
+            "the first dimension of x1 must be 1.",
+            "the 5th dimension of x1 must be 1.",
+            "the dims of x1 not equal 3.",
+        ] {
+            assert_eq!(ordinal_axis_from_refusal(none, &ins), None, "{none}");
+        }
+        assert_eq!(
+            rank_from_refusal("the dims of x1 not equal 3.", &names(&["x1"])),
+            Some(("x1".to_string(), 3))
+        );
     }
 
     /// moe_init_routing_quant's InferShape at the default shapes gives `expanded_x` [16384, 16384]:

@@ -360,6 +360,8 @@ struct Inferred {
     /// Op name -> list attr -> the length a refusal asked for ("ksizes must contain two values",
     /// "invalid list size: ksizes: 1: 2"), and that refusal: the attr's guess, repeated to that length.
     attr_lens: BTreeMap<String, BTreeMap<String, (usize, String)>>,
+    /// Op name -> int attr -> the value a refusal asked for ("dim must be 0 now"), and that refusal.
+    attr_values: BTreeMap<String, BTreeMap<String, (i64, String)>>,
     /// Op name -> attr -> the value the case taken gives it, left for the OpDef's default because
     /// the op's outputs were degenerate with it (`degenerate_outputs`), and what the run showed.
     defaulted_attrs: BTreeMap<String, BTreeMap<String, (String, String)>>,
@@ -592,10 +594,11 @@ struct Fitting<'a> {
 }
 
 impl Fitting<'_> {
-    /// For an op whose tiling function refused the manifest with `why`: while the refusal asks a list
-    /// attr for another number of values ("ksizes must contain two values"), gives it that many (at
-    /// most four times). The refusal left, None when the op's tiling takes the manifest.
-    fn list_attr_lens(
+    /// For an op whose tiling function refused the manifest with `why`: while the refusal asks an int
+    /// attr for one value ("dim must be 0 now") or a list attr for another number of values ("ksizes
+    /// must contain two values"), gives it that (at most four times). The refusal left, None when the
+    /// op's tiling takes the manifest.
+    fn attrs_asked(
         &self,
         op: &FoundOp,
         inferred: &mut Inferred,
@@ -608,9 +611,37 @@ impl Fitting<'_> {
             .filter(|a| a.kind == opdef::AttrKind::ListInt)
             .map(|a| a.name.clone())
             .collect();
+        let ints: Vec<String> = op
+            .opdef
+            .iter()
+            .flat_map(|d| &d.attrs)
+            .filter(|a| a.kind == opdef::AttrKind::Int)
+            .map(|a| a.name.clone())
+            .collect();
         let mut why = why;
         for _ in 0..4 {
             let first = short_line(&why);
+            // "dim must be 0 now": the one value an int attr takes
+            if let Some((attr, value)) = guesses::int_attr_from_refusal(&first, &ints) {
+                let entry = inferred.attr_values.entry(op.name.clone()).or_default();
+                if entry.get(&attr).is_some_and(|(v, _)| *v == value) {
+                    break;
+                }
+                entry.insert(attr.clone(), (value, first.clone()));
+                self.reinfer(op, inferred)?;
+                self.printer.status(
+                    "Fitted",
+                    format!(
+                        "`{}`: its tiling function refused the manifest ({first}); attr `{attr}` given {value}",
+                        op.name
+                    ),
+                );
+                match self.refusal(op) {
+                    None => return Ok(None),
+                    Some(w) => why = w,
+                }
+                continue;
+            }
             let Some((attr, len)) = guesses::list_len_from_refusal(&first, &lists) else {
                 break;
             };
@@ -661,7 +692,7 @@ impl Fitting<'_> {
             };
             let reinfer = |inferred: &mut Inferred| self.reinfer(op, inferred);
             // A list attr of the wrong length ("ksizes must contain two values"): that many values.
-            let (why, first) = match self.list_attr_lens(op, inferred, why)? {
+            let (why, first) = match self.attrs_asked(op, inferred, why)? {
                 None => continue,
                 Some(w) => (w.clone(), short(&w)),
             };
@@ -812,7 +843,9 @@ impl Fitting<'_> {
                             .iter()
                             .map(|t| (t.name.clone(), t.shape.clone()))
                             .collect();
-                        match guesses::axis_from_refusal(&msg, &shapes) {
+                        match guesses::axis_from_refusal(&msg, &shapes)
+                            .or_else(|| guesses::ordinal_axis_from_refusal(&msg, &shapes))
+                        {
                             Some((input, axis, value)) => vec![(input, Some((axis, value)), None)],
                             // "only support (N, H, W, 2) for grid": the axes the shape spells out
                             None => {
@@ -848,7 +881,6 @@ impl Fitting<'_> {
                                     *rank != Some(cur.shape.len())
                                         && !same_axis
                                         && cur.values.is_none()
-                                        && cur.list.is_none()
                                 })
                         })
                         .collect();
@@ -906,7 +938,7 @@ impl Fitting<'_> {
                 // The shapes fitted, a list attr's length may be what is refused now (ops-math's im2col:
                 // rank 4 first, then "ksizes must contain two values"). `why_now` is the refusal of the
                 // manifest as it stands: each fit undone above went back to the state it was read at.
-                let Some(left) = self.list_attr_lens(op, inferred, why_now)? else {
+                let Some(left) = self.attrs_asked(op, inferred, why_now)? else {
                     continue;
                 };
                 let first = if left == why { first } else { short(&left) };
@@ -2483,7 +2515,7 @@ fn render(
         for (input, (fit, why)) in inferred.rank_fits.get(&op.name).into_iter().flatten() {
             if let Some(t) = inputs
                 .iter_mut()
-                .find(|t| &t.name == input && t.values.is_none() && t.list.is_none())
+                .find(|t| &t.name == input && t.values.is_none())
             {
                 let mut asked = vec![];
                 if let Some(rank) = fit.rank {
@@ -2757,6 +2789,17 @@ fn render(
                     a.name
                 ));
                 value = Some(longer);
+            }
+            if let Some((v, why)) = inferred
+                .attr_values
+                .get(&op.name)
+                .and_then(|m| m.get(&a.name))
+            {
+                g = Some(format!(
+                    "guess: attr `{}` {v}, as the op's refusal asked ({why})",
+                    a.name
+                ));
+                value = Some(v.to_string());
             }
             if let (Some((was, why)), Some(c)) = (defaulted.and_then(|d| d.get(&a.name)), case) {
                 value = attr_value(a).0;
@@ -4048,6 +4091,38 @@ mod tests {
         assert_eq!(tensors_of(&ops).0[1].shape, [48, 16384]);
     }
 
+    /// Found in the whole ops-math run (stop 67): bincount's kernel stopped at `ascendc_assert(gMin >=
+    /// 0)`, its int8 `array` drawn from the default range with negative values, and its `size` a
+    /// guessed number. The values counted are now drawn non-negative below the pinned bin count.
+    #[test]
+    fn a_bincount_counts_non_negative_values_into_pinned_bins() {
+        let dir = tempfile::tempdir().unwrap();
+        let ops = one_op(
+            dir.path(),
+            "Bincount",
+            &[
+                ("array", "DT_INT8"),
+                ("size", "DT_INT64"),
+                ("weights", "DT_FLOAT"),
+            ],
+            "",
+        );
+        let (ins, _) = tensors_of(&ops);
+        assert_eq!(ins[0].range.as_deref(), Some("[0.0, 99.0]"));
+        assert!(ins[0].values.is_none());
+        assert_eq!(ins[1].shape, Vec::<u64>::new());
+        assert_eq!(ins[1].values.as_deref(), Some("[100]"));
+        assert_eq!(ins[2].range, None);
+        // another op with the same names is left alone
+        let ops = one_op(
+            dir.path(),
+            "Histogram",
+            &[("array", "DT_INT8"), ("size", "DT_INT64")],
+            "",
+        );
+        assert_eq!(tensors_of(&ops).0[0].range, None);
+    }
+
     /// Found in the new-user run (ops-math cholesky read past its input): ops on square matrices
     /// default to a batch of square ones; others do not.
     #[test]
@@ -4056,6 +4131,7 @@ mod tests {
             ("Cholesky", true),
             ("MatrixInverse", true),
             ("LuV2", true),
+            ("Logdet", true),
             ("Lerp", false),
             ("Cross", false),
         ] {
@@ -4102,6 +4178,26 @@ mod tests {
                 }
             }
         }
+        // a log-determinant's matrices are pinned the same way: a positive determinant (ops-math's
+        // logdet gave NaN for the random ones whose determinant is negative)
+        let ops = one_op(dir.path(), "Logdet", &[("self", "DT_FLOAT")], "");
+        let (ins, _) = opdef_tensors(
+            &ops[0],
+            ops[0].opdef.as_ref().unwrap(),
+            &BTreeMap::new(),
+            Some(&default),
+            false,
+        );
+        assert_eq!(
+            ins[0].values.as_deref(),
+            Some(&*format!(
+                "[{}]",
+                v.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        );
         assert_eq!(version_less("LuV2"), "lu");
         assert_eq!(version_less("Cholesky"), "cholesky");
         assert_eq!(version_less("Conv"), "conv");
