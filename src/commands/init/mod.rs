@@ -3742,6 +3742,55 @@ mod tests {
     /// Found in a fresh sample (ops-math's pad_v3_grad_replicate: "input dim is not 4", then "Please
     /// check input or padding shape"): the manifest rendered with a rank fit of the main input gives its
     /// paddings two widths per axis of the fitted rank and the gradient's output the fitted rank too.
+    /// ops-math's mul_addn: its inputs are tensor lists ("the dims of x1 not equal 3", then "the 3rd
+    /// dimension of x1 must be 1"), and a list's shape was never fitted: each of its tensors now takes
+    /// the rank and the axis the refusals asked for, its count kept.
+    #[test]
+    fn a_rank_fit_reaches_a_tensor_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(
+            root.join("op_kernel/mul_addn.cpp"),
+            "extern \"C\" __global__ __aicore__ void mul_addn(GM_ADDR x1, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("op_host/mul_addn_def.cpp"),
+            "namespace ops {\nclass MulAddn : public OpDef {\npublic:\n explicit MulAddn(const char* n) : OpDef(n) {\n  this->Input(\"x1\").ParamType(DYNAMIC).DataType({ge::DT_FLOAT16});\n  this->Output(\"y\").DataType({ge::DT_FLOAT16});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(MulAddn);\n}\n",
+        )
+        .unwrap();
+        let ops = project::discover(root).unwrap();
+        let mut inferred = Inferred::default();
+        let fit = ShapeFit {
+            rank: Some(3),
+            axes: BTreeMap::from([(2, 1)]),
+            read_past: false,
+        };
+        inferred.rank_fits.insert(
+            ops[0].name.clone(),
+            BTreeMap::from([(
+                "x1".to_string(),
+                (fit, "the 3rd dimension of x1 must be 1".to_string()),
+            )]),
+        );
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        let (text, _) = render(
+            &ops,
+            soc,
+            None,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            &inferred,
+        );
+        assert!(
+            text.contains("name = \"x1\"\ndtype = \"float16\"\nshape = [1, 48, 1]   # guess: 3 axes, axis 2 of 1, as the op's tiling function asked"),
+            "{text}"
+        );
+        assert!(text.contains("list = 3"), "{text}");
+    }
+
     #[test]
     fn a_rank_fit_of_the_main_input_carries_its_paddings_and_output() {
         let dir = tempfile::tempdir().unwrap();
