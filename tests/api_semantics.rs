@@ -6626,6 +6626,189 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4], a[5])
     }
 }
 
+/// IterateBatch (Matmul-Kernel侧接口/IterateBatch.md), which asc-devkit's batch_matmul and
+/// batch_matmul_bias_reuse examples call, stopped the build. A BSNGD batch of two (A's G of 2 over B's
+/// G of 1: B broadcast), each matrix a row of S in the [B, S, N, G, D] layout, C in BSNGD too; and a
+/// NORMAL batch of two with a bias row per product, then with one bias reused (MatmulBatchParams'
+/// isBiasBatch false, as batch_matmul_bias_reuse configures it); and IterateNBatch (batch_matmul_iterate_n_batch)
+/// over two b of BSNGD into the workspace; each checked against a plain product.
+#[test]
+fn iterate_batch_computes_each_product_at_its_place_in_the_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        r#"
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+TCubeTiling mk_tiling(int m, int n, int k) {
+    TCubeTiling t{};
+    t.usedCoreNum = 1; t.M = m; t.N = n; t.Ka = k; t.Kb = k;
+    t.singleCoreM = m; t.singleCoreN = n; t.singleCoreK = k;
+    t.baseM = 16; t.baseN = 16; t.baseK = 32; t.depthA1 = 1; t.depthB1 = 1;
+    t.stepM = 1; t.stepN = 1; t.stepKa = 1; t.stepKb = 1; t.iterateOrder = 0;
+    t.dbL0A = 1; t.dbL0B = 1; t.dbL0C = 1;
+    return t;
+}
+// the bias reused by every product (MatmulBatchParams' isBiasBatch false: Batch-Matmul复用Bias矩阵.md)
+constexpr MatmulConfig CFG_NBATCH =
+    GetMMConfig<MatmulConfigMode::CONFIG_NORM>(MatmulBatchParams{true, BatchMode::BATCH_LESS_THAN_L1, true});
+constexpr MatmulConfig CFG_REUSE =
+    GetMMConfig<MatmulConfigMode::CONFIG_NORM>(MatmulBatchParams{false, BatchMode::BATCH_LESS_THAN_L1, false});
+template <const auto &CFG> void normal(TPipe &pipe, GlobalTensor<half> a2g, GlobalTensor<half> b2g, GlobalTensor<float> biasg,
+                                       GlobalTensor<float> yg) {
+    TCubeTiling t = mk_tiling(20, 24, 32);
+    t.isBias = 1;
+    t.ALayoutInfoB = 2; t.ALayoutInfoS = 20; t.ALayoutInfoN = 1; t.ALayoutInfoG = 1; t.ALayoutInfoD = 32;
+    t.BLayoutInfoB = 2; t.BLayoutInfoS = 24; t.BLayoutInfoN = 1; t.BLayoutInfoG = 1; t.BLayoutInfoD = 32;
+    t.CLayoutInfoB = 2; t.CLayoutInfoS1 = 20; t.CLayoutInfoN = 1; t.CLayoutInfoG = 1; t.CLayoutInfoS2 = 24;
+    t.BatchNum = 2;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NORMAL>,
+           MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NORMAL>,
+           MatmulType<TPosition::GM, CubeFormat::ND, float, false, LayoutMode::NORMAL>, MatmulType<TPosition::GM, CubeFormat::ND, float>, CFG>
+        mm;
+    mm.Init(&t, &pipe);
+    mm.SetTensorA(a2g);
+    mm.SetTensorB(b2g);
+    mm.SetBias(biasg);
+    mm.IterateBatch(yg, 2, 2, false);
+    mm.End();
+}
+extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR a2, GM_ADDR b2, GM_ADDR bias, GM_ADDR y) {
+    GlobalTensor<half> ag, bg, a2g, b2g;
+    GlobalTensor<float> biasg, yg;
+    ag.SetGlobalBuffer((__gm__ half *)a, 20 * 2 * 32);
+    bg.SetGlobalBuffer((__gm__ half *)b, 24 * 32);
+    a2g.SetGlobalBuffer((__gm__ half *)a2, 2 * 20 * 32);
+    b2g.SetGlobalBuffer((__gm__ half *)b2, 2 * 32 * 24);
+    biasg.SetGlobalBuffer((__gm__ float *)bias, 2 * 24);
+    yg.SetGlobalBuffer((__gm__ float *)y, 3 * 2 * 20 * 24 + 2 * 10 * 2 * 12);
+    TPipe pipe;
+    {
+        TCubeTiling t = mk_tiling(20, 24, 32);
+        t.ALayoutInfoB = 1; t.ALayoutInfoS = 20; t.ALayoutInfoN = 1; t.ALayoutInfoG = 2; t.ALayoutInfoD = 32;
+        t.BLayoutInfoB = 1; t.BLayoutInfoS = 24; t.BLayoutInfoN = 1; t.BLayoutInfoG = 1; t.BLayoutInfoD = 32;
+        t.CLayoutInfoB = 1; t.CLayoutInfoS1 = 20; t.CLayoutInfoN = 1; t.CLayoutInfoG = 2; t.CLayoutInfoS2 = 24;
+        t.BatchNum = 2;
+        Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::BSNGD>,
+               MatmulType<TPosition::GM, CubeFormat::ND, half, true, LayoutMode::BSNGD>,
+               MatmulType<TPosition::GM, CubeFormat::ND, float, false, LayoutMode::BSNGD>>
+            mm;
+        mm.Init(&t, &pipe);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg, true);
+        mm.IterateBatch(yg, 2, 1, false);
+        mm.End();
+    }
+    normal<CFG_NORM>(pipe, a2g, b2g, biasg, yg[2 * 20 * 24]);
+    normal<CFG_REUSE>(pipe, a2g, b2g, biasg, yg[4 * 20 * 24]);
+    {
+        // IterateNBatch: two calls of two products (A's G of 2 over B's 1), one b each, C into the workspace
+        TCubeTiling t = mk_tiling(10, 12, 32);
+        t.ALayoutInfoB = 2; t.ALayoutInfoS = 10; t.ALayoutInfoN = 1; t.ALayoutInfoG = 2; t.ALayoutInfoD = 32;
+        t.BLayoutInfoB = 2; t.BLayoutInfoS = 12; t.BLayoutInfoN = 1; t.BLayoutInfoG = 1; t.BLayoutInfoD = 32;
+        t.CLayoutInfoB = 2; t.CLayoutInfoS1 = 10; t.CLayoutInfoN = 1; t.CLayoutInfoG = 2; t.CLayoutInfoS2 = 12;
+        t.BatchNum = 2;
+        Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::BSNGD>,
+               MatmulType<TPosition::GM, CubeFormat::ND, half, true, LayoutMode::BSNGD>,
+               MatmulType<TPosition::GM, CubeFormat::ND, float, false, LayoutMode::BSNGD>, MatmulType<TPosition::GM, CubeFormat::ND, float>,
+               CFG_NBATCH>
+            mm;
+        mm.Init(&t, &pipe);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg, true);
+        mm.SetWorkspace(yg[6 * 20 * 24]);
+        mm.IterateNBatch(2, 2, 1, false);
+        mm.End();
+    }
+}
+extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4], a[5]); }
+"#,
+        "building the IterateBatch kernel",
+    );
+    let val = |i: usize, s: usize| f16::from_f32((((i * s) % 13) as f32 - 6.0) * 0.25);
+    let (m, n, k) = (20usize, 24usize, 32usize);
+    let a: Vec<f16> = (0..m * 2 * k).map(|i| val(i, 7)).collect(); // [S 20, G 2, D 32]
+    let b: Vec<f16> = (0..n * k).map(|i| val(i, 5)).collect(); // [S 24, D 32]: N x K
+    let a2: Vec<f16> = (0..2 * m * k).map(|i| val(i, 3)).collect(); // 2 x [20, 32]
+    let b2: Vec<f16> = (0..2 * k * n).map(|i| val(i, 11)).collect(); // 2 x [32, 24]
+    let bias: Vec<f32> = (0..2 * n).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let bytes = |v: &[f16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (out, y) = run_kernel(
+        w,
+        &[
+            ("a", bytes(&a)),
+            ("b", bytes(&b)),
+            ("a2", bytes(&a2)),
+            ("b2", bytes(&b2)),
+            ("bias", bias.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        ],
+        (3 * 2 * m * n + 2 * 10 * 2 * 12) * 4,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = f32s(&y);
+    for g in 0..2 {
+        for r in 0..m {
+            for c in 0..n {
+                // BSNGD: A's row r of group g at (r * 2 + g) * 32, B's row c (N x K), C's at (r * 2 + g) * 24
+                let want: f32 = (0..k)
+                    .map(|i| a[(r * 2 + g) * k + i].to_f32() * b[c * k + i].to_f32())
+                    .sum();
+                assert_eq!(
+                    got[(r * 2 + g) * n + c],
+                    want,
+                    "BSNGD g {g} row {r} col {c}"
+                );
+                // NORMAL: product g of A2 g by B2 g, plus bias row g
+                let want: f32 = (0..k)
+                    .map(|i| {
+                        a2[g * m * k + r * k + i].to_f32() * b2[g * k * n + i * n + c].to_f32()
+                    })
+                    .sum::<f32>()
+                    + bias[g * n + c];
+                assert_eq!(
+                    got[2 * m * n + g * m * n + r * n + c],
+                    want,
+                    "NORMAL batch {g} row {r} col {c}"
+                );
+                // the bias reused: row 0 for both
+                let reused = want - bias[g * n + c] + bias[c];
+                assert_eq!(
+                    got[4 * m * n + g * m * n + r * n + c],
+                    reused,
+                    "NORMAL, bias reused, batch {g} row {r} col {c}"
+                );
+            }
+        }
+    }
+    // IterateNBatch over A [2, 10, 1, 2, 32], B [2, 12, 1, 1, 32], C [2, 10, 1, 2, 12]: call b takes b's
+    // two A matrices and b's one B
+    for bi in 0..2 {
+        for g in 0..2 {
+            for r in 0..10 {
+                for c in 0..12 {
+                    let want: f32 = (0..k)
+                        .map(|i| {
+                            a[((bi * 10 + r) * 2 + g) * k + i].to_f32()
+                                * b[(bi * 12 + c) * k + i].to_f32()
+                        })
+                        .sum();
+                    assert_eq!(
+                        got[6 * m * n + ((bi * 10 + r) * 2 + g) * 12 + c],
+                        want,
+                        "IterateNBatch b {bi} g {g} row {r} col {c}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The twin's matmul tiling splits the cores so that each core's share is whole base blocks when the
 /// least work per core ties, and the shorter of M and N where that ties too (the learning hub's matmul_abs: 1024 x 640 over 2 cores with SetFixSplit
 /// 128 x 128 copies whole blocks out; 1024 x 320 each left a 64-column tail its CopyOut wrote past C's end).

@@ -197,10 +197,17 @@ constexpr MatmulConfig CFG_IBSHARE_NORM = GetIBShareNormConfig();
 // MatmulApiStaticTiling (TCubeTiling's fields as constants, -1 where only the run knows them, and the
 // config), which a Matmul takes as its MM_CFG; with singleCore shapes set it needs no run-time tiling
 // (REGIST_MATMUL_OBJ with a null tiling). The twin supports the Norm and MDL modes (the ones the page
-// lists for Atlas A2) and MatmulShapeParams; other sub-configs are refused at compile time.
+// lists for Atlas A2), MatmulShapeParams and MatmulBatchParams (GetMMConfig.md 表6: isNBatch, batchMode,
+// isBiasBatch, bmmOutMode, in that order); the quant and func sub-configs are refused at compile time.
 enum class MatmulConfigMode : int32_t { CONFIG_NORM, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
 struct MatmulShapeParams {
     uint32_t singleCoreM = 0, singleCoreN = 0, singleCoreK = 0, basicM = 0, basicN = 0, basicK = 0;
+};
+struct MatmulBatchParams {
+    bool isNBatch = false;
+    BatchMode batchMode = BatchMode::NONE;
+    bool isBiasBatch = true;
+    BatchOutMode bmmOutMode = BatchOutMode::SINGLE_BATCH;
 };
 namespace twin_mm {
 template <class T> struct always_false : std::false_type {};
@@ -208,8 +215,11 @@ constexpr void apply(MatmulConfig &c, const MatmulShapeParams &p) {
     c.singleCoreM = p.singleCoreM; c.singleCoreN = p.singleCoreN; c.singleCoreK = p.singleCoreK;
     c.basicM = p.basicM; c.basicN = p.basicN; c.basicK = p.basicK;
 }
+constexpr void apply(MatmulConfig &c, const MatmulBatchParams &p) {
+    c.isNBatch = p.isNBatch; c.batchMode = p.batchMode; c.isBiasBatch = p.isBiasBatch; c.bmmOutMode = p.bmmOutMode;
+}
 template <class T> constexpr void apply(MatmulConfig &, const T &) {
-    static_assert(always_false<T>::value, "GetMMConfig: the twin takes MatmulShapeParams only (no quant, batch or func params yet)");
+    static_assert(always_false<T>::value, "GetMMConfig: the twin takes MatmulShapeParams and MatmulBatchParams only (no quant or func params yet)");
 }
 } // namespace twin_mm
 template <MatmulConfigMode configMode, typename... ArgTypes> constexpr MatmulConfig GetMMConfig(ArgTypes &&...args) {
@@ -271,6 +281,7 @@ using AscendC::MatmulApiStaticTiling;
 using AscendC::MatmulConfig;
 using AscendC::MatmulConfigMode;
 using AscendC::MatmulShapeParams;
+using AscendC::MatmulBatchParams;
 using AscendC::ScheduleType;
 
 namespace twin {
@@ -491,8 +502,16 @@ public:
     // The callbacks' tiling and data addresses (SetUserDefInfo.md, SetSelfDefineData.md).
     void SetUserDefInfo(const uint64_t tilingPtr) { userTiling_ = tilingPtr; }
     void SetSelfDefineData(const uint64_t dataPtr) { userData_ = dataPtr; }
-    template <class T> void SetWorkspace(const GlobalTensor<T> &) {}
-    void SetWorkspace(GM_ADDR, int) {}
+    // The GM IterateNBatch writes its C into (SetWorkspace.md); other schedules need none in the twin.
+    template <class T> void SetWorkspace(const GlobalTensor<T> &w) {
+        ws_.SetGlobalBuffer(reinterpret_cast<__gm__ DstT *>(w.ptr_), w.size_ * sizeof(T) / sizeof(DstT));
+        ws_.origin_ = w.origin_;
+        wsSet_ = true;
+    }
+    void SetWorkspace(GM_ADDR w, int size) {
+        ws_.SetGlobalBuffer(reinterpret_cast<__gm__ DstT *>(w), (uint64_t)size / sizeof(DstT));
+        wsSet_ = true;
+    }
 
     // All base blocks of this core's C, written to gm (enAtomic 1: added to what is there).
     // IterateAll<false> (asynchronous, IterateAll.md; asc-devkit's matmul_async_iterate_all): the twin
@@ -553,7 +572,8 @@ public:
         // matmul_format_nd_align sample's golden holds). NZ (表3): 16-column blocks of C's rows rounded up to
         // 16, one after another.
         constexpr bool ndAlign = C_TYPE::format == CubeFormat::ND_ALIGN, nzC = C_TYPE::format == CubeFormat::NZ;
-        const uint32_t rowC = ndAlign ? (uint32_t)(align((uint64_t)orgN_ * sizeof(DstT), 32) / sizeof(DstT)) : (uint32_t)orgN_;
+        const uint32_t rowC = ldC_ ? (uint32_t)ldC_
+                            : ndAlign ? (uint32_t)(align((uint64_t)orgN_ * sizeof(DstT), 32) / sizeof(DstT)) : (uint32_t)orgN_;
         const uint64_t m16 = align((uint64_t)orgM_, 16);
         uint64_t off = enSequentialWrite ? 0
                      : nzC ? (uint64_t)nIdx_ * t_.baseN * m16 + (uint64_t)mIdx_ * t_.baseM * 16
@@ -612,24 +632,142 @@ public:
         fix_pending_ = true;
         computed_ = false;
     }
-    // IterateBatch / WaitIterateBatch (IterateBatch.md: many singleCoreM x singleCoreN products per call
-    // over the BSNGD, SBNGD, BNGS1S2 or NORMAL layouts) are not in the twin yet: a kernel that calls them
-    // stops at this build error rather than computing something else.
-    template <bool sync = true, bool waitIterateBatch = false, class... Args> void IterateBatch(Args &&...) {
-        static_assert(sizeof...(Args) == size_t(-1),
-                      "Matmul::IterateBatch (batch matmul) is not implemented by the twin yet; the host's layouts reach TCubeTiling, "
-                      "the kernel's batched schedule does not");
+    // IterateBatch (Matmul-Kernel侧接口/IterateBatch.md): batch = max(batchA, batchB) products of
+    // singleCoreM x singleCoreN, each computed as IterateAll computes one, A's and B's matrices found by the
+    // layout MatmulType gives them (A and B the same, the doc's constraint) and the host's SetALayout /
+    // SetBLayout / SetCLayout (or SetBatchInfoForNormal) in TCubeTiling:
+    //   NORMAL, BNGS1S2: matrix i starts i matrices in (matrixStrideA / B elements apart when given),
+    //     stored as a plain Matmul stores it;
+    //   BSNGD ([B, S, N, G, D], the BSH layout with H = N * G * D): matrix i, counting (b, n, g), is S x D,
+    //     its rows N * G * D apart; SBNGD ([S, B, N, G, D]): rows B * N * G * D apart, matrix i from i * D. A is stored S x D (M x K, not transposed), B as D's rows of S (N x K,
+    //     transposed), as the doc's figures and asc-devkit's batch_matmul example lay them out.
+    // C takes CLayoutInfo the same way (S1 x S2 for M x N). Where batchA and batchB differ, the smaller is
+    // broadcast (the doc: they must divide each other): product i takes A i / (batch / batchA) and B
+    // i / (batch / batchB), so that consecutive products share one matrix (a G axis of query heads over one
+    // key head). With a bias, product i adds bias row i (N apart) unless MatmulConfig's isBiasBatch is false
+    // (the bias reused: Batch-Matmul复用Bias矩阵.md). The twin computes the products at the call, so
+    // IterateBatch<false> is done by WaitIterateBatch and earlier. enPartialSum (accumulating in L0C) is not
+    // implemented: a fault says so.
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateBatch(const GlobalTensor<DstT> &gm, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                      const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0, const uint32_t matrixStrideC = 0,
+                      const bool enPartialSum = false, const uint8_t enAtomic = 0, TWIN_LOC) {
+        (void)matrixStrideC;
+        batch_check("IterateBatch", batchA, batchB, enSequentialWrite, enPartialSum, TWIN_LOC_ARGS);
+        batch_products(gm, batchA, batchB, matrixStrideA, matrixStrideB, 0, enAtomic, TWIN_LOC_ARGS);
+        waitBatch_ = !sync && waitIterateBatch;
     }
-    template <class... Args> void WaitIterateBatch(Args &&...) {
-        static_assert(sizeof...(Args) == size_t(-1), "Matmul::WaitIterateBatch (batch matmul) is not implemented by the twin yet");
+    // IterateNBatch (IterateNBatch.md; MatmulBatchParams' isNBatch): batchLoop IterateBatch calls, the
+    // j-th taking the matrices after the first j calls' (A j * batchA in, B j * batchB, C j * batch), C
+    // into the GM SetWorkspace gave. GetBatchTensorC<false> then hands out one call's C after another.
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateNBatch(const uint32_t batchLoop, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                       const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0, const uint32_t matrixStrideC = 0,
+                       TWIN_LOC) {
+        (void)matrixStrideC;
+        static_assert(twin::mm_cfg(MM_CFG).isNBatch,
+                      "Matmul::IterateNBatch: set MatmulConfig's isNBatch (MatmulBatchParams) first (IterateNBatch.md)");
+        batch_check("IterateNBatch", batchA, batchB, enSequentialWrite, false, TWIN_LOC_ARGS);
+        if (!wsSet_)
+            twin::fault(twin_file, twin_line, "Matmul::IterateNBatch: its C goes to the GM of SetWorkspace; call SetWorkspace first");
+        const uint32_t batch = batchA > batchB ? batchA : batchB;
+        for (uint32_t j = 0; j < batchLoop; j++)
+            batch_products(ws_, batchA, batchB, matrixStrideA, matrixStrideB, j, 0, TWIN_LOC_ARGS);
+        (void)batch;
+        nBatchLeft_ = sync ? 0 : batchLoop;
+        nBatchTaken_ = 0;
+        waitBatch_ = !sync && waitIterateBatch;
+    }
+    // The next IterateNBatch<false> call's C: max(batchA, batchB) products of singleCoreM x singleCoreN in
+    // the workspace (GetBatchTensorC.md; only the asynchronous form).
+    template <bool sync = true>
+    GlobalTensor<DstT> GetBatchTensorC(uint32_t batchA, uint32_t batchB, bool enSequentialWrite = false, TWIN_LOC) {
+        static_assert(!sync, "Matmul::GetBatchTensorC: only the asynchronous form, GetBatchTensorC<false> (GetBatchTensorC.md)");
+        (void)enSequentialWrite;
+        if (nBatchLeft_ == 0)
+            twin::fault(twin_file, twin_line, "Matmul::GetBatchTensorC<false>: no IterateNBatch<false> result is left to take");
+        const uint64_t batch = batchA > batchB ? batchA : batchB;
+        GlobalTensor<DstT> c = ws_[(uint64_t)nBatchTaken_ * batch * (uint64_t)t_.CLayoutInfoS1 * t_.CLayoutInfoS2];
+        nBatchTaken_++;
+        nBatchLeft_--;
+        return c;
+    }
+    // Waits for an IterateBatch<false, true> (WaitIterateBatch.md).
+    void WaitIterateBatch(TWIN_LOC) {
+        if (!waitBatch_)
+            twin::fault(twin_file, twin_line, "Matmul::WaitIterateBatch: no IterateBatch<false, true> is pending");
+        waitBatch_ = false;
     }
     void End(TWIN_LOC) {
+        if (waitBatch_)
+            twin::fault(twin_file, twin_line, "Matmul::End: an IterateBatch<false, true> was not waited for (WaitIterateBatch)");
         if (waitAll_)
             twin::fault(twin_file, twin_line, "Matmul::End: an IterateAll<false>(..., waitIterateAll = true) was not waited for (WaitIterateAll)");
         iter_ = 0; async_ = false;
     }
 
 private:
+    // IterateBatch's and IterateNBatch's checks of their arguments (IterateBatch.md's constraints).
+    void batch_check(const char *api, uint32_t batchA, uint32_t batchB, bool enSequentialWrite, bool enPartialSum, TWIN_LOC_DECL) {
+        static_assert(A_TYPE::layout != LayoutMode::NONE && B_TYPE::layout == A_TYPE::layout,
+                      "Matmul::IterateBatch: A and B need one layout (BSNGD, SBNGD, BNGS1S2 or NORMAL) in their MatmulType (IterateBatch.md)");
+        ready(api, TWIN_LOC_ARGS);
+        if (waitBatch_)
+            twin::fault(twin_file, twin_line, "Matmul::%s: the previous IterateBatch<false, true> was not waited for (call WaitIterateBatch first)", api);
+        if (enPartialSum)
+            twin::fault(twin_file, twin_line, "Matmul::%s: enPartialSum (accumulating into L0C) is not implemented by the twin", api);
+        if (enSequentialWrite)
+            twin::fault(twin_file, twin_line, "Matmul::%s: enSequentialWrite is for a C in the UB; a C in GM is written at its place (IterateBatch.md)", api);
+        if (batchA == 0 || batchB == 0)
+            twin::fault(twin_file, twin_line, "Matmul::%s: batchA %u and batchB %u must be at least 1", api, batchA, batchB);
+        const uint32_t batch = batchA > batchB ? batchA : batchB;
+        if (batch % batchA || batch % batchB)
+            twin::fault(twin_file, twin_line, "Matmul::%s: batchA %u and batchB %u must divide each other (one is broadcast over the other)", api, batchA, batchB);
+        constexpr LayoutMode lay = A_TYPE::layout;
+        if ((lay == LayoutMode::BSNGD || lay == LayoutMode::SBNGD) && (transA_ || !transB_))
+            twin::fault(twin_file, twin_line, "Matmul::%s: in the %s layout A is S x D (not transposed) and B is S x D (transposed: "
+                        "SetTensorB(..., true)), each matrix a row of S", api, lay == LayoutMode::BSNGD ? "BSNGD" : "SBNGD");
+    }
+    // Where matrix t of a layout (b, s, n, g, d: TCubeTiling's LayoutInfo fields) starts, in elements, and
+    // its rows' stride (0: the plain Matmul's). BSNGD: t counts (b, n, g), row-major.
+    static uint64_t batch_place(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d, uint32_t stride, uint64_t t, uint64_t &ld) {
+        constexpr LayoutMode lay = A_TYPE::layout;
+        ld = 0;
+        if (lay == LayoutMode::BSNGD) {
+            const uint64_t ng = (uint64_t)n * g;
+            ld = ng * d;
+            return (t / ng) * s * ng * d + (t % ng) * d;
+        }
+        if (lay == LayoutMode::SBNGD) { ld = (uint64_t)b * n * g * d; return t * d; }
+        return t * (stride ? (uint64_t)stride : (uint64_t)s * d);
+    }
+    // The products of one IterateBatch call, the call's matrices the `call`-th batchA / batchB / batch of
+    // them: product i as IterateAll computes one, into its place in gm.
+    void batch_products(const GlobalTensor<DstT> &gm, uint32_t batchA, uint32_t batchB, uint32_t strideA, uint32_t strideB,
+                        uint32_t call, uint8_t enAtomic, TWIN_LOC_DECL) {
+        const uint32_t batch = batchA > batchB ? batchA : batchB;
+        const GlobalTensor<SrcT> a0 = a_, b0 = b_;
+        const GlobalTensor<BiasT> bias0 = biasGm_;
+        const bool transA = transA_, transB = transB_;
+        for (uint32_t i = 0; i < batch; i++) {
+            uint64_t ldA, ldB, ldC;
+            const uint64_t offA = batch_place(t_.ALayoutInfoB, t_.ALayoutInfoS, t_.ALayoutInfoN, t_.ALayoutInfoG, t_.ALayoutInfoD, strideA,
+                                              (uint64_t)call * batchA + i / (batch / batchA), ldA);
+            const uint64_t offB = batch_place(t_.BLayoutInfoB, t_.BLayoutInfoS, t_.BLayoutInfoN, t_.BLayoutInfoG, t_.BLayoutInfoD, strideB,
+                                              (uint64_t)call * batchB + i / (batch / batchB), ldB);
+            const uint64_t offC = batch_place(t_.CLayoutInfoB, t_.CLayoutInfoS1, t_.CLayoutInfoN, t_.CLayoutInfoG, t_.CLayoutInfoS2, 0,
+                                              (uint64_t)call * batch + i, ldC);
+            SetTensorA(a0[offA], transA);
+            SetTensorB(b0[offB], transB);
+            ldA_ = ldA; ldB_ = ldB; ldC_ = ldC;
+            if (bias_) biasGm_ = twin::mm_cfg(MM_CFG).isBiasBatch ? bias0[((uint64_t)call * batch + i) * orgN_] : bias0;
+            IterateAll(gm[offC], enAtomic, false, false, false, TWIN_LOC_ARGS);
+        }
+        SetTensorA(a0, transA);
+        SetTensorB(b0, transB);
+        biasGm_ = bias0;
+        ldA_ = ldB_ = ldC_ = 0;
+    }
     static constexpr uint32_t c0() { return 32u / (uint32_t)sizeof(SrcT); }
     static int64_t mn64(int64_t a, int64_t b) { return a < b ? a : b; }
     static uint32_t mn32(uint32_t a, uint32_t b) { return a < b ? a : b; }
@@ -701,13 +839,18 @@ private:
         return s;
     }
     // A and B as they are stored: M x Ka (Ka x M transposed), Kb x N (N x Kb transposed), ND or NZ.
+    // (IterateBatch's BSNGD / SBNGD matrices: rows ldA_ / ldB_ apart.)
     Stored storedA() const {
-        return transA_ ? stored(A_TYPE::format == CubeFormat::NZ, (uint64_t)orgKa_, (uint64_t)orgM_)
-                       : stored(A_TYPE::format == CubeFormat::NZ, (uint64_t)orgM_, (uint64_t)orgKa_);
+        Stored s = transA_ ? stored(A_TYPE::format == CubeFormat::NZ, (uint64_t)orgKa_, (uint64_t)orgM_)
+                           : stored(A_TYPE::format == CubeFormat::NZ, (uint64_t)orgM_, (uint64_t)orgKa_);
+        if (ldA_) s.ld = ldA_;
+        return s;
     }
     Stored storedB() const {
-        return transB_ ? stored(B_TYPE::format == CubeFormat::NZ, (uint64_t)orgN_, (uint64_t)orgKb_)
-                       : stored(B_TYPE::format == CubeFormat::NZ, (uint64_t)orgKb_, (uint64_t)orgN_);
+        Stored s = transB_ ? stored(B_TYPE::format == CubeFormat::NZ, (uint64_t)orgN_, (uint64_t)orgKb_)
+                           : stored(B_TYPE::format == CubeFormat::NZ, (uint64_t)orgKb_, (uint64_t)orgN_);
+        if (ldB_) s.ld = ldB_;
+        return s;
     }
     // Rows x cols of a logical matrix into L1 as NZ (16 x C0 fractals in column-major order); element
     // (r, c) is the stored matrix's (row0 + r, col0 + c), or (row0 + c, col0 + r) when `trans`, from `g`,
@@ -958,6 +1101,14 @@ private:
     TCubeTiling t_{};
     GlobalTensor<SrcT> a_, b_;
     GlobalTensor<BiasT> biasGm_;
+    // IterateBatch's row strides of A, B and C in the BSNGD / SBNGD layouts (0: the plain Matmul's), and
+    // whether an IterateBatch<false, true> awaits WaitIterateBatch.
+    uint64_t ldA_ = 0, ldB_ = 0, ldC_ = 0;
+    bool waitBatch_ = false;
+    // SetWorkspace's GM, and the IterateNBatch<false> results GetBatchTensorC has left to hand out.
+    GlobalTensor<DstT> ws_;
+    bool wsSet_ = false;
+    uint32_t nBatchLeft_ = 0, nBatchTaken_ = 0;
     GlobalTensor<uint8_t> index_;
     bool indexSet_ = false;
     bool biasCarved_ = false;

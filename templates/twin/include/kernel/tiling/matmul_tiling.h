@@ -125,7 +125,7 @@ public:
     // (SetALayout.md: b, s, n, g, d; SetCLayout.md's s and d are CLayoutInfoS1 and CLayoutInfoS2).
     // SetBatchInfoForNormal (NORMAL, BMNK): A is batchA matrices of m x k, B batchB of k x n, C the larger
     // batch of m x n, and BatchNum that larger batch (SetBatchNum-88.md: the larger of batchA and batchB).
-    // The kernel's IterateBatch is not in the twin yet (matmul_intf.h says so when a kernel calls it).
+    // The kernel's IterateBatch reads them (matmul_intf.h).
     int32_t SetALayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) { layA_[0] = b; layA_[1] = s; layA_[2] = n; layA_[3] = g; layA_[4] = d; return 0; }
     int32_t SetBLayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) { layB_[0] = b; layB_[1] = s; layB_[2] = n; layB_[3] = g; layB_[4] = d; return 0; }
     int32_t SetCLayout(int32_t b, int32_t s, int32_t n, int32_t g, int32_t d) { layC_[0] = b; layC_[1] = s; layC_[2] = n; layC_[3] = g; layC_[4] = d; return 0; }
@@ -274,6 +274,16 @@ public:
     MultiCoreMatmulTiling() = default;
     explicit MultiCoreMatmulTiling(const platform_ascendc::PlatformAscendC &p) : MatmulApiTiling(p) {}
     explicit MultiCoreMatmulTiling(const PlatformInfo &p) : MatmulApiTiling(p) {}
+};
+
+// BatchMatmulTiling (Matmul-Tiling类构造函数.md: like MatmulApiTiling and MultiCoreMatmulTiling, a
+// MatmulApiTilingBase): the tiling of one core's products of a batch matmul, their layouts and batch
+// count set with SetALayout / SetBLayout / SetCLayout / SetBatchNum or SetBatchInfoForNormal (above).
+class BatchMatmulTiling : public MatmulApiTiling {
+public:
+    BatchMatmulTiling() = default;
+    explicit BatchMatmulTiling(const platform_ascendc::PlatformAscendC &p) : MatmulApiTiling(p) {}
+    explicit BatchMatmulTiling(const PlatformInfo &p) : MatmulApiTiling(p) {}
 };
 
 } // namespace matmul_tiling
