@@ -163,7 +163,10 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
 
 /// The outputs of `op` whose OpDef (in its host files, the `OP_ADD` of its type) sets `.InitValue(...)`:
 /// the framework fills them before the kernel runs.
-fn initialised_outputs(root: &std::path::Path, op: &crate::manifest::OpSpec) -> Vec<String> {
+pub(crate) fn initialised_outputs(
+    root: &std::path::Path,
+    op: &crate::manifest::OpSpec,
+) -> Vec<String> {
     op.host
         .iter()
         .filter_map(|f| std::fs::read_to_string(root.join(f)).ok())

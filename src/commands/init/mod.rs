@@ -1175,6 +1175,13 @@ impl Fitting<'_> {
     /// tried); None where nothing is run (on hardware a run is the user's to start; a build failure
     /// is not the shapes' doing).
     fn run_outcome(&self, op: &FoundOp) -> Option<std::result::Result<Ran, String>> {
+        self.run_checked(op, false)
+    }
+
+    /// `run_outcome`, and with `unwritten` its outputs run again filled with 0xA5 bytes first: the
+    /// elements that depend on what an output held before the kernel (`tune::probes::unwritten`, as
+    /// `run` warns of them) are degenerate too.
+    fn run_checked(&self, op: &FoundOp, unwritten: bool) -> Option<std::result::Result<Ran, String>> {
         let manifest = crate::manifest::Manifest::load(self.path).ok()?;
         if manifest.backend != crate::manifest::BackendKind::Twin {
             return None;
@@ -1191,15 +1198,32 @@ impl Fitting<'_> {
         Some(
             backend
                 .run(spec, &artifact, &inputs, true)
-                .map(|m| Ran {
-                    gm_bytes: m.timing.gm_bytes,
-                    latency_us: m.latency_us,
-                    degenerate: crate::verify::golden::degenerate(
-                        spec,
-                        &inputs.tensors,
-                        &m.outputs,
-                    ),
-                    warnings: m.warnings,
+                .map(|m| {
+                    use crate::verify::golden;
+                    let mut degenerate = golden::degenerate(spec, &inputs.tensors, &m.outputs);
+                    if unwritten && golden::may_hide_unwritten(spec, &m.outputs) {
+                        let ranges = crate::tune::probes::unwritten(
+                            backend.as_ref(),
+                            spec,
+                            &artifact,
+                            &inputs,
+                            &m.outputs,
+                        );
+                        let filled = crate::commands::run::initialised_outputs(&manifest.root, spec);
+                        let ranges: Vec<_> = spec
+                            .outputs
+                            .iter()
+                            .zip(ranges)
+                            .map(|(t, r)| if filled.contains(&t.name) { vec![] } else { r })
+                            .collect();
+                        degenerate.extend(golden::unwritten_warnings(spec, &ranges));
+                    }
+                    Ran {
+                        gm_bytes: m.timing.gm_bytes,
+                        latency_us: m.latency_us,
+                        degenerate,
+                        warnings: m.warnings,
+                    }
                 })
                 .map_err(|f| fault_line(&f.message)),
         )
@@ -1573,7 +1597,8 @@ impl Fitting<'_> {
     }
 
     /// For each op (no `--shape`) whose run as written gives degenerate outputs (`golden::degenerate`:
-    /// an output all zeros, NaN or Inf where no input has any, or identical to an input): a path the
+    /// an output all zeros, NaN or Inf where no input has any, or identical to an input; and elements
+    /// that depend on what an output held before the kernel, `run_checked`): a path the
     /// op's users do not run, and one tuning should not measure. Tries the case taken with its attrs at
     /// the OpDef's defaults where they differ (ops-transformer's moe_gating_top_k: its tiling test sets
     /// `routed_scaling_factor` 0, the default 1.0, and `y` came out all zeros), then the op's other
@@ -1594,7 +1619,7 @@ impl Fitting<'_> {
             if op.inputs.iter().any(|(n, _)| self.shapes.contains_key(n)) {
                 continue;
             }
-            let Some(Ok(ran)) = self.run_outcome(op) else {
+            let Some(Ok(ran)) = self.run_checked(op, true) else {
                 continue;
             };
             // "output `y` of op `x` is all zeros (2048 elements)", without the question after it
@@ -1651,7 +1676,7 @@ impl Fitting<'_> {
                 if self.refusal(op).is_some() {
                     continue;
                 }
-                let Some(Ok(now)) = self.run_outcome(op) else {
+                let Some(Ok(now)) = self.run_checked(op, true) else {
                     continue;
                 };
                 let n = now.degenerate.len();
@@ -1682,7 +1707,7 @@ impl Fitting<'_> {
                     if self.refusal(op).is_some() {
                         continue;
                     }
-                    if let Some(Ok(now)) = self.run_outcome(op)
+                    if let Some(Ok(now)) = self.run_checked(op, true)
                         && now.degenerate.len() <= *n
                         && read_past(&now) <= past
                     {
