@@ -6482,19 +6482,9 @@ extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2]); }
     }
 }
 
-/// The Matmul's formats for A, B and C on Atlas A2 (Matmul使用说明.md, FORMAT and 表3; 矩阵乘输出的N方向对齐.md):
-/// a VECTOR A (GEMV, one row) and an ND A of 3 rows, each by an ND B of 32 x 20, into an ND_ALIGN C
-/// whose rows are 20 floats rounded up to 32 bytes (24), the 4 padding columns written as zeros; and an NZ
-/// A (32 x 32) by an NZ B (32 x 32) into an NZ C (16-column blocks of 32 rows), and by the same B stored
-/// transposed in NZ into an ND C, in base blocks of 16 x 16 x 32. `y` starts as -1 everywhere, so a stride or a padding column the twin gets wrong shows. Against
-/// products computed here. The GEMV is declared as `matmul::MatmulImpl`, the name ops-nn's kernels use.
-#[test]
-fn a_matmul_reads_nz_and_vector_operands_and_writes_nd_align_and_nz_c() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = dir.path();
-    build_kernel(
-        w,
-        r#"
+/// The kernel sources of the Matmul tests below open with this: the headers, and `mk_tiling`, a one-core
+/// tiling of 16 x 16 x 32 base blocks over an m x n x k product.
+const MATMUL_PRELUDE: &str = r#"
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 using namespace AscendC;
@@ -6507,6 +6497,23 @@ TCubeTiling mk_tiling(int m, int n, int k) {
     t.dbL0A = 1; t.dbL0B = 1; t.dbL0C = 1;
     return t;
 }
+"#;
+
+/// The Matmul's formats for A, B and C on Atlas A2 (Matmul使用说明.md, FORMAT and 表3; 矩阵乘输出的N方向对齐.md):
+/// a VECTOR A (GEMV, one row) and an ND A of 3 rows, each by an ND B of 32 x 20, into an ND_ALIGN C
+/// whose rows are 20 floats rounded up to 32 bytes (24), the 4 padding columns written as zeros; and an NZ
+/// A (32 x 32) by an NZ B (32 x 32) into an NZ C (16-column blocks of 32 rows), and by the same B stored
+/// transposed in NZ into an ND C, in base blocks of 16 x 16 x 32. `y` starts as -1 everywhere, so a stride or a padding column the twin gets wrong shows. Against
+/// products computed here. The GEMV is declared as `matmul::MatmulImpl`, the name ops-nn's kernels use.
+#[test]
+fn a_matmul_reads_nz_and_vector_operands_and_writes_nd_align_and_nz_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    build_kernel(
+        w,
+        &format!(
+            "{MATMUL_PRELUDE}{}",
+            r#"
 extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR anz, GM_ADDR bnz, GM_ADDR btnz, GM_ADDR y) {
     GlobalTensor<half> ag, bg, anzg, bnzg, btnzg;
     GlobalTensor<float> yg;
@@ -6548,7 +6555,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR anz, GM_AD
     whole(nzt, 32, 32, 32, anzg, btnzg, true, yg[128 + 32 * 32]);
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4], a[5]); }
-"#,
+"#
+        ),
         "building the Matmul formats kernel",
     );
     let val = |i: usize, s: usize| f16::from_f32((((i * s) % 13) as f32 - 6.0) * 0.25);
@@ -6638,19 +6646,9 @@ fn iterate_batch_computes_each_product_at_its_place_in_the_layout() {
     let w = dir.path();
     build_kernel(
         w,
-        r#"
-#include "kernel_operator.h"
-#include "lib/matmul_intf.h"
-using namespace AscendC;
-TCubeTiling mk_tiling(int m, int n, int k) {
-    TCubeTiling t{};
-    t.usedCoreNum = 1; t.M = m; t.N = n; t.Ka = k; t.Kb = k;
-    t.singleCoreM = m; t.singleCoreN = n; t.singleCoreK = k;
-    t.baseM = 16; t.baseN = 16; t.baseK = 32; t.depthA1 = 1; t.depthB1 = 1;
-    t.stepM = 1; t.stepN = 1; t.stepKa = 1; t.stepKb = 1; t.iterateOrder = 0;
-    t.dbL0A = 1; t.dbL0B = 1; t.dbL0C = 1;
-    return t;
-}
+        &format!(
+            "{MATMUL_PRELUDE}{}",
+            r#"
 // the bias reused by every product (MatmulBatchParams' isBiasBatch false: Batch-Matmul复用Bias矩阵.md)
 constexpr MatmulConfig CFG_NBATCH =
     GetMMConfig<MatmulConfigMode::CONFIG_NORM>(MatmulBatchParams{true, BatchMode::BATCH_LESS_THAN_L1, true});
@@ -6724,7 +6722,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR a, GM_ADDR b, GM_ADDR a2, GM_ADD
     }
 }
 extern "C" void twin_launch(uint8_t **a) { k(a[0], a[1], a[2], a[3], a[4], a[5]); }
-"#,
+"#
+        ),
         "building the IterateBatch kernel",
     );
     let val = |i: usize, s: usize| f16::from_f32((((i * s) % 13) as f32 - 6.0) * 0.25);

@@ -1467,6 +1467,21 @@ fn a_build_error_after_hundreds_of_included_headers_is_still_reported() {
     );
 }
 
+/// Writes add_custom's tiling unit test at `p`: one case `test` that expects success at x, y, z of
+/// [48, 2048] fp16, with the attrs `attrs` (`TilingContextPara::OpAttr(...)`s, comma-separated).
+fn write_attr_tiling_test(p: &std::path::Path, test: &str, attrs: &str) {
+    let tests = p.join("tests/ut/op_host");
+    std::fs::create_dir_all(&tests).unwrap();
+    let t = "{{{48, 2048}, {48, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
+    std::fs::write(
+        tests.join("test_add_custom_tiling.cpp"),
+        format!(
+            "TEST_F(AddCustomTiling, {test}) {{\n  gert::TilingContextPara para(\"AddCustom\",\n    {{{t}, {t}}},\n    {{{t}}},\n    {{{attrs}}}, &compileInfo);\n  ExecuteTestCase(para, ge::GRAPH_SUCCESS);\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
 /// ops-math's cross: its tiling reads attr 0 (`dim`, which its aclnn layer passes) while its OpDef
 /// declares no attr, and stopped at "dimPtr is nullptr" at every shape. Its tiling test gives the attr
 /// in the `TilingContextPara::OpAttr(...)` form, which init did not read, and no manifest attr reached
@@ -1478,16 +1493,11 @@ fn init_writes_an_attr_the_tiling_test_gives_and_the_opdef_does_not_declare() {
         "    { const int64_t *dim = context->GetAttrs()->GetAttrPointer<int64_t>(0); if (dim == nullptr || *dim != 1) { return ge::GRAPH_FAILED; } }\n",
     );
     let p = dir.path();
-    let tests = p.join("tests/ut/op_host");
-    std::fs::create_dir_all(&tests).unwrap();
-    let t = "{{{48, 2048}, {48, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
-    std::fs::write(
-        tests.join("test_add_custom_tiling.cpp"),
-        format!(
-            "TEST_F(AddCustomTiling, dim_one) {{\n  gert::TilingContextPara para(\"AddCustom\",\n    {{{t}, {t}}},\n    {{{t}}},\n    {{gert::TilingContextPara::OpAttr(\"dim\", Ops::Math::AnyValue::CreateFrom<int64_t>(1))}}, &compileInfo);\n  ExecuteTestCase(para, ge::GRAPH_SUCCESS);\n}}\n"
-        ),
-    )
-    .unwrap();
+    write_attr_tiling_test(
+        p,
+        "dim_one",
+        "gert::TilingContextPara::OpAttr(\"dim\", Ops::Math::AnyValue::CreateFrom<int64_t>(1))",
+    );
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();
@@ -1535,16 +1545,11 @@ fn init_takes_an_attrs_default_where_the_tiling_tests_value_leaves_the_outputs_d
         "    KernelAdd op;\n",
         "    if (tiling_data.tileNum == 0) { return; }\n    KernelAdd op;\n",
     );
-    let tests = p.join("tests/ut/op_host");
-    std::fs::create_dir_all(&tests).unwrap();
-    let t = "{{{48, 2048}, {48, 2048}}, ge::DT_FLOAT16, ge::FORMAT_ND}";
-    std::fs::write(
-        tests.join("test_add_custom_tiling.cpp"),
-        format!(
-            "TEST_F(AddCustomTiling, zero_scale) {{\n  gert::TilingContextPara para(\"AddCustom\",\n    {{{t}, {t}}},\n    {{{t}}},\n    {{gert::TilingContextPara::OpAttr(\"scale\", Ops::Math::AnyValue::CreateFrom<float>(0.0)), gert::TilingContextPara::OpAttr(\"groups\", Ops::Math::AnyValue::CreateFrom<int64_t>(4))}}, &compileInfo);\n  ExecuteTestCase(para, ge::GRAPH_SUCCESS);\n}}\n"
-        ),
-    )
-    .unwrap();
+    write_attr_tiling_test(
+        p,
+        "zero_scale",
+        "gert::TilingContextPara::OpAttr(\"scale\", Ops::Math::AnyValue::CreateFrom<float>(0.0)), gert::TilingContextPara::OpAttr(\"groups\", Ops::Math::AnyValue::CreateFrom<int64_t>(4))",
+    );
     let out = cargo_ascend_tune(p, &["init"]);
     assert!(out.status.success(), "{:?}", text(&out));
     let manifest = std::fs::read_to_string(p.join("ascend.toml")).unwrap();

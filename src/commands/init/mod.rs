@@ -604,57 +604,46 @@ impl Fitting<'_> {
         inferred: &mut Inferred,
         why: String,
     ) -> Result<Option<String>> {
-        let lists: Vec<String> = op
-            .opdef
-            .iter()
-            .flat_map(|d| &d.attrs)
-            .filter(|a| a.kind == opdef::AttrKind::ListInt)
-            .map(|a| a.name.clone())
-            .collect();
-        let ints: Vec<String> = op
-            .opdef
-            .iter()
-            .flat_map(|d| &d.attrs)
-            .filter(|a| a.kind == opdef::AttrKind::Int)
-            .map(|a| a.name.clone())
-            .collect();
+        let of_kind = |kind: opdef::AttrKind| -> Vec<String> {
+            op.opdef
+                .iter()
+                .flat_map(|d| &d.attrs)
+                .filter(|a| a.kind == kind)
+                .map(|a| a.name.clone())
+                .collect()
+        };
+        let (lists, ints) = (
+            of_kind(opdef::AttrKind::ListInt),
+            of_kind(opdef::AttrKind::Int),
+        );
         let mut why = why;
         for _ in 0..4 {
             let first = short_line(&why);
-            // "dim must be 0 now": the one value an int attr takes
-            if let Some((attr, value)) = guesses::int_attr_from_refusal(&first, &ints) {
-                let entry = inferred.attr_values.entry(op.name.clone()).or_default();
-                if entry.get(&attr).is_some_and(|(v, _)| *v == value) {
+            // "dim must be 0 now": the one value an int attr takes; "ksizes must contain two values":
+            // a list attr's count. A fit it has already is no fit.
+            let (attr, given) =
+                if let Some((attr, value)) = guesses::int_attr_from_refusal(&first, &ints) {
+                    let entry = inferred.attr_values.entry(op.name.clone()).or_default();
+                    if entry.get(&attr).is_some_and(|(v, _)| *v == value) {
+                        break;
+                    }
+                    entry.insert(attr.clone(), (value, first.clone()));
+                    (attr, value.to_string())
+                } else if let Some((attr, len)) = guesses::list_len_from_refusal(&first, &lists) {
+                    let entry = inferred.attr_lens.entry(op.name.clone()).or_default();
+                    if entry.get(&attr).is_some_and(|(l, _)| *l == len) {
+                        break;
+                    }
+                    entry.insert(attr.clone(), (len, first.clone()));
+                    (attr, format!("{len} values"))
+                } else {
                     break;
-                }
-                entry.insert(attr.clone(), (value, first.clone()));
-                self.reinfer(op, inferred)?;
-                self.printer.status(
-                    "Fitted",
-                    format!(
-                        "`{}`: its tiling function refused the manifest ({first}); attr `{attr}` given {value}",
-                        op.name
-                    ),
-                );
-                match self.refusal(op) {
-                    None => return Ok(None),
-                    Some(w) => why = w,
-                }
-                continue;
-            }
-            let Some((attr, len)) = guesses::list_len_from_refusal(&first, &lists) else {
-                break;
-            };
-            let entry = inferred.attr_lens.entry(op.name.clone()).or_default();
-            if entry.get(&attr).is_some_and(|(l, _)| *l == len) {
-                break;
-            }
-            entry.insert(attr.clone(), (len, first.clone()));
+                };
             self.reinfer(op, inferred)?;
             self.printer.status(
                 "Fitted",
                 format!(
-                    "`{}`: its tiling function refused the manifest ({first}); attr `{attr}` given {len} values",
+                    "`{}`: its tiling function refused the manifest ({first}); attr `{attr}` given {given}",
                     op.name
                 ),
             );
@@ -1181,7 +1170,11 @@ impl Fitting<'_> {
     /// `run_outcome`, and with `unwritten` its outputs run again filled with 0xA5 bytes first: the
     /// elements that depend on what an output held before the kernel (`tune::probes::unwritten`, as
     /// `run` warns of them) are degenerate too.
-    fn run_checked(&self, op: &FoundOp, unwritten: bool) -> Option<std::result::Result<Ran, String>> {
+    fn run_checked(
+        &self,
+        op: &FoundOp,
+        unwritten: bool,
+    ) -> Option<std::result::Result<Ran, String>> {
         let manifest = crate::manifest::Manifest::load(self.path).ok()?;
         if manifest.backend != crate::manifest::BackendKind::Twin {
             return None;
@@ -1209,7 +1202,8 @@ impl Fitting<'_> {
                             &inputs,
                             &m.outputs,
                         );
-                        let filled = crate::commands::run::initialised_outputs(&manifest.root, spec);
+                        let filled =
+                            crate::commands::run::initialised_outputs(&manifest.root, spec);
                         let ranges: Vec<_> = spec
                             .outputs
                             .iter()
@@ -3203,20 +3197,17 @@ mod tests {
     #[test]
     fn a_channel_first_main_input_puts_per_channel_operands_on_axis_1() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("op_host")).unwrap();
-        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
-        std::fs::write(
-            root.join("op_kernel/qbn.cpp"),
-            "extern \"C\" __global__ __aicore__ void qbn(GM_ADDR x, GM_ADDR w, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
-        )
-        .unwrap();
-        std::fs::write(
-            root.join("op_host/qbn_def.cpp"),
-            "namespace ops {\nclass Qbn : public OpDef {\npublic:\n explicit Qbn(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_INT8}).Format({ge::FORMAT_NCHW});\n  this->Input(\"weight\").DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});\n  this->Output(\"y\").DataType({ge::DT_INT8}).Format({ge::FORMAT_NCHW});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Qbn);\n}\n",
-        )
-        .unwrap();
-        let ops = project::discover(root).unwrap();
+        let ops = op_project(
+            dir.path(),
+            (
+                "qbn.cpp",
+                "extern \"C\" __global__ __aicore__ void qbn(GM_ADDR x, GM_ADDR w, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+            ),
+            (
+                "qbn_def.cpp",
+                "namespace ops {\nclass Qbn : public OpDef {\npublic:\n explicit Qbn(const char* n) : OpDef(n) {\n  this->Input(\"x\").DataType({ge::DT_INT8}).Format({ge::FORMAT_NCHW});\n  this->Input(\"weight\").DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});\n  this->Output(\"y\").DataType({ge::DT_INT8}).Format({ge::FORMAT_NCHW});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(Qbn);\n}\n",
+            ),
+        );
         let def = ops[0].opdef.as_ref().unwrap();
         let four: BTreeMap<String, Vec<u64>> = [("x".to_string(), vec![2u64, 4, 16, 256])].into();
         let (ins, _) = opdef_tensors(&ops[0], def, &four, None, false);
@@ -3514,28 +3505,37 @@ mod tests {
     /// Writes a one-op project whose OpDef (type `ty`) has `inputs` (name, ge dtype), one float
     /// output `y` and the `attrs` lines, and returns what init finds in it.
     fn one_op(root: &Path, ty: &str, inputs: &[(&str, &str)], attrs: &str) -> Vec<FoundOp> {
-        std::fs::create_dir_all(root.join("op_host")).unwrap();
-        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
         let params: String = inputs
             .iter()
             .map(|(n, _)| format!("GM_ADDR {n}, "))
             .collect();
-        std::fs::write(
-            root.join("op_kernel/the_op.cpp"),
-            format!("extern \"C\" __global__ __aicore__ void the_op({params}GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {{}}\n"),
-        )
-        .unwrap();
         let ins: String = inputs
             .iter()
             .map(|(n, t)| format!("  this->Input(\"{n}\").DataType({{ge::{t}}});\n"))
             .collect();
-        std::fs::write(
-            root.join("op_host/the_op_def.cpp"),
-            format!(
-                "namespace ops {{\nclass {ty} : public OpDef {{\npublic:\n explicit {ty}(const char* n) : OpDef(n) {{\n{ins}  this->Output(\"y\").DataType({{ge::DT_FLOAT}});\n{attrs}  this->AICore().AddConfig(\"ascend910b\");\n }}\n}};\nOP_ADD({ty});\n}}\n"
+        op_project(
+            root,
+            (
+                "the_op.cpp",
+                &format!(
+                    "extern \"C\" __global__ __aicore__ void the_op({params}GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {{}}\n"
+                ),
+            ),
+            (
+                "the_op_def.cpp",
+                &format!(
+                    "namespace ops {{\nclass {ty} : public OpDef {{\npublic:\n explicit {ty}(const char* n) : OpDef(n) {{\n{ins}  this->Output(\"y\").DataType({{ge::DT_FLOAT}});\n{attrs}  this->AICore().AddConfig(\"ascend910b\");\n }}\n}};\nOP_ADD({ty});\n}}\n"
+                ),
             ),
         )
-        .unwrap();
+    }
+
+    /// The ops of a project at `root` with one kernel file and one OpDef file: (name, text) each.
+    fn op_project(root: &Path, kernel: (&str, &str), def: (&str, &str)) -> Vec<FoundOp> {
+        std::fs::create_dir_all(root.join("op_host")).unwrap();
+        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
+        std::fs::write(root.join("op_kernel").join(kernel.0), kernel.1).unwrap();
+        std::fs::write(root.join("op_host").join(def.0), def.1).unwrap();
         project::discover(root).unwrap()
     }
 
@@ -3773,20 +3773,17 @@ mod tests {
     #[test]
     fn a_rank_fit_reaches_a_tensor_list() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("op_host")).unwrap();
-        std::fs::create_dir_all(root.join("op_kernel")).unwrap();
-        std::fs::write(
-            root.join("op_kernel/mul_addn.cpp"),
-            "extern \"C\" __global__ __aicore__ void mul_addn(GM_ADDR x1, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
-        )
-        .unwrap();
-        std::fs::write(
-            root.join("op_host/mul_addn_def.cpp"),
-            "namespace ops {\nclass MulAddn : public OpDef {\npublic:\n explicit MulAddn(const char* n) : OpDef(n) {\n  this->Input(\"x1\").ParamType(DYNAMIC).DataType({ge::DT_FLOAT16});\n  this->Output(\"y\").DataType({ge::DT_FLOAT16});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(MulAddn);\n}\n",
-        )
-        .unwrap();
-        let ops = project::discover(root).unwrap();
+        let ops = op_project(
+            dir.path(),
+            (
+                "mul_addn.cpp",
+                "extern \"C\" __global__ __aicore__ void mul_addn(GM_ADDR x1, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {}\n",
+            ),
+            (
+                "mul_addn_def.cpp",
+                "namespace ops {\nclass MulAddn : public OpDef {\npublic:\n explicit MulAddn(const char* n) : OpDef(n) {\n  this->Input(\"x1\").ParamType(DYNAMIC).DataType({ge::DT_FLOAT16});\n  this->Output(\"y\").DataType({ge::DT_FLOAT16});\n  this->AICore().AddConfig(\"ascend910b\");\n }\n};\nOP_ADD(MulAddn);\n}\n",
+            ),
+        );
         let mut inferred = Inferred::default();
         let fit = ShapeFit {
             rank: Some(3),
