@@ -64,26 +64,15 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
         for w in golden::degenerate(op, &inputs.tensors, &m.outputs) {
             printer.warn(w);
         }
-        if golden::may_hide_unwritten(op, &m.outputs) {
-            let unwritten = crate::tune::probes::unwritten(
-                backend.as_ref(),
-                op,
-                &timings.artifact,
-                &inputs,
-                &m.outputs,
-            );
-            // An output the OpDef has the framework fill first (`InitValue`) may be accumulated
-            // into or left as it is: nothing to say of it.
-            let filled = initialised_outputs(&session.manifest.root, op);
-            let unwritten: Vec<_> = op
-                .outputs
-                .iter()
-                .zip(unwritten)
-                .map(|(t, r)| if filled.contains(&t.name) { vec![] } else { r })
-                .collect();
-            for w in golden::unwritten_warnings(op, &unwritten) {
-                printer.warn(w);
-            }
+        for w in unwritten_warnings(
+            backend.as_ref(),
+            &session.manifest.root,
+            op,
+            &timings.artifact,
+            &inputs,
+            &m.outputs,
+        ) {
+            printer.warn(w);
         }
         let mut checks_time = started.elapsed();
         if let Some(command) = &op.golden {
@@ -161,12 +150,36 @@ pub fn run(common: &Common, args: &RunArgs, printer: &Printer) -> Result<i32> {
     Ok(exit_codes::OK)
 }
 
-/// The outputs of `op` whose OpDef (in its host files, the `OP_ADD` of its type) sets `.InitValue(...)`:
-/// the framework fills them before the kernel runs.
-pub(crate) fn initialised_outputs(
+/// Warnings for the elements of `outputs` (a run of `op` built as `artifact`) that depend on what the
+/// output held before the kernel ran (`tune::probes::unwritten`: a second run with the outputs filled
+/// first, only where some element is zero and so could hide one), as `run` prints them and `init`'s
+/// degenerate-output fit counts them. An output the OpDef has the framework fill first (`InitValue`)
+/// may be accumulated into or left as it is: nothing is said of it.
+pub(crate) fn unwritten_warnings(
+    backend: &dyn crate::backend::Backend,
     root: &std::path::Path,
     op: &crate::manifest::OpSpec,
+    artifact: &crate::backend::Artifact,
+    inputs: &crate::backend::Inputs,
+    outputs: &[Vec<u8>],
 ) -> Vec<String> {
+    if !golden::may_hide_unwritten(op, outputs) {
+        return vec![];
+    }
+    let unwritten = crate::tune::probes::unwritten(backend, op, artifact, inputs, outputs);
+    let filled = initialised_outputs(root, op);
+    let unwritten: Vec<_> = op
+        .outputs
+        .iter()
+        .zip(unwritten)
+        .map(|(t, r)| if filled.contains(&t.name) { vec![] } else { r })
+        .collect();
+    golden::unwritten_warnings(op, &unwritten)
+}
+
+/// The outputs of `op` whose OpDef (in its host files, the `OP_ADD` of its type) sets `.InitValue(...)`:
+/// the framework fills them before the kernel runs.
+fn initialised_outputs(root: &std::path::Path, op: &crate::manifest::OpSpec) -> Vec<String> {
     op.host
         .iter()
         .filter_map(|f| std::fs::read_to_string(root.join(f)).ok())

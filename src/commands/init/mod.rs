@@ -1194,23 +1194,15 @@ impl Fitting<'_> {
                 .map(|m| {
                     use crate::verify::golden;
                     let mut degenerate = golden::degenerate(spec, &inputs.tensors, &m.outputs);
-                    if unwritten && golden::may_hide_unwritten(spec, &m.outputs) {
-                        let ranges = crate::tune::probes::unwritten(
+                    if unwritten {
+                        degenerate.extend(crate::commands::run::unwritten_warnings(
                             backend.as_ref(),
+                            &manifest.root,
                             spec,
                             &artifact,
                             &inputs,
                             &m.outputs,
-                        );
-                        let filled =
-                            crate::commands::run::initialised_outputs(&manifest.root, spec);
-                        let ranges: Vec<_> = spec
-                            .outputs
-                            .iter()
-                            .zip(ranges)
-                            .map(|(t, r)| if filled.contains(&t.name) { vec![] } else { r })
-                            .collect();
-                        degenerate.extend(golden::unwritten_warnings(spec, &ranges));
+                        ));
                     }
                     Ran {
                         gm_bytes: m.timing.gm_bytes,
@@ -1704,9 +1696,10 @@ impl Fitting<'_> {
                     if let Some(Ok(now)) = self.run_checked(op, true)
                         && now.degenerate.len() <= *n
                         && read_past(&now) <= past
+                        && let (Some(kept), fewer) = t
                     {
                         *n = now.degenerate.len();
-                        (*case, *off) = (t.0.expect("set above"), t.1);
+                        (*case, *off) = (kept, fewer);
                     }
                 }
             }
@@ -3530,6 +3523,13 @@ mod tests {
         )
     }
 
+    /// The manifest init writes for `ops` on the 910B1 with what `inferred` holds (no `--shape`, no
+    /// derived constraints).
+    fn rendered(ops: &[FoundOp], inferred: &Inferred) -> String {
+        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
+        render(ops, soc, None, &BTreeMap::new(), &BTreeMap::new(), inferred).0
+    }
+
     /// The ops of a project at `root` with one kernel file and one OpDef file: (name, text) each.
     fn op_project(root: &Path, kernel: (&str, &str), def: (&str, &str)) -> Vec<FoundOp> {
         std::fs::create_dir_all(root.join("op_host")).unwrap();
@@ -3797,15 +3797,7 @@ mod tests {
                 (fit, "the 3rd dimension of x1 must be 1".to_string()),
             )]),
         );
-        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
-        let (text, _) = render(
-            &ops,
-            soc,
-            None,
-            &BTreeMap::new(),
-            &BTreeMap::new(),
-            &inferred,
-        );
+        let text = rendered(&ops, &inferred);
         assert!(
             text.contains("name = \"x1\"\ndtype = \"float16\"\nshape = [1, 48, 1]   # guess: 3 axes, axis 2 of 1, as the op's tiling function asked"),
             "{text}"
@@ -3832,15 +3824,7 @@ mod tests {
             ops[0].name.clone(),
             BTreeMap::from([("x".to_string(), (fit, "input dim is not 4".to_string()))]),
         );
-        let soc = crate::model::soc::lookup("Ascend910B1").unwrap();
-        let (text, _) = render(
-            &ops,
-            soc,
-            None,
-            &BTreeMap::new(),
-            &BTreeMap::new(),
-            &inferred,
-        );
+        let text = rendered(&ops, &inferred);
         let m: toml::Value = toml::from_str(&text).unwrap();
         let op = &m["op"][0];
         let shape = |t: &toml::Value| -> Vec<i64> {
